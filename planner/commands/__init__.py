@@ -1,0 +1,1 @@
+"""Subcommands of `planner`; each module has `register(subparsers)`."""

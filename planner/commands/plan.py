@@ -1,0 +1,50 @@
+"""`planner plan [PATH ...]`: what each stack declares, what is wrong with it, what it costs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from planner.findings import SEVERITIES
+
+FORMATS = ("table", "json")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("plan", help="validate and summarize declared clusters (stack files or folders)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="stack files or folders of Pulumi.<stack>.yaml (default: stacks/)")
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
+    p.add_argument("--suppress", action="append", default=[], metavar="RULE", help="suppress a rule (repeatable)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from planner.parse import load_stacks
+    from planner.pipeline import PlanOptions, exit_code, plan_stacks
+
+    stacks = load_stacks(args.paths or ["stacks"])
+    plans = plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress)))
+    text = render(plans, args.format)
+    write(text, args.output)
+    return exit_code(plans, args.fail_on)
+
+
+def render(plans, fmt: str) -> str:  # noqa: ANN001 - list[StackPlan]
+    if fmt == "json":
+        from planner.report import json_report
+
+        return json_report.render(plans)
+    from planner.report import table
+
+    return table.render(plans)
+
+
+def write(text: str, output: str | None) -> None:
+    """Write the report; only called once the input was valid, so nothing is written on bad input."""
+    if output:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)

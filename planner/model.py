@@ -1,0 +1,125 @@
+"""The declared cluster: typed, immutable, and every value traceable to its file and line.
+
+Each record keeps `path`, its key path inside the stack file (for example
+`("config", "planner:cluster", "node_groups", 0)`); `Stack.line(path)` turns a path into
+the line a finding should point at. Values are the declared ones with defaults applied;
+`declared` says which keys the user actually wrote, for rules that care about intent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.yamlload import Lines, line_of
+
+PURCHASES = ("on-demand", "capacity-block", "spot")
+PLACEMENTS = ("cluster", "none")
+LUSTRE_DEPLOYMENTS = ("SCRATCH_1", "SCRATCH_2", "PERSISTENT_1", "PERSISTENT_2")
+PRECISIONS = ("bf16", "fp8")
+
+Path = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class NodeGroup:
+    name: str
+    instance_type: str
+    count: int  # instances, also when declared as `ultraservers`
+    purchase: str = "on-demand"
+    efa: bool = True
+    availability_zone: str = ""  # effective AZ (group's own, else the cluster's)
+    public_ip: bool = False
+    capacity_reservation_id: str | None = None
+    ultraservers: int | None = None  # as declared; None when `count` was given
+    path: Path = ()
+    declared: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Lustre:
+    deployment_type: str
+    storage_capacity_gib: int
+    per_unit_storage_throughput: int | None = None
+    availability_zone: str = ""  # effective AZ
+    efa_enabled: bool = False
+    s3_import_path: str | None = None
+    path: Path = ()
+    declared: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Schedule:
+    hours: float
+    path: Path = ()
+
+
+@dataclass(frozen=True)
+class Workload:
+    parameters: float
+    tokens: float
+    precision: str = "bf16"
+    mfu: float = 0.4
+    path: Path = ()
+    declared: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Budget:
+    total_usd: float | None = None
+    monthly_usd: float | None = None
+    path: Path = ()
+
+
+@dataclass(frozen=True)
+class Suppression:
+    rule: str
+    reason: str
+    path: Path = ()
+
+
+@dataclass(frozen=True)
+class Network:
+    """An existing VPC and subnet to build in, instead of a new VPC."""
+
+    vpc_id: str | None = None
+    subnet_id: str | None = None
+    path: Path = ()
+
+
+@dataclass(frozen=True)
+class Cluster:
+    availability_zone: str
+    node_groups: tuple[NodeGroup, ...]
+    placement_group: str | None = None  # as declared; see `placement`
+    lustre: Lustre | None = None
+    schedule: Schedule | None = None
+    workload: Workload | None = None
+    budget: Budget | None = None
+    suppress: tuple[Suppression, ...] = ()
+    network: Network | None = None
+    path: Path = ()
+
+    @property
+    def placement(self) -> str:
+        """The placement strategy in force: declared, else `cluster` for on-demand EFA groups."""
+        if self.placement_group is not None:
+            return self.placement_group
+        wants = any(g.purchase == "on-demand" and g.efa for g in self.node_groups)
+        return "cluster" if wants else "none"
+
+    @property
+    def instances(self) -> int:
+        return sum(g.count for g in self.node_groups)
+
+
+@dataclass(frozen=True)
+class Stack:
+    name: str
+    file: str
+    region: str
+    cluster: Cluster
+    lines: Lines = field(default_factory=dict, compare=False, repr=False)
+
+    def line(self, path: Path) -> int | None:
+        return line_of(self.lines, path)

@@ -1,0 +1,61 @@
+"""One truth, many entry points: the CLI, the Pulumi components and the policy pack all
+plan a stack through `plan_stack`, so they run the same rules and the same cost code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from planner import catalogue as _catalogue
+from planner import rules as _rules
+from planner.findings import Finding, at_least
+from planner.model import Stack
+from planner.summary import summarize
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    suppress: tuple[str, ...] = ()  # rule ids suppressed from the command line
+    rule_options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StackPlan:
+    stack: Stack
+    summary: dict[str, Any]
+    findings: tuple[Finding, ...]
+    cost: Any = None  # planner.cost estimate (None until pricing is wired in)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "stack": self.stack.name,
+            "file": self.stack.file,
+            "region": self.stack.region,
+            "summary": self.summary,
+            "findings": [f.to_json() for f in self.findings],
+            "cost": None if self.cost is None else self.cost.to_json(),
+        }
+
+
+def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
+    cat = _catalogue.load()
+    summary = summarize(stack.cluster, cat)
+    cost = None
+    ctx = _rules.RuleContext(stack, cat, cost, options.rule_options)
+    suppressed = set(options.suppress) | {s.rule for s in stack.cluster.suppress}
+    findings = [f.suppress() if f.rule in suppressed else f for f in _rules.evaluate(ctx)]
+    findings.sort(key=Finding.sort_key)
+    return StackPlan(stack, summary, tuple(findings), cost)
+
+
+def plan_stacks(stacks: Iterable[Stack], options: PlanOptions = PlanOptions()) -> list[StackPlan]:
+    return [plan_stack(s, options) for s in stacks]
+
+
+def exit_code(plans: Iterable[StackPlan], fail_on: str = "error") -> int:
+    """1 when an unsuppressed finding at or above `fail_on` exists, else 0."""
+    for p in plans:
+        for f in p.findings:
+            if not f.suppressed and at_least(f.severity, fail_on):
+                return 1
+    return 0

@@ -1,0 +1,74 @@
+"""Human output: what was declared, what is wrong, what it costs, one block per stack."""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from planner.pipeline import StackPlan
+
+
+def grid(headers: Sequence[str], rows: Iterable[Sequence[object]], right: Sequence[int] = ()) -> list[str]:
+    """A plain-text table; columns listed in `right` are right-aligned (numbers)."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+
+    def fmt(row: list[str]) -> str:
+        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+
+    return [fmt(cells[0]), "  ".join("-" * w for w in widths)] + [fmt(r) for r in cells[1:]]
+
+
+def num(x: float | int | None, digits: int = 1) -> str:
+    if x is None:
+        return "n/a"
+    if isinstance(x, int) or float(x).is_integer():
+        return f"{int(x):,}"
+    return f"{x:,.{digits}f}"
+
+
+def render_summary(p: StackPlan) -> list[str]:
+    s = p.summary
+    out = [f"Stack {p.stack.name} ({p.stack.file}, {p.stack.region})"]
+    rows = [
+        (g["name"], g["instance_type"], g["purchase"], num(g["instances"]), num(g["ultraservers"]) if g["ultraservers"] else "-",
+         num(g["accelerators"]), g["availability_zone"], "yes" if g["efa"] else "no")
+        for g in s["node_groups"]
+    ]
+    out += ["  " + line for line in grid(
+        ("node group", "type", "purchase", "instances", "ultraservers", "accelerators", "az", "efa"), rows, right=(3, 4, 5))]
+    pk = s["peak_pflops"]
+    out.append(
+        f"  total: {num(s['instances'])} instances, {num(s['ultraservers'])} UltraServers, {num(s['accelerators'])} accelerators, "
+        f"{num(s['accelerator_memory_gib'])} GiB accelerator memory, {num(s['efa_bandwidth_gbps'])} Gbps EFA"
+    )
+    out.append(
+        f"  peak PFLOPS: BF16 dense {num(pk['bf16_dense'])}, FP8 dense {num(pk['fp8_dense'])}, FP8 sparse {num(pk['fp8_sparse'])}"
+    )
+    lustre = s["lustre"]
+    extra = f"placement group: {s['placement_group']}"
+    if lustre:
+        tput = lustre["per_unit_storage_throughput"]
+        extra += f"; FSx for Lustre {lustre['deployment_type']} {num(lustre['storage_capacity_gib'])} GiB" + (
+            f" at {tput} MB/s/TiB" if tput else "") + f" in {lustre['availability_zone']}"
+    else:
+        extra += "; no FSx for Lustre"
+    out.append("  " + extra)
+    return out
+
+
+def render_findings(p: StackPlan) -> list[str]:
+    if not p.findings:
+        return ["  findings: none"]
+    out = ["  findings:"]
+    for f in p.findings:
+        where = f"{f.file}:{f.line}" if f.line else f.file
+        mark = " (suppressed)" if f.suppressed else ""
+        out.append(f"    {f.severity.upper():7} {f.rule}{mark}: {f.message} [{where}]")
+    return out
+
+
+def render(plans: Sequence[StackPlan]) -> str:
+    blocks = []
+    for p in plans:
+        blocks.append("\n".join(render_summary(p) + render_findings(p)))
+    return "\n\n".join(blocks) + "\n"

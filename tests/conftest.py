@@ -1,0 +1,61 @@
+"""Shared test helpers: run the CLI in-process or as a process, write stack files."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+class Result:
+    def __init__(self, code: int, out: str, err: str):
+        self.code, self.out, self.err = code, out, err
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> Result:
+    """Run `planner ARGS` in this process (fast); cwd defaults to the repository root."""
+    from planner.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    os.chdir(cwd or ROOT)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse usage errors
+                code = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        os.chdir(old)
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def run_process(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
+    """Run `python -m planner ARGS` as a separate process, as users and CI do."""
+    full_env = dict(os.environ, PYTHONPATH=str(ROOT))
+    full_env.update(env or {})
+    proc = subprocess.run([sys.executable, "-m", "planner", *args], cwd=cwd or ROOT, capture_output=True,
+                          text=True, env=full_env, timeout=120)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def stack_file(tmp_path: Path):
+    """Write a stack file from a `planner:cluster` YAML snippet; returns its path."""
+
+    def write(cluster_yaml: str, region: str = "us-east-2", name: str = "test") -> Path:
+        body = "\n".join("    " + line if line.strip() else line for line in cluster_yaml.strip("\n").splitlines())
+        path = tmp_path / f"Pulumi.{name}.yaml"
+        path.write_text(f"config:\n  aws:region: {region}\n  planner:cluster:\n{body}\n", encoding="utf-8")
+        return path
+
+    return write
