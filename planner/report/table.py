@@ -67,8 +67,16 @@ def render_findings(p: StackPlan) -> list[str]:
     return out
 
 
+def render_cost(p: StackPlan) -> list[str]:
+    if p.cost is None:
+        return []
+    from planner.report.cost_report import headline
+
+    return [f"  cost: {headline(p.cost.to_json())}"]
+
+
 def render(plans: Sequence[StackPlan]) -> str:
     blocks = []
     for p in plans:
-        blocks.append("\n".join(render_summary(p) + render_findings(p)))
+        blocks.append("\n".join(render_summary(p) + render_cost(p) + render_findings(p)))
     return "\n\n".join(blocks) + "\n"
