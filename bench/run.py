@@ -1,0 +1,241 @@
+"""The benchmark run: every figure measured in one session, then a table and results.json.
+
+Targets (issue 8): the bundled-stack plan within 5x the `python -c pass` floor, 1,000
+stacks in under 10 seconds, per-stack time flat as the count grows, no pulumi/boto3 at
+CLI start-up, and Pulumi resources that grow with node groups, not with instances.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import io
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from bench import mocks as _mocks_module_name  # noqa: F401 - fail early if the runner is missing
+from bench import stacks, startup
+from bench.timing import ROOT, WORK, Sample, environment, python, side_by_side
+
+MOCKS_MODULE = "bench.mocks"
+FLOOR_RATIO_MAX = 5.0
+THOUSAND_STACKS_MAX_S = 10.0
+LINEAR_SPREAD_MAX = 1.5  # largest / smallest per-stack time across 10, 100, 1,000 stacks
+COUNTS = (10, 100, 1000)
+CHIPS = 100_000
+_BUNDLED = "stacks"
+
+
+def machine() -> dict[str, Any]:
+    model = ""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return {"cpus": os.cpu_count(), "cpu_model": model or platform.processor(), "platform": platform.platform(),
+            "python": platform.python_version(), "load_average_1m": round(os.getloadavg()[0], 2)}
+
+
+def _in_process(argv: list[str], runs: int, repeat: int = 1) -> Sample:
+    """Seconds of one `planner ARGV` run in this process (start-up excluded).
+
+    Each sample is the mean of `repeat` back-to-back runs, so that small inputs (10 stacks,
+    a few milliseconds) are timed over long enough to rise above the clock and the noise.
+    """
+    from planner.cli import main
+
+    seconds, codes = [], []
+    for i in range(runs + 1):  # the first sample warms caches (catalogue, rules) and is dropped
+        start = time.perf_counter()
+        for _ in range(repeat):
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                code = main(argv)
+        if i:
+            seconds.append((time.perf_counter() - start) / repeat)
+            codes.append(code)
+    return Sample(tuple(seconds), tuple(codes))
+
+
+def _plan_exit(path: Path) -> int:
+    from planner.cli import main
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return main(["plan", str(path), "--format", "json"])
+
+
+def _mocks(file: Path, runs: int, env: dict[str, str]) -> dict[str, Any]:
+    """The program under mocks for one stack, `runs` times in fresh processes; medians."""
+    outs, walls = [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run(python("-m", MOCKS_MODULE, str(file)), cwd=ROOT, env=env, capture_output=True, text=True)
+        walls.append(time.perf_counter() - start)
+        if proc.returncode != 0:
+            tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            return {"error": f"exit {proc.returncode}: {tail}"}
+        outs.append(json.loads(proc.stdout))
+    first = outs[0]
+    if any(o["resources"] != first["resources"] for o in outs):
+        first["error"] = f"resource count varied between runs: {[o['resources'] for o in outs]}"
+    first["program_s"] = round(statistics.median(o["program_s"] for o in outs), 4)
+    first["process_median_s"] = round(statistics.median(walls), 4)
+    first["runs"] = runs
+    return first
+
+
+def _target(id_: str, what: str, measured: Any, limit: str, ok: bool | None) -> dict[str, Any]:
+    return {"id": id_, "target": what, "measured": measured, "limit": limit,
+            "result": "n/a" if ok is None else ("pass" if ok else "FAIL")}
+
+
+def measure(runs: int, mock_runs: int, log: Callable[[str], None]) -> dict[str, Any]:
+    env = environment()
+    WORK.mkdir(parents=True, exist_ok=True)
+    log("generating stacks ...")
+    ultra = stacks.ultracluster(CHIPS)
+    ultra_file = WORK / "ultracluster" / "Pulumi.ultracluster-100k.yaml"
+    ultra_file.parent.mkdir(parents=True, exist_ok=True)
+    ultra_file.write_text(ultra.text, encoding="utf-8")
+    folders = {n: stacks.write_folder(WORK / f"stacks-{n}", n) for n in COUNTS}
+
+    log("start-up: which modules `planner plan` imports (-X importtime) ...")
+    floor_modules = startup.imported_modules(["-c", "pass"], env, str(ROOT))
+    plan_modules = startup.imported_modules(["-m", "planner", "plan", _BUNDLED], env, str(ROOT))
+    deps = startup.third_party(plan_modules, floor_modules)
+
+    commands = {
+        "floor": python("-c", "pass"),
+        "dependencies": python("-c", "import " + ", ".join(deps) if deps else "pass"),
+        "bundled": python("-m", "planner", "plan", _BUNDLED),
+        "ultracluster": python("-m", "planner", "plan", str(ultra_file)),
+        **{f"stacks-{n}": python("-m", "planner", "plan", str(folders[n])) for n in COUNTS},
+    }
+    log(f"timing {len(commands)} commands side by side, {runs} runs each ...")
+    proc = side_by_side(commands, runs, env)
+
+    log("in-process plan times (start-up excluded) ...")
+    inproc = {n: _in_process(["plan", str(folders[n]), "-o", os.devnull], runs, COUNTS[-1] // n) for n in COUNTS}
+    ultra_inproc = _in_process(["plan", str(ultra_file), "-o", os.devnull], runs)
+
+    log("Pulumi program under mocks ...")
+    variants = {
+        "ultracluster-100k": ultra,
+        "ultracluster-98x1": stacks.ultracluster(CHIPS, ultraservers_per_group=1, groups=ultra.node_groups),
+        "ultracluster-1x16": stacks.ultracluster(CHIPS, groups=1),
+    }
+    mock_files: dict[str, tuple[Path, dict[str, int]]] = {}
+    for name, u in variants.items():
+        f = WORK / "ultracluster" / f"Pulumi.{name}.yaml"
+        f.write_text(u.text, encoding="utf-8")
+        mock_files[name] = (f, u.describe())
+    for f in sorted((ROOT / _BUNDLED).glob("Pulumi.*.yaml")):
+        s = _load(f)
+        mock_files[s.name] = (f, {"instances": sum(g.count for g in s.cluster.node_groups), "node_groups": len(s.cluster.node_groups)})
+    mocked = {}
+    for name, (f, shape) in mock_files.items():
+        mocked[name] = {**shape, "plan_exit": _plan_exit(f), **_mocks(f, mock_runs, env)}
+    return _results(runs, mock_runs, deps, startup.heavy(plan_modules), proc, inproc, ultra, ultra_inproc, mocked)
+
+
+def _load(f: Path):  # noqa: ANN202 - planner.model.Stack
+    from planner.parse import load_stack
+
+    return load_stack(str(f))
+
+
+def _results(runs: int, mock_runs: int, deps: list[str], heavy: list[str], proc: dict[str, Sample],
+             inproc: dict[int, Sample], ultra: stacks.Ultracluster, ultra_inproc: Sample,
+             mocked: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    ratio = proc["bundled"].median / proc["floor"].median
+    per_stack = {n: inproc[n].median / n for n in COUNTS}
+    spread = max(per_stack.values()) / min(per_stack.values())
+    thousand = proc[f"stacks-{COUNTS[-1]}"]
+    valid = [k for k, v in mocked.items() if v.get("plan_exit") == 0 and not v.get("error")]
+    largest = max(valid, key=lambda k: (mocked[k]["instances"], k)) if valid else None
+    a, b, c = (mocked.get(k, {}) for k in ("ultracluster-100k", "ultracluster-98x1", "ultracluster-1x16"))
+    counted = all("resources" in m and not m.get("error") for m in (a, b, c))
+    grows_with_instances = None if not counted or a["resources"] == 0 else a["resources"] != b["resources"]
+    targets = [
+        _target("startup-ratio", "bundled-stack plan within 5x the `python -c pass` floor",
+                round(ratio, 2), f"<= {FLOOR_RATIO_MAX}", ratio <= FLOOR_RATIO_MAX and set(proc["bundled"].exit_codes) <= {0, 1}),
+        _target("thousand-stacks", "1,000 stacks planned in under 10 s (whole process)",
+                round(thousand.median, 3), f"< {THOUSAND_STACKS_MAX_S} s",
+                thousand.median < THOUSAND_STACKS_MAX_S and set(thousand.exit_codes) <= {0, 1}),
+        _target("linear", "per-stack time flat from 10 to 1,000 stacks (largest / smallest)",
+                round(spread, 2), f"<= {LINEAR_SPREAD_MAX}", spread <= LINEAR_SPREAD_MAX),
+        _target("no-heavy-imports", "`planner plan` imports no pulumi, boto3 or botocore",
+                heavy, "none", not heavy),
+        _target("resources-not-instances", "Pulumi resources grow with node groups, not instances "
+                "(98 groups of 16 vs 98 groups of 1 UltraServer)",
+                None if not counted else [a["resources"], b["resources"]], "equal", None if grows_with_instances is None else not grows_with_instances),
+    ]
+    return {
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": machine(),
+        "runs": runs,
+        "mock_runs": mock_runs,
+        "timing": "median wall-clock seconds of whole processes run round-robin after one warm-up each; "
+                  "bytecode cached; in-process times exclude interpreter start-up and imports",
+        "startup": {
+            "floor_python_c_pass": proc["floor"].to_json(),
+            "dependencies": {"modules": deps, **proc["dependencies"].to_json()},
+            "bundled_plan": proc["bundled"].to_json(),
+            "ratio_to_floor": round(ratio, 2),
+            "heavy_modules_imported": heavy,
+        },
+        "ultracluster": {**ultra.describe(), "process": proc["ultracluster"].to_json(),
+                         "in_process": ultra_inproc.to_json()},
+        "many_stacks": {str(n): {"process": proc[f"stacks-{n}"].to_json(), "in_process": inproc[n].to_json(),
+                                 "per_stack_ms": round(per_stack[n] * 1000, 3)} for n in COUNTS},
+        "pulumi_mocks": {"stacks": mocked, "largest_valid": largest},
+        "targets": targets,
+    }
+
+
+def table(r: dict[str, Any]) -> str:
+    from planner.report.table import grid
+
+    s, u = r["startup"], r["ultracluster"]
+    rows = [
+        ("python -c pass (floor)", f"{s['floor_python_c_pass']['median_s']:.3f}", ""),
+        (f"python -c 'import {', '.join(s['dependencies']['modules']) or 'nothing'}'", f"{s['dependencies']['median_s']:.3f}", ""),
+        ("planner plan stacks (3 bundled)", f"{s['bundled_plan']['median_s']:.3f}", f"{s['ratio_to_floor']}x floor"),
+        (f"planner plan: {u['chips']:,} Trainium2 chips ({u['instances']:,} instances, {u['node_groups']} groups)",
+         f"{u['process']['median_s']:.3f}", f"in-process {u['in_process']['median_s']:.3f} s"),
+    ]
+    for n, m in r["many_stacks"].items():
+        rows.append((f"planner plan: {int(n):,} generated stacks", f"{m['process']['median_s']:.3f}",
+                     f"in-process {m['per_stack_ms']:.2f} ms/stack"))
+    for name, m in r["pulumi_mocks"]["stacks"].items():
+        if m.get("error") and "resources" not in m:
+            rows.append((f"Pulumi program under mocks: {name}", "-", m["error"]))
+            continue
+        note = f"{m['resources']} resources for {m['instances']:,} instances in {m['node_groups']} groups"
+        note += f"; program {m['program_s']:.3f} s" + ("" if m["plan_exit"] == 0 else f"; plan exit {m['plan_exit']}")
+        note += f"; {m['error']}" if m.get("error") else ""
+        rows.append((f"Pulumi program under mocks: {name}", f"{m['process_median_s']:.3f}", note))
+    lines = [f"planner benchmarks, {r['date']}, {r['machine']['cpus']} CPUs ({r['machine']['cpu_model']}), "
+             f"Python {r['machine']['python']}; medians of {r['runs']} runs ({r['mock_runs']} under mocks)", ""]
+    lines += grid(("measurement", "seconds", "notes"), rows, right=(1,))
+    lines += ["", *grid(("target", "measured", "limit", "result"),
+                        [(t["target"], json.dumps(t["measured"]), t["limit"], t["result"]) for t in r["targets"]])]
+    largest = r["pulumi_mocks"]["largest_valid"]
+    lines += ["", f"Largest valid cluster under mocks: {largest or 'none (every candidate had error findings)'}."]
+    return "\n".join(lines) + "\n"
+
+
+def main(runs: int, mock_runs: int, output: str | None) -> int:
+    results = measure(runs, mock_runs, lambda msg: print(msg, file=sys.stderr, flush=True))
+    out = Path(output) if output else ROOT / "bench" / "results.json"
+    out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    sys.stdout.write(table(results))
+    print(f"written: {out}", file=sys.stderr)
+    return 1 if any(t["result"] == "FAIL" for t in results["targets"]) else 0
