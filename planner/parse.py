@@ -66,7 +66,7 @@ class _Reader:
         return out
 
     def fail(self, path: Path, message: str) -> None:
-        self.problems.append(Problem(self.file, line_of(self.lines, path), self.key(path), message))
+        self.problems.append(Problem(self.file, line_of(self.lines, path), _one_line(self.key(path)), _one_line(message)))
 
     def mapping(self, value: Any, path: Path, allowed: Iterable[str], required: Iterable[str] = ()) -> dict[str, Any] | None:
         if not isinstance(value, dict):
@@ -148,6 +148,13 @@ class _Reader:
             return None
 
         return conv
+
+
+def _one_line(text: str) -> str:
+    """Escape line breaks and other unprintables a key or value may carry: one problem, one line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def _kind(v: Any) -> str:

@@ -24,6 +24,9 @@ Lines = dict[Path, int]
 MAX_BYTES = 8 * 1024 * 1024
 MAX_NODES = 200_000
 MAX_DEPTH = 64
+# Integers past this are no valid value of any key, and Python refuses to print integers
+# of more than 4,300 digits (a YAML hex literal can reach that): keep such scalars as text.
+MAX_INT = 10**100
 
 _constructor = yaml.constructor.SafeConstructor()
 
@@ -66,7 +69,21 @@ def load(text: str | bytes, file: str) -> tuple[Any, Lines]:
         data = _build(node, (), lines, budget, 0)
     except _Limit as exc:
         raise InputError([Problem(file, exc.line, "", exc.message)]) from None
+    finally:  # the shared constructor caches every node it built; drop them with the document
+        _constructor.constructed_objects.clear()
+        _constructor.recursive_objects.clear()
     return data, lines
+
+
+def _scalar(node: yaml.ScalarNode) -> Any:
+    """The scalar's value, or its text when its tag cannot build one (`!!bool maybe`, `!!int x`)."""
+    try:
+        value = _constructor.construct_object(node)
+    except Exception:  # noqa: BLE001 - SafeConstructor fails with KeyError, ValueError, ...; the text stays usable
+        return node.value
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+        return node.value
+    return value
 
 
 def _build(node: yaml.Node, path: Path, lines: Lines, budget: list[int], depth: int) -> Any:
@@ -78,10 +95,7 @@ def _build(node: yaml.Node, path: Path, lines: Lines, budget: list[int], depth: 
         raise _Limit(line, f"nested more than {MAX_DEPTH} levels deep; refused")
     lines.setdefault(path, line)
     if isinstance(node, yaml.ScalarNode):
-        try:
-            return _constructor.construct_object(node)
-        except (yaml.YAMLError, ValueError, OverflowError):
-            return node.value
+        return _scalar(node)
     if isinstance(node, yaml.SequenceNode):
         return [_build(item, path + (i,), lines, budget, depth + 1) for i, item in enumerate(node.value)]
     if isinstance(node, yaml.MappingNode):
@@ -99,7 +113,7 @@ def _build(node: yaml.Node, path: Path, lines: Lines, budget: list[int], depth: 
                 continue
             if not isinstance(key_node, yaml.ScalarNode):
                 raise _Limit(key_node.start_mark.line + 1, "mapping keys must be plain scalars")
-            key = _constructor.construct_object(key_node) if key_node.tag != "tag:yaml.org,2002:str" else key_node.value
+            key = _scalar(key_node) if key_node.tag != "tag:yaml.org,2002:str" else key_node.value
             if not isinstance(key, (str, int, float, bool)) and key is not None:
                 key = key_node.value
             if key in out:
