@@ -1,0 +1,65 @@
+"""`planner plan` starts without pulumi, boto3 or botocore.
+
+Those SDKs take seconds to import; the CLI runs on every pull request and only reads
+YAML, so the core must never pull them in (not through a report, a rule or a command
+module). Checked two ways: the modules loaded after the CLI's `main` returns, for every
+output format, and `python -X importtime`, which the benchmark uses too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bench import startup
+from conftest import ROOT
+from test_determinism import FORMATS
+
+_WRAPPER = """
+import json, sys
+from planner.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def _modules_after_main(*args: str) -> tuple[int, list[str]]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", _WRAPPER, *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    last = json.loads(proc.stdout.strip().splitlines()[-1])
+    return last["code"], last["modules"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_plan_imports_no_heavy_sdk(fmt: str) -> None:
+    code, modules = _modules_after_main("plan", "stacks", "--format", fmt, "-o", os.devnull)
+    assert code in (0, 1)
+    assert "planner.parse" in modules  # the wrapper really ran the plan
+    assert startup.heavy(modules) == []
+
+
+def test_catalog_imports_no_heavy_sdk() -> None:
+    code, modules = _modules_after_main("catalog", "--format", "json")
+    assert code == 0 and startup.heavy(modules) == []
+
+
+def test_importtime_of_the_cli() -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    floor = startup.imported_modules(["-c", "pass"], env, str(ROOT))
+    modules = startup.imported_modules(["-m", "planner", "plan", "stacks"], env, str(ROOT))
+    assert "planner.cli" in modules and "yaml" in modules
+    assert startup.heavy(modules) == []
+    assert "yaml" in startup.third_party(modules, floor)
+
+
+def test_importtime_reader_sees_heavy_modules_when_they_are_imported() -> None:
+    """The check above is not vacuous: importing pulumi is reported."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    modules = startup.imported_modules(["-c", "import pulumi"], env, str(ROOT))
+    assert "pulumi" in startup.heavy(modules)
