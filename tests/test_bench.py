@@ -1,0 +1,69 @@
+"""The benchmark's own parts: generated stacks are what they claim, targets are judged honestly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from bench import run, stacks
+from bench.mocks import program_file
+from bench.timing import ROOT, Sample
+from conftest import run_cli
+
+
+def test_ultracluster_of_100k_chips_is_whole_ultraservers_on_blocks_of_64(tmp_path: Path) -> None:
+    u = stacks.ultracluster(100_000)
+    # 100,000 chips are 1,562.5 UltraServers of 64 chips: rounded up to whole ones
+    assert (u.ultraservers, u.instances, u.chips, u.node_groups) == (1563, 6252, 100_032, 98)
+    path = tmp_path / "Pulumi.ultra.yaml"
+    path.write_text(u.text, encoding="utf-8")
+    result = run_cli("plan", str(path), "--format", "json")
+    assert result.code in (0, 1), result.err
+    summary = json.loads(result.out)["stacks"][0]["summary"]
+    assert summary["accelerators"] == u.chips and summary["ultraservers"] == u.ultraservers
+    sizes = [g["instances"] for g in summary["node_groups"]]
+    assert max(sizes) == stacks.BLOCK_MAX_INSTANCES and all(s % 4 == 0 for s in sizes) and len(sizes) == 98
+
+
+def test_ultracluster_variants_keep_groups_and_shrink_instances() -> None:
+    same_groups = stacks.ultracluster(100_000, ultraservers_per_group=1, groups=98)
+    assert (same_groups.node_groups, same_groups.instances) == (98, 392)
+    assert stacks.ultracluster(100_000, groups=1).instances == 64
+
+
+def test_generated_team_stacks_are_valid_input(tmp_path: Path) -> None:
+    folder = stacks.write_folder(tmp_path / "many", 40)
+    assert len(list(folder.glob("Pulumi.gen-*.yaml"))) == 40
+    result = run_cli("plan", str(folder), "--format", "json")
+    assert result.code in (0, 1), result.err
+    types = {s["summary"]["node_groups"][0]["instance_type"] for s in json.loads(result.out)["stacks"]}
+    assert len(types) == 4
+
+
+def test_targets_report_a_miss_as_fail() -> None:
+    fast, slow = Sample((0.03, 0.03, 0.03), (0, 0, 0)), Sample((0.2, 0.2, 0.2), (0, 0, 0))
+    proc = {"floor": fast, "dependencies": fast, "bundled": slow, "ultracluster": fast,
+            **{f"stacks-{n}": Sample((11.0,), (0,)) for n in run.COUNTS}}
+    inproc = {n: Sample((n * 0.001,), (0,)) for n in run.COUNTS}
+    u = stacks.ultracluster(100_000)
+    mocked = {name: {"instances": 1, "node_groups": 1, "plan_exit": 0, "resources": r, "error": None,
+                    "program_s": 0.1, "process_median_s": 0.5}
+              for name, r in (("ultracluster-100k", 7), ("ultracluster-98x1", 5), ("ultracluster-1x16", 2))}
+    r = run._results(3, 1, ["yaml"], ["pulumi"], proc, inproc, u, fast, mocked)
+    results = {t["id"]: t["result"] for t in r["targets"]}
+    assert results == {"startup-ratio": "FAIL", "thousand-stacks": "FAIL", "linear": "pass",
+                       "no-heavy-imports": "FAIL", "resources-not-instances": "FAIL"}
+    assert "FAIL" in run.table(r)
+
+
+def test_program_under_mocks_reports_what_it_registered() -> None:
+    """The runner executes the program Pulumi.yaml names, in its own process, and counts resources."""
+    assert program_file() == ROOT / "planner" / "program" / "__main__.py"
+    proc = subprocess.run([sys.executable, "-m", "bench.mocks", "stacks/Pulumi.ultraserver-prod.yaml"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["error"] is None
+    assert out["resources"] == out["custom_resources"] + out["component_resources"] == sum(out["by_type"].values())
