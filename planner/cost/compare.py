@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import yaml
 
 from planner import blocks
-from planner.catalogue import Catalogue
+from planner.catalogue import Catalogue, InstanceType
 from planner.cost.book import PriceBook
 from planner.cost.training import dense_peak, instances_for_deadline, run_hours
 from planner.model import PURCHASES
@@ -37,6 +37,12 @@ class Job:
 
     def mfu_for(self, family: str) -> float | None:
         return self.mfu.get(family, self.mfu.get("*"))
+
+
+def _offered(t: InstanceType) -> list[str]:
+    """Purchase options the catalogue says exist for a type (UltraServer members: Capacity Blocks only)."""
+    return [p for p in PURCHASES
+            if (p == "on-demand" and not t.ultraserver_size) or (p == "spot" and t.spot) or (p == "capacity-block" and t.capacity_block)]
 
 
 @lru_cache(maxsize=1)
@@ -59,8 +65,10 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
         if types and t.name not in types:
             continue
         purchases = [p for p in PURCHASES if book.instance(t.name, job.region, p) is not None]
+        missing = [p for p in _offered(t) if p not in purchases]
+        if missing:
+            unpriced.append(f"{t.name} ({', '.join(missing)})")
         if not purchases:
-            unpriced.append(t.name)
             continue
         mfu = job.mfu_for(t.family)
         peak = dense_peak(t, job.precision)
@@ -109,7 +117,7 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
     candidates.sort(key=lambda c: (c["total_usd"] is None, c["total_usd"] or 0, c["instance_type"], c["purchase"]))
     notes = [f"{fam}: {text}" for fam, text in sorted(headline_notes().items()) if fam in used_families]
     if unpriced:
-        notes.append(f"no price in book '{book.name}' for {job.region}: {', '.join(unpriced)}")
+        notes.append(f"no price in book '{book.name}' for {job.region} (left out): {'; '.join(unpriced)}")
     if no_mfu:
         notes.append(f"no --mfu given for the family of: {', '.join(no_mfu)}")
     return {
