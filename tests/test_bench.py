@@ -46,7 +46,7 @@ def test_targets_report_a_miss_as_fail() -> None:
     fast, slow = Sample((0.03, 0.03, 0.03), (0, 0, 0)), Sample((0.2, 0.2, 0.2), (0, 0, 0))
     proc = {"floor": fast, "dependencies": fast, "bundled": slow, "ultracluster": fast,
             **{f"stacks-{n}": Sample((11.0,), (0,)) for n in run.COUNTS}}
-    inproc = {n: Sample((n * 0.001,), (0,)) for n in run.COUNTS}
+    inproc = {n: Sample((0.002 + n * 0.001,), (0,)) for n in (1, *run.COUNTS)}
     u = stacks.ultracluster(100_000)
     mocked = {name: {"instances": 1, "node_groups": 1, "plan_exit": 0, "resources": r, "error": None,
                     "program_s": 0.1, "process_median_s": 0.5}
