@@ -46,7 +46,7 @@ def test_targets_report_a_miss_as_fail() -> None:
     fast, slow = Sample((0.03, 0.03, 0.03), (0, 0, 0)), Sample((0.2, 0.2, 0.2), (0, 0, 0))
     proc = {"floor": fast, "dependencies": fast, "bundled": slow, "ultracluster": fast,
             **{f"stacks-{n}": Sample((11.0,), (0,)) for n in run.COUNTS}}
-    inproc = {n: Sample((0.002 + n * 0.001,), (0,)) for n in (1, *run.COUNTS)}
+    inproc = {n: Sample((n * 0.001,), (0,)) for n in run.COUNTS}
     u = stacks.ultracluster(100_000)
     mocked = {name: {"instances": 1, "node_groups": 1, "plan_exit": 0, "resources": r, "error": None,
                     "program_s": 0.1, "process_median_s": 0.5}
@@ -56,6 +56,9 @@ def test_targets_report_a_miss_as_fail() -> None:
     assert results == {"startup-ratio": "FAIL", "thousand-stacks": "FAIL", "linear": "pass",
                        "no-heavy-imports": "FAIL", "resources-not-instances": "FAIL"}
     assert "FAIL" in run.table(r)
+    quadratic = {n: Sample((n * n * 1e-5,), (0,)) for n in run.COUNTS}
+    r = run._results(3, 1, ["yaml"], [], proc, quadratic, u, fast, mocked)
+    assert {t["id"]: t["result"] for t in r["targets"]}["linear"] == "FAIL"
 
 
 def test_program_under_mocks_reports_what_it_registered() -> None:
