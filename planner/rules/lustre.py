@@ -104,6 +104,12 @@ def _path(fs: Lustre, key: str):  # noqa: ANN202 - a key path
     return fs.path + (key,)
 
 
+def _declared(ctx: RuleContext) -> tuple[Lustre, DeploymentType] | tuple[None, None]:
+    """The declared file system and what its deployment type accepts, or (None, None)."""
+    fs = ctx.cluster.lustre
+    return (fs, deployment_types()[fs.deployment_type]) if fs is not None else (None, None)
+
+
 @rule(
     id="lustre-capacity",
     severity="error",
@@ -112,10 +118,9 @@ def _path(fs: Lustre, key: str):  # noqa: ANN202 - a key path
     remediation="Use a valid capacity: SCRATCH_2, PERSISTENT_1 SSD and PERSISTENT_2 take 1,200 or multiples of 2,400 GiB; SCRATCH_1 1,200, 2,400 or multiples of 3,600.",
 )
 def capacity(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    fs = ctx.cluster.lustre
+    fs, dt = _declared(ctx)
     if fs is None:
         return
-    dt = deployment_types()[fs.deployment_type]
     storage = dt.storage_for(fs.per_unit_storage_throughput)
     if storage is None or storage.accepts(fs.storage_capacity_gib):
         return
@@ -133,10 +138,9 @@ def capacity(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     remediation="PERSISTENT_2: 125, 250, 500 or 1000 MB/s/TiB; PERSISTENT_1: 50, 100, 200 (SSD) or 12, 40 (HDD); SCRATCH: leave it out (fixed at 200).",
 )
 def throughput(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    fs = ctx.cluster.lustre
+    fs, dt = _declared(ctx)
     if fs is None:
         return
-    dt = deployment_types()[fs.deployment_type]
     given = fs.per_unit_storage_throughput
     if dt.fixed_throughput is not None:
         if given is not None:
@@ -179,8 +183,8 @@ def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     remediation="Use `deployment_type: PERSISTENT_2` for an EFA-enabled file system, or set `efa_enabled: false`.",
 )
 def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    fs = ctx.cluster.lustre
-    if fs is not None and fs.efa_enabled and not deployment_types()[fs.deployment_type].efa:
+    fs, dt = _declared(ctx)
+    if fs is not None and fs.efa_enabled and not dt.efa:
         yield r.finding(ctx, _path(fs, "efa_enabled"), f"{fs.deployment_type} file systems cannot be EFA-enabled; only PERSISTENT_2 can")
 
 
@@ -192,8 +196,8 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     remediation="Use SCRATCH_2 or PERSISTENT_2 to link the file system to S3, or copy the data in another way.",
 )
 def s3_association(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    fs = ctx.cluster.lustre
-    if fs is not None and fs.s3_import_path and not deployment_types()[fs.deployment_type].s3_association:
+    fs, dt = _declared(ctx)
+    if fs is not None and fs.s3_import_path and not dt.s3_association:
         yield r.finding(ctx, _path(fs, "s3_import_path"),
                         f"{fs.deployment_type} does not support data repository associations with S3 ({fs.s3_import_path})")
 
@@ -206,8 +210,8 @@ def s3_association(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     remediation="Use PERSISTENT_2 for long runs, or export checkpoints to S3 regularly.",
 )
 def scratch_long_run(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    fs, sched = ctx.cluster.lustre, ctx.cluster.schedule
-    if fs is None or sched is None or deployment_types()[fs.deployment_type].replicated:
+    (fs, dt), sched = _declared(ctx), ctx.cluster.schedule
+    if fs is None or sched is None or dt.replicated:
         return
     if sched.hours > SCRATCH_LONG_RUN_HOURS:
         yield r.finding(ctx, _path(fs, "deployment_type"),
