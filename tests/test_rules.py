@@ -137,6 +137,9 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
     "lustre-efa": [
         ("error", trn2(1, lustre("SCRATCH_2", 2400, "  efa_enabled: true\n")), trn2(1, P2 + "\n  efa_enabled: true"), "us-east-2"),
     ],
+    "lustre-efa-clients": [
+        ("warning", trn2(1, "    efa: false\n" + P2 + "\n  efa_enabled: true"), trn2(1, P2 + "\n  efa_enabled: true"), "us-east-2"),
+    ],
     "lustre-s3-association": [
         ("error", trn2(1, lustre("SCRATCH_1", 2400, "  s3_import_path: s3://bucket-a/x\n")),
          trn2(1, lustre("SCRATCH_2", 2400, "  s3_import_path: s3://bucket-a/x\n")), "us-east-2"),

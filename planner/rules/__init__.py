@@ -143,8 +143,11 @@ REFERENCE_COMMAND = "python -m planner rules --format markdown"
 
 
 def _link(source: str) -> str:
+    """A short link: the page name (`ec2-capacity-blocks`, `efa#efa-limits`); seed paths as code."""
     if source.startswith(("http://", "https://")):
-        return f"[{source.split('//', 1)[1].split('/', 1)[0]}]({source})"
+        host, _, rest = source.split("//", 1)[1].partition("/")
+        page = rest.rstrip("/").rsplit("/", 1)[-1].replace(".html", "") or host
+        return f"[{page}]({source})"
     return f"`{source}`"
 
 

@@ -189,6 +189,23 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 
 
 @rule(
+    id="lustre-efa-clients",
+    severity="warning",
+    description="An EFA-enabled file system read by node groups without EFA: those clients reach it over TCP, without EFA's throughput.",
+    source=EFA_DOC,
+    remediation="Enable EFA on the node groups that read the file system (an EFA-capable type, `efa: true`), or set `efa_enabled: false`.",
+)
+def efa_clients(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    fs, dt = _declared(ctx)
+    if fs is None or not fs.efa_enabled or not dt.efa:
+        return
+    tcp = [g.name for g in ctx.cluster.node_groups if not (g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported)]
+    if tcp:
+        yield r.finding(ctx, _path(fs, "efa_enabled"),
+                        f"the file system is EFA-enabled but node group(s) {', '.join(tcp)} have no EFA and read it over TCP")
+
+
+@rule(
     id="lustre-s3-association",
     severity="error",
     description="An S3 data repository (`s3_import_path`) on a SCRATCH_1 file system, which does not support data repository associations.",

@@ -9,7 +9,9 @@ from planner.findings import Finding
 from planner.rules import Rule, RuleContext, rule
 
 # Largest EC2 UltraCluster per accelerator: 100,000 Trainium2 chips (seed 001, re:Invent
-# 2024), 20,000 H100 (seed 003, P5) and 20,000 H200 (P5e/P5en, AWS P5 page).
+# 2024) and 20,000 H100 (seed 003, P5). H200 (P5e/P5en, same second-generation
+# UltraClusters as P5) takes the H100 figure, as issue 3 specifies; no separate H200 figure
+# was confirmed in shared/facts.
 ULTRACLUSTER_MAX = {"Trainium2": 100_000, "H100": 20_000, "H200": 20_000}
 SEED_001 = "shared/seeds/001_4ff402e46ddd231b.txt"
 
