@@ -88,7 +88,7 @@ def test_sarif_rules_results_and_suppressions(mixed: str) -> None:
 
 def test_sarif_uri_is_the_relative_path_as_given() -> None:
     res = run_cli("plan", "tests/invalid_stacks/Pulumi.lustre-efa.yaml", "--format", "sarif")
-    (result,) = json.loads(res.out)["runs"][0]["results"]
+    (result,) = [r for r in json.loads(res.out)["runs"][0]["results"] if r["ruleId"] == "lustre-efa"]
     assert result["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": "tests/invalid_stacks/Pulumi.lustre-efa.yaml"}, "region": {"startLine": 14}}
     assert res.code == 1
@@ -177,24 +177,15 @@ def test_markdown_for_bundled_stacks_is_well_formed() -> None:
     assert "subgraph efa0[\"EFA fabric, placement group: cluster\"]" in res.out
 
 
-class _Cost:
-    """The cost estimate's JSON contract (planner/report/cost_report.py), as the cost code returns it."""
+def test_markdown_renders_the_cost() -> None:
+    from planner.report.cost_report import markdown as cost_markdown, usd
 
-    def to_json(self) -> dict:
-        return {"currency": "USD", "run_hours": 100.0, "hours": 120, "hourly_usd": 439.36, "monthly_usd": 320732.8,
-                "total_usd": 52723.2, "complete": True, "line_items": [
-                    {"resource": "instance", "name": "p5en.48xlarge", "unit": "instance-hour", "quantity": 960,
-                     "unit_price_usd": 54.92, "total_usd": 52723.2, "source": "EC2 Capacity Blocks pricing",
-                     "as_of": "2026-08-01", "assumption": "block rounded up to 120 h"}]}
-
-
-def test_markdown_renders_the_cost(stack_file) -> None:
-    plan = plan_stack(load_stack(str(stack_file("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: p5en.48xlarge, count: 1}\n"))))
-    priced = StackPlan(plan.stack, plan.summary, plan.findings, _Cost())
-    text = markdown.render([priced])
-    assert "| $52,723.20 |" in text  # overview
-    assert "**Cost:** $52,723.20 total for 120 h (run 100.0 h)" in text
-    assert "| instance p5en.48xlarge | 960 instance-hour | $54.92 | $52,723.20 | EC2 Capacity Blocks pricing (2026-08-01); block rounded up to 120 h |" in text
+    (plan,) = _plans(str(ROOT / "stacks" / "Pulumi.p5en-train.yaml"), ())
+    assert plan.cost is not None
+    text = markdown.render([plan])
+    cost = plan.cost.to_json()
+    assert cost_markdown(cost) in text  # the cost code's own rendering, whole
+    assert f"| {usd(cost['total_usd'])} |" in text.split("###")[0]  # and the total in the overview
 
 
 # --- table, determinism --------------------------------------------------------------------

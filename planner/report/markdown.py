@@ -7,7 +7,7 @@ its own comment instead of adding one per push.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from planner import catalogue as _catalogue
 from planner.pipeline import StackPlan
@@ -86,21 +86,9 @@ def _findings(p: StackPlan) -> list[str]:
 def _cost(p: StackPlan) -> list[str]:
     if p.cost is None:
         return []
-    from planner.report.cost_report import headline, usd
+    from planner.report.cost_report import markdown as cost_markdown
 
-    cost: dict[str, Any] = p.cost.to_json()
-    out = ["", f"**Cost:** {md_cell(headline(cost))}"]
-    items = cost.get("line_items") or []
-    if items:
-        out += ["", "| item | quantity | unit price | total | source |", "|---|---:|---:|---:|---|"]
-        for it in items:
-            src = md_cell(str(it.get("source") or "unknown")) + (f" ({md_cell(str(it['as_of']))})" if it.get("as_of") else "")
-            if it.get("assumption"):
-                src += f"; {md_cell(str(it['assumption']))}"
-            out.append(f"| {md_cell(str(it.get('resource', '')))} {md_cell(str(it.get('name', '')))} | "
-                       f"{num(it.get('quantity'), 2)} {md_cell(str(it.get('unit', '')))} | {usd(it.get('unit_price_usd'))} | "
-                       f"{usd(it.get('total_usd'))} | {src} |")
-    return out
+    return [""] + cost_markdown(p.cost.to_json()).rstrip("\n").splitlines()
 
 
 # --- Mermaid ---------------------------------------------------------------------------
