@@ -64,7 +64,6 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     schedule: {hours: 5000}
     suppress:
       - {rule: placement-group, reason: "Capacity Blocks place instances themselves; \u00e9quipe ML"}
-      - {rule: no-such-rule, reason: "kept to see how unknown ids are reported"}
 """, encoding="utf-8")
     return folder
 
