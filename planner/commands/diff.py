@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
@@ -40,6 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 # --- reading stacks at a git ref --------------------------------------------------------
 
 def _git(args: Sequence[str], what: str) -> bytes:
+    import subprocess  # here, not at module level: every `planner` run imports this module (4 ms)
+
     try:
         proc = subprocess.run(["git", *args], capture_output=True, timeout=60)
     except FileNotFoundError:
@@ -51,6 +52,8 @@ def _git(args: Sequence[str], what: str) -> bytes:
 
 
 def _object_type(ref: str, path: str) -> str | None:
+    import subprocess
+
     proc = subprocess.run(["git", "cat-file", "-t", f"{ref}:./{path}"], capture_output=True, timeout=60)
     return proc.stdout.decode().strip() if proc.returncode == 0 else None
 

@@ -11,8 +11,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterator, Mapping
 
-import yaml
-
+from planner import yamlload
 from planner.findings import Finding
 from planner.model import Lustre
 from planner.rules import Rule, RuleContext, rule
@@ -71,7 +70,7 @@ def _storage(raw: Mapping[str, Any]) -> StorageRule:
 @lru_cache(maxsize=1)
 def deployment_types() -> Mapping[str, DeploymentType]:
     text = resources.files("planner").joinpath("data/fsx_lustre.yaml").read_text(encoding="utf-8")
-    raw = yaml.safe_load(text)["deployment_types"]
+    raw = yamlload.load(text, "planner/data/fsx_lustre.yaml")[0]["deployment_types"]  # C parser: 1 ms, not 9
     out = {}
     for name, v in raw.items():
         out[name] = DeploymentType(
