@@ -6,7 +6,6 @@ generated clusters stay true to what planner itself believes about the hardware.
 
 from __future__ import annotations
 
-import math
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +35,11 @@ class Ultracluster:
 
 
 def ultracluster(chips: int, ultraservers_per_group: int | None = None, groups: int | None = None) -> Ultracluster:
-    """Trn2 UltraServers for at least `chips` chips, on Capacity Blocks of at most 64 instances.
+    """Trn2 UltraServers for at most `chips` chips, on Capacity Blocks of at most 64 instances.
+
+    Whole UltraServers only, rounded down: 100,000 chips are 1,562.5 UltraServers, and
+    rounding up (100,032 chips) would pass the 100,000-chip UltraCluster ceiling that
+    planner's `ultracluster-scale` rule enforces.
 
     `ultraservers_per_group` (default: as many as fit in one block) and `groups` (default:
     as many as `chips` needs) let a caller keep the number of groups while shrinking the
@@ -48,9 +51,8 @@ def ultracluster(chips: int, ultraservers_per_group: int | None = None, groups: 
     per_group = ultraservers_per_group or per_block
     if per_group > per_block:
         raise ValueError(f"{per_group} UltraServers exceed one Capacity Block ({per_block})")
-    wanted = math.ceil(chips / (spec.accelerator_count * size))  # whole UltraServers only
+    wanted = max(1, chips // (spec.accelerator_count * size))
     if groups is None:
-        groups = math.ceil(wanted / per_group)
         sizes = [per_group] * (wanted // per_group) + ([wanted % per_group] if wanted % per_group else [])
     else:
         sizes = [per_group] * groups
