@@ -243,6 +243,25 @@ def test_deep_nesting(workdir: Path, depth: int, style: str) -> None:
     assert time.perf_counter() - start < QUICK_SECONDS
 
 
+def _price_book_values() -> st.SearchStrategy[Any]:
+    from planner.cost import book
+
+    entry = st.dictionaries(st.sampled_from(sorted({*book.INSTANCE_KEYS, *book.LUSTRE_KEYS, *book.DERIVED_KEYS})) | KEYS,
+                            SCALARS, max_size=8)
+    return st.dictionaries(st.sampled_from(book.TOP_KEYS) | KEYS, st.lists(entry, max_size=3) | VALUES, max_size=5)
+
+
+@PROPERTY
+@given(content=st.one_of(_price_book_values().map(dump), st.text(max_size=300)))
+def test_random_price_book_files(workdir: Path, content: str) -> None:
+    """`--price-book FILE` is user input too: its problems name the book's file and line."""
+    path = workdir / "prices.yaml"
+    path.write_text(content, encoding="utf-8")
+    with hang_guard():
+        result = run_cli("plan", str(BUNDLED[0]), "--price-book", str(path))
+    assert_clean(result, path)
+
+
 # --- hostile documents, each refused quickly with a clean error ---------------------------
 
 def _laughs(levels: int, fan: int, kind: str) -> str:
