@@ -36,13 +36,24 @@ def isolate(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, credentials: bool =
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 
+_SESSION: Any = None
+
+
+def fake_session() -> Any:
+    """One boto3 session with fake keys for all Stubber tests: it loads each service model once."""
+    global _SESSION
+    if _SESSION is None:
+        import boto3
+
+        _SESSION = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1")
+    return _SESSION
+
+
 class StubbedAws:
     """botocore clients with active Stubbers, made on demand per (service, region)."""
 
     def __init__(self) -> None:
-        import boto3
-
-        self.session = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1")
+        self.session = fake_session()
         self.clients: dict[tuple[str, str], Any] = {}
         self.stubbers: dict[tuple[str, str], Any] = {}
 
