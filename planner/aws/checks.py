@@ -90,5 +90,8 @@ def run(ctx: RuleContext) -> list[Finding]:
             out.extend(r.run(ctx))
         except AwsCallError as err:
             out.append(aws_error(ctx, ctx.cluster.path, err, r.id.removeprefix("preflight-")))
+        except Exception as exc:  # noqa: BLE001 - an endpoint that answers oddly must not stop the other checks
+            err = AwsCallError(r.id, f"{type(exc).__name__}: {exc}")
+            out.append(aws_error(ctx, ctx.cluster.path, err, r.id.removeprefix("preflight-")))
     unique = {(f.rule, f.line, f.message): f for f in out}  # one AWS failure seen by two checks is one finding
     return list(unique.values())

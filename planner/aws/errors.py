@@ -18,7 +18,7 @@ NOT_IN_REGION = "not available in the current region"
 SERVICE_NAMES = {"ec2": "EC2", "servicequotas": "Service Quotas", "pricing": "the AWS Price List Query API"}
 
 NO_CREDENTIALS = ("no AWS credentials found (boto3 looks in AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, "
-                  "~/.aws/credentials and config, SSO and instance roles); configure them or pass --profile")
+                  "~/.aws/credentials and config, SSO and instance roles)")
 
 
 class AwsCallError(Exception):
@@ -62,14 +62,14 @@ def explain(exc: BaseException, action: str, region: str | None = None) -> AwsCa
             return AwsCallError(action, f"AWS throttled {action}{where} ({code}) after retries; run again later", code)
         if code in DENIED:
             return AwsCallError(action, f"access denied to {action}{where} ({code}); grant it to the role or user "
-                                        "(README: IAM policy for preflight)", code)
+                                        "(README: Preflight against the AWS account, IAM policy)", code)
         if code in REJECTED_CREDENTIALS:
             return AwsCallError(action, f"AWS rejected the credentials calling {action} ({code}); refresh them "
                                         "(for example aws sso login) or pass --profile", code)
         if NOT_IN_REGION in text.lower():
             prefix = action.split(":", 1)[0]
             service = SERVICE_NAMES.get(prefix, prefix)
-            return AwsCallError(action, f"{service} is not available{where} ({code}: {text})", code)
+            return AwsCallError(action, f"{service} is not available{where} ({code})", code)
         return AwsCallError(action, f"{action}{where} failed: {code}: {text}" if text else f"{action}{where} failed: {code}", code)
     if isinstance(exc, be.BotoCoreError):
         return AwsCallError(action, f"{action}{where} failed: {exc}", type(exc).__name__)

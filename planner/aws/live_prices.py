@@ -222,7 +222,8 @@ def live_book(book: Any, needs: PriceNeeds, client: Callable[[], Any] | None = N
             f"for {'the prices not cached' if result.cached else 'every price'}")
     if result.cache_problem:
         say(f"warning: {result.cache_problem}")
-    say(result.summary())
+    if not result.failure or result.fetched or result.cached:
+        say(result.summary())
     if not (result.data["instances"] or result.data["lustre"]):
         return book
     return book.overlay(result.book_data(), ORIGIN)

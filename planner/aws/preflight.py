@@ -30,7 +30,7 @@ def open_account(profile: str | None = None) -> Account:
     try:
         clients = Clients(profile)
         if not clients.has_credentials():
-            raise SetupError(NO_CREDENTIALS)
+            raise SetupError(f"{NO_CREDENTIALS}; configure them or pass --profile")
     except BotoCoreError as exc:
         raise SetupError(explain(exc, "sts:GetCallerIdentity").message) from None
     return Account(clients.client)
