@@ -390,6 +390,28 @@ def test_unreachable_endpoint_is_one_finding_per_question() -> None:
     assert all("could not reach the AWS endpoint" in m and "check the network, proxy and region" in m for m in msgs)
 
 
+def test_an_api_the_endpoint_does_not_implement_stops_only_its_check(moto, stack_file) -> None:
+    """moto has no DescribeCapacityReservations: the reservation check says so, the others still run."""
+    path = stack_file("""
+availability_zone: us-east-1b
+node_groups:
+  - {name: training, instance_type: p5en.48xlarge, count: 8, purchase: capacity-block, capacity_reservation_id: cr-0a1b2c3d4e5f60718}
+placement_group: none
+""", region="us-east-1")
+    res = run_cli("preflight", str(path), "--format", "json")
+    fs = findings(res.out)
+    (err,) = [f for f in by_rule(fs, "preflight-aws-error") if "reservation" in f["message"]]
+    assert "NotImplementedError" in err["message"] and "Traceback" not in res.err
+    assert by_rule(fs, "preflight-offering")  # us-east-1b does not list p5en: still reported
+
+
+def test_preflight_offers_the_formats_of_plan() -> None:
+    from planner.commands import plan
+
+    res = run_cli("preflight", TRN2_DEV, "--format", "no-such-format")
+    assert res.code == 2 and all(f in res.err for f in plan.FORMATS)
+
+
 def test_no_credentials_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     isolate(monkeypatch, tmp_path, credentials=False)
     res = run_cli("preflight", TRN2_DEV)
