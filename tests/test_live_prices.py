@@ -150,8 +150,15 @@ def test_lustre_throughput_without_a_row() -> None:
 
 # --- what is fetched, the cache, the overlay ---------------------------------------------------
 
-def test_needs_are_the_on_demand_groups_and_file_systems() -> None:
-    needs = needs_for([load_stack(TRN2_DEV), load_stack("stacks/Pulumi.p5en-train.yaml")])
+def test_needs_are_the_on_demand_groups_and_file_systems(stack_file) -> None:
+    block = stack_file("""
+availability_zone: us-east-1a
+node_groups:
+  - {name: gpus, instance_type: p5en.48xlarge, count: 8, purchase: capacity-block}
+placement_group: none
+lustre: {deployment_type: PERSISTENT_2, storage_capacity_gib: 4800, per_unit_storage_throughput: 500}
+""", region="us-east-1", name="block")
+    needs = needs_for([load_stack(TRN2_DEV), load_stack(str(block))])
     assert needs.instances == {("trn2.48xlarge", "us-east-2")}  # p5en-train buys a Capacity Block
     assert needs.lustre == {("us-east-2", "SCRATCH_2", None), ("us-east-1", "PERSISTENT_2", 500)}
     assert needs_for(region="us-west-2", types=["p5.48xlarge"]).instances == {("p5.48xlarge", "us-west-2")}

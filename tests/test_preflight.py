@@ -119,8 +119,14 @@ node_groups:
     assert f["line"] == 9 and "offered in no Availability Zone of us-east-1" in f["message"]  # the group's own AZ line
 
 
-def test_capacity_block_type_missing_from_offerings_is_a_warning(moto) -> None:
-    res = run_cli("preflight", "stacks/Pulumi.ultraserver-prod.yaml", "--format", "json")
+def test_capacity_block_type_missing_from_offerings_is_a_warning(moto, stack_file) -> None:
+    path = stack_file("""
+availability_zone: us-east-2b
+node_groups:
+  - {name: ultraservers, instance_type: trn2u.48xlarge, ultraservers: 1, purchase: capacity-block}
+placement_group: none
+""")
+    res = run_cli("preflight", str(path), "--format", "json")
     (f,) = by_rule(findings(res.out), "preflight-offering")
     assert f["severity"] == "warning" and "trn2u.48xlarge" in f["message"]
     assert "declare capacity_reservation_id" in f["message"]
@@ -441,3 +447,45 @@ def test_plan_never_imports_boto3(tmp_path: Path) -> None:
             "assert 'boto3' not in sys.modules and 'botocore' not in sys.modules, 'boto3 imported'\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+# --- the formats and suppressions of planner plan -----------------------------------------------
+
+def test_sarif_describes_the_preflight_checks_it_reports(moto) -> None:
+    import jsonschema
+
+    from conftest import ROOT
+
+    schema = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    res = run_cli("preflight", TRN2_DEV, "--format", "sarif")
+    doc = json.loads(res.out)
+    jsonschema.Draft4Validator(schema).validate(doc)
+    run = doc["runs"][0]
+    ids = [d["id"] for d in run["tool"]["driver"]["rules"]]
+    for result in run["results"]:
+        assert ids[result["ruleIndex"]] == result["ruleId"] and result["ruleId"].startswith("preflight-")
+    assert res.code == 1
+
+
+def test_markdown_shows_the_remediation_of_a_preflight_check(moto) -> None:
+    res = run_cli("preflight", TRN2_DEV, "--format", "markdown")
+    assert "`preflight-aws-error`" in res.out and "**Fix:** Fix what the message names" in res.out
+
+
+def test_a_stack_may_suppress_a_preflight_check_and_still_plan(moto, stack_file) -> None:
+    path = stack_file("""
+availability_zone: us-east-2b
+node_groups:
+  - {name: trainers, instance_type: trn2.48xlarge, count: 2}
+suppress:
+  - {rule: preflight-aws-error, reason: "Service Quotas is checked by the platform team"}
+""")
+    assert run_cli("plan", str(path)).code in (0, 1)  # a known id: not bad input
+    res = run_cli("preflight", str(path), "--format", "json")
+    (err,) = by_rule(findings(res.out), "preflight-aws-error")
+    assert err["suppressed"] is True and res.code == 0
+
+
+def test_an_unknown_suppression_is_bad_input_for_preflight_too(moto) -> None:
+    res = run_cli("preflight", TRN2_DEV, "--suppress", "preflight-quotas")
+    assert res.code == 2 and "did you mean 'preflight-quota'" in res.err

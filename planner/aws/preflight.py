@@ -12,9 +12,8 @@ from planner import catalogue as _catalogue
 from planner.aws import checks
 from planner.aws.account import Account, Clients
 from planner.aws.errors import NO_CREDENTIALS, explain
-from planner.findings import Finding
 from planner.model import Stack
-from planner.pipeline import StackPlan
+from planner.pipeline import StackPlan, settle
 from planner.rules import RuleContext
 from planner.summary import summarize
 
@@ -40,7 +39,4 @@ def preflight_stack(stack: Stack, account: Account, region: str | None = None, s
     """Every preflight check on `stack`, asking `region` (default: the stack's aws:region)."""
     cat = _catalogue.load()
     ctx = RuleContext(stack, cat, None, {"account": account, "region": region or stack.region})
-    suppressed = set(suppress) | {s.rule for s in stack.cluster.suppress}
-    findings = [f.suppress() if f.rule in suppressed else f for f in checks.run(ctx)]
-    findings.sort(key=Finding.sort_key)
-    return StackPlan(stack, summarize(stack.cluster, cat), tuple(findings), None)
+    return StackPlan(stack, summarize(stack.cluster, cat), settle(checks.run(ctx), stack, suppress), None)

@@ -30,9 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from planner.aws.preflight import SetupError, open_account, preflight_stack
     from planner.parse import load_stacks
-    from planner.pipeline import exit_code
+    from planner.pipeline import check_suppressions, exit_code
 
     stacks = load_stacks(args.paths or ["stacks"])
+    check_suppressions(stacks, args.suppress)
     try:
         account = open_account(args.profile)
     except SetupError as exc:

@@ -86,8 +86,16 @@ def registry() -> Mapping[str, Rule]:
     return dict(sorted(_REGISTRY.items()))
 
 
+def known() -> Mapping[str, Rule]:
+    """Every id a finding or a suppression may name: these rules, then the preflight checks
+    (`planner.aws.checks`, which need the AWS account and so never run in `evaluate`)."""
+    from planner.aws import checks
+
+    return {**registry(), **checks.registry()}
+
+
 def get(rule_id: str) -> Rule | None:
-    return registry().get(rule_id)
+    return known().get(rule_id)
 
 
 def evaluate(ctx: RuleContext) -> Iterator[Finding]:
@@ -107,12 +115,12 @@ COMMAND_LINE = "command line"
 
 def unknown_rule_message(rule_id: str) -> str | None:
     """Why `rule_id` cannot be suppressed (it names no rule), or None when it is a rule id."""
-    known = registry()
-    if rule_id in known:
+    ids = known()
+    if rule_id in ids:
         return None
     import difflib
 
-    close = difflib.get_close_matches(rule_id, list(known), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(rule_id, list(ids), n=1, cutoff=0.6)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
     return f"unknown rule '{rule_id}'{hint}; `planner rules` lists the rule ids"
 
