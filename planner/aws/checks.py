@@ -14,9 +14,9 @@ import importlib
 from typing import Callable, Iterator, Mapping
 
 from planner.aws.errors import AwsCallError
-from planner.findings import SEVERITIES, Finding
+from planner.findings import Finding
 from planner.model import NodeGroup, Path
-from planner.rules import Check, Rule, RuleContext
+from planner.rules import Check, Rule, RuleContext, rule
 
 MODULES = ("offerings", "quotas", "reservations", "network")
 AWS_ERROR = "preflight-aws-error"
@@ -26,17 +26,8 @@ _LOADED = False
 
 
 def check(id: str, severity: str, description: str, source: str, remediation: str) -> Callable[[Check], Check]:
-    """Register a preflight check under `id` (the `@rule` decorator's twin, in a separate registry)."""
-    if severity not in SEVERITIES:
-        raise ValueError(f"check {id}: severity {severity!r} not in {SEVERITIES}")
-
-    def register(fn: Check) -> Check:
-        if id in _REGISTRY and _REGISTRY[id].check is not fn:
-            raise ValueError(f"preflight check id {id!r} registered twice")
-        _REGISTRY[id] = Rule(id, severity, description, source, remediation, fn)
-        return fn
-
-    return register
+    """Register a preflight check under `id`: the `@rule` decorator, into this registry."""
+    return rule(id, severity, description, source, remediation, into=_REGISTRY)
 
 
 def _no_check(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
@@ -75,11 +66,6 @@ def zone_path(g: NodeGroup, ctx: RuleContext) -> Path:
     if "availability_zone" in g.declared:
         return g.path + ("availability_zone",)
     return ctx.cluster.path + ("availability_zone",)
-
-
-def count_path(g: NodeGroup) -> Path:
-    """Where a group's size is written: `count`, or `ultraservers`."""
-    return g.path + (("ultraservers",) if g.ultraservers is not None else ("count",))
 
 
 def run(ctx: RuleContext) -> list[Finding]:

@@ -15,11 +15,11 @@ from typing import Iterator
 
 import yaml
 
-from planner.aws.checks import aws_error, check, count_path
+from planner.aws.checks import aws_error, check
 from planner.aws.errors import AwsCallError
 from planner.findings import Finding
 from planner.model import NodeGroup
-from planner.rules import Rule, RuleContext
+from planner.rules import Rule, RuleContext, count_path
 
 QUOTA_DOC = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-quotas.html"
 COUNTED = ("on-demand", "spot")  # capacity-block groups are bounded by their block (see the data file)

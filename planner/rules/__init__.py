@@ -56,15 +56,17 @@ _REGISTRY: dict[str, Rule] = {}
 _LOADED = False
 
 
-def rule(id: str, severity: str, description: str, source: str, remediation: str) -> Callable[[Check], Check]:
-    """Register `check(rule, ctx) -> findings` under `id`."""
+def rule(id: str, severity: str, description: str, source: str, remediation: str,
+         *, into: dict[str, Rule] | None = None) -> Callable[[Check], Check]:
+    """Register `check(rule, ctx) -> findings` under `id` (in `into`; default: the rules `evaluate` runs)."""
     if severity not in SEVERITIES:
         raise ValueError(f"rule {id}: severity {severity!r} not in {SEVERITIES}")
+    target = _REGISTRY if into is None else into
 
     def register(check: Check) -> Check:
-        if id in _REGISTRY and _REGISTRY[id].check is not check:
+        if id in target and target[id].check is not check:
             raise ValueError(f"rule id {id!r} registered twice")
-        _REGISTRY[id] = Rule(id, severity, description, source, remediation, check)
+        target[id] = Rule(id, severity, description, source, remediation, check)
         return check
 
     return register
