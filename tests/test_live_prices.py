@@ -129,6 +129,24 @@ def test_only_zero_rows_or_disagreeing_rows_give_no_price() -> None:
         pricing.ec2_on_demand(client, "p5.48xlarge", "us-east-2")
 
 
+def test_an_unreadable_price_list_entry_is_no_price() -> None:
+    with pytest.raises(pricing.NoPrice, match="unreadable PriceList entry"):
+        pricing.offers(['{"product": {"sku": "X"}, "terms": {"OnDemand": {"X.T": {"priceDimensions": '
+                        '{"X.T.D": {"unit": "Hrs", "pricePerUnit": {"USD": "n/a"}}}}}}}'])
+
+
+def test_a_corrupt_cache_is_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "cache" / "planner" / "live-prices.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"version": 1, "entries": {"ec2 p5.48xlarge us-east-1": {"fetched_at": "2026-11-29T14:00:00", '
+                    '"entry": {}}, "ec2 trn1.32xlarge us-east-1": "junk"}}')
+    cache = PriceCache(str(path), NOW)
+    assert cache.get("ec2 p5.48xlarge us-east-1") is None  # no time zone: fetched again
+    assert cache.get("ec2 trn1.32xlarge us-east-1") is None
+    path.write_text("not json")
+    assert PriceCache(str(path), NOW).entries == {}
+
+
 @pytest.mark.parametrize(("deployment", "throughput", "usd", "sku"), [
     ("PERSISTENT_2", 250, 0.21, "P250"),
     ("PERSISTENT_2", 125, 0.145, "P125"),

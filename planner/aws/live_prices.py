@@ -80,10 +80,10 @@ class PriceCache:
         if not isinstance(hit, dict):
             return None
         try:
-            fetched = dt.datetime.fromisoformat(hit["fetched_at"])
-        except (KeyError, TypeError, ValueError):
+            age = self.now - dt.datetime.fromisoformat(hit["fetched_at"])
+        except (KeyError, TypeError, ValueError):  # missing, malformed, or without a time zone: fetch again
             return None
-        return hit if dt.timedelta(0) <= self.now - fetched <= dt.timedelta(hours=TTL_HOURS) else None
+        return hit if dt.timedelta(0) <= age <= dt.timedelta(hours=TTL_HOURS) else None
 
     def put(self, key: str, value: dict[str, Any]) -> None:
         self.entries[key] = {"fetched_at": self.now.isoformat(timespec="seconds"), **value}

@@ -56,15 +56,18 @@ def offers(price_list: Iterable[str]) -> list[Offer]:
     """The on-demand price dimensions of GetProducts' PriceList (JSON strings, one product each)."""
     out = []
     for text in price_list:
-        item = json.loads(text)
-        product = item.get("product") or {}
-        attrs = {k: str(v) for k, v in (product.get("attributes") or {}).items()}
-        published = str(item.get("publicationDate", ""))[:10]
-        for t in ((item.get("terms") or {}).get("OnDemand") or {}).values():
-            for dim in (t.get("priceDimensions") or {}).values():
-                usd = (dim.get("pricePerUnit") or {}).get("USD")
-                if usd is not None:
-                    out.append(Offer(str(product.get("sku", "")), float(usd), str(dim.get("unit", "")), attrs, published))
+        try:
+            item = json.loads(text)
+            product = item.get("product") or {}
+            attrs = {k: str(v) for k, v in (product.get("attributes") or {}).items()}
+            published = str(item.get("publicationDate", ""))[:10]
+            for t in ((item.get("terms") or {}).get("OnDemand") or {}).values():
+                for dim in (t.get("priceDimensions") or {}).values():
+                    usd = (dim.get("pricePerUnit") or {}).get("USD")
+                    if usd is not None:
+                        out.append(Offer(str(product.get("sku", "")), float(usd), str(dim.get("unit", "")), attrs, published))
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise NoPrice(f"an unreadable PriceList entry ({type(exc).__name__}: {exc})") from None
     return out
 
 
