@@ -489,3 +489,27 @@ suppress:
 def test_an_unknown_suppression_is_bad_input_for_preflight_too(moto) -> None:
     res = run_cli("preflight", TRN2_DEV, "--suppress", "preflight-quotas")
     assert res.code == 2 and "did you mean 'preflight-quota'" in res.err
+
+
+def test_an_unreachable_endpoint_is_not_retried_by_every_check(stack_file) -> None:
+    aws = StubbedAws()
+    calls: list[str] = []
+
+    def count(**kwargs: Any) -> None:
+        calls.append(kwargs["request"].url)
+        raise EndpointConnectionError(endpoint_url="https://ec2.us-east-2.amazonaws.com/")
+
+    client = aws.client("ec2", "us-east-2")
+    aws.stubbers[("ec2", "us-east-2")].deactivate()
+    client.meta.events.register_first("before-send", count)
+    aws.stub("service-quotas", "us-east-2").add_response(
+        "get_service_quota", _quota("L-2C3B7624", 1024.0, "Running On-Demand Trn instances"))
+    path = stack_file(NETWORK.format(vpc="vpc-0123456789abcdef0", subnet="subnet-0123456789abcdef0"))
+    plan = preflight_stack(load_stack(str(path)), Account(aws.client))
+    assert len(calls) == 1  # instance types, offerings, VPC and subnet: one attempt, then known unreachable
+    assert {f.rule for f in plan.findings} == {"preflight-aws-error"} and len(plan.findings) == 4
+
+
+def test_region_must_look_like_one() -> None:
+    res = run_cli("preflight", TRN2_DEV, "--region", "mars")
+    assert res.code == 2 and "expected an AWS region such as us-east-2, got 'mars'" in res.err

@@ -14,6 +14,7 @@ from typing import Any, Callable
 from planner.aws.errors import NOT_IN_REGION, AwsCallError, error_code, explain
 
 USER_AGENT = "planner-preflight"
+UNREACHABLE = ("EndpointConnectionError", "Timeout")
 NOT_FOUND = {
     "ec2:DescribeInstanceTypes": {"InvalidInstanceType"},
     "ec2:DescribeCapacityReservations": {"InvalidCapacityReservationId.NotFound", "InvalidCapacityReservationId.Malformed"},
@@ -61,8 +62,12 @@ class Account:
     def __init__(self, client: Callable[[str, str], Any]):
         self._client = client
         self._answers: dict[tuple[Any, ...], Any] = {}
+        self._unreachable: dict[tuple[str, str], AwsCallError] = {}  # (service, region) that could not be reached
 
     def _ask(self, key: tuple[Any, ...], action: str, region: str, call: Callable[[], Any]) -> Any:
+        endpoint = (action.split(":", 1)[0], region)
+        if key not in self._answers and endpoint in self._unreachable:
+            raise self._unreachable[endpoint]  # do not wait through the retries again for the same endpoint
         if key not in self._answers:
             from botocore.exceptions import BotoCoreError, ClientError
 
@@ -77,6 +82,8 @@ class Account:
                 self._answers[key] = explain(exc, action, region)
         answer = self._answers[key]
         if isinstance(answer, AwsCallError):
+            if answer.code in UNREACHABLE:
+                self._unreachable[endpoint] = answer
             raise answer
         return answer
 

@@ -201,10 +201,10 @@ def pricing_client(profile: str | None = None) -> Callable[[], Any]:
 
             try:
                 clients = Clients(profile)
+                if not clients.has_credentials():
+                    raise AwsCallError("pricing:GetProducts", NO_CREDENTIALS, "NoCredentials")
             except BotoCoreError as exc:
                 raise explain(exc, "pricing:GetProducts", PRICING_REGION) from None
-            if not clients.has_credentials():
-                raise AwsCallError("pricing:GetProducts", NO_CREDENTIALS, "NoCredentials")
             made.append(clients.client("pricing", PRICING_REGION))
         return made[0]
 
