@@ -382,12 +382,7 @@ def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
 def load_stack(file: str) -> Stack:
     """Read one `Pulumi.<stack>.yaml` file."""
     name = stack_name(file) or os.path.splitext(os.path.basename(file))[0]
-    try:
-        with open(file, "rb") as fh:
-            raw = fh.read(yamlload.MAX_BYTES + 1)
-    except OSError as exc:
-        raise InputError([Problem(file, None, "", f"cannot read: {exc.strerror or exc}")]) from None
-    data, lines = yamlload.load(raw, file)
+    data, lines = yamlload.load_path(file)
     return parse_stack(data, lines, file, name)
 
 
