@@ -96,13 +96,18 @@ class Account:
 
         return self._ask(("offerings", region, instance_type), "ec2:DescribeInstanceTypeOfferings", region, call)
 
-    def instance_type(self, region: str, instance_type: str) -> dict[str, Any] | None:
-        """DescribeInstanceTypes' record for one type, or None when the region does not know it."""
+    def _one(self, region: str, action: str, method: str, ids: str, results: str, ident: str) -> dict[str, Any] | None:
+        """The single record an EC2 Describe* call returns for one id, or None when it does not exist."""
         def call() -> dict[str, Any] | None:
-            found = self._client("ec2", region).describe_instance_types(InstanceTypes=[instance_type]).get("InstanceTypes", [])
+            found = getattr(self._client("ec2", region), method)(**{ids: [ident]}).get(results, [])
             return found[0] if found else None
 
-        return self._ask(("type", region, instance_type), "ec2:DescribeInstanceTypes", region, call)
+        return self._ask((method, region, ident), action, region, call)
+
+    def instance_type(self, region: str, instance_type: str) -> dict[str, Any] | None:
+        """DescribeInstanceTypes' record for one type, or None when the region does not know it."""
+        return self._one(region, "ec2:DescribeInstanceTypes", "describe_instance_types", "InstanceTypes",
+                         "InstanceTypes", instance_type)
 
     def quota(self, region: str, code: str) -> Quota:
         """The applied value of an EC2 quota, else its AWS default (GetServiceQuota answers only changed quotas)."""
@@ -128,23 +133,11 @@ class Account:
         return self._ask(("default-quota", region, code), "servicequotas:GetAWSDefaultServiceQuota", region, default)
 
     def reservation(self, region: str, reservation_id: str) -> dict[str, Any] | None:
-        def call() -> dict[str, Any] | None:
-            found = self._client("ec2", region).describe_capacity_reservations(
-                CapacityReservationIds=[reservation_id]).get("CapacityReservations", [])
-            return found[0] if found else None
-
-        return self._ask(("reservation", region, reservation_id), "ec2:DescribeCapacityReservations", region, call)
+        return self._one(region, "ec2:DescribeCapacityReservations", "describe_capacity_reservations",
+                         "CapacityReservationIds", "CapacityReservations", reservation_id)
 
     def vpc(self, region: str, vpc_id: str) -> dict[str, Any] | None:
-        def call() -> dict[str, Any] | None:
-            found = self._client("ec2", region).describe_vpcs(VpcIds=[vpc_id]).get("Vpcs", [])
-            return found[0] if found else None
-
-        return self._ask(("vpc", region, vpc_id), "ec2:DescribeVpcs", region, call)
+        return self._one(region, "ec2:DescribeVpcs", "describe_vpcs", "VpcIds", "Vpcs", vpc_id)
 
     def subnet(self, region: str, subnet_id: str) -> dict[str, Any] | None:
-        def call() -> dict[str, Any] | None:
-            found = self._client("ec2", region).describe_subnets(SubnetIds=[subnet_id]).get("Subnets", [])
-            return found[0] if found else None
-
-        return self._ask(("subnet", region, subnet_id), "ec2:DescribeSubnets", region, call)
+        return self._one(region, "ec2:DescribeSubnets", "describe_subnets", "SubnetIds", "Subnets", subnet_id)
