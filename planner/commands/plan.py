@@ -16,6 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
     p.add_argument("--suppress", action="append", default=[], metavar="RULE", help="suppress a rule (repeatable)")
+    p.add_argument("--program", metavar="DIR", help="plan the clusters a Pulumi program in DIR declares (offline, with Pulumi mocks)")
+    p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     p.set_defaults(run=run)
 
@@ -24,7 +26,12 @@ def run(args: argparse.Namespace) -> int:
     from planner.parse import load_stacks
     from planner.pipeline import PlanOptions, exit_code, plan_stacks
 
-    stacks = load_stacks(args.paths or ["stacks"])
+    if args.program or args.stack:
+        from planner.programs import stacks_for_cli
+
+        stacks = stacks_for_cli(args.program, args.stack, args.paths)
+    else:
+        stacks = load_stacks(args.paths or ["stacks"])
     plans = plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress)))
     text = render(plans, args.format)
     write(text, args.output)
