@@ -14,7 +14,7 @@ import os
 import runpy
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import pulumi
 import yaml
@@ -76,7 +76,7 @@ def load(directory: str) -> Program:
     entry = os.path.join(main, "__main__.py") if os.path.isdir(main) else main
     if not os.path.isfile(entry):
         raise InputError([Problem(project_file, None, "main", f"no Python program at {entry}")])
-    config_dir = os.path.join(directory, str(data.get("stackConfigDir") or "."))
+    config_dir = os.path.abspath(os.path.join(directory, str(data.get("stackConfigDir") or ".")))
     return Program(directory, data["name"], main, config_dir)
 
 
@@ -94,8 +94,8 @@ class OfflineMocks(pulumi.runtime.Mocks):
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         return f"{args.name}-id", dict(args.inputs)
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], None]:
-        return {}, None
+    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+        return {}
 
 
 def run(program: Program, stack: str, mocks: pulumi.runtime.Mocks) -> None:
@@ -103,21 +103,28 @@ def run(program: Program, stack: str, mocks: pulumi.runtime.Mocks) -> None:
 
     Raises whatever the program raises; `ClusterInputError` keeps its problems.
     """
-    from pulumi.runtime.stack import run_pulumi_func
-    from pulumi.runtime.sync_await import _sync_await
-
-    config = program.config(stack)
-    pulumi.runtime.set_mocks(mocks, project=program.name, stack=stack, preview=False)
-    pulumi.runtime.set_all_config(config)
     directory = os.path.abspath(program.directory)
     old_cwd, old_path = os.getcwd(), list(sys.path)
     os.chdir(directory)  # as the Pulumi language host does
     sys.path.insert(0, directory)
     try:
-        _sync_await(run_pulumi_func(lambda: runpy.run_path(program.main, run_name="__main__")))
+        run_with_mocks(lambda: runpy.run_path(program.main, run_name="__main__"), mocks,
+                       program.config(stack), project=program.name, stack=stack)
     finally:
         os.chdir(old_cwd)
         sys.path[:] = old_path
+
+
+def run_with_mocks(declare: Callable[[], Any], mocks: pulumi.runtime.Mocks, config: dict[str, str] | None = None,
+                   project: str = "project", stack: str = "stack") -> None:
+    """Call `declare` (code that creates Pulumi resources) under fresh mocks and config,
+    then wait for every outstanding registration, as `pulumi up` would; re-raise its error."""
+    from pulumi.runtime.stack import run_pulumi_func
+    from pulumi.runtime.sync_await import _sync_await
+
+    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False)
+    pulumi.runtime.set_all_config(dict(config or {}))
+    _sync_await(run_pulumi_func(declare))
 
 
 def declared_stacks(directory: str, stack: str) -> list[Stack]:
