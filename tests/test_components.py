@@ -40,7 +40,9 @@ FSX = "aws:fsx/lustreFileSystem:LustreFileSystem"
 
 
 @pytest.fixture(autouse=True)
-def aws():
+def aws(monkeypatch: pytest.MonkeyPatch):
+    """A fresh moto account per test; no public AMIs (the templates resolve theirs via SSM)."""
+    monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
     registry.reset()
     with mock_aws():
         yield
@@ -275,8 +277,20 @@ def test_invalid_topology_raises_before_any_resource(case: str) -> None:
     with pytest.raises(error) as info:
         run(declare, mocks)
     assert mocks.resources == []
-    assert [v for v in ec2("us-east-2").describe_vpcs()["Vpcs"] if not v["IsDefault"]] == []
     assert str(info.value)
+
+
+def test_rejected_program_creates_nothing_in_aws(tmp_path) -> None:  # noqa: ANN001
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text("name: bad\nruntime: python\nmain: program.py\n")
+    (project / "program.py").write_text((ROOT / "planner" / "program" / "__main__.py").read_text())
+    (project / "Pulumi.odd.yaml").write_text(
+        "config:\n  aws:region: us-east-2\n  bad:unused: 1\n  planner:cluster:\n    availability_zone: us-east-2b\n"
+        "    node_groups:\n      - {name: u, instance_type: trn2u.48xlarge, count: 6, purchase: capacity-block}\n")
+    with pytest.raises(ClusterRejected):
+        deploy(str(project), "odd")
+    assert [v for v in ec2("us-east-2").describe_vpcs()["Vpcs"] if not v["IsDefault"]] == []
 
 
 def test_rejection_message_lists_the_findings() -> None:

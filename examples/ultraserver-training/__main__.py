@@ -20,8 +20,11 @@ role = aws.iam.Role("node", assume_role_policy=json.dumps({
     "Version": "2012-10-17",
     "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
 }))
-aws.iam.RolePolicyAttachment("node-ssm", role=role.name,
-                             policy_arn="arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore")
+aws.iam.RolePolicy("node-checkpoints", role=role.name, policy=checkpoints.arn.apply(lambda arn: json.dumps({
+    "Version": "2012-10-17",
+    "Statement": [{"Effect": "Allow", "Action": ["s3:ListBucket", "s3:GetObject", "s3:PutObject"],
+                   "Resource": [arn, f"{arn}/*"]}],
+})))
 profile = aws.iam.InstanceProfile("node", role=role.name)
 
 cluster = UltraServerCluster("pretrain", ClusterArgs(

@@ -21,7 +21,10 @@ outputs are their inputs plus a made-up id.
 
 Known moto limits worth knowing when asserting: instances launched by an Auto Scaling
 group do not carry the launch template's network interfaces or metadata options (assert
-on the launch template instead), and FSx accepts any capacity or throughput.
+on the launch template instead); FSx accepts any capacity or throughput, and its
+DescribeFileSystems answer has no security groups or import path (look at the recorded
+request in `resources[i].inputs`); AWS managed IAM policies exist only with
+`MOTO_IAM_LOAD_MANAGED_POLICIES=true` set before the account is created.
 """
 
 from __future__ import annotations
