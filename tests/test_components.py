@@ -17,6 +17,10 @@ from moto import mock_aws
 from planner import catalogue
 from planner.components import (
     AcceleratedCluster,
+    EfaNetwork,
+    EfaNetworkArgs,
+    LustreStorage,
+    LustreStorageArgs,
     ClusterArgs,
     ClusterInputError,
     ClusterRejected,
@@ -145,6 +149,7 @@ def test_bundled_stack_deploys_into_moto(stack_name: str) -> None:
     assert fs["SubnetIds"] == [subnet["SubnetId"]]
     # DescribeFileSystems does not return security groups: check the request moto received.
     assert only(mocks.of_type(FSX)).inputs["securityGroupIds"] == [lustre_sg["GroupId"]]
+    assert only(mocks.of_type(FSX)).inputs["fileSystemTypeVersion"] == "2.15"
     assert fs["LustreConfiguration"]["DeploymentType"] == lu.deployment_type
     assert fs["LustreConfiguration"].get("PerUnitStorageThroughput") == lu.per_unit_storage_throughput
     associations = mocks.of_type("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation")
@@ -321,3 +326,42 @@ def test_components_record_their_stack_for_plan_program() -> None:
         MotoMocks("us-east-2"))
     (stack,) = registry.declared()
     assert stack.name == "dev" and stack.cluster.node_groups[0].instance_type == "trn2.48xlarge"
+
+
+def test_spot_groups_use_a_mixed_instances_policy_and_the_template_has_no_market() -> None:
+    mocks = run(lambda: Trn2Cluster("s", ClusterArgs(availability_zone="us-east-2b", placement_group="none",
+                                                     node_groups=[NodeGroupArgs(name="t", count=2, purchase="spot")])),
+                MotoMocks("us-east-2"))
+    asg = only(boto3.client("autoscaling", region_name="us-east-2").describe_auto_scaling_groups()["AutoScalingGroups"])
+    policy = asg["MixedInstancesPolicy"]
+    assert policy["InstancesDistribution"]["OnDemandPercentageAboveBaseCapacity"] == 0
+    assert policy["LaunchTemplate"]["LaunchTemplateSpecification"]["LaunchTemplateId"] == only(mocks.of_type(LT)).id
+    assert "InstanceMarketOptions" not in template_data("us-east-2", only(mocks.of_type(LT)).id)
+
+
+def test_network_and_storage_on_their_own() -> None:
+    """Used without a cluster: EfaNetwork checks its AZ, LustreStorage plans its file system."""
+    def declare() -> None:
+        net = EfaNetwork("shared", EfaNetworkArgs(availability_zone="us-east-2a", placement_group=True))
+        LustreStorage("scratch", LustreStorageArgs(
+            lustre=LustreArgs("SCRATCH_2", 2400, availability_zone="us-east-2a"),
+            subnet_id=net.subnet_id, security_group_ids=[net.lustre_security_group_id]))
+
+    mocks = run(declare, MotoMocks("us-east-2"))
+    assert our_subnet("us-east-2")["AvailabilityZone"] == "us-east-2a"
+    assert only(mocks.of_type(FSX)).inputs["storageCapacity"] == 2400
+    (stack,) = registry.declared()  # the file system was planned (FSx rules), as a cluster is
+    assert stack.cluster.lustre.storage_capacity_gib == 2400 and stack.cluster.node_groups == ()
+    assert only(mocks.of_type("aws:ec2/placementGroup:PlacementGroup")).backend == "recorded"
+
+
+def test_network_and_storage_refuse_bad_input_before_registering() -> None:
+    for declare in (
+        lambda: EfaNetwork("n", EfaNetworkArgs(availability_zone="eu-west-1a")),
+        lambda: LustreStorage("l", LustreStorageArgs(lustre=LustreArgs("SCRATCH_3", 1200, availability_zone="us-east-2a"),
+                                                     subnet_id="subnet-0123456789abcdef0", security_group_ids=[])),
+    ):
+        mocks = MotoMocks("us-east-2")
+        with pytest.raises(ClusterInputError):
+            run(declare, mocks)
+        assert mocks.resources == []

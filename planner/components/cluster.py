@@ -116,11 +116,12 @@ class AcceleratedCluster(pulumi.ComponentResource):
             lt = aws.ec2.LaunchTemplate(f"{name}-{group.name}", opts=child,
                                         **launch_template_args(name, group, spec, args, self.network.subnet_id,
                                                                self.network.security_group_id))
+            version = lt.latest_version.apply(str)
             asg = aws.autoscaling.Group(
                 f"{name}-{group.name}",
                 min_size=group.count, max_size=group.count, desired_capacity=group.count,
                 vpc_zone_identifiers=[self.network.subnet_id],
-                launch_template={"id": lt.id, "version": lt.latest_version.apply(str)},
+                **_instances_source(group, lt.id, version),
                 placement_group=self.network.placement_group_name,
                 # Capacity Blocks start later than `pulumi up`: do not wait for instances.
                 wait_for_capacity_timeout="0" if group.purchase == "capacity-block" else None,
@@ -131,12 +132,24 @@ class AcceleratedCluster(pulumi.ComponentResource):
             self.auto_scaling_group_names[group.name] = asg.name
 
 
+def _instances_source(group: NodeGroup, template_id: pulumi.Input[str], version: pulumi.Input[str]) -> dict[str, Any]:
+    """Spot goes through a mixed instances policy (EC2 Auto Scaling's way to buy Spot, with
+    capacity-optimized allocation); other purchases launch the template as it is."""
+    if group.purchase != "spot":
+        return {"launch_template": {"id": template_id, "version": version}}
+    return {"mixed_instances_policy": {
+        "launch_template": {"launch_template_specification": {"launch_template_id": template_id, "version": version}},
+        "instances_distribution": {"on_demand_base_capacity": 0, "on_demand_percentage_above_base_capacity": 0,
+                                   "spot_allocation_strategy": "capacity-optimized"},
+    }}
+
+
 def launch_template_args(name: str, group: NodeGroup, spec: InstanceType, args: ClusterArgs,
                          subnet_id: pulumi.Input[str], efa_group: pulumi.Input[str]) -> dict[str, Any]:
     """The launch template of one node group, as keyword arguments of aws.ec2.LaunchTemplate."""
     image = images.default_for(spec.accelerator.vendor)
     extra = list(args.security_group_ids)
-    market = {"capacity-block": "capacity-block", "spot": "spot"}.get(group.purchase)
+    market = "capacity-block" if group.purchase == "capacity-block" else None  # spot: see _instances_source
     return {
         "image_id": args.image_id or image.image_id,
         "instance_type": group.instance_type,

@@ -2,8 +2,9 @@
 
 `planner plan --program` runs a Pulumi program under mocks and plans what is recorded
 here, so a program written in Python is planned exactly like a stack file. While
-`collecting()` is on, components record and stop instead of raising on error findings,
-so one run reports every cluster of the program.
+`collecting()` is on, components record their stack and carry on instead of raising on
+error findings (under mocks nothing is deployed), so one run reports every cluster of
+the program.
 """
 
 from __future__ import annotations

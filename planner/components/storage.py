@@ -47,6 +47,9 @@ class LustreStorage(pulumi.ComponentResource):
         fs = aws.fsx.LustreFileSystem(
             f"{name}-fs",
             deployment_type=lu.deployment_type,
+            # "2.15 is supported by all Lustre deployment types and is recommended for all new
+            # file systems" (FSx CreateFileSystem API reference); the default is still 2.10.
+            file_system_type_version="2.15",
             storage_capacity=lu.storage_capacity_gib,
             per_unit_storage_throughput=lu.per_unit_storage_throughput,
             subnet_ids=args.subnet_id,

@@ -223,6 +223,8 @@ def _auto_scaling_group(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tup
         t = i["launchTemplate"]
         kw["LaunchTemplate"] = {**({"LaunchTemplateId": t["id"]} if t.get("id") else {"LaunchTemplateName": t["name"]}),
                                 "Version": str(t.get("version") or "$Default")}
+    if i.get("mixedInstancesPolicy"):
+        kw["MixedInstancesPolicy"] = shapes.api(i["mixedInstancesPolicy"])
     for key, member in (("placementGroup", "PlacementGroup"), ("healthCheckType", "HealthCheckType"),
                         ("availabilityZones", "AvailabilityZones")):
         if i.get(key):
