@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import pulumi
-import yaml
 
+from planner import yamlload
 from planner.errors import InputError, Problem
 from planner.model import Stack
+from planner.yamlload import Lines
 
 CONFIG_FILES = ("Pulumi.yaml", "Pulumi.yml")
 
@@ -81,11 +82,30 @@ def load(directory: str) -> Program:
 
 
 def _read_yaml(path: str) -> Any:
+    return _read_yaml_lines(path)[0]
+
+
+def _read_yaml_lines(path: str) -> tuple[Any, Lines]:
+    """A YAML file through the planner's loader (size and alias limits, line numbers)."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return yaml.safe_load(fh)
-    except (OSError, yaml.YAMLError) as exc:
-        raise InputError([Problem(path, None, "", f"cannot read: {_one_line(exc)}")]) from None
+        with open(path, "rb") as fh:
+            raw = fh.read(yamlload.MAX_BYTES + 1)
+    except OSError as exc:
+        raise InputError([Problem(path, None, "", f"cannot read: {exc.strerror or exc}")]) from None
+    return yamlload.load(raw, path)
+
+
+def stack_source(stack: str, directory: str = ".") -> tuple[str, Lines | None]:
+    """The stack's config file (relative to the working directory) and its line numbers,
+    so findings raised inside a running program point at the same file and line as
+    `planner plan` does; (`Pulumi.<stack>.yaml`, None) when the file cannot be found."""
+    try:
+        path = load(directory).stack_file(stack)
+        if path is not None:
+            return os.path.relpath(path), _read_yaml_lines(path)[1]
+    except InputError:
+        pass
+    return f"Pulumi.{stack}.yaml", None
 
 
 class OfflineMocks(pulumi.runtime.Mocks):

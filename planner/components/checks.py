@@ -19,6 +19,7 @@ from planner.findings import Finding
 from planner.model import Stack
 from planner.parse import parse_cluster
 from planner.pipeline import StackPlan, plan_stack
+from planner.yamlload import Lines
 
 from planner.components import registry
 
@@ -36,14 +37,15 @@ class ClusterRejected(pulumi.RunError):
 
     def __init__(self, label: str, errors: Sequence[Finding]):
         self.findings = list(errors)
-        lines = [f"{label}: planner found {len(errors)} error(s); nothing was deployed:"]
+        lines = [f"{label}: planner found {len(errors)} error(s), nothing was deployed:"]
         for f in errors:
             where = f"{f.file}:{f.line}" if f.line else f.file
             lines.append(f"  {where}: error [{f.rule}] {f.message}")
         super().__init__("\n".join(lines))
 
 
-def stack_from_config(name: str, mapping: Any, region: str, file: str, lustre_only: bool = False) -> Stack:
+def stack_from_config(name: str, mapping: Any, region: str, file: str, lustre_only: bool = False,
+                      lines: Lines | None = None) -> Stack:
     """Parse a `planner:cluster` mapping into a Stack, or raise ClusterInputError.
 
     `lustre_only` plans a file system used without a cluster: the schema requires node
@@ -54,12 +56,12 @@ def stack_from_config(name: str, mapping: Any, region: str, file: str, lustre_on
         placeholder = {"name": "placeholder", "instance_type": min(_catalogue.load().instance_types), "count": 1}
         mapping = dict(mapping, node_groups=[placeholder])
     try:
-        cluster = parse_cluster(mapping, region, file=file)
+        cluster = parse_cluster(mapping, region, file=file, lines=lines)
     except InputError as exc:
         raise ClusterInputError(exc.problems) from None
     if lustre_only:
         cluster = replace(cluster, node_groups=())
-    return Stack(name, file, region, cluster)
+    return Stack(name, file, region, cluster, lines or {})
 
 
 def stack_region(region: str | None, file: str) -> str:

@@ -20,6 +20,7 @@ from planner import catalogue as _catalogue
 from planner.catalogue import InstanceType
 from planner.errors import Problem
 from planner.model import NodeGroup, Stack
+from planner.yamlload import Lines
 
 from planner.components import checks, images
 from planner.components.args import ClusterArgs, NodeGroupArgs
@@ -43,15 +44,16 @@ class AcceleratedCluster(pulumi.ComponentResource):
     auto_scaling_group_names: dict[str, pulumi.Output[str]]
 
     def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None, *,
-                 source: str | None = None):
-        """`source` names the declaration in messages and reports (default: `Type('name')`)."""
-        label = source or f"{type(self).__name__}({name!r})"
+                 source: str | None = None, lines: Lines | None = None):
+        """`source` (and `lines`) name the declaration in findings (default: `Type('name')`)."""
+        label = f"{type(self).__name__}({name!r})"
+        file = source or label
         args = self._with_instance_type(args)
-        region = checks.stack_region(args.region, label)
-        self.stack = checks.stack_from_config(name, args.to_config(), region, label)
-        self._check_types(self.stack, label)
+        region = checks.stack_region(args.region, file)
+        self.stack = checks.stack_from_config(name, args.to_config(), region, file, lines=lines)
+        self._check_types(self.stack, file)
         plan = checks.plan_or_stop(label, self.stack)
-        _check_buildable(self.stack, label)
+        _check_buildable(self.stack, file)
 
         super().__init__(self.TYPE, name, None, opts)
         self.summary = pulumi.Output.from_input(plan.summary)

@@ -9,14 +9,17 @@ for the accelerator) and `planner:instanceProfile`.
 import pulumi
 
 from planner.components import from_config
+from planner.programs import stack_source
 
 config = pulumi.Config("planner")
 stack = pulumi.get_stack()
+file, lines = stack_source(stack)  # findings point at the stack file's lines, as `planner plan`'s do
 cluster = from_config(
     stack,
     config.require_object("cluster"),
     pulumi.Config("aws").require("region"),
-    file=f"Pulumi.{stack}.yaml",
+    file=file,
+    lines=lines,
     image_id=config.get("imageId"),
     instance_profile=config.get("instanceProfile"),
 )
