@@ -365,3 +365,13 @@ def test_network_and_storage_refuse_bad_input_before_registering() -> None:
         with pytest.raises(ClusterInputError):
             run(declare, mocks)
         assert mocks.resources == []
+
+
+@pytest.mark.parametrize("stack_name", ["trn2-dev", "ultraserver-prod", "p5en-train"])
+def test_args_round_trip_the_declared_topology(stack_name: str) -> None:
+    """from_config goes mapping -> model -> ClusterArgs -> mapping: nothing added or lost."""
+    from planner.parse import parse_cluster
+
+    parsed = parse_cluster(_raw_cluster(stack_name), "us-east-1" if stack_name == "p5en-train" else "us-east-2")
+    again = parse_cluster(ClusterArgs.from_model(parsed).to_config(), "us-east-1" if stack_name == "p5en-train" else "us-east-2")
+    assert again == parsed

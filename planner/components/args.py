@@ -10,16 +10,26 @@ profile, root volume) are not part of the topology and are never planned.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, TypeVar
 
 import pulumi
 
 from planner.model import Cluster, Lustre, NodeGroup
 
+T = TypeVar("T")
+
 
 def _plain(value: Any) -> bool:
     """Known at plan time: a plain value, not a Pulumi Output of another resource."""
     return not isinstance(value, pulumi.Output)
+
+
+def _declared_only(cls: type[T], model: Any, always: tuple[str, ...]) -> T:
+    """Args from a parsed model record: `always` fields, plus the others the user declared
+    (defaults the parser filled in stay undeclared, so rules see the same intent)."""
+    declared = getattr(model, "declared", frozenset())
+    return cls(**{f.name: getattr(model, f.name) for f in fields(cls)  # type: ignore[arg-type]
+                  if f.name in always or f.name in declared})
 
 
 def _mapping(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -44,18 +54,7 @@ class NodeGroupArgs:
     @classmethod
     def from_model(cls, g: NodeGroup) -> "NodeGroupArgs":
         """Back from the parsed model, keeping only the keys the user declared (rules look at intent)."""
-        d = g.declared
-        return cls(
-            name=g.name,
-            instance_type=g.instance_type,
-            count=g.count if "count" in d else None,
-            ultraservers=g.ultraservers if "ultraservers" in d else None,
-            purchase=g.purchase if "purchase" in d else None,
-            efa=g.efa if "efa" in d else None,
-            availability_zone=g.availability_zone if "availability_zone" in d else None,
-            public_ip=g.public_ip if "public_ip" in d else None,
-            capacity_reservation_id=g.capacity_reservation_id,
-        )
+        return _declared_only(cls, g, always=("name", "instance_type", "capacity_reservation_id"))
 
 
 @dataclass(frozen=True)
@@ -72,15 +71,8 @@ class LustreArgs:
 
     @classmethod
     def from_model(cls, lu: Lustre) -> "LustreArgs":
-        d = lu.declared
-        return cls(
-            deployment_type=lu.deployment_type,
-            storage_capacity_gib=lu.storage_capacity_gib,
-            per_unit_storage_throughput=lu.per_unit_storage_throughput,
-            availability_zone=lu.availability_zone if "availability_zone" in d else None,
-            efa_enabled=lu.efa_enabled if "efa_enabled" in d else None,
-            s3_import_path=lu.s3_import_path,
-        )
+        return _declared_only(cls, lu, always=("deployment_type", "storage_capacity_gib",
+                                               "per_unit_storage_throughput", "s3_import_path"))
 
 
 @dataclass(frozen=True)
@@ -161,9 +153,8 @@ class ClusterArgs:
             placement_group=c.placement_group,
             lustre=None if c.lustre is None else LustreArgs.from_model(c.lustre),
             schedule_hours=None if c.schedule is None else c.schedule.hours,
-            workload=None if c.workload is None else WorkloadArgs(
-                c.workload.parameters, c.workload.tokens, c.workload.mfu,
-                c.workload.precision if "precision" in c.workload.declared else None),
+            workload=None if c.workload is None else _declared_only(WorkloadArgs, c.workload,
+                                                                    always=("parameters", "tokens", "mfu")),
             budget_total_usd=None if c.budget is None else c.budget.total_usd,
             budget_monthly_usd=None if c.budget is None else c.budget.monthly_usd,
             suppress=[SuppressArgs(s.rule, s.reason) for s in c.suppress],
