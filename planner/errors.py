@@ -25,5 +25,6 @@ class InputError(Exception):
     """Unusable input: the run stops before anything is written or deployed."""
 
     def __init__(self, problems: list[Problem]):
-        self.problems = list(problems)
+        # file then line order, as an editor shows them; stable, so same-line order is kept
+        self.problems = sorted(problems, key=lambda p: (p.file, p.line or 0))
         super().__init__("\n".join(str(p) for p in self.problems))

@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from planner import catalogue as _catalogue
+from planner import cost as _cost
 from planner import rules as _rules
+from planner.errors import InputError
 from planner.findings import Finding, at_least
 from planner.model import Stack
 from planner.summary import summarize
@@ -17,6 +19,7 @@ from planner.summary import summarize
 class PlanOptions:
     suppress: tuple[str, ...] = ()  # rule ids suppressed from the command line
     rule_options: dict[str, Any] = field(default_factory=dict)
+    price_book: _cost.PriceBook | None = None  # None: the built-in current book
 
 
 @dataclass(frozen=True)
@@ -24,7 +27,7 @@ class StackPlan:
     stack: Stack
     summary: dict[str, Any]
     findings: tuple[Finding, ...]
-    cost: Any = None  # planner.cost estimate (None until pricing is wired in)
+    cost: _cost.CostEstimate | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -38,9 +41,12 @@ class StackPlan:
 
 
 def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
+    problems = _rules.suppression_problems(stack, options.suppress)
+    if problems:
+        raise InputError(problems)
     cat = _catalogue.load()
     summary = summarize(stack.cluster, cat)
-    cost = None
+    cost = _cost.estimate(stack, options.price_book or _cost.load_price_book(None), cat)
     ctx = _rules.RuleContext(stack, cat, cost, options.rule_options)
     suppressed = set(options.suppress) | {s.rule for s in stack.cluster.suppress}
     findings = [f.suppress() if f.rule in suppressed else f for f in _rules.evaluate(ctx)]
@@ -49,6 +55,13 @@ def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
 
 
 def plan_stacks(stacks: Iterable[Stack], options: PlanOptions = PlanOptions()) -> list[StackPlan]:
+    """Plan every stack; unusable suppressions in any of them stop the run before any planning."""
+    stacks = list(stacks)
+    problems: list = []
+    for s in stacks:
+        problems += [p for p in _rules.suppression_problems(s, options.suppress) if p not in problems]
+    if problems:
+        raise InputError(problems)
     return [plan_stack(s, options) for s in stacks]
 
 

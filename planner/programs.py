@@ -82,17 +82,7 @@ def load(directory: str) -> Program:
 
 
 def _read_yaml(path: str) -> Any:
-    return _read_yaml_lines(path)[0]
-
-
-def _read_yaml_lines(path: str) -> tuple[Any, Lines]:
-    """A YAML file through the planner's loader (size and alias limits, line numbers)."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(yamlload.MAX_BYTES + 1)
-    except OSError as exc:
-        raise InputError([Problem(path, None, "", f"cannot read: {exc.strerror or exc}")]) from None
-    return yamlload.load(raw, path)
+    return yamlload.load_path(path)[0]
 
 
 def stack_source(stack: str, directory: str = ".") -> tuple[str, Lines | None]:
@@ -102,7 +92,7 @@ def stack_source(stack: str, directory: str = ".") -> tuple[str, Lines | None]:
     try:
         path = load(directory).stack_file(stack)
         if path is not None:
-            return os.path.relpath(path), _read_yaml_lines(path)[1]
+            return os.path.relpath(path), yamlload.load_path(path)[1]
     except InputError:
         pass
     return f"Pulumi.{stack}.yaml", None

@@ -78,7 +78,10 @@ def plan_or_stop(label: str, stack: Stack) -> StackPlan:
     Under `registry.collecting()` (planner plan --program) nothing is logged or raised:
     the caller reports the findings itself.
     """
-    plan = plan_stack(stack)
+    try:
+        plan = plan_stack(stack)
+    except InputError as exc:  # e.g. a suppression naming no rule
+        raise ClusterInputError(exc.problems) from None
     registry.record(stack)
     if registry.is_collecting():
         return plan

@@ -1,0 +1,213 @@
+"""The stack schema: valid stacks become the typed model; each kind of bad input is one clear line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.errors import InputError
+from planner.parse import load_stack, load_stacks, parse_cluster
+from tests.conftest import ROOT
+
+VALID = """
+availability_zone: us-east-2b
+node_groups:
+  - name: trainers
+    instance_type: trn2u.48xlarge
+    ultraservers: 4
+    purchase: capacity-block
+    capacity_reservation_id: cr-0123456789abcdef0
+  - name: eval
+    instance_type: trn2.48xlarge
+    count: 2
+    availability_zone: us-east-2b
+    efa: false
+placement_group: none
+lustre:
+  deployment_type: PERSISTENT_2
+  storage_capacity_gib: 4800
+  per_unit_storage_throughput: 250
+  s3_import_path: s3://bucket/prefix
+schedule:
+  hours: 336
+workload:
+  parameters: 70e9
+  tokens: 15e12
+  precision: fp8
+  mfu: 0.4
+budget:
+  total_usd: 300000
+suppress:
+  - rule: placement-group
+    reason: capacity blocks bring their own placement
+"""
+
+
+def problems_of(path: Path) -> list[str]:
+    with pytest.raises(InputError) as exc:
+        load_stack(str(path))
+    return [str(p) for p in exc.value.problems]
+
+
+def test_valid_stack_becomes_the_model(stack_file):
+    stack = load_stack(str(stack_file(VALID)))
+    c = stack.cluster
+    assert stack.name == "test" and stack.region == "us-east-2"
+    trainers, eval_ = c.node_groups
+    assert (trainers.count, trainers.ultraservers, trainers.purchase, trainers.efa) == (16, 4, "capacity-block", True)
+    assert trainers.capacity_reservation_id == "cr-0123456789abcdef0"
+    assert (eval_.count, eval_.efa, eval_.purchase, eval_.public_ip) == (2, False, "on-demand", False)
+    assert c.placement == "none"
+    assert c.lustre.deployment_type == "PERSISTENT_2" and c.lustre.availability_zone == "us-east-2b"
+    assert c.workload.parameters == 70e9 and c.workload.tokens == 15e12 and c.workload.precision == "fp8"
+    assert c.schedule.hours == 336 and c.budget.total_usd == 300000 and c.budget.monthly_usd is None
+    assert c.suppress[0].rule == "placement-group"
+
+
+def test_lines_point_at_values(stack_file):
+    path = stack_file(VALID)
+    stack = load_stack(str(path))
+    text = path.read_text().splitlines()
+    g = stack.cluster.node_groups[1]
+    line = stack.line(g.path + ("count",))
+    assert text[line - 1].strip() == "count: 2"
+    # a key that was not written points at its node group
+    assert text[stack.line(g.path + ("public_ip",)) - 1].strip() == "- name: eval"
+
+
+def test_defaults(stack_file):
+    stack = load_stack(str(stack_file("""
+availability_zone: us-east-1a
+node_groups:
+  - {name: gpus, instance_type: p5en.48xlarge, count: 4}
+""", region="us-east-1")))
+    g = stack.cluster.node_groups[0]
+    assert (g.purchase, g.efa, g.public_ip, g.availability_zone) == ("on-demand", True, False, "us-east-1a")
+    assert stack.cluster.placement == "cluster"  # on-demand EFA group
+    assert stack.cluster.lustre is None and stack.cluster.workload is None
+
+
+@pytest.mark.parametrize(
+    "snippet, expected",
+    [
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 0}",
+         ":6: planner:cluster.node_groups[0].count: expected a positive integer, got 0"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: -3}",
+         "count: expected a positive integer, got -3"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: two}",
+         "count: expected a positive integer, got 'two'"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn9.48xlarge, count: 1}",
+         "node_groups[0].instance_type: unknown instance type 'trn9.48xlarge'"),
+        ("availability_zone: us-west-2a\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}",
+         "availability_zone: expected an Availability Zone of us-east-2"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2u.48xlarge, count: 4, ultraservers: 1}",
+         "ultraservers: give either 'count' (instances) or 'ultraservers', not both"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, ultraservers: 1}",
+         "'ultraservers' applies to UltraServer types (trn2u.48xlarge), not trn2.48xlarge"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge}",
+         "node_groups[0]: missing required key 'count'"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1, cuont: 2}",
+         "node_groups[0].cuont: unknown key (did you mean 'count'?)"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1, efa: maybe}",
+         "efa: expected true or false, got 'maybe'"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1, purchase: reserved}",
+         "purchase: expected one of on-demand, capacity-block, spot, got 'reserved'"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\n  - {name: a, instance_type: trn2.48xlarge, count: 1}",
+         "duplicate node group name 'a'"),
+        ("availability_zone: us-east-2b\nnode_groups: []", "node_groups: expected a non-empty list of node groups"),
+        ("node_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}", "missing required key 'availability_zone'"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nlustre: {deployment_type: SCRATCH_3, storage_capacity_gib: 1200}",
+         "lustre.deployment_type: expected one of SCRATCH_1, SCRATCH_2, PERSISTENT_1, PERSISTENT_2, got 'SCRATCH_3'"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nworkload: {parameters: 7e9, tokens: 1e12, mfu: 1.5}",
+         "workload.mfu: expected a fraction of peak between 0 and 1"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nworkload: {parameters: 7e9, tokens: 1e12}",
+         "workload: missing required key 'mfu'"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nsuppress:\n  - {rule: placement-group}",
+         "suppress[0]: missing required key 'reason'"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nplacement_group: spread",
+         "placement_group: expected one of cluster, none, got 'spread'"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1, capacity_reservation_id: abc}",
+         "capacity_reservation_id: expected a capacity reservation id such as cr-0123456789abcdef0, got 'abc'"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nnetwork: {vpc_id: vpc-0123456789abcdef0}",
+         "network: missing required key 'subnet_id'"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nbudget: {total_usd: -5}",
+         "budget.total_usd: expected a positive number, got -5"),
+    ],
+)
+def test_each_kind_of_invalid_input_is_one_clear_line(stack_file, snippet, expected):
+    path = stack_file(snippet)
+    lines = problems_of(path)
+    assert any(expected in line for line in lines), lines
+    assert all(line.startswith(str(path)) for line in lines)
+
+
+def test_all_problems_reported_at_once_in_line_order(stack_file):
+    path = stack_file("""
+availability_zone: us-east-2b
+node_groups:
+  - {name: a, instance_type: trn2.48xlarge, count: -1}
+  - {name: b, instance_type: nope, count: 1}
+placement_group: maybe
+""")
+    lines = problems_of(path)
+    assert len(lines) == 3
+    assert [int(line.split(":")[1]) for line in lines] == sorted(int(line.split(":")[1]) for line in lines)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("config: [\n", "YAML syntax error"),
+        ("", "expected a mapping, got nothing"),
+        ("config:\n  aws:region: us-east-2\n", "missing required key 'planner:cluster'"),
+        ("config:\n  planner:cluster: {}\n", "missing required key 'aws:region'"),
+        ("config:\n  aws:region: mars-1\n  planner:cluster: {}\n", "aws:region: expected an AWS region such as us-east-2, got 'mars-1'"),
+        ("config:\n  aws:region: us-east-2\n  aws:region: us-east-1\n", "duplicate key 'aws:region'"),
+        ("a: &a [1,2]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
+         "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n", "refused"),
+    ],
+)
+def test_unusable_files(tmp_path, text, expected):
+    path = tmp_path / "Pulumi.x.yaml"
+    path.write_text(text)
+    lines = problems_of(path)
+    assert any(expected in line for line in lines), lines
+
+
+def test_binary_file_is_refused(tmp_path):
+    path = tmp_path / "Pulumi.bin.yaml"
+    path.write_bytes(b"\xff\xfe\x00junk")
+    assert "not UTF-8 text" in problems_of(path)[0]
+
+
+def test_anchors_and_merge_keys_are_read(stack_file):
+    stack = load_stack(str(stack_file("""
+availability_zone: us-east-2b
+node_groups:
+  - &base {name: a, instance_type: trn2.48xlarge, count: 2, purchase: on-demand}
+  - <<: *base
+    name: b
+""")))
+    assert [(g.name, g.count) for g in stack.cluster.node_groups] == [("a", 2), ("b", 2)]
+
+
+def test_parse_cluster_accepts_a_plain_mapping():
+    """Pulumi config and component args arrive as dicts without lines: same checks apply."""
+    cluster = parse_cluster({"availability_zone": "us-east-2b",
+                             "node_groups": [{"name": "a", "instance_type": "trn2u.48xlarge", "ultraservers": 2}]}, "us-east-2")
+    assert cluster.node_groups[0].count == 8
+    with pytest.raises(InputError) as exc:
+        parse_cluster({"availability_zone": "us-east-2b", "node_groups": [{"name": "a", "instance_type": "x", "count": 1}]},
+                      "us-east-2", file="Pulumi.dev.yaml")
+    assert str(exc.value.problems[0]).startswith("Pulumi.dev.yaml: planner:cluster.node_groups[0].instance_type: unknown")
+
+
+def test_trainium3_is_listed_but_not_declarable(stack_file):
+    lines = problems_of(stack_file("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn3u.48xlarge, count: 4}"))
+    assert "Trn3 UltraServer is announced but its EC2 instance type names are not confirmed" in lines[0]
+
+
+def test_bundled_stacks_are_valid():
+    stacks = load_stacks([str(ROOT / "stacks")])
+    assert {s.name for s in stacks} >= {"trn2-dev", "ultraserver-prod", "p5en-train"}
