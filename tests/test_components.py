@@ -126,6 +126,8 @@ def test_bundled_stack_deploys_into_moto(stack_name: str) -> None:
         assert data["InstanceMarketOptions"]["MarketType"] == "capacity-block"
     else:
         assert "InstanceMarketOptions" not in data
+    target = data.get("CapacityReservationSpecification", {}).get("CapacityReservationTarget", {})
+    assert target.get("CapacityReservationId") == group.capacity_reservation_id
 
     asg = only(boto3.client("autoscaling", region_name=region).describe_auto_scaling_groups()["AutoScalingGroups"])
     assert (asg["MinSize"], asg["MaxSize"], asg["DesiredCapacity"]) == (group.count,) * 3
