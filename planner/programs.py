@@ -13,8 +13,9 @@ import json
 import os
 import runpy
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pulumi
 

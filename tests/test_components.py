@@ -12,19 +12,20 @@ from typing import Any
 import boto3
 import pulumi
 import pytest
+from conftest import ROOT
 from moto import mock_aws
 
 from planner import catalogue
 from planner.components import (
     AcceleratedCluster,
-    EfaNetwork,
-    EfaNetworkArgs,
-    LustreStorage,
-    LustreStorageArgs,
     ClusterArgs,
     ClusterInputError,
     ClusterRejected,
+    EfaNetwork,
+    EfaNetworkArgs,
     LustreArgs,
+    LustreStorage,
+    LustreStorageArgs,
     NodeGroupArgs,
     P5enCluster,
     Trn2Cluster,
@@ -36,8 +37,6 @@ from planner.findings import Finding
 from planner.parse import load_stack
 from planner.pipeline import plan_stack
 from planner.testing import MotoMocks, deploy, run
-
-from conftest import ROOT
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 FSX = "aws:fsx/lustreFileSystem:LustreFileSystem"
@@ -243,12 +242,9 @@ def test_efa_enabled_lustre_and_scratch_import_path() -> None:
     systems = {s["Tags"][0]["Value"]: s for s in boto3.client("fsx", region_name="us-east-2").describe_file_systems()["FileSystems"]}
     efa_fs = systems["efa-lustre-fs"]["LustreConfiguration"]
     assert efa_fs["EfaEnabled"] is True and efa_fs["MetadataConfiguration"] == {"Mode": "AUTOMATIC"}
-    efa_group = [g for g in mocks.of_type("aws:ec2/securityGroup:SecurityGroup") if g.name == "efa-network-efa"][0]
-    requested = [r for r in mocks.of_type(FSX) if r.name == "efa-lustre-fs"][0].inputs["securityGroupIds"]
-    assert efa_group.id in requested
+    assert mocks.named("efa-network-efa").id in mocks.named("efa-lustre-fs").inputs["securityGroupIds"]
     # DescribeFileSystems reports import paths elsewhere than moto keeps them: check the request.
-    scratch = [r for r in mocks.of_type(FSX) if r.name == "scratch-lustre-fs"][0]
-    assert scratch.inputs["importPath"] == "s3://bucket/prefix"
+    assert mocks.named("scratch-lustre-fs").inputs["importPath"] == "s3://bucket/prefix"
     assert systems["scratch-lustre-fs"]["LustreConfiguration"]["DeploymentType"] == "SCRATCH_2"
     assert not mocks.of_type("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation")
 
@@ -287,7 +283,7 @@ def test_invalid_topology_raises_before_any_resource(case: str) -> None:
     assert str(info.value)
 
 
-def test_rejected_program_creates_nothing_in_aws(tmp_path) -> None:  # noqa: ANN001
+def test_rejected_program_creates_nothing_in_aws(tmp_path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     (project / "Pulumi.yaml").write_text("name: bad\nruntime: python\nmain: program.py\n")
@@ -311,7 +307,7 @@ def test_rejection_message_lists_the_findings() -> None:
 def test_warnings_go_to_pulumi_log(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     from planner.components import checks
 
-    def with_warning(stack):  # noqa: ANN001, ANN202 - the pipeline's signature
+    def with_warning(stack):
         plan = plan_stack(stack)
         warning = Finding("example-warning", "warning", "a warning the planner found", stack.file)
         return type(plan)(plan.stack, plan.summary, plan.findings + (warning,), plan.cost)

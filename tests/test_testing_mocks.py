@@ -8,12 +8,11 @@ import boto3
 import pulumi
 import pulumi_aws as aws
 import pytest
+from conftest import ROOT
 from moto import mock_aws
 
 from planner.components import registry
 from planner.testing import MotoMocks, deploy, run
-
-from conftest import ROOT
 
 ASSUME_EC2 = json.dumps({"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
@@ -83,7 +82,7 @@ def test_set_mocks_directly_with_pulumi_test() -> None:
     pulumi.runtime.set_mocks(mocks, preview=False)
 
     @pulumi.runtime.test
-    def check():  # noqa: ANN202
+    def check():
         bucket = aws.s3.Bucket("data")
         return bucket.arn.apply(lambda arn: arn == "arn:aws:s3:::data" or pytest.fail(arn))
 

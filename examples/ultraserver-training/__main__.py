@@ -11,7 +11,12 @@ import json
 import pulumi
 import pulumi_aws as aws
 
-from planner.components import ClusterArgs, LustreArgs, NodeGroupArgs, UltraServerCluster
+from planner.components import (
+    ClusterArgs,
+    LustreArgs,
+    NodeGroupArgs,
+    UltraServerCluster,
+)
 
 config = pulumi.Config()
 

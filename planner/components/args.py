@@ -9,8 +9,9 @@ profile, root volume) are not part of the topology and are never planned.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import pulumi
 
@@ -52,7 +53,7 @@ class NodeGroupArgs:
     capacity_reservation_id: str | None = None
 
     @classmethod
-    def from_model(cls, g: NodeGroup) -> "NodeGroupArgs":
+    def from_model(cls, g: NodeGroup) -> NodeGroupArgs:
         """Back from the parsed model, keeping only the keys the user declared (rules look at intent)."""
         return _declared_only(cls, g, always=("name", "instance_type", "capacity_reservation_id"))
 
@@ -70,7 +71,7 @@ class LustreArgs:
         return _mapping(self)
 
     @classmethod
-    def from_model(cls, lu: Lustre) -> "LustreArgs":
+    def from_model(cls, lu: Lustre) -> LustreArgs:
         return _declared_only(cls, lu, always=("deployment_type", "storage_capacity_gib",
                                                "per_unit_storage_throughput", "s3_import_path"))
 
@@ -145,7 +146,7 @@ class ClusterArgs:
         return out
 
     @classmethod
-    def from_model(cls, c: Cluster, **deployment: Any) -> "ClusterArgs":
+    def from_model(cls, c: Cluster, **deployment: Any) -> ClusterArgs:
         """Args declaring a parsed cluster (from_config's path), plus deployment-only fields."""
         return cls(
             availability_zone=c.availability_zone,

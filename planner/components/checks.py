@@ -8,20 +8,20 @@ raise `ClusterInputError`, which carries the same `Problem`s.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any
 
 import pulumi
 
 from planner import catalogue as _catalogue
+from planner.components import registry
 from planner.errors import InputError, Problem
 from planner.findings import Finding
 from planner.model import Stack
 from planner.parse import parse_cluster
 from planner.pipeline import StackPlan, plan_stack
 from planner.yamlload import Lines
-
-from planner.components import registry
 
 
 class ClusterInputError(pulumi.RunError):

@@ -18,14 +18,13 @@ import pulumi_aws as aws
 
 from planner import catalogue as _catalogue
 from planner.catalogue import InstanceType
+from planner.components import checks, images
+from planner.components.args import ClusterArgs
+from planner.components.network import EfaNetwork, EfaNetworkArgs
+from planner.components.storage import LustreStorage, LustreStorageArgs
 from planner.errors import Problem
 from planner.model import NodeGroup, Stack
 from planner.yamlload import Lines
-
-from planner.components import checks, images
-from planner.components.args import ClusterArgs, NodeGroupArgs
-from planner.components.network import EfaNetwork, EfaNetworkArgs
-from planner.components.storage import LustreStorage, LustreStorageArgs
 
 
 class AcceleratedCluster(pulumi.ComponentResource):

@@ -7,9 +7,14 @@ from typing import Any
 import pulumi
 
 from planner.components import checks
-from planner.yamlload import Lines
 from planner.components.args import ClusterArgs
-from planner.components.cluster import AcceleratedCluster, P5enCluster, Trn2Cluster, UltraServerCluster
+from planner.components.cluster import (
+    AcceleratedCluster,
+    P5enCluster,
+    Trn2Cluster,
+    UltraServerCluster,
+)
+from planner.yamlload import Lines
 
 _BY_TYPE: dict[str, type[AcceleratedCluster]] = {
     cls.INSTANCE_TYPE: cls for cls in (Trn2Cluster, UltraServerCluster, P5enCluster) if cls.INSTANCE_TYPE

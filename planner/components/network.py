@@ -14,10 +14,9 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
+from planner.components import checks
 from planner.errors import Problem
 from planner.parse import az_in_region
-
-from planner.components import checks
 
 # FSx for Lustre: TCP 988 and 1018-1023 between clients and file servers.
 LUSTRE_PORTS: tuple[tuple[int, int], ...] = ((988, 988), (1018, 1023))

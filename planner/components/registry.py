@@ -9,8 +9,8 @@ the program.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from planner.model import Stack
 

@@ -9,8 +9,8 @@ security group, so it joins the cluster's EFA group as well as the Lustre one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import pulumi
 import pulumi_aws as aws

@@ -18,7 +18,8 @@ what is only recorded.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from planner.testing.mocks import MotoMocks, Registered
 

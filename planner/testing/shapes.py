@@ -7,7 +7,8 @@ tags are a map rather than a Key/Value list. These functions do that translation
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 # Keys whose Pulumi name differs from the EC2 API member after PascalCase.
 RENAMES = {"securityGroups": "Groups", "vpcSecurityGroupIds": "SecurityGroupIds"}
