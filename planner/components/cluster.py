@@ -11,6 +11,7 @@ anything; see `planner.components.checks`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import pulumi
@@ -79,8 +80,6 @@ class AcceleratedCluster(pulumi.ComponentResource):
         """Single-type components fill in their type where a node group leaves it out."""
         if self.INSTANCE_TYPE is None:
             return args
-        from dataclasses import replace
-
         groups = [g if g.instance_type else replace(g, instance_type=self.INSTANCE_TYPE) for g in args.node_groups]
         return replace(args, node_groups=groups)
 
