@@ -64,6 +64,7 @@ class MotoMocks(pulumi.runtime.Mocks):
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self._clients: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._account: str | None = None
 
     # --- what tests look at -------------------------------------------------------------
     def of_type(self, type_: str) -> list[Registered]:
@@ -83,7 +84,9 @@ class MotoMocks(pulumi.runtime.Mocks):
 
     @property
     def account(self) -> str:
-        return self.client("sts").get_caller_identity()["Account"]
+        if self._account is None:
+            self._account = self.client("sts").get_caller_identity()["Account"]
+        return self._account
 
     def arn(self, service: str, resource: str, region: bool = True) -> str:
         return f"arn:aws:{service}:{self.region if region else ''}:{self.account}:{resource}"
