@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         stacks = stacks_for_cli(args.program, args.stack, args.paths)
     else:
         stacks = load_stacks(args.paths or ["stacks"])
-    plans = plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress), price_book=book_from_args(args)))
+    plans = plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress), price_book=book_from_args(args, stacks)))
     text = render(plans, args.format)
     write(text, args.output)
     return exit_code(plans, args.fail_on)
