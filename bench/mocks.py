@@ -1,16 +1,18 @@
-"""`python -m bench.mocks STACK_FILE`: run the Pulumi program under mocks, print what it registered.
+"""`python -m bench.mocks STACK_FILE [--moto]`: run the Pulumi program under mocks, print what it registered.
 
-Runs the program that `Pulumi.yaml` names (as `pulumi up` would) with
-`pulumi.runtime.set_mocks`, so no Pulumi CLI, engine, credentials or network are needed,
-and prints one JSON line: the seconds the program took (pulumi already imported) and the
-resources it registered, by type. The benchmark runs it in its own process so that
-importing pulumi never weighs on the CLI figures.
+Runs the program that `Pulumi.yaml` names, with STACK_FILE's config, through
+`planner.programs` (the same runner `planner plan --program` and `planner.testing` use):
+no Pulumi CLI, engine, credentials or network. By default under offline mocks that
+count each registration (what the program and the Pulumi runtime cost); with `--moto`
+under `planner.testing.MotoMocks`, which also creates each resource in a moto account
+(what a test of the program costs). Prints one JSON line. The benchmark runs it in its
+own process so that importing pulumi never weighs on the CLI figures.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import runpy
 import sys
 import time
 from collections import Counter
@@ -18,69 +20,75 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
-import yaml
 
-from planner import parse, yamlload
+from planner import parse, programs
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-class CountingMocks(pulumi.runtime.Mocks):
-    """Registers every resource as created with its inputs as outputs, and counts them."""
+class CountingMocks(programs.OfflineMocks):
+    """Offline mocks (outputs are the inputs) that remember each registration's type."""
 
     def __init__(self) -> None:
         self.registered: list[tuple[str, bool]] = []
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         self.registered.append((args.typ, bool(args.custom)))
-        return f"{args.name}-id", dict(args.inputs)
-
-    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
-        return {}
+        return super().new_resource(args)
 
 
-def program_file(root: Path = ROOT) -> Path:
-    """The program `Pulumi.yaml` names: `main` (a folder's `__main__.py`, or a file)."""
-    project = yaml.safe_load((root / "Pulumi.yaml").read_text(encoding="utf-8"))
-    main = root / project.get("main", ".")
-    return main / "__main__.py" if main.is_dir() else main
+def program_for(stack_file: Path) -> programs.Program:
+    """The project's program, reading stack config from the folder STACK_FILE is in."""
+    return dataclasses.replace(programs.load(str(ROOT)), config_dir=str(stack_file.resolve().parent))
 
 
-def stack_config(stack_file: Path) -> dict[str, str]:
-    """The stack file's config as Pulumi hands it to a program: structured values as JSON."""
-    data, _ = yamlload.load(stack_file.read_bytes(), str(stack_file))
-    return {k: v if isinstance(v, str) else json.dumps(v) for k, v in data["config"].items()}
-
-
-def run(stack_file: Path) -> dict[str, Any]:
-    """Run the program for `stack_file` under counting mocks; what it registered and how long it took."""
-    mocks = CountingMocks()
-    name = parse.stack_name(stack_file.name) or stack_file.stem
-    pulumi.runtime.set_all_config(stack_config(stack_file))
-    pulumi.runtime.set_mocks(mocks, project="planner", stack=name, preview=False)
+def run(stack_file: Path, moto: bool = False) -> dict[str, Any]:
+    """Run the program for `stack_file`; what it registered, how long it took, or its error."""
+    program = program_for(stack_file)
+    stack = parse.stack_name(stack_file.name) or stack_file.stem
+    counting = CountingMocks()
+    moto_mocks = None
     error = None
-
-    @pulumi.runtime.test
-    def program() -> None:
-        runpy.run_path(str(program_file()), run_name="__main__")
-
     start = time.perf_counter()
     try:
-        program()
+        if moto:
+            from moto import mock_aws
+
+            from planner.testing import MotoMocks
+
+            with mock_aws():
+                moto_mocks = MotoMocks(program.config(stack).get("aws:region") or "us-east-1")
+                programs.run(program, stack, moto_mocks)
+        else:
+            programs.run(program, stack, counting)
     except Exception as exc:  # noqa: BLE001 - reported, not hidden: the benchmark prints it
-        error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        error = _root_cause(exc)
     seconds = time.perf_counter() - start
-    by_type = Counter(typ for typ, _ in mocks.registered)
+    if moto_mocks is not None:
+        registered = [(r.type, r.backend != "component") for r in moto_mocks.resources]
+    else:
+        registered = counting.registered
     return {
-        "program": str(program_file().relative_to(ROOT)),
+        "mocks": "moto" if moto else "offline",
+        "program": str(Path(program.main).relative_to(ROOT)),
         "program_s": round(seconds, 4),
-        "resources": len(mocks.registered),
-        "custom_resources": sum(1 for _, custom in mocks.registered if custom),
-        "component_resources": sum(1 for _, custom in mocks.registered if not custom),
-        "by_type": dict(sorted(by_type.items())),
+        "resources": len(registered),
+        "custom_resources": sum(1 for _, custom in registered if custom),
+        "component_resources": sum(1 for _, custom in registered if not custom),
+        "by_type": dict(sorted(Counter(typ for typ, _ in registered).items())),
         "error": error,
     }
 
 
+def _root_cause(exc: BaseException) -> str:
+    """The innermost exception, on one short line: Pulumi wraps a mock's failure in its own."""
+    seen = set()
+    while (exc.__cause__ or exc.__context__) is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:160]}"
+
+
 if __name__ == "__main__":
-    print(json.dumps(run(Path(sys.argv[1])), sort_keys=True))
+    print(json.dumps(run(Path(sys.argv[1]), moto="--moto" in sys.argv[2:]), sort_keys=True))

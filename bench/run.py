@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from bench import mocks as _mocks_module_name  # noqa: F401 - fail early if the runner is missing
 from bench import stacks, startup
 from bench.timing import ROOT, WORK, Sample, environment, python, side_by_side
 
@@ -31,6 +30,7 @@ LINEAR_GROWTH_MAX = 1.5  # per-stack time at one count over the previous count (
 COUNTS = (10, 100, 1000)
 CHIPS = 100_000
 _BUNDLED = "stacks"
+MOCKS_TIMEOUT_S = 600
 
 
 def machine() -> dict[str, Any]:
@@ -76,12 +76,16 @@ def _plan_exit(path: Path) -> int:
         return main(["plan", str(path), "--format", "json"])
 
 
-def _mocks(file: Path, runs: int, env: dict[str, str]) -> dict[str, Any]:
+def _mocks(file: Path, runs: int, env: dict[str, str], moto: bool = False) -> dict[str, Any]:
     """The program under mocks for one stack, `runs` times in fresh processes; medians."""
     outs, walls = [], []
     for _ in range(runs):
         start = time.perf_counter()
-        proc = subprocess.run(python("-m", MOCKS_MODULE, str(file)), cwd=ROOT, env=env, capture_output=True, text=True)
+        cmd = python("-m", MOCKS_MODULE, str(file), *(["--moto"] if moto else []))
+        try:
+            proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=MOCKS_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return {"error": f"timed out after {MOCKS_TIMEOUT_S} s"}
         walls.append(time.perf_counter() - start)
         if proc.returncode != 0:
             tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
@@ -94,6 +98,12 @@ def _mocks(file: Path, runs: int, env: dict[str, str]) -> dict[str, Any]:
     first["process_median_s"] = round(statistics.median(walls), 4)
     first["runs"] = runs
     return first
+
+
+def largest_valid(mocked: dict[str, dict[str, Any]]) -> str | None:
+    """The candidate with the most instances that plans without error findings and runs under mocks."""
+    valid = [k for k, v in mocked.items() if v.get("plan_exit") == 0 and not v.get("error")]
+    return max(valid, key=lambda k: (mocked[k]["instances"], k)) if valid else None
 
 
 def _target(id_: str, what: str, measured: Any, limit: str, ok: bool | None) -> dict[str, Any]:
@@ -141,17 +151,22 @@ def measure(runs: int, mock_runs: int, log: Callable[[str], None]) -> dict[str, 
         "ultracluster-1x16": stacks.ultracluster(CHIPS, groups=1),
     }
     mock_files: dict[str, tuple[Path, dict[str, int]]] = {}
+    bundled: list[str] = []
     for name, u in variants.items():
         f = WORK / "ultracluster" / f"Pulumi.{name}.yaml"
         f.write_text(u.text, encoding="utf-8")
         mock_files[name] = (f, u.describe())
     for f in sorted((ROOT / _BUNDLED).glob("Pulumi.*.yaml")):
         s = _load(f)
+        bundled.append(s.name)
         mock_files[s.name] = (f, {"instances": sum(g.count for g in s.cluster.node_groups), "node_groups": len(s.cluster.node_groups)})
     mocked = {}
     for name, (f, shape) in mock_files.items():
         mocked[name] = {**shape, "plan_exit": _plan_exit(f), **_mocks(f, mock_runs, env)}
-    results = _results(runs, mock_runs, deps, startup.heavy(plan_modules), proc, inproc, ultra, ultra_inproc, mocked)
+    moto_names = dict.fromkeys(n for n in (largest_valid(mocked), largest_valid({k: mocked[k] for k in bundled})) if n)
+    log(f"Pulumi program under moto-backed mocks: {', '.join(moto_names)} (one run each) ...")
+    moto = {n: {**mock_files[n][1], **_mocks(mock_files[n][0], 1, env, moto=True)} for n in moto_names}
+    results = _results(runs, mock_runs, deps, startup.heavy(plan_modules), proc, inproc, ultra, ultra_inproc, mocked, moto)
     results["machine"]["load_average_1m_at_start"] = load_at_start
     return results
 
@@ -164,15 +179,14 @@ def _load(f: Path):  # noqa: ANN202 - planner.model.Stack
 
 def _results(runs: int, mock_runs: int, deps: list[str], heavy: list[str], proc: dict[str, Sample],
              inproc: dict[int, Sample], ultra: stacks.Ultracluster, ultra_inproc: Sample,
-             mocked: dict[str, dict[str, Any]]) -> dict[str, Any]:
+             mocked: dict[str, dict[str, Any]], moto: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     ratio = proc["bundled"].median / proc["floor"].median
     per_stack = {n: inproc[n].median / n for n in COUNTS}
     # linear: the time per stack does not rise as the count does (a quadratic step would
     # multiply it by ten from one count to the next)
     growth = max(per_stack[b] / per_stack[a] for a, b in zip(COUNTS, COUNTS[1:]))
     thousand = proc[f"stacks-{COUNTS[-1]}"]
-    valid = [k for k, v in mocked.items() if v.get("plan_exit") == 0 and not v.get("error")]
-    largest = max(valid, key=lambda k: (mocked[k]["instances"], k)) if valid else None
+    largest = largest_valid(mocked)
     a, b, c = (mocked.get(k, {}) for k in ("ultracluster-100k", "ultracluster-98x1", "ultracluster-1x16"))
     counted = all("resources" in m and not m.get("error") for m in (a, b, c))
     grows_with_instances = None if not counted or a["resources"] == 0 else a["resources"] != b["resources"]
@@ -209,7 +223,7 @@ def _results(runs: int, mock_runs: int, deps: list[str], heavy: list[str], proc:
                          "in_process": ultra_inproc.to_json()},
         "many_stacks": {str(n): {"process": proc[f"stacks-{n}"].to_json(), "in_process": inproc[n].to_json(),
                                  "per_stack_ms": round(per_stack[n] * 1000, 3)} for n in COUNTS},
-        "pulumi_mocks": {"stacks": mocked, "largest_valid": largest},
+        "pulumi_mocks": {"stacks": mocked, "largest_valid": largest, "moto": moto or {}},
         "targets": targets,
     }
 
@@ -229,18 +243,20 @@ def table(r: dict[str, Any]) -> str:
         m = r["many_stacks"][n]
         rows.append((f"planner plan: {int(n):,} generated stacks", f"{m['process']['median_s']:.3f}",
                      f"in-process {m['per_stack_ms']:.2f} ms per stack"))
-    for name, m in r["pulumi_mocks"]["stacks"].items():
-        if m.get("error") and "resources" not in m:
-            rows.append((f"Pulumi program under mocks: {name}", "-", m["error"]))
-            continue
-        note = f"{m['resources']} resources for {m['instances']:,} instances in {m['node_groups']} groups"
-        note += f"; program {m['program_s']:.3f} s" + ("" if m["plan_exit"] == 0 else f"; plan exit {m['plan_exit']}")
-        note += f"; {m['error']}" if m.get("error") else ""
-        rows.append((f"Pulumi program under mocks: {name}", f"{m['process_median_s']:.3f}", note))
+    for kind, stacks_ in (("mocks", r["pulumi_mocks"]["stacks"]), ("moto-backed mocks", r["pulumi_mocks"]["moto"])):
+        for name, m in stacks_.items():
+            label = f"Pulumi program under {kind}: {name}"
+            if m.get("error") and "resources" not in m:
+                rows.append((label, "-", f"{m['instances']:,} instances in {m['node_groups']} groups; {m['error']}"))
+                continue
+            note = f"{m['resources']} resources for {m['instances']:,} instances in {m['node_groups']} groups"
+            note += f"; program {m['program_s']:.3f} s" + ("" if m.get("plan_exit", 0) == 0 else f"; plan exit {m['plan_exit']}")
+            note += f"; {m['error']}" if m.get("error") else ""
+            rows.append((label, f"{m['process_median_s']:.3f}", note))
     m = r["machine"]
     lines = [f"planner benchmarks, {r['date']}, {m['cpus']} CPUs ({m['cpu_model']}), Python {m['python']}, "
              f"load average {m.get('load_average_1m_at_start', '?')} at start, {m['load_average_1m_at_end']} at end; "
-             f"medians of {r['runs']} runs ({r['mock_runs']} under mocks)", ""]
+             f"medians of {r['runs']} runs ({r['mock_runs']} under mocks, 1 under moto)", ""]
     lines += grid(("measurement", "seconds", "notes"), rows, right=(1,))
     lines += ["", *grid(("target", "measured", "limit", "result"),
                         [(t["target"], json.dumps(t["measured"]), t["limit"], t["result"]) for t in r["targets"]])]

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 from bench import run, stacks
-from bench.mocks import program_file
 from bench.timing import ROOT, Sample
 from conftest import run_cli
 
@@ -61,12 +60,19 @@ def test_targets_report_a_miss_as_fail() -> None:
     assert {t["id"]: t["result"] for t in r["targets"]}["linear"] == "FAIL"
 
 
-def test_program_under_mocks_reports_what_it_registered() -> None:
-    """The runner executes the program Pulumi.yaml names, in its own process, and counts resources."""
-    assert program_file() == ROOT / "planner" / "program" / "__main__.py"
-    proc = subprocess.run([sys.executable, "-m", "bench.mocks", "stacks/Pulumi.ultraserver-prod.yaml"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
-    assert out["error"] is None
-    assert out["resources"] == out["custom_resources"] + out["component_resources"] == sum(out["by_type"].values())
+def test_program_under_mocks_registers_per_group_not_per_instance(tmp_path: Path) -> None:
+    """The runner executes the program Pulumi.yaml names in its own process and counts what it
+    registers: the same number of resources for 2 groups of 16 UltraServers as for 2 groups of 1."""
+    counts = []
+    for per_group in (16, 1):
+        path = tmp_path / f"Pulumi.us-{per_group}.yaml"
+        path.write_text(stacks.ultracluster(100_000, ultraservers_per_group=per_group, groups=2).text, encoding="utf-8")
+        proc = subprocess.run([sys.executable, "-m", "bench.mocks", str(path)], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert out["error"] is None and out["program"] == "planner/program"
+        assert out["resources"] == out["custom_resources"] + out["component_resources"] == sum(out["by_type"].values())
+        assert out["by_type"]["aws:autoscaling/group:Group"] == 2
+        counts.append(out["resources"])
+    assert counts[0] == counts[1]
