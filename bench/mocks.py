@@ -81,11 +81,11 @@ def run(stack_file: Path, moto: bool = False) -> dict[str, Any]:
 
 
 def _root_cause(exc: BaseException) -> str:
-    """The innermost exception, on one short line: Pulumi wraps a mock's failure in its own."""
+    """The exception Pulumi wrapped (`raise ... from`) around a mock's failure, on one short line."""
     seen = set()
-    while (exc.__cause__ or exc.__context__) is not None and id(exc) not in seen:
+    while exc.__cause__ is not None and id(exc) not in seen:
         seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+        exc = exc.__cause__
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text[:160]}"
 
