@@ -262,6 +262,33 @@ def test_random_price_book_files(workdir: Path, content: str) -> None:
     assert_clean(result, path)
 
 
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Pulumi project running planner's program, its stack config beside Pulumi.yaml."""
+    folder = tmp_path_factory.mktemp("project")
+    (folder / "Pulumi.yaml").write_text(f"name: fuzz\nruntime: python\nmain: {ROOT / 'planner' / 'program'}\n",
+                                        encoding="utf-8")
+    return folder
+
+
+@settings(PROPERTY, max_examples=8)
+@given(data=st.data())
+def test_mutated_stacks_through_the_pulumi_program(project: Path, data: st.DataObject) -> None:
+    """`planner plan --program DIR --stack NAME` runs the program under mocks: same contract."""
+    tree = yaml.safe_load(data.draw(st.sampled_from(BUNDLED), label="stack").read_text(encoding="utf-8"))
+    cluster = tree["config"]["planner:cluster"]
+    key = data.draw(st.sampled_from(sorted(cluster)), label="key")
+    cluster[key] = data.draw(VALUES, label="value")
+    path = project / "Pulumi.fuzz.yaml"
+    path.write_text(dump(tree), encoding="utf-8")
+    with hang_guard(60):
+        result = run_cli("plan", "--program", str(project), "--stack", "fuzz")
+    assert "Traceback" not in result.err and result.code in (0, 1, 2), result.err
+    if result.code == 2:
+        assert result.err and result.out == ""
+        assert all(_PROBLEM.match(line) for line in result.err.splitlines()), result.err
+
+
 # --- hostile documents, each refused quickly with a clean error ---------------------------
 
 def _laughs(levels: int, fan: int, kind: str) -> str:
