@@ -1,0 +1,206 @@
+"""The pack's policies: stack policies that plan the rebuilt cluster, resource policies for single resources.
+
+Enforcement follows the rules' severities: error findings are `mandatory` (they stop
+`pulumi up`), warning findings `advisory`. A stack policy has one enforcement level, so the
+topology's findings are split by severity into two policies, `planner-topology`
+(mandatory, errors) and `planner-topology-warnings` (advisory, warnings and what the pack
+could not see); each can be raised, lowered or disabled in the pack's config.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Mapping
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from planner import rules as _rules
+from planner.policy import resource_checks, security_groups
+from planner.policy.planning import (
+    Violation,
+    declared_cluster,
+    declared_suppressions,
+    describe,
+    findings_as_violations,
+    plan_resources,
+)
+from planner.policy.resources import Graph, dig, from_policy, plain
+
+TOPOLOGY = "planner-topology"
+TOPOLOGY_WARNINGS = "planner-topology-warnings"
+BUDGET = "planner-budget"
+EFA_SECURITY_GROUP = "planner-efa-security-group"
+EFA_INTERFACES = "planner-efa-interfaces"
+IMDSV2 = "planner-imdsv2"
+PUBLIC_IP = "planner-no-public-ip-multi-card"
+LUSTRE_VALUES = "planner-lustre-values"
+
+MONTH_HOURS = 730.0  # billing month, as in the cost estimate (shared/facts: "Billing months: 730 hours")
+BUDGET_RULE = "budget-exceeded"
+PRICE_UNKNOWN_RULE = "price-unknown"
+
+_LOCATION_SCHEMA: dict[str, dict[str, Any]] = {
+    "region": {"type": "string", "description": "AWS region, when no aws provider region is visible to the pack"},
+    "availabilityZone": {"type": "string", "description": "AZ for node groups whose subnets are not resources of the stack"},
+}
+
+
+def _suppress_schema() -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "string", "enum": sorted(_rules.registry())},
+            "description": "rule ids whose findings this policy does not report (as `planner plan --suppress`)"}
+
+
+def _report(violations: Iterable[Violation], report_violation: ReportViolation) -> None:
+    for v in violations:
+        report_violation(v.message, v.urn)
+
+
+# --- stack policies ------------------------------------------------------------------------
+
+def validate_topology(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Error findings of the rebuilt cluster, and input problems that keep it from being planned."""
+    outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared_cluster()))
+    _report(outcome.problems + findings_as_violations(outcome, ("error",)), report_violation)
+
+
+def validate_topology_warnings(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Warning findings, and what the pack had to assume or could not see (so nothing is silently skipped)."""
+    outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared_cluster()))
+    gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps]
+    config_problems = [p for p in outcome.problems if p.message.startswith("policy config")]
+    _report(config_problems + gaps + findings_as_violations(outcome, ("warning",)), report_violation)
+
+
+def validate_budget(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Price the rebuilt cluster for `hours` and hold it to `maxTotalUsd` / `maxMonthlyUsd`.
+
+    Without limits in the policy config, the stack's own `planner:cluster.budget` is used;
+    without `hours`, the stack's `schedule.hours`, else one billing month (730 h).
+    """
+    config = args.get_config()
+    declared = declared_cluster()
+    budget = {k: config[c] for k, c in (("total_usd", "maxTotalUsd"), ("monthly_usd", "maxMonthlyUsd")) if config.get(c) is not None}
+    if not budget:
+        declared_budget = dig(declared, "budget") if declared else None
+        if isinstance(declared_budget, Mapping):
+            budget = {k: declared_budget[k] for k in ("total_usd", "monthly_usd") if declared_budget.get(k) is not None}
+    if not budget:
+        return
+    hours = config.get("hours") or (dig(declared, "schedule", "hours") if declared else None) or MONTH_HOURS
+    outcome = plan_resources(args.resources, config, extra={"schedule": {"hours": hours}, "budget": budget})
+    if outcome.plan is None:
+        _report(outcome.problems, report_violation)
+        return
+    cost = outcome.plan.cost
+    if cost is None:
+        report_violation("the planner's cost estimate is not available in this version of planner; the budget cannot be checked", None)
+        return
+    from planner.report.cost_report import headline
+
+    estimate = cost.to_json()
+    for f in outcome.plan.findings:
+        if f.rule == BUDGET_RULE:
+            report_violation(f"{describe(f)} Estimate: {headline(estimate)}", outcome.rebuilt.urn_at(f.line))
+    if config.get("requireCompletePricing") and not estimate.get("complete"):
+        unknown = sorted({str(i.get("name") or i.get("resource")) for i in estimate.get("line_items", [])
+                          if i.get("unit_price_usd") is None})
+        report_violation(f"the estimate is incomplete (no price for: {', '.join(unknown) or 'some items'}), so it cannot "
+                         f"show the stack is within budget; add the prices with a price book or set requireCompletePricing "
+                         f"to false. Estimate: {headline(estimate)}", None)
+
+
+def validate_efa_security_groups(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    _report(security_groups.violations(Graph(from_policy(r) for r in args.resources)), report_violation)
+
+
+# --- resource policies ---------------------------------------------------------------------
+
+def _resource_validation(check: Callable[[str, Mapping[str, Any]], list[str]]) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
+    def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+        for message in check(args.resource_type, plain(args.props)):
+            report_violation(message, None)  # the engine attributes it to the resource validated
+
+    validate.__doc__ = check.__doc__
+    validate.__name__ = f"validate_{check.__name__}"
+    return validate
+
+
+topology = StackValidationPolicy(
+    name=TOPOLOGY,
+    description="The cluster read back from the stack's EC2, Auto Scaling and FSx resources passes planner's rules (error findings).",
+    validate=validate_topology,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    config_schema=PolicyConfigSchema({**_LOCATION_SCHEMA, "suppress": _suppress_schema()}),
+    remediation_steps="Run `planner plan` on the equivalent stack config, or fix the resource named in the violation.",
+)
+
+topology_warnings = StackValidationPolicy(
+    name=TOPOLOGY_WARNINGS,
+    description="The cluster read back from the stack's resources: planner's warning findings, and what the pack could not see.",
+    validate=validate_topology_warnings,
+    enforcement_level=EnforcementLevel.ADVISORY,
+    config_schema=PolicyConfigSchema({**_LOCATION_SCHEMA, "suppress": _suppress_schema()}),
+)
+
+budget = StackValidationPolicy(
+    name=BUDGET,
+    description="The cluster read back from the stack's resources, priced with planner's price book, stays within budget.",
+    validate=validate_budget,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    config_schema=PolicyConfigSchema({
+        "maxTotalUsd": {"type": "number", "exclusiveMinimum": 0, "description": "most the run may cost in USD over `hours`"},
+        "maxMonthlyUsd": {"type": "number", "exclusiveMinimum": 0, "description": "most the cluster may cost per 730-hour month"},
+        "hours": {"type": "number", "exclusiveMinimum": 0,
+                  "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, else 730)"},
+        "requireCompletePricing": {"type": "boolean", "default": False,
+                                   "description": "also fail when a price is unknown, since the total is then a lower bound"},
+        **_LOCATION_SCHEMA,
+    }),
+)
+
+efa_security_group = StackValidationPolicy(
+    name=EFA_SECURITY_GROUP,
+    description="Security groups of EFA interfaces allow all traffic in from and out to themselves.",
+    validate=validate_efa_security_groups,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    url=security_groups.EFA_SECURITY_DOC,
+)
+
+efa_interfaces = ResourceValidationPolicy(
+    name=EFA_INTERFACES,
+    description="Launch templates with EFA give each network card one EFA interface, the primary a full EFA one.",
+    validate=_resource_validation(resource_checks.efa_interfaces),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    url=resource_checks.EFA_DOC,
+)
+
+imdsv2 = ResourceValidationPolicy(
+    name=IMDSV2,
+    description="Launch templates and instances require IMDSv2 (metadataOptions.httpTokens = required).",
+    validate=_resource_validation(resource_checks.imdsv2),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    url=resource_checks.IMDS_DOC,
+)
+
+public_ip = ResourceValidationPolicy(
+    name=PUBLIC_IP,
+    description="No public IP at launch on instance types with more than one network card.",
+    validate=_resource_validation(resource_checks.public_ip),
+    enforcement_level=EnforcementLevel.MANDATORY,
+)
+
+lustre_values = ResourceValidationPolicy(
+    name=LUSTRE_VALUES,
+    description="FSx for Lustre capacity, per-unit throughput and EFA are valid for the deployment type.",
+    validate=_resource_validation(resource_checks.lustre_values),
+    enforcement_level=EnforcementLevel.MANDATORY,
+)
+
+POLICIES = [topology, topology_warnings, budget, efa_security_group, efa_interfaces, imdsv2, public_ip, lustre_values]

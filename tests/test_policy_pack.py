@@ -1,0 +1,310 @@
+"""The CrossGuard pack's policies, called as the Pulumi engine calls them (no Pulumi CLI).
+
+Resources are given as a hand-written pulumi-aws program leaves them in a stack (outputs,
+camelCase, references by id and ARN) or as `pulumi preview` sends them (ids unknown,
+references only in property dependencies); each test checks the violations reported and
+the URN they point at.
+"""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+
+from planner.policy import POLICIES, policies
+from planner.policy.resources import Graph, from_policy
+from planner.policy.testing import UNKNOWN, Spec, resource_args, stack_args, violations
+from planner.policy.topology import rebuild
+
+ROOT = Path(__file__).resolve().parent.parent
+LT, ASG, INSTANCE = "aws:ec2/launchTemplate:LaunchTemplate", "aws:autoscaling/group:Group", "aws:ec2/instance:Instance"
+SUBNET, SG, PG = "aws:ec2/subnet:Subnet", "aws:ec2/securityGroup:SecurityGroup", "aws:ec2/placementGroup:PlacementGroup"
+FSX = "aws:fsx/lustreFileSystem:LustreFileSystem"
+SG_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
+ACCOUNT = "123456789012"
+
+
+def arn(kind: str, rid: str) -> str:
+    return f"arn:aws:ec2:us-east-2:{ACCOUNT}:{kind}/{rid}"
+
+
+def efa_interfaces(cards: int, sg: str = "sg-0efa000000000001", first: str = "efa", rest: str = "efa-only") -> list[dict[str, Any]]:
+    return [{"networkCardIndex": c, "deviceIndex": 0 if c == 0 else 1, "interfaceType": first if c == 0 else rest,
+             "securityGroups": [sg], "deleteOnTermination": "true"} for c in range(cards)]
+
+
+def self_sg(sg_id: str = "sg-0efa000000000001", ingress_self: bool = True, egress_self: bool = True) -> Spec:
+    egress = [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": egress_self, "cidrBlocks": [] if egress_self else ["0.0.0.0/0"]}]
+    return Spec(SG, "efa", {"arn": arn("security-group", sg_id), "name": "efa-4c1f2e3", "vpcId": "vpc-0a1b2c3d4e5f60718",
+                            "ingress": [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": ingress_self}], "egress": egress})
+
+
+def hand_written(instance_type: str = "trn2.48xlarge", cards: int = 16, desired: int = 2, zones: tuple[str, ...] = ("us-east-2b",),
+                 lustre: dict[str, Any] | None = None, template: dict[str, Any] | None = None, placement: bool = True,
+                 sg: Spec | None = None) -> list[Spec]:
+    """A cluster written by hand with plain pulumi-aws resources, as its stack holds it after `pulumi up`."""
+    subnets = [Spec(SUBNET, f"private-{z}", {"arn": arn("subnet", f"subnet-0{i}a2b3c4d5e6f70809"), "availabilityZone": z,
+                                             "cidrBlock": f"10.0.{i}.0/24", "vpcId": "vpc-0a1b2c3d4e5f60718"})
+               for i, z in enumerate(zones)]
+    group = sg or self_sg()
+    pg = Spec(PG, "trainers", {"name": "trainers-7a1b2c3", "strategy": "cluster", "arn": arn("placement-group", "trainers-7a1b2c3")})
+    lt_props = {"arn": arn("launch-template", "lt-0123456789abcdef0"), "name": "trainers-1d2e3f4", "instanceType": instance_type,
+                "imageId": "ami-0123456789abcdef0", "latestVersion": 1, "networkInterfaces": efa_interfaces(cards),
+                "metadataOptions": {"httpTokens": "required", "httpEndpoint": "enabled"}}
+    lt_props.update(template or {})
+    lt = Spec(LT, "trainers", lt_props)
+    asg_props: dict[str, Any] = {"arn": f"arn:aws:autoscaling:us-east-2:{ACCOUNT}:autoScalingGroup:1:autoScalingGroupName/trainers",
+                                 "name": "trainers-5e6f7a8", "desiredCapacity": desired, "maxSize": desired, "minSize": 0,
+                                 "launchTemplate": {"id": "lt-0123456789abcdef0", "version": "$Latest"},
+                                 "vpcZoneIdentifiers": [f"subnet-0{i}a2b3c4d5e6f70809" for i in range(len(zones))]}
+    if placement:
+        asg_props["placementGroup"] = "trainers-7a1b2c3"
+    asg = Spec(ASG, "trainers", asg_props)
+    specs = subnets + [group, pg, lt, asg]
+    if lustre is not None:
+        specs.append(Spec(FSX, "scratch", {"arn": f"arn:aws:fsx:us-east-2:{ACCOUNT}:file-system/fs-0123456789abcdef0",
+                                           "subnetIds": "subnet-00a2b3c4d5e6f70809", **lustre}))
+    return specs
+
+
+def by_name(specs: list[Spec], type_: str) -> Spec:
+    return next(s for s in specs if s.type == type_)
+
+
+# --- the pack ------------------------------------------------------------------------------
+
+def test_main_only_builds_the_pack() -> None:
+    """policy/__main__.py constructs one PolicyPack with every policy, and nothing else."""
+    with mock.patch("pulumi_policy.PolicyPack") as pack:
+        runpy.run_path(str(ROOT / "policy" / "__main__.py"), run_name="__main__")
+    pack.assert_called_once_with(name="planner", policies=POLICIES)
+
+
+def test_pack_files_name_python_runtime_and_this_project() -> None:
+    import yaml
+
+    spec = yaml.safe_load((ROOT / "policy" / "PulumiPolicy.yaml").read_text())
+    assert spec["runtime"]["name"] == "python"
+    assert spec["runtime"]["options"]["virtualenv"] == "../.venv"
+    reqs = [line.strip() for line in (ROOT / "policy" / "requirements.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    assert reqs == ["-e .."]
+
+
+def test_enforcement_levels_and_config_schemas() -> None:
+    levels = {p.name: p.enforcement_level.value for p in POLICIES}
+    assert levels == {
+        "planner-topology": "mandatory", "planner-topology-warnings": "advisory", "planner-budget": "mandatory",
+        "planner-efa-security-group": "mandatory", "planner-efa-interfaces": "mandatory", "planner-imdsv2": "mandatory",
+        "planner-no-public-ip-multi-card": "mandatory", "planner-lustre-values": "mandatory",
+    }
+    schema = policies.budget.config_schema.properties
+    assert {"maxTotalUsd", "maxMonthlyUsd", "hours", "requireCompletePricing"} <= set(schema)
+    assert "ultraserver-whole-units" in policies.topology.config_schema.properties["suppress"]["items"]["enum"]
+
+
+def test_example_config_matches_the_schemas() -> None:
+    import json
+
+    import jsonschema
+
+    config = json.loads((ROOT / "policy" / "policy-config.json").read_text())
+    named = {p.name: p for p in POLICIES}
+    for name, value in config.items():
+        assert name in named
+        if isinstance(value, dict):
+            props = {k: v for k, v in value.items() if k != "enforcementLevel"}
+            schema = named[name].config_schema
+            jsonschema.validate(props, {"type": "object", "properties": schema.properties if schema else {},
+                                        "additionalProperties": False})
+
+
+# --- rebuilding the topology ---------------------------------------------------------------
+
+def test_rebuild_reads_the_cluster_from_hand_written_resources() -> None:
+    specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
+    graph = Graph(from_policy(r) for r in stack_args(specs).resources)
+    out = rebuild(graph)
+    assert out.region == "us-east-2"
+    assert out.data == {
+        "availability_zone": "us-east-2b",
+        "node_groups": [{"name": "trainers", "instance_type": "trn2.48xlarge", "count": 2, "efa": True,
+                         "availability_zone": "us-east-2b"}],
+        "placement_group": "cluster",
+        "lustre": {"deployment_type": "SCRATCH_2", "storage_capacity_gib": 1200, "availability_zone": "us-east-2b"},
+    }
+    assert out.gaps == []
+
+
+def test_rebuild_reads_instances_market_options_and_reservation() -> None:
+    """Instances launched from one capacity-block template form one group; a bastion is not a node group."""
+    lt = Spec(LT, "p5en", {"name": "p5en-1", "arn": arn("launch-template", "lt-0aaa"), "instanceType": "p5en.48xlarge",
+                           "networkInterfaces": efa_interfaces(16),
+                           "instanceMarketOptions": {"marketType": "capacity-block"},
+                           "capacityReservationSpecification": {"capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}},
+                           "metadataOptions": {"httpTokens": "required"}})
+    subnet = Spec(SUBNET, "a", {"arn": arn("subnet", "subnet-0aaa1111"), "availabilityZone": "us-east-1d"})
+    nodes = [Spec(INSTANCE, f"p5en-{i}", {"launchTemplate": {"id": "lt-0aaa"}, "subnetId": "subnet-0aaa1111"}) for i in range(8)]
+    bastion = Spec(INSTANCE, "bastion", {"instanceType": "t3.micro", "subnetId": "subnet-0aaa1111", "associatePublicIpAddress": True})
+    out = rebuild(Graph(from_policy(r) for r in stack_args([subnet, lt, *nodes, bastion], region="us-east-1").resources))
+    assert out.data["node_groups"] == [{"name": "p5en", "instance_type": "p5en.48xlarge", "count": 8, "purchase": "capacity-block",
+                                        "efa": True, "capacity_reservation_id": "cr-0123456789abcdef0",
+                                        "availability_zone": "us-east-1d"}]
+    assert out.data["placement_group"] == "none"
+
+
+def test_rebuild_splits_an_asg_over_two_zones_evenly() -> None:
+    out = rebuild(Graph(from_policy(r) for r in stack_args(hand_written(desired=5, zones=("us-east-2a", "us-east-2b"))).resources))
+    groups = [(g["name"], g["count"], g["availability_zone"]) for g in out.data["node_groups"]]
+    assert groups == [("trainers-us-east-2a", 3, "us-east-2a"), ("trainers-us-east-2b", 2, "us-east-2b")]
+
+
+def test_rebuild_at_preview_follows_property_dependencies() -> None:
+    """At preview ids and ARNs are unknown: references resolve through the engine's property dependencies."""
+    subnet = Spec(SUBNET, "private", {"arn": UNKNOWN, "availabilityZone": "us-east-2b", "vpcId": UNKNOWN})
+    pg = Spec(PG, "trainers", {"name": "trainers-7a1b2c3", "strategy": "cluster", "arn": UNKNOWN})
+    lt = Spec(LT, "trainers", {"arn": UNKNOWN, "name": "trainers-1d2e3f4", "instanceType": "trn2u.48xlarge",
+                               "networkInterfaces": efa_interfaces(16, sg=UNKNOWN), "metadataOptions": {"httpTokens": "required"}})
+    asg = Spec(ASG, "trainers", {"desiredCapacity": 6, "maxSize": 6, "launchTemplate": {"id": UNKNOWN, "version": "$Latest"},
+                                 "vpcZoneIdentifiers": [UNKNOWN], "placementGroup": "trainers-7a1b2c3", "availabilityZones": UNKNOWN},
+               property_dependencies={"launchTemplate": [lt], "vpcZoneIdentifiers": [subnet]})
+    args = stack_args([subnet, pg, lt, asg])
+    out = rebuild(Graph(from_policy(r) for r in args.resources))
+    assert out.data["node_groups"] == [{"name": "trainers", "instance_type": "trn2u.48xlarge", "count": 6, "efa": True,
+                                        "availability_zone": "us-east-2b"}]
+    # and the topology policy names the Auto Scaling group, whose size is not whole UltraServers
+    found = violations(policies.topology, args)
+    assert any("[ultraserver-whole-units]" in m and "6 trn2u.48xlarge" in m for m, _ in found)
+    assert {u for m, u in found if "ultraserver-whole-units" in m} == {asg.urn}
+
+
+def test_no_accelerated_nodes_means_nothing_to_check() -> None:
+    web = Spec(INSTANCE, "web", {"instanceType": "t3.micro", "metadataOptions": {"httpTokens": "required"}})
+    assert violations(policies.topology, stack_args([web])) == []
+    assert violations(policies.topology_warnings, stack_args([web])) == []
+
+
+def test_unknown_zone_is_reported_not_guessed() -> None:
+    lt = Spec(LT, "trainers", {"name": "t", "instanceType": "trn2.48xlarge", "networkInterfaces": efa_interfaces(16)})
+    asg = Spec(ASG, "trainers", {"desiredCapacity": 2, "launchTemplate": {"name": "t"}, "vpcZoneIdentifiers": ["subnet-0fromconfig"]})
+    args = stack_args([lt, asg])
+    assert violations(policies.topology, args) == []
+    warnings = violations(policies.topology_warnings, args)
+    assert warnings == [("[planner] cannot tell the Availability Zone of any node group (their subnets are not resources of "
+                         "this stack); set the policy's `availabilityZone` config", asg.urn)]
+    # with the zone given in the policy config the cluster is planned
+    args = stack_args([lt, asg], config={"availabilityZone": "us-east-2b"})
+    assert not any("cannot tell the Availability Zone of any" in m for m, _ in violations(policies.topology_warnings, args))
+
+
+# --- planner-topology ------------------------------------------------------------------------
+
+def test_valid_hand_written_cluster_passes_topology() -> None:
+    specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
+    assert violations(policies.topology, stack_args(specs)) == []
+
+
+def test_topology_reports_error_findings_on_the_resource_at_fault() -> None:
+    specs = hand_written(instance_type="trn2u.48xlarge", desired=6)
+    found = violations(policies.topology, stack_args(specs))
+    asg = by_name(specs, ASG)
+    assert (f"[ultraserver-whole-units] node group 'trainers' declares 6 trn2u.48xlarge, not a whole number of UltraServers "
+            f"(4 instances each); use 4 or 8. Fix: Set count to a multiple of 4, or declare `ultraservers: N` instead of `count`.",
+            asg.urn) in found
+
+
+def test_topology_suppress_config() -> None:
+    specs = hand_written(instance_type="trn2u.48xlarge", desired=6)
+    args = stack_args(specs, config={"suppress": ["ultraserver-whole-units"]})
+    assert not any("ultraserver-whole-units" in m for m, _ in violations(policies.topology, args))
+    bad = violations(policies.topology, stack_args(specs, config={"suppress": ["ultraserver-whole-unit"]}))
+    assert ("policy config `suppress` names unknown rule 'ultraserver-whole-unit'; `planner rules` lists the rule ids", None) in bad
+
+
+def test_topology_honours_the_stacks_declared_suppressions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stack built from planner:cluster config keeps its suppressions in the pack."""
+    import json
+
+    import pulumi.runtime
+
+    specs = hand_written(instance_type="trn2u.48xlarge", desired=6)
+    declared = {"suppress": [{"rule": "ultraserver-whole-units", "reason": "migrating to whole UltraServers next sprint"}]}
+    monkeypatch.setattr(pulumi.runtime, "get_config", lambda k: json.dumps(declared) if k == "planner:cluster" else None)
+    assert not any("ultraserver-whole-units" in m for m, _ in violations(policies.topology, stack_args(specs)))
+
+
+def test_topology_reports_input_the_planner_refuses() -> None:
+    """A subnet in another region than the provider: the parser's problem, on the Auto Scaling group."""
+    specs = hand_written(zones=("us-west-2a",))
+    found = violations(policies.topology, stack_args(specs, region="us-east-2"))
+    asg = by_name(specs, ASG)
+    assert found and all(u == asg.urn for _, u in found)
+    assert any("expected an Availability Zone of us-east-2" in m for m, _ in found)
+
+
+# --- planner-efa-security-group ------------------------------------------------------------
+
+def test_efa_security_group_with_self_rules_passes() -> None:
+    assert violations(policies.efa_security_group, stack_args(hand_written())) == []
+
+
+def test_efa_security_group_without_self_egress() -> None:
+    sg = self_sg(egress_self=False)
+    found = violations(policies.efa_security_group, stack_args(hand_written(sg=sg)))
+    assert len(found) == 1
+    message, where = found[0]
+    assert where == sg.urn
+    assert "security group 'efa' is used by EFA interfaces (launch template trainers)" in message
+    assert "does not allow all traffic outbound to itself" in message
+
+
+def test_efa_security_group_rules_as_separate_resources_at_preview() -> None:
+    """Rules as aws.ec2.SecurityGroupRule resources, ids unknown: linked through property dependencies."""
+    sg = Spec(SG, "efa", {"arn": UNKNOWN, "name": "efa-1", "ingress": UNKNOWN, "egress": UNKNOWN})
+    ingress = Spec(SG_RULE, "efa-in", {"type": "ingress", "protocol": "-1", "fromPort": 0, "toPort": 0, "self": True,
+                                       "securityGroupId": UNKNOWN}, property_dependencies={"securityGroupId": [sg]})
+    egress = Spec(SG_RULE, "efa-out", {"type": "egress", "protocol": "-1", "fromPort": 0, "toPort": 0,
+                                       "securityGroupId": UNKNOWN, "sourceSecurityGroupId": UNKNOWN},
+                  property_dependencies={"securityGroupId": [sg], "sourceSecurityGroupId": [sg]})
+    lt = Spec(LT, "trainers", {"name": "t", "instanceType": "trn2.48xlarge", "networkInterfaces": efa_interfaces(16, sg=UNKNOWN)},
+              property_dependencies={"networkInterfaces": [sg]})
+    assert violations(policies.efa_security_group, stack_args([sg, ingress, egress, lt])) == []
+    found = violations(policies.efa_security_group, stack_args([sg, ingress, lt]))
+    assert [(u, "outbound to itself" in m) for m, u in found] == [(sg.urn, True)]
+
+
+# --- resource policies -----------------------------------------------------------------------
+
+def test_efa_interfaces_one_per_card() -> None:
+    lt = by_name(hand_written(), LT)
+    assert violations(policies.efa_interfaces, resource_args(lt)) == []
+    short = Spec(LT, "short", dict(lt.props, networkInterfaces=efa_interfaces(4)))
+    found = violations(policies.efa_interfaces, resource_args(short))
+    assert len(found) == 1
+    assert found[0][0].startswith("trn2.48xlarge has 16 network cards but this launch template has EFA interfaces on 4 of them "
+                                  "(missing card(s) 4-15); add one EFA interface per card (networkCardIndex 0-15)")
+
+
+def test_efa_interfaces_primary_must_be_full_efa_and_groups_per_interface() -> None:
+    lt = by_name(hand_written(), LT)
+    bad = Spec(LT, "bad", dict(lt.props, networkInterfaces=efa_interfaces(16, first="efa-only"), vpcSecurityGroupIds=["sg-0abc"]))
+    messages = [m for m, _ in violations(policies.efa_interfaces, resource_args(bad))]
+    assert any(m.startswith("the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'") for m in messages)
+    assert any(m.startswith("security groups are set at the top level") for m in messages)
+    assert len(messages) == 2
+
+
+def test_imdsv2() -> None:
+    lt = by_name(hand_written(), LT)
+    assert violations(policies.imdsv2, resource_args(lt)) == []
+    optional = Spec(LT, "v1", dict(lt.props, metadataOptions={"httpTokens": "optional"}))
+    unset = Spec(INSTANCE, "node", {"instanceType": "trn2.48xlarge"})
+    assert violations(policies.imdsv2, resource_args(optional))[0][0].startswith("metadataOptions.httpTokens is 'optional'; set it to 'required'")
+    assert violations(policies.imdsv2, resource_args(unset))[0][0].startswith("metadataOptions.httpTokens is not set;")
+    # a value computed from another resource at preview is left to the update
+    later = Spec(LT, "later", dict(lt.props, metadataOptions={"httpTokens": UNKNOWN}))
+    assert violations(policies.imdsv2, resource_args(later)) == []
