@@ -308,3 +308,57 @@ def test_imdsv2() -> None:
     # a value computed from another resource at preview is left to the update
     later = Spec(LT, "later", dict(lt.props, metadataOptions={"httpTokens": UNKNOWN}))
     assert violations(policies.imdsv2, resource_args(later)) == []
+
+
+# --- component-made clusters (modelled on what issue 5 says the components create) ---------
+
+COMPONENT = "planner:index:UltraServerCluster"
+
+
+def component_made(instances: int = 16, public_ip: bool = False, lustre_capacity: int = 4800) -> list[Spec]:
+    """An UltraServer cluster as planner components register it: children of one component resource."""
+    top = Spec(COMPONENT, "prod", {})
+    net = Spec("planner:index:EfaNetwork", "prod-net", {}, parent=top)
+    subnet = Spec(SUBNET, "prod-net-subnet", {"arn": arn("subnet", "subnet-0bbb2222"), "availabilityZone": "us-east-2b"}, parent=net)
+    sg = Spec(SG, "prod-net-efa", {"arn": arn("security-group", "sg-0bbb2222"), "name": "prod-net-efa",
+                                   "ingress": [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True}],
+                                   "egress": [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True}]}, parent=net)
+    interfaces = efa_interfaces(16, sg="sg-0bbb2222")
+    if public_ip:
+        interfaces[0]["associatePublicIpAddress"] = "true"
+    lt = Spec(LT, "prod-trainers", {"arn": arn("launch-template", "lt-0bbb2222"), "name": "prod-trainers", "instanceType": "trn2u.48xlarge",
+                                    "networkInterfaces": interfaces, "metadataOptions": {"httpTokens": "required"},
+                                    "instanceMarketOptions": {"marketType": "capacity-block"},
+                                    "capacityReservationSpecification": {"capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}}},
+              parent=top)
+    nodes = [Spec(INSTANCE, f"prod-trainers-{i}", {"launchTemplate": {"id": "lt-0bbb2222", "version": "$Latest"},
+                                                   "subnetId": "subnet-0bbb2222", "availabilityZone": "us-east-2b"}, parent=top)
+             for i in range(instances)]
+    fs = Spec(FSX, "prod-lustre", {"arn": f"arn:aws:fsx:us-east-2:{ACCOUNT}:file-system/fs-0bbb2222", "deploymentType": "PERSISTENT_2",
+                                   "storageCapacity": lustre_capacity, "perUnitStorageThroughput": 250, "subnetIds": "subnet-0bbb2222",
+                                   "efaEnabled": False}, parent=top)
+    return [top, net, subnet, sg, lt, *nodes, fs]
+
+
+def test_component_made_cluster_is_rebuilt_and_passes() -> None:
+    specs = component_made()
+    args = stack_args(specs)
+    out = rebuild(Graph(from_policy(r) for r in args.resources))
+    assert out.data["node_groups"] == [{"name": "prod-trainers", "instance_type": "trn2u.48xlarge", "count": 16,
+                                        "purchase": "capacity-block", "efa": True,
+                                        "capacity_reservation_id": "cr-0123456789abcdef0", "availability_zone": "us-east-2b"}]
+    assert out.data["lustre"] == {"deployment_type": "PERSISTENT_2", "storage_capacity_gib": 4800,
+                                  "per_unit_storage_throughput": 250, "efa_enabled": False, "availability_zone": "us-east-2b"}
+    for policy in (policies.topology, policies.efa_security_group):
+        assert violations(policy, args) == []
+    for spec in specs:
+        for policy in (policies.efa_interfaces, policies.imdsv2):
+            assert violations(policy, resource_args(spec)) == []
+
+
+def test_component_made_cluster_of_broken_ultraservers() -> None:
+    specs = component_made(instances=14)
+    found = violations(policies.topology, stack_args(specs))
+    first_node = next(s for s in specs if s.type == INSTANCE)
+    assert [(m.split("]")[0], u) for m, u in found] == [("[ultraserver-whole-units", first_node.urn)]
+    assert "child of" not in first_node.urn and first_node.urn.endswith(f"{COMPONENT}$aws:ec2/instance:Instance::prod-trainers-0")

@@ -76,6 +76,8 @@ def imdsv2(resource_type: str, props: Mapping[str, Any]) -> list[str]:
     if resource_type not in (LAUNCH_TEMPLATE, INSTANCE):
         return []
     tokens = dig(props, "metadataOptions", "httpTokens")
+    if tokens is None and resource_type == INSTANCE and props.get("launchTemplate") is not None:
+        return []  # launched from a template: the template's metadata options apply, and it is checked itself
     if tokens is not None and not known(tokens):
         return []  # computed from another resource; checked at update
     if tokens == "required":
