@@ -28,6 +28,14 @@ SG_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
 ACCOUNT = "123456789012"
 
 
+@pytest.fixture(autouse=True)
+def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pack reads the stack's planner:cluster config; other tests' Pulumi config must not leak in."""
+    import pulumi.runtime
+
+    monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None)
+
+
 def arn(kind: str, rid: str) -> str:
     return f"arn:aws:ec2:us-east-2:{ACCOUNT}:{kind}/{rid}"
 

@@ -112,7 +112,9 @@ def capture(program: Callable[[], Any], config: Mapping[str, str] | None = None,
     """Run `program` under Pulumi mocks; return the resources it registered, with their URNs.
 
     The mocks answer each registration with the inputs plus an ARN ending in the resource
-    id (as AWS ARNs do), so references between resources resolve as in a deployed stack.
+    id (as AWS ARNs do) and a name when none was given (as auto-naming does), so references
+    between resources resolve as in a deployed stack. URNs are the engine's: resources
+    parented to the stack carry no `pulumi:pulumi:Stack$` prefix.
     """
     import pulumi
     from pulumi.runtime import mocks as pmocks
@@ -120,7 +122,9 @@ def capture(program: Callable[[], Any], config: Mapping[str, str] | None = None,
     class _Echo(pulumi.runtime.Mocks):
         def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
             rid = f"{args.name}-id"
-            return rid, dict(args.inputs, arn=f"arn:aws:mock::000000000000:{args.typ.rsplit(':', 1)[-1]}/{rid}")
+            state = dict(args.inputs, arn=f"arn:aws:mock::000000000000:{args.typ.rsplit(':', 1)[-1]}/{rid}")
+            state.setdefault("name", args.name)  # what Pulumi's auto-naming fills in (without its random suffix)
+            return rid, state
 
         def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
             return {}, None
@@ -136,8 +140,9 @@ def capture(program: Callable[[], Any], config: Mapping[str, str] | None = None,
     run()
     out: list[Spec] = []
     for reg in monitor.get_registered_resources().values():
-        qualified, name = reg.urn.split("::")[2], reg.urn.split("::")[3]
-        out.append(Spec(qualified.split("$")[-1], name, _jsonable(reg.state), urn=reg.urn))
+        full = reg.urn.replace("::pulumi:pulumi:Stack$", "::", 1)
+        qualified, name = full.split("::")[2], full.split("::", 3)[3]
+        out.append(Spec(qualified.split("$")[-1], name, _jsonable(reg.state), urn=full))
     return out
 
 

@@ -1,0 +1,79 @@
+"""Pulumi programs run under mocks, their registered resources fed to the pack's policies.
+
+This is the path a team uses to test its own hand-written program against the pack
+(`planner.policy.testing.capture`): no Pulumi CLI, no credentials.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from planner.policy import POLICIES, policies
+from planner.policy.testing import capture, resource_args, stack_args, violations
+
+
+@pytest.fixture(autouse=True)
+def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pulumi.runtime
+
+    real = pulumi.runtime.get_config
+    monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None if key == "planner:cluster" else real(key))
+
+
+def hand_written_program(cards: int = 16, tokens: str = "required", egress_self: bool = True, capacity: int = 1200) -> Any:
+    """A Trn2 cluster written with plain pulumi-aws resources, as a team would without planner."""
+    import pulumi_aws as aws
+
+    def program() -> None:
+        vpc = aws.ec2.Vpc("vpc", cidr_block="10.0.0.0/16")
+        subnet = aws.ec2.Subnet("private", vpc_id=vpc.id, cidr_block="10.0.1.0/24", availability_zone="us-east-2b")
+        egress = {"protocol": "-1", "from_port": 0, "to_port": 0}
+        egress.update({"self": True} if egress_self else {"cidr_blocks": ["0.0.0.0/0"]})
+        sg = aws.ec2.SecurityGroup("efa", vpc_id=vpc.id, egress=[egress],
+                                   ingress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "self": True}])
+        pg = aws.ec2.PlacementGroup("trainers", strategy="cluster")
+        lt = aws.ec2.LaunchTemplate(
+            "trainers", instance_type="trn2.48xlarge", image_id="ami-0123456789abcdef0",
+            metadata_options={"http_tokens": tokens},
+            network_interfaces=[{"network_card_index": c, "device_index": 0 if c == 0 else 1,
+                                 "interface_type": "efa" if c == 0 else "efa-only",
+                                 "security_groups": [sg.id], "subnet_id": subnet.id} for c in range(cards)])
+        aws.autoscaling.Group("trainers", desired_capacity=2, max_size=2, min_size=0, vpc_zone_identifiers=[subnet.id],
+                              placement_group=pg.name, launch_template={"id": lt.id, "version": "$Latest"})
+        aws.fsx.LustreFileSystem("scratch", deployment_type="SCRATCH_2", storage_capacity=capacity, subnet_ids=subnet.id)
+
+    return program
+
+
+def run_pack(program: Any) -> dict[str, list[tuple[str, str | None]]]:
+    """Every policy's violations for the resources `program` registers, by policy name."""
+    specs = capture(program, config={"aws:region": "us-east-2"})
+    args = stack_args(specs, region="us-east-2")
+    out: dict[str, list[tuple[str, str | None]]] = {}
+    for p in POLICIES:
+        if p in (policies.topology, policies.topology_warnings, policies.budget, policies.efa_security_group):
+            found = violations(p, args)
+        else:
+            found = [(m, s.urn) for s in specs for m, _ in violations(p, resource_args(s))]
+        if found:
+            out[p.name] = found
+    return out
+
+
+def test_valid_hand_written_program_passes_the_mandatory_policies() -> None:
+    found = run_pack(hand_written_program())
+    mandatory = {p.name for p in POLICIES if p.enforcement_level.value == "mandatory"}
+    assert {k: v for k, v in found.items() if k in mandatory} == {}
+
+
+def test_broken_hand_written_program_is_caught_on_each_resource() -> None:
+    found = run_pack(hand_written_program(cards=8, tokens="optional", egress_self=False))
+    lt = "urn:pulumi:dev::cluster::aws:ec2/launchTemplate:LaunchTemplate::trainers"
+    sg = "urn:pulumi:dev::cluster::aws:ec2/securityGroup:SecurityGroup::efa"
+    assert [u for _, u in found["planner-efa-interfaces"]] == [lt]
+    assert "missing card(s) 8-15" in found["planner-efa-interfaces"][0][0]
+    assert [u for _, u in found["planner-imdsv2"]] == [lt]
+    assert [u for _, u in found["planner-efa-security-group"]] == [sg]
+    assert "outbound to itself" in found["planner-efa-security-group"][0][0]
