@@ -14,7 +14,7 @@ from typing import Sequence
 from planner import __version__
 from planner.errors import InputError
 
-COMMANDS = ("plan", "catalog")
+COMMANDS = ("plan", "catalog", "compare", "diff")
 EXIT_INPUT = 2
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from planner import catalogue as _catalogue
+from planner import cost as _cost
 from planner import rules as _rules
 from planner.findings import Finding, at_least
 from planner.model import Stack
@@ -17,6 +18,7 @@ from planner.summary import summarize
 class PlanOptions:
     suppress: tuple[str, ...] = ()  # rule ids suppressed from the command line
     rule_options: dict[str, Any] = field(default_factory=dict)
+    price_book: _cost.PriceBook | None = None  # None: the built-in current book
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,7 @@ class StackPlan:
     stack: Stack
     summary: dict[str, Any]
     findings: tuple[Finding, ...]
-    cost: Any = None  # planner.cost estimate (None until pricing is wired in)
+    cost: _cost.CostEstimate | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -40,7 +42,7 @@ class StackPlan:
 def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
     cat = _catalogue.load()
     summary = summarize(stack.cluster, cat)
-    cost = None
+    cost = _cost.estimate(stack, options.price_book or _cost.load_price_book(None), cat)
     ctx = _rules.RuleContext(stack, cat, cost, options.rule_options)
     suppressed = set(options.suppress) | {s.rule for s in stack.cluster.suppress}
     findings = [f.suppress() if f.rule in suppressed else f for f in _rules.evaluate(ctx)]

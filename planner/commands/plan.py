@@ -17,15 +17,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
     p.add_argument("--suppress", action="append", default=[], metavar="RULE", help="suppress a rule (repeatable)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    from planner.cost import add_price_book_argument
+
+    add_price_book_argument(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.cost import book_from_args
     from planner.parse import load_stacks
     from planner.pipeline import PlanOptions, exit_code, plan_stacks
 
     stacks = load_stacks(args.paths or ["stacks"])
-    plans = plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress)))
+    plans = plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress), price_book=book_from_args(args)))
     text = render(plans, args.format)
     write(text, args.output)
     return exit_code(plans, args.fail_on)

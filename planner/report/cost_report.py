@@ -6,21 +6,105 @@ cost code and every renderer:
     {"currency": "USD", "run_hours", "hours", "hourly_usd", "monthly_usd", "total_usd",
      "complete", "line_items": [{"resource", "name", "unit", "quantity", "unit_price_usd",
      "total_usd", "source", "as_of", "assumption"}]}
+
+(plus `price_book`, `known_total_usd`, `notes` and per-item `hours`, `note`, ...). An
+unknown figure prints as "unknown", never as $0.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+RESOURCE_NAMES = {
+    "aws:ec2/instance:Instance": "EC2 instances",
+    "aws:ec2/capacityBlockReservation:CapacityBlockReservation": "EC2 Capacity Block",
+    "aws:fsx/lustreFileSystem:LustreFileSystem": "FSx for Lustre",
+}
+
 
 def usd(x: float | None) -> str:
     return "unknown" if x is None else f"${x:,.2f}"
+
+
+def unit_price(x: float | None, unit: str) -> str:
+    return "unknown" if x is None else f"${x:,.4f}".rstrip("0").rstrip(".") + f"/{unit}"
 
 
 def headline(cost: dict[str, Any]) -> str:
     hours = cost.get("hours")
     run = cost.get("run_hours")
     span = "" if hours is None else f" for {hours:,.0f} h" + (f" (run {run:,.1f} h)" if run is not None and run != hours else "")
+    total = usd(cost.get("total_usd"))
+    known = cost.get("known_total_usd")
+    if cost.get("total_usd") is None and known is not None:
+        total = f"unknown (at least {usd(known)})"
     flag = "" if cost.get("complete") else " (incomplete: some prices unknown)"
-    return (f"{usd(cost.get('total_usd'))} total{span}; {usd(cost.get('hourly_usd'))}/h, "
+    return (f"{total} total{span}; {usd(cost.get('hourly_usd'))}/h, "
             f"{usd(cost.get('monthly_usd'))}/month (730 h){flag}")
+
+
+def _what(item: dict[str, Any]) -> str:
+    kind = RESOURCE_NAMES.get(item["resource"], item["resource"])
+    if "instance_type" in item:
+        purchase = "" if item["purchase"] == "capacity-block" else f" ({item['purchase']})"
+        return f"{kind} {item['instance_type']} x {item['instances']}{purchase}"
+    tput = item.get("per_unit_storage_throughput")
+    return f"{kind} {item.get('deployment_type')} {item.get('storage_capacity_gib'):,} GiB" + (f" @ {tput} MB/s/TiB" if tput else "")
+
+
+def _quantity(item: dict[str, Any]) -> str:
+    q = item.get("quantity")
+    if q is None:
+        return "unknown"
+    return f"{q:,.0f}" if float(q).is_integer() else f"{q:,.2f}"
+
+
+def _rows(cost: dict[str, Any]) -> tuple[list[tuple[str, ...]], list[str]]:
+    """Line-item rows and the footnotes (assumptions, notes) they refer to by number."""
+    rows: list[tuple[str, ...]] = []
+    foot: list[str] = []
+    for item in cost.get("line_items", []):
+        marks = ""
+        for text in (item.get("assumption"), item.get("note")):
+            if text:
+                if text not in foot:
+                    foot.append(text)
+                marks += f"[{foot.index(text) + 1}]"
+        source = f"{item['source']} ({item['as_of']})" if item.get("source") else "no price"
+        rows.append((item["name"], _what(item), f"{_quantity(item)} {item['unit']}",
+                     unit_price(item.get("unit_price_usd"), item["unit"]), usd(item.get("total_usd")),
+                     marks or "-", source))
+    return rows, foot
+
+
+HEADERS = ("name", "resource", "quantity", "unit price", "total", "notes", "price source (as of)")
+
+
+def table_lines(cost: dict[str, Any]) -> list[str]:
+    """The cost block of the table report: headline, one row per line item, then footnotes."""
+    from planner.report.table import grid
+
+    rows, foot = _rows(cost)
+    out = [f"cost: {headline(cost)}; price book {cost.get('price_book')}"]
+    out += ["  " + line for line in grid(HEADERS, rows, right=(2, 3, 4))]
+    out += [f"  [{i}] {text}" for i, text in enumerate(foot, 1)]
+    out += [f"  note: {n}" for n in cost.get("notes", [])]
+    return out
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(cost: dict[str, Any]) -> str:
+    """The cost section of a markdown report (a pull-request comment): headline, line items, notes."""
+    rows, foot = _rows(cost)
+    out = [f"**Cost:** {_cell(headline(cost))} (price book `{cost.get('price_book')}`)", "",
+           "| " + " | ".join(h.capitalize() for h in HEADERS) + " |",
+           "|---|---|---:|---:|---:|---|---|"]
+    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    if foot or cost.get("notes"):
+        out.append("")
+    out += [f"{i}. {_cell(text)}" for i, text in enumerate(foot, 1)]
+    out += [f"- {_cell(n)}" for n in cost.get("notes", [])]
+    return "\n".join(out) + "\n"

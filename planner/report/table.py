@@ -70,9 +70,9 @@ def render_findings(p: StackPlan) -> list[str]:
 def render_cost(p: StackPlan) -> list[str]:
     if p.cost is None:
         return []
-    from planner.report.cost_report import headline
+    from planner.report.cost_report import table_lines
 
-    return [f"  cost: {headline(p.cost.to_json())}"]
+    return ["  " + line for line in table_lines(p.cost.to_json())]
 
 
 def render(plans: Sequence[StackPlan]) -> str:

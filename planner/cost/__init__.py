@@ -1,0 +1,28 @@
+"""Cost before deployment: price books (data) and the estimate of a declared cluster.
+
+Public API: `load_price_book(spec)`, `PriceBook.overlay(data, origin)`,
+`estimate(stack, book, catalogue=None) -> CostEstimate`, and `book_from_args(args)`, the
+one place where the commands (plan, compare, diff) turn their options into a price book.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from planner.cost.book import BUILTIN, Price, PriceBook, load_price_book
+from planner.cost.estimate import HOURS_PER_MONTH, CostEstimate, LineItem, estimate
+
+__all__ = ["BUILTIN", "HOURS_PER_MONTH", "CostEstimate", "LineItem", "Price", "PriceBook", "add_price_book_argument",
+           "book_from_args", "estimate", "load_price_book"]
+
+
+def add_price_book_argument(parser: argparse.ArgumentParser) -> None:
+    """The `--price-book` option, identical in every command that prices something."""
+    parser.add_argument("--price-book", metavar="NAME|FILE", default=None,
+                        help=f"price book: {' or '.join(BUILTIN)} (built-in; default current), or a YAML file "
+                             "whose entries take precedence over the built-in current book")
+
+
+def book_from_args(args: argparse.Namespace) -> PriceBook:
+    """The price book selected by a command's options (`--price-book`)."""
+    return load_price_book(getattr(args, "price_book", None))

@@ -1,0 +1,240 @@
+"""Price books: prices as data, each with its source and the date it was read.
+
+A book maps (instance_type, region, purchase) to USD per instance-hour and (region,
+deployment_type, per_unit_storage_throughput) to USD per GB-month of FSx for Lustre.
+Books layer: a user's file, or live prices, are overlaid on the built-in book and win
+where they overlap, so a team can correct one price without copying the rest. Nothing
+is ever priced at zero by default: a missing key is an unknown price.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Mapping
+
+from planner import yamlload
+from planner.errors import InputError, Problem
+from planner.model import LUSTRE_DEPLOYMENTS, PURCHASES, Path
+from planner.yamlload import Lines
+
+BUILTIN = ("current", "seed-2024")
+DEFAULT = "current"
+
+INSTANCE_KEYS = ("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of", "assumption", "note")
+LUSTRE_KEYS = ("region", "deployment_type", "per_unit_storage_throughput", "usd_per_gb_month", "source", "as_of",
+               "assumption", "note")
+DERIVED_KEYS = ("instance_type", "purchase", "from", "basis")
+TOP_KEYS = ("name", "description", "instances", "lustre", "derived")
+
+_AS_OF = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+_REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
+
+
+@dataclass(frozen=True)
+class Price:
+    """One sourced price: USD per `unit`, read on `as_of` from `source`."""
+
+    usd: float
+    unit: str  # "instance-hour" or "GB-month"
+    source: str
+    as_of: str
+    book: str  # the book (or file) the entry came from
+    assumption: str | None = None
+    note: str | None = None
+
+
+InstanceKey = tuple[str, str, str]  # instance_type, region, purchase
+LustreKey = tuple[str, str, int | None]  # region, deployment_type, per-unit throughput (None for SCRATCH)
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """Price `instance_type` bought as `purchase` like `source_type` when it has no price of its own."""
+
+    instance_type: str
+    purchase: str
+    source_type: str
+    basis: str
+
+
+def lustre_key(region: str, deployment_type: str, throughput: int | None) -> LustreKey:
+    """SCRATCH file systems have a fixed throughput, so it is not part of their price key."""
+    return (region, deployment_type, None if deployment_type.startswith("SCRATCH") else throughput)
+
+
+@dataclass(frozen=True)
+class PriceBook:
+    name: str
+    instances: Mapping[InstanceKey, Price] = field(default_factory=dict)
+    lustre: Mapping[LustreKey, Price] = field(default_factory=dict)
+    derived: Mapping[tuple[str, str], Derivation] = field(default_factory=dict)
+
+    def instance(self, instance_type: str, region: str, purchase: str) -> Price | None:
+        """The price of one instance-hour, or None when unknown. Derived prices carry their basis."""
+        direct = self.instances.get((instance_type, region, purchase))
+        if direct is not None:
+            return direct
+        d = self.derived.get((instance_type, purchase))
+        if d is None:
+            return None
+        base = self.instances.get((d.source_type, region, purchase))
+        if base is None:
+            return None
+        why = f"{d.basis} ({d.source_type} {purchase} in {region}: {base.usd} USD/h)"
+        if base.assumption:
+            why += f"; {base.assumption}"
+        return replace(base, assumption=why)
+
+    def lustre_price(self, region: str, deployment_type: str, throughput: int | None) -> Price | None:
+        return self.lustre.get(lustre_key(region, deployment_type, throughput))
+
+    def overlay(self, data: dict[str, Any], origin: str, lines: Lines | None = None) -> "PriceBook":
+        """This book with the entries of `data` (the user-file shape) added, winning on equal keys.
+
+        `origin` names where `data` came from (a file, "aws-price-list", ...): it is the
+        `book` of every entry it adds and appears in the estimate. Invalid data raises
+        InputError with one problem per bad key.
+        """
+        parsed = _parse(data, origin, lines or {})
+        return PriceBook(
+            name=f"{self.name} + {parsed.name}" if parsed.name != self.name else self.name,
+            instances={**self.instances, **parsed.instances},
+            lustre={**self.lustre, **parsed.lustre},
+            derived={**self.derived, **parsed.derived},
+        )
+
+    def purchases(self, instance_type: str, region: str) -> list[str]:
+        """Purchase options with a known (direct or derived) price for a type in a region."""
+        return [p for p in PURCHASES if self.instance(instance_type, region, p) is not None]
+
+    def entries(self) -> list[tuple[str, Price]]:
+        """Every price entry with a readable key, for listing and tests."""
+        out = [(f"{t} {r} {p}", v) for (t, r, p), v in self.instances.items()]
+        out += [(f"lustre {r} {d} {t or ''}".rstrip(), v) for (r, d, t), v in self.lustre.items()]
+        return out
+
+
+# --- reading and validating --------------------------------------------------------------
+
+def _as_of(r: Any, v: Any, path: Path) -> str | None:
+    if isinstance(v, _dt.date):
+        return v.isoformat()
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = str(v)
+    if isinstance(v, str) and _AS_OF.match(v):
+        return v
+    r.fail(path, f"expected a date such as 2026-08-01 (or 2026-08, 2026), got {_describe(v)}")
+    return None
+
+
+def _describe(v: Any) -> str:
+    from planner.parse import _kind
+
+    return _kind(v)
+
+
+def _entries(r: Any, data: dict[str, Any], key: str) -> list[tuple[Path, dict[str, Any]]]:
+    raw = data.get(key)
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        r.fail((key,), f"expected a list of price entries, got {_describe(raw)}")
+        return []
+    out = []
+    for i, item in enumerate(raw):
+        if isinstance(item, dict):
+            out.append(((key, i), item))
+        else:
+            r.fail((key, i), f"expected a mapping, got {_describe(item)}")
+    return out
+
+
+def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
+    from planner import catalogue as _catalogue
+    from planner.parse import _Reader
+
+    r = _Reader(origin, lines)
+    top = r.mapping(data, (), TOP_KEYS)
+    if top is None:
+        raise InputError(r.problems)
+    types = _catalogue.load().instance_types
+    name = r.get(top, "name", (), r.string) or os.path.basename(origin)
+    region_conv = r.pattern(_REGION, "an AWS region such as us-east-2")
+    type_conv = r.choice(tuple(types))
+    instances: dict[InstanceKey, Price] = {}
+    for p, m in _entries(r, top, "instances"):
+        r.mapping(m, p, INSTANCE_KEYS, required=("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of"))
+        vals = (r.get(m, "instance_type", p, type_conv), r.get(m, "region", p, region_conv),
+                r.get(m, "purchase", p, r.choice(PURCHASES)), r.get(m, "usd_per_hour", p, r.positive_number),
+                r.get(m, "source", p, r.string), r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
+        if None in vals:
+            continue
+        itype, region, purchase, usd, source, as_of = vals
+        instances[(itype, region, purchase)] = Price(
+            usd, "instance-hour", source, as_of, name,
+            r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
+    lustre: dict[LustreKey, Price] = {}
+    for p, m in _entries(r, top, "lustre"):
+        r.mapping(m, p, LUSTRE_KEYS, required=("region", "deployment_type", "usd_per_gb_month", "source", "as_of"))
+        vals = (r.get(m, "region", p, region_conv), r.get(m, "deployment_type", p, r.choice(LUSTRE_DEPLOYMENTS)),
+                r.get(m, "usd_per_gb_month", p, r.positive_number), r.get(m, "source", p, r.string),
+                r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
+        throughput = r.get(m, "per_unit_storage_throughput", p, r.positive_int)
+        if None in vals:
+            continue
+        region, dtype, usd, source, as_of = vals
+        if throughput is None and not dtype.startswith("SCRATCH"):
+            r.fail(p, f"missing required key 'per_unit_storage_throughput' (MB/s per TiB) for {dtype}")
+            continue
+        lustre[lustre_key(region, dtype, throughput)] = Price(
+            usd, "GB-month", source, as_of, name,
+            r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
+    derived: dict[tuple[str, str], Derivation] = {}
+    for p, m in _entries(r, top, "derived"):
+        r.mapping(m, p, DERIVED_KEYS, required=DERIVED_KEYS)
+        vals = (r.get(m, "instance_type", p, type_conv), r.get(m, "purchase", p, r.choice(PURCHASES)),
+                r.get(m, "from", p, type_conv), r.get(m, "basis", p, r.string))
+        if None not in vals:
+            derived[(vals[0], vals[1])] = Derivation(*vals)
+    if r.problems:
+        raise InputError(r.problems)
+    return PriceBook(name, instances, lustre, derived)
+
+
+def load_file(path: str, base: PriceBook | None = None) -> PriceBook:
+    """Read a price book file; layered over `base` when given."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(yamlload.MAX_BYTES + 1)
+    except OSError as exc:
+        raise InputError([Problem(path, None, "", f"cannot read price book: {exc.strerror or exc}")]) from None
+    data, lines = yamlload.load(raw, path)
+    if data is None:
+        raise InputError([Problem(path, None, "", "empty price book; expected a mapping with 'instances' and/or 'lustre'")])
+    if base is None:
+        return _parse(data, path, lines)
+    return base.overlay(data, path, lines)
+
+
+@lru_cache(maxsize=None)
+def builtin(name: str) -> PriceBook:
+    """A price book shipped in `planner/data/prices/NAME.yaml`."""
+    text = resources.files("planner").joinpath(f"data/prices/{name}.yaml").read_text(encoding="utf-8")
+    origin = f"planner/data/prices/{name}.yaml"
+    data, lines = yamlload.load(text, origin)
+    return _parse(data, origin, lines)
+
+
+def load_price_book(spec: str | None) -> PriceBook:
+    """None or "current": the built-in book; "seed-2024": the seed's; a path: that file over "current"."""
+    if spec is None or spec in BUILTIN:
+        return builtin(spec or DEFAULT)
+    if not os.path.isfile(spec):
+        raise InputError([Problem(spec, None, "--price-book",
+                                  f"no such file; expected a YAML price book or one of: {', '.join(BUILTIN)}")])
+    return load_file(spec, builtin(DEFAULT))

@@ -1,0 +1,233 @@
+"""What a declared cluster costs: line items per resource, Infracost-style, from a price book.
+
+Hours come from `schedule.hours`, else from the workload (6 N D at MFU x dense peak).
+Capacity Blocks are paid for whole bookable durations, so their billed hours are the run
+hours rounded up (`planner.blocks`). An unknown price is never zero: its line item has no
+unit price and no total, and the estimate is marked incomplete. With no hours at all, the
+hourly and monthly rates are still given and the total is unknown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner import blocks
+from planner import catalogue as _catalogue
+from planner.catalogue import Catalogue
+from planner.cost.book import Price, PriceBook
+from planner.cost.training import dense_peak, run_hours
+from planner.model import Cluster, Path, Stack
+
+HOURS_PER_MONTH = 730
+CURRENCY = "USD"
+EC2_RESOURCE = "aws:ec2/instance:Instance"
+CAPACITY_BLOCK_RESOURCE = "aws:ec2/capacityBlockReservation:CapacityBlockReservation"
+LUSTRE_RESOURCE = "aws:fsx/lustreFileSystem:LustreFileSystem"
+
+
+def _r(x: float | None, digits: int = 4) -> float | int | None:
+    """Round for stable output; whole numbers print as integers."""
+    if x is None:
+        return None
+    x = round(x, digits)
+    return int(x) if float(x).is_integer() else x
+
+
+def _sum(xs: list[float | None]) -> float | None:
+    return None if any(x is None for x in xs) else sum(x for x in xs if x is not None)
+
+
+@dataclass(frozen=True)
+class LineItem:
+    resource: str  # Pulumi type token of what is billed
+    name: str
+    unit: str
+    quantity: float | None
+    price: Price | None
+    hourly_usd: float | None
+    hours: float | None  # billed hours
+    run_hours: float | None
+    detail: dict[str, Any] = field(default_factory=dict)
+    path: Path = ()  # key path in the stack file, for findings
+    note: str | None = None
+
+    @property
+    def unit_price_usd(self) -> float | None:
+        return None if self.price is None else self.price.usd
+
+    @property
+    def total_usd(self) -> float | None:
+        if self.quantity is None or self.price is None:
+            return None
+        return self.quantity * self.price.usd
+
+    def to_json(self) -> dict[str, Any]:
+        p = self.price
+        return {
+            "resource": self.resource,
+            "name": self.name,
+            "unit": self.unit,
+            "quantity": _r(self.quantity),
+            "unit_price_usd": None if p is None else p.usd,
+            "total_usd": _r(self.total_usd, 2),
+            "hourly_usd": _r(self.hourly_usd),
+            "hours": _r(self.hours, 3),
+            "run_hours": _r(self.run_hours, 3),
+            "source": None if p is None else p.source,
+            "as_of": None if p is None else p.as_of,
+            "assumption": None if p is None else p.assumption,
+            "price_book": None if p is None else p.book,
+            "note": self.note if p is None or not p.note else (f"{self.note}; {p.note}" if self.note else p.note),
+            **self.detail,
+        }
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    price_book: str
+    run_hours: float | None
+    hours_basis: str  # "schedule.hours", "workload" or "none"
+    workload_hours: float | None
+    line_items: tuple[LineItem, ...]
+    notes: tuple[str, ...] = ()
+    currency: str = CURRENCY
+
+    @property
+    def complete(self) -> bool:
+        """Every price the cluster needs is known (hours may still be unknown: see total_usd)."""
+        return all(i.price is not None for i in self.line_items)
+
+    @property
+    def hours(self) -> float | None:
+        """Billed hours: the longest billed time of any line item (Capacity Blocks round up)."""
+        hs = [i.hours for i in self.line_items]
+        if not hs or any(h is None for h in hs):
+            return None
+        return max(h for h in hs if h is not None)
+
+    @property
+    def hourly_usd(self) -> float | None:
+        return _sum([i.hourly_usd for i in self.line_items])
+
+    @property
+    def monthly_usd(self) -> float | None:
+        h = self.hourly_usd
+        return None if h is None else h * HOURS_PER_MONTH
+
+    @property
+    def total_usd(self) -> float | None:
+        return _sum([i.total_usd for i in self.line_items])
+
+    @property
+    def known_total_usd(self) -> float | None:
+        """Sum of the line items whose total is known: a lower bound when the total is unknown."""
+        known = [i.total_usd for i in self.line_items if i.total_usd is not None]
+        return sum(known) if known else None
+
+    @property
+    def known_hourly_usd(self) -> float:
+        return sum(i.hourly_usd for i in self.line_items if i.hourly_usd is not None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "currency": self.currency,
+            "price_book": self.price_book,
+            "hours_basis": self.hours_basis,
+            "run_hours": _r(self.run_hours, 3),
+            "workload_hours": _r(self.workload_hours, 3),
+            "hours": _r(self.hours, 3),
+            "hourly_usd": _r(self.hourly_usd),
+            "monthly_usd": _r(self.monthly_usd, 2),
+            "total_usd": _r(self.total_usd, 2),
+            "known_total_usd": _r(self.known_total_usd, 2),
+            "complete": self.complete,
+            "line_items": [i.to_json() for i in self.line_items],
+            "notes": list(self.notes),
+        }
+
+
+def workload_hours(cluster: Cluster, cat: Catalogue) -> float | None:
+    """Run hours of the declared workload on all node groups together; None without one."""
+    w = cluster.workload
+    if w is None:
+        return None
+    peak = 0.0
+    for g in cluster.node_groups:
+        per = dense_peak(cat.instance_types[g.instance_type], w.precision)
+        if per is None:
+            return None
+        peak += g.count * per
+    return run_hours(w.parameters, w.tokens, peak, w.mfu)
+
+
+def _billed(run: float | None, purchase: str) -> tuple[float | None, str | None]:
+    if run is None or purchase != "capacity-block":
+        return run, None
+    billed = blocks.round_up_to_block(run)
+    if billed is None:
+        return None, (f"run of {run:,.1f} h is longer than the longest Capacity Block ({blocks.MAX_HOURS:,} h = "
+                      f"{blocks.MAX_DAYS} days): several blocks must be booked; billed hours and total not estimated")
+    if billed != run:
+        return billed, f"Capacity Block: run of {run:,.1f} h billed as a {billed // 24}-day block ({billed:,} h)"
+    return billed, None
+
+
+def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) -> CostEstimate:
+    """Price every billable resource of `stack` with `book`."""
+    cat = catalogue or _catalogue.load()
+    c = stack.cluster
+    wl_hours = workload_hours(c, cat)
+    notes: list[str] = []
+    if c.schedule is not None:
+        run, basis = c.schedule.hours, "schedule.hours"
+        if wl_hours is not None and wl_hours > run:
+            notes.append(f"the workload needs {wl_hours:,.1f} h at the declared MFU, more than schedule.hours "
+                         f"({run:,.1f} h); the estimate uses schedule.hours")
+    elif wl_hours is not None:
+        run, basis = wl_hours, "workload"
+    else:
+        run, basis = None, "none"
+        notes.append("no schedule.hours and no workload: hourly and monthly rates only, total unknown")
+    items: list[LineItem] = []
+    for g in c.node_groups:
+        price = book.instance(g.instance_type, stack.region, g.purchase)
+        billed, note = _billed(run, g.purchase)
+        if note and billed is None:
+            notes.append(f"node group '{g.name}': {note}")
+        if price is None:
+            missing = f"no {g.purchase} price for {g.instance_type} in {stack.region} in price book '{book.name}'"
+            note = f"{missing}; {note}" if note else missing
+        items.append(LineItem(
+            resource=CAPACITY_BLOCK_RESOURCE if g.purchase == "capacity-block" else EC2_RESOURCE,
+            name=g.name,
+            unit="instance-hour",
+            quantity=None if billed is None else g.count * billed,
+            price=price,
+            hourly_usd=None if price is None else g.count * price.usd,
+            hours=billed,
+            run_hours=run,
+            detail={"instance_type": g.instance_type, "purchase": g.purchase, "region": stack.region, "instances": g.count},
+            path=g.path + ("instance_type",),
+            note=note,
+        ))
+    if c.lustre is not None:
+        fs = c.lustre
+        price = book.lustre_price(stack.region, fs.deployment_type, fs.per_unit_storage_throughput)
+        tput = f" at {fs.per_unit_storage_throughput} MB/s/TiB" if fs.per_unit_storage_throughput else ""
+        items.append(LineItem(
+            resource=LUSTRE_RESOURCE,
+            name="lustre",
+            unit="GB-month",
+            quantity=None if run is None else fs.storage_capacity_gib * run / HOURS_PER_MONTH,
+            price=price,
+            hourly_usd=None if price is None else fs.storage_capacity_gib * price.usd / HOURS_PER_MONTH,
+            hours=run,
+            run_hours=run,
+            detail={"deployment_type": fs.deployment_type, "per_unit_storage_throughput": fs.per_unit_storage_throughput,
+                    "storage_capacity_gib": fs.storage_capacity_gib, "region": stack.region},
+            path=fs.path + ("deployment_type",),
+            note=None if price is not None else
+            f"no price for FSx for Lustre {fs.deployment_type}{tput} in {stack.region} in price book '{book.name}'",
+        ))
+    return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes))

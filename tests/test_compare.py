@@ -1,0 +1,106 @@
+"""planner compare: cost and duration per priced type, checked by arithmetic on the test book."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from cost_support import make_book, write_book
+from planner import catalogue
+from planner.cost.compare import Job, compare
+from tests.conftest import run_cli
+
+P, T = 8e9, 1e11  # 4.8e21 FLOPs
+CAT = catalogue.load()
+
+
+def _hours(itype: str, n: int, mfu: float, precision: str = "bf16") -> float:
+    peak = CAT.instance_types[itype].peak_pflops(f"{precision}_dense")
+    return 6 * P * T / (n * peak * 1e15 * mfu) / 3600
+
+
+def _by(result: dict, itype: str, purchase: str) -> dict:
+    return next(c for c in result["candidates"] if c["instance_type"] == itype and c["purchase"] == purchase)
+
+
+def test_fixed_instances_every_priced_type_and_purchase() -> None:
+    result = compare(Job(P, T, "bf16", {"*": 0.4}, "us-east-2", instances=4), make_book(), CAT)
+    keys = {(c["instance_type"], c["purchase"]) for c in result["candidates"]}
+    assert keys == {("trn2.48xlarge", "on-demand"), ("trn2.48xlarge", "capacity-block"), ("p5en.48xlarge", "on-demand"),
+                    ("p5en.48xlarge", "capacity-block"), ("trn2u.48xlarge", "capacity-block")}
+    od = _by(result, "p5en.48xlarge", "on-demand")
+    h = _hours("p5en.48xlarge", 4, 0.4)
+    assert od["run_hours"] == pytest.approx(h, abs=1e-3) and od["billed_hours"] == od["run_hours"]
+    assert od["total_usd"] == pytest.approx(4 * h * 12.0, abs=0.01)
+    assert od["usd_per_dense_pflop_hour"] == pytest.approx(12.0 / CAT.instance_types["p5en.48xlarge"].peak_pflops("bf16_dense"), abs=1e-4)
+    cb = _by(result, "trn2.48xlarge", "capacity-block")
+    run = _hours("trn2.48xlarge", 4, 0.4)
+    billed = 24 * math.ceil(run / 24)
+    assert run < 14 * 24 and cb["billed_hours"] == billed
+    assert cb["total_usd"] == pytest.approx(4 * billed * 8.0)
+    totals = [c["total_usd"] for c in result["candidates"]]
+    assert totals == sorted(totals)
+
+
+def test_instances_round_up_to_whole_ultraservers() -> None:
+    result = compare(Job(P, T, "bf16", {"*": 0.4}, "us-east-2", instances=5), make_book(), CAT)
+    us = _by(result, "trn2u.48xlarge", "capacity-block")
+    assert us["instances"] == 8 and "whole UltraServers of 4" in us["notes"][0]
+    assert _by(result, "trn2.48xlarge", "on-demand")["instances"] == 5
+
+
+@pytest.mark.parametrize("deadline", [24.0, 100.0, 500.0])
+def test_deadline_gives_the_smallest_count_that_finishes(deadline: float) -> None:
+    job = Job(P, T, "fp8", {"trn2": 0.3, "p5en": 0.45}, "us-east-2", deadline_hours=deadline)
+    result = compare(job, make_book(), CAT)
+    for itype, mfu in (("trn2.48xlarge", 0.3), ("p5en.48xlarge", 0.45)):
+        c = _by(result, itype, "on-demand")
+        n = c["instances"]
+        assert _hours(itype, n, mfu, "fp8") <= deadline
+        assert n == 1 or _hours(itype, n - 1, mfu, "fp8") > deadline
+    us = _by(result, "trn2u.48xlarge", "capacity-block")
+    n = us["instances"]
+    assert n % 4 == 0 and _hours("trn2u.48xlarge", n, 0.3, "fp8") <= deadline
+    assert n == 4 or _hours("trn2u.48xlarge", n - 4, 0.3, "fp8") > deadline
+
+
+def test_families_without_mfu_are_left_out_and_said() -> None:
+    result = compare(Job(P, T, "bf16", {"trn2": 0.3}, "us-east-2", instances=1), make_book(), CAT)
+    assert {c["instance_type"] for c in result["candidates"]} == {"trn2.48xlarge", "trn2u.48xlarge"}
+    assert any("no --mfu" in n and "p5en.48xlarge" in n for n in result["notes"])
+
+
+def test_cli_json_and_sparse_headline_notes(tmp_path) -> None:
+    book = write_book(tmp_path)
+    args = ("compare", "--parameters", "8e9", "--tokens", "1e11", "--mfu", "0.35,p5en=0.4", "--instances", "2",
+            "--instance-type", "trn2.48xlarge", "--instance-type", "p5en.48xlarge", "--price-book", str(book))
+    res = run_cli(*args, "--format", "json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    for c in data["candidates"]:
+        assert set(c) >= {"instance_type", "purchase", "instances", "run_hours", "billed_hours", "total_usd", "usd_per_dense_pflop_hour"}
+    p5en = _by(data, "p5en.48xlarge", "on-demand")
+    assert p5en["mfu"] == 0.4 and p5en["total_usd"] == pytest.approx(2 * _hours("p5en.48xlarge", 2, 0.4) * 12.0, abs=0.01)
+    assert _by(data, "trn2.48xlarge", "on-demand")["mfu"] == 0.35
+    notes = " ".join(data["notes"])
+    assert "83.2" in notes and "3.96" in notes and "sparse" in notes
+    assert run_cli(*args, "--format", "json").out == res.out
+    table = run_cli(*args).out
+    assert "USD/dense PF-h" in table and "trn2.48xlarge" in table and "Dense peaks only" in table
+
+
+@pytest.mark.parametrize("bad", [
+    ("--mfu", "1.5"), ("--mfu", "trn9=0.3"), ("--mfu", "abc"), ("--instances", "0"), ("--instance-type", "x9.large"),
+])
+def test_bad_input_exits_2(bad: tuple[str, str]) -> None:
+    args = {"--parameters": "8e9", "--tokens": "1e11", "--mfu": "0.4", "--instances": "2"}
+    args[bad[0]] = bad[1]
+    res = run_cli("compare", *[x for kv in args.items() for x in kv])
+    assert res.code == 2 and len(res.err.strip().splitlines()) == 1, res.err
+
+
+def test_instances_and_deadline_are_exclusive() -> None:
+    res = run_cli("compare", "--parameters", "8e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "2", "--deadline-hours", "5")
+    assert res.code == 2 and "not allowed with" in res.err

@@ -1,0 +1,150 @@
+"""Price books: shipped entries are sourced and dated; user files win; bad files exit 2."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from cost_support import SOURCE, make_book, write_book
+from planner.cost import BUILTIN, PriceBook, load_price_book
+from planner.cost.book import builtin
+from planner.errors import InputError
+from tests.conftest import run_cli
+
+DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_every_shipped_price_has_a_source_and_a_date(name: str) -> None:
+    book = builtin(name)
+    entries = book.entries()
+    assert entries, name
+    for key, price in entries:
+        assert price.source.startswith("https://") or price.source.startswith("shared/seeds/"), key
+        assert DATE.match(price.as_of), (key, price.as_of)
+        assert price.usd > 0, key
+
+
+def test_capacity_block_prices_say_which_regions_they_were_applied_to() -> None:
+    """The facts give Capacity Block prices without a region: each entry must say so."""
+    for (itype, region, purchase), price in builtin("current").instances.items():
+        if purchase == "capacity-block":
+            assert price.assumption and "region" in price.assumption, (itype, region)
+
+
+def test_unknown_prices_stay_unknown_in_the_shipped_book() -> None:
+    book = load_price_book(None)
+    assert book.instance("trn2.48xlarge", "us-east-2", "on-demand") is None  # facts: uncertain
+    assert book.instance("p5e.48xlarge", "us-east-2", "on-demand") is None  # facts: none
+    assert book.instance("p5en.48xlarge", "eu-west-1", "on-demand") is None  # region not in the facts
+    assert book.lustre_price("us-east-2", "PERSISTENT_2", 250) is None  # facts: uncertain
+
+
+def test_seed_book_is_selectable_by_name() -> None:
+    seed = load_price_book("seed-2024")
+    assert seed.name == "seed-2024"
+    assert {k[0] for k in seed.instances} == {"p5en.48xlarge", "trn2.48xlarge"}
+    assert all(p.as_of == "2024-12-03" and p.assumption for p in seed.instances.values())
+
+
+def test_user_file_takes_precedence_and_keeps_the_rest(tmp_path: Path) -> None:
+    path = write_book(tmp_path, f"""\
+instances:
+  - {{instance_type: p5en.48xlarge, region: us-east-1, purchase: on-demand, usd_per_hour: 1.5, source: "{SOURCE}", as_of: 2026-02-01}}
+""")
+    base = load_price_book(None)
+    layered = load_price_book(str(path))
+    price = layered.instance("p5en.48xlarge", "us-east-1", "on-demand")
+    assert price is not None and price.usd == 1.5 and price.book == "prices.yaml" and price.as_of == "2026-02-01"
+    assert base.instance("p5en.48xlarge", "us-east-1", "on-demand").usd != 1.5  # the built-in book is unchanged
+    assert layered.instance("p5.48xlarge", "us-east-1", "on-demand") == base.instance("p5.48xlarge", "us-east-1", "on-demand")
+    assert layered.name == "current + prices.yaml"
+
+
+def test_overlay_takes_plain_data_for_live_prices() -> None:
+    book = PriceBook("empty").overlay({"instances": [
+        {"instance_type": "trn2.48xlarge", "region": "us-east-2", "purchase": "on-demand", "usd_per_hour": 3.25,
+         "source": SOURCE, "as_of": "2026-03-04"}]}, "aws-price-list")
+    price = book.instance("trn2.48xlarge", "us-east-2", "on-demand")
+    assert price is not None and price.usd == 3.25 and price.book == "aws-price-list"
+
+
+def test_derived_price_carries_its_basis_and_a_direct_entry_wins() -> None:
+    book = make_book()
+    derived = book.instance("trn2u.48xlarge", "us-east-2", "capacity-block")
+    assert derived is not None and derived.usd == 8.0
+    assert "test basis: same chips" in derived.assumption and "trn2.48xlarge" in derived.assumption
+    direct = book.overlay({"instances": [
+        {"instance_type": "trn2u.48xlarge", "region": "us-east-2", "purchase": "capacity-block", "usd_per_hour": 7.0,
+         "source": SOURCE, "as_of": "2026-03-04"}]}, "direct")
+    assert direct.instance("trn2u.48xlarge", "us-east-2", "capacity-block").usd == 7.0
+    assert direct.instance("trn2u.48xlarge", "us-east-2", "capacity-block").assumption is None
+    assert book.instance("trn2u.48xlarge", "us-east-1", "capacity-block") is None  # no base price there
+
+
+def test_scratch_lustre_ignores_throughput_in_its_key() -> None:
+    book = make_book()
+    assert book.lustre_price("us-east-2", "SCRATCH_2", None).usd == 0.5
+    assert book.lustre_price("us-east-2", "SCRATCH_2", 200).usd == 0.5
+    assert book.lustre_price("us-east-2", "PERSISTENT_2", 250).usd == 0.25
+    assert book.lustre_price("us-east-2", "PERSISTENT_2", 500) is None
+
+
+BAD = [
+    ("usd_per_hour: abc", 3, "instances[0].usd_per_hour", "expected a positive number"),
+    ("usd_per_hour: 0", 3, "instances[0].usd_per_hour", "expected a positive number"),
+    ("usd_per_hour: 1.0, as_of: last week", 3, "instances[0].as_of", "expected a date"),
+    ("usd_per_hour: 1.0, prise: 2", 3, "instances[0].prise", "did you mean 'price'"),
+]
+
+
+def _entry(extra: str) -> str:
+    return ("instances:\n"
+            "  # a comment line\n"
+            f"  - {{instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, {extra}, source: x, as_of: 2026-01-01}}\n")
+
+
+@pytest.mark.parametrize(("extra", "line", "key", "expected"), BAD)
+def test_validation_errors_name_file_line_key_and_expectation(tmp_path: Path, stack_file, extra: str, line: int, key: str,
+                                                              expected: str) -> None:
+    text = _entry(extra).replace(", source: x, as_of: 2026-01-01", ", source: x") if "as_of" in extra else _entry(extra)
+    if "prise" in extra:
+        expected = "unknown key"
+    path = write_book(tmp_path, text)
+    stack = stack_file("availability_zone: us-east-2a\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\n")
+    res = run_cli("plan", str(stack), "--price-book", str(path))
+    assert res.code == 2, res.err
+    assert res.out == ""
+    err = res.err.strip().splitlines()
+    assert len(err) == 1
+    assert f"{path}:{line}: {key}: " in err[0] and expected in err[0]
+
+
+@pytest.mark.parametrize(("text", "key", "expected"), [
+    ("instances:\n  - {instance_type: trn9.huge, region: us-east-2, purchase: on-demand, usd_per_hour: 1, source: x, as_of: 2026}\n",
+     "instances[0].instance_type", "expected one of"),
+    ("instances:\n  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: reserved, usd_per_hour: 1, source: x, as_of: 2026}\n",
+     "instances[0].purchase", "expected one of on-demand, capacity-block, spot"),
+    ("instances:\n  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, usd_per_hour: 1, source: x}\n",
+     "instances[0]", "missing required key 'as_of'"),
+    ("lustre:\n  - {region: us-east-2, deployment_type: PERSISTENT_2, usd_per_gb_month: 0.2, source: x, as_of: 2026}\n",
+     "lustre[0]", "per_unit_storage_throughput"),
+    ("\ninstances: {}\n", "instances", "expected a list"),
+])
+def test_more_validation_errors(tmp_path: Path, text: str, key: str, expected: str) -> None:
+    path = write_book(tmp_path, text)
+    with pytest.raises(InputError) as exc:
+        load_price_book(str(path))
+    problems = exc.value.problems
+    assert len(problems) == 1
+    p = problems[0]
+    assert p.file == str(path) and p.line == 2 and p.key == key and expected in p.message, str(p)
+
+
+def test_unknown_book_name_is_an_input_error(stack_file) -> None:
+    stack = stack_file("availability_zone: us-east-2a\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\n")
+    res = run_cli("plan", str(stack), "--price-book", "seed-1999")
+    assert res.code == 2
+    assert "seed-1999: --price-book: no such file; expected a YAML price book or one of: current, seed-2024" in res.err

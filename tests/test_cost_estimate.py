@@ -1,0 +1,180 @@
+"""The estimate, checked by arithmetic against the test price book (not the shipped prices)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cost_support import SOURCE, make_book, write_book
+from planner import catalogue
+from planner.cost import estimate
+from planner.parse import load_stack
+from planner.pipeline import PlanOptions, plan_stack
+from planner.report import cost_report
+from tests.conftest import run_cli
+
+AZ = "availability_zone: us-east-2a\n"
+
+
+def _estimate(stack_file, body: str):
+    return estimate(load_stack(str(stack_file(AZ + body))), make_book())
+
+
+def test_instances_times_hours_and_lustre_prorated(stack_file) -> None:
+    cost = _estimate(stack_file, """\
+node_groups:
+  - {name: a, instance_type: trn2.48xlarge, count: 3}
+  - {name: b, instance_type: p5en.48xlarge, count: 2}
+lustre: {deployment_type: PERSISTENT_2, storage_capacity_gib: 2400, per_unit_storage_throughput: 250}
+schedule: {hours: 100}
+""")
+    a, b, fs = cost.line_items
+    assert (a.quantity, a.unit_price_usd, a.total_usd, a.hourly_usd) == (300, 10.0, 3000.0, 30.0)
+    assert (b.quantity, b.unit_price_usd, b.total_usd) == (200, 12.0, 2400.0)
+    assert fs.unit == "GB-month"
+    assert fs.quantity == pytest.approx(2400 * 100 / 730)
+    assert fs.total_usd == pytest.approx(2400 * 0.25 * 100 / 730)
+    assert fs.hourly_usd == pytest.approx(2400 * 0.25 / 730)
+    assert cost.hourly_usd == pytest.approx(30 + 24 + 2400 * 0.25 / 730)
+    assert cost.monthly_usd == pytest.approx(cost.hourly_usd * 730)
+    assert cost.total_usd == pytest.approx(3000 + 2400 + 2400 * 0.25 * 100 / 730)
+    assert cost.complete and cost.run_hours == 100 and cost.hours == 100
+    j = cost.to_json()
+    assert j["currency"] == "USD" and j["complete"] is True and j["hours"] == 100 and j["run_hours"] == 100
+    assert j["total_usd"] == round(3000 + 2400 + 2400 * 0.25 * 100 / 730, 2)
+    item = j["line_items"][0]
+    for key in ("resource", "name", "unit", "quantity", "unit_price_usd", "total_usd", "source", "as_of", "assumption"):
+        assert key in item
+    assert (item["source"], item["as_of"], item["assumption"]) == (SOURCE, "2026-01-01", None)
+
+
+@pytest.mark.parametrize("precision", ["bf16", "fp8"])
+def test_hours_from_the_workload(stack_file, precision: str) -> None:
+    cost = _estimate(stack_file, f"""\
+node_groups:
+  - {{name: a, instance_type: trn2.48xlarge, count: 4}}
+workload: {{parameters: 8e9, tokens: 1e11, precision: {precision}, mfu: 0.5}}
+""")
+    peak = catalogue.load().instance_types["trn2.48xlarge"].peak_pflops(f"{precision}_dense")
+    hours = 6 * 8e9 * 1e11 / (4 * peak * 1e15 * 0.5) / 3600
+    assert cost.hours_basis == "workload"
+    assert cost.run_hours == pytest.approx(hours)
+    assert cost.total_usd == pytest.approx(4 * hours * 10.0)
+
+
+def test_capacity_block_hours_round_up_to_a_bookable_block(stack_file) -> None:
+    cost = _estimate(stack_file, """\
+node_groups:
+  - {name: a, instance_type: trn2.48xlarge, count: 2, purchase: capacity-block}
+  - {name: b, instance_type: p5en.48xlarge, count: 1}
+lustre: {deployment_type: SCRATCH_2, storage_capacity_gib: 1200}
+schedule: {hours: 400}
+""")
+    cb, od, fs = cost.line_items
+    assert (cb.run_hours, cb.hours, cb.total_usd) == (400, 504, 2 * 504 * 8.0)  # 16.7 days -> 21-day block
+    assert (od.hours, od.total_usd) == (400, 400 * 12.0)  # on-demand: billed as run
+    assert fs.total_usd == pytest.approx(1200 * 0.5 * 400 / 730)  # Lustre: the run hours
+    assert cost.run_hours == 400 and cost.hours == 504
+    assert "21-day block" in cb.note
+
+
+def test_run_beyond_182_days_is_said_not_guessed(stack_file) -> None:
+    cost = _estimate(stack_file, """\
+node_groups:
+  - {name: a, instance_type: trn2.48xlarge, count: 2, purchase: capacity-block}
+schedule: {hours: 5000}
+""")
+    (cb,) = cost.line_items
+    assert cb.hours is None and cb.total_usd is None and cb.hourly_usd == 16.0
+    assert cost.total_usd is None and cost.complete  # the price is known; the block is not bookable
+    assert any("182 days" in n and "several blocks" in n for n in cost.notes)
+
+
+def test_unknown_price_is_never_zero(stack_file) -> None:
+    path = stack_file(AZ + """\
+node_groups:
+  - {name: a, instance_type: trn2.48xlarge, count: 2}
+  - {name: gpus, instance_type: p5e.48xlarge, count: 1}
+schedule: {hours: 10}
+""")
+    plan = plan_stack(load_stack(str(path)), PlanOptions(price_book=make_book()))
+    j = plan.cost.to_json()
+    unknown = j["line_items"][1]
+    assert unknown["unit_price_usd"] is None and unknown["total_usd"] is None and unknown["source"] is None
+    assert j["complete"] is False and j["total_usd"] is None and j["hourly_usd"] is None and j["monthly_usd"] is None
+    assert j["known_total_usd"] == 2 * 10 * 10.0
+    found = [f for f in plan.findings if f.rule == "price-unknown"]
+    assert len(found) == 1 and found[0].severity == "warning"
+    assert "p5e.48xlarge" in found[0].message and "unknown (not zero)" in found[0].message
+    assert found[0].line == 7  # the unpriced group (lines: config, region, cluster, az, node_groups, a, gpus)
+    assert "unknown (at least $200.00)" in cost_report.headline(j)
+
+
+def test_derived_price_is_labelled_as_an_assumption(stack_file) -> None:
+    cost = _estimate(stack_file, """\
+node_groups:
+  - {name: us, instance_type: trn2u.48xlarge, ultraservers: 2, purchase: capacity-block}
+schedule: {hours: 48}
+""")
+    (item,) = cost.line_items
+    assert item.total_usd == 8 * 48 * 8.0
+    j = item.to_json()
+    assert "test basis: same chips" in j["assumption"] and "trn2.48xlarge capacity-block in us-east-2" in j["assumption"]
+
+
+def test_without_hours_rates_are_known_and_total_is_not(stack_file) -> None:
+    cost = _estimate(stack_file, """\
+node_groups:
+  - {name: a, instance_type: trn2.48xlarge, count: 2}
+""")
+    assert cost.hours_basis == "none" and cost.run_hours is None and cost.hours is None
+    assert cost.hourly_usd == 20.0 and cost.monthly_usd == 20.0 * 730
+    assert cost.total_usd is None and cost.complete
+    assert cost.line_items[0].quantity is None
+    assert "total unknown" in cost.notes[0]
+
+
+def test_schedule_wins_over_workload_and_the_gap_is_noted(stack_file) -> None:
+    cost = _estimate(stack_file, """\
+node_groups:
+  - {name: a, instance_type: trn2.48xlarge, count: 1}
+schedule: {hours: 10}
+workload: {parameters: 70e9, tokens: 1e12, mfu: 0.4}
+""")
+    assert cost.hours_basis == "schedule.hours" and cost.run_hours == 10
+    assert cost.workload_hours > 10 and "uses schedule.hours" in cost.notes[0]
+
+
+def test_plan_json_and_table_show_the_estimate(stack_file, tmp_path) -> None:
+    path = stack_file(AZ + """\
+node_groups:
+  - {name: a, instance_type: trn2.48xlarge, count: 2, purchase: capacity-block}
+schedule: {hours: 30}
+""")
+    book = write_book(tmp_path)
+    res = run_cli("plan", str(path), "--price-book", str(book), "--format", "json")
+    assert res.code == 0, res.err
+    cost = json.loads(res.out)["stacks"][0]["cost"]
+    assert (cost["run_hours"], cost["hours"], cost["total_usd"], cost["hourly_usd"]) == (30, 48, 2 * 48 * 8.0, 16)
+    assert cost["monthly_usd"] == 16 * 730 and cost["price_book"] == "current + test"
+    again = run_cli("plan", str(path), "--price-book", str(book), "--format", "json")
+    assert again.out == res.out  # deterministic
+    table = run_cli("plan", str(path), "--price-book", str(book)).out
+    assert "cost: $768.00 total for 48 h (run 30.0 h)" in table
+    assert "96 instance-hour" in table and "$8/instance-hour" in table and f"{SOURCE} (2026-01-01)" in table
+
+
+def test_markdown_lines_items_escape_and_footnotes() -> None:
+    cost = {"currency": "USD", "run_hours": 10, "hours": 24, "hourly_usd": None, "monthly_usd": None, "total_usd": None,
+            "known_total_usd": 5.0, "complete": False, "price_book": "x", "notes": ["a | b"],
+            "line_items": [{"resource": "aws:fsx/lustreFileSystem:LustreFileSystem", "name": "lustre", "unit": "GB-month",
+                            "quantity": None, "unit_price_usd": None, "total_usd": None, "source": None, "as_of": None,
+                            "assumption": None, "note": "no price", "deployment_type": "SCRATCH_2",
+                            "storage_capacity_gib": 1200, "per_unit_storage_throughput": None}]}
+    md = cost_report.markdown(cost)
+    assert "| lustre | FSx for Lustre SCRATCH_2 1,200 GiB | unknown GB-month | unknown | unknown | [1] | no price |" in md
+    assert "1. no price" in md and "- a \\| b" in md
+    lines = cost_report.table_lines(cost)
+    assert lines[0].startswith("cost: unknown (at least $5.00) total for 24 h (run 10.0 h)")
+    assert "  [1] no price" in lines

@@ -1,0 +1,60 @@
+"""budget-exceeded and price-unknown read the estimate; budgets checked by arithmetic."""
+
+from __future__ import annotations
+
+import pytest
+
+from cost_support import make_book
+from planner.parse import load_stack
+from planner.pipeline import PlanOptions, exit_code, plan_stack
+from planner.rules import registry
+
+AZ = "availability_zone: us-east-2a\n"
+GROUPS = "node_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 2}\nschedule: {hours: 100}\n"  # 2 x 10 x 100 = 2000
+
+
+def _plan(stack_file, budget: str):
+    return plan_stack(load_stack(str(stack_file(AZ + GROUPS + budget))), PlanOptions(price_book=make_book()))
+
+
+def _budget(plan):
+    return [f for f in plan.findings if f.rule == "budget-exceeded"]
+
+
+def test_rules_are_registered() -> None:
+    assert registry()["budget-exceeded"].severity == "error"
+    assert registry()["price-unknown"].severity == "warning"
+
+
+def test_total_over_budget_is_an_error_with_both_figures(stack_file) -> None:
+    plan = _plan(stack_file, "budget:\n  total_usd: 1500\n")
+    (f,) = _budget(plan)
+    assert f.severity == "error" and f.line == 9
+    assert "$2,000.00" in f.message and "budget.total_usd $1,500.00" in f.message and "by $500.00" in f.message
+    assert exit_code([plan]) == 1
+
+
+def test_monthly_over_budget(stack_file) -> None:
+    plan = _plan(stack_file, "budget:\n  total_usd: 5000\n  monthly_usd: 14000\n")  # 20 $/h x 730 = 14,600
+    (f,) = _budget(plan)
+    assert f.line == 10 and "monthly" in f.message and "$14,600.00" in f.message and "$14,000.00" in f.message
+
+
+@pytest.mark.parametrize("budget", ["budget:\n  total_usd: 2000\n", "budget:\n  monthly_usd: 14600\n", ""])
+def test_at_or_under_budget_is_fine(stack_file, budget: str) -> None:
+    assert _budget(_plan(stack_file, budget)) == []
+
+
+def test_known_part_alone_can_exceed_the_budget(stack_file) -> None:
+    path = stack_file(AZ + GROUPS.replace("schedule", "  - {name: g, instance_type: p5e.48xlarge, count: 1}\nschedule")
+                      + "budget:\n  total_usd: 1000\n")
+    plan = plan_stack(load_stack(str(path)), PlanOptions(price_book=make_book()))
+    (f,) = _budget(plan)
+    assert "at least $2,000.00" in f.message and "some prices unknown" in f.message
+    assert [x.rule for x in plan.findings if x.rule == "price-unknown"] == ["price-unknown"]
+
+
+def test_budget_finding_can_be_suppressed(stack_file) -> None:
+    plan = _plan(stack_file, "budget:\n  total_usd: 1500\nsuppress:\n  - {rule: budget-exceeded, reason: approved overrun}\n")
+    (f,) = _budget(plan)
+    assert f.suppressed and exit_code([plan]) == 0

@@ -1,0 +1,117 @@
+"""planner diff: cost before/after and findings added/resolved, between paths or against a git ref."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cost_support import write_book
+from tests.conftest import run_cli
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is needed for --base-ref")
+
+STACK = """\
+config:
+  aws:region: us-east-2
+  planner:cluster:
+    availability_zone: us-east-2a
+    node_groups:
+      - {{name: a, instance_type: trn2.48xlarge, count: {count}}}
+    schedule: {{hours: 100}}
+    budget: {{total_usd: 3000}}
+"""
+
+
+def _write(folder: Path, name: str, count: int) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"Pulumi.{name}.yaml"
+    path.write_text(STACK.format(count=count), encoding="utf-8")
+    return path
+
+
+def test_two_folders_cost_change_and_findings(tmp_path: Path) -> None:
+    book = write_book(tmp_path)
+    _write(tmp_path / "base", "train", 2)  # 2 x 100 h x $10 = $2,000
+    _write(tmp_path / "head", "train", 4)  # $4,000: over the $3,000 budget
+    res = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book), "--format", "json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    (s,) = data["stacks"]
+    assert s["status"] == "changed"
+    assert s["total"] == {"before_usd": 2000, "after_usd": 4000, "change_usd": 2000, "change_percent": 100.0}
+    assert s["monthly"]["change_usd"] == 20 * 730
+    assert [f["rule"] for f in s["findings_added"]] == ["budget-exceeded"] and s["findings_resolved"] == []
+    assert data["total"]["change_usd"] == 2000 and data["total"]["findings_added"] == 1
+    failing = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book), "--fail-on", "error")
+    assert failing.code == 1
+    assert "+$2,000.00 (+100.0%)" in failing.out
+    back = run_cli("diff", str(tmp_path / "head"), str(tmp_path / "base"), "--price-book", str(book), "--format", "json")
+    s = json.loads(back.out)["stacks"][0]
+    assert s["total"]["change_percent"] == -50.0 and [f["rule"] for f in s["findings_resolved"]] == ["budget-exceeded"]
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.test", "-c", "commit.gpgsign=false", *args],
+                   cwd=repo, check=True, capture_output=True)
+
+
+def test_base_ref_in_a_temporary_repository(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    _write(repo / "stacks", "train", 2)
+    _write(repo / "stacks", "old", 1)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "base")
+    _write(repo / "stacks", "train", 3)  # $2,000 -> $3,000
+    (repo / "stacks" / "Pulumi.old.yaml").unlink()  # removed: $1,000 -> nothing
+    _write(repo / "stacks", "new", 1)  # added: nothing -> $1,000
+    book = write_book(tmp_path)
+    res = run_cli("diff", "--base-ref", "HEAD", "--price-book", str(book), "--format", "json", cwd=repo)
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    by = {s["stack"]: s for s in data["stacks"]}
+    assert {k: v["status"] for k, v in by.items()} == {"new": "added", "old": "removed", "train": "changed"}
+    assert by["train"]["total"]["change_usd"] == 1000 and by["train"]["total"]["change_percent"] == 50.0
+    assert by["train"]["base_file"] == "HEAD:stacks/Pulumi.train.yaml"
+    assert by["new"]["total"] == {"before_usd": None, "after_usd": 1000, "change_usd": 1000, "change_percent": None}
+    assert by["old"]["total"]["change_usd"] == -1000
+    assert data["total"] == {"before_usd": 3000, "after_usd": 4000, "change_usd": 1000, "change_percent": 33.33,
+                             "findings_added": 0, "findings_resolved": 0}
+    md = run_cli("diff", "--base-ref", "HEAD", "stacks", "--price-book", str(book), "--format", "markdown", cwd=repo)
+    assert md.code == 0
+    assert "| Stack | Status | Before | After | Change | Findings added / resolved |" in md.out
+    assert "| train | changed | $2,000.00 | $3,000.00 | +$1,000.00 (+50.0%) | +0 / -0 |" in md.out
+    assert "<details><summary><b>new</b> (added): +$1,000.00</summary>" in md.out
+    assert md.out == run_cli("diff", "--base-ref", "HEAD", "stacks", "--price-book", str(book), "--format", "markdown", cwd=repo).out
+    one = run_cli("diff", "--base-ref", "HEAD", "stacks/Pulumi.train.yaml", "--price-book", str(book), "--format", "json", cwd=repo)
+    assert [s["stack"] for s in json.loads(one.out)["stacks"]] == ["train"]
+
+
+def test_unknown_prices_show_the_change_of_priced_items(tmp_path: Path) -> None:
+    _write(tmp_path / "base", "train", 2)
+    _write(tmp_path / "head", "train", 4)
+    res = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--format", "json")  # current book: trn2 on-demand unknown
+    s = json.loads(res.out)["stacks"][0]
+    assert s["total"]["change_usd"] is None and s["total"]["change_known_usd"] == 0
+    assert "unknown (priced items +$0.00)" in run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head")).out
+
+
+@pytest.mark.parametrize("args", [
+    ("diff", "only-one-path"),
+    ("diff", "missing-a", "missing-b"),
+    ("diff", "--base-ref", "no-such-ref"),
+])
+def test_unusable_input_exits_2(tmp_path: Path, args: tuple[str, ...]) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    _write(repo / "stacks", "train", 2)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "base")
+    res = run_cli(*args, cwd=repo)
+    assert res.code == 2 and res.out == "" and len(res.err.strip().splitlines()) == 1, (res.code, res.err)
