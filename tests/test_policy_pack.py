@@ -370,3 +370,78 @@ def test_component_made_cluster_of_broken_ultraservers() -> None:
     first_node = next(s for s in specs if s.type == INSTANCE)
     assert [(m.split("]")[0], u) for m, u in found] == [("[ultraserver-whole-units", first_node.urn)]
     assert "child of" not in first_node.urn and first_node.urn.endswith(f"{COMPONENT}$aws:ec2/instance:Instance::prod-trainers-0")
+
+
+# --- planner-budget --------------------------------------------------------------------------
+
+PRICE_BOOK = """\
+instances:
+  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, usd_per_hour: 40.0,
+     source: "test book", as_of: 2026-11-01}
+lustre:
+  - {region: us-east-2, deployment_type: SCRATCH_2, usd_per_gb_month: 0.146, source: "test book", as_of: 2026-11-01}
+"""
+
+
+@pytest.fixture
+def price_book(tmp_path: Path) -> str:
+    path = tmp_path / "prices.yaml"
+    path.write_text(PRICE_BOOK)
+    return str(path)
+
+
+def test_budget_within_limits(price_book: str) -> None:
+    specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
+    # 2 x 40 $/h x 100 h = 8,000 $, plus 1,200 GB x 0.146 $/GB-month x 100/730 = 24.00 $
+    config = {"maxTotalUsd": 8024.01, "hours": 100, "priceBook": price_book}
+    assert violations(policies.budget, stack_args(specs, config=config)) == []
+
+
+def test_budget_exceeded_total_and_monthly(price_book: str) -> None:
+    specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
+    config = {"maxTotalUsd": 8000, "maxMonthlyUsd": 50000, "hours": 100, "priceBook": price_book}
+    found = violations(policies.budget, stack_args(specs, config=config))
+    # monthly: (80 + 1,200 x 0.146 / 730) $/h x 730 h = 58,575.20 $
+    assert [u for _, u in found] == [None, None]
+    messages = sorted(m for m, _ in found)
+    assert messages[0].startswith("[budget-exceeded] estimated monthly cost (730 h) $58,575.20 exceeds budget.monthly_usd "
+                                  "$50,000.00 by $8,575.20.")
+    assert messages[1].startswith("[budget-exceeded] estimated total $8,024.00 exceeds budget.total_usd $8,000.00 by $24.00.")
+    assert all(m.endswith("Estimate: $8,024.00 total for 100 h; $80.24/h, $58,575.20/month (730 h)") for m in messages)
+
+
+def test_budget_hours_default_to_the_declared_schedule_then_a_month(price_book: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    import pulumi.runtime
+
+    specs = hand_written()
+    args = stack_args(specs, config={"maxTotalUsd": 50000, "priceBook": price_book})
+    # no hours anywhere: one billing month, 2 x 40 x 730 = 58,400 $
+    assert "estimated total $58,400.00" in violations(policies.budget, args)[0][0]
+    declared = {"schedule": {"hours": 168}, "budget": {"total_usd": 10000}}
+    monkeypatch.setattr(pulumi.runtime, "get_config", lambda k: json.dumps(declared) if k == "planner:cluster" else None)
+    # the stack's schedule: 2 x 40 x 168 = 13,440 $ against the policy's 50,000
+    assert violations(policies.budget, args) == []
+    # and without policy limits, the stack's own budget
+    found = violations(policies.budget, stack_args(specs, config={"priceBook": price_book}))
+    assert "estimated total $13,440.00 exceeds budget.total_usd $10,000.00" in found[0][0]
+
+
+def test_budget_unknown_prices(price_book: str) -> None:
+    """p5e on-demand has no price in us-east-2: a lower bound can still exceed; requireCompletePricing refuses."""
+    specs = hand_written(instance_type="p5e.48xlarge", cards=32, lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
+    lenient = {"maxTotalUsd": 1000, "hours": 100, "priceBook": price_book}
+    assert violations(policies.budget, stack_args(specs, config=lenient)) == []
+    strict = dict(lenient, requireCompletePricing=True)
+    found = violations(policies.budget, stack_args(specs, config=strict))
+    # the unpriced instance type is set on the launch template
+    assert [(m.split("]")[0], u) for m, u in found] == [("[price-unknown", by_name(specs, LT).urn)]
+    below = dict(lenient, maxTotalUsd=10)
+    assert "is at least $24.00 (some prices unknown)" in violations(policies.budget, stack_args(specs, config=below))[0][0]
+
+
+def test_budget_config_problems() -> None:
+    found = violations(policies.budget, stack_args(hand_written(), config={"maxTotalUsd": 1, "priceBook": "/nonexistent.yaml"}))
+    assert found == [("policy config `priceBook`: no such file; expected a YAML price book or one of: current, seed-2024", None)]
+    assert violations(policies.budget, stack_args(hand_written(), config={})) == []

@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from planner import catalogue as _catalogue
 from planner import rules as _rules
+from planner.cost import PriceBook
 from planner.errors import InputError
 from planner.findings import Finding
 from planner.model import Cluster, Stack
@@ -70,7 +71,7 @@ def declared_suppressions(declared: Mapping[str, Any] | None) -> tuple[str, ...]
 
 
 def plan_resources(resources: Iterable[Any], config: Mapping[str, Any], extra: Mapping[str, Any] | None = None,
-                   suppress: Iterable[str] = ()) -> Outcome:
+                   suppress: Iterable[str] = (), price_book: PriceBook | None = None) -> Outcome:
     """Rebuild the cluster from `resources` (PolicyResource-like), then parse and plan it.
 
     `extra` adds `planner:cluster` keys (schedule, budget) to the rebuilt mapping;
@@ -92,7 +93,7 @@ def plan_resources(resources: Iterable[Any], config: Mapping[str, Any], extra: M
     wanted = [r for r in tuple(config.get("suppress") or ()) + tuple(suppress) if isinstance(r, str)]
     outcome.problems = [Violation(f"policy config `suppress` names unknown rule '{r}'; `planner rules` lists the rule ids")
                         for r in dict.fromkeys(wanted) if r not in rule_ids]
-    options = PlanOptions(suppress=tuple(dict.fromkeys(r for r in wanted if r in rule_ids)))
+    options = PlanOptions(suppress=tuple(dict.fromkeys(r for r in wanted if r in rule_ids)), price_book=price_book)
     outcome.plan = plan_stack(Stack(stack_name(), STACK_FILE, rebuilt.region, cluster, rebuilt.lines), options)
     return outcome
 

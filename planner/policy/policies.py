@@ -22,6 +22,8 @@ from pulumi_policy import (
 )
 
 from planner import rules as _rules
+from planner.cost import HOURS_PER_MONTH, load_price_book
+from planner.errors import InputError
 from planner.policy import resource_checks, security_groups
 from planner.policy.planning import (
     Violation,
@@ -32,6 +34,7 @@ from planner.policy.planning import (
     plan_resources,
 )
 from planner.policy.resources import Graph, dig, from_policy, plain
+from planner.report.cost_report import headline
 
 TOPOLOGY = "planner-topology"
 TOPOLOGY_WARNINGS = "planner-topology-warnings"
@@ -42,7 +45,6 @@ IMDSV2 = "planner-imdsv2"
 PUBLIC_IP = "planner-no-public-ip-multi-card"
 LUSTRE_VALUES = "planner-lustre-values"
 
-MONTH_HOURS = 730.0  # billing month, as in the cost estimate (shared/facts: "Billing months: 730 hours")
 BUDGET_RULE = "budget-exceeded"
 PRICE_UNKNOWN_RULE = "price-unknown"
 
@@ -82,7 +84,8 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
     """Price the rebuilt cluster for `hours` and hold it to `maxTotalUsd` / `maxMonthlyUsd`.
 
     Without limits in the policy config, the stack's own `planner:cluster.budget` is used;
-    without `hours`, the stack's `schedule.hours`, else one billing month (730 h).
+    without `hours`, the stack's `schedule.hours`, else one billing month (730 h). The
+    verdict is the `budget-exceeded` rule's (and `price-unknown`'s with requireCompletePricing).
     """
     config = args.get_config()
     declared = declared_cluster()
@@ -93,27 +96,20 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
             budget = {k: declared_budget[k] for k in ("total_usd", "monthly_usd") if declared_budget.get(k) is not None}
     if not budget:
         return
-    hours = config.get("hours") or (dig(declared, "schedule", "hours") if declared else None) or MONTH_HOURS
-    outcome = plan_resources(args.resources, config, extra={"schedule": {"hours": hours}, "budget": budget})
-    if outcome.plan is None:
+    hours = config.get("hours") or (dig(declared, "schedule", "hours") if declared else None) or HOURS_PER_MONTH
+    try:
+        book = load_price_book(config.get("priceBook"))
+    except InputError as exc:
+        _report([Violation(f"policy config `priceBook`: {p.message}") for p in exc.problems], report_violation)
+        return
+    outcome = plan_resources(args.resources, config, extra={"schedule": {"hours": hours}, "budget": budget}, price_book=book)
+    if outcome.plan is None or outcome.plan.cost is None:
         _report(outcome.problems, report_violation)
         return
-    cost = outcome.plan.cost
-    if cost is None:
-        report_violation("the planner's cost estimate is not available in this version of planner; the budget cannot be checked", None)
-        return
-    from planner.report.cost_report import headline
-
-    estimate = cost.to_json()
-    for f in outcome.plan.findings:
-        if f.rule == BUDGET_RULE:
-            report_violation(f"{describe(f)} Estimate: {headline(estimate)}", outcome.rebuilt.urn_at(f.line))
-    if config.get("requireCompletePricing") and not estimate.get("complete"):
-        unknown = sorted({str(i.get("name") or i.get("resource")) for i in estimate.get("line_items", [])
-                          if i.get("unit_price_usd") is None})
-        report_violation(f"the estimate is incomplete (no price for: {', '.join(unknown) or 'some items'}), so it cannot "
-                         f"show the stack is within budget; add the prices with a price book or set requireCompletePricing "
-                         f"to false. Estimate: {headline(estimate)}", None)
+    verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
+    estimate = headline(outcome.plan.cost.to_json())
+    _report([Violation(f"{describe(f)} Estimate: {estimate}", outcome.rebuilt.urn_at(f.line))
+             for f in outcome.plan.findings if f.rule in verdicts and not f.suppressed], report_violation)
 
 
 def validate_efa_security_groups(args: StackValidationArgs, report_violation: ReportViolation) -> None:
@@ -161,6 +157,8 @@ budget = StackValidationPolicy(
                   "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, else 730)"},
         "requireCompletePricing": {"type": "boolean", "default": False,
                                    "description": "also fail when a price is unknown, since the total is then a lower bound"},
+        "priceBook": {"type": "string", "description": "price book: current (default), seed-2024, or a YAML file "
+                                                       "(relative to the policy pack folder) over the current book"},
         **_LOCATION_SCHEMA,
     }),
 )
