@@ -445,3 +445,15 @@ def test_budget_config_problems() -> None:
     found = violations(policies.budget, stack_args(hand_written(), config={"maxTotalUsd": 1, "priceBook": "/nonexistent.yaml"}))
     assert found == [("policy config `priceBook`: no such file; expected a YAML price book or one of: current, seed-2024", None)]
     assert violations(policies.budget, stack_args(hand_written(), config={})) == []
+
+
+def test_check_applies_a_policy_pack_config_file() -> None:
+    """`check` takes the --policy-pack-config shape: levels, properties, disabled policies."""
+    from planner.policy.testing import check
+
+    lt = by_name(hand_written(), LT)
+    v1 = Spec(LT, "v1", dict(lt.props, metadataOptions={"httpTokens": "optional"}))
+    imds = [policies.imdsv2]
+    assert [(r.policy, r.enforcement, r.urn) for r in check([v1], imds)] == [("planner-imdsv2", "mandatory", v1.urn)]
+    assert [r.enforcement for r in check([v1], imds, config={"planner-imdsv2": "advisory"})] == ["advisory"]
+    assert check([v1], imds, config={"planner-imdsv2": {"enforcementLevel": "disabled"}}) == []

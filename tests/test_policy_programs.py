@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from planner.policy import POLICIES, policies
-from planner.policy.testing import capture, resource_args, stack_args, violations
+from planner.policy import POLICIES
+from planner.policy.testing import capture, check
 
 
 @pytest.fixture(autouse=True)
@@ -49,16 +49,9 @@ def hand_written_program(cards: int = 16, tokens: str = "required", egress_self:
 
 def run_pack(program: Any) -> dict[str, list[tuple[str, str | None]]]:
     """Every policy's violations for the resources `program` registers, by policy name."""
-    specs = capture(program, config={"aws:region": "us-east-2"})
-    args = stack_args(specs, region="us-east-2")
     out: dict[str, list[tuple[str, str | None]]] = {}
-    for p in POLICIES:
-        if p in (policies.topology, policies.topology_warnings, policies.budget, policies.efa_security_group):
-            found = violations(p, args)
-        else:
-            found = [(m, s.urn) for s in specs for m, _ in violations(p, resource_args(s))]
-        if found:
-            out[p.name] = found
+    for r in check(capture(program, config={"aws:region": "us-east-2"})):
+        out.setdefault(r.policy, []).append((r.message, r.urn))
     return out
 
 

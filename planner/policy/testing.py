@@ -107,6 +107,47 @@ def violations(policy: Policy, args: StackValidationArgs | ResourceValidationArg
     return found
 
 
+@dataclass(frozen=True)
+class Reported:
+    policy: str
+    enforcement: str
+    message: str
+    urn: str | None
+
+
+def check(specs: Iterable[Spec], policies: Iterable[Policy] | None = None, config: Mapping[str, Any] | None = None,
+          region: str | None = "us-east-2") -> list[Reported]:
+    """Every violation the pack reports for `specs`, as `pulumi preview --policy-pack` would.
+
+    `config` has the shape of a `--policy-pack-config` file: policy name to an enforcement
+    level, or to an object of properties (with an optional `enforcementLevel`). Stack
+    policies see all resources; resource policies see each resource's props in turn.
+    """
+    from pulumi_policy import StackValidationPolicy
+
+    from planner.policy import POLICIES
+
+    specs = list(specs)
+    out: list[Reported] = []
+    for policy in POLICIES if policies is None else policies:
+        raw = (config or {}).get(policy.name)
+        level = policy.enforcement_level.value if policy.enforcement_level else "advisory"
+        props: dict[str, Any] = {}
+        if isinstance(raw, str):
+            level = raw
+        elif isinstance(raw, Mapping):
+            props = {k: v for k, v in raw.items() if k != "enforcementLevel"}
+            level = raw.get("enforcementLevel", level)
+        if level == "disabled":
+            continue
+        if isinstance(policy, StackValidationPolicy):
+            found = violations(policy, stack_args(specs, props, region))
+        else:
+            found = [(m, s.urn) for s in specs for m, _ in violations(policy, resource_args(s, props))]
+        out.extend(Reported(policy.name, level, m, u) for m, u in found)
+    return out
+
+
 def capture(program: Callable[[], Any], config: Mapping[str, str] | None = None, stack: str = STACK,
             project: str = PROJECT) -> list[Spec]:
     """Run `program` under Pulumi mocks; return the resources it registered, with their URNs.
