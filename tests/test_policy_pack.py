@@ -457,3 +457,18 @@ def test_check_applies_a_policy_pack_config_file() -> None:
     assert [(r.policy, r.enforcement, r.urn) for r in check([v1], imds)] == [("planner-imdsv2", "mandatory", v1.urn)]
     assert [r.enforcement for r in check([v1], imds, config={"planner-imdsv2": "advisory"})] == ["advisory"]
     assert check([v1], imds, config={"planner-imdsv2": {"enforcementLevel": "disabled"}}) == []
+
+
+def test_rebuild_reads_eks_managed_node_groups() -> None:
+    specs = hand_written()
+    lt = by_name(specs, LT)
+    ng = Spec("aws:eks/nodeGroup:NodeGroup", "trainers-eks", {
+        "clusterName": "training", "capacityType": "CAPACITY_BLOCK", "subnetIds": ["subnet-00a2b3c4d5e6f70809"],
+        "scalingConfig": {"desiredSize": 4, "maxSize": 4, "minSize": 0},
+        "launchTemplate": {"id": "lt-0123456789abcdef0", "version": "1"}})
+    specs = [s for s in specs if s.type != ASG] + [ng]
+    out = rebuild(Graph(from_policy(r) for r in stack_args(specs).resources))
+    assert out.data["node_groups"] == [{"name": "trainers-eks", "instance_type": "trn2.48xlarge", "count": 4,
+                                        "efa": True, "purchase": "capacity-block", "availability_zone": "us-east-2b"}]
+    assert out.urn_at(out.lines[("config", "planner:cluster", "node_groups", 0, "purchase")]) == ng.urn
+    assert out.urn_at(out.lines[("config", "planner:cluster", "node_groups", 0, "instance_type")]) == lt.urn

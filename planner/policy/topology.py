@@ -25,6 +25,7 @@ from planner.parse import CLUSTER_PATH
 from planner.policy.resources import (
     AUTOSCALING_GROUP,
     EFA_INTERFACE_TYPES,
+    EKS_NODE_GROUP,
     INSTANCE,
     LAUNCH_TEMPLATE,
     LUSTRE,
@@ -42,6 +43,7 @@ from planner.policy.resources import (
 _NAME_OK = re.compile(r"[^a-z0-9-]+")
 _AZ = re.compile(r"^([a-z]{2}(-gov)?-[a-z]+-\d)[a-z]$")
 _MARKETS = {"capacity-block": "capacity-block", "spot": "spot"}
+_EKS_CAPACITY = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND": "on-demand"}
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
     cat = _catalogue.load()
     gaps: list[Gap] = []
     region = region or graph.region() or _region_of_subnets(graph)
-    groups = _asg_groups(graph, cat, gaps) + _instance_groups(graph, cat, gaps)
+    groups = _asg_groups(graph, cat, gaps) + _eks_groups(graph, cat, gaps) + _instance_groups(graph, cat, gaps)
     out = Rebuilt(None, region, gaps=gaps)
     lustres = graph.of_type(LUSTRE)
     if not groups:
@@ -189,6 +191,33 @@ def _asg_groups(graph: Graph, cat: Any, gaps: list[Gap]) -> list[_Group]:
         if type_source is not None:
             sources["instance_type"] = type_source
         groups.append(_Group(asg.name, itype, count, asg, template, values, sources, pgs, zones))
+    return groups
+
+
+def _eks_groups(graph: Graph, cat: Any, gaps: list[Gap]) -> list[_Group]:
+    """EKS managed node groups: `scalingConfig.desiredSize` instances of `instanceTypes[0]` or the template's type."""
+    groups = []
+    for ng in graph.of_type(EKS_NODE_GROUP):
+        template = _template_of(graph, ng, ng.get("launchTemplate"), "launchTemplate")
+        itype, type_source = ng.get("instanceTypes", 0), ng
+        if not known(itype) and template is not None:
+            itype, type_source = template.get("instanceType"), template
+        if not _accelerated(itype, cat, ng, gaps):
+            continue
+        count = next((n for n in (as_int(ng.get("scalingConfig", k)) for k in ("desiredSize", "maxSize")) if n), None)
+        if not count:
+            gaps.append(Gap(f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned", ng.urn))
+            continue
+        zones = _zones(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET))
+        if not zones and template is not None:
+            zones = _template_zones(graph, template)
+        pgs = _template_placement(graph, template) if template is not None else []
+        values, sources = _launch_values(template, None)
+        capacity = ng.get("capacityType")
+        if isinstance(capacity, str) and capacity in _EKS_CAPACITY:
+            values["purchase"], sources["purchase"] = _EKS_CAPACITY[capacity], ng
+        sources["instance_type"] = type_source
+        groups.append(_Group(ng.name, itype, count, ng, template, values, sources, pgs, zones))
     return groups
 
 
