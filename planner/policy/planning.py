@@ -21,17 +21,9 @@ from planner.model import Cluster, Stack
 from planner.parse import parse_cluster
 from planner.pipeline import PlanOptions, StackPlan, plan_stack
 from planner.policy.resources import Graph, from_policy
-from planner.policy.topology import Gap, Rebuilt, rebuild
+from planner.policy.topology import Rebuilt, Violation, rebuild
 
 STACK_FILE = "<stack resources>"
-
-
-@dataclass(frozen=True)
-class Violation:
-    """What a policy reports: a message, and the URN of the resource at fault (None: the stack)."""
-
-    message: str
-    urn: str | None = None
 
 
 @dataclass
@@ -41,7 +33,7 @@ class Outcome:
     problems: list[Violation] = field(default_factory=list)  # the rebuilt cluster is not valid input
 
     @property
-    def gaps(self) -> list[Gap]:
+    def gaps(self) -> list[Violation]:
         return self.rebuilt.gaps
 
 

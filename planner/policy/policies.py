@@ -128,12 +128,14 @@ def _resource_validation(check: Callable[[str, Mapping[str, Any]], list[str]]) -
     return validate
 
 
+_TOPOLOGY_SCHEMA = PolicyConfigSchema({**_LOCATION_SCHEMA, "suppress": _suppress_schema()})
+
 topology = StackValidationPolicy(
     name=TOPOLOGY,
     description="The cluster read back from the stack's EC2, Auto Scaling and FSx resources passes planner's rules (error findings).",
     validate=validate_topology,
     enforcement_level=EnforcementLevel.MANDATORY,
-    config_schema=PolicyConfigSchema({**_LOCATION_SCHEMA, "suppress": _suppress_schema()}),
+    config_schema=_TOPOLOGY_SCHEMA,
     remediation_steps="Run `planner plan` on the equivalent stack config, or fix the resource named in the violation.",
 )
 
@@ -142,7 +144,7 @@ topology_warnings = StackValidationPolicy(
     description="The cluster read back from the stack's resources: planner's warning findings, and what the pack could not see.",
     validate=validate_topology_warnings,
     enforcement_level=EnforcementLevel.ADVISORY,
-    config_schema=PolicyConfigSchema({**_LOCATION_SCHEMA, "suppress": _suppress_schema()}),
+    config_schema=_TOPOLOGY_SCHEMA,
 )
 
 budget = StackValidationPolicy(
@@ -171,34 +173,22 @@ efa_security_group = StackValidationPolicy(
     url=security_groups.EFA_SECURITY_DOC,
 )
 
-efa_interfaces = ResourceValidationPolicy(
-    name=EFA_INTERFACES,
-    description="Launch templates with EFA give each network card one EFA interface, the primary a full EFA one.",
-    validate=_resource_validation(resource_checks.efa_interfaces),
-    enforcement_level=EnforcementLevel.MANDATORY,
-    url=resource_checks.EFA_DOC,
-)
+def _resource_policy(name: str, description: str, check: Callable[[str, Mapping[str, Any]], list[str]],
+                     url: str | None = None) -> ResourceValidationPolicy:
+    return ResourceValidationPolicy(name=name, description=description, validate=_resource_validation(check),
+                                    enforcement_level=EnforcementLevel.MANDATORY, url=url)
 
-imdsv2 = ResourceValidationPolicy(
-    name=IMDSV2,
-    description="Launch templates and instances require IMDSv2 (metadataOptions.httpTokens = required).",
-    validate=_resource_validation(resource_checks.imdsv2),
-    enforcement_level=EnforcementLevel.MANDATORY,
-    url=resource_checks.IMDS_DOC,
-)
 
-public_ip = ResourceValidationPolicy(
-    name=PUBLIC_IP,
-    description="No public IP at launch on instance types with more than one network card.",
-    validate=_resource_validation(resource_checks.public_ip),
-    enforcement_level=EnforcementLevel.MANDATORY,
-)
-
-lustre_values = ResourceValidationPolicy(
-    name=LUSTRE_VALUES,
-    description="FSx for Lustre capacity, per-unit throughput and EFA are valid for the deployment type.",
-    validate=_resource_validation(resource_checks.lustre_values),
-    enforcement_level=EnforcementLevel.MANDATORY,
-)
+efa_interfaces = _resource_policy(
+    EFA_INTERFACES, "Launch templates with EFA give each network card one EFA interface, the primary a full EFA one.",
+    resource_checks.efa_interfaces, resource_checks.EFA_DOC)
+imdsv2 = _resource_policy(
+    IMDSV2, "Launch templates and instances require IMDSv2 (metadataOptions.httpTokens = required).",
+    resource_checks.imdsv2, resource_checks.IMDS_DOC)
+public_ip = _resource_policy(
+    PUBLIC_IP, "No public IP at launch on instance types with more than one network card.", resource_checks.public_ip)
+lustre_values = _resource_policy(
+    LUSTRE_VALUES, "FSx for Lustre capacity, per-unit throughput and EFA are valid for the deployment type.",
+    resource_checks.lustre_values)
 
 POLICIES = [topology, topology_warnings, budget, efa_security_group, efa_interfaces, imdsv2, public_ip, lustre_values]

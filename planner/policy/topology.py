@@ -47,8 +47,11 @@ _EKS_CAPACITY = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND"
 
 
 @dataclass(frozen=True)
-class Gap:
-    """Something the rebuild could not see, and what it assumed instead (reported as advisory)."""
+class Violation:
+    """What a policy reports: a message, and the URN of the resource at fault (None: the stack).
+
+    The rebuild's own gaps (what it could not see, and what it assumed) are reported this way.
+    """
 
     message: str
     urn: str | None = None
@@ -62,7 +65,7 @@ class Rebuilt:
     region: str | None
     lines: dict[Path, int] = field(default_factory=dict)
     urns: list[str | None] = field(default_factory=list)
-    gaps: list[Gap] = field(default_factory=list)
+    gaps: list[Violation] = field(default_factory=list)
 
     def locate(self, path: Path, urn: str | None) -> None:
         self.urns.append(urn)
@@ -93,7 +96,7 @@ class _Group:
 def rebuild(graph: Graph, region: str | None = None, availability_zone: str | None = None) -> Rebuilt:
     """Read the cluster back from `graph`; `region`/`availability_zone` are policy-config fallbacks."""
     cat = _catalogue.load()
-    gaps: list[Gap] = []
+    gaps: list[Violation] = []
     region = region or graph.region() or _region_of_subnets(graph)
     groups = _asg_groups(graph, cat, gaps) + _eks_groups(graph, cat, gaps) + _instance_groups(graph, cat, gaps)
     out = Rebuilt(None, region, gaps=gaps)
@@ -101,14 +104,14 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
     if not groups:
         return out
     if region is None:
-        gaps.append(Gap("cannot tell the AWS region (no aws provider region, no subnet in the stack); "
+        gaps.append(Violation("cannot tell the AWS region (no aws provider region, no subnet in the stack); "
                         "set the policy's `region` config"))
         return out
 
     zones = [z for g in groups for z in g.zones]
     cluster_az = availability_zone or (Counter(zones).most_common(1)[0][0] if zones else None)
     if cluster_az is None:
-        gaps.append(Gap("cannot tell the Availability Zone of any node group (their subnets are not resources of "
+        gaps.append(Violation("cannot tell the Availability Zone of any node group (their subnets are not resources of "
                         "this stack); set the policy's `availabilityZone` config", groups[0].capacity.urn))
         return out
 
@@ -130,7 +133,7 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
         if g.zones:
             entry["availability_zone"] = g.zones[0]
         else:
-            gaps.append(Gap(f"cannot tell the Availability Zone of node group '{g.name}'; assumed {cluster_az}",
+            gaps.append(Violation(f"cannot tell the Availability Zone of node group '{g.name}'; assumed {cluster_az}",
                             g.capacity.urn))
         out.locate(path + ("availability_zone",), g.capacity.urn)
         node_groups.append(entry)
@@ -144,7 +147,7 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
         data["lustre"] = _lustre(graph, lustres[0], cluster_az, gaps)
         out.locate(CLUSTER_PATH + ("lustre",), lustres[0].urn)
         for extra in lustres[1:]:
-            gaps.append(Gap("planner models one FSx for Lustre file system per cluster; this one is checked by "
+            gaps.append(Violation("planner models one FSx for Lustre file system per cluster; this one is checked by "
                             "the resource policies but not planned or priced", extra.urn))
     out.data = data
     return out
@@ -160,7 +163,7 @@ def _template_of(graph: Graph, owner: Resource, spec: Any, prop: str) -> Resourc
     return hits[0] if hits else None
 
 
-def _asg_groups(graph: Graph, cat: Any, gaps: list[Gap]) -> list[_Group]:
+def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation]) -> list[_Group]:
     groups = []
     for asg in graph.of_type(AUTOSCALING_GROUP):
         template = _template_of(graph, asg, asg.get("launchTemplate"), "launchTemplate")
@@ -177,16 +180,12 @@ def _asg_groups(graph: Graph, cat: Any, gaps: list[Gap]) -> list[_Group]:
             continue
         count = next((n for n in (as_int(asg.get(k)) for k in ("desiredCapacity", "maxSize")) if n), None)
         if not count:
-            gaps.append(Gap(f"cannot tell how many instances Auto Scaling group '{asg.name}' runs "
+            gaps.append(Violation(f"cannot tell how many instances Auto Scaling group '{asg.name}' runs "
                             "(desiredCapacity/maxSize unknown or zero); not planned", asg.urn))
             continue
         subnets = graph.resolve(asg, "vpcZoneIdentifiers", as_list(asg.get("vpcZoneIdentifiers")), SUBNET)
         zones = _zones(subnets) or [z for z in as_list(asg.get("availabilityZones")) if isinstance(z, str) and known(z)]
-        if not zones and template is not None:
-            zones = _template_zones(graph, template)
-        pgs = graph.resolve(asg, "placementGroup", [asg.get("placementGroup")], PLACEMENT_GROUP)
-        if not pgs and template is not None:
-            pgs = _template_placement(graph, template)
+        zones, pgs = _where(graph, asg, template, zones)
         values, sources = _launch_values(template, None)
         if type_source is not None:
             sources["instance_type"] = type_source
@@ -194,7 +193,7 @@ def _asg_groups(graph: Graph, cat: Any, gaps: list[Gap]) -> list[_Group]:
     return groups
 
 
-def _eks_groups(graph: Graph, cat: Any, gaps: list[Gap]) -> list[_Group]:
+def _eks_groups(graph: Graph, cat: Any, gaps: list[Violation]) -> list[_Group]:
     """EKS managed node groups: `scalingConfig.desiredSize` instances of `instanceTypes[0]` or the template's type."""
     groups = []
     for ng in graph.of_type(EKS_NODE_GROUP):
@@ -206,12 +205,9 @@ def _eks_groups(graph: Graph, cat: Any, gaps: list[Gap]) -> list[_Group]:
             continue
         count = next((n for n in (as_int(ng.get("scalingConfig", k)) for k in ("desiredSize", "maxSize")) if n), None)
         if not count:
-            gaps.append(Gap(f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned", ng.urn))
+            gaps.append(Violation(f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned", ng.urn))
             continue
-        zones = _zones(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET))
-        if not zones and template is not None:
-            zones = _template_zones(graph, template)
-        pgs = _template_placement(graph, template) if template is not None else []
+        zones, pgs = _where(graph, ng, template, _zones(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET)))
         values, sources = _launch_values(template, None)
         capacity = ng.get("capacityType")
         if isinstance(capacity, str) and capacity in _EKS_CAPACITY:
@@ -221,7 +217,7 @@ def _eks_groups(graph: Graph, cat: Any, gaps: list[Gap]) -> list[_Group]:
     return groups
 
 
-def _instance_groups(graph: Graph, cat: Any, gaps: list[Gap]) -> list[_Group]:
+def _instance_groups(graph: Graph, cat: Any, gaps: list[Violation]) -> list[_Group]:
     """Instances launched directly: one group per (launch template, type, AZ, placement group)."""
     by_key: dict[tuple[Any, ...], _Group] = {}
     for inst in graph.of_type(INSTANCE):
@@ -236,11 +232,7 @@ def _instance_groups(graph: Graph, cat: Any, gaps: list[Gap]) -> list[_Group]:
         zones = [az] if isinstance(az, str) and known(az) else []
         if not zones:
             zones = _zones(graph.resolve(inst, "subnetId", [inst.get("subnetId")], SUBNET))
-        if not zones and template is not None:
-            zones = _template_zones(graph, template)
-        pgs = graph.resolve(inst, "placementGroup", [inst.get("placementGroup")], PLACEMENT_GROUP)
-        if not pgs and template is not None:
-            pgs = _template_placement(graph, template)
+        zones, pgs = _where(graph, inst, template, zones)
         values, sources = _launch_values(template, inst)
         sources["instance_type"] = type_source
         key = (template.urn if template else None, itype, tuple(zones), tuple(p.urn for p in pgs),
@@ -253,10 +245,10 @@ def _instance_groups(graph: Graph, cat: Any, gaps: list[Gap]) -> list[_Group]:
     return list(by_key.values())
 
 
-def _accelerated(itype: Any, cat: Any, res: Resource, gaps: list[Gap]) -> bool:
+def _accelerated(itype: Any, cat: Any, res: Resource, gaps: list[Violation]) -> bool:
     """Only catalogue types form node groups; a bastion or head node is not the training cluster."""
     if not known(itype):
-        gaps.append(Gap(f"cannot tell the instance type of '{res.name}' (unknown during preview); not planned", res.urn))
+        gaps.append(Violation(f"cannot tell the instance type of '{res.name}' (unknown during preview); not planned", res.urn))
         return False
     return isinstance(itype, str) and itype in cat.instance_types
 
@@ -287,6 +279,16 @@ def _launch_values(template: Resource | None, inst: Resource | None) -> tuple[di
             values["capacity_reservation_id"] = reservation
             sources["capacity_reservation_id"] = res
     return values, sources
+
+
+def _where(graph: Graph, owner: Resource, template: Resource | None, zones: list[str]) -> tuple[list[str], list[Resource]]:
+    """AZs (the owner's, else its template's) and placement groups (the owner's, else its template's)."""
+    if not zones and template is not None:
+        zones = _template_zones(graph, template)
+    pgs = graph.resolve(owner, "placementGroup", [owner.get("placementGroup")], PLACEMENT_GROUP)
+    if not pgs and template is not None:
+        pgs = _template_placement(graph, template)
+    return zones, pgs
 
 
 def _template_zones(graph: Graph, template: Resource) -> list[str]:
@@ -341,7 +343,7 @@ def _unique_name(raw: str, taken: set[str]) -> str:
 
 # --- file system and region ----------------------------------------------------------------
 
-def _lustre(graph: Graph, fs: Resource, cluster_az: str, gaps: list[Gap]) -> dict[str, Any]:
+def _lustre(graph: Graph, fs: Resource, cluster_az: str, gaps: list[Violation]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, prop in (("deployment_type", "deploymentType"), ("storage_capacity_gib", "storageCapacity"),
                       ("per_unit_storage_throughput", "perUnitStorageThroughput"), ("s3_import_path", "importPath")):
@@ -355,7 +357,7 @@ def _lustre(graph: Graph, fs: Resource, cluster_az: str, gaps: list[Gap]) -> dic
     if zones:
         out["availability_zone"] = zones[0]
     else:
-        gaps.append(Gap(f"cannot tell the Availability Zone of file system '{fs.name}'; assumed {cluster_az}", fs.urn))
+        gaps.append(Violation(f"cannot tell the Availability Zone of file system '{fs.name}'; assumed {cluster_az}", fs.urn))
     return out
 
 
