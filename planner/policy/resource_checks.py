@@ -49,11 +49,12 @@ def efa_interfaces(resource_type: str, props: Mapping[str, Any]) -> list[str]:
         return []
     out = []
     cards = Counter(as_int(n.get("networkCardIndex")) or 0 for n in efa)
-    missing = [c for c in range(spec.network_cards) if cards[c] == 0]
+    wanted = min(spec.network_cards, spec.efa_max_interfaces or spec.network_cards)  # EFA interfaces the type takes
+    missing = [c for c in range(wanted) if cards[c] == 0]
     if missing:
         out.append(f"{itype} has {spec.network_cards} network cards but this launch template has EFA interfaces on "
-                   f"{spec.network_cards - len(missing)} of them (missing card(s) {_ranges(missing)}); add one EFA "
-                   f"interface per card (networkCardIndex 0-{spec.network_cards - 1}) for the type's full "
+                   f"{wanted - len(missing)} of them (missing card(s) {_ranges(missing)}); add one EFA "
+                   f"interface per card (networkCardIndex 0-{wanted - 1}) for the type's full "
                    f"{spec.network_bandwidth_gbps:,} Gbps. See {EFA_DOC}")
     doubled = sorted(c for c, n in cards.items() if n > 1 and c < spec.network_cards)
     if doubled:
