@@ -105,14 +105,14 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
         return out
     if region is None:
         gaps.append(Violation("cannot tell the AWS region (no aws provider region, no subnet in the stack); "
-                        "set the policy's `region` config"))
+                              "set the policy's `region` config"))
         return out
 
     zones = [z for g in groups for z in g.zones]
     cluster_az = availability_zone or (Counter(zones).most_common(1)[0][0] if zones else None)
     if cluster_az is None:
         gaps.append(Violation("cannot tell the Availability Zone of any node group (their subnets are not resources of "
-                        "this stack); set the policy's `availabilityZone` config", groups[0].capacity.urn))
+                              "this stack); set the policy's `availabilityZone` config", groups[0].capacity.urn))
         return out
 
     out.locate(CLUSTER_PATH, None)
@@ -134,21 +134,22 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
             entry["availability_zone"] = g.zones[0]
         else:
             gaps.append(Violation(f"cannot tell the Availability Zone of node group '{g.name}'; assumed {cluster_az}",
-                            g.capacity.urn))
+                                  g.capacity.urn))
         out.locate(path + ("availability_zone",), g.capacity.urn)
         node_groups.append(entry)
 
     data: dict[str, Any] = {"availability_zone": cluster_az, "node_groups": node_groups}
     placement = [pg for g in groups for pg in g.placement_groups if pg.get("strategy") == "cluster"]
     data["placement_group"] = "cluster" if placement else "none"
-    out.locate(CLUSTER_PATH + ("placement_group",), placement[0].urn if placement else None)
+    # a missing placement group is the fault of the groups launched without one
+    out.locate(CLUSTER_PATH + ("placement_group",), placement[0].urn if placement else groups[0].capacity.urn)
 
     if lustres:
         data["lustre"] = _lustre(graph, lustres[0], cluster_az, gaps)
         out.locate(CLUSTER_PATH + ("lustre",), lustres[0].urn)
         for extra in lustres[1:]:
             gaps.append(Violation("planner models one FSx for Lustre file system per cluster; this one is checked by "
-                            "the resource policies but not planned or priced", extra.urn))
+                                  "the resource policies but not planned or priced", extra.urn))
     out.data = data
     return out
 
@@ -181,7 +182,7 @@ def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation]) -> list[_Group]:
         count = next((n for n in (as_int(asg.get(k)) for k in ("desiredCapacity", "maxSize")) if n), None)
         if not count:
             gaps.append(Violation(f"cannot tell how many instances Auto Scaling group '{asg.name}' runs "
-                            "(desiredCapacity/maxSize unknown or zero); not planned", asg.urn))
+                                  "(desiredCapacity/maxSize unknown or zero); not planned", asg.urn))
             continue
         subnets = graph.resolve(asg, "vpcZoneIdentifiers", as_list(asg.get("vpcZoneIdentifiers")), SUBNET)
         zones = _zones(subnets) or [z for z in as_list(asg.get("availabilityZones")) if isinstance(z, str) and known(z)]
