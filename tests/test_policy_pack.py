@@ -472,3 +472,14 @@ def test_rebuild_reads_eks_managed_node_groups() -> None:
                                         "efa": True, "purchase": "capacity-block", "availability_zone": "us-east-2b"}]
     assert out.urn_at(out.lines[("config", "planner:cluster", "node_groups", 0, "purchase")]) == ng.urn
     assert out.urn_at(out.lines[("config", "planner:cluster", "node_groups", 0, "instance_type")]) == lt.urn
+
+
+def test_core_does_not_import_the_pack() -> None:
+    """The pack imports the core; the core (and the CLI's startup) never imports pulumi or pulumi_policy."""
+    import subprocess
+    import sys
+
+    code = ("import sys, planner.cli, planner.pipeline, planner.rules; planner.rules.registry(); "
+            "print(sorted(m for m in ('pulumi', 'pulumi_policy', 'planner.policy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
