@@ -3,8 +3,8 @@
 Enforcement follows the rules' severities: error findings are `mandatory` (they stop
 `pulumi up`), warning findings `advisory`. A stack policy has one enforcement level, so the
 topology's findings are split by severity into two policies, `planner-topology`
-(mandatory, errors) and `planner-topology-warnings` (advisory, warnings and what the pack
-could not see); each can be raised, lowered or disabled in the pack's config.
+(mandatory, errors) and `planner-topology-warnings` (advisory: warnings, info findings and
+what the pack could not see); each can be raised, lowered or disabled in the pack's config.
 """
 
 from __future__ import annotations
@@ -73,11 +73,11 @@ def validate_topology(args: StackValidationArgs, report_violation: ReportViolati
 
 
 def validate_topology_warnings(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-    """Warning findings, and what the pack had to assume or could not see (so nothing is silently skipped)."""
+    """Warning and info findings, and what the pack had to assume or could not see (nothing is silently skipped)."""
     outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared_cluster()))
     gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps]
     config_problems = [p for p in outcome.problems if p.message.startswith("policy config")]
-    _report(config_problems + gaps + findings_as_violations(outcome, ("warning",)), report_violation)
+    _report(config_problems + gaps + findings_as_violations(outcome, ("warning", "info")), report_violation)
 
 
 def validate_budget(args: StackValidationArgs, report_violation: ReportViolation) -> None:
@@ -141,7 +141,7 @@ topology = StackValidationPolicy(
 
 topology_warnings = StackValidationPolicy(
     name=TOPOLOGY_WARNINGS,
-    description="The cluster read back from the stack's resources: planner's warning findings, and what the pack could not see.",
+    description="The cluster read back from the stack's resources: planner's warning and info findings, and what the pack could not see.",
     validate=validate_topology_warnings,
     enforcement_level=EnforcementLevel.ADVISORY,
     config_schema=_TOPOLOGY_SCHEMA,
