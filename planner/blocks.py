@@ -1,10 +1,11 @@
-"""EC2 Capacity Block durations: what can be booked, and what a run of N hours is billed.
+"""EC2 Capacity Block durations and sizes: what can be booked, and what a run of N hours is billed.
 
 Capacity Blocks are booked in 1-day steps up to 14 days, then in 7-day steps up to 182
-days (EC2 User Guide, "Capacity Blocks for ML"). A block is paid for its whole duration,
-so the cost estimate bills a run at the next bookable duration, and the
-capacity-block-duration rule checks declared hours against the same list. One module, so
-both agree.
+days; a block holds up to 64 instances, and an account up to 256 across blocks by default
+(EC2 User Guide, "Capacity Blocks for ML", read 2026-11). A block is paid for its whole
+duration, so the cost estimate bills a run at the next bookable duration, and the
+capacity-block-duration and capacity-block-size rules check declared clusters against the
+same figures. One module, so both agree.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ WEEKLY_STEP_DAYS = 7
 MAX_DAYS = 182
 MAX_HOURS = MAX_DAYS * HOURS_PER_DAY
 
+MAX_INSTANCES_PER_BLOCK = 64
+MAX_INSTANCES_PER_ACCOUNT = 256  # default account limit across Capacity Blocks
+
 
 @lru_cache(maxsize=1)
 def bookable_hours() -> tuple[int, ...]:
@@ -28,8 +32,22 @@ def bookable_hours() -> tuple[int, ...]:
 
 
 def round_up_to_block(hours: float) -> int | None:
-    """The shortest bookable duration that covers `hours`; None beyond 182 days (no single block)."""
+    """The shortest bookable duration that covers `hours`; None beyond 182 days (no single block).
+
+    A run of 100 h needs a 120 h (5-day) block; 400 h needs 504 h (21 days).
+    """
     for h in bookable_hours():
         if hours <= h:
             return h
     return None
+
+
+def is_bookable(hours: float) -> bool:
+    """True when `hours` is exactly one bookable duration."""
+    return float(hours).is_integer() and int(hours) in bookable_hours()
+
+
+def describe(hours: int) -> str:
+    """`504 h (21 days)`: a bookable duration as people book it."""
+    days = hours // HOURS_PER_DAY
+    return f"{hours} h ({days} day{'s' if days != 1 else ''})"

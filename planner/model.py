@@ -62,6 +62,7 @@ class Workload:
     mfu: float = 0.4
     path: Path = ()
     declared: frozenset[str] = frozenset()
+    checkpoint_max_minutes: float | None = None  # lustre-checkpoint-time threshold; None = the rule's default
 
 
 @dataclass(frozen=True)

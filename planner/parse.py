@@ -182,7 +182,7 @@ GROUP_KEYS = ("name", "instance_type", "count", "ultraservers", "purchase", "efa
               "availability_zone", "public_ip", "capacity_reservation_id")
 LUSTRE_KEYS = ("deployment_type", "storage_capacity_gib", "per_unit_storage_throughput",
                "availability_zone", "efa_enabled", "s3_import_path")
-WORKLOAD_KEYS = ("parameters", "tokens", "precision", "mfu")
+WORKLOAD_KEYS = ("parameters", "tokens", "precision", "mfu", "checkpoint_max_minutes")
 
 
 def parse_cluster(data: Any, region: str, file: str = "<config>", lines: Lines | None = None,
@@ -323,9 +323,10 @@ def _workload(r: _Reader, data: Any, path: Path) -> Workload | None:
     if mfu is not None and not 0 < mfu <= 1:
         r.fail(path + ("mfu",), f"expected a fraction of peak between 0 and 1 (such as 0.4), got {mfu!r}")
         mfu = None
+    checkpoint_minutes = r.get(m, "checkpoint_max_minutes", path, r.positive_number)
     if None in (params, tokens, precision, mfu):
         return None
-    return Workload(params, tokens, precision, mfu, path, frozenset(str(k) for k in m))
+    return Workload(params, tokens, precision, mfu, path, frozenset(str(k) for k in m), checkpoint_minutes)
 
 
 def _suppressions(r: _Reader, data: Any, path: Path) -> tuple[Suppression, ...]:
@@ -381,12 +382,7 @@ def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
 def load_stack(file: str) -> Stack:
     """Read one `Pulumi.<stack>.yaml` file."""
     name = stack_name(file) or os.path.splitext(os.path.basename(file))[0]
-    try:
-        with open(file, "rb") as fh:
-            raw = fh.read(yamlload.MAX_BYTES + 1)
-    except OSError as exc:
-        raise InputError([Problem(file, None, "", f"cannot read: {exc.strerror or exc}")]) from None
-    data, lines = yamlload.load(raw, file)
+    data, lines = yamlload.load_path(file)
     return parse_stack(data, lines, file, name)
 
 

@@ -9,6 +9,7 @@ from typing import Any, Iterable
 from planner import catalogue as _catalogue
 from planner import cost as _cost
 from planner import rules as _rules
+from planner.errors import InputError
 from planner.findings import Finding, at_least
 from planner.model import Stack
 from planner.summary import summarize
@@ -40,6 +41,9 @@ class StackPlan:
 
 
 def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
+    problems = _rules.suppression_problems(stack, options.suppress)
+    if problems:
+        raise InputError(problems)
     cat = _catalogue.load()
     summary = summarize(stack.cluster, cat)
     cost = _cost.estimate(stack, options.price_book or _cost.load_price_book(None), cat)
@@ -51,6 +55,13 @@ def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
 
 
 def plan_stacks(stacks: Iterable[Stack], options: PlanOptions = PlanOptions()) -> list[StackPlan]:
+    """Plan every stack; unusable suppressions in any of them stop the run before any planning."""
+    stacks = list(stacks)
+    problems: list = []
+    for s in stacks:
+        problems += [p for p in _rules.suppression_problems(s, options.suppress) if p not in problems]
+    if problems:
+        raise InputError(problems)
     return [plan_stack(s, options) for s in stacks]
 
 

@@ -69,6 +69,17 @@ def load(text: str | bytes, file: str) -> tuple[Any, Lines]:
     return data, lines
 
 
+def load_path(path: str, what: str = "") -> tuple[Any, Lines]:
+    """Read and parse one YAML file; unreadable files are input problems like bad YAML."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        label = f"cannot read{' ' + what if what else ''}"
+        raise InputError([Problem(path, None, "", f"{label}: {exc.strerror or exc}")]) from None
+    return load(raw, path)
+
+
 def _build(node: yaml.Node, path: Path, lines: Lines, budget: list[int], depth: int) -> Any:
     budget[0] -= 1
     line = node.start_mark.line + 1

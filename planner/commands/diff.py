@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
 from collections import Counter
 from typing import Any, Iterable, Sequence
 

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from planner.findings import SEVERITIES
 
-FORMATS = ("table", "json")
+# --format -> module in planner.report with `render(plans) -> str`
+RENDERERS = {"table": "table", "json": "json_report", "markdown": "markdown", "sarif": "sarif", "github": "github"}
+FORMATS = tuple(RENDERERS)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="validate and summarize declared clusters (stack files or folders)")
     p.add_argument("paths", nargs="*", metavar="PATH", help="stack files or folders of Pulumi.<stack>.yaml (default: stacks/)")
-    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help="table (people), json, markdown (PR comment), sarif (code scanning), github (annotations); default: table")
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
-    p.add_argument("--suppress", action="append", default=[], metavar="RULE", help="suppress a rule (repeatable)")
+    p.add_argument("--suppress", action="append", default=[], metavar="RULE",
+                   help="suppress a rule in every stack (repeatable); findings stay in the output, marked suppressed")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     from planner.cost import add_price_book_argument
 
@@ -36,13 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(plans, fmt: str) -> str:  # noqa: ANN001 - list[StackPlan]
-    if fmt == "json":
-        from planner.report import json_report
-
-        return json_report.render(plans)
-    from planner.report import table
-
-    return table.render(plans)
+    return importlib.import_module(f"planner.report.{RENDERERS[fmt]}").render(plans)
 
 
 def write(text: str, output: str | None) -> None:

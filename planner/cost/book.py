@@ -208,12 +208,7 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
 
 def load_file(path: str, base: PriceBook | None = None) -> PriceBook:
     """Read a price book file; layered over `base` when given."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(yamlload.MAX_BYTES + 1)
-    except OSError as exc:
-        raise InputError([Problem(path, None, "", f"cannot read price book: {exc.strerror or exc}")]) from None
-    data, lines = yamlload.load(raw, path)
+    data, lines = yamlload.load_path(path, "price book")
     if data is None:
         raise InputError([Problem(path, None, "", "empty price book; expected a mapping with 'instances' and/or 'lustre'")])
     if base is None:

@@ -57,13 +57,22 @@ def render_summary(p: StackPlan) -> list[str]:
 
 
 def render_findings(p: StackPlan) -> list[str]:
+    """Each finding with its place; the fix under unsuppressed ones, the reason under suppressed ones."""
+    from planner import rules
+    from planner.report.digest import suppression, where
+
     if not p.findings:
         return ["  findings: none"]
     out = ["  findings:"]
     for f in p.findings:
-        where = f"{f.file}:{f.line}" if f.line else f.file
-        mark = " (suppressed)" if f.suppressed else ""
-        out.append(f"    {f.severity.upper():7} {f.rule}{mark}: {f.message} [{where}]")
+        sup = suppression(p, f)
+        mark = " (suppressed)" if sup else ""
+        out.append(f"    {f.severity.upper():7} {f.rule}{mark}: {f.message} [{where(f)}]")
+        r = rules.get(f.rule)
+        if sup:
+            out.append(f"            reason: {sup[1]}")
+        elif r is not None:
+            out.append(f"            fix: {r.remediation}")
     return out
 
 
@@ -76,7 +85,11 @@ def render_cost(p: StackPlan) -> list[str]:
 
 
 def render(plans: Sequence[StackPlan]) -> str:
+    from planner.report.digest import count_text, counts
+
     blocks = []
     for p in plans:
         blocks.append("\n".join(render_summary(p) + render_cost(p) + render_findings(p)))
+    total = counts(f for p in plans for f in p.findings)
+    blocks.append(f"{len(plans)} stack{'s' if len(plans) != 1 else ''}: {count_text(total)}")
     return "\n\n".join(blocks) + "\n"

@@ -1,0 +1,60 @@
+"""`planner rules`: every rule planner checks, with its severity, description and source.
+
+`--format markdown` prints the README's rule reference; `--update-readme FILE` rewrites the
+reference block in FILE, so the README never drifts from the registry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rules", help="list the rules (id, severity, description, source)")
+    p.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+    p.add_argument("--update-readme", metavar="FILE",
+                   help="replace the block between <!-- rules:start --> and <!-- rules:end --> in FILE with the reference")
+    p.set_defaults(run=run)
+
+
+def to_json() -> dict[str, Any]:
+    from planner import rules
+
+    return {"rules": [
+        {"id": r.id, "severity": r.severity, "description": r.description, "source": r.source, "remediation": r.remediation}
+        for r in rules.registry().values()
+    ]}
+
+
+def run(args: argparse.Namespace) -> int:
+    from planner import rules
+
+    if args.update_readme:
+        from planner.errors import InputError, Problem
+
+        try:
+            with open(args.update_readme, encoding="utf-8") as fh:
+                text = fh.read()
+            updated = rules.replace_reference(text)
+        except OSError as exc:
+            raise InputError([Problem(args.update_readme, None, "", f"cannot read: {exc.strerror or exc}")]) from None
+        except ValueError as exc:
+            raise InputError([Problem(args.update_readme, None, "", f"{exc}; add the two markers where the reference goes")]) from None
+        if updated != text:
+            with open(args.update_readme, "w", encoding="utf-8") as fh:
+                fh.write(updated)
+        return 0
+    if args.format == "json":
+        from planner.report.json_report import dumps
+
+        sys.stdout.write(dumps(to_json()))
+    elif args.format == "markdown":
+        sys.stdout.write(rules.reference_markdown())
+    else:
+        from planner.report.table import grid
+
+        rows = [(r["id"], r["severity"], r["description"], r["source"]) for r in to_json()["rules"]]
+        sys.stdout.write("\n".join(grid(("rule", "severity", "description", "source"), rows)) + "\n")
+    return 0

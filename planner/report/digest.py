@@ -1,0 +1,52 @@
+"""What every report says the same way: counts per severity, why a finding is suppressed,
+where it points, and how text is made safe for a Markdown table cell."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+from planner.findings import SEVERITIES, Finding
+
+if TYPE_CHECKING:
+    from planner.pipeline import StackPlan
+
+IN_SOURCE = "inSource"  # SARIF suppression kinds
+EXTERNAL = "external"
+
+
+def counts(findings: Iterable[Finding]) -> dict[str, int]:
+    """Unsuppressed findings per severity, plus `suppressed` (all severities)."""
+    out = {s: 0 for s in SEVERITIES}
+    out["suppressed"] = 0
+    for f in findings:
+        out["suppressed" if f.suppressed else f.severity] += 1
+    return out
+
+
+def count_text(c: dict[str, int]) -> str:
+    """`1 error, 2 warnings, 0 info, 1 suppressed`."""
+    def plural(n: int, word: str) -> str:
+        return f"{n} {word}{'' if n == 1 or word == 'info' else 's'}"
+
+    return ", ".join([plural(c["error"], "error"), plural(c["warning"], "warning"), plural(c["info"], "info")]) + \
+        f", {c['suppressed']} suppressed"
+
+
+def suppression(plan: "StackPlan", f: Finding) -> tuple[str, str] | None:
+    """(kind, justification) of a suppressed finding: in the stack file (with its reason) or on the command line."""
+    if not f.suppressed:
+        return None
+    for s in plan.stack.cluster.suppress:
+        if s.rule == f.rule:
+            return IN_SOURCE, s.reason
+    return EXTERNAL, f"suppressed on the command line (--suppress {f.rule})"
+
+
+def where(f: Finding) -> str:
+    return f"{f.file}:{f.line}" if f.line else f.file
+
+
+def md_cell(text: str) -> str:
+    """Text for one Markdown table cell: no pipes, line breaks or HTML reach the rendered page."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("|", "\\|").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")

@@ -1,0 +1,43 @@
+"""GitHub Actions workflow commands: one annotation per finding, shown on the pull request diff.
+
+`::error file=F,line=L,title=RULE::message` (`::warning`, `::notice` for info and for
+suppressed findings, which stay visible but never as errors). Escaping follows GitHub's
+workflow-command rules (actions/toolkit `command.ts`): in the message `%`, CR and LF are
+percent-encoded; in property values `:` and `,` are too.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from planner.findings import Finding
+from planner.pipeline import StackPlan
+from planner.report.digest import count_text, counts
+
+COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(f: Finding) -> str:
+    command = "notice" if f.suppressed else COMMANDS[f.severity]
+    props = [f"file={escape_property(f.file)}"]
+    if f.line:
+        props.append(f"line={f.line}")
+    title = f"{f.rule} (suppressed)" if f.suppressed else f.rule
+    props.append(f"title={escape_property(title)}")
+    return f"::{command} {','.join(props)}::{escape_data(f.message)}"
+
+
+def render(plans: Iterable[StackPlan]) -> str:
+    plans = list(plans)
+    lines = [annotation(f) for p in plans for f in p.findings]
+    total = counts(f for p in plans for f in p.findings)
+    lines.append(f"planner: {len(plans)} stack{'s' if len(plans) != 1 else ''}, {count_text(total)}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,153 @@
+"""A pull request comment: verdict, per-stack summary table, findings, cost, and a Mermaid
+diagram of the declared topology, so a reviewer sees the cluster the diff describes.
+
+Starts with a hidden marker (`<!-- planner-report -->`) so a workflow can find and update
+its own comment instead of adding one per push.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from planner import catalogue as _catalogue
+from planner.pipeline import StackPlan
+from planner.report.digest import count_text, counts, md_cell, suppression, where
+from planner.report.table import num
+
+MARKER = "<!-- planner-report -->"
+ICONS = {"error": ":x:", "warning": ":warning:", "info": ":information_source:"}
+MAX_ULTRASERVER_NODES = 4  # UltraServers drawn one by one per group; the rest are summed up
+
+
+def render(plans: Sequence[StackPlan]) -> str:
+    plans = list(plans)
+    total = counts(f for p in plans for f in p.findings)
+    verdict = ":x:" if total["error"] else (":warning:" if total["warning"] else ":white_check_mark:")
+    out = [MARKER, f"## {verdict} planner: {len(plans)} stack{'s' if len(plans) != 1 else ''}, {count_text(total)}", ""]
+    out += _overview(plans)
+    for p in plans:
+        out += [""] + _stack(p)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _overview(plans: Sequence[StackPlan]) -> list[str]:
+    from planner.report.cost_report import usd
+
+    rows = ["| stack | region | instances | accelerators | errors | warnings | suppressed | cost |",
+            "|---|---|---:|---:|---:|---:|---:|---|"]
+    for p in plans:
+        c = counts(p.findings)
+        cost = "-" if p.cost is None else usd(p.cost.to_json().get("total_usd"))
+        rows.append(f"| `{md_cell(p.stack.name)}` | {p.stack.region} | {num(p.summary['instances'])} | "
+                    f"{num(p.summary['accelerators'])} | {c['error']} | {c['warning']} | {c['suppressed']} | {cost} |")
+    return rows
+
+
+def _stack(p: StackPlan) -> list[str]:
+    s = p.summary
+    pk = s["peak_pflops"]
+    out = [
+        f"### `{md_cell(p.stack.name)}`",
+        "",
+        f"`{md_cell(p.stack.file)}`, {p.stack.region}: {num(s['instances'])} instances, {num(s['ultraservers'])} UltraServers, "
+        f"{num(s['accelerators'])} accelerators, {num(s['accelerator_memory_gib'])} GiB accelerator memory, "
+        f"{num(s['efa_bandwidth_gbps'])} Gbps EFA, peak {num(pk['bf16_dense'])} PFLOPS BF16 dense.",
+        "",
+    ]
+    out += _findings(p)
+    out += _cost(p)
+    out += ["", "<details open><summary>Declared topology</summary>", "", "```mermaid"]
+    out += mermaid(p)
+    out += ["```", "", "</details>"]
+    return out
+
+
+def _findings(p: StackPlan) -> list[str]:
+    if not p.findings:
+        return ["No findings."]
+    from planner import rules
+
+    out = ["| severity | rule | where | message |", "|---|---|---|---|"]
+    for f in p.findings:
+        sev = f"{ICONS[f.severity]} {f.severity}"
+        msg = md_cell(f.message)
+        sup = suppression(p, f)
+        if sup is not None:
+            sev = f"~~{f.severity}~~ suppressed"
+            msg += f" *(suppressed: {md_cell(sup[1])})*"
+        else:
+            r = rules.get(f.rule)
+            if r is not None:
+                msg += f"<br>**Fix:** {md_cell(r.remediation)}"
+        out.append(f"| {sev} | `{f.rule}` | `{md_cell(where(f))}` | {msg} |")
+    return out
+
+
+def _cost(p: StackPlan) -> list[str]:
+    if p.cost is None:
+        return []
+    from planner.report.cost_report import markdown as cost_markdown
+
+    return [""] + cost_markdown(p.cost.to_json()).rstrip("\n").splitlines()
+
+
+# --- Mermaid ---------------------------------------------------------------------------
+
+def mermaid_text(text: str) -> str:
+    """Text safe inside a quoted Mermaid label (entity codes for quotes and angle brackets)."""
+    return text.replace("#", "#35;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
+
+
+def mermaid(p: StackPlan) -> list[str]:
+    """`flowchart` lines: one box per AZ, the EFA fabric inside it, node groups (UltraServers
+    drawn as such), the Lustre file system and its S3 repository."""
+    cat = _catalogue.load()
+    c = p.stack.cluster
+    lines = ["flowchart TB"]
+    zones = sorted({g.availability_zone for g in c.node_groups} | ({c.lustre.availability_zone} if c.lustre else set()))
+    edges: list[str] = []
+    for zi, az in enumerate(zones):
+        lines.append(f'  subgraph az{zi}["Availability Zone {mermaid_text(az)}"]')
+        efa = [(i, g) for i, g in enumerate(c.node_groups) if g.availability_zone == az and g.efa and cat.instance_types[g.instance_type].efa_supported]
+        plain = [(i, g) for i, g in enumerate(c.node_groups) if g.availability_zone == az and (i, g) not in efa]
+        if efa:
+            lines.append(f'    subgraph efa{zi}["EFA fabric, placement group: {c.placement}"]')
+            for i, g in efa:
+                lines += _group(i, g, cat, "      ")
+            lines.append("    end")
+        for i, g in plain:
+            lines += _group(i, g, cat, "    ")
+        if c.lustre is not None and c.lustre.availability_zone == az:
+            fs = c.lustre
+            tput = fs.per_unit_storage_throughput
+            detail = f"{fs.storage_capacity_gib:,} GiB" + (f", {tput} MB/s/TiB" if tput else "") + (", EFA" if fs.efa_enabled else "")
+            lines.append(f'    fsx[("FSx for Lustre {fs.deployment_type}<br/>{detail}")]')
+        lines.append("  end")
+    if c.lustre is not None:
+        for i, g in enumerate(c.node_groups):
+            link = "EFA" if c.lustre.efa_enabled and g.efa else "Lustre client"
+            edges.append(f"  g{i} ---|{link}| fsx")
+        if c.lustre.s3_import_path:
+            lines.append(f'  s3[("S3 {mermaid_text(c.lustre.s3_import_path)}")]')
+            edges.append("  s3 -.-|data repository| fsx")
+    return lines + edges
+
+
+def _group(i: int, g: Any, cat: Any, indent: str) -> list[str]:  # noqa: ANN401 - NodeGroup, Catalogue
+    t = cat.instance_types[g.instance_type]
+    chips = f"{g.count * t.accelerator_count:,} {t.accelerator.name}"
+    head = f"{mermaid_text(g.name)}: {g.count:,} x {g.instance_type}, {g.purchase}"
+    if not t.ultraserver_size:
+        return [f'{indent}g{i}["{head}<br/>{chips}"]']
+    units = g.count // t.ultraserver_size
+    per = t.ultraserver_size * t.accelerator_count
+    link = t.ultraserver_interconnect or "NeuronLink"
+    out = [f'{indent}subgraph g{i}["{head}<br/>{units:,} UltraServers, {chips}"]']
+    for u in range(min(units, MAX_ULTRASERVER_NODES)):
+        out.append(f'{indent}  g{i}u{u}["UltraServer {u + 1}<br/>{t.ultraserver_size} instances, {per} chips, {link}"]')
+    if units > MAX_ULTRASERVER_NODES:
+        out.append(f'{indent}  g{i}more["... {units - MAX_ULTRASERVER_NODES:,} more UltraServers"]')
+    if g.count % t.ultraserver_size:
+        out.append(f'{indent}  g{i}partial["{g.count % t.ultraserver_size} instances: not a whole UltraServer"]')
+    out.append(f"{indent}end")
+    return out

@@ -1,0 +1,92 @@
+"""SARIF 2.1.0 for GitHub code scanning (and any SARIF viewer).
+
+One run, tool `planner`, with every registered rule as `tool.driver.rules` metadata (so a
+viewer can explain a rule that did not fire in this run) and one result per finding,
+located at the stack file and line of the value at fault. Suppressed findings stay, with a
+`suppressions` entry: `inSource` when the stack file suppresses the rule (with its
+reason), `external` when the command line did. GitHub hides suppressed results.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import PurePath
+from typing import Any, Iterable
+
+from planner import __version__
+from planner.findings import Finding
+from planner.pipeline import StackPlan
+from planner.report.digest import suppression
+from planner.report.json_report import dumps
+
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def _uri(file: str) -> str:
+    """The artifact URI: the relative path as given (forward slashes), or a file:// URI for absolute paths."""
+    if os.path.isabs(file):
+        return PurePath(file).as_uri()
+    return PurePath(file).as_posix()
+
+
+def _rule_descriptor(r: Any) -> dict[str, Any]:  # noqa: ANN401 - planner.rules.Rule
+    full = r.description if r.source.startswith(("http://", "https://")) else f"{r.description} Source: {r.source}."
+    out: dict[str, Any] = {
+        "id": r.id,
+        "name": "".join(part.capitalize() for part in r.id.split("-")),
+        "shortDescription": {"text": r.description},
+        "fullDescription": {"text": full},
+        "help": {"text": r.remediation, "markdown": f"**Fix:** {r.remediation}\n\nSource: {r.source}"},
+        "defaultConfiguration": {"level": LEVELS[r.severity]},
+        "properties": {"tags": ["planner", r.check.__module__.rsplit(".", 1)[-1]]},
+    }
+    if r.source.startswith(("http://", "https://")):
+        out["helpUri"] = r.source
+    return out
+
+
+def _result(plan: StackPlan, f: Finding, index: dict[str, int]) -> dict[str, Any]:
+    location: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.file)}}
+    if f.line:
+        location["region"] = {"startLine": f.line}
+    out: dict[str, Any] = {
+        "ruleId": f.rule,
+        "level": LEVELS[f.severity],
+        "message": {"text": f.message},
+        "locations": [{"physicalLocation": location}],
+    }
+    if f.rule in index:
+        out["ruleIndex"] = index[f.rule]
+    if f.resource:
+        out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": f.resource, "kind": "resource"}]
+    sup = suppression(plan, f)
+    if sup is not None:
+        out["suppressions"] = [{"kind": sup[0], "justification": sup[1]}]
+    return out
+
+
+def to_sarif(plans: Iterable[StackPlan]) -> dict[str, Any]:
+    from planner import rules
+
+    descriptors = [_rule_descriptor(r) for r in rules.registry().values()]
+    index = {d["id"]: i for i, d in enumerate(descriptors)}
+    results = [_result(p, f, index) for p in plans for f in p.findings]
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "planner",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": descriptors,
+            }},
+            "results": results,
+            "columnKind": "unicodeCodePoints",
+        }],
+    }
+
+
+def render(plans: Iterable[StackPlan]) -> str:
+    return dumps(to_sarif(plans))

@@ -1,0 +1,236 @@
+"""FSx for Lustre: capacity and throughput per deployment type, AZ, EFA, S3 links, durability.
+
+What each deployment type accepts is data (`planner/data/fsx_lustre.yaml`, with sources);
+this module reads it and checks a declared file system against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterator, Mapping
+
+import yaml
+
+from planner.findings import Finding
+from planner.model import Lustre
+from planner.rules import Rule, RuleContext, rule
+
+API_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html"
+DEPLOYMENT_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/using-fsx-lustre.html"
+EFA_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/efa-file-systems.html"
+DRA_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/create-dra-linked-data-repo.html"
+AZ_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/performance.html"
+
+# planner's policy, not an AWS figure: a run longer than a week on a file system that keeps
+# one copy of its data is a run that should not bet its checkpoints on it.
+SCRATCH_LONG_RUN_HOURS = 7 * 24
+
+
+@dataclass(frozen=True)
+class StorageRule:
+    listed: tuple[int, ...]
+    multiple_of: int
+
+    def accepts(self, gib: int) -> bool:
+        return gib in self.listed or gib % self.multiple_of == 0
+
+    def describe(self) -> str:
+        head = ", ".join(f"{x:,}" for x in self.listed)
+        return (f"{head}, or a multiple of {self.multiple_of:,}" if head else f"a multiple of {self.multiple_of:,}") + " GiB"
+
+    def nearest(self, gib: int) -> int:
+        """The smallest valid capacity at or above `gib`."""
+        bigger = [x for x in self.listed if x >= gib]
+        step = -(-gib // self.multiple_of) * self.multiple_of
+        return min(bigger + [step])
+
+
+@dataclass(frozen=True)
+class DeploymentType:
+    name: str
+    fixed_throughput: int | None
+    throughputs: Mapping[int, tuple[str, StorageRule]]  # per-unit MB/s/TiB -> (media, storage)
+    storage: StorageRule | None  # for types with a fixed throughput
+    replicated: bool
+    s3_association: bool
+    efa: bool
+
+    def storage_for(self, throughput: int | None) -> StorageRule | None:
+        if self.fixed_throughput is not None:
+            return self.storage
+        entry = self.throughputs.get(throughput) if throughput is not None else None
+        return entry[1] if entry else None
+
+
+def _storage(raw: Mapping[str, Any]) -> StorageRule:
+    return StorageRule(tuple(raw.get("listed") or ()), int(raw["multiple_of"]))
+
+
+@lru_cache(maxsize=1)
+def deployment_types() -> Mapping[str, DeploymentType]:
+    text = resources.files("planner").joinpath("data/fsx_lustre.yaml").read_text(encoding="utf-8")
+    raw = yaml.safe_load(text)["deployment_types"]
+    out = {}
+    for name, v in raw.items():
+        out[name] = DeploymentType(
+            name=name,
+            fixed_throughput=v.get("fixed_throughput"),
+            throughputs={int(k): (t["media"], _storage(t["storage"])) for k, t in (v.get("throughputs") or {}).items()},
+            storage=_storage(v["storage"]) if "storage" in v else None,
+            replicated=bool(v["replicated"]),
+            s3_association=bool(v["s3_association"]),
+            efa=bool(v["efa"]),
+        )
+    return out
+
+
+def per_unit_throughput(fs: Lustre) -> int | None:
+    """MB/s per TiB in force: the fixed SCRATCH figure, else the declared one (if valid)."""
+    dt = deployment_types()[fs.deployment_type]
+    if dt.fixed_throughput is not None:
+        return dt.fixed_throughput
+    return fs.per_unit_storage_throughput if fs.per_unit_storage_throughput in dt.throughputs else None
+
+
+def aggregate_throughput_mbps(fs: Lustre) -> float | None:
+    """The file system's throughput in MB/s: capacity in TiB x per-unit throughput (FSx docs)."""
+    unit = per_unit_throughput(fs)
+    return None if unit is None else fs.storage_capacity_gib / 1024 * unit
+
+
+def _path(fs: Lustre, key: str):  # noqa: ANN202 - a key path
+    return fs.path + (key,)
+
+
+def _declared(ctx: RuleContext) -> tuple[Lustre, DeploymentType] | tuple[None, None]:
+    """The declared file system and what its deployment type accepts, or (None, None)."""
+    fs = ctx.cluster.lustre
+    return (fs, deployment_types()[fs.deployment_type]) if fs is not None else (None, None)
+
+
+@rule(
+    id="lustre-capacity",
+    severity="error",
+    description="An FSx for Lustre storage capacity that the deployment type (and throughput) does not accept.",
+    source=API_DOC,
+    remediation="Use a valid capacity: SCRATCH_2, PERSISTENT_1 SSD and PERSISTENT_2 take 1,200 or multiples of 2,400 GiB; SCRATCH_1 1,200, 2,400 or multiples of 3,600.",
+)
+def capacity(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    fs, dt = _declared(ctx)
+    if fs is None:
+        return
+    storage = dt.storage_for(fs.per_unit_storage_throughput)
+    if storage is None or storage.accepts(fs.storage_capacity_gib):
+        return
+    media = "" if dt.fixed_throughput is not None else f" {dt.throughputs[fs.per_unit_storage_throughput][0]} at {fs.per_unit_storage_throughput} MB/s/TiB"
+    yield r.finding(ctx, _path(fs, "storage_capacity_gib"),
+                    f"{fs.storage_capacity_gib:,} GiB is not a valid capacity for {fs.deployment_type}{media}; expected "
+                    f"{storage.describe()} (nearest above: {storage.nearest(fs.storage_capacity_gib):,})")
+
+
+@rule(
+    id="lustre-throughput",
+    severity="error",
+    description="An FSx for Lustre per-unit throughput not valid for the deployment type (or missing for PERSISTENT, or given for SCRATCH).",
+    source=API_DOC,
+    remediation="PERSISTENT_2: 125, 250, 500 or 1000 MB/s/TiB; PERSISTENT_1: 50, 100, 200 (SSD) or 12, 40 (HDD); SCRATCH: leave it out (fixed at 200).",
+)
+def throughput(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    fs, dt = _declared(ctx)
+    if fs is None:
+        return
+    given = fs.per_unit_storage_throughput
+    if dt.fixed_throughput is not None:
+        if given is not None:
+            yield r.finding(ctx, _path(fs, "per_unit_storage_throughput"),
+                            f"{fs.deployment_type} has a fixed throughput of {dt.fixed_throughput} MB/s/TiB; "
+                            "per_unit_storage_throughput cannot be set")
+        return
+    valid = ", ".join(str(t) for t in sorted(dt.throughputs))
+    if given is None:
+        yield r.finding(ctx, fs.path, f"{fs.deployment_type} needs per_unit_storage_throughput (MB/s per TiB): one of {valid}")
+    elif given not in dt.throughputs:
+        yield r.finding(ctx, _path(fs, "per_unit_storage_throughput"),
+                        f"{given} MB/s/TiB is not offered for {fs.deployment_type}; expected one of {valid}")
+
+
+@rule(
+    id="lustre-same-az",
+    severity="error",
+    description="The FSx for Lustre file system is in another Availability Zone than compute node groups.",
+    source=AZ_DOC,
+    remediation="Put the file system in the node groups' AZ (remove `lustre.availability_zone` to use the cluster's).",
+)
+def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    fs = ctx.cluster.lustre
+    if fs is None:
+        return
+    away = [g for g in ctx.cluster.node_groups if g.availability_zone != fs.availability_zone]
+    if away:
+        names = ", ".join(f"'{g.name}' ({g.availability_zone})" for g in away)
+        yield r.finding(ctx, _path(fs, "availability_zone"),
+                        f"the file system is in {fs.availability_zone} but node group(s) {names} are not: "
+                        "every read and checkpoint crosses AZs (latency and cross-AZ data transfer charges)")
+
+
+@rule(
+    id="lustre-efa",
+    severity="error",
+    description="`efa_enabled` on an FSx for Lustre file system that is not PERSISTENT_2 (only PERSISTENT_2 supports EFA).",
+    source=EFA_DOC,
+    remediation="Use `deployment_type: PERSISTENT_2` for an EFA-enabled file system, or set `efa_enabled: false`.",
+)
+def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    fs, dt = _declared(ctx)
+    if fs is not None and fs.efa_enabled and not dt.efa:
+        yield r.finding(ctx, _path(fs, "efa_enabled"), f"{fs.deployment_type} file systems cannot be EFA-enabled; only PERSISTENT_2 can")
+
+
+@rule(
+    id="lustre-efa-clients",
+    severity="warning",
+    description="An EFA-enabled file system read by node groups without EFA: those clients reach it over TCP, without EFA's throughput.",
+    source=EFA_DOC,
+    remediation="Enable EFA on the node groups that read the file system (an EFA-capable type, `efa: true`), or set `efa_enabled: false`.",
+)
+def efa_clients(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    fs, dt = _declared(ctx)
+    if fs is None or not fs.efa_enabled or not dt.efa:
+        return
+    tcp = [g.name for g in ctx.cluster.node_groups if not (g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported)]
+    if tcp:
+        yield r.finding(ctx, _path(fs, "efa_enabled"),
+                        f"the file system is EFA-enabled but node group(s) {', '.join(tcp)} have no EFA and read it over TCP")
+
+
+@rule(
+    id="lustre-s3-association",
+    severity="error",
+    description="An S3 data repository (`s3_import_path`) on a SCRATCH_1 file system, which does not support data repository associations.",
+    source=DRA_DOC,
+    remediation="Use SCRATCH_2 or PERSISTENT_2 to link the file system to S3, or copy the data in another way.",
+)
+def s3_association(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    fs, dt = _declared(ctx)
+    if fs is not None and fs.s3_import_path and not dt.s3_association:
+        yield r.finding(ctx, _path(fs, "s3_import_path"),
+                        f"{fs.deployment_type} does not support data repository associations with S3 ({fs.s3_import_path})")
+
+
+@rule(
+    id="lustre-scratch-long-run",
+    severity="warning",
+    description=f"A SCRATCH file system (data not replicated, no backups) for a run longer than {SCRATCH_LONG_RUN_HOURS} hours (planner's policy).",
+    source=DEPLOYMENT_DOC,
+    remediation="Use PERSISTENT_2 for long runs, or export checkpoints to S3 regularly.",
+)
+def scratch_long_run(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    (fs, dt), sched = _declared(ctx), ctx.cluster.schedule
+    if fs is None or sched is None or dt.replicated:
+        return
+    if sched.hours > SCRATCH_LONG_RUN_HOURS:
+        yield r.finding(ctx, _path(fs, "deployment_type"),
+                        f"{fs.deployment_type} keeps one copy of the data and has no backups, for a {sched.hours:g}-hour run; "
+                        "a file server failure loses checkpoints written since the last export")

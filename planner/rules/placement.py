@@ -1,0 +1,36 @@
+"""Cluster placement groups: wanted for on-demand EFA clusters, in the way with Capacity Blocks."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from planner.findings import Finding
+from planner.rules import Rule, RuleContext, rule
+
+PLACEMENT_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-groups.html"
+
+
+@rule(
+    id="placement-group",
+    severity="warning",
+    description=("An on-demand multi-instance EFA cluster without a cluster placement group, or a cluster placement "
+                 "group declared with Capacity Block groups (blocks bring their own placement)."),
+    source=PLACEMENT_DOC,
+    remediation=("On demand: remove `placement_group: none` (cluster is the default). With Capacity Blocks: "
+                 "set `placement_group: none`."),
+)
+def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    c = ctx.cluster
+    where = c.path + ("placement_group",)
+    efa_on_demand = sum(g.count for g in c.node_groups
+                        if g.purchase == "on-demand" and g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported)
+    if c.placement_group == "none" and efa_on_demand > 1:
+        yield r.finding(ctx, where,
+                        f"{efa_on_demand} on-demand EFA instances without a cluster placement group: "
+                        "they may land far apart in the AZ, with higher latency between them")
+    blocks = [g.name for g in c.node_groups if g.purchase == "capacity-block"]
+    if c.placement_group == "cluster" and blocks:
+        yield r.finding(ctx, where,
+                        f"a cluster placement group is declared with Capacity Block group(s) {', '.join(blocks)}: "
+                        "a block's instances are already placed together, and a placement group can make launches "
+                        "fail for lack of capacity")

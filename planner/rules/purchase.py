@@ -1,0 +1,39 @@
+"""Purchase options a type or a market does not offer (spot)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from planner.findings import Finding
+from planner.rules import Rule, RuleContext, rule
+
+SPOT_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-spot-instances.html"
+RESERVATION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-reservations.html"
+
+
+@rule(
+    id="spot-unsupported",
+    severity="error",
+    description="Spot purchase for an instance type that is not offered as Spot (trn2u.48xlarge).",
+    source=SPOT_DOC,
+    remediation="Use `purchase: capacity-block` (UltraServers) or on-demand, or a type offered as Spot (`planner catalog`).",
+)
+def spot_unsupported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    for g in ctx.cluster.node_groups:
+        if g.purchase == "spot" and not ctx.catalogue.instance_types[g.instance_type].spot:
+            yield r.finding(ctx, g.path + ("purchase",), f"node group '{g.name}': {g.instance_type} is not offered as Spot")
+
+
+@rule(
+    id="spot-capacity-reservation",
+    severity="error",
+    description="A capacity reservation id on a Spot group: capacity reservations hold On-Demand or Capacity Block capacity, not Spot.",
+    source=RESERVATION_DOC,
+    remediation="Remove `capacity_reservation_id` from the Spot group, or buy the group on-demand or as a Capacity Block.",
+)
+def spot_reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    for g in ctx.cluster.node_groups:
+        if g.purchase == "spot" and g.capacity_reservation_id is not None:
+            yield r.finding(ctx, g.path + ("capacity_reservation_id",),
+                            f"node group '{g.name}' is Spot but targets capacity reservation {g.capacity_reservation_id}; "
+                            "Spot instances cannot launch into a capacity reservation")

@@ -1,0 +1,64 @@
+"""One invalid example stack per rule, run through the CLI as users run it.
+
+Each `tests/invalid_stacks/Pulumi.<rule-id>.yaml` marks the offending line(s) with
+`# expect: <rule-id>`; the rule must fire there (and only there), with exit 1 when the rule
+is an error (and 0 for a warning: the stacks break nothing else).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from planner import catalogue, rules
+from tests.conftest import run_cli
+
+HERE = Path(__file__).parent / "invalid_stacks"
+STACKS = sorted(HERE.glob("Pulumi.*.yaml"))
+# Rules that no stack can trigger with the shipped catalogue, and why (checked below).
+NO_STACK = {"efa-unsupported": "every instance type in the catalogue supports EFA; tested with a modified catalogue in test_rules.py"}
+
+
+def _rule_of(path: Path) -> str:
+    return path.name[len("Pulumi."):-len(".yaml")]
+
+
+def _expected_lines(path: Path, rule_id: str) -> list[int]:
+    pattern = re.compile(rf"#\s*expect:\s*{re.escape(rule_id)}\s*$")
+    return [i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+
+
+def test_every_rule_has_an_invalid_stack() -> None:
+    have = {_rule_of(p) for p in STACKS}
+    missing = sorted(set(rules.registry()) - have - set(NO_STACK))
+    assert not missing, f"add tests/invalid_stacks/Pulumi.<rule-id>.yaml for: {', '.join(missing)}"
+    assert have <= set(rules.registry()), f"stacks for unknown rules: {sorted(have - set(rules.registry()))}"
+
+
+def test_no_stack_exemptions_still_hold() -> None:
+    assert all(t.efa_supported for t in catalogue.load().instance_types.values()), (
+        "the catalogue now has a type without EFA: add tests/invalid_stacks/Pulumi.efa-unsupported.yaml and drop the exemption")
+
+
+@pytest.mark.parametrize("path", STACKS, ids=[_rule_of(p) for p in STACKS])
+def test_invalid_stack_fires_its_rule_at_the_marked_line(path: Path) -> None:
+    rule_id = _rule_of(path)
+    expected = _expected_lines(path, rule_id)
+    assert expected, f"{path.name}: mark the offending line with `# expect: {rule_id}`"
+    rel = str(path.relative_to(Path(__file__).parent.parent))
+
+    strict = run_cli("plan", rel, "--format", "json", "--fail-on", "warning")
+    assert strict.code == 1, strict.err
+    findings = json.loads(strict.out)["stacks"][0]["findings"]
+    hits = [f for f in findings if f["rule"] == rule_id]
+    assert sorted(f["line"] for f in hits) == expected
+    assert all(f["file"] == rel and not f["suppressed"] for f in hits)
+
+    default = run_cli("plan", rel, "--format", "json")
+    is_error = any(f["severity"] == "error" for f in hits)
+    assert default.code == (1 if is_error else 0), default.out
+    other_errors = [f for f in findings if f["severity"] == "error" and f["rule"] != rule_id]
+    assert not other_errors, f"{path.name} should break only {rule_id}: {other_errors}"

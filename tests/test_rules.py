@@ -1,0 +1,220 @@
+"""Each rule: a stack that triggers it and a near miss that does not (in-process, fast)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from planner import catalogue, rules
+from planner.parse import load_stack
+from planner.pipeline import plan_stack
+
+TRN2 = """
+availability_zone: us-east-2b
+node_groups:
+  - name: trainers
+    instance_type: trn2.48xlarge
+    count: {count}
+{extra}
+"""
+
+
+def trn2(count: int = 2, extra: str = "") -> str:
+    return TRN2.format(count=count, extra=extra)
+
+
+def group(itype: str, count: int | str, purchase: str = "on-demand", more: str = "", name: str = "g") -> str:
+    size = f"count: {count}" if isinstance(count, int) else count
+    return f"""
+availability_zone: us-east-2b
+node_groups:
+  - name: {name}
+    instance_type: {itype}
+    {size}
+    purchase: {purchase}
+{more}
+"""
+
+
+CB = "    capacity_reservation_id: cr-0123456789abcdef0"
+P2 = "lustre:\n  deployment_type: PERSISTENT_2\n  storage_capacity_gib: 2400\n  per_unit_storage_throughput: 250"
+
+
+def lustre(dtype: str, gib: int, extra: str = "") -> str:
+    return f"lustre:\n  deployment_type: {dtype}\n  storage_capacity_gib: {gib}\n" + extra
+
+
+def workload(params: str, extra: str = "") -> str:
+    return f"workload:\n  parameters: {params}\n  tokens: 1e12\n  mfu: 0.3\n" + extra
+
+
+# rule id -> (severity expected, triggering cluster, near miss, region)
+CASES: dict[str, list[tuple[str, str, str, str]]] = {
+    "ultraserver-whole-units": [
+        ("error", group("trn2u.48xlarge", 6, "capacity-block", CB + "\n" + P2), group("trn2u.48xlarge", 8, "capacity-block", CB + "\n" + P2), "us-east-2"),
+    ],
+    "ultraserver-requires-lustre": [
+        ("error", group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB), group("trn2u.48xlarge", "ultraservers: 1", "capacity-block", CB), "us-east-2"),
+        ("error", group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB), group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB + "\n" + P2), "us-east-2"),
+    ],
+    "ultraserver-purchase": [
+        ("error", group("trn2u.48xlarge", "ultraservers: 1", "on-demand"), group("trn2u.48xlarge", "ultraservers: 1", "capacity-block", CB), "us-east-2"),
+    ],
+    "capacity-block-size": [
+        ("error", group("p5en.48xlarge", 65, "capacity-block", CB), group("p5en.48xlarge", 64, "capacity-block", CB), "us-east-2"),
+        ("warning",
+         "availability_zone: us-east-2b\nnode_groups:\n" + "".join(
+             f"  - {{name: b{i}, instance_type: p5en.48xlarge, count: 64, purchase: capacity-block}}\n" for i in range(5)) + "placement_group: none",
+         "availability_zone: us-east-2b\nnode_groups:\n" + "".join(
+             f"  - {{name: b{i}, instance_type: p5en.48xlarge, count: 64, purchase: capacity-block}}\n" for i in range(4)) + "placement_group: none",
+         "us-east-2"),
+    ],
+    "capacity-block-duration": [
+        ("error", group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 100}"), group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 120}"), "us-east-2"),
+        ("error", group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 400}"), group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 504}"), "us-east-2"),
+        ("error", group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 5000}"), group("p5en.48xlarge", 8, "on-demand", "schedule: {hours: 5000}"), "us-east-2"),
+    ],
+    "capacity-block-supported": [
+        ("error", group("trn1n.32xlarge", 2, "capacity-block", CB), group("trn1.32xlarge", 2, "capacity-block", CB), "us-east-2"),
+    ],
+    "capacity-block-reservation": [
+        ("warning", group("p5en.48xlarge", 8, "capacity-block"), group("p5en.48xlarge", 8, "capacity-block", CB), "us-east-2"),
+    ],
+    "spot-unsupported": [
+        ("error", group("trn2u.48xlarge", "ultraservers: 1", "spot"), group("trn2.48xlarge", 4, "spot"), "us-east-2"),
+    ],
+    "spot-capacity-reservation": [
+        ("error", group("trn2.48xlarge", 1, "spot", CB), group("trn2.48xlarge", 1, "on-demand", CB), "us-east-2"),
+    ],
+    "efa-recommended": [
+        ("warning", trn2(2, "    efa: false"), trn2(1, "    efa: false"), "us-east-2"),
+    ],
+    "efa-single-az": [
+        ("error", trn2(1, "  - {name: more, instance_type: trn2.48xlarge, count: 1, availability_zone: us-east-2c}"),
+         trn2(1, "  - {name: more, instance_type: trn2.48xlarge, count: 1, availability_zone: us-east-2c, efa: false}"), "us-east-2"),
+    ],
+    "placement-group": [
+        ("warning", trn2(2, "placement_group: none"), trn2(1, "placement_group: none"), "us-east-2"),
+        ("warning", group("p5en.48xlarge", 8, "capacity-block", CB + "\nplacement_group: cluster"),
+         group("p5en.48xlarge", 8, "capacity-block", CB + "\nplacement_group: none"), "us-east-2"),
+    ],
+    "public-ip-multi-card": [
+        ("error", trn2(1, "    public_ip: true"), trn2(1, "    public_ip: false"), "us-east-2"),
+    ],
+    "subnet-single-az": [
+        ("error", trn2(1, lustre("PERSISTENT_2", 2400, "  per_unit_storage_throughput: 250\n  availability_zone: us-east-2c\n")
+                       + "network: {vpc_id: vpc-0123456789abcdef0, subnet_id: subnet-0123456789abcdef0}"),
+         trn2(1, P2 + "\nnetwork: {vpc_id: vpc-0123456789abcdef0, subnet_id: subnet-0123456789abcdef0}"), "us-east-2"),
+    ],
+    "instance-region": [
+        ("warning", trn2(1).replace("us-east-2b", "us-east-1a"),
+         group("p5en.48xlarge", 1).replace("us-east-2b", "us-east-1a"), "us-east-1"),
+    ],
+    "ultracluster-scale": [
+        ("error", trn2(6251), trn2(6250), "us-east-2"),
+        ("error", group("p5.48xlarge", 2501), group("p5.48xlarge", 2500), "us-east-2"),
+    ],
+    "lustre-capacity": [
+        ("error", trn2(1, lustre("SCRATCH_2", 3600)), trn2(1, lustre("SCRATCH_2", 4800)), "us-east-2"),
+        ("error", trn2(1, lustre("SCRATCH_1", 4800)), trn2(1, lustre("SCRATCH_1", 7200)), "us-east-2"),
+        ("error", trn2(1, lustre("PERSISTENT_1", 1200, "  per_unit_storage_throughput: 12\n")),
+         trn2(1, lustre("PERSISTENT_1", 6000, "  per_unit_storage_throughput: 12\n")), "us-east-2"),
+        ("error", trn2(1, lustre("PERSISTENT_2", 1000, "  per_unit_storage_throughput: 125\n")),
+         trn2(1, lustre("PERSISTENT_2", 1200, "  per_unit_storage_throughput: 125\n")), "us-east-2"),
+    ],
+    "lustre-throughput": [
+        ("error", trn2(1, lustre("PERSISTENT_2", 2400, "  per_unit_storage_throughput: 300\n")), trn2(1, P2), "us-east-2"),
+        ("error", trn2(1, lustre("PERSISTENT_2", 2400)), trn2(1, P2), "us-east-2"),
+        ("error", trn2(1, lustre("SCRATCH_2", 2400, "  per_unit_storage_throughput: 200\n")), trn2(1, lustre("SCRATCH_2", 2400)), "us-east-2"),
+        ("error", trn2(1, lustre("PERSISTENT_1", 2400, "  per_unit_storage_throughput: 125\n")),
+         trn2(1, lustre("PERSISTENT_1", 2400, "  per_unit_storage_throughput: 100\n")), "us-east-2"),
+    ],
+    "lustre-same-az": [
+        ("error", trn2(1, P2 + "\n  availability_zone: us-east-2c"), trn2(1, P2 + "\n  availability_zone: us-east-2b"), "us-east-2"),
+    ],
+    "lustre-efa": [
+        ("error", trn2(1, lustre("SCRATCH_2", 2400, "  efa_enabled: true\n")), trn2(1, P2 + "\n  efa_enabled: true"), "us-east-2"),
+    ],
+    "lustre-efa-clients": [
+        ("warning", trn2(1, "    efa: false\n" + P2 + "\n  efa_enabled: true"), trn2(1, P2 + "\n  efa_enabled: true"), "us-east-2"),
+    ],
+    "lustre-s3-association": [
+        ("error", trn2(1, lustre("SCRATCH_1", 2400, "  s3_import_path: s3://bucket-a/x\n")),
+         trn2(1, lustre("SCRATCH_2", 2400, "  s3_import_path: s3://bucket-a/x\n")), "us-east-2"),
+    ],
+    "lustre-scratch-long-run": [
+        ("warning", trn2(1, lustre("SCRATCH_2", 2400) + "schedule: {hours: 169}"), trn2(1, lustre("SCRATCH_2", 2400) + "schedule: {hours: 168}"), "us-east-2"),
+        ("warning", trn2(1, lustre("SCRATCH_1", 2400) + "schedule: {hours: 1000}"), trn2(1, P2 + "\nschedule: {hours: 1000}"), "us-east-2"),
+    ],
+    "lustre-checkpoint-time": [
+        ("warning", trn2(2, lustre("SCRATCH_2", 1200) + workload("70e9")),
+         trn2(2, lustre("SCRATCH_2", 1200) + workload("70e9", "  checkpoint_max_minutes: 70\n")), "us-east-2"),
+        ("warning", trn2(2, lustre("SCRATCH_2", 1200) + workload("70e9")),
+         trn2(2, lustre("PERSISTENT_2", 9600, "  per_unit_storage_throughput: 1000\n") + workload("70e9")), "us-east-2"),
+    ],
+    "workload-memory": [
+        ("warning", trn2(2, workload("1e12")), trn2(2, workload("70e9")), "us-east-2"),
+    ],
+}
+
+
+def _findings(stack_file, cluster: str, region: str, rule_id: str):  # noqa: ANN001, ANN202
+    path: Path = stack_file(cluster, region=region)
+    plan = plan_stack(load_stack(str(path)))
+    return [f for f in plan.findings if f.rule == rule_id]
+
+
+PARAMS = [pytest.param(rid, *case, id=f"{rid}-{i}") for rid, cases in CASES.items() for i, case in enumerate(cases)]
+
+
+@pytest.mark.parametrize("rule_id,severity,trigger,near_miss,region", PARAMS)
+def test_rule_triggers_and_near_miss_does_not(stack_file, rule_id: str, severity: str, trigger: str, near_miss: str, region: str) -> None:
+    hits = _findings(stack_file, trigger, region, rule_id)
+    assert hits and {f.severity for f in hits} == {severity}, hits
+    assert all(f.line and f.message for f in hits)
+    assert _findings(stack_file, near_miss, region, rule_id) == []
+
+
+def test_every_rule_has_cases() -> None:
+    tested = set(CASES) | {"efa-unsupported"}
+    owned = {rid for rid, r in rules.registry().items() if r.check.__module__ != "planner.rules.cost"}
+    assert owned <= tested, f"rules without trigger/near-miss cases: {sorted(owned - tested)}"
+
+
+def test_efa_unsupported_with_a_type_that_has_no_efa(stack_file) -> None:
+    """No shipped type lacks EFA, so the rule runs against a catalogue where trn1 does."""
+    cat = catalogue.load()
+    no_efa = dataclasses.replace(cat.instance_types["trn1.32xlarge"], efa_supported=False, efa_generation=None)
+    patched = dataclasses.replace(cat, instance_types={**cat.instance_types, "trn1.32xlarge": no_efa})
+    r = rules.get("efa-unsupported")
+    stack = load_stack(str(stack_file(group("trn1.32xlarge", 2, more="    efa: true"))))
+    hits = r.run(rules.RuleContext(stack, patched))
+    assert [(f.rule, f.severity, f.line) for f in hits] == [("efa-unsupported", "error", 10)]
+    near = load_stack(str(stack_file(group("trn1.32xlarge", 2, more="    efa: false"))))
+    assert r.run(rules.RuleContext(near, patched)) == []
+    assert r.run(rules.RuleContext(stack, cat)) == []  # the real trn1 supports EFA
+
+
+def test_findings_point_at_the_declared_key(stack_file) -> None:
+    """A group declared with `ultraservers` is pointed at on that key, not on a missing `count`."""
+    path = stack_file(group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB))
+    (hit,) = [f for f in plan_stack(load_stack(str(path))).findings if f.rule == "ultraserver-requires-lustre"]
+    assert path.read_text().splitlines()[hit.line - 1].strip() == "ultraservers: 2"
+
+
+def test_checkpoint_arithmetic_is_stated(stack_file) -> None:
+    (hit,) = _findings(stack_file, trn2(2, lustre("SCRATCH_2", 1200) + workload("70e9")), "us-east-2", "lustre-checkpoint-time")
+    # 70e9 x 14 bytes = 980 GB; 1200/1024 TiB x 200 MB/s/TiB = 234.375 MB/s; 980e9 / 234.375e6 / 60 = 69.7 min
+    assert "980 GB" in hit.message and "69.7 minutes" in hit.message and "234 MB/s" in hit.message
+
+
+def test_bundled_stacks_have_no_error_findings() -> None:
+    from planner.parse import load_stacks
+    from planner.pipeline import plan_stacks
+
+    root = Path(__file__).resolve().parent.parent
+    plans = plan_stacks(load_stacks([str(root / "stacks")]))
+    assert len(plans) >= 3
+    assert [f for p in plans for f in p.findings if f.severity == "error"] == []

@@ -1,0 +1,81 @@
+"""`planner rules`, the registry's metadata, and the README reference generated from it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from planner import rules
+from planner.findings import SEVERITIES
+from tests.conftest import run_cli, run_process
+
+ROOT = Path(__file__).resolve().parent.parent
+SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+# shared/ sits beside the checkout (CI, /work/main) or beside the worktrees' folder (/work/wt/NAME)
+SEEDS = next((p / "shared" / "seeds" for p in (ROOT.parent, ROOT.parent.parent) if (p / "shared" / "seeds").is_dir()), None)
+
+
+def test_every_rule_has_complete_metadata() -> None:
+    for r in rules.registry().values():
+        assert SLUG.match(r.id), r.id
+        assert r.severity in SEVERITIES
+        assert r.description and "\n" not in r.description and r.description.endswith(".")
+        assert r.remediation and "\n" not in r.remediation
+        assert r.source.startswith("https://") or re.match(r"^shared/seeds/\d{3}_[0-9a-f]{16}\.txt$", r.source), r.source
+
+
+def test_seed_sources_exist() -> None:
+    seeds = {r.source for r in rules.registry().values() if r.source.startswith("shared/seeds/")}
+    assert seeds
+    if SEEDS is None:
+        pytest.skip("shared/seeds is not beside this checkout")
+    for s in seeds:
+        assert (SEEDS / Path(s).name).is_file(), s
+
+
+def test_rules_json_lists_every_rule() -> None:
+    res = run_cli("rules", "--format", "json")
+    assert res.code == 0
+    listed = json.loads(res.out)["rules"]
+    assert [r["id"] for r in listed] == list(rules.registry())
+    assert set(listed[0]) == {"id", "severity", "description", "source", "remediation"}
+
+
+def test_rules_table() -> None:
+    res = run_process("rules")
+    assert res.code == 0
+    lines = res.out.splitlines()
+    assert lines[0].split() == ["rule", "severity", "description", "source"]
+    assert len(lines) == 2 + len(rules.registry())
+    assert any(line.startswith("lustre-efa ") and "error" in line for line in lines)
+
+
+def test_readme_rule_reference_is_current() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start, end = readme.find(rules.REFERENCE_START), readme.find(rules.REFERENCE_END)
+    assert 0 <= start < end, f"README.md needs a {rules.REFERENCE_START} ... {rules.REFERENCE_END} block"
+    current = readme[start:end + len(rules.REFERENCE_END)] + "\n"
+    assert current == rules.reference_markdown(), (
+        "README.md's rule reference is stale: regenerate it with "
+        "`python -m planner rules --update-readme README.md` (or paste the output of "
+        f"`{rules.REFERENCE_COMMAND}` between the markers)")
+
+
+def test_markdown_format_is_the_reference() -> None:
+    res = run_cli("rules", "--format", "markdown")
+    assert res.out == rules.reference_markdown()
+    assert res.out.count("\n| `") == len(rules.registry())
+
+
+def test_update_readme(tmp_path) -> None:
+    f = tmp_path / "README.md"
+    f.write_text(f"# x\n\n{rules.REFERENCE_START}\nold\n{rules.REFERENCE_END}\n\nafter\n", encoding="utf-8")
+    assert run_cli("rules", "--update-readme", str(f)).code == 0
+    assert f.read_text(encoding="utf-8") == f"# x\n\n{rules.reference_markdown()}\nafter\n"
+    missing = tmp_path / "NOMARK.md"
+    missing.write_text("# nothing\n", encoding="utf-8")
+    res = run_cli("rules", "--update-readme", str(missing))
+    assert res.code == 2 and str(missing) in res.err and "rules:start" in res.err

@@ -1,0 +1,84 @@
+"""Suppression (file and command line), unknown rule ids as bad input, and --fail-on."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import run_cli
+
+R = "us-east-1"  # p5en.48xlarge is priced on demand there, so no price-unknown finding joins in
+
+WARN_ONLY = """
+availability_zone: us-east-1a
+node_groups:
+  - name: trainers
+    instance_type: p5en.48xlarge
+    count: 2
+    efa: false
+"""
+
+ERROR = """
+availability_zone: us-east-1a
+node_groups:
+  - name: trainers
+    instance_type: p5en.48xlarge
+    count: 1
+    public_ip: true
+"""
+
+
+def _findings(out: str) -> list[dict]:
+    return json.loads(out)["stacks"][0]["findings"]
+
+
+def test_fail_on_error_and_warning(stack_file) -> None:
+    path = str(stack_file(WARN_ONLY, region=R))
+    assert run_cli("plan", path).code == 0
+    assert run_cli("plan", path, "--fail-on", "warning").code == 1
+    assert run_cli("plan", str(stack_file(ERROR, region=R, name="err"))).code == 1
+
+
+def test_file_suppression_keeps_the_finding_and_does_not_fail(stack_file) -> None:
+    path = str(stack_file(ERROR + "suppress:\n  - rule: public-ip-multi-card\n    reason: test rig behind a firewall\n", region=R))
+    res = run_cli("plan", path, "--format", "json", "--fail-on", "warning")
+    assert res.code == 0, res.out
+    (f,) = _findings(res.out)
+    assert f["rule"] == "public-ip-multi-card" and f["suppressed"] is True and f["severity"] == "error"
+
+
+def test_cli_suppression(stack_file) -> None:
+    path = str(stack_file(ERROR, region=R))
+    res = run_cli("plan", path, "--format", "json", "--suppress", "public-ip-multi-card")
+    assert res.code == 0
+    assert [f["suppressed"] for f in _findings(res.out)] == [True]
+
+
+def test_suppressing_one_rule_leaves_the_others(stack_file) -> None:
+    path = str(stack_file(ERROR.replace("count: 1", "count: 2\n    efa: false"), region=R))
+    res = run_cli("plan", path, "--format", "json", "--suppress", "efa-recommended", "--fail-on", "warning")
+    assert res.code == 1
+    assert {f["rule"]: f["suppressed"] for f in _findings(res.out)} == {"efa-recommended": True, "public-ip-multi-card": False}
+
+
+def test_unknown_rule_in_file_is_bad_input(stack_file, tmp_path) -> None:
+    out = tmp_path / "report.json"
+    path = stack_file(WARN_ONLY + "suppress:\n  - rule: efa-recomended\n    reason: typo\n", region=R)
+    res = run_cli("plan", str(path), "--output", str(out))
+    assert res.code == 2 and res.out == ""
+    lines = res.err.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0] == (f"planner: {path}:11: planner:cluster.suppress[0].rule: unknown rule 'efa-recomended' "
+                        "(did you mean 'efa-recommended'?); `planner rules` lists the rule ids")
+    assert not out.exists()  # nothing written on bad input
+
+
+def test_unknown_rule_on_command_line_is_bad_input(stack_file) -> None:
+    res = run_cli("plan", str(stack_file(WARN_ONLY, region=R)), "--suppress", "no-such-rule")
+    assert res.code == 2 and res.out == ""
+    assert res.err.strip() == "planner: command line: --suppress: unknown rule 'no-such-rule'; `planner rules` lists the rule ids"
+
+
+def test_suppression_needs_a_reason(stack_file) -> None:
+    res = run_cli("plan", str(stack_file(ERROR + "suppress:\n  - rule: public-ip-multi-card\n", region=R)))
+    assert res.code == 2
+    assert "suppress[0]: missing required key 'reason'" in res.err
