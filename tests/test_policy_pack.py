@@ -483,3 +483,69 @@ def test_core_does_not_import_the_pack() -> None:
             "print(sorted(m for m in ('pulumi', 'pulumi_policy', 'planner.policy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# --- the rules through the pack (each finding on the resource at fault) --------------------
+
+def _rules_found(policy: Any, specs: list[Spec], **config: Any) -> dict[str, set[str | None]]:
+    out: dict[str, set[str | None]] = {}
+    for message, urn in violations(policy, stack_args(specs, config=config or None)):
+        out.setdefault(message[1:].split("]")[0], set()).add(urn)
+    return out
+
+
+def test_resource_policies_run_the_rules_they_reuse() -> None:
+    from planner import rules
+    from planner.policy import resource_checks
+
+    assert set(resource_checks.LUSTRE_RULES + resource_checks.PUBLIC_IP_RULES) <= set(rules.registry())
+
+
+def test_efa_across_zones_is_an_error_on_the_auto_scaling_group() -> None:
+    specs = hand_written(desired=4, zones=("us-east-2a", "us-east-2b"))
+    found = _rules_found(policies.topology, specs)
+    assert found["efa-single-az"] == {by_name(specs, ASG).urn}
+
+
+def test_missing_placement_group_is_advisory_on_the_auto_scaling_group() -> None:
+    specs = hand_written(placement=False)
+    assert "placement-group" not in _rules_found(policies.topology, specs)
+    assert _rules_found(policies.topology_warnings, specs)["placement-group"] == {by_name(specs, ASG).urn}
+    assert "placement-group" not in _rules_found(policies.topology_warnings, specs, suppress=["placement-group"])
+
+
+def test_lustre_findings_point_at_the_file_system() -> None:
+    specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1000})
+    fs = by_name(specs, FSX)
+    assert _rules_found(policies.topology, specs)["lustre-capacity"] == {fs.urn}
+    # the resource policy runs the same rule on the file system alone
+    found = violations(policies.lustre_values, resource_args(fs))
+    assert [m.split("]")[0] for m, _ in found] == ["[lustre-capacity"]
+    assert "1,000 GiB is not a valid capacity for SCRATCH_2" in found[0][0]
+    persistent = Spec(FSX, "p2", {"deploymentType": "PERSISTENT_2", "storageCapacity": 2400, "perUnitStorageThroughput": 300,
+                                  "efaEnabled": True})
+    assert [m.split("]")[0] for m, _ in violations(policies.lustre_values, resource_args(persistent))] == ["[lustre-throughput"]
+    scratch_efa = Spec(FSX, "s1", {"deploymentType": "SCRATCH_1", "storageCapacity": 3600, "efaEnabled": True})
+    assert [m.split("]")[0] for m, _ in violations(policies.lustre_values, resource_args(scratch_efa))] == ["[lustre-efa"]
+    fine = Spec(FSX, "ok", {"deploymentType": "PERSISTENT_2", "storageCapacity": 4800, "perUnitStorageThroughput": 250})
+    assert violations(policies.lustre_values, resource_args(fine)) == []
+
+
+def test_lustre_in_another_zone() -> None:
+    specs = hand_written(zones=("us-east-2b", "us-east-2c"), desired=2,
+                         lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
+    asg = by_name(specs, ASG)
+    asg.props["vpcZoneIdentifiers"] = ["subnet-01a2b3c4d5e6f70809"]  # compute in us-east-2c, FSx in us-east-2b
+    assert _rules_found(policies.topology, specs)["lustre-same-az"] == {by_name(specs, FSX).urn}
+
+
+def test_public_ip_on_a_multi_card_type() -> None:
+    interfaces = efa_interfaces(16)
+    interfaces[0]["associatePublicIpAddress"] = "true"
+    specs = hand_written(template={"networkInterfaces": interfaces})
+    lt = by_name(specs, LT)
+    assert _rules_found(policies.topology, specs)["public-ip-multi-card"] == {lt.urn}
+    found = violations(policies.public_ip, resource_args(lt))
+    assert [m.split("]")[0] for m, _ in found] == ["[public-ip-multi-card"]
+    single = Spec(INSTANCE, "bastion", {"instanceType": "t3.micro", "associatePublicIpAddress": True})
+    assert violations(policies.public_ip, resource_args(single)) == []

@@ -62,7 +62,7 @@ def test_valid_hand_written_program_passes_the_mandatory_policies() -> None:
 
 
 def test_broken_hand_written_program_is_caught_on_each_resource() -> None:
-    found = run_pack(hand_written_program(cards=8, tokens="optional", egress_self=False))
+    found = run_pack(hand_written_program(cards=8, tokens="optional", egress_self=False, capacity=1000))
     lt = "urn:pulumi:dev::cluster::aws:ec2/launchTemplate:LaunchTemplate::trainers"
     sg = "urn:pulumi:dev::cluster::aws:ec2/securityGroup:SecurityGroup::efa"
     assert [u for _, u in found["planner-efa-interfaces"]] == [lt]
@@ -70,3 +70,6 @@ def test_broken_hand_written_program_is_caught_on_each_resource() -> None:
     assert [u for _, u in found["planner-imdsv2"]] == [lt]
     assert [u for _, u in found["planner-efa-security-group"]] == [sg]
     assert "outbound to itself" in found["planner-efa-security-group"][0][0]
+    fs = "urn:pulumi:dev::cluster::aws:fsx/lustreFileSystem:LustreFileSystem::scratch"
+    assert [(m.split("]")[0], u) for m, u in found["planner-topology"]] == [("[lustre-capacity", fs)]
+    assert [(m.split("]")[0], u) for m, u in found["planner-lustre-values"]] == [("[lustre-capacity", fs)]

@@ -111,7 +111,7 @@ def lustre_values(resource_type: str, props: Mapping[str, Any]) -> list[str]:
     dtype = props.get("deploymentType") or "SCRATCH_1"  # the FSx API's default
     capacity = as_int(props.get("storageCapacity"))
     throughput = props.get("perUnitStorageThroughput")
-    if not known(dtype) or dtype not in LUSTRE_DEPLOYMENTS or capacity is None or not known(throughput):
+    if dtype not in LUSTRE_DEPLOYMENTS or capacity is None or (throughput is not None and not known(throughput)):
         return []
     fs = Lustre(deployment_type=dtype, storage_capacity_gib=capacity, per_unit_storage_throughput=as_int(throughput),
                 efa_enabled=truthy(props.get("efaEnabled")))
