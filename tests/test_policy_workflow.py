@@ -22,7 +22,7 @@ def _planner_commands() -> list[list[str]]:
     out = []
     for step in _steps():
         for line in str(step.get("run", "")).splitlines():
-            m = re.search(r"\.venv/bin/planner (.+?)( 2>&1)?( \|\| true)?$", line.strip())
+            m = re.search(r"\.venv/bin/planner (.+?)( 2>&1)?( \|\| (true|test \$\? -eq 1))?$", line.strip())
             if m:
                 out.append(shlex.split(m.group(1).replace("$BASE_REF", "origin/main")))
     return out
@@ -33,6 +33,7 @@ def test_workflow_runs_plan_sarif_markdown_and_diff() -> None:
     assert ["plan", "--format", "sarif", "-o", "planner.sarif"] in commands
     assert ["plan", "--format", "markdown"] in commands
     assert ["diff", "--base-ref", "origin/main", "--format", "markdown"] in commands
+    assert commands[-1] == ["plan", "--format", "github", "--fail-on", "error"]  # the gate, last
 
 
 def test_every_planner_command_in_the_workflow_parses() -> None:
