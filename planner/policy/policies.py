@@ -153,9 +153,9 @@ budget = StackValidationPolicy(
     validate=validate_budget,
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=PolicyConfigSchema({
-        "maxTotalUsd": {"type": "number", "exclusiveMinimum": 0, "description": "most the run may cost in USD over `hours`"},
-        "maxMonthlyUsd": {"type": "number", "exclusiveMinimum": 0, "description": "most the cluster may cost per 730-hour month"},
-        "hours": {"type": "number", "exclusiveMinimum": 0,
+        "maxTotalUsd": {"type": "number", "minimum": 0, "description": "most the run may cost in USD over `hours`"},
+        "maxMonthlyUsd": {"type": "number", "minimum": 0, "description": "most the cluster may cost per 730-hour month"},
+        "hours": {"type": "number", "minimum": 0,
                   "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, else 730)"},
         "requireCompletePricing": {"type": "boolean", "default": False,
                                    "description": "also fail when a price is unknown, since the total is then a lower bound"},
