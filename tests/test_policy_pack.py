@@ -549,3 +549,12 @@ def test_public_ip_on_a_multi_card_type() -> None:
     assert [m.split("]")[0] for m, _ in found] == ["[public-ip-multi-card"]
     single = Spec(INSTANCE, "bastion", {"instanceType": "t3.micro", "associatePublicIpAddress": True})
     assert violations(policies.public_ip, resource_args(single)) == []
+
+
+def test_budget_cannot_be_shown_when_the_cluster_cannot_be_read() -> None:
+    lt = Spec(LT, "trainers", {"name": "t", "instanceType": "trn2.48xlarge", "networkInterfaces": efa_interfaces(16)})
+    asg = Spec(ASG, "trainers", {"desiredCapacity": 2, "launchTemplate": {"name": "t"}, "vpcZoneIdentifiers": ["subnet-0fromconfig"]})
+    found = violations(policies.budget, stack_args([lt, asg], config={"maxTotalUsd": 1000}))
+    assert [(m.split(":")[0], u) for m, u in found] == [("cannot price the cluster", asg.urn)]
+    web = Spec(INSTANCE, "web", {"instanceType": "t3.micro"})
+    assert violations(policies.budget, stack_args([web], config={"maxTotalUsd": 1000})) == []

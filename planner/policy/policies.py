@@ -104,7 +104,9 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         return
     outcome = plan_resources(args.resources, config, extra={"schedule": {"hours": hours}, "budget": budget}, price_book=book)
     if outcome.plan is None or outcome.plan.cost is None:
-        _report(outcome.problems, report_violation)
+        # a cluster that could not be read back cannot be shown to be within budget
+        unseen = [Violation(f"cannot price the cluster: {g.message}", g.urn) for g in outcome.gaps] if outcome.rebuilt.data is None else []
+        _report(outcome.problems + unseen, report_violation)
         return
     verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
     estimate = headline(outcome.plan.cost.to_json())
