@@ -48,20 +48,28 @@ def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
     summary = summarize(stack.cluster, cat)
     cost = _cost.estimate(stack, options.price_book or _cost.load_price_book(None), cat)
     ctx = _rules.RuleContext(stack, cat, cost, options.rule_options)
-    suppressed = set(options.suppress) | {s.rule for s in stack.cluster.suppress}
-    findings = [f.suppress() if f.rule in suppressed else f for f in _rules.evaluate(ctx)]
-    findings.sort(key=Finding.sort_key)
-    return StackPlan(stack, summary, tuple(findings), cost)
+    return StackPlan(stack, summary, settle(_rules.evaluate(ctx), stack, options.suppress), cost)
+
+
+def settle(findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = ()) -> tuple[Finding, ...]:
+    """Findings as reported: suppressed by the stack's `suppress` or the command line, in file order."""
+    suppressed = set(suppress) | {s.rule for s in stack.cluster.suppress}
+    return tuple(sorted((f.suppress() if f.rule in suppressed else f for f in findings), key=Finding.sort_key))
+
+
+def check_suppressions(stacks: Iterable[Stack], suppress: Iterable[str] = ()) -> None:
+    """Suppressions that name no rule, in any stack or on the command line, stop the run first."""
+    problems: list = []
+    for s in stacks:
+        problems += [p for p in _rules.suppression_problems(s, suppress) if p not in problems]
+    if problems:
+        raise InputError(problems)
 
 
 def plan_stacks(stacks: Iterable[Stack], options: PlanOptions = PlanOptions()) -> list[StackPlan]:
     """Plan every stack; unusable suppressions in any of them stop the run before any planning."""
     stacks = list(stacks)
-    problems: list = []
-    for s in stacks:
-        problems += [p for p in _rules.suppression_problems(s, options.suppress) if p not in problems]
-    if problems:
-        raise InputError(problems)
+    check_suppressions(stacks, options.suppress)
     return [plan_stack(s, options) for s in stacks]
 
 

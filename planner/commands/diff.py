@@ -303,7 +303,7 @@ def diff(args: argparse.Namespace) -> dict[str, Any]:
         base_stacks = _working_tree_stacks(args.paths[:1], must_exist=True)
         head_stacks = _working_tree_stacks(args.paths[1:], must_exist=True)
         base_label, head_label = args.paths
-    book = book_from_args(args)
+    book = book_from_args(args, [*base_stacks, *head_stacks])
     options = PlanOptions(price_book=book)
     base_plans, head_plans = plan_stacks(base_stacks, options), plan_stacks(head_stacks, options)
     for plans, label in ((base_plans, base_label), (head_plans, head_label)):

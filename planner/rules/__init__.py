@@ -56,15 +56,17 @@ _REGISTRY: dict[str, Rule] = {}
 _LOADED = False
 
 
-def rule(id: str, severity: str, description: str, source: str, remediation: str) -> Callable[[Check], Check]:
-    """Register `check(rule, ctx) -> findings` under `id`."""
+def rule(id: str, severity: str, description: str, source: str, remediation: str,
+         *, into: dict[str, Rule] | None = None) -> Callable[[Check], Check]:
+    """Register `check(rule, ctx) -> findings` under `id` (in `into`; default: the rules `evaluate` runs)."""
     if severity not in SEVERITIES:
         raise ValueError(f"rule {id}: severity {severity!r} not in {SEVERITIES}")
+    target = _REGISTRY if into is None else into
 
     def register(check: Check) -> Check:
-        if id in _REGISTRY and _REGISTRY[id].check is not check:
+        if id in target and target[id].check is not check:
             raise ValueError(f"rule id {id!r} registered twice")
-        _REGISTRY[id] = Rule(id, severity, description, source, remediation, check)
+        target[id] = Rule(id, severity, description, source, remediation, check)
         return check
 
     return register
@@ -86,8 +88,16 @@ def registry() -> Mapping[str, Rule]:
     return dict(sorted(_REGISTRY.items()))
 
 
+def known() -> Mapping[str, Rule]:
+    """Every id a finding or a suppression may name: these rules, then the preflight checks
+    (`planner.aws.checks`, which need the AWS account and so never run in `evaluate`)."""
+    from planner.aws import checks
+
+    return {**registry(), **checks.registry()}
+
+
 def get(rule_id: str) -> Rule | None:
-    return registry().get(rule_id)
+    return known().get(rule_id)
 
 
 def evaluate(ctx: RuleContext) -> Iterator[Finding]:
@@ -107,12 +117,12 @@ COMMAND_LINE = "command line"
 
 def unknown_rule_message(rule_id: str) -> str | None:
     """Why `rule_id` cannot be suppressed (it names no rule), or None when it is a rule id."""
-    known = registry()
-    if rule_id in known:
+    ids = known()
+    if rule_id in ids:
         return None
     import difflib
 
-    close = difflib.get_close_matches(rule_id, list(known), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(rule_id, list(ids), n=1, cutoff=0.6)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
     return f"unknown rule '{rule_id}'{hint}; `planner rules` lists the rule ids"
 

@@ -1,0 +1,143 @@
+"""What preflight asks the AWS account, each question asked once per run.
+
+`Account` wraps botocore clients (made by `Clients`, or injected by tests: moto or a
+Stubber) and answers in plain Python values. "Does not exist" is an answer (None); every
+other failure becomes `AwsCallError` with a one-line explanation, remembered so that a
+denied or throttled call is not repeated by every check that needs it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from planner.aws.errors import NOT_IN_REGION, AwsCallError, error_code, explain
+
+USER_AGENT = "planner-preflight"
+UNREACHABLE = ("EndpointConnectionError", "Timeout")
+NOT_FOUND = {
+    "ec2:DescribeInstanceTypes": {"InvalidInstanceType"},
+    "ec2:DescribeCapacityReservations": {"InvalidCapacityReservationId.NotFound", "InvalidCapacityReservationId.Malformed"},
+    "ec2:DescribeVpcs": {"InvalidVpcID.NotFound", "InvalidVpcID.Malformed"},
+    "ec2:DescribeSubnets": {"InvalidSubnetID.NotFound", "InvalidSubnetID.Malformed"},
+}
+
+
+class Clients:
+    """botocore clients from boto3's normal credential chain (or `profile`), one per service and region."""
+
+    def __init__(self, profile: str | None = None, session: Any = None):
+        if session is None:
+            import boto3
+
+            session = boto3.Session(profile_name=profile)  # raises ProfileNotFound for an unknown profile
+        self.session = session
+        self._clients: dict[tuple[str, str], Any] = {}
+
+    def has_credentials(self) -> bool:
+        return self.session.get_credentials() is not None
+
+    def client(self, service: str, region: str) -> Any:
+        key = (service, region)
+        if key not in self._clients:
+            from botocore.config import Config
+
+            config = Config(retries={"mode": "standard", "max_attempts": 5}, connect_timeout=5, read_timeout=30,
+                            user_agent_extra=USER_AGENT)
+            self._clients[key] = self.session.client(service, region_name=region, config=config)
+        return self._clients[key]
+
+
+@dataclass(frozen=True)
+class Quota:
+    code: str
+    name: str
+    value: float
+    applied: bool  # False when only the AWS default could be read
+
+
+class Account:
+    """Cached answers from EC2 and Service Quotas, per region."""
+
+    def __init__(self, client: Callable[[str, str], Any]):
+        self._client = client
+        self._answers: dict[tuple[Any, ...], Any] = {}
+        self._unreachable: dict[tuple[str, str], AwsCallError] = {}  # (service, region) that could not be reached
+
+    def _ask(self, key: tuple[Any, ...], action: str, region: str, call: Callable[[], Any]) -> Any:
+        endpoint = (action.split(":", 1)[0], region)
+        if key not in self._answers and endpoint in self._unreachable:
+            raise self._unreachable[endpoint]  # do not wait through the retries again for the same endpoint
+        if key not in self._answers:
+            from botocore.exceptions import BotoCoreError, ClientError
+
+            try:
+                self._answers[key] = call()
+            except ClientError as exc:
+                if error_code(exc) in NOT_FOUND.get(action, ()):
+                    self._answers[key] = None
+                else:
+                    self._answers[key] = explain(exc, action, region)
+            except BotoCoreError as exc:
+                self._answers[key] = explain(exc, action, region)
+        answer = self._answers[key]
+        if isinstance(answer, AwsCallError):
+            if answer.code in UNREACHABLE:
+                self._unreachable[endpoint] = answer
+            raise answer
+        return answer
+
+    def offered_zones(self, region: str, instance_type: str) -> frozenset[str]:
+        """Availability Zones of `region` where `instance_type` is offered (DescribeInstanceTypeOfferings)."""
+        def call() -> frozenset[str]:
+            pages = self._client("ec2", region).get_paginator("describe_instance_type_offerings").paginate(
+                LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": [instance_type]}])
+            return frozenset(o["Location"] for page in pages for o in page.get("InstanceTypeOfferings", []))
+
+        return self._ask(("offerings", region, instance_type), "ec2:DescribeInstanceTypeOfferings", region, call)
+
+    def _one(self, region: str, action: str, method: str, ids: str, results: str, ident: str) -> dict[str, Any] | None:
+        """The single record an EC2 Describe* call returns for one id, or None when it does not exist."""
+        def call() -> dict[str, Any] | None:
+            found = getattr(self._client("ec2", region), method)(**{ids: [ident]}).get(results, [])
+            return found[0] if found else None
+
+        return self._ask((method, region, ident), action, region, call)
+
+    def instance_type(self, region: str, instance_type: str) -> dict[str, Any] | None:
+        """DescribeInstanceTypes' record for one type, or None when the region does not know it."""
+        return self._one(region, "ec2:DescribeInstanceTypes", "describe_instance_types", "InstanceTypes",
+                         "InstanceTypes", instance_type)
+
+    def quota(self, region: str, code: str) -> Quota:
+        """The applied value of an EC2 quota, else its AWS default (GetServiceQuota answers only changed quotas)."""
+        client = self._client("service-quotas", region)
+
+        def applied() -> Quota | None:
+            try:
+                q = client.get_service_quota(ServiceCode="ec2", QuotaCode=code)["Quota"]
+            except client.exceptions.NoSuchResourceException as exc:
+                if NOT_IN_REGION in str(exc).lower():
+                    raise
+                return None
+            return Quota(code, q.get("QuotaName", code), float(q["Value"]), True)
+
+        found = self._ask(("quota", region, code), "servicequotas:GetServiceQuota", region, applied)
+        if found is not None:
+            return found
+
+        def default() -> Quota:
+            q = client.get_aws_default_service_quota(ServiceCode="ec2", QuotaCode=code)["Quota"]
+            return Quota(code, q.get("QuotaName", code), float(q["Value"]), False)
+
+        return self._ask(("default-quota", region, code), "servicequotas:GetAWSDefaultServiceQuota", region, default)
+
+    def reservation(self, region: str, reservation_id: str) -> dict[str, Any] | None:
+        return self._one(region, "ec2:DescribeCapacityReservations", "describe_capacity_reservations",
+                         "CapacityReservationIds", "CapacityReservations", reservation_id)
+
+    def vpc(self, region: str, vpc_id: str) -> dict[str, Any] | None:
+        return self._one(region, "ec2:DescribeVpcs", "describe_vpcs", "VpcIds", "Vpcs", vpc_id)
+
+    def subnet(self, region: str, subnet_id: str) -> dict[str, Any] | None:
+        return self._one(region, "ec2:DescribeSubnets", "describe_subnets", "SubnetIds", "Subnets", subnet_id)

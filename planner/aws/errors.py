@@ -1,0 +1,76 @@
+"""AWS failures as one-line explanations.
+
+A preflight must say what it could not check and why, in words an infrastructure engineer
+acts on (which IAM action is missing, which credentials expired), never with a traceback.
+botocore is imported inside `explain` so this module stays importable without it.
+"""
+
+from __future__ import annotations
+
+THROTTLED = frozenset({"Throttling", "ThrottlingException", "RequestLimitExceeded", "TooManyRequestsException",
+                       "RequestThrottled", "RequestThrottledException", "SlowDown", "PriorRequestNotComplete"})
+DENIED = frozenset({"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "UnauthorizedAccess",
+                    "OptInRequired"})
+REJECTED_CREDENTIALS = frozenset({"AuthFailure", "InvalidClientTokenId", "UnrecognizedClientException",
+                                  "SignatureDoesNotMatch", "ExpiredToken", "ExpiredTokenException", "RequestExpired",
+                                  "InvalidSignatureException", "IncompleteSignature"})
+NOT_IN_REGION = "not available in the current region"
+SERVICE_NAMES = {"ec2": "EC2", "servicequotas": "Service Quotas", "pricing": "the AWS Price List Query API"}
+
+NO_CREDENTIALS = ("no AWS credentials found (boto3 looks in AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, "
+                  "~/.aws/credentials and config, SSO and instance roles)")
+
+
+class AwsCallError(Exception):
+    """An AWS call that failed for a reason other than "not found"; `message` is one line."""
+
+    def __init__(self, action: str, message: str, code: str | None = None):
+        super().__init__(message)
+        self.action = action
+        self.message = message
+        self.code = code
+
+
+def error_code(exc: BaseException) -> str | None:
+    """The AWS error code of a botocore ClientError, else None."""
+    response = getattr(exc, "response", None)
+    if isinstance(response, dict):
+        return (response.get("Error") or {}).get("Code")
+    return None
+
+
+def explain(exc: BaseException, action: str, region: str | None = None) -> AwsCallError:
+    """Turn a botocore exception raised by `action` (an IAM action such as ec2:DescribeSubnets) into one line."""
+    from botocore import exceptions as be
+
+    where = f" in {region}" if region else ""
+    if isinstance(exc, (be.NoCredentialsError, be.PartialCredentialsError)):
+        return AwsCallError(action, NO_CREDENTIALS, "NoCredentials")
+    if isinstance(exc, be.ProfileNotFound):
+        return AwsCallError(action, f"{exc}; check --profile or AWS_PROFILE", "ProfileNotFound")
+    if isinstance(exc, (be.ConnectTimeoutError, be.ReadTimeoutError)):
+        return AwsCallError(action, f"{action}{where} timed out ({exc}); check the network or proxy and run again", "Timeout")
+    if isinstance(exc, be.EndpointConnectionError):
+        return AwsCallError(action, f"could not reach the AWS endpoint for {action}{where} ({exc}); "
+                                    "check the network, proxy and region", "EndpointConnectionError")
+    if isinstance(exc, (be.UnknownEndpointError, be.NoRegionError)):
+        return AwsCallError(action, f"{action} has no endpoint{where} ({exc})", "NoEndpoint")
+    if isinstance(exc, be.ClientError):
+        code = error_code(exc) or "Unknown"
+        text = str((exc.response.get("Error") or {}).get("Message") or "").strip()
+        if code in THROTTLED:
+            return AwsCallError(action, f"AWS throttled {action}{where} ({code}) after retries; run again later", code)
+        if code in DENIED:
+            return AwsCallError(action, f"access denied to {action}{where} ({code}); grant it to the role or user "
+                                        "(README: Preflight against the AWS account, IAM policy)", code)
+        if code in REJECTED_CREDENTIALS:
+            return AwsCallError(action, f"AWS rejected the credentials calling {action} ({code}); refresh them "
+                                        "(for example aws sso login) or pass --profile", code)
+        if NOT_IN_REGION in text.lower():
+            prefix = action.split(":", 1)[0]
+            service = SERVICE_NAMES.get(prefix, prefix)
+            return AwsCallError(action, f"{service} is not available{where} ({code})", code)
+        return AwsCallError(action, f"{action}{where} failed: {code}: {text}" if text else f"{action}{where} failed: {code}", code)
+    if isinstance(exc, be.BotoCoreError):
+        return AwsCallError(action, f"{action}{where} failed: {exc}", type(exc).__name__)
+    return AwsCallError(action, f"{action}{where} failed: {type(exc).__name__}: {exc}", type(exc).__name__)

@@ -1,0 +1,229 @@
+"""`--live-prices`: current on-demand prices from the AWS Price List, layered over the price book.
+
+Prices are fetched for what the command needs (the on-demand node groups and file systems
+of the stacks, or every catalogue type of `compare --region`), cached with the time they
+were fetched in `$XDG_CACHE_HOME/planner/live-prices.json` (default `~/.cache/planner/`)
+for `TTL_HOURS`, and turned into entries of the price-book file shape, each with its
+source and the date it was fetched, which `PriceBook.overlay` layers over the selected
+book. When the API cannot be reached (no credentials, network, access denied, throttling)
+the book is used as it is, with one warning line: a price is never invented.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from planner.aws.errors import AwsCallError, explain
+from planner.aws.pricing import EC2, FSX, PRICING_REGION, NoPrice, Offer, ec2_on_demand, lustre_storage
+
+TTL_HOURS = 24
+CACHE_VERSION = 1
+ORIGIN = "AWS Price List (live)"
+
+InstanceNeed = tuple[str, str]  # instance_type, region
+LustreNeed = tuple[str, str, int | None]  # region, deployment_type, per-unit throughput (None for SCRATCH)
+
+
+@dataclass(frozen=True)
+class PriceNeeds:
+    instances: frozenset[InstanceNeed] = frozenset()
+    lustre: frozenset[LustreNeed] = frozenset()
+
+
+def needs_for(stacks: Iterable[Any] = (), region: str | None = None, types: Iterable[str] = ()) -> PriceNeeds:
+    """On-demand prices the stacks use; with `region` (compare), every catalogue type (or `types`) there."""
+    instances: set[InstanceNeed] = set()
+    lustre: set[LustreNeed] = set()
+    for s in stacks:
+        instances |= {(g.instance_type, s.region) for g in s.cluster.node_groups if g.purchase == "on-demand"}
+        fs = s.cluster.lustre
+        if fs is not None:
+            tput = None if fs.deployment_type.startswith("SCRATCH") else fs.per_unit_storage_throughput
+            lustre.add((s.region, fs.deployment_type, tput))
+    if region:
+        from planner import catalogue
+
+        wanted = list(types) or list(catalogue.load().instance_types)
+        instances |= {(t, region) for t in wanted}
+    return PriceNeeds(frozenset(instances), frozenset(lustre))
+
+
+def cache_path() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "planner", "live-prices.json")
+
+
+class PriceCache:
+    """Fetched prices (or "the Price List has none") by key, with the UTC time they were fetched."""
+
+    def __init__(self, path: str, now: dt.datetime):
+        self.path, self.now = path, now
+        self.entries: dict[str, dict[str, Any]] = {}
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+            if data.get("version") == CACHE_VERSION and isinstance(data.get("entries"), dict):
+                self.entries = data["entries"]
+        except (OSError, ValueError, AttributeError):
+            self.entries = {}  # no cache, or an unreadable one: fetch again
+        self.dirty = False
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """A fresh entry {"fetched_at", "entry" | "missing"}, or None when absent or older than the TTL."""
+        hit = self.entries.get(key)
+        if not isinstance(hit, dict):
+            return None
+        try:
+            age = self.now - dt.datetime.fromisoformat(hit["fetched_at"])
+        except (KeyError, TypeError, ValueError):  # missing, malformed, or without a time zone: fetch again
+            return None
+        return hit if dt.timedelta(0) <= age <= dt.timedelta(hours=TTL_HOURS) else None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        self.entries[key] = {"fetched_at": self.now.isoformat(timespec="seconds"), **value}
+        self.dirty = True
+
+    def save(self) -> str | None:
+        """Write the cache atomically; the reason when it cannot be written (the prices are still used)."""
+        if not self.dirty:
+            return None
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(self.path), prefix=".live-prices.")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump({"version": CACHE_VERSION, "entries": dict(sorted(self.entries.items()))}, fh, indent=1)
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            return f"cannot write the price cache {self.path}: {exc.strerror or exc}"
+        return None
+
+
+def _instance_entry(offer: Offer, instance_type: str, region: str, as_of: str) -> dict[str, Any]:
+    return {"instance_type": instance_type, "region": region, "purchase": "on-demand", "usd_per_hour": offer.usd,
+            "source": offer.source(EC2), "as_of": as_of}
+
+
+def _lustre_entry(offer: Offer, need: LustreNeed, as_of: str) -> dict[str, Any]:
+    region, dtype, tput = need
+    entry: dict[str, Any] = {"region": region, "deployment_type": dtype, "usd_per_gb_month": offer.usd,
+                             "source": offer.source(FSX), "as_of": as_of}
+    if tput is not None:
+        entry["per_unit_storage_throughput"] = tput
+    return entry
+
+
+@dataclass
+class LivePrices:
+    """The outcome of one fetch: entries in the price-book file shape, and what to tell the user."""
+
+    data: dict[str, list[dict[str, Any]]]
+    fetched: int = 0
+    cached: int = 0
+    missing: tuple[str, ...] = ()
+    failure: str | None = None  # why the API could not be used (then the book is used as it is)
+    cache_problem: str | None = None
+
+    def book_data(self) -> dict[str, Any]:
+        """The price-book file shape `PriceBook.overlay` takes: a book named "live"."""
+        return {"name": "live", **{k: v for k, v in self.data.items() if v}}
+
+    def summary(self) -> str:
+        parts = [f"{self.fetched} fetched", f"{self.cached} from the cache ({TTL_HOURS} h)"]
+        if self.missing:
+            parts.append(f"none in the Price List for {', '.join(self.missing)} (the price book's entry stays)")
+        return "live prices: " + "; ".join(parts)
+
+
+def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> LivePrices:
+    """Prices for `needs`, from the cache when fresh, else from the API through `client()` (the pricing client)."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    as_of = cache.now.date().isoformat()
+    out = LivePrices({"instances": [], "lustre": []})
+    missing: list[str] = []
+    jobs: list[tuple[str, str, Callable[[Any], Offer], Callable[[Offer, str], dict[str, Any]]]] = []
+    for itype, region in sorted(needs.instances):
+        jobs.append((f"ec2 {itype} {region}", "instances", lambda c, t=itype, r=region: ec2_on_demand(c, t, r),
+                     lambda o, d, t=itype, r=region: _instance_entry(o, t, r, d)))
+    for need in sorted(needs.lustre, key=lambda n: (n[0], n[1], n[2] or 0)):
+        region, dtype, tput = need
+        jobs.append((f"lustre {region} {dtype} {tput or ''}".rstrip(), "lustre",
+                     lambda c, r=region, d=dtype, t=tput: lustre_storage(c, r, d, t),
+                     lambda o, d, n=need: _lustre_entry(o, n, d)))
+    for key, kind, ask, entry in jobs:
+        hit = cache.get(key)
+        if hit is not None:
+            out.cached += 1
+            if hit.get("entry"):
+                out.data[kind].append(hit["entry"])
+            else:
+                missing.append(key.split(" ", 1)[1])
+            continue
+        if out.failure:
+            continue
+        try:
+            offer = ask(client())
+        except NoPrice as why:
+            cache.put(key, {"missing": str(why)})
+            missing.append(key.split(" ", 1)[1])
+            continue
+        except AwsCallError as err:
+            out.failure = err.message
+            continue
+        except (BotoCoreError, ClientError) as exc:
+            out.failure = explain(exc, "pricing:GetProducts", PRICING_REGION).message
+            continue
+        e = entry(offer, as_of)
+        cache.put(key, {"entry": e})
+        out.data[kind].append(e)
+        out.fetched += 1
+    out.missing = tuple(missing)
+    out.cache_problem = cache.save()
+    return out
+
+
+def pricing_client(profile: str | None = None) -> Callable[[], Any]:
+    """The pricing client, made on first use (so a fully cached run needs no credentials)."""
+    made: list[Any] = []
+
+    def get() -> Any:
+        if not made:
+            from botocore.exceptions import BotoCoreError
+
+            from planner.aws.account import Clients
+            from planner.aws.errors import NO_CREDENTIALS
+
+            try:
+                clients = Clients(profile)
+                if not clients.has_credentials():
+                    raise AwsCallError("pricing:GetProducts", NO_CREDENTIALS, "NoCredentials")
+            except BotoCoreError as exc:
+                raise explain(exc, "pricing:GetProducts", PRICING_REGION) from None
+            made.append(clients.client("pricing", PRICING_REGION))
+        return made[0]
+
+    return get
+
+
+def live_book(book: Any, needs: PriceNeeds, client: Callable[[], Any] | None = None,
+              now: dt.datetime | None = None, warn: Callable[[str], None] | None = None) -> Any:
+    """`book` with current on-demand prices layered over it (`PriceBook.overlay`), or `book` with a warning."""
+    say = warn or (lambda line: print(f"planner: {line}", file=sys.stderr))
+    cache = PriceCache(cache_path(), now or dt.datetime.now(dt.timezone.utc))
+    result = fetch(needs, client or pricing_client(), cache)
+    if result.failure:
+        say(f"warning: live prices unavailable ({result.failure}); using the price book '{book.name}' "
+            f"for {'the prices not cached' if result.cached else 'every price'}")
+    if result.cache_problem:
+        say(f"warning: {result.cache_problem}")
+    if not result.failure or result.fetched or result.cached:
+        say(result.summary())
+    if not (result.data["instances"] or result.data["lustre"]):
+        return book
+    return book.overlay(result.book_data(), ORIGIN)

@@ -1,0 +1,179 @@
+"""Is the instance type sold where the stack puts it, and is it the machine the catalogue describes?
+
+Checks against EC2 DescribeInstanceTypeOfferings (per Availability Zone) and
+DescribeInstanceTypes. A disagreement between the account's answer and the catalogue is
+reported, never smoothed over: a warning when the catalogue may be stale, an info when the
+catalogue documents why it uses another source (its `field_sources` and `notes`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from planner.aws.checks import aws_error, check, zone_path
+from planner.aws.errors import AwsCallError
+from planner.catalogue import InstanceType
+from planner.findings import Finding
+from planner.model import NodeGroup
+from planner.parse import az_in_region
+from planner.rules import Rule, RuleContext
+
+OFFERINGS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeInstanceTypeOfferings.html"
+TYPES_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeInstanceTypes.html"
+EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types"
+GIB = 1024.0
+
+
+@check(
+    id="preflight-offering",
+    severity="error",
+    description="An instance type is not offered in the Availability Zone its node group is declared in.",
+    source=OFFERINGS_DOC,
+    remediation="Move the node group to an Availability Zone the message lists, or to a region that offers the type; "
+                "for Capacity Blocks, book the block in the declared zone and declare its capacity_reservation_id.",
+)
+def offering(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    account, region = ctx.options["account"], ctx.options["region"]
+    for g in ctx.cluster.node_groups:
+        where = zone_path(g, ctx)
+        az = g.availability_zone
+        if not az_in_region(az, region):
+            yield r.finding(ctx, where, f"node group '{g.name}': Availability Zone {az} is not in {region}, the region queried")
+            continue
+        try:
+            zones = account.offered_zones(region, g.instance_type)
+        except AwsCallError as err:
+            yield aws_error(ctx, where, err, f"where {g.instance_type} is offered")
+            continue
+        if az in zones:
+            continue
+        elsewhere = "offered in " + ", ".join(sorted(zones)) if zones else f"offered in no Availability Zone of {region}"
+        if g.purchase == "capacity-block":
+            yield r.finding(
+                ctx, where,
+                f"node group '{g.name}': {g.instance_type} is not in the instance type offerings of {az} ({elsewhere}); "
+                "types sold through Capacity Blocks (such as Trn2 UltraServers) are not always listed there, so the "
+                "block's reservation is what counts" + ("" if g.capacity_reservation_id else
+                                                        ": declare capacity_reservation_id to have preflight check it"),
+                severity="warning")
+        else:
+            yield r.finding(ctx, where, f"node group '{g.name}': {g.instance_type} is not offered in {az} for {g.purchase} "
+                                        f"instances ({elsewhere})")
+
+
+def _described(r: Rule, ctx: RuleContext) -> Iterator[tuple[NodeGroup, InstanceType, dict[str, Any] | None, Finding | None]]:
+    """Each node group with its catalogue entry and DescribeInstanceTypes record (or the finding why not)."""
+    account, region = ctx.options["account"], ctx.options["region"]
+    for g in ctx.cluster.node_groups:
+        t = ctx.catalogue.instance_types[g.instance_type]
+        try:
+            yield g, t, account.instance_type(region, g.instance_type), None
+        except AwsCallError as err:
+            yield g, t, None, aws_error(ctx, g.path + ("instance_type",), err, f"{g.instance_type} against DescribeInstanceTypes")
+
+
+@check(
+    id="preflight-efa",
+    severity="error",
+    description="The account's DescribeInstanceTypes does not confirm the EFA support or the network cards "
+                "(one EFA interface per card for full bandwidth) that the catalogue and the declared group assume.",
+    source=EFA_DOC,
+    remediation="Set efa: false or choose an EFA-capable type; when the catalogue's card or interface count is "
+                "stale, correct planner/data/catalogue.yaml with its source.",
+)
+def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    region = ctx.options["region"]
+    seen: set[str] = set()
+    for g, t, info, failed in _described(r, ctx):
+        where = g.path + ("instance_type",)
+        if failed is not None:
+            yield failed
+            continue
+        if info is None:
+            yield r.finding(ctx, where, f"node group '{g.name}': DescribeInstanceTypes in {region} does not know "
+                                        f"{g.instance_type}; its EFA support could not be confirmed", severity="warning")
+            continue
+        net = info.get("NetworkInfo") or {}
+        supported = bool(net.get("EfaSupported", False))
+        if g.efa and not supported:
+            yield r.finding(ctx, where, f"node group '{g.name}' uses EFA, but DescribeInstanceTypes in {region} says "
+                                        f"{g.instance_type} does not support EFA")
+        if g.instance_type in seen:
+            continue
+        seen.add(g.instance_type)
+        if supported != t.efa_supported:
+            yield r.finding(ctx, where, f"{g.instance_type}: the catalogue says EFA {'is' if t.efa_supported else 'is not'} "
+                                        f"supported; DescribeInstanceTypes in {region} says EfaSupported={supported}",
+                            severity="warning")
+        cards = net.get("MaximumNetworkCards")
+        if cards is not None and cards != t.network_cards:
+            yield r.finding(ctx, where, f"{g.instance_type}: the catalogue assumes {t.network_cards} network cards (one EFA "
+                                        f"interface per card, and the summary's EFA bandwidth, rest on it); "
+                                        f"DescribeInstanceTypes in {region} reports {cards}", severity="warning")
+        interfaces = (net.get("EfaInfo") or {}).get("MaximumEfaInterfaces")
+        if supported and interfaces is not None and interfaces != t.efa_max_interfaces:
+            yield r.finding(ctx, where, f"{g.instance_type}: the catalogue assumes at most {t.efa_max_interfaces} EFA "
+                                        f"interfaces; DescribeInstanceTypes in {region} reports {interfaces}",
+                            severity="warning")
+
+
+def _accelerators(info: dict[str, Any]) -> tuple[int | None, float | None]:
+    """Accelerator count and memory per accelerator (GiB) from GpuInfo or NeuronInfo."""
+    devices = (info.get("GpuInfo") or {}).get("Gpus") or (info.get("NeuronInfo") or {}).get("NeuronDevices") or []
+    if not devices:
+        return None, None
+    count = sum(int(d.get("Count", 0)) for d in devices)
+    mib = (devices[0].get("MemoryInfo") or {}).get("SizeInMiB")
+    return count, (None if mib is None else mib / GIB)
+
+
+def _differs(api: float, catalogue: float) -> bool:
+    """Equal within 1 % or 1 GiB: EC2 reports MiB (183,359 MiB is the catalogue's 179 GiB)."""
+    return abs(api - catalogue) > max(1.0, 0.01 * abs(catalogue))
+
+
+@check(
+    id="preflight-catalogue",
+    severity="warning",
+    description="A figure of the catalogue (vCPUs, memory, accelerators, accelerator memory) differs from the "
+                "account's DescribeInstanceTypes; info when the catalogue documents why it uses another source.",
+    source=TYPES_DOC,
+    remediation="Check the figure's sources (planner catalog --format json); correct planner/data/catalogue.yaml, "
+                "or document the decision in the entry's notes and field_sources.",
+)
+def catalogue_figures(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    region = ctx.options["region"]
+    seen: set[str] = set()
+    for g, t, info, failed in _described(r, ctx):
+        if failed is not None:
+            yield failed
+        if info is None or g.instance_type in seen:
+            continue
+        seen.add(g.instance_type)
+        count, memory = _accelerators(info)
+        figures = [
+            ("vcpus", "vCPUs", (info.get("VCpuInfo") or {}).get("DefaultVCpus"), t.vcpus, ""),
+            ("memory_gib", "host memory", _gib((info.get("MemoryInfo") or {}).get("SizeInMiB")), t.memory_gib, " GiB"),
+            ("accelerator_count", "accelerators", count, t.accelerator_count, ""),
+            ("accelerator_memory", f"memory per {t.accelerator.name}", memory, t.accelerator.memory_gib, " GiB"),
+        ]
+        for key, label, api, ours, unit in figures:
+            if api is None or not _differs(float(api), float(ours)):
+                continue
+            message = (f"{g.instance_type}: {label} {_num(api)}{unit} in DescribeInstanceTypes ({region}), "
+                       f"{_num(ours)}{unit} in the catalogue")
+            documented = t.field_sources.get(key)
+            if documented and documented != "ec2-describe-instance-types" and t.notes:
+                yield r.finding(ctx, g.path + ("instance_type",),
+                                f"{message} (source: {documented}; catalogue note: {' '.join(t.notes.split())})",
+                                severity="info")
+            else:
+                yield r.finding(ctx, g.path + ("instance_type",), message)
+
+
+def _gib(mib: float | None) -> float | None:
+    return None if mib is None else mib / GIB
+
+
+def _num(x: float | int) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"

@@ -1,0 +1,42 @@
+"""Preflight one stack: run every check against the account, shaped like a plan.
+
+The result is a `StackPlan` (summary, findings, no cost), so `planner preflight` prints
+through the same renderers, formats and exit codes as `planner plan`.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from planner import catalogue as _catalogue
+from planner.aws import checks
+from planner.aws.account import Account, Clients
+from planner.aws.errors import NO_CREDENTIALS, explain
+from planner.model import Stack
+from planner.pipeline import StackPlan, settle
+from planner.rules import RuleContext
+from planner.summary import summarize
+
+
+class SetupError(Exception):
+    """Preflight cannot start at all (no credentials, unknown profile): one line, exit 2."""
+
+
+def open_account(profile: str | None = None) -> Account:
+    """An `Account` on boto3's credential chain (or `profile`); SetupError when there is nothing to ask with."""
+    from botocore.exceptions import BotoCoreError
+
+    try:
+        clients = Clients(profile)
+        if not clients.has_credentials():
+            raise SetupError(f"{NO_CREDENTIALS}; configure them or pass --profile")
+    except BotoCoreError as exc:
+        raise SetupError(explain(exc, "sts:GetCallerIdentity").message) from None
+    return Account(clients.client)
+
+
+def preflight_stack(stack: Stack, account: Account, region: str | None = None, suppress: Iterable[str] = ()) -> StackPlan:
+    """Every preflight check on `stack`, asking `region` (default: the stack's aws:region)."""
+    cat = _catalogue.load()
+    ctx = RuleContext(stack, cat, None, {"account": account, "region": region or stack.region})
+    return StackPlan(stack, summarize(stack.cluster, cat), settle(checks.run(ctx), stack, suppress), None)

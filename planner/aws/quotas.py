@@ -1,0 +1,79 @@
+"""Do the account's EC2 vCPU quotas cover the declared instances?
+
+EC2 limits running instances by vCPUs per family group ("Running On-Demand P instances",
+"All Trn Spot Instance Requests"): a cluster of 16 trn2.48xlarge needs 3,072 vCPUs of the
+Trn quota, which new accounts do not have. Quota codes are data (data/aws-quotas.yaml).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Iterator
+
+import yaml
+
+from planner.aws.checks import aws_error, check
+from planner.aws.errors import AwsCallError
+from planner.findings import Finding
+from planner.model import NodeGroup
+from planner.rules import Rule, RuleContext, count_path
+
+QUOTA_DOC = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-quotas.html"
+COUNTED = ("on-demand", "spot")  # capacity-block groups are bounded by their block (see the data file)
+
+
+@dataclass(frozen=True)
+class QuotaRef:
+    code: str
+    name: str
+
+
+@lru_cache(maxsize=1)
+def quota_table() -> dict[tuple[str, str], QuotaRef]:
+    """(family letters, purchase) -> the quota that bounds it."""
+    raw = yaml.safe_load(resources.files("planner").joinpath("data/aws-quotas.yaml").read_text(encoding="utf-8"))
+    return {(q["family"], purchase): QuotaRef(q[purchase]["code"], q[purchase]["name"])
+            for q in raw["quotas"] for purchase in COUNTED}
+
+
+def quota_for(family: str, purchase: str) -> QuotaRef | None:
+    letters = re.match(r"[a-z]+", family)
+    return quota_table().get((letters.group(0) if letters else family, purchase))
+
+
+@check(
+    id="preflight-quota",
+    severity="error",
+    description="The account's EC2 vCPU quota for an instance family (Service Quotas) is smaller than the declared "
+                "on-demand or spot instances need (instances x vCPUs).",
+    source=QUOTA_DOC,
+    remediation="Request a quota increase in Service Quotas (the message names the quota code) before deploying, "
+                "or reduce the node groups; instances already running count against the same quota.",
+)
+def vcpu_quota(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    account, region = ctx.options["account"], ctx.options["region"]
+    needs: dict[QuotaRef, list[NodeGroup]] = {}
+    for g in ctx.cluster.node_groups:
+        ref = quota_for(ctx.catalogue.instance_types[g.instance_type].family, g.purchase)
+        if ref is not None:
+            needs.setdefault(ref, []).append(g)
+    for ref, groups in needs.items():
+        where = count_path(groups[0])
+        vcpus = sum(g.count * ctx.catalogue.instance_types[g.instance_type].vcpus for g in groups)
+        try:
+            quota = account.quota(region, ref.code)
+        except AwsCallError as err:
+            yield aws_error(ctx, where, err, f"the vCPU quota {ref.code} ({ref.name})")
+            continue
+        if vcpus <= quota.value:
+            continue
+        parts = " + ".join(f"{g.count} x {g.instance_type} x {ctx.catalogue.instance_types[g.instance_type].vcpus}"
+                           for g in groups)
+        names = ", ".join(f"'{g.name}'" for g in groups)
+        kind = "applied" if quota.applied else "AWS default"
+        yield r.finding(ctx, where, f"node group{'s' if len(groups) > 1 else ''} {names} need{'' if len(groups) > 1 else 's'} "
+                                    f"{vcpus:,} vCPUs ({parts}) of '{quota.name}' ({ref.code}); the {kind} quota in "
+                                    f"{region} is {quota.value:,.0f} vCPUs, and running instances count against it too")

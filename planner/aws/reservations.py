@@ -1,0 +1,102 @@
+"""Does the declared capacity reservation exist, and is it the capacity the node group needs?
+
+A Capacity Block is delivered as a targeted capacity reservation (ReservationType
+"capacity-block") in one Availability Zone, for one instance type and a number of
+instances; an instance cannot launch into it from another zone, type or market. moto does
+not implement capacity reservations, so this check is tested against botocore's Stubber.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Iterator
+
+from planner.aws.checks import aws_error, check
+from planner.aws.errors import AwsCallError
+from planner.findings import Finding
+from planner.model import NodeGroup
+from planner.rules import Rule, RuleContext
+
+RESERVATION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html"
+USABLE = ("active", "scheduled", "pending", "assessing", "delayed")
+LINUX = "Linux/UNIX"
+
+
+@check(
+    id="preflight-reservation",
+    severity="error",
+    description="A declared capacity_reservation_id does not exist in the region, is not a Capacity Block where the "
+                "group buys one (or is one where it does not), is over or unusable, or does not match the group's "
+                "instance type, Availability Zone or size.",
+    source=RESERVATION_DOC,
+    remediation="Declare the id of a reservation in the group's region, AZ and type that holds its instances "
+                "(aws ec2 describe-capacity-reservations); for capacity-block groups, the Capacity Block's id.",
+)
+def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    account, region = ctx.options["account"], ctx.options["region"]
+    users: dict[str, list[NodeGroup]] = {}
+    for g in ctx.cluster.node_groups:
+        if g.capacity_reservation_id:
+            users.setdefault(g.capacity_reservation_id, []).append(g)
+    for rid, groups in users.items():
+        g = groups[0]
+        where = g.path + ("capacity_reservation_id",)
+        try:
+            cr = account.reservation(region, rid)
+        except AwsCallError as err:
+            yield aws_error(ctx, where, err, f"capacity reservation {rid}")
+            continue
+        if cr is None:
+            yield r.finding(ctx, where, f"node group '{g.name}': capacity reservation {rid} does not exist in {region} "
+                                        "(or is not shared with this account)")
+            continue
+        yield from _compare(r, ctx, cr, groups)
+
+
+def _compare(r: Rule, ctx: RuleContext, cr: dict[str, Any], groups: list[NodeGroup]) -> Iterator[Finding]:
+    rid = cr.get("CapacityReservationId", groups[0].capacity_reservation_id)
+    kind = cr.get("ReservationType", "default")
+    state = cr.get("State", "unknown")
+    for g in groups:
+        where = g.path + ("capacity_reservation_id",)
+        label = f"node group '{g.name}': {rid}"
+        if g.purchase == "capacity-block" and kind != "capacity-block":
+            yield r.finding(ctx, where, f"{label} is an On-Demand Capacity Reservation (ReservationType {kind}), not a "
+                                        "Capacity Block; declare the block's id, or purchase: on-demand")
+        elif g.purchase != "capacity-block" and kind == "capacity-block":
+            yield r.finding(ctx, where, f"{label} is a Capacity Block; instances launch into it only with "
+                                        "purchase: capacity-block")
+        if cr.get("InstanceType") and cr["InstanceType"] != g.instance_type:
+            yield r.finding(ctx, where, f"{label} reserves {cr['InstanceType']}, the group declares {g.instance_type}")
+        if cr.get("AvailabilityZone") and cr["AvailabilityZone"] != g.availability_zone:
+            yield r.finding(ctx, where, f"{label} is in {cr['AvailabilityZone']}, the group is in {g.availability_zone}; "
+                                        "instances cannot launch into a reservation from another zone")
+        platform = cr.get("InstancePlatform")
+        if platform and platform != LINUX:
+            yield r.finding(ctx, where, f"{label} is for {platform}; planner plans and prices Linux/UNIX instances",
+                            severity="warning")
+    g = groups[0]
+    where = g.path + ("capacity_reservation_id",)
+    if state not in USABLE:
+        yield r.finding(ctx, where, f"capacity reservation {rid} is {state}; instances cannot launch into it")
+        return
+    need = sum(x.count for x in groups)
+    names = ", ".join(f"'{x.name}'" for x in groups)
+    total = cr.get("TotalInstanceCount")
+    available = cr.get("AvailableInstanceCount")
+    if total is not None and total < need:
+        yield r.finding(ctx, where, f"capacity reservation {rid} holds {total} instances; node group(s) {names} declare {need}")
+    elif available is not None and available < need and state == "active":
+        yield r.finding(ctx, where, f"capacity reservation {rid} has {available} of {total} instances available now "
+                                    f"(the rest are running); node group(s) {names} declare {need}", severity="warning")
+    hours = _hours(cr.get("StartDate"), cr.get("EndDate"))
+    schedule = ctx.cluster.schedule
+    if kind == "capacity-block" and hours is not None and schedule is not None and hours < schedule.hours:
+        yield r.finding(ctx, where, f"Capacity Block {rid} lasts {hours:,.1f} h; the schedule declares {schedule.hours:,.0f} h "
+                                    "(instances are terminated from 30 minutes before the block ends)", severity="warning")
+
+
+def _hours(start: Any, end: Any) -> float | None:
+    if isinstance(start, dt.datetime) and isinstance(end, dt.datetime):
+        return (end - start).total_seconds() / 3600.0
+    return None

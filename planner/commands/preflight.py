@@ -1,0 +1,51 @@
+"""`planner preflight [PATH ...]`: check declared clusters against the AWS account before deploying.
+
+Asks what only the account can tell (offerings per Availability Zone, EFA and network
+cards, vCPU quotas, capacity reservations, VPC and subnet) with boto3's credential chain,
+and reports findings in the formats and with the exit codes of `planner plan`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+from planner.commands import plan
+from planner.findings import SEVERITIES
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("preflight", help="check declared clusters against the AWS account (offerings, quotas, "
+                                         "capacity reservations, network)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="stack files or folders of Pulumi.<stack>.yaml (default: stacks/)")
+    p.add_argument("--profile", metavar="NAME", help="AWS profile to use (default: boto3's credential chain)")
+    p.add_argument("--region", metavar="REGION", type=_region, help="query REGION instead of each stack's aws:region")
+    p.add_argument("--format", choices=plan.FORMATS, default="table", help="output format (default: table)")
+    p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
+    p.add_argument("--suppress", action="append", default=[], metavar="CHECK", help="suppress a check id (repeatable)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    p.set_defaults(run=run)
+
+
+def _region(text: str) -> str:
+    if not re.fullmatch(r"[a-z]{2}(-gov)?-[a-z]+-\d", text):
+        raise argparse.ArgumentTypeError(f"expected an AWS region such as us-east-2, got '{text}'")
+    return text
+
+
+def run(args: argparse.Namespace) -> int:
+    from planner.aws.preflight import SetupError, open_account, preflight_stack
+    from planner.parse import load_stacks
+    from planner.pipeline import check_suppressions, exit_code
+
+    stacks = load_stacks(args.paths or ["stacks"])
+    check_suppressions(stacks, args.suppress)
+    try:
+        account = open_account(args.profile)
+    except SetupError as exc:
+        print(f"planner: preflight: {exc}", file=sys.stderr)
+        return 2
+    plans = [preflight_stack(s, account, args.region, args.suppress) for s in stacks]
+    plan.write(plan.render(plans, args.format), args.output)
+    return exit_code(plans, args.fail_on)

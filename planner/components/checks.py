@@ -1,0 +1,107 @@
+"""Plan before build: every component runs `plan_stack` (the CLI's pipeline) first.
+
+Errors stop the program with the findings as the message, raised before the component
+registers anything, so `pulumi preview` fails before a single resource is planned for
+creation; warnings go to `pulumi.log.warn`. Input problems (what the CLI exits 2 for)
+raise `ClusterInputError`, which carries the same `Problem`s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import pulumi
+
+from planner import catalogue as _catalogue
+from planner.components import registry
+from planner.errors import InputError, Problem
+from planner.findings import Finding
+from planner.model import Stack
+from planner.parse import parse_cluster
+from planner.pipeline import StackPlan, plan_stack
+from planner.yamlload import Lines
+
+
+class ClusterInputError(pulumi.RunError):
+    """The declared cluster is unusable input; `problems` are the CLI's one-line problems."""
+
+    def __init__(self, problems: Sequence[Problem]):
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class ClusterRejected(pulumi.RunError):
+    """The planner found errors in the declared cluster; nothing was created."""
+
+    def __init__(self, label: str, errors: Sequence[Finding]):
+        self.findings = list(errors)
+        lines = [f"{label}: planner found {len(errors)} error(s), nothing was deployed:"]
+        for f in errors:
+            where = f"{f.file}:{f.line}" if f.line else f.file
+            lines.append(f"  {where}: error [{f.rule}] {f.message}")
+        super().__init__("\n".join(lines))
+
+
+def stack_from_config(name: str, mapping: Any, region: str, file: str, lustre_only: bool = False,
+                      lines: Lines | None = None) -> Stack:
+    """Parse a `planner:cluster` mapping into a Stack, or raise ClusterInputError.
+
+    `lustre_only` plans a file system used without a cluster: the schema requires node
+    groups, so a placeholder group is parsed and then dropped, and the FSx keys still go
+    through the one parser.
+    """
+    if lustre_only:
+        placeholder = {"name": "placeholder", "instance_type": min(_catalogue.load().instance_types), "count": 1}
+        mapping = dict(mapping, node_groups=[placeholder])
+    try:
+        cluster = parse_cluster(mapping, region, file=file, lines=lines)
+    except InputError as exc:
+        raise ClusterInputError(exc.problems) from None
+    if lustre_only:
+        cluster = replace(cluster, node_groups=())
+    return Stack(name, file, region, cluster, lines or {})
+
+
+def stack_region(region: str | None, file: str) -> str:
+    """The region a component plans for: its argument, else the stack's `aws:region`."""
+    found = region or pulumi.Config("aws").get("region")
+    if not found:
+        raise ClusterInputError([Problem(file, None, "aws:region", "missing: set `aws:region` in the stack config or pass region=")])
+    return found
+
+
+def plan_or_stop(label: str, stack: Stack) -> StackPlan:
+    """Plan `stack`; record it; log warnings; raise ClusterRejected on unsuppressed errors.
+
+    Under `registry.collecting()` (planner plan --program) nothing is logged or raised:
+    the caller reports the findings itself.
+    """
+    try:
+        plan = plan_stack(stack)
+    except InputError as exc:  # e.g. a suppression naming no rule
+        raise ClusterInputError(exc.problems) from None
+    registry.record(stack)
+    if registry.is_collecting():
+        return plan
+    for f in plan.findings:
+        if f.suppressed:
+            continue
+        if f.severity == "warning":
+            pulumi.log.warn(f"{label}: [{f.rule}] {f.message}")
+        elif f.severity == "info":
+            pulumi.log.info(f"{label}: [{f.rule}] {f.message}")
+    errors = rejected(plan)
+    if errors:
+        raise ClusterRejected(label, errors)
+    return plan
+
+
+def rejected(plan: StackPlan) -> list[Finding]:
+    return [f for f in plan.findings if f.severity == "error" and not f.suppressed]
+
+
+def cost_json(plan: StackPlan) -> Any:
+    """The cost estimate as plain data (None until pricing is wired into the pipeline)."""
+    return None if plan.cost is None else plan.cost.to_json()

@@ -1,0 +1,91 @@
+"""`LustreStorage`: FSx for Lustre in the cluster's subnet, as declared and planned.
+
+The file system lives in exactly one subnet (pulumi-aws 7 takes `subnet_ids` as one
+string). S3 data goes in through an import path on SCRATCH_1/2 and PERSISTENT_1, and
+through a data repository association on PERSISTENT_2, which does not take import paths.
+An EFA-enabled file system (PERSISTENT_2 only) needs a metadata configuration and the EFA
+security group, so it joins the cluster's EFA group as well as the Lustre one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_aws as aws
+
+from planner.components import checks
+from planner.components.args import LustreArgs
+
+TYPE = "planner:index:LustreStorage"
+
+
+@dataclass(frozen=True)
+class LustreStorageArgs:
+    lustre: LustreArgs
+    subnet_id: pulumi.Input[str]
+    security_group_ids: Sequence[pulumi.Input[str]]  # the Lustre group (and the EFA group when efa_enabled)
+    availability_zone: str | None = None  # checked when used alone: the lustre AZ, else this
+    file_system_path: str = "/"  # where the S3 association appears in the file system (PERSISTENT_2)
+    region: str | None = None
+
+
+class LustreStorage(pulumi.ComponentResource):
+    file_system_id: pulumi.Output[str]
+    dns_name: pulumi.Output[str]
+    mount_name: pulumi.Output[str]
+
+    def __init__(self, name: str, args: LustreStorageArgs, opts: pulumi.ResourceOptions | None = None):
+        lu = args.lustre
+        if not _planned_by_parent(opts):
+            _plan_alone(name, args)
+        super().__init__(TYPE, name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+
+        persistent_2 = lu.deployment_type == "PERSISTENT_2"
+        fs = aws.fsx.LustreFileSystem(
+            f"{name}-fs",
+            deployment_type=lu.deployment_type,
+            # "2.15 is supported by all Lustre deployment types and is recommended for all new
+            # file systems" (FSx CreateFileSystem API reference); the default is still 2.10.
+            file_system_type_version="2.15",
+            storage_capacity=lu.storage_capacity_gib,
+            per_unit_storage_throughput=lu.per_unit_storage_throughput,
+            subnet_ids=args.subnet_id,
+            security_group_ids=list(args.security_group_ids),
+            import_path=lu.s3_import_path if lu.s3_import_path and not persistent_2 else None,
+            efa_enabled=True if lu.efa_enabled else None,
+            metadata_configuration={"mode": "AUTOMATIC"} if lu.efa_enabled else None,
+            tags={"Name": f"{name}-fs"},
+            opts=child,
+        )
+        if lu.s3_import_path and persistent_2:
+            aws.fsx.DataRepositoryAssociation(
+                f"{name}-s3",
+                file_system_id=fs.id,
+                file_system_path=args.file_system_path,
+                data_repository_path=lu.s3_import_path,
+                batch_import_meta_data_on_create=True,
+                s3={"auto_import_policy": {"events": ["NEW", "CHANGED", "DELETED"]}},
+                opts=child,
+            )
+        self.file_system_id, self.dns_name, self.mount_name = fs.id, fs.dns_name, fs.mount_name
+        self.register_outputs({"file_system_id": fs.id, "dns_name": fs.dns_name, "mount_name": fs.mount_name})
+
+
+def _planned_by_parent(opts: pulumi.ResourceOptions | None) -> bool:
+    """A cluster component planned the whole topology (Lustre included) before creating us."""
+    from planner.components.cluster import AcceleratedCluster
+
+    return isinstance(opts.parent if opts else None, AcceleratedCluster)
+
+
+def _plan_alone(name: str, args: LustreStorageArgs) -> None:
+    """Used without a cluster: plan a topology holding only this file system (the FSx rules)."""
+    label = f"LustreStorage({name!r})"
+    region = checks.stack_region(args.region, label)
+    az = args.lustre.availability_zone or args.availability_zone
+    mapping = {"availability_zone": az, "lustre": args.lustre.to_config()}
+    stack = checks.stack_from_config(name, mapping, region, label, lustre_only=True)
+    checks.plan_or_stop(label, stack)

@@ -1,0 +1,375 @@
+"""The components, deployed into moto through Pulumi mocks, checked through boto3.
+
+Each test runs in its own moto account (`mock_aws` per test) with fresh Pulumi mocks
+(`planner.testing` calls `set_mocks` on every run).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import boto3
+import pulumi
+import pytest
+from conftest import ROOT
+from moto import mock_aws
+
+from planner import catalogue
+from planner.components import (
+    AcceleratedCluster,
+    ClusterArgs,
+    ClusterInputError,
+    ClusterRejected,
+    EfaNetwork,
+    EfaNetworkArgs,
+    LustreArgs,
+    LustreStorage,
+    LustreStorageArgs,
+    NodeGroupArgs,
+    P5enCluster,
+    Trn2Cluster,
+    UltraServerCluster,
+    from_config,
+    registry,
+)
+from planner.findings import Finding
+from planner.parse import load_stack
+from planner.pipeline import plan_stack
+from planner.testing import MotoMocks, deploy, run
+
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+FSX = "aws:fsx/lustreFileSystem:LustreFileSystem"
+
+
+@pytest.fixture(autouse=True)
+def aws(monkeypatch: pytest.MonkeyPatch):
+    """A fresh moto account per test; no public AMIs (the templates resolve theirs via SSM)."""
+    monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
+    registry.reset()
+    with mock_aws():
+        yield
+
+
+def ec2(region: str) -> Any:
+    return boto3.client("ec2", region_name=region)
+
+
+def template_data(region: str, template_id: str) -> dict[str, Any]:
+    versions = ec2(region).describe_launch_template_versions(LaunchTemplateId=template_id)["LaunchTemplateVersions"]
+    return versions[-1]["LaunchTemplateData"]
+
+
+def only(items: list[Any]) -> Any:
+    assert len(items) == 1, items
+    return items[0]
+
+
+def our_subnet(region: str) -> dict[str, Any]:
+    return only([s for s in ec2(region).describe_subnets()["Subnets"] if not s.get("DefaultForAz")])
+
+
+def group_named(region: str, suffix: str) -> dict[str, Any]:
+    return only([g for g in ec2(region).describe_security_groups()["SecurityGroups"] if g["GroupName"].endswith(suffix)])
+
+
+def all_traffic_with(perms: list[dict[str, Any]], group_id: str) -> bool:
+    return any(p["IpProtocol"] == "-1" and any(pair["GroupId"] == group_id for pair in p.get("UserIdGroupPairs", []))
+               for p in perms)
+
+
+def check_efa_template(region: str, data: dict[str, Any], instance_type: str, subnet_id: str, efa_sg: str) -> None:
+    spec = catalogue.load().instance_types[instance_type]
+    nics = sorted(data["NetworkInterfaces"], key=lambda n: n["NetworkCardIndex"])
+    assert [n["NetworkCardIndex"] for n in nics] == list(range(spec.network_cards))
+    assert all(n["DeviceIndex"] == 0 for n in nics)
+    assert nics[0]["InterfaceType"] == "efa"
+    assert {n["InterfaceType"] for n in nics[1:]} == {"efa-only"}
+    assert all(efa_sg in n["Groups"] and n["SubnetId"] == subnet_id for n in nics)
+    assert nics[0]["AssociatePublicIpAddress"] is False
+    assert "SecurityGroupIds" not in data  # groups are set per interface
+    assert data["InstanceType"] == instance_type
+    assert data["MetadataOptions"]["HttpTokens"] == "required"
+    assert all(b["Ebs"]["Encrypted"] for b in data["BlockDeviceMappings"])
+
+
+@pytest.mark.parametrize("stack_name", ["trn2-dev", "ultraserver-prod", "p5en-train"])
+def test_bundled_stack_deploys_into_moto(stack_name: str) -> None:
+    stack = load_stack(str(ROOT / "stacks" / f"Pulumi.{stack_name}.yaml"))
+    cluster = stack.cluster
+    mocks = deploy(str(ROOT), stack_name)
+    region = mocks.region
+    assert region == stack.region
+
+    subnet = our_subnet(region)
+    assert subnet["AvailabilityZone"] == cluster.availability_zone
+    assert subnet["MapPublicIpOnLaunch"] is False
+
+    efa = group_named(region, "-efa")
+    assert all_traffic_with(efa["IpPermissions"], efa["GroupId"])
+    assert all_traffic_with(efa["IpPermissionsEgress"], efa["GroupId"])
+    for g in ec2(region).describe_security_groups()["SecurityGroups"]:
+        for p in g["IpPermissions"]:  # no open ingress anywhere
+            assert not any(r["CidrIp"] == "0.0.0.0/0" for r in p.get("IpRanges", [])), g["GroupName"]
+
+    lustre_sg = group_named(region, "-lustre")
+    ports = {(p["FromPort"], p["ToPort"]) for p in lustre_sg["IpPermissions"]
+             if p["IpProtocol"] == "tcp" and any(x["GroupId"] == efa["GroupId"] for x in p["UserIdGroupPairs"])}
+    assert ports == {(988, 988), (1018, 1023)}
+
+    (group,) = cluster.node_groups
+    template = only(ec2(region).describe_launch_templates()["LaunchTemplates"])
+    data = template_data(region, template["LaunchTemplateId"])
+    check_efa_template(region, data, group.instance_type, subnet["SubnetId"], efa["GroupId"])
+    if group.purchase == "capacity-block":
+        assert data["InstanceMarketOptions"]["MarketType"] == "capacity-block"
+    else:
+        assert "InstanceMarketOptions" not in data
+    target = data.get("CapacityReservationSpecification", {}).get("CapacityReservationTarget", {})
+    assert target.get("CapacityReservationId") == group.capacity_reservation_id
+
+    asg = only(boto3.client("autoscaling", region_name=region).describe_auto_scaling_groups()["AutoScalingGroups"])
+    assert (asg["MinSize"], asg["MaxSize"], asg["DesiredCapacity"]) == (group.count,) * 3
+    assert asg["VPCZoneIdentifier"] == subnet["SubnetId"]
+    assert asg["LaunchTemplate"]["LaunchTemplateId"] == template["LaunchTemplateId"]
+    placement = mocks.of_type("aws:ec2/placementGroup:PlacementGroup")
+    if cluster.placement == "cluster":
+        assert only(placement).backend == "recorded"
+        assert only(placement).inputs["strategy"] == "cluster"
+        assert asg.get("PlacementGroup") == only(placement).id
+    else:
+        assert not placement and not asg.get("PlacementGroup")
+    instances = [i for r in ec2(region).describe_instances()["Reservations"] for i in r["Instances"]]
+    assert len(instances) == group.count
+    assert all(not i.get("PublicIpAddress") and i["Placement"]["AvailabilityZone"] == cluster.availability_zone
+               for i in instances)
+
+    fs = only(boto3.client("fsx", region_name=region).describe_file_systems()["FileSystems"])
+    lu = cluster.lustre
+    assert fs["StorageCapacity"] == lu.storage_capacity_gib
+    assert fs["SubnetIds"] == [subnet["SubnetId"]]
+    # DescribeFileSystems does not return security groups: check the request moto received.
+    assert only(mocks.of_type(FSX)).inputs["securityGroupIds"] == [lustre_sg["GroupId"]]
+    assert only(mocks.of_type(FSX)).inputs["fileSystemTypeVersion"] == "2.15"
+    assert fs["LustreConfiguration"]["DeploymentType"] == lu.deployment_type
+    assert fs["LustreConfiguration"].get("PerUnitStorageThroughput") == lu.per_unit_storage_throughput
+    associations = mocks.of_type("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation")
+    if lu.s3_import_path:  # PERSISTENT_2: an association, never an import path
+        assert only(associations).inputs["dataRepositoryPath"] == lu.s3_import_path
+        assert only(associations).inputs["fileSystemId"] == fs["FileSystemId"]
+        assert "importPath" not in only(mocks.of_type(FSX)).inputs
+    else:
+        assert not associations
+
+
+def test_outputs_carry_the_plan_summary_and_cost() -> None:
+    stack = load_stack(str(ROOT / "stacks" / "Pulumi.trn2-dev.yaml"))
+    seen: dict[str, Any] = {}
+
+    def declare() -> None:
+        c = from_config("trn2-dev", _raw_cluster("trn2-dev"), "us-east-2")
+        assert isinstance(c, Trn2Cluster)
+        c.summary.apply(lambda s: seen.__setitem__("summary", s))
+        c.cost.apply(lambda s: seen.__setitem__("cost", s))
+
+    run(declare, MotoMocks("us-east-2"))
+    expected = plan_stack(stack)
+    assert seen["summary"] == expected.summary
+    assert seen["cost"] == (None if expected.cost is None else expected.cost.to_json())
+
+
+def _raw_cluster(name: str) -> dict[str, Any]:
+    import yaml
+
+    return yaml.safe_load((ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text())["config"]["planner:cluster"]
+
+
+def test_from_config_picks_the_component_for_the_type() -> None:
+    made: list[Any] = []
+
+    def declare() -> None:
+        made.append(from_config("a", _raw_cluster("ultraserver-prod"), "us-east-2"))
+        made.append(from_config("b", _raw_cluster("p5en-train"), "us-east-1"))
+        made.append(from_config("c", {"availability_zone": "us-east-1a", "node_groups": [
+            {"name": "h100", "instance_type": "p5.48xlarge", "count": 2, "purchase": "capacity-block"}]}, "us-east-1"))
+
+    run(declare, MotoMocks("us-east-1"))
+    assert [type(c) for c in made] == [UltraServerCluster, P5enCluster, AcceleratedCluster]
+
+
+def test_p5_gets_one_efa_interface_per_card_on_32_cards() -> None:
+    def declare() -> None:
+        AcceleratedCluster("h100", ClusterArgs(availability_zone="us-east-1a", node_groups=[
+            NodeGroupArgs(name="gpus", instance_type="p5.48xlarge", count=2, purchase="capacity-block",
+                          capacity_reservation_id="cr-0123456789abcdef0")]))
+
+    mocks = run(declare, MotoMocks("us-east-1"))
+    data = template_data("us-east-1", only(mocks.of_type(LT)).id)
+    assert len(data["NetworkInterfaces"]) == 32
+    assert data["CapacityReservationSpecification"]["CapacityReservationTarget"]["CapacityReservationId"] == "cr-0123456789abcdef0"
+    assert data["ImageId"].startswith("resolve:ssm:/aws/service/deeplearning/")
+
+
+def test_existing_vpc_and_subnet_are_used_not_created() -> None:
+    client = ec2("us-east-2")
+    vpc = client.create_vpc(CidrBlock="10.8.0.0/16")["Vpc"]["VpcId"]
+    subnet = client.create_subnet(VpcId=vpc, CidrBlock="10.8.0.0/20", AvailabilityZone="us-east-2b")["Subnet"]["SubnetId"]
+    before = len(client.describe_vpcs()["Vpcs"])
+
+    def declare() -> None:
+        Trn2Cluster("dev", ClusterArgs(availability_zone="us-east-2b", subnet_id=subnet,
+                                       node_groups=[NodeGroupArgs(name="trainers", count=2)]))
+
+    mocks = run(declare, MotoMocks("us-east-2"))
+    assert len(client.describe_vpcs()["Vpcs"]) == before
+    assert not mocks.of_type("aws:ec2/subnet:Subnet")
+    efa = group_named("us-east-2", "-efa")
+    assert efa["VpcId"] == vpc  # found through the subnet (aws.ec2.get_subnet)
+    data = template_data("us-east-2", only(mocks.of_type(LT)).id)
+    assert {n["SubnetId"] for n in data["NetworkInterfaces"]} == {subnet}
+
+
+def test_efa_enabled_lustre_and_scratch_import_path() -> None:
+    def declare() -> None:
+        Trn2Cluster("efa", ClusterArgs(
+            availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)],
+            lustre=LustreArgs("PERSISTENT_2", 4800, 250, efa_enabled=True)))
+        Trn2Cluster("scratch", ClusterArgs(
+            availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)],
+            lustre=LustreArgs("SCRATCH_2", 1200, s3_import_path="s3://bucket/prefix")))
+
+    mocks = run(declare, MotoMocks("us-east-2"))
+    systems = {s["Tags"][0]["Value"]: s for s in boto3.client("fsx", region_name="us-east-2").describe_file_systems()["FileSystems"]}
+    efa_fs = systems["efa-lustre-fs"]["LustreConfiguration"]
+    assert efa_fs["EfaEnabled"] is True and efa_fs["MetadataConfiguration"] == {"Mode": "AUTOMATIC"}
+    assert mocks.named("efa-network-efa").id in mocks.named("efa-lustre-fs").inputs["securityGroupIds"]
+    # DescribeFileSystems reports import paths elsewhere than moto keeps them: check the request.
+    assert mocks.named("scratch-lustre-fs").inputs["importPath"] == "s3://bucket/prefix"
+    assert systems["scratch-lustre-fs"]["LustreConfiguration"]["DeploymentType"] == "SCRATCH_2"
+    assert not mocks.of_type("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation")
+
+
+def test_children_are_parented_and_named_after_the_component() -> None:
+    mocks = run(lambda: Trn2Cluster("dev", ClusterArgs(availability_zone="us-east-2b",
+                                                       node_groups=[NodeGroupArgs(name="t", count=2)])),
+                MotoMocks("us-east-2"))
+    assert all(r.name.startswith("dev") for r in mocks.resources)
+    assert [r.type for r in mocks.resources if r.backend == "component"].count("planner:index:EfaNetwork") == 1
+
+
+# --- invalid topologies stop before anything is registered ----------------------------------
+
+INVALID = {
+    "not whole UltraServers": (ClusterRejected, lambda: UltraServerCluster("us", ClusterArgs(
+        availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="u", count=6, purchase="capacity-block")]))),
+    "unknown key in config": (ClusterInputError, lambda: from_config("x", {
+        "availability_zone": "us-east-2b", "node_group": []}, "us-east-2")),
+    "AZ outside the region": (ClusterInputError, lambda: Trn2Cluster("x", ClusterArgs(
+        availability_zone="us-west-2a", node_groups=[NodeGroupArgs(name="t", count=2)]))),
+    "wrong type for the component": (ClusterInputError, lambda: Trn2Cluster("x", ClusterArgs(
+        availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", instance_type="p5en.48xlarge", count=2)]))),
+    "public IP on a multi-card type": (pulumi.RunError, lambda: Trn2Cluster("x", ClusterArgs(
+        availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2, public_ip=True)]))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INVALID))
+def test_invalid_topology_raises_before_any_resource(case: str) -> None:
+    error, declare = INVALID[case]
+    mocks = MotoMocks("us-east-2")
+    with pytest.raises(error) as info:
+        run(declare, mocks)
+    assert mocks.resources == []
+    assert str(info.value)
+
+
+def test_rejected_program_creates_nothing_in_aws(tmp_path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text("name: bad\nruntime: python\nmain: program.py\n")
+    (project / "program.py").write_text((ROOT / "planner" / "program" / "__main__.py").read_text())
+    (project / "Pulumi.odd.yaml").write_text(
+        "config:\n  aws:region: us-east-2\n  bad:unused: 1\n  planner:cluster:\n    availability_zone: us-east-2b\n"
+        "    node_groups:\n      - {name: u, instance_type: trn2u.48xlarge, count: 6, purchase: capacity-block}\n")
+    with pytest.raises(ClusterRejected):
+        deploy(str(project), "odd")
+    assert [v for v in ec2("us-east-2").describe_vpcs()["Vpcs"] if not v["IsDefault"]] == []
+
+
+def test_rejection_message_lists_the_findings() -> None:
+    with pytest.raises(ClusterRejected) as info:
+        run(INVALID["not whole UltraServers"][1], MotoMocks("us-east-2"))
+    assert "ultraserver-whole-units" in str(info.value)
+    assert "nothing was deployed" in str(info.value)
+    assert info.value.findings[0].severity == "error"
+
+
+def test_warnings_go_to_pulumi_log(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from planner.components import checks
+
+    def with_warning(stack):
+        plan = plan_stack(stack)
+        warning = Finding("example-warning", "warning", "a warning the planner found", stack.file)
+        return type(plan)(plan.stack, plan.summary, plan.findings + (warning,), plan.cost)
+
+    monkeypatch.setattr(checks, "plan_stack", with_warning)
+    with caplog.at_level(logging.WARNING):
+        run(lambda: Trn2Cluster("w", ClusterArgs(availability_zone="us-east-2b",
+                                                 node_groups=[NodeGroupArgs(name="t", count=2)])), MotoMocks("us-east-2"))
+    assert "[example-warning] a warning the planner found" in caplog.text
+
+
+def test_components_record_their_stack_for_plan_program() -> None:
+    run(lambda: Trn2Cluster("dev", ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)])),
+        MotoMocks("us-east-2"))
+    (stack,) = registry.declared()
+    assert stack.name == "dev" and stack.cluster.node_groups[0].instance_type == "trn2.48xlarge"
+
+
+def test_spot_groups_use_a_mixed_instances_policy_and_the_template_has_no_market() -> None:
+    mocks = run(lambda: Trn2Cluster("s", ClusterArgs(availability_zone="us-east-2b", placement_group="none",
+                                                     node_groups=[NodeGroupArgs(name="t", count=2, purchase="spot")])),
+                MotoMocks("us-east-2"))
+    asg = only(boto3.client("autoscaling", region_name="us-east-2").describe_auto_scaling_groups()["AutoScalingGroups"])
+    policy = asg["MixedInstancesPolicy"]
+    assert policy["InstancesDistribution"]["OnDemandPercentageAboveBaseCapacity"] == 0
+    assert policy["LaunchTemplate"]["LaunchTemplateSpecification"]["LaunchTemplateId"] == only(mocks.of_type(LT)).id
+    assert "InstanceMarketOptions" not in template_data("us-east-2", only(mocks.of_type(LT)).id)
+
+
+def test_network_and_storage_on_their_own() -> None:
+    """Used without a cluster: EfaNetwork checks its AZ, LustreStorage plans its file system."""
+    def declare() -> None:
+        net = EfaNetwork("shared", EfaNetworkArgs(availability_zone="us-east-2a", placement_group=True))
+        LustreStorage("scratch", LustreStorageArgs(
+            lustre=LustreArgs("SCRATCH_2", 2400, availability_zone="us-east-2a"),
+            subnet_id=net.subnet_id, security_group_ids=[net.lustre_security_group_id]))
+
+    mocks = run(declare, MotoMocks("us-east-2"))
+    assert our_subnet("us-east-2")["AvailabilityZone"] == "us-east-2a"
+    assert only(mocks.of_type(FSX)).inputs["storageCapacity"] == 2400
+    (stack,) = registry.declared()  # the file system was planned (FSx rules), as a cluster is
+    assert stack.cluster.lustre.storage_capacity_gib == 2400 and stack.cluster.node_groups == ()
+    assert only(mocks.of_type("aws:ec2/placementGroup:PlacementGroup")).backend == "recorded"
+
+
+def test_network_and_storage_refuse_bad_input_before_registering() -> None:
+    for declare in (
+        lambda: EfaNetwork("n", EfaNetworkArgs(availability_zone="eu-west-1a")),
+        lambda: LustreStorage("l", LustreStorageArgs(lustre=LustreArgs("SCRATCH_3", 1200, availability_zone="us-east-2a"),
+                                                     subnet_id="subnet-0123456789abcdef0", security_group_ids=[])),
+    ):
+        mocks = MotoMocks("us-east-2")
+        with pytest.raises(ClusterInputError):
+            run(declare, mocks)
+        assert mocks.resources == []
+
+
+@pytest.mark.parametrize("stack_name", ["trn2-dev", "ultraserver-prod", "p5en-train"])
+def test_args_round_trip_the_declared_topology(stack_name: str) -> None:
+    """from_config goes mapping -> model -> ClusterArgs -> mapping: nothing added or lost."""
+    from planner.parse import parse_cluster
+
+    parsed = parse_cluster(_raw_cluster(stack_name), "us-east-1" if stack_name == "p5en-train" else "us-east-2")
+    again = parse_cluster(ClusterArgs.from_model(parsed).to_config(), "us-east-1" if stack_name == "p5en-train" else "us-east-2")
+    assert again == parsed

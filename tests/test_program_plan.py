@@ -1,0 +1,113 @@
+"""`planner plan --program DIR --stack NAME`: a Pulumi program planned offline like a stack file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import ROOT, run_cli, run_process
+
+PROGRAM = (ROOT / "planner" / "program" / "__main__.py").read_text()
+
+
+def project(tmp_path: Path, cluster_yaml: str, main: str = PROGRAM, stack: str = "dev") -> Path:
+    d = tmp_path / "project"
+    d.mkdir()
+    (d / "Pulumi.yaml").write_text("name: sample\nruntime: python\nmain: app.py\nstackConfigDir: stacks\n")
+    (d / "app.py").write_text(main)
+    (d / "stacks").mkdir()
+    body = "".join(f"    {line}\n" for line in cluster_yaml.strip().splitlines())
+    (d / "stacks" / f"Pulumi.{stack}.yaml").write_text(f"config:\n  aws:region: us-east-2\n  planner:cluster:\n{body}")
+    return d
+
+
+def test_bundled_program_plans_like_the_stack_file() -> None:
+    """Same summary, findings (file and line included) and cost: byte-identical JSON."""
+    for stack in ("trn2-dev", "ultraserver-prod", "p5en-train"):
+        via_program = run_cli("plan", "--program", ".", "--stack", stack, "--format", "json")
+        via_file = run_cli("plan", f"stacks/Pulumi.{stack}.yaml", "--format", "json")
+        assert via_program.code == via_file.code == 0, via_program.err
+        assert via_program.out == via_file.out
+
+
+def test_program_findings_point_at_the_stack_file_line(tmp_path: Path) -> None:
+    d = project(tmp_path, """
+availability_zone: us-east-2b
+node_groups:
+  - name: u
+    instance_type: trn2u.48xlarge
+    count: 6
+    purchase: capacity-block
+""")
+    result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+    assert result.code == 1
+    (finding,) = [f for s in json.loads(result.out)["stacks"] for f in s["findings"] if f["rule"] == "ultraserver-whole-units"]
+    assert finding["file"].endswith("stacks/Pulumi.dev.yaml") and finding["line"] == 8
+
+
+def test_python_program_is_planned() -> None:
+    result = run_cli("plan", "--program", "examples/ultraserver-training", "--stack", "dev", "--format", "json")
+    assert result.code == 0, result.err
+    (stack,) = json.loads(result.out)["stacks"]
+    assert stack["stack"] == "pretrain"
+    assert stack["summary"]["ultraservers"] == 2  # from the stack's config (ultraservers: 2)
+
+
+def test_error_findings_exit_1_with_the_report(tmp_path: Path) -> None:
+    d = project(tmp_path, """
+availability_zone: us-east-2b
+node_groups:
+  - {name: u, instance_type: trn2u.48xlarge, count: 6, purchase: capacity-block}
+""")
+    result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+    assert result.code == 1
+    rules = [f["rule"] for s in json.loads(result.out)["stacks"] for f in s["findings"]]
+    assert "ultraserver-whole-units" in rules
+
+
+def test_every_cluster_of_a_program_is_reported(tmp_path: Path) -> None:
+    main = """
+from planner.components import ClusterArgs, NodeGroupArgs, Trn2Cluster, UltraServerCluster
+UltraServerCluster("bad", ClusterArgs(availability_zone="us-east-2b",
+                   node_groups=[NodeGroupArgs(name="u", count=6, purchase="capacity-block")]))
+Trn2Cluster("good", ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)]))
+"""
+    d = project(tmp_path, "availability_zone: us-east-2b", main=main)
+    result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+    assert result.code == 1
+    assert [s["stack"] for s in json.loads(result.out)["stacks"]] == ["bad", "good"]
+
+
+def test_input_errors_exit_2_one_line_each(tmp_path: Path) -> None:
+    d = project(tmp_path, """
+availability_zone: us-east-2b
+node_groups:
+  - {name: t, instance_type: trn2.48xlarge, cout: 2}
+""")
+    result = run_cli("plan", "--program", str(d), "--stack", "dev")
+    assert result.code == 2 and result.out == ""
+    assert "node_groups[0].cout: unknown key (did you mean 'count'?)" in result.err
+    assert all(line.startswith("planner: ") for line in result.err.splitlines())
+
+
+def test_unusable_program_or_options_exit_2(tmp_path: Path) -> None:
+    raising = project(tmp_path, "availability_zone: us-east-2b", main="raise ValueError('boom\\nsecond line')\n")
+    cases = [
+        (("--program", str(tmp_path / "nowhere"), "--stack", "dev"), "no such folder"),
+        (("--program", str(raising), "--stack", "dev"), "the program failed: ValueError: boom second line"),
+        (("--program", str(ROOT)), "--program DIR and --stack NAME go together"),
+        (("--program", str(ROOT), "--stack", "trn2-dev", "stacks"), "not both"),
+        (("--program", str(ROOT), "--stack", "missing"), "Missing required configuration variable"),
+    ]
+    for args, message in cases:
+        result = run_cli("plan", *args)
+        assert result.code == 2, (args, result.out, result.err)
+        assert len(result.err.strip().splitlines()) == 1 and message in result.err, (args, result.err)
+        assert "Traceback" not in result.err
+
+
+def test_cli_process_plans_a_program_without_credentials() -> None:
+    result = run_process("plan", "--program", ".", "--stack", "ultraserver-prod",
+                         env={"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "PULUMI_ACCESS_TOKEN": ""})
+    assert result.code == 0, result.err
+    assert "Stack ultraserver-prod" in result.out and "Traceback" not in result.err

@@ -1,0 +1,90 @@
+"""planner.testing: resources a program registers exist in moto afterwards, with real ids."""
+
+from __future__ import annotations
+
+import json
+
+import boto3
+import pulumi
+import pulumi_aws as aws
+import pytest
+from conftest import ROOT
+from moto import mock_aws
+
+from planner.components import registry
+from planner.testing import MotoMocks, deploy, run
+
+ASSUME_EC2 = json.dumps({"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+
+
+@pytest.fixture(autouse=True)
+def aws_account(monkeypatch: pytest.MonkeyPatch):
+    """A fresh moto account per test, without moto's public AMIs (faster)."""
+    monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
+    registry.reset()
+    with mock_aws():
+        yield
+
+
+def test_example_program_creates_bucket_role_and_profile_used_by_the_nodes() -> None:
+    mocks = deploy(str(ROOT / "examples" / "ultraserver-training"), "dev")
+    iam = boto3.client("iam")
+    (bucket,) = mocks.of_type("aws:s3/bucket:Bucket")
+    assert bucket.id in [b["Name"] for b in boto3.client("s3").list_buckets()["Buckets"]]
+    (profile,) = mocks.of_type("aws:iam/instanceProfile:InstanceProfile")
+    roles = iam.get_instance_profile(InstanceProfileName=profile.id)["InstanceProfile"]["Roles"]
+    assert [r["RoleName"] for r in roles] == [mocks.of_type("aws:iam/role:Role")[0].id]
+    (policy,) = mocks.of_type("aws:iam/rolePolicy:RolePolicy")
+    document = iam.get_role_policy(RoleName=roles[0]["RoleName"], PolicyName=policy.outputs["name"])["PolicyDocument"]
+    assert document["Statement"][0]["Resource"] == [bucket.outputs["arn"], bucket.outputs["arn"] + "/*"]
+    (template,) = mocks.of_type("aws:ec2/launchTemplate:LaunchTemplate")
+    data = boto3.client("ec2", region_name="us-east-2").describe_launch_template_versions(
+        LaunchTemplateId=template.id)["LaunchTemplateVersions"][0]["LaunchTemplateData"]
+    assert data["IamInstanceProfile"] == {"Name": profile.id}
+    assert template.outputs["arn"].endswith(f"launch-template/{template.id}")
+
+
+def test_plain_resources_and_invokes_go_through_moto() -> None:
+    zones: list[list[str]] = []
+
+    def declare() -> None:
+        vpc = aws.ec2.Vpc("v", cidr_block="10.1.0.0/16")
+        subnet = aws.ec2.Subnet("s", vpc_id=vpc.id, cidr_block="10.1.0.0/24", availability_zone="us-east-1c")
+        sg = aws.ec2.SecurityGroup("web", vpc_id=vpc.id, description="inline rules",
+                                   ingress=[{"protocol": "tcp", "from_port": 22, "to_port": 22, "cidr_blocks": ["10.0.0.0/8"]}],
+                                   egress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "self": True}])
+        aws.ec2.SecurityGroupRule("https", type="ingress", security_group_id=sg.id, protocol="tcp",
+                                  from_port=443, to_port=443, cidr_blocks=["10.0.0.0/8"])
+        aws.ec2.Instance("box", ami="ami-12c6146b", instance_type="t3.micro", subnet_id=subnet.id,
+                         vpc_security_group_ids=[sg.id], metadata_options={"http_tokens": "required"})
+        aws.ec2.CapacityReservation("cr", instance_type="p5en.48xlarge", instance_platform="Linux/UNIX",
+                                    availability_zone="us-east-1c", instance_count=2)
+        aws.get_availability_zones_output().names.apply(zones.append)
+
+    mocks = run(declare, MotoMocks("us-east-1"))
+    ec2 = boto3.client("ec2", region_name="us-east-1")
+    (group,) = ec2.describe_security_groups(GroupIds=[mocks.named("web").id])["SecurityGroups"]
+    assert sorted(p["FromPort"] for p in group["IpPermissions"]) == [22, 443]
+    assert group["IpPermissionsEgress"][0]["UserIdGroupPairs"][0]["GroupId"] == group["GroupId"]
+    assert not any(r.get("CidrIp") == "0.0.0.0/0" for p in group["IpPermissionsEgress"] for r in p.get("IpRanges", []))
+    (instance,) = ec2.describe_instances(InstanceIds=[mocks.named("box").id])["Reservations"][0]["Instances"]
+    assert instance["SubnetId"] == mocks.named("s").id
+    assert instance["Placement"]["AvailabilityZone"] == "us-east-1c"
+    assert mocks.named("cr").backend == "recorded"  # moto has no CreateCapacityReservation
+    assert "us-east-1c" in zones[0]
+    assert [t for t, _ in mocks.calls] == ["aws:index/getAvailabilityZones:getAvailabilityZones"]
+
+
+def test_set_mocks_directly_with_pulumi_test() -> None:
+    """The plain Pulumi pattern works too: set_mocks, then @pulumi.runtime.test."""
+    mocks = MotoMocks("us-east-2")
+    pulumi.runtime.set_mocks(mocks, preview=False)
+
+    @pulumi.runtime.test
+    def check():
+        bucket = aws.s3.Bucket("data")
+        return bucket.arn.apply(lambda arn: arn == "arn:aws:s3:::data" or pytest.fail(arn))
+
+    check()
+    assert [b["Name"] for b in boto3.client("s3").list_buckets()["Buckets"]] == ["data"]
