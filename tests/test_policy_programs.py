@@ -6,12 +6,13 @@ This is the path a team uses to test its own hand-written program against the pa
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from planner.policy import POLICIES
-from planner.policy.testing import capture, check
+from planner.policy.testing import capture, check, stack_args
 
 
 @pytest.fixture(autouse=True)
@@ -73,3 +74,76 @@ def test_broken_hand_written_program_is_caught_on_each_resource() -> None:
     fs = "urn:pulumi:dev::cluster::aws:fsx/lustreFileSystem:LustreFileSystem::scratch"
     assert [(m.split("]")[0], u) for m, u in found["planner-topology"]] == [("[lustre-capacity", fs)]
     assert [(m.split("]")[0], u) for m, u in found["planner-lustre-values"]] == [("[lustre-capacity", fs)]
+
+
+# --- what planner's components actually register (issue 5), fed back to the pack ----------
+
+STACKS = Path(__file__).resolve().parent.parent / "stacks"
+
+
+@pytest.fixture(scope="module")
+def component_stacks() -> dict[str, tuple[dict[str, Any], str, list[Any]]]:
+    """Each bundled stack's config, region and the resources `from_config` registers for it."""
+    import yaml
+
+    from planner import components
+
+    out = {}
+    for path in sorted(STACKS.glob("Pulumi.*.yaml")):
+        name = path.name.split(".")[1]
+        config = yaml.safe_load(path.read_text())["config"]
+        region = config["aws:region"]
+        specs = capture(lambda: components.from_config(name, config["planner:cluster"], region),
+                        config={"aws:region": region}, stack=name)
+        out[name] = (config["planner:cluster"], region, specs)
+    return out
+
+
+def _topology(cluster: Any) -> tuple[Any, ...]:
+    groups = tuple((g.instance_type, g.count, g.purchase, g.efa, g.availability_zone, g.public_ip, g.capacity_reservation_id)
+                   for g in cluster.node_groups)
+    fs = cluster.lustre
+    lustre = None if fs is None else (fs.deployment_type, fs.storage_capacity_gib, fs.per_unit_storage_throughput,
+                                      fs.availability_zone, fs.efa_enabled, fs.s3_import_path)
+    return cluster.availability_zone, groups, cluster.placement, lustre
+
+
+def test_components_round_trip_through_the_rebuild(component_stacks: dict) -> None:
+    """Config -> components -> registered resources -> rebuilt cluster: the same topology."""
+    from planner.parse import parse_cluster
+    from planner.policy.resources import Graph, from_policy
+    from planner.policy.topology import rebuild
+
+    assert set(component_stacks) == {"p5en-train", "trn2-dev", "ultraserver-prod"}
+    for name, (declared, region, specs) in component_stacks.items():
+        rebuilt = rebuild(Graph(from_policy(r) for r in stack_args(specs, region=region).resources))
+        assert rebuilt.gaps == [], name
+        assert _topology(parse_cluster(rebuilt.data, region)) == _topology(parse_cluster(declared, region)), name
+
+
+def test_component_made_stacks_pass_and_agree_with_planner_plan(component_stacks: dict) -> None:
+    """No mandatory violation; every finding the pack reports is one `planner plan` reports for the config."""
+    from planner.parse import load_stack
+    from planner.pipeline import plan_stack
+
+    for name, (_declared, region, specs) in component_stacks.items():
+        reported = check(specs, region=region)
+        assert [r for r in reported if r.enforcement == "mandatory"] == [], name
+        pack_rules = {r.message[1:].split("]")[0] for r in reported if r.message.startswith("[")}
+        cli_rules = {f.rule for f in plan_stack(load_stack(str(STACKS / f"Pulumi.{name}.yaml"))).findings}
+        assert pack_rules <= cli_rules, name
+
+
+def test_component_made_stack_broken_after_the_fact(component_stacks: dict) -> None:
+    """Resources as the components made them, then edited by hand: the pack names what changed."""
+    import copy
+
+    _declared, region, specs = component_stacks["ultraserver-prod"]
+    specs = copy.deepcopy(specs)
+    asg = next(s for s in specs if s.type == "aws:autoscaling/group:Group")
+    asg.props["desiredCapacity"] = asg.props["maxSize"] = 14
+    specs = [s for s in specs if not s.name.endswith("-efa-out-self")]  # drop the EFA group's self egress rule
+    found = {(r.policy, r.message[1:].split("]")[0] if r.message.startswith("[") else "sg", r.urn)
+             for r in check(specs, region=region) if r.enforcement == "mandatory"}
+    sg = next(s for s in specs if s.type == "aws:ec2/securityGroup:SecurityGroup" and s.name.endswith("-efa"))
+    assert found == {("planner-topology", "ultraserver-whole-units", asg.urn), ("planner-efa-security-group", "sg", sg.urn)}

@@ -24,6 +24,7 @@ from planner.model import Path
 from planner.parse import CLUSTER_PATH
 from planner.policy.resources import (
     AUTOSCALING_GROUP,
+    DATA_REPOSITORY_ASSOCIATION,
     EFA_INTERFACE_TYPES,
     EKS_NODE_GROUP,
     INSTANCE,
@@ -351,6 +352,13 @@ def _lustre(graph: Graph, fs: Resource, cluster_az: str, gaps: list[Violation]) 
         v = fs.get(prop)
         if known(v) and v != "":
             out[key] = as_int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+    if "s3_import_path" not in out:  # PERSISTENT_2 links S3 through data repository associations
+        for dra in graph.of_type(DATA_REPOSITORY_ASSOCIATION):
+            linked = graph.resolve(dra, "fileSystemId", [dra.get("fileSystemId")], LUSTRE)
+            path = dra.get("dataRepositoryPath")
+            if any(f.urn == fs.urn for f in linked) and isinstance(path, str) and known(path):
+                out["s3_import_path"] = path
+                break
     if known(fs.get("efaEnabled")):
         out["efa_enabled"] = truthy(fs.get("efaEnabled"))
     out.setdefault("deployment_type", "SCRATCH_1")  # the FSx API's default deployment type
