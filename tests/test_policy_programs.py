@@ -147,3 +147,26 @@ def test_component_made_stack_broken_after_the_fact(component_stacks: dict) -> N
              for r in check(specs, region=region) if r.enforcement == "mandatory"}
     sg = next(s for s in specs if s.type == "aws:ec2/securityGroup:SecurityGroup" and s.name.endswith("-efa"))
     assert found == {("planner-topology", "ultraserver-whole-units", asg.urn), ("planner-efa-security-group", "sg", sg.urn)}
+
+
+def test_component_made_stack_with_moto_outputs() -> None:
+    """The same with moto-backed mocks: ids and ARNs as AWS returns them, references by those."""
+    import yaml
+    from moto import mock_aws
+
+    from planner import components
+    from planner.parse import parse_cluster
+    from planner.policy.resources import Graph, from_policy
+    from planner.policy.topology import rebuild
+    from planner.testing import MotoMocks
+
+    config = yaml.safe_load((STACKS / "Pulumi.ultraserver-prod.yaml").read_text())["config"]
+    region = config["aws:region"]
+    with mock_aws():
+        specs = capture(lambda: components.from_config("prod", config["planner:cluster"], region),
+                        config={"aws:region": region}, stack="prod", mocks=MotoMocks(region))
+    lt = next(s for s in specs if s.type == "aws:ec2/launchTemplate:LaunchTemplate")
+    assert lt.props["arn"].startswith(f"arn:aws:ec2:{region}:") and "/lt-" in lt.props["arn"]
+    rebuilt = rebuild(Graph(from_policy(r) for r in stack_args(specs, region=region).resources))
+    assert _topology(parse_cluster(rebuilt.data, region)) == _topology(parse_cluster(config["planner:cluster"], region))
+    assert [r for r in check(specs, region=region) if r.enforcement == "mandatory"] == []

@@ -149,16 +149,19 @@ def check(specs: Iterable[Spec], policies: Iterable[Policy] | None = None, confi
 
 
 def capture(program: Callable[[], Any], config: Mapping[str, str] | None = None, stack: str = STACK,
-            project: str = PROJECT) -> list[Spec]:
+            project: str = PROJECT, mocks: Any = None) -> list[Spec]:
     """Run `program` under Pulumi mocks; return the resources it registered, with their URNs.
 
-    The mocks answer each registration with the inputs plus an ARN ending in the resource
-    id (as AWS ARNs do) and a name when none was given (as auto-naming does), so references
-    between resources resolve as in a deployed stack. URNs are the engine's: resources
-    parented to the stack carry no `pulumi:pulumi:Stack$` prefix.
+    `mocks` defaults to echo mocks: each registration is answered with its inputs plus an
+    ARN ending in the resource id (as AWS ARNs do) and a name when none was given (as
+    auto-naming does), so references between resources resolve as in a deployed stack.
+    Pass `planner.testing.MotoMocks` (inside `moto.mock_aws()`) for outputs from moto.
+    URNs are the engine's: resources parented to the stack carry no `pulumi:pulumi:Stack$`.
     """
     import pulumi
-    from pulumi.runtime import mocks as pmocks
+    from pulumi.runtime.settings import get_monitor
+
+    from planner.programs import run_with_mocks
 
     class _Echo(pulumi.runtime.Mocks):
         def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
@@ -167,20 +170,12 @@ def capture(program: Callable[[], Any], config: Mapping[str, str] | None = None,
             state.setdefault("name", args.name)  # what Pulumi's auto-naming fills in (without its random suffix)
             return rid, state
 
-        def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
-            return {}, None
+        def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+            return {}
 
-    monitor = pmocks.MockMonitor(_Echo())
-    pulumi.runtime.set_all_config(dict(config or {}))
-    pulumi.runtime.set_mocks(_Echo(), project=project, stack=stack, preview=False, monitor=monitor)
-
-    @pulumi.runtime.test
-    def run() -> None:
-        program()
-
-    run()
+    run_with_mocks(program, mocks or _Echo(), dict(config or {}), project=project, stack=stack)
     out: list[Spec] = []
-    for reg in monitor.get_registered_resources().values():
+    for reg in get_monitor().get_registered_resources().values():
         full = reg.urn.replace("::pulumi:pulumi:Stack$", "::", 1)
         qualified, name = full.split("::")[2], full.split("::", 3)[3]
         out.append(Spec(qualified.split("$")[-1], name, _jsonable(reg.state), urn=full))
