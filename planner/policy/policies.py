@@ -123,7 +123,7 @@ def validate_efa_security_groups(args: StackValidationArgs, report_violation: Re
 def _resource_validation(check: Callable[[str, Mapping[str, Any]], list[str]]) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
         for message in check(args.resource_type, plain(args.props)):
-            report_violation(message, None)  # the engine attributes it to the resource validated
+            report_violation(message, args.urn)
 
     validate.__doc__ = check.__doc__
     validate.__name__ = f"validate_{check.__name__}"
