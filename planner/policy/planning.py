@@ -31,6 +31,7 @@ class Outcome:
     rebuilt: Rebuilt
     plan: StackPlan | None = None
     problems: list[Violation] = field(default_factory=list)  # the rebuilt cluster is not valid input
+    config_problems: list[Violation] = field(default_factory=list)  # the policy's own config names unknown rules
 
     @property
     def gaps(self) -> list[Violation]:
@@ -83,8 +84,8 @@ def plan_resources(resources: Iterable[Any], config: Mapping[str, Any], extra: M
         return outcome
     rule_ids = set(_rules.registry())
     wanted = [r for r in tuple(config.get("suppress") or ()) + tuple(suppress) if isinstance(r, str)]
-    outcome.problems = [Violation(f"policy config `suppress` names unknown rule '{r}'; `planner rules` lists the rule ids")
-                        for r in dict.fromkeys(wanted) if r not in rule_ids]
+    outcome.config_problems = [Violation(f"policy config `suppress` names unknown rule '{r}'; `planner rules` lists the rule ids")
+                               for r in dict.fromkeys(wanted) if r not in rule_ids]
     options = PlanOptions(suppress=tuple(dict.fromkeys(r for r in wanted if r in rule_ids)), price_book=price_book)
     outcome.plan = plan_stack(Stack(stack_name(), STACK_FILE, rebuilt.region, cluster, rebuilt.lines), options)
     return outcome
