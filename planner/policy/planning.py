@@ -73,6 +73,10 @@ def plan_resources(resources: Iterable[Any], config: Mapping[str, Any], extra: M
     graph = Graph(from_policy(r) for r in resources)
     rebuilt = rebuild(graph, _text(config.get("region")), _text(config.get("availabilityZone")))
     outcome = Outcome(rebuilt)
+    rule_ids = set(_rules.registry())
+    wanted = [r for r in tuple(config.get("suppress") or ()) + tuple(suppress) if isinstance(r, str)]
+    outcome.config_problems = [Violation(f"policy config `suppress` names unknown rule '{r}'; `planner rules` lists the rule ids")
+                               for r in dict.fromkeys(wanted) if r not in rule_ids]
     if rebuilt.data is None or rebuilt.region is None:
         return outcome
     data = dict(rebuilt.data, **(extra or {}))
@@ -82,10 +86,6 @@ def plan_resources(resources: Iterable[Any], config: Mapping[str, Any], extra: M
         outcome.problems = [Violation(f"cannot plan the cluster read from the stack's resources: {p.key}: {p.message}",
                                       rebuilt.urn_at(p.line)) for p in exc.problems]
         return outcome
-    rule_ids = set(_rules.registry())
-    wanted = [r for r in tuple(config.get("suppress") or ()) + tuple(suppress) if isinstance(r, str)]
-    outcome.config_problems = [Violation(f"policy config `suppress` names unknown rule '{r}'; `planner rules` lists the rule ids")
-                               for r in dict.fromkeys(wanted) if r not in rule_ids]
     options = PlanOptions(suppress=tuple(dict.fromkeys(r for r in wanted if r in rule_ids)), price_book=price_book)
     outcome.plan = plan_stack(Stack(stack_name(), STACK_FILE, rebuilt.region, cluster, rebuilt.lines), options)
     return outcome
