@@ -1,0 +1,195 @@
+"""The pack's policies: stack policies that plan the rebuilt cluster, resource policies for single resources.
+
+Enforcement follows the rules' severities: error findings are `mandatory` (they stop
+`pulumi up`), warning findings `advisory`. A stack policy has one enforcement level, so the
+topology's findings are split by severity into two policies, `planner-topology`
+(mandatory, errors) and `planner-topology-warnings` (advisory: warnings, info findings and
+what the pack could not see); each can be raised, lowered or disabled in the pack's config.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Mapping
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from planner import rules as _rules
+from planner.cost import HOURS_PER_MONTH, load_price_book
+from planner.errors import InputError
+from planner.policy import resource_checks, security_groups
+from planner.policy.planning import (
+    Violation,
+    declared_cluster,
+    declared_suppressions,
+    describe,
+    findings_as_violations,
+    plan_resources,
+)
+from planner.policy.resources import Graph, dig, from_policy, plain
+from planner.report.cost_report import headline
+
+TOPOLOGY = "planner-topology"
+TOPOLOGY_WARNINGS = "planner-topology-warnings"
+BUDGET = "planner-budget"
+EFA_SECURITY_GROUP = "planner-efa-security-group"
+EFA_INTERFACES = "planner-efa-interfaces"
+IMDSV2 = "planner-imdsv2"
+PUBLIC_IP = "planner-no-public-ip-multi-card"
+LUSTRE_VALUES = "planner-lustre-values"
+
+BUDGET_RULE = "budget-exceeded"
+PRICE_UNKNOWN_RULE = "price-unknown"
+
+_LOCATION_SCHEMA: dict[str, dict[str, Any]] = {
+    "region": {"type": "string", "description": "AWS region, when no aws provider region is visible to the pack"},
+    "availabilityZone": {"type": "string", "description": "AZ for node groups whose subnets are not resources of the stack"},
+}
+
+
+def _suppress_schema() -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "string", "enum": sorted(_rules.registry())},
+            "description": "rule ids whose findings this policy does not report (as `planner plan --suppress`)"}
+
+
+def _report(violations: Iterable[Violation], report_violation: ReportViolation) -> None:
+    for v in violations:
+        report_violation(v.message, v.urn)
+
+
+# --- stack policies ------------------------------------------------------------------------
+
+def validate_topology(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Error findings of the rebuilt cluster, and input problems that keep it from being planned."""
+    outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared_cluster()))
+    _report(outcome.config_problems + outcome.problems + findings_as_violations(outcome, ("error",)), report_violation)
+
+
+def validate_topology_warnings(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Warning and info findings, and what the pack had to assume or could not see (nothing is silently skipped)."""
+    outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared_cluster()))
+    gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps]
+    _report(outcome.config_problems + gaps + findings_as_violations(outcome, ("warning", "info")), report_violation)
+
+
+def validate_budget(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Price the rebuilt cluster for `hours` and hold it to `maxTotalUsd` / `maxMonthlyUsd`.
+
+    Without limits in the policy config, the stack's own `planner:cluster.budget` is used;
+    without `hours`, the stack's `schedule.hours`, else one billing month (730 h). The
+    verdict is the `budget-exceeded` rule's (and `price-unknown`'s with requireCompletePricing).
+    """
+    config = args.get_config()
+    declared = declared_cluster()
+    budget = {k: config[c] for k, c in (("total_usd", "maxTotalUsd"), ("monthly_usd", "maxMonthlyUsd")) if config.get(c) is not None}
+    if not budget:
+        declared_budget = dig(declared, "budget") if declared else None
+        if isinstance(declared_budget, Mapping):
+            budget = {k: declared_budget[k] for k in ("total_usd", "monthly_usd") if declared_budget.get(k) is not None}
+    if not budget:
+        return
+    hours = config.get("hours") or (dig(declared, "schedule", "hours") if declared else None) or HOURS_PER_MONTH
+    try:
+        book = load_price_book(config.get("priceBook"))
+    except InputError as exc:
+        _report([Violation(f"policy config `priceBook`: {p.message}") for p in exc.problems], report_violation)
+        return
+    outcome = plan_resources(args.resources, config, extra={"schedule": {"hours": hours}, "budget": budget}, price_book=book)
+    if outcome.plan is None or outcome.plan.cost is None:
+        # a cluster that could not be read back cannot be shown to be within budget
+        unseen = [Violation(f"cannot price the cluster: {g.message}", g.urn) for g in outcome.gaps] if outcome.rebuilt.data is None else []
+        _report(outcome.problems + unseen, report_violation)
+        return
+    verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
+    estimate = headline(outcome.plan.cost.to_json())
+    _report([Violation(f"{describe(f)} Estimate: {estimate}", outcome.rebuilt.urn_at(f.line))
+             for f in outcome.plan.findings if f.rule in verdicts and not f.suppressed], report_violation)
+
+
+def validate_efa_security_groups(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    _report(security_groups.violations(Graph(from_policy(r) for r in args.resources)), report_violation)
+
+
+# --- resource policies ---------------------------------------------------------------------
+
+def _resource_validation(check: Callable[[str, Mapping[str, Any]], list[str]]) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
+    def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+        for message in check(args.resource_type, plain(args.props)):
+            report_violation(message, args.urn)
+
+    validate.__doc__ = check.__doc__
+    validate.__name__ = f"validate_{check.__name__}"
+    return validate
+
+
+_TOPOLOGY_SCHEMA = PolicyConfigSchema({**_LOCATION_SCHEMA, "suppress": _suppress_schema()})
+
+topology = StackValidationPolicy(
+    name=TOPOLOGY,
+    description="The cluster read back from the stack's EC2, Auto Scaling and FSx resources passes planner's rules (error findings).",
+    validate=validate_topology,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    config_schema=_TOPOLOGY_SCHEMA,
+    remediation_steps="Run `planner plan` on the equivalent stack config, or fix the resource named in the violation.",
+)
+
+topology_warnings = StackValidationPolicy(
+    name=TOPOLOGY_WARNINGS,
+    description="The cluster read back from the stack's resources: planner's warning and info findings, and what the pack could not see.",
+    validate=validate_topology_warnings,
+    enforcement_level=EnforcementLevel.ADVISORY,
+    config_schema=_TOPOLOGY_SCHEMA,
+)
+
+budget = StackValidationPolicy(
+    name=BUDGET,
+    description="The cluster read back from the stack's resources, priced with planner's price book, stays within budget.",
+    validate=validate_budget,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    config_schema=PolicyConfigSchema({
+        "maxTotalUsd": {"type": "number", "minimum": 0, "description": "most the run may cost in USD over `hours`"},
+        "maxMonthlyUsd": {"type": "number", "minimum": 0, "description": "most the cluster may cost per 730-hour month"},
+        "hours": {"type": "number", "minimum": 0,
+                  "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, else 730)"},
+        "requireCompletePricing": {"type": "boolean", "default": False,
+                                   "description": "also fail when a price is unknown, since the total is then a lower bound"},
+        "priceBook": {"type": "string", "description": "price book: current (default), seed-2024, or a YAML file "
+                                                       "(relative to the policy pack folder) over the current book"},
+        **_LOCATION_SCHEMA,
+    }),
+)
+
+efa_security_group = StackValidationPolicy(
+    name=EFA_SECURITY_GROUP,
+    description="Security groups of EFA interfaces allow all traffic in from and out to themselves.",
+    validate=validate_efa_security_groups,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    url=security_groups.EFA_SECURITY_DOC,
+)
+
+def _resource_policy(name: str, description: str, check: Callable[[str, Mapping[str, Any]], list[str]],
+                     url: str | None = None) -> ResourceValidationPolicy:
+    return ResourceValidationPolicy(name=name, description=description, validate=_resource_validation(check),
+                                    enforcement_level=EnforcementLevel.MANDATORY, url=url)
+
+
+efa_interfaces = _resource_policy(
+    EFA_INTERFACES, "Launch templates with EFA give each network card one EFA interface, the primary a full EFA one.",
+    resource_checks.efa_interfaces, resource_checks.EFA_DOC)
+imdsv2 = _resource_policy(
+    IMDSV2, "Launch templates and instances require IMDSv2 (metadataOptions.httpTokens = required).",
+    resource_checks.imdsv2, resource_checks.IMDS_DOC)
+public_ip = _resource_policy(
+    PUBLIC_IP, "No public IP at launch on instance types with more than one network card.", resource_checks.public_ip)
+lustre_values = _resource_policy(
+    LUSTRE_VALUES, "FSx for Lustre capacity, per-unit throughput and EFA are valid for the deployment type.",
+    resource_checks.lustre_values)
+
+POLICIES = [topology, topology_warnings, budget, efa_security_group, efa_interfaces, imdsv2, public_ip, lustre_values]

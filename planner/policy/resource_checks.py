@@ -1,0 +1,133 @@
+"""Checks of one resource's inputs, for the pack's resource policies (no topology needed).
+
+Each check takes the resource type and its plain props (camelCase, as the engine passes
+inputs) and returns violation messages. Where the rules engine already holds the logic
+(public IPs on multi-card types, FSx for Lustre values), the check builds a one-part model
+and runs those rules, so the pack and `planner plan` cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Mapping
+
+from planner import catalogue as _catalogue
+from planner.model import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup
+from planner.policy.planning import describe, run_rules
+from planner.policy.resources import (
+    EFA_INTERFACE_TYPES,
+    INSTANCE,
+    LAUNCH_TEMPLATE,
+    LUSTRE,
+    as_int,
+    as_list,
+    dig,
+    known,
+    truthy,
+)
+
+EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html"
+IMDS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-IMDS-new-instances.html"
+LUSTRE_RULES = ("lustre-capacity", "lustre-throughput", "lustre-efa")
+PUBLIC_IP_RULES = ("public-ip-multi-card",)
+_NO_REGION = ""  # the rules run here do not look at the region
+
+
+def _interfaces(props: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [n for n in as_list(props.get("networkInterfaces")) if isinstance(n, dict)]
+
+
+def efa_interfaces(resource_type: str, props: Mapping[str, Any]) -> list[str]:
+    """A launch template with EFA interfaces has one per network card, and a full EFA interface first."""
+    if resource_type != LAUNCH_TEMPLATE:
+        return []
+    itype = props.get("instanceType")
+    spec = _catalogue.load().get(itype) if isinstance(itype, str) else None
+    interfaces = _interfaces(props)
+    efa = [n for n in interfaces if n.get("interfaceType") in EFA_INTERFACE_TYPES]
+    if spec is None or not efa:
+        return []
+    out = []
+    cards = Counter(as_int(n.get("networkCardIndex")) or 0 for n in efa)
+    wanted = min(spec.network_cards, spec.efa_max_interfaces or spec.network_cards)  # EFA interfaces the type takes
+    missing = [c for c in range(wanted) if cards[c] == 0]
+    if missing:
+        out.append(f"{itype} has {spec.network_cards} network cards but this launch template has EFA interfaces on "
+                   f"{wanted - len(missing)} of them (missing card(s) {_ranges(missing)}); add one EFA "
+                   f"interface per card (networkCardIndex 0-{wanted - 1}) for the type's full "
+                   f"{spec.network_bandwidth_gbps:,} Gbps. See {EFA_DOC}")
+    doubled = sorted(c for c, n in cards.items() if n > 1 and c < spec.network_cards)
+    if doubled:
+        out.append(f"more than one EFA interface on network card(s) {_ranges(doubled)}; use one per card. See {EFA_DOC}")
+    beyond = sorted(c for c in cards if c >= spec.network_cards)
+    if beyond:
+        out.append(f"networkCardIndex {_ranges(beyond)} does not exist on {itype} (cards 0-{spec.network_cards - 1})")
+    primary = [n for n in interfaces if (as_int(n.get("networkCardIndex")) or 0) == 0 and (as_int(n.get("deviceIndex")) or 0) == 0]
+    if any(n.get("interfaceType") == "efa-only" for n in primary):
+        out.append(f"the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; it must be 'efa' (EFA with "
+                   f"ENA), since the instance needs IP networking on it. See {EFA_DOC}")
+    if interfaces and (as_list(props.get("vpcSecurityGroupIds")) or as_list(props.get("securityGroupNames"))):
+        out.append("security groups are set at the top level of a launch template that declares network interfaces; "
+                   "set them per interface (networkInterfaces[].securityGroups) instead")
+    return out
+
+
+def imdsv2(resource_type: str, props: Mapping[str, Any]) -> list[str]:
+    """Launch templates and instances require IMDSv2 session tokens (metadataOptions.httpTokens)."""
+    if resource_type not in (LAUNCH_TEMPLATE, INSTANCE):
+        return []
+    tokens = dig(props, "metadataOptions", "httpTokens")
+    if tokens is None and resource_type == INSTANCE and props.get("launchTemplate") is not None:
+        return []  # launched from a template: the template's metadata options apply, and it is checked itself
+    if tokens is not None and not known(tokens):
+        return []  # computed from another resource; checked at update
+    if tokens == "required":
+        return []
+    shown = "not set" if tokens is None else f"'{tokens}'"
+    return [f"metadataOptions.httpTokens is {shown}; set it to 'required' so that only IMDSv2 (session tokens) "
+            f"can read instance credentials. See {IMDS_DOC}"]
+
+
+def public_ip(resource_type: str, props: Mapping[str, Any]) -> list[str]:
+    """No public IP at launch on types with more than one network card (the `public-ip-multi-card` rule)."""
+    if resource_type == LAUNCH_TEMPLATE:
+        wanted = any(truthy(n.get("associatePublicIpAddress")) for n in _interfaces(props))
+    elif resource_type == INSTANCE:
+        wanted = truthy(props.get("associatePublicIpAddress"))
+    else:
+        return []
+    itype = props.get("instanceType")
+    if not wanted or not isinstance(itype, str) or _catalogue.load().get(itype) is None:
+        return []
+    group = NodeGroup(name="resource", instance_type=itype, count=1, public_ip=True)
+    cluster = Cluster(availability_zone="", node_groups=(group,))
+    return [describe(f) for f in run_rules(cluster, _NO_REGION, PUBLIC_IP_RULES)]
+
+
+def lustre_values(resource_type: str, props: Mapping[str, Any]) -> list[str]:
+    """Capacity, throughput and EFA valid for the deployment type (the `lustre-*` value rules)."""
+    if resource_type != LUSTRE:
+        return []
+    dtype = props.get("deploymentType") or "SCRATCH_1"  # the FSx API's default
+    capacity = as_int(props.get("storageCapacity"))
+    throughput = props.get("perUnitStorageThroughput")
+    if dtype not in LUSTRE_DEPLOYMENTS or capacity is None or (throughput is not None and not known(throughput)):
+        return []
+    fs = Lustre(deployment_type=dtype, storage_capacity_gib=capacity, per_unit_storage_throughput=as_int(throughput),
+                efa_enabled=truthy(props.get("efaEnabled")))
+    cluster = Cluster(availability_zone="", node_groups=(), lustre=fs)
+    return [describe(f) for f in run_rules(cluster, _NO_REGION, LUSTRE_RULES)]
+
+
+def _ranges(numbers: list[int]) -> str:
+    """[4, 5, 6, 9] -> '4-6, 9'."""
+    out: list[str] = []
+    start = prev = None
+    for n in sorted(numbers) + [None]:  # type: ignore[list-item]
+        if start is not None and (n is None or n != prev + 1):
+            out.append(str(start) if start == prev else f"{start}-{prev}")
+            start = None
+        if n is not None and start is None:
+            start = n
+        prev = n
+    return ", ".join(out)
