@@ -1,7 +1,7 @@
 """The benchmark run: every figure measured in one session, then a table and results.json.
 
 Targets (issue 8): the bundled-stack plan within 5x the `python -c pass` floor, 1,000
-stacks in under 10 seconds, per-stack time flat as the count grows, no pulumi/boto3 at
+stacks in under 10 seconds, per-stack time that does not grow with the count, no pulumi/boto3 at
 CLI start-up, and Pulumi resources that grow with node groups, not with instances.
 """
 
