@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import io
+import itertools
 import json
 import os
 import platform
@@ -17,11 +18,13 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from bench import stacks, startup
 from bench.timing import ROOT, WORK, Sample, environment, python, side_by_side
+from planner.model import Stack
 
 MOCKS_MODULE = "bench.mocks"
 FLOOR_RATIO_MAX = 5.0
@@ -83,7 +86,7 @@ def _mocks(file: Path, runs: int, env: dict[str, str], moto: bool = False) -> di
         start = time.perf_counter()
         cmd = python("-m", MOCKS_MODULE, str(file), *(["--moto"] if moto else []))
         try:
-            proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=MOCKS_TIMEOUT_S)
+            proc = subprocess.run(cmd, cwd=ROOT, env=env, check=False, capture_output=True, text=True, timeout=MOCKS_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             return {"error": f"timed out after {MOCKS_TIMEOUT_S} s"}
         walls.append(time.perf_counter() - start)
@@ -171,7 +174,7 @@ def measure(runs: int, mock_runs: int, log: Callable[[str], None]) -> dict[str, 
     return results
 
 
-def _load(f: Path):  # noqa: ANN202 - planner.model.Stack
+def _load(f: Path) -> Stack:
     from planner.parse import load_stack
 
     return load_stack(str(f))
@@ -184,7 +187,7 @@ def _results(runs: int, mock_runs: int, deps: list[str], heavy: list[str], proc:
     per_stack = {n: inproc[n].median / n for n in COUNTS}
     # linear: the time per stack does not rise as the count does (a quadratic step would
     # multiply it by ten from one count to the next)
-    growth = max(per_stack[b] / per_stack[a] for a, b in zip(COUNTS, COUNTS[1:]))
+    growth = max(per_stack[b] / per_stack[a] for a, b in itertools.pairwise(COUNTS))
     thousand = proc[f"stacks-{COUNTS[-1]}"]
     largest = largest_valid(mocked)
     a, b, c = (mocked.get(k, {}) for k in ("ultracluster-100k", "ultracluster-98x1", "ultracluster-1x16"))
@@ -205,7 +208,7 @@ def _results(runs: int, mock_runs: int, deps: list[str], heavy: list[str], proc:
                 None if not counted else [a["resources"], b["resources"]], "equal", None if grows_with_instances is None else not grows_with_instances),
     ]
     return {
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine(),
         "runs": runs,
         "mock_runs": mock_runs,
@@ -254,9 +257,9 @@ def table(r: dict[str, Any]) -> str:
             note += f"; {m['error']}" if m.get("error") else ""
             rows.append((label, f"{m['process_median_s']:.3f}", note))
     m = r["machine"]
-    lines = [f"planner benchmarks, {r['date']}, {m['cpus']} CPUs ({m['cpu_model']}), Python {m['python']}, "
-             f"load average {m.get('load_average_1m_at_start', '?')} at start, {m['load_average_1m_at_end']} at end; "
-             f"medians of {r['runs']} runs ({r['mock_runs']} under mocks, 1 under moto)", ""]
+    lines = [(f"planner benchmarks, {r['date']}, {m['cpus']} CPUs ({m['cpu_model']}), Python {m['python']}, "
+              f"load average {m.get('load_average_1m_at_start', '?')} at start, {m['load_average_1m_at_end']} at end; "
+              f"medians of {r['runs']} runs ({r['mock_runs']} under mocks, 1 under moto)"), ""]
     lines += grid(("measurement", "seconds", "notes"), rows, right=(1,))
     lines += ["", *grid(("target", "measured", "limit", "result"),
                         [(t["target"], json.dumps(t["measured"]), t["limit"], t["result"]) for t in r["targets"]])]

@@ -90,12 +90,12 @@ _SHAPES = (
     ("us-east-2", "us-east-2b", "trn2.48xlarge", "on-demand", "count", 8,
      "    lustre:\n      deployment_type: SCRATCH_2\n      storage_capacity_gib: 1200\n"),
     ("us-east-2", "us-east-2b", ULTRASERVER_TYPE, "capacity-block", "ultraservers", 4,
-     "    placement_group: none\n    lustre:\n      deployment_type: PERSISTENT_2\n      storage_capacity_gib: 9600\n"
-     "      per_unit_storage_throughput: 250\n    workload:\n      parameters: 70e9\n      tokens: 2e12\n      mfu: 0.35\n"
-     "    budget:\n      total_usd: 2500000\n"),
+     ("    placement_group: none\n    lustre:\n      deployment_type: PERSISTENT_2\n      storage_capacity_gib: 9600\n"
+      "      per_unit_storage_throughput: 250\n    workload:\n      parameters: 70e9\n      tokens: 2e12\n      mfu: 0.35\n"
+      "    budget:\n      total_usd: 2500000\n")),
     ("us-east-1", "us-east-1a", "p5en.48xlarge", "capacity-block", "count", 8,
-     "    placement_group: none\n    lustre:\n      deployment_type: PERSISTENT_2\n      storage_capacity_gib: 4800\n"
-     "      per_unit_storage_throughput: 500\n"),
+     ("    placement_group: none\n    lustre:\n      deployment_type: PERSISTENT_2\n      storage_capacity_gib: 4800\n"
+      "      per_unit_storage_throughput: 500\n")),
     ("us-west-2", "us-west-2a", "p5.48xlarge", "spot", "count", 4, ""),
 )
 

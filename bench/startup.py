@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 HEAVY = ("pulumi", "pulumi_aws", "pulumi_policy", "boto3", "botocore")
 _SITE_ONLY = ("sitecustomize", "_distutils_hack")
@@ -17,7 +17,7 @@ _SITE_ONLY = ("sitecustomize", "_distutils_hack")
 
 def imported_modules(args: Sequence[str], env: Mapping[str, str], cwd: str) -> list[str]:
     """Every module `python ARGS` imports, in import order (from `-X importtime`)."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", *args], cwd=cwd, env=dict(env),
+    proc = subprocess.run([sys.executable, "-X", "importtime", *args], cwd=cwd, env=dict(env), check=False,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     names = []
     for line in proc.stderr.splitlines():

@@ -12,9 +12,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / ".work"
@@ -56,7 +56,8 @@ def python(*args: str) -> list[str]:
 
 def run_once(cmd: Sequence[str], env: Mapping[str, str]) -> tuple[float, int]:
     start = time.perf_counter()
-    proc = subprocess.run(list(cmd), cwd=ROOT, env=dict(env), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.run(list(cmd), cwd=ROOT, env=dict(env), check=False, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
     return time.perf_counter() - start, proc.returncode
 
 

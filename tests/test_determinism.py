@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import ROOT, run_cli, run_process
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.stacks import team_stack, ultracluster
-from conftest import ROOT, run_cli, run_process
 from planner import catalogue
 from planner.cli import build_parser
 from planner.model import LUSTRE_DEPLOYMENTS, PURCHASES

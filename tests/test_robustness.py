@@ -12,16 +12,17 @@ from __future__ import annotations
 import re
 import signal
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import yaml
+from conftest import ROOT, Result, run_cli, run_process
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, Result, run_cli, run_process
 from planner import parse, yamlload
 from planner.errors import InputError
 
@@ -136,7 +137,7 @@ def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 @PROPERTY
 @given(cluster=VALUES, region=st.one_of(st.just("us-east-2"), SCALARS))
 def test_random_cluster_values(workdir: Path, cluster: Any, region: Any) -> None:
-    result, path = plan_file(workdir, dump(stack_data(cluster, region)))
+    _, path = plan_file(workdir, dump(stack_data(cluster, region)))
     load_clean(path)
 
 
@@ -298,7 +299,7 @@ def _laughs(levels: int, fan: int, kind: str) -> str:
         lines = ["a0: &a0 {k: lol}"] + [f"a{i}: &a{i} {{{', '.join(f'k{j}: *a{i - 1}' for j in range(fan))}}}" for i in range(1, levels)]
     else:  # merge keys copy a mapping per alias
         lines = ["a0: &a0 {k0: lol}"] + [f"a{i}: &a{i} {{{', '.join(f'k{j}: *a{i - 1}' for j in range(fan))}, <<: *a{i - 1}}}" for i in range(1, levels)]
-    return "\n".join(lines) + "\nconfig: {aws:region: us-east-2, planner:cluster: *a%d}\n" % (levels - 1)
+    return "\n".join(lines) + f"\nconfig: {{aws:region: us-east-2, planner:cluster: *a{levels - 1}}}\n"
 
 
 @pytest.mark.parametrize("kind", ["list", "map", "merge"])

@@ -14,10 +14,10 @@ import subprocess
 import sys
 
 import pytest
-
-from bench import startup
 from conftest import ROOT
 from test_determinism import FORMATS
+
+from bench import startup
 
 _WRAPPER = """
 import json, sys
@@ -29,7 +29,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 
 def _modules_after_main(*args: str) -> tuple[int, list[str]]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-c", _WRAPPER, *args], cwd=ROOT, env=env, capture_output=True,
+    proc = subprocess.run([sys.executable, "-c", _WRAPPER, *args], cwd=ROOT, env=env, check=False, capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     last = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -75,5 +75,5 @@ def test_plan_reads_yaml_with_the_c_parser_only() -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     for fmt in FORMATS:
         proc = subprocess.run([sys.executable, "-c", wrapper, "plan", "stacks", "--format", fmt, "-o", os.devnull],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+                              cwd=ROOT, env=env, check=False, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0 and json.loads(proc.stdout.splitlines()[-1])["code"] in (0, 1), proc.stderr
