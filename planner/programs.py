@@ -9,6 +9,7 @@ Imports pulumi, so only the commands that need it import this module, inside fun
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import runpy
@@ -133,9 +134,42 @@ def run_with_mocks(declare: Callable[[], Any], mocks: pulumi.runtime.Mocks, conf
     from pulumi.runtime.stack import run_pulumi_func
     from pulumi.runtime.sync_await import _sync_await
 
-    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False)
-    pulumi.runtime.set_all_config(dict(config or {}))
-    _sync_await(run_pulumi_func(declare))
+    # Pulumi's mock monitor makes an event loop in each worker thread and never closes it;
+    # left to the garbage collector, such a loop can print "Exception ignored in
+    # BaseEventLoop.__del__" at exit. Every loop made while the program runs is closed here.
+    previous = asyncio.get_event_loop_policy()
+    policy = _ClosingPolicy()
+    asyncio.set_event_loop_policy(policy)
+    loop = policy.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False)
+        pulumi.runtime.set_all_config(dict(config or {}))
+        _sync_await(run_pulumi_func(declare))
+    finally:
+        try:
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            policy.close_all()
+            asyncio.set_event_loop_policy(previous)
+
+
+class _ClosingPolicy(asyncio.DefaultEventLoopPolicy):
+    """The default policy, remembering the loops it makes so they can all be closed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loops: list[asyncio.AbstractEventLoop] = []
+
+    def new_event_loop(self) -> asyncio.AbstractEventLoop:
+        loop = super().new_event_loop()
+        self.loops.append(loop)
+        return loop
+
+    def close_all(self) -> None:
+        for loop in self.loops:
+            if not loop.is_closed() and not loop.is_running():
+                loop.close()
 
 
 def declared_stacks(directory: str, stack: str) -> list[Stack]:

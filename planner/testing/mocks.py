@@ -63,7 +63,9 @@ class MotoMocks(pulumi.runtime.Mocks):
         self.resources: list[Registered] = []
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self._clients: dict[str, Any] = {}
-        self._lock = threading.Lock()
+        # Pulumi registers resources from several threads and moto is not thread-safe:
+        # every AWS call made for a registration or an invoke runs under this lock.
+        self._lock = threading.RLock()
         self._account: str | None = None
 
     # --- what tests look at -------------------------------------------------------------
@@ -93,6 +95,10 @@ class MotoMocks(pulumi.runtime.Mocks):
 
     # --- pulumi.runtime.Mocks -------------------------------------------------------------
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        with self._lock:
+            return self._new_resource(args)
+
+    def _new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         inputs = dict(args.inputs)
         if not args.custom:
             self.resources.append(Registered(args.typ, args.name, inputs, "", {}, "component"))
@@ -110,9 +116,10 @@ class MotoMocks(pulumi.runtime.Mocks):
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
         """Invokes answered from moto (see CALLS); any other invoke returns nothing."""
-        self.calls.append((args.token, dict(args.args)))
-        handler = CALLS.get(args.token)
-        return handler(self, dict(args.args)) if handler else {}
+        with self._lock:
+            self.calls.append((args.token, dict(args.args)))
+            handler = CALLS.get(args.token)
+            return handler(self, dict(args.args)) if handler else {}
 
 
 def _made_up_id(args: pulumi.runtime.MockResourceArgs) -> str:
