@@ -394,7 +394,11 @@ def load_stack(file: str) -> Stack:
 
 
 def discover(paths: Iterable[str]) -> list[str]:
-    """Stack files named by `paths` (files, or folders searched for Pulumi.<stack>.yaml), sorted."""
+    """Stack files named by `paths` (files, or folders searched for Pulumi.<stack>.yaml).
+
+    In the order given, folders sorted; a file named twice (`stacks stacks/Pulumi.x.yaml`)
+    is planned once, as first named, so its findings and cost are not counted twice.
+    """
     found: list[str] = []
     problems: list[Problem] = []
     for p in paths:
@@ -409,7 +413,14 @@ def discover(paths: Iterable[str]) -> list[str]:
             problems.append(Problem(p, None, "", "no such file or folder"))
     if problems:
         raise InputError(problems)
-    return found
+    seen: set[str] = set()
+    unique = []
+    for f in found:
+        real = os.path.realpath(f)
+        if real not in seen:
+            seen.add(real)
+            unique.append(f)
+    return unique
 
 
 def load_stacks(paths: Iterable[str]) -> list[Stack]:

@@ -84,3 +84,19 @@ def test_bad_file_as_a_process_has_no_traceback(tmp_path):
     bad.write_bytes(b"config:\n  aws:region: [\x00\n")
     res = run_process("plan", str(bad))
     assert res.code == 2 and "Traceback" not in res.err and str(bad) in res.err
+
+
+def test_unwritable_output_is_one_line_exit_2(tmp_path):
+    for target in (tmp_path / "missing" / "report.json", tmp_path):
+        res = run_process("plan", "--format", "json", "-o", str(target), "stacks")
+        assert res.code == 2 and "Traceback" not in res.err, res.err
+        (line,) = res.err.strip().splitlines()
+        assert line.startswith(f"planner: {target}: --output: cannot write: ") and line.endswith("expected a writable file path")
+
+
+def test_a_stack_named_twice_is_planned_once():
+    res = run_cli("plan", "--format", "json", "stacks/Pulumi.trn2-dev.yaml", "stacks", "./stacks/Pulumi.trn2-dev.yaml")
+    assert res.code == 0, res.err
+    files = [s["file"] for s in json.loads(res.out)["stacks"]]
+    assert files[0] == "stacks/Pulumi.trn2-dev.yaml"
+    assert sorted(s.rsplit("/", 1)[1] for s in files) == ["Pulumi.p5en-train.yaml", "Pulumi.trn2-dev.yaml", "Pulumi.ultraserver-prod.yaml"]

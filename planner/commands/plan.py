@@ -52,9 +52,17 @@ def render(plans, fmt: str) -> str:  # noqa: ANN001 - list[StackPlan]
 
 
 def write(text: str, output: str | None) -> None:
-    """Write the report; only called once the input was valid, so nothing is written on bad input."""
+    """Write the report; only called once the input was valid, so nothing is written on bad input.
+
+    An `--output` that cannot be written is unusable input like a bad stack: one line, exit 2.
+    """
     if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        try:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            from planner.errors import InputError, Problem
+
+            raise InputError([Problem(output, None, "--output", f"cannot write: {exc.strerror or exc}; expected a writable file path")]) from None
     else:
         sys.stdout.write(text)
