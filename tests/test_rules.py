@@ -99,6 +99,10 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
         ("warning", trn2(2, "placement_group: none"), trn2(1, "placement_group: none"), "us-east-2"),
         ("warning", group("p5en.48xlarge", 8, "capacity-block", CB + "\nplacement_group: cluster"),
          group("p5en.48xlarge", 8, "capacity-block", CB + "\nplacement_group: none"), "us-east-2"),
+        # undeclared: the default cluster placement group (an on-demand EFA group) would hold the block group too
+        ("warning", group("p5en.48xlarge", 8, "capacity-block", CB + "\n  - {name: od, instance_type: p5en.48xlarge, count: 1}"),
+         group("p5en.48xlarge", 8, "capacity-block", CB + "\n  - {name: od, instance_type: p5en.48xlarge, count: 1}\nplacement_group: none"),
+         "us-east-2"),
     ],
     "public-ip-multi-card": [
         ("error", trn2(1, "    public_ip: true"), trn2(1, "    public_ip: false"), "us-east-2"),

@@ -13,11 +13,11 @@ PLACEMENT_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-g
 @rule(
     id="placement-group",
     severity="warning",
-    description=("An on-demand multi-instance EFA cluster without a cluster placement group, or a cluster placement "
-                 "group declared with Capacity Block groups (blocks bring their own placement)."),
+    description=("An on-demand multi-instance EFA cluster without a cluster placement group, or Capacity Block "
+                 "groups in a cluster placement group, declared or by default (blocks bring their own placement)."),
     source=PLACEMENT_DOC,
     remediation=("On demand: remove `placement_group: none` (cluster is the default). With Capacity Blocks: "
-                 "set `placement_group: none`."),
+                 "set `placement_group: none` (a cluster mixing both has one placement group: plan them as two stacks)."),
 )
 def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     c = ctx.cluster
@@ -28,9 +28,14 @@ def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         yield r.finding(ctx, where,
                         f"{efa_on_demand} on-demand EFA instances without a cluster placement group: "
                         "they may land far apart in the AZ, with higher latency between them")
-    blocks = [g.name for g in c.node_groups if g.purchase == "capacity-block"]
-    if c.placement_group == "cluster" and blocks:
-        yield r.finding(ctx, where,
-                        f"a cluster placement group is declared with Capacity Block group(s) {', '.join(blocks)}: "
+    block_groups = [g for g in c.node_groups if g.purchase == "capacity-block"]
+    blocks = [g.name for g in block_groups]
+    # the effective placement: an undeclared one defaults to cluster when an on-demand group
+    # uses EFA, and the cluster's one placement group then holds the block groups too
+    if c.placement == "cluster" and blocks:
+        declared = c.placement_group is not None
+        how = "declared" if declared else "the default, as an on-demand group uses EFA"
+        yield r.finding(ctx, where if declared else block_groups[0].path + ("purchase",),
+                        f"a cluster placement group ({how}) holds Capacity Block group(s) {', '.join(blocks)}: "
                         "a block's instances are already placed together, and a placement group can make launches "
                         "fail for lack of capacity")
