@@ -1,0 +1,78 @@
+"""The project layout is a contract (issue 2): what Pulumi, pip, make and CI read from it.
+
+Read as text, never run: `make` would re-create `.venv`, and Pulumi is not installed here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+
+import yaml
+
+from tests.conftest import ROOT
+
+
+def _makefile_rules() -> dict[str, tuple[list[str], list[str]]]:
+    """target -> (prerequisites, recipe lines)."""
+    rules: dict[str, tuple[list[str], list[str]]] = {}
+    current = None
+    for line in (ROOT / "Makefile").read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^([A-Za-z$()_./-]+):(?!=)\s*(.*)$", line)
+        if m:
+            current = m.group(1)
+            rules[current] = (m.group(2).split(), [])
+        elif line.startswith("\t") and current:
+            rules[current][1].append(line.strip())
+        elif line.strip() and not line.startswith("#"):
+            current = None
+    return rules
+
+
+def test_pulumi_project_runs_the_program_with_the_stacks() -> None:
+    project = yaml.safe_load((ROOT / "Pulumi.yaml").read_text(encoding="utf-8"))
+    assert project["name"] == "planner"  # so the config key is `planner:cluster`
+    assert project["runtime"] == {"name": "python", "options": {"toolchain": "pip", "virtualenv": ".venv"}}
+    assert project["stackConfigDir"] == "stacks"
+    assert (ROOT / project["main"] / "__main__.py").is_file()
+    assert "-e ." in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()  # pip toolchain installs planner
+
+
+def test_pyproject_declares_the_package_script_and_test_extra() -> None:
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert meta["name"] == "planner" and meta["requires-python"] == ">=3.11"
+    assert meta["scripts"] == {"planner": "planner.cli:main"}
+    runtime = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["dependencies"]}
+    assert {"pulumi", "pulumi-aws", "boto3", "pyyaml"} <= runtime
+    test = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["optional-dependencies"]["test"]}
+    assert {"pytest", "moto"} <= test
+    assert all(">=" in d for d in meta["dependencies"] + meta["optional-dependencies"]["test"]), "lower bounds"
+
+
+def test_makefile_targets_set_up_first() -> None:
+    rules = _makefile_rules()
+    for target in ("plan", "test", "bench"):
+        assert "setup" in rules[target][0], f"make {target} must depend on setup"
+    assert any("planner plan" in r for r in rules["plan"][1])
+    assert any("pytest" in r for r in rules["test"][1])
+    assert any("-m bench" in r for r in rules["bench"][1])
+    stamp = rules["setup"][0]
+    assert stamp and stamp[0] in rules, "setup goes through a stamp file, so it is idempotent"
+    recipe = " ".join(rules[stamp[0]][1])
+    assert "venv" in recipe and "install" in recipe and ".[test]" in recipe
+
+
+def test_ci_runs_make_test() -> None:
+    run = ROOT / ".ci" / "run"
+    assert os.access(run, os.X_OK)
+    lines = [line for line in run.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
+    assert lines[-1] == "make test"
+
+
+def test_readme_quick_start_is_make_plan_and_make_test() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    first_block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line.split("#", 1)[0].strip() for line in first_block.splitlines() if line.strip()]
+    assert commands == ["make plan", "make test"]
