@@ -60,6 +60,9 @@ class _Reader:
         self.problems: list[Problem] = []
 
     def key(self, path: Path) -> str:
+        """`planner:cluster.node_groups[0].count`: the key as written under `config:` (or `config` itself)."""
+        if path == ("config",):
+            return "config"
         out = ""
         for part in path[1:] if path and path[0] == "config" else path:
             out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))

@@ -160,8 +160,9 @@ placement_group: maybe
     [
         ("config: [\n", "YAML syntax error"),
         ("", "expected a mapping, got nothing"),
-        ("config:\n  aws:region: us-east-2\n", "missing required key 'planner:cluster'"),
-        ("config:\n  planner:cluster: {}\n", "missing required key 'aws:region'"),
+        ("config:\n  aws:region: us-east-2\n", ":1: config: missing required key 'planner:cluster'"),
+        ("config:\n  planner:cluster: {}\n", ":1: config: missing required key 'aws:region'"),
+        ("config:\n  - aws:region\n", ":1: config: expected a mapping, got a list"),
         ("config:\n  aws:region: mars-1\n  planner:cluster: {}\n", "aws:region: expected an AWS region such as us-east-2, got 'mars-1'"),
         ("config:\n  aws:region: us-east-2\n  aws:region: us-east-1\n", "duplicate key 'aws:region'"),
         ("a: &a [1,2]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
