@@ -335,6 +335,25 @@ def run(args: argparse.Namespace) -> int:
     write(text, args.output)
     if args.fail_on:
         for s in result["stacks"]:
-            if any(not f["suppressed"] and at_least(f["severity"], args.fail_on) for f in s["findings_added"]):
+            if any(at_least(f["severity"], args.fail_on) for f in new_findings(s)):
                 return 1
     return 0
+
+
+def new_findings(stack: dict[str, Any]) -> list[dict[str, Any]]:
+    """Added findings that are not a resolved one reworded: what `--fail-on` fails on.
+
+    A finding whose message carries a figure (budget-exceeded's total, a checkpoint time)
+    is re-worded when the figure moves; it shows as added and resolved, but it was there
+    before, so it is not new. Each resolved finding excuses one added finding of the same
+    rule and severity in the same stack.
+    """
+    excused = Counter((f["rule"], f["severity"]) for f in stack["findings_resolved"])
+    out = []
+    for f in stack["findings_added"]:
+        key = (f["rule"], f["severity"])
+        if excused[key] > 0:
+            excused[key] -= 1
+        elif not f["suppressed"]:
+            out.append(f)
+    return out
