@@ -206,13 +206,11 @@ def _pct(x: float | None) -> str:
 
 
 def _cost_cell(value: float | None, exists: bool, cost: dict[str, Any] | None) -> str:
-    from planner.report.cost_report import usd
+    from planner.report.cost_report import total, usd
 
     if not exists:
         return "-"
-    if value is None and cost and cost.get("known_total_usd") is not None:
-        return f"unknown (at least {usd(cost['known_total_usd'])})"
-    return usd(value)
+    return total(cost) if cost else usd(value)
 
 
 def _rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
