@@ -94,6 +94,7 @@ def test_cli_json_and_sparse_headline_notes(tmp_path) -> None:
 @pytest.mark.parametrize("bad", [
     ("--mfu", "1.5"), ("--mfu", "trn9=0.3"), ("--mfu", "abc"), ("--instances", "0"), ("--instance-type", "x9.large"),
     ("--region", "us-east2"), ("--region", "mars-1"),
+    ("--mfu", "0.4,0.5"), ("--mfu", "trn2=0.3,trn2=0.4"),
 ])
 def test_bad_input_exits_2(bad: tuple[str, str]) -> None:
     args = {"--parameters": "8e9", "--tokens": "1e11", "--mfu": "0.4", "--instances": "2"}

@@ -63,6 +63,9 @@ def parse_mfu(text: str, families: set[str]) -> dict[str, float]:
             v = math.nan
         if not 0 < v <= 1:
             raise InputError([Problem(ARGS, None, "--mfu", f"expected a fraction of peak between 0 and 1 (such as 0.4), got '{part}'")])
+        if fam in out:
+            which = "a bare value (the default)" if fam == "*" else f"family '{fam}'"
+            raise InputError([Problem(ARGS, None, "--mfu", f"{which} given twice in '{text}'; expected one value per family")])
         out[fam] = v
     return out
 
