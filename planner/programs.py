@@ -27,6 +27,10 @@ from planner.yamlload import Lines
 
 CONFIG_FILES = ("Pulumi.yaml", "Pulumi.yml")
 
+# Where `planner plan --program` was started while it runs a program (which runs in the
+# program's folder, as under Pulumi): stack file paths are shown relative to it.
+_ORIGIN: str | None = None
+
 
 @dataclass(frozen=True)
 class Program:
@@ -88,13 +92,16 @@ def _read_yaml(path: str) -> Any:
 
 
 def stack_source(stack: str, directory: str = ".") -> tuple[str, Lines | None]:
-    """The stack's config file (relative to the working directory) and its line numbers,
-    so findings raised inside a running program point at the same file and line as
-    `planner plan` does; (`Pulumi.<stack>.yaml`, None) when the file cannot be found."""
+    """The stack's config file and its line numbers, so findings raised inside a running
+    program point at the same file and line as `planner plan` does; (`Pulumi.<stack>.yaml`,
+    None) when the file cannot be found. The path is relative to the working directory
+    (the project's, under Pulumi), or to where `planner plan --program` was started;
+    absolute when the file lies outside it."""
     try:
         path = load(directory).stack_file(stack)
         if path is not None:
-            return os.path.relpath(path), yamlload.load_path(path)[1]
+            shown = os.path.relpath(path, _ORIGIN or os.getcwd())
+            return (os.path.abspath(path) if shown.startswith(os.pardir) else shown), yamlload.load_path(path)[1]
     except InputError:
         pass
     return f"Pulumi.{stack}.yaml", None
@@ -115,16 +122,19 @@ def run(program: Program, stack: str, mocks: pulumi.runtime.Mocks) -> None:
 
     Raises whatever the program raises; `ClusterInputError` keeps its problems.
     """
+    global _ORIGIN
     directory = os.path.abspath(program.directory)
-    old_cwd, old_path = os.getcwd(), list(sys.path)
+    old_cwd, old_path, old_origin = os.getcwd(), list(sys.path), _ORIGIN
     os.chdir(directory)  # as the Pulumi language host does
     sys.path.insert(0, directory)
+    _ORIGIN = old_origin or old_cwd
     try:
         run_with_mocks(lambda: runpy.run_path(program.main, run_name="__main__"), mocks,
                        program.config(stack), project=program.name, stack=stack)
     finally:
         os.chdir(old_cwd)
         sys.path[:] = old_path
+        _ORIGIN = old_origin
 
 
 def run_with_mocks(declare: Callable[[], Any], mocks: pulumi.runtime.Mocks, config: dict[str, str] | None = None,

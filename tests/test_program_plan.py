@@ -39,10 +39,14 @@ node_groups:
     count: 6
     purchase: capacity-block
 """)
-    result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
-    assert result.code == 1
-    (finding,) = [f for s in json.loads(result.out)["stacks"] for f in s["findings"] if f["rule"] == "ultraserver-whole-units"]
-    assert finding["file"].endswith("stacks/Pulumi.dev.yaml") and finding["line"] == 8
+    # from the project's parent (a repository with its Pulumi project in a subfolder) and from elsewhere:
+    # the path must lead to the stack file from where planner was started, as in SARIF and annotations
+    for cwd, program, shown in ((tmp_path, "project", "project/stacks/Pulumi.dev.yaml"),
+                                (ROOT, str(d), str(d / "stacks" / "Pulumi.dev.yaml"))):
+        result = run_cli("plan", "--program", program, "--stack", "dev", "--format", "json", cwd=cwd)
+        assert result.code == 1, result.err
+        (finding,) = [f for s in json.loads(result.out)["stacks"] for f in s["findings"] if f["rule"] == "ultraserver-whole-units"]
+        assert (finding["file"], finding["line"]) == (shown, 8)
 
 
 def test_python_program_is_planned() -> None:
