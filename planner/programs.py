@@ -100,11 +100,17 @@ def stack_source(stack: str, directory: str = ".") -> tuple[str, Lines | None]:
     try:
         path = load(directory).stack_file(stack)
         if path is not None:
-            shown = os.path.relpath(path, _ORIGIN or os.getcwd())
-            return (os.path.abspath(path) if shown.startswith(os.pardir) else shown), yamlload.load_path(path)[1]
+            return shown(path, _ORIGIN), yamlload.load_path(path)[1]
     except InputError:
         pass
     return f"Pulumi.{stack}.yaml", None
+
+
+def shown(path: str, origin: str | None = None) -> str:
+    """`path` as messages show it: relative to `origin` (default: the working directory),
+    absolute when it lies outside."""
+    rel = os.path.relpath(path, origin or os.getcwd())
+    return os.path.abspath(path) if rel.startswith(os.pardir) else rel
 
 
 class OfflineMocks(pulumi.runtime.Mocks):
@@ -198,10 +204,12 @@ def declared_stacks(directory: str, stack: str) -> list[Stack]:
         except InputError:
             raise
         except Exception as exc:  # noqa: BLE001 - any failure of the user's program is reported on one line
-            raise InputError([Problem(program.main, None, "", f"the program failed: {_one_line(exc)}")]) from None
+            hint = "" if program.stack_file(stack) else \
+                f" (there is no Pulumi.{stack}.yaml in {shown(program.config_dir)}: is the stack name right?)"
+            raise InputError([Problem(shown(program.main), None, "", f"the program failed: {_one_line(exc)}{hint}")]) from None
         stacks = list(found)
     if not stacks:
-        raise InputError([Problem(program.main, None, "", f"stack {stack}: the program declared no planner cluster component")])
+        raise InputError([Problem(shown(program.main), None, "", f"stack {stack}: the program declared no planner cluster component")])
     return stacks
 
 

@@ -102,6 +102,7 @@ def test_unusable_program_or_options_exit_2(tmp_path: Path) -> None:
         (("--program", str(ROOT)), "--program DIR and --stack NAME go together"),
         (("--program", str(ROOT), "--stack", "trn2-dev", "stacks"), "not both"),
         (("--program", str(ROOT), "--stack", "missing"), "Missing required configuration variable"),
+        (("--program", str(ROOT), "--stack", "missing"), "there is no Pulumi.missing.yaml in stacks: is the stack name right?"),
     ]
     for args, message in cases:
         result = run_cli("plan", *args)
