@@ -499,6 +499,9 @@ def test_resource_policies_run_the_rules_they_reuse() -> None:
     from planner.policy import resource_checks
 
     assert set(resource_checks.LUSTRE_RULES + resource_checks.PUBLIC_IP_RULES) <= set(rules.registry())
+    # the resource policies are mandatory, so every rule they report must be an error rule
+    # (defaults: mandatory for errors, advisory for warnings)
+    assert {rules.get(r).severity for r in resource_checks.LUSTRE_RULES + resource_checks.PUBLIC_IP_RULES} == {"error"}
 
 
 def test_efa_across_zones_is_an_error_on_the_auto_scaling_group() -> None:
