@@ -356,6 +356,9 @@ def test_network_and_storage_on_their_own() -> None:
 def test_network_and_storage_refuse_bad_input_before_registering() -> None:
     for declare in (
         lambda: EfaNetwork("n", EfaNetworkArgs(availability_zone="eu-west-1a")),
+        lambda: EfaNetwork("n", EfaNetworkArgs(availability_zone="us-east-2a", vpc_id=pulumi.Output.from_input("vpc-0123456789abcdef0"))),
+        lambda: Trn2Cluster("c", ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)],
+                                             vpc_id=pulumi.Output.from_input("vpc-0123456789abcdef0"))),
         lambda: LustreStorage("l", LustreStorageArgs(lustre=LustreArgs("SCRATCH_3", 1200, availability_zone="us-east-2a"),
                                                      subnet_id="subnet-0123456789abcdef0", security_group_ids=[])),
     ):
