@@ -10,6 +10,7 @@ Imports pulumi, so only the commands that need it import this module, inside fun
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import runpy
@@ -196,7 +197,8 @@ def declared_stacks(directory: str, stack: str) -> list[Stack]:
     from planner.components import ClusterInputError, registry
 
     program = load(directory)
-    with registry.collecting() as found:
+    # what the program prints goes to stderr: stdout carries the report (JSON, SARIF)
+    with registry.collecting() as found, contextlib.redirect_stdout(sys.stderr):
         try:
             run(program, stack, OfflineMocks())
         except ClusterInputError as exc:

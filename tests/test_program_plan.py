@@ -116,3 +116,15 @@ def test_cli_process_plans_a_program_without_credentials() -> None:
                          env={"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "PULUMI_ACCESS_TOKEN": ""})
     assert result.code == 0, result.err
     assert "Stack ultraserver-prod" in result.out and "Traceback" not in result.err
+
+
+def test_what_the_program_prints_does_not_corrupt_the_report(tmp_path: Path) -> None:
+    d = project(tmp_path, """
+availability_zone: us-east-2b
+node_groups:
+  - {name: t, instance_type: trn2.48xlarge, count: 2}
+""", main="print('hello from the program')\n" + PROGRAM)
+    result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["stacks"][0]["summary"]["instances"] == 2
+    assert "hello from the program" in result.err
