@@ -412,9 +412,10 @@ def test_every_nested_argument_is_one_pulumi_aws_knows() -> None:
             seen.append((args.token, "invoke", dict(args.args)))
             return {"vpcId": "vpc-0123456789abcdef0"}
 
-    deployment = dict(instance_profile="nodes", key_name="ops", user_data="IyEvYmluL3NoCg==",
-                      security_group_ids=["sg-0123456789abcdef0"], image_id="ami-0123456789abcdef0",
-                      tags={"team": "ml"})
+    deployment: dict[str, Any] = {
+        "instance_profile": "nodes", "key_name": "ops", "user_data": "IyEvYmluL3NoCg==", "tags": {"team": "ml"},
+        "security_group_ids": ["sg-0123456789abcdef0"], "image_id": "ami-0123456789abcdef0",
+    }
 
     def declare() -> None:
         for name in ("trn2-dev", "ultraserver-prod"):
