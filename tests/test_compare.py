@@ -93,6 +93,8 @@ def test_cli_json_and_sparse_headline_notes(tmp_path) -> None:
 
 @pytest.mark.parametrize("bad", [
     ("--mfu", "1.5"), ("--mfu", "trn9=0.3"), ("--mfu", "abc"), ("--instances", "0"), ("--instance-type", "x9.large"),
+    ("--region", "us-east2"), ("--region", "mars-1"),
+    ("--mfu", "0.4,0.5"), ("--mfu", "trn2=0.3,trn2=0.4"),
 ])
 def test_bad_input_exits_2(bad: tuple[str, str]) -> None:
     args = {"--parameters": "8e9", "--tokens": "1e11", "--mfu": "0.4", "--instances": "2"}
@@ -104,3 +106,12 @@ def test_bad_input_exits_2(bad: tuple[str, str]) -> None:
 def test_instances_and_deadline_are_exclusive() -> None:
     res = run_cli("compare", "--parameters", "8e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "2", "--deadline-hours", "5")
     assert res.code == 2 and "not allowed with" in res.err
+
+
+def test_capacity_block_counts_above_the_block_and_account_limits_are_said() -> None:
+    """64 instances fit one block; 65 need several; above 256 the default account limit is passed."""
+    book, itype = make_book(), "trn2.48xlarge"
+    for n, expected in ((64, None), (65, "several Capacity Blocks"), (257, "above the default account limit")):
+        cb = _by(compare(Job(P, T, "bf16", {"*": 0.4}, "us-east-2", instances=n), book, CAT, (itype,)), itype, "capacity-block")
+        said = [x for x in cb["notes"] if "instances:" in x]
+        assert (said == []) if expected is None else (len(said) == 1 and expected in said[0]), said

@@ -132,6 +132,13 @@ def test_validation_errors_name_file_line_key_and_expectation(tmp_path: Path, st
     ("lustre:\n  - {region: us-east-2, deployment_type: PERSISTENT_2, usd_per_gb_month: 0.2, source: x, as_of: 2026}\n",
      "lustre[0]", "per_unit_storage_throughput"),
     ("\ninstances: {}\n", "instances", "expected a list"),
+    # dates that have the right shape but are not dates
+    ("instances:\n  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, usd_per_hour: 1, source: x, as_of: 2026-13-45}\n",
+     "instances[0].as_of", "expected a date"),
+    ("instances:\n  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, usd_per_hour: 1, source: x, as_of: 2026-02-30}\n",
+     "instances[0].as_of", "expected a date"),
+    ("lustre:\n  - {region: us-east-2, deployment_type: SCRATCH_2, usd_per_gb_month: 0.2, source: x, as_of: 2026-00}\n",
+     "lustre[0].as_of", "expected a date"),
 ])
 def test_more_validation_errors(tmp_path: Path, text: str, key: str, expected: str) -> None:
     path = write_book(tmp_path, text)

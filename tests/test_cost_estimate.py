@@ -179,3 +179,18 @@ def test_markdown_lines_items_escape_and_footnotes() -> None:
     lines = cost_report.table_lines(cost)
     assert lines[0].startswith("cost: unknown (at least $5.00) total for 24 h (run 10.0 h)")
     assert "  [1] no price" in lines
+
+
+def test_markdown_summary_gives_the_priced_part_of_an_incomplete_total(stack_file, tmp_path) -> None:
+    """The PR comment's overview row shows what is known (a lower bound), not a bare "unknown"."""
+    book = write_book(tmp_path)
+    path = stack_file(AZ + """\
+node_groups:
+  - {name: a, instance_type: trn2.48xlarge, count: 2}
+  - {name: b, instance_type: p5e.48xlarge, count: 1}
+schedule: {hours: 10}
+""")
+    md = run_cli("plan", str(path), "--price-book", str(book), "--format", "markdown").out
+    overview = next(line for line in md.splitlines() if line.startswith("| `test` |"))
+    # p5e.48xlarge has no price in the test book (nor on-demand in current): only 2 x 10 h x $10 is known
+    assert overview.endswith("| unknown (at least $200.00) |"), overview

@@ -54,6 +54,21 @@ def test_two_folders_cost_change_and_findings(tmp_path: Path) -> None:
     assert s["total"]["change_percent"] == -50.0 and [f["rule"] for f in s["findings_resolved"]] == ["budget-exceeded"]
 
 
+@pytest.mark.parametrize(("before", "after"), [(4, 5), (5, 4)])
+def test_a_budget_already_broken_is_not_new_when_its_figure_moves(tmp_path: Path, before: int, after: int) -> None:
+    """Over the $3,000 budget on both sides: the reworded finding is added and resolved, and --fail-on passes."""
+    book = write_book(tmp_path)
+    _write(tmp_path / "base", "train", before)
+    _write(tmp_path / "head", "train", after)
+    args = ("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book))
+    (s,) = json.loads(run_cli(*args, "--format", "json").out)["stacks"]
+    assert [f["rule"] for f in s["findings_added"]] == ["budget-exceeded"] == [f["rule"] for f in s["findings_resolved"]]
+    assert f"${after * 1000:,}.00 exceeds" in s["findings_added"][0]["message"]
+    assert run_cli(*args, "--fail-on", "error").code == 0
+    _write(tmp_path / "head", "other", 5)  # a second stack over its budget: that one is new
+    assert run_cli(*args, "--fail-on", "error").code == 1
+
+
 def _git(repo: Path, *args: str) -> None:
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.test", "-c", "commit.gpgsign=false", *args],
                    cwd=repo, check=True, capture_output=True)

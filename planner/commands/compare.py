@@ -14,6 +14,7 @@ ARGS = "<command line>"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from planner.commands import region_arg
     from planner.cost import add_price_book_argument
 
     p = sub.add_parser("compare", help="cost and duration of a training job on every priced instance type")
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--precision", choices=("bf16", "fp8"), default="bf16", help="training precision (default bf16)")
     p.add_argument("--mfu", required=True, metavar="MFU",
                    help="model FLOPs utilisation: one value (0.4), per family (trn2=0.3,p5en=0.4), or both (0.35,trn2=0.3)")
-    p.add_argument("--region", default="us-east-2", help="AWS region whose prices to use (default us-east-2)")
+    p.add_argument("--region", default="us-east-2", type=region_arg, help="AWS region whose prices to use (default us-east-2)")
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--instances", type=int, metavar="N", help="instances per candidate (whole UltraServers for trn2u)")
     size.add_argument("--deadline-hours", type=_positive("--deadline-hours"), metavar="H",
@@ -62,6 +63,9 @@ def parse_mfu(text: str, families: set[str]) -> dict[str, float]:
             v = math.nan
         if not 0 < v <= 1:
             raise InputError([Problem(ARGS, None, "--mfu", f"expected a fraction of peak between 0 and 1 (such as 0.4), got '{part}'")])
+        if fam in out:
+            which = "a bare value (the default)" if fam == "*" else f"family '{fam}'"
+            raise InputError([Problem(ARGS, None, "--mfu", f"{which} given twice in '{text}'; expected one value per family")])
         out[fam] = v
     return out
 

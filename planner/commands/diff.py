@@ -206,13 +206,11 @@ def _pct(x: float | None) -> str:
 
 
 def _cost_cell(value: float | None, exists: bool, cost: dict[str, Any] | None) -> str:
-    from planner.report.cost_report import usd
+    from planner.report.cost_report import total, usd
 
     if not exists:
         return "-"
-    if value is None and cost and cost.get("known_total_usd") is not None:
-        return f"unknown (at least {usd(cost['known_total_usd'])})"
-    return usd(value)
+    return total(cost) if cost else usd(value)
 
 
 def _rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
@@ -335,6 +333,25 @@ def run(args: argparse.Namespace) -> int:
     write(text, args.output)
     if args.fail_on:
         for s in result["stacks"]:
-            if any(not f["suppressed"] and at_least(f["severity"], args.fail_on) for f in s["findings_added"]):
+            if any(at_least(f["severity"], args.fail_on) for f in new_findings(s)):
                 return 1
     return 0
+
+
+def new_findings(stack: dict[str, Any]) -> list[dict[str, Any]]:
+    """Added findings that are not a resolved one reworded: what `--fail-on` fails on.
+
+    A finding whose message carries a figure (budget-exceeded's total, a checkpoint time)
+    is re-worded when the figure moves; it shows as added and resolved, but it was there
+    before, so it is not new. Each resolved finding excuses one added finding of the same
+    rule and severity in the same stack.
+    """
+    excused = Counter((f["rule"], f["severity"]) for f in stack["findings_resolved"])
+    out = []
+    for f in stack["findings_added"]:
+        key = (f["rule"], f["severity"])
+        if excused[key] > 0:
+            excused[key] -= 1
+        elif not f["suppressed"]:
+            out.append(f)
+    return out

@@ -8,10 +8,9 @@ and reports findings in the formats and with the exit codes of `planner plan`.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 
-from planner.commands import plan
+from planner.commands import plan, region_arg
 from planner.findings import SEVERITIES
 
 
@@ -20,18 +19,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                                          "capacity reservations, network)")
     p.add_argument("paths", nargs="*", metavar="PATH", help="stack files or folders of Pulumi.<stack>.yaml (default: stacks/)")
     p.add_argument("--profile", metavar="NAME", help="AWS profile to use (default: boto3's credential chain)")
-    p.add_argument("--region", metavar="REGION", type=_region, help="query REGION instead of each stack's aws:region")
+    p.add_argument("--region", metavar="REGION", type=region_arg, help="query REGION instead of each stack's aws:region")
     p.add_argument("--format", choices=plan.FORMATS, default="table", help="output format (default: table)")
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
     p.add_argument("--suppress", action="append", default=[], metavar="CHECK", help="suppress a check id (repeatable)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     p.set_defaults(run=run)
-
-
-def _region(text: str) -> str:
-    if not re.fullmatch(r"[a-z]{2}(-gov)?-[a-z]+-\d", text):
-        raise argparse.ArgumentTypeError(f"expected an AWS region such as us-east-2, got '{text}'")
-    return text
 
 
 def run(args: argparse.Namespace) -> int:

@@ -32,7 +32,6 @@ DERIVED_KEYS = ("instance_type", "purchase", "from", "basis")
 TOP_KEYS = ("name", "description", "instances", "lustre", "derived")
 
 _AS_OF = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
-_REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
 
 
 @dataclass(frozen=True)
@@ -121,12 +120,22 @@ class PriceBook:
 
 # --- reading and validating --------------------------------------------------------------
 
+def _real_date(text: str) -> bool:
+    """2026, 2026-08 and 2026-08-01 are dates; 2026-13 and 2026-02-30 are not."""
+    year, month, day = (text.split("-") + ["01", "01"])[:3]
+    try:
+        _dt.date(int(year), int(month), int(day))
+    except ValueError:
+        return False
+    return True
+
+
 def _as_of(r: Any, v: Any, path: Path) -> str | None:
     if isinstance(v, _dt.date):
         return v.isoformat()
     if isinstance(v, int) and not isinstance(v, bool):
         v = str(v)
-    if isinstance(v, str) and _AS_OF.match(v):
+    if isinstance(v, str) and _AS_OF.match(v) and _real_date(v):
         return v
     r.fail(path, f"expected a date such as 2026-08-01 (or 2026-08, 2026), got {_describe(v)}")
     return None
@@ -156,7 +165,7 @@ def _entries(r: Any, data: dict[str, Any], key: str) -> list[tuple[Path, dict[st
 
 def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     from planner import catalogue as _catalogue
-    from planner.parse import _Reader
+    from planner.parse import _REGION, _Reader
 
     r = _Reader(origin, lines)
     top = r.mapping(data, (), TOP_KEYS)

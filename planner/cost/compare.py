@@ -22,9 +22,6 @@ from planner.cost.book import PriceBook
 from planner.cost.training import dense_peak, instances_for_deadline, run_hours
 from planner.model import PURCHASES
 
-MAX_INSTANCES_PER_BLOCK = 64  # EC2 Capacity Blocks: up to 64 instances per block, 256 per account
-
-
 @dataclass(frozen=True)
 class Job:
     parameters: float
@@ -93,8 +90,11 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
                 billed = blocks.round_up_to_block(run)
                 if billed is None:
                     notes.append(f"run longer than the longest Capacity Block ({blocks.MAX_DAYS} days): total not estimated")
-                if n > MAX_INSTANCES_PER_BLOCK:
-                    notes.append(f"more than {MAX_INSTANCES_PER_BLOCK} instances: several Capacity Blocks")
+                if n > blocks.MAX_INSTANCES_PER_ACCOUNT:
+                    notes.append(f"more than {blocks.MAX_INSTANCES_PER_ACCOUNT} instances: several Capacity Blocks, above "
+                                 "the default account limit across blocks")
+                elif n > blocks.MAX_INSTANCES_PER_BLOCK:
+                    notes.append(f"more than {blocks.MAX_INSTANCES_PER_BLOCK} instances: several Capacity Blocks")
             if price.assumption:
                 notes.append(f"assumption: {price.assumption}")
             used_families.add(t.family)

@@ -30,16 +30,20 @@ def unit_price(x: float | None, unit: str) -> str:
     return "unknown" if x is None else f"${x:,.4f}".rstrip("0").rstrip(".") + f"/{unit}"
 
 
+def total(cost: dict[str, Any]) -> str:
+    """The total, or "unknown (at least $X)" when only some line items are priced: never $0."""
+    known = cost.get("known_total_usd")
+    if cost.get("total_usd") is None and known is not None:
+        return f"unknown (at least {usd(known)})"
+    return usd(cost.get("total_usd"))
+
+
 def headline(cost: dict[str, Any]) -> str:
     hours = cost.get("hours")
     run = cost.get("run_hours")
     span = "" if hours is None else f" for {hours:,.0f} h" + (f" (run {run:,.1f} h)" if run is not None and run != hours else "")
-    total = usd(cost.get("total_usd"))
-    known = cost.get("known_total_usd")
-    if cost.get("total_usd") is None and known is not None:
-        total = f"unknown (at least {usd(known)})"
     flag = "" if cost.get("complete") else " (incomplete: some prices unknown)"
-    return (f"{total} total{span}; {usd(cost.get('hourly_usd'))}/h, "
+    return (f"{total(cost)} total{span}; {usd(cost.get('hourly_usd'))}/h, "
             f"{usd(cost.get('monthly_usd'))}/month (730 h){flag}")
 
 

@@ -31,13 +31,13 @@ def render(plans: Sequence[StackPlan]) -> str:
 
 
 def _overview(plans: Sequence[StackPlan]) -> list[str]:
-    from planner.report.cost_report import usd
+    from planner.report.cost_report import total
 
     rows = ["| stack | region | instances | accelerators | errors | warnings | suppressed | cost |",
             "|---|---|---:|---:|---:|---:|---:|---|"]
     for p in plans:
         c = counts(p.findings)
-        cost = "-" if p.cost is None else usd(p.cost.to_json().get("total_usd"))
+        cost = "-" if p.cost is None else total(p.cost.to_json())
         rows.append(f"| `{md_cell(p.stack.name)}` | {p.stack.region} | {num(p.summary['instances'])} | "
                     f"{num(p.summary['accelerators'])} | {c['error']} | {c['warning']} | {c['suppressed']} | {cost} |")
     return rows
