@@ -10,6 +10,7 @@ Imports pulumi, so only the commands that need it import this module, inside fun
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import runpy
@@ -26,6 +27,10 @@ from planner.model import Stack
 from planner.yamlload import Lines
 
 CONFIG_FILES = ("Pulumi.yaml", "Pulumi.yml")
+
+# Where `planner plan --program` was started while it runs a program (which runs in the
+# program's folder, as under Pulumi): stack file paths are shown relative to it.
+_ORIGIN: str | None = None
 
 
 @dataclass(frozen=True)
@@ -88,16 +93,25 @@ def _read_yaml(path: str) -> Any:
 
 
 def stack_source(stack: str, directory: str = ".") -> tuple[str, Lines | None]:
-    """The stack's config file (relative to the working directory) and its line numbers,
-    so findings raised inside a running program point at the same file and line as
-    `planner plan` does; (`Pulumi.<stack>.yaml`, None) when the file cannot be found."""
+    """The stack's config file and its line numbers, so findings raised inside a running
+    program point at the same file and line as `planner plan` does; (`Pulumi.<stack>.yaml`,
+    None) when the file cannot be found. The path is relative to the working directory
+    (the project's, under Pulumi), or to where `planner plan --program` was started;
+    absolute when the file lies outside it."""
     try:
         path = load(directory).stack_file(stack)
         if path is not None:
-            return os.path.relpath(path), yamlload.load_path(path)[1]
+            return shown(path, _ORIGIN), yamlload.load_path(path)[1]
     except InputError:
         pass
     return f"Pulumi.{stack}.yaml", None
+
+
+def shown(path: str, origin: str | None = None) -> str:
+    """`path` as messages show it: relative to `origin` (default: the working directory),
+    absolute when it lies outside."""
+    rel = os.path.relpath(path, origin or os.getcwd())
+    return os.path.abspath(path) if rel.startswith(os.pardir) else rel
 
 
 class OfflineMocks(pulumi.runtime.Mocks):
@@ -115,16 +129,19 @@ def run(program: Program, stack: str, mocks: pulumi.runtime.Mocks) -> None:
 
     Raises whatever the program raises; `ClusterInputError` keeps its problems.
     """
+    global _ORIGIN
     directory = os.path.abspath(program.directory)
-    old_cwd, old_path = os.getcwd(), list(sys.path)
+    old_cwd, old_path, old_origin = os.getcwd(), list(sys.path), _ORIGIN
     os.chdir(directory)  # as the Pulumi language host does
     sys.path.insert(0, directory)
+    _ORIGIN = old_origin or old_cwd
     try:
         run_with_mocks(lambda: runpy.run_path(program.main, run_name="__main__"), mocks,
                        program.config(stack), project=program.name, stack=stack)
     finally:
         os.chdir(old_cwd)
         sys.path[:] = old_path
+        _ORIGIN = old_origin
 
 
 def run_with_mocks(declare: Callable[[], Any], mocks: pulumi.runtime.Mocks, config: dict[str, str] | None = None,
@@ -180,7 +197,8 @@ def declared_stacks(directory: str, stack: str) -> list[Stack]:
     from planner.components import ClusterInputError, registry
 
     program = load(directory)
-    with registry.collecting() as found:
+    # what the program prints goes to stderr: stdout carries the report (JSON, SARIF)
+    with registry.collecting() as found, contextlib.redirect_stdout(sys.stderr):
         try:
             run(program, stack, OfflineMocks())
         except ClusterInputError as exc:
@@ -188,10 +206,12 @@ def declared_stacks(directory: str, stack: str) -> list[Stack]:
         except InputError:
             raise
         except Exception as exc:  # noqa: BLE001 - any failure of the user's program is reported on one line
-            raise InputError([Problem(program.main, None, "", f"the program failed: {_one_line(exc)}")]) from None
+            hint = "" if program.stack_file(stack) else \
+                f" (there is no Pulumi.{stack}.yaml in {shown(program.config_dir)}: is the stack name right?)"
+            raise InputError([Problem(shown(program.main), None, "", f"the program failed: {_one_line(exc)}{hint}")]) from None
         stacks = list(found)
     if not stacks:
-        raise InputError([Problem(program.main, None, "", f"stack {stack}: the program declared no planner cluster component")])
+        raise InputError([Problem(shown(program.main), None, "", f"stack {stack}: the program declared no planner cluster component")])
     return stacks
 
 

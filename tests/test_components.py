@@ -356,6 +356,9 @@ def test_network_and_storage_on_their_own() -> None:
 def test_network_and_storage_refuse_bad_input_before_registering() -> None:
     for declare in (
         lambda: EfaNetwork("n", EfaNetworkArgs(availability_zone="eu-west-1a")),
+        lambda: EfaNetwork("n", EfaNetworkArgs(availability_zone="us-east-2a", vpc_id=pulumi.Output.from_input("vpc-0123456789abcdef0"))),
+        lambda: Trn2Cluster("c", ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)],
+                                             vpc_id=pulumi.Output.from_input("vpc-0123456789abcdef0"))),
         lambda: LustreStorage("l", LustreStorageArgs(lustre=LustreArgs("SCRATCH_3", 1200, availability_zone="us-east-2a"),
                                                      subnet_id="subnet-0123456789abcdef0", security_group_ids=[])),
     ):
@@ -373,3 +376,66 @@ def test_args_round_trip_the_declared_topology(stack_name: str) -> None:
     parsed = parse_cluster(_raw_cluster(stack_name), "us-east-1" if stack_name == "p5en-train" else "us-east-2")
     again = parse_cluster(ClusterArgs.from_model(parsed).to_config(), "us-east-1" if stack_name == "p5en-train" else "us-east-2")
     assert again == parsed
+
+
+def _unknown_keys(value: Any, path: str = "") -> list[str]:
+    """Input keys pulumi-aws does not know: the SDK turns each known snake_case argument
+    into its camelCase wire name and passes unknown ones through unchanged, so any key
+    left with an underscore would only be refused by the real provider (tag maps excepted)."""
+    out: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if "_" in k:
+                out.append(f"{path}.{k}")
+            if k not in ("tags", "tagsAll"):
+                out.extend(_unknown_keys(v, f"{path}.{k}"))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out.extend(_unknown_keys(v, f"{path}[{i}]"))
+    return out
+
+
+def test_every_nested_argument_is_one_pulumi_aws_knows() -> None:
+    """Nested dicts (interfaces, market options, mixed instances policy, FSx metadata, DRA
+    S3 policy) are not checked by Python; a misspelt key would pass the moto tests and only
+    fail under the Pulumi CLI. Every path the components take is exercised here."""
+    from planner.programs import OfflineMocks, run_with_mocks
+
+    seen: list[tuple[str, str, dict[str, Any]]] = []
+
+    class Recording(OfflineMocks):
+        def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+            seen.append((args.typ, args.name, dict(args.inputs)))
+            return super().new_resource(args)
+
+        def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+            seen.append((args.token, "invoke", dict(args.args)))
+            return {"vpcId": "vpc-0123456789abcdef0"}
+
+    deployment: dict[str, Any] = {
+        "instance_profile": "nodes", "key_name": "ops", "user_data": "IyEvYmluL3NoCg==", "tags": {"team": "ml"},
+        "security_group_ids": ["sg-0123456789abcdef0"], "image_id": "ami-0123456789abcdef0",
+    }
+
+    def declare() -> None:
+        for name in ("trn2-dev", "ultraserver-prod"):
+            from_config(name, _raw_cluster(name), "us-east-2", **deployment)
+        Trn2Cluster("spot", ClusterArgs(availability_zone="us-east-2b", placement_group="none",
+                                        subnet_id="subnet-0123456789abcdef0",
+                                        node_groups=[NodeGroupArgs(name="t", count=2, purchase="spot")]))
+        Trn2Cluster("efa", ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)],
+                                       lustre=LustreArgs("PERSISTENT_2", 4800, 250, efa_enabled=True,
+                                                         s3_import_path="s3://bucket/prefix")))
+        Trn2Cluster("scratch", ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)],
+                                           lustre=LustreArgs("SCRATCH_2", 1200, s3_import_path="s3://bucket/prefix")))
+
+    run_with_mocks(declare, Recording(), {"aws:region": "us-east-2"})
+    kinds = {t for t, _, _ in seen}
+    assert {LT, FSX, "aws:autoscaling/group:Group", "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation",
+            "aws:ec2/getSubnet:getSubnet"} <= kinds
+    templates = [i for t, _, i in seen if t == LT]
+    assert any("iamInstanceProfile" in i and "capacityReservationSpecification" in i and "instanceMarketOptions" in i
+               for i in templates)
+    assert any("mixedInstancesPolicy" in i for t, _, i in seen if t == "aws:autoscaling/group:Group")
+    bad = {f"{t} {n}{key}" for t, n, i in seen if t.startswith("aws:") for key in _unknown_keys(i)}
+    assert not bad, sorted(bad)

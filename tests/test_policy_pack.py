@@ -202,8 +202,8 @@ def test_unknown_zone_is_reported_not_guessed() -> None:
     args = stack_args([lt, asg])
     assert violations(policies.topology, args) == []
     warnings = violations(policies.topology_warnings, args)
-    assert warnings == [("[planner] cannot tell the Availability Zone of any node group (their subnets are not resources of "
-                         "this stack); set the policy's `availabilityZone` config", asg.urn)]
+    assert warnings == [(("[planner] cannot tell the Availability Zone of any node group (their subnets are not resources of "
+                          "this stack); set the policy's `availabilityZone` config"), asg.urn)]
     # with the zone given in the policy config the cluster is planned
     args = stack_args([lt, asg], config={"availabilityZone": "us-east-2b"})
     assert not any("cannot tell the Availability Zone of any" in m for m, _ in violations(policies.topology_warnings, args))
@@ -220,8 +220,8 @@ def test_topology_reports_error_findings_on_the_resource_at_fault() -> None:
     specs = hand_written(instance_type="trn2u.48xlarge", desired=6)
     found = violations(policies.topology, stack_args(specs))
     asg = by_name(specs, ASG)
-    assert (f"[ultraserver-whole-units] node group 'trainers' declares 6 trn2u.48xlarge, not a whole number of UltraServers "
-            f"(4 instances each); use 4 or 8. Fix: Set count to a multiple of 4, or declare `ultraservers: N` instead of `count`.",
+    assert (("[ultraserver-whole-units] node group 'trainers' declares 6 trn2u.48xlarge, not a whole number of UltraServers "
+             "(4 instances each); use 4 or 8. Fix: Set count to a multiple of 4, or declare `ultraservers: N` instead of `count`."),
             asg.urn) in found
 
 
@@ -499,6 +499,9 @@ def test_resource_policies_run_the_rules_they_reuse() -> None:
     from planner.policy import resource_checks
 
     assert set(resource_checks.LUSTRE_RULES + resource_checks.PUBLIC_IP_RULES) <= set(rules.registry())
+    # the resource policies are mandatory, so every rule they report must be an error rule
+    # (defaults: mandatory for errors, advisory for warnings)
+    assert {rules.get(r).severity for r in resource_checks.LUSTRE_RULES + resource_checks.PUBLIC_IP_RULES} == {"error"}
 
 
 def test_efa_across_zones_is_an_error_on_the_auto_scaling_group() -> None:

@@ -39,10 +39,14 @@ node_groups:
     count: 6
     purchase: capacity-block
 """)
-    result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
-    assert result.code == 1
-    (finding,) = [f for s in json.loads(result.out)["stacks"] for f in s["findings"] if f["rule"] == "ultraserver-whole-units"]
-    assert finding["file"].endswith("stacks/Pulumi.dev.yaml") and finding["line"] == 8
+    # from the project's parent (a repository with its Pulumi project in a subfolder) and from elsewhere:
+    # the path must lead to the stack file from where planner was started, as in SARIF and annotations
+    for cwd, program, shown in ((tmp_path, "project", "project/stacks/Pulumi.dev.yaml"),
+                                (ROOT, str(d), str(d / "stacks" / "Pulumi.dev.yaml"))):
+        result = run_cli("plan", "--program", program, "--stack", "dev", "--format", "json", cwd=cwd)
+        assert result.code == 1, result.err
+        (finding,) = [f for s in json.loads(result.out)["stacks"] for f in s["findings"] if f["rule"] == "ultraserver-whole-units"]
+        assert (finding["file"], finding["line"]) == (shown, 8)
 
 
 def test_python_program_is_planned() -> None:
@@ -98,6 +102,7 @@ def test_unusable_program_or_options_exit_2(tmp_path: Path) -> None:
         (("--program", str(ROOT)), "--program DIR and --stack NAME go together"),
         (("--program", str(ROOT), "--stack", "trn2-dev", "stacks"), "not both"),
         (("--program", str(ROOT), "--stack", "missing"), "Missing required configuration variable"),
+        (("--program", str(ROOT), "--stack", "missing"), "there is no Pulumi.missing.yaml in stacks: is the stack name right?"),
     ]
     for args, message in cases:
         result = run_cli("plan", *args)
@@ -111,3 +116,15 @@ def test_cli_process_plans_a_program_without_credentials() -> None:
                          env={"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "PULUMI_ACCESS_TOKEN": ""})
     assert result.code == 0, result.err
     assert "Stack ultraserver-prod" in result.out and "Traceback" not in result.err
+
+
+def test_what_the_program_prints_does_not_corrupt_the_report(tmp_path: Path) -> None:
+    d = project(tmp_path, """
+availability_zone: us-east-2b
+node_groups:
+  - {name: t, instance_type: trn2.48xlarge, count: 2}
+""", main="print('hello from the program')\n" + PROGRAM)
+    result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["stacks"][0]["summary"]["instances"] == 2
+    assert "hello from the program" in result.err

@@ -53,7 +53,7 @@ class AcceleratedCluster(pulumi.ComponentResource):
         self.stack = checks.stack_from_config(name, args.to_config(), region, file, lines=lines)
         self._check_types(self.stack, file)
         plan = checks.plan_or_stop(label, self.stack)
-        _check_buildable(self.stack, file)
+        _check_buildable(self.stack, file, args)
 
         super().__init__(self.TYPE, name, None, opts)
         self.summary = pulumi.Output.from_input(plan.summary)
@@ -202,11 +202,14 @@ def _tags(name: str, group: NodeGroup, args: ClusterArgs) -> dict[str, str]:
     return {**args.tags, "planner:cluster": name, "planner:node-group": group.name}
 
 
-def _check_buildable(stack: Stack, label: str) -> None:
+def _check_buildable(stack: Stack, label: str, args: ClusterArgs) -> None:
     """What these components cannot build, said before anything is created."""
     c = stack.cluster
     cat = _catalogue.load()
     problems = []
+    if args.vpc_id is not None and args.subnet_id is None:  # an Output the parser could not see
+        problems.append(Problem(label, None, "network.subnet_id",
+                                "missing: an existing VPC needs the subnet to use (in the cluster's AZ)"))
     for i, g in enumerate(c.node_groups):
         if g.availability_zone != c.availability_zone:
             problems.append(Problem(label, None, f"node_groups[{i}].availability_zone",

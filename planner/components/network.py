@@ -48,6 +48,9 @@ class EfaNetwork(pulumi.ComponentResource):
         if not az_in_region(args.availability_zone, region):
             raise checks.ClusterInputError([Problem(label, None, "availability_zone",
                                                     f"expected an Availability Zone of {region}, got '{args.availability_zone}'")])
+        if args.vpc_id is not None and args.subnet_id is None:  # never build a new VPC beside the one given
+            raise checks.ClusterInputError([Problem(label, None, "subnet_id",
+                                                    "missing: an existing VPC needs the subnet to use (in the cluster's AZ)")])
         super().__init__(TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
 
