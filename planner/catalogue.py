@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Mapping
 
-import yaml
-
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from planner import yamlload
 
 PRECISIONS = ("bf16_dense", "fp8_dense", "fp8_sparse")
 
@@ -154,5 +151,4 @@ def build(raw: dict[str, Any]) -> Catalogue:
 @lru_cache(maxsize=1)
 def load() -> Catalogue:
     """The shipped catalogue (parsed once per process)."""
-    text = resources.files("planner").joinpath("data/catalogue.yaml").read_text(encoding="utf-8")
-    return build(yaml.load(text, Loader=_Loader))
+    return build(yamlload.load_data("catalogue.yaml")[0])

@@ -7,6 +7,7 @@ ourselves so that (a) each key path maps to the line a finding should point at, 
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import yaml
@@ -109,6 +110,19 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
         return node.value
     return value
+
+
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+def load_data(relpath: str) -> tuple[Any, Lines]:
+    """A data file shipped in `planner/data/` (catalogue, price books, FSx limits), with lines.
+
+    Read from beside the package rather than through importlib.resources, which costs
+    several milliseconds of imports on every `planner` start.
+    """
+    with open(os.path.join(DATA_DIR, relpath), encoding="utf-8") as fh:
+        return load(fh.read(), f"planner/data/{relpath}")
 
 
 def load_path(path: str, what: str = "") -> tuple[Any, Lines]:

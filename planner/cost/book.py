@@ -14,7 +14,6 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Mapping
 
 from planner import yamlload
@@ -228,10 +227,8 @@ def load_file(path: str, base: PriceBook | None = None) -> PriceBook:
 @lru_cache(maxsize=None)
 def builtin(name: str) -> PriceBook:
     """A price book shipped in `planner/data/prices/NAME.yaml`."""
-    text = resources.files("planner").joinpath(f"data/prices/{name}.yaml").read_text(encoding="utf-8")
-    origin = f"planner/data/prices/{name}.yaml"
-    data, lines = yamlload.load(text, origin)
-    return _parse(data, origin, lines)
+    data, lines = yamlload.load_data(f"prices/{name}.yaml")
+    return _parse(data, f"planner/data/prices/{name}.yaml", lines)
 
 
 def load_price_book(spec: str | None) -> PriceBook:

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Mapping
 
-import yaml
-
-from planner import blocks
+from planner import blocks, yamlload
 from planner.catalogue import Catalogue, InstanceType
 from planner.cost.book import PriceBook
 from planner.cost.training import dense_peak, instances_for_deadline, run_hours
 from planner.model import PURCHASES
+
 
 @dataclass(frozen=True)
 class Job:
@@ -44,8 +42,8 @@ def _offered(t: InstanceType) -> list[str]:
 
 @lru_cache(maxsize=1)
 def headline_notes() -> Mapping[str, str]:
-    text = resources.files("planner").joinpath("data/prices/headlines.yaml").read_text(encoding="utf-8")
-    return {k: " ".join(v.split()) for k, v in yaml.safe_load(text)["notes"].items()}
+    notes = yamlload.load_data("prices/headlines.yaml")[0]["notes"]
+    return {k: " ".join(v.split()) for k, v in notes.items()}
 
 
 def _r(x: float | None, digits: int) -> float | None:
