@@ -10,11 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Iterator
 
-import yaml
-
+from planner import yamlload
 from planner.aws.checks import aws_error, check
 from planner.aws.errors import AwsCallError
 from planner.findings import Finding
@@ -34,7 +32,7 @@ class QuotaRef:
 @lru_cache(maxsize=1)
 def quota_table() -> dict[tuple[str, str], QuotaRef]:
     """(family letters, purchase) -> the quota that bounds it."""
-    raw = yaml.safe_load(resources.files("planner").joinpath("data/aws-quotas.yaml").read_text(encoding="utf-8"))
+    raw = yamlload.load_data("aws-quotas.yaml")[0]
     return {(q["family"], purchase): QuotaRef(q[purchase]["code"], q[purchase]["name"])
             for q in raw["quotas"] for purchase in COUNTED}
 

@@ -97,7 +97,8 @@ def known() -> Mapping[str, Rule]:
 
 
 def get(rule_id: str) -> Rule | None:
-    return known().get(rule_id)
+    # the preflight checks are only loaded for ids that are not rules (`planner plan` never needs them)
+    return registry().get(rule_id) or known().get(rule_id)
 
 
 def evaluate(ctx: RuleContext) -> Iterator[Finding]:
@@ -117,6 +118,8 @@ COMMAND_LINE = "command line"
 
 def unknown_rule_message(rule_id: str) -> str | None:
     """Why `rule_id` cannot be suppressed (it names no rule), or None when it is a rule id."""
+    if rule_id in registry():
+        return None
     ids = known()
     if rule_id in ids:
         return None
