@@ -77,3 +77,12 @@ def test_plan_reads_yaml_with_the_c_parser_only() -> None:
         proc = subprocess.run([sys.executable, "-c", wrapper, "plan", "stacks", "--format", fmt, "-o", os.devnull],
                               cwd=ROOT, env=env, check=False, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0 and json.loads(proc.stdout.splitlines()[-1])["code"] in (0, 1), proc.stderr
+
+
+def test_table_plan_loads_neither_the_preflight_checks_nor_importlib_resources() -> None:
+    """Both cost milliseconds on every run and a plan needs neither (data files are read
+    from beside the package; rule look-ups try the rules before the preflight checks)."""
+    code, modules = _modules_after_main("plan", "stacks", "-o", os.devnull)
+    assert code in (0, 1) and "planner.rules" in modules
+    assert not [m for m in modules if m.startswith("planner.aws")]
+    assert "importlib.resources" not in modules
