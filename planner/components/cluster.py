@@ -25,6 +25,7 @@ from planner.components.network import EfaNetwork, EfaNetworkArgs
 from planner.components.storage import LustreStorage, LustreStorageArgs
 from planner.errors import Problem
 from planner.model import NodeGroup, Stack
+from planner.rules.network import launch_interfaces
 from planner.yamlload import Lines
 
 
@@ -176,11 +177,12 @@ def network_interfaces(group: NodeGroup, spec: InstanceType, subnet_id: pulumi.I
     others EFA-only, up to the type's EFA interface limit; a single ENA interface without EFA.
 
     Security groups go on each interface: a launch template with interfaces takes none at
-    the top level. Public IPs only on single-card types that ask for one.
+    the top level. A public IP only when the request has a single interface (EC2 refuses one
+    at launch with several: the public-ip-multi-card rule).
     """
     efa = group.efa and spec.efa_supported
-    cards = min(spec.network_cards, spec.efa_max_interfaces) if efa else 1
-    public = "true" if group.public_ip and spec.network_cards == 1 else "false"
+    cards = launch_interfaces(group, spec)
+    public = "true" if group.public_ip and cards == 1 else "false"
     out = []
     for card in range(cards):
         nic: dict[str, Any] = {

@@ -230,4 +230,6 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
             note=None if price is not None else
             f"no price for FSx for Lustre {fs.deployment_type}{tput} in {stack.region} in price book '{book.name}'",
         ))
+    if run is not None and any(g.purchase == "capacity-block" for g in c.node_groups):
+        notes.append(blocks.END_TIME_NOTE)
     return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes))

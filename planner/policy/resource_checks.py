@@ -89,9 +89,12 @@ def imdsv2(resource_type: str, props: Mapping[str, Any]) -> list[str]:
 
 
 def public_ip(resource_type: str, props: Mapping[str, Any]) -> list[str]:
-    """No public IP at launch on types with more than one network card (the `public-ip-multi-card` rule)."""
+    """No public IP at launch in a request with more than one network interface (the
+    `public-ip-multi-card` rule): the interfaces the resource declares decide, as EFA on
+    every card does for a planner node group."""
+    interfaces = _interfaces(props)
     if resource_type == LAUNCH_TEMPLATE:
-        wanted = any(truthy(n.get("associatePublicIpAddress")) for n in _interfaces(props))
+        wanted = any(truthy(n.get("associatePublicIpAddress")) for n in interfaces)
     elif resource_type == INSTANCE:
         wanted = truthy(props.get("associatePublicIpAddress"))
     else:
@@ -99,7 +102,8 @@ def public_ip(resource_type: str, props: Mapping[str, Any]) -> list[str]:
     itype = props.get("instanceType")
     if not wanted or not isinstance(itype, str) or _catalogue.load().get(itype) is None:
         return []
-    group = NodeGroup(name="resource", instance_type=itype, count=1, public_ip=True)
+    # several declared interfaces = the EFA-on-every-card layout the rule counts; none or one = one interface
+    group = NodeGroup(name="resource", instance_type=itype, count=1, public_ip=True, efa=len(interfaces) > 1)
     cluster = Cluster(availability_zone="", node_groups=(group,))
     return [describe(f) for f in run_rules(cluster, _NO_REGION, PUBLIC_IP_RULES)]
 
