@@ -539,7 +539,9 @@ def test_lustre_in_another_zone() -> None:
                          lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
     asg = by_name(specs, ASG)
     asg.props["vpcZoneIdentifiers"] = ["subnet-01a2b3c4d5e6f70809"]  # compute in us-east-2c, FSx in us-east-2b
-    assert _rules_found(policies.topology, specs)["lustre-same-az"] == {by_name(specs, FSX).urn}
+    # a warning (slower, cross-AZ charges), so advisory: planner-topology-warnings, not the mandatory topology
+    assert _rules_found(policies.topology_warnings, specs)["lustre-same-az"] == {by_name(specs, FSX).urn}
+    assert "lustre-same-az" not in _rules_found(policies.topology, specs)
 
 
 def test_public_ip_on_a_multi_card_type() -> None:

@@ -15,7 +15,6 @@ from tests.conftest import run_cli, run_process
 ROOT = Path(__file__).resolve().parent.parent
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 # shared/ sits beside the checkout (CI, /work/main) or beside the worktrees' folder (/work/wt/NAME)
-SEEDS = next((p / "shared" / "seeds" for p in (ROOT.parent, ROOT.parent.parent) if (p / "shared" / "seeds").is_dir()), None)
 
 
 def test_every_rule_has_complete_metadata() -> None:
@@ -24,16 +23,12 @@ def test_every_rule_has_complete_metadata() -> None:
         assert r.severity in SEVERITIES
         assert r.description and "\n" not in r.description and r.description.endswith(".")
         assert r.remediation and "\n" not in r.remediation
-        assert r.source.startswith("https://") or re.match(r"^shared/seeds/\d{3}_[0-9a-f]{16}\.txt$", r.source), r.source
+        assert r.source.startswith("https://"), r.source
 
 
-def test_seed_sources_exist() -> None:
-    seeds = {r.source for r in rules.registry().values() if r.source.startswith("shared/seeds/")}
-    assert seeds
-    if SEEDS is None:
-        pytest.skip("shared/seeds is not beside this checkout")
-    for s in seeds:
-        assert (SEEDS / Path(s).name).is_file(), s
+def test_a_rule_without_a_public_source_is_refused() -> None:
+    with pytest.raises(ValueError, match="not a public https URL"):
+        rules.rule("made-up", "error", "A rule.", "notes/article.txt", "Fix it.", into={})
 
 
 def test_rules_json_lists_every_rule() -> None:

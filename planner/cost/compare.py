@@ -1,4 +1,4 @@
-"""The seed articles' question, answered with dense figures: what does a training job cost,
+"""The price-performance question, answered with dense figures: what does a training job cost,
 and how long does it take, on each instance type and purchase option with a price?
 
 Cost = instances x billed hours x USD per instance-hour, where billed hours are the run

@@ -40,7 +40,7 @@ class Rule:
     id: str
     severity: str
     description: str
-    source: str  # URL of the AWS page, or seed article, the rule rests on
+    source: str  # public https URL of the page (AWS docs, API reference, pricing) the rule rests on
     remediation: str
     check: Check
 
@@ -61,6 +61,8 @@ def rule(id: str, severity: str, description: str, source: str, remediation: str
     """Register `check(rule, ctx) -> findings` under `id` (in `into`; default: the rules `evaluate` runs)."""
     if severity not in SEVERITIES:
         raise ValueError(f"rule {id}: severity {severity!r} not in {SEVERITIES}")
+    if not source.startswith("https://"):
+        raise ValueError(f"rule {id}: source {source!r} is not a public https URL")
     target = _REGISTRY if into is None else into
 
     def register(check: Check) -> Check:
@@ -156,7 +158,7 @@ REFERENCE_COMMAND = "python -m planner rules --format markdown"
 
 
 def _link(source: str) -> str:
-    """A short link: the page name (`ec2-capacity-blocks`, `efa#efa-limits`); seed paths as code."""
+    """A short link: the page name (`ec2-capacity-blocks`, `efa#efa-limits`)."""
     if source.startswith(("http://", "https://")):
         host, _, rest = source.split("//", 1)[1].partition("/")
         page = rest.rstrip("/").rsplit("/", 1)[-1].replace(".html", "") or host

@@ -73,7 +73,8 @@ def duration(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     description=("Capacity Block purchase for an instance type that is not sold through Capacity Blocks (or, as a "
                  "warning, in a region the Capacity Blocks page does not list for the type)."),
     source=blocks.SOURCE,
-    remediation="Use `purchase: on-demand` (or spot) for this type, or pick a type sold through Capacity Blocks (`planner catalog`).",
+    remediation=("Use `purchase: on-demand` (or spot) for this type, or pick a type sold through Capacity Blocks "
+                 "(`planner catalog`); in a region the page does not list, confirm an offering exists before booking."),
 )
 def supported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """An unsupported type is an error; a region the Capacity Blocks page does not list for the
