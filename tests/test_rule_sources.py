@@ -64,7 +64,7 @@ def test_scratch_1_accepts_an_s3_import_path(stack_file) -> None:
     assert "import_path" not in dt["PERSISTENT_2"].s3_links
 
 
-def test_s3_link_on_a_type_that_accepts_none_is_an_error(stack_file) -> None:
+def test_s3_link_on_a_type_that_accepts_none_is_an_error(stack_file, monkeypatch: pytest.MonkeyPatch) -> None:
     """The FSx for Lustre guide: "Data repository associations, automatic export, and support for
     multiple data repositories aren't available on FSx for Lustre 2.10 file systems or Scratch 1
     file systems." A type without ImportPath and without associations (none ships) would be an
@@ -73,13 +73,8 @@ def test_s3_link_on_a_type_that_accepts_none_is_an_error(stack_file) -> None:
     patched = {**types, "SCRATCH_1": dataclasses.replace(types["SCRATCH_1"], s3_links=())}
     stack = load_stack(str(stack_file(_trn2("lustre:\n  deployment_type: SCRATCH_1\n  storage_capacity_gib: 2400\n"
                                             "  s3_import_path: s3://example-training-data/tokens\n"))))
-    r = rules.get("lustre-s3-association")
-    real = lustre_rules.deployment_types
-    try:
-        lustre_rules.deployment_types = lambda: patched  # type: ignore[assignment]
-        hits = r.run(rules.RuleContext(stack, catalogue.load()))
-    finally:
-        lustre_rules.deployment_types = real  # type: ignore[assignment]
+    monkeypatch.setattr(lustre_rules, "deployment_types", lambda: patched)
+    hits = rules.get("lustre-s3-association").run(rules.RuleContext(stack, catalogue.load()))
     assert [(f.severity, f.line) for f in hits] == [("error", 13)]
     assert "neither ImportPath nor a data repository association" in hits[0].message
 

@@ -217,9 +217,10 @@ def _check_buildable(stack: Stack, label: str, args: ClusterArgs) -> None:
             problems.append(Problem(label, None, f"node_groups[{i}].availability_zone",
                                     f"the components build one subnet, in the cluster's AZ {c.availability_zone}; "
                                     f"node group '{g.name}' asks for {g.availability_zone} (declare a second cluster)"))
-        if g.public_ip and cat.instance_types[g.instance_type].network_cards > 1:
+        if g.public_ip and launch_interfaces(g, cat.instance_types[g.instance_type]) > 1:
             problems.append(Problem(label, None, f"node_groups[{i}].public_ip",
-                                    f"{g.instance_type} has several network cards; EC2 cannot give it a public IP at launch"))
+                                    f"{g.instance_type} with EFA launches with one interface per network card; EC2 "
+                                    "cannot give a public IP at launch to a request with several (set efa: false for one interface)"))
     if c.lustre is not None and c.lustre.availability_zone != c.availability_zone:
         problems.append(Problem(label, None, "lustre.availability_zone",
                                 f"the file system goes in the cluster's subnet ({c.availability_zone}), not {c.lustre.availability_zone}"))

@@ -28,6 +28,8 @@ class Documented:
 ULTRACLUSTER_DOCUMENTED = {
     "H100": Documented(20_000, "P5", "https://aws.amazon.com/ec2/instance-types/p5/"),
 }
+# accelerator -> the documented UltraCluster size, for callers that only need the number (compare)
+ULTRACLUSTER_MAX = {name: doc.accelerators for name, doc in ULTRACLUSTER_DOCUMENTED.items()}
 ULTRACLUSTERS_PAGE = "https://aws.amazon.com/ec2/ultraclusters/"
 
 
