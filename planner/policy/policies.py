@@ -187,7 +187,7 @@ imdsv2 = _resource_policy(
     IMDSV2, "Launch templates and instances require IMDSv2 (metadataOptions.httpTokens = required).",
     resource_checks.imdsv2, resource_checks.IMDS_DOC)
 public_ip = _resource_policy(
-    PUBLIC_IP, "No public IP at launch on instance types with more than one network card.", resource_checks.public_ip)
+    PUBLIC_IP, "No public IP at launch in a request with more than one network interface (EFA on a multi-card type).", resource_checks.public_ip)
 lustre_values = _resource_policy(
     LUSTRE_VALUES, "FSx for Lustre capacity, per-unit throughput and EFA are valid for the deployment type.",
     resource_checks.lustre_values)

@@ -2,7 +2,7 @@
 
 Each check takes the resource type and its plain props (camelCase, as the engine passes
 inputs) and returns violation messages. Where the rules engine already holds the logic
-(public IPs on multi-card types, FSx for Lustre values), the check builds a one-part model
+(public IPs with several launch interfaces, FSx for Lustre values), the check builds a one-part model
 and runs those rules, so the pack and `planner plan` cannot disagree.
 """
 
