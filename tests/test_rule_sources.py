@@ -254,3 +254,15 @@ def test_persistent_2_takes_1200_gib_per_the_create_file_system_reference(stack_
     fs = f"lustre:\n  deployment_type: PERSISTENT_2\n  storage_capacity_gib: 1200\n  per_unit_storage_throughput: {throughput}\n"
     assert _findings(stack_file, _trn2(fs), "lustre-capacity") == []
     assert _findings(stack_file, _trn2(fs.replace("1200", "1800")), "lustre-capacity")
+
+
+def test_catalogue_and_price_book_sources_are_public_pages() -> None:
+    """No figure points at a file users do not have: every catalogue source and every price in
+    the built-in books names an https page."""
+    for s in catalogue.load().sources.values():
+        assert s.url.startswith("https://"), s
+    for name in _book.BUILTIN:
+        data = yamlload.load_data(f"prices/{name}.yaml")[0]
+        entries = [e for k in ("instances", "lustre") for e in data.get(k) or ()]
+        assert entries
+        assert all(str(e["source"]).startswith("https://") for e in entries), name
