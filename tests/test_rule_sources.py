@@ -234,8 +234,11 @@ def test_capacity_block_placement_finding_cites_aws(stack_file) -> None:
 
 
 def test_targeted_reservation_is_not_told_to_add_a_placement_group(stack_file) -> None:
-    """An on-demand group launched into a targeted capacity reservation lands where the
-    reservation is; a new placement group would not hold the reservation, so no advice to add one."""
+    """EC2 User Guide, Use Capacity Reservations with cluster placement groups: "If an existing
+    Capacity Reservation is not in a placement group, you can't modify the Capacity Reservation to
+    reserve capacity in a placement group. To reserve capacity in a placement group, you must
+    create the Capacity Reservation in the placement group." A group with a targeted reservation
+    is not told to add a placement group its reservation cannot join."""
     cluster = _trn2("    capacity_reservation_id: cr-0123456789abcdef0\nplacement_group: none\n", 4)
     assert _findings(stack_file, cluster, "placement-group") == []
     assert _findings(stack_file, _trn2("placement_group: none\n", 4), "placement-group")

@@ -29,8 +29,9 @@ def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     (Work with Capacity Blocks), and one can only add launch failures."""
     c = ctx.cluster
     where = c.path + ("placement_group",)
-    # an on-demand group that targets a capacity reservation launches where the reservation is:
-    # a placement group helps only if the reservation was made in it, so planner does not ask for one
+    # an on-demand group that targets a capacity reservation launches where the reservation is.
+    # "To reserve capacity in a placement group, you must create the Capacity Reservation in the
+    # placement group" (EC2 User Guide, cr-cpg): a new group would not hold it, so none is asked for
     efa_on_demand = sum(g.count for g in c.node_groups
                         if g.purchase == "on-demand" and g.efa and g.capacity_reservation_id is None
                         and ctx.catalogue.instance_types[g.instance_type].efa_supported)
