@@ -143,8 +143,9 @@ def test_lustre_in_another_az_is_a_warning_naming_both_costs(stack_file) -> None
 
 
 def test_lustre_in_another_az_with_efa_is_an_error(stack_file) -> None:
-    """EC2 User Guide, EFA limitations: EFA traffic can't cross Availability Zones. An
-    EFA-enabled file system in another AZ cannot serve its clients over EFA."""
+    """AWS ParallelCluster guide, Elastic Fabric Adapter: "Elastic Fabric Adapter (EFA) isn't
+    supported over different availability zones." (the EC2 User Guide's EFA limitations say the
+    same). An EFA-enabled file system in another AZ cannot serve its clients over EFA."""
     hits = _findings(stack_file, _trn2(P2 + "  efa_enabled: true\n  availability_zone: us-east-2c\n"), "lustre-same-az")
     assert [f.severity for f in hits] == ["error"]
     assert "EFA traffic cannot cross Availability Zones" in hits[0].message
