@@ -164,6 +164,19 @@ def test_on_demand_ultraserver_is_a_warning_citing_capacity_blocks(stack_file) -
     assert rules.get("ultraserver-purchase").source == "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html"
 
 
+def test_describe_instance_types_lists_on_demand_for_trn2u(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # noqa: ANN001
+    """Why a warning: EC2 DescribeInstanceTypes (AWS's data, as moto serves it) gives
+    trn2u.48xlarge SupportedUsageClasses ['capacity-block', 'on-demand']."""
+    import boto3
+    from moto import mock_aws
+    from test_preflight_helpers import isolate
+
+    isolate(monkeypatch, tmp_path)
+    with mock_aws():
+        info = boto3.client("ec2", region_name="us-east-2").describe_instance_types(InstanceTypes=["trn2u.48xlarge"])
+    assert {"capacity-block", "on-demand"} <= set(info["InstanceTypes"][0]["SupportedUsageClasses"])
+
+
 # --- 6. ultraserver-requires-lustre ---------------------------------------------------------
 
 def test_requires_lustre_says_it_is_planners_design_rule() -> None:
