@@ -50,6 +50,12 @@ def test_plan(where: str, book: str, fmt: str) -> None:
     _check("plan", where, "--format", fmt, "--price-book", book)
 
 
+@pytest.mark.parametrize("fmt", ["table", "json", "markdown", "sarif", "github"])
+def test_plan_program(fmt: str) -> None:
+    for stack in ("trn2-dev", "ultraserver-prod", "p5en-train"):
+        _check("plan", "--program", ".", "--stack", stack, "--format", fmt)
+
+
 @pytest.mark.parametrize("fmt", ["table", "markdown", "json"])
 @pytest.mark.parametrize("book", BOOKS)
 def test_diff(book: str, fmt: str) -> None:
