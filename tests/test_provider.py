@@ -239,3 +239,22 @@ def test_construct_standalone_network_and_storage(plugin: tuple[Any, Monitor, in
             "lustre": {"deploymentType": "SCRATCH_2", "storageCapacityGib": 1000},
             "subnetId": "subnet-0123456789abcdef0", "securityGroupIds": [], "availabilityZone": "us-east-2b"})
     assert "lustre-capacity" in err.value.details()
+
+
+def test_the_documented_yaml_example_constructs(plugin: tuple[Any, Monitor, int]) -> None:
+    """docs/tasks/components.md: the YAML program's properties are what the engine sends as inputs."""
+    import re
+
+    import yaml
+
+    page = (ROOT / "docs" / "tasks" / "components.md").read_text(encoding="utf-8")
+    (program,) = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", page, flags=re.S) if "resources:" in b]
+    resource = program["resources"]["pretrain"]
+    assert resource["type"] == "planner:UltraServerCluster"
+    state = json_format.MessageToDict(construct(plugin, "UltraServerCluster", "documented", resource["properties"]).state)
+    assert state["instances"] == 16 and state["accelerators"] == 256  # the TypeScript example's comments
+    assert "totalUsd" not in state
+    ts = re.search(r"```typescript\n(.*?)```", page, flags=re.S).group(1)
+    # The TypeScript example declares the same inputs, key for key.
+    inputs = set(re.findall(r'"(\w+)":', json.dumps(resource["properties"])))
+    assert inputs == set(re.findall(r"^\s+(\w+):", ts, flags=re.M)) - {"import"}
