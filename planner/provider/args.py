@@ -90,7 +90,7 @@ class ClusterArgs(TypedDict):
     lustre: NotRequired[Lustre]
     """An FSx for Lustre file system shared by the node groups."""
     schedule_hours: NotRequired[float]
-    """How long the cluster runs (`schedule.hours`); Capacity Blocks are billed for the next bookable duration."""
+    """How long the cluster runs (schedule.hours in a stack file); Capacity Blocks are billed for the next bookable duration."""
     workload: NotRequired[Workload]
     """The training job, when its run time should set the hours."""
     budget_total_usd: NotRequired[float]
@@ -100,7 +100,7 @@ class ClusterArgs(TypedDict):
     suppress: NotRequired[list[Suppression]]
     """Findings that do not apply, each with its reason."""
     vpc_id: NotRequired[pulumi.Input[str]]
-    """Build in this existing VPC (with `subnet_id`) instead of a new one."""
+    """Build in this existing VPC (give its subnet too) instead of a new one."""
     subnet_id: NotRequired[pulumi.Input[str]]
     """The existing subnet, in the cluster's Availability Zone."""
     region: NotRequired[str]
@@ -129,7 +129,7 @@ class EfaNetworkArgs(TypedDict):
     placement_group: NotRequired[bool]
     """Create a cluster placement group (default false)."""
     vpc_id: NotRequired[pulumi.Input[str]]
-    """An existing VPC (with `subnet_id`) instead of a new one."""
+    """An existing VPC (give its subnet too) instead of a new one."""
     subnet_id: NotRequired[pulumi.Input[str]]
     """An existing subnet in `availability_zone`."""
     lustre: NotRequired[bool]
