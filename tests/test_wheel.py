@@ -43,13 +43,18 @@ def test_the_version_is_written_in_one_place_and_the_changelog_names_it() -> Non
 def clean_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtualenv with only the built wheel installed into it."""
     work = tmp_path_factory.mktemp("wheel")
+    # Built from a copy of what the sdist holds, so no build/ or egg-info is left in the checkout
+    # and no stale build output can slip into the wheel.
+    src = work / "src"
+    shutil.copytree(ROOT / "planner", src / "planner", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                            "--disable-pip-version-check", "-q", "-w", str(work / "dist"), str(ROOT)],
+                            "--disable-pip-version-check", "-q", "-w", str(work / "dist"), str(src)],
                            capture_output=True, text=True, timeout=120)
     assert build.returncode == 0, build.stderr
     (wheel,) = (work / "dist").glob("*.whl")
     assert wheel.name == f"pulumi_cluster_planner-{planner.__version__}-py3-none-any.whl"
-    # The build leaves build/ and an egg-info behind in the checkout; they are ignored by git.
     env = work / "venv"
     venv.EnvBuilder(with_pip=False).create(env)
     python = env / "bin" / "python"
