@@ -24,7 +24,7 @@ bench: setup
 
 # The documentation site (MkDocs + Material) into site/; `make test` builds it too, strictly.
 docs: setup
-	$(BIN)/python -m docs.gen
+	$(BIN)/python -m tools.gen_reference
 	$(BIN)/mkdocs build --strict
 
 clean:
