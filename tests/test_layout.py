@@ -81,3 +81,11 @@ def test_readme_quick_start_is_make_plan_and_make_test() -> None:
     first_block = section.split("```sh\n", 1)[1].split("```", 1)[0]
     commands = [line.split("#", 1)[0].strip() for line in first_block.splitlines() if line.strip()]
     assert commands == ["make plan", "make test"]
+
+
+def test_make_docs_generates_the_reference_then_builds_strictly() -> None:
+    prerequisites, recipe = _makefile_rules()["docs"]
+    assert "setup" in prerequisites
+    assert [r.split()[-1] for r in recipe if "gen_reference" in r] == ["tools.gen_reference"]
+    assert recipe[-1].endswith("mkdocs build --strict")
+    assert (ROOT / "tools" / "gen_reference.py").is_file() and (ROOT / "mkdocs.yml").is_file()
