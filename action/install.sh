@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The planner Action's install step: pulumi-cluster-planner into its own virtualenv, on PATH.
 #
-# PLANNER_VERSION empty: the Action's own source (the ref written after `uses: ...@`), so the
+# ACTION_PATH is the Action's folder (github.action_path; GITHUB_* variables cannot be set in
+# `env:`). PLANNER_VERSION empty: the Action's own source (the ref written after `uses: ...@`), so the
 # Action and the CLI are the same release; else that version from PyPI. A runner that
-# already has this planner on PATH (a self-hosted image, or this repository's own
-# workflow after `make setup`) installs nothing.
+# already has planner on PATH (a self-hosted image; tests/test_action.py) installs nothing.
 set -euo pipefail
 
 if command -v planner >/dev/null && [ -z "${PLANNER_VERSION:-}" ]; then
@@ -16,7 +16,7 @@ python3 -m venv "$venv"
 if [ -n "${PLANNER_VERSION:-}" ]; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check "pulumi-cluster-planner==$PLANNER_VERSION"
 else
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "$GITHUB_ACTION_PATH"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "$ACTION_PATH"
 fi
 echo "$venv/bin" >> "${GITHUB_PATH:-/dev/null}"
 "$venv/bin/planner" --version
