@@ -1,6 +1,6 @@
 """Stack files in, typed model out, or every problem at once, one line each.
 
-The schema is a contract (see README, "Stack schema"): later checks rely on its keys, so
+The schema is a contract (see docs/stack-schema.md): later checks rely on its keys, so
 they are extended, never renamed. A plain mapping (Pulumi config, a component's args) goes
 through the same code as a file, so every entry point rejects the same input.
 """

@@ -1,4 +1,4 @@
-"""`planner rules`, the registry's metadata, and the README reference generated from it."""
+"""`planner rules`, the registry's metadata, and the documentation's rule reference generated from it."""
 
 from __future__ import annotations
 
@@ -48,15 +48,17 @@ def test_rules_table() -> None:
     assert any(line.startswith("lustre-efa ") and "error" in line for line in lines)
 
 
-def test_readme_rule_reference_is_current() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start, end = readme.find(rules.REFERENCE_START), readme.find(rules.REFERENCE_END)
-    assert 0 <= start < end, f"README.md needs a {rules.REFERENCE_START} ... {rules.REFERENCE_END} block"
-    current = readme[start:end + len(rules.REFERENCE_END)] + "\n"
+REFERENCE_PAGE = "docs/reference/rules.md"
+
+
+def test_docs_rule_reference_is_current() -> None:
+    text = (ROOT / REFERENCE_PAGE).read_text(encoding="utf-8")
+    start, end = text.find(rules.REFERENCE_START), text.find(rules.REFERENCE_END)
+    assert 0 <= start < end, f"{REFERENCE_PAGE} needs a {rules.REFERENCE_START} ... {rules.REFERENCE_END} block"
+    current = text[start:end + len(rules.REFERENCE_END)] + "\n"
     assert current == rules.reference_markdown(), (
-        "README.md's rule reference is stale: regenerate it with "
-        "`python -m planner rules --update-readme README.md` (or paste the output of "
-        f"`{rules.REFERENCE_COMMAND}` between the markers)")
+        f"{REFERENCE_PAGE}'s rule reference is stale: regenerate it with "
+        f"`python -m planner rules --update-readme {REFERENCE_PAGE}` (or `python -m tools.gen_reference`)")
 
 
 def test_markdown_format_is_the_reference() -> None:

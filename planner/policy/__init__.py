@@ -1,6 +1,6 @@
 """planner as a Pulumi CrossGuard policy pack: the same rules and price book at `pulumi preview`.
 
-`policy/__main__.py` (the pack folder named in the README) only builds the `PolicyPack`
+`policy/__main__.py` (the pack folder of docs/tasks/policy-pack.md) only builds the `PolicyPack`
 from `POLICIES`, because the pack's constructor serves the engine forever; everything that
 can be tested lives here. This package may import pulumi and pulumi_policy; the core
 (model, rules, cost, reports) never imports it.
