@@ -78,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     cat = catalogue.load()
     if args.instances is not None and args.instances <= 0:
         raise InputError([Problem(ARGS, None, "--instances", f"expected a positive integer, got {args.instances}")])
+    _check_region(args.region, cat)
     unknown = [t for t in args.types if t not in cat.instance_types]
     if unknown:
         raise InputError([Problem(ARGS, None, "--instance-type",
@@ -92,6 +93,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_table(result))
     return 0
+
+
+def _check_region(region: str, cat: Any) -> None:
+    """A region no catalogue type is offered in is a typo (did you mean) or a region planner cannot price."""
+    import difflib
+
+    known = sorted({r for t in cat.instance_types.values() for r in t.regions})
+    if region in known:
+        return
+    close = difflib.get_close_matches(region, known, n=1, cutoff=0.75)
+    hint = f" (did you mean '{close[0]}'?)" if close else f"; expected one of: {', '.join(known)}"
+    raise InputError([Problem(ARGS, None, "--region", f"no catalogue instance type is offered in '{region}'{hint}")])
 
 
 def render_table(result: dict[str, Any]) -> str:

@@ -1,10 +1,15 @@
 """What a declared cluster costs: line items per resource, Infracost-style, from a price book.
 
 Hours come from `schedule.hours`, else from the workload (6 N D at MFU x dense peak).
+When the workload needs more hours than `schedule.hours`, a second estimate on the
+workload's hours is attached (`workload_estimate`): a schedule too short for the job does
+not make the job cheaper, so the budget is checked against the larger of the two.
 Capacity Blocks are paid for whole bookable durations, so their billed hours are the run
 hours rounded up (`planner.blocks`). An unknown price is never zero: its line item has no
-unit price and no total, and the estimate is marked incomplete. With no hours at all, the
-hourly and monthly rates are still given and the total is unknown.
+unit price and no total, and the estimate is marked incomplete; a combination AWS does
+not sell (`planner.cost.offers`) says so instead of "unknown". With no hours at all, the
+hourly and monthly rates are still given and the total is unknown. Line totals are
+rounded to the cent and the total is their sum, so the printed figures add up.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from planner import blocks
 from planner import catalogue as _catalogue
 from planner.catalogue import Catalogue
 from planner.cost.book import Price, PriceBook
+from planner.cost.offers import not_sold
 from planner.cost.training import dense_peak, run_hours
 from planner.model import Cluster, Path, Stack
 
@@ -58,9 +64,10 @@ class LineItem:
 
     @property
     def total_usd(self) -> float | None:
+        """Rounded to the cent, as printed: the estimate's total is the sum of these."""
         if self.quantity is None or self.price is None:
             return None
-        return self.quantity * self.price.usd
+        return round(self.quantity * self.price.usd, 2)
 
     def to_json(self) -> dict[str, Any]:
         p = self.price
@@ -92,6 +99,7 @@ class CostEstimate:
     line_items: tuple[LineItem, ...]
     notes: tuple[str, ...] = ()
     currency: str = CURRENCY
+    workload_estimate: "CostEstimate | None" = None  # on the workload's hours, when longer than schedule.hours
 
     @property
     def complete(self) -> bool:
@@ -117,19 +125,31 @@ class CostEstimate:
 
     @property
     def total_usd(self) -> float | None:
-        return _sum([i.total_usd for i in self.line_items])
+        total = _sum([i.total_usd for i in self.line_items])
+        return None if total is None else round(total, 2)
 
     @property
     def known_total_usd(self) -> float | None:
         """Sum of the line items whose total is known: a lower bound when the total is unknown."""
         known = [i.total_usd for i in self.line_items if i.total_usd is not None]
-        return sum(known) if known else None
+        return round(sum(known), 2) if known else None
+
+    @property
+    def budget_basis(self) -> "CostEstimate":
+        """The estimate a budget is checked against: on the workload's hours when they exceed the schedule."""
+        return self.workload_estimate or self
 
     @property
     def known_hourly_usd(self) -> float:
         return sum(i.hourly_usd for i in self.line_items if i.hourly_usd is not None)
 
     def to_json(self) -> dict[str, Any]:
+        out = self._json()
+        if self.workload_estimate is not None:
+            out["workload_estimate"] = self.workload_estimate._json()
+        return out
+
+    def _json(self) -> dict[str, Any]:
         return {
             "currency": self.currency,
             "price_book": self.price_book,
@@ -179,24 +199,43 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
     c = stack.cluster
     wl_hours = workload_hours(c, cat)
     notes: list[str] = []
+    longer = None
     if c.schedule is not None:
         run, basis = c.schedule.hours, "schedule.hours"
         if wl_hours is not None and wl_hours > run:
             notes.append(f"the workload needs {wl_hours:,.1f} h at the declared MFU, more than schedule.hours "
-                         f"({run:,.1f} h); the estimate uses schedule.hours")
+                         f"({run:,.1f} h); this estimate uses schedule.hours, the estimate on the workload's hours "
+                         f"is given too and the budget is checked against it")
+            items, more = _items(stack, book, wl_hours)
+            longer = CostEstimate(book.name, wl_hours, "workload", wl_hours, tuple(items), tuple(more))
     elif wl_hours is not None:
         run, basis = wl_hours, "workload"
     else:
         run, basis = None, "none"
         notes.append("no schedule.hours and no workload: hourly and monthly rates only, total unknown")
+    items, more = _items(stack, book, run)
+    return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes + more), workload_estimate=longer)
+
+
+def _items(stack: Stack, book: PriceBook, run: float | None) -> tuple[list[LineItem], list[str]]:
+    """The line items of `stack` for a run of `run` hours, and notes about them."""
+    c = stack.cluster
+    notes: list[str] = []
     items: list[LineItem] = []
     for g in c.node_groups:
         price = book.instance(g.instance_type, stack.region, g.purchase)
         billed, note = _billed(run, g.purchase)
         if note and billed is None:
             notes.append(f"node group '{g.name}': {note}")
+        detail: dict[str, Any] = {"instance_type": g.instance_type, "purchase": g.purchase, "region": stack.region,
+                                  "instances": g.count}
         if price is None:
-            missing = f"no {g.purchase} price for {g.instance_type} in {stack.region} in price book '{book.name}'"
+            gone = not_sold(g.instance_type, stack.region, g.purchase)
+            if gone is not None:
+                missing = f"AWS does not sell {g.instance_type} {g.purchase} in {stack.region}: {gone.reason}"
+                detail["not_sold"] = True
+            else:
+                missing = f"no {g.purchase} price for {g.instance_type} in {stack.region} in price book '{book.name}'"
             note = f"{missing}; {note}" if note else missing
         items.append(LineItem(
             resource=CAPACITY_BLOCK_RESOURCE if g.purchase == "capacity-block" else EC2_RESOURCE,
@@ -207,7 +246,7 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
             hourly_usd=None if price is None else g.count * price.usd,
             hours=billed,
             run_hours=run,
-            detail={"instance_type": g.instance_type, "purchase": g.purchase, "region": stack.region, "instances": g.count},
+            detail=detail,
             path=g.path + ("instance_type",),
             note=note,
         ))
@@ -230,4 +269,4 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
             note=None if price is not None else
             f"no price for FSx for Lustre {fs.deployment_type}{tput} in {stack.region} in price book '{book.name}'",
         ))
-    return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes))
+    return items, notes
