@@ -66,13 +66,15 @@ def total_usd(n: int, run: float, purchase: str, usd_per_hour: float) -> float |
 
 
 def cheapest_for_deadline(job: Job, peak: float, mfu: float, purchase: str, usd_per_hour: float,
-                          unit: int = 1) -> tuple[int, int]:
+                          unit: int = 1, max_count: int | None = None) -> tuple[int, int]:
     """(cheapest count, smallest count) of instances, multiples of `unit`, that finish within the deadline.
 
     On demand, the total is the same for every count (instances x hours is constant), so the
     smallest count wins. With Capacity Blocks, a larger count can fit a shorter bookable block:
-    counts are tried upwards until even the shortest block (24 h) for them costs more than the
-    best found, since no larger count can then be cheaper.
+    counts are tried from the smallest up to twice it (a cluster planned at more than double
+    the size the deadline needs is another plan), and always to 25% above the best count
+    found, never beyond `max_count` (the largest UltraCluster), stopping early once even the
+    shortest block (24 h) for a count costs more than the best found.
     """
     assert job.deadline_hours is not None
     smallest = instances_for_deadline(job.parameters, job.tokens, peak, mfu, job.deadline_hours, unit)
@@ -80,13 +82,12 @@ def cheapest_for_deadline(job: Job, peak: float, mfu: float, purchase: str, usd_
         return smallest, smallest
     best_n, best = smallest, total_usd(smallest, run_hours(job.parameters, job.tokens, smallest * peak, mfu), purchase, usd_per_hour)
     n = smallest + unit
-    while n * MIN_BLOCK_HOURS * usd_per_hour <= (best if best is not None else float("inf")):
+    while (n <= max(2 * smallest, best_n * 1.25) and (max_count is None or n <= max_count)
+           and n * MIN_BLOCK_HOURS * usd_per_hour <= (best if best is not None else float("inf"))):
         t = total_usd(n, run_hours(job.parameters, job.tokens, n * peak, mfu), purchase, usd_per_hour)
         if t is not None and (best is None or t < best):
             best_n, best = n, t
         n += unit
-        if best is None and n > smallest + 1000 * unit:  # every run longer than a block: nothing to gain
-            break
     return best_n, smallest
 
 
@@ -106,9 +107,8 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
         if job.region not in t.regions:
             not_offered.append(t.name)
             continue
-        purchases = [p for p in PURCHASES if book.instance(t.name, job.region, p) is not None
-                     and not_sold(t.name, job.region, p) is None]
-        gone = [p for p in _offered(t) if not_sold(t.name, job.region, p) is not None]
+        purchases = [p for p in PURCHASES if book.instance(t.name, job.region, p) is not None]
+        gone = [p for p in _offered(t) if p not in purchases and not_sold(t.name, job.region, p) is not None]
         if gone:
             unsold.append(f"{t.name} ({', '.join(gone)})")
         missing = [p for p in _offered(t) if p not in purchases and p not in gone]
@@ -128,7 +128,9 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
             notes: list[str] = []
             smallest = None
             if job.deadline_hours is not None:
-                n, smallest = cheapest_for_deadline(job, peak, mfu, purchase, price.usd, unit)
+                limit = ULTRACLUSTER_MAX.get(t.accelerator.name)
+                cap = None if limit is None else limit // t.accelerator_count // unit * unit
+                n, smallest = cheapest_for_deadline(job, peak, mfu, purchase, price.usd, unit, cap)
                 if n != smallest:
                     run_small = run_hours(job.parameters, job.tokens, smallest * peak, mfu)
                     notes.append(f"cheapest count that meets the deadline; the smallest, {smallest:,}, runs "
@@ -155,6 +157,9 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
                 notes.append(f"{n * t.accelerator_count:,} {t.accelerator.name} is more than an EC2 UltraCluster holds ({limit:,})")
             if price.assumption:
                 notes.append(f"assumption: {price.assumption}")
+            unsold_here = not_sold(t.name, job.region, purchase)
+            if unsold_here is not None:
+                notes.append(f"AWS does not sell {t.name} {purchase} in {job.region}: {unsold_here.reason}")
             used_families.add(t.family)
             candidates.append({
                 "instance_type": t.name,

@@ -182,12 +182,23 @@ def workload_hours(cluster: Cluster, cat: Catalogue) -> float | None:
 
 
 def _billed(run: float | None, purchase: str) -> tuple[float | None, str | None]:
+    """Billed hours of a run: Capacity Blocks round up to bookable durations.
+
+    A run longer than the longest block needs consecutive blocks: as many of the longest
+    as fit, then the shortest bookable block covering the rest.
+    """
     if run is None or purchase != "capacity-block":
         return run, None
     billed = blocks.round_up_to_block(run)
     if billed is None:
-        return None, (f"run of {run:,.1f} h is longer than the longest Capacity Block ({blocks.MAX_HOURS:,} h = "
-                      f"{blocks.MAX_DAYS} days): several blocks must be booked; billed hours and total not estimated")
+        full = int(run // blocks.MAX_HOURS)
+        rest = run - full * blocks.MAX_HOURS
+        tail = blocks.round_up_to_block(rest) if rest > 0 else 0
+        billed = full * blocks.MAX_HOURS + (tail or 0)
+        parts = f"{full} x {blocks.MAX_DAYS}-day block{'s' if full > 1 else ''}" + (
+            f" + a {tail // 24}-day block" if tail else "")
+        return billed, (f"Capacity Block: run of {run:,.1f} h is longer than the longest block ({blocks.MAX_HOURS:,} h = "
+                        f"{blocks.MAX_DAYS} days): billed as consecutive blocks, {parts} ({billed:,} h)")
     if billed != run:
         return billed, f"Capacity Block: run of {run:,.1f} h billed as a {billed // 24}-day block ({billed:,} h)"
     return billed, None
@@ -225,8 +236,6 @@ def _items(stack: Stack, book: PriceBook, run: float | None) -> tuple[list[LineI
     for g in c.node_groups:
         price = book.instance(g.instance_type, stack.region, g.purchase)
         billed, note = _billed(run, g.purchase)
-        if note and billed is None:
-            notes.append(f"node group '{g.name}': {note}")
         detail: dict[str, Any] = {"instance_type": g.instance_type, "purchase": g.purchase, "region": stack.region,
                                   "instances": g.count}
         if price is None:

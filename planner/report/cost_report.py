@@ -90,6 +90,8 @@ def table_lines(cost: dict[str, Any]) -> list[str]:
 
     rows, foot = _rows(cost)
     out = [f"cost: {headline(cost)}; price book {cost.get('price_book')}"]
+    if cost.get("workload_estimate"):
+        out.append(f"cost on the hours the workload needs: {headline(cost['workload_estimate'])}")
     out += ["  " + line for line in grid(HEADERS, rows, right=(2, 3, 4))]
     out += [f"  [{i}] {text}" for i, text in enumerate(foot, 1)]
     out += [f"  note: {n}" for n in cost.get("notes", [])]
@@ -103,9 +105,10 @@ def _cell(text: str) -> str:
 def markdown(cost: dict[str, Any]) -> str:
     """The cost section of a markdown report (a pull-request comment): headline, line items, notes."""
     rows, foot = _rows(cost)
-    out = [f"**Cost:** {_cell(headline(cost))} (price book `{cost.get('price_book')}`)", "",
-           "| " + " | ".join(h.capitalize() for h in HEADERS) + " |",
-           "|---|---|---:|---:|---:|---|---|"]
+    out = [f"**Cost:** {_cell(headline(cost))} (price book `{cost.get('price_book')}`)", ""]
+    if cost.get("workload_estimate"):
+        out[-1:] = [f"**Cost on the hours the workload needs:** {_cell(headline(cost['workload_estimate']))}", ""]
+    out += ["| " + " | ".join(h.capitalize() for h in HEADERS) + " |", "|---|---|---:|---:|---:|---|---|"]
     out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
     if foot or cost.get("notes"):
         out.append("")
