@@ -88,3 +88,16 @@ def test_mirrored_entries_say_they_come_from_a_mirror() -> None:
     for key, price in load_price_book(None).entries():
         if "github.com" in price.source:
             assert price.note and "mirror" in price.note, key
+
+
+def test_purchase_not_sold_rests_on_the_capacity_blocks_pages() -> None:
+    """EC2 User Guide, "Capacity Blocks for ML": "Capacity Blocks are availale for select instance
+    types in some AWS Regions." (sic); the Capacity Blocks pricing page lists the rate of each
+    type per region, so a region it does not list for a type sells no blocks of it."""
+    from planner import rules
+
+    r = rules.registry()["purchase-not-sold"]
+    assert r.source == "https://aws.amazon.com/ec2/capacityblocks/pricing/" and r.severity == "warning"
+    gone = not_sold("trn2.48xlarge", "ap-south-2", "capacity-block")
+    assert gone is not None and "us-east-2 only" in gone.reason
+    assert not_sold("trn2.48xlarge", "us-east-2", "capacity-block") is None
