@@ -56,8 +56,11 @@ def _r(x: float | None, digits: int) -> float | None:
 
 
 def billed_hours(run: float, purchase: str) -> float | None:
-    """Hours paid for a run: Capacity Blocks round up to a bookable duration (None beyond the longest)."""
-    return blocks.round_up_to_block(run) if purchase == "capacity-block" else run
+    """Hours paid for a run: Capacity Blocks round up to bookable durations (consecutive blocks
+    beyond the longest), as the estimate bills them."""
+    from planner.cost.estimate import billed
+
+    return billed(run, purchase)[0]
 
 
 def total_usd(n: int, run: float, purchase: str, usd_per_hour: float) -> float | None:
@@ -142,11 +145,10 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
                     n += unit - n % unit
                     notes.append(f"rounded up to whole UltraServers of {unit}")
             run = run_hours(job.parameters, job.tokens, n * peak, mfu)
-            billed: float | None = run
+            billed = billed_hours(run, purchase)
             if purchase == "capacity-block":
-                billed = blocks.round_up_to_block(run)
-                if billed is None:
-                    notes.append(f"run longer than the longest Capacity Block ({blocks.MAX_DAYS} days): total not estimated")
+                if run > blocks.MAX_HOURS:
+                    notes.append(f"run longer than the longest Capacity Block ({blocks.MAX_DAYS} days): billed as consecutive blocks")
                 if n > blocks.MAX_INSTANCES_PER_ACCOUNT:
                     notes.append(f"more than {blocks.MAX_INSTANCES_PER_ACCOUNT} instances: several Capacity Blocks, above "
                                  "the default account limit across blocks")

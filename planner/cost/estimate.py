@@ -181,7 +181,7 @@ def workload_hours(cluster: Cluster, cat: Catalogue) -> float | None:
     return run_hours(w.parameters, w.tokens, peak, w.mfu)
 
 
-def _billed(run: float | None, purchase: str) -> tuple[float | None, str | None]:
+def billed(run: float | None, purchase: str) -> tuple[float | None, str | None]:
     """Billed hours of a run: Capacity Blocks round up to bookable durations.
 
     A run longer than the longest block needs consecutive blocks: as many of the longest
@@ -189,19 +189,19 @@ def _billed(run: float | None, purchase: str) -> tuple[float | None, str | None]
     """
     if run is None or purchase != "capacity-block":
         return run, None
-    billed = blocks.round_up_to_block(run)
-    if billed is None:
+    up = blocks.round_up_to_block(run)
+    if up is None:
         full = int(run // blocks.MAX_HOURS)
         rest = run - full * blocks.MAX_HOURS
         tail = blocks.round_up_to_block(rest) if rest > 0 else 0
-        billed = full * blocks.MAX_HOURS + (tail or 0)
+        total = full * blocks.MAX_HOURS + (tail or 0)
         parts = f"{full} x {blocks.MAX_DAYS}-day block{'s' if full > 1 else ''}" + (
             f" + a {tail // 24}-day block" if tail else "")
-        return billed, (f"Capacity Block: run of {run:,.1f} h is longer than the longest block ({blocks.MAX_HOURS:,} h = "
-                        f"{blocks.MAX_DAYS} days): billed as consecutive blocks, {parts} ({billed:,} h)")
-    if billed != run:
-        return billed, f"Capacity Block: run of {run:,.1f} h billed as a {billed // 24}-day block ({billed:,} h)"
-    return billed, None
+        return total, (f"Capacity Block: run of {run:,.1f} h is longer than the longest block ({blocks.MAX_HOURS:,} h = "
+                        f"{blocks.MAX_DAYS} days): billed as consecutive blocks, {parts} ({total:,} h)")
+    if up != run:
+        return up, f"Capacity Block: run of {run:,.1f} h billed as a {up // 24}-day block ({up:,} h)"
+    return up, None
 
 
 def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) -> CostEstimate:
@@ -235,7 +235,7 @@ def _items(stack: Stack, book: PriceBook, run: float | None) -> tuple[list[LineI
     items: list[LineItem] = []
     for g in c.node_groups:
         price = book.instance(g.instance_type, stack.region, g.purchase)
-        billed, note = _billed(run, g.purchase)
+        hours, note = billed(run, g.purchase)
         detail: dict[str, Any] = {"instance_type": g.instance_type, "purchase": g.purchase, "region": stack.region,
                                   "instances": g.count}
         if price is None:
@@ -250,10 +250,10 @@ def _items(stack: Stack, book: PriceBook, run: float | None) -> tuple[list[LineI
             resource=CAPACITY_BLOCK_RESOURCE if g.purchase == "capacity-block" else EC2_RESOURCE,
             name=g.name,
             unit="instance-hour",
-            quantity=None if billed is None else g.count * billed,
+            quantity=None if hours is None else g.count * hours,
             price=price,
             hourly_usd=None if price is None else g.count * price.usd,
-            hours=billed,
+            hours=hours,
             run_hours=run,
             detail=detail,
             path=g.path + ("instance_type",),
