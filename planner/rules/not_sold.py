@@ -34,4 +34,4 @@ def purchase_not_sold(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue  # UltraServers on demand: `ultraserver-purchase` reports it
         yield r.finding(ctx, g.path + ("purchase",),
                         f"node group '{g.name}': AWS does not sell {g.instance_type} {g.purchase} in {ctx.stack.region} "
-                        f"({gone.reason}; {gone.source}, {gone.as_of}): no price, and the instances cannot be bought this way")
+                        f"({gone.reason}, as of {gone.as_of}): no price, and the instances cannot be bought this way")
