@@ -217,19 +217,23 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
             notes.append(f"the workload needs {wl_hours:,.1f} h at the declared MFU, more than schedule.hours "
                          f"({run:,.1f} h); this estimate uses schedule.hours, the estimate on the workload's hours "
                          f"is given too and the budget is checked against it")
-            items, more = _items(stack, book, wl_hours)
+            items, more = _items(stack, book, wl_hours, cat)
             longer = CostEstimate(book.name, wl_hours, "workload", wl_hours, tuple(items), tuple(more))
     elif wl_hours is not None:
         run, basis = wl_hours, "workload"
     else:
         run, basis = None, "none"
         notes.append("no schedule.hours and no workload: hourly and monthly rates only, total unknown")
-    items, more = _items(stack, book, run)
+    items, more = _items(stack, book, run, cat)
     return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes + more), workload_estimate=longer)
 
 
-def _items(stack: Stack, book: PriceBook, run: float | None) -> tuple[list[LineItem], list[str]]:
-    """The line items of `stack` for a run of `run` hours, and notes about them."""
+def _items(stack: Stack, book: PriceBook, run: float | None, cat: Catalogue) -> tuple[list[LineItem], list[str]]:
+    """The line items of `stack` for a run of `run` hours, and notes about them.
+
+    UltraServer members are bought by UltraServer (Capacity Blocks for UltraServers are offered
+    by `UltraserverCount`): their line item also gives the UltraServers and the UltraServer-hour.
+    """
     c = stack.cluster
     notes: list[str] = []
     items: list[LineItem] = []
@@ -238,6 +242,10 @@ def _items(stack: Stack, book: PriceBook, run: float | None) -> tuple[list[LineI
         hours, note = billed(run, g.purchase)
         detail: dict[str, Any] = {"instance_type": g.instance_type, "purchase": g.purchase, "region": stack.region,
                                   "instances": g.count}
+        size = cat.instance_types[g.instance_type].ultraserver_size
+        if size:
+            detail["ultraservers"] = g.count // size
+            detail["usd_per_ultraserver_hour"] = None if price is None else _r(price.usd * size)
         if price is None:
             gone = not_sold(g.instance_type, stack.region, g.purchase)
             if gone is not None:

@@ -51,7 +51,8 @@ def _what(item: dict[str, Any]) -> str:
     kind = RESOURCE_NAMES.get(item["resource"], item["resource"])
     if "instance_type" in item:
         purchase = "" if item["purchase"] == "capacity-block" else f" ({item['purchase']})"
-        return f"{kind} {item['instance_type']} x {item['instances']}{purchase}"
+        units = f" ({item['ultraservers']} UltraServers)" if item.get("ultraservers") else ""
+        return f"{kind} {item['instance_type']} x {item['instances']}{units}{purchase}"
     tput = item.get("per_unit_storage_throughput")
     return f"{kind} {item.get('deployment_type')} {item.get('storage_capacity_gib'):,} GiB" + (f" @ {tput} MB/s/TiB" if tput else "")
 
