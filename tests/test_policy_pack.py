@@ -429,14 +429,14 @@ def test_budget_hours_default_to_the_declared_schedule_then_a_month(price_book: 
 
 
 def test_budget_unknown_prices(price_book: str) -> None:
-    """p5e on-demand has no price in us-east-2: a lower bound can still exceed; requireCompletePricing refuses."""
+    """p5e on-demand is not sold (no price) in us-east-2: a lower bound can still exceed; requireCompletePricing refuses."""
     specs = hand_written(instance_type="p5e.48xlarge", cards=32, lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
     lenient = {"maxTotalUsd": 1000, "hours": 100, "priceBook": price_book}
     assert violations(policies.budget, stack_args(specs, config=lenient)) == []
     strict = dict(lenient, requireCompletePricing=True)
     found = violations(policies.budget, stack_args(specs, config=strict))
-    # the unpriced instance type is set on the launch template
-    assert [(m.split("]")[0], u) for m, u in found] == [("[price-unknown", by_name(specs, LT).urn)]
+    # the purchase option AWS does not sell is set by the auto scaling group
+    assert [(m.split("]")[0], u) for m, u in found] == [("[purchase-not-sold", by_name(specs, ASG).urn)]
     below = dict(lenient, maxTotalUsd=10)
     assert "is at least $24.00 (some prices unknown)" in violations(policies.budget, stack_args(specs, config=below))[0][0]
 

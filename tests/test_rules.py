@@ -163,6 +163,19 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
     "workload-memory": [
         ("warning", trn2(2, workload("1e12")), trn2(2, workload("70e9")), "us-east-2"),
     ],
+    # 6 x 8e9 x 1e12 FLOPs on 4 p5en (31.7 PF BF16 dense) at MFU 0.3: about 1,400 h
+    "workload-exceeds-schedule": [
+        ("warning", group("p5en.48xlarge", 4, more=workload("8e9") + "schedule: {hours: 1000}"),
+         group("p5en.48xlarge", 4, more=workload("8e9") + "schedule: {hours: 1500}"), "us-east-2"),
+        ("error", group("p5en.48xlarge", 4, more=workload("8e9") + "schedule: {hours: 500}"),
+         group("p5en.48xlarge", 8, more=workload("8e9") + "schedule: {hours: 1500}"), "us-east-2"),
+    ],
+    # not-sold.yaml: p5e on demand nowhere; p6-b200 blocks not in ap-south-2 (its on-demand price is unknown, not unsold)
+    "purchase-not-sold": [
+        ("warning", group("p5e.48xlarge", 2), group("p5e.48xlarge", 2, "capacity-block", CB), "us-east-2"),
+        ("warning", group("p6-b200.48xlarge", 2, "capacity-block", CB).replace("us-east-2b", "ap-south-2a"),
+         group("p6-b200.48xlarge", 2).replace("us-east-2b", "ap-south-2a"), "ap-south-2"),
+    ],
 }
 
 

@@ -47,6 +47,7 @@ LUSTRE_VALUES = "planner-lustre-values"
 
 BUDGET_RULE = "budget-exceeded"
 PRICE_UNKNOWN_RULE = "price-unknown"
+NOT_SOLD_RULE = "purchase-not-sold"  # no price because AWS does not sell it: as incomplete as an unknown one
 
 _LOCATION_SCHEMA: dict[str, dict[str, Any]] = {
     "region": {"type": "string", "description": "AWS region, when no aws provider region is visible to the pack"},
@@ -107,7 +108,7 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         unseen = [Violation(f"cannot price the cluster: {g.message}", g.urn) for g in outcome.gaps] if outcome.rebuilt.data is None else []
         _report(outcome.problems + unseen, report_violation)
         return
-    verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
+    verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
     estimate = headline(outcome.plan.cost.to_json())
     _report([Violation(f"{describe(f)} Estimate: {estimate}", outcome.rebuilt.urn_at(f.line))
              for f in outcome.plan.findings if f.rule in verdicts and not f.suppressed], report_violation)
