@@ -72,10 +72,16 @@ def test_types_not_offered_or_not_sold_in_the_region_are_named() -> None:
 
 
 def test_ultracluster_size_limits_the_search() -> None:
-    job = Job(1e12, 1e14, "bf16", {"*": 0.35}, "us-east-2", deadline_hours=200, )
+    """AWS documents P5 UltraClusters of up to 20,000 H100 (the only documented size): the
+    search for a cheaper count never passes it, though twice the smallest count would."""
+    job = Job(1e11, 6.6e12, "bf16", {"*": 0.35}, "us-east-2", deadline_hours=200)
+    seen = False
     for c in compare(job, load_price_book(None), CAT)["candidates"]:
-        if c["instance_type"] in ("trn2.48xlarge", "trn2u.48xlarge") and c["instances"] > c["smallest_instances"]:
-            assert c["instances"] * 16 <= 100_000
+        if c["instance_type"] == "p5.48xlarge":
+            seen = True
+            assert 2 * c["smallest_instances"] * 8 > 20_000  # the limit, not the 2x bound, is what stops it
+            assert c["instances"] * 8 <= 20_000
+    assert seen
 
 
 def test_a_misspelt_region_is_refused_with_a_suggestion() -> None:
