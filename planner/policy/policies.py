@@ -75,7 +75,8 @@ def validate_topology(args: StackValidationArgs, report_violation: ReportViolati
 def validate_topology_warnings(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Warning and info findings, and what the pack had to assume or could not see (nothing is silently skipped)."""
     outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared_cluster()))
-    gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps]
+    # once planned, the gaps are `readback-gap` findings; without a plan they are reported as they are
+    gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps] if outcome.plan is None else []
     _report(outcome.config_problems + gaps + findings_as_violations(outcome, ("warning", "info")), report_violation)
 
 
