@@ -215,7 +215,8 @@ def declared_stacks(directory: str, stack: str) -> list[Stack]:
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError([Problem(shown(program.main), None, "", f"the program's child process sent a malformed "
                                                                   f"message ({type(exc).__name__})")]) from None
-    read = readback.from_program(resources, stack, message.get("config") or {}, shown(program.main), _ORIGIN)
+    entry = os.path.join(program.main, "__main__.py") if os.path.isdir(program.main) else program.main
+    read = readback.from_program(resources, stack, message.get("config") or {}, shown(entry), _ORIGIN)
     if read is not None:
         stacks.append(read)
     if not stacks:
@@ -280,11 +281,16 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
             raise InputError([Problem(shown(program.main, origin), None, "",
                                       f"the program failed: {_one_line(exc)}{hint}")]) from None
         stacks = [wire.encode(s) for s in found]
+    from pulumi.runtime.settings import get_monitor
+
     resources = []
-    for reg in mocks.registered:
-        file, line = sources.where(reg["type"], reg["name"])
-        reg["source"] = [shown(file, origin), line] if file else None
-        resources.append(reg)
+    for reg in get_monitor().get_registered_resources().values():
+        parts = reg.urn.split("::")
+        type_, name = parts[2].split("$")[-1], parts[3]
+        file, line = sources.where(type_, name)
+        resources.append({"type": type_, "name": name, "urn": reg.urn.replace("::pulumi:pulumi:Stack$", "::", 1),
+                          "custom": mocks.custom.get((type_, name), False), "props": _jsonable(dict(reg.state or {})),
+                          "source": [shown(file, origin), line] if file else None})
     return {"stacks": stacks, "resources": resources, "config": program.config(stack)}
 
 
@@ -297,32 +303,19 @@ class ReadbackMocks(pulumi.runtime.Mocks):
     """
 
     def __init__(self) -> None:
-        self.registered: list[dict[str, Any]] = []
+        self.custom: dict[tuple[str, str], bool] = {}
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         rid = f"{args.name}-id"
         state = dict(args.inputs)
+        self.custom[(args.typ, args.name)] = bool(args.custom)
         if args.custom:
             state.setdefault("name", args.name)
             state.setdefault("arn", f"arn:aws:mock::000000000000:{args.typ.rsplit(':', 1)[-1]}/{rid}")
-        self.registered.append({"type": args.typ, "name": args.name, "urn": _urn(args), "custom": bool(args.custom),
-                                "props": _jsonable(dict(state, id=rid))})
         return rid, state
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
         return {}
-
-
-def _urn(args: pulumi.runtime.MockResourceArgs) -> str:
-    from pulumi.runtime.settings import get_project, get_stack
-
-    parent = args.parent or ""
-    qualified = args.typ
-    if parent and "::" in parent:
-        parent_type = parent.split("::")[2]
-        if parent_type != "pulumi:pulumi:Stack":
-            qualified = f"{parent_type}${args.typ}"
-    return f"urn:pulumi:{get_stack()}::{get_project()}::{qualified}::{args.name}"
 
 
 def _jsonable(value: Any) -> Any:

@@ -128,3 +128,45 @@ node_groups:
     assert result.code == 0, result.err
     assert json.loads(result.out)["stacks"][0]["summary"]["instances"] == 2
     assert "hello from the program" in result.err
+
+
+# --- the program runs in a child process: its exit and its output stay there (issue 14, item 9) ---------
+
+HAND_WRITTEN = """
+import pulumi_aws as aws
+subnet = aws.ec2.Subnet("private", vpc_id="vpc-0123456789abcdef0", cidr_block="10.0.1.0/24", availability_zone="us-east-2b")
+lt = aws.ec2.LaunchTemplate("trainers", instance_type="trn2.48xlarge", image_id="ami-0123456789abcdef0",
+    metadata_options={"http_tokens": "required"},
+    network_interfaces=[{"network_card_index": c, "device_index": 0 if c == 0 else 1,
+                         "interface_type": "efa" if c == 0 else "efa-only", "subnet_id": subnet.id} for c in range(16)])
+aws.autoscaling.Group("trainers", desired_capacity=2, max_size=2, min_size=0, vpc_zone_identifiers=[subnet.id],
+                      launch_template={"id": lt.id, "version": "$Latest"}, placement_group="existing-cluster-pg")
+"""
+
+
+def test_sys_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
+    for i, ending in enumerate(("import sys\nsys.exit(0)\n", "raise SystemExit(3)\n",
+                                "class Stop(BaseException):\n    pass\nraise Stop('halt')\n")):
+        (tmp_path / str(i)).mkdir()
+        d = project(tmp_path / str(i), "availability_zone: us-east-2b", main=HAND_WRITTEN + ending)
+        result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+        assert result.code == 2 and result.out == "", (ending, result.out)
+        assert len(result.err.strip().splitlines()) == 1 and "the program failed:" in result.err, result.err
+        assert "Traceback" not in result.err
+
+
+def test_os_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
+    d = project(tmp_path, "availability_zone: us-east-2b", main=HAND_WRITTEN + "import os\nos._exit(0)\n")
+    result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+    assert result.code == 2 and result.out == ""
+    assert result.err.strip() == f"planner: {d / 'app.py'}: the program ended its process (exit status 0) before planner could read what it declares"
+
+
+def test_the_programs_own_stdout_never_reaches_json_or_sarif(tmp_path: Path) -> None:
+    noisy = "import os, sys\nprint('{\"not\": \"json\"')\nos.write(1, b'raw bytes on fd 1\\n')\nsys.stdout.write('more')\n"
+    d = project(tmp_path, "availability_zone: us-east-2b", main=noisy + HAND_WRITTEN)
+    for fmt in ("json", "sarif"):
+        result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", fmt)
+        assert result.code in (0, 1), result.err
+        json.loads(result.out)  # the whole of stdout is the report
+        assert "raw bytes on fd 1" in result.err and '{"not": "json"' in result.err
