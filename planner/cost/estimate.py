@@ -189,6 +189,9 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
     else:
         run, basis = None, "none"
         notes.append("no schedule.hours and no workload: hourly and monthly rates only, total unknown")
+    if c.unplanned:  # read back from a program: compute it could not size or price is left out, not free
+        notes.append(f"{len(c.unplanned)} compute resource(s) of the program are not planned or priced (see the findings): "
+                     "this estimate leaves them out")
     items: list[LineItem] = []
     for g in c.node_groups:
         price = book.instance(g.instance_type, stack.region, g.purchase)

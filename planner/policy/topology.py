@@ -46,6 +46,7 @@ from planner.policy.resources import (
 )
 
 _NAME_OK = re.compile(r"[^a-z0-9-]+")
+_RESERVATION = re.compile(r"cr-[0-9a-f]{8,17}")
 _AZ = re.compile(r"^([a-z]{2}(-gov)?-[a-z]+-\d)[a-z]$")
 _MARKETS = {"capacity-block": "capacity-block", "spot": "spot"}
 _EKS_CAPACITY = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND": "on-demand"}
@@ -244,7 +245,7 @@ def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[t
         subnets = graph.resolve(asg, "vpcZoneIdentifiers", as_list(asg.get("vpcZoneIdentifiers")), SUBNET)
         zones = _zones(subnets) or [z for z in as_list(asg.get("availabilityZones")) if isinstance(z, str) and known(z)]
         zones, pgs, external = _where(graph, asg, template, zones)
-        values, sources, interfaces = _launch_values(graph, template, None)
+        values, sources, interfaces = _launch_values(graph, template, None, gaps)
         if type_source is not None:
             sources["instance_type"] = type_source
         groups.append(_Group(asg.name, itype, planned, asg, template, values, sources, pgs, zones, hi, external, interfaces))
@@ -273,7 +274,7 @@ def _eks_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[t
             continue
         zones, pgs, external = _where(graph, ng, template,
                                       _zones(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET)))
-        values, sources, interfaces = _launch_values(graph, template, None)
+        values, sources, interfaces = _launch_values(graph, template, None, gaps)
         capacity = ng.get("capacityType")
         if isinstance(capacity, str) and capacity in _EKS_CAPACITY:
             values["purchase"], sources["purchase"] = _EKS_CAPACITY[capacity], ng
@@ -304,7 +305,7 @@ def _instance_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: l
         zones = [az] if isinstance(az, str) and known(az) else []
         if not zones:
             zones = _zones(graph.resolve(inst, "subnetId", [inst.get("subnetId")], SUBNET))
-        values, sources, interfaces = _launch_values(graph, template, inst)
+        values, sources, interfaces = _launch_values(graph, template, inst, gaps)
         if not zones:
             zones = _zones(_interface_subnets(graph, inst))
         zones, pgs, external = _where(graph, inst, template, zones)
@@ -379,14 +380,14 @@ def _unsized_one(r: Resource) -> tuple[str, list[Any], str] | None:
     if t in ("aws-native:sagemaker:Cluster", "aws:sagemaker/cluster:Cluster"):
         groups = as_list(r.get("instanceGroups"))
         types = [g.get("instanceType") for g in groups if isinstance(g, dict)]
-        counts = [str(g.get("instanceCount")) for g in groups if isinstance(g, dict)]
+        counts = [str(as_int(g.get("instanceCount"))) for g in groups if isinstance(g, dict)]
         return "SageMaker HyperPod cluster", types, f"instance counts {', '.join(counts) or '?'}"
     if t in ("aws-native:pcs:ComputeNodeGroup", "aws:pcs/computeNodeGroup:ComputeNodeGroup"):
         types = [dig(i, "instanceType") for i in as_list(r.get("instanceConfigs"))]
         sc = r.get("scalingConfiguration") or r.get("scalingConfig") or {}
+        lo, hi = as_int(dig(sc, "minInstanceCount")), as_int(dig(sc, "maxInstanceCount"))
         return ("AWS PCS compute node group", types,
-                f"{dig(sc, 'minInstanceCount') if known(dig(sc, 'minInstanceCount')) else '?'}-"
-                f"{dig(sc, 'maxInstanceCount') if known(dig(sc, 'maxInstanceCount')) else '?'} instances")
+                f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances")
     return None
 
 
@@ -401,7 +402,7 @@ def _attached(graph: Graph, inst: Resource) -> list[Resource]:
     return graph.resolve(inst, "networkInterfaces", [i for i in ids if i is not None], NETWORK_INTERFACE) if ids else []
 
 
-def _launch_values(graph: Graph, template: Resource | None, inst: Resource | None
+def _launch_values(graph: Graph, template: Resource | None, inst: Resource | None, gaps: list[Violation] | None = None
                    ) -> tuple[dict[str, Any], dict[str, Resource], tuple[tuple[int, int, str], ...] | None]:
     """purchase, efa, public_ip and capacity reservation from the instance, else its launch template;
     and the launch interfaces as (card, device, type), as declared."""
@@ -436,8 +437,13 @@ def _launch_values(graph: Graph, template: Resource | None, inst: Resource | Non
             sources["public_ip"] = res
         reservation = res.get("capacityReservationSpecification", "capacityReservationTarget", "capacityReservationId")
         if isinstance(reservation, str) and known(reservation) and reservation:
-            values["capacity_reservation_id"] = reservation
-            sources["capacity_reservation_id"] = res
+            if _RESERVATION.fullmatch(reservation):
+                values["capacity_reservation_id"] = reservation
+                sources["capacity_reservation_id"] = res
+            elif gaps is not None:
+                gaps.append(Violation(f"'{res.name}' targets capacity reservation '{reservation[:40]}', which is not a "
+                                      "reservation id (cr- and 8 to 17 hex digits): the launch would fail; planned "
+                                      "without it", res.urn))
     # EFA as declared, never assumed: no EFA interface means no EFA
     values["efa"] = any(kind in EFA_INTERFACE_TYPES for _, _, kind in layout or ())
     sources["efa"] = template if template is not None and inst is None else (inst or template)  # type: ignore[assignment]
