@@ -22,8 +22,11 @@ PLACEMENT_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-g
 def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     c = ctx.cluster
     where = c.path + ("placement_group",)
+    # a group launching into a targeted reservation goes where the reservation is: a cluster
+    # placement group and a targeted reservation are created for each other, so adding one is no fix
     efa_on_demand = sum(g.count for g in c.node_groups
-                        if g.purchase == "on-demand" and g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported)
+                        if g.purchase == "on-demand" and g.efa and g.capacity_reservation_id is None
+                        and ctx.catalogue.instance_types[g.instance_type].efa_supported)
     if c.placement_group == "none" and efa_on_demand > 1:
         yield r.finding(ctx, where,
                         f"{efa_on_demand} on-demand EFA instances without a cluster placement group: "
