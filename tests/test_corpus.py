@@ -150,3 +150,44 @@ def test_the_pack_and_the_cli_read_the_same_topology(name: str) -> None:
     _, stack = planned(name)
     assert outcome.plan.summary == stack["summary"]
     assert sorted((f.rule, f.message) for f in outcome.plan.findings) == sorted((f["rule"], f["message"]) for f in stack["findings"])
+
+
+def _pack(name: str, policy_config: dict[str, Any]) -> list[Any]:
+    from planner import programs
+    from planner.policy import policies
+    from planner.policy.testing import capture, check
+
+    project = programs.load(str(CORPUS / name))
+    config = project.config("test")
+    specs = capture(lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"), config=config,
+                    stack="test", project=project.name)
+    return [r for r in check(specs, [policies.budget], policy_config, region=config.get("aws:region"))]
+
+
+def test_budget_fails_on_compute_that_cannot_be_sized_unless_the_user_sizes_it() -> None:
+    """The PCS node group (aws-hpc-recipes pcs-lt-efa-p5.yaml) sizes itself: "nothing priced" is no pass."""
+    found = _pack("pcs-p5-efa-launch-template", {"planner-budget": {"maxTotalUsd": 1000}})
+    assert [(r.enforcement, r.urn.rsplit("::", 1)[-1]) for r in found] == [("mandatory", "p5-nodes")]
+    assert "AWS PCS compute node group 'p5-nodes' may launch p5.48xlarge (0-4 instances)" in found[0].message
+    assert "set `hours` and `instances`" in found[0].message
+    # sized by the user: 2 x p5.48xlarge for 10 h, priced from the price book, held to the budget
+    found = _pack("pcs-p5-efa-launch-template", {"planner-budget": {"maxTotalUsd": 1000, "hours": 10, "instances": 2}})
+    assert [m.split("]")[0] for m in (r.message for r in found)] == ["[budget-exceeded"]
+    assert _pack("pcs-p5-efa-launch-template",
+                 {"planner-budget": {"maxTotalUsd": 100000, "hours": 10, "instances": 2}}) == []
+
+
+def test_sarif_and_annotations_land_on_the_programs_code_with_the_urn() -> None:
+    result = run_cli("plan", "--program", "tests/corpus/eks-mixed-instances-efa", "--stack", "test", "--format", "sarif")
+    assert result.code == 1, result.err
+    results = json.loads(result.out)["runs"][0]["results"]
+    (multi,) = [r for r in results if r["ruleId"] == "node-group-multi-az"]
+    loc = multi["locations"][0]
+    assert loc["physicalLocation"]["artifactLocation"]["uri"] == "tests/corpus/eks-mixed-instances-efa/__main__.py"
+    lines = (CORPUS / "eks-mixed-instances-efa" / "__main__.py").read_text().splitlines()
+    assert lines[loc["physicalLocation"]["region"]["startLine"] - 1].startswith("aws.autoscaling.Group(")
+    assert loc["logicalLocations"] == [{"fullyQualifiedName": "urn:pulumi:test::eks-mixed-instances-efa::"
+                                                              "aws:autoscaling/group:Group::node-group", "kind": "resource"}]
+    github = run_cli("plan", "--program", "tests/corpus/eks-mixed-instances-efa", "--stack", "test", "--format", "github")
+    assert any(line.startswith("::error file=tests/corpus/eks-mixed-instances-efa/__main__.py,line=")
+               for line in github.out.splitlines())

@@ -170,3 +170,28 @@ def test_the_programs_own_stdout_never_reaches_json_or_sarif(tmp_path: Path) -> 
         assert result.code in (0, 1), result.err
         json.loads(result.out)  # the whole of stdout is the report
         assert "raw bytes on fd 1" in result.err and '{"not": "json"' in result.err
+
+
+def test_plain_resources_are_read_back_and_components_are_not_counted_twice(tmp_path: Path) -> None:
+    """A program with a planner component and a hand-written group: the component's cluster as declared, and
+    one read-back stack holding only the hand-written group (the component's own resources are left out)."""
+    main = PROGRAM + HAND_WRITTEN
+    d = project(tmp_path, """
+availability_zone: us-east-2b
+node_groups:
+  - {name: t, instance_type: trn2.48xlarge, count: 2}
+""", main=main)
+    result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+    assert result.code in (0, 1), result.err
+    stacks = json.loads(result.out)["stacks"]
+    assert [s["summary"]["instances"] for s in stacks] == [2, 2]
+    assert [[g["name"] for g in s["summary"]["node_groups"]] for s in stacks] == [["t"], ["trainers"]]
+    assert stacks[1]["file"] == str(d / "app.py")
+
+
+def test_a_program_without_accelerated_compute_says_so_in_one_line(tmp_path: Path) -> None:
+    web = "import pulumi_aws as aws\naws.ec2.Instance('web', instance_type='t3.micro', ami='ami-0123456789abcdef0')\n"
+    d = project(tmp_path, "availability_zone: us-east-2b", main=web)
+    result = run_cli("plan", "--program", str(d), "--stack", "dev")
+    assert result.code == 2 and result.out == ""
+    assert len(result.err.strip().splitlines()) == 1 and "declares no accelerated compute" in result.err
