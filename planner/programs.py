@@ -159,16 +159,36 @@ def run_with_mocks(declare: Callable[[], Any], mocks: pulumi.runtime.Mocks, conf
     asyncio.set_event_loop_policy(policy)
     loop = policy.new_event_loop()
     asyncio.set_event_loop(loop)
+    from pulumi.runtime.settings import SETTINGS
+
+    _forget_pending(SETTINGS)  # what an earlier, failed run left behind is not this run's
     try:
         pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False)
         pulumi.runtime.set_all_config(dict(config or {}))
         _sync_await(run_pulumi_func(declare))
     finally:
         try:
+            # a failed registration leaves outputs waiting on it: cancel them on this run's loops,
+            # so no later run awaits a future of a closed loop
+            for pending_loop in policy.loops:
+                if not pending_loop.is_closed() and not pending_loop.is_running():
+                    tasks = [t for t in asyncio.all_tasks(pending_loop) if not t.done()]
+                    for t in tasks:
+                        t.cancel()
+                    if tasks:
+                        pending_loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
             loop.run_until_complete(loop.shutdown_default_executor())
         finally:
+            _forget_pending(SETTINGS)
             policy.close_all()
             asyncio.set_event_loop_policy(previous)
+
+
+def _forget_pending(settings: Any) -> None:
+    """Drop Pulumi's record of outstanding RPCs and outputs (as `pulumi.runtime.test` does before a test)."""
+    settings.rpc_manager.clear()
+    with settings.lock:
+        settings.outputs.clear()
 
 
 class _ClosingPolicy(asyncio.DefaultEventLoopPolicy):
