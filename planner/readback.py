@@ -17,8 +17,9 @@ from planner.errors import InputError, Problem
 from planner.findings import Finding
 from planner.model import Stack
 
-# id(stack) -> (URN per line index, source per URN): how to relocate its findings
-_LOCATIONS: dict[int, tuple[list[str | None], dict[str, tuple[str, int | None]]]] = {}
+# id(stack) -> (the stack, URN per line index, source per URN): how to relocate its findings. The
+# stack itself is kept so that its id cannot be reused by another object until it is relocated.
+_LOCATIONS: dict[int, tuple[Stack, list[str | None], dict[str, tuple[str, int | None]]]] = {}
 
 
 def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, str], main: str,
@@ -55,7 +56,7 @@ def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, 
         raise InputError([_problem(p.message, p.urn, sources, main) for p in problems])
     if found is None:
         return None
-    _LOCATIONS[id(found)] = (rebuilt.urns, sources)
+    _LOCATIONS[id(found)] = (found, rebuilt.urns, sources)
     return found
 
 
@@ -69,10 +70,10 @@ def relocate(plans: Iterable[Any]) -> list[Any]:
     out = []
     for plan in plans:
         where = _LOCATIONS.get(id(plan.stack))
-        if where is None:
+        if where is None or where[0] is not plan.stack:
             out.append(plan)
             continue
-        urns, sources = where
+        _, urns, sources = _LOCATIONS.pop(id(plan.stack))
         moved = []
         for f in plan.findings:
             urn = urns[f.line - 1] if f.line and 0 < f.line <= len(urns) else None
