@@ -10,7 +10,6 @@ Imports pulumi, so only the commands that need it import this module, inside fun
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import runpy
@@ -236,7 +235,7 @@ def declared_stacks(directory: str, stack: str) -> list[Stack]:
         raise InputError([Problem(shown(program.main), None, "", f"the program's child process sent a malformed "
                                                                   f"message ({type(exc).__name__})")]) from None
     entry = os.path.join(program.main, "__main__.py") if os.path.isdir(program.main) else program.main
-    read = readback.from_program(resources, stack, message.get("config") or {}, shown(entry), _ORIGIN)
+    read = readback.from_program(resources, stack, message.get("config") or {}, shown(entry))
     if read is not None:
         stacks.append(read)
     if not stacks:

@@ -9,7 +9,6 @@ the resource's URN (SARIF logical location).
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from typing import Any, Iterable
 
@@ -22,8 +21,7 @@ from planner.model import Stack
 _LOCATIONS: dict[int, tuple[Stack, list[str | None], dict[str, tuple[str, int | None]]]] = {}
 
 
-def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, str], main: str,
-                 origin: str | None = None) -> Stack | None:
+def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, str], main: str) -> Stack | None:
     """The cluster read back from `resources` (as the child sent them); None: nothing accelerated.
 
     Resources that planner components created are left out: those clusters are planned

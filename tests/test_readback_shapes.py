@@ -166,3 +166,26 @@ def test_desired_zero_is_never_the_maximum() -> None:
     assert out.plan.summary["instances"] == 0
     (text,) = rules_of(out)["scaling-maximum"]
     assert "desired size of 0" in text and "may scale to 4 trn1.32xlarge" in text
+
+
+def test_karpenter_and_hyperpod_compute_is_named_with_its_types_and_range() -> None:
+    """awsome-distributed-training 1.architectures/4.amazon-eks/terraform/examples/karpenter-workloads.yaml style
+    node pools and SageMaker HyperPod instance groups size themselves: `compute-unsized`, never silence."""
+    pool = Spec("kubernetes:karpenter.sh/v1:NodePool", "gpu", {"spec": {
+        "template": {"spec": {"requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                                                 "values": ["p5.48xlarge", "p4d.24xlarge"]}]}},
+        "limits": {"nvidia.com/gpu": 64}}})
+    hyperpod = Spec("aws-native:sagemaker:Cluster", "hp", {"instanceGroups": [
+        {"instanceGroupName": "workers", "instanceType": "ml.p5.48xlarge", "instanceCount": 4.0}]})
+    out = planned([subnet(), pool, hyperpod])
+    texts = rules_of(out)["compute-unsized"]
+    assert any("Karpenter node pool 'gpu' may launch p5.48xlarge, p4d.24xlarge (nvidia.com/gpu up to 64)" in t for t in texts)
+    assert any("SageMaker HyperPod cluster 'hp'" in t and "instance counts 4" in t for t in texts)
+
+
+def test_the_same_program_gives_byte_identical_json(tmp_path: Any) -> None:
+    from conftest import run_cli
+
+    runs = [run_cli("plan", "--program", "tests/corpus/eks-trn1-neuron", "--stack", "test", "--format", "json")
+            for _ in range(2)]
+    assert runs[0].code == runs[1].code == 0 and runs[0].out == runs[1].out

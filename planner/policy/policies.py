@@ -136,7 +136,7 @@ def _size_unsized(unsized: list[Any], config: Mapping[str, Any], data: Mapping[s
     problems: list[tuple[str, Any]] = []
     for k, u in enumerate(unsized):
         types = ", ".join(u.instance_types) or "instance types it chooses itself"
-        listed = [t for t in u.instance_types if t in cat.instance_types]
+        listed = [t.removeprefix("ml.") for t in u.instance_types if t.removeprefix("ml.") in cat.instance_types]
         if not (isinstance(count, int) and count > 0 and hours):
             problems.append((f"cannot show the stack is within budget: {u.resource} may launch {types} ({u.range}) and "
                              "how many cannot be read from the program; set `hours` and `instances` in this policy's "

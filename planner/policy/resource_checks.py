@@ -14,7 +14,6 @@ from planner import catalogue as _catalogue
 from planner.model import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup
 from planner.policy.planning import describe, run_rules
 from planner.rules.readback import layout_problems
-from planner.rules.readback import ranges as _ranges
 from planner.policy.resources import (
     EFA_INTERFACE_TYPES,
     INSTANCE,

@@ -145,8 +145,9 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
         out.zone_known = False
         if groups:
             gaps.append(Violation("cannot tell the Availability Zone of any node group (their subnets are not resources of "
-                                  "this stack); checks that need it (same-AZ EFA, file system AZ) are not run; set the "
-                                  "policy's `availabilityZone` config", groups[0].capacity.urn))
+                                  "this stack); checks that need it (same-AZ EFA, file system AZ) are not run; give a subnet "
+                                  "of the stack an availability_zone (or the policy pack its `availabilityZone` config)",
+                                  groups[0].capacity.urn))
     origin = next((g.capacity.urn for g in groups if cluster_az in g.zones), None)
     out.locate(CLUSTER_PATH + ("availability_zone",), origin)
     node_groups: list[dict[str, Any]] = []
@@ -354,7 +355,9 @@ def _unsized(graph: Graph, cat: Any, unplanned: list[tuple[Unplanned, str | None
         if found is None:
             continue
         kind, types, rng = found
-        accelerated = tuple(t for t in types if isinstance(t, str) and (t in cat.instance_types or _ACCELERATED.match(t)))
+        # SageMaker names EC2 types with an "ml." prefix (ml.p5.48xlarge)
+        accelerated = tuple(t for t in types if isinstance(t, str) and (t.removeprefix("ml.") in cat.instance_types
+                                                                        or _ACCELERATED.match(t.removeprefix("ml."))))
         if accelerated or not types:
             unplanned.append((Unplanned(f"{kind} '{r.name}'", "unsized", accelerated, None, None, None, rng), r.urn))
 
@@ -375,7 +378,8 @@ def _unsized_one(r: Resource) -> tuple[str, list[Any], str] | None:
         types = [v for q in reqs if isinstance(q, dict) and q.get("key") == "node.kubernetes.io/instance-type"
                  for v in as_list(q.get("values"))]
         limits = dig(spec, "limits")
-        rng = ", ".join(f"{k} up to {v}" for k, v in sorted(limits.items())) if isinstance(limits, dict) and limits else "no limit"
+        rng = (", ".join(f"{k} up to {as_int(v) if as_int(v) is not None else v}" for k, v in sorted(limits.items()))
+               if isinstance(limits, dict) and limits else "no limit")
         return "Karpenter node pool", types, rng
     if t in ("aws-native:sagemaker:Cluster", "aws:sagemaker/cluster:Cluster"):
         groups = as_list(r.get("instanceGroups"))
