@@ -195,3 +195,19 @@ def test_a_program_without_accelerated_compute_says_so_in_one_line(tmp_path: Pat
     result = run_cli("plan", "--program", str(d), "--stack", "dev")
     assert result.code == 2 and result.out == ""
     assert len(result.err.strip().splitlines()) == 1 and "declares no accelerated compute" in result.err
+
+
+def test_region_from_the_zones_else_one_line_asking_for_it(tmp_path: Path) -> None:
+    """No `aws:region`: the subnet's `us-east-2b` gives us-east-2; with no AZ either, one line names the key to set."""
+    for i, (main, expected) in enumerate(((HAND_WRITTEN, "us-east-2"),
+                                          (HAND_WRITTEN.replace(', availability_zone="us-east-2b"', ""), None))):
+        (tmp_path / str(i)).mkdir()
+        d = project(tmp_path / str(i), "availability_zone: us-east-2b", main=main)
+        (d / "stacks" / "Pulumi.dev.yaml").write_text("config: {}\n")
+        result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+        if expected:
+            assert result.code in (0, 1) and json.loads(result.out)["stacks"][0]["region"] == expected, result.err
+        else:
+            assert result.code == 2 and result.out == ""
+            assert result.err.strip().endswith("aws:region: cannot tell the AWS region of the program's resources: "
+                                               "set `aws:region` in Pulumi.dev.yaml (or give a subnet an AZ)")
