@@ -23,6 +23,11 @@ NO_STACK = {
     "efa-unsupported": "every instance type in the catalogue supports EFA; tested with a modified catalogue in test_rules.py",
     "lustre-s3-association": ("every shipped deployment type links to S3 (ImportPath, or a data repository association on "
                               "PERSISTENT_2); tested with modified data in test_rule_sources.py"),
+    # rules of clusters read back from a program's resources: a stack file cannot trigger them; their
+    # invalid inputs are the programs of tests/corpus and the cases of tests/test_readback_rules.py
+    **{r: "read back from a program only" for r in ("compute-unsized", "efa-interface-layout",
+                                                    "instance-type-unlisted", "node-group-multi-az",
+                                                    "readback-gap", "scaling-maximum")},
 }
 # Stacks that must break one more rule, and why (each is marked `# expect:` in the stack too).
 ALSO_BREAKS = {"workload-exceeds-schedule": {"budget-exceeded": "the budget is checked on the hours the workload needs"}}

@@ -236,6 +236,9 @@ def _items(stack: Stack, book: PriceBook, run: float | None, cat: Catalogue) -> 
     """
     c = stack.cluster
     notes: list[str] = []
+    if c.unplanned:  # read back from a program: compute it could not size or price is left out, not free
+        notes.append(f"{len(c.unplanned)} compute resource(s) of the program are not planned or priced (see the findings): "
+                     "this estimate leaves them out")
     items: list[LineItem] = []
     for g in c.node_groups:
         price = book.instance(g.instance_type, stack.region, g.purchase)
