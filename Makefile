@@ -17,6 +17,7 @@ plan: setup
 	$(BIN)/planner plan stacks/
 
 test: setup
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 bench: setup

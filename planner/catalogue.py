@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Mapping
 
-from planner import yamlload
+from planner import data as _data
 
 PRECISIONS = ("bf16_dense", "fp8_dense", "fp8_sparse")
 
@@ -151,4 +151,4 @@ def build(raw: dict[str, Any]) -> Catalogue:
 @lru_cache(maxsize=1)
 def load() -> Catalogue:
     """The shipped catalogue (parsed once per process)."""
-    return build(yamlload.load_data("catalogue.yaml")[0])
+    return build(_data.raw("catalogue.yaml")[0])

@@ -1,4 +1,10 @@
-"""A finding: one thing wrong or risky in a declared cluster, pointing at a file and line."""
+"""A finding: one thing wrong or risky in a declared cluster, at a key path of its stack.
+
+`path` is the key path of the value at fault (`planner:cluster.node_groups[0].count` in
+JSON); `file`, `line` and `resource` are where that path was found by the stack's locator
+(`planner.locate`): a line of a stack file, or the URN of the resource a read-back value
+came from. A suppressed finding records how (`inSource`, `external`) and why.
+"""
 
 from __future__ import annotations
 
@@ -22,9 +28,18 @@ class Finding:
     line: int | None = None
     suppressed: bool = False
     resource: str | None = None  # a Pulumi URN, when the finding comes from a deployed program
+    path: tuple[Any, ...] = ()  # the key path of the value at fault; () for the stack as a whole
+    suppression: tuple[str, str] | None = None  # (kind, reason) when suppressed: inSource or external
 
-    def suppress(self) -> "Finding":
-        return replace(self, suppressed=True)
+    def suppress(self, kind: str = "external", reason: str = "") -> "Finding":
+        return replace(self, suppressed=True, suppression=(kind, reason))
+
+    @property
+    def key(self) -> str:
+        """The key path as written under `config:` (`planner:cluster.node_groups[0].count`)."""
+        from planner.reader import key_path
+
+        return key_path(self.path)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -33,6 +48,7 @@ class Finding:
             "message": self.message,
             "file": self.file,
             "line": self.line,
+            "path": self.key,
             "suppressed": self.suppressed,
         }
         if self.resource is not None:

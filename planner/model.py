@@ -152,6 +152,8 @@ class Stack:
     region: str
     cluster: Cluster
     lines: Lines = field(default_factory=dict, compare=False, repr=False)
+    # read-back stacks (a program, the policy pack): the URN each key path came from (see planner.locate)
+    resources: dict[Path, str | None] = field(default_factory=dict, compare=False, repr=False)
 
     def line(self, path: Path) -> int | None:
         return line_of(self.lines, path)

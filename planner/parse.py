@@ -31,6 +31,7 @@ from planner.model import (
     Suppression,
     Workload,
 )
+from planner.reader import REGION, Field, Reader, Table, closest, kind, one_line
 from planner.yamlload import Lines, line_of
 from planner import yamlload
 
@@ -40,11 +41,9 @@ CLUSTER_PATH: Path = ("config", CLUSTER_KEY)
 
 _STACK_FILE = re.compile(r"^Pulumi\.([A-Za-z0-9_.-]+)\.ya?ml$")
 _NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
-_REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
 _RESERVATION = re.compile(r"^cr-[0-9a-f]{8,17}$")
 _VPC = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 _SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
-_NUMBER = re.compile(r"^[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
 def az_in_region(az: str, region: str) -> bool:
@@ -52,193 +51,11 @@ def az_in_region(az: str, region: str) -> bool:
     return bool(re.fullmatch(re.escape(region) + r"([a-z]|-[a-z0-9-]+[a-z])", az))
 
 
-class _Reader:
-    """Collects problems while reading one mapping tree, so the user sees all of them."""
-
-    def __init__(self, file: str, lines: Lines):
-        self.file = file
-        self.lines = lines
-        self.problems: list[Problem] = []
-
-    def key(self, path: Path) -> str:
-        """`planner:cluster.node_groups[0].count`: the key as written under `config:` (or `config` itself)."""
-        if path == ("config",):
-            return "config"
-        out = ""
-        for part in path[1:] if path and path[0] == "config" else path:
-            out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-        return out
-
-    def fail(self, path: Path, message: str) -> None:
-        self.problems.append(Problem(self.file, line_of(self.lines, path), _one_line(self.key(path)), _one_line(message)))
-
-    def mapping(self, value: Any, path: Path, allowed: Iterable[str], required: Iterable[str] = ()) -> dict[str, Any] | None:
-        if not isinstance(value, dict):
-            self.fail(path, f"expected a mapping, got {_kind(value)}")
-            return None
-        allowed = tuple(allowed)
-        for k in value:
-            if k not in allowed:
-                hint = _closest(str(k), allowed)
-                self.fail(path + (k,), f"unknown key{hint}; expected one of: {', '.join(allowed)}")
-        for k in required:
-            if k not in value or value[k] is None:
-                self.fail(path, f"missing required key '{k}'")
-        return value
-
-    def get(self, m: dict[str, Any], k: str, path: Path, conv: Callable[[Any, Path], Any], default: Any = None) -> Any:
-        if k not in m or m[k] is None:
-            return default
-        return conv(m[k], path + (k,))
-
-    def table(self, value: Any, path: Path, name: str) -> dict[str, Any] | None:
-        """`value` as the mapping SCHEMA[name] describes: unknown and missing keys are problems."""
-        t = SCHEMA[name]
-        return self.mapping(value, path, t.keys, t.required)
-
-    def field(self, m: dict[str, Any], name: str, k: str, path: Path) -> Any:
-        """Key `k` of a mapping read through its SCHEMA[name] field (its converter and default)."""
-        f = SCHEMA[name].fields[k]
-        value = self.get(m, k, path, self.converter(f), f.default)
-        if f.maximum is not None and value is not None and value > f.maximum:
-            self.fail(path + (k,), f"expected {f.what}, got {value!r}")
-            return None
-        return value
-
-    def converter(self, f: "Field") -> Callable[[Any, Path], Any]:
-        if f.kind == "choice":
-            return self.choice(f.options)
-        if f.kind == "pattern":
-            assert f.pattern is not None
-            return self.pattern(f.pattern, f.what)
-        if f.kind in ("string", "boolean", "positive_int", "positive_number"):
-            return getattr(self, f.kind)
-        raise ValueError(f"field kind {f.kind!r} is read by its own code, not by a converter")
-
-    # --- converters: return a value, or record a problem and return None -------------
-    def string(self, v: Any, path: Path) -> str | None:
-        if isinstance(v, str) and v.strip():
-            return v
-        self.fail(path, f"expected a non-empty string, got {_kind(v)}")
-        return None
-
-    def boolean(self, v: Any, path: Path) -> bool | None:
-        if isinstance(v, bool):
-            return v
-        if isinstance(v, str) and v.lower() in ("true", "false"):
-            return v.lower() == "true"
-        self.fail(path, f"expected true or false, got {_kind(v)}")
-        return None
-
-    def positive_int(self, v: Any, path: Path) -> int | None:
-        if isinstance(v, str) and _NUMBER.match(v.strip()):
-            try:
-                f = float(v.replace("_", ""))
-                v = int(f) if f.is_integer() and abs(f) < 1e18 else v
-            except (ValueError, OverflowError):
-                pass
-        if isinstance(v, float) and v.is_integer() and abs(v) < 1e18:
-            v = int(v)
-        if isinstance(v, int) and not isinstance(v, bool) and 0 < v <= 10**9:
-            return v
-        if isinstance(v, int) and not isinstance(v, bool) and v > 10**9:
-            self.fail(path, f"expected a positive integer up to 1,000,000,000, got {v}")
-        else:
-            self.fail(path, f"expected a positive integer, got {_kind(v)}")
-        return None
-
-    def positive_number(self, v: Any, path: Path) -> float | None:
-        if isinstance(v, str) and _NUMBER.match(v.strip()):
-            try:
-                v = float(v.replace("_", ""))
-            except ValueError:
-                pass
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 < v <= 1e30:
-            return float(v)
-        self.fail(path, f"expected a positive number, got {_kind(v)}")
-        return None
-
-    def choice(self, options: tuple[str, ...]) -> Callable[[Any, Path], str | None]:
-        def conv(v: Any, path: Path) -> str | None:
-            if isinstance(v, str) and v in options:
-                return v
-            hint = _closest(str(v), options) if isinstance(v, str) else ""
-            self.fail(path, f"expected one of {', '.join(options)}, got {_kind(v)}{hint}")
-            return None
-
-        return conv
-
-    def pattern(self, rx: re.Pattern[str], what: str) -> Callable[[Any, Path], str | None]:
-        def conv(v: Any, path: Path) -> str | None:
-            if isinstance(v, str) and rx.match(v):
-                return v
-            self.fail(path, f"expected {what}, got {_kind(v)}")
-            return None
-
-        return conv
-
-
-def _one_line(text: str) -> str:
-    """Escape line breaks and other unprintables a key or value may carry: one problem, one line."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
-
-
-def _kind(v: Any) -> str:
-    if v is None:
-        return "nothing"
-    if isinstance(v, bool):
-        return f"boolean {str(v).lower()}"
-    if isinstance(v, (int, float)):
-        return f"{v!r}"
-    if isinstance(v, str):
-        shown = v if len(v) <= 40 else v[:37] + "..."
-        return f"'{shown}'".encode("unicode_escape").decode("ascii")
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, dict):
-        return "a mapping"
-    return type(v).__name__
-
-
-def _closest(word: str, options: Iterable[str]) -> str:
-    import difflib
-
-    match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.75)
-    return f" (did you mean '{match[0]}'?)" if match else ""
-
-
 # --- the schema ------------------------------------------------------------------------
 # One table per mapping: the parser reads each key through its `Field`, and
 # `planner.schema` turns the same table into the JSON Schema editors use, so the two
 # cannot drift apart. Checks across keys (an AZ inside the region, `count` or
 # `ultraservers`, a known instance type) stay in the code below; `doc` says so.
-
-
-@dataclass(frozen=True)
-class Field:
-    """One key of the stack schema: how it is read, and the text editors show for it."""
-
-    kind: str  # string | boolean | positive_int | positive_number | choice | pattern | mapping | list
-    doc: str
-    options: tuple[str, ...] = ()  # choice: the accepted values
-    pattern: re.Pattern[str] | None = None  # pattern: what the value must match
-    what: str = ""  # pattern: the expected value, as error messages say it
-    default: Any = None  # applied when the key is absent
-    maximum: float | None = None  # positive_number: the largest value accepted (`what` says the range)
-    of: str = ""  # mapping / list: the name of the nested table in SCHEMA
-
-
-@dataclass(frozen=True)
-class Table:
-    doc: str
-    fields: dict[str, Field]
-    required: tuple[str, ...] = ()
-
-    @property
-    def keys(self) -> tuple[str, ...]:
-        return tuple(self.fields)
 
 
 _S3_URL = re.compile(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$")
@@ -346,14 +163,14 @@ WORKLOAD_KEYS = SCHEMA["workload"].keys
 def parse_cluster(data: Any, region: str, file: str = "<config>", lines: Lines | None = None,
                   path: Path = CLUSTER_PATH) -> Cluster:
     """Read a `planner:cluster` mapping; raise InputError listing every problem."""
-    r = _Reader(file, lines or {})
+    r = Reader(file, lines or {}, SCHEMA)
     cluster = _cluster(r, data, region, path)
     if r.problems or cluster is None:
         raise InputError(r.problems or [Problem(file, None, r.key(path), "invalid cluster")])
     return cluster
 
 
-def _cluster(r: _Reader, data: Any, region: str, path: Path) -> Cluster | None:
+def _cluster(r: Reader, data: Any, region: str, path: Path) -> Cluster | None:
     m = r.table(data, path, "cluster")
     if m is None:
         return None
@@ -397,11 +214,11 @@ def _cluster(r: _Reader, data: Any, region: str, path: Path) -> Cluster | None:
     return Cluster(az, groups, placement, lustre, schedule, workload, budget, suppress, network, path)
 
 
-def _node_groups(r: _Reader, data: Any, path: Path, cluster_az: str, region: str) -> tuple[NodeGroup, ...] | None:
+def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str) -> tuple[NodeGroup, ...] | None:
     if data is None:
         return None
     if not isinstance(data, list) or not data:
-        r.fail(path, f"expected a non-empty list of node groups, got {_kind(data)}")
+        r.fail(path, f"expected a non-empty list of node groups, got {kind(data)}")
         return None
     cat = _catalogue.load()
     groups: list[NodeGroup] = []
@@ -421,7 +238,7 @@ def _node_groups(r: _Reader, data: Any, path: Path, cluster_az: str, region: str
         if itype and spec is None:
             announced = [a.name for a in cat.announced.values() if a.accelerator.name.lower() in itype.lower() or "trn3" in itype.lower()]
             extra = f" ({announced[0]} is announced but its EC2 instance type names are not confirmed)" if announced else ""
-            hint = _closest(itype, cat.instance_types)
+            hint = closest(itype, cat.instance_types)
             r.fail(p + ("instance_type",), f"unknown instance type '{itype}'{hint}{extra}; expected one of: {', '.join(sorted(cat.instance_types))}")
         count = r.field(m, "node_group", "count", p)
         ultraservers = r.field(m, "node_group", "ultraservers", p)
@@ -453,7 +270,7 @@ def _node_groups(r: _Reader, data: Any, path: Path, cluster_az: str, region: str
     return tuple(groups)
 
 
-def _lustre(r: _Reader, data: Any, path: Path, cluster_az: str, region: str) -> Lustre | None:
+def _lustre(r: Reader, data: Any, path: Path, cluster_az: str, region: str) -> Lustre | None:
     m = r.table(data, path, "lustre")
     if m is None:
         return None
@@ -470,7 +287,7 @@ def _lustre(r: _Reader, data: Any, path: Path, cluster_az: str, region: str) -> 
     return Lustre(dtype, capacity, throughput, az, efa, s3, path, frozenset(str(k) for k in m))
 
 
-def _workload(r: _Reader, data: Any, path: Path) -> Workload | None:
+def _workload(r: Reader, data: Any, path: Path) -> Workload | None:
     m = r.table(data, path, "workload")
     if m is None:
         return None
@@ -484,11 +301,11 @@ def _workload(r: _Reader, data: Any, path: Path) -> Workload | None:
     return Workload(params, tokens, precision, mfu, path, frozenset(str(k) for k in m), checkpoint_minutes)
 
 
-def _suppressions(r: _Reader, data: Any, path: Path) -> tuple[Suppression, ...]:
+def _suppressions(r: Reader, data: Any, path: Path) -> tuple[Suppression, ...]:
     if data is None:
         return ()
     if not isinstance(data, list):
-        r.fail(path, f"expected a list of {{rule, reason}}, got {_kind(data)}")
+        r.fail(path, f"expected a list of {{rule, reason}}, got {kind(data)}")
         return ()
     out = []
     for i, raw in enumerate(data):
@@ -511,19 +328,19 @@ def stack_name(file: str) -> str | None:
 
 
 def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
-    r = _Reader(file, lines)
+    r = Reader(file, lines, SCHEMA)
     top = r.mapping(data, (), STACK_FILE_KEYS, required=("config",))
     if top is None or r.problems:
         raise InputError(r.problems)
     config = top["config"]
     if not isinstance(config, dict):
-        r.fail(("config",), f"expected a mapping, got {_kind(config)}")
+        r.fail(("config",), f"expected a mapping, got {kind(config)}")
         raise InputError(r.problems)
     region = config.get(REGION_KEY)
     if region is None:
         r.fail(("config",), f"missing required key '{REGION_KEY}' (the AWS region, such as us-east-2)")
-    elif not (isinstance(region, str) and _REGION.match(region)):
-        r.fail(("config", REGION_KEY), f"expected an AWS region such as us-east-2, got {_kind(region)}")
+    elif not (isinstance(region, str) and REGION.match(region)):
+        r.fail(("config", REGION_KEY), f"expected an AWS region such as us-east-2, got {kind(region)}")
         region = None
     if CLUSTER_KEY not in config or config[CLUSTER_KEY] is None:
         r.fail(("config",), f"missing required key '{CLUSTER_KEY}' (the declared cluster)")

@@ -9,7 +9,7 @@ from typing import Any, Iterable
 from planner import catalogue as _catalogue
 from planner import cost as _cost
 from planner import rules as _rules
-from planner.errors import InputError
+from planner.errors import InputError, Problem
 from planner.findings import Finding, at_least
 from planner.model import Stack
 from planner.summary import summarize
@@ -41,7 +41,7 @@ class StackPlan:
 
 
 def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
-    problems = _rules.suppression_problems(stack, options.suppress)
+    problems = suppression_problems(stack, options.suppress)
     if problems:
         raise InputError(problems)
     cat = _catalogue.load()
@@ -51,17 +51,33 @@ def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
     return StackPlan(stack, summary, settle(_rules.evaluate(ctx), stack, options.suppress), cost)
 
 
+IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
+EXTERNAL = "external"
+
+
 def settle(findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = ()) -> tuple[Finding, ...]:
-    """Findings as reported: suppressed by the stack's `suppress` or the command line, in file order."""
-    suppressed = set(suppress) | {s.rule for s in stack.cluster.suppress}
-    return tuple(sorted((f.suppress() if f.rule in suppressed else f for f in findings), key=Finding.sort_key))
+    """Findings as reported, in file order: suppressed by the stack's `suppress` (kind inSource,
+    with its reason) or else by the command line (kind external), the kind and reason recorded."""
+    in_source = {}
+    for s in stack.cluster.suppress:
+        in_source.setdefault(s.rule, s.reason)
+    external = set(suppress)
+
+    def one(f: Finding) -> Finding:
+        if f.rule in in_source:
+            return f.suppress(IN_SOURCE, in_source[f.rule])
+        if f.rule in external:
+            return f.suppress(EXTERNAL, f"suppressed on the command line (--suppress {f.rule})")
+        return f
+
+    return tuple(sorted((one(f) for f in findings), key=Finding.sort_key))
 
 
 def check_suppressions(stacks: Iterable[Stack], suppress: Iterable[str] = ()) -> None:
     """Suppressions that name no rule, in any stack or on the command line, stop the run first."""
     problems: list = []
     for s in stacks:
-        problems += [p for p in _rules.suppression_problems(s, suppress) if p not in problems]
+        problems += [p for p in suppression_problems(s, suppress) if p not in problems]
     if problems:
         raise InputError(problems)
 
@@ -80,3 +96,42 @@ def exit_code(plans: Iterable[StackPlan], fail_on: str = "error") -> int:
             if not f.suppressed and at_least(f.severity, fail_on):
                 return 1
     return 0
+
+
+# --- suppressions that name no rule ------------------------------------------------------
+
+COMMAND_LINE = "command line"
+
+
+def unknown_rule_message(rule_id: str) -> str | None:
+    """Why `rule_id` cannot be suppressed (it names no rule), or None when it is a rule id."""
+    from planner.registry import known, lookup
+
+    if lookup(rule_id) is not None:
+        return None
+    ids = known()
+    if rule_id in ids:
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(rule_id, list(ids), n=1, cutoff=0.6)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return f"unknown rule '{rule_id}'{hint}; `planner rules` lists the rule ids"
+
+
+def suppression_problems(stack: Stack, cli_rules: Iterable[str] = ()) -> list[Problem]:
+    """Suppressions that name no rule: in the stack file (with its line) or on the command line.
+
+    A typo in a suppression would silently suppress nothing, so it is bad input (exit 2).
+    """
+    problems = []
+    for rid in cli_rules:
+        msg = unknown_rule_message(rid)
+        if msg:
+            problems.append(Problem(COMMAND_LINE, None, "--suppress", msg))
+    for i, s in enumerate(stack.cluster.suppress):
+        msg = unknown_rule_message(s.rule)
+        if msg:
+            path = s.path + ("rule",)
+            problems.append(Problem(stack.file, stack.line(path), f"planner:cluster.suppress[{i}].rule", msg))
+    return problems

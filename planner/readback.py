@@ -16,9 +16,9 @@ from planner.errors import InputError, Problem
 from planner.findings import Finding
 from planner.model import Stack
 
-# id(stack) -> (the stack, URN per line index, source per URN): how to relocate its findings. The
-# stack itself is kept so that its id cannot be reused by another object until it is relocated.
-_LOCATIONS: dict[int, tuple[Stack, list[str | None], dict[str, tuple[str, int | None]]]] = {}
+# id(stack) -> (the stack, source per URN): how to relocate its findings. The stack itself is
+# kept so that its id cannot be reused by another object until it is relocated.
+_LOCATIONS: dict[int, tuple[Stack, dict[str, tuple[str, int | None]]]] = {}
 
 
 def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, str], main: str) -> Stack | None:
@@ -54,7 +54,7 @@ def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, 
         raise InputError([_problem(p.message, p.urn, sources, main) for p in problems])
     if found is None:
         return None
-    _LOCATIONS[id(found)] = (found, rebuilt.urns, sources)
+    _LOCATIONS[id(found)] = (found, sources)
     return found
 
 
@@ -71,10 +71,10 @@ def relocate(plans: Iterable[Any]) -> list[Any]:
         if where is None or where[0] is not plan.stack:
             out.append(plan)
             continue
-        _, urns, sources = _LOCATIONS.pop(id(plan.stack))
+        _, sources = _LOCATIONS.pop(id(plan.stack))
         moved = []
         for f in plan.findings:
-            urn = urns[f.line - 1] if f.line and 0 < f.line <= len(urns) else None
+            urn = f.resource  # the read-back's locator: the URN the finding's key path came from
             file, line = sources.get(urn, (plan.stack.file, None)) if urn else (plan.stack.file, None)
             moved.append(replace(f, file=file, line=line, resource=urn))
         out.append(replace(plan, findings=tuple(sorted(moved, key=Finding.sort_key))))

@@ -17,13 +17,14 @@ from typing import Any
 
 from planner import parse
 from planner.parse import SCHEMA, Field, Table
+from planner.reader import NUMBER, REGION
 
 SCHEMA_ID = "https://planner.invalid/schema/stack.schema.json"  # an identifier, not fetched
 SHIPPED = os.path.join(os.path.dirname(__file__), "data", "schema", "stack.schema.json")
 
 # Pulumi writes config values set on the command line as strings (`pulumi config set
 # planner:cluster.schedule.hours 336`), and the parser accepts them: so do these.
-_NUMERIC_STRING = {"type": "string", "pattern": r"^\s*" + parse._NUMBER.pattern.strip("^$") + r"\s*$"}
+_NUMERIC_STRING = {"type": "string", "pattern": r"^\s*" + NUMBER.pattern.strip("^$") + r"\s*$"}
 _BOOLEAN_STRING = {"type": "string", "pattern": "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$"}
 
 
@@ -97,7 +98,7 @@ def build() -> dict[str, Any]:
                 "description": "Stack configuration: aws:region and planner:cluster, besides other providers' keys.",
                 "required": [parse.REGION_KEY, parse.CLUSTER_KEY],
                 "properties": {
-                    parse.REGION_KEY: {"type": "string", "pattern": parse._REGION.pattern,
+                    parse.REGION_KEY: {"type": "string", "pattern": REGION.pattern,
                                        "description": "The AWS region of the stack, such as us-east-2."},
                     parse.CLUSTER_KEY: {"$ref": "#/definitions/cluster"},
                 },

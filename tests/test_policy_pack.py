@@ -479,8 +479,8 @@ def test_rebuild_reads_eks_managed_node_groups() -> None:
     out = rebuild(Graph(from_policy(r) for r in stack_args(specs).resources))
     assert out.data["node_groups"] == [{"name": "trainers-eks", "instance_type": "trn2.48xlarge", "count": 4,
                                         "efa": True, "purchase": "capacity-block", "availability_zone": "us-east-2b"}]
-    assert out.urn_at(out.lines[("config", "planner:cluster", "node_groups", 0, "purchase")]) == ng.urn
-    assert out.urn_at(out.lines[("config", "planner:cluster", "node_groups", 0, "instance_type")]) == lt.urn
+    assert out.urn_of(("config", "planner:cluster", "node_groups", 0, "purchase")) == ng.urn
+    assert out.urn_of(("config", "planner:cluster", "node_groups", 0, "instance_type")) == lt.urn
 
 
 def test_core_does_not_import_the_pack() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from planner import rules
+from planner.commands import rules as reference
 from planner.findings import SEVERITIES
 from tests.conftest import run_cli, run_process
 
@@ -27,8 +28,31 @@ def test_every_rule_has_complete_metadata() -> None:
 
 
 def test_a_rule_without_a_public_source_is_refused() -> None:
+    from planner.registry import Registry
+
     with pytest.raises(ValueError, match="not a public https URL"):
-        rules.rule("made-up", "error", "A rule.", "notes/article.txt", "Fix it.", into={})
+        Registry("rule").register("made-up", "error", "A rule.", "notes/article.txt", "Fix it.", category="capacity")
+
+
+def test_a_rule_without_a_category_is_refused() -> None:
+    """SARIF tags each rule with its declared category; none is guessed from module names."""
+    from planner.registry import Registry
+
+    with pytest.raises(ValueError, match="no category"):
+        Registry("rule").register("made-up", "error", "A rule.", "https://docs.aws.amazon.com/x.html", "Fix it.",
+                                  category="")
+
+
+def test_one_registry_type_two_instances() -> None:
+    """The spec rules and the preflight checks are the same `Registry` type; ids never overlap."""
+    from planner.aws.checks import CHECKS
+    from planner.registry import Registry, known
+
+    assert isinstance(rules.RULES, Registry) and isinstance(CHECKS, Registry)
+    assert not set(rules.RULES.all()) & set(CHECKS.all())
+    assert set(known()) == set(rules.RULES.all()) | set(CHECKS.all())
+    assert {r.category for r in CHECKS.all().values()} == {"preflight"}
+    assert all(r.category for r in rules.RULES.all().values())
 
 
 def test_rules_json_lists_every_rule() -> None:
@@ -53,25 +77,25 @@ REFERENCE_PAGE = "docs/reference/rules.md"
 
 def test_docs_rule_reference_is_current() -> None:
     text = (ROOT / REFERENCE_PAGE).read_text(encoding="utf-8")
-    start, end = text.find(rules.REFERENCE_START), text.find(rules.REFERENCE_END)
-    assert 0 <= start < end, f"{REFERENCE_PAGE} needs a {rules.REFERENCE_START} ... {rules.REFERENCE_END} block"
-    current = text[start:end + len(rules.REFERENCE_END)] + "\n"
-    assert current == rules.reference_markdown(), (
+    start, end = text.find(reference.REFERENCE_START), text.find(reference.REFERENCE_END)
+    assert 0 <= start < end, f"{REFERENCE_PAGE} needs a {reference.REFERENCE_START} ... {reference.REFERENCE_END} block"
+    current = text[start:end + len(reference.REFERENCE_END)] + "\n"
+    assert current == reference.reference_markdown(), (
         f"{REFERENCE_PAGE}'s rule reference is stale: regenerate it with "
         f"`python -m planner rules --update-readme {REFERENCE_PAGE}` (or `python -m tools.gen_reference`)")
 
 
 def test_markdown_format_is_the_reference() -> None:
     res = run_cli("rules", "--format", "markdown")
-    assert res.out == rules.reference_markdown()
+    assert res.out == reference.reference_markdown()
     assert res.out.count("\n| `") == len(rules.registry())
 
 
 def test_update_readme(tmp_path) -> None:
     f = tmp_path / "README.md"
-    f.write_text(f"# x\n\n{rules.REFERENCE_START}\nold\n{rules.REFERENCE_END}\n\nafter\n", encoding="utf-8")
+    f.write_text(f"# x\n\n{reference.REFERENCE_START}\nold\n{reference.REFERENCE_END}\n\nafter\n", encoding="utf-8")
     assert run_cli("rules", "--update-readme", str(f)).code == 0
-    assert f.read_text(encoding="utf-8") == f"# x\n\n{rules.reference_markdown()}\nafter\n"
+    assert f.read_text(encoding="utf-8") == f"# x\n\n{reference.reference_markdown()}\nafter\n"
     missing = tmp_path / "NOMARK.md"
     missing.write_text("# nothing\n", encoding="utf-8")
     res = run_cli("rules", "--update-readme", str(missing))

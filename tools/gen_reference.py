@@ -37,7 +37,7 @@ def _source(url: str) -> str:
 
 def rules_page(current: str | None = None) -> str:
     """The rule reference block (the same block `planner rules --update-readme FILE` rewrites)."""
-    from planner import rules
+    from planner.commands import rules
 
     head = ("# Rules reference\n\n" + HEADER +
             "Every rule `planner plan` runs, from the registry (`planner/rules/`). Rule ids are a contract: "

@@ -1,7 +1,7 @@
 """The preflight checks: a registry of metadata plus functions, like the spec rules.
 
-Each check is a `planner.rules.Rule` record (id, severity, description, source,
-remediation, function), kept in its own registry so that `planner plan` never runs them
+Each check is a `planner.registry.Rule` record (id, severity, description, source,
+remediation, category, function), kept in its own `Registry` instance, `CHECKS`, so that `planner plan` never runs them
 (they need the account) while `planner rules` can list them (`registry()`). A check reads
 `ctx.options["account"]` (an `Account`) and `ctx.options["region"]`, and yields findings
 through `r.finding(ctx, path, message)`, which point at the file and line of the value at
@@ -10,24 +10,23 @@ fault. Ids are a contract, like rule ids: never rename one.
 
 from __future__ import annotations
 
-import importlib
 from typing import Callable, Iterator, Mapping
 
 from planner.aws.errors import AwsCallError
 from planner.findings import Finding
 from planner.model import NodeGroup, Path
-from planner.rules import Check, Rule, RuleContext, rule
+from planner.registry import Check, Registry, Rule, RuleContext
 
 MODULES = ("offerings", "quotas", "reservations", "network")
 AWS_ERROR = "preflight-aws-error"
 
-_REGISTRY: dict[str, Rule] = {}
-_LOADED = False
+CHECKS = Registry("preflight check", modules=tuple(f"planner.aws.{name}" for name in MODULES))
+CATEGORY = "preflight"
 
 
 def check(id: str, severity: str, description: str, source: str, remediation: str) -> Callable[[Check], Check]:
-    """Register a preflight check under `id`: the `@rule` decorator, into this registry."""
-    return rule(id, severity, description, source, remediation, into=_REGISTRY)
+    """Register a preflight check under `id`: the rules' decorator, into `CHECKS`, category `preflight`."""
+    return CHECKS.register(id, severity, description, source, remediation, category=CATEGORY)
 
 
 def _no_check(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
@@ -35,7 +34,7 @@ def _no_check(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     return iter(())
 
 
-_REGISTRY[AWS_ERROR] = Rule(
+CHECKS.add(Rule(
     AWS_ERROR, "error",
     "An AWS call a preflight check needs failed (no credentials, access denied, throttling, an API not in the "
     "region): that check's result is unknown.",
@@ -43,22 +42,18 @@ _REGISTRY[AWS_ERROR] = Rule(
     "Fix what the message names (grant the IAM action listed in the preflight docs, refresh credentials, retry later); "
     "suppress preflight-aws-error to accept a partial preflight.",
     _no_check,
-)
+    CATEGORY,
+))
 
 
 def registry() -> Mapping[str, Rule]:
     """Every preflight check, by id, sorted by id."""
-    global _LOADED
-    if not _LOADED:
-        for name in MODULES:
-            importlib.import_module(f"planner.aws.{name}")
-        _LOADED = True
-    return dict(sorted(_REGISTRY.items()))
+    return CHECKS.all()
 
 
 def aws_error(ctx: RuleContext, path: Path, err: AwsCallError, what: str) -> Finding:
     """The finding for a check that could not run: `what` it wanted to know, and why it could not."""
-    return _REGISTRY[AWS_ERROR].finding(ctx, path, f"could not check {what}: {err.message}")
+    return CHECKS.all()[AWS_ERROR].finding(ctx, path, f"could not check {what}: {err.message}")
 
 
 def zone_path(g: NodeGroup, ctx: RuleContext) -> Path:

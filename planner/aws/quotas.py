@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
 
-from planner import yamlload
+from planner import data as _data
 from planner.aws.checks import aws_error, check
 from planner.aws.errors import AwsCallError
 from planner.findings import Finding
@@ -32,7 +32,7 @@ class QuotaRef:
 @lru_cache(maxsize=1)
 def quota_table() -> dict[tuple[str, str], QuotaRef]:
     """(family letters, purchase) -> the quota that bounds it."""
-    raw = yamlload.load_data("aws-quotas.yaml")[0]
+    raw = _data.raw("aws-quotas.yaml")[0]
     return {(q["family"], purchase): QuotaRef(q[purchase]["code"], q[purchase]["name"])
             for q in raw["quotas"] for purchase in COUNTED}
 

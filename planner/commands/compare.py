@@ -15,7 +15,7 @@ ARGS = "<command line>"
 
 def register(sub: argparse._SubParsersAction) -> None:
     from planner.commands import region_arg
-    from planner.cost import add_price_book_argument
+    from planner.commands import add_price_book_argument
 
     p = sub.add_parser("compare", help="cost and duration of a training job on every priced instance type")
     p.add_argument("--parameters", required=True, type=_positive("--parameters"), help="model parameters (70e9)")
@@ -72,7 +72,7 @@ def parse_mfu(text: str, families: set[str]) -> dict[str, float]:
 
 def run(args: argparse.Namespace) -> int:
     from planner import catalogue
-    from planner.cost import book_from_args
+    from planner.commands import book_from_args
     from planner.cost.compare import Job, compare
 
     cat = catalogue.load()

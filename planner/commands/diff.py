@@ -22,7 +22,7 @@ VERSION = 1
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from planner.cost import add_price_book_argument
+    from planner.commands import add_price_book_argument
 
     p = sub.add_parser("diff", help="cost and findings before and after a change (two paths, or a git ref)")
     p.add_argument("paths", nargs="*", metavar="PATH",
@@ -287,7 +287,7 @@ def render_markdown(result: dict[str, Any]) -> str:
 # --- the command --------------------------------------------------------------------------
 
 def diff(args: argparse.Namespace) -> dict[str, Any]:
-    from planner.cost import book_from_args
+    from planner.commands import book_from_args
     from planner.pipeline import PlanOptions, plan_stacks
 
     if args.base_ref:

@@ -25,14 +25,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "resources read back (offline, with Pulumi mocks; RUNS the program's code with your rights)")
     p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
-    from planner.cost import add_price_book_argument
+    from planner.commands import add_price_book_argument
 
     add_price_book_argument(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.cost import book_from_args
+    from planner.commands import book_from_args
     from planner.parse import load_stacks
     from planner.pipeline import PlanOptions, exit_code, plan_stacks
 

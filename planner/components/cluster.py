@@ -110,6 +110,7 @@ class AcceleratedCluster(pulumi.ComponentResource):
                 groups.append(self.network.security_group_id)
             self.storage = LustreStorage(f"{name}-lustre", LustreStorageArgs(
                 lustre=args.lustre, subnet_id=self.network.subnet_id, security_group_ids=groups, region=region,
+                planned=True,
             ), opts=child)
         cat = _catalogue.load()
         for group in cluster.node_groups:

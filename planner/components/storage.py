@@ -30,6 +30,10 @@ class LustreStorageArgs:
     availability_zone: str | None = None  # checked when used alone: the lustre AZ, else this
     file_system_path: str = "/"  # where the S3 association appears in the file system (PERSISTENT_2)
     region: str | None = None
+    # True when the caller (the cluster component) already planned this file system with the
+    # whole topology: it is then not planned again alone. Told through the args, never by
+    # inspecting the parent, so this module does not depend on the cluster's.
+    planned: bool = False
 
 
 class LustreStorage(pulumi.ComponentResource):
@@ -39,7 +43,7 @@ class LustreStorage(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: LustreStorageArgs, opts: pulumi.ResourceOptions | None = None):
         lu = args.lustre
-        if not _planned_by_parent(opts):
+        if not args.planned:
             _plan_alone(name, args)
         super().__init__(TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -75,13 +79,6 @@ class LustreStorage(pulumi.ComponentResource):
             )
         self.file_system_id, self.dns_name, self.mount_name = fs.id, fs.dns_name, fs.mount_name
         self.register_outputs({"file_system_id": fs.id, "dns_name": fs.dns_name, "mount_name": fs.mount_name})
-
-
-def _planned_by_parent(opts: pulumi.ResourceOptions | None) -> bool:
-    """A cluster component planned the whole topology (Lustre included) before creating us."""
-    from planner.components.cluster import AcceleratedCluster
-
-    return isinstance(opts.parent if opts else None, AcceleratedCluster)
 
 
 def _plan_alone(name: str, args: LustreStorageArgs) -> None:

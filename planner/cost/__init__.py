@@ -1,48 +1,14 @@
 """Cost before deployment: price books (data) and the estimate of a declared cluster.
 
 Public API: `load_price_book(spec)`, `PriceBook.overlay(data, origin)`,
-`estimate(stack, book, catalogue=None) -> CostEstimate`, and `book_from_args(args)`, the
-one place where the commands (plan, compare, diff) turn their options into a price book.
+`estimate(stack, book, catalogue=None) -> CostEstimate`. The commands turn their options
+into a price book in one place, `planner.commands.book_from_args` (it alone may reach the
+AWS Price List, an adapter).
 """
 
 from __future__ import annotations
 
-import argparse
-from typing import Iterable
-
 from planner.cost.book import BUILTIN, Price, PriceBook, load_price_book
 from planner.cost.estimate import HOURS_PER_MONTH, CostEstimate, LineItem, estimate
-from planner.model import Stack
 
-__all__ = ["BUILTIN", "HOURS_PER_MONTH", "CostEstimate", "LineItem", "Price", "PriceBook", "add_price_book_argument",
-           "book_from_args", "estimate", "load_price_book"]
-
-
-def add_price_book_argument(parser: argparse.ArgumentParser) -> None:
-    """The `--price-book` option, identical in every command that prices something."""
-    parser.add_argument("--price-book", metavar="NAME|FILE", default=None,
-                        help=f"price book: {' or '.join(BUILTIN)} (built-in; default current), or a YAML file "
-                             "whose entries take precedence over the built-in current book")
-    parser.add_argument("--live-prices", action="store_true",
-                        help="layer current on-demand EC2 and FSx for Lustre prices from the AWS Price List Query API "
-                             "over the price book (cached 24 h; falls back to the book with a warning)")
-    parser.add_argument("--price", action="append", default=[], metavar="TYPE[:PURCHASE][@REGION]=USD",
-                        help="your own USD per instance-hour for a type (optionally one purchase option and region); "
-                             "repeatable, wins over the price book and is shown as your figure")
-
-
-def book_from_args(args: argparse.Namespace, stacks: Iterable[Stack] = ()) -> PriceBook:
-    """The price book selected by a command's options (`--price-book`, `--live-prices`).
-
-    With `--live-prices`, current on-demand prices for what `stacks` use (or, for compare,
-    every type of `args.region`) are layered over the book; boto3 is imported only then.
-    """
-    from planner.cost.book import parse_override
-
-    overrides = tuple(parse_override(t) for t in getattr(args, "price", None) or ())
-    book = load_price_book(getattr(args, "price_book", None))
-    if getattr(args, "live_prices", False):
-        from planner.aws.live_prices import live_book, needs_for
-
-        book = live_book(book, needs_for(stacks, getattr(args, "region", None), getattr(args, "types", ())))
-    return book.with_overrides(overrides)
+__all__ = ["BUILTIN", "HOURS_PER_MONTH", "CostEstimate", "LineItem", "Price", "PriceBook", "estimate", "load_price_book"]

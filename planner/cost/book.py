@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Mapping
 
+from planner import data as _data
 from planner import yamlload
 from planner.errors import InputError, Problem
 from planner.model import LUSTRE_DEPLOYMENTS, PURCHASES, Path
@@ -170,9 +171,9 @@ def _as_of(r: Any, v: Any, path: Path) -> str | None:
 
 
 def _describe(v: Any) -> str:
-    from planner.parse import _kind
+    from planner.reader import kind
 
-    return _kind(v)
+    return kind(v)
 
 
 def _entries(r: Any, data: dict[str, Any], key: str) -> list[tuple[Path, dict[str, Any]]]:
@@ -193,9 +194,10 @@ def _entries(r: Any, data: dict[str, Any], key: str) -> list[tuple[Path, dict[st
 
 def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     from planner import catalogue as _catalogue
-    from planner.parse import _REGION, _Reader
+    from planner.reader import REGION as _REGION
+    from planner.reader import Reader
 
-    r = _Reader(origin, lines)
+    r = Reader(origin, lines)
     top = r.mapping(data, (), TOP_KEYS)
     if top is None:
         raise InputError(r.problems)
@@ -248,7 +250,8 @@ def parse_override(text: str) -> Override:
     import math
 
     from planner import catalogue as _catalogue
-    from planner.parse import _REGION, _closest
+    from planner.reader import REGION as _REGION
+    from planner.reader import closest as _closest
 
     def bad(why: str) -> InputError:
         return InputError([Problem("<command line>", None, "--price", f"'{text}': {why}")])
@@ -287,7 +290,7 @@ def load_file(path: str, base: PriceBook | None = None) -> PriceBook:
 @lru_cache(maxsize=None)
 def builtin(name: str) -> PriceBook:
     """A price book shipped in `planner/data/prices/NAME.yaml`."""
-    data, lines = yamlload.load_data(f"prices/{name}.yaml")
+    data, lines = _data.raw(f"prices/{name}.yaml")
     return _parse(data, f"planner/data/prices/{name}.yaml", lines)
 
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
-from planner import blocks, yamlload
+from planner import blocks
+from planner import data as _data
 from planner.catalogue import Catalogue, InstanceType
 from planner.cost.book import PriceBook
 from planner.cost.offers import not_sold
@@ -47,7 +48,7 @@ def _offered(t: InstanceType) -> list[str]:
 
 @lru_cache(maxsize=1)
 def headline_notes() -> Mapping[str, str]:
-    notes = yamlload.load_data("prices/headlines.yaml")[0]["notes"]
+    notes = _data.raw("prices/headlines.yaml")[0]["notes"]
     return {k: " ".join(v.split()) for k, v in notes.items()}
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from planner import yamlload
+from planner import data as _data
 
 FILE = "prices/not-sold.yaml"
 
@@ -36,7 +36,7 @@ class NotSold:
 @lru_cache(maxsize=1)
 def entries() -> tuple[NotSold, ...]:
     """Every entry of the shipped file, in file order."""
-    data, _ = yamlload.load_data(FILE)
+    data, _ = _data.raw(FILE)
     out = []
     for e in data["not_sold"]:
         regions = e["regions"]

@@ -94,7 +94,7 @@ def describe(finding: Finding) -> str:
 def findings_as_violations(outcome: Outcome, severities: tuple[str, ...]) -> list[Violation]:
     if outcome.plan is None:
         return []
-    return [Violation(describe(f), outcome.rebuilt.urn_at(f.line)) for f in outcome.plan.findings
+    return [Violation(describe(f), f.resource) for f in outcome.plan.findings
             if not f.suppressed and f.severity in severities]
 
 

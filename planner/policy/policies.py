@@ -110,7 +110,7 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         # "nothing priced" is no pass: compute that cannot be sized fails the budget unless the user sizes it
         sized, problems = _size_unsized(unsized, config, outcome.rebuilt.data)
         if problems:
-            _report([Violation(m, outcome.rebuilt.urn_at(outcome.plan.stack.line(u.path))) for m, u in problems],
+            _report([Violation(m, outcome.rebuilt.urn_of(u.path)) for m, u in problems],
                     report_violation)
             return
         outcome = plan_resources(args.resources, config, extra=dict(extra, node_groups=sized), price_book=book)
@@ -121,7 +121,7 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         return
     verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
     estimate = headline(outcome.plan.cost.to_json())
-    _report([Violation(f"{describe(f)} Estimate: {estimate}", outcome.rebuilt.urn_at(f.line))
+    _report([Violation(f"{describe(f)} Estimate: {estimate}", f.resource)
              for f in outcome.plan.findings if f.rule in verdicts and not f.suppressed], report_violation)
 
 

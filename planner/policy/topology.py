@@ -10,8 +10,9 @@ groups (the strategy) and FSx for Lustre. The result is a plain `planner:cluster
 that goes through `parse_cluster` and `plan_stack` like a stack file, so the pack runs the
 same rules as `planner plan`.
 
-Findings point at key paths; each path of the rebuilt mapping gets a "line" number that
-indexes the URN of the resource it came from, so a finding lands on the resource at fault.
+Findings point at key paths; each path of the rebuilt mapping records the URN of the
+resource it came from (`Stack.resources`, the read-back's locator, see `planner.locate`),
+so a finding lands on the resource at fault.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ _EKS_CAPACITY = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND"
 # families with GPUs, Trainium or Inferentia: compute worth naming when the catalogue lacks the type
 _ACCELERATED = re.compile(r"^(p\d+[a-z0-9-]*|g\d+[a-z0-9-]*|trn\d+[a-z0-9]*|inf\d+[a-z0-9]*|dl\d+[a-z0-9]*)\.")
 UNKNOWN_AZ = ""  # the cluster's AZ when no resource of the stack tells it
+_PARENT_KEY = re.compile(r"(\.[^.\[]*|\[\d+\])$")  # the last step of a key path
 
 
 @dataclass(frozen=True)
@@ -77,8 +79,7 @@ class Rebuilt:
 
     data: dict[str, Any] | None
     region: str | None
-    lines: dict[Path, int] = field(default_factory=dict)
-    urns: list[str | None] = field(default_factory=list)
+    resources: dict[Path, str | None] = field(default_factory=dict)  # the URN each key path came from
     gaps: list[Violation] = field(default_factory=list)
     unplanned: list[Unplanned] = field(default_factory=list)
     max_counts: dict[int, int] = field(default_factory=dict)
@@ -87,14 +88,24 @@ class Rebuilt:
     zone_known: bool = True
 
     def locate(self, path: Path, urn: str | None) -> None:
-        self.urns.append(urn)
-        self.lines[path] = len(self.urns)
+        self.resources[path] = urn
 
-    def urn_at(self, line: int | None) -> str | None:
-        """The URN behind a finding's or problem's line (None: the stack as a whole)."""
-        if line is None or not 0 < line <= len(self.urns):
-            return None
-        return self.urns[line - 1]
+    def urn_of(self, path: Path) -> str | None:
+        """The URN behind a key path, or behind its nearest located ancestor (None: the stack as a whole)."""
+        from planner.locate import nearest
+
+        return nearest(self.resources, tuple(path))
+
+    def urn_of_key(self, key: str) -> str | None:
+        """The URN behind a problem's key (`planner:cluster.node_groups[0].count`), or its nearest ancestor's."""
+        from planner.reader import key_path
+
+        by_key = {key_path(p): urn for p, urn in self.resources.items()}
+        while key:
+            if key in by_key:
+                return by_key[key]
+            key = _PARENT_KEY.sub("", key)
+        return None
 
 
 @dataclass
@@ -569,10 +580,10 @@ def to_stack(rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | Non
         data["node_groups"] = [{"name": "placeholder", "instance_type": min(_catalogue.load().instance_types), "count": 1}]
         data.pop("lustre", None)
     try:
-        cluster = parse_cluster(data, rebuilt.region, file, rebuilt.lines)
+        cluster = parse_cluster(data, rebuilt.region, file)
     except InputError as exc:
         return None, [Violation(f"cannot plan the cluster read from the stack's resources: {p.key}: {p.message}",
-                                rebuilt.urn_at(p.line)) for p in exc.problems]
+                                rebuilt.urn_of_key(p.key)) for p in exc.problems]
     node_groups = tuple(replace(g, max_count=rebuilt.max_counts.get(i), zones=rebuilt.zones.get(i, ()),
                                 interfaces=rebuilt.interfaces.get(i),
                                 availability_zone=g.availability_zone if known_az or g.availability_zone != stand_in
@@ -588,4 +599,4 @@ def to_stack(rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | Non
         notes.append(Note(gap.message, path))
     cluster = replace(cluster, availability_zone=cluster.availability_zone if known_az else UNKNOWN_AZ,
                       node_groups=node_groups, lustre=lustre, unplanned=tuple(rebuilt.unplanned), notes=tuple(notes))
-    return Stack(name, file, rebuilt.region, cluster, rebuilt.lines), []
+    return Stack(name, file, rebuilt.region, cluster, resources=dict(rebuilt.resources)), []

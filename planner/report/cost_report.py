@@ -87,7 +87,7 @@ HEADERS = ("name", "resource", "quantity", "unit price", "total", "notes", "pric
 
 def table_lines(cost: dict[str, Any]) -> list[str]:
     """The cost block of the table report: headline, one row per line item, then footnotes."""
-    from planner.report.table import grid
+    from planner.report.digest import grid
 
     rows, foot = _rows(cost)
     out = [f"cost: {headline(cost)}; price book {cost.get('price_book')}"]

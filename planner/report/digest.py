@@ -3,14 +3,14 @@ where it points, and how text is made safe for a Markdown table cell."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from planner.findings import SEVERITIES, Finding
 
 if TYPE_CHECKING:
     from planner.pipeline import StackPlan
 
-IN_SOURCE = "inSource"  # SARIF suppression kinds
+IN_SOURCE = "inSource"  # SARIF suppression kinds (the pipeline records them on the finding)
 EXTERNAL = "external"
 
 
@@ -33,17 +33,28 @@ def count_text(c: dict[str, int]) -> str:
 
 
 def suppression(plan: "StackPlan", f: Finding) -> tuple[str, str] | None:
-    """(kind, justification) of a suppressed finding: in the stack file (with its reason) or on the command line."""
+    """(kind, justification) of a suppressed finding, as the pipeline recorded it: in the stack
+    file (with its reason) or on the command line."""
     if not f.suppressed:
         return None
-    for s in plan.stack.cluster.suppress:
-        if s.rule == f.rule:
-            return IN_SOURCE, s.reason
-    return EXTERNAL, f"suppressed on the command line (--suppress {f.rule})"
+    return f.suppression or (EXTERNAL, f"suppressed on the command line (--suppress {f.rule})")
 
 
 def where(f: Finding) -> str:
-    return f"{f.file}:{f.line}" if f.line else f.file
+    from planner.locate import of
+
+    return of(f).where()
+
+
+def grid(headers: Sequence[str], rows: Iterable[Sequence[object]], right: Sequence[int] = ()) -> list[str]:
+    """A plain-text table; columns listed in `right` are right-aligned (numbers)."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+
+    def fmt(row: list[str]) -> str:
+        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+
+    return [fmt(cells[0]), "  ".join("-" * w for w in widths)] + [fmt(r) for r in cells[1:]]
 
 
 def md_cell(text: str) -> str:

@@ -2,7 +2,8 @@
 
 One run, tool `planner`, with every registered rule as `tool.driver.rules` metadata (so a
 viewer can explain a rule that did not fire in this run) and one result per finding,
-located at the stack file and line of the value at fault. Suppressed findings stay, with a
+located at the stack file and line of the value at fault, with its key path (and, for a
+cluster read back from a program's resources, the resource's URN) as logical locations. Suppressed findings stay, with a
 `suppressions` entry: `inSource` when the stack file suppresses the rule (with its
 reason), `external` when the command line did. GitHub hides suppressed results.
 """
@@ -15,6 +16,7 @@ from typing import Any, Iterable
 
 from planner import __version__
 from planner.findings import Finding
+from planner.locate import Location, of
 from planner.pipeline import StackPlan
 from planner.report.digest import suppression
 from planner.report.json_report import dumps
@@ -39,16 +41,27 @@ def _rule_descriptor(r: Any) -> dict[str, Any]:  # noqa: ANN401 - planner.rules.
         "fullDescription": {"text": r.description},
         "help": {"text": r.remediation, "markdown": f"**Fix:** {r.remediation}\n\nSource: {r.source}"},
         "defaultConfiguration": {"level": LEVELS[r.severity]},
-        "properties": {"tags": ["planner", r.check.__module__.rsplit(".", 1)[-1]]},
+        "properties": {"tags": ["planner", r.category]},
         "helpUri": r.source,
     }
     return out
 
 
+def _logical(where: Location) -> list[dict[str, Any]]:
+    """The key path (`member`) and, for read-back stacks, the resource's URN (`resource`)."""
+    out = []
+    if where.path:
+        out.append({"fullyQualifiedName": where.path, "kind": "member"})
+    if where.logical:
+        out.append({"fullyQualifiedName": where.logical, "kind": "resource"})
+    return out
+
+
 def _result(plan: StackPlan, f: Finding, index: dict[str, int]) -> dict[str, Any]:
-    location: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.file)}}
-    if f.line:
-        location["region"] = {"startLine": f.line}
+    where = of(f)
+    location: dict[str, Any] = {"artifactLocation": {"uri": _uri(where.file)}}
+    if where.line:
+        location["region"] = {"startLine": where.line}
     out: dict[str, Any] = {
         "ruleId": f.rule,
         "level": LEVELS[f.severity],
@@ -57,8 +70,9 @@ def _result(plan: StackPlan, f: Finding, index: dict[str, int]) -> dict[str, Any
     }
     if f.rule in index:
         out["ruleIndex"] = index[f.rule]
-    if f.resource:
-        out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": f.resource, "kind": "resource"}]
+    logical = _logical(where)
+    if logical:
+        out["locations"][0]["logicalLocations"] = logical
     sup = suppression(plan, f)
     if sup is not None:
         out["suppressions"] = [{"kind": sup[0], "justification": sup[1]}]
@@ -66,11 +80,11 @@ def _result(plan: StackPlan, f: Finding, index: dict[str, int]) -> dict[str, Any
 
 
 def to_sarif(plans: Iterable[StackPlan]) -> dict[str, Any]:
-    from planner import rules
+    from planner import registry, rules
 
     plans = list(plans)
     named = {f.rule for p in plans for f in p.findings}
-    ids = rules.known()  # the rules, then the preflight checks its findings name (planner preflight)
+    ids = registry.known()  # the rules, then the preflight checks its findings name (planner preflight)
     descriptors = [_rule_descriptor(r) for r in rules.registry().values()]
     descriptors += [_rule_descriptor(ids[i]) for i in sorted(named - set(rules.registry())) if i in ids]
     index = {d["id"]: i for i, d in enumerate(descriptors)}

@@ -5,17 +5,9 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from planner.pipeline import StackPlan
+from planner.report.digest import grid
 
-
-def grid(headers: Sequence[str], rows: Iterable[Sequence[object]], right: Sequence[int] = ()) -> list[str]:
-    """A plain-text table; columns listed in `right` are right-aligned (numbers)."""
-    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-
-    def fmt(row: list[str]) -> str:
-        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
-
-    return [fmt(cells[0]), "  ".join("-" * w for w in widths)] + [fmt(r) for r in cells[1:]]
+__all__ = ["grid", "num", "render"]  # grid lives in digest (shared with cost_report); importers of table.grid keep working
 
 
 def num(x: float | int | None, digits: int = 1) -> str:
@@ -58,7 +50,7 @@ def render_summary(p: StackPlan) -> list[str]:
 
 def render_findings(p: StackPlan) -> list[str]:
     """Each finding with its place; the fix under unsuppressed ones, the reason under suppressed ones."""
-    from planner import rules
+    from planner.registry import lookup
     from planner.report.digest import suppression, where
 
     if not p.findings:
@@ -68,7 +60,7 @@ def render_findings(p: StackPlan) -> list[str]:
         sup = suppression(p, f)
         mark = " (suppressed)" if sup else ""
         out.append(f"    {f.severity.upper():7} {f.rule}{mark}: {f.message} [{where(f)}]")
-        r = rules.get(f.rule)
+        r = lookup(f.rule)
         if sup:
             out.append(f"            reason: {sup[1]}")
         elif r is not None:

@@ -21,6 +21,7 @@ def _block_groups(ctx: RuleContext):  # noqa: ANN202 - tuple of NodeGroup
 @rule(
     id="capacity-block-size",
     severity="error",
+    category="capacity",
     description=(f"A Capacity Block holds at most {blocks.MAX_INSTANCES_PER_BLOCK} instances; an account holds at most "
                  f"{blocks.MAX_INSTANCES_PER_ACCOUNT} across blocks by default (warning)."),
     source=blocks.SOURCE,
@@ -49,9 +50,12 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="capacity-block-duration",
     severity="error",
-    description="A Capacity Block cluster's `schedule.hours` must be a bookable duration: 1-day steps to 14 days, then 7-day steps to 182 days.",
+    category="capacity",
+    description=(f"A Capacity Block cluster's `schedule.hours` must be a bookable duration: 1-day steps to "
+                 f"{blocks.DAILY_STEPS_UP_TO_DAYS} days, then {blocks.WEEKLY_STEP_DAYS}-day steps to {blocks.MAX_DAYS} days."),
     source=blocks.SOURCE,
-    remediation="Set `schedule.hours` to a bookable duration (24, 48, ... 336, then 504, 672, ... 4368); planner suggests the next one up.",
+    remediation=(f"Set `schedule.hours` to a bookable duration ({blocks.duration_examples()}); "
+                 "planner suggests the next one up."),
 )
 def duration(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     sched = ctx.cluster.schedule
@@ -70,6 +74,7 @@ def duration(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="capacity-block-supported",
     severity="error",
+    category="capacity",
     description=("Capacity Block purchase for an instance type that is not sold through Capacity Blocks (or, as a "
                  "warning, in a region the Capacity Blocks page does not list for the type)."),
     source=blocks.SOURCE,
@@ -98,6 +103,7 @@ def supported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="capacity-block-reservation",
     severity="warning",
+    category="capacity",
     description="A Capacity Block group is launched into the block's capacity reservation; without its id it cannot launch.",
     source=LAUNCH_DOC,
     remediation="Book the block, then set `capacity_reservation_id: cr-...` (the block's reservation id) on the node group.",

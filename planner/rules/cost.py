@@ -18,6 +18,7 @@ PRICING_DOC = "https://aws.amazon.com/ec2/pricing/"
 @rule(
     id="price-unknown",
     severity="warning",
+    category="cost",
     description="A resource has no price in the selected price book, so the estimate is incomplete.",
     source=PRICING_DOC,
     remediation="Add the price, with its source and date, to a price book file and pass it with --price-book FILE.",
@@ -37,6 +38,7 @@ def _usd(x: float) -> str:
 @rule(
     id="budget-exceeded",
     severity="error",
+    category="cost",
     description="The estimated cost is above the declared budget (total or monthly).",
     source=PRICING_DOC,
     remediation="Reduce instances, hours or storage, choose a cheaper purchase option, or raise the budget.",

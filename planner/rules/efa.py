@@ -15,6 +15,7 @@ EFA_LIMITS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#e
 @rule(
     id="efa-unsupported",
     severity="error",
+    category="network",
     description="`efa: true` on an instance type that has no Elastic Fabric Adapter.",
     source=EFA_TYPES_DOC,
     remediation="Set `efa: false` on the node group, or pick an EFA-capable type (`planner catalog`, column EFA).",
@@ -28,6 +29,7 @@ def unsupported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="efa-recommended",
     severity="warning",
+    category="network",
     description="Several instances of an EFA-capable type with `efa: false`: collective traffic falls back to TCP.",
     source=EFA_DOC,
     remediation="Remove `efa: false` (EFA is on by default where the type supports it) unless the instances never talk to each other.",
@@ -53,6 +55,7 @@ def efa_groups(ctx: RuleContext):  # noqa: ANN201 - list of NodeGroup
 @rule(
     id="efa-single-az",
     severity="error",
+    category="network",
     description="EFA traffic does not cross Availability Zones: every EFA node group must be in one AZ.",
     source=EFA_LIMITS_DOC,
     remediation="Put every EFA node group in the same `availability_zone` (remove the per-group overrides).",

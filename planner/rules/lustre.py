@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterator, Mapping
 
-from planner import yamlload
+from planner import data as _data
 from planner.findings import Finding
 from planner.model import Lustre
 from planner.rules import Rule, RuleContext, rule
@@ -82,7 +82,7 @@ def _storage(raw: Mapping[str, Any]) -> StorageRule:
 
 @lru_cache(maxsize=1)
 def deployment_types() -> Mapping[str, DeploymentType]:
-    raw = yamlload.load_data("fsx_lustre.yaml")[0]["deployment_types"]
+    raw = _data.raw("fsx_lustre.yaml")[0]["deployment_types"]
     out = {}
     for name, v in raw.items():
         out[name] = DeploymentType(
@@ -124,6 +124,7 @@ def _declared(ctx: RuleContext) -> tuple[Lustre, DeploymentType] | tuple[None, N
 @rule(
     id="lustre-capacity",
     severity="error",
+    category="storage",
     description="An FSx for Lustre storage capacity that the deployment type (and throughput) does not accept.",
     source=API_DOC,
     remediation="Use a valid capacity: SCRATCH_2, PERSISTENT_1 SSD and PERSISTENT_2 take 1,200 or multiples of 2,400 GiB; SCRATCH_1 1,200, 2,400 or multiples of 3,600.",
@@ -144,6 +145,7 @@ def capacity(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="lustre-throughput",
     severity="error",
+    category="storage",
     description="An FSx for Lustre per-unit throughput not valid for the deployment type (or missing for PERSISTENT, or given for SCRATCH).",
     source=API_DOC,
     remediation="PERSISTENT_2: 125, 250, 500 or 1000 MB/s/TiB; PERSISTENT_1: 50, 100, 200 (SSD) or 12, 40 (HDD); SCRATCH: leave it out (fixed at 200).",
@@ -170,6 +172,7 @@ def throughput(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="lustre-same-az",
     severity="warning",
+    category="storage",
     description=("The FSx for Lustre file system is in another Availability Zone than compute node groups: slower, with "
                  "cross-AZ data transfer charges (an error when the file system uses EFA, which cannot cross AZs)."),
     source=FSX_PRICING,
@@ -200,6 +203,7 @@ def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="lustre-efa",
     severity="error",
+    category="storage",
     description="`efa_enabled` on an FSx for Lustre file system that is not PERSISTENT_2 (only PERSISTENT_2 supports EFA).",
     source=EFA_DOC,
     remediation="Use `deployment_type: PERSISTENT_2` for an EFA-enabled file system, or set `efa_enabled: false`.",
@@ -213,6 +217,7 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="lustre-efa-clients",
     severity="warning",
+    category="storage",
     description="An EFA-enabled file system read by node groups without EFA: those clients reach it over TCP, without EFA's throughput.",
     source=EFA_DOC,
     remediation="Enable EFA on the node groups that read the file system (an EFA-capable type, `efa: true`), or set `efa_enabled: false`.",
@@ -230,6 +235,7 @@ def efa_clients(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="lustre-s3-association",
     severity="error",
+    category="storage",
     description=("An S3 link (`s3_import_path`) on a deployment type that AWS lets link to S3 neither through "
                  "ImportPath nor through a data repository association."),
     source=LUSTRE_CONFIG_DOC,
@@ -249,6 +255,7 @@ def s3_association(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="lustre-scratch-long-run",
     severity="warning",
+    category="storage",
     description=f"A SCRATCH file system (data not replicated, no backups) for a run longer than {SCRATCH_LONG_RUN_HOURS} hours (planner's policy).",
     source=DEPLOYMENT_DOC,
     remediation="Use PERSISTENT_2 for long runs, or export checkpoints to S3 regularly.",

@@ -25,6 +25,7 @@ def launch_interfaces(group: NodeGroup, spec: InstanceType) -> int:
 @rule(
     id="public-ip-multi-card",
     severity="error",
+    category="network",
     description=("`public_ip: true` on a node group whose launch request has more than one network interface (EFA on a "
                  "multi-card type): EC2 assigns a public IPv4 address at launch only with a single interface."),
     source=PUBLIC_IP_DOC,
@@ -46,6 +47,7 @@ def public_ip(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="subnet-single-az",
     severity="error",
+    category="network",
     description="An existing subnet (`network.subnet_id`) lies in one AZ, but node groups or Lustre are declared in several.",
     source=SUBNET_DOC,
     remediation="Put every node group and the file system in the subnet's AZ, or drop `network` to let planner build the VPC.",

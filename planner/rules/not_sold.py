@@ -21,6 +21,7 @@ CAPACITY_BLOCKS_PRICING = "https://aws.amazon.com/ec2/capacityblocks/pricing/"
 @rule(
     id="purchase-not-sold",
     severity="warning",
+    category="purchase",
     description="A node group's instance type is not sold this way in this region (on demand, or Capacity Blocks), so it has no price.",
     source=CAPACITY_BLOCKS_PRICING,
     remediation="Choose a purchase option and region where the type is sold (`planner catalog` lists them), e.g. `purchase: capacity-block`.",

@@ -17,6 +17,7 @@ CAPACITY_BLOCKS_USING_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide
 @rule(
     id="placement-group",
     severity="warning",
+    category="placement",
     description=("An on-demand multi-instance EFA cluster without a cluster placement group, or Capacity Block "
                  "groups in a cluster placement group, declared or by default (blocks bring their own placement)."),
     source=PLACEMENT_DOC,

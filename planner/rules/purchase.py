@@ -14,6 +14,7 @@ RESERVATION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capac
 @rule(
     id="spot-unsupported",
     severity="error",
+    category="purchase",
     description="Spot purchase for an instance type that is not offered as Spot (trn2u.48xlarge).",
     source=SPOT_DOC,
     remediation="Use `purchase: capacity-block` (UltraServers) or on-demand, or a type offered as Spot (`planner catalog`).",
@@ -27,6 +28,7 @@ def spot_unsupported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="spot-capacity-reservation",
     severity="error",
+    category="purchase",
     description="A capacity reservation id on a Spot group: capacity reservations hold On-Demand or Capacity Block capacity, not Spot.",
     source=RESERVATION_DOC,
     remediation="Remove `capacity_reservation_id` from the Spot group, or buy the group on-demand or as a Capacity Block.",

@@ -25,6 +25,7 @@ EFA_ACC_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-
 @rule(
     id="readback-gap",
     severity="warning",
+    category="readback",
     description="Something the read-back of a program's resources could not see, or had to assume (region, AZ, type, size).",
     source=AZ_DOC,
     remediation="Declare the value on the resource (or set `aws:region`; in the pack, its `region`/`availabilityZone` config).",
@@ -37,6 +38,7 @@ def readback_gap(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="instance-type-unlisted",
     severity="warning",
+    category="readback",
     description="Accelerated instances of a type outside planner's catalogue: kept, counted, but not planned or priced.",
     source=ACCELERATED_DOC,
     remediation="Plan with a catalogue type (`planner catalog`), or check and price this type yourself.",
@@ -54,6 +56,7 @@ def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="scaling-maximum",
     severity="info",
+    category="readback",
     description="An Auto Scaling or EKS node group may grow past its planned (desired) size, or is scaled to zero now.",
     source=CAPACITY_LIMITS_DOC,
     remediation="Budget for the maximum, or lower `maxSize` to what you mean to pay for.",
@@ -79,6 +82,7 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="node-group-multi-az",
     severity="error",
+    category="readback",
     description=("A node group whose subnets span several AZs while it uses a cluster placement group (one AZ) "
                  "or EFA (which does not cross AZs)."),
     source=PLACEMENT_STRATEGIES_DOC,
@@ -103,6 +107,7 @@ def node_group_multi_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="efa-interface-layout",
     severity="error",
+    category="readback",
     description=("Launch interfaces with EFA that do not give each network card of the instance type one EFA "
                  "interface, or whose primary interface is `efa-only`."),
     source=EFA_ACC_DOC,

@@ -22,6 +22,7 @@ ERROR_RATIO = 2.0  # more than twice the schedule: an error, not a margin to arg
 @rule(
     id="workload-exceeds-schedule",
     severity="warning",
+    category="schedule",
     description=(f"The declared workload (6 x parameters x tokens at the MFU) needs more hours than `schedule.hours`; "
                  f"an error beyond {ERROR_RATIO:g}x."),
     source=KAPLAN,

@@ -3,41 +3,33 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Iterator
 
+from planner.data import limits
 from planner.findings import Finding
 from planner.rules import Rule, RuleContext, rule
 
 
-@dataclass(frozen=True)
-class Documented:
-    """What AWS documents about the UltraCluster scale of one accelerator, and where."""
-
-    accelerators: int
-    family: str
-    source: str
-
-
-# UltraCluster sizes AWS states for a type family. Only H100 has one: the P5 product page
-# says P5 instances are deployed in EC2 UltraClusters of up to 20,000 H100 GPUs. For
-# Trainium2 AWS documents no ceiling (its re:Invent 2024 material speaks of UltraClusters
-# of hundreds of thousands of Trainium2 chips), and for H200 (P5e, P5en) no figure could be
-# found: no check for either rather than a made-up limit. A documented size is not a hard
-# limit either (AWS may place more), hence a warning.
-ULTRACLUSTER_DOCUMENTED = {
-    "H100": Documented(20_000, "P5", "https://aws.amazon.com/ec2/instance-types/p5/"),
-}
+# UltraCluster sizes AWS documents per accelerator (planner/data/aws-limits.yaml says which
+# exist and why the others are left out). A documented size is not a hard limit, hence a warning.
+_LIMITS = limits()
+ULTRACLUSTER_DOCUMENTED = _LIMITS.ultraclusters
 # accelerator -> the documented UltraCluster size, for callers that only need the number (compare)
 ULTRACLUSTER_MAX = {name: doc.accelerators for name, doc in ULTRACLUSTER_DOCUMENTED.items()}
-ULTRACLUSTERS_PAGE = "https://aws.amazon.com/ec2/ultraclusters/"
+ULTRACLUSTERS_PAGE = _LIMITS.ultraclusters_page
+
+
+def _documented_text() -> str:
+    """`<accelerator>: <size>, <family> page` for every documented size."""
+    return "; ".join(f"{d.accelerator}: {d.accelerators:,}, {d.family} page" for d in ULTRACLUSTER_DOCUMENTED.values())
 
 
 @rule(
     id="ultracluster-scale",
     severity="warning",
-    description=("More accelerators in one cluster than AWS documents for the type's EC2 UltraClusters (H100: 20,000, P5 "
-                 "page); AWS documents no such figure for Trainium2 or H200, so they are not checked."),
+    category="scale",
+    description=(f"More accelerators in one cluster than AWS documents for the type's EC2 UltraClusters "
+                 f"({_documented_text()}); AWS documents no such figure for Trainium2 or H200, so they are not checked."),
     source=ULTRACLUSTERS_PAGE,
     remediation="Confirm with AWS that the cluster can be placed in one UltraCluster, or split the job across clusters.",
 )
@@ -60,6 +52,7 @@ def ultracluster_scale(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="instance-region",
     severity="warning",
+    category="scale",
     description="An instance type not known to be offered in the stack's region.",
     source="https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeInstanceTypeOfferings.html",
     remediation="Pick a region listed by `planner catalog --format json` for the type, or confirm the offering with `aws ec2 describe-instance-type-offerings`.",

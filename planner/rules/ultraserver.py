@@ -16,6 +16,7 @@ CAPACITY_BLOCKS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-c
 @rule(
     id="ultraserver-whole-units",
     severity="error",
+    category="ultraserver",
     description="UltraServer members (trn2u.48xlarge) come in whole UltraServers of four instances.",
     source=ULTRASERVER_DOC,
     remediation="Set count to a multiple of 4, or declare `ultraservers: N` instead of `count`.",
@@ -34,6 +35,7 @@ def whole_units(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="ultraserver-requires-lustre",
     severity="error",
+    category="ultraserver",
     description=("planner's design rule: training across more than one Trn2 UltraServer needs one shared file system for "
                  "the datasets and checkpoints that every UltraServer reads and writes; planner asks for FSx for Lustre."),
     source=FSX_LUSTRE_FAQ,
@@ -63,6 +65,7 @@ def requires_lustre(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="ultraserver-purchase",
     severity="warning",
+    category="ultraserver",
     description=("Trn2 UltraServers (trn2u.48xlarge) bought on demand: AWS documents reserving UltraServers through EC2 "
                  "Capacity Blocks; DescribeInstanceTypes also lists an on-demand usage class, so this is not an error."),
     source=CAPACITY_BLOCKS_DOC,

@@ -21,6 +21,7 @@ BATCH_COMPUTE_RESOURCE_DOC = "https://docs.aws.amazon.com/batch/latest/APIRefere
 @rule(
     id="compute-unsized",
     severity="warning",
+    category="readback",
     description=("Compute read back from a program that will launch accelerated instances in numbers the program "
                  "does not fix (AWS Batch, Karpenter, HyperPod, PCS): not planned, not priced."),
     source=BATCH_COMPUTE_RESOURCE_DOC,

@@ -26,6 +26,7 @@ MB = 10**6  # FSx throughput is in MB/s (decimal)
 @rule(
     id="lustre-checkpoint-time",
     severity="warning",
+    category="workload",
     description=(f"Writing one full checkpoint ({CHECKPOINT_BYTES_PER_PARAM} bytes per parameter: weights and Adam state, ZeRO paper) "
                  f"at the Lustre file system's aggregate throughput takes longer than `workload.checkpoint_max_minutes` "
                  f"(default {CHECKPOINT_MAX_MINUTES:g})."),
@@ -54,6 +55,7 @@ def checkpoint_time(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="workload-memory",
     severity="warning",
+    category="workload",
     description=(f"The training state ({TRAINING_STATE_BYTES_PER_PARAM} bytes per parameter for mixed-precision Adam, ZeRO paper) "
                  "does not fit in the cluster's accelerator memory, even fully sharded."),
     source=ZERO_PAPER,

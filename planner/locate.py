@@ -1,0 +1,50 @@
+"""Where a key path is, worked out at the edge (as cfn-lint turns a match's path into a line).
+
+Rules speak in key paths; a stack's locator turns one into a `Location`: a line of the
+stack file for a YAML stack, or the URN of the resource a value was read back from for a
+Pulumi program or the policy pack (`Stack.resources`). Renderers that show a place call
+`of(finding)`; SARIF also shows the key path as a logical location.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from planner.findings import Finding
+from planner.model import Path, Stack
+from planner.reader import key_path
+from planner.yamlload import line_of
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str
+    line: int | None = None  # a line of `file`; None: the file as a whole, or a read-back stack
+    logical: str | None = None  # the URN of the resource at fault (read-back stacks)
+    path: str = ""  # the key path, `planner:cluster.node_groups[0].count`
+
+    def where(self) -> str:
+        """`file:line`, or the file alone."""
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+def nearest(mapping: dict[Path, Any], path: Path) -> Any:
+    """The value at `path` or at its nearest ancestor present in `mapping` (a missing key's parent)."""
+    while True:
+        if path in mapping:
+            return mapping[path]
+        if not path:
+            return None
+        path = path[:-1]
+
+
+def locate(stack: Stack, path: Path) -> Location:
+    """`path` of `stack`: its line (stack files) or the URN it was read back from (programs, the pack)."""
+    return Location(stack.file, line_of(stack.lines, tuple(path)), nearest(stack.resources, tuple(path)),
+                    key_path(tuple(path)))
+
+
+def of(f: Finding) -> Location:
+    """A finding's location, as its rule's locator found it."""
+    return Location(f.file, f.line, f.resource, f.key)

@@ -1,0 +1,210 @@
+"""Reading a mapping tree against a table of fields, collecting every problem, one line each.
+
+The stack parser (`planner.parse`, its `SCHEMA`) and the price book reader
+(`planner.cost.book`) both read user YAML through `Reader`, so both name a bad key the same
+way (`planner:cluster.node_groups[0].count`, with its line) and accept numbers, booleans and
+choices alike. `key_path` is how findings and problems spell a key path.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping
+
+from planner.errors import Problem
+from planner.model import Path
+from planner.yamlload import Lines, line_of
+
+REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
+NUMBER = re.compile(r"^[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def key_path(path: Path) -> str:
+    """`planner:cluster.node_groups[0].count`: a key path as written under `config:` (or `config` itself)."""
+    if path == ("config",):
+        return "config"
+    out = ""
+    for part in path[1:] if path and path[0] == "config" else path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+@dataclass(frozen=True)
+class Field:
+    """One key of the stack schema: how it is read, and the text editors show for it."""
+
+    kind: str  # string | boolean | positive_int | positive_number | choice | pattern | mapping | list
+    doc: str
+    options: tuple[str, ...] = ()  # choice: the accepted values
+    pattern: re.Pattern[str] | None = None  # pattern: what the value must match
+    what: str = ""  # pattern: the expected value, as error messages say it
+    default: Any = None  # applied when the key is absent
+    maximum: float | None = None  # positive_number: the largest value accepted (`what` says the range)
+    of: str = ""  # mapping / list: the name of the nested table in the schema
+
+
+@dataclass(frozen=True)
+class Table:
+    doc: str
+    fields: dict[str, Field]
+    required: tuple[str, ...] = ()
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(self.fields)
+
+
+
+class Reader:
+    """Collects problems while reading one mapping tree, so the user sees all of them."""
+
+    def __init__(self, file: str, lines: Lines, schema: Mapping[str, "Table"] | None = None):
+        self.file = file
+        self.lines = lines
+        self.schema: Mapping[str, Table] = schema or {}
+        self.problems: list[Problem] = []
+
+    def key(self, path: Path) -> str:
+        """`planner:cluster.node_groups[0].count`: the key as written under `config:` (or `config` itself)."""
+        return key_path(path)
+
+    def fail(self, path: Path, message: str) -> None:
+        self.problems.append(Problem(self.file, line_of(self.lines, path), one_line(self.key(path)), one_line(message)))
+
+    def mapping(self, value: Any, path: Path, allowed: Iterable[str], required: Iterable[str] = ()) -> dict[str, Any] | None:
+        if not isinstance(value, dict):
+            self.fail(path, f"expected a mapping, got {kind(value)}")
+            return None
+        allowed = tuple(allowed)
+        for k in value:
+            if k not in allowed:
+                hint = closest(str(k), allowed)
+                self.fail(path + (k,), f"unknown key{hint}; expected one of: {', '.join(allowed)}")
+        for k in required:
+            if k not in value or value[k] is None:
+                self.fail(path, f"missing required key '{k}'")
+        return value
+
+    def get(self, m: dict[str, Any], k: str, path: Path, conv: Callable[[Any, Path], Any], default: Any = None) -> Any:
+        if k not in m or m[k] is None:
+            return default
+        return conv(m[k], path + (k,))
+
+    def table(self, value: Any, path: Path, name: str) -> dict[str, Any] | None:
+        """`value` as the mapping self.schema[name] describes: unknown and missing keys are problems."""
+        t = self.schema[name]
+        return self.mapping(value, path, t.keys, t.required)
+
+    def field(self, m: dict[str, Any], name: str, k: str, path: Path) -> Any:
+        """Key `k` of a mapping read through its self.schema[name] field (its converter and default)."""
+        f = self.schema[name].fields[k]
+        value = self.get(m, k, path, self.converter(f), f.default)
+        if f.maximum is not None and value is not None and value > f.maximum:
+            self.fail(path + (k,), f"expected {f.what}, got {value!r}")
+            return None
+        return value
+
+    def converter(self, f: Field) -> Callable[[Any, Path], Any]:
+        if f.kind == "choice":
+            return self.choice(f.options)
+        if f.kind == "pattern":
+            assert f.pattern is not None
+            return self.pattern(f.pattern, f.what)
+        if f.kind in ("string", "boolean", "positive_int", "positive_number"):
+            return getattr(self, f.kind)
+        raise ValueError(f"field kind {f.kind!r} is read by its own code, not by a converter")
+
+    # --- converters: return a value, or record a problem and return None -------------
+    def string(self, v: Any, path: Path) -> str | None:
+        if isinstance(v, str) and v.strip():
+            return v
+        self.fail(path, f"expected a non-empty string, got {kind(v)}")
+        return None
+
+    def boolean(self, v: Any, path: Path) -> bool | None:
+        if isinstance(v, bool):
+            return v
+        if isinstance(v, str) and v.lower() in ("true", "false"):
+            return v.lower() == "true"
+        self.fail(path, f"expected true or false, got {kind(v)}")
+        return None
+
+    def positive_int(self, v: Any, path: Path) -> int | None:
+        if isinstance(v, str) and NUMBER.match(v.strip()):
+            try:
+                f = float(v.replace("_", ""))
+                v = int(f) if f.is_integer() and abs(f) < 1e18 else v
+            except (ValueError, OverflowError):
+                pass
+        if isinstance(v, float) and v.is_integer() and abs(v) < 1e18:
+            v = int(v)
+        if isinstance(v, int) and not isinstance(v, bool) and 0 < v <= 10**9:
+            return v
+        if isinstance(v, int) and not isinstance(v, bool) and v > 10**9:
+            self.fail(path, f"expected a positive integer up to 1,000,000,000, got {v}")
+        else:
+            self.fail(path, f"expected a positive integer, got {kind(v)}")
+        return None
+
+    def positive_number(self, v: Any, path: Path) -> float | None:
+        if isinstance(v, str) and NUMBER.match(v.strip()):
+            try:
+                v = float(v.replace("_", ""))
+            except ValueError:
+                pass
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 < v <= 1e30:
+            return float(v)
+        self.fail(path, f"expected a positive number, got {kind(v)}")
+        return None
+
+    def choice(self, options: tuple[str, ...]) -> Callable[[Any, Path], str | None]:
+        def conv(v: Any, path: Path) -> str | None:
+            if isinstance(v, str) and v in options:
+                return v
+            hint = closest(str(v), options) if isinstance(v, str) else ""
+            self.fail(path, f"expected one of {', '.join(options)}, got {kind(v)}{hint}")
+            return None
+
+        return conv
+
+    def pattern(self, rx: re.Pattern[str], what: str) -> Callable[[Any, Path], str | None]:
+        def conv(v: Any, path: Path) -> str | None:
+            if isinstance(v, str) and rx.match(v):
+                return v
+            self.fail(path, f"expected {what}, got {kind(v)}")
+            return None
+
+        return conv
+
+
+def one_line(text: str) -> str:
+    """Escape line breaks and other unprintables a key or value may carry: one problem, one line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def kind(v: Any) -> str:
+    if v is None:
+        return "nothing"
+    if isinstance(v, bool):
+        return f"boolean {str(v).lower()}"
+    if isinstance(v, (int, float)):
+        return f"{v!r}"
+    if isinstance(v, str):
+        shown = v if len(v) <= 40 else v[:37] + "..."
+        return f"'{shown}'".encode("unicode_escape").decode("ascii")
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "a mapping"
+    return type(v).__name__
+
+
+def closest(word: str, options: Iterable[str]) -> str:
+    import difflib
+
+    match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.75)
+    return f" (did you mean '{match[0]}'?)" if match else ""

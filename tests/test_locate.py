@@ -1,0 +1,55 @@
+"""Findings keep their key path; the location (file, line, URN) is worked out from it by the
+stack's locator (`planner.locate`), and JSON and SARIF show the path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from planner.locate import locate, nearest, of
+from planner.parse import load_stack
+from planner.pipeline import plan_stack
+from planner.reader import key_path
+from tests.conftest import run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+STACKS = sorted((ROOT / "tests" / "invalid_stacks").glob("Pulumi.*.yaml")) + sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))
+
+
+def test_key_path_spells_keys_as_written_under_config() -> None:
+    assert key_path(("config", "planner:cluster", "node_groups", 0, "count")) == "planner:cluster.node_groups[0].count"
+    assert key_path(("config",)) == "config"
+    assert key_path(()) == ""
+
+
+def test_nearest_falls_back_to_the_closest_ancestor() -> None:
+    found = {("a",): 1, ("a", "b", 0): 2}
+    assert nearest(found, ("a", "b", 0, "c")) == 2
+    assert nearest(found, ("a", "x")) == 1
+    assert nearest(found, ("z",)) is None
+
+
+@pytest.mark.parametrize("path", STACKS, ids=[p.name for p in STACKS])
+def test_every_finding_has_a_path_that_locates_its_line(path: Path) -> None:
+    stack = load_stack(str(path.relative_to(ROOT)))
+    plan = plan_stack(stack)
+    for f in plan.findings:
+        assert f.path and f.path[:2] == ("config", "planner:cluster"), f
+        where = locate(stack, f.path)
+        assert (where.file, where.line) == (f.file, f.line), f
+        assert of(f).path == key_path(f.path)
+        assert f.to_json()["path"] == key_path(f.path)
+
+
+def test_json_and_sarif_carry_the_path() -> None:
+    rel = "tests/invalid_stacks/Pulumi.capacity-block-size.yaml"
+    findings = json.loads(run_cli("plan", rel, "--format", "json").out)["stacks"][0]["findings"]
+    assert findings and all(f["path"].startswith("planner:cluster") for f in findings)
+    hit = next(f for f in findings if f["rule"] == "capacity-block-size")
+    assert hit["path"] == "planner:cluster.node_groups[0].count"
+    sarif = json.loads(run_cli("plan", rel, "--format", "sarif").out)
+    result = next(r for r in sarif["runs"][0]["results"] if r["ruleId"] == "capacity-block-size")
+    assert result["locations"][0]["logicalLocations"] == [{"fullyQualifiedName": hit["path"], "kind": "member"}]
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == hit["line"]
