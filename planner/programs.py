@@ -22,6 +22,7 @@ import pulumi
 
 from planner import yamlload
 from planner.errors import InputError, Problem
+from planner.mocking import EchoMocks
 from planner.model import Stack
 from planner.yamlload import Lines
 
@@ -113,14 +114,8 @@ def shown(path: str, origin: str | None = None) -> str:
     return os.path.abspath(path) if rel.startswith(os.pardir) else rel
 
 
-class OfflineMocks(pulumi.runtime.Mocks):
+class OfflineMocks(EchoMocks):
     """Mocks that create nothing: each resource's outputs are its inputs, invokes return nothing."""
-
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-        return f"{args.name}-id", dict(args.inputs)
-
-    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
-        return {}
 
 
 def run(program: Program, stack: str, mocks: pulumi.runtime.Mocks) -> None:
@@ -313,28 +308,17 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
     return {"stacks": stacks, "resources": resources, "config": program.config(stack)}
 
 
-class ReadbackMocks(pulumi.runtime.Mocks):
+class ReadbackMocks(EchoMocks):
     """Mocks that create nothing and remember every registration, as the engine would show it.
 
     Outputs are the inputs plus what the provider fills in and other resources refer to: an
     id, a name when none was given (auto-naming, without its random suffix) and an ARN
     ending in the id, so references between resources resolve as in a deployed stack.
+    Which registrations are custom is the family's bookkeeping (`custom`).
     """
 
     def __init__(self) -> None:
-        self.custom: dict[tuple[str, str], bool] = {}
-
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-        rid = f"{args.name}-id"
-        state = dict(args.inputs)
-        self.custom[(args.typ, args.name)] = bool(args.custom)
-        if args.custom:
-            state.setdefault("name", args.name)
-            state.setdefault("arn", f"arn:aws:mock::000000000000:{args.typ.rsplit(':', 1)[-1]}/{rid}")
-        return rid, state
-
-    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
-        return {}
+        super().__init__(provider_fields=True)
 
 
 def _jsonable(value: Any) -> Any:

@@ -158,3 +158,29 @@ def test_a_failed_registration_does_not_leak_into_the_next_run() -> None:
             run(broken, MotoMocks("us-east-1"))
         mocks = run(_vpc_program(availability_zone="us-east-1a"), MotoMocks("us-east-1"))
         assert [r.name for r in mocks.resources if r.backend == "moto"] == ["corpus-vpc", "secondary", "pods", "scratch"]
+
+
+def test_one_mock_family_offline_readback_echo_and_moto() -> None:
+    """Every mock planner runs programs under shares one base: registrations, custom, calls, the lock."""
+    from planner.mocking import EchoMocks, PlannerMocks
+    from planner.programs import OfflineMocks, ReadbackMocks, run_with_mocks
+
+    for cls in (OfflineMocks, ReadbackMocks, EchoMocks, MotoMocks):
+        assert issubclass(cls, PlannerMocks), cls
+
+    def declare() -> None:
+        import pulumi_aws as aws
+
+        vpc = aws.ec2.Vpc("net", cidr_block="10.0.0.0/16")
+        aws.ec2.Subnet("sub", vpc_id=vpc.id, cidr_block="10.0.1.0/24")
+
+    offline, readback = OfflineMocks(), ReadbackMocks()
+    run_with_mocks(declare, offline)
+    run_with_mocks(declare, readback)
+    assert [(r.type, r.name, r.id, r.backend) for r in offline.resources] == [
+        ("aws:ec2/vpc:Vpc", "net", "net-id", "echo"), ("aws:ec2/subnet:Subnet", "sub", "sub-id", "echo")]
+    assert offline.named("sub").outputs == {"cidrBlock": "10.0.1.0/24", "vpcId": "net-id"}
+    # the read-back fills in what a provider would: a name and an ARN ending in the id
+    assert readback.named("sub").outputs["arn"] == "arn:aws:mock::000000000000:Subnet/sub-id"
+    assert readback.named("sub").outputs["name"] == "sub"
+    assert readback.custom == {("aws:ec2/vpc:Vpc", "net"): True, ("aws:ec2/subnet:Subnet", "sub"): True}

@@ -158,22 +158,13 @@ def capture(program: Callable[[], Any], config: Mapping[str, str] | None = None,
     Pass `planner.testing.MotoMocks` (inside `moto.mock_aws()`) for outputs from moto.
     URNs are the engine's: resources parented to the stack carry no `pulumi:pulumi:Stack$`.
     """
-    import pulumi
     from pulumi.runtime.settings import get_monitor
 
+    from planner.mocking import EchoMocks
     from planner.programs import run_with_mocks
 
-    class _Echo(pulumi.runtime.Mocks):
-        def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-            rid = f"{args.name}-id"
-            state = dict(args.inputs, arn=f"arn:aws:mock::000000000000:{args.typ.rsplit(':', 1)[-1]}/{rid}")
-            state.setdefault("name", args.name)  # what Pulumi's auto-naming fills in (without its random suffix)
-            return rid, state
-
-        def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
-            return {}
-
-    run_with_mocks(program, mocks or _Echo(), dict(config or {}), project=project, stack=stack)
+    echo = EchoMocks(provider_fields=True, components_too=True)
+    run_with_mocks(program, mocks or echo, dict(config or {}), project=project, stack=stack)
     out: list[Spec] = []
     for reg in get_monitor().get_registered_resources().values():
         full = reg.urn.replace("::pulumi:pulumi:Stack$", "::", 1)

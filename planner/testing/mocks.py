@@ -30,53 +30,32 @@ request in `resources[i].inputs`); AWS managed IAM policies exist only with
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import boto3
 import pulumi
 
+from planner.mocking import PlannerMocks, Registered
 from planner.testing import shapes
+
+__all__ = ["MotoMocks", "Registered"]
 
 Handler = Callable[["MotoMocks", pulumi.runtime.MockResourceArgs], tuple[str, dict[str, Any]]]
 
 
-@dataclass
-class Registered:
-    """One resource the program registered, and what the mocks did with it."""
+class MotoMocks(PlannerMocks):
+    """Pulumi mocks backed by moto; use inside `moto.mock_aws()` (see the module docstring).
 
-    type: str
-    name: str
-    inputs: dict[str, Any]
-    id: str
-    outputs: dict[str, Any] = field(default_factory=dict)
-    backend: str = "moto"  # moto | recorded | component
-
-
-class MotoMocks(pulumi.runtime.Mocks):
-    """Pulumi mocks backed by moto; use inside `moto.mock_aws()` (see the module docstring)."""
+    The bookkeeping (resources, calls, custom, the lock) is `planner.mocking.PlannerMocks`,
+    shared with the echo mocks; this class is the moto backend.
+    """
 
     def __init__(self, region: str = "us-east-1"):
-        self.region = region
-        self.resources: list[Registered] = []
-        self.calls: list[tuple[str, dict[str, Any]]] = []
+        super().__init__(region)
+        self.region: str = region
         self._clients: dict[str, Any] = {}
-        # Pulumi registers resources from several threads and moto is not thread-safe:
-        # every AWS call made for a registration or an invoke runs under this lock.
-        self._lock = threading.RLock()
         self._account: str | None = None
-
-    # --- what tests look at -------------------------------------------------------------
-    def of_type(self, type_: str) -> list[Registered]:
-        return [r for r in self.resources if r.type == type_]
-
-    def named(self, name: str) -> Registered:
-        matches = [r for r in self.resources if r.name == name]
-        if len(matches) != 1:
-            raise KeyError(f"{len(matches)} resources named {name!r}")
-        return matches[0]
 
     def client(self, service: str) -> Any:
         with self._lock:
@@ -93,16 +72,8 @@ class MotoMocks(pulumi.runtime.Mocks):
     def arn(self, service: str, resource: str, region: bool = True) -> str:
         return f"arn:aws:{service}:{self.region if region else ''}:{self.account}:{resource}"
 
-    # --- pulumi.runtime.Mocks -------------------------------------------------------------
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-        with self._lock:
-            return self._new_resource(args)
-
-    def _new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-        inputs = dict(args.inputs)
-        if not args.custom:
-            self.resources.append(Registered(args.typ, args.name, inputs, "", {}, "component"))
-            return "", inputs
+    # --- the backend --------------------------------------------------------------------
+    def create(self, args: pulumi.runtime.MockResourceArgs, inputs: dict[str, Any]) -> tuple[str, dict[str, Any], str]:
         handler = HANDLERS.get(args.typ)
         if handler is None:
             id_, backend = _made_up_id(args), "recorded"
@@ -110,16 +81,12 @@ class MotoMocks(pulumi.runtime.Mocks):
         else:
             id_, extra = handler(self, args)
             backend = "moto"
-        outputs = {**inputs, **{k: v for k, v in extra.items() if v is not None}}
-        self.resources.append(Registered(args.typ, args.name, inputs, id_, outputs, backend))
-        return id_, outputs
+        return id_, {**inputs, **{k: v for k, v in extra.items() if v is not None}}, backend
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+    def invoke(self, token: str, args: dict[str, Any]) -> dict[str, Any]:
         """Invokes answered from moto (see CALLS); any other invoke returns nothing."""
-        with self._lock:
-            self.calls.append((args.token, dict(args.args)))
-            handler = CALLS.get(args.token)
-            return handler(self, dict(args.args)) if handler else {}
+        handler = CALLS.get(token)
+        return handler(self, args) if handler else {}
 
 
 def _made_up_id(args: pulumi.runtime.MockResourceArgs) -> str:
