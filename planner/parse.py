@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable
 
 from planner import catalogue as _catalogue
 from planner.errors import InputError, Problem
+from planner.report.text import escape_char, first_control, one_line
 from planner.model import (
     LUSTRE_DEPLOYMENTS,
     PLACEMENTS,
@@ -37,13 +38,23 @@ CLUSTER_KEY = "planner:cluster"
 REGION_KEY = "aws:region"
 CLUSTER_PATH: Path = ("config", CLUSTER_KEY)
 
-_STACK_FILE = re.compile(r"^Pulumi\.([A-Za-z0-9_.-]+)\.ya?ml$")
-_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
-_REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
-_RESERVATION = re.compile(r"^cr-[0-9a-f]{8,17}$")
-_VPC = re.compile(r"^vpc-[0-9a-f]{8,17}$")
-_SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
-_NUMBER = re.compile(r"^[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+# Every pattern is matched with `fullmatch`: `$` also matches before a trailing newline,
+# so `re.match("^...$")` would accept "us-east-2\n".
+_STACK_FILE = re.compile(r"Pulumi\.([A-Za-z0-9_.-]+)\.ya?ml")
+_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?")
+_REGION = re.compile(r"[a-z]{2}(-gov)?-[a-z]+-\d", re.ASCII)
+_RESERVATION = re.compile(r"cr-[0-9a-f]{8,17}")
+_VPC = re.compile(r"vpc-[0-9a-f]{8,17}")
+_SUBNET = re.compile(r"subnet-[0-9a-f]{8,17}")
+_NUMBER = re.compile(r"[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+_S3_URL = re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?", re.S)
+
+# Lower bounds below which a figure is a mistake, not a plan: it would print as 0 h or
+# $0.00, or overflow the arithmetic (`mfu: 5e-324` makes training time infinite).
+MIN_HOURS = 1.0  # schedule.hours: EC2 bills by the second, but a plan is priced in hours ("0 h" is no plan)
+MIN_USD = 0.01  # budgets: one cent, the smallest amount a report prints
+MIN_MFU = 0.01  # workload.mfu: 1 % of peak; published MFUs are 15-43 % (README, Workload)
+MAX_MAGNITUDE = 1e30  # parameters, tokens, any other positive number
 
 
 def az_in_region(az: str, region: str) -> bool:
@@ -65,7 +76,8 @@ class _Reader:
             return "config"
         out = ""
         for part in path[1:] if path and path[0] == "config" else path:
-            out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+            text = str(part) if len(str(part)) <= 2 * SHOWN_CHARS else str(part)[:2 * SHOWN_CHARS - 3] + "..."
+            out += f"[{part}]" if isinstance(part, int) and not isinstance(part, bool) else (f".{text}" if out else text)
         return out
 
     def fail(self, path: Path, message: str) -> None:
@@ -73,7 +85,8 @@ class _Reader:
 
     def mapping(self, value: Any, path: Path, allowed: Iterable[str], required: Iterable[str] = ()) -> dict[str, Any] | None:
         if not isinstance(value, dict):
-            self.fail(path, f"expected a mapping, got {_kind(value)}")
+            # the document itself (or `config`) not a mapping: it may be any file, so show no part of it
+            self.fail(path, f"expected a mapping, got {_kind(value, echo=len(path) > 1)}")
             return None
         allowed = tuple(allowed)
         for k in value:
@@ -86,15 +99,29 @@ class _Reader:
         return value
 
     def get(self, m: dict[str, Any], k: str, path: Path, conv: Callable[[Any, Path], Any], default: Any = None) -> Any:
-        if k not in m or m[k] is None:
+        """`m[k]` converted; `default` when the key is absent. A key written without a value
+        (`count:`) is a type error, not "absent": it would silently drop what it declares."""
+        if k not in m:
             return default
         return conv(m[k], path + (k,))
 
     # --- converters: return a value, or record a problem and return None -------------
     def string(self, v: Any, path: Path) -> str | None:
         if isinstance(v, str) and v.strip():
-            return v
+            return self.printable(v, path)
         self.fail(path, f"expected a non-empty string, got {_kind(v)}")
+        return None
+
+    def printable(self, v: str, path: Path) -> str | None:
+        """`v`, unless it holds a control character, a line separator or a bidi override.
+
+        Every string the schema accepts ends up in a report (a PR comment, an annotation,
+        a terminal): a line break there forges lines, a bidi override reorders them.
+        """
+        bad = first_control(v)
+        if bad is None:
+            return v
+        self.fail(path, f"contains the control character {escape_char(bad)}; expected printable text on one line")
         return None
 
     def boolean(self, v: Any, path: Path) -> bool | None:
@@ -106,7 +133,7 @@ class _Reader:
         return None
 
     def positive_int(self, v: Any, path: Path) -> int | None:
-        if isinstance(v, str) and _NUMBER.match(v.strip()):
+        if isinstance(v, str) and _NUMBER.fullmatch(v.strip()):
             try:
                 f = float(v.replace("_", ""))
                 v = int(f) if f.is_integer() and abs(f) < 1e18 else v
@@ -123,15 +150,31 @@ class _Reader:
         return None
 
     def positive_number(self, v: Any, path: Path) -> float | None:
-        if isinstance(v, str) and _NUMBER.match(v.strip()):
+        if isinstance(v, str) and _NUMBER.fullmatch(v.strip()):
             try:
                 v = float(v.replace("_", ""))
-            except ValueError:
+            except (ValueError, OverflowError):
                 pass
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 < v <= 1e30:
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_MAGNITUDE:
+            v = float(MAX_MAGNITUDE) * 10  # a 400-digit integer is out of range, not an OverflowError
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 < v <= MAX_MAGNITUDE:
             return float(v)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > MAX_MAGNITUDE:
+            self.fail(path, f"expected a positive number up to {MAX_MAGNITUDE:g}, got {_kind(v)}")
+            return None
         self.fail(path, f"expected a positive number, got {_kind(v)}")
         return None
+
+    def at_least(self, low: float, what: str) -> Callable[[Any, Path], float | None]:
+        """A positive number no smaller than `low` (`what` says why, in the message)."""
+        def conv(v: Any, path: Path) -> float | None:
+            x = self.positive_number(v, path)
+            if x is not None and x < low:
+                self.fail(path, f"expected at least {low:g} ({what}), got {x!r}")
+                return None
+            return x
+
+        return conv
 
     def choice(self, options: tuple[str, ...]) -> Callable[[Any, Path], str | None]:
         def conv(v: Any, path: Path) -> str | None:
@@ -145,30 +188,34 @@ class _Reader:
 
     def pattern(self, rx: re.Pattern[str], what: str) -> Callable[[Any, Path], str | None]:
         def conv(v: Any, path: Path) -> str | None:
-            if isinstance(v, str) and rx.match(v):
-                return v
+            if isinstance(v, str) and rx.fullmatch(v):
+                return self.printable(v, path)
             self.fail(path, f"expected {what}, got {_kind(v)}")
             return None
 
         return conv
 
 
-def _one_line(text: str) -> str:
-    """Escape line breaks and other unprintables a key or value may carry: one problem, one line."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+_one_line = one_line  # one problem, one line (planner.report.text)
+
+SHOWN_CHARS = 24  # at most this much of a wrong value is echoed: enough to spot a typo, not to leak a secret
 
 
-def _kind(v: Any) -> str:
+def _kind(v: Any, echo: bool = True) -> str:
+    """What a wrong value is, for a message. `echo=False` for values that may not be ours
+    (a whole file that is not a mapping: a symlink to a token, a key file)."""
     if v is None:
         return "nothing"
     if isinstance(v, bool):
         return f"boolean {str(v).lower()}"
+    if isinstance(v, int) and abs(v) >= 10**20:
+        return f"a {len(str(abs(v)))}-digit integer"
     if isinstance(v, (int, float)):
-        return f"{v!r}"
+        return f"{v!r}" if echo else "a number"
     if isinstance(v, str):
-        shown = v if len(v) <= 40 else v[:37] + "..."
+        if not echo:
+            return "a string"
+        shown = v if len(v) <= SHOWN_CHARS else v[:SHOWN_CHARS - 3] + "..."
         return f"'{shown}'".encode("unicode_escape").decode("ascii")
     if isinstance(v, list):
         return "a list"
@@ -219,7 +266,7 @@ def _cluster(r: _Reader, data: Any, region: str, path: Path) -> Cluster | None:
     if m.get("schedule") is not None:
         sm = r.mapping(m["schedule"], path + ("schedule",), ("hours",), required=("hours",))
         if sm is not None:
-            hours = r.get(sm, "hours", path + ("schedule",), r.positive_number)
+            hours = r.get(sm, "hours", path + ("schedule",), r.at_least(MIN_HOURS, "hours of use; a plan is priced in hours"))
             if hours is not None:
                 schedule = Schedule(hours, path + ("schedule",))
     workload = _workload(r, m["workload"], path + ("workload",)) if m.get("workload") is not None else None
@@ -230,7 +277,8 @@ def _cluster(r: _Reader, data: Any, region: str, path: Path) -> Cluster | None:
         if bm is not None:
             if not bm:
                 r.fail(bp, "expected total_usd and/or monthly_usd")
-            budget = Budget(r.get(bm, "total_usd", bp, r.positive_number), r.get(bm, "monthly_usd", bp, r.positive_number), bp)
+            usd = r.at_least(MIN_USD, "USD; a budget under one cent prints as $0.00")
+            budget = Budget(r.get(bm, "total_usd", bp, usd), r.get(bm, "monthly_usd", bp, usd), bp)
     suppress = _suppressions(r, m.get("suppress"), path + ("suppress",))
     network = None
     if m.get("network") is not None:
@@ -316,7 +364,7 @@ def _lustre(r: _Reader, data: Any, path: Path, cluster_az: str, region: str) -> 
     if "availability_zone" in m and az and region and not az_in_region(az, region):
         r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region}, got '{az}'")
     efa = r.get(m, "efa_enabled", path, r.boolean, False)
-    s3 = r.get(m, "s3_import_path", path, r.pattern(re.compile(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$"), "an S3 URL such as s3://bucket/prefix"))
+    s3 = r.get(m, "s3_import_path", path, r.pattern(_S3_URL, "an S3 URL such as s3://bucket/prefix"))
     if dtype is None or capacity is None or efa is None:
         return None
     return Lustre(dtype, capacity, throughput, az, efa, s3, path, frozenset(str(k) for k in m))
@@ -330,8 +378,8 @@ def _workload(r: _Reader, data: Any, path: Path) -> Workload | None:
     tokens = r.get(m, "tokens", path, r.positive_number)
     precision = r.get(m, "precision", path, r.choice(PRECISIONS), "bf16")
     mfu = r.get(m, "mfu", path, r.positive_number)
-    if mfu is not None and not 0 < mfu <= 1:
-        r.fail(path + ("mfu",), f"expected a fraction of peak between 0 and 1 (such as 0.4), got {mfu!r}")
+    if mfu is not None and not MIN_MFU <= mfu <= 1:
+        r.fail(path + ("mfu",), f"expected a fraction of peak between {MIN_MFU:g} and 1 (such as 0.4), got {mfu!r}")
         mfu = None
     checkpoint_minutes = r.get(m, "checkpoint_max_minutes", path, r.positive_number)
     if None in (params, tokens, precision, mfu):
@@ -361,7 +409,7 @@ def _suppressions(r: _Reader, data: Any, path: Path) -> tuple[Suppression, ...]:
 # --- stack files -------------------------------------------------------------------------
 
 def stack_name(file: str) -> str | None:
-    m = _STACK_FILE.match(os.path.basename(file))
+    m = _STACK_FILE.fullmatch(os.path.basename(file))
     return m.group(1) if m else None
 
 
@@ -377,7 +425,7 @@ def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
     region = config.get(REGION_KEY)
     if region is None:
         r.fail(("config",), f"missing required key '{REGION_KEY}' (the AWS region, such as us-east-2)")
-    elif not (isinstance(region, str) and _REGION.match(region)):
+    elif not (isinstance(region, str) and _REGION.fullmatch(region)):
         r.fail(("config", REGION_KEY), f"expected an AWS region such as us-east-2, got {_kind(region)}")
         region = None
     if CLUSTER_KEY not in config or config[CLUSTER_KEY] is None:
@@ -401,15 +449,30 @@ def discover(paths: Iterable[str]) -> list[str]:
 
     In the order given, folders sorted; a file named twice (`stacks stacks/Pulumi.x.yaml`)
     is planned once, as first named, so its findings and cost are not counted twice.
+
+    A stack file found in a folder must resolve inside that folder: a symlink out of it
+    (to a key, a token, another checkout) is refused unless named explicitly, since the
+    documented workflow puts error messages in a pull-request comment.
     """
     found: list[str] = []
     problems: list[Problem] = []
     for p in paths:
         if os.path.isdir(p):
-            names = sorted(f for f in os.listdir(p) if stack_name(f))
+            try:
+                names = sorted(f for f in os.listdir(p) if stack_name(f))
+            except OSError as exc:
+                problems.append(Problem(p, None, "", f"cannot list the folder: {exc.strerror or exc}"))
+                continue
             if not names:
                 problems.append(Problem(p, None, "", "no stack files (Pulumi.<stack>.yaml) in this folder"))
-            found.extend(os.path.join(p, f) for f in names)
+            root = os.path.realpath(p)
+            for f in names:
+                full = os.path.join(p, f)
+                if os.path.commonpath([root, os.path.realpath(full)]) != root:
+                    problems.append(Problem(full, None, "", "is a link to a file outside the folder; refused "
+                                                             "(name the file itself to plan it)"))
+                else:
+                    found.append(full)
         elif os.path.isfile(p):
             found.append(p)
         else:

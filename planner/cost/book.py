@@ -30,7 +30,7 @@ LUSTRE_KEYS = ("region", "deployment_type", "per_unit_storage_throughput", "usd_
 DERIVED_KEYS = ("instance_type", "purchase", "from", "basis")
 TOP_KEYS = ("name", "description", "instances", "lustre", "derived")
 
-_AS_OF = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+_AS_OF = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def _as_of(r: Any, v: Any, path: Path) -> str | None:
         return v.isoformat()
     if isinstance(v, int) and not isinstance(v, bool):
         v = str(v)
-    if isinstance(v, str) and _AS_OF.match(v) and _real_date(v):
+    if isinstance(v, str) and _AS_OF.fullmatch(v) and _real_date(v):
         return v
     r.fail(path, f"expected a date such as 2026-08-01 (or 2026-08, 2026), got {_describe(v)}")
     return None

@@ -1,0 +1,111 @@
+"""User text made safe to print: one line everywhere, inert in Markdown.
+
+planner's output is read by people and by machines that give some lines meaning: a line
+starting with `::` is a GitHub workflow command, a line break inside a Markdown table
+cell ends the table, `<img>` or `@team` in a pull-request comment renders or pings. Stack
+files, price books, file names and command-line values come from people the repository
+may not trust, so every renderer and the CLI's error printer pass what they print
+through these two functions (and never build their own escaping):
+
+- `one_line(text)`: control characters (C0, C1, DEL), line and paragraph separators and
+  bidirectional overrides become visible escapes (`\\n`, `\\u202e`), so a value can
+  neither start a new line nor reorder what a reviewer sees.
+- `md_inert(text)`: `one_line`, then HTML, links, images, emphasis, code spans, table
+  pipes, autolinks and @mentions are escaped, so GitHub renders the text as text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Bidirectional formatting characters (Unicode TR9): they reorder the text around them, so
+# `main.py\u202e` can display as something else. Python counts them as unprintable too;
+# named here because the stack parser refuses exactly these (plus control characters).
+BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def is_control(ch: str) -> bool:
+    """A character a stack value may not hold: control (Cc), line/paragraph separator, bidi override."""
+    return ch in BIDI or unicodedata.category(ch) in ("Cc", "Zl", "Zp")
+
+
+def first_control(text: str) -> str | None:
+    """The first character of `text` that `is_control`, or None (fast path for ordinary text)."""
+    if text.isprintable():
+        return None
+    return next((c for c in text if is_control(c)), None)
+
+
+def escape_char(ch: str) -> str:
+    """`\\n`, `\\x1b`, `\\u202e`: how an unprintable character is shown."""
+    return ch.encode("unicode_escape").decode("ascii")
+
+
+def one_line(text: object) -> str:
+    """`text` with every unprintable character escaped: it prints as exactly one line.
+
+    Python's `str.isprintable` is false for control, format (bidi, zero-width),
+    separator (other than the space) and unassigned characters; `str.splitlines` splits
+    only on some of those, so escaping all of them keeps every reader's idea of a line.
+    """
+    s = str(text)
+    if s.isprintable():
+        return s
+    return "".join(c if c.isprintable() else escape_char(c) for c in s)
+
+
+def lines(block: str) -> str:
+    """A block planner built line by line, with each line kept to one line (`one_line`).
+
+    The final pass of the table, GitHub and Markdown renderers: whatever a value carried,
+    the only line breaks left are the ones planner wrote between its lines.
+    """
+    parts = block.split("\n")
+    return "\n".join(one_line(p) for p in parts)
+
+
+# Markdown (CommonMark + GitHub): ASCII punctuation that starts a construct gets a
+# backslash (CommonMark lets any ASCII punctuation be escaped); `&`, `<`, `>` become
+# entities so no HTML tag or entity survives. `@` and the triggers of GitHub's extended
+# autolinks (`://`, `www.`) go into code spans of their own: GitHub turns no text inside
+# a code span into a mention or a link, while a backslash or an entity would still be
+# read as one once rendered.
+_MD_BACKSLASH = frozenset("\\`*_[]()!|~#{}+=")
+_MD_ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MD_TOKEN = re.compile(r"(?i)://|www\.|.", re.S)
+
+
+def _md_token(tok: str) -> str:
+    if len(tok) > 1:
+        return "`:`//" if tok == "://" else f"`{tok}`"
+    if tok in _MD_ENTITY:
+        return _MD_ENTITY[tok]
+    if tok in _MD_BACKSLASH:
+        return "\\" + tok
+    return "`@`" if tok == "@" else tok
+
+
+def md_inert(text: object) -> str:
+    """Text that GitHub renders as the same characters and nothing else (no HTML, link,
+    image, mention, emphasis, heading or table break), on one line."""
+    s = "".join(_md_token(t) for t in _MD_TOKEN.findall(one_line(text)))
+    # a value that would start a line-level construct ("- x", "1. x") if it ever began a line
+    m = re.match(r"(\d*)([-.)])", s)
+    if m and (m.group(1) or m.group(2) != ")"):
+        s = s[:m.end(1)] + "\\" + s[m.end(1):]
+    return s
+
+
+def md_code(text: object) -> str:
+    """Inline code for a value (a file path, a stack name): backticks fenced, pipes escaped for tables.
+
+    Inside a code span GitHub renders no HTML, link, image or mention; the fence is one
+    backtick longer than the longest run of backticks in the value, so the value cannot
+    close it.
+    """
+    s = one_line(text).replace("|", "\\|")
+    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") or (s.startswith(" ") and s.endswith(" ") and s.strip()) else ""
+    return f"{fence}{pad}{s}{pad}{fence}" if s else "` `"
