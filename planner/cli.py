@@ -20,7 +20,9 @@ EXIT_INPUT = 2
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse prints usage + exits 2; keep it to one line
-        self.exit(EXIT_INPUT, f"{self.prog}: error: {message}\n")
+        from planner.report.text import one_line
+
+        self.exit(EXIT_INPUT, f"{one_line(self.prog)}: error: {one_line(message)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,19 +35,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def error_line(text: str) -> None:
+    """One line on standard error, whatever `text` holds (`one_line`): a value with a line
+    break must not start a line of its own, which GitHub would read as a workflow command."""
+    from planner.report.text import one_line
+
+    try:
+        print(f"planner: {one_line(text)}", file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):  # no stderr left to tell: the exit code says it
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         code = args.run(args)
+        from planner.fileio import emit
+
+        emit("")  # flush now, so a write that fails fails here (exit 2), not at interpreter exit
     except InputError as exc:
         for p in exc.problems:
-            print(f"planner: {p}", file=sys.stderr)
+            error_line(str(p))
         return EXIT_INPUT
     except KeyboardInterrupt:
         return 130
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        pass
+    except SystemExit:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - never a traceback, never exit 1 (which means "findings")
+        if isinstance(exc, RecursionError):
+            error_line("input nested too deeply to process; expected a simpler document")
+        else:
+            error_line(f"internal error: {type(exc).__name__}: {exc}; nothing was written "
+                       "(please report it with the command that caused it)")
+        return EXIT_INPUT
     return code

@@ -87,3 +87,39 @@ def write_atomic(path: str, data: str, key: str = "") -> None:
             raise
     except OSError as exc:
         raise InputError([Problem(path, None, key, f"cannot write: {exc.strerror or exc}; expected a writable file path")]) from None
+
+
+STDOUT = "<standard output>"
+
+
+def emit(text: str) -> None:
+    """Write a report to standard output in one piece and flush it; InputError when it cannot be.
+
+    A closed standard output (`>&-`), a full device (`> /dev/full`) or a reader that went
+    away fail here, inside the command, as one line and exit 2: not as a traceback at
+    interpreter exit with exit 1, which CI reads as "findings".
+    """
+    import sys
+
+    out = sys.stdout
+    if out is None:
+        raise InputError([Problem(STDOUT, None, "", "is closed; expected somewhere to write the report (or use --output)")])
+    try:
+        out.write(text)
+        out.flush()
+    except (OSError, ValueError) as exc:
+        _silence_stdout()
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError([Problem(STDOUT, None, "", f"cannot write the report: {reason}")]) from None
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null so the interpreter's final flush cannot fail again."""
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a real file (tests capture it): nothing to silence
+        pass

@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import sys
 import tempfile
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
@@ -214,7 +213,9 @@ def pricing_client(profile: str | None = None) -> Callable[[], Any]:
 def live_book(book: Any, needs: PriceNeeds, client: Callable[[], Any] | None = None,
               now: dt.datetime | None = None, warn: Callable[[str], None] | None = None) -> Any:
     """`book` with current on-demand prices layered over it (`PriceBook.overlay`), or `book` with a warning."""
-    say = warn or (lambda line: print(f"planner: {line}", file=sys.stderr))
+    from planner.cli import error_line
+
+    say = warn or error_line
     cache = PriceCache(cache_path(), now or dt.datetime.now(dt.timezone.utc))
     result = fetch(needs, client or pricing_client(), cache)
     if result.failure:

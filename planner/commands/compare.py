@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from typing import Any
 
 from planner.errors import InputError, Problem
@@ -71,6 +70,8 @@ def parse_mfu(text: str, families: set[str]) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.fileio import emit
+
     from planner import catalogue
     from planner.cost import book_from_args
     from planner.cost.compare import Job, compare
@@ -88,9 +89,9 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         from planner.report.json_report import dumps
 
-        sys.stdout.write(dumps(result))
+        emit(dumps(result))
     else:
-        sys.stdout.write(render_table(result))
+        emit(render_table(result))
     return 0
 
 

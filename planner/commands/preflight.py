@@ -8,7 +8,6 @@ and reports findings in the formats and with the exit codes of `planner plan`.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from planner.commands import plan, region_arg
 from planner.findings import SEVERITIES
@@ -37,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         account = open_account(args.profile)
     except SetupError as exc:
-        print(f"planner: preflight: {exc}", file=sys.stderr)
+        from planner.cli import error_line
+
+        error_line(f"preflight: {exc}")
         return 2
     plans = [preflight_stack(s, account, args.region, args.suppress) for s in stacks]
     plan.write(plan.render(plans, args.format), args.output)

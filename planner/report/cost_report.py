@@ -97,16 +97,24 @@ def table_lines(cost: dict[str, Any]) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    from planner.report.text import md_inert
+
+    return md_inert(text)
 
 
 def markdown(cost: dict[str, Any]) -> str:
-    """The cost section of a markdown report (a pull-request comment): headline, line items, notes."""
+    """The cost section of a markdown report (a pull-request comment): headline, line items, notes.
+
+    Price book text (name, source, note, assumption) may come from a user's file: it is
+    made inert (`md_inert`); sources are shown as code, so no link is rendered from them.
+    """
+    from planner.report.text import md_code
+
     rows, foot = _rows(cost)
-    out = [f"**Cost:** {_cell(headline(cost))} (price book `{cost.get('price_book')}`)", "",
+    out = [f"**Cost:** {_cell(headline(cost))} (price book {md_code(cost.get('price_book'))})", "",
            "| " + " | ".join(h.capitalize() for h in HEADERS) + " |",
            "|---|---|---:|---:|---:|---|---|"]
-    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    out += ["| " + " | ".join([*(_cell(c) for c in row[:-1]), md_code(row[-1])]) + " |" for row in rows]
     if foot or cost.get("notes"):
         out.append("")
     out += [f"{i}. {_cell(text)}" for i, text in enumerate(foot, 1)]

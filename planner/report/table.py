@@ -92,4 +92,6 @@ def render(plans: Sequence[StackPlan]) -> str:
         blocks.append("\n".join(render_summary(p) + render_cost(p) + render_findings(p)))
     total = counts(f for p in plans for f in p.findings)
     blocks.append(f"{len(plans)} stack{'s' if len(plans) != 1 else ''}: {count_text(total)}")
-    return "\n\n".join(blocks) + "\n"
+    from planner.report.text import lines
+
+    return lines("\n\n".join(blocks)) + "\n"

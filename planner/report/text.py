@@ -68,32 +68,48 @@ def lines(block: str) -> str:
 # Markdown (CommonMark + GitHub): ASCII punctuation that starts a construct gets a
 # backslash (CommonMark lets any ASCII punctuation be escaped); `&`, `<`, `>` become
 # entities so no HTML tag or entity survives. `@` and the triggers of GitHub's extended
-# autolinks (`://`, `www.`) go into code spans of their own: GitHub turns no text inside
+# autolinks (`://`, `www.`) and `#` (issue references) go into code spans of their own: GitHub turns no text inside
 # a code span into a mention or a link, while a backslash or an entity would still be
 # read as one once rendered.
-_MD_BACKSLASH = frozenset("\\`*_[]()!|~#{}+=")
+_MD_BACKSLASH = frozenset("\\`*_[]|~")
 _MD_ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _MD_TOKEN = re.compile(r"(?i)://|www\.|.", re.S)
+_MD_CODE = {"@": "`@`", "#": "`#`", "://": "`:`//"}  # mentions, issue references, autolinks
 
 
 def _md_token(tok: str) -> str:
-    if len(tok) > 1:
-        return "`:`//" if tok == "://" else f"`{tok}`"
+    if tok in _MD_CODE:
+        return _MD_CODE[tok]
+    if len(tok) > 1:  # www.
+        return f"`{tok}`"
     if tok in _MD_ENTITY:
         return _MD_ENTITY[tok]
-    if tok in _MD_BACKSLASH:
-        return "\\" + tok
-    return "`@`" if tok == "@" else tok
+    return "\\" + tok if tok in _MD_BACKSLASH else tok
 
 
 def md_inert(text: object) -> str:
     """Text that GitHub renders as the same characters and nothing else (no HTML, link,
-    image, mention, emphasis, heading or table break), on one line."""
-    s = "".join(_md_token(t) for t in _MD_TOKEN.findall(one_line(text)))
-    # a value that would start a line-level construct ("- x", "1. x") if it ever began a line
-    m = re.match(r"(\d*)([-.)])", s)
-    if m and (m.group(1) or m.group(2) != ")"):
-        s = s[:m.end(1)] + "\\" + s[m.end(1):]
+    image, mention, issue reference, emphasis or table break), on one line.
+
+    For inline use (a table cell, after a list marker): renderers never start a line
+    with it, so line-level constructs (`# `, `- `, `1. `) need no escape.
+    """
+    return "".join(_md_token(t) for t in _MD_TOKEN.findall(one_line(text)))
+
+
+def md_own_cell(text: object) -> str:
+    """planner's own Markdown (rule descriptions written in this repository, never user
+    text) in a table cell: its code spans kept, pipes escaped, on one line."""
+    return one_line(text).replace("|", "\\|")
+
+
+def html_inert(text: object) -> str:
+    """Text inside raw HTML of a Markdown comment (`<summary>...</summary>`), where Markdown
+    escapes do not apply: entities for `& < > "`, and `@` and `://` in `<code>`, which GitHub
+    never turns into a mention or a link; on one line."""
+    s = one_line(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    for token in ("@", "#", "://", "www."):
+        s = s.replace(token, f"<code>{token}</code>")
     return s
 
 

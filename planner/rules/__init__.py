@@ -173,10 +173,10 @@ def reference_markdown() -> str:
         "| rule | severity | what it checks | remediation | source |",
         "|---|---|---|---|---|",
     ]
-    from planner.report.digest import md_cell
+    from planner.report.text import md_own_cell
 
     for r in registry().values():
-        lines.append(f"| `{r.id}` | {r.severity} | {md_cell(r.description)} | {md_cell(r.remediation)} | {_link(r.source)} |")
+        lines.append(f"| `{r.id}` | {r.severity} | {md_own_cell(r.description)} | {md_own_cell(r.remediation)} | {_link(r.source)} |")
     lines.append(REFERENCE_END)
     return "\n".join(lines) + "\n"
 
