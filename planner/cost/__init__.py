@@ -26,6 +26,17 @@ def add_price_book_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--live-prices", action="store_true",
                         help="layer current on-demand EC2 and FSx for Lustre prices from the AWS Price List Query API "
                              "over the price book (cached 24 h; falls back to the book with a warning)")
+    add_aws_timeout_argument(parser)
+
+
+def add_aws_timeout_argument(parser: argparse.ArgumentParser) -> None:
+    """`--aws-timeout`: the overall limit on a command's AWS calls (planner.aws.deadline)."""
+    from planner.commands import AWS_TIMEOUT_SECONDS as DEFAULT_SECONDS
+    from planner.commands import aws_timeout_arg
+
+    parser.add_argument("--aws-timeout", type=aws_timeout_arg, default=DEFAULT_SECONDS, metavar="SECONDS",
+                        help=f"stop waiting for AWS after SECONDS in all (default {DEFAULT_SECONDS:g}); what was not "
+                             "answered by then is reported as unknown")
 
 
 def book_from_args(args: argparse.Namespace, stacks: Iterable[Stack] = ()) -> PriceBook:
@@ -36,7 +47,15 @@ def book_from_args(args: argparse.Namespace, stacks: Iterable[Stack] = ()) -> Pr
     """
     book = load_price_book(getattr(args, "price_book", None))
     if getattr(args, "live_prices", False):
+        from planner.aws import deadline
         from planner.aws.live_prices import live_book, needs_for
 
-        book = live_book(book, needs_for(stacks, getattr(args, "region", None), getattr(args, "types", ())))
+        needs = needs_for(stacks, getattr(args, "region", None), getattr(args, "types", ()))
+        try:
+            with deadline.limit(getattr(args, "aws_timeout", deadline.DEFAULT_SECONDS)):
+                book = live_book(book, needs)
+        except deadline.DeadlineExceeded as exc:  # the timer fired between two calls
+            from planner.cli import error_line
+
+            error_line(f"warning: live prices unavailable ({exc}); using the price book '{book.name}'")
     return book
