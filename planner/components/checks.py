@@ -69,6 +69,11 @@ def stack_region(region: str | None, file: str) -> str:
     found = region or pulumi.Config("aws").get("region")
     if not found:
         raise ClusterInputError([Problem(file, None, "aws:region", "missing: set `aws:region` in the stack config or pass region=")])
+    from planner.components.args import region_problems
+
+    problems = region_problems(found, file, "region" if region else "aws:region")
+    if problems:
+        raise ClusterInputError(problems)
     return found
 
 
