@@ -47,7 +47,7 @@ _RESERVATION = re.compile(r"cr-[0-9a-f]{8,17}")
 _VPC = re.compile(r"vpc-[0-9a-f]{8,17}")
 _SUBNET = re.compile(r"subnet-[0-9a-f]{8,17}")
 _NUMBER = re.compile(r"[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
-_S3_URL = re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?", re.S)
+_S3_URL = re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?")
 
 # Lower bounds below which a figure is a mistake, not a plan: it would print as 0 h or
 # $0.00, or overflow the arithmetic (`mfu: 5e-324` makes training time infinite).
@@ -475,6 +475,8 @@ def discover(paths: Iterable[str]) -> list[str]:
                     found.append(full)
         elif os.path.isfile(p):
             found.append(p)
+        elif os.path.exists(p):
+            problems.append(Problem(p, None, "", "not a regular file (a device, FIFO or socket); expected a stack file"))
         else:
             problems.append(Problem(p, None, "", "no such file or folder"))
     if problems:

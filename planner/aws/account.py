@@ -49,7 +49,7 @@ class Clients:
         if key not in self._clients:
             from botocore.config import Config
 
-            config = Config(retries={"mode": "standard", "max_attempts": MAX_ATTEMPTS}, connect_timeout=CONNECT_TIMEOUT,
+            config = Config(retries={"mode": "standard", "total_max_attempts": MAX_ATTEMPTS}, connect_timeout=CONNECT_TIMEOUT,
                             read_timeout=READ_TIMEOUT, user_agent_extra=USER_AGENT)
             client = self.session.client(service, region_name=region, config=config)
             client.meta.events.register("after-call", require_aws_answer)
@@ -84,8 +84,8 @@ class Account:
             from botocore.parsers import ResponseParserError
 
             try:
-                deadline.check()
-                self._answers[key] = call()
+                with deadline.calling():
+                    self._answers[key] = call()
             except ClientError as exc:
                 if error_code(exc) in NOT_FOUND.get(action, ()):
                     self._answers[key] = None

@@ -6,6 +6,11 @@ without a timeout) nor the sum of many slow calls. A CI job must not wait minute
 answer that is not coming: past the deadline, the call in progress is interrupted (a
 SIGALRM timer, on the main thread) and every later AWS call of the command fails at once,
 as a `preflight-aws-error` finding or a live-price warning, never a hang.
+
+The timer only interrupts code inside `calling()` (an AWS call in progress), and it keeps
+firing every `REFIRE` seconds once the time is up, so an interruption that some library
+code catches and ignores is repeated until the call gives up. Between calls, `check()`
+stops the next one before it starts.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 DEFAULT_SECONDS = 60.0  # the CLI default (planner.commands.AWS_TIMEOUT_SECONDS, which must agree)
-_state: dict[str, float | None] = {"end": None, "seconds": None}
+REFIRE = 0.25
+_state: dict[str, float | None] = {"end": None, "seconds": None, "calls": 0}
 
 
 class DeadlineExceeded(Exception):
@@ -37,8 +43,19 @@ def check() -> None:
 
 
 def _alarm(signum: int, frame: object) -> None:
-    seconds = _state["seconds"] or 0.0
-    raise DeadlineExceeded(message(seconds))
+    if _state["calls"]:
+        raise DeadlineExceeded(message(_state["seconds"] or 0.0))
+
+
+@contextmanager
+def calling() -> Iterator[None]:
+    """Around one AWS call (or credential lookup): refused once the time is up, interrupted when it runs out."""
+    check()
+    _state["calls"] = (_state["calls"] or 0) + 1
+    try:
+        yield
+    finally:
+        _state["calls"] = (_state["calls"] or 1) - 1
 
 
 @contextmanager
@@ -52,12 +69,12 @@ def limit(seconds: float | None) -> Iterator[None]:
         yield
         return
     previous = dict(_state)
-    _state["end"], _state["seconds"] = time.monotonic() + seconds, seconds
+    _state["end"], _state["seconds"], _state["calls"] = time.monotonic() + seconds, seconds, 0
     use_timer = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     old_handler = None
     if use_timer:
         old_handler = signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+        signal.setitimer(signal.ITIMER_REAL, seconds, REFIRE)
     try:
         yield
     finally:

@@ -192,8 +192,8 @@ def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> Li
         if out.failure:
             continue
         try:
-            deadline.check()
-            offer = ask(client())
+            with deadline.calling():
+                offer = ask(client())
         except NoPrice as why:
             cache.put(key, {"missing": str(why)})
             missing.append(key.split(" ", 1)[1])

@@ -28,9 +28,13 @@ def open_account(profile: str | None = None) -> Account:
 
     from planner.aws.deadline import DeadlineExceeded
 
+    from planner.aws.deadline import calling
+
     try:
-        clients = Clients(profile)
-        if not clients.has_credentials():
+        with calling():
+            clients = Clients(profile)
+            found = clients.has_credentials()
+        if not found:
             raise SetupError(f"{NO_CREDENTIALS}; configure them or pass --profile")
     except (BotoCoreError, DeadlineExceeded) as exc:
         raise SetupError(explain(exc, "sts:GetCallerIdentity").message) from None

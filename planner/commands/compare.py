@@ -146,4 +146,6 @@ def render_table(result: dict[str, Any]) -> str:
     lines += [f"[{i}] {n}" for i, n in enumerate(foot, 1)]
     lines += [f"note: {n}" for n in result["notes"]]
     lines.append("Dense peaks only (BF16 or FP8 dense at the job's precision); billed hours round Capacity Blocks up to a bookable duration.")
-    return "\n".join(lines) + "\n"
+    from planner.report.text import join_lines
+
+    return join_lines(lines) + "\n"

@@ -240,7 +240,7 @@ def _finding_line(f: dict[str, Any]) -> str:
 def render_table(result: dict[str, Any]) -> str:
     from planner.report.cost_report import headline
     from planner.report.table import grid
-    from planner.report.text import lines
+    from planner.report.text import join_lines
 
     out = [f"Cost diff: {result['base']} -> {result['head']} (price book {result['price_book']}; totals for the billed hours)"]
     out += grid(HEADERS, _rows(result), right=(2, 3, 4))
@@ -254,13 +254,13 @@ def render_table(result: dict[str, Any]) -> str:
             out.append(f"  after:  {headline(s['head_cost'])}")
         out += [f"  + {_finding_line(f)}" for f in s["findings_added"]]
         out += [f"  - {_finding_line(f)} (resolved)" for f in s["findings_resolved"]]
-    return lines("\n".join(out)) + "\n"
+    return join_lines(out) + "\n"
 
 
 def render_markdown(result: dict[str, Any]) -> str:
     """The diff as a pull-request comment; every value from the stacks, paths or price book is inert."""
     from planner.report.cost_report import headline, markdown
-    from planner.report.text import html_inert, lines, md_code, md_inert
+    from planner.report.text import html_inert, join_lines, md_code, md_inert
 
     tot = result["total"]
     out = ["## planner: cost and findings diff", "",
@@ -282,9 +282,9 @@ def render_markdown(result: dict[str, Any]) -> str:
         out += [f"- :new: {md_inert(_finding_line(f))}" for f in s["findings_added"]]
         out += [f"- :white_check_mark: resolved: {md_inert(_finding_line(f))}" for f in s["findings_resolved"]]
         if s["head_cost"]:
-            out += ["", markdown(s["head_cost"]).rstrip("\n")]
+            out += ["", *markdown(s["head_cost"]).rstrip("\n").split("\n")]
         out += ["", "</details>"]
-    return lines("\n".join(out)) + "\n"
+    return join_lines(out) + "\n"
 
 
 # --- the command --------------------------------------------------------------------------

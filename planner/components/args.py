@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from typing import Any, TypeVar
 
 import pulumi
@@ -190,6 +191,7 @@ def _is_input(v: Any, allow_output: bool = True) -> bool:
     return isinstance(v, str) or (allow_output and isinstance(v, pulumi.Output))
 
 
+@lru_cache(maxsize=1)
 def known_regions() -> frozenset[str]:
     """Every region botocore's bundled endpoint data names, in every partition (no network)."""
     import botocore.session

@@ -119,4 +119,6 @@ def markdown(cost: dict[str, Any]) -> str:
         out.append("")
     out += [f"{i}. {_cell(text)}" for i, text in enumerate(foot, 1)]
     out += [f"- {_cell(n)}" for n in cost.get("notes", [])]
-    return "\n".join(out) + "\n"
+    from planner.report.text import join_lines
+
+    return join_lines(out) + "\n"

@@ -43,6 +43,6 @@ def render(plans: Iterable[StackPlan]) -> str:
     lines = [annotation(f) for p in plans for f in p.findings]
     total = counts(f for p in plans for f in p.findings)
     lines.append(f"planner: {len(plans)} stack{'s' if len(plans) != 1 else ''}, {count_text(total)}")
-    from planner.report.text import lines as one_line_each
+    from planner.report.text import join_lines
 
-    return one_line_each("\n".join(lines)) + "\n"
+    return join_lines(lines) + "\n"

@@ -13,8 +13,7 @@ from planner import catalogue as _catalogue
 from planner.pipeline import StackPlan
 from planner.report.digest import count_text, counts, md_cell, suppression, where
 from planner.report.table import num
-from planner.report.text import lines as one_line_each
-from planner.report.text import md_code, one_line
+from planner.report.text import join_lines, md_code, one_line
 
 MARKER = "<!-- planner-report -->"
 ICONS = {"error": ":x:", "warning": ":warning:", "info": ":information_source:"}
@@ -29,7 +28,7 @@ def render(plans: Sequence[StackPlan]) -> str:
     out += _overview(plans)
     for p in plans:
         out += [""] + _stack(p)
-    return one_line_each("\n".join(out).rstrip("\n")) + "\n"
+    return join_lines(out).rstrip("\n") + "\n"
 
 
 def _overview(plans: Sequence[StackPlan]) -> list[str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 # Bidirectional formatting characters (Unicode TR9): they reorder the text around them, so
 # `main.py\u202e` can display as something else. Python counts them as unprintable too;
@@ -55,14 +56,13 @@ def one_line(text: object) -> str:
     return "".join(c if c.isprintable() else escape_char(c) for c in s)
 
 
-def lines(block: str) -> str:
-    """A block planner built line by line, with each line kept to one line (`one_line`).
+def join_lines(lines: Iterable[str]) -> str:
+    """Lines a renderer built, each kept to one line (`one_line`), joined with line feeds.
 
-    The final pass of the table, GitHub and Markdown renderers: whatever a value carried,
-    the only line breaks left are the ones planner wrote between its lines.
+    The last step of the table, GitHub, Markdown and diff renderers: whatever a value
+    carried, the only line breaks in the output are the ones between planner's lines.
     """
-    parts = block.split("\n")
-    return "\n".join(one_line(p) for p in parts)
+    return "\n".join(one_line(line) for line in lines)
 
 
 # Markdown (CommonMark + GitHub): ASCII punctuation that starts a construct gets a
