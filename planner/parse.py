@@ -258,7 +258,7 @@ def _cluster(r: _Reader, data: Any, region: str, path: Path) -> Cluster | None:
         return None
     az = r.get(m, "availability_zone", path, r.string)
     if az and region and not az_in_region(az, region):
-        r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region} (such as {region}a), got '{az}'")
+        r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region} (such as {region}a), got {_kind(az)}")
     groups = _node_groups(r, m.get("node_groups"), path + ("node_groups",), az or "", region)
     placement = r.get(m, "placement_group", path, r.choice(PLACEMENTS))
     lustre = _lustre(r, m["lustre"], path + ("lustre",), az or "", region) if m.get("lustre") is not None else None
@@ -322,7 +322,7 @@ def _node_groups(r: _Reader, data: Any, path: Path, cluster_az: str, region: str
             announced = [a.name for a in cat.announced.values() if a.accelerator.name.lower() in itype.lower() or "trn3" in itype.lower()]
             extra = f" ({announced[0]} is announced but its EC2 instance type names are not confirmed)" if announced else ""
             hint = _closest(itype, cat.instance_types)
-            r.fail(p + ("instance_type",), f"unknown instance type '{itype}'{hint}{extra}; expected one of: {', '.join(sorted(cat.instance_types))}")
+            r.fail(p + ("instance_type",), f"unknown instance type {_kind(itype)}{hint}{extra}; expected one of: {', '.join(sorted(cat.instance_types))}")
         count = r.get(m, "count", p, r.positive_int)
         ultraservers = r.get(m, "ultraservers", p, r.positive_int)
         if "count" in m and "ultraservers" in m:
@@ -340,7 +340,7 @@ def _node_groups(r: _Reader, data: Any, path: Path, cluster_az: str, region: str
             efa = bool(spec and spec.efa_supported)
         az = r.get(m, "availability_zone", p, r.string) or cluster_az
         if "availability_zone" in m and az and region and not az_in_region(az, region):
-            r.fail(p + ("availability_zone",), f"expected an Availability Zone of {region}, got '{az}'")
+            r.fail(p + ("availability_zone",), f"expected an Availability Zone of {region}, got {_kind(az)}")
         public_ip = r.get(m, "public_ip", p, r.boolean, False)
         reservation = r.get(m, "capacity_reservation_id", p, r.pattern(_RESERVATION, "a capacity reservation id such as cr-0123456789abcdef0"))
         if None in (name, itype, count, purchase, efa, public_ip) or spec is None:
@@ -362,7 +362,7 @@ def _lustre(r: _Reader, data: Any, path: Path, cluster_az: str, region: str) -> 
     throughput = r.get(m, "per_unit_storage_throughput", path, r.positive_int)
     az = r.get(m, "availability_zone", path, r.string) or cluster_az
     if "availability_zone" in m and az and region and not az_in_region(az, region):
-        r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region}, got '{az}'")
+        r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region}, got {_kind(az)}")
     efa = r.get(m, "efa_enabled", path, r.boolean, False)
     s3 = r.get(m, "s3_import_path", path, r.pattern(_S3_URL, "an S3 URL such as s3://bucket/prefix"))
     if dtype is None or capacity is None or efa is None:

@@ -22,7 +22,7 @@ def _planner_commands() -> list[list[str]]:
     out = []
     for step in _steps():
         for line in str(step.get("run", "")).splitlines():
-            m = re.search(r"\.venv/bin/planner (.+?)( 2>&1)?( \|\| (true|test \$\? -eq 1))?$", line.strip())
+            m = re.search(r"\.venv/bin/planner (.+?)( 2>(&1|> ?\S+| ?\S+))?( \|\| (true|test \$\? -eq 1))?$", line.strip())
             if m:
                 out.append(shlex.split(m.group(1).replace("$BASE_REF", "origin/main")))
     return out

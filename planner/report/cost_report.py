@@ -114,7 +114,9 @@ def markdown(cost: dict[str, Any]) -> str:
     out = [f"**Cost:** {_cell(headline(cost))} (price book {md_code(cost.get('price_book'))})", "",
            "| " + " | ".join(h.capitalize() for h in HEADERS) + " |",
            "|---|---|---:|---:|---:|---|---|"]
-    out += ["| " + " | ".join([*(_cell(c) for c in row[:-1]), md_code(row[-1])]) + " |" for row in rows]
+    for row, item in zip(rows, cost.get("line_items", [])):
+        source = md_code(row[-1]) if item.get("source") else row[-1]  # "no price" is planner's; a source may be a user's
+        out.append("| " + " | ".join([*(_cell(c) for c in row[:-1]), source]) + " |")
     if foot or cost.get("notes"):
         out.append("")
     out += [f"{i}. {_cell(text)}" for i, text in enumerate(foot, 1)]

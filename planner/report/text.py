@@ -74,6 +74,7 @@ def join_lines(lines: Iterable[str]) -> str:
 _MD_BACKSLASH = frozenset("\\`*_[]|~")
 _MD_ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _MD_TOKEN = re.compile(r"(?i)://|www\.|.", re.S)
+_INTRAWORD_UNDERSCORE = re.compile(r"(?<=[A-Za-z0-9])\\_(?=[A-Za-z0-9])")
 _MD_CODE = {"@": "`@`", "#": "`#`", "://": "`:`//"}  # mentions, issue references, autolinks
 
 
@@ -94,7 +95,9 @@ def md_inert(text: object) -> str:
     For inline use (a table cell, after a list marker): renderers never start a line
     with it, so line-level constructs (`# `, `- `, `1. `) need no escape.
     """
-    return "".join(_md_token(t) for t in _MD_TOKEN.findall(one_line(text)))
+    s = "".join(_md_token(t) for t in _MD_TOKEN.findall(one_line(text)))
+    # `_` inside a word never starts emphasis (CommonMark): keep SCRATCH_2 readable in the source
+    return _INTRAWORD_UNDERSCORE.sub("_", s) if "\\_" in s else s
 
 
 def md_own_cell(text: object) -> str:
