@@ -22,6 +22,7 @@ from planner.aws.errors import AwsCallError, explain
 from planner.aws.pricing import EC2, FSX, PRICING_REGION, NoPrice, Offer, ec2_on_demand, lustre_storage
 
 TTL_HOURS = 24
+CACHE_MAX_BYTES = 16 * 1024 * 1024  # thousands of entries; a bigger file is not one planner wrote
 CACHE_VERSION = 1
 ORIGIN = "AWS Price List (live)"
 
@@ -66,13 +67,18 @@ class PriceCache:
         self.entries: dict[str, dict[str, Any]] = {}
         self.problems: list[str] = []  # what was wrong with the file, for one warning line each
         self.dirty = False
-        try:
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except FileNotFoundError:
+        from planner.errors import InputError
+        from planner.fileio import read_regular
+
+        if not os.path.lexists(path):
             return  # no cache yet
-        except (OSError, ValueError) as exc:
-            self._discard(f"unreadable ({exc.strerror if isinstance(exc, OSError) else 'not JSON'})")
+        try:
+            data = json.loads(read_regular(path, CACHE_MAX_BYTES, "the price cache").decode("utf-8"))
+        except InputError as exc:
+            self._discard(f"unreadable ({exc.problems[0].message})")
+            return
+        except ValueError:
+            self._discard("unreadable (not JSON)")
             return
         if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or not isinstance(data.get("entries"), dict):
             self._discard("not a cache this version of planner wrote")

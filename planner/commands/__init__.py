@@ -28,5 +28,5 @@ def region_arg(text: str) -> str:
     from planner.parse import _REGION
 
     if not _REGION.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"expected an AWS region such as us-east-2, got '{text}'")
+        raise argparse.ArgumentTypeError(f"expected an AWS region such as us-east-2, got '{text[:24]}'")
     return text

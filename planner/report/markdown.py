@@ -13,7 +13,7 @@ from planner import catalogue as _catalogue
 from planner.pipeline import StackPlan
 from planner.report.digest import count_text, counts, md_cell, suppression, where
 from planner.report.table import num
-from planner.report.text import join_lines, md_code, one_line
+from planner.report.text import join_lines, md_code, md_own_cell, one_line
 
 MARKER = "<!-- planner-report -->"
 ICONS = {"error": ":x:", "warning": ":warning:", "info": ":information_source:"}
@@ -79,7 +79,7 @@ def _findings(p: StackPlan) -> list[str]:
         else:
             r = rules.get(f.rule)
             if r is not None:
-                msg += f"<br>**Fix:** {md_cell(r.remediation)}"
+                msg += f"<br>**Fix:** {md_own_cell(r.remediation)}"  # planner's own text: its code spans kept
         out.append(f"| {sev} | {md_code(f.rule)} | {md_code(where(f))} | {msg} |")
     return out
 
