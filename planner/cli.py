@@ -51,9 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code = args.run(args)
-        from planner.fileio import emit
+        if sys.stdout is not None:  # closed and unused (the report went to --output): nothing to flush
+            from planner.fileio import emit
 
-        emit("")  # flush now, so a write that fails fails here (exit 2), not at interpreter exit
+            emit("")  # flush now, so a write that fails fails here (exit 2), not at interpreter exit
     except InputError as exc:
         for p in exc.problems:
             error_line(str(p))

@@ -378,6 +378,9 @@ def test_item7_standard_output_full_or_closed_exits_2() -> None:
     proc = subprocess.run(f"'{sys.executable}' -m planner plan stacks >&-", shell=True, cwd=ROOT,
                           stderr=subprocess.PIPE, text=True, env=env, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+    proc = subprocess.run(f"'{sys.executable}' -m planner plan stacks -o /dev/null >&-", shell=True, cwd=ROOT,
+                          stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+    assert proc.returncode in (0, 1) and proc.stderr == ""  # the report went to --output: a closed stdout is no error
 
 
 def test_item7_update_readme_write_failure_leaves_the_readme_whole(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
