@@ -175,6 +175,9 @@ def test_item2_stack_option_and_argparse_errors_stay_on_one_line() -> None:
     res = run_cli("plan", "--format", "x\n::error::forged")
     assert res.code == 2
     one_line_errors(res)
+    res = run_cli("plan", "--program", "examples/ultraserver-training", "--stack", "x\n::error::forged")
+    assert res.code == 2
+    one_line_errors(res)
 
 
 @pytest.mark.parametrize("key", ["name", "source", "note", "assumption"])
