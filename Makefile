@@ -4,13 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup plan test bench clean
+.PHONY: setup plan test bench docs clean
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,docs]'
 	touch $(STAMP)
 
 plan: setup
@@ -22,5 +22,10 @@ test: setup
 bench: setup
 	$(BIN)/python -m bench
 
+# The documentation site (MkDocs + Material) into site/; `make test` builds it too, strictly.
+docs: setup
+	$(BIN)/python -m tools.gen_reference
+	$(BIN)/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist site *.egg-info .pytest_cache

@@ -14,7 +14,7 @@ from typing import Sequence
 from planner import __version__
 from planner.errors import InputError
 
-COMMANDS = ("plan", "catalog", "rules", "compare", "diff", "preflight")
+COMMANDS = ("plan", "catalog", "rules", "compare", "diff", "preflight", "prices", "schema")
 EXIT_INPUT = 2
 
 

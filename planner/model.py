@@ -34,6 +34,9 @@ class NodeGroup:
     ultraservers: int | None = None  # as declared; None when `count` was given
     path: Path = ()
     declared: frozenset[str] = frozenset()
+    max_count: int | None = None  # read back from an Auto Scaling or EKS node group: the most it may scale to
+    zones: tuple[str, ...] = ()  # read back: every AZ the group's subnets span, when more than one
+    interfaces: tuple[tuple[int, int, str], ...] | None = None  # read back: (card, device, type) of each launch interface
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,32 @@ class Network:
 
 
 @dataclass(frozen=True)
+class Unplanned:
+    """Compute read back from a program that will launch instances planner cannot count or price.
+
+    Kept so that a rule names it: an AWS Batch compute environment sized in vCPUs, a
+    Karpenter node pool, an instance type outside the catalogue, a group scaled to zero.
+    """
+
+    resource: str  # what it is, as a user would name it: "AWS Batch compute environment 'ce'"
+    reason: str  # unsized | unlisted | scaled-to-zero
+    instance_types: tuple[str, ...] = ()
+    count: int | None = None  # instances it runs now (desired), when known
+    minimum: int | None = None
+    maximum: int | None = None
+    range: str = ""  # the range it allows, in its own units ("0-100000 vCPUs")
+    path: Path = ()
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the read-back of a program could not see, or had to assume."""
+
+    message: str
+    path: Path = ()
+
+
+@dataclass(frozen=True)
 class Cluster:
     availability_zone: str
     node_groups: tuple[NodeGroup, ...]
@@ -100,6 +129,8 @@ class Cluster:
     suppress: tuple[Suppression, ...] = ()
     network: Network | None = None
     path: Path = ()
+    unplanned: tuple[Unplanned, ...] = ()  # read back from a program only
+    notes: tuple[Note, ...] = ()  # read back from a program only
 
     @property
     def placement(self) -> str:

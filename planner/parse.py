@@ -1,6 +1,6 @@
 """Stack files in, typed model out, or every problem at once, one line each.
 
-The schema is a contract (see README, "Stack schema"): later checks rely on its keys, so
+The schema is a contract (see docs/stack-schema.md): later checks rely on its keys, so
 they are extended, never renamed. A plain mapping (Pulumi config, a component's args) goes
 through the same code as a file, so every entry point rejects the same input.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from planner import catalogue as _catalogue
@@ -39,21 +40,21 @@ REGION_KEY = "aws:region"
 CLUSTER_PATH: Path = ("config", CLUSTER_KEY)
 
 # Every pattern is matched with `fullmatch`: `$` also matches before a trailing newline,
-# so `re.match("^...$")` would accept "us-east-2\n".
-_STACK_FILE = re.compile(r"Pulumi\.([A-Za-z0-9_.-]+)\.ya?ml")
-_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?")
-_REGION = re.compile(r"[a-z]{2}(-gov)?-[a-z]+-\d", re.ASCII)
-_RESERVATION = re.compile(r"cr-[0-9a-f]{8,17}")
-_VPC = re.compile(r"vpc-[0-9a-f]{8,17}")
-_SUBNET = re.compile(r"subnet-[0-9a-f]{8,17}")
-_NUMBER = re.compile(r"[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
-_S3_URL = re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?")
+# so `re.match("^...$")` would accept "us-east-2\n". (The anchors stay: the editor schema,
+# planner.schema, copies these patterns, and JSON Schema patterns are not anchored.)
+_STACK_FILE = re.compile(r"^Pulumi\.([A-Za-z0-9_.-]+)\.ya?ml$")
+_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
+_REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$", re.ASCII)
+_RESERVATION = re.compile(r"^cr-[0-9a-f]{8,17}$")
+_VPC = re.compile(r"^vpc-[0-9a-f]{8,17}$")
+_SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
+_NUMBER = re.compile(r"^[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?$", re.ASCII)
 
 # Lower bounds below which a figure is a mistake, not a plan: it would print as 0 h or
 # $0.00, or overflow the arithmetic (`mfu: 5e-324` makes training time infinite).
-MIN_HOURS = 1.0  # schedule.hours: EC2 bills by the second, but a plan is priced in hours ("0 h" is no plan)
+MIN_HOURS = 1.0  # schedule.hours: a plan is priced in hours ("0 h" is no plan)
 MIN_USD = 0.01  # budgets: one cent, the smallest amount a report prints
-MIN_MFU = 0.01  # workload.mfu: 1 % of peak; published MFUs are 15-43 % (README, Workload)
+MIN_MFU = 0.01  # workload.mfu: 1 % of peak; published MFUs are 15-43 %
 MAX_MAGNITUDE = 1e30  # parameters, tokens, any other positive number
 
 
@@ -104,6 +105,33 @@ class _Reader:
         if k not in m:
             return default
         return conv(m[k], path + (k,))
+
+    def table(self, value: Any, path: Path, name: str) -> dict[str, Any] | None:
+        """`value` as the mapping SCHEMA[name] describes: unknown and missing keys are problems."""
+        t = SCHEMA[name]
+        return self.mapping(value, path, t.keys, t.required)
+
+    def field(self, m: dict[str, Any], name: str, k: str, path: Path) -> Any:
+        """Key `k` of a mapping read through its SCHEMA[name] field (its converter and default)."""
+        f = SCHEMA[name].fields[k]
+        value = self.get(m, k, path, self.converter(f), f.default)
+        if f.maximum is not None and value is not None and value > f.maximum:
+            self.fail(path + (k,), f"expected {f.what}, got {value!r}")
+            return None
+        if f.minimum is not None and value is not None and value < f.minimum:
+            self.fail(path + (k,), f"expected {f.what}, got {value!r}")
+            return None
+        return value
+
+    def converter(self, f: "Field") -> Callable[[Any, Path], Any]:
+        if f.kind == "choice":
+            return self.choice(f.options)
+        if f.kind == "pattern":
+            assert f.pattern is not None
+            return self.pattern(f.pattern, f.what)
+        if f.kind in ("string", "boolean", "positive_int", "positive_number"):
+            return getattr(self, f.kind)
+        raise ValueError(f"field kind {f.kind!r} is read by its own code, not by a converter")
 
     # --- converters: return a value, or record a problem and return None -------------
     def string(self, v: Any, path: Path) -> str | None:
@@ -165,17 +193,6 @@ class _Reader:
         self.fail(path, f"expected a positive number, got {_kind(v)}")
         return None
 
-    def at_least(self, low: float, what: str) -> Callable[[Any, Path], float | None]:
-        """A positive number no smaller than `low` (`what` says why, in the message)."""
-        def conv(v: Any, path: Path) -> float | None:
-            x = self.positive_number(v, path)
-            if x is not None and x < low:
-                self.fail(path, f"expected at least {low:g} ({what}), got {x!r}")
-                return None
-            return x
-
-        return conv
-
     def choice(self, options: tuple[str, ...]) -> Callable[[Any, Path], str | None]:
         def conv(v: Any, path: Path) -> str | None:
             if isinstance(v, str) and v in options:
@@ -232,14 +249,141 @@ def _closest(word: str, options: Iterable[str]) -> str:
 
 
 # --- the schema ------------------------------------------------------------------------
+# One table per mapping: the parser reads each key through its `Field`, and
+# `planner.schema` turns the same table into the JSON Schema editors use, so the two
+# cannot drift apart. Checks across keys (an AZ inside the region, `count` or
+# `ultraservers`, a known instance type) stay in the code below; `doc` says so.
 
-CLUSTER_KEYS = ("availability_zone", "node_groups", "placement_group", "lustre", "schedule",
-                "workload", "budget", "suppress", "network")
-GROUP_KEYS = ("name", "instance_type", "count", "ultraservers", "purchase", "efa",
-              "availability_zone", "public_ip", "capacity_reservation_id")
-LUSTRE_KEYS = ("deployment_type", "storage_capacity_gib", "per_unit_storage_throughput",
-               "availability_zone", "efa_enabled", "s3_import_path")
-WORKLOAD_KEYS = ("parameters", "tokens", "precision", "mfu", "checkpoint_max_minutes")
+
+@dataclass(frozen=True)
+class Field:
+    """One key of the stack schema: how it is read, and the text editors show for it."""
+
+    kind: str  # string | boolean | positive_int | positive_number | choice | pattern | mapping | list
+    doc: str
+    options: tuple[str, ...] = ()  # choice: the accepted values
+    pattern: re.Pattern[str] | None = None  # pattern: what the value must match
+    what: str = ""  # pattern: the expected value, as error messages say it
+    default: Any = None  # applied when the key is absent
+    maximum: float | None = None  # positive_number: the largest value accepted (`what` says the range)
+    minimum: float | None = None  # positive_number: the smallest value accepted (`what` says the range)
+    of: str = ""  # mapping / list: the name of the nested table in SCHEMA
+
+
+@dataclass(frozen=True)
+class Table:
+    doc: str
+    fields: dict[str, Field]
+    required: tuple[str, ...] = ()
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(self.fields)
+
+
+_S3_URL = re.compile(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$")  # fullmatch: "." stops at a line break
+_AZ_DOC = "an Availability Zone of the stack's region (aws:region), such as us-east-2b"
+
+SCHEMA: dict[str, Table] = {
+    "cluster": Table(
+        "The declared training cluster (planner:cluster): node groups, storage, schedule, workload and budget.",
+        {
+            "availability_zone": Field("string", f"Default AZ for everything below: {_AZ_DOC}."),
+            "node_groups": Field("list", "The instances of the cluster, at least one group.", of="node_group"),
+            "placement_group": Field("choice", "cluster or none; default: cluster when an on-demand group uses EFA.",
+                                     options=PLACEMENTS),
+            "lustre": Field("mapping", "Optional FSx for Lustre file system shared by the node groups.", of="lustre"),
+            "schedule": Field("mapping", "How long the cluster runs.", of="schedule"),
+            "workload": Field("mapping", "Optional: what the cluster will train (6 x parameters x tokens FLOPs).",
+                              of="workload"),
+            "budget": Field("mapping", "Optional spending limits checked against the estimate.", of="budget"),
+            "suppress": Field("list", "Findings this stack accepts, each with the reason.", of="suppression"),
+            "network": Field("mapping", "Optional: build in an existing VPC and subnet.", of="network"),
+        },
+        required=("availability_zone", "node_groups"),
+    ),
+    "node_group": Table(
+        "A group of identical instances. Give `count` (instances) or, for trn2u.48xlarge, `ultraservers`.",
+        {
+            "name": Field("pattern", "Unique name: lower-case letters, digits and dashes, at most 32.",
+                          pattern=_NAME, what="a lower-case name of letters, digits and dashes (at most 32)"),
+            "instance_type": Field("string", "An EC2 instance type from `planner catalog`, such as trn2.48xlarge."),
+            "count": Field("positive_int", "Number of instances."),
+            "ultraservers": Field("positive_int", "Number of Trn2 UltraServers (four trn2u.48xlarge each)."),
+            "purchase": Field("choice", "How the instances are bought.", options=PURCHASES, default="on-demand"),
+            "efa": Field("boolean", "One EFA interface per network card; default: true where the type supports EFA."),
+            "availability_zone": Field("string", f"Overrides the cluster AZ: {_AZ_DOC}."),
+            "public_ip": Field("boolean", "Request a public IP at launch.", default=False),
+            "capacity_reservation_id": Field("pattern", "The capacity reservation (or Capacity Block) to launch into.",
+                                             pattern=_RESERVATION,
+                                             what="a capacity reservation id such as cr-0123456789abcdef0"),
+        },
+        required=("name", "instance_type"),
+    ),
+    "lustre": Table(
+        "An FSx for Lustre file system in one subnet (one AZ).",
+        {
+            "deployment_type": Field("choice", "The FSx for Lustre deployment type.", options=LUSTRE_DEPLOYMENTS),
+            "storage_capacity_gib": Field("positive_int", "Storage capacity in GiB (FSx accepts fixed steps per type)."),
+            "per_unit_storage_throughput": Field("positive_int", "MB/s per TiB of storage; PERSISTENT_1/2 only."),
+            "availability_zone": Field("string", f"Defaults to the cluster AZ: {_AZ_DOC}."),
+            "efa_enabled": Field("boolean", "EFA-enabled file system (PERSISTENT_2 only).", default=False),
+            "s3_import_path": Field("pattern", "S3 bucket and prefix the file system is fed from.",
+                                    pattern=_S3_URL, what="an S3 URL such as s3://bucket/prefix"),
+        },
+        required=("deployment_type", "storage_capacity_gib"),
+    ),
+    "schedule": Table(
+        "How long the cluster runs.",
+        {"hours": Field("positive_number", "Hours the cluster runs (the estimate bills these hours), at least 1.",
+                        minimum=MIN_HOURS, what="at least 1 hour (a plan is priced in hours)")},
+        required=("hours",),
+    ),
+    "workload": Table(
+        "What the cluster will train: planner derives the hours it needs.",
+        {
+            "parameters": Field("positive_number", "Model parameters, such as 70e9."),
+            "tokens": Field("positive_number", "Training tokens, such as 15e12."),
+            "precision": Field("choice", "Precision of the run's peak figure.", options=PRECISIONS, default="bf16"),
+            "mfu": Field("positive_number", "Model FLOPs utilisation, a fraction of peak between 0.01 and 1.",
+                         maximum=1.0, minimum=MIN_MFU, what="a fraction of peak between 0.01 and 1 (such as 0.4)"),
+            "checkpoint_max_minutes": Field("positive_number", "lustre-checkpoint-time threshold in minutes (default 15)."),
+        },
+        required=("parameters", "tokens", "mfu"),
+    ),
+    "budget": Table(
+        "Spending limits; give total_usd and/or monthly_usd.",
+        {
+            "total_usd": Field("positive_number", "Limit for the whole schedule, in USD (at least 0.01).",
+                               minimum=MIN_USD, what="at least 0.01 USD (a budget under one cent prints as $0.00)"),
+            "monthly_usd": Field("positive_number", "Limit per 730-hour month, in USD (at least 0.01).",
+                                 minimum=MIN_USD, what="at least 0.01 USD (a budget under one cent prints as $0.00)"),
+        },
+    ),
+    "suppression": Table(
+        "A rule this stack accepts, and why.",
+        {
+            "rule": Field("string", "The rule id, as `planner rules` lists it."),
+            "reason": Field("string", "Why the finding does not apply (shown in reports)."),
+        },
+        required=("rule", "reason"),
+    ),
+    "network": Table(
+        "An existing VPC and subnet to build in.",
+        {
+            "vpc_id": Field("pattern", "The existing VPC.", pattern=_VPC, what="a VPC id such as vpc-0123456789abcdef0"),
+            "subnet_id": Field("pattern", "The subnet to use (required with vpc_id).", pattern=_SUBNET,
+                               what="a subnet id such as subnet-0123456789abcdef0"),
+        },
+    ),
+}
+
+# Top-level keys of a Pulumi stack file (Pulumi's own, besides `config`).
+STACK_FILE_KEYS = ("config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment")
+CLUSTER_KEYS = SCHEMA["cluster"].keys
+GROUP_KEYS = SCHEMA["node_group"].keys
+LUSTRE_KEYS = SCHEMA["lustre"].keys
+WORKLOAD_KEYS = SCHEMA["workload"].keys
 
 
 def parse_cluster(data: Any, region: str, file: str = "<config>", lines: Lines | None = None,
@@ -253,41 +397,40 @@ def parse_cluster(data: Any, region: str, file: str = "<config>", lines: Lines |
 
 
 def _cluster(r: _Reader, data: Any, region: str, path: Path) -> Cluster | None:
-    m = r.mapping(data, path, CLUSTER_KEYS, required=("availability_zone", "node_groups"))
+    m = r.table(data, path, "cluster")
     if m is None:
         return None
-    az = r.get(m, "availability_zone", path, r.string)
+    az = r.field(m, "cluster", "availability_zone", path)
     if az and region and not az_in_region(az, region):
         r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region} (such as {region}a), got {_kind(az)}")
     groups = _node_groups(r, m.get("node_groups"), path + ("node_groups",), az or "", region)
-    placement = r.get(m, "placement_group", path, r.choice(PLACEMENTS))
+    placement = r.field(m, "cluster", "placement_group", path)
     lustre = _lustre(r, m["lustre"], path + ("lustre",), az or "", region) if m.get("lustre") is not None else None
     schedule = None
     if m.get("schedule") is not None:
-        sm = r.mapping(m["schedule"], path + ("schedule",), ("hours",), required=("hours",))
+        sm = r.table(m["schedule"], path + ("schedule",), "schedule")
         if sm is not None:
-            hours = r.get(sm, "hours", path + ("schedule",), r.at_least(MIN_HOURS, "hours of use; a plan is priced in hours"))
+            hours = r.field(sm, "schedule", "hours", path + ("schedule",))
             if hours is not None:
                 schedule = Schedule(hours, path + ("schedule",))
     workload = _workload(r, m["workload"], path + ("workload",)) if m.get("workload") is not None else None
     budget = None
     if m.get("budget") is not None:
         bp = path + ("budget",)
-        bm = r.mapping(m["budget"], bp, ("total_usd", "monthly_usd"))
+        bm = r.table(m["budget"], bp, "budget")
         if bm is not None:
             if not bm:
                 r.fail(bp, "expected total_usd and/or monthly_usd")
-            usd = r.at_least(MIN_USD, "USD; a budget under one cent prints as $0.00")
-            budget = Budget(r.get(bm, "total_usd", bp, usd), r.get(bm, "monthly_usd", bp, usd), bp)
+            budget = Budget(r.field(bm, "budget", "total_usd", bp), r.field(bm, "budget", "monthly_usd", bp), bp)
     suppress = _suppressions(r, m.get("suppress"), path + ("suppress",))
     network = None
     if m.get("network") is not None:
         np_ = path + ("network",)
-        nm = r.mapping(m["network"], np_, ("vpc_id", "subnet_id"))
+        nm = r.table(m["network"], np_, "network")
         if nm is not None:
             network = Network(
-                r.get(nm, "vpc_id", np_, r.pattern(_VPC, "a VPC id such as vpc-0123456789abcdef0")),
-                r.get(nm, "subnet_id", np_, r.pattern(_SUBNET, "a subnet id such as subnet-0123456789abcdef0")),
+                r.field(nm, "network", "vpc_id", np_),
+                r.field(nm, "network", "subnet_id", np_),
                 np_,
             )
             if network.subnet_id is None and network.vpc_id is not None and "subnet_id" not in nm:
@@ -308,23 +451,23 @@ def _node_groups(r: _Reader, data: Any, path: Path, cluster_az: str, region: str
     seen: dict[str, int] = {}
     for i, raw in enumerate(data):
         p = path + (i,)
-        m = r.mapping(raw, p, GROUP_KEYS, required=("name", "instance_type"))
+        m = r.table(raw, p, "node_group")
         if m is None:
             continue
-        name = r.get(m, "name", p, r.pattern(_NAME, "a lower-case name of letters, digits and dashes (at most 32)"))
+        name = r.field(m, "node_group", "name", p)
         if name is not None:
             if name in seen:
                 r.fail(p + ("name",), f"duplicate node group name '{name}' (also node_groups[{seen[name]}])")
             seen[name] = i
-        itype = r.get(m, "instance_type", p, r.string)
+        itype = r.field(m, "node_group", "instance_type", p)
         spec = cat.get(itype) if itype else None
         if itype and spec is None:
             announced = [a.name for a in cat.announced.values() if a.accelerator.name.lower() in itype.lower() or "trn3" in itype.lower()]
             extra = f" ({announced[0]} is announced but its EC2 instance type names are not confirmed)" if announced else ""
             hint = _closest(itype, cat.instance_types)
             r.fail(p + ("instance_type",), f"unknown instance type {_kind(itype)}{hint}{extra}; expected one of: {', '.join(sorted(cat.instance_types))}")
-        count = r.get(m, "count", p, r.positive_int)
-        ultraservers = r.get(m, "ultraservers", p, r.positive_int)
+        count = r.field(m, "node_group", "count", p)
+        ultraservers = r.field(m, "node_group", "ultraservers", p)
         if "count" in m and "ultraservers" in m:
             r.fail(p + ("ultraservers",), "give either 'count' (instances) or 'ultraservers', not both")
         elif "count" not in m and "ultraservers" not in m:
@@ -334,15 +477,15 @@ def _node_groups(r: _Reader, data: Any, path: Path, cluster_az: str, region: str
                 r.fail(p + ("ultraservers",), f"'ultraservers' applies to UltraServer types (trn2u.48xlarge), not {itype}; use 'count'")
             elif count is None and "count" not in m:
                 count = ultraservers * spec.ultraserver_size
-        purchase = r.get(m, "purchase", p, r.choice(PURCHASES), "on-demand")
-        efa = r.get(m, "efa", p, r.boolean)
+        purchase = r.field(m, "node_group", "purchase", p)
+        efa = r.field(m, "node_group", "efa", p)
         if efa is None and "efa" not in m:
             efa = bool(spec and spec.efa_supported)
-        az = r.get(m, "availability_zone", p, r.string) or cluster_az
+        az = r.field(m, "node_group", "availability_zone", p) or cluster_az
         if "availability_zone" in m and az and region and not az_in_region(az, region):
             r.fail(p + ("availability_zone",), f"expected an Availability Zone of {region}, got {_kind(az)}")
-        public_ip = r.get(m, "public_ip", p, r.boolean, False)
-        reservation = r.get(m, "capacity_reservation_id", p, r.pattern(_RESERVATION, "a capacity reservation id such as cr-0123456789abcdef0"))
+        public_ip = r.field(m, "node_group", "public_ip", p)
+        reservation = r.field(m, "node_group", "capacity_reservation_id", p)
         if None in (name, itype, count, purchase, efa, public_ip) or spec is None:
             continue
         groups.append(NodeGroup(
@@ -354,34 +497,31 @@ def _node_groups(r: _Reader, data: Any, path: Path, cluster_az: str, region: str
 
 
 def _lustre(r: _Reader, data: Any, path: Path, cluster_az: str, region: str) -> Lustre | None:
-    m = r.mapping(data, path, LUSTRE_KEYS, required=("deployment_type", "storage_capacity_gib"))
+    m = r.table(data, path, "lustre")
     if m is None:
         return None
-    dtype = r.get(m, "deployment_type", path, r.choice(LUSTRE_DEPLOYMENTS))
-    capacity = r.get(m, "storage_capacity_gib", path, r.positive_int)
-    throughput = r.get(m, "per_unit_storage_throughput", path, r.positive_int)
-    az = r.get(m, "availability_zone", path, r.string) or cluster_az
+    dtype = r.field(m, "lustre", "deployment_type", path)
+    capacity = r.field(m, "lustre", "storage_capacity_gib", path)
+    throughput = r.field(m, "lustre", "per_unit_storage_throughput", path)
+    az = r.field(m, "lustre", "availability_zone", path) or cluster_az
     if "availability_zone" in m and az and region and not az_in_region(az, region):
         r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region}, got {_kind(az)}")
-    efa = r.get(m, "efa_enabled", path, r.boolean, False)
-    s3 = r.get(m, "s3_import_path", path, r.pattern(_S3_URL, "an S3 URL such as s3://bucket/prefix"))
+    efa = r.field(m, "lustre", "efa_enabled", path)
+    s3 = r.field(m, "lustre", "s3_import_path", path)
     if dtype is None or capacity is None or efa is None:
         return None
     return Lustre(dtype, capacity, throughput, az, efa, s3, path, frozenset(str(k) for k in m))
 
 
 def _workload(r: _Reader, data: Any, path: Path) -> Workload | None:
-    m = r.mapping(data, path, WORKLOAD_KEYS, required=("parameters", "tokens", "mfu"))
+    m = r.table(data, path, "workload")
     if m is None:
         return None
-    params = r.get(m, "parameters", path, r.positive_number)
-    tokens = r.get(m, "tokens", path, r.positive_number)
-    precision = r.get(m, "precision", path, r.choice(PRECISIONS), "bf16")
-    mfu = r.get(m, "mfu", path, r.positive_number)
-    if mfu is not None and not MIN_MFU <= mfu <= 1:
-        r.fail(path + ("mfu",), f"expected a fraction of peak between {MIN_MFU:g} and 1 (such as 0.4), got {mfu!r}")
-        mfu = None
-    checkpoint_minutes = r.get(m, "checkpoint_max_minutes", path, r.positive_number)
+    params = r.field(m, "workload", "parameters", path)
+    tokens = r.field(m, "workload", "tokens", path)
+    precision = r.field(m, "workload", "precision", path)
+    mfu = r.field(m, "workload", "mfu", path)
+    checkpoint_minutes = r.field(m, "workload", "checkpoint_max_minutes", path)
     if None in (params, tokens, precision, mfu):
         return None
     return Workload(params, tokens, precision, mfu, path, frozenset(str(k) for k in m), checkpoint_minutes)
@@ -396,11 +536,11 @@ def _suppressions(r: _Reader, data: Any, path: Path) -> tuple[Suppression, ...]:
     out = []
     for i, raw in enumerate(data):
         p = path + (i,)
-        m = r.mapping(raw, p, ("rule", "reason"), required=("rule", "reason"))
+        m = r.table(raw, p, "suppression")
         if m is None:
             continue
-        rule = r.get(m, "rule", p, r.string)
-        reason = r.get(m, "reason", p, r.string)
+        rule = r.field(m, "suppression", "rule", p)
+        reason = r.field(m, "suppression", "reason", p)
         if rule and reason:
             out.append(Suppression(rule, reason, p))
     return tuple(out)
@@ -415,7 +555,7 @@ def stack_name(file: str) -> str | None:
 
 def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
     r = _Reader(file, lines)
-    top = r.mapping(data, (), ("config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment"), required=("config",))
+    top = r.mapping(data, (), STACK_FILE_KEYS, required=("config",))
     if top is None or r.problems:
         raise InputError(r.problems)
     config = top["config"]

@@ -10,7 +10,6 @@ Imports pulumi, so only the commands that need it import this module, inside fun
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import runpy
@@ -159,16 +158,36 @@ def run_with_mocks(declare: Callable[[], Any], mocks: pulumi.runtime.Mocks, conf
     asyncio.set_event_loop_policy(policy)
     loop = policy.new_event_loop()
     asyncio.set_event_loop(loop)
+    from pulumi.runtime.settings import SETTINGS
+
+    _forget_pending(SETTINGS)  # what an earlier, failed run left behind is not this run's
     try:
         pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False)
         pulumi.runtime.set_all_config(dict(config or {}))
         _sync_await(run_pulumi_func(declare))
     finally:
         try:
+            # a failed registration leaves outputs waiting on it: cancel them on this run's loops,
+            # so no later run awaits a future of a closed loop
+            for pending_loop in policy.loops:
+                if not pending_loop.is_closed() and not pending_loop.is_running():
+                    tasks = [t for t in asyncio.all_tasks(pending_loop) if not t.done()]
+                    for t in tasks:
+                        t.cancel()
+                    if tasks:
+                        pending_loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
             loop.run_until_complete(loop.shutdown_default_executor())
         finally:
+            _forget_pending(SETTINGS)
             policy.close_all()
             asyncio.set_event_loop_policy(previous)
+
+
+def _forget_pending(settings: Any) -> None:
+    """Drop Pulumi's record of outstanding RPCs and outputs (as `pulumi.runtime.test` does before a test)."""
+    settings.rpc_manager.clear()
+    with settings.lock:
+        settings.outputs.clear()
 
 
 class _ClosingPolicy(asyncio.DefaultEventLoopPolicy):
@@ -192,27 +211,201 @@ class _ClosingPolicy(asyncio.DefaultEventLoopPolicy):
 def declared_stacks(directory: str, stack: str) -> list[Stack]:
     """The clusters the program declares for `stack`, without deploying anything.
 
+    The program runs in a child process (`planner.program_child`): what it prints, how it
+    exits (`sys.exit`, `os._exit`, a signal) and what it raises stay there; the child
+    sends back one JSON message in a file of its own. Clusters declared with planner's
+    components come back as they are; every other AWS resource is read back into a
+    cluster (`planner.readback`), as the policy pack does.
     Bad project, config or program -> InputError (one line each, the CLI exits 2).
     """
+    from planner import readback
+
+    program = load(directory)
+    message = _run_child(program, stack)
+    problems = message.get("problems")
+    if problems:
+        raise InputError([Problem(str(p["file"]), p.get("line"), str(p.get("key") or ""), str(p["message"]))
+                          for p in problems])
+    try:
+        from planner import wire
+
+        stacks = [wire.decode_stack(s) for s in message["stacks"]]
+        resources = message["resources"]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError([Problem(shown(program.main), None, "", f"the program's child process sent a malformed "
+                                                                  f"message ({type(exc).__name__})")]) from None
+    entry = os.path.join(program.main, "__main__.py") if os.path.isdir(program.main) else program.main
+    read = readback.from_program(resources, stack, message.get("config") or {}, shown(entry))
+    if read is not None:
+        stacks.append(read)
+    if not stacks:
+        raise InputError([Problem(shown(program.main), None, "", f"stack {stack}: the program declares no accelerated "
+                                                                  "compute (no planner cluster component, and no EC2, "
+                                                                  "Auto Scaling, EKS, Batch or Karpenter resource with "
+                                                                  "an accelerated instance type)")])
+    return stacks
+
+
+def _run_child(program: Program, stack: str) -> dict[str, Any]:
+    """Run the program in `python -m planner.program_child`; its one JSON message, or InputError."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="planner-program-") as tmp:
+        result = os.path.join(tmp, "result.json")
+        request = {"directory": os.path.abspath(program.directory), "stack": stack, "origin": os.getcwd(), "result": result}
+        env = dict(os.environ)
+        # the child imports the planner that runs this command, wherever it is installed
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = os.pathsep.join([root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        proc = subprocess.run([sys.executable, "-m", "planner.program_child", json.dumps(request)],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        # what the program printed goes to stderr: stdout carries the report (JSON, SARIF)
+        printed = proc.stdout.decode("utf-8", "replace")
+        if printed:
+            sys.stderr.write(printed if printed.endswith("\n") else printed + "\n")
+        try:
+            with open(result, encoding="utf-8") as fh:
+                message = json.load(fh)
+        except (OSError, ValueError):
+            message = None
+    if not isinstance(message, dict):
+        how = f"exit status {proc.returncode}" if proc.returncode >= 0 else f"signal {-proc.returncode}"
+        raise InputError([Problem(shown(program.main), None, "", f"the program ended its process ({how}) before "
+                                                                  "planner could read what it declares")])
+    return message
+
+
+def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
+    """In the child: run the program under mocks; the clusters its components declared, and
+    every resource it registered (type, URN, outputs, the file and line that declared it)."""
+    global _ORIGIN
+    from planner import wire
     from planner.components import ClusterInputError, registry
 
     program = load(directory)
-    # what the program prints goes to stderr: stdout carries the report (JSON, SARIF)
-    with registry.collecting() as found, contextlib.redirect_stdout(sys.stderr):
+    _ORIGIN = origin
+    mocks = ReadbackMocks()
+    sources = _SourceRecorder(os.path.abspath(program.directory))
+    with registry.collecting() as found, sources:
         try:
-            run(program, stack, OfflineMocks())
+            run(program, stack, mocks)
         except ClusterInputError as exc:
             raise InputError(exc.problems) from None
         except InputError:
             raise
-        except Exception as exc:  # noqa: BLE001 - any failure of the user's program is reported on one line
+        except BaseException as exc:  # noqa: BLE001 - any failure of the user's program is reported on one line
             hint = "" if program.stack_file(stack) else \
-                f" (there is no Pulumi.{stack}.yaml in {shown(program.config_dir)}: is the stack name right?)"
-            raise InputError([Problem(shown(program.main), None, "", f"the program failed: {_one_line(exc)}{hint}")]) from None
-        stacks = list(found)
-    if not stacks:
-        raise InputError([Problem(shown(program.main), None, "", f"stack {stack}: the program declared no planner cluster component")])
-    return stacks
+                f" (there is no Pulumi.{stack}.yaml in {shown(program.config_dir, origin)}: is the stack name right?)"
+            raise InputError([Problem(shown(program.main, origin), None, "",
+                                      f"the program failed: {_one_line(exc)}{hint}")]) from None
+        stacks = [wire.encode(s) for s in found]
+    from pulumi.runtime.settings import get_monitor
+
+    resources = []
+    for reg in get_monitor().get_registered_resources().values():
+        parts = reg.urn.split("::")
+        type_, name = parts[2].split("$")[-1], parts[3]
+        file, line = sources.where(type_, name)
+        resources.append({"type": type_, "name": name, "urn": reg.urn.replace("::pulumi:pulumi:Stack$", "::", 1),
+                          "custom": mocks.custom.get((type_, name), False), "props": _jsonable(dict(reg.state or {})),
+                          "source": [shown(file, origin), line] if file else None})
+    return {"stacks": stacks, "resources": resources, "config": program.config(stack)}
+
+
+class ReadbackMocks(pulumi.runtime.Mocks):
+    """Mocks that create nothing and remember every registration, as the engine would show it.
+
+    Outputs are the inputs plus what the provider fills in and other resources refer to: an
+    id, a name when none was given (auto-naming, without its random suffix) and an ARN
+    ending in the id, so references between resources resolve as in a deployed stack.
+    """
+
+    def __init__(self) -> None:
+        self.custom: dict[tuple[str, str], bool] = {}
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        rid = f"{args.name}-id"
+        state = dict(args.inputs)
+        self.custom[(args.typ, args.name)] = bool(args.custom)
+        if args.custom:
+            state.setdefault("name", args.name)
+            state.setdefault("arn", f"arn:aws:mock::000000000000:{args.typ.rsplit(':', 1)[-1]}/{rid}")
+        return rid, state
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+        return {}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    return str(value)
+
+
+class _SourceRecorder:
+    """Remembers, for each resource the program constructs, the program's frame that did it.
+
+    Findings then point at the line of the program that declared the resource at fault,
+    so code scanning and annotations land on code. Frames inside the program's folder win;
+    otherwise the first frame outside pulumi and planner.
+    """
+
+    def __init__(self, directory: str):
+        self.directory = directory + os.sep
+        self.sites: dict[tuple[str, str], tuple[str, int]] = {}
+        self._original: Any = None
+        skip = [os.path.dirname(pulumi.__file__)]
+        try:
+            import pulumi_aws
+
+            skip.append(os.path.dirname(pulumi_aws.__file__))
+        except ImportError:
+            pass
+        skip.append(os.path.dirname(os.path.abspath(__file__)))
+        self._skip = tuple(p + os.sep for p in skip)
+
+    def __enter__(self) -> "_SourceRecorder":
+        from pulumi import resource as _resource
+
+        original = _resource.Resource.__init__
+        recorder = self
+
+        def init(res: Any, t: str, name: str, *args: Any, **kwargs: Any) -> None:
+            recorder._record(t, name)
+            original(res, t, name, *args, **kwargs)
+
+        self._original = original
+        _resource.Resource.__init__ = init  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        from pulumi import resource as _resource
+
+        _resource.Resource.__init__ = self._original  # type: ignore[method-assign]
+
+    def _record(self, t: str, name: str) -> None:
+        if (t, name) in self.sites:
+            return
+        frame = sys._getframe(2)
+        fallback: tuple[str, int] | None = None
+        while frame is not None:
+            file = os.path.abspath(frame.f_code.co_filename)
+            if file.startswith(self.directory):
+                self.sites[(t, name)] = (file, frame.f_lineno)
+                return
+            if fallback is None and not file.startswith(self._skip) and not file.startswith("<"):
+                fallback = (file, frame.f_lineno)
+            frame = frame.f_back
+        if fallback is not None:
+            self.sites[(t, name)] = fallback
+
+    def where(self, t: str, name: str) -> tuple[str | None, int | None]:
+        return self.sites.get((t, name), (None, None))
 
 
 def _one_line(exc: BaseException) -> str:

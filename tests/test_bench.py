@@ -77,3 +77,27 @@ def test_program_under_mocks_registers_per_group_not_per_instance(tmp_path: Path
         assert out["by_type"]["aws:autoscaling/group:Group"] == 2
         counts.append(out["resources"])
     assert counts[0] == counts[1]
+
+
+def test_program_readback_target_is_judged_on_the_whole_process() -> None:
+    fast = Sample((0.03, 0.03, 0.03), (0, 0, 0))
+    proc = {"floor": fast, "dependencies": fast, "bundled": fast, "ultracluster": fast,
+            **{f"stacks-{n}": Sample((1.0,), (0,)) for n in run.COUNTS}}
+    inproc = {n: Sample((n * 0.001,), (0,)) for n in run.COUNTS}
+    u = stacks.ultracluster(100_000)
+    for seconds, code, verdict in ((2.5, 1, "pass"), (3.2, 0, "FAIL"), (1.0, 2, "FAIL")):
+        r = run._results(3, 1, ["yaml"], [], {**proc, "program": Sample((seconds,), (code,))}, inproc, u, fast, {})
+        assert {t["id"]: t["result"] for t in r["targets"]}["program-readback"] == verdict
+        assert run.PROGRAM in run.table(r)
+
+
+def test_the_benchmarked_program_is_the_largest_of_the_corpus() -> None:
+    """Largest by resources registered: counted from a real run of each corpus program."""
+    from planner.programs import collect
+
+    sizes = {}
+    for folder in sorted((ROOT / "tests" / "corpus").iterdir()):
+        if (folder / "Pulumi.yaml").is_file():
+            message = collect(str(folder), "test", str(ROOT))
+            sizes[folder.name] = len([r for r in message["resources"] if r["custom"]])
+    assert max(sizes, key=sizes.get) == Path(run.PROGRAM).name

@@ -63,7 +63,8 @@ def test_accelerators_match_ec2(described, name):
     t, d = CAT.instance_types[name], described[name]
     if "GpuInfo" in d:
         gpu = d["GpuInfo"]["Gpus"][0]
-        assert (gpu["Name"], gpu["Count"]) == (t.accelerator.name, t.accelerator_count)
+        # EC2 names both A100 parts "A100"; the catalogue keeps the 80 GB one apart ("A100-80GB")
+        assert (gpu["Name"], gpu["Count"]) == (t.accelerator.name.removesuffix("-80GB"), t.accelerator_count)
         assert round(gpu["MemoryInfo"]["SizeInMiB"] / 1024) == t.accelerator.memory_gib
     elif "NeuronInfo" in d:
         dev = d["NeuronInfo"]["NeuronDevices"][0]

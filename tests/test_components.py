@@ -439,3 +439,20 @@ def test_every_nested_argument_is_one_pulumi_aws_knows() -> None:
     assert any("mixedInstancesPolicy" in i for t, _, i in seen if t == "aws:autoscaling/group:Group")
     bad = {f"{t} {n}{key}" for t, n, i in seen if t.startswith("aws:") for key in _unknown_keys(i)}
     assert not bad, sorted(bad)
+
+
+def test_one_ena_interface_gets_its_public_ip_and_scratch_1_its_import_path() -> None:
+    """AssociatePublicIpAddress: "You cannot specify more than one network interface in the
+    request": a node group without EFA launches with one interface, so its public IP goes
+    through, even on a 16-card type. SCRATCH_1 takes ImportPath (CreateFileSystemLustreConfiguration:
+    only Persistent_2 refuses it)."""
+    def declare() -> None:
+        Trn2Cluster("edge", ClusterArgs(
+            availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="bastion", count=1, efa=False, public_ip=True)],
+            lustre=LustreArgs("SCRATCH_1", 2400, s3_import_path="s3://bucket/prefix")))
+
+    mocks = run(declare, MotoMocks("us-east-2"))
+    (nic,) = template_data("us-east-2", only(mocks.of_type(LT)).id)["NetworkInterfaces"]
+    assert nic["AssociatePublicIpAddress"] in (True, "true") and "InterfaceType" not in nic
+    assert mocks.named("edge-lustre-fs").inputs["importPath"] == "s3://bucket/prefix"
+    assert not mocks.of_type("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation")

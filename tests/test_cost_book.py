@@ -27,11 +27,13 @@ def test_every_shipped_price_has_a_source_and_a_date(name: str) -> None:
         assert price.usd > 0, key
 
 
-def test_capacity_block_prices_say_which_regions_they_were_applied_to() -> None:
-    """The facts give Capacity Block prices without a region: each entry must say so."""
+def test_capacity_block_prices_say_where_their_region_comes_from() -> None:
+    """The Capacity Blocks pricing page prices per region: each entry says how its region is known
+    (an assumption when the figure was read without one, else the mirror that lists the region)."""
     for (itype, region, purchase), price in builtin("current").instances.items():
         if purchase == "capacity-block":
-            assert price.assumption and "region" in price.assumption, (itype, region)
+            said = f"{price.assumption or ''} {price.note or ''}"
+            assert "region" in said or "mirror" in said, (itype, region)
 
 
 def test_unknown_prices_stay_unknown_in_the_shipped_book() -> None:

@@ -46,7 +46,7 @@ def test_at_or_under_budget_is_fine(stack_file, budget: str) -> None:
 
 
 def test_known_part_alone_can_exceed_the_budget(stack_file) -> None:
-    path = stack_file(AZ + GROUPS.replace("schedule", "  - {name: g, instance_type: p5e.48xlarge, count: 1}\nschedule")
+    path = stack_file(AZ + GROUPS.replace("schedule", "  - {name: g, instance_type: p5.48xlarge, count: 1}\nschedule")
                       + "budget:\n  total_usd: 1000\n")
     plan = plan_stack(load_stack(str(path)), PlanOptions(price_book=make_book()))
     (f,) = _budget(plan)

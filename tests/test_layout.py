@@ -41,13 +41,18 @@ def test_pulumi_project_runs_the_program_with_the_stacks() -> None:
 
 def test_pyproject_declares_the_package_script_and_test_extra() -> None:
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert meta["name"] == "planner" and meta["requires-python"] == ">=3.11"
+    # `planner` on PyPI is another project: the distribution has its own name, the import package and CLI stay `planner`
+    assert meta["name"] == "pulumi-cluster-planner" and meta["requires-python"] == ">=3.11"
     assert meta["scripts"] == {"planner": "planner.cli:main"}
     runtime = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["dependencies"]}
     assert {"pulumi", "pulumi-aws", "boto3", "pyyaml"} <= runtime
     test = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["optional-dependencies"]["test"]}
     assert {"pytest", "moto"} <= test
-    assert all(">=" in d for d in meta["dependencies"] + meta["optional-dependencies"]["test"]), "lower bounds"
+    assert any(d.startswith("moto[") and "server" in d.split("]")[0] for d in meta["optional-dependencies"]["test"])
+    docs = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["optional-dependencies"]["docs"]}
+    assert {"mkdocs", "mkdocs-material"} <= docs
+    extras = meta["optional-dependencies"]
+    assert all(">=" in d for d in meta["dependencies"] + extras["test"] + extras["docs"]), "lower bounds"
 
 
 def test_makefile_targets_set_up_first() -> None:
@@ -60,7 +65,7 @@ def test_makefile_targets_set_up_first() -> None:
     stamp = rules["setup"][0]
     assert stamp and stamp[0] in rules, "setup goes through a stamp file, so it is idempotent"
     recipe = " ".join(rules[stamp[0]][1])
-    assert "venv" in recipe and "install" in recipe and ".[test]" in recipe
+    assert "venv" in recipe and "install" in recipe and ".[test,docs]" in recipe  # CI builds the docs in make test
 
 
 def test_ci_runs_make_test() -> None:
@@ -76,3 +81,11 @@ def test_readme_quick_start_is_make_plan_and_make_test() -> None:
     first_block = section.split("```sh\n", 1)[1].split("```", 1)[0]
     commands = [line.split("#", 1)[0].strip() for line in first_block.splitlines() if line.strip()]
     assert commands == ["make plan", "make test"]
+
+
+def test_make_docs_generates_the_reference_then_builds_strictly() -> None:
+    prerequisites, recipe = _makefile_rules()["docs"]
+    assert "setup" in prerequisites
+    assert [r.split()[-1] for r in recipe if "gen_reference" in r] == ["tools.gen_reference"]
+    assert recipe[-1].endswith("mkdocs build --strict")
+    assert (ROOT / "tools" / "gen_reference.py").is_file() and (ROOT / "mkdocs.yml").is_file()

@@ -72,7 +72,8 @@ def test_broken_hand_written_program_is_caught_on_each_resource() -> None:
     assert [u for _, u in found["planner-efa-security-group"]] == [sg]
     assert "outbound to itself" in found["planner-efa-security-group"][0][0]
     fs = "urn:pulumi:dev::cluster::aws:fsx/lustreFileSystem:LustreFileSystem::scratch"
-    assert [(m.split("]")[0], u) for m, u in found["planner-topology"]] == [("[lustre-capacity", fs)]
+    # the stack policy checks the layout against the type the group launches (the template may not name one)
+    assert [(m.split("]")[0], u) for m, u in found["planner-topology"]] == [("[efa-interface-layout", lt), ("[lustre-capacity", fs)]
     assert [(m.split("]")[0], u) for m, u in found["planner-lustre-values"]] == [("[lustre-capacity", fs)]
 
 

@@ -1,4 +1,5 @@
-"""The pull-request workflow calls planner commands that exist, with options the CLI accepts."""
+"""The pull-request workflow, through the Action it uses (action.yml, action/plan.sh), calls
+planner commands that exist, with options the CLI accepts."""
 
 from __future__ import annotations
 
@@ -10,7 +11,13 @@ import yaml
 
 from planner.cli import build_parser
 
-WORKFLOW = Path(__file__).resolve().parent.parent / ".github" / "workflows" / "planner.yml"
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOW = ROOT / ".github" / "workflows" / "planner.yml"
+ACTION = ROOT / "action.yml"
+PLAN_SCRIPT = ROOT / "action" / "plan.sh"
+# What the script's variables hold with the Action's defaults on a pull request against main.
+DEFAULTS = {'"${paths[@]}"': "stacks/", '"${book[@]}"': "", '"${PLANNER_FAIL_ON:-error}"': "error",
+            '"$PLANNER_BASE_REF"': "origin/main", '"$out/plan.json"': "plan.json", '"$out/planner.sarif"': "planner.sarif"}
 
 
 def _steps() -> list[dict]:
@@ -20,20 +27,25 @@ def _steps() -> list[dict]:
 
 def _planner_commands() -> list[list[str]]:
     out = []
-    for step in _steps():
-        for line in str(step.get("run", "")).splitlines():
-            m = re.search(r"\.venv/bin/planner (.+?)( 2>(&1|> ?\S+| ?\S+))?( \|\| (true|test \$\? -eq 1))?$", line.strip())
-            if m:
-                out.append(shlex.split(m.group(1).replace("$BASE_REF", "origin/main")))
+    for line in PLAN_SCRIPT.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^\s*planner (.+?)( 2>(&1|>? ?\S+))?( \|\| true)?$", line)
+        if m:
+            text = m.group(1)
+            for var, value in DEFAULTS.items():
+                text = text.replace(var, value)
+            out.append(shlex.split(text))
     return out
 
 
-def test_workflow_runs_plan_sarif_markdown_and_diff() -> None:
+def test_workflow_uses_the_action_which_runs_plan_sarif_markdown_and_diff() -> None:
+    assert any(step.get("uses") == "./" for step in _steps())
     commands = _planner_commands()
-    assert ["plan", "--format", "sarif", "-o", "planner.sarif"] in commands
-    assert ["plan", "--format", "markdown"] in commands
-    assert ["diff", "--base-ref", "origin/main", "--format", "markdown"] in commands
-    assert commands[-1] == ["plan", "--format", "github", "--fail-on", "error"]  # the gate, last
+    assert ["plan", "stacks/", "--fail-on", "error", "--format", "github"] == commands[0]  # annotations, exit code
+    assert ["plan", "stacks/", "--format", "sarif", "-o", "planner.sarif"] in commands
+    assert ["plan", "stacks/", "--format", "markdown"] in commands
+    assert ["diff", "--base-ref", "origin/main", "stacks/", "--format", "markdown"] in commands
+    steps = yaml.safe_load(ACTION.read_text(encoding="utf-8"))["runs"]["steps"]
+    assert steps[-1]["name"] == "Gate" and 'exit "$EXIT_CODE"' in steps[-1]["run"]  # the gate, last
 
 
 def test_every_planner_command_in_the_workflow_parses() -> None:
@@ -45,8 +57,10 @@ def test_every_planner_command_in_the_workflow_parses() -> None:
 
 def test_sarif_upload_and_comment_run_even_when_the_plan_fails() -> None:
     steps = {s.get("uses", "").split("@")[0]: s for s in _steps() if "uses" in s}
-    assert steps["github/codeql-action/upload-sarif"]["if"].startswith("always()")
-    assert steps["marocchino/sticky-pull-request-comment"]["if"].startswith("always()")
+    assert steps["github/codeql-action/upload-sarif"]["if"].startswith("always()")  # after the Action's gate
+    action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))["runs"]["steps"]
+    names = [s.get("uses", s.get("name", "")).split("@")[0] for s in action]
+    assert names.index("marocchino/sticky-pull-request-comment") < names.index("Gate")  # posted before the gate fails
 
 
 def test_policy_preview_is_guarded_by_credentials() -> None:

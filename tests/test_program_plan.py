@@ -128,3 +128,86 @@ node_groups:
     assert result.code == 0, result.err
     assert json.loads(result.out)["stacks"][0]["summary"]["instances"] == 2
     assert "hello from the program" in result.err
+
+
+# --- the program runs in a child process: its exit and its output stay there (issue 14, item 9) ---------
+
+HAND_WRITTEN = """
+import pulumi_aws as aws
+subnet = aws.ec2.Subnet("private", vpc_id="vpc-0123456789abcdef0", cidr_block="10.0.1.0/24", availability_zone="us-east-2b")
+lt = aws.ec2.LaunchTemplate("trainers", instance_type="trn2.48xlarge", image_id="ami-0123456789abcdef0",
+    metadata_options={"http_tokens": "required"},
+    network_interfaces=[{"network_card_index": c, "device_index": 0 if c == 0 else 1,
+                         "interface_type": "efa" if c == 0 else "efa-only", "subnet_id": subnet.id} for c in range(16)])
+aws.autoscaling.Group("trainers", desired_capacity=2, max_size=2, min_size=0, vpc_zone_identifiers=[subnet.id],
+                      launch_template={"id": lt.id, "version": "$Latest"}, placement_group="existing-cluster-pg")
+"""
+
+
+def test_sys_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
+    for i, ending in enumerate(("import sys\nsys.exit(0)\n", "raise SystemExit(3)\n",
+                                "class Stop(BaseException):\n    pass\nraise Stop('halt')\n")):
+        (tmp_path / str(i)).mkdir()
+        d = project(tmp_path / str(i), "availability_zone: us-east-2b", main=HAND_WRITTEN + ending)
+        result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+        assert result.code == 2 and result.out == "", (ending, result.out)
+        assert len(result.err.strip().splitlines()) == 1 and "the program failed:" in result.err, result.err
+        assert "Traceback" not in result.err
+
+
+def test_os_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
+    d = project(tmp_path, "availability_zone: us-east-2b", main=HAND_WRITTEN + "import os\nos._exit(0)\n")
+    result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+    assert result.code == 2 and result.out == ""
+    assert result.err.strip() == f"planner: {d / 'app.py'}: the program ended its process (exit status 0) before planner could read what it declares"
+
+
+def test_the_programs_own_stdout_never_reaches_json_or_sarif(tmp_path: Path) -> None:
+    noisy = "import os, sys\nprint('{\"not\": \"json\"')\nos.write(1, b'raw bytes on fd 1\\n')\nsys.stdout.write('more')\n"
+    d = project(tmp_path, "availability_zone: us-east-2b", main=noisy + HAND_WRITTEN)
+    for fmt in ("json", "sarif"):
+        result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", fmt)
+        assert result.code in (0, 1), result.err
+        json.loads(result.out)  # the whole of stdout is the report
+        assert "raw bytes on fd 1" in result.err and '{"not": "json"' in result.err
+
+
+def test_plain_resources_are_read_back_and_components_are_not_counted_twice(tmp_path: Path) -> None:
+    """A program with a planner component and a hand-written group: the component's cluster as declared, and
+    one read-back stack holding only the hand-written group (the component's own resources are left out)."""
+    main = PROGRAM + HAND_WRITTEN
+    d = project(tmp_path, """
+availability_zone: us-east-2b
+node_groups:
+  - {name: t, instance_type: trn2.48xlarge, count: 2}
+""", main=main)
+    result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+    assert result.code in (0, 1), result.err
+    stacks = json.loads(result.out)["stacks"]
+    assert [s["summary"]["instances"] for s in stacks] == [2, 2]
+    assert [[g["name"] for g in s["summary"]["node_groups"]] for s in stacks] == [["t"], ["trainers"]]
+    assert stacks[1]["file"] == str(d / "app.py")
+
+
+def test_a_program_without_accelerated_compute_says_so_in_one_line(tmp_path: Path) -> None:
+    web = "import pulumi_aws as aws\naws.ec2.Instance('web', instance_type='t3.micro', ami='ami-0123456789abcdef0')\n"
+    d = project(tmp_path, "availability_zone: us-east-2b", main=web)
+    result = run_cli("plan", "--program", str(d), "--stack", "dev")
+    assert result.code == 2 and result.out == ""
+    assert len(result.err.strip().splitlines()) == 1 and "declares no accelerated compute" in result.err
+
+
+def test_region_from_the_zones_else_one_line_asking_for_it(tmp_path: Path) -> None:
+    """No `aws:region`: the subnet's `us-east-2b` gives us-east-2; with no AZ either, one line names the key to set."""
+    for i, (main, expected) in enumerate(((HAND_WRITTEN, "us-east-2"),
+                                          (HAND_WRITTEN.replace(', availability_zone="us-east-2b"', ""), None))):
+        (tmp_path / str(i)).mkdir()
+        d = project(tmp_path / str(i), "availability_zone: us-east-2b", main=main)
+        (d / "stacks" / "Pulumi.dev.yaml").write_text("config: {}\n")
+        result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+        if expected:
+            assert result.code in (0, 1) and json.loads(result.out)["stacks"][0]["region"] == expected, result.err
+        else:
+            assert result.code == 2 and result.out == ""
+            assert result.err.strip().endswith("aws:region: cannot tell the AWS region of the program's resources: "
+                                               "set `aws:region` in Pulumi.dev.yaml (or give a subnet an AZ)")

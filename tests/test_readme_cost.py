@@ -1,6 +1,7 @@
-"""The README's cost and preflight examples are real output: each `$ planner ...` block is run
-here and must print what the README shows, so a change in prices, arithmetic or wording
-that is not carried into the README fails the suite.
+"""The documented cost and preflight examples are real output: each `$ planner ...` block of
+the README and of the docs pages on cost, comparing and preflight is run here and must print
+what the page shows, so a change in prices, arithmetic or wording that is not carried into
+the documentation fails the suite.
 
 Blocks that need a setup the README describes in prose (a modified git tree for `diff
 --base-ref`, a user's price book file, no AWS credentials for `--live-prices`) are covered by
@@ -20,15 +21,14 @@ from moto import mock_aws
 from conftest import ROOT, run_cli
 from test_preflight_helpers import isolate
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 NEEDS_SETUP = ("--base-ref", "my-prices.yaml", "--live-prices")
+COST_PAGES = ("docs/cost.md", "docs/tasks/compare.md")
+FIRST_STACK_PAGES = ("README.md", "docs/getting-started.md")
+PREFLIGHT_PAGE = "docs/tasks/preflight.md"
 
 
-def section(title: str) -> str:
-    """The text of a `## title` section, up to the next level-2 heading."""
-    start = README.index(f"\n## {title}\n")
-    end = README.find("\n## ", start + 1)
-    return README[start:end if end > 0 else None]
+def page(path: str) -> str:
+    return (ROOT / path).read_text(encoding="utf-8")
 
 
 def examples(text: str) -> list[tuple[list[str], list[str]]]:
@@ -51,28 +51,30 @@ def matches(expected: list[str], got: list[str]) -> bool:
     return all(any(g == e for g in rest) for e in expected if e.strip() != "...")
 
 
-COST = [(argv, lines) for argv, lines in examples(section("Cost")) if not any(x in argv for x in NEEDS_SETUP)]
+COST = [(path, argv, lines) for path in COST_PAGES + FIRST_STACK_PAGES for argv, lines in examples(page(path))
+        if not any(x in argv for x in NEEDS_SETUP)]
 
 
-def test_the_cost_section_has_runnable_examples() -> None:
-    commands = [argv[0] for argv, _ in COST]
+def test_the_cost_pages_have_runnable_examples() -> None:
+    commands = [argv[0] for path, argv, _ in COST if path in COST_PAGES]
     assert commands.count("compare") == 2 and "plan" in commands  # the seed comparison under both books, the estimate
+    for path in FIRST_STACK_PAGES:  # the first stack's plan, priced
+        assert [argv for p, argv, _ in COST if p == path] == [["plan", "stacks/Pulumi.p5en-train.yaml"]]
 
 
-@pytest.mark.parametrize(("argv", "expected"), COST, ids=[" ".join(a) for a, _ in COST])
-def test_cost_example_is_what_the_command_prints(argv: list[str], expected: list[str]) -> None:
+@pytest.mark.parametrize(("path", "argv", "expected"), COST, ids=[f"{p}: " + " ".join(a) for p, a, _ in COST])
+def test_cost_example_is_what_the_command_prints(path: str, argv: list[str], expected: list[str]) -> None:
     res = run_cli(*argv)
     assert res.code == 0, res.err
     got = res.out.rstrip("\n").split("\n")
-    assert matches(expected, got), "README.md, section Cost, is stale for `planner {}`; paste:\n{}".format(
-        " ".join(argv), res.out)
+    assert matches(expected, got), "{} is stale for `planner {}`; paste:\n{}".format(path, " ".join(argv), res.out)
 
 
 def test_preflight_example_is_what_preflight_prints_against_moto(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The README's p5-research stack, written where its command expects it, checked in moto's account."""
-    text = section("Preflight against the AWS account")
+    """The preflight page's p5-research stack, written where its command expects it, checked in moto's account."""
+    text = page(PREFLIGHT_PAGE)
     stack = re.search(r"```yaml\n(# On-demand P5 and a Capacity Block.*?)```", text, flags=re.S)
-    assert stack, "README.md: the preflight example's stack file is missing"
+    assert stack, f"{PREFLIGHT_PAGE}: the preflight example's stack file is missing"
     ((argv, expected),) = [e for e in examples(text) if e[0][-1].endswith("p5-research.yaml")]
     (tmp_path / "stacks").mkdir()
     (tmp_path / argv[-1]).write_text(stack.group(1), encoding="utf-8")
@@ -81,4 +83,4 @@ def test_preflight_example_is_what_preflight_prints_against_moto(monkeypatch: py
         res = run_cli(*argv, cwd=tmp_path)
     assert res.code == 1, res.err
     assert res.out.rstrip("\n").split("\n") == expected, (
-        "README.md, section Preflight, is stale; paste:\n" + res.out)
+        f"{PREFLIGHT_PAGE} is stale; paste:\n" + res.out)

@@ -1,4 +1,4 @@
-"""`planner rules`, the registry's metadata, and the README reference generated from it."""
+"""`planner rules`, the registry's metadata, and the documentation's rule reference generated from it."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from tests.conftest import run_cli, run_process
 ROOT = Path(__file__).resolve().parent.parent
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 # shared/ sits beside the checkout (CI, /work/main) or beside the worktrees' folder (/work/wt/NAME)
-SEEDS = next((p / "shared" / "seeds" for p in (ROOT.parent, ROOT.parent.parent) if (p / "shared" / "seeds").is_dir()), None)
 
 
 def test_every_rule_has_complete_metadata() -> None:
@@ -24,16 +23,12 @@ def test_every_rule_has_complete_metadata() -> None:
         assert r.severity in SEVERITIES
         assert r.description and "\n" not in r.description and r.description.endswith(".")
         assert r.remediation and "\n" not in r.remediation
-        assert r.source.startswith("https://") or re.match(r"^shared/seeds/\d{3}_[0-9a-f]{16}\.txt$", r.source), r.source
+        assert r.source.startswith("https://"), r.source
 
 
-def test_seed_sources_exist() -> None:
-    seeds = {r.source for r in rules.registry().values() if r.source.startswith("shared/seeds/")}
-    assert seeds
-    if SEEDS is None:
-        pytest.skip("shared/seeds is not beside this checkout")
-    for s in seeds:
-        assert (SEEDS / Path(s).name).is_file(), s
+def test_a_rule_without_a_public_source_is_refused() -> None:
+    with pytest.raises(ValueError, match="not a public https URL"):
+        rules.rule("made-up", "error", "A rule.", "notes/article.txt", "Fix it.", into={})
 
 
 def test_rules_json_lists_every_rule() -> None:
@@ -53,15 +48,17 @@ def test_rules_table() -> None:
     assert any(line.startswith("lustre-efa ") and "error" in line for line in lines)
 
 
-def test_readme_rule_reference_is_current() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start, end = readme.find(rules.REFERENCE_START), readme.find(rules.REFERENCE_END)
-    assert 0 <= start < end, f"README.md needs a {rules.REFERENCE_START} ... {rules.REFERENCE_END} block"
-    current = readme[start:end + len(rules.REFERENCE_END)] + "\n"
+REFERENCE_PAGE = "docs/reference/rules.md"
+
+
+def test_docs_rule_reference_is_current() -> None:
+    text = (ROOT / REFERENCE_PAGE).read_text(encoding="utf-8")
+    start, end = text.find(rules.REFERENCE_START), text.find(rules.REFERENCE_END)
+    assert 0 <= start < end, f"{REFERENCE_PAGE} needs a {rules.REFERENCE_START} ... {rules.REFERENCE_END} block"
+    current = text[start:end + len(rules.REFERENCE_END)] + "\n"
     assert current == rules.reference_markdown(), (
-        "README.md's rule reference is stale: regenerate it with "
-        "`python -m planner rules --update-readme README.md` (or paste the output of "
-        f"`{rules.REFERENCE_COMMAND}` between the markers)")
+        f"{REFERENCE_PAGE}'s rule reference is stale: regenerate it with "
+        f"`python -m planner rules --update-readme {REFERENCE_PAGE}` (or `python -m tools.gen_reference`)")
 
 
 def test_markdown_format_is_the_reference() -> None:

@@ -54,7 +54,8 @@ def test_cli_suppression(stack_file) -> None:
 
 
 def test_suppressing_one_rule_leaves_the_others(stack_file) -> None:
-    path = str(stack_file(ERROR.replace("count: 1", "count: 2\n    efa: false"), region=R))
+    # a second group without EFA draws efa-recommended; the first (EFA on every card) keeps its public IP error
+    path = str(stack_file(ERROR + "  - name: helpers\n    instance_type: p5en.48xlarge\n    count: 1\n    efa: false\n", region=R))
     res = run_cli("plan", path, "--format", "json", "--suppress", "efa-recommended", "--fail-on", "warning")
     assert res.code == 1
     assert {f["rule"]: f["suppressed"] for f in _findings(res.out)} == {"efa-recommended": True, "public-ip-multi-card": False}

@@ -88,3 +88,73 @@ def test_set_mocks_directly_with_pulumi_test() -> None:
 
     check()
     assert [b["Name"] for b in boto3.client("s3").list_buckets()["Buckets"]] == ["data"]
+
+
+# --- common programs (issue 11, item 5) -----------------------------------------------------------
+
+def _vpc_program(**subnet_args: object):
+    def program() -> None:
+        import pulumi
+        import pulumi_aws as aws
+
+        vpc = aws.ec2.Vpc("corpus-vpc", cidr_block="10.1.0.0/21")
+        secondary = aws.ec2.VpcIpv4CidrBlockAssociation("secondary", vpc_id=vpc.id, cidr_block="100.64.0.0/16")
+        sub = aws.ec2.Subnet("pods", vpc_id=vpc.id, cidr_block="100.64.0.0/17",
+                             opts=pulumi.ResourceOptions(depends_on=[secondary]), **subnet_args)
+        aws.fsx.LustreFileSystem("scratch", storage_capacity=1200, deployment_type="SCRATCH_2", subnet_ids=sub.id)
+
+    return program
+
+
+def test_secondary_cidr_subnets_and_an_untagged_file_system_are_created_in_moto() -> None:
+    """awslabs/data-on-eks trainium-inferentia puts its node subnets in the secondary CIDR 100.64.0.0/16, and
+    its FSx for Lustre file system has no tags (fsx-for-lustre.tf): both must deploy into moto."""
+    from moto import mock_aws
+
+    from planner.testing import MotoMocks, run
+
+    with mock_aws():
+        mocks = run(_vpc_program(availability_zone="us-west-2a"), MotoMocks("us-west-2"))
+        ec2, fsx = boto3.client("ec2", region_name="us-west-2"), boto3.client("fsx", region_name="us-west-2")
+        (vpc,) = [v for v in ec2.describe_vpcs()["Vpcs"] if v["CidrBlock"] == "10.1.0.0/21"]
+        assert {a["CidrBlock"] for a in vpc["CidrBlockAssociationSet"]} == {"10.1.0.0/21", "100.64.0.0/16"}
+        (sub,) = ec2.describe_subnets(Filters=[{"Name": "cidr-block", "Values": ["100.64.0.0/17"]}])["Subnets"]
+        assert sub["AvailabilityZone"] == "us-west-2a"
+        assert [f["StorageCapacity"] for f in fsx.describe_file_systems()["FileSystems"]] == [1200]
+        assert mocks.named("pods").outputs["availabilityZone"] == "us-west-2a"
+
+
+def test_an_az_the_program_does_not_name_is_not_made_up() -> None:
+    """Without an AZ, moto puts the subnet in an AZ of its choosing; the outputs leave the AZ unknown, and an AZ
+    given by id (as data-on-eks's az_mapping does: usw2-az1) is translated when moto knows the id."""
+    from moto import mock_aws
+
+    from planner.testing import MotoMocks, run
+
+    with mock_aws():
+        mocks = run(_vpc_program(), MotoMocks("us-west-2"))
+        assert "availabilityZone" not in mocks.named("pods").outputs
+    with mock_aws():
+        zones = boto3.client("ec2", region_name="us-west-2").describe_availability_zones()["AvailabilityZones"]
+        zone = zones[0]
+        mocks = run(_vpc_program(availability_zone_id=zone["ZoneId"]), MotoMocks("us-west-2"))
+        assert mocks.named("pods").outputs["availabilityZone"] == zone["ZoneName"]
+
+
+def test_a_failed_registration_does_not_leak_into_the_next_run() -> None:
+    """A subnet outside its VPC fails in moto; the next program in the same process still runs cleanly."""
+    from moto import mock_aws
+
+    from planner.testing import MotoMocks, run
+
+    def broken() -> None:
+        import pulumi_aws as aws
+
+        vpc = aws.ec2.Vpc("v", cidr_block="10.0.0.0/16")
+        aws.ec2.Subnet("outside", vpc_id=vpc.id, cidr_block="192.168.0.0/24")
+
+    with mock_aws():
+        with pytest.raises(Exception, match="InvalidSubnet.Range"):
+            run(broken, MotoMocks("us-east-1"))
+        mocks = run(_vpc_program(availability_zone="us-east-1a"), MotoMocks("us-east-1"))
+        assert [r.name for r in mocks.resources if r.backend == "moto"] == ["corpus-vpc", "secondary", "pods", "scratch"]

@@ -40,7 +40,7 @@ _REGISTRY[AWS_ERROR] = Rule(
     "An AWS call a preflight check needs failed (no credentials, access denied, throttling, an API not in the "
     "region): that check's result is unknown.",
     "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_actions-resources-contextkeys.html",
-    "Fix what the message names (grant the IAM action listed in the README, refresh credentials, retry later); "
+    "Fix what the message names (grant the IAM action listed in the preflight docs, refresh credentials, retry later); "
     "suppress preflight-aws-error to accept a partial preflight.",
     _no_check,
 )

@@ -68,7 +68,7 @@ def explain(exc: BaseException, action: str, region: str | None = None) -> AwsCa
             return AwsCallError(action, f"AWS throttled {action}{where} ({code}) after retries; run again later", code)
         if code in DENIED:
             return AwsCallError(action, f"access denied to {action}{where} ({code}); grant it to the role or user "
-                                        "(README: Preflight against the AWS account, IAM policy)", code)
+                                        "(preflight docs: IAM policy)", code)
         if code in REJECTED_CREDENTIALS:
             return AwsCallError(action, f"AWS rejected the credentials calling {action} ({code}); refresh them "
                                         "(for example aws sso login) or pass --profile", code)

@@ -102,12 +102,17 @@ def _number(text: str | None) -> float | None:
         return None
 
 
-def lustre_storage(client: Any, region: str, deployment_type: str, throughput: int | None) -> Offer:
-    """USD per GB-month of FSx for Lustre storage for one deployment type and per-unit throughput."""
+def lustre_storage(client: Any, region: str, deployment_type: str, throughput: int | None,
+                   price_list: list[str] | None = None) -> Offer:
+    """USD per GB-month of FSx for Lustre storage for one deployment type and per-unit throughput.
+
+    `price_list`: the region's Lustre PriceList, when already fetched (one query serves every tier).
+    """
     option = "scratch" if deployment_type.startswith("SCRATCH") else "persistent"
     storage = "HDD" if option == "persistent" and throughput in HDD_THROUGHPUTS else "SSD"
     rows = []
-    for o in offers(products(client, FSX, lustre_filters(region))):
+    listed = price_list if price_list is not None else products(client, FSX, lustre_filters(region))
+    for o in offers(listed):
         a = o.attributes
         if o.unit != "GB-Mo" or "backup" in a.get("usagetype", "").lower():
             continue

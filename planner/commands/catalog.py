@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         rows.append((
             t["instance_type"], f"{t['accelerator_count']} x {t['accelerator']}", num(t["accelerator_memory_gib_each"]),
             t["ultraserver_size"] or "-", t["vcpus"], num(t["memory_gib"]), f"{t['network_cards']} / {num(t['network_bandwidth_gbps'])}",
-            f"v{t['efa']['generation']}" if t["efa"]["supported"] else "no", num(pk["bf16_dense"], 2), num(pk["fp8_dense"], 2),
+            (f"v{t['efa']['generation']}" if t["efa"]["generation"] else "yes") if t["efa"]["supported"] else "no", num(pk["bf16_dense"], 2), num(pk["fp8_dense"], 2),
             num(pk["fp8_sparse"], 2), "yes" if t["spot"] else "no", "yes" if t["capacity_block"] else "no",
         ))
     lines = grid(("type", "accelerators", "GiB each", "per US", "vCPU", "host GiB", "cards / Gbps", "EFA",

@@ -20,7 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
     p.add_argument("--suppress", action="append", default=[], metavar="RULE",
                    help="suppress a rule in every stack (repeatable); findings stay in the output, marked suppressed")
-    p.add_argument("--program", metavar="DIR", help="plan the clusters a Pulumi program in DIR declares (offline, with Pulumi mocks)")
+    p.add_argument("--program", metavar="DIR", help="plan the clusters a Pulumi program in DIR declares: planner components, or its EC2/Auto Scaling/EKS "
+                        "resources read back (offline, with Pulumi mocks; RUNS the program's code with your rights)")
     p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     from planner.cost import add_price_book_argument
@@ -41,6 +42,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         stacks = load_stacks(args.paths or ["stacks"])
     plans = plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress), price_book=book_from_args(args, stacks)))
+    if args.program:
+        from planner.readback import relocate
+
+        plans = relocate(plans)
     text = render(plans, args.format)
     write(text, args.output)
     return exit_code(plans, args.fail_on)

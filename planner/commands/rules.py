@@ -1,7 +1,7 @@
 """`planner rules`: every rule planner checks, with its severity, description and source.
 
-`--format markdown` prints the README's rule reference; `--update-readme FILE` rewrites the
-reference block in FILE, so the README never drifts from the registry.
+`--format markdown` prints the documentation's rule reference; `--update-readme FILE` rewrites the
+reference block in FILE (docs/reference/rules.md), so the documentation never drifts from the registry.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Typed arguments of the planner components, mirroring the stack schema key for key.
 
-The topology fields are the `planner:cluster` keys of the README's "Stack schema", so a
+The topology fields are the `planner:cluster` keys of the stack schema (docs/stack-schema.md), so a
 component's arguments turn into the same mapping a stack file holds and go through the
 same parser (`planner.parse.parse_cluster`): a typo is rejected with the same message
 whether it was written in YAML or in Python. Deployment-only fields (image, instance

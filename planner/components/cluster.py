@@ -25,6 +25,7 @@ from planner.components.network import EfaNetwork, EfaNetworkArgs
 from planner.components.storage import LustreStorage, LustreStorageArgs
 from planner.errors import Problem
 from planner.model import NodeGroup, Stack
+from planner.rules.network import launch_interfaces
 from planner.yamlload import Lines
 
 
@@ -177,11 +178,12 @@ def network_interfaces(group: NodeGroup, spec: InstanceType, subnet_id: pulumi.I
     others EFA-only, up to the type's EFA interface limit; a single ENA interface without EFA.
 
     Security groups go on each interface: a launch template with interfaces takes none at
-    the top level. Public IPs only on single-card types that ask for one.
+    the top level. A public IP only when the request has a single interface (EC2 refuses one
+    at launch with several: the public-ip-multi-card rule).
     """
     efa = group.efa and spec.efa_supported
-    cards = min(spec.network_cards, spec.efa_max_interfaces) if efa else 1
-    public = "true" if group.public_ip and spec.network_cards == 1 else "false"
+    cards = launch_interfaces(group, spec)
+    public = "true" if group.public_ip and cards == 1 else "false"
     out = []
     for card in range(cards):
         nic: dict[str, Any] = {
@@ -216,9 +218,10 @@ def _check_buildable(stack: Stack, label: str, args: ClusterArgs) -> None:
             problems.append(Problem(label, None, f"node_groups[{i}].availability_zone",
                                     f"the components build one subnet, in the cluster's AZ {c.availability_zone}; "
                                     f"node group '{g.name}' asks for {g.availability_zone} (declare a second cluster)"))
-        if g.public_ip and cat.instance_types[g.instance_type].network_cards > 1:
+        if g.public_ip and launch_interfaces(g, cat.instance_types[g.instance_type]) > 1:
             problems.append(Problem(label, None, f"node_groups[{i}].public_ip",
-                                    f"{g.instance_type} has several network cards; EC2 cannot give it a public IP at launch"))
+                                    f"{g.instance_type} with EFA launches with one interface per network card; EC2 "
+                                    "cannot give a public IP at launch to a request with several (set efa: false for one interface)"))
     if c.lustre is not None and c.lustre.availability_zone != c.availability_zone:
         problems.append(Problem(label, None, "lustre.availability_zone",
                                 f"the file system goes in the cluster's subnet ({c.availability_zone}), not {c.lustre.availability_zone}"))

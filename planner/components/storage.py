@@ -18,6 +18,7 @@ import pulumi_aws as aws
 from planner.components import checks
 from planner.components.args import LustreArgs, region_problems
 from planner.errors import Problem
+from planner.rules.lustre import DATA_REPOSITORY_ASSOCIATION, IMPORT_PATH, deployment_types
 
 TYPE = "planner:index:LustreStorage"
 
@@ -54,7 +55,9 @@ class LustreStorage(pulumi.ComponentResource):
         super().__init__(TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
 
-        persistent_2 = lu.deployment_type == "PERSISTENT_2"
+        # ImportPath where AWS accepts it, else a data repository association (PERSISTENT_2):
+        # the same choice the lustre-s3-association rule checks (planner/data/fsx_lustre.yaml)
+        link = deployment_types()[lu.deployment_type].s3_link if lu.s3_import_path else None
         fs = aws.fsx.LustreFileSystem(
             f"{name}-fs",
             deployment_type=lu.deployment_type,
@@ -65,13 +68,13 @@ class LustreStorage(pulumi.ComponentResource):
             per_unit_storage_throughput=lu.per_unit_storage_throughput,
             subnet_ids=args.subnet_id,
             security_group_ids=list(args.security_group_ids),
-            import_path=lu.s3_import_path if lu.s3_import_path and not persistent_2 else None,
+            import_path=lu.s3_import_path if link == IMPORT_PATH else None,
             efa_enabled=True if lu.efa_enabled else None,
             metadata_configuration={"mode": "AUTOMATIC"} if lu.efa_enabled else None,
             tags={"Name": f"{name}-fs"},
             opts=child,
         )
-        if lu.s3_import_path and persistent_2:
+        if link == DATA_REPOSITORY_ASSOCIATION:
             aws.fsx.DataRepositoryAssociation(
                 f"{name}-s3",
                 file_system_id=fs.id,

@@ -26,6 +26,9 @@ def add_price_book_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--live-prices", action="store_true",
                         help="layer current on-demand EC2 and FSx for Lustre prices from the AWS Price List Query API "
                              "over the price book (cached 24 h; falls back to the book with a warning)")
+    parser.add_argument("--price", action="append", default=[], metavar="TYPE[:PURCHASE][@REGION]=USD",
+                        help="your own USD per instance-hour for a type (optionally one purchase option and region); "
+                             "repeatable, wins over the price book and is shown as your figure")
     add_aws_timeout_argument(parser)
 
 
@@ -45,6 +48,9 @@ def book_from_args(args: argparse.Namespace, stacks: Iterable[Stack] = ()) -> Pr
     With `--live-prices`, current on-demand prices for what `stacks` use (or, for compare,
     every type of `args.region`) are layered over the book; boto3 is imported only then.
     """
+    from planner.cost.book import parse_override
+
+    overrides = tuple(parse_override(t) for t in getattr(args, "price", None) or ())
     book = load_price_book(getattr(args, "price_book", None))
     if getattr(args, "live_prices", False):
         from planner.aws import deadline
@@ -58,4 +64,4 @@ def book_from_args(args: argparse.Namespace, stacks: Iterable[Stack] = ()) -> Pr
             from planner.cli import error_line
 
             error_line(f"warning: live prices unavailable ({exc}); using the price book '{book.name}'")
-    return book
+    return book.with_overrides(overrides)

@@ -66,14 +66,42 @@ def lustre_key(region: str, deployment_type: str, throughput: int | None) -> Lus
 
 
 @dataclass(frozen=True)
+class Override:
+    """A one-off `--price TYPE[:PURCHASE][@REGION]=USD` from the command line; None matches any."""
+
+    instance_type: str
+    purchase: str | None
+    region: str | None
+    usd: float
+    text: str  # as typed, for the report
+
+    def matches(self, instance_type: str, region: str, purchase: str) -> bool:
+        return (self.instance_type == instance_type and self.purchase in (None, purchase)
+                and self.region in (None, region))
+
+    def price(self) -> Price:
+        return Price(self.usd, "instance-hour", f"your figure (--price {self.text})", "command line", "--price")
+
+
+@dataclass(frozen=True)
 class PriceBook:
     name: str
     instances: Mapping[InstanceKey, Price] = field(default_factory=dict)
     lustre: Mapping[LustreKey, Price] = field(default_factory=dict)
     derived: Mapping[tuple[str, str], Derivation] = field(default_factory=dict)
+    overrides: tuple[Override, ...] = ()  # --price: win over every entry; the last one given wins
+
+    def with_overrides(self, overrides: tuple[Override, ...]) -> "PriceBook":
+        """This book with the user's --price figures on top."""
+        if not overrides:
+            return self
+        return replace(self, name=f"{self.name} + --price", overrides=self.overrides + overrides)
 
     def instance(self, instance_type: str, region: str, purchase: str) -> Price | None:
         """The price of one instance-hour, or None when unknown. Derived prices carry their basis."""
+        for o in reversed(self.overrides):
+            if o.matches(instance_type, region, purchase):
+                return o.price()
         direct = self.instances.get((instance_type, region, purchase))
         if direct is not None:
             return direct
@@ -104,6 +132,7 @@ class PriceBook:
             instances={**self.instances, **parsed.instances},
             lustre={**self.lustre, **parsed.lustre},
             derived={**self.derived, **parsed.derived},
+            overrides=self.overrides,
         )
 
     def purchases(self, instance_type: str, region: str) -> list[str]:
@@ -212,6 +241,37 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     if r.problems:
         raise InputError(r.problems)
     return PriceBook(name, instances, lustre, derived)
+
+
+def parse_override(text: str) -> Override:
+    """`TYPE[:PURCHASE][@REGION]=USD_PER_HOUR`, checked like a stack's keys (did you mean)."""
+    import math
+
+    from planner import catalogue as _catalogue
+    from planner.parse import _REGION, _closest
+
+    def bad(why: str) -> InputError:
+        return InputError([Problem("<command line>", None, "--price", f"'{text}': {why}")])
+
+    key, eq, value = text.partition("=")
+    if not eq:
+        raise bad("expected TYPE[:PURCHASE][@REGION]=USD_PER_HOUR, such as trn2.48xlarge:capacity-block@us-east-2=35.76")
+    try:
+        usd = float(value)
+    except ValueError:
+        usd = math.nan
+    if not (math.isfinite(usd) and usd > 0):
+        raise bad(f"expected a positive USD per instance-hour after '=', got '{value}'")
+    key, at, region = key.partition("@")
+    itype, colon, purchase = key.partition(":")
+    types = _catalogue.load().instance_types
+    if itype not in types:
+        raise bad(f"unknown instance type '{itype}'{_closest(itype, types)}")
+    if colon and purchase not in PURCHASES:
+        raise bad(f"unknown purchase '{purchase}'{_closest(purchase, PURCHASES)}; expected one of: {', '.join(PURCHASES)}")
+    if at and not _REGION.match(region):
+        raise bad(f"expected an AWS region such as us-east-2 after '@', got '{region}'")
+    return Override(itype, purchase if colon else None, region if at else None, usd, text)
 
 
 def load_file(path: str, base: PriceBook | None = None) -> PriceBook:

@@ -1,8 +1,10 @@
-"""The seed articles' question, answered with dense figures: what does a training job cost,
+"""The price-performance question, answered with dense figures: what does a training job cost,
 and how long does it take, on each instance type and purchase option with a price?
 
 Cost = instances x billed hours x USD per instance-hour, where billed hours are the run
-hours, rounded up to a bookable block for Capacity Blocks. Price/performance is USD per
+hours, rounded up to a bookable block for Capacity Blocks. With a deadline, the count is
+the cheapest that meets it, not the smallest: a few more instances can shorten the run
+into a shorter bookable block and cost less in total (`cheapest_for_deadline`). Price/performance is USD per
 dense PFLOP-hour at the job's precision: sparse or mixed-precision headlines are listed as
 notes, never used.
 """
@@ -16,8 +18,11 @@ from typing import Any, Mapping
 from planner import blocks, yamlload
 from planner.catalogue import Catalogue, InstanceType
 from planner.cost.book import PriceBook
+from planner.cost.offers import not_sold
 from planner.cost.training import dense_peak, instances_for_deadline, run_hours
 from planner.model import PURCHASES
+
+MIN_BLOCK_HOURS = blocks.bookable_hours()[0]
 
 
 @dataclass(frozen=True)
@@ -50,17 +55,66 @@ def _r(x: float | None, digits: int) -> float | None:
     return None if x is None else round(x, digits)
 
 
+def billed_hours(run: float, purchase: str) -> float | None:
+    """Hours paid for a run: Capacity Blocks round up to bookable durations (consecutive blocks
+    beyond the longest), as the estimate bills them."""
+    from planner.cost.estimate import billed
+
+    return billed(run, purchase)[0]
+
+
+def total_usd(n: int, run: float, purchase: str, usd_per_hour: float) -> float | None:
+    billed = billed_hours(run, purchase)
+    return None if billed is None else round(n * billed * usd_per_hour, 2)
+
+
+def cheapest_for_deadline(job: Job, peak: float, mfu: float, purchase: str, usd_per_hour: float,
+                          unit: int = 1, max_count: int | None = None) -> tuple[int, int]:
+    """(cheapest count, smallest count) of instances, multiples of `unit`, that finish within the deadline.
+
+    On demand, the total is the same for every count (instances x hours is constant), so the
+    smallest count wins. With Capacity Blocks, a larger count can fit a shorter bookable block:
+    counts are tried from the smallest up to twice it (a cluster planned at more than double
+    the size the deadline needs is another plan), and always to 25% above the best count
+    found, never beyond `max_count` (the largest UltraCluster), stopping early once even the
+    shortest block (24 h) for a count costs more than the best found.
+    """
+    assert job.deadline_hours is not None
+    smallest = instances_for_deadline(job.parameters, job.tokens, peak, mfu, job.deadline_hours, unit)
+    if purchase != "capacity-block":
+        return smallest, smallest
+    best_n, best = smallest, total_usd(smallest, run_hours(job.parameters, job.tokens, smallest * peak, mfu), purchase, usd_per_hour)
+    n = smallest + unit
+    while (n <= max(2 * smallest, best_n * 1.25) and (max_count is None or n <= max_count)
+           and n * MIN_BLOCK_HOURS * usd_per_hour <= (best if best is not None else float("inf"))):
+        t = total_usd(n, run_hours(job.parameters, job.tokens, n * peak, mfu), purchase, usd_per_hour)
+        if t is not None and (best is None or t < best):
+            best_n, best = n, t
+        n += unit
+    return best_n, smallest
+
+
 def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = ()) -> dict[str, Any]:
     """Every (instance type, purchase) with a price in `job.region`, cheapest total first."""
+    from planner.rules.scale import ULTRACLUSTER_MAX
+
     candidates: list[dict[str, Any]] = []
     unpriced: list[str] = []
+    unsold: list[str] = []
+    not_offered: list[str] = []
     no_mfu: list[str] = []
     used_families: set[str] = set()
     for t in cat.instance_types.values():
         if types and t.name not in types:
             continue
+        if job.region not in t.regions:
+            not_offered.append(t.name)
+            continue
         purchases = [p for p in PURCHASES if book.instance(t.name, job.region, p) is not None]
-        missing = [p for p in _offered(t) if p not in purchases]
+        gone = [p for p in _offered(t) if p not in purchases and not_sold(t.name, job.region, p) is not None]
+        if gone:
+            unsold.append(f"{t.name} ({', '.join(gone)})")
+        missing = [p for p in _offered(t) if p not in purchases and p not in gone]
         if missing:
             unpriced.append(f"{t.name} ({', '.join(missing)})")
         if not purchases:
@@ -75,34 +129,48 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
             price = book.instance(t.name, job.region, purchase)
             assert price is not None
             notes: list[str] = []
+            smallest = None
             if job.deadline_hours is not None:
-                n = instances_for_deadline(job.parameters, job.tokens, peak, mfu, job.deadline_hours, unit)
+                limit = ULTRACLUSTER_MAX.get(t.accelerator.name)
+                cap = None if limit is None else limit // t.accelerator_count // unit * unit
+                n, smallest = cheapest_for_deadline(job, peak, mfu, purchase, price.usd, unit, cap)
+                if n != smallest:
+                    run_small = run_hours(job.parameters, job.tokens, smallest * peak, mfu)
+                    notes.append(f"cheapest count that meets the deadline; the smallest, {smallest:,}, runs "
+                                 f"{run_small:,.1f} h billed {billed_hours(run_small, purchase):,.0f} h for "
+                                 f"${total_usd(smallest, run_small, purchase, price.usd):,.2f}")
             else:
                 n = job.instances or 1
                 if n % unit:
                     n += unit - n % unit
                     notes.append(f"rounded up to whole UltraServers of {unit}")
             run = run_hours(job.parameters, job.tokens, n * peak, mfu)
-            billed: float | None = run
+            billed = billed_hours(run, purchase)
             if purchase == "capacity-block":
-                billed = blocks.round_up_to_block(run)
-                if billed is None:
-                    notes.append(f"run longer than the longest Capacity Block ({blocks.MAX_DAYS} days): total not estimated")
+                if run > blocks.MAX_HOURS:
+                    notes.append(f"run longer than the longest Capacity Block ({blocks.MAX_DAYS} days): billed as consecutive blocks")
                 if n > blocks.MAX_INSTANCES_PER_ACCOUNT:
                     notes.append(f"more than {blocks.MAX_INSTANCES_PER_ACCOUNT} instances: several Capacity Blocks, above "
                                  "the default account limit across blocks")
                 elif n > blocks.MAX_INSTANCES_PER_BLOCK:
                     notes.append(f"more than {blocks.MAX_INSTANCES_PER_BLOCK} instances: several Capacity Blocks")
+            limit = ULTRACLUSTER_MAX.get(t.accelerator.name)
+            if limit is not None and n * t.accelerator_count > limit:
+                notes.append(f"{n * t.accelerator_count:,} {t.accelerator.name} is more than an EC2 UltraCluster holds ({limit:,})")
             if price.assumption:
                 notes.append(f"assumption: {price.assumption}")
+            unsold_here = not_sold(t.name, job.region, purchase)
+            if unsold_here is not None:
+                notes.append(f"AWS does not sell {t.name} {purchase} in {job.region}: {unsold_here.reason}")
             used_families.add(t.family)
             candidates.append({
                 "instance_type": t.name,
                 "purchase": purchase,
                 "instances": n,
+                "smallest_instances": smallest,
                 "run_hours": _r(run, 3),
                 "billed_hours": _r(billed, 3),
-                "total_usd": None if billed is None else _r(n * billed * price.usd, 2),
+                "total_usd": None if billed is None else round(n * billed * price.usd, 2),
                 "usd_per_dense_pflop_hour": _r(price.usd / peak, 4),
                 "usd_per_hour": price.usd,
                 "dense_pflops_per_instance": _r(peak, 3),
@@ -114,6 +182,10 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
             })
     candidates.sort(key=lambda c: (c["total_usd"] is None, c["total_usd"] or 0, c["instance_type"], c["purchase"]))
     notes = [f"{fam}: {text}" for fam, text in sorted(headline_notes().items()) if fam in used_families]
+    if not_offered:
+        notes.append(f"not offered in {job.region} (left out): {', '.join(not_offered)}")
+    if unsold:
+        notes.append(f"not sold in {job.region} (left out): {'; '.join(unsold)}")
     if unpriced:
         notes.append(f"no price in book '{book.name}' for {job.region} (left out): {'; '.join(unpriced)}")
     if no_mfu:

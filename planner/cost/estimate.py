@@ -1,10 +1,15 @@
 """What a declared cluster costs: line items per resource, Infracost-style, from a price book.
 
 Hours come from `schedule.hours`, else from the workload (6 N D at MFU x dense peak).
+When the workload needs more hours than `schedule.hours`, a second estimate on the
+workload's hours is attached (`workload_estimate`): a schedule too short for the job does
+not make the job cheaper, so the budget is checked against the larger of the two.
 Capacity Blocks are paid for whole bookable durations, so their billed hours are the run
 hours rounded up (`planner.blocks`). An unknown price is never zero: its line item has no
-unit price and no total, and the estimate is marked incomplete. With no hours at all, the
-hourly and monthly rates are still given and the total is unknown.
+unit price and no total, and the estimate is marked incomplete; a combination AWS does
+not sell (`planner.cost.offers`) says so instead of "unknown". With no hours at all, the
+hourly and monthly rates are still given and the total is unknown. Line totals are
+rounded to the cent and the total is their sum, so the printed figures add up.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from planner import blocks
 from planner import catalogue as _catalogue
 from planner.catalogue import Catalogue
 from planner.cost.book import Price, PriceBook
+from planner.cost.offers import not_sold
 from planner.cost.training import dense_peak, run_hours
 from planner.model import Cluster, Path, Stack
 
@@ -58,9 +64,10 @@ class LineItem:
 
     @property
     def total_usd(self) -> float | None:
+        """Rounded to the cent, as printed: the estimate's total is the sum of these."""
         if self.quantity is None or self.price is None:
             return None
-        return self.quantity * self.price.usd
+        return round(self.quantity * self.price.usd, 2)
 
     def to_json(self) -> dict[str, Any]:
         p = self.price
@@ -92,6 +99,7 @@ class CostEstimate:
     line_items: tuple[LineItem, ...]
     notes: tuple[str, ...] = ()
     currency: str = CURRENCY
+    workload_estimate: "CostEstimate | None" = None  # on the workload's hours, when longer than schedule.hours
 
     @property
     def complete(self) -> bool:
@@ -117,19 +125,31 @@ class CostEstimate:
 
     @property
     def total_usd(self) -> float | None:
-        return _sum([i.total_usd for i in self.line_items])
+        total = _sum([i.total_usd for i in self.line_items])
+        return None if total is None else round(total, 2)
 
     @property
     def known_total_usd(self) -> float | None:
         """Sum of the line items whose total is known: a lower bound when the total is unknown."""
         known = [i.total_usd for i in self.line_items if i.total_usd is not None]
-        return sum(known) if known else None
+        return round(sum(known), 2) if known else None
+
+    @property
+    def budget_basis(self) -> "CostEstimate":
+        """The estimate a budget is checked against: on the workload's hours when they exceed the schedule."""
+        return self.workload_estimate or self
 
     @property
     def known_hourly_usd(self) -> float:
         return sum(i.hourly_usd for i in self.line_items if i.hourly_usd is not None)
 
     def to_json(self) -> dict[str, Any]:
+        out = self._json()
+        if self.workload_estimate is not None:
+            out["workload_estimate"] = self.workload_estimate._json()
+        return out
+
+    def _json(self) -> dict[str, Any]:
         return {
             "currency": self.currency,
             "price_book": self.price_book,
@@ -161,16 +181,27 @@ def workload_hours(cluster: Cluster, cat: Catalogue) -> float | None:
     return run_hours(w.parameters, w.tokens, peak, w.mfu)
 
 
-def _billed(run: float | None, purchase: str) -> tuple[float | None, str | None]:
+def billed(run: float | None, purchase: str) -> tuple[float | None, str | None]:
+    """Billed hours of a run: Capacity Blocks round up to bookable durations.
+
+    A run longer than the longest block needs consecutive blocks: as many of the longest
+    as fit, then the shortest bookable block covering the rest.
+    """
     if run is None or purchase != "capacity-block":
         return run, None
-    billed = blocks.round_up_to_block(run)
-    if billed is None:
-        return None, (f"run of {run:,.1f} h is longer than the longest Capacity Block ({blocks.MAX_HOURS:,} h = "
-                      f"{blocks.MAX_DAYS} days): several blocks must be booked; billed hours and total not estimated")
-    if billed != run:
-        return billed, f"Capacity Block: run of {run:,.1f} h billed as a {billed // 24}-day block ({billed:,} h)"
-    return billed, None
+    up = blocks.round_up_to_block(run)
+    if up is None:
+        full = int(run // blocks.MAX_HOURS)
+        rest = run - full * blocks.MAX_HOURS
+        tail = blocks.round_up_to_block(rest) if rest > 0 else 0
+        total = full * blocks.MAX_HOURS + (tail or 0)
+        parts = f"{full} x {blocks.MAX_DAYS}-day block{'s' if full > 1 else ''}" + (
+            f" + a {tail // 24}-day block" if tail else "")
+        return total, (f"Capacity Block: run of {run:,.1f} h is longer than the longest block ({blocks.MAX_HOURS:,} h = "
+                        f"{blocks.MAX_DAYS} days): billed as consecutive blocks, {parts} ({total:,} h)")
+    if up != run:
+        return up, f"Capacity Block: run of {run:,.1f} h billed as a {up // 24}-day block ({up:,} h)"
+    return up, None
 
 
 def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) -> CostEstimate:
@@ -179,35 +210,63 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
     c = stack.cluster
     wl_hours = workload_hours(c, cat)
     notes: list[str] = []
+    longer = None
     if c.schedule is not None:
         run, basis = c.schedule.hours, "schedule.hours"
         if wl_hours is not None and wl_hours > run:
             notes.append(f"the workload needs {wl_hours:,.1f} h at the declared MFU, more than schedule.hours "
-                         f"({run:,.1f} h); the estimate uses schedule.hours")
+                         f"({run:,.1f} h); this estimate uses schedule.hours, the estimate on the workload's hours "
+                         f"is given too and the budget is checked against it")
+            items, more = _items(stack, book, wl_hours, cat)
+            longer = CostEstimate(book.name, wl_hours, "workload", wl_hours, tuple(items), tuple(more))
     elif wl_hours is not None:
         run, basis = wl_hours, "workload"
     else:
         run, basis = None, "none"
         notes.append("no schedule.hours and no workload: hourly and monthly rates only, total unknown")
+    items, more = _items(stack, book, run, cat)
+    return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes + more), workload_estimate=longer)
+
+
+def _items(stack: Stack, book: PriceBook, run: float | None, cat: Catalogue) -> tuple[list[LineItem], list[str]]:
+    """The line items of `stack` for a run of `run` hours, and notes about them.
+
+    UltraServer members are bought by UltraServer (Capacity Blocks for UltraServers are offered
+    by `UltraserverCount`): their line item also gives the UltraServers and the UltraServer-hour.
+    """
+    c = stack.cluster
+    notes: list[str] = []
+    if c.unplanned:  # read back from a program: compute it could not size or price is left out, not free
+        notes.append(f"{len(c.unplanned)} compute resource(s) of the program are not planned or priced (see the findings): "
+                     "this estimate leaves them out")
     items: list[LineItem] = []
     for g in c.node_groups:
         price = book.instance(g.instance_type, stack.region, g.purchase)
-        billed, note = _billed(run, g.purchase)
-        if note and billed is None:
-            notes.append(f"node group '{g.name}': {note}")
+        hours, note = billed(run, g.purchase)
+        detail: dict[str, Any] = {"instance_type": g.instance_type, "purchase": g.purchase, "region": stack.region,
+                                  "instances": g.count}
+        size = cat.instance_types[g.instance_type].ultraserver_size
+        if size:
+            detail["ultraservers"] = g.count // size
+            detail["usd_per_ultraserver_hour"] = None if price is None else _r(price.usd * size)
         if price is None:
-            missing = f"no {g.purchase} price for {g.instance_type} in {stack.region} in price book '{book.name}'"
+            gone = not_sold(g.instance_type, stack.region, g.purchase)
+            if gone is not None:
+                missing = f"AWS does not sell {g.instance_type} {g.purchase} in {stack.region}: {gone.reason}"
+                detail["not_sold"] = True
+            else:
+                missing = f"no {g.purchase} price for {g.instance_type} in {stack.region} in price book '{book.name}'"
             note = f"{missing}; {note}" if note else missing
         items.append(LineItem(
             resource=CAPACITY_BLOCK_RESOURCE if g.purchase == "capacity-block" else EC2_RESOURCE,
             name=g.name,
             unit="instance-hour",
-            quantity=None if billed is None else g.count * billed,
+            quantity=None if hours is None else g.count * hours,
             price=price,
             hourly_usd=None if price is None else g.count * price.usd,
-            hours=billed,
+            hours=hours,
             run_hours=run,
-            detail={"instance_type": g.instance_type, "purchase": g.purchase, "region": stack.region, "instances": g.count},
+            detail=detail,
             path=g.path + ("instance_type",),
             note=note,
         ))
@@ -230,4 +289,6 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
             note=None if price is not None else
             f"no price for FSx for Lustre {fs.deployment_type}{tput} in {stack.region} in price book '{book.name}'",
         ))
-    return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes))
+    if run is not None and any(g.purchase == "capacity-block" for g in c.node_groups):
+        notes.append(blocks.END_TIME_NOTE)
+    return items, notes

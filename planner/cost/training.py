@@ -1,7 +1,7 @@
 """How long a training run takes: 6 x parameters x tokens FLOPs at a fraction (MFU) of dense peak.
 
 Kaplan et al. (2020) and Chinchilla (2022) put training compute at ~6 N D FLOPs. Only
-dense peaks are used: sparse FP8 figures (the seeds' 5.2 PFLOPS per Trainium2 or 3.96 per
+dense peaks are used: sparse FP8 figures (headline figures such as 5.2 PFLOPS per Trainium2 or 3.96 per
 H200) assume structured zeros that dense training does not have.
 """
 

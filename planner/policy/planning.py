@@ -15,13 +15,11 @@ from typing import Any, Iterable, Mapping
 from planner import catalogue as _catalogue
 from planner import rules as _rules
 from planner.cost import PriceBook
-from planner.errors import InputError
 from planner.findings import Finding
 from planner.model import Cluster, Stack
-from planner.parse import parse_cluster
 from planner.pipeline import PlanOptions, StackPlan, plan_stack
 from planner.policy.resources import Graph, from_policy
-from planner.policy.topology import Rebuilt, Violation, rebuild
+from planner.policy.topology import Rebuilt, Violation, rebuild, to_stack
 
 STACK_FILE = "<stack resources>"
 
@@ -77,17 +75,11 @@ def plan_resources(resources: Iterable[Any], config: Mapping[str, Any], extra: M
     wanted = [r for r in tuple(config.get("suppress") or ()) + tuple(suppress) if isinstance(r, str)]
     outcome.config_problems = [Violation(f"policy config `suppress` names unknown rule '{r}'; `planner rules` lists the rule ids")
                                for r in dict.fromkeys(wanted) if r not in rule_ids]
-    if rebuilt.data is None or rebuilt.region is None:
-        return outcome
-    data = dict(rebuilt.data, **(extra or {}))
-    try:
-        cluster = parse_cluster(data, rebuilt.region, STACK_FILE, rebuilt.lines)
-    except InputError as exc:
-        outcome.problems = [Violation(f"cannot plan the cluster read from the stack's resources: {p.key}: {p.message}",
-                                      rebuilt.urn_at(p.line)) for p in exc.problems]
+    stack, outcome.problems = to_stack(rebuilt, stack_name(), STACK_FILE, dict(extra or {}))
+    if stack is None:
         return outcome
     options = PlanOptions(suppress=tuple(dict.fromkeys(r for r in wanted if r in rule_ids)), price_book=price_book)
-    outcome.plan = plan_stack(Stack(stack_name(), STACK_FILE, rebuilt.region, cluster, rebuilt.lines), options)
+    outcome.plan = plan_stack(stack, options)
     return outcome
 
 

@@ -47,6 +47,7 @@ LUSTRE_VALUES = "planner-lustre-values"
 
 BUDGET_RULE = "budget-exceeded"
 PRICE_UNKNOWN_RULE = "price-unknown"
+NOT_SOLD_RULE = "purchase-not-sold"  # no price because AWS does not sell it: as incomplete as an unknown one
 
 _LOCATION_SCHEMA: dict[str, dict[str, Any]] = {
     "region": {"type": "string", "description": "AWS region, when no aws provider region is visible to the pack"},
@@ -75,7 +76,8 @@ def validate_topology(args: StackValidationArgs, report_violation: ReportViolati
 def validate_topology_warnings(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Warning and info findings, and what the pack had to assume or could not see (nothing is silently skipped)."""
     outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared_cluster()))
-    gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps]
+    # once planned, the gaps are `readback-gap` findings; without a plan they are reported as they are
+    gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps] if outcome.plan is None else []
     _report(outcome.config_problems + gaps + findings_as_violations(outcome, ("warning", "info")), report_violation)
 
 
@@ -101,16 +103,50 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
     except InputError as exc:
         _report([Violation(f"policy config `priceBook`: {p.message}") for p in exc.problems], report_violation)
         return
-    outcome = plan_resources(args.resources, config, extra={"schedule": {"hours": hours}, "budget": budget}, price_book=book)
+    extra: dict[str, Any] = {"schedule": {"hours": hours}, "budget": budget}
+    outcome = plan_resources(args.resources, config, extra=extra, price_book=book)
+    unsized = [u for u in outcome.plan.stack.cluster.unplanned if u.reason == "unsized"] if outcome.plan else []
+    if unsized:
+        # "nothing priced" is no pass: compute that cannot be sized fails the budget unless the user sizes it
+        sized, problems = _size_unsized(unsized, config, outcome.rebuilt.data)
+        if problems:
+            _report([Violation(m, outcome.rebuilt.urn_at(outcome.plan.stack.line(u.path))) for m, u in problems],
+                    report_violation)
+            return
+        outcome = plan_resources(args.resources, config, extra=dict(extra, node_groups=sized), price_book=book)
     if outcome.plan is None or outcome.plan.cost is None:
         # a cluster that could not be read back cannot be shown to be within budget
         unseen = [Violation(f"cannot price the cluster: {g.message}", g.urn) for g in outcome.gaps] if outcome.rebuilt.data is None else []
         _report(outcome.problems + unseen, report_violation)
         return
-    verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
+    verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
     estimate = headline(outcome.plan.cost.to_json())
     _report([Violation(f"{describe(f)} Estimate: {estimate}", outcome.rebuilt.urn_at(f.line))
              for f in outcome.plan.findings if f.rule in verdicts and not f.suppressed], report_violation)
+
+
+def _size_unsized(unsized: list[Any], config: Mapping[str, Any], data: Mapping[str, Any] | None
+                  ) -> tuple[list[dict[str, Any]], list[tuple[str, Any]]]:
+    """The read-back's node groups plus one per unsized compute resource, `instances` of its first
+    catalogue type, when the policy config sets both `hours` and `instances`; else why not."""
+    from planner import catalogue as _catalogue
+
+    cat = _catalogue.load()
+    count, hours = config.get("instances"), config.get("hours")
+    groups = list((data or {}).get("node_groups") or [])
+    problems: list[tuple[str, Any]] = []
+    for k, u in enumerate(unsized):
+        types = ", ".join(u.instance_types) or "instance types it chooses itself"
+        listed = [t.removeprefix("ml.") for t in u.instance_types if t.removeprefix("ml.") in cat.instance_types]
+        if not (isinstance(count, int) and count > 0 and hours):
+            problems.append((f"cannot show the stack is within budget: {u.resource} may launch {types} ({u.range}) and "
+                             "how many cannot be read from the program; set `hours` and `instances` in this policy's "
+                             "config to price it", u))
+        elif not listed:
+            problems.append((f"cannot price {u.resource}: none of its instance types ({types}) is in planner's catalogue", u))
+        else:
+            groups.append({"name": f"unsized-{k + 1}", "instance_type": listed[0], "count": count, "efa": False})
+    return groups, problems
 
 
 def validate_efa_security_groups(args: StackValidationArgs, report_violation: ReportViolation) -> None:
@@ -158,6 +194,9 @@ budget = StackValidationPolicy(
         "maxMonthlyUsd": {"type": "number", "minimum": 0, "description": "most the cluster may cost per 730-hour month"},
         "hours": {"type": "number", "minimum": 0,
                   "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, else 730)"},
+        "instances": {"type": "integer", "minimum": 1,
+                      "description": "instances each compute resource that cannot be sized (AWS Batch, Karpenter, "
+                                     "HyperPod, PCS) is priced at; with `hours`, else such a stack fails the budget"},
         "requireCompletePricing": {"type": "boolean", "default": False,
                                    "description": "also fail when a price is unknown, since the total is then a lower bound"},
         "priceBook": {"type": "string", "description": "price book: current (default), seed-2024, or a YAML file "
@@ -187,7 +226,7 @@ imdsv2 = _resource_policy(
     IMDSV2, "Launch templates and instances require IMDSv2 (metadataOptions.httpTokens = required).",
     resource_checks.imdsv2, resource_checks.IMDS_DOC)
 public_ip = _resource_policy(
-    PUBLIC_IP, "No public IP at launch on instance types with more than one network card.", resource_checks.public_ip)
+    PUBLIC_IP, "No public IP at launch in a request with more than one network interface (EFA on a multi-card type).", resource_checks.public_ip)
 lustre_values = _resource_policy(
     LUSTRE_VALUES, "FSx for Lustre capacity, per-unit throughput and EFA are valid for the deployment type.",
     resource_checks.lustre_values)

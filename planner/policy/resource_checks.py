@@ -2,18 +2,18 @@
 
 Each check takes the resource type and its plain props (camelCase, as the engine passes
 inputs) and returns violation messages. Where the rules engine already holds the logic
-(public IPs on multi-card types, FSx for Lustre values), the check builds a one-part model
+(public IPs with several launch interfaces, FSx for Lustre values), the check builds a one-part model
 and runs those rules, so the pack and `planner plan` cannot disagree.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Mapping
 
 from planner import catalogue as _catalogue
 from planner.model import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup
 from planner.policy.planning import describe, run_rules
+from planner.rules.readback import layout_problems
 from planner.policy.resources import (
     EFA_INTERFACE_TYPES,
     INSTANCE,
@@ -47,25 +47,11 @@ def efa_interfaces(resource_type: str, props: Mapping[str, Any]) -> list[str]:
     efa = [n for n in interfaces if n.get("interfaceType") in EFA_INTERFACE_TYPES]
     if spec is None or not efa:
         return []
-    out = []
-    cards = Counter(as_int(n.get("networkCardIndex")) or 0 for n in efa)
-    wanted = min(spec.network_cards, spec.efa_max_interfaces or spec.network_cards)  # EFA interfaces the type takes
-    missing = [c for c in range(wanted) if cards[c] == 0]
-    if missing:
-        out.append(f"{itype} has {spec.network_cards} network cards but this launch template has EFA interfaces on "
-                   f"{wanted - len(missing)} of them (missing card(s) {_ranges(missing)}); add one EFA "
-                   f"interface per card (networkCardIndex 0-{wanted - 1}) for the type's full "
-                   f"{spec.network_bandwidth_gbps:,} Gbps. See {EFA_DOC}")
-    doubled = sorted(c for c, n in cards.items() if n > 1 and c < spec.network_cards)
-    if doubled:
-        out.append(f"more than one EFA interface on network card(s) {_ranges(doubled)}; use one per card. See {EFA_DOC}")
-    beyond = sorted(c for c in cards if c >= spec.network_cards)
-    if beyond:
-        out.append(f"networkCardIndex {_ranges(beyond)} does not exist on {itype} (cards 0-{spec.network_cards - 1})")
-    primary = [n for n in interfaces if (as_int(n.get("networkCardIndex")) or 0) == 0 and (as_int(n.get("deviceIndex")) or 0) == 0]
-    if any(n.get("interfaceType") == "efa-only" for n in primary):
-        out.append(f"the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; it must be 'efa' (EFA with "
-                   f"ENA), since the instance needs IP networking on it. See {EFA_DOC}")
+    layout = tuple((as_int(n.get("networkCardIndex")) or 0, as_int(n.get("deviceIndex")) or 0,
+                    n.get("interfaceType") if isinstance(n.get("interfaceType"), str) else "interface") for n in interfaces)
+    # the `efa-interface-layout` rule's own check, so the pack and `planner plan --program` cannot disagree
+    out = [f"{m.replace('but EFA interfaces are on', 'but this launch template has EFA interfaces on')}. See {EFA_DOC}"
+           for m in layout_problems(itype, layout, _catalogue.load())]
     if interfaces and (as_list(props.get("vpcSecurityGroupIds")) or as_list(props.get("securityGroupNames"))):
         out.append("security groups are set at the top level of a launch template that declares network interfaces; "
                    "set them per interface (networkInterfaces[].securityGroups) instead")
@@ -89,9 +75,12 @@ def imdsv2(resource_type: str, props: Mapping[str, Any]) -> list[str]:
 
 
 def public_ip(resource_type: str, props: Mapping[str, Any]) -> list[str]:
-    """No public IP at launch on types with more than one network card (the `public-ip-multi-card` rule)."""
+    """No public IP at launch in a request with more than one network interface (the
+    `public-ip-multi-card` rule): the interfaces the resource declares decide, as EFA on
+    every card does for a planner node group."""
+    interfaces = _interfaces(props)
     if resource_type == LAUNCH_TEMPLATE:
-        wanted = any(truthy(n.get("associatePublicIpAddress")) for n in _interfaces(props))
+        wanted = any(truthy(n.get("associatePublicIpAddress")) for n in interfaces)
     elif resource_type == INSTANCE:
         wanted = truthy(props.get("associatePublicIpAddress"))
     else:
@@ -99,7 +88,8 @@ def public_ip(resource_type: str, props: Mapping[str, Any]) -> list[str]:
     itype = props.get("instanceType")
     if not wanted or not isinstance(itype, str) or _catalogue.load().get(itype) is None:
         return []
-    group = NodeGroup(name="resource", instance_type=itype, count=1, public_ip=True)
+    # several declared interfaces = the EFA-on-every-card layout the rule counts; none or one = one interface
+    group = NodeGroup(name="resource", instance_type=itype, count=1, public_ip=True, efa=len(interfaces) > 1)
     cluster = Cluster(availability_zone="", node_groups=(group,))
     return [describe(f) for f in run_rules(cluster, _NO_REGION, PUBLIC_IP_RULES)]
 
@@ -117,17 +107,3 @@ def lustre_values(resource_type: str, props: Mapping[str, Any]) -> list[str]:
                 efa_enabled=truthy(props.get("efaEnabled")))
     cluster = Cluster(availability_zone="", node_groups=(), lustre=fs)
     return [describe(f) for f in run_rules(cluster, _NO_REGION, LUSTRE_RULES)]
-
-
-def _ranges(numbers: list[int]) -> str:
-    """[4, 5, 6, 9] -> '4-6, 9'."""
-    out: list[str] = []
-    start = prev = None
-    for n in sorted(numbers) + [None]:  # type: ignore[list-item]
-        if start is not None and (n is None or n != prev + 1):
-            out.append(str(start) if start == prev else f"{start}-{prev}")
-            start = None
-        if n is not None and start is None:
-            start = n
-        prev = n
-    return ", ".join(out)

@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from pulumi_policy.proxy import UnknownValueError
-
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 INSTANCE = "aws:ec2/instance:Instance"
 AUTOSCALING_GROUP = "aws:autoscaling/group:Group"
@@ -26,6 +24,9 @@ SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 SECURITY_GROUP_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
 SECURITY_GROUP_INGRESS = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
 SECURITY_GROUP_EGRESS = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
+NETWORK_INTERFACE = "aws:ec2/networkInterface:NetworkInterface"
+CAPACITY_RESERVATION = "aws:ec2/capacityReservation:CapacityReservation"
+BATCH_COMPUTE_ENVIRONMENT = "aws:batch/computeEnvironment:ComputeEnvironment"
 AWS_PROVIDER = "pulumi:providers:aws"
 
 EFA_INTERFACE_TYPES = ("efa", "efa-only")
@@ -43,6 +44,8 @@ UNKNOWN: Any = _Unknown()
 
 def plain(value: Any) -> Any:
     """A plain copy of proxied props, with UNKNOWN where the engine has no value yet."""
+    from pulumi_policy.proxy import UnknownValueError
+
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for key in value:
@@ -117,7 +120,7 @@ class Resource:
     def identifiers(self) -> set[str]:
         """Every string another resource may use to point at this one (id, name, ARN, ARN's last part)."""
         out: set[str] = set()
-        for key in ("id", "name", "arn", "placementGroupId"):
+        for key in ("id", "name", "arn", "placementGroupId", "computeEnvironmentName"):
             v = self.props.get(key)
             if isinstance(v, str) and known(v):
                 out.add(v)

@@ -1,7 +1,9 @@
-"""Rebuild the declared `planner:cluster` from a stack's AWS resources.
+"""Rebuild the declared `planner:cluster` from a stack's AWS resources: the one read-back.
 
-A cluster written by hand with plain pulumi-aws resources has no planner config, so the
-policy pack reads its topology back from what the program registers: launch templates
+Both the policy pack (at `pulumi preview`) and `planner plan --program` (through
+`planner.readback`) use this module. A cluster written by hand with plain pulumi-aws
+resources has no planner config, so its topology is read back from what the program
+registers: launch templates
 (instance type, EFA interfaces, market options, reservation), Auto Scaling groups or
 instances (how many, in which subnets and placement group), subnets (the AZ), placement
 groups (the strategy) and FSx for Lustre. The result is a plain `planner:cluster` mapping
@@ -16,20 +18,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner import catalogue as _catalogue
-from planner.model import Path
+from planner.model import Note, Path, Stack, Unplanned
 from planner.parse import CLUSTER_PATH
 from planner.policy.resources import (
     AUTOSCALING_GROUP,
+    BATCH_COMPUTE_ENVIRONMENT,
     DATA_REPOSITORY_ASSOCIATION,
     EFA_INTERFACE_TYPES,
     EKS_NODE_GROUP,
     INSTANCE,
     LAUNCH_TEMPLATE,
     LUSTRE,
+    NETWORK_INTERFACE,
     PLACEMENT_GROUP,
     SUBNET,
     Graph,
@@ -42,9 +46,13 @@ from planner.policy.resources import (
 )
 
 _NAME_OK = re.compile(r"[^a-z0-9-]+")
+_RESERVATION = re.compile(r"cr-[0-9a-f]{8,17}")
 _AZ = re.compile(r"^([a-z]{2}(-gov)?-[a-z]+-\d)[a-z]$")
 _MARKETS = {"capacity-block": "capacity-block", "spot": "spot"}
 _EKS_CAPACITY = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND": "on-demand"}
+# families with GPUs, Trainium or Inferentia: compute worth naming when the catalogue lacks the type
+_ACCELERATED = re.compile(r"^(p\d+[a-z0-9-]*|g\d+[a-z0-9-]*|trn\d+[a-z0-9]*|inf\d+[a-z0-9]*|dl\d+[a-z0-9]*)\.")
+UNKNOWN_AZ = ""  # the cluster's AZ when no resource of the stack tells it
 
 
 @dataclass(frozen=True)
@@ -60,13 +68,23 @@ class Violation:
 
 @dataclass
 class Rebuilt:
-    """A `planner:cluster` mapping read back from resources, with where each part came from."""
+    """A `planner:cluster` mapping read back from resources, with where each part came from.
+
+    `unplanned` is compute that will launch but cannot be planned (unsized, outside the
+    catalogue, scaled to zero); `max_counts`, `zones` and `interfaces` carry, per node
+    group index, what the mapping has no key for.
+    """
 
     data: dict[str, Any] | None
     region: str | None
     lines: dict[Path, int] = field(default_factory=dict)
     urns: list[str | None] = field(default_factory=list)
     gaps: list[Violation] = field(default_factory=list)
+    unplanned: list[Unplanned] = field(default_factory=list)
+    max_counts: dict[int, int] = field(default_factory=dict)
+    zones: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    interfaces: dict[int, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
+    zone_known: bool = True
 
     def locate(self, path: Path, urn: str | None) -> None:
         self.urns.append(urn)
@@ -92,36 +110,49 @@ class _Group:
     sources: dict[str, Resource]
     placement_groups: list[Resource]
     zones: list[str]
+    maximum: int | None = None
+    external_placement: str | None = None  # a placement group named that is not a resource of the stack
+    interfaces: tuple[tuple[int, int, str], ...] | None = None
 
 
 def rebuild(graph: Graph, region: str | None = None, availability_zone: str | None = None) -> Rebuilt:
     """Read the cluster back from `graph`; `region`/`availability_zone` are policy-config fallbacks."""
     cat = _catalogue.load()
     gaps: list[Violation] = []
-    region = region or graph.region() or _region_of_subnets(graph)
-    groups = _asg_groups(graph, cat, gaps) + _eks_groups(graph, cat, gaps) + _instance_groups(graph, cat, gaps)
+    unplanned: list[tuple[Unplanned, str | None]] = []
+    region = region or graph.region() or _region_of_zones(graph)
+    groups = (_asg_groups(graph, cat, gaps, unplanned) + _eks_groups(graph, cat, gaps, unplanned)
+              + _instance_groups(graph, cat, gaps, unplanned))
+    _unsized(graph, cat, unplanned)
     out = Rebuilt(None, region, gaps=gaps)
     lustres = graph.of_type(LUSTRE)
-    if not groups:
+    if not groups and not unplanned:
         return out
     if region is None:
-        gaps.append(Violation("cannot tell the AWS region (no aws provider region, no subnet in the stack); "
-                              "set the policy's `region` config"))
+        gaps.append(Violation("cannot tell the AWS region (no aws provider region, and no subnet or Availability Zone "
+                              "in the stack); set the policy's `region` config (or `aws:region` in the stack config)"))
         return out
+
+    out.locate(CLUSTER_PATH, None)
+    for i, (u, urn) in enumerate(unplanned):
+        path = CLUSTER_PATH + ("unplanned", i)
+        out.locate(path, urn)
+        out.unplanned.append(replace(u, path=path))
 
     zones = [z for g in groups for z in g.zones]
     cluster_az = availability_zone or (Counter(zones).most_common(1)[0][0] if zones else None)
     if cluster_az is None:
-        gaps.append(Violation("cannot tell the Availability Zone of any node group (their subnets are not resources of "
-                              "this stack); set the policy's `availabilityZone` config", groups[0].capacity.urn))
-        return out
-
-    out.locate(CLUSTER_PATH, None)
+        out.zone_known = False
+        if groups:
+            gaps.append(Violation("cannot tell the Availability Zone of any node group (their subnets are not resources of "
+                                  "this stack); checks that need it (same-AZ EFA, file system AZ) are not run; give a subnet "
+                                  "of the stack an availability_zone (or the policy pack its `availabilityZone` config)",
+                                  groups[0].capacity.urn))
     origin = next((g.capacity.urn for g in groups if cluster_az in g.zones), None)
     out.locate(CLUSTER_PATH + ("availability_zone",), origin)
     node_groups: list[dict[str, Any]] = []
     names: set[str] = set()
-    for g in _split_by_zone(groups):
+    for g in groups:
         i = len(node_groups)
         path = CLUSTER_PATH + ("node_groups", i)
         g.name = _unique_name(g.name, names)
@@ -133,19 +164,32 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
             out.locate(path + (key,), src.urn)
         if g.zones:
             entry["availability_zone"] = g.zones[0]
-        else:
+            if len(g.zones) > 1:
+                out.zones[i] = tuple(g.zones)
+        elif cluster_az is not None:
             gaps.append(Violation(f"cannot tell the Availability Zone of node group '{g.name}'; assumed {cluster_az}",
                                   g.capacity.urn))
         out.locate(path + ("availability_zone",), g.capacity.urn)
+        if g.maximum is not None and g.maximum > g.count:
+            out.max_counts[i] = g.maximum
+        if g.interfaces is not None:
+            out.interfaces[i] = g.interfaces
+            out.locate(path + ("interfaces",), (g.template or g.capacity).urn)
         node_groups.append(entry)
 
-    data: dict[str, Any] = {"availability_zone": cluster_az, "node_groups": node_groups}
+    data: dict[str, Any] = {"availability_zone": cluster_az or UNKNOWN_AZ, "node_groups": node_groups}
     placement = [pg for g in groups for pg in g.placement_groups if pg.get("strategy") == "cluster"]
-    data["placement_group"] = "cluster" if placement else "none"
-    # a missing placement group is the fault of the groups launched without one
-    out.locate(CLUSTER_PATH + ("placement_group",), placement[0].urn if placement else groups[0].capacity.urn)
+    external = [g for g in groups if g.external_placement is not None and not g.placement_groups]
+    for g in external:
+        gaps.append(Violation(f"placement group '{g.external_placement}' of '{g.capacity.name}' is not a resource of this "
+                              "stack (an existing group); read as a cluster placement group", g.capacity.urn))
+    if groups:
+        data["placement_group"] = "cluster" if placement or external else "none"
+        # a missing placement group is the fault of the groups launched without one
+        where = placement[0].urn if placement else (external[0].capacity.urn if external else groups[0].capacity.urn)
+        out.locate(CLUSTER_PATH + ("placement_group",), where)
 
-    if lustres:
+    if lustres and groups:
         data["lustre"] = _lustre(graph, lustres[0], cluster_az, gaps)
         out.locate(CLUSTER_PATH + ("lustre",), lustres[0].urn)
         for extra in lustres[1:]:
@@ -165,100 +209,210 @@ def _template_of(graph: Graph, owner: Resource, spec: Any, prop: str) -> Resourc
     return hits[0] if hits else None
 
 
-def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation]) -> list[_Group]:
+def _size(desired: Any, minimum: Any, maximum: Any) -> tuple[int | None, int | None, int | None]:
+    """(planned, min, max): the desired size, else the minimum (what AWS starts with); never the maximum."""
+    d, lo, hi = as_int(desired), as_int(minimum), as_int(maximum)
+    planned = d if d is not None else lo
+    return planned, lo, hi
+
+
+def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]) -> list[_Group]:
     groups = []
     for asg in graph.of_type(AUTOSCALING_GROUP):
         template = _template_of(graph, asg, asg.get("launchTemplate"), "launchTemplate")
-        itype: Any = None
+        types: list[Any] = []
         type_source: Resource | None = None
         if template is None:
             spec = asg.get("mixedInstancesPolicy", "launchTemplate", "launchTemplateSpecification")
             template = _template_of(graph, asg, spec, "mixedInstancesPolicy")
-            itype = asg.get("mixedInstancesPolicy", "launchTemplate", "overrides", 0, "instanceType")
+        overrides = as_list(asg.get("mixedInstancesPolicy", "launchTemplate", "overrides"))
+        types = [o.get("instanceType") for o in overrides if isinstance(o, dict) and o.get("instanceType") is not None]
+        if types:
             type_source = asg
-        if not known(itype) and template is not None:
-            itype, type_source = template.get("instanceType"), template
-        if not _accelerated(itype, cat, asg, gaps):
+        elif template is not None:
+            types, type_source = [template.get("instanceType")], template
+        planned, lo, hi = _size(asg.get("desiredCapacity"), asg.get("minSize"), asg.get("maxSize"))
+        itype = _pick(types, cat, asg, gaps, unplanned, "Auto Scaling group", planned, lo, hi)
+        if itype is None:
             continue
-        count = next((n for n in (as_int(asg.get(k)) for k in ("desiredCapacity", "maxSize")) if n), None)
-        if not count:
+        if planned is None:
             gaps.append(Violation(f"cannot tell how many instances Auto Scaling group '{asg.name}' runs "
-                                  "(desiredCapacity/maxSize unknown or zero); not planned", asg.urn))
+                                  "(desiredCapacity and minSize unknown); not planned", asg.urn))
+            continue
+        if planned == 0:
+            unplanned.append((Unplanned(f"Auto Scaling group '{asg.name}'", "scaled-to-zero", (itype,), 0, lo, hi,
+                                        f"{lo or 0}-{hi if hi is not None else '?'} instances"), asg.urn))
             continue
         subnets = graph.resolve(asg, "vpcZoneIdentifiers", as_list(asg.get("vpcZoneIdentifiers")), SUBNET)
         zones = _zones(subnets) or [z for z in as_list(asg.get("availabilityZones")) if isinstance(z, str) and known(z)]
-        zones, pgs = _where(graph, asg, template, zones)
-        values, sources = _launch_values(template, None)
+        zones, pgs, external = _where(graph, asg, template, zones)
+        values, sources, interfaces = _launch_values(graph, template, None, gaps)
         if type_source is not None:
             sources["instance_type"] = type_source
-        groups.append(_Group(asg.name, itype, count, asg, template, values, sources, pgs, zones))
+        groups.append(_Group(asg.name, itype, planned, asg, template, values, sources, pgs, zones, hi, external, interfaces))
     return groups
 
 
-def _eks_groups(graph: Graph, cat: Any, gaps: list[Violation]) -> list[_Group]:
+def _eks_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]) -> list[_Group]:
     """EKS managed node groups: `scalingConfig.desiredSize` instances of `instanceTypes[0]` or the template's type."""
     groups = []
     for ng in graph.of_type(EKS_NODE_GROUP):
         template = _template_of(graph, ng, ng.get("launchTemplate"), "launchTemplate")
-        itype, type_source = ng.get("instanceTypes", 0), ng
-        if not known(itype) and template is not None:
-            itype, type_source = template.get("instanceType"), template
-        if not _accelerated(itype, cat, ng, gaps):
+        types, type_source = [t for t in as_list(ng.get("instanceTypes")) if t is not None], ng
+        if not types and template is not None:
+            types, type_source = [template.get("instanceType")], template
+        planned, lo, hi = _size(ng.get("scalingConfig", "desiredSize"), ng.get("scalingConfig", "minSize"),
+                                ng.get("scalingConfig", "maxSize"))
+        itype = _pick(types, cat, ng, gaps, unplanned, "EKS node group", planned, lo, hi)
+        if itype is None:
             continue
-        count = next((n for n in (as_int(ng.get("scalingConfig", k)) for k in ("desiredSize", "maxSize")) if n), None)
-        if not count:
+        if planned is None:
             gaps.append(Violation(f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned", ng.urn))
             continue
-        zones, pgs = _where(graph, ng, template, _zones(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET)))
-        values, sources = _launch_values(template, None)
+        if planned == 0:
+            unplanned.append((Unplanned(f"EKS node group '{ng.name}'", "scaled-to-zero", (itype,), 0, lo, hi,
+                                        f"{lo or 0}-{hi if hi is not None else '?'} instances"), ng.urn))
+            continue
+        zones, pgs, external = _where(graph, ng, template,
+                                      _zones(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET)))
+        values, sources, interfaces = _launch_values(graph, template, None, gaps)
         capacity = ng.get("capacityType")
         if isinstance(capacity, str) and capacity in _EKS_CAPACITY:
             values["purchase"], sources["purchase"] = _EKS_CAPACITY[capacity], ng
         sources["instance_type"] = type_source
-        groups.append(_Group(ng.name, itype, count, ng, template, values, sources, pgs, zones))
+        groups.append(_Group(ng.name, itype, planned, ng, template, values, sources, pgs, zones, hi, external, interfaces))
     return groups
 
 
-def _instance_groups(graph: Graph, cat: Any, gaps: list[Violation]) -> list[_Group]:
-    """Instances launched directly: one group per (launch template, type, AZ, placement group)."""
+def _instance_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]) -> list[_Group]:
+    """Instances launched directly: one group per (launch template, type, AZ, placement group, interfaces)."""
     by_key: dict[tuple[Any, ...], _Group] = {}
+    outside: dict[str, tuple[list[Resource], str]] = {}
     for inst in graph.of_type(INSTANCE):
         template = _template_of(graph, inst, inst.get("launchTemplate"), "launchTemplate")
         itype = inst.get("instanceType")
         type_source = inst
         if not known(itype) and template is not None:
             itype, type_source = template.get("instanceType"), template
-        if not _accelerated(itype, cat, inst, gaps):
+        if not known(itype):
+            gaps.append(Violation(f"cannot tell the instance type of '{inst.name}' (unknown during preview); not planned",
+                                  inst.urn))
+            continue
+        if not isinstance(itype, str) or itype not in cat.instance_types:
+            if isinstance(itype, str) and _ACCELERATED.match(itype):
+                outside.setdefault(itype, ([], inst.urn))[0].append(inst)
             continue
         az = inst.get("availabilityZone")
         zones = [az] if isinstance(az, str) and known(az) else []
         if not zones:
             zones = _zones(graph.resolve(inst, "subnetId", [inst.get("subnetId")], SUBNET))
-        zones, pgs = _where(graph, inst, template, zones)
-        values, sources = _launch_values(template, inst)
+        values, sources, interfaces = _launch_values(graph, template, inst, gaps)
+        if not zones:
+            zones = _zones(_interface_subnets(graph, inst))
+        zones, pgs, external = _where(graph, inst, template, zones)
         sources["instance_type"] = type_source
-        key = (template.urn if template else None, itype, tuple(zones), tuple(p.urn for p in pgs),
-               tuple(sorted((k, str(v)) for k, v in values.items())))
+        key = (template.urn if template else None, itype, tuple(zones), tuple(p.urn for p in pgs), external,
+               tuple(sorted((k, str(v)) for k, v in values.items())), interfaces)
         if key in by_key:
             by_key[key].count += 1
             continue
         name = template.name if template is not None else re.sub(r"[-_]?\d+$", "", inst.name) or inst.name
-        by_key[key] = _Group(name, itype, 1, inst, template, values, sources, pgs, zones)
+        by_key[key] = _Group(name, itype, 1, inst, template, values, sources, pgs, zones, None, external, interfaces)
+    for itype, (instances, urn) in outside.items():
+        unplanned.append((Unplanned(f"{len(instances)} EC2 instance(s) ({', '.join(i.name for i in instances[:3])}"
+                                    f"{', ...' if len(instances) > 3 else ''})", "unlisted", (itype,), len(instances)), urn))
     return list(by_key.values())
 
 
-def _accelerated(itype: Any, cat: Any, res: Resource, gaps: list[Violation]) -> bool:
-    """Only catalogue types form node groups; a bastion or head node is not the training cluster."""
-    if not known(itype):
-        gaps.append(Violation(f"cannot tell the instance type of '{res.name}' (unknown during preview); not planned", res.urn))
-        return False
-    return isinstance(itype, str) and itype in cat.instance_types
+def _pick(types: list[Any], cat: Any, res: Resource, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]],
+          kind: str, planned: int | None, lo: int | None, hi: int | None) -> str | None:
+    """The type a group is planned with: the first catalogue type it may launch.
+
+    A bastion or head node (no accelerated type) is not the training cluster: skipped.
+    Accelerated types outside the catalogue are kept as unplanned compute, named with their count.
+    """
+    if not types or not all(known(t) for t in types):
+        gaps.append(Violation(f"cannot tell the instance type of '{res.name}' (unknown during preview, or set nowhere); "
+                              "not planned", res.urn))
+        return None
+    names = [t for t in types if isinstance(t, str)]
+    listed = [t for t in names if t in cat.instance_types]
+    others = [t for t in names if t not in cat.instance_types and _ACCELERATED.match(t)]
+    if not listed:
+        if others:
+            unplanned.append((Unplanned(f"{kind} '{res.name}'", "unlisted", tuple(others), planned, lo, hi,
+                                        f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances"), res.urn))
+        return None
+    if len(names) > 1:
+        gaps.append(Violation(f"{kind} '{res.name}' may launch any of {', '.join(names)}; planned as {listed[0]}", res.urn))
+    return listed[0]
 
 
-def _launch_values(template: Resource | None, inst: Resource | None) -> tuple[dict[str, Any], dict[str, Resource]]:
-    """purchase, efa, public_ip and capacity reservation from the instance, else its launch template."""
+def _unsized(graph: Graph, cat: Any, unplanned: list[tuple[Unplanned, str | None]]) -> None:
+    """Compute that launches accelerated instances in numbers the read-back cannot count."""
+    for r in graph.resources:
+        found = _unsized_one(r)
+        if found is None:
+            continue
+        kind, types, rng = found
+        # SageMaker names EC2 types with an "ml." prefix (ml.p5.48xlarge)
+        accelerated = tuple(t for t in types if isinstance(t, str) and (t.removeprefix("ml.") in cat.instance_types
+                                                                        or _ACCELERATED.match(t.removeprefix("ml."))))
+        if accelerated or not types:
+            unplanned.append((Unplanned(f"{kind} '{r.name}'", "unsized", accelerated, None, None, None, rng), r.urn))
+
+
+def _unsized_one(r: Resource) -> tuple[str, list[Any], str] | None:
+    """(kind, instance types, allowed range) of a resource that launches instances on its own schedule."""
+    t = r.type
+    if t == BATCH_COMPUTE_ENVIRONMENT:
+        cr = r.get("computeResources")
+        if not isinstance(cr, dict):
+            return None
+        types = [x for x in as_list(cr.get("instanceTypes")) if known(x)]
+        lo, hi = as_int(cr.get("minVcpus")), as_int(cr.get("maxVcpus"))
+        return "AWS Batch compute environment", types, f"{lo if lo is not None else 0}-{hi if hi is not None else '?'} vCPUs"
+    if "karpenter" in t.lower() and t.endswith(":NodePool"):
+        spec = r.get("spec") or {}
+        reqs = as_list(dig(spec, "template", "spec", "requirements"))
+        types = [v for q in reqs if isinstance(q, dict) and q.get("key") == "node.kubernetes.io/instance-type"
+                 for v in as_list(q.get("values"))]
+        limits = dig(spec, "limits")
+        rng = (", ".join(f"{k} up to {as_int(v) if as_int(v) is not None else v}" for k, v in sorted(limits.items()))
+               if isinstance(limits, dict) and limits else "no limit")
+        return "Karpenter node pool", types, rng
+    if t in ("aws-native:sagemaker:Cluster", "aws:sagemaker/cluster:Cluster"):
+        groups = as_list(r.get("instanceGroups"))
+        types = [g.get("instanceType") for g in groups if isinstance(g, dict)]
+        counts = [str(as_int(g.get("instanceCount"))) for g in groups if isinstance(g, dict)]
+        return "SageMaker HyperPod cluster", types, f"instance counts {', '.join(counts) or '?'}"
+    if t in ("aws-native:pcs:ComputeNodeGroup", "aws:pcs/computeNodeGroup:ComputeNodeGroup"):
+        types = [dig(i, "instanceType") for i in as_list(r.get("instanceConfigs"))]
+        sc = r.get("scalingConfiguration") or r.get("scalingConfig") or {}
+        lo, hi = as_int(dig(sc, "minInstanceCount")), as_int(dig(sc, "maxInstanceCount"))
+        return ("AWS PCS compute node group", types,
+                f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances")
+    return None
+
+
+def _interface_subnets(graph: Graph, inst: Resource) -> list[Resource]:
+    enis = _attached(graph, inst)
+    return [s for e in enis for s in graph.resolve(e, "subnetId", [e.get("subnetId")], SUBNET)]
+
+
+def _attached(graph: Graph, inst: Resource) -> list[Resource]:
+    """The network interfaces attached to `inst` at launch (`networkInterfaces[].networkInterfaceId`)."""
+    ids = [n.get("networkInterfaceId") for n in as_list(inst.get("networkInterfaces")) if isinstance(n, dict)]
+    return graph.resolve(inst, "networkInterfaces", [i for i in ids if i is not None], NETWORK_INTERFACE) if ids else []
+
+
+def _launch_values(graph: Graph, template: Resource | None, inst: Resource | None, gaps: list[Violation] | None = None
+                   ) -> tuple[dict[str, Any], dict[str, Resource], tuple[tuple[int, int, str], ...] | None]:
+    """purchase, efa, public_ip and capacity reservation from the instance, else its launch template;
+    and the launch interfaces as (card, device, type), as declared."""
     values: dict[str, Any] = {}
     sources: dict[str, Resource] = {}
+    layout: tuple[tuple[int, int, str], ...] | None = None
     for res in (template, inst):  # the instance's own settings override its template's
         if res is None:
             continue
@@ -268,31 +422,58 @@ def _launch_values(template: Resource | None, inst: Resource | None) -> tuple[di
             sources["purchase"] = res
         interfaces = [n for n in as_list(res.get("networkInterfaces")) if isinstance(n, dict)]
         if res.type == LAUNCH_TEMPLATE:
-            values["efa"] = any(n.get("interfaceType") in EFA_INTERFACE_TYPES for n in interfaces)
-            sources["efa"] = res
+            layout = tuple(_card(n, n.get("interfaceType")) for n in interfaces)
             if any(truthy(n.get("associatePublicIpAddress")) for n in interfaces):
                 values["public_ip"] = True
                 sources["public_ip"] = res
+        elif interfaces:  # an instance's interfaces are network interface resources attached at launch
+            enis = _attached(graph, res)
+            by_id = {ident: e for e in enis for ident in e.identifiers()}
+            cards = []
+            for k, n in enumerate(interfaces):
+                eni = by_id.get(n.get("networkInterfaceId"))
+                if eni is None and len(enis) == len(interfaces):  # ids unknown at preview: in declaration order
+                    eni = enis[k]
+                cards.append(_card(n, eni.get("interfaceType") if eni is not None else None))
+            layout = tuple(cards)
         if truthy(res.get("associatePublicIpAddress")):
             values["public_ip"] = True
             sources["public_ip"] = res
         reservation = res.get("capacityReservationSpecification", "capacityReservationTarget", "capacityReservationId")
         if isinstance(reservation, str) and known(reservation) and reservation:
-            values["capacity_reservation_id"] = reservation
-            sources["capacity_reservation_id"] = res
-    return values, sources
+            if _RESERVATION.fullmatch(reservation):
+                values["capacity_reservation_id"] = reservation
+                sources["capacity_reservation_id"] = res
+            elif gaps is not None:
+                gaps.append(Violation(f"'{res.name}' targets capacity reservation '{reservation[:40]}', which is not a "
+                                      "reservation id (cr- and 8 to 17 hex digits): the launch would fail; planned "
+                                      "without it", res.urn))
+    # EFA as declared, never assumed: no EFA interface means no EFA
+    values["efa"] = any(kind in EFA_INTERFACE_TYPES for _, _, kind in layout or ())
+    sources["efa"] = template if template is not None and inst is None else (inst or template)  # type: ignore[assignment]
+    return values, {k: v for k, v in sources.items() if v is not None}, (layout or None)
 
 
-def _where(graph: Graph, owner: Resource, template: Resource | None, zones: list[str]) -> tuple[list[str], list[Resource]]:
-    """AZs (the owner's, else its template's) and placement groups (the owner's, else its template's)."""
+def _card(n: dict[str, Any], kind: Any) -> tuple[int, int, str]:
+    return (as_int(n.get("networkCardIndex")) or 0, as_int(n.get("deviceIndex")) or 0,
+            kind if isinstance(kind, str) and known(kind) else "interface")
+
+
+def _where(graph: Graph, owner: Resource, template: Resource | None, zones: list[str]
+           ) -> tuple[list[str], list[Resource], str | None]:
+    """AZs (the owner's, else its template's), placement groups (the owner's, else its
+    template's), and the name of a placement group that is not a resource of the stack."""
     if not zones and template is not None:
         zones = _template_zones(graph, template)
-    pgs = graph.resolve(owner, "placementGroup", [owner.get("placementGroup")], PLACEMENT_GROUP)
-    if not pgs and template is not None:
+    named = owner.get("placementGroup")
+    pgs = graph.resolve(owner, "placementGroup", [named], PLACEMENT_GROUP)
+    external = named if not pgs and isinstance(named, str) and known(named) and named else None
+    if not pgs and external is None and template is not None:
         pgs = _template_placement(graph, template)
-    return zones, pgs
-
-
+        name = template.get("placement", "groupName")
+        if not pgs and isinstance(name, str) and known(name) and name:
+            external = name
+    return zones, pgs, external
 def _template_zones(graph: Graph, template: Resource) -> list[str]:
     az = template.get("placement", "availabilityZone")
     if isinstance(az, str) and known(az) and az:
@@ -311,26 +492,6 @@ def _zones(subnets: list[Resource]) -> list[str]:
     return list(dict.fromkeys(z for z in zones if isinstance(z, str) and known(z)))
 
 
-def _split_by_zone(groups: list[_Group]) -> list[_Group]:
-    """An Auto Scaling group over several AZs becomes one node group per AZ.
-
-    EC2 Auto Scaling balances instances evenly across the group's AZs (earlier AZs take
-    the remainder), so the rules see the cross-AZ layout that will actually run.
-    """
-    out: list[_Group] = []
-    for g in groups:
-        if len(g.zones) <= 1:
-            out.append(g)
-            continue
-        n = len(g.zones)
-        for k, zone in enumerate(g.zones):
-            share = g.count // n + (1 if k < g.count % n else 0)
-            if share:
-                out.append(_Group(f"{g.name}-{zone}", g.instance_type, share, g.capacity, g.template,
-                                  dict(g.values), dict(g.sources), g.placement_groups, [zone]))
-    return out
-
-
 def _unique_name(raw: str, taken: set[str]) -> str:
     """A valid node group name (lower-case letters, digits, dashes, at most 32) from a resource name."""
     base = _NAME_OK.sub("-", raw.lower()).strip("-")[:32].strip("-") or "group"
@@ -345,7 +506,7 @@ def _unique_name(raw: str, taken: set[str]) -> str:
 
 # --- file system and region ----------------------------------------------------------------
 
-def _lustre(graph: Graph, fs: Resource, cluster_az: str, gaps: list[Violation]) -> dict[str, Any]:
+def _lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violation]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, prop in (("deployment_type", "deploymentType"), ("storage_capacity_gib", "storageCapacity"),
                       ("per_unit_storage_throughput", "perUnitStorageThroughput"), ("s3_import_path", "importPath")):
@@ -366,13 +527,65 @@ def _lustre(graph: Graph, fs: Resource, cluster_az: str, gaps: list[Violation]) 
     if zones:
         out["availability_zone"] = zones[0]
     else:
-        gaps.append(Violation(f"cannot tell the Availability Zone of file system '{fs.name}'; assumed {cluster_az}", fs.urn))
+        gaps.append(Violation(f"cannot tell the Availability Zone of file system '{fs.name}'; assumed "
+                              f"{cluster_az or 'the one of the node groups'}", fs.urn))
     return out
 
 
-def _region_of_subnets(graph: Graph) -> str | None:
-    for s in graph.of_type(SUBNET):
-        m = _AZ.match(str(s.get("availabilityZone")))
-        if m:
-            return m.group(1)
+def _region_of_zones(graph: Graph) -> str | None:
+    """The region of the first Availability Zone any resource names (`us-east-2b` is in `us-east-2`)."""
+    for r in graph.resources:
+        for value in (r.get("availabilityZone"), r.get("placement", "availabilityZone"),
+                      *as_list(r.get("availabilityZones"))):
+            m = _AZ.match(str(value)) if isinstance(value, str) else None
+            if m:
+                return m.group(1)
     return None
+
+
+# --- the planner model ---------------------------------------------------------------------
+
+def to_stack(rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | None = None
+             ) -> tuple[Stack | None, list[Violation]]:
+    """The read-back as a `Stack` (through `parse_cluster`, as a stack file), or the problems
+    that keep it from being planned, each with the URN at fault. None: nothing to plan.
+
+    What the mapping has no key for (unplanned compute, the read-back's gaps, scaling
+    maxima, AZ spans, interface layouts) is added to the parsed model; gaps become notes
+    that the `readback-gap` rule reports, located at the resource they concern.
+    """
+    from planner.errors import InputError
+    from planner.parse import parse_cluster
+
+    if rebuilt.region is None or (rebuilt.data is None and not rebuilt.unplanned):
+        return None, []
+    data = dict(rebuilt.data or {"availability_zone": UNKNOWN_AZ, "node_groups": []}, **(extra or {}))
+    stand_in = f"{rebuilt.region}a"  # parses an unknown AZ; replaced by "" (unknown) right after
+    known_az = bool(data.get("availability_zone"))
+    if not known_az:
+        data["availability_zone"] = stand_in
+    groups = data.get("node_groups") or []
+    if not groups:  # only unplanned compute: the schema wants a group, so one is parsed and dropped
+        data["node_groups"] = [{"name": "placeholder", "instance_type": min(_catalogue.load().instance_types), "count": 1}]
+        data.pop("lustre", None)
+    try:
+        cluster = parse_cluster(data, rebuilt.region, file, rebuilt.lines)
+    except InputError as exc:
+        return None, [Violation(f"cannot plan the cluster read from the stack's resources: {p.key}: {p.message}",
+                                rebuilt.urn_at(p.line)) for p in exc.problems]
+    node_groups = tuple(replace(g, max_count=rebuilt.max_counts.get(i), zones=rebuilt.zones.get(i, ()),
+                                interfaces=rebuilt.interfaces.get(i),
+                                availability_zone=g.availability_zone if known_az or g.availability_zone != stand_in
+                                else UNKNOWN_AZ)
+                        for i, g in enumerate(cluster.node_groups)) if groups else ()
+    lustre = cluster.lustre
+    if lustre is not None and not known_az and lustre.availability_zone == stand_in:
+        lustre = replace(lustre, availability_zone=UNKNOWN_AZ)
+    notes = []
+    for k, gap in enumerate(rebuilt.gaps):
+        path = CLUSTER_PATH + ("notes", k)
+        rebuilt.locate(path, gap.urn)
+        notes.append(Note(gap.message, path))
+    cluster = replace(cluster, availability_zone=cluster.availability_zone if known_az else UNKNOWN_AZ,
+                      node_groups=node_groups, lustre=lustre, unplanned=tuple(rebuilt.unplanned), notes=tuple(notes))
+    return Stack(name, file, rebuilt.region, cluster, rebuilt.lines), []

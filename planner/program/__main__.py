@@ -1,6 +1,6 @@
 """The Pulumi program named in Pulumi.yaml: the cluster declared in the stack's config.
 
-`planner:cluster` (see the README's stack schema) is planned first, with the same rules
+`planner:cluster` (see docs/stack-schema.md) is planned first, with the same rules
 as `planner plan`; a stack with errors stops here, before anything is created. Optional
 deployment settings live beside it: `planner:imageId` (default: the AWS Deep Learning AMI
 for the accelerator) and `planner:instanceProfile`.

@@ -51,7 +51,8 @@ def _what(item: dict[str, Any]) -> str:
     kind = RESOURCE_NAMES.get(item["resource"], item["resource"])
     if "instance_type" in item:
         purchase = "" if item["purchase"] == "capacity-block" else f" ({item['purchase']})"
-        return f"{kind} {item['instance_type']} x {item['instances']}{purchase}"
+        units = f" ({item['ultraservers']} UltraServers)" if item.get("ultraservers") else ""
+        return f"{kind} {item['instance_type']} x {item['instances']}{units}{purchase}"
     tput = item.get("per_unit_storage_throughput")
     return f"{kind} {item.get('deployment_type')} {item.get('storage_capacity_gib'):,} GiB" + (f" @ {tput} MB/s/TiB" if tput else "")
 
@@ -90,6 +91,8 @@ def table_lines(cost: dict[str, Any]) -> list[str]:
 
     rows, foot = _rows(cost)
     out = [f"cost: {headline(cost)}; price book {cost.get('price_book')}"]
+    if cost.get("workload_estimate"):
+        out.append(f"cost on the hours the workload needs: {headline(cost['workload_estimate'])}")
     out += ["  " + line for line in grid(HEADERS, rows, right=(2, 3, 4))]
     out += [f"  [{i}] {text}" for i, text in enumerate(foot, 1)]
     out += [f"  note: {n}" for n in cost.get("notes", [])]
@@ -111,9 +114,10 @@ def markdown(cost: dict[str, Any]) -> str:
     from planner.report.text import md_code
 
     rows, foot = _rows(cost)
-    out = [f"**Cost:** {_cell(headline(cost))} (price book {md_code(cost.get('price_book'))})", "",
-           "| " + " | ".join(h.capitalize() for h in HEADERS) + " |",
-           "|---|---|---:|---:|---:|---|---|"]
+    out = [f"**Cost:** {_cell(headline(cost))} (price book {md_code(cost.get('price_book'))})", ""]
+    if cost.get("workload_estimate"):
+        out[-1:] = [f"**Cost on the hours the workload needs:** {_cell(headline(cost['workload_estimate']))}", ""]
+    out += ["| " + " | ".join(h.capitalize() for h in HEADERS) + " |", "|---|---|---:|---:|---:|---|---|"]
     for row, item in zip(rows, cost.get("line_items", [])):
         source = md_code(row[-1]) if item.get("source") else row[-1]  # "no price" is planner's; a source may be a user's
         out.append("| " + " | ".join([*(_cell(c) for c in row[:-1]), source]) + " |")

@@ -35,18 +35,17 @@ def _uri(file: str) -> str:
 
 
 def _rule_descriptor(r: Any) -> dict[str, Any]:  # noqa: ANN401 - planner.rules.Rule
-    full = r.description if r.source.startswith(("http://", "https://")) else f"{r.description} Source: {r.source}."
+    # every rule's source is a public https page (planner.rules.rule refuses any other)
     out: dict[str, Any] = {
         "id": r.id,
         "name": "".join(part.capitalize() for part in r.id.split("-")),
         "shortDescription": {"text": r.description},
-        "fullDescription": {"text": full},
+        "fullDescription": {"text": r.description},
         "help": {"text": r.remediation, "markdown": f"**Fix:** {r.remediation}\n\nSource: {r.source}"},
         "defaultConfiguration": {"level": LEVELS[r.severity]},
         "properties": {"tags": ["planner", r.check.__module__.rsplit(".", 1)[-1]]},
+        "helpUri": r.source,
     }
-    if r.source.startswith(("http://", "https://")):
-        out["helpUri"] = r.source
     return out
 
 

@@ -26,7 +26,7 @@ def price_unknown(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if ctx.cost is None:
         return
     for item in ctx.cost.line_items:
-        if item.price is None:
+        if item.price is None and not item.detail.get("not_sold"):  # not sold: `purchase-not-sold` says so
             yield r.finding(ctx, item.path, f"{item.note}: its cost is unknown (not zero) and the estimate is incomplete")
 
 
@@ -45,6 +45,8 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     budget, cost = ctx.cluster.budget, ctx.cost
     if budget is None or cost is None:
         return
+    cost = cost.budget_basis  # the workload's hours when they exceed schedule.hours
+    on = "" if cost is ctx.cost else f" on the {cost.run_hours:,.1f} h the workload needs"
     checks = (
         ("total_usd", budget.total_usd, cost.total_usd, cost.known_total_usd, "total"),
         ("monthly_usd", budget.monthly_usd, cost.monthly_usd, cost.known_hourly_usd * HOURS_PER_MONTH or None, "monthly cost (730 h)"),
@@ -54,8 +56,8 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue
         if value is not None and value > limit:
             yield r.finding(ctx, budget.path + (key,),
-                            f"estimated {what} {_usd(value)} exceeds budget.{key} {_usd(limit)} by {_usd(value - limit)}")
+                            f"estimated {what}{on} {_usd(value)} exceeds budget.{key} {_usd(limit)} by {_usd(value - limit)}")
         elif value is None and lower_bound is not None and lower_bound > limit:
             yield r.finding(ctx, budget.path + (key,),
-                            f"estimated {what} is at least {_usd(lower_bound)} (some prices unknown), above budget.{key} "
+                            f"estimated {what}{on} is at least {_usd(lower_bound)} (some prices unknown), above budget.{key} "
                             f"{_usd(limit)} by at least {_usd(lower_bound - limit)}")

@@ -40,7 +40,7 @@ def recommended(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if not g.efa and t.efa_supported:
             yield r.finding(
                 ctx, g.path + ("efa",),
-                f"node group '{g.name}': {g.instance_type} supports EFA (v{t.efa_generation}, "
+                f"node group '{g.name}': {g.instance_type} supports EFA ({f'v{t.efa_generation}, ' if t.efa_generation else ''}"
                 f"{t.network_bandwidth_gbps:,} Gbps) but it is off in a {ctx.cluster.instances}-instance cluster",
             )
 

@@ -16,10 +16,15 @@ from planner.model import Lustre
 from planner.rules import Rule, RuleContext, rule
 
 API_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html"
+LUSTRE_CONFIG_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystemLustreConfiguration.html"
 DEPLOYMENT_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/using-fsx-lustre.html"
 EFA_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/efa-file-systems.html"
 DRA_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/create-dra-linked-data-repo.html"
-AZ_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/performance.html"
+EFA_LIMITS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-limits"
+FSX_PRICING = "https://aws.amazon.com/fsx/lustre/pricing/"
+
+IMPORT_PATH = "import_path"
+DATA_REPOSITORY_ASSOCIATION = "data_repository_association"
 
 # planner's policy, not an AWS figure: a run longer than a week on a file system that keeps
 # one copy of its data is a run that should not bet its checkpoints on it.
@@ -52,8 +57,17 @@ class DeploymentType:
     throughputs: Mapping[int, tuple[str, StorageRule]]  # per-unit MB/s/TiB -> (media, storage)
     storage: StorageRule | None  # for types with a fixed throughput
     replicated: bool
-    s3_association: bool
+    s3_links: tuple[str, ...]  # how AWS lets a file system of this type link to S3 (fsx_lustre.yaml)
     efa: bool
+
+    @property
+    def s3_link(self) -> str | None:
+        """How planner links `s3_import_path`: ImportPath where AWS accepts it, else a data
+        repository association; None when AWS accepts neither for this type."""
+        for way in (IMPORT_PATH, DATA_REPOSITORY_ASSOCIATION):
+            if way in self.s3_links:
+                return way
+        return None
 
     def storage_for(self, throughput: int | None) -> StorageRule | None:
         if self.fixed_throughput is not None:
@@ -77,7 +91,7 @@ def deployment_types() -> Mapping[str, DeploymentType]:
             throughputs={int(k): (t["media"], _storage(t["storage"])) for k, t in (v.get("throughputs") or {}).items()},
             storage=_storage(v["storage"]) if "storage" in v else None,
             replicated=bool(v["replicated"]),
-            s3_association=bool(v["s3_association"]),
+            s3_links=tuple(v.get("s3_links") or ()),
             efa=bool(v["efa"]),
         )
     return out
@@ -155,21 +169,32 @@ def throughput(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 
 @rule(
     id="lustre-same-az",
-    severity="error",
-    description="The FSx for Lustre file system is in another Availability Zone than compute node groups.",
-    source=AZ_DOC,
+    severity="warning",
+    description=("The FSx for Lustre file system is in another Availability Zone than compute node groups: slower, with "
+                 "cross-AZ data transfer charges (an error when the file system uses EFA, which cannot cross AZs)."),
+    source=FSX_PRICING,
     remediation="Put the file system in the node groups' AZ (remove `lustre.availability_zone` to use the cluster's).",
 )
 def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """Clients in another AZ reach the file system, at a price: the FSx for Lustre pricing page
+    charges data "transferred 'in' to and 'out' from Amazon FSx across Availability Zones", so
+    that is a warning naming latency and charges. EFA traffic cannot cross an AZ (EC2 EFA
+    limits), so an EFA-enabled file system in another AZ is an error."""
     fs = ctx.cluster.lustre
     if fs is None:
         return
     away = [g for g in ctx.cluster.node_groups if g.availability_zone != fs.availability_zone]
-    if away:
-        names = ", ".join(f"'{g.name}' ({g.availability_zone})" for g in away)
+    if not away:
+        return
+    names = ", ".join(f"'{g.name}' ({g.availability_zone})" for g in away)
+    if fs.efa_enabled:
         yield r.finding(ctx, _path(fs, "availability_zone"),
-                        f"the file system is in {fs.availability_zone} but node group(s) {names} are not: "
-                        "every read and checkpoint crosses AZs (latency and cross-AZ data transfer charges)")
+                        f"the EFA-enabled file system is in {fs.availability_zone} but node group(s) {names} are not: "
+                        f"EFA traffic cannot cross Availability Zones ({EFA_LIMITS_DOC})", severity="error")
+        return
+    yield r.finding(ctx, _path(fs, "availability_zone"),
+                    f"the file system is in {fs.availability_zone} but node group(s) {names} are not: every read and "
+                    "checkpoint crosses AZs, with higher latency and cross-AZ data transfer charges in both directions")
 
 
 @rule(
@@ -205,15 +230,20 @@ def efa_clients(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="lustre-s3-association",
     severity="error",
-    description="An S3 data repository (`s3_import_path`) on a SCRATCH_1 file system, which does not support data repository associations.",
-    source=DRA_DOC,
-    remediation="Use SCRATCH_2 or PERSISTENT_2 to link the file system to S3, or copy the data in another way.",
+    description=("An S3 link (`s3_import_path`) on a deployment type that AWS lets link to S3 neither through "
+                 "ImportPath nor through a data repository association."),
+    source=LUSTRE_CONFIG_DOC,
+    remediation="Use a deployment type that links to S3 (SCRATCH_1, SCRATCH_2 and PERSISTENT_1 through ImportPath, PERSISTENT_2 through a data repository association), or copy the data in another way.",
 )
 def s3_association(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """planner sends `s3_import_path` as ImportPath where AWS accepts it (SCRATCH_1, SCRATCH_2,
+    PERSISTENT_1) and as a data repository association on PERSISTENT_2, which bars ImportPath;
+    only a type that accepts neither is an error (none of the shipped ones)."""
     fs, dt = _declared(ctx)
-    if fs is not None and fs.s3_import_path and not dt.s3_association:
+    if fs is not None and fs.s3_import_path and dt.s3_link is None:
         yield r.finding(ctx, _path(fs, "s3_import_path"),
-                        f"{fs.deployment_type} does not support data repository associations with S3 ({fs.s3_import_path})")
+                        f"{fs.deployment_type} file systems cannot be linked to S3 ({fs.s3_import_path}): AWS accepts "
+                        "neither ImportPath nor a data repository association for them")
 
 
 @rule(

@@ -4,27 +4,43 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from planner.catalogue import InstanceType
 from planner.findings import Finding
+from planner.model import NodeGroup
 from planner.rules import Rule, RuleContext, rule
 
-PUBLIC_IP_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-instance-addressing.html#public-ip-addresses"
+PUBLIC_IP_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_InstanceNetworkInterfaceSpecification.html"
 SUBNET_DOC = "https://docs.aws.amazon.com/vpc/latest/userguide/configure-subnets.html"
+
+
+def launch_interfaces(group: NodeGroup, spec: InstanceType) -> int:
+    """How many network interfaces a node group's launch request carries, as planner builds it
+    (planner/components/cluster.py): one EFA interface per network card up to the type's EFA
+    interface limit when EFA is on, else a single ENA interface."""
+    if group.efa and spec.efa_supported:
+        return max(1, min(spec.network_cards, spec.efa_max_interfaces))
+    return 1
 
 
 @rule(
     id="public-ip-multi-card",
     severity="error",
-    description="`public_ip: true` on a type with more than one network card: EC2 assigns no public IP at launch with several interfaces.",
+    description=("`public_ip: true` on a node group whose launch request has more than one network interface (EFA on a "
+                 "multi-card type): EC2 assigns a public IPv4 address at launch only with a single interface."),
     source=PUBLIC_IP_DOC,
-    remediation="Set `public_ip: false` and reach the nodes through a bastion, SSM Session Manager or a NAT gateway.",
+    remediation="Set `public_ip: false` and reach the nodes through a bastion, SSM Session Manager or a NAT gateway (or, for a node that needs no EFA, set `efa: false`).",
 )
 def public_ip(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """AssociatePublicIpAddress: "You cannot specify more than one network interface in the
+    request." It is the interface count that matters, not the card count: one ENA interface
+    (`efa: false`) may carry a public IP on any type."""
     for g in ctx.cluster.node_groups:
-        cards = ctx.catalogue.instance_types[g.instance_type].network_cards
-        if g.public_ip and cards > 1:
+        spec = ctx.catalogue.instance_types[g.instance_type]
+        n = launch_interfaces(g, spec)
+        if g.public_ip and n > 1:
             yield r.finding(ctx, g.path + ("public_ip",),
-                            f"node group '{g.name}': {g.instance_type} has {cards} network cards; "
-                            "a public IPv4 address cannot be assigned at launch")
+                            f"node group '{g.name}': its {g.instance_type} launch request has {n} network interfaces "
+                            "(EFA on every card); a public IPv4 address cannot be assigned at launch with more than one")
 
 
 @rule(

@@ -8,6 +8,10 @@ from planner.findings import Finding
 from planner.rules import Rule, RuleContext, rule
 
 PLACEMENT_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-groups.html"
+# "By default, Capacity Blocks deliver low-latency, high-throughput network connectivity between
+# the instances inside the Capacity Block, so there is no need to use a cluster placement group
+# with a Capacity Block." (EC2 User Guide, Work with Capacity Blocks, read 2026-12-01)
+CAPACITY_BLOCKS_USING_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html"
 
 
 @rule(
@@ -20,10 +24,17 @@ PLACEMENT_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-g
                  "set `placement_group: none` (a cluster mixing both has one placement group: plan them as two stacks)."),
 )
 def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """On demand, a cluster placement group packs EFA instances close together (placement group
+    docs). With Capacity Blocks AWS says "there is no need to use a cluster placement group"
+    (Work with Capacity Blocks), and one can only add launch failures."""
     c = ctx.cluster
     where = c.path + ("placement_group",)
+    # an on-demand group that targets a capacity reservation launches where the reservation is.
+    # "To reserve capacity in a placement group, you must create the Capacity Reservation in the
+    # placement group" (EC2 User Guide, cr-cpg): a new group would not hold it, so none is asked for
     efa_on_demand = sum(g.count for g in c.node_groups
-                        if g.purchase == "on-demand" and g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported)
+                        if g.purchase == "on-demand" and g.efa and g.capacity_reservation_id is None
+                        and ctx.catalogue.instance_types[g.instance_type].efa_supported)
     if c.placement_group == "none" and efa_on_demand > 1:
         yield r.finding(ctx, where,
                         f"{efa_on_demand} on-demand EFA instances without a cluster placement group: "
@@ -37,5 +48,5 @@ def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         how = "declared" if declared else "the default, as an on-demand group uses EFA"
         yield r.finding(ctx, where if declared else block_groups[0].path + ("purchase",),
                         f"a cluster placement group ({how}) holds Capacity Block group(s) {', '.join(blocks)}: "
-                        "a block's instances are already placed together, and a placement group can make launches "
-                        "fail for lack of capacity")
+                        "AWS says there is no need for one with a Capacity Block, whose instances already have "
+                        f"low-latency connectivity ({CAPACITY_BLOCKS_USING_DOC}), and it can make launches fail for lack of capacity")

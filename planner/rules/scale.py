@@ -3,25 +3,43 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Iterator
 
 from planner.findings import Finding
 from planner.rules import Rule, RuleContext, rule
 
-# Largest EC2 UltraCluster per accelerator: 100,000 Trainium2 chips (seed 001, re:Invent
-# 2024) and 20,000 H100 (seed 003, P5). H200 (P5e/P5en, same second-generation
-# UltraClusters as P5) takes the H100 figure, as issue 3 specifies; no separate H200 figure
-# was confirmed in shared/facts.
-ULTRACLUSTER_MAX = {"Trainium2": 100_000, "H100": 20_000, "H200": 20_000}
-SEED_001 = "shared/seeds/001_4ff402e46ddd231b.txt"
+
+@dataclass(frozen=True)
+class Documented:
+    """What AWS documents about the UltraCluster scale of one accelerator, and where."""
+
+    accelerators: int
+    family: str
+    source: str
+
+
+# UltraCluster sizes AWS states for a type family. Only H100 has one: the P5 product page
+# says P5 instances are deployed in EC2 UltraClusters of up to 20,000 H100 GPUs. For
+# Trainium2 AWS documents no ceiling (its re:Invent 2024 material speaks of UltraClusters
+# of hundreds of thousands of Trainium2 chips), and for H200 (P5e, P5en) no figure could be
+# found: no check for either rather than a made-up limit. A documented size is not a hard
+# limit either (AWS may place more), hence a warning.
+ULTRACLUSTER_DOCUMENTED = {
+    "H100": Documented(20_000, "P5", "https://aws.amazon.com/ec2/instance-types/p5/"),
+}
+# accelerator -> the documented UltraCluster size, for callers that only need the number (compare)
+ULTRACLUSTER_MAX = {name: doc.accelerators for name, doc in ULTRACLUSTER_DOCUMENTED.items()}
+ULTRACLUSTERS_PAGE = "https://aws.amazon.com/ec2/ultraclusters/"
 
 
 @rule(
     id="ultracluster-scale",
-    severity="error",
-    description="More accelerators in one cluster than an EC2 UltraCluster holds: 100,000 Trainium2 chips, 20,000 H100 or H200 GPUs.",
-    source=SEED_001,
-    remediation="Split the job across clusters, or reduce the node group counts.",
+    severity="warning",
+    description=("More accelerators in one cluster than AWS documents for the type's EC2 UltraClusters (H100: 20,000, P5 "
+                 "page); AWS documents no such figure for Trainium2 or H200, so they are not checked."),
+    source=ULTRACLUSTERS_PAGE,
+    remediation="Confirm with AWS that the cluster can be placed in one UltraCluster, or split the job across clusters.",
 )
 def ultracluster_scale(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     chips: dict[str, int] = defaultdict(int)
@@ -31,11 +49,12 @@ def ultracluster_scale(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         chips[t.accelerator.name] += g.count * t.accelerator_count
         first.setdefault(t.accelerator.name, g)
     for name, n in sorted(chips.items()):
-        limit = ULTRACLUSTER_MAX.get(name)
-        if limit is not None and n > limit:
+        doc = ULTRACLUSTER_DOCUMENTED.get(name)
+        if doc is not None and n > doc.accelerators:
             g = first[name]
             yield r.finding(ctx, g.path + ("instance_type",),
-                            f"{n:,} {name} in one cluster; EC2 UltraClusters scale to {limit:,} {name}")
+                            f"{n:,} {name} in one cluster; AWS documents {doc.family} EC2 UltraClusters of up to "
+                            f"{doc.accelerators:,} {name} ({doc.source}): a larger cluster may not fit one UltraCluster network")
 
 
 @rule(

@@ -1,4 +1,5 @@
-"""Trn2 UltraServer topology rules (seed 000: UltraServers are four Trn2 joined by NeuronLink)."""
+"""Trn2 UltraServer topology rules: an UltraServer is four trn2u.48xlarge joined by NeuronLink-v3
+(Neuron Trn2 architecture page)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from planner.findings import Finding
 from planner.rules import Rule, RuleContext, count_path, rule
 
 ULTRASERVER_DOC = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html#ac_trn2-ultraservers"
-SEED_000 = "shared/seeds/000_1d14a4d4fccc074a.txt"
-TRN2_PAGE = "https://aws.amazon.com/ec2/instance-types/trn2/"
+FSX_LUSTRE_FAQ = "https://aws.amazon.com/fsx/lustre/faqs/"
+CAPACITY_BLOCKS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html"
 
 
 @rule(
@@ -33,11 +34,17 @@ def whole_units(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="ultraserver-requires-lustre",
     severity="error",
-    description="More than one Trn2 UltraServer clustered together needs FSx for Lustre as shared storage.",
-    source=SEED_000,
+    description=("planner's design rule: training across more than one Trn2 UltraServer needs one shared file system for "
+                 "the datasets and checkpoints that every UltraServer reads and writes; planner asks for FSx for Lustre."),
+    source=FSX_LUSTRE_FAQ,
     remediation="Add a `lustre:` file system (PERSISTENT_2 for long runs), or run a single UltraServer.",
 )
 def requires_lustre(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """NeuronLink joins the four instances of one UltraServer (Neuron Trn2 architecture page);
+    beyond one UltraServer, instances share data over the network, and a job that checkpoints
+    and restarts needs storage they all see. AWS positions FSx for Lustre for "machine
+    learning, high performance computing" workloads where speed matters (FSx for Lustre FAQ);
+    this is planner's choice for clustered UltraServers, not an AWS requirement."""
     if ctx.cluster.lustre is not None:
         return
     members = [g for g in ctx.cluster.node_groups if ctx.catalogue.instance_types[g.instance_type].ultraserver_size]
@@ -49,23 +56,27 @@ def requires_lustre(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         yield r.finding(
             ctx, count_path(members[0]),
             f"{total} UltraServer instances ({total / size:g} UltraServers) are clustered without FSx for Lustre; "
-            "clustered UltraServers need a Lustre file system for datasets and checkpoints",
+            "planner requires a shared Lustre file system for the datasets and checkpoints of a multi-UltraServer job",
         )
 
 
 @rule(
     id="ultraserver-purchase",
-    severity="error",
-    description="Trn2 UltraServers (trn2u.48xlarge) are sold through EC2 Capacity Blocks, not on demand.",
-    source=TRN2_PAGE,
-    remediation="Set `purchase: capacity-block` on the UltraServer node group, or use trn2.48xlarge on demand.",
+    severity="warning",
+    description=("Trn2 UltraServers (trn2u.48xlarge) bought on demand: AWS documents reserving UltraServers through EC2 "
+                 "Capacity Blocks; DescribeInstanceTypes also lists an on-demand usage class, so this is not an error."),
+    source=CAPACITY_BLOCKS_DOC,
+    remediation="Set `purchase: capacity-block` on the UltraServer node group, or confirm on-demand UltraServer capacity with AWS first.",
 )
 def purchase(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """The Capacity Blocks user guide: "You can also use Capacity Blocks to reserve capacity for
+    Amazon EC2 UltraServers." Nothing AWS publishes bars on-demand trn2u.48xlarge (its
+    DescribeInstanceTypes answer lists the on-demand usage class), so planner warns."""
     for g in ctx.cluster.node_groups:
         t = ctx.catalogue.instance_types[g.instance_type]
         if t.ultraserver_size and g.purchase == "on-demand":
             yield r.finding(
                 ctx, g.path + ("purchase",),
-                f"node group '{g.name}': {g.instance_type} is sold as whole UltraServers through Capacity Blocks; "
-                "on-demand purchase is not offered",
+                f"node group '{g.name}': {g.instance_type} on demand; AWS documents reserving UltraServers through "
+                "Capacity Blocks and does not document on-demand capacity for whole UltraServers",
             )

@@ -7,7 +7,7 @@ outputs carry the ids and ARNs moto returned: a test then asks the (mocked) AWS 
 exists, as it would after `pulumi up`, and boto3's parameter validation checks every
 request the translation builds.
 
-Created through boto3 (moto): VPC, subnet, VPC endpoint, security group (the default
+Created through boto3 (moto): VPC, secondary VPC CIDR block, subnet, VPC endpoint, security group (the default
 allow-all egress rule removed, as the AWS provider does), security group rules
 (aws.vpc ingress/egress rules and aws.ec2.SecurityGroupRule), launch template, Auto
 Scaling group, EC2 instance, FSx for Lustre file system, S3 bucket, IAM role, instance
@@ -149,13 +149,33 @@ def _vpc(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[st
 
 
 def _subnet(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+    """A subnet in the AZ the program names (by name, or by id when moto knows the id).
+
+    Without either, moto would pick an AZ of its own; that AZ is not the program's, so the
+    outputs leave it unknown (an unknown AZ is a gap to state, never a value to make up).
+    """
     ec2, i = m.client("ec2"), a.inputs
-    kw = {"AvailabilityZone": i["availabilityZone"]} if i.get("availabilityZone") else {}
+    kw: dict[str, Any] = {}
+    if i.get("availabilityZone"):
+        kw["AvailabilityZone"] = i["availabilityZone"]
+    elif i.get("availabilityZoneId"):
+        zones = {z["ZoneId"]: z["ZoneName"] for z in ec2.describe_availability_zones()["AvailabilityZones"]}
+        if i["availabilityZoneId"] in zones:
+            kw["AvailabilityZone"] = zones[i["availabilityZoneId"]]
     sub = ec2.create_subnet(VpcId=i["vpcId"], CidrBlock=i["cidrBlock"],
                             TagSpecifications=shapes.tag_specifications("subnet", i.get("tags")), **kw)["Subnet"]
     ec2.modify_subnet_attribute(SubnetId=sub["SubnetId"], MapPublicIpOnLaunch={"Value": bool(i.get("mapPublicIpOnLaunch"))})
-    return sub["SubnetId"], {"arn": m.arn("ec2", f"subnet/{sub['SubnetId']}"), "availabilityZone": sub["AvailabilityZone"],
-                             "availabilityZoneId": sub.get("AvailabilityZoneId"), "ownerId": m.account}
+    named = bool(kw)
+    return sub["SubnetId"], {"arn": m.arn("ec2", f"subnet/{sub['SubnetId']}"),
+                             "availabilityZone": sub["AvailabilityZone"] if named else None,
+                             "availabilityZoneId": sub.get("AvailabilityZoneId") if named else None, "ownerId": m.account}
+
+
+def _cidr_association(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+    """aws.ec2.VpcIpv4CidrBlockAssociation: a secondary CIDR block (EKS pod subnets often live in 100.64.0.0/10)."""
+    i = a.inputs
+    assoc = m.client("ec2").associate_vpc_cidr_block(VpcId=i["vpcId"], CidrBlock=i["cidrBlock"])["CidrBlockAssociation"]
+    return assoc["AssociationId"], {"cidrBlock": assoc["CidrBlock"]}
 
 
 def _vpc_endpoint(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
@@ -268,8 +288,10 @@ def _instance(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, di
         kw["TagSpecifications"] = shapes.tag_specifications("instance", i["tags"])
     inst = m.client("ec2").run_instances(**kw)["Instances"][0]
     iid = inst["InstanceId"]
+    placed = bool(i.get("subnetId") or i.get("availabilityZone"))  # else moto's default subnet: not the program's AZ
     return iid, {"arn": m.arn("ec2", f"instance/{iid}"), "privateIp": inst.get("PrivateIpAddress"),
-                 "publicIp": inst.get("PublicIpAddress"), "availabilityZone": inst["Placement"]["AvailabilityZone"],
+                 "publicIp": inst.get("PublicIpAddress"),
+                 "availabilityZone": inst["Placement"]["AvailabilityZone"] if placed else None,
                  "subnetId": inst.get("SubnetId"), "instanceState": inst["State"]["Name"]}
 
 
@@ -284,9 +306,11 @@ LUSTRE_KEYS = ("deploymentType", "perUnitStorageThroughput", "importPath", "expo
 def _lustre(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
     i = a.inputs
     subnets = i["subnetIds"] if isinstance(i["subnetIds"], list) else [i["subnetIds"]]
+    tags = shapes.tag_list(i.get("tags"))
     fs = m.client("fsx").create_file_system(
         FileSystemType="LUSTRE", StorageCapacity=int(i["storageCapacity"]), StorageType=i.get("storageType", "SSD"),
-        SubnetIds=subnets, SecurityGroupIds=list(i.get("securityGroupIds") or []), Tags=shapes.tag_list(i.get("tags")),
+        SubnetIds=subnets, SecurityGroupIds=list(i.get("securityGroupIds") or []),
+        **({"Tags": tags} if tags else {}),  # the FSx API takes no empty tag list
         LustreConfiguration=shapes.api({k: i[k] for k in LUSTRE_KEYS if k in i}),
         **({"FileSystemTypeVersion": i["fileSystemTypeVersion"]} if i.get("fileSystemTypeVersion") else {}),
     )["FileSystem"]
@@ -349,6 +373,7 @@ RECORDED_ARNS = {
 HANDLERS: dict[str, Handler] = {
     "aws:ec2/vpc:Vpc": _vpc,
     "aws:ec2/subnet:Subnet": _subnet,
+    "aws:ec2/vpcIpv4CidrBlockAssociation:VpcIpv4CidrBlockAssociation": _cidr_association,
     "aws:ec2/vpcEndpoint:VpcEndpoint": _vpc_endpoint,
     "aws:ec2/securityGroup:SecurityGroup": _security_group,
     "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": _rule("ingress"),

@@ -1,0 +1,94 @@
+"""`planner prices refresh`: regenerate a price book from AWS (Price List Query API, Capacity Block offerings)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from planner.errors import InputError, Problem
+
+ARGS = "<command line>"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from planner.commands import region_arg
+
+    p = sub.add_parser("prices", help="price books: regenerate one from AWS (prices refresh)")
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+    r = actions.add_parser("refresh", help="write a dated price book fetched from the AWS Price List and Capacity Block offerings")
+    r.add_argument("--output", "-o", required=True, metavar="FILE", help="the YAML price book to write (use it with --price-book FILE)")
+    r.add_argument("--region", action="append", default=[], type=region_arg, metavar="REGION",
+                   help="only this region (repeatable; default: every region the catalogue lists)")
+    r.add_argument("--no-capacity-blocks", action="store_true",
+                   help="skip DescribeCapacityBlockOfferings (on-demand and FSx for Lustre only)")
+    r.add_argument("--profile", default=None, help="AWS profile (default: the usual credential chain)")
+    r.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (service, region) -> botocore client factory, for tests
+    """Fetch, then write atomically; exit 0 when everything was priced, 1 when the book is partial or empty."""
+    import os
+
+    from planner import catalogue
+    from planner.aws import refresh
+
+    directory = os.path.dirname(os.path.abspath(args.output))
+    if not os.path.isdir(directory):
+        raise InputError([Problem(ARGS, None, "--output", f"no such directory: {directory}")])
+    cat = catalogue.load()
+    unknown = sorted(set(args.region) - {r for t in cat.instance_types.values() for r in t.regions})
+    if unknown:
+        raise InputError([Problem(ARGS, None, "--region", f"no catalogue instance type is offered in '{unknown[0]}'")])
+    today = refresh.today_utc()
+    todo = refresh.items(cat, args.region or None, today, capacity_blocks=not args.no_capacity_blocks)
+    result = refresh.run(todo, client or _clients(args.profile), _progress if sys.stderr.isatty() else None)
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+    from planner.cli import error_line as say  # one line each, whatever AWS answered
+    for why in sorted(set(result.stopped.values())):
+        say(f"stopped asking: {why}")
+    for line in result.missing:
+        say(f"not priced: {line}")
+    if result.not_asked:
+        say(f"not asked: {result.not_asked} more items, after the stop above")
+    if not result.count:
+        say(f"no price fetched; {args.output} not written")
+        return 1
+    refresh.write_book(args.output, result.book(today))
+    done = f"wrote {args.output}: {len(result.instances)} instance and {len(result.lustre)} FSx for Lustre prices, as of {today}"
+    unpriced = len(result.missing) + result.not_asked
+    if unpriced:
+        done += f"; partial: {unpriced} of {len(todo)} items not priced (listed above)"
+    from planner.fileio import emit
+
+    emit(done + "\n")
+    return 1 if unpriced else 0
+
+
+def _progress(i: int, n: int, label: str) -> None:
+    sys.stderr.write(f"\r\033[K[{i}/{n}] {label}")
+    sys.stderr.flush()
+
+
+def _clients(profile: str | None):  # noqa: ANN202
+    """A (service, region) -> client factory; credentials are looked up on first use."""
+    made: dict[str, object] = {}
+
+    def get(service: str, region: str):  # noqa: ANN202
+        from botocore.exceptions import BotoCoreError
+
+        from planner.aws.account import Clients
+        from planner.aws.errors import NO_CREDENTIALS, AwsCallError, explain
+
+        if "clients" not in made:
+            try:
+                clients = Clients(profile)
+            except BotoCoreError as exc:
+                raise explain(exc, "sts:GetCallerIdentity") from None
+            if not clients.has_credentials():
+                raise AwsCallError("pricing:GetProducts", NO_CREDENTIALS, "NoCredentials")
+            made["clients"] = clients
+        return made["clients"].client(service, region)  # type: ignore[attr-defined]
+
+    return get

@@ -1,0 +1,83 @@
+"""`planner plan --program`: a program's plain AWS resources read back into a planned stack.
+
+The child process that runs the program (`planner.program_child`) sends every resource
+it registered; this module turns them into the policy pack's `Graph`, reads the cluster
+back with the pack's own code (`planner.policy.topology`), and remembers where each
+resource was declared, so that findings point at the program's file and line and carry
+the resource's URN (SARIF logical location).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Iterable
+
+from planner.errors import InputError, Problem
+from planner.findings import Finding
+from planner.model import Stack
+
+# id(stack) -> (the stack, URN per line index, source per URN): how to relocate its findings. The
+# stack itself is kept so that its id cannot be reused by another object until it is relocated.
+_LOCATIONS: dict[int, tuple[Stack, list[str | None], dict[str, tuple[str, int | None]]]] = {}
+
+
+def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, str], main: str) -> Stack | None:
+    """The cluster read back from `resources` (as the child sent them); None: nothing accelerated.
+
+    Resources that planner components created are left out: those clusters are planned
+    from the components themselves, never twice.
+    """
+    from planner.policy.resources import AWS_PROVIDER, Graph, Resource
+    from planner.policy.topology import rebuild, to_stack
+
+    region = config.get("aws:region") or None
+    graph_items = []
+    sources: dict[str, tuple[str, int | None]] = {}
+    for r in resources:
+        if not r.get("custom") or "planner:" in r["urn"].split("::")[2]:
+            continue
+        provider = {"region": region} if region and not r["type"].startswith("pulumi:providers:") else {}
+        graph_items.append(Resource(r["type"], r["urn"], r["name"], dict(r.get("props") or {}), provider_props=provider))
+        if r.get("source"):
+            sources[r["urn"]] = (str(r["source"][0]), r["source"][1])
+    graph = Graph(graph_items)
+    if region is None:
+        # an explicit provider resource names it as a property
+        region = next((p.get("region") for p in graph.of_type(AWS_PROVIDER) if isinstance(p.get("region"), str)), None)
+    rebuilt = rebuild(graph, region)
+    if rebuilt.region is None and (rebuilt.data is not None or rebuilt.unplanned or any(
+            "region" in g.message for g in rebuilt.gaps)):
+        raise InputError([Problem(main, None, "aws:region", "cannot tell the AWS region of the program's resources: set "
+                                                            f"`aws:region` in Pulumi.{stack}.yaml (or give a subnet an AZ)")])
+    found, problems = to_stack(rebuilt, stack, main)
+    if problems:
+        raise InputError([_problem(p.message, p.urn, sources, main) for p in problems])
+    if found is None:
+        return None
+    _LOCATIONS[id(found)] = (found, rebuilt.urns, sources)
+    return found
+
+
+def _problem(message: str, urn: str | None, sources: dict[str, tuple[str, int | None]], main: str) -> Problem:
+    file, line = sources.get(urn or "", (main, None))
+    return Problem(file, line, "", message)
+
+
+def relocate(plans: Iterable[Any]) -> list[Any]:
+    """Findings of read-back stacks moved to the program's file and line, with the resource's URN."""
+    out = []
+    for plan in plans:
+        where = _LOCATIONS.get(id(plan.stack))
+        if where is None or where[0] is not plan.stack:
+            out.append(plan)
+            continue
+        _, urns, sources = _LOCATIONS.pop(id(plan.stack))
+        moved = []
+        for f in plan.findings:
+            urn = urns[f.line - 1] if f.line and 0 < f.line <= len(urns) else None
+            file, line = sources.get(urn, (plan.stack.file, None)) if urn else (plan.stack.file, None)
+            moved.append(replace(f, file=file, line=line, resource=urn))
+        out.append(replace(plan, findings=tuple(sorted(moved, key=Finding.sort_key))))
+    return out
+
+

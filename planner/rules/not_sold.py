@@ -1,0 +1,37 @@
+"""A node group bought in a way AWS does not sell: no price exists, and the instances cannot be bought.
+
+The data (`planner/data/prices/not-sold.yaml`) says which instance types are not sold on
+demand and in which regions Capacity Blocks are not sold, each entry with its source. The
+estimate labels the line item "not sold" rather than "price unknown"; this rule points at
+the node group. Spot and UltraServer purchase rules (`spot-unsupported`,
+`ultraserver-purchase`, `capacity-block-supported`) cover their own cases; this rule
+covers the rest of what the data lists.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from planner.findings import Finding
+from planner.rules import Rule, RuleContext, rule
+
+CAPACITY_BLOCKS_PRICING = "https://aws.amazon.com/ec2/capacityblocks/pricing/"
+
+
+@rule(
+    id="purchase-not-sold",
+    severity="warning",
+    description="A node group's instance type is not sold this way in this region (on demand, or Capacity Blocks), so it has no price.",
+    source=CAPACITY_BLOCKS_PRICING,
+    remediation="Choose a purchase option and region where the type is sold (`planner catalog` lists them), e.g. `purchase: capacity-block`.",
+)
+def purchase_not_sold(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    from planner.cost.offers import not_sold
+
+    for g in ctx.cluster.node_groups:
+        gone = not_sold(g.instance_type, ctx.stack.region, g.purchase)
+        if gone is None or (g.purchase == "on-demand" and ctx.catalogue.instance_types[g.instance_type].ultraserver_size):
+            continue  # UltraServers on demand: `ultraserver-purchase` reports it
+        yield r.finding(ctx, g.path + ("purchase",),
+                        f"node group '{g.name}': AWS does not sell {g.instance_type} {g.purchase} in {ctx.stack.region} "
+                        f"({gone.reason}, as of {gone.as_of}): no price, and the instances cannot be bought this way")

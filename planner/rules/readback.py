@@ -1,0 +1,158 @@
+"""Rules for clusters read back from a program's resources (`planner plan --program`, the policy pack).
+
+A stack file states every value; a program's resources leave some unsaid or say more
+than the model holds. These rules report what the read-back kept aside (instance types
+outside the catalogue, groups scaled to zero), what it could not see, the maximum a
+group may scale to, and the shapes only resources can have (a group over several AZs,
+the launch interfaces of a template). They never fire on a stack file.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterator
+
+from planner.findings import Finding
+from planner.rules import Rule, RuleContext, count_path, rule
+
+AZ_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-regions-availability-zones.html"
+ACCELERATED_DOC = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
+CAPACITY_LIMITS_DOC = "https://docs.aws.amazon.com/autoscaling/ec2/userguide/asg-capacity-limits.html"
+PLACEMENT_STRATEGIES_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html"
+EFA_ACC_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html"
+
+
+@rule(
+    id="readback-gap",
+    severity="warning",
+    description="Something the read-back of a program's resources could not see, or had to assume (region, AZ, type, size).",
+    source=AZ_DOC,
+    remediation="Declare the value on the resource (or set `aws:region`; in the pack, its `region`/`availabilityZone` config).",
+)
+def readback_gap(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    for note in ctx.cluster.notes:
+        yield r.finding(ctx, note.path, note.message)
+
+
+@rule(
+    id="instance-type-unlisted",
+    severity="warning",
+    description="Accelerated instances of a type outside planner's catalogue: kept, counted, but not planned or priced.",
+    source=ACCELERATED_DOC,
+    remediation="Plan with a catalogue type (`planner catalog`), or check and price this type yourself.",
+)
+def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    for u in ctx.cluster.unplanned:
+        if u.reason != "unlisted":
+            continue
+        size = f"{u.count} instance(s)" if u.count is not None else "an unknown number of instances"
+        span = f", scaling {u.range}" if u.range and u.maximum is not None else ""
+        yield r.finding(ctx, u.path, f"{u.resource}: {size} of {', '.join(u.instance_types)}{span}, a type outside "
+                                     "planner's catalogue: not planned or priced")
+
+
+@rule(
+    id="scaling-maximum",
+    severity="info",
+    description="An Auto Scaling or EKS node group may grow past its planned (desired) size, or is scaled to zero now.",
+    source=CAPACITY_LIMITS_DOC,
+    remediation="Budget for the maximum, or lower `maxSize` to what you mean to pay for.",
+)
+def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    prices = {}
+    if ctx.cost is not None:
+        prices = {i.name: i.unit_price_usd for i in ctx.cost.line_items}
+    for g in ctx.cluster.node_groups:
+        if g.max_count is None or g.max_count <= g.count:
+            continue
+        unit = prices.get(g.name)
+        cost = f" (${g.max_count * unit:,.2f}/h at the maximum)" if unit is not None else " (no price for it)"
+        yield r.finding(ctx, count_path(g), f"node group '{g.name}' is planned at its desired {g.count} instance(s) but "
+                                            f"may scale to {g.max_count} {g.instance_type}{cost}")
+    for u in ctx.cluster.unplanned:
+        if u.reason == "scaled-to-zero":
+            most = f"may scale to {u.maximum}" if u.maximum is not None else "has no known maximum"
+            yield r.finding(ctx, u.path, f"{u.resource} has a desired size of 0 (planned at 0 instances) and {most} "
+                                         f"{', '.join(u.instance_types)}")
+
+
+@rule(
+    id="node-group-multi-az",
+    severity="error",
+    description=("A node group whose subnets span several AZs while it uses a cluster placement group (one AZ) "
+                 "or EFA (which does not cross AZs)."),
+    source=PLACEMENT_STRATEGIES_DOC,
+    remediation="Give the group subnets of one AZ only (the AZ of its placement group, reservation or Capacity Block).",
+)
+def node_group_multi_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    c = ctx.cluster
+    for g in c.node_groups:
+        if len(g.zones) < 2:
+            continue
+        zones = ", ".join(g.zones)
+        if c.placement == "cluster":
+            yield r.finding(ctx, g.path + ("availability_zone",),
+                            f"node group '{g.name}' may launch in {zones} but uses a cluster placement group, which lies "
+                            "in one AZ: launches (and scaling or instance refreshes) in the other AZs fail")
+        elif g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported:
+            yield r.finding(ctx, g.path + ("availability_zone",),
+                            f"node group '{g.name}' may launch in {zones}: EFA traffic does not cross AZs, so its "
+                            "instances in different AZs cannot reach each other over EFA")
+
+
+@rule(
+    id="efa-interface-layout",
+    severity="error",
+    description=("Launch interfaces with EFA that do not give each network card of the instance type one EFA "
+                 "interface, or whose primary interface is `efa-only`."),
+    source=EFA_ACC_DOC,
+    remediation=("One EFA interface per network card (networkCardIndex 0 to cards-1), the primary one "
+                 "(card 0, device 0) `efa`, the others `efa` or `efa-only`."),
+)
+def efa_interface_layout(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    for g in ctx.cluster.node_groups:
+        if g.interfaces is None:
+            continue
+        for message in layout_problems(g.instance_type, g.interfaces, ctx.catalogue):
+            yield r.finding(ctx, g.path + ("interfaces",), f"node group '{g.name}': {message}")
+
+
+def layout_problems(itype: str, interfaces: tuple[tuple[int, int, str], ...], catalogue) -> list[str]:  # noqa: ANN001
+    """What is wrong with (card, device, type) launch interfaces on `itype`; [] when fine or without EFA."""
+    spec = catalogue.instance_types.get(itype)
+    efa = [(card, dev) for card, dev, kind in interfaces if kind in ("efa", "efa-only")]
+    if spec is None or not efa:
+        return []
+    out = []
+    cards = Counter(card for card, _ in efa)
+    wanted = min(spec.network_cards, spec.efa_max_interfaces or spec.network_cards)  # EFA interfaces the type takes
+    missing = [c for c in range(wanted) if cards[c] == 0]
+    if missing:
+        out.append(f"{itype} has {spec.network_cards} network cards but EFA interfaces are on "
+                   f"{wanted - len(missing)} of them (missing card(s) {ranges(missing)}); add one EFA "
+                   f"interface per card (networkCardIndex 0-{wanted - 1}) for the type's full "
+                   f"{spec.network_bandwidth_gbps:,} Gbps")
+    doubled = sorted(c for c, n in cards.items() if n > 1 and c < spec.network_cards)
+    if doubled:
+        out.append(f"more than one EFA interface on network card(s) {ranges(doubled)}; use one per card")
+    beyond = sorted(c for c in cards if c >= spec.network_cards)
+    if beyond:
+        out.append(f"networkCardIndex {ranges(beyond)} does not exist on {itype} (cards 0-{spec.network_cards - 1})")
+    if any(card == 0 and dev == 0 and kind == "efa-only" for card, dev, kind in interfaces):
+        out.append("the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; it must be 'efa' (EFA with "
+                   "ENA), since the instance needs IP networking on it")
+    return out
+
+
+def ranges(numbers: list[int]) -> str:
+    """[4, 5, 6, 9] -> '4-6, 9'."""
+    out: list[str] = []
+    start = prev = None
+    for n in sorted(numbers) + [None]:  # type: ignore[list-item]
+        if start is not None and (n is None or n != prev + 1):
+            out.append(str(start) if start == prev else f"{start}-{prev}")
+            start = None
+        if n is not None and start is None:
+            start = n
+        prev = n
+    return ", ".join(out)

@@ -1,0 +1,45 @@
+"""The run the workload needs: a schedule shorter than the training job is a plan that cannot finish.
+
+Hours = 6 x parameters x tokens / (accelerators x dense peak x MFU x 3600): the training
+FLOPs estimate of Kaplan et al. ("Scaling Laws for Neural Language Models",
+arXiv:2001.08361, section 2.1: C ~ 6 N D). When the declared workload needs more hours than
+`schedule.hours`, the cluster would be released (or the Capacity Block would end) before the
+job finishes; the cost estimate then also prices the workload's hours and the budget is
+checked against them (`planner.cost.estimate`).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from planner.findings import Finding
+from planner.rules import Rule, RuleContext, rule
+
+KAPLAN = "https://arxiv.org/abs/2001.08361"
+ERROR_RATIO = 2.0  # more than twice the schedule: an error, not a margin to argue about
+
+
+@rule(
+    id="workload-exceeds-schedule",
+    severity="warning",
+    description=(f"The declared workload (6 x parameters x tokens at the MFU) needs more hours than `schedule.hours`; "
+                 f"an error beyond {ERROR_RATIO:g}x."),
+    source=KAPLAN,
+    remediation="Raise `schedule.hours` to the hours the workload needs, add instances, or train on fewer tokens.",
+)
+def workload_exceeds_schedule(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    sched = ctx.cluster.schedule
+    if sched is None or ctx.cluster.workload is None:
+        return
+    from planner.cost.estimate import workload_hours
+
+    need = workload_hours(ctx.cluster, ctx.catalogue)
+    if need is None or need <= sched.hours:
+        return
+    ratio = need / sched.hours
+    yield r.finding(
+        ctx, sched.path + ("hours",),
+        f"the workload needs {need:,.1f} h at the declared MFU ({ratio:,.1f}x schedule.hours {sched.hours:,.1f} h): "
+        "the cluster is released before the job finishes; the estimate on the workload's hours is what the job costs",
+        severity="error" if ratio > ERROR_RATIO else None,
+    )

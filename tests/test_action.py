@@ -1,0 +1,167 @@
+"""The composite GitHub Action (`action.yml`) and the pre-commit hook (`.pre-commit-hooks.yaml`).
+
+The Action's shell steps are run here as the runner runs them: each step's `env:` with its
+`${{ inputs.* }}`, `${{ github.* }}` and `${{ steps.*.outputs.* }}` expressions filled in,
+its `run:` under `bash --noprofile --norc -eo pipefail`, its `$GITHUB_OUTPUT` file read back
+for the next steps. Steps that `uses:` another action (setup-python, the sticky comment) are
+GitHub's and are not run. `planner` is on PATH from this checkout's virtualenv, so the
+install step finds it and installs nothing (tests/test_wheel.py tests the installed wheel).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.conftest import ROOT
+
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+EXPR = re.compile(r"\$\{\{\s*([\w.-]+)\s*\}\}")
+
+
+def _lookup(context: dict[str, Any], path: str) -> str:
+    value: Any = context
+    for part in path.split("."):
+        value = value.get(part, "") if isinstance(value, dict) else ""
+    return str(value)
+
+
+def run_action(workdir: Path, tmp: Path, github: dict[str, str] | None = None, **inputs: str) -> dict[str, Any]:
+    """Run the Action's shell steps in `workdir`; returns outputs, per-step logs and the failing step."""
+    context: dict[str, Any] = {
+        "inputs": {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()} | inputs,
+        "github": {"action_path": str(ROOT), "base_ref": "", "event_name": "push"} | (github or {}),
+        "steps": {},
+    }
+    env_base = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+                    RUNNER_TEMP=str(tmp))
+    logs, skipped = [], []
+    for i, step in enumerate(ACTION["runs"]["steps"]):
+        if "uses" in step:
+            skipped.append(step["uses"].split("@")[0])
+            continue
+        assert step["shell"] == "bash" and "if" not in step
+        out_file = tmp / f"output-{i}"
+        out_file.write_text("", encoding="utf-8")
+        env = env_base | {k: EXPR.sub(lambda m: _lookup(context, m.group(1)), str(v)) for k, v in step.get("env", {}).items()}
+        env["GITHUB_OUTPUT"] = str(out_file)
+        script = EXPR.sub(lambda m: _lookup(context, m.group(1)), step["run"])
+        proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=workdir,
+                              env=env, capture_output=True, text=True, timeout=120)
+        logs.append((step["name"], proc.returncode, proc.stdout, proc.stderr))
+        if "id" in step:
+            outputs = dict(line.split("=", 1) for line in out_file.read_text(encoding="utf-8").splitlines() if "=" in line)
+            context["steps"][step["id"]] = {"outputs": outputs}
+        if proc.returncode != 0:
+            break
+    outputs = {name: EXPR.sub(lambda m: _lookup(context, m.group(1)), spec["value"])
+               for name, spec in ACTION["outputs"].items()}
+    return {"outputs": outputs, "logs": logs, "skipped": skipped, "failed": next(
+        (name for name, code, _, _ in logs if code != 0), None), "code": logs[-1][1]}
+
+
+def _repo(tmp_path: Path, *stacks: Path) -> Path:
+    repo = tmp_path / "infra"
+    (repo / "stacks").mkdir(parents=True)
+    for stack in stacks:
+        shutil.copy(stack, repo / "stacks")
+    return repo
+
+
+def test_the_action_declares_its_inputs_and_outputs() -> None:
+    assert ACTION["runs"]["using"] == "composite"
+    assert {"paths", "fail-on", "price-book", "comment"} <= set(ACTION["inputs"])
+    assert {"exit-code", "total-cost"} <= set(ACTION["outputs"])
+    assert all(spec.get("description") for spec in list(ACTION["inputs"].values()) + list(ACTION["outputs"].values()))
+    # User text reaches the scripts through env, never pasted into them (no script injection).
+    for step in ACTION["runs"]["steps"]:
+        assert "run" not in step or not EXPR.search(step["run"]), step["name"]
+
+
+def test_a_priced_stack_passes_with_its_total_cost(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, ROOT / "stacks" / "Pulumi.p5en-train.yaml")
+    res = run_action(repo, tmp_path)
+    assert res["failed"] is None and res["code"] == 0, res["logs"]
+    assert res["outputs"]["exit-code"] == "0"
+    assert res["outputs"]["total-cost"] == "85044.53"  # the documented p5en-train estimate
+    assert res["skipped"] == ["actions/setup-python", "marocchino/sticky-pull-request-comment"]
+    assert "planner already installed: planner " in res["logs"][0][2]
+    sarif = Path(res["outputs"]["sarif-file"])
+    assert sarif.is_file() and '"version": "2.1.0"' in sarif.read_text(encoding="utf-8")
+    comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
+    assert comment.startswith("<!-- planner-report -->")
+
+
+def test_unknown_prices_make_the_total_unknown_not_zero(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, *sorted((ROOT / "stacks").glob("Pulumi.*.yaml")))
+    res = run_action(repo, tmp_path, **{"price-book": "current"})
+    assert res["outputs"]["exit-code"] == "0" and res["failed"] is None
+    assert res["outputs"]["total-cost"] == "unknown"
+
+
+def test_findings_fail_the_gate_after_the_reports_are_written(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, ROOT / "tests" / "invalid_stacks" / "Pulumi.lustre-capacity.yaml")
+    res = run_action(repo, tmp_path, paths="stacks/Pulumi.lustre-capacity.yaml")
+    assert res["failed"] == "Gate" and res["code"] == 1
+    assert res["outputs"]["exit-code"] == "1"
+    plan_log = res["logs"][1][2]
+    assert "::error file=stacks/Pulumi.lustre-capacity.yaml,line=13,title=lustre-capacity::" in plan_log
+    assert Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8").count("lustre-capacity") >= 1
+    # fail-on warning is stricter: the price-unknown warning alone fails a clean file
+    repo2 = _repo(tmp_path / "w", ROOT / "stacks" / "Pulumi.trn2-dev.yaml")
+    assert run_action(repo2, tmp_path, **{"fail-on": "warning"})["outputs"]["exit-code"] == "1"
+
+
+def test_unusable_input_is_exit_2_with_no_cost(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "stacks" / "Pulumi.broken.yaml").write_text("config:\n  planner:cluster: {}\n", encoding="utf-8")
+    res = run_action(repo, tmp_path)
+    assert res["failed"] == "Gate" and res["code"] == 2
+    assert res["outputs"]["exit-code"] == "2" and res["outputs"]["total-cost"] == "" and res["outputs"]["sarif-file"] == ""
+
+
+def test_the_cost_diff_against_the_pull_requests_base(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, ROOT / "stacks" / "Pulumi.p5en-train.yaml")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "."], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=repo, check=True)
+    subprocess.run([*git, "update-ref", "refs/remotes/origin/main", "HEAD"], cwd=repo, check=True)
+    stack = repo / "stacks" / "Pulumi.p5en-train.yaml"
+    stack.write_text(stack.read_text(encoding="utf-8").replace("count: 8", "count: 16"), encoding="utf-8")
+    res = run_action(repo, tmp_path, github={"base_ref": "main", "event_name": "pull_request"})
+    assert res["failed"] is None, res["logs"]
+    comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
+    assert "origin/main" in comment and "+$84,884.35" in comment
+
+
+def test_the_repository_workflow_uses_the_action_itself() -> None:
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "planner.yml").read_text(encoding="utf-8"))
+    steps = workflow["jobs"]["plan"]["steps"]
+    assert any(step.get("uses") == "./" for step in steps)
+
+
+def test_pre_commit_hook_runs_planner_plan_on_stack_files(tmp_path: Path) -> None:
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert hook["id"] == "planner-plan" and hook["language"] == "python" and hook["pass_filenames"]
+    files = re.compile(hook["files"])
+    assert files.search("stacks/Pulumi.trn2-dev.yaml") and files.search("Pulumi.prod.yaml")
+    assert not files.search("Pulumi.yaml") and not files.search("stacks/Pulumi.dev.yaml.bak")
+    # As pre-commit runs it: the entry, then the changed files that match.
+    entry = shlex.split(hook["entry"])
+    assert entry[0] == "planner"  # the console script the package installs
+    bin_dir = Path(sys.executable).parent
+    ok = subprocess.run([str(bin_dir / entry[0]), *entry[1:], "stacks/Pulumi.p5en-train.yaml"], cwd=ROOT,
+                        capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    bad = subprocess.run([str(bin_dir / entry[0]), *entry[1:], "tests/invalid_stacks/Pulumi.lustre-capacity.yaml"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 1 and "ERROR   lustre-capacity" in bad.stdout

@@ -1,0 +1,193 @@
+"""Public training clusters, translated to Pulumi programs (tests/corpus), planned with `--program`.
+
+Each program's header names its source repository, path and commit; its values are the
+source's, even where wrong. These tests pin what the read-back sees (types, counts, EFA,
+placement, purchase) and what it finds, and that the policy pack reads the same topology.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import runpy
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+CORPUS = ROOT / "tests" / "corpus"
+PROGRAMS = sorted(p.name for p in CORPUS.iterdir() if (p / "Pulumi.yaml").is_file())
+
+
+@lru_cache(maxsize=None)
+def planned(name: str) -> tuple[int, dict[str, Any]]:
+    result = run_cli("plan", "--program", f"tests/corpus/{name}", "--stack", "test", "--format", "json")
+    assert result.code in (0, 1), result.err
+    (stack,) = json.loads(result.out)["stacks"]
+    return result.code, stack
+
+
+def groups(stack: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [(g["name"], g["instance_type"], g["instances"], g["purchase"], g["efa"], g["availability_zone"])
+            for g in stack["summary"]["node_groups"]]
+
+
+def findings(stack: dict[str, Any]) -> list[tuple[str, str]]:
+    return sorted((f["rule"], f["severity"]) for f in stack["findings"])
+
+
+def message(stack: dict[str, Any], rule: str) -> list[str]:
+    return [f["message"] for f in stack["findings"] if f["rule"] == rule]
+
+
+def test_every_corpus_program_names_its_source_and_commit() -> None:
+    assert len(PROGRAMS) >= 6
+    for name in PROGRAMS:
+        header = (CORPUS / name / "__main__.py").read_text().split('"""')[1]
+        assert "Source: " in header and re.search(r"commit\s+[0-9a-f]{40}\b", header), name
+
+
+def test_batch_compute_environment_is_unsized_never_silent() -> None:
+    """aws-samples/awsome-distributed-training 1.architectures/3.aws-batch/0.aws-batch-distributed-training.yaml:
+    p4d.24xlarge between 0 and 100000 vCPUs: no count to plan, so one compute-unsized warning."""
+    code, stack = planned("batch-p4d")
+    assert code == 0 and groups(stack) == []
+    assert findings(stack) == [("compute-unsized", "warning")]
+    (text,) = message(stack, "compute-unsized")
+    assert "'distributed-deep-learning-ce'" in text and "p4d.24xlarge" in text and "0-100000 vCPUs" in text
+    (f,) = stack["findings"]
+    assert f["file"] == "tests/corpus/batch-p4d/__main__.py" and f["line"] == 43
+    assert f["resource"].endswith("aws:batch/computeEnvironment:ComputeEnvironment::distributed-deep-learning-ce")
+    assert any("not planned or priced" in n for n in stack["cost"]["notes"])
+
+
+def test_unmanaged_capacity_block_group_plans_at_desired_and_reports_the_maximum() -> None:
+    """awsome-distributed-training 1.architectures/4.amazon-eks/amazon-eks-nodegroup.yaml: desired 3, max 4,
+    32 EFA interfaces on a p5.48xlarge Capacity Block; no placement group (and none advised)."""
+    code, stack = planned("eks-p5-capacity-block-unmanaged")
+    assert code == 0
+    assert groups(stack) == [("node-group", "p5.48xlarge", 3, "capacity-block", True, "us-east-2a")]
+    assert stack["summary"]["placement_group"] == "none"
+    assert findings(stack) == [("scaling-maximum", "info")]
+    (text,) = message(stack, "scaling-maximum")
+    assert "may scale to 4 p5.48xlarge" in text and "/h at the maximum" in text
+
+
+def test_managed_capacity_block_group_in_a_placement_group_is_flagged() -> None:
+    """aws-ia/terraform-aws-eks-blueprints patterns/ml-capacity-block/eks.tf: the EKS module's EFA support adds a
+    cluster placement group to a Capacity Block group; the m5.large add-on group is not the training cluster."""
+    code, stack = planned("eks-p5e-capacity-block-managed")
+    assert code == 0
+    assert groups(stack) == [("cbr", "p5e.48xlarge", 2, "capacity-block", True, "us-west-2a")]
+    assert stack["summary"]["placement_group"] == "cluster"
+    assert ("placement-group", "warning") in findings(stack)
+    assert "holds Capacity Block group(s) cbr" in message(stack, "placement-group")[0]
+    assert ("efa-interface-layout", "error") not in findings(stack)  # card 0 efa, 31 efa-only: one per card
+
+
+def test_mixed_instances_group_over_two_zones_is_one_error_not_a_split() -> None:
+    """aws/aws-k8s-tester kubetest2/internal/deployers/eksapi/templates/unmanaged-nodegroup-efa.yaml: the type
+    comes from the template through the mixed instances policy; the group's subnets span two AZs."""
+    code, stack = planned("eks-mixed-instances-efa")
+    assert code == 1
+    assert groups(stack) == [("node-group", "p5.48xlarge", 2, "on-demand", True, "us-west-2a")]
+    assert message(stack, "node-group-multi-az") == [
+        "node group 'node-group' may launch in us-west-2a, us-west-2b: EFA traffic does not cross AZs, so its "
+        "instances in different AZs cannot reach each other over EFA"]
+
+
+def test_instances_with_efa_network_interfaces_read_efa_from_the_interfaces() -> None:
+    """whn09/DeepEP start_ec2.sh: two p5en.48xlarge, 16 EFA interfaces each, a placeholder reservation id and an
+    existing subnet: region from the explicit provider, the AZ an explicit gap, the bad id named."""
+    code, stack = planned("instances-p5en-efa-enis")
+    assert code == 0
+    assert stack["region"] == "us-west-2"
+    assert groups(stack) == [("p5", "p5en.48xlarge", 2, "capacity-block", True, "")]
+    gaps = message(stack, "readback-gap")
+    assert sum("YOUR_CapacityReservationId" in g for g in gaps) == 2
+    assert sum("cannot tell the Availability Zone" in g for g in gaps) == 1
+    assert ("placement-group", "warning") not in findings(stack)  # Capacity Blocks bring their own placement
+
+
+def test_neuron_groups_scaled_to_zero_are_reported_never_planned_at_their_maximum() -> None:
+    """awslabs/data-on-eks ai-ml/trainium-inferentia/eks.tf: trn1/trn1n groups at desired 0 (max 4 and 2), inf2
+    (outside the catalogue) at desired 0: nothing is planned, nothing is dropped without a word."""
+    code, stack = planned("eks-trn1-neuron")
+    assert code == 0 and groups(stack) == [] and stack["summary"]["instances"] == 0
+    assert sorted(message(stack, "scaling-maximum")) == [
+        "EKS node group 'trn1-32xl-ng1' has a desired size of 0 (planned at 0 instances) and may scale to 4 trn1.32xlarge",
+        "EKS node group 'trn1n-32xl-ng' has a desired size of 0 (planned at 0 instances) and may scale to 2 trn1n.32xlarge"]
+    unlisted = message(stack, "instance-type-unlisted")
+    assert len(unlisted) == 2 and all("inf2." in m and "0-2 instances" in m for m in unlisted)
+
+
+def test_pcs_launch_template_without_a_type_and_its_node_group() -> None:
+    """aws-samples/aws-hpc-recipes recipes/pcs/enable_efa/assets/pcs-lt-efa-p5.yaml: a template with no instance
+    type, its placement group made outside Pulumi; the PCS node group that uses it sizes itself."""
+    code, stack = planned("pcs-p5-efa-launch-template")
+    assert code == 0 and groups(stack) == []
+    (text,) = message(stack, "compute-unsized")
+    assert "AWS PCS compute node group 'p5-nodes' may launch p5.48xlarge (0-4 instances)" in text
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_the_pack_and_the_cli_read_the_same_topology(name: str) -> None:
+    """The same program through `planner.policy.testing.capture` and the pack's planning: same node groups,
+    same summary, same findings (rule and message) as `planner plan --program`."""
+    from planner import programs
+    from planner.policy.planning import plan_resources
+    from planner.policy.testing import capture, stack_args
+
+    project = programs.load(str(CORPUS / name))
+    config = project.config("test")
+    specs = capture(lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"), config=config,
+                    stack="test", project=project.name)
+    outcome = plan_resources(stack_args(specs, region=config.get("aws:region")).resources, {})
+    assert outcome.plan is not None and outcome.problems == []
+    _, stack = planned(name)
+    assert outcome.plan.summary == stack["summary"]
+    assert sorted((f.rule, f.message) for f in outcome.plan.findings) == sorted((f["rule"], f["message"]) for f in stack["findings"])
+
+
+def _pack(name: str, policy_config: dict[str, Any]) -> list[Any]:
+    from planner import programs
+    from planner.policy import policies
+    from planner.policy.testing import capture, check
+
+    project = programs.load(str(CORPUS / name))
+    config = project.config("test")
+    specs = capture(lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"), config=config,
+                    stack="test", project=project.name)
+    return [r for r in check(specs, [policies.budget], policy_config, region=config.get("aws:region"))]
+
+
+def test_budget_fails_on_compute_that_cannot_be_sized_unless_the_user_sizes_it() -> None:
+    """The PCS node group (aws-hpc-recipes pcs-lt-efa-p5.yaml) sizes itself: "nothing priced" is no pass."""
+    found = _pack("pcs-p5-efa-launch-template", {"planner-budget": {"maxTotalUsd": 1000}})
+    assert [(r.enforcement, r.urn.rsplit("::", 1)[-1]) for r in found] == [("mandatory", "p5-nodes")]
+    assert "AWS PCS compute node group 'p5-nodes' may launch p5.48xlarge (0-4 instances)" in found[0].message
+    assert "set `hours` and `instances`" in found[0].message
+    # sized by the user: 2 x p5.48xlarge for 10 h, priced from the price book, held to the budget
+    found = _pack("pcs-p5-efa-launch-template", {"planner-budget": {"maxTotalUsd": 1000, "hours": 10, "instances": 2}})
+    assert [m.split("]")[0] for m in (r.message for r in found)] == ["[budget-exceeded"]
+    assert _pack("pcs-p5-efa-launch-template",
+                 {"planner-budget": {"maxTotalUsd": 100000, "hours": 10, "instances": 2}}) == []
+
+
+def test_sarif_and_annotations_land_on_the_programs_code_with_the_urn() -> None:
+    result = run_cli("plan", "--program", "tests/corpus/eks-mixed-instances-efa", "--stack", "test", "--format", "sarif")
+    assert result.code == 1, result.err
+    results = json.loads(result.out)["runs"][0]["results"]
+    (multi,) = [r for r in results if r["ruleId"] == "node-group-multi-az"]
+    loc = multi["locations"][0]
+    assert loc["physicalLocation"]["artifactLocation"]["uri"] == "tests/corpus/eks-mixed-instances-efa/__main__.py"
+    lines = (CORPUS / "eks-mixed-instances-efa" / "__main__.py").read_text().splitlines()
+    assert lines[loc["physicalLocation"]["region"]["startLine"] - 1].startswith("aws.autoscaling.Group(")
+    assert loc["logicalLocations"] == [{"fullyQualifiedName": "urn:pulumi:test::eks-mixed-instances-efa::"
+                                                              "aws:autoscaling/group:Group::node-group", "kind": "resource"}]
+    github = run_cli("plan", "--program", "tests/corpus/eks-mixed-instances-efa", "--stack", "test", "--format", "github")
+    assert any(line.startswith("::error file=tests/corpus/eks-mixed-instances-efa/__main__.py,line=")
+               for line in github.out.splitlines())

@@ -1,0 +1,151 @@
+"""`planner prices refresh` against botocore's Stubber (moto has no `pricing` service and no
+Capacity Block offerings): answers shaped like AWS's, test figures (arithmetic, not prices),
+partial answers, access denied, and the atomic write."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from test_live_prices import LUSTRE_ROWS, ec2_product
+from test_preflight_helpers import StubbedAws, isolate
+
+from planner.aws import pricing, refresh
+from planner.commands import prices
+from planner.cost import load_price_book
+
+
+@pytest.fixture(autouse=True)
+def fake_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    isolate(monkeypatch, tmp_path)
+
+
+ON_DEMAND = {"p5en.48xlarge": "63.2960000000", "p5.48xlarge": "55.0400000000", "trn1.32xlarge": "21.5000000000",
+             "trn1n.32xlarge": "24.7800000000", "p6-b200.48xlarge": "113.9328000000"}
+
+
+def _args(out: Path, *more: str) -> argparse.Namespace:
+    return argparse.Namespace(output=str(out), region=["us-east-2"], no_capacity_blocks="--no-cb" in more, profile=None)
+
+
+def _stub_pricing(aws: StubbedAws, fail_at: str | None = None) -> None:
+    stub = aws.stub("pricing", "us-east-1")
+    for itype, usd in ON_DEMAND.items():  # catalogue order; trn2, trn2u, p5e are not sold on demand
+        params = {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ec2_filters(itype, "us-east-2")}
+        if itype == fail_at:
+            stub.add_client_error("get_products", "ThrottlingException", "Rate exceeded", expected_params=params)
+            continue
+        stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": [ec2_product(itype, "us-east-2", usd, f"SKU{itype[:4]}")]},
+                          params)
+    stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": LUSTRE_ROWS},
+                      {"ServiceCode": "AmazonFSx", "FormatVersion": "aws_v1", "Filters": pricing.lustre_filters("us-east-2")})
+
+
+def test_on_demand_and_lustre_make_a_book_planner_reads(tmp_path: Path) -> None:
+    aws = StubbedAws()
+    _stub_pricing(aws)
+    out = tmp_path / "aws.yaml"
+    code = prices.run(_args(out, "--no-cb"), client=aws.client)
+    aws.assert_no_pending()
+    assert code == 1  # partial: the test Price List has no SCRATCH_1, PERSISTENT_1 or 1000 MB/s/TiB rows
+    book = load_price_book(str(out))
+    p5 = book.instance("p5.48xlarge", "us-east-2", "on-demand")
+    assert p5.usd == 55.04 and p5.source.startswith("AWS Price List Query API (AmazonEC2, sku SKUp5.4")
+    assert p5.as_of == refresh.today_utc() and p5.book == "aws-" + refresh.today_utc()
+    assert book.lustre_price("us-east-2", "PERSISTENT_2", 250).usd == 0.21  # the backup row is not storage
+    assert book.lustre_price("us-east-2", "SCRATCH_2", None).usd == 0.14
+    assert not list(tmp_path.glob(".prices-*"))  # the temporary file was renamed
+
+
+def test_capacity_blocks_per_instance_hour_and_ultraservers_by_ultraserver(tmp_path: Path) -> None:
+    aws = StubbedAws()
+    _stub_pricing(aws)
+    ec2 = aws.stub("ec2", "us-east-2")
+    # an answer per type, in catalogue order: trn2, trn2u (by UltraServer), p5en, p5e, p5, trn1, p6-b200
+    fees = {"trn2.48xlarge": ("858.2592", 1, None), "trn2u.48xlarge": ("3433.0368", None, 1), "p5en.48xlarge": ("1318.08", 1, None),
+            "p5e.48xlarge": ("1146.24", 1, None), "p5.48xlarge": ("996.672", 1, None), "trn1.32xlarge": ("228.768", 1, None),
+            "p6-b200.48xlarge": ("2372.16", 1, None)}
+    for itype, (fee, count, ultra) in fees.items():
+        offer = {"CapacityBlockOfferingId": f"cbr-{itype[:4]}", "AvailabilityZone": "us-east-2b", "CapacityBlockDurationHours": 24,
+                 "UpfrontFee": fee, "CurrencyCode": "USD", "Tenancy": "default"}
+        ask = {"CapacityDurationHours": 24}
+        if ultra:
+            offer.update(UltraserverType="u-trn2x64", UltraserverCount=ultra)
+            ask.update(UltraserverType="u-trn2x64", UltraserverCount=1)
+        else:
+            offer.update(InstanceType=itype, InstanceCount=count)
+            ask.update(InstanceType=itype, InstanceCount=1)
+        ec2.add_response("describe_capacity_block_offerings", {"CapacityBlockOfferings": [offer]}, ask)
+    out = tmp_path / "aws.yaml"
+    prices.run(_args(out), client=aws.client)
+    book = load_price_book(str(out))
+    assert book.instance("trn2.48xlarge", "us-east-2", "capacity-block").usd == round(858.2592 / 24, 4)
+    us = book.instance("trn2u.48xlarge", "us-east-2", "capacity-block")
+    assert us.usd == round(3433.0368 / 24 / 4, 4)  # one UltraServer = four trn2u.48xlarge
+    assert "1 UltraServer(s) (u-trn2x64)" in us.note and "offering cbr-trn2" in us.note
+    assert book.instance("p5.48xlarge", "us-east-2", "capacity-block").usd == round(996.672 / 24, 4)
+
+
+def test_throttling_and_access_denied_give_a_partial_book(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    aws = StubbedAws()
+    _stub_pricing(aws, fail_at="trn1.32xlarge")
+    aws.stub("ec2", "us-east-2").add_client_error("describe_capacity_block_offerings", "UnauthorizedOperation",
+                                                  "You are not authorized to perform this operation.",
+                                                  expected_params={"CapacityDurationHours": 24, "InstanceType": "trn2.48xlarge", "InstanceCount": 1})
+    out = tmp_path / "aws.yaml"
+    code = prices.run(_args(out), client=aws.client)
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "trn1.32xlarge on-demand us-east-2: AWS throttled pricing:GetProducts" in err
+    assert "stopped asking: access denied to ec2:DescribeCapacityBlockOfferings in us-east-2" in err
+    assert "not asked: 6 more items" in err  # the other six Capacity Block types
+    book = load_price_book(str(out))
+    assert book.instance("p5.48xlarge", "us-east-2", "on-demand").usd == 55.04
+    assert book.instance("trn1.32xlarge", "us-east-2", "on-demand").usd == 21.5  # the built-in book's, underneath
+    assert all(line.startswith("planner: ") for line in err.splitlines())
+
+
+def test_nothing_fetched_writes_nothing_and_keeps_the_old_file(tmp_path: Path) -> None:
+    out = tmp_path / "aws.yaml"
+    out.write_text("name: old\n", encoding="utf-8")
+
+    def no_credentials(service: str, region: str):  # noqa: ANN202
+        from planner.aws.errors import NO_CREDENTIALS, AwsCallError
+        raise AwsCallError("pricing:GetProducts", NO_CREDENTIALS, "NoCredentials")
+
+    assert prices.run(_args(out), client=no_credentials) == 1
+    assert out.read_text(encoding="utf-8") == "name: old\n"
+
+
+def test_a_failed_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    def boom(src: str, dst: str) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError):
+        refresh.write_book(str(tmp_path / "aws.yaml"), {"name": "x"})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_arguments_exit_2(tmp_path: Path) -> None:
+    from tests.conftest import run_cli
+
+    res = run_cli("prices", "refresh", "-o", str(tmp_path / "no" / "such" / "dir.yaml"))
+    assert res.code == 2 and "no such directory" in res.err
+    res = run_cli("prices", "refresh", "-o", str(tmp_path / "x.yaml"), "--region", "eu-west-1")
+    assert res.code == 2 and "no catalogue instance type is offered in 'eu-west-1'" in res.err
+
+
+def test_refresh_is_off_the_plan_path() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, planner.cli; planner.cli.build_parser(); print('boto3' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+    assert json.dumps(refresh.LUSTRE_TIERS)  # the tiers are plain data

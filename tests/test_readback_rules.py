@@ -1,0 +1,93 @@
+"""The rules of clusters read back from a program: each triggered, each quiet on a near miss, each
+resting on the AWS text quoted in its case. They never fire on a stack file (tests/test_rules.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from planner import rules
+from planner.policy.planning import plan_resources
+from planner.policy.testing import Spec, stack_args
+
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+ASG = "aws:autoscaling/group:Group"
+SUBNET = "aws:ec2/subnet:Subnet"
+PG = "aws:ec2/placementGroup:PlacementGroup"
+INSTANCE = "aws:ec2/instance:Instance"
+BATCH = "aws:batch/computeEnvironment:ComputeEnvironment"
+
+READBACK_RULES = ("compute-unsized", "efa-interface-layout", "instance-type-unlisted", "node-group-multi-az",
+                  "readback-gap", "scaling-maximum")
+
+
+@pytest.fixture(autouse=True)
+def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pulumi.runtime
+
+    real = pulumi.runtime.get_config
+    monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None if key == "planner:cluster" else real(key))
+
+
+def subnets(*zones: str) -> list[Spec]:
+    return [Spec(SUBNET, f"s-{z}", {"id": f"subnet-0{i:07x}", "availabilityZone": z}) for i, z in enumerate(zones)]
+
+
+def cluster(cards: int = 16, zones: tuple[str, ...] = ("us-east-2b",), desired: int = 2, maximum: int = 2,
+            pg: bool = True, itype: str = "trn2.48xlarge", subnet_ids: Any = None) -> list[Spec]:
+    subs = subnets(*zones)
+    lt = Spec(LT, "t", {"id": "lt-01", "instanceType": itype, "networkInterfaces": [
+        {"networkCardIndex": c, "deviceIndex": 0 if c == 0 else 1, "interfaceType": "efa" if c == 0 else "efa-only"}
+        for c in range(cards)]})
+    props = {"desiredCapacity": desired, "minSize": 0, "maxSize": maximum, "launchTemplate": {"id": "lt-01"},
+             "vpcZoneIdentifiers": subnet_ids if subnet_ids is not None else [s.props["id"] for s in subs]}
+    specs = [*subs, lt]
+    if pg:
+        specs.append(Spec(PG, "pg", {"name": "pg", "strategy": "cluster"}))
+        props["placementGroup"] = "pg"
+    return [*specs, Spec(ASG, "g", props)]
+
+
+def batch(types: list[str]) -> list[Spec]:
+    return [Spec(BATCH, "ce", {"computeResources": {"instanceTypes": types, "minVcpus": 0, "maxVcpus": 4096}})]
+
+
+def fired(specs: list[Spec], rule: str) -> list[str]:
+    outcome = plan_resources(stack_args(specs).resources, {})
+    assert outcome.plan is not None, outcome.gaps
+    return [f.message for f in outcome.plan.findings if f.rule == rule]
+
+
+CASES = {
+    # API_ComputeResource: "maxvCpus: The maximum number of vCPUs that a compute environment can support." and
+    # "desiredvCpus: ... Batch modifies this value between the minimum and maximum values based on job queue demand."
+    "compute-unsized": (cluster() + batch(["p4d.24xlarge"]), cluster() + batch(["m5.large"])),
+    # "One EFA interface per network card" / "You can't use an EFA-only network interface as the primary network
+    # interface." (Maximize network bandwidth on Amazon EC2 instances with multiple network cards)
+    "efa-interface-layout": (cluster(cards=8), cluster(cards=16)),
+    # accelerated types outside the catalogue (EC2 accelerated computing instance types): named with their count
+    "instance-type-unlisted": (cluster() + [Spec(INSTANCE, "g-0", {"instanceType": "g6.48xlarge", "subnetId": "subnet-00000000"})],
+                               cluster() + [Spec(INSTANCE, "b-0", {"instanceType": "t3.micro", "subnetId": "subnet-00000000"})]),
+    # "A cluster placement group is a logical grouping of instances within a single Availability Zone."
+    "node-group-multi-az": (cluster(zones=("us-east-2a", "us-east-2b")), cluster(zones=("us-east-2a",))),
+    # an Availability Zone belongs to one Region; the read-back states what it cannot tell
+    "readback-gap": (cluster(subnet_ids=["subnet-0elsewhere"]), cluster()),
+    # "the maximum capacity ... the group can scale out to" (Auto Scaling group capacity limits)
+    "scaling-maximum": (cluster(desired=2, maximum=4), cluster(desired=2, maximum=2)),
+}
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_rule_fires_and_keeps_quiet_on_the_near_miss(rule_id: str) -> None:
+    trigger, near_miss = CASES[rule_id]
+    r = rules.get(rule_id)
+    assert r is not None and r.source.startswith("https://") and r.remediation
+    assert fired(trigger, rule_id)
+    assert fired(near_miss, rule_id) == []
+
+
+def test_every_readback_rule_has_cases() -> None:
+    owned = {rid for rid, r in rules.registry().items()
+             if r.check.__module__ in ("planner.rules.readback", "planner.rules.unsized")}
+    assert owned == set(READBACK_RULES) == set(CASES)

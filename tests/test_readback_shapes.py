@@ -1,0 +1,191 @@
+"""Shapes real programs use, read back by the one read-back (`planner.policy.topology`), each built
+from a public example named in its docstring. Resources are given as the engine shows them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from planner.policy.planning import plan_resources
+from planner.policy.resources import Graph, from_policy
+from planner.policy.testing import Spec, stack_args
+from planner.policy.topology import rebuild
+
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+ASG = "aws:autoscaling/group:Group"
+INSTANCE = "aws:ec2/instance:Instance"
+ENI = "aws:ec2/networkInterface:NetworkInterface"
+SUBNET = "aws:ec2/subnet:Subnet"
+PG = "aws:ec2/placementGroup:PlacementGroup"
+EKS_NG = "aws:eks/nodeGroup:NodeGroup"
+
+
+@pytest.fixture(autouse=True)
+def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pulumi.runtime
+
+    real = pulumi.runtime.get_config
+    monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None if key == "planner:cluster" else real(key))
+
+
+def interfaces(cards: int, first: str = "efa", rest: str = "efa-only", device_of_rest: int = 1) -> list[dict[str, Any]]:
+    return [{"networkCardIndex": c, "deviceIndex": 0 if c == 0 else device_of_rest,
+             "interfaceType": first if c == 0 else rest, "subnetId": "subnet-0aaa1111"} for c in range(cards)]
+
+
+def subnet(az: str = "us-east-2b", sid: str = "subnet-0aaa1111") -> Spec:
+    return Spec(SUBNET, f"s-{az}", {"id": sid, "availabilityZone": az})
+
+
+def planned(specs: list[Spec], region: str | None = "us-east-2") -> Any:
+    return plan_resources(stack_args(specs, region=region).resources, {})
+
+
+def rules_of(outcome: Any) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for f in outcome.plan.findings:
+        out.setdefault(f.rule, []).append(f.message)
+    return out
+
+
+def test_template_without_a_type_is_checked_against_the_mixed_instances_override() -> None:
+    """AWS CloudFormation user guide (awsdocs/aws-cloudformation-user-guide,
+    doc_source/aws-properties-autoscaling-autoscalinggroup-launchtemplateoverrides.md): overrides "override the
+    instance type that is specified in the launch template". The template names no type; the override's
+    trn2.48xlarge (16 network cards) is what the EFA layout (8 cards here) is checked against."""
+    lt = Spec(LT, "workers", {"id": "lt-0aaa", "networkInterfaces": interfaces(8)})
+    asg = Spec(ASG, "workers", {"desiredCapacity": 2, "maxSize": 2, "vpcZoneIdentifiers": ["subnet-0aaa1111"],
+                                "mixedInstancesPolicy": {"launchTemplate": {
+                                    "launchTemplateSpecification": {"launchTemplateId": "lt-0aaa"},
+                                    "overrides": [{"instanceType": "trn2.48xlarge"}, {"instanceType": "p5.48xlarge"}]}}})
+    out = planned([subnet(), lt, asg])
+    (g,) = out.plan.stack.cluster.node_groups
+    assert (g.instance_type, g.count, g.efa) == ("trn2.48xlarge", 2, True)
+    found = rules_of(out)
+    assert any("trn2.48xlarge has 16 network cards" in m and "missing card(s) 8-15" in m for m in found["efa-interface-layout"])
+    assert any("may launch any of trn2.48xlarge, p5.48xlarge; planned as trn2.48xlarge" in m for m in found["readback-gap"])
+
+
+def test_instance_type_from_the_instance_when_the_template_has_none() -> None:
+    """pulumi-aws `aws.ec2.Instance(launch_template=..., instance_type=...)`, as in the EFA run-instances scripts
+    (whn09/DeepEP start_ec2.sh): the instance's type, the template's `efa-only` primary interface is an error."""
+    lt = Spec(LT, "nodes", {"id": "lt-0bbb", "networkInterfaces": interfaces(16, first="efa-only")})
+    nodes = [Spec(INSTANCE, f"node-{i}", {"instanceType": "p5en.48xlarge", "launchTemplate": {"id": "lt-0bbb"},
+                                          "subnetId": "subnet-0aaa1111", "placementGroup": "pg-x"}) for i in range(2)]
+    pg = Spec(PG, "pg-x", {"name": "pg-x", "strategy": "cluster"})
+    out = planned([subnet(), lt, pg, *nodes])
+    (g,) = out.plan.stack.cluster.node_groups
+    assert (g.instance_type, g.count) == ("p5en.48xlarge", 2)
+    assert any("primary interface" in m for m in rules_of(out)["efa-interface-layout"])
+
+
+def test_efa_is_read_from_attached_network_interfaces_never_assumed() -> None:
+    """whn09/DeepEP start_ec2.sh (run-instances with one EFA interface per network card), as pulumi-aws writes
+    it: `aws.ec2.NetworkInterface(interface_type="efa")` attached through `network_interfaces`. Without them,
+    an instance has no EFA."""
+    enis = [Spec(ENI, f"eni-{c}", {"id": f"eni-0{c:03x}", "interfaceType": "efa", "subnetId": "subnet-0aaa1111"})
+            for c in range(16)]
+    with_efa = Spec(INSTANCE, "gpu-0", {"instanceType": "p5en.48xlarge", "networkInterfaces": [
+        {"networkCardIndex": c, "deviceIndex": 0 if c == 0 else 1, "networkInterfaceId": f"eni-0{c:03x}"} for c in range(16)]})
+    plain = Spec(INSTANCE, "solo-0", {"instanceType": "p5en.48xlarge", "subnetId": "subnet-0aaa1111"})
+    out = rebuild(Graph(from_policy(r) for r in stack_args([subnet(), *enis, with_efa, plain]).resources))
+    efa = {g["name"]: (g["efa"], g["availability_zone"]) for g in out.data["node_groups"]}
+    assert efa == {"gpu": (True, "us-east-2b"), "solo": (False, "us-east-2b")}
+
+
+def test_eks_group_plans_at_desired_size_and_reports_the_maximum() -> None:
+    """aws-samples/awsome-distributed-training 1.architectures/4.amazon-eks/amazon-eks-nodegroup.yaml pattern as an
+    EKS managed group (`scaling_config` desired 3, max 4): planned at 3, the maximum an info finding."""
+    ng = Spec(EKS_NG, "p5", {"instanceTypes": ["p5.48xlarge"], "capacityType": "ON_DEMAND", "subnetIds": ["subnet-0aaa1111"],
+                             "scalingConfig": {"desiredSize": 3, "minSize": 1, "maxSize": 4}})
+    out = planned([subnet(), ng])
+    (g,) = out.plan.stack.cluster.node_groups
+    assert (g.count, g.max_count, g.efa) == (3, 4, False)
+    assert any("may scale to 4 p5.48xlarge" in m for m in rules_of(out)["scaling-maximum"])
+
+
+def test_existing_placement_group_is_not_no_placement_group() -> None:
+    """aws-samples/aws-hpc-recipes recipes/pcs/enable_efa/assets/pcs-lt-efa-p5.yaml takes `PlacementGroupName` of an
+    existing group: named, not declared. It is read as a cluster placement group, with a note, and no
+    "add a placement group" advice."""
+    lt = Spec(LT, "p5", {"id": "lt-0ccc", "instanceType": "p5.48xlarge", "networkInterfaces": interfaces(32),
+                         "placement": {"groupName": "efa-existing"}})
+    asg = Spec(ASG, "p5", {"desiredCapacity": 4, "maxSize": 4, "vpcZoneIdentifiers": ["subnet-0aaa1111"],
+                           "launchTemplate": {"id": "lt-0ccc"}})
+    out = planned([subnet(), lt, asg])
+    assert out.plan.stack.cluster.placement_group == "cluster"
+    found = rules_of(out)
+    assert "placement-group" not in found
+    assert any("placement group 'efa-existing'" in m and "not a resource of this stack" in m for m in found["readback-gap"])
+
+
+def test_targeted_reservation_gets_no_placement_group_advice() -> None:
+    """aws-samples/awsome-distributed-training 1.architectures/4.amazon-eks/eks-p4de-odcr.yaml launches into a
+    targeted On-Demand Capacity Reservation. AWS: a reservation is created in a cluster placement group, or not
+    (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/cr-cpg.html): telling the user to add a group the
+    reservation is not in would break the launch."""
+    lt = Spec(LT, "odcr", {"id": "lt-0ddd", "instanceType": "p5.48xlarge", "networkInterfaces": interfaces(32),
+                           "capacityReservationSpecification": {"capacityReservationTarget": {
+                               "capacityReservationId": "cr-0123456789abcdef0"}}})
+    asg = Spec(ASG, "odcr", {"desiredCapacity": 4, "maxSize": 4, "vpcZoneIdentifiers": ["subnet-0aaa1111"],
+                             "launchTemplate": {"id": "lt-0ddd"}})
+    out = planned([subnet(), lt, asg])
+    (g,) = out.plan.stack.cluster.node_groups
+    assert g.capacity_reservation_id == "cr-0123456789abcdef0" and g.purchase == "on-demand"
+    assert "placement-group" not in rules_of(out)
+
+
+def test_region_from_subnets_and_zones_when_no_provider_says() -> None:
+    """`us-east-2b` is in `us-east-2`: the region of a stack whose provider names none (the pack sees no default
+    provider region; the CLI has no `aws:region`), as in awsome-distributed-training's CloudFormation templates."""
+    inst = Spec(INSTANCE, "node-0", {"instanceType": "p5.48xlarge", "availabilityZone": "us-east-2b"})
+    out = rebuild(Graph(from_policy(r) for r in stack_args([inst], region=None).resources))
+    assert out.region == "us-east-2"
+    out = rebuild(Graph(from_policy(r) for r in stack_args([subnet("us-west-2c"), inst], region=None).resources))
+    assert out.region == "us-west-2"
+
+
+def test_types_outside_the_catalogue_are_kept_and_counted() -> None:
+    """awslabs/data-on-eks ai-ml/trainium-inferentia/eks.tf declares inf2 groups: outside the catalogue, they are
+    named with their count in a finding, never dropped without a word; a t3 bastion is not the cluster."""
+    gpus = [Spec(INSTANCE, f"g6-{i}", {"instanceType": "g6.48xlarge", "subnetId": "subnet-0aaa1111"}) for i in range(3)]
+    bastion = Spec(INSTANCE, "bastion", {"instanceType": "t3.micro", "subnetId": "subnet-0aaa1111"})
+    out = planned([subnet(), *gpus, bastion])
+    (text,) = rules_of(out)["instance-type-unlisted"]
+    assert "3 instance(s) of g6.48xlarge" in text and "bastion" not in text
+    assert out.plan.stack.cluster.node_groups == ()
+
+
+def test_desired_zero_is_never_the_maximum() -> None:
+    """awslabs/data-on-eks trn1-32xl-ng1: `desired_size = var.trn1_32xl_desired_size` (default 0), `max_size = 4`."""
+    asg = Spec(ASG, "trn1", {"desiredCapacity": 0, "minSize": 0, "maxSize": 4, "vpcZoneIdentifiers": ["subnet-0aaa1111"],
+                             "launchTemplate": {"id": "lt-0eee"}})
+    lt = Spec(LT, "trn1", {"id": "lt-0eee", "instanceType": "trn1.32xlarge", "networkInterfaces": interfaces(8)})
+    out = planned([subnet(), lt, asg])
+    assert out.plan.summary["instances"] == 0
+    (text,) = rules_of(out)["scaling-maximum"]
+    assert "desired size of 0" in text and "may scale to 4 trn1.32xlarge" in text
+
+
+def test_karpenter_and_hyperpod_compute_is_named_with_its_types_and_range() -> None:
+    """awsome-distributed-training 1.architectures/4.amazon-eks/terraform/examples/karpenter-workloads.yaml style
+    node pools and SageMaker HyperPod instance groups size themselves: `compute-unsized`, never silence."""
+    pool = Spec("kubernetes:karpenter.sh/v1:NodePool", "gpu", {"spec": {
+        "template": {"spec": {"requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                                                 "values": ["p5.48xlarge", "p4d.24xlarge"]}]}},
+        "limits": {"nvidia.com/gpu": 64}}})
+    hyperpod = Spec("aws-native:sagemaker:Cluster", "hp", {"instanceGroups": [
+        {"instanceGroupName": "workers", "instanceType": "ml.p5.48xlarge", "instanceCount": 4.0}]})
+    out = planned([subnet(), pool, hyperpod])
+    texts = rules_of(out)["compute-unsized"]
+    assert any("Karpenter node pool 'gpu' may launch p5.48xlarge, p4d.24xlarge (nvidia.com/gpu up to 64)" in t for t in texts)
+    assert any("SageMaker HyperPod cluster 'hp'" in t and "instance counts 4" in t for t in texts)
+
+
+def test_the_same_program_gives_byte_identical_json(tmp_path: Any) -> None:
+    from conftest import run_cli
+
+    runs = [run_cli("plan", "--program", "tests/corpus/eks-trn1-neuron", "--stack", "test", "--format", "json")
+            for _ in range(2)]
+    assert runs[0].code == runs[1].code == 0 and runs[0].out == runs[1].out

@@ -1,0 +1,285 @@
+"""Rules that say only what AWS says (issue 13): each test quotes the AWS text its rule rests on.
+
+Every test here failed on the rules as they were before: a false error, a figure without a
+public source, or a source users cannot open.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+
+import pytest
+
+from planner import blocks, catalogue, rules, yamlload
+from planner.cost import book as _book
+from planner.cost.estimate import estimate
+from planner.parse import load_stack
+from planner.pipeline import plan_stack
+from planner.rules import lustre as lustre_rules
+from tests.conftest import run_cli
+
+
+def _findings(stack_file, cluster: str, rule_id: str, region: str = "us-east-2"):  # noqa: ANN001, ANN202
+    plan = plan_stack(load_stack(str(stack_file(cluster, region=region))))
+    return [f for f in plan.findings if f.rule == rule_id]
+
+
+def _trn2(extra: str = "", count: int = 1, itype: str = "trn2.48xlarge", purchase: str = "on-demand") -> str:
+    return (f"availability_zone: us-east-2b\nnode_groups:\n  - name: trainers\n    instance_type: {itype}\n"
+            f"    count: {count}\n    purchase: {purchase}\n{extra}")
+
+
+# --- every rule: a public https source -------------------------------------------------------
+
+def test_every_rule_and_check_has_a_public_https_source() -> None:
+    """`planner rules --format json` shows an https source for every rule (issue 13, done when)."""
+    out = run_cli("rules", "--format", "json")
+    assert out.code == 0, out.err
+    listed = json.loads(out.out)
+    entries = listed["rules"] if isinstance(listed, dict) else listed
+    assert entries
+    for r in entries:
+        assert re.match(r"^https://[a-z0-9.-]+\.[a-z]{2,}/", r["source"]), r
+    for r in rules.known().values():
+        assert r.source.startswith("https://"), (r.id, r.source)
+
+
+# --- 1. lustre-s3-association ---------------------------------------------------------------
+
+def test_scratch_1_accepts_an_s3_import_path(stack_file) -> None:
+    """FSx API reference, CreateFileSystemLustreConfiguration: "The following parameters are not
+    supported for file systems with the Persistent_2 deployment type. Instead, use
+    CreateDataRepositoryAssociation ... AutoImportPolicy, ExportPath, ImportedChunkSize,
+    ImportPath"; and AutoImportPolicy is "Available with Scratch and Persistent_1 deployment
+    types." SCRATCH_1 takes ImportPath, as planner's component sends it."""
+    cluster = _trn2("lustre:\n  deployment_type: SCRATCH_1\n  storage_capacity_gib: 2400\n"
+                    "  s3_import_path: s3://example-training-data/tokens\n")
+    assert _findings(stack_file, cluster, "lustre-s3-association") == []
+    dt = lustre_rules.deployment_types()
+    assert dt["SCRATCH_1"].s3_link == "import_path"
+    assert dt["PERSISTENT_2"].s3_link == "data_repository_association"
+    assert "import_path" not in dt["PERSISTENT_2"].s3_links
+
+
+def test_s3_link_on_a_type_that_accepts_none_is_an_error(stack_file, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The FSx for Lustre guide: "Data repository associations, automatic export, and support for
+    multiple data repositories aren't available on FSx for Lustre 2.10 file systems or Scratch 1
+    file systems." A type without ImportPath and without associations (none ships) would be an
+    error: run the rule against such data."""
+    types = lustre_rules.deployment_types()
+    patched = {**types, "SCRATCH_1": dataclasses.replace(types["SCRATCH_1"], s3_links=())}
+    stack = load_stack(str(stack_file(_trn2("lustre:\n  deployment_type: SCRATCH_1\n  storage_capacity_gib: 2400\n"
+                                            "  s3_import_path: s3://example-training-data/tokens\n"))))
+    monkeypatch.setattr(lustre_rules, "deployment_types", lambda: patched)
+    hits = rules.get("lustre-s3-association").run(rules.RuleContext(stack, catalogue.load()))
+    assert [(f.severity, f.line) for f in hits] == [("error", 13)]
+    assert "neither ImportPath nor a data repository association" in hits[0].message
+
+
+# --- 2. public-ip-multi-card ----------------------------------------------------------------
+
+def test_public_ip_follows_the_interface_count_not_the_card_count(stack_file) -> None:
+    """EC2 API reference, InstanceNetworkInterfaceSpecification.AssociatePublicIpAddress: "The
+    public IP address can only be assigned to a network interface for eth0, and can only be
+    assigned to a new network interface, not an existing one. You cannot specify more than one
+    network interface in the request." One ENA interface (`efa: false`) may have a public IP on
+    a 16-card trn2.48xlarge; EFA on every card (16 interfaces) may not."""
+    assert _findings(stack_file, _trn2("    public_ip: true\n    efa: false\n"), "public-ip-multi-card") == []
+    hits = _findings(stack_file, _trn2("    public_ip: true\n"), "public-ip-multi-card")
+    assert [f.severity for f in hits] == ["error"]
+    assert "16 network interfaces" in hits[0].message
+    assert rules.get("public-ip-multi-card").source.endswith("API_InstanceNetworkInterfaceSpecification.html")
+
+
+def test_policy_check_counts_declared_interfaces() -> None:
+    """The pack's resource check applies the same reading to a launch template: one interface
+    with a public IP passes; several fail."""
+    from planner.policy import resource_checks as rc
+
+    one = {"instanceType": "trn2.48xlarge", "networkInterfaces": [{"deviceIndex": 0, "associatePublicIpAddress": "true"}]}
+    many = {"instanceType": "trn2.48xlarge", "networkInterfaces": [
+        {"networkCardIndex": i, "deviceIndex": 0, "interfaceType": "efa" if i == 0 else "efa-only",
+         "associatePublicIpAddress": "true" if i == 0 else "false"} for i in range(16)]}
+    assert rc.public_ip(rc.LAUNCH_TEMPLATE, one) == []
+    assert len(rc.public_ip(rc.LAUNCH_TEMPLATE, many)) == 1
+
+
+# --- 3. ultracluster-scale ------------------------------------------------------------------
+
+def test_no_made_up_trainium2_or_h200_ceiling(stack_file) -> None:
+    """AWS documents no UltraCluster ceiling for Trainium2 (its re:Invent 2024 material speaks of
+    UltraClusters of "hundreds of thousands of Trainium2 chips"), and no H200 figure was found:
+    no finding for either, where the rule used to raise an error past 100,000 / 20,000."""
+    assert _findings(stack_file, _trn2(count=6251), "ultracluster-scale") == []
+    assert _findings(stack_file, _trn2(count=2501, itype="p5en.48xlarge"), "ultracluster-scale") == []
+
+
+def test_h100_past_the_documented_size_is_a_warning_that_names_its_source(stack_file) -> None:
+    """The P5 product page: P5 instances are deployed in EC2 UltraClusters of up to 20,000 H100
+    GPUs. A documented size, not a hard limit: a warning that says what AWS documents and where."""
+    hits = _findings(stack_file, _trn2(count=2501, itype="p5.48xlarge"), "ultracluster-scale")
+    assert [f.severity for f in hits] == ["warning"]
+    assert "AWS documents P5 EC2 UltraClusters of up to 20,000 H100" in hits[0].message
+    assert "https://aws.amazon.com/ec2/instance-types/p5/" in hits[0].message
+    assert rules.get("ultracluster-scale").severity == "warning"
+
+
+# --- 4. lustre-same-az ----------------------------------------------------------------------
+
+P2 = "lustre:\n  deployment_type: PERSISTENT_2\n  storage_capacity_gib: 2400\n  per_unit_storage_throughput: 250\n"
+
+
+def test_lustre_in_another_az_is_a_warning_naming_both_costs(stack_file) -> None:
+    """FSx for Lustre pricing: "Data transferred 'in' to and 'out' from Amazon FSx across
+    Availability Zones (AZs) or VPC Peering connections in the same AWS Region is charged at the
+    rate for data transfer within the same AWS Region." Clients in another AZ work, slower and
+    at a price."""
+    hits = _findings(stack_file, _trn2(P2 + "  availability_zone: us-east-2c\n"), "lustre-same-az")
+    assert [f.severity for f in hits] == ["warning"]
+    assert "latency" in hits[0].message and "data transfer charges" in hits[0].message
+
+
+def test_lustre_in_another_az_with_efa_is_an_error(stack_file) -> None:
+    """AWS ParallelCluster guide, Elastic Fabric Adapter: "Elastic Fabric Adapter (EFA) isn't
+    supported over different availability zones." (the EC2 User Guide's EFA limitations say the
+    same). An EFA-enabled file system in another AZ cannot serve its clients over EFA."""
+    hits = _findings(stack_file, _trn2(P2 + "  efa_enabled: true\n  availability_zone: us-east-2c\n"), "lustre-same-az")
+    assert [f.severity for f in hits] == ["error"]
+    assert "EFA traffic cannot cross Availability Zones" in hits[0].message
+
+
+# --- 5. ultraserver-purchase ----------------------------------------------------------------
+
+def test_on_demand_ultraserver_is_a_warning_citing_capacity_blocks(stack_file) -> None:
+    """EC2 User Guide, Capacity Blocks for ML: "You can also use Capacity Blocks to reserve
+    capacity for Amazon EC2 UltraServers." DescribeInstanceTypes lists the on-demand usage class
+    for trn2u.48xlarge, and no AWS page bars it: a warning, not an error."""
+    cluster = ("availability_zone: us-east-2b\nnode_groups:\n  - name: ultra\n    instance_type: trn2u.48xlarge\n"
+               "    ultraservers: 1\n    purchase: on-demand\n")
+    hits = _findings(stack_file, cluster, "ultraserver-purchase")
+    assert [f.severity for f in hits] == ["warning"]
+    assert rules.get("ultraserver-purchase").source == "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html"
+
+
+def test_describe_instance_types_lists_on_demand_for_trn2u(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # noqa: ANN001
+    """Why a warning: EC2 DescribeInstanceTypes (AWS's data, as moto serves it) gives
+    trn2u.48xlarge SupportedUsageClasses ['capacity-block', 'on-demand']."""
+    import boto3
+    from moto import mock_aws
+    from test_preflight_helpers import isolate
+
+    isolate(monkeypatch, tmp_path)
+    with mock_aws():
+        info = boto3.client("ec2", region_name="us-east-2").describe_instance_types(InstanceTypes=["trn2u.48xlarge"])
+    assert {"capacity-block", "on-demand"} <= set(info["InstanceTypes"][0]["SupportedUsageClasses"])
+
+
+# --- 6. ultraserver-requires-lustre ---------------------------------------------------------
+
+def test_requires_lustre_says_it_is_planners_design_rule() -> None:
+    """FSx for Lustre FAQ: "Use Amazon FSx for Lustre for workloads where speed matters, such as
+    machine learning, high performance computing (HPC)". Shared storage across UltraServers is
+    planner's choice, and the rule says so, with a page users can open."""
+    r = rules.get("ultraserver-requires-lustre")
+    assert r.description.startswith("planner's design rule")
+    assert "datasets and checkpoints" in r.description
+    assert r.source == "https://aws.amazon.com/fsx/lustre/faqs/"
+
+
+# --- 7. Capacity Blocks: regions and the 11:30 UTC end ----------------------------------------
+
+def test_capacity_block_regions_come_from_the_aws_page_with_a_date(stack_file) -> None:
+    """EC2 User Guide, Capacity Blocks for ML (read 2026-12-01): "p5en.48xlarge — US East
+    (Ohio)". A region the page does not list for the type is a warning (the list may lag)."""
+    assert blocks.REGIONS_READ == "2026-12-01" and blocks.SOURCE.startswith("https://docs.aws.amazon.com/")
+    assert blocks.listed_regions("p5en.48xlarge") == ("us-east-2",)
+    assert blocks.listed_regions("trn2u.48xlarge") is None  # not named on the page read: unknown, not "none"
+    cat = catalogue.load()
+    assert all(cat.instance_types[t].capacity_block for t in blocks.REGIONS if t in cat.instance_types)
+    block = _trn2("    capacity_reservation_id: cr-0123456789abcdef0\n", 2, "p5en.48xlarge", "capacity-block").replace(
+        "us-east-2b", "us-east-1a")
+    hits = _findings(stack_file, block, "capacity-block-supported", region="us-east-1")
+    assert [f.severity for f in hits] == ["warning"]
+    assert "read 2026-12-01" in hits[0].message and "us-east-2" in hits[0].message
+    assert _findings(stack_file, block.replace("us-east-1a", "us-east-2b"), "capacity-block-supported") == []
+
+
+def test_cost_notes_say_blocks_end_at_11_30_utc(stack_file) -> None:
+    """EC2 User Guide, Find and purchase Capacity Blocks: "All Capacity Blocks end at 11:30AM UTC,
+    so the blocks starting on the same day will have durations that are the closest match to your
+    desired duration. One block will have a duration that is slightly less than your desired
+    duration, while the other will have a duration slightly greater"."""
+    block = _trn2("    capacity_reservation_id: cr-0123456789abcdef0\nschedule: {hours: 48}\n", 2,
+                  "p5en.48xlarge", "capacity-block")
+    est = estimate(load_stack(str(stack_file(block))), _book.load_price_book(None))
+    assert blocks.END_TIME_NOTE in est.notes
+    assert "11:30 UTC" in blocks.END_TIME_NOTE
+    on_demand = estimate(load_stack(str(stack_file(_trn2("schedule: {hours: 48}\n", 2)))), _book.load_price_book(None))
+    assert blocks.END_TIME_NOTE not in on_demand.notes
+
+
+# --- 8. peak figures ------------------------------------------------------------------------
+
+def test_trn2_and_p5_peak_notes_say_what_the_figures_are() -> None:
+    """Neuron Trn2 architecture page, performance table: "FP8 PFLOPS | 20.8 | 83.2" for one
+    trn2.48xlarge and one Trn2 UltraServer, "Sparse PFLOPS | 41 | 164". 83.2 PF is the
+    UltraServer's dense FP8 (64 x 1.3 PF), not a sparse per-instance figure."""
+    text = json.dumps(yamlload.load_data("catalogue.yaml")[0], default=str)
+    text += json.dumps(yamlload.load_data("prices/headlines.yaml")[0], default=str)
+    assert "16 x 5.2" not in text
+    assert "83.2" in text and "64 x 1.3" in text
+    assert "ambiguous" in text  # P5's "16 PFLOPS" is named for what it is: FP8 dense or BF16 sparse
+
+
+# --- 9. placement groups --------------------------------------------------------------------
+
+def test_capacity_block_placement_finding_cites_aws(stack_file) -> None:
+    """EC2 User Guide, Work with Capacity Blocks: "By default, Capacity Blocks deliver
+    low-latency, high-throughput network connectivity between the instances inside the Capacity
+    Block, so there is no need to use a cluster placement group with a Capacity Block." """
+    cluster = _trn2("    capacity_reservation_id: cr-0123456789abcdef0\nplacement_group: cluster\n", 2,
+                    "p5en.48xlarge", "capacity-block")
+    hits = _findings(stack_file, cluster, "placement-group")
+    assert len(hits) == 1
+    assert "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html" in hits[0].message
+
+
+def test_targeted_reservation_is_not_told_to_add_a_placement_group(stack_file) -> None:
+    """EC2 User Guide, Use Capacity Reservations with cluster placement groups: "If an existing
+    Capacity Reservation is not in a placement group, you can't modify the Capacity Reservation to
+    reserve capacity in a placement group. To reserve capacity in a placement group, you must
+    create the Capacity Reservation in the placement group." A group with a targeted reservation
+    is not told to add a placement group its reservation cannot join."""
+    cluster = _trn2("    capacity_reservation_id: cr-0123456789abcdef0\nplacement_group: none\n", 4)
+    assert _findings(stack_file, cluster, "placement-group") == []
+    assert _findings(stack_file, _trn2("placement_group: none\n", 4), "placement-group")
+
+
+# --- 10. PERSISTENT_2 minimum capacity ------------------------------------------------------
+
+@pytest.mark.parametrize("throughput", [125, 250, 500, 1000])
+def test_persistent_2_takes_1200_gib_per_the_create_file_system_reference(stack_file, throughput: int) -> None:
+    """FSx API reference, CreateFileSystem StorageCapacity: "For SCRATCH_2, PERSISTENT_2, and
+    PERSISTENT_1 deployment types using SSD storage type, the valid values are 1200 GiB, 2400 GiB,
+    and increments of 2400 GiB." The UpdateFileSystem text ("multiples of 2400 GiB") is about
+    growing a file system; the data file records both and which one planner uses."""
+    raw = open(os.path.join(yamlload.DATA_DIR, "fsx_lustre.yaml"), encoding="utf-8").read()
+    assert "UpdateFileSystem" in raw and "1,200 GiB is the minimum" in raw
+    fs = f"lustre:\n  deployment_type: PERSISTENT_2\n  storage_capacity_gib: 1200\n  per_unit_storage_throughput: {throughput}\n"
+    assert _findings(stack_file, _trn2(fs), "lustre-capacity") == []
+    assert _findings(stack_file, _trn2(fs.replace("1200", "1800")), "lustre-capacity")
+
+
+def test_catalogue_and_price_book_sources_are_public_pages() -> None:
+    """No figure points at a file users do not have: every catalogue source and every price in
+    the built-in books names an https page."""
+    for s in catalogue.load().sources.values():
+        assert s.url.startswith("https://"), s
+    for name in _book.BUILTIN:
+        data = yamlload.load_data(f"prices/{name}.yaml")[0]
+        entries = [e for k in ("instances", "lustre") for e in data.get(k) or ()]
+        assert entries
+        assert all(str(e["source"]).startswith("https://") for e in entries), name
