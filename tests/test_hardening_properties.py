@@ -135,12 +135,15 @@ def test_arbitrary_text_in_every_stack_string_field(field: str, text: str, keep_
 def test_arbitrary_printable_reason_reaches_every_report_inert(text: str) -> None:
     """A reason without control characters is accepted: it is shown in every report, inert."""
     reason = "".join(c for c in text if c.isprintable()) or "x"
-    body = STRING_FIELDS["suppress.reason"](yaml_quote(reason)).replace("efa-recommended", "price-unknown")
-    path = write_stack(workdir(), body)
+    folder = workdir()
+    plain = run_cli("plan", str(write_stack(folder, STRING_FIELDS["name"]('"a"'), name="plain")), "--format", "json")
+    fired = json.loads(plain.out)["stacks"][0]["findings"][0]["rule"]  # a rule that fires here, suppressed
+    path = write_stack(folder, STRING_FIELDS["suppress.reason"](yaml_quote(reason)).replace("efa-recommended", fired))
     for fmt in FORMATS:
         res = run_cli("plan", str(path), "--format", fmt)
         if reason.strip():
             assert res.code == 0, res.err
+            assert fmt != "markdown" or "suppressed" in res.out
         check_run(res, fmt)
 
 
