@@ -265,6 +265,27 @@ def test_item3_md_inert_escapes_each_construct() -> None:
     assert html_inert('<i>"@x"</i>') == "&lt;i&gt;&quot;<code>@</code>x&quot;&lt;/i&gt;"
 
 
+def test_item3_error_lines_in_the_actions_comment_are_fenced(tmp_path: Path) -> None:
+    """The Action posts standard error with the report: the errors quote the PR's text, so
+    they sit in a fenced block (where GitHub renders nothing) that no error line can close."""
+    from test_action import _repo, run_action
+
+    repo = _repo(tmp_path)
+    (repo / "stacks" / "Pulumi.evil.yaml").write_text(
+        "config:\n  aws:region: us-east-2\n  planner:cluster:\n    availability_zone: us-east-2b\n"
+        "    node_groups:\n      - name: a\n        instance_type: \"<img src=x> @octo-team [x](https://evil.example)\"\n"
+        "        count: 1\n", encoding="utf-8")
+    res = run_action(repo, tmp_path)
+    assert res["outputs"]["exit-code"] == "2"
+    comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
+    fence = comment.index("````text\n")
+    errors = comment[fence + len("````text\n"):]
+    assert errors.endswith("````\n") and "<img src=x>" in errors  # shown as text, inside the fence
+    assert "<img" not in comment[:fence]
+    for line in errors.splitlines()[:-1]:
+        assert line.startswith("planner"), line
+
+
 # --- item 4: no echo of a file that is not a mapping; no links out of a scanned folder --------
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # 40 characters, shaped like a GitHub token
