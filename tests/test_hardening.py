@@ -784,3 +784,11 @@ def test_item15_sarif_uri_is_percent_encoded(tmp_path: Path) -> None:
 
     assert _uri("stacks/a b#c%d.yaml") == "stacks/a%20b%23c%25d.yaml"
     assert _uri("HEAD:stacks/Pulumi.x.yaml") == "HEAD%3Astacks/Pulumi.x.yaml"
+
+
+@pytest.mark.parametrize("value", ["trn2.48xlarge=1e308", "trn2.48xlarge@us-east-2\n=3", "trn2.48xlarge=nan"])
+def test_item6_item7_price_overrides_are_bounded_and_full_matched(value: str) -> None:
+    res = run_cli("plan", TRN2_DEV, "--price", value)
+    assert res.code == 2 and res.out == ""
+    (line,) = one_line_errors(res)
+    assert "--price" in line

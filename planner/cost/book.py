@@ -248,10 +248,11 @@ def parse_override(text: str) -> Override:
     import math
 
     from planner import catalogue as _catalogue
-    from planner.parse import _REGION, _closest
+    from planner.parse import _REGION, MAX_MAGNITUDE, SHOWN_CHARS, _closest
 
     def bad(why: str) -> InputError:
-        return InputError([Problem("<command line>", None, "--price", f"'{text}': {why}")])
+        shown = text if len(text) <= 2 * SHOWN_CHARS else text[:2 * SHOWN_CHARS - 3] + "..."
+        return InputError([Problem("<command line>", None, "--price", f"'{shown}': {why}")])
 
     key, eq, value = text.partition("=")
     if not eq:
@@ -260,8 +261,8 @@ def parse_override(text: str) -> Override:
         usd = float(value)
     except ValueError:
         usd = math.nan
-    if not (math.isfinite(usd) and usd > 0):
-        raise bad(f"expected a positive USD per instance-hour after '=', got '{value}'")
+    if not (math.isfinite(usd) and 0 < usd <= MAX_MAGNITUDE):  # 1e308 x hours would overflow the estimate
+        raise bad(f"expected a positive USD per instance-hour up to {MAX_MAGNITUDE:g} after '=', got '{value[:SHOWN_CHARS]}'")
     key, at, region = key.partition("@")
     itype, colon, purchase = key.partition(":")
     types = _catalogue.load().instance_types
@@ -269,7 +270,7 @@ def parse_override(text: str) -> Override:
         raise bad(f"unknown instance type '{itype}'{_closest(itype, types)}")
     if colon and purchase not in PURCHASES:
         raise bad(f"unknown purchase '{purchase}'{_closest(purchase, PURCHASES)}; expected one of: {', '.join(PURCHASES)}")
-    if at and not _REGION.match(region):
+    if at and not _REGION.fullmatch(region):
         raise bad(f"expected an AWS region such as us-east-2 after '@', got '{region}'")
     return Override(itype, purchase if colon else None, region if at else None, usd, text)
 
