@@ -15,7 +15,17 @@ from test_preflight_helpers import StubbedAws, isolate
 
 from planner.aws import pricing, refresh
 from planner.commands import prices
+from planner.catalogue import load as load_catalogue
 from planner.cost import load_price_book
+from planner.cost.offers import not_sold
+
+CAT = load_catalogue()
+
+
+def _sold(purchase: str, region: str = "us-east-2") -> list[str]:
+    """The catalogue's types a refresh asks about in `region`, in catalogue order (the order it asks)."""
+    return [t.name for t in CAT.instance_types.values() if region in t.regions and not_sold(t.name, region, purchase) is None
+            and (t.capacity_block if purchase == "capacity-block" else not t.ultraserver_size)]
 
 
 @pytest.fixture(autouse=True)
@@ -23,7 +33,7 @@ def fake_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     isolate(monkeypatch, tmp_path)
 
 
-ON_DEMAND = {"p5en.48xlarge": "63.2960000000", "p5.48xlarge": "55.0400000000", "trn1.32xlarge": "21.5000000000",
+ON_DEMAND = {"p4d.24xlarge": "21.9576400000", "p5en.48xlarge": "63.2960000000", "p5.48xlarge": "55.0400000000", "trn1.32xlarge": "21.5000000000",
              "trn1n.32xlarge": "24.7800000000", "p6-b200.48xlarge": "113.9328000000"}
 
 
@@ -32,6 +42,9 @@ def _args(out: Path, *more: str) -> argparse.Namespace:
 
 
 def _stub_pricing(aws: StubbedAws, fail_at: str | None = None) -> None:
+    # A Stubber answers in order and rejects a call it did not expect; the refresh records that
+    # rejection as one more missing item, so stubs out of line with the catalogue fail silently.
+    assert list(ON_DEMAND) == _sold("on-demand"), "ON_DEMAND must list the catalogue's on-demand types in us-east-2, in order"
     stub = aws.stub("pricing", "us-east-1")
     for itype, usd in ON_DEMAND.items():  # catalogue order; trn2, trn2u, p5e are not sold on demand
         params = {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ec2_filters(itype, "us-east-2")}
@@ -44,12 +57,14 @@ def _stub_pricing(aws: StubbedAws, fail_at: str | None = None) -> None:
                       {"ServiceCode": "AmazonFSx", "FormatVersion": "aws_v1", "Filters": pricing.lustre_filters("us-east-2")})
 
 
-def test_on_demand_and_lustre_make_a_book_planner_reads(tmp_path: Path) -> None:
+def test_on_demand_and_lustre_make_a_book_planner_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     aws = StubbedAws()
     _stub_pricing(aws)
     out = tmp_path / "aws.yaml"
     code = prices.run(_args(out, "--no-cb"), client=aws.client)
     aws.assert_no_pending()
+    unpriced = [line for line in capsys.readouterr().err.splitlines() if "not priced:" in line]
+    assert unpriced and all("not priced: lustre " in line for line in unpriced)  # every instance type was priced
     assert code == 1  # partial: the test Price List has no SCRATCH_1, PERSISTENT_1 or 1000 MB/s/TiB rows
     book = load_price_book(str(out))
     p5 = book.instance("p5.48xlarge", "us-east-2", "on-demand")
@@ -60,14 +75,16 @@ def test_on_demand_and_lustre_make_a_book_planner_reads(tmp_path: Path) -> None:
     assert not list(tmp_path.glob(".prices-*"))  # the temporary file was renamed
 
 
-def test_capacity_blocks_per_instance_hour_and_ultraservers_by_ultraserver(tmp_path: Path) -> None:
+def test_capacity_blocks_per_instance_hour_and_ultraservers_by_ultraserver(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     aws = StubbedAws()
     _stub_pricing(aws)
     ec2 = aws.stub("ec2", "us-east-2")
-    # an answer per type, in catalogue order: trn2, trn2u (by UltraServer), p5en, p5e, p5, trn1, p6-b200
-    fees = {"trn2.48xlarge": ("858.2592", 1, None), "trn2u.48xlarge": ("3433.0368", None, 1), "p5en.48xlarge": ("1318.08", 1, None),
+    # an answer per type, in catalogue order: trn2, trn2u (by UltraServer), p4d, p5en, p5e, p5, trn1, p6-b200
+    fees = {"trn2.48xlarge": ("858.2592", 1, None), "trn2u.48xlarge": ("3433.0368", None, 1), "p4d.24xlarge": ("283.2", 1, None),
+            "p5en.48xlarge": ("1318.08", 1, None),
             "p5e.48xlarge": ("1146.24", 1, None), "p5.48xlarge": ("996.672", 1, None), "trn1.32xlarge": ("228.768", 1, None),
             "p6-b200.48xlarge": ("2372.16", 1, None)}
+    assert list(fees) == _sold("capacity-block"), "fees must list the catalogue's Capacity Block types in us-east-2, in order"
     for itype, (fee, count, ultra) in fees.items():
         offer = {"CapacityBlockOfferingId": f"cbr-{itype[:4]}", "AvailabilityZone": "us-east-2b", "CapacityBlockDurationHours": 24,
                  "UpfrontFee": fee, "CurrencyCode": "USD", "Tenancy": "default"}
@@ -81,7 +98,11 @@ def test_capacity_blocks_per_instance_hour_and_ultraservers_by_ultraserver(tmp_p
         ec2.add_response("describe_capacity_block_offerings", {"CapacityBlockOfferings": [offer]}, ask)
     out = tmp_path / "aws.yaml"
     prices.run(_args(out), client=aws.client)
+    aws.assert_no_pending()
+    unpriced = [line for line in capsys.readouterr().err.splitlines() if "not priced:" in line]
+    assert unpriced and all("not priced: lustre " in line for line in unpriced)  # every instance type was priced
     book = load_price_book(str(out))
+    assert book.instance("p4d.24xlarge", "us-east-2", "capacity-block").usd == round(283.2 / 24, 4)
     assert book.instance("trn2.48xlarge", "us-east-2", "capacity-block").usd == round(858.2592 / 24, 4)
     us = book.instance("trn2u.48xlarge", "us-east-2", "capacity-block")
     assert us.usd == round(3433.0368 / 24 / 4, 4)  # one UltraServer = four trn2u.48xlarge
@@ -101,7 +122,8 @@ def test_throttling_and_access_denied_give_a_partial_book(tmp_path: Path, capsys
     assert code == 1
     assert "trn1.32xlarge on-demand us-east-2: AWS throttled pricing:GetProducts" in err
     assert "stopped asking: access denied to ec2:DescribeCapacityBlockOfferings in us-east-2" in err
-    assert "not asked: 6 more items" in err  # the other six Capacity Block types
+    others = len(_sold("capacity-block")) - 1  # every Capacity Block type after trn2.48xlarge, the first
+    assert f"not asked: {others} more items" in err
     book = load_price_book(str(out))
     assert book.instance("p5.48xlarge", "us-east-2", "on-demand").usd == 55.04
     assert book.instance("trn1.32xlarge", "us-east-2", "on-demand").usd == 21.5  # the built-in book's, underneath
@@ -137,8 +159,9 @@ def test_bad_arguments_exit_2(tmp_path: Path) -> None:
 
     res = run_cli("prices", "refresh", "-o", str(tmp_path / "no" / "such" / "dir.yaml"))
     assert res.code == 2 and "no such directory" in res.err
-    res = run_cli("prices", "refresh", "-o", str(tmp_path / "x.yaml"), "--region", "eu-west-1")
-    assert res.code == 2 and "no catalogue instance type is offered in 'eu-west-1'" in res.err
+    assert not any("af-south-1" in t.regions for t in CAT.instance_types.values()), "pick a region the catalogue lacks"
+    res = run_cli("prices", "refresh", "-o", str(tmp_path / "x.yaml"), "--region", "af-south-1")
+    assert res.code == 2 and "no catalogue instance type is offered in 'af-south-1'" in res.err
 
 
 def test_refresh_is_off_the_plan_path() -> None:
