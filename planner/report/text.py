@@ -11,7 +11,9 @@ through these two functions (and never build their own escaping):
   bidirectional overrides become visible escapes (`\\n`, `\\u202e`), so a value can
   neither start a new line nor reorder what a reviewer sees.
 - `md_inert(text)`: `one_line`, then HTML, links, images, emphasis, code spans, table
-  pipes, autolinks and @mentions are escaped, so GitHub renders the text as text.
+  pipes, autolinks, @mentions and #references are escaped, so GitHub renders the text as
+  text. (`md_code` shows a value as code, `html_inert` is for raw HTML such as
+  `<summary>`, `md_own_cell` is for planner's own Markdown in a table.)
 """
 
 from __future__ import annotations
@@ -67,22 +69,21 @@ def join_lines(lines: Iterable[str]) -> str:
 
 # Markdown (CommonMark + GitHub): ASCII punctuation that starts a construct gets a
 # backslash (CommonMark lets any ASCII punctuation be escaped); `&`, `<`, `>` become
-# entities so no HTML tag or entity survives. `@` and the triggers of GitHub's extended
-# autolinks (`://`, `www.`) and `#` (issue references) go into code spans of their own: GitHub turns no text inside
-# a code span into a mention or a link, while a backslash or an entity would still be
-# read as one once rendered.
+# entities so no HTML tag or entity survives. `@` and `#` before a word (mentions, e-mail
+# links, issue references) and the triggers of GitHub's extended autolinks (`://`,
+# `www.`) go into code spans of their own: GitHub turns no text inside a code span into a
+# mention or a link, while a backslash or an entity would still be read as one once
+# rendered.
 _MD_BACKSLASH = frozenset("\\`*_[]|~")
 _MD_ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-_MD_TOKEN = re.compile(r"(?i)://|www\.|.", re.S)
+_MD_TOKEN = re.compile(r"(?i)(?P<link>://|www\.|[@#](?=\w))|(?P<char>.)", re.S)
 _INTRAWORD_UNDERSCORE = re.compile(r"(?<=[A-Za-z0-9])\\_(?=[A-Za-z0-9])")
-_MD_CODE = {"@": "`@`", "#": "`#`", "://": "`:`//"}  # mentions, issue references, autolinks
 
 
-def _md_token(tok: str) -> str:
-    if tok in _MD_CODE:
-        return _MD_CODE[tok]
-    if len(tok) > 1:  # www.
-        return f"`{tok}`"
+def _md_token(m: re.Match[str]) -> str:
+    tok = m.group()
+    if m.lastgroup == "link":  # @team, a@b.c, #12, https://, www.: in a code span of their own
+        return "`:`//" if tok == "://" else f"`{tok}`"
     if tok in _MD_ENTITY:
         return _MD_ENTITY[tok]
     return "\\" + tok if tok in _MD_BACKSLASH else tok
@@ -95,7 +96,7 @@ def md_inert(text: object) -> str:
     For inline use (a table cell, after a list marker): renderers never start a line
     with it, so line-level constructs (`# `, `- `, `1. `) need no escape.
     """
-    s = "".join(_md_token(t) for t in _MD_TOKEN.findall(one_line(text)))
+    s = _MD_TOKEN.sub(_md_token, one_line(text))
     # `_` inside a word never starts emphasis (CommonMark): keep SCRATCH_2 readable in the source
     return _INTRAWORD_UNDERSCORE.sub("_", s) if "\\_" in s else s
 
