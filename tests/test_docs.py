@@ -107,3 +107,13 @@ def _pages(nav: list) -> list[str]:
         value = next(iter(item.values())) if isinstance(item, dict) else item
         out += _pages(value) if isinstance(value, list) else [value]
     return out
+
+
+def test_the_docs_use_no_private_words() -> None:
+    """Docs are read by users: no "seed" (the price book `seed-2024` is a name), no "the facts",
+    no path into this project's private folders (the same check as every command's output)."""
+    from tests.test_private_words import private_words
+
+    pages = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "mkdocs.yml"]
+    found = {str(p.relative_to(ROOT)): words for p in pages if (words := private_words(p.read_text(encoding="utf-8")))}
+    assert not found, found
