@@ -34,10 +34,16 @@ fi
 
 {
   # Exit codes 1 (findings) and 2 (unusable input) still produce text worth posting.
-  planner plan "${paths[@]}" "${book[@]}" --format markdown 2>&1 || true
+  # Error messages quote the pull request's text: they go in a fenced block of their own,
+  # where GitHub renders nothing (every line starts with "planner", so none closes it;
+  # docs/security.md).
+  planner plan "${paths[@]}" "${book[@]}" --format markdown 2> "$out/errors.txt" || true
   if [ -n "${PLANNER_BASE_REF:-}" ]; then
     echo
-    planner diff --base-ref "$PLANNER_BASE_REF" "${paths[@]}" "${book[@]}" --format markdown 2>&1 || true
+    planner diff --base-ref "$PLANNER_BASE_REF" "${paths[@]}" "${book[@]}" --format markdown 2>> "$out/errors.txt" || true
+  fi
+  if [ -s "$out/errors.txt" ]; then
+    printf '\n````text\n'; cat "$out/errors.txt"; printf '````\n'
   fi
 } > "$out/comment.md"
 

@@ -1,8 +1,8 @@
 """EC2 Capacity Block durations and sizes: what can be booked, and what a run of N hours is billed.
 
 The figures (booking steps, the longest block, instances per block and per account, the
-regions the page lists, the end time) are data, with their source:
-`planner/data/aws-limits.yaml`, read through `planner.data.limits()`. A block is paid for its whole
+end time) are data, with their source: `planner/data/aws-limits.yaml`, read through
+`planner.data.limits()`. A block is paid for its whole
 duration, so the cost estimate bills a run at the next bookable duration, and the
 capacity-block-duration and capacity-block-size rules check declared clusters against the
 same figures. One module, so both agree.
@@ -26,19 +26,15 @@ MAX_HOURS = MAX_DAYS * HOURS_PER_DAY
 MAX_INSTANCES_PER_BLOCK = _CB.max_instances_per_block
 MAX_INSTANCES_PER_ACCOUNT = _CB.max_instances_per_account  # default account limit across Capacity Blocks
 
-# Where each type's Capacity Blocks are sold, as the Capacity Blocks page lists them (see the
-# data file for what was read, and why a type or region missing is "not listed", never "not sold").
-REGIONS_READ = _CB.regions_read
-REGIONS: dict[str, tuple[str, ...]] = _CB.regions
+# Where each type's Capacity Blocks are sold is data, not code: the Capacity Blocks pricing
+# page lists the regions per type, and planner/data/prices (the Capacity Block prices and
+# not-sold.yaml, each entry with its source and date) holds them; the `purchase-not-sold`
+# rule reports a block in a region the page does not list.
 
 ENDS_AT_UTC = _CB.ends_at_utc
 END_TIME_NOTE = (f"Capacity Blocks end at {ENDS_AT_UTC} UTC, so the offerings AWS shows for a duration are slightly "
                  "shorter or longer than asked: the booked duration, and its cost, can differ from this estimate")
 
-
-def listed_regions(instance_type: str) -> tuple[str, ...] | None:
-    """The regions the Capacity Blocks page lists for the type's blocks; None when it names no region for it."""
-    return REGIONS.get(instance_type)
 
 
 @lru_cache(maxsize=1)

@@ -12,7 +12,7 @@ import sys
 from typing import Sequence
 
 from planner import __version__
-from planner.errors import InputError
+from planner.errors import InputError, error_line  # noqa: F401 - error_line stays importable from here
 
 COMMANDS = ("plan", "catalog", "rules", "compare", "diff", "preflight", "prices", "schema")
 EXIT_INPUT = 2
@@ -20,7 +20,9 @@ EXIT_INPUT = 2
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse prints usage + exits 2; keep it to one line
-        self.exit(EXIT_INPUT, f"{self.prog}: error: {message}\n")
+        from planner.report.text import one_line
+
+        self.exit(EXIT_INPUT, f"{one_line(self.prog)}: error: {one_line(message)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,14 +40,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code = args.run(args)
+        if sys.stdout is not None:  # closed and unused (the report went to --output): nothing to flush
+            from planner.fileio import emit
+
+            emit("")  # flush now, so a write that fails fails here (exit 2), not at interpreter exit
     except InputError as exc:
         for p in exc.problems:
-            print(f"planner: {p}", file=sys.stderr)
+            error_line(str(p))
         return EXIT_INPUT
     except KeyboardInterrupt:
         return 130
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        pass
+    except SystemExit:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - never a traceback, never exit 1 (which means "findings")
+        if isinstance(exc, RecursionError):
+            error_line("input nested too deeply to process; expected a simpler document")
+        else:
+            error_line(f"internal error: {type(exc).__name__}: {exc}; nothing was written "
+                       "(please report it with the command that caused it)")
+        return EXIT_INPUT
     return code

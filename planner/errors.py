@@ -28,3 +28,17 @@ class InputError(Exception):
         # file then line order, as an editor shows them; stable, so same-line order is kept
         self.problems = sorted(problems, key=lambda p: (p.file, p.line or 0))
         super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def error_line(text: str) -> None:
+    """One line on standard error, whatever `text` holds (`one_line`): a value with a line
+    break must not start a line of its own, which GitHub would read as a workflow command.
+    Here, not in the CLI, so adapters (live prices) can warn without importing an entry point."""
+    import sys
+
+    from planner.report.text import one_line
+
+    try:
+        print(f"planner: {one_line(text)}", file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):  # no stderr left to tell: the exit code says it
+        pass

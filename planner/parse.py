@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable
 
 from planner import catalogue as _catalogue
 from planner.errors import InputError, Problem
+from planner.report.text import escape_char, first_control, one_line
 from planner.model import (
     LUSTRE_DEPLOYMENTS,
     PLACEMENTS,
@@ -31,7 +32,18 @@ from planner.model import (
     Suppression,
     Workload,
 )
-from planner.reader import REGION, Field, Reader, Table, closest, kind, one_line
+from planner.reader import (  # noqa: F401 - the old private names stay importable from here
+    _NUMBER,
+    _REGION,
+    MAX_MAGNITUDE,
+    SHOWN_CHARS,
+    Field,
+    Reader,
+    Table,
+    _closest,
+    _kind,
+    _one_line,
+)
 from planner.yamlload import Lines, line_of
 from planner import yamlload
 
@@ -39,11 +51,20 @@ CLUSTER_KEY = "planner:cluster"
 REGION_KEY = "aws:region"
 CLUSTER_PATH: Path = ("config", CLUSTER_KEY)
 
+# Every pattern is matched with `fullmatch`: `$` also matches before a trailing newline,
+# so `re.match("^...$")` would accept "us-east-2\n". (The anchors stay: the editor schema,
+# planner.schema, copies these patterns, and JSON Schema patterns are not anchored.)
 _STACK_FILE = re.compile(r"^Pulumi\.([A-Za-z0-9_.-]+)\.ya?ml$")
 _NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
 _RESERVATION = re.compile(r"^cr-[0-9a-f]{8,17}$")
 _VPC = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 _SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
+
+# Lower bounds below which a figure is a mistake, not a plan: it would print as 0 h or
+# $0.00, or overflow the arithmetic (`mfu: 5e-324` makes training time infinite).
+MIN_HOURS = 1.0  # schedule.hours: a plan is priced in hours ("0 h" is no plan)
+MIN_USD = 0.01  # budgets: one cent, the smallest amount a report prints
+MIN_MFU = 0.01  # workload.mfu: 1 % of peak; published MFUs are 15-43 %
 
 
 def az_in_region(az: str, region: str) -> bool:
@@ -58,7 +79,7 @@ def az_in_region(az: str, region: str) -> bool:
 # `ultraservers`, a known instance type) stay in the code below; `doc` says so.
 
 
-_S3_URL = re.compile(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$")
+_S3_URL = re.compile(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$")  # fullmatch: "." stops at a line break
 _AZ_DOC = "an Availability Zone of the stack's region (aws:region), such as us-east-2b"
 
 SCHEMA: dict[str, Table] = {
@@ -112,7 +133,8 @@ SCHEMA: dict[str, Table] = {
     ),
     "schedule": Table(
         "How long the cluster runs.",
-        {"hours": Field("positive_number", "Hours the cluster runs (the estimate bills these hours).")},
+        {"hours": Field("positive_number", "Hours the cluster runs (the estimate bills these hours), at least 1.",
+                        minimum=MIN_HOURS, what="at least 1 hour (a plan is priced in hours)")},
         required=("hours",),
     ),
     "workload": Table(
@@ -121,8 +143,8 @@ SCHEMA: dict[str, Table] = {
             "parameters": Field("positive_number", "Model parameters, such as 70e9."),
             "tokens": Field("positive_number", "Training tokens, such as 15e12."),
             "precision": Field("choice", "Precision of the run's peak figure.", options=PRECISIONS, default="bf16"),
-            "mfu": Field("positive_number", "Model FLOPs utilisation, a fraction of peak between 0 and 1.",
-                         maximum=1.0, what="a fraction of peak between 0 and 1 (such as 0.4)"),
+            "mfu": Field("positive_number", "Model FLOPs utilisation, a fraction of peak between 0.01 and 1.",
+                         maximum=1.0, minimum=MIN_MFU, what="a fraction of peak between 0.01 and 1 (such as 0.4)"),
             "checkpoint_max_minutes": Field("positive_number", "lustre-checkpoint-time threshold in minutes (default 15)."),
         },
         required=("parameters", "tokens", "mfu"),
@@ -130,8 +152,10 @@ SCHEMA: dict[str, Table] = {
     "budget": Table(
         "Spending limits; give total_usd and/or monthly_usd.",
         {
-            "total_usd": Field("positive_number", "Limit for the whole schedule, in USD."),
-            "monthly_usd": Field("positive_number", "Limit per 730-hour month, in USD."),
+            "total_usd": Field("positive_number", "Limit for the whole schedule, in USD (at least 0.01).",
+                               minimum=MIN_USD, what="at least 0.01 USD (a budget under one cent prints as $0.00)"),
+            "monthly_usd": Field("positive_number", "Limit per 730-hour month, in USD (at least 0.01).",
+                                 minimum=MIN_USD, what="at least 0.01 USD (a budget under one cent prints as $0.00)"),
         },
     ),
     "suppression": Table(
@@ -176,7 +200,7 @@ def _cluster(r: Reader, data: Any, region: str, path: Path) -> Cluster | None:
         return None
     az = r.field(m, "cluster", "availability_zone", path)
     if az and region and not az_in_region(az, region):
-        r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region} (such as {region}a), got '{az}'")
+        r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region} (such as {region}a), got {_kind(az)}")
     groups = _node_groups(r, m.get("node_groups"), path + ("node_groups",), az or "", region)
     placement = r.field(m, "cluster", "placement_group", path)
     lustre = _lustre(r, m["lustre"], path + ("lustre",), az or "", region) if m.get("lustre") is not None else None
@@ -218,7 +242,7 @@ def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str)
     if data is None:
         return None
     if not isinstance(data, list) or not data:
-        r.fail(path, f"expected a non-empty list of node groups, got {kind(data)}")
+        r.fail(path, f"expected a non-empty list of node groups, got {_kind(data)}")
         return None
     cat = _catalogue.load()
     groups: list[NodeGroup] = []
@@ -238,8 +262,8 @@ def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str)
         if itype and spec is None:
             announced = [a.name for a in cat.announced.values() if a.accelerator.name.lower() in itype.lower() or "trn3" in itype.lower()]
             extra = f" ({announced[0]} is announced but its EC2 instance type names are not confirmed)" if announced else ""
-            hint = closest(itype, cat.instance_types)
-            r.fail(p + ("instance_type",), f"unknown instance type '{itype}'{hint}{extra}; expected one of: {', '.join(sorted(cat.instance_types))}")
+            hint = _closest(itype, cat.instance_types)
+            r.fail(p + ("instance_type",), f"unknown instance type {_kind(itype)}{hint}{extra}; expected one of: {', '.join(sorted(cat.instance_types))}")
         count = r.field(m, "node_group", "count", p)
         ultraservers = r.field(m, "node_group", "ultraservers", p)
         if "count" in m and "ultraservers" in m:
@@ -257,7 +281,7 @@ def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str)
             efa = bool(spec and spec.efa_supported)
         az = r.field(m, "node_group", "availability_zone", p) or cluster_az
         if "availability_zone" in m and az and region and not az_in_region(az, region):
-            r.fail(p + ("availability_zone",), f"expected an Availability Zone of {region}, got '{az}'")
+            r.fail(p + ("availability_zone",), f"expected an Availability Zone of {region}, got {_kind(az)}")
         public_ip = r.field(m, "node_group", "public_ip", p)
         reservation = r.field(m, "node_group", "capacity_reservation_id", p)
         if None in (name, itype, count, purchase, efa, public_ip) or spec is None:
@@ -279,7 +303,7 @@ def _lustre(r: Reader, data: Any, path: Path, cluster_az: str, region: str) -> L
     throughput = r.field(m, "lustre", "per_unit_storage_throughput", path)
     az = r.field(m, "lustre", "availability_zone", path) or cluster_az
     if "availability_zone" in m and az and region and not az_in_region(az, region):
-        r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region}, got '{az}'")
+        r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region}, got {_kind(az)}")
     efa = r.field(m, "lustre", "efa_enabled", path)
     s3 = r.field(m, "lustre", "s3_import_path", path)
     if dtype is None or capacity is None or efa is None:
@@ -305,7 +329,7 @@ def _suppressions(r: Reader, data: Any, path: Path) -> tuple[Suppression, ...]:
     if data is None:
         return ()
     if not isinstance(data, list):
-        r.fail(path, f"expected a list of {{rule, reason}}, got {kind(data)}")
+        r.fail(path, f"expected a list of {{rule, reason}}, got {_kind(data)}")
         return ()
     out = []
     for i, raw in enumerate(data):
@@ -323,7 +347,7 @@ def _suppressions(r: Reader, data: Any, path: Path) -> tuple[Suppression, ...]:
 # --- stack files -------------------------------------------------------------------------
 
 def stack_name(file: str) -> str | None:
-    m = _STACK_FILE.match(os.path.basename(file))
+    m = _STACK_FILE.fullmatch(os.path.basename(file))
     return m.group(1) if m else None
 
 
@@ -334,13 +358,13 @@ def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
         raise InputError(r.problems)
     config = top["config"]
     if not isinstance(config, dict):
-        r.fail(("config",), f"expected a mapping, got {kind(config)}")
+        r.fail(("config",), f"expected a mapping, got {_kind(config)}")
         raise InputError(r.problems)
     region = config.get(REGION_KEY)
     if region is None:
         r.fail(("config",), f"missing required key '{REGION_KEY}' (the AWS region, such as us-east-2)")
-    elif not (isinstance(region, str) and REGION.match(region)):
-        r.fail(("config", REGION_KEY), f"expected an AWS region such as us-east-2, got {kind(region)}")
+    elif not (isinstance(region, str) and _REGION.fullmatch(region)):
+        r.fail(("config", REGION_KEY), f"expected an AWS region such as us-east-2, got {_kind(region)}")
         region = None
     if CLUSTER_KEY not in config or config[CLUSTER_KEY] is None:
         r.fail(("config",), f"missing required key '{CLUSTER_KEY}' (the declared cluster)")
@@ -363,17 +387,34 @@ def discover(paths: Iterable[str]) -> list[str]:
 
     In the order given, folders sorted; a file named twice (`stacks stacks/Pulumi.x.yaml`)
     is planned once, as first named, so its findings and cost are not counted twice.
+
+    A stack file found in a folder must resolve inside that folder: a symlink out of it
+    (to a key, a token, another checkout) is refused unless named explicitly, since the
+    documented workflow puts error messages in a pull-request comment.
     """
     found: list[str] = []
     problems: list[Problem] = []
     for p in paths:
         if os.path.isdir(p):
-            names = sorted(f for f in os.listdir(p) if stack_name(f))
+            try:
+                names = sorted(f for f in os.listdir(p) if stack_name(f))
+            except OSError as exc:
+                problems.append(Problem(p, None, "", f"cannot list the folder: {exc.strerror or exc}"))
+                continue
             if not names:
                 problems.append(Problem(p, None, "", "no stack files (Pulumi.<stack>.yaml) in this folder"))
-            found.extend(os.path.join(p, f) for f in names)
+            root = os.path.realpath(p)
+            for f in names:
+                full = os.path.join(p, f)
+                if os.path.commonpath([root, os.path.realpath(full)]) != root:
+                    problems.append(Problem(full, None, "", "is a link to a file outside the folder; refused "
+                                                             "(name the file itself to plan it)"))
+                else:
+                    found.append(full)
         elif os.path.isfile(p):
             found.append(p)
+        elif os.path.exists(p):
+            problems.append(Problem(p, None, "", "not a regular file (a device, FIFO or socket); expected a stack file"))
         else:
             problems.append(Problem(p, None, "", "no such file or folder"))
     if problems:

@@ -15,19 +15,61 @@ from typing import Any, Callable, Iterable, Mapping
 
 from planner.errors import Problem
 from planner.model import Path
+from planner.report.text import escape_char, first_control, one_line
 from planner.yamlload import Lines, line_of
 
-REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
-NUMBER = re.compile(r"^[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$", re.ASCII)
+_NUMBER = re.compile(r"^[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?$", re.ASCII)
+REGION = _REGION  # an AWS region name's shape
+NUMBER = _NUMBER  # a number written as a string
+MAX_MAGNITUDE = 1e30  # parameters, tokens, any other positive number
+_one_line = one_line  # one problem, one line (planner.report.text)
+
+SHOWN_CHARS = 24  # at most this much of a wrong value is echoed: enough to spot a typo, not to leak a secret
+
+
+def _kind(v: Any, echo: bool = True) -> str:
+    """What a wrong value is, for a message. `echo=False` for values that may not be ours
+    (a whole file that is not a mapping: a symlink to a token, a key file)."""
+    if v is None:
+        return "nothing"
+    if isinstance(v, bool):
+        return f"boolean {str(v).lower()}"
+    if isinstance(v, int) and abs(v) >= 10**20:
+        return f"a {len(str(abs(v)))}-digit integer"
+    if isinstance(v, (int, float)):
+        return f"{v!r}" if echo else "a number"
+    if isinstance(v, str):
+        if not echo:
+            return "a string"
+        shown = v if len(v) <= SHOWN_CHARS else v[:SHOWN_CHARS - 3] + "..."
+        return f"'{shown}'".encode("unicode_escape").decode("ascii")
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "a mapping"
+    return type(v).__name__
+
+
+def _closest(word: str, options: Iterable[str]) -> str:
+    import difflib
+
+    match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.75)
+    return f" (did you mean '{match[0]}'?)" if match else ""
+
+kind = _kind
+closest = _closest
 
 
 def key_path(path: Path) -> str:
-    """`planner:cluster.node_groups[0].count`: a key path as written under `config:` (or `config` itself)."""
+    """`planner:cluster.node_groups[0].count`: a key path as written under `config:` (or `config` itself);
+    a very long key is shortened, as messages show it."""
     if path == ("config",):
         return "config"
     out = ""
     for part in path[1:] if path and path[0] == "config" else path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        text = str(part) if len(str(part)) <= 2 * SHOWN_CHARS else str(part)[:2 * SHOWN_CHARS - 3] + "..."
+        out += f"[{part}]" if isinstance(part, int) and not isinstance(part, bool) else (f".{text}" if out else text)
     return out
 
 
@@ -42,6 +84,7 @@ class Field:
     what: str = ""  # pattern: the expected value, as error messages say it
     default: Any = None  # applied when the key is absent
     maximum: float | None = None  # positive_number: the largest value accepted (`what` says the range)
+    minimum: float | None = None  # positive_number: the smallest value accepted (`what` says the range)
     of: str = ""  # mapping / list: the name of the nested table in the schema
 
 
@@ -54,7 +97,6 @@ class Table:
     @property
     def keys(self) -> tuple[str, ...]:
         return tuple(self.fields)
-
 
 
 class Reader:
@@ -71,16 +113,17 @@ class Reader:
         return key_path(path)
 
     def fail(self, path: Path, message: str) -> None:
-        self.problems.append(Problem(self.file, line_of(self.lines, path), one_line(self.key(path)), one_line(message)))
+        self.problems.append(Problem(self.file, line_of(self.lines, path), _one_line(self.key(path)), _one_line(message)))
 
     def mapping(self, value: Any, path: Path, allowed: Iterable[str], required: Iterable[str] = ()) -> dict[str, Any] | None:
         if not isinstance(value, dict):
-            self.fail(path, f"expected a mapping, got {kind(value)}")
+            # the document itself (or `config`) not a mapping: it may be any file, so show no part of it
+            self.fail(path, f"expected a mapping, got {_kind(value, echo=len(path) > 1)}")
             return None
         allowed = tuple(allowed)
         for k in value:
             if k not in allowed:
-                hint = closest(str(k), allowed)
+                hint = _closest(str(k), allowed)
                 self.fail(path + (k,), f"unknown key{hint}; expected one of: {', '.join(allowed)}")
         for k in required:
             if k not in value or value[k] is None:
@@ -88,7 +131,9 @@ class Reader:
         return value
 
     def get(self, m: dict[str, Any], k: str, path: Path, conv: Callable[[Any, Path], Any], default: Any = None) -> Any:
-        if k not in m or m[k] is None:
+        """`m[k]` converted; `default` when the key is absent. A key written without a value
+        (`count:`) is a type error, not "absent": it would silently drop what it declares."""
+        if k not in m:
             return default
         return conv(m[k], path + (k,))
 
@@ -102,6 +147,9 @@ class Reader:
         f = self.schema[name].fields[k]
         value = self.get(m, k, path, self.converter(f), f.default)
         if f.maximum is not None and value is not None and value > f.maximum:
+            self.fail(path + (k,), f"expected {f.what}, got {value!r}")
+            return None
+        if f.minimum is not None and value is not None and value < f.minimum:
             self.fail(path + (k,), f"expected {f.what}, got {value!r}")
             return None
         return value
@@ -119,8 +167,20 @@ class Reader:
     # --- converters: return a value, or record a problem and return None -------------
     def string(self, v: Any, path: Path) -> str | None:
         if isinstance(v, str) and v.strip():
+            return self.printable(v, path)
+        self.fail(path, f"expected a non-empty string, got {_kind(v)}")
+        return None
+
+    def printable(self, v: str, path: Path) -> str | None:
+        """`v`, unless it holds a control character, a line separator or a bidi override.
+
+        Every string the schema accepts ends up in a report (a PR comment, an annotation,
+        a terminal): a line break there forges lines, a bidi override reorders them.
+        """
+        bad = first_control(v)
+        if bad is None:
             return v
-        self.fail(path, f"expected a non-empty string, got {kind(v)}")
+        self.fail(path, f"contains the control character {escape_char(bad)}; expected printable text on one line")
         return None
 
     def boolean(self, v: Any, path: Path) -> bool | None:
@@ -128,11 +188,11 @@ class Reader:
             return v
         if isinstance(v, str) and v.lower() in ("true", "false"):
             return v.lower() == "true"
-        self.fail(path, f"expected true or false, got {kind(v)}")
+        self.fail(path, f"expected true or false, got {_kind(v)}")
         return None
 
     def positive_int(self, v: Any, path: Path) -> int | None:
-        if isinstance(v, str) and NUMBER.match(v.strip()):
+        if isinstance(v, str) and _NUMBER.fullmatch(v.strip()):
             try:
                 f = float(v.replace("_", ""))
                 v = int(f) if f.is_integer() and abs(f) < 1e18 else v
@@ -145,66 +205,40 @@ class Reader:
         if isinstance(v, int) and not isinstance(v, bool) and v > 10**9:
             self.fail(path, f"expected a positive integer up to 1,000,000,000, got {v}")
         else:
-            self.fail(path, f"expected a positive integer, got {kind(v)}")
+            self.fail(path, f"expected a positive integer, got {_kind(v)}")
         return None
 
     def positive_number(self, v: Any, path: Path) -> float | None:
-        if isinstance(v, str) and NUMBER.match(v.strip()):
+        if isinstance(v, str) and _NUMBER.fullmatch(v.strip()):
             try:
                 v = float(v.replace("_", ""))
-            except ValueError:
+            except (ValueError, OverflowError):
                 pass
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 < v <= 1e30:
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_MAGNITUDE:
+            v = float(MAX_MAGNITUDE) * 10  # a 400-digit integer is out of range, not an OverflowError
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 < v <= MAX_MAGNITUDE:
             return float(v)
-        self.fail(path, f"expected a positive number, got {kind(v)}")
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > MAX_MAGNITUDE:
+            self.fail(path, f"expected a positive number up to {MAX_MAGNITUDE:g}, got {_kind(v)}")
+            return None
+        self.fail(path, f"expected a positive number, got {_kind(v)}")
         return None
 
     def choice(self, options: tuple[str, ...]) -> Callable[[Any, Path], str | None]:
         def conv(v: Any, path: Path) -> str | None:
             if isinstance(v, str) and v in options:
                 return v
-            hint = closest(str(v), options) if isinstance(v, str) else ""
-            self.fail(path, f"expected one of {', '.join(options)}, got {kind(v)}{hint}")
+            hint = _closest(str(v), options) if isinstance(v, str) else ""
+            self.fail(path, f"expected one of {', '.join(options)}, got {_kind(v)}{hint}")
             return None
 
         return conv
 
     def pattern(self, rx: re.Pattern[str], what: str) -> Callable[[Any, Path], str | None]:
         def conv(v: Any, path: Path) -> str | None:
-            if isinstance(v, str) and rx.match(v):
-                return v
-            self.fail(path, f"expected {what}, got {kind(v)}")
+            if isinstance(v, str) and rx.fullmatch(v):
+                return self.printable(v, path)
+            self.fail(path, f"expected {what}, got {_kind(v)}")
             return None
 
         return conv
-
-
-def one_line(text: str) -> str:
-    """Escape line breaks and other unprintables a key or value may carry: one problem, one line."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
-
-
-def kind(v: Any) -> str:
-    if v is None:
-        return "nothing"
-    if isinstance(v, bool):
-        return f"boolean {str(v).lower()}"
-    if isinstance(v, (int, float)):
-        return f"{v!r}"
-    if isinstance(v, str):
-        shown = v if len(v) <= 40 else v[:37] + "..."
-        return f"'{shown}'".encode("unicode_escape").decode("ascii")
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, dict):
-        return "a mapping"
-    return type(v).__name__
-
-
-def closest(word: str, options: Iterable[str]) -> str:
-    import difflib
-
-    match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.75)
-    return f" (did you mean '{match[0]}'?)" if match else ""

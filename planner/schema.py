@@ -38,7 +38,8 @@ def _value(f: Field, instance_types: list[str]) -> dict[str, Any]:
         return {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 10**9}, _NUMERIC_STRING]}
     if f.kind == "positive_number":
         top = 1e30 if f.maximum is None else f.maximum
-        return {"anyOf": [{"type": "number", "exclusiveMinimum": 0, "maximum": top}, _NUMERIC_STRING]}
+        low: dict[str, float] = {"exclusiveMinimum": 0} if f.minimum is None else {"minimum": f.minimum}
+        return {"anyOf": [{"type": "number", **low, "maximum": top}, _NUMERIC_STRING]}
     if f.kind == "choice":
         return {"type": "string", "enum": list(f.options)}
     if f.kind == "pattern":

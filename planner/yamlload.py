@@ -127,13 +127,9 @@ def load_data(relpath: str) -> tuple[Any, Lines]:
 
 def load_path(path: str, what: str = "") -> tuple[Any, Lines]:
     """Read and parse one YAML file; unreadable files are input problems like bad YAML."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
-    except OSError as exc:
-        label = f"cannot read{' ' + what if what else ''}"
-        raise InputError([Problem(path, None, "", f"{label}: {exc.strerror or exc}")]) from None
-    return load(raw, path)
+    from planner.fileio import read_regular
+
+    return load(read_regular(path, MAX_BYTES, what), path)
 
 
 def _build(node: yaml.Node, path: Path, lines: Lines, budget: list[int], depth: int) -> Any:

@@ -173,7 +173,7 @@ def test_markdown_lines_items_escape_and_footnotes() -> None:
                             "assumption": None, "note": "no price", "deployment_type": "SCRATCH_2",
                             "storage_capacity_gib": 1200, "per_unit_storage_throughput": None}]}
     md = cost_report.markdown(cost)
-    assert "| lustre | FSx for Lustre SCRATCH_2 1,200 GiB | unknown GB-month | unknown | unknown | [1] | no price |" in md
+    assert "| lustre | FSx for Lustre SCRATCH_2 1,200 GiB | unknown GB-month | unknown | unknown | \\[1\\] | no price |" in md
     assert "1. no price" in md and "- a \\| b" in md
     lines = cost_report.table_lines(cost)
     assert lines[0].startswith("cost: unknown (at least $5.00) total for 24 h (run 10.0 h)")

@@ -27,7 +27,6 @@ def test_limits_are_typed_and_sourced() -> None:
 def test_blocks_and_rule_texts_come_from_the_loaded_values() -> None:
     cb = data.limits().capacity_blocks
     assert blocks.MAX_INSTANCES_PER_BLOCK == cb.max_instances_per_block
-    assert blocks.REGIONS == cb.regions
     assert blocks.bookable_hours()[-1] == cb.max_days * 24
     reg = rules.registry()
     assert f"at most {cb.max_instances_per_block} instances" in reg["capacity-block-size"].description

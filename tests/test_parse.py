@@ -120,7 +120,7 @@ node_groups:
         ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nlustre: {deployment_type: SCRATCH_3, storage_capacity_gib: 1200}",
          "lustre.deployment_type: expected one of SCRATCH_1, SCRATCH_2, PERSISTENT_1, PERSISTENT_2, got 'SCRATCH_3'"),
         ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nworkload: {parameters: 7e9, tokens: 1e12, mfu: 1.5}",
-         "workload.mfu: expected a fraction of peak between 0 and 1"),
+         "workload.mfu: expected a fraction of peak between 0.01 and 1"),
         ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nworkload: {parameters: 7e9, tokens: 1e12}",
          "workload: missing required key 'mfu'"),
         ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nsuppress:\n  - {rule: placement-group}",

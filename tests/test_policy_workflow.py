@@ -28,7 +28,7 @@ def _steps() -> list[dict]:
 def _planner_commands() -> list[list[str]]:
     out = []
     for line in PLAN_SCRIPT.read_text(encoding="utf-8").splitlines():
-        m = re.match(r"^\s*planner (.+?)( 2>&1)?( \|\| true)?$", line)
+        m = re.match(r"^\s*planner (.+?)( 2>(&1|>? ?\S+))?( \|\| true)?$", line)
         if m:
             text = m.group(1)
             for var, value in DEFAULTS.items():

@@ -163,7 +163,8 @@ def test_markdown_comment(mixed: str) -> None:
 def test_markdown_cells_are_escaped() -> None:
     from planner.report.digest import md_cell
 
-    assert md_cell('a|b <script>\n"c" & d') == 'a\\|b &lt;script&gt; "c" &amp; d'
+    # the line break is shown (escaped), never a break: a cell stays one cell
+    assert md_cell('a|b <script>\n"c" & d') == 'a\\|b &lt;script&gt;\\\\n"c" &amp; d'
 
 
 def test_markdown_for_bundled_stacks_is_well_formed() -> None:

@@ -432,10 +432,14 @@ def test_hostile_files_in_a_process(workdir: Path, content: bytes) -> None:
 
 
 def test_unicode_free_text_in_a_process(workdir: Path) -> None:
-    """Free-text fields (suppression reasons, S3 prefixes) reach stdout intact in every format."""
+    """Free-text fields (suppression reasons, S3 prefixes) reach stdout intact in every format.
+
+    Right-to-left text is fine; a bidi override (U+202E) is refused (issue 14, item 1:
+    tests/test_hardening.py), since it reorders what a reviewer sees.
+    """
     path = workdir / "Pulumi.unicode.yaml"
     path.write_text(_cluster_with() + "    suppress:\n      - rule: placement-group\n"
-                    "        reason: \"\u00e9quipe \U0001f680 \u202e\u05e9\u05dc\u05d5\u05dd\"\n", encoding="utf-8")
+                    "        reason: \"\u00e9quipe \U0001f680 \u05e9\u05dc\u05d5\u05dd\"\n", encoding="utf-8")
     result = run_process("plan", str(path), "--format", "json")
     assert_clean(result, path)
     assert result.code in (0, 1)

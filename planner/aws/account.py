@@ -11,10 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from planner.aws.errors import NOT_IN_REGION, AwsCallError, error_code, explain
+from planner.aws import deadline
+from planner.aws.errors import NOT_IN_REGION, AwsCallError, NotAwsAnswer, error_code, explain, require_aws_answer
 
 USER_AGENT = "planner-preflight"
-UNREACHABLE = ("EndpointConnectionError", "Timeout")
+UNREACHABLE = ("EndpointConnectionError", "Timeout", "NotAws", "Deadline")
+# Each HTTP attempt: 5 s to connect, 15 s to read; at most 4 attempts in botocore's
+# "standard" retry mode, which backs off on throttling and has a retry quota of its own.
+# The command's overall limit is `planner.aws.deadline` (--aws-timeout).
+CONNECT_TIMEOUT = 5
+READ_TIMEOUT = 15
+MAX_ATTEMPTS = 4
 NOT_FOUND = {
     "ec2:DescribeInstanceTypes": {"InvalidInstanceType"},
     "ec2:DescribeCapacityReservations": {"InvalidCapacityReservationId.NotFound", "InvalidCapacityReservationId.Malformed"},
@@ -42,9 +49,11 @@ class Clients:
         if key not in self._clients:
             from botocore.config import Config
 
-            config = Config(retries={"mode": "standard", "max_attempts": 5}, connect_timeout=5, read_timeout=30,
-                            user_agent_extra=USER_AGENT)
-            self._clients[key] = self.session.client(service, region_name=region, config=config)
+            config = Config(retries={"mode": "standard", "total_max_attempts": MAX_ATTEMPTS}, connect_timeout=CONNECT_TIMEOUT,
+                            read_timeout=READ_TIMEOUT, user_agent_extra=USER_AGENT)
+            client = self.session.client(service, region_name=region, config=config)
+            client.meta.events.register("after-call", require_aws_answer)
+            self._clients[key] = client
         return self._clients[key]
 
 
@@ -66,20 +75,26 @@ class Account:
 
     def _ask(self, key: tuple[Any, ...], action: str, region: str, call: Callable[[], Any]) -> Any:
         endpoint = (action.split(":", 1)[0], region)
+        if key not in self._answers and ("*", "*") in self._unreachable:
+            raise self._unreachable[("*", "*")]  # the command's deadline has passed: no more calls
         if key not in self._answers and endpoint in self._unreachable:
             raise self._unreachable[endpoint]  # do not wait through the retries again for the same endpoint
         if key not in self._answers:
             from botocore.exceptions import BotoCoreError, ClientError
+            from botocore.parsers import ResponseParserError
 
             try:
-                self._answers[key] = call()
+                with deadline.calling():
+                    self._answers[key] = call()
             except ClientError as exc:
                 if error_code(exc) in NOT_FOUND.get(action, ()):
                     self._answers[key] = None
                 else:
                     self._answers[key] = explain(exc, action, region)
-            except BotoCoreError as exc:
+            except (BotoCoreError, ResponseParserError, NotAwsAnswer, deadline.DeadlineExceeded) as exc:
                 self._answers[key] = explain(exc, action, region)
+            if isinstance(self._answers[key], AwsCallError) and self._answers[key].code == "Deadline":
+                self._unreachable[("*", "*")] = self._answers[key]
         answer = self._answers[key]
         if isinstance(answer, AwsCallError):
             if answer.code in UNREACHABLE:

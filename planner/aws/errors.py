@@ -7,6 +7,8 @@ botocore is imported inside `explain` so this module stays importable without it
 
 from __future__ import annotations
 
+from planner.aws.deadline import DeadlineExceeded
+
 THROTTLED = frozenset({"Throttling", "ThrottlingException", "RequestLimitExceeded", "TooManyRequestsException",
                        "RequestThrottled", "RequestThrottledException", "SlowDown", "PriorRequestNotComplete"})
 DENIED = frozenset({"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "UnauthorizedAccess",
@@ -19,6 +21,10 @@ SERVICE_NAMES = {"ec2": "EC2", "servicequotas": "Service Quotas", "pricing": "th
 
 NO_CREDENTIALS = ("no AWS credentials found (boto3 looks in AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, "
                   "~/.aws/credentials and config, SSO and instance roles)")
+
+
+NOT_AWS = ("the endpoint answered, but not as AWS does (no request id, or a body that is not the API's): "
+           "a captive portal, proxy or firewall page?")
 
 
 class AwsCallError(Exception):
@@ -71,6 +77,28 @@ def explain(exc: BaseException, action: str, region: str | None = None) -> AwsCa
             service = SERVICE_NAMES.get(prefix, prefix)
             return AwsCallError(action, f"{service} is not available{where} ({code})", code)
         return AwsCallError(action, f"{action}{where} failed: {code}: {text}" if text else f"{action}{where} failed: {code}", code)
+    if isinstance(exc, NotAwsAnswer) or type(exc).__name__ == "ResponseParserError":
+        return AwsCallError(action, f"{action}{where}: {NOT_AWS}", "NotAws")
+    if isinstance(exc, DeadlineExceeded):
+        return AwsCallError(action, f"{action}{where}: {exc}", "Deadline")
     if isinstance(exc, be.BotoCoreError):
         return AwsCallError(action, f"{action}{where} failed: {exc}", type(exc).__name__)
     return AwsCallError(action, f"{action}{where} failed: {type(exc).__name__}: {exc}", type(exc).__name__)
+
+
+class NotAwsAnswer(Exception):
+    """An HTTP 2xx answer without an AWS request id: not AWS speaking (see `require_aws_answer`)."""
+
+
+def require_aws_answer(http_response: object = None, parsed: object = None, **_: object) -> None:
+    """botocore `after-call` hook: refuse a success that AWS did not send.
+
+    Every AWS API answer carries a request id (the x-amzn-RequestId header, or
+    `<requestId>` in EC2's XML); a captive portal's HTTP 200 page has none, and botocore
+    parses it to an empty result, which would read as "not offered" or "does not exist".
+    """
+    status = getattr(http_response, "status_code", None)
+    if status is None or not 200 <= status < 300 or not isinstance(parsed, dict):
+        return
+    if not (parsed.get("ResponseMetadata") or {}).get("RequestId"):
+        raise NotAwsAnswer(NOT_AWS)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import sys
 import tempfile
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
@@ -23,6 +22,7 @@ from planner.aws.errors import AwsCallError, explain
 from planner.aws.pricing import EC2, FSX, PRICING_REGION, NoPrice, Offer, ec2_on_demand, lustre_storage
 
 TTL_HOURS = 24
+CACHE_MAX_BYTES = 16 * 1024 * 1024  # thousands of entries; a bigger file is not one planner wrote
 CACHE_VERSION = 1
 ORIGIN = "AWS Price List (live)"
 
@@ -65,14 +65,35 @@ class PriceCache:
     def __init__(self, path: str, now: dt.datetime):
         self.path, self.now = path, now
         self.entries: dict[str, dict[str, Any]] = {}
-        try:
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
-            if data.get("version") == CACHE_VERSION and isinstance(data.get("entries"), dict):
-                self.entries = data["entries"]
-        except (OSError, ValueError, AttributeError):
-            self.entries = {}  # no cache, or an unreadable one: fetch again
+        self.problems: list[str] = []  # what was wrong with the file, for one warning line each
         self.dirty = False
+        from planner.errors import InputError
+        from planner.fileio import read_regular
+
+        if not os.path.lexists(path):
+            return  # no cache yet
+        try:
+            data = json.loads(read_regular(path, CACHE_MAX_BYTES, "the price cache").decode("utf-8"))
+        except InputError as exc:
+            self._discard(f"unreadable ({exc.problems[0].message})")
+            return
+        except ValueError:
+            self._discard("unreadable (not JSON)")
+            return
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or not isinstance(data.get("entries"), dict):
+            self._discard("not a cache this version of planner wrote")
+            return
+        self.entries = data["entries"]
+
+    def _discard(self, why: str) -> None:
+        self.problems.append(f"discarded the price cache {self.path}: {why}; prices are fetched again")
+        self.dirty = True  # rewrite it with what this run fetches
+
+    def discard(self, key: str, why: str) -> None:
+        """Drop one corrupt entry (it is fetched again) and say so, naming the cache file."""
+        self.entries.pop(key, None)
+        self.problems.append(f"discarded the entry '{key}' of the price cache {self.path}: {why}; fetched again")
+        self.dirty = True
 
     def get(self, key: str) -> dict[str, Any] | None:
         """A fresh entry {"fetched_at", "entry" | "missing"}, or None when absent or older than the TTL."""
@@ -128,6 +149,7 @@ class LivePrices:
     missing: tuple[str, ...] = ()
     failure: str | None = None  # why the API could not be used (then the book is used as it is)
     cache_problem: str | None = None
+    cache_warnings: tuple[str, ...] = ()  # corrupt cache entries discarded
 
     def book_data(self) -> dict[str, Any]:
         """The price-book file shape `PriceBook.overlay` takes: a book named "live"."""
@@ -143,6 +165,10 @@ class LivePrices:
 def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> LivePrices:
     """Prices for `needs`, from the cache when fresh, else from the API through `client()` (the pricing client)."""
     from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.parsers import ResponseParserError
+
+    from planner.aws import deadline
+    from planner.aws.errors import NotAwsAnswer
 
     as_of = cache.now.date().isoformat()
     out = LivePrices({"instances": [], "lustre": []})
@@ -158,6 +184,10 @@ def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> Li
                      lambda o, d, n=need: _lustre_entry(o, n, d)))
     for key, kind, ask, entry in jobs:
         hit = cache.get(key)
+        why = _corrupt(hit, kind)
+        if why:
+            cache.discard(key, why)
+            hit = None
         if hit is not None:
             out.cached += 1
             if hit.get("entry"):
@@ -168,7 +198,8 @@ def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> Li
         if out.failure:
             continue
         try:
-            offer = ask(client())
+            with deadline.calling():
+                offer = ask(client())
         except NoPrice as why:
             cache.put(key, {"missing": str(why)})
             missing.append(key.split(" ", 1)[1])
@@ -176,7 +207,7 @@ def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> Li
         except AwsCallError as err:
             out.failure = err.message
             continue
-        except (BotoCoreError, ClientError) as exc:
+        except (BotoCoreError, ClientError, ResponseParserError, NotAwsAnswer, deadline.DeadlineExceeded) as exc:
             out.failure = explain(exc, "pricing:GetProducts", PRICING_REGION).message
             continue
         e = entry(offer, as_of)
@@ -184,8 +215,33 @@ def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> Li
         out.data[kind].append(e)
         out.fetched += 1
     out.missing = tuple(missing)
+    out.cache_warnings = tuple(cache.problems)
     out.cache_problem = cache.save()
     return out
+
+
+def _corrupt(hit: dict[str, Any] | None, kind: str) -> str | None:
+    """Why a fresh cache entry cannot be used (it would make every run exit 2 until it expires), or None.
+
+    An entry is checked as a price book entry is (`PriceBook.overlay`), so a hand-edited
+    or truncated cache is refetched, never trusted and never fatal.
+    """
+    if hit is None or "entry" not in hit:
+        if hit is not None and not isinstance(hit.get("missing", ""), str):
+            return "'missing' is not text"
+        return None
+    entry = hit["entry"]
+    if not isinstance(entry, dict):
+        return "the entry is not a mapping"
+    from planner.cost.book import PriceBook
+    from planner.errors import InputError
+
+    try:
+        PriceBook("cache").overlay({"name": "live", kind: [entry]}, ORIGIN)
+    except InputError as exc:
+        first = exc.problems[0]
+        return f"{first.key + ': ' if first.key else ''}{first.message}"
+    return None
 
 
 def pricing_client(profile: str | None = None) -> Callable[[], Any]:
@@ -199,12 +255,17 @@ def pricing_client(profile: str | None = None) -> Callable[[], Any]:
             from planner.aws.account import Clients
             from planner.aws.errors import NO_CREDENTIALS
 
+            from planner.aws.deadline import DeadlineExceeded
+
             try:
                 clients = Clients(profile)
                 if not clients.has_credentials():
                     raise AwsCallError("pricing:GetProducts", NO_CREDENTIALS, "NoCredentials")
-            except BotoCoreError as exc:
+            except (BotoCoreError, DeadlineExceeded) as exc:
                 raise explain(exc, "pricing:GetProducts", PRICING_REGION) from None
+            except (ValueError, OSError) as exc:  # a credential_process printing non-JSON, or one that cannot run
+                raise AwsCallError("pricing:GetProducts", f"cannot load AWS credentials ({type(exc).__name__}: {exc})",
+                                   "Credentials") from None
             made.append(clients.client("pricing", PRICING_REGION))
         return made[0]
 
@@ -214,12 +275,16 @@ def pricing_client(profile: str | None = None) -> Callable[[], Any]:
 def live_book(book: Any, needs: PriceNeeds, client: Callable[[], Any] | None = None,
               now: dt.datetime | None = None, warn: Callable[[str], None] | None = None) -> Any:
     """`book` with current on-demand prices layered over it (`PriceBook.overlay`), or `book` with a warning."""
-    say = warn or (lambda line: print(f"planner: {line}", file=sys.stderr))
+    from planner.errors import error_line
+
+    say = warn or error_line
     cache = PriceCache(cache_path(), now or dt.datetime.now(dt.timezone.utc))
     result = fetch(needs, client or pricing_client(), cache)
     if result.failure:
         say(f"warning: live prices unavailable ({result.failure}); using the price book '{book.name}' "
             f"for {'the prices not cached' if result.cached else 'every price'}")
+    for line in result.cache_warnings:
+        say(f"warning: {line}")
     if result.cache_problem:
         say(f"warning: {result.cache_problem}")
     if not result.failure or result.fetched or result.cached:

@@ -26,12 +26,21 @@ def open_account(profile: str | None = None) -> Account:
     """An `Account` on boto3's credential chain (or `profile`); SetupError when there is nothing to ask with."""
     from botocore.exceptions import BotoCoreError
 
+    from planner.aws.deadline import DeadlineExceeded
+
+    from planner.aws.deadline import calling
+
     try:
-        clients = Clients(profile)
-        if not clients.has_credentials():
+        with calling():
+            clients = Clients(profile)
+            found = clients.has_credentials()
+        if not found:
             raise SetupError(f"{NO_CREDENTIALS}; configure them or pass --profile")
-    except BotoCoreError as exc:
+    except (BotoCoreError, DeadlineExceeded) as exc:
         raise SetupError(explain(exc, "sts:GetCallerIdentity").message) from None
+    except (ValueError, OSError) as exc:  # a credential_process printing non-JSON, or one that cannot run
+        raise SetupError(f"cannot load AWS credentials ({type(exc).__name__}: {exc}); check credential_process "
+                         "in the AWS config, or pass --profile") from None
     return Account(clients.client)
 
 

@@ -10,12 +10,30 @@ if TYPE_CHECKING:
     from planner.model import Stack
 
 
+AWS_TIMEOUT_SECONDS = 60.0  # --aws-timeout default (planner.aws.deadline; kept here so plan starts without planner.aws)
+
+
+def aws_timeout_arg(text: str) -> float:
+    """argparse type for `--aws-timeout`: seconds, from 1 to 3600."""
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not 1 <= v <= 3600:
+        from planner.report.text import one_line
+
+        raise argparse.ArgumentTypeError(f"expected seconds from 1 to 3600, got '{one_line(text[:24])}'")
+    return v
+
+
 def region_arg(text: str) -> str:
     """argparse type for `--region`: the shape of an AWS region name, as stack files are checked."""
     from planner.reader import REGION as _REGION
 
-    if not _REGION.match(text):
-        raise argparse.ArgumentTypeError(f"expected an AWS region such as us-east-2, got '{text}'")
+    if not _REGION.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected an AWS region such as us-east-2, got '{text[:24]}'")
     return text
 
 
@@ -32,6 +50,15 @@ def add_price_book_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--price", action="append", default=[], metavar="TYPE[:PURCHASE][@REGION]=USD",
                         help="your own USD per instance-hour for a type (optionally one purchase option and region); "
                              "repeatable, wins over the price book and is shown as your figure")
+    add_aws_timeout_argument(parser)
+
+
+def add_aws_timeout_argument(parser: argparse.ArgumentParser) -> None:
+    """`--aws-timeout`: the overall limit on a command's AWS calls (planner.aws.deadline)."""
+    DEFAULT_SECONDS = AWS_TIMEOUT_SECONDS
+    parser.add_argument("--aws-timeout", type=aws_timeout_arg, default=DEFAULT_SECONDS, metavar="SECONDS",
+                        help=f"stop waiting for AWS after SECONDS in all (default {DEFAULT_SECONDS:g}); what was not "
+                             "answered by then is reported as unknown")
 
 
 def book_from_args(args: argparse.Namespace, stacks: Iterable["Stack"] = ()) -> "PriceBook":
@@ -45,7 +72,15 @@ def book_from_args(args: argparse.Namespace, stacks: Iterable["Stack"] = ()) -> 
     overrides = tuple(parse_override(t) for t in getattr(args, "price", None) or ())
     book = load_price_book(getattr(args, "price_book", None))
     if getattr(args, "live_prices", False):
+        from planner.aws import deadline
         from planner.aws.live_prices import live_book, needs_for
 
-        book = live_book(book, needs_for(stacks, getattr(args, "region", None), getattr(args, "types", ())))
+        needs = needs_for(stacks, getattr(args, "region", None), getattr(args, "types", ()))
+        try:
+            with deadline.limit(getattr(args, "aws_timeout", deadline.DEFAULT_SECONDS)):
+                book = live_book(book, needs)
+        except deadline.DeadlineExceeded as exc:  # the timer fired between two calls
+            from planner.cli import error_line
+
+            error_line(f"warning: live prices unavailable ({exc}); using the price book '{book.name}'")
     return book.with_overrides(overrides)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 
@@ -59,11 +58,13 @@ def to_json() -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.fileio import emit
+
     data = to_json()
     if args.format == "json":
         from planner.report.json_report import dumps
 
-        sys.stdout.write(dumps(data))
+        emit(dumps(data))
         return 0
     from planner.report.table import grid, num
 
@@ -85,5 +86,5 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"Announced, not declarable: {a['name']} ({a['accelerator']}: {num(acc['peak_tflops']['bf16_dense'])} BF16 / "
                      f"{num(acc['peak_tflops']['fp8_dense'])} FP8 dense TFLOPS per chip, {num(acc['memory_gib'])} GiB); "
                      f"GA {a['general_availability']}, EC2 instance type names not confirmed.")
-    sys.stdout.write("\n".join(lines) + "\n")
+    emit("\n".join(lines) + "\n")
     return 0

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from typing import Any
 
 from planner.errors import InputError, Problem
 
 FORMATS = ("table", "json")
 ARGS = "<command line>"
+MAX_MAGNITUDE = 1e30  # parameters and tokens: the stack schema's bound (planner.parse.MAX_MAGNITUDE)
+MIN_HOURS = 1.0  # --deadline-hours: the stack schema's bound on schedule.hours (planner.parse.MIN_HOURS)
+MAX_COUNT = 10**9  # --instances: the bound of a node group's count
+MIN_MFU = 0.01  # --mfu: the stack schema's bound on workload.mfu (planner.parse.MIN_MFU)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,15 +21,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     from planner.commands import add_price_book_argument
 
     p = sub.add_parser("compare", help="cost and duration of a training job on every priced instance type")
-    p.add_argument("--parameters", required=True, type=_positive("--parameters"), help="model parameters (70e9)")
-    p.add_argument("--tokens", required=True, type=_positive("--tokens"), help="training tokens (2e12)")
+    p.add_argument("--parameters", required=True, type=_positive("--parameters", 1.0), help="model parameters (70e9)")
+    p.add_argument("--tokens", required=True, type=_positive("--tokens", 1.0), help="training tokens (2e12)")
     p.add_argument("--precision", choices=("bf16", "fp8"), default="bf16", help="training precision (default bf16)")
     p.add_argument("--mfu", required=True, metavar="MFU",
                    help="model FLOPs utilisation: one value (0.4), per family (trn2=0.3,p5en=0.4), or both (0.35,trn2=0.3)")
     p.add_argument("--region", default="us-east-2", type=region_arg, help="AWS region whose prices to use (default us-east-2)")
     size = p.add_mutually_exclusive_group(required=True)
-    size.add_argument("--instances", type=int, metavar="N", help="instances per candidate (whole UltraServers for trn2u)")
-    size.add_argument("--deadline-hours", type=_positive("--deadline-hours"), metavar="H",
+    size.add_argument("--instances", type=_count, metavar="N", help="instances per candidate (whole UltraServers for trn2u)")
+    size.add_argument("--deadline-hours", type=_positive("--deadline-hours", MIN_HOURS), metavar="H",
                       help="smallest instance count per type that finishes within H hours")
     p.add_argument("--instance-type", action="append", default=[], metavar="TYPE", dest="types",
                    help="only these instance types (repeatable; default: every type with a price)")
@@ -35,18 +38,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _positive(flag: str):  # noqa: ANN202 - an argparse type function
+def _shown(text: str) -> str:
+    """At most a typo's worth of a command-line value, on one line."""
+    from planner.report.text import one_line
+
+    return one_line(text if len(text) <= 24 else text[:21] + "...")
+
+
+def _positive(flag: str, low: float):  # noqa: ANN202 - an argparse type function
+    """A finite number from `low` to MAX_MAGNITUDE, as the stack schema bounds the same figures:
+    `1e308 x 1e308` overflows, `--deadline-hours 1e-300` is no deadline."""
     def conv(text: str) -> float:
         try:
             v = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a positive number such as 70e9, got '{text}'") from None
+            raise argparse.ArgumentTypeError(f"expected a positive number such as 70e9, got '{_shown(text)}'") from None
         if not (math.isfinite(v) and v > 0):
-            raise argparse.ArgumentTypeError(f"expected a positive number, got '{text}'")
+            raise argparse.ArgumentTypeError(f"expected a positive number, got '{_shown(text)}'")
+        if not low <= v <= MAX_MAGNITUDE:
+            raise argparse.ArgumentTypeError(f"expected a number from {low:g} to {MAX_MAGNITUDE:g}, got '{_shown(text)}'")
         return v
 
     conv.__name__ = flag
     return conv
+
+
+def _count(text: str) -> int:
+    """`--instances`: a positive integer up to MAX_COUNT, the bound of a node group's `count`."""
+    t = text.strip()
+    if not (t.isascii() and t.isdigit()) or len(t) > 10 or not 0 < int(t) <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"expected a positive integer up to {MAX_COUNT:,}, got '{_shown(text)}'")
+    return int(t)
 
 
 def parse_mfu(text: str, families: set[str]) -> dict[str, float]:
@@ -56,21 +78,24 @@ def parse_mfu(text: str, families: set[str]) -> dict[str, float]:
         fam, _, value = part.rpartition("=")
         fam = fam.strip() or "*"
         if fam != "*" and fam not in families:
-            raise InputError([Problem(ARGS, None, "--mfu", f"unknown family '{fam}'; expected one of: {', '.join(sorted(families))}")])
+            raise InputError([Problem(ARGS, None, "--mfu", f"unknown family '{_shown(fam)}'; expected one of: {', '.join(sorted(families))}")])
         try:
             v = float(value)
         except ValueError:
             v = math.nan
-        if not 0 < v <= 1:
-            raise InputError([Problem(ARGS, None, "--mfu", f"expected a fraction of peak between 0 and 1 (such as 0.4), got '{part}'")])
+        if not MIN_MFU <= v <= 1:
+            raise InputError([Problem(ARGS, None, "--mfu", f"expected a fraction of peak between {MIN_MFU:g} and 1 (such as 0.4), "
+                                                           f"got '{_shown(part)}'")])
         if fam in out:
             which = "a bare value (the default)" if fam == "*" else f"family '{fam}'"
-            raise InputError([Problem(ARGS, None, "--mfu", f"{which} given twice in '{text}'; expected one value per family")])
+            raise InputError([Problem(ARGS, None, "--mfu", f"{which} given twice in '{_shown(text)}'; expected one value per family")])
         out[fam] = v
     return out
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.fileio import emit
+
     from planner import catalogue
     from planner.commands import book_from_args
     from planner.cost.compare import Job, compare
@@ -82,16 +107,16 @@ def run(args: argparse.Namespace) -> int:
     unknown = [t for t in args.types if t not in cat.instance_types]
     if unknown:
         raise InputError([Problem(ARGS, None, "--instance-type",
-                                  f"unknown instance type '{unknown[0]}'; expected one of: {', '.join(cat.instance_types)}")])
+                                  f"unknown instance type '{_shown(unknown[0])}'; expected one of: {', '.join(cat.instance_types)}")])
     job = Job(args.parameters, args.tokens, args.precision, parse_mfu(args.mfu, {t.family for t in cat.instance_types.values()}),
               args.region, args.instances, args.deadline_hours)
     result = compare(job, book_from_args(args), cat, tuple(args.types))
     if args.format == "json":
         from planner.report.json_report import dumps
 
-        sys.stdout.write(dumps(result))
+        emit(dumps(result))
     else:
-        sys.stdout.write(render_table(result))
+        emit(render_table(result))
     return 0
 
 
@@ -142,4 +167,6 @@ def render_table(result: dict[str, Any]) -> str:
     lines += [f"[{i}] {n}" for i, n in enumerate(foot, 1)]
     lines += [f"note: {n}" for n in result["notes"]]
     lines.append("Dense peaks only (BF16 or FP8 dense at the job's precision); billed hours round Capacity Blocks up to a bookable duration.")
-    return "\n".join(lines) + "\n"
+    from planner.report.text import join_lines
+
+    return join_lines(lines) + "\n"

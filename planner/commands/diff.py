@@ -240,6 +240,7 @@ def _finding_line(f: dict[str, Any]) -> str:
 def render_table(result: dict[str, Any]) -> str:
     from planner.report.cost_report import headline
     from planner.report.table import grid
+    from planner.report.text import join_lines
 
     out = [f"Cost diff: {result['base']} -> {result['head']} (price book {result['price_book']}; totals for the billed hours)"]
     out += grid(HEADERS, _rows(result), right=(2, 3, 4))
@@ -253,35 +254,37 @@ def render_table(result: dict[str, Any]) -> str:
             out.append(f"  after:  {headline(s['head_cost'])}")
         out += [f"  + {_finding_line(f)}" for f in s["findings_added"]]
         out += [f"  - {_finding_line(f)} (resolved)" for f in s["findings_resolved"]]
-    return "\n".join(out) + "\n"
+    return join_lines(out) + "\n"
 
 
 def render_markdown(result: dict[str, Any]) -> str:
+    """The diff as a pull-request comment; every value from the stacks, paths or price book is inert."""
     from planner.report.cost_report import headline, markdown
+    from planner.report.text import html_inert, join_lines, md_code, md_inert
 
     tot = result["total"]
     out = ["## planner: cost and findings diff", "",
-           f"Monthly cost is hourly x 730 h; totals are for the billed hours. `{result['base']}` -> `{result['head']}`, "
-           f"price book `{result['price_book']}`.", "",
+           f"Monthly cost is hourly x 730 h; totals are for the billed hours. {md_code(result['base'])} -> "
+           f"{md_code(result['head'])}, price book {md_code(result['price_book'])}.", "",
            f"**Total change: {_delta(tot)}**, "
            f"{tot['findings_added']} finding(s) added, {tot['findings_resolved']} resolved.", "",
            "| " + " | ".join(h.capitalize() for h in HEADERS) + " |", "|---|---|---:|---:|---:|---|"]
-    out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in _rows(result)]
+    out += ["| " + " | ".join(md_inert(c) for c in row) + " |" for row in _rows(result)]
     for s in result["stacks"]:
         if s["status"] == "unchanged":
             continue
         t = s["total"]
-        out += ["", f"<details><summary><b>{s['stack']}</b> ({s['status']}): {_delta(t)}</summary>", ""]
+        out += ["", f"<details><summary><b>{html_inert(s['stack'])}</b> ({s['status']}): {_delta(t)}</summary>", ""]
         if s["base_cost"]:
             out.append(f"- Before: {headline(s['base_cost'])}")
         if s["head_cost"]:
             out.append(f"- After: {headline(s['head_cost'])}")
-        out += [f"- :new: {_finding_line(f)}" for f in s["findings_added"]]
-        out += [f"- :white_check_mark: resolved: {_finding_line(f)}" for f in s["findings_resolved"]]
+        out += [f"- :new: {md_inert(_finding_line(f))}" for f in s["findings_added"]]
+        out += [f"- :white_check_mark: resolved: {md_inert(_finding_line(f))}" for f in s["findings_resolved"]]
         if s["head_cost"]:
-            out += ["", markdown(s["head_cost"]).rstrip("\n")]
+            out += ["", *markdown(s["head_cost"]).rstrip("\n").split("\n")]
         out += ["", "</details>"]
-    return "\n".join(out) + "\n"
+    return join_lines(out) + "\n"
 
 
 # --- the command --------------------------------------------------------------------------

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sys
 
 from planner.findings import SEVERITIES
 
@@ -59,15 +58,12 @@ def render(plans, fmt: str) -> str:  # noqa: ANN001 - list[StackPlan]
 def write(text: str, output: str | None) -> None:
     """Write the report; only called once the input was valid, so nothing is written on bad input.
 
-    An `--output` that cannot be written is unusable input like a bad stack: one line, exit 2.
+    An `--output` that cannot be written is unusable input like a bad stack: one line, exit 2,
+    and the file keeps what it held.
     """
-    if output:
-        try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            from planner.errors import InputError, Problem
+    from planner.fileio import emit, write_atomic
 
-            raise InputError([Problem(output, None, "--output", f"cannot write: {exc.strerror or exc}; expected a writable file path")]) from None
+    if output:
+        write_atomic(output, text, "--output")  # a temporary file, then a rename: never a half-written report
     else:
-        sys.stdout.write(text)
+        emit(text)

@@ -8,7 +8,6 @@ and reports findings in the formats and with the exit codes of `planner plan`.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from planner.commands import plan, region_arg
 from planner.findings import SEVERITIES
@@ -24,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
     p.add_argument("--suppress", action="append", default=[], metavar="CHECK", help="suppress a check id (repeatable)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    from planner.commands import add_aws_timeout_argument
+
+    add_aws_timeout_argument(p)
     p.set_defaults(run=run)
 
 
@@ -34,11 +36,27 @@ def run(args: argparse.Namespace) -> int:
 
     stacks = load_stacks(args.paths or ["stacks"])
     check_suppressions(stacks, args.suppress)
-    try:
-        account = open_account(args.profile)
-    except SetupError as exc:
-        print(f"planner: preflight: {exc}", file=sys.stderr)
-        return 2
-    plans = [preflight_stack(s, account, args.region, args.suppress) for s in stacks]
+    from planner.aws import deadline
+
+    with deadline.limit(args.aws_timeout):  # every AWS call of the run, credentials included
+        try:
+            account = open_account(args.profile)
+        except SetupError as exc:
+            from planner.cli import error_line
+
+            error_line(f"preflight: {exc}")
+            return 2
+        plans = [_preflight(s, account, args) for s in stacks]
     plan.write(plan.render(plans, args.format), args.output)
     return exit_code(plans, args.fail_on)
+
+
+def _preflight(stack, account, args: argparse.Namespace):  # noqa: ANN001, ANN202 - Stack, Account -> StackPlan
+    """One stack's checks; the deadline firing between two checks ends them as one AWS-error finding each."""
+    from planner.aws.deadline import DeadlineExceeded
+    from planner.aws.preflight import preflight_stack
+
+    try:
+        return preflight_stack(stack, account, args.region, args.suppress)
+    except DeadlineExceeded:
+        return preflight_stack(stack, account, args.region, args.suppress)  # every call now fails at once

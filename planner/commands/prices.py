@@ -45,7 +45,7 @@ def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (serv
     result = refresh.run(todo, client or _clients(args.profile), _progress if sys.stderr.isatty() else None)
     if sys.stderr.isatty():
         sys.stderr.write("\n")
-    say = lambda line: print(f"planner: {line}", file=sys.stderr)  # noqa: E731
+    from planner.cli import error_line as say  # one line each, whatever AWS answered
     for why in sorted(set(result.stopped.values())):
         say(f"stopped asking: {why}")
     for line in result.missing:
@@ -60,7 +60,9 @@ def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (serv
     unpriced = len(result.missing) + result.not_asked
     if unpriced:
         done += f"; partial: {unpriced} of {len(todo)} items not priced (listed above)"
-    print(done)
+    from planner.fileio import emit
+
+    emit(done + "\n")
     return 1 if unpriced else 0
 
 

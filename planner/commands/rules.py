@@ -7,8 +7,10 @@ reference block in FILE (docs/reference/rules.md), so the documentation never dr
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
+
+
+README_MAX_BYTES = 4 * 1024 * 1024  # a README, not a device: `--update-readme /dev/zero` is refused, not read forever
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,10 +47,10 @@ def reference_markdown() -> str:
         "|---|---|---|---|---|",
     ]
     from planner.rules import registry
-    from planner.report.digest import md_cell
+    from planner.report.text import md_own_cell
 
     for r in registry().values():
-        lines.append(f"| `{r.id}` | {r.severity} | {md_cell(r.description)} | {md_cell(r.remediation)} | {_link(r.source)} |")
+        lines.append(f"| `{r.id}` | {r.severity} | {md_own_cell(r.description)} | {md_own_cell(r.remediation)} | {_link(r.source)} |")
     lines.append(REFERENCE_END)
     return "\n".join(lines) + "\n"
 
@@ -71,30 +73,34 @@ def to_json() -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.fileio import emit
+
     if args.update_readme:
         from planner.errors import InputError, Problem
 
+        from planner.fileio import read_regular, write_atomic
+
+        raw = read_regular(args.update_readme, README_MAX_BYTES, "the README")
         try:
-            with open(args.update_readme, encoding="utf-8") as fh:
-                text = fh.read()
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError([Problem(args.update_readme, None, "", f"not UTF-8 text (byte {exc.start}); expected a Markdown file")]) from None
+        try:
             updated = replace_reference(text)
-        except OSError as exc:
-            raise InputError([Problem(args.update_readme, None, "", f"cannot read: {exc.strerror or exc}")]) from None
         except ValueError as exc:
             raise InputError([Problem(args.update_readme, None, "", f"{exc}; add the two markers where the reference goes")]) from None
         if updated != text:
-            with open(args.update_readme, "w", encoding="utf-8") as fh:
-                fh.write(updated)
+            write_atomic(args.update_readme, updated, "--update-readme")  # a failed write leaves the README whole
         return 0
     if args.format == "json":
         from planner.report.json_report import dumps
 
-        sys.stdout.write(dumps(to_json()))
+        emit(dumps(to_json()))
     elif args.format == "markdown":
-        sys.stdout.write(reference_markdown())
+        emit(reference_markdown())
     else:
         from planner.report.table import grid
 
         rows = [(r["id"], r["severity"], r["description"], r["source"]) for r in to_json()["rules"]]
-        sys.stdout.write("\n".join(grid(("rule", "severity", "description", "source"), rows)) + "\n")
+        emit("\n".join(grid(("rule", "severity", "description", "source"), rows)) + "\n")
     return 0

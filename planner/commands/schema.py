@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,5 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from planner.schema import render
 
-    sys.stdout.write(render())
+    from planner.fileio import emit
+
+    emit(render())
     return 0

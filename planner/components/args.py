@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from typing import Any, TypeVar
 
 import pulumi
@@ -163,3 +164,146 @@ class ClusterArgs:
             subnet_id=None if c.network is None else c.network.subnet_id,
             **deployment,
         )
+
+
+# --- argument checks, before the first resource -------------------------------------------
+# A component's arguments come from Python, not YAML: a wrong type would surface as an
+# AttributeError deep inside the build, after some resources were registered. These checks
+# run first and raise ClusterInputError naming the argument, like the parser does for keys.
+
+# ClusterArgs fields that are not topology (`from_config(**deployment)` takes these only)
+DEPLOYMENT_FIELDS = ("image_id", "instance_profile", "security_group_ids", "key_name", "user_data", "root_volume_gib", "tags")
+ROOT_VOLUME_GIB = (1, 16384)  # gp3: 1 GiB to 16 TiB (Amazon EBS User Guide, "General Purpose SSD volumes")
+TAG_KEY_MAX, TAG_VALUE_MAX = 128, 256  # EC2 tag restrictions (Amazon EC2 User Guide, "Tag restrictions")
+RESERVED_TAG_PREFIX = "aws:"  # "You can't ... use the aws: prefix in your tag names or values" (same page)
+VPC_PREFIX = (16, 28)  # "The allowed block size is between a /16 netmask and /28 netmask" (Amazon VPC User Guide)
+EBS_GP3_SOURCE = "https://docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html"
+TAG_SOURCE = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/Using_Tags.html#tag-restrictions"
+VPC_SOURCE = "https://docs.aws.amazon.com/vpc/latest/userguide/vpc-cidr-blocks.html"
+
+
+def _kind(v: Any) -> str:
+    return "None" if v is None else type(v).__name__
+
+
+def _is_input(v: Any, allow_output: bool = True) -> bool:
+    """A string, or (where allowed) a Pulumi Output known only at deployment."""
+    return isinstance(v, str) or (allow_output and isinstance(v, pulumi.Output))
+
+
+@lru_cache(maxsize=1)
+def known_regions() -> frozenset[str]:
+    """Every region botocore's bundled endpoint data names, in every partition (no network)."""
+    import botocore.session
+
+    session = botocore.session.get_session()
+    return frozenset(r for p in session.get_available_partitions()
+                     for r in session.get_available_regions("ec2", partition_name=p))
+
+
+def region_problems(region: Any, label: str, key: str = "region") -> list[Any]:
+    from planner.errors import Problem
+
+    if region is None:
+        return []
+    if not isinstance(region, str):
+        return [Problem(label, None, key, f"expected an AWS region name such as us-east-2, got {_kind(region)}")]
+    if region not in known_regions():
+        from planner.report.text import one_line
+
+        return [Problem(label, None, key, f"unknown AWS region '{one_line(region[:24])}'; expected one such as us-east-2")]
+    return []
+
+
+def check_cluster_args(args: Any, label: str) -> None:
+    """Raise ClusterInputError (every problem, each naming its argument) unless `args` can be planned and built."""
+    from planner.components.errors import ClusterInputError
+    from planner.errors import Problem
+
+    if not isinstance(args, ClusterArgs):
+        raise ClusterInputError([Problem(label, None, "args", f"expected ClusterArgs, got {_kind(args)}")])
+    problems: list[Problem] = []
+
+    def need(ok: bool, key: str, expected: str, value: Any) -> bool:
+        if not ok:
+            problems.append(Problem(label, None, key, f"expected {expected}, got {_kind(value)}"))
+        return ok
+
+    need(isinstance(args.availability_zone, str), "availability_zone", "an Availability Zone name (str)", args.availability_zone)
+    groups = args.node_groups
+    if need(isinstance(groups, Sequence) and not isinstance(groups, (str, bytes)), "node_groups",
+            "a list of NodeGroupArgs", groups):
+        for i, g in enumerate(groups):
+            need(isinstance(g, NodeGroupArgs), f"node_groups[{i}]", "NodeGroupArgs", g)
+    need(args.lustre is None or isinstance(args.lustre, LustreArgs), "lustre", "LustreArgs or None", args.lustre)
+    need(args.workload is None or isinstance(args.workload, WorkloadArgs), "workload", "WorkloadArgs or None", args.workload)
+    if need(isinstance(args.suppress, Sequence) and not isinstance(args.suppress, (str, bytes)), "suppress",
+            "a list of SuppressArgs", args.suppress):
+        for i, s in enumerate(args.suppress):
+            need(isinstance(s, SuppressArgs), f"suppress[{i}]", "SuppressArgs", s)
+    problems += region_problems(args.region, label)
+    for key in ("vpc_id", "subnet_id", "image_id", "instance_profile", "key_name", "user_data"):
+        value = getattr(args, key)
+        need(value is None or _is_input(value), key, "a string (or a Pulumi Output) or None", value)
+    sgs = args.security_group_ids
+    if need(isinstance(sgs, Sequence) and not isinstance(sgs, (str, bytes)), "security_group_ids",
+            "a list of security group ids", sgs):
+        for i, sg in enumerate(sgs):
+            need(_is_input(sg), f"security_group_ids[{i}]", "a security group id (str or Output)", sg)
+    low, high = ROOT_VOLUME_GIB
+    vol = args.root_volume_gib
+    if need(isinstance(vol, int) and not isinstance(vol, bool), "root_volume_gib", "an integer number of GiB", vol):
+        if not low <= vol <= high:
+            problems.append(Problem(label, None, "root_volume_gib",
+                                    f"expected {low} to {high} GiB (a gp3 volume), got {vol}"))
+    problems += tag_problems(args.tags, label)
+    if problems:
+        raise ClusterInputError(problems)
+
+
+def tag_problems(tags: Any, label: str, key: str = "tags") -> list[Any]:
+    """Tags EC2 accepts: string keys of 1-128 characters without the reserved `aws:` prefix, values up to 256."""
+    from planner.errors import Problem
+    from planner.report.text import first_control, one_line
+
+    if not isinstance(tags, Mapping):
+        return [Problem(label, None, key, f"expected a mapping of tag keys to values, got {_kind(tags)}")]
+    out = []
+    for k, v in tags.items():
+        shown = one_line(str(k)[:40])
+        if not isinstance(k, str) or not 1 <= len(k) <= TAG_KEY_MAX:
+            out.append(Problem(label, None, f"{key}[{shown}]", f"expected a tag key of 1 to {TAG_KEY_MAX} characters"))
+        elif k.lower().startswith(RESERVED_TAG_PREFIX):
+            out.append(Problem(label, None, f"{key}[{shown}]", "tag keys starting with 'aws:' are reserved for AWS; "
+                                                               "expected another key"))
+        elif first_control(k):
+            out.append(Problem(label, None, f"{key}[{shown}]", "expected a tag key without control characters"))
+        if not (isinstance(v, str) or isinstance(v, pulumi.Output)) or (isinstance(v, str) and len(v) > TAG_VALUE_MAX):
+            out.append(Problem(label, None, f"{key}[{shown}]", f"expected a tag value: a string of at most {TAG_VALUE_MAX} characters"))
+    return out
+
+
+def cidr_problems(vpc_cidr: Any, subnet_cidr: Any, label: str) -> list[Any]:
+    """An IPv4 VPC block of /16 to /28, and a subnet block inside it (Amazon VPC CIDR rules)."""
+    import ipaddress
+
+    from planner.errors import Problem
+    from planner.report.text import one_line
+
+    out = []
+    nets = {}
+    for key, value in (("vpc_cidr", vpc_cidr), ("subnet_cidr", subnet_cidr)):
+        try:
+            net = ipaddress.ip_network(value, strict=True) if isinstance(value, str) else None
+        except ValueError:
+            net = None
+        if not isinstance(net, ipaddress.IPv4Network):
+            shown = one_line(value[:24]) if isinstance(value, str) else _kind(value)
+            out.append(Problem(label, None, key, f"expected an IPv4 CIDR block such as 10.0.0.0/16, got '{shown}'"))
+        elif not VPC_PREFIX[0] <= net.prefixlen <= VPC_PREFIX[1]:
+            out.append(Problem(label, None, key, f"expected a block from /{VPC_PREFIX[0]} to /{VPC_PREFIX[1]}, got /{net.prefixlen}"))
+        else:
+            nets[key] = net
+    if len(nets) == 2 and not nets["subnet_cidr"].subnet_of(nets["vpc_cidr"]):
+        out.append(Problem(label, None, "subnet_cidr", f"expected a block inside vpc_cidr {nets['vpc_cidr']}, got {nets['subnet_cidr']}"))
+    return out

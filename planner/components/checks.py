@@ -16,20 +16,13 @@ import pulumi
 
 from planner import catalogue as _catalogue
 from planner.components import registry
+from planner.components.errors import ClusterInputError
 from planner.errors import InputError, Problem
 from planner.findings import Finding
 from planner.model import Stack
 from planner.parse import parse_cluster
 from planner.pipeline import StackPlan, plan_stack
 from planner.yamlload import Lines
-
-
-class ClusterInputError(pulumi.RunError):
-    """The declared cluster is unusable input; `problems` are the CLI's one-line problems."""
-
-    def __init__(self, problems: Sequence[Problem]):
-        self.problems = list(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
 
 
 class ClusterRejected(pulumi.RunError):
@@ -69,6 +62,11 @@ def stack_region(region: str | None, file: str) -> str:
     found = region or pulumi.Config("aws").get("region")
     if not found:
         raise ClusterInputError([Problem(file, None, "aws:region", "missing: set `aws:region` in the stack config or pass region=")])
+    from planner.components.args import region_problems
+
+    problems = region_problems(found, file, "region" if region else "aws:region")
+    if problems:
+        raise ClusterInputError(problems)
     return found
 
 

@@ -20,7 +20,7 @@ import pulumi_aws as aws
 from planner import catalogue as _catalogue
 from planner.catalogue import InstanceType
 from planner.components import checks, images
-from planner.components.args import ClusterArgs
+from planner.components.args import ClusterArgs, check_cluster_args
 from planner.components.network import EfaNetwork, EfaNetworkArgs
 from planner.components.storage import LustreStorage, LustreStorageArgs
 from planner.errors import Problem
@@ -49,6 +49,7 @@ class AcceleratedCluster(pulumi.ComponentResource):
         """`source` (and `lines`) name the declaration in findings (default: `Type('name')`)."""
         label = f"{type(self).__name__}({name!r})"
         file = source or label
+        check_cluster_args(args, file)  # types, region, volume, tags: before anything is planned or created
         args = self._with_instance_type(args)
         region = checks.stack_region(args.region, file)
         self.stack = checks.stack_from_config(name, args.to_config(), region, file, lines=lines)

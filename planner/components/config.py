@@ -33,6 +33,13 @@ def from_config(name: str, cluster: Any, region: str, *, file: str | None = None
     the stack file and lines in messages and findings.
     """
     source = file or f"planner:cluster of {name}"
+    from planner.components.args import DEPLOYMENT_FIELDS, region_problems
+    from planner.errors import Problem
+
+    problems = [Problem(source, None, k, f"unknown argument; expected one of: {', '.join(DEPLOYMENT_FIELDS)}")
+                for k in sorted(deployment) if k not in DEPLOYMENT_FIELDS] + region_problems(region, source, "aws:region")
+    if problems:
+        raise checks.ClusterInputError(problems)
     parsed = checks.stack_from_config(name, cluster, region, source, lines=lines).cluster
     types = {g.instance_type for g in parsed.node_groups}
     cls = _BY_TYPE.get(types.pop()) if len(types) == 1 else None

@@ -15,6 +15,7 @@ import pulumi
 import pulumi_aws as aws
 
 from planner.components import checks
+from planner.components.args import cidr_problems, region_problems
 from planner.errors import Problem
 from planner.parse import az_in_region
 
@@ -44,6 +45,13 @@ class EfaNetwork(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: EfaNetworkArgs, opts: pulumi.ResourceOptions | None = None):
         label = f"EfaNetwork({name!r})"
+        if not isinstance(args, EfaNetworkArgs):
+            raise checks.ClusterInputError([Problem(label, None, "args", f"expected EfaNetworkArgs, got {type(args).__name__}")])
+        problems = region_problems(args.region, label) + cidr_problems(args.vpc_cidr, args.subnet_cidr, label)
+        if not isinstance(args.availability_zone, str):
+            problems.append(Problem(label, None, "availability_zone", "expected an Availability Zone name (str)"))
+        if problems:
+            raise checks.ClusterInputError(problems)
         region = checks.stack_region(args.region, label)
         if not az_in_region(args.availability_zone, region):
             raise checks.ClusterInputError([Problem(label, None, "availability_zone",

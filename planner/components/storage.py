@@ -16,7 +16,8 @@ import pulumi
 import pulumi_aws as aws
 
 from planner.components import checks
-from planner.components.args import LustreArgs
+from planner.components.args import LustreArgs, region_problems
+from planner.errors import Problem
 from planner.rules.lustre import DATA_REPOSITORY_ASSOCIATION, IMPORT_PATH, deployment_types
 
 TYPE = "planner:index:LustreStorage"
@@ -42,6 +43,16 @@ class LustreStorage(pulumi.ComponentResource):
     mount_name: pulumi.Output[str]
 
     def __init__(self, name: str, args: LustreStorageArgs, opts: pulumi.ResourceOptions | None = None):
+        label = f"LustreStorage({name!r})"
+        if not isinstance(args, LustreStorageArgs):
+            raise checks.ClusterInputError([Problem(label, None, "args", f"expected LustreStorageArgs, got {type(args).__name__}")])
+        problems = region_problems(args.region, label)
+        if not isinstance(args.lustre, LustreArgs):
+            problems.append(Problem(label, None, "lustre", f"expected LustreArgs, got {type(args.lustre).__name__}"))
+        if isinstance(args.security_group_ids, (str, bytes)) or not isinstance(args.security_group_ids, Sequence):
+            problems.append(Problem(label, None, "security_group_ids", "expected a list of security group ids"))
+        if problems:
+            raise checks.ClusterInputError(problems)
         lu = args.lustre
         if not args.planned:
             _plan_alone(name, args)

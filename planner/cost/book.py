@@ -31,7 +31,7 @@ LUSTRE_KEYS = ("region", "deployment_type", "per_unit_storage_throughput", "usd_
 DERIVED_KEYS = ("instance_type", "purchase", "from", "basis")
 TOP_KEYS = ("name", "description", "instances", "lustre", "derived")
 
-_AS_OF = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+_AS_OF = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def _as_of(r: Any, v: Any, path: Path) -> str | None:
         return v.isoformat()
     if isinstance(v, int) and not isinstance(v, bool):
         v = str(v)
-    if isinstance(v, str) and _AS_OF.match(v) and _real_date(v):
+    if isinstance(v, str) and _AS_OF.fullmatch(v) and _real_date(v):
         return v
     r.fail(path, f"expected a date such as 2026-08-01 (or 2026-08, 2026), got {_describe(v)}")
     return None
@@ -250,11 +250,11 @@ def parse_override(text: str) -> Override:
     import math
 
     from planner import catalogue as _catalogue
-    from planner.reader import REGION as _REGION
-    from planner.reader import closest as _closest
+    from planner.reader import _REGION, MAX_MAGNITUDE, SHOWN_CHARS, _closest
 
     def bad(why: str) -> InputError:
-        return InputError([Problem("<command line>", None, "--price", f"'{text}': {why}")])
+        shown = text if len(text) <= 2 * SHOWN_CHARS else text[:2 * SHOWN_CHARS - 3] + "..."
+        return InputError([Problem("<command line>", None, "--price", f"'{shown}': {why}")])
 
     key, eq, value = text.partition("=")
     if not eq:
@@ -263,8 +263,8 @@ def parse_override(text: str) -> Override:
         usd = float(value)
     except ValueError:
         usd = math.nan
-    if not (math.isfinite(usd) and usd > 0):
-        raise bad(f"expected a positive USD per instance-hour after '=', got '{value}'")
+    if not (math.isfinite(usd) and 0 < usd <= MAX_MAGNITUDE):  # 1e308 x hours would overflow the estimate
+        raise bad(f"expected a positive USD per instance-hour up to {MAX_MAGNITUDE:g} after '=', got '{value[:SHOWN_CHARS]}'")
     key, at, region = key.partition("@")
     itype, colon, purchase = key.partition(":")
     types = _catalogue.load().instance_types
@@ -272,7 +272,7 @@ def parse_override(text: str) -> Override:
         raise bad(f"unknown instance type '{itype}'{_closest(itype, types)}")
     if colon and purchase not in PURCHASES:
         raise bad(f"unknown purchase '{purchase}'{_closest(purchase, PURCHASES)}; expected one of: {', '.join(PURCHASES)}")
-    if at and not _REGION.match(region):
+    if at and not _REGION.fullmatch(region):
         raise bad(f"expected an AWS region such as us-east-2 after '@', got '{region}'")
     return Override(itype, purchase if colon else None, region if at else None, usd, text)
 

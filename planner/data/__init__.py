@@ -37,8 +37,6 @@ class CapacityBlockLimits:
     max_instances_per_account: int
     purchase_source: str
     ends_at_utc: str
-    regions_read: str
-    regions: dict[str, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -80,8 +78,7 @@ def limits() -> Limits:
     blocks = CapacityBlockLimits(
         source=_https(cb["source"], "capacity_blocks.source"), as_of=str(cb["as_of"]),
         purchase_source=_https(cb["purchase_source"], "capacity_blocks.purchase_source"),
-        ends_at_utc=str(cb["ends_at_utc"]), regions_read=str(cb["regions_read"]),
-        regions={str(t): tuple(str(r) for r in rs) for t, rs in cb["regions"].items()}, **ints)
+        ends_at_utc=str(cb["ends_at_utc"]), **ints)
     uc = data["ultraclusters"]
     documented = {}
     for i, d in enumerate(uc["documented"]):

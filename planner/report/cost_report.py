@@ -100,19 +100,31 @@ def table_lines(cost: dict[str, Any]) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    from planner.report.text import md_inert
+
+    return md_inert(text)
 
 
 def markdown(cost: dict[str, Any]) -> str:
-    """The cost section of a markdown report (a pull-request comment): headline, line items, notes."""
+    """The cost section of a markdown report (a pull-request comment): headline, line items, notes.
+
+    Price book text (name, source, note, assumption) may come from a user's file: it is
+    made inert (`md_inert`); sources are shown as code, so no link is rendered from them.
+    """
+    from planner.report.text import md_code
+
     rows, foot = _rows(cost)
-    out = [f"**Cost:** {_cell(headline(cost))} (price book `{cost.get('price_book')}`)", ""]
+    out = [f"**Cost:** {_cell(headline(cost))} (price book {md_code(cost.get('price_book'))})", ""]
     if cost.get("workload_estimate"):
         out[-1:] = [f"**Cost on the hours the workload needs:** {_cell(headline(cost['workload_estimate']))}", ""]
     out += ["| " + " | ".join(h.capitalize() for h in HEADERS) + " |", "|---|---|---:|---:|---:|---|---|"]
-    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    for row, item in zip(rows, cost.get("line_items", [])):
+        source = md_code(row[-1]) if item.get("source") else row[-1]  # "no price" is planner's; a source may be a user's
+        out.append("| " + " | ".join([*(_cell(c) for c in row[:-1]), source]) + " |")
     if foot or cost.get("notes"):
         out.append("")
     out += [f"{i}. {_cell(text)}" for i, text in enumerate(foot, 1)]
     out += [f"- {_cell(n)}" for n in cost.get("notes", [])]
-    return "\n".join(out) + "\n"
+    from planner.report.text import join_lines
+
+    return join_lines(out) + "\n"

@@ -58,6 +58,7 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[object]], right: Sequen
 
 
 def md_cell(text: str) -> str:
-    """Text for one Markdown table cell: no pipes, line breaks or HTML reach the rendered page."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("|", "\\|").replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    """Text for one Markdown table cell: inert (`planner.report.text.md_inert`), on one line, no pipes."""
+    from planner.report.text import md_inert
+
+    return md_inert(text)

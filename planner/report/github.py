@@ -18,7 +18,10 @@ COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A message: `%`, CR and LF percent-encoded (GitHub's rule), other unprintables escaped (`one_line`)."""
+    from planner.report.text import one_line
+
+    return one_line(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:
@@ -40,4 +43,6 @@ def render(plans: Iterable[StackPlan]) -> str:
     lines = [annotation(f) for p in plans for f in p.findings]
     total = counts(f for p in plans for f in p.findings)
     lines.append(f"planner: {len(plans)} stack{'s' if len(plans) != 1 else ''}, {count_text(total)}")
-    return "\n".join(lines) + "\n"
+    from planner.report.text import join_lines
+
+    return join_lines(lines) + "\n"

@@ -11,7 +11,13 @@ VERSION = 1
 
 
 def dumps(obj: Any) -> str:
-    return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """Indented JSON; characters that are not printable (line separators, bidi overrides,
+    C1 controls: json.dumps leaves them raw) are written as `\\uXXXX` escapes, so no
+    reader splits a line inside a string and what a reviewer sees is what is there."""
+    text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False)
+    if not text.replace("\n", "").isprintable():
+        text = "".join(c if c.isprintable() or c == "\n" else json.dumps(c)[1:-1] for c in text)
+    return text + "\n"
 
 
 def render(plans: Iterable[StackPlan]) -> str:

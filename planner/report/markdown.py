@@ -13,6 +13,7 @@ from planner import catalogue as _catalogue
 from planner.pipeline import StackPlan
 from planner.report.digest import count_text, counts, md_cell, suppression, where
 from planner.report.table import num
+from planner.report.text import join_lines, md_code, md_own_cell, one_line
 
 MARKER = "<!-- planner-report -->"
 ICONS = {"error": ":x:", "warning": ":warning:", "info": ":information_source:"}
@@ -27,7 +28,7 @@ def render(plans: Sequence[StackPlan]) -> str:
     out += _overview(plans)
     for p in plans:
         out += [""] + _stack(p)
-    return "\n".join(out).rstrip("\n") + "\n"
+    return join_lines(out).rstrip("\n") + "\n"
 
 
 def _overview(plans: Sequence[StackPlan]) -> list[str]:
@@ -38,7 +39,7 @@ def _overview(plans: Sequence[StackPlan]) -> list[str]:
     for p in plans:
         c = counts(p.findings)
         cost = "-" if p.cost is None else total(p.cost.to_json())
-        rows.append(f"| `{md_cell(p.stack.name)}` | {p.stack.region} | {num(p.summary['instances'])} | "
+        rows.append(f"| {md_code(p.stack.name)} | {md_cell(p.stack.region)} | {num(p.summary['instances'])} | "
                     f"{num(p.summary['accelerators'])} | {c['error']} | {c['warning']} | {c['suppressed']} | {cost} |")
     return rows
 
@@ -47,9 +48,9 @@ def _stack(p: StackPlan) -> list[str]:
     s = p.summary
     pk = s["peak_pflops"]
     out = [
-        f"### `{md_cell(p.stack.name)}`",
+        f"### {md_code(p.stack.name)}",
         "",
-        f"`{md_cell(p.stack.file)}`, {p.stack.region}: {num(s['instances'])} instances, {num(s['ultraservers'])} UltraServers, "
+        f"{md_code(p.stack.file)}, {md_cell(p.stack.region)}: {num(s['instances'])} instances, {num(s['ultraservers'])} UltraServers, "
         f"{num(s['accelerators'])} accelerators, {num(s['accelerator_memory_gib'])} GiB accelerator memory, "
         f"{num(s['efa_bandwidth_gbps'])} Gbps EFA, peak {num(pk['bf16_dense'])} PFLOPS BF16 dense.",
         "",
@@ -78,8 +79,8 @@ def _findings(p: StackPlan) -> list[str]:
         else:
             r = rules.get(f.rule)
             if r is not None:
-                msg += f"<br>**Fix:** {md_cell(r.remediation)}"
-        out.append(f"| {sev} | `{f.rule}` | `{md_cell(where(f))}` | {msg} |")
+                msg += f"<br>**Fix:** {md_own_cell(r.remediation)}"  # planner's own text: its code spans kept
+        out.append(f"| {sev} | {md_code(f.rule)} | {md_code(where(f))} | {msg} |")
     return out
 
 
@@ -95,6 +96,7 @@ def _cost(p: StackPlan) -> list[str]:
 
 def mermaid_text(text: str) -> str:
     """Text safe inside a quoted Mermaid label (entity codes for quotes and angle brackets)."""
+    text = one_line(text)
     return text.replace("#", "#35;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
 
 

@@ -26,10 +26,14 @@ LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def _uri(file: str) -> str:
-    """The artifact URI: the relative path as given (forward slashes), or a file:// URI for absolute paths."""
+    """The artifact URI: the relative path as given (forward slashes), or a file:// URI for
+    absolute paths; percent-encoded (RFC 3986), so `#`, `%`, `?` and spaces in a file name
+    stay part of the path instead of starting a fragment or a query."""
+    from urllib.parse import quote
+
     if os.path.isabs(file):
-        return PurePath(file).as_uri()
-    return PurePath(file).as_posix()
+        return "file://" + quote(PurePath(file).as_posix(), safe="/")
+    return quote(PurePath(file).as_posix(), safe="/")
 
 
 def _rule_descriptor(r: Any) -> dict[str, Any]:  # noqa: ANN401 - planner.rules.Rule

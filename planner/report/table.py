@@ -79,9 +79,11 @@ def render_cost(p: StackPlan) -> list[str]:
 def render(plans: Sequence[StackPlan]) -> str:
     from planner.report.digest import count_text, counts
 
-    blocks = []
+    from planner.report.text import join_lines
+
+    out: list[str] = []
     for p in plans:
-        blocks.append("\n".join(render_summary(p) + render_cost(p) + render_findings(p)))
+        out += render_summary(p) + render_cost(p) + render_findings(p) + [""]
     total = counts(f for p in plans for f in p.findings)
-    blocks.append(f"{len(plans)} stack{'s' if len(plans) != 1 else ''}: {count_text(total)}")
-    return "\n\n".join(blocks) + "\n"
+    out.append(f"{len(plans)} stack{'s' if len(plans) != 1 else ''}: {count_text(total)}")
+    return join_lines(out) + "\n"
