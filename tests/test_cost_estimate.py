@@ -193,3 +193,34 @@ schedule: {hours: 10}
     overview = next(line for line in md.splitlines() if line.startswith("| `test` |"))
     # p5e.48xlarge has no price in the test book (nor on-demand in current): only 2 x 10 h x $10 is known
     assert overview.endswith("| unknown (at least $200.00) |"), overview
+
+
+def test_cost_components_then_one_pricing_pass() -> None:
+    """A builder per resource kind emits components with price keys; one pass prices them, and
+    the live-price overlay asks for exactly the on-demand keys the builders emit."""
+    from planner import catalogue
+    from planner.aws.live_prices import needs_for
+    from planner.cost.book import load_price_book
+    from planner.cost.estimate import billed, price_components
+    from planner.cost.items import build, instance_key, keys
+    from planner.parse import load_stack
+
+    stack = load_stack("stacks/Pulumi.p5en-train.yaml")
+    cat = catalogue.load()
+    comps = build(stack, 168.0, cat, billed)
+    assert [c.key.kind for c in comps] == ["instance", "lustre"]
+    g = stack.cluster.node_groups[0]
+    assert comps[0].key == instance_key(g.instance_type, stack.region, g.purchase)
+    book = load_price_book(None)
+    items = price_components(comps, book)
+    assert [i.to_json() for i in items] == [i.to_json() for i in estimate_items(stack, book)]
+    assert {k.kind for k in keys([stack], cat)} == {"instance", "lustre"}
+    needs = needs_for([stack])
+    assert needs.instances == frozenset()  # p5en-train buys Capacity Blocks: no on-demand price to fetch
+    assert len(needs.lustre) == 1
+
+
+def estimate_items(stack, book):  # noqa: ANN001, ANN201 - the estimate's own line items for the same stack
+    from planner.cost.estimate import estimate
+
+    return estimate(stack, book).line_items

@@ -37,15 +37,22 @@ class PriceNeeds:
 
 
 def needs_for(stacks: Iterable[Any] = (), region: str | None = None, types: Iterable[str] = ()) -> PriceNeeds:
-    """On-demand prices the stacks use; with `region` (compare), every catalogue type (or `types`) there."""
+    """On-demand prices the stacks use (the price keys of their cost components, `planner.cost.items`);
+    with `region` (compare), every catalogue type (or `types`) there."""
+    from planner import catalogue as _catalogue
+    from planner.cost.items import keys
+
     instances: set[InstanceNeed] = set()
     lustre: set[LustreNeed] = set()
-    for s in stacks:
-        instances |= {(g.instance_type, s.region) for g in s.cluster.node_groups if g.purchase == "on-demand"}
-        fs = s.cluster.lustre
-        if fs is not None:
-            tput = None if fs.deployment_type.startswith("SCRATCH") else fs.per_unit_storage_throughput
-            lustre.add((s.region, fs.deployment_type, tput))
+    stacks = list(stacks)
+    for key in keys(stacks, _catalogue.load()) if stacks else ():
+        if key.kind == "instance":
+            instance_type, where, purchase = key.parts
+            if purchase == "on-demand":
+                instances.add((instance_type, where))
+        elif key.kind == "lustre":
+            where, deployment_type, tput = key.parts
+            lustre.add((where, deployment_type, None if deployment_type.startswith("SCRATCH") else tput))
     if region:
         from planner import catalogue
 

@@ -19,6 +19,7 @@ from planner import blocks
 from planner import data as _data
 from planner.catalogue import Catalogue, InstanceType
 from planner.cost.book import PriceBook
+from planner.cost.items import instance_key
 from planner.cost.offers import not_sold
 from planner.cost.training import dense_peak, instances_for_deadline, run_hours
 from planner.model import PURCHASES
@@ -111,7 +112,7 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
         if job.region not in t.regions:
             not_offered.append(t.name)
             continue
-        purchases = [p for p in PURCHASES if book.instance(t.name, job.region, p) is not None]
+        purchases = [p for p in PURCHASES if instance_key(t.name, job.region, p).look_up(book) is not None]
         gone = [p for p in _offered(t) if p not in purchases and not_sold(t.name, job.region, p) is not None]
         if gone:
             unsold.append(f"{t.name} ({', '.join(gone)})")
@@ -127,7 +128,7 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
             continue
         unit = t.ultraserver_size or 1
         for purchase in purchases:
-            price = book.instance(t.name, job.region, purchase)
+            price = instance_key(t.name, job.region, purchase).look_up(book)  # the estimate's price key
             assert price is not None
             notes: list[str] = []
             smallest = None

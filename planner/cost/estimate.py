@@ -21,15 +21,13 @@ from planner import blocks
 from planner import catalogue as _catalogue
 from planner.catalogue import Catalogue
 from planner.cost.book import Price, PriceBook
-from planner.cost.offers import not_sold
+from planner.cost.items import CAPACITY_BLOCK_RESOURCE, EC2_RESOURCE, HOURS_PER_MONTH, LUSTRE_RESOURCE, Component, build
 from planner.cost.training import dense_peak, run_hours
 from planner.model import Cluster, Path, Stack
 
-HOURS_PER_MONTH = 730
 CURRENCY = "USD"
-EC2_RESOURCE = "aws:ec2/instance:Instance"
-CAPACITY_BLOCK_RESOURCE = "aws:ec2/capacityBlockReservation:CapacityBlockReservation"
-LUSTRE_RESOURCE = "aws:fsx/lustreFileSystem:LustreFileSystem"
+__all__ = ["CAPACITY_BLOCK_RESOURCE", "EC2_RESOURCE", "HOURS_PER_MONTH", "LUSTRE_RESOURCE", "CostEstimate", "LineItem",
+           "billed", "estimate", "price_components", "workload_hours"]
 
 
 def _r(x: float | None, digits: int = 4) -> float | int | None:
@@ -228,6 +226,25 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
     return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes + more), workload_estimate=longer)
 
 
+def price_components(components: list[Component], book: PriceBook) -> list[LineItem]:
+    """The one pricing pass: each component's key looked up in `book`; a missing price stays unknown, with why."""
+    out = []
+    for comp in components:
+        price = comp.key.look_up(book)
+        detail = dict(comp.detail)
+        note = comp.note
+        if comp.unit_size:
+            detail["usd_per_ultraserver_hour"] = None if price is None else _r(price.usd * comp.unit_size)
+        if price is None and comp.missing is not None:
+            text, extra = comp.missing(book)
+            detail.update(extra)
+            note = f"{text}; {note}" if note else text
+        out.append(LineItem(resource=comp.resource, name=comp.name, unit=comp.unit, quantity=comp.quantity, price=price,
+                            hourly_usd=comp.hourly(price), hours=comp.hours, run_hours=comp.run_hours, detail=detail,
+                            path=comp.path, note=note))
+    return out
+
+
 def _items(stack: Stack, book: PriceBook, run: float | None, cat: Catalogue) -> tuple[list[LineItem], list[str]]:
     """The line items of `stack` for a run of `run` hours, and notes about them.
 
@@ -239,56 +256,7 @@ def _items(stack: Stack, book: PriceBook, run: float | None, cat: Catalogue) -> 
     if c.unplanned:  # read back from a program: compute it could not size or price is left out, not free
         notes.append(f"{len(c.unplanned)} compute resource(s) of the program are not planned or priced (see the findings): "
                      "this estimate leaves them out")
-    items: list[LineItem] = []
-    for g in c.node_groups:
-        price = book.instance(g.instance_type, stack.region, g.purchase)
-        hours, note = billed(run, g.purchase)
-        detail: dict[str, Any] = {"instance_type": g.instance_type, "purchase": g.purchase, "region": stack.region,
-                                  "instances": g.count}
-        size = cat.instance_types[g.instance_type].ultraserver_size
-        if size:
-            detail["ultraservers"] = g.count // size
-            detail["usd_per_ultraserver_hour"] = None if price is None else _r(price.usd * size)
-        if price is None:
-            gone = not_sold(g.instance_type, stack.region, g.purchase)
-            if gone is not None:
-                missing = f"AWS does not sell {g.instance_type} {g.purchase} in {stack.region}: {gone.reason}"
-                detail["not_sold"] = True
-            else:
-                missing = f"no {g.purchase} price for {g.instance_type} in {stack.region} in price book '{book.name}'"
-            note = f"{missing}; {note}" if note else missing
-        items.append(LineItem(
-            resource=CAPACITY_BLOCK_RESOURCE if g.purchase == "capacity-block" else EC2_RESOURCE,
-            name=g.name,
-            unit="instance-hour",
-            quantity=None if hours is None else g.count * hours,
-            price=price,
-            hourly_usd=None if price is None else g.count * price.usd,
-            hours=hours,
-            run_hours=run,
-            detail=detail,
-            path=g.path + ("instance_type",),
-            note=note,
-        ))
-    if c.lustre is not None:
-        fs = c.lustre
-        price = book.lustre_price(stack.region, fs.deployment_type, fs.per_unit_storage_throughput)
-        tput = f" at {fs.per_unit_storage_throughput} MB/s/TiB" if fs.per_unit_storage_throughput else ""
-        items.append(LineItem(
-            resource=LUSTRE_RESOURCE,
-            name="lustre",
-            unit="GB-month",
-            quantity=None if run is None else fs.storage_capacity_gib * run / HOURS_PER_MONTH,
-            price=price,
-            hourly_usd=None if price is None else fs.storage_capacity_gib * price.usd / HOURS_PER_MONTH,
-            hours=run,
-            run_hours=run,
-            detail={"deployment_type": fs.deployment_type, "per_unit_storage_throughput": fs.per_unit_storage_throughput,
-                    "storage_capacity_gib": fs.storage_capacity_gib, "region": stack.region},
-            path=fs.path + ("deployment_type",),
-            note=None if price is not None else
-            f"no price for FSx for Lustre {fs.deployment_type}{tput} in {stack.region} in price book '{book.name}'",
-        ))
+    items = price_components(build(stack, run, cat, billed), book)
     if run is not None and any(g.purchase == "capacity-block" for g in c.node_groups):
         notes.append(blocks.END_TIME_NOTE)
     return items, notes
