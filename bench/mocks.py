@@ -30,6 +30,7 @@ class CountingMocks(programs.OfflineMocks):
     """Offline mocks (outputs are the inputs) that remember each registration's type."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.registered: list[tuple[str, bool]] = []
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
