@@ -145,7 +145,9 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
         return out
 
     out.locate(CLUSTER_PATH, None)
-    for i, (u, urn) in enumerate(unplanned):
+    # in URN order: a program registers from several threads, and each entry's key path
+    # (`planner:cluster.unplanned[i]`, reported with its findings) must not depend on which ran first
+    for i, (u, urn) in enumerate(sorted(unplanned, key=lambda pair: (pair[1] or "", pair[0].resource, pair[0].reason))):
         path = CLUSTER_PATH + ("unplanned", i)
         out.locate(path, urn)
         out.unplanned.append(replace(u, path=path))
