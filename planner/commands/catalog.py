@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
         emit(dumps(data))
         return 0
-    from planner.report.table import grid, num
+    from planner.report.text import grid, human, num
 
     rows = []
     for t in data["instance_types"]:
@@ -75,10 +75,10 @@ def run(args: argparse.Namespace) -> int:
             t["instance_type"], f"{t['accelerator_count']} x {t['accelerator']}", num(t["accelerator_memory_gib_each"]),
             t["ultraserver_size"] or "-", t["vcpus"], num(t["memory_gib"]), f"{t['network_cards']} / {num(t['network_bandwidth_gbps'])}",
             (f"v{t['efa']['generation']}" if t["efa"]["generation"] else "yes") if t["efa"]["supported"] else "no", num(pk["bf16_dense"], 2), num(pk["fp8_dense"], 2),
-            num(pk["fp8_sparse"], 2), "yes" if t["spot"] else "no", "yes" if t["capacity_block"] else "no",
+            num(pk["fp8_sparse"], 2), ", ".join(["spot"] * bool(t["spot"]) + ["Capacity Block"] * bool(t["capacity_block"])) or "-",
         ))
     lines = grid(("type", "accelerators", "GiB each", "per US", "vCPU", "host GiB", "cards / Gbps", "EFA",
-                  "BF16 PF", "FP8 PF", "FP8 sparse PF", "spot", "cap. block"), rows, right=(2, 4, 5, 8, 9, 10))
+                  "BF16 PF", "FP8 PF", "FP8 sparse PF", "also sold as"), rows, right=(2, 4, 5, 8, 9, 10))
     lines.append("")
     lines.append("Peak PFLOPS are per instance; dense unless marked sparse. Sources: `planner catalog --format json`.")
     for a in data["announced"]:
@@ -86,5 +86,5 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"Announced, not declarable: {a['name']} ({a['accelerator']}: {num(acc['peak_tflops']['bf16_dense'])} BF16 / "
                      f"{num(acc['peak_tflops']['fp8_dense'])} FP8 dense TFLOPS per chip, {num(acc['memory_gib'])} GiB); "
                      f"GA {a['general_availability']}, EC2 instance type names not confirmed.")
-    emit("\n".join(lines) + "\n")
+    emit(human(lines))
     return 0

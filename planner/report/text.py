@@ -254,7 +254,9 @@ def wrap_ranges(text: str, width: int, indent: int = 0) -> list[tuple[int, int]]
     room = width
     while n - start > room:
         cut = text.rfind(" ", start + 1, start + room + 1)
-        if cut <= start or text[start:cut].strip() == "":
+        after = text.find(" ", cut + 1) if cut > start else -1
+        too_long = cut > start and ((after if after != -1 else n) - cut - 1) > max(width - indent, 1)
+        if cut <= start or text[start:cut].strip() == "" or too_long:  # no space, or the next word fits no line
             cut = start + room  # one long word (a URL, a path): split it
             nxt = cut
         else:
@@ -329,6 +331,7 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence
     """
     if width == -1:
         width = term().limit
+    rows = [list(r) for r in rows]
     head = [Span(h, "heading") for h in headers]
     body = [[_cell(c) for c in row] for row in rows]
     ncol = len(headers)
@@ -337,10 +340,10 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence
     if width is not None:
         # a text column keeps room for its longest word (up to 24), so cells wrap between words
         words = [max([len(w) for r in body for w in r[i].text.split()] + [0]) for i in range(ncol)]
-        floor = [max(len(h.text) if i in right else min(max(len(h.text), words[i], 8), 24, natural[i]), 4)
-                 for i, h in enumerate(head)]
-        for i in right:  # numbers never wrap
-            floor[i] = natural[i]
+        head_words = [max(len(w) for w in (h.text.split() or [""])) for h in head]
+        floor = [max(head_words[i], min(max(words[i], 8), 24, natural[i]), 1) for i in range(ncol)]
+        for i in right:  # numbers never wrap (their header may)
+            floor[i] = max(head_words[i], max([len(r[i].text) for r in body] + [1]))
         excess = sum(widths) + gap * (ncol - 1) - width
         while excess > 0:
             shrinkable = [i for i in range(ncol) if widths[i] > floor[i]]
@@ -351,6 +354,10 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence
             step = max(1, min(excess, widths[i] - max(second, floor[i])))
             widths[i] -= step
             excess -= step
+        if excess > 0 and gap > 1:  # one space between columns before giving up the table
+            return grid(headers, rows, right, width=width, gap=1)
+        if excess > 0:  # even wrapped, the columns do not fit side by side: one block per row
+            return _records(head, body, width)
 
     def physical(row: list[Span]) -> list[list[Span]]:
         pieces = []
@@ -379,6 +386,18 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence
     out.append(" " * 0 + (" " * gap).join("-" * w for w in widths))
     for r in body:
         out += physical(r)
+    return out
+
+
+def _records(head: list[Span], body: list[list[Span]], width: int) -> list[Line]:
+    """A table too wide for the terminal, as one block per row: `header: value` lines."""
+    label = max(len(h.text) for h in head)
+    out: list[Line] = []
+    for k, row in enumerate(body):
+        if k:
+            out.append("")
+        for i, (h, c) in enumerate(zip(head, row)):
+            out.append([Span("- " if i == 0 else "  "), Span(f"{h.text:<{label}}", "heading"), Span(": "), c])
     return out
 
 
