@@ -22,7 +22,10 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse prints usage + exits 2; keep it to one line
         from planner.report.text import one_line
 
-        self.exit(EXIT_INPUT, f"{one_line(self.prog)}: error: {one_line(message)}\n")
+        # one prefix for every error planner prints: `planner: <where>: <what>`
+        words = self.prog.split()[1:]
+        where = f"{' '.join(words)}: " if words else ""
+        self.exit(EXIT_INPUT, f"planner: {one_line(where)}{one_line(message)} (see: {one_line(self.prog)} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

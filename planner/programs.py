@@ -420,4 +420,9 @@ def stacks_for_cli(directory: str | None, stack: str | None, paths: list[str]) -
                                   "--program DIR and --stack NAME go together")])
     if paths:
         raise InputError([Problem("planner plan", None, "PATH", "give stack files or --program, not both")])
+    program = load(directory)
+    if program.stack_file(stack) is None:  # the program would run with no config: say so, not "declares no compute"
+        raise InputError([Problem(shown(os.path.join(program.config_dir, f"Pulumi.{stack}.yaml")), None, "--stack",
+                                  f"stack file missing: no Pulumi.{stack}.yaml in the project's stack folder; "
+                                  "expected the stack's config (`pulumi stack init` and `pulumi config set` write it)")])
     return declared_stacks(directory, stack)

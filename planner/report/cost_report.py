@@ -75,6 +75,8 @@ def sum_totals(costs: list[dict[str, Any]]) -> str:
     incomplete = sum(1 for c in costs if c.get("total_usd") is None)
     if not incomplete:
         return usd(known)
+    if not known:
+        return f"unknown ({incomplete} not priced)"
     return f"at least {usd(known)} ({incomplete} not fully priced)"
 
 

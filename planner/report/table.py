@@ -57,8 +57,12 @@ def render_findings(p: StackPlan) -> list[Line]:
 
     if not p.findings:
         return ["  findings: none"]
+    shown = for_people(p)
     out: list[Line] = [f"  findings: {count_text(counts(p.findings), short=True)}"]
-    for item in for_people(p):
+    hidden = len(p.findings) - sum(item.count for item in shown)
+    if hidden:
+        out.append(f"    ({hidden} price-unknown not shown: an error below rules out the part it prices)")
+    for item in shown:
         f = item.finding
         label = "suppressed" if item.suppressed_reason else f.severity
         style = "dim" if item.suppressed_reason else SEVERITY_STYLE[f.severity]
