@@ -22,6 +22,7 @@ class Finding:
     line: int | None = None
     suppressed: bool = False
     resource: str | None = None  # a Pulumi URN, when the finding comes from a deployed program
+    fix: str | None = None  # what to change in this stack (key, value), when the rule can say; else its remediation
 
     def suppress(self) -> "Finding":
         return replace(self, suppressed=True)
@@ -37,6 +38,8 @@ class Finding:
         }
         if self.resource is not None:
             out["resource"] = self.resource
+        if self.fix is not None:
+            out["fix"] = self.fix
         return out
 
     def sort_key(self) -> tuple[Any, ...]:

@@ -136,6 +136,8 @@ def for_people(plan: "StackPlan") -> list[Shown]:
             where_text = where(first)
         sup = suppression(plan, first)
         r = rules.get(first.rule)
-        out.append(Shown(first, message, where_text, None if r is None else r.remediation,
-                         None if sup is None else sup[1], len(found)))
+        fix = first.fix or (None if r is None else r.remediation)
+        if len(found) > 1 and first.fix:  # the fix names the first group: name them all
+            fix = first.fix.replace(f"node group '{names[key][0]}'", "node groups " + listed, 1)
+        out.append(Shown(first, message, where_text, fix, None if sup is None else sup[1], len(found)))
     return out

@@ -78,7 +78,9 @@ def _findings(p: StackPlan) -> list[str]:
             msg += f" *(suppressed: {md_cell(sup[1])})*"
         else:
             r = rules.get(f.rule)
-            if r is not None:
+            if f.fix is not None:  # names the stack's values: inert like the message
+                msg += f"<br>**Fix:** {md_cell(f.fix)}"
+            elif r is not None:
                 msg += f"<br>**Fix:** {md_own_cell(r.remediation)}"  # planner's own text: its code spans kept
         out.append(f"| {sev} | {md_code(f.rule)} | {md_code(where(f))} | {msg} |")
     return out

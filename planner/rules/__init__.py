@@ -44,9 +44,11 @@ class Rule:
     remediation: str
     check: Check
 
-    def finding(self, ctx: RuleContext, path: Path, message: str, severity: str | None = None) -> Finding:
-        """A finding of this rule pointing at `path` (a key path in the stack file)."""
-        return Finding(self.id, severity or self.severity, message, ctx.stack.file, ctx.stack.line(path))
+    def finding(self, ctx: RuleContext, path: Path, message: str, severity: str | None = None,
+                fix: str | None = None) -> Finding:
+        """A finding of this rule pointing at `path` (a key path in the stack file); `fix` says
+        what to change in this stack, when the rule can be more precise than its remediation."""
+        return Finding(self.id, severity or self.severity, message, ctx.stack.file, ctx.stack.line(path), fix=fix)
 
     def run(self, ctx: RuleContext) -> list[Finding]:
         return list(self.check(self, ctx))
