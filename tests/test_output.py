@@ -276,3 +276,28 @@ def test_term_from_env_reads_columns_then_defaults_to_100() -> None:
     assert text.term_from_env(Pipe(), env={"COLUMNS": "72"}).width == 72
     assert text.term_from_env(Pipe(), env={"FORCE_COLOR": "1"}).color
     assert not text.term_from_env(Pipe(), env={"FORCE_COLOR": "1", "NO_COLOR": "1"}).color
+
+
+# --- fixes for the case at hand -------------------------------------------------------
+
+def test_fix_names_the_key_and_value_for_this_stack(tmp_path: Path) -> None:
+    body = SIX_GROUPS.replace("count: 2\n        purchase: spot", "count: 6\n        purchase: spot").replace(
+        "p5.48xlarge\n        count: 6", "trn2u.48xlarge\n        count: 6")
+    res = run_cli("plan", str(_stack(tmp_path, body)), "--format", "json")
+    import json
+
+    fixes = {f["rule"]: f.get("fix") for f in json.loads(res.out)["stacks"][0]["findings"]}
+    assert fixes["spot-unsupported"] == "in node group 'bad', set purchase: capacity-block"
+    assert fixes["ultraserver-whole-units"] == "in node group 'bad', set count: 4 or 8 (or ultraservers: 1)"
+    assert fixes["capacity-block-reservation"].startswith("book the block, then set capacity_reservation_id")
+    table = run_cli("plan", str(_stack(tmp_path, body)), "--wide").out
+    assert "fix: in node group 'bad', set purchase: capacity-block" in table
+    assert "fix: book the block, then set capacity_reservation_id: cr-... (its reservation id) in node groups 'g0', 'g1' and 'g2'" in table
+
+
+def test_fix_for_a_bookable_duration_is_the_next_one_up(tmp_path: Path) -> None:
+    res = run_cli("plan", str(_stack(tmp_path, SIX_GROUPS.replace("hours: 168", "hours: 100"))), "--format", "json")
+    import json
+
+    fixes = [f.get("fix") for f in json.loads(res.out)["stacks"][0]["findings"] if f["rule"] == "capacity-block-duration"]
+    assert fixes and fixes[0].startswith("set schedule.hours: 120")

@@ -76,8 +76,8 @@ def sum_totals(costs: list[dict[str, Any]]) -> str:
     if not incomplete:
         return usd(known)
     if not known:
-        return f"unknown ({incomplete} not priced)"
-    return f"at least {usd(known)} ({incomplete} not fully priced)"
+        return f"unknown ({incomplete} without a total)"
+    return f"at least {usd(known)} ({incomplete} without a full total)"
 
 
 def _what(item: dict[str, Any]) -> str:

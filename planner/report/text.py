@@ -259,6 +259,8 @@ def wrap_ranges(text: str, width: int, indent: int = 0) -> list[tuple[int, int]]
         if cut <= start or text[start:cut].strip() == "" or too_long:  # no space, or the next word fits no line
             cut = start + room  # one long word (a URL, a path): split it
             nxt = cut
+            while nxt < n and text[nxt] == " ":
+                nxt += 1
         else:
             nxt = cut + 1
             while nxt < n and text[nxt] == " ":
@@ -299,6 +301,7 @@ def fit(lines: Iterable[Line], t: Term | None = None) -> list[str]:
         lead = len(text) - len(text.lstrip(" "))
         indent = min(lead + 2, limit // 2)
         for i, (a, b) in enumerate(wrap_ranges(text, limit, indent)):
+            b = a + len(text[a:b].rstrip(" "))
             piece = _paint(text[a:b], a, marks, t.color)
             out.append(piece if i == 0 else " " * indent + piece)
     return out
