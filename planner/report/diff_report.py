@@ -52,7 +52,8 @@ def _rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
     return rows
 
 
-HEADERS = ("stack", "status", "before", "after", "change", "findings (+/-)")
+HEADERS = ("stack", "status", "before", "after", "change", "findings added / resolved")
+TABLE_HEADERS = HEADERS[:5] + ("findings (+/-)",)
 
 
 def _finding_line(f: dict[str, Any]) -> str:
@@ -69,7 +70,7 @@ def render_table(result: dict[str, Any]) -> str:
         rows.append((*row[:4], Span(row[4], delta_style(s["total"])), row[5]))
     out: list[Line] = [f"Cost diff: {result['base']} -> {result['head']} (price book {result['price_book']}; "
                        "totals for the billed hours)"]
-    out += grid(HEADERS, rows, right=(2, 3, 4))
+    out += grid(TABLE_HEADERS, rows, right=(2, 3, 4))
     for s in result["stacks"]:
         if s["status"] == "unchanged":
             continue

@@ -99,9 +99,10 @@ def summary_line(plans: Sequence[StackPlan], fail_on: str = "error") -> Line:
              f"{total['warning']} warning{'s' if total['warning'] != 1 else ''}"]
     found += [f"{total['info']} info"] if total["info"] else []
     found += [f"{total['suppressed']} suppressed"] if total["suppressed"] else []
+    priced = any(p.cost is not None for p in plans)  # preflight reports have no estimate
     return [Span(f"{n} stack{'s' if n != 1 else ''}, ", "total"),
             Span(", ".join(found), "error" if total["error"] else ("warning" if total["warning"] else "ok")),
-            Span(f"; cost {cost}; {verdict}", "total")]
+            Span((f"; cost {cost}" if priced else "") + f"; {verdict}", "total")]
 
 
 def render(plans: Sequence[StackPlan], fail_on: str = "error") -> str:

@@ -252,19 +252,26 @@ def wrap_ranges(text: str, width: int, indent: int = 0) -> list[tuple[int, int]]
     out: list[tuple[int, int]] = []
     start, n = 0, len(text)
     room = width
+
+    def skip(i: int) -> int:
+        while i < n and text[i] == " ":
+            i += 1
+        return i
+
     while n - start > room:
         cut = text.rfind(" ", start + 1, start + room + 1)
+        while cut > start and text.startswith("::", skip(cut)):  # never start a line with `::` (a workflow command)
+            cut = text.rfind(" ", start + 1, cut)
         after = text.find(" ", cut + 1) if cut > start else -1
         too_long = cut > start and ((after if after != -1 else n) - cut - 1) > max(width - indent, 1)
         if cut <= start or text[start:cut].strip() == "" or too_long:  # no space, or the next word fits no line
             cut = start + room  # one long word (a URL, a path): split it
-            nxt = cut
-            while nxt < n and text[nxt] == " ":
-                nxt += 1
+            while cut > start + 1 and text.startswith("::", skip(cut)) or (cut > start + 1 and text[cut - 1] == ":"
+                                                                           and text[cut] == ":"):
+                cut -= 1
+            nxt = skip(cut)
         else:
-            nxt = cut + 1
-            while nxt < n and text[nxt] == " ":
-                nxt += 1
+            nxt = skip(cut + 1)
         out.append((start, cut))
         start = nxt
         room = max(width - indent, 1)
