@@ -32,8 +32,8 @@ def stack_config_dir(directory: str = ".") -> str:
     path = project_file(directory)
     if path is None:
         raise InputError([Problem(os.path.join(directory, "Pulumi.yaml") if directory != "." else "Pulumi.yaml", None, "",
-                                  "no Pulumi project in this folder; expected Pulumi.yaml here, or name stack files "
-                                  "or folders: planner plan PATH")])
+                                  "not found: no Pulumi project in this folder; name stack files or folders instead "
+                                  "(planner plan PATH)")])
     data = yamlload.load_path(path, "Pulumi project file")[0]
     if not isinstance(data, dict):
         raise InputError([Problem(path, None, "", "expected a mapping (name, runtime, ...)")])

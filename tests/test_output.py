@@ -205,7 +205,7 @@ def test_plan_with_no_path_reads_the_projects_stack_config_dir(tmp_path: Path) -
 def test_plan_with_no_path_and_no_project_says_so(tmp_path: Path) -> None:
     (tmp_path / "stacks").mkdir()
     res = run_cli("plan", cwd=tmp_path)
-    assert res.code == 2 and "no Pulumi project in this folder" in res.err
+    assert res.code == 2 and res.err == "planner: Pulumi.yaml: not found: no Pulumi project in this folder; name stack files or folders instead (planner plan PATH)\n"
 
 
 def test_compare_markdown_to_a_file(tmp_path: Path) -> None:
