@@ -64,11 +64,12 @@ def render_findings(p: StackPlan) -> list[Line]:
         out.append(f"    ({hidden} price-unknown not shown: an error below rules out the part it prices)")
     for item in shown:
         f = item.finding
-        label = "suppressed" if item.suppressed_reason else f.severity
-        style = "dim" if item.suppressed_reason else SEVERITY_STYLE[f.severity]
+        suppressed = item.suppressed_reason is not None
+        label = "suppressed" if suppressed else f.severity
+        style = "dim" if suppressed else SEVERITY_STYLE[f.severity]
         out.append([Span("    "), Span(f"{label:<8}", style), Span(f" {f.rule}  "), Span(item.where, "dim")])
         out.append(f"      {item.message}")
-        if item.suppressed_reason:
+        if suppressed:
             out.append(f"      reason: {item.suppressed_reason}")
         elif item.fix:
             out.append(f"      fix: {item.fix}")
