@@ -23,25 +23,10 @@ MAX_HOURS = MAX_DAYS * HOURS_PER_DAY
 MAX_INSTANCES_PER_BLOCK = 64
 MAX_INSTANCES_PER_ACCOUNT = 256  # default account limit across Capacity Blocks
 
-# Where each type's Capacity Blocks are sold, as the Capacity Blocks page (SOURCE) lists
-# them, read 2026-12-01 through a stored copy of the page: "p5.48xlarge — US East (N.
-# Virginia) | US East (Ohio) | US West (Oregon) | Asia Pacific (Tokyo); p5e.48xlarge — US
-# East (Ohio); p5en.48xlarge — US East (Ohio); p4d.24xlarge — US East (Ohio) | US West
-# (Oregon); trn1.32xlarge — US East (N. Virginia) | Asia Pacific (Melbourne); trn2.48xlarge —
-# US East (Ohio)". The current page moves this list into a "Supported instance types and
-# Regions" table that could not be read in full here, so it may list more: a type or
-# region missing here is "not listed", never "not sold" (the capacity-block-supported rule
-# only warns). Types the list does not name (p6-b200.48xlarge, trn2u.48xlarge) have no
-# region data: None.
-REGIONS_READ = "2026-12-01"
-REGIONS: dict[str, tuple[str, ...]] = {
-    "p5.48xlarge": ("ap-northeast-1", "us-east-1", "us-east-2", "us-west-2"),
-    "p5e.48xlarge": ("us-east-2",),
-    "p5en.48xlarge": ("us-east-2",),
-    "p4d.24xlarge": ("us-east-2", "us-west-2"),
-    "trn1.32xlarge": ("ap-southeast-4", "us-east-1"),
-    "trn2.48xlarge": ("us-east-2",),
-}
+# Where each type's Capacity Blocks are sold is data, not code: the Capacity Blocks pricing
+# page lists the regions per type, and planner/data/prices (the Capacity Block prices and
+# not-sold.yaml, each entry with its source and date) holds them; the `purchase-not-sold`
+# rule reports a block in a region the page does not list.
 
 # "All Capacity Blocks end at 11:30AM UTC, so the blocks starting on the same day will have
 # durations that are the closest match to your desired duration. One block will have a
@@ -51,10 +36,6 @@ ENDS_AT_UTC = "11:30"
 END_TIME_NOTE = (f"Capacity Blocks end at {ENDS_AT_UTC} UTC, so the offerings AWS shows for a duration are slightly "
                  "shorter or longer than asked: the booked duration, and its cost, can differ from this estimate")
 
-
-def listed_regions(instance_type: str) -> tuple[str, ...] | None:
-    """The regions the Capacity Blocks page lists for the type's blocks; None when it names no region for it."""
-    return REGIONS.get(instance_type)
 
 
 @lru_cache(maxsize=1)

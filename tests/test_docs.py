@@ -78,16 +78,20 @@ def test_readme_is_a_short_front_page_linking_into_the_site() -> None:
             assert link.removeprefix("docs/") in in_nav, f"{link} is linked from the README but not in the nav"
 
 
-def test_the_task_pages_of_the_issue_are_in_the_nav_or_marked_for_the_lead() -> None:
-    """Pages other engineers write in parallel are commented in the nav, to be added on merge."""
+def test_every_task_page_is_in_the_nav_and_linked_from_the_readme() -> None:
+    """The README's task list is the front door: each task page is on the site and linked there."""
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    for pending in ("tasks/price-a-cluster.md", "tasks/your-own-program.md", "tasks/refresh-prices.md", "security.md"):
-        (line,) = [line for line in text.splitlines() if pending in line]
-        assert line.strip().startswith("# - "), pending
+    assert "# - " not in text, "a nav entry is still commented out"
     nav = set(_pages(yaml.load(text, Loader=_Loader)["nav"]))
-    for task in ("tasks/compare.md", "tasks/pull-requests.md", "tasks/components.md", "tasks/preflight.md",
-                 "tasks/policy-pack.md", "getting-started.md", "design.md", "benchmarks.md"):
-        assert task in nav
+    tasks = sorted("tasks/" + p.name for p in (ROOT / "docs" / "tasks").glob("*.md"))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for task in tasks:
+        assert task in nav, task
+        assert f"(docs/{task})" in readme, task
+    for page in ("getting-started.md", "design.md", "benchmarks.md", "security.md", "editor-schema.md",
+                 "reference/rule-sources.md"):
+        assert page in nav, page
+        assert f"(docs/{page})" in readme, page
 
 
 class _Loader(yaml.SafeLoader):
@@ -103,3 +107,13 @@ def _pages(nav: list) -> list[str]:
         value = next(iter(item.values())) if isinstance(item, dict) else item
         out += _pages(value) if isinstance(value, list) else [value]
     return out
+
+
+def test_the_docs_use_no_private_words() -> None:
+    """Docs are read by users: no "seed" (the price book `seed-2024` is a name), no "the facts",
+    no path into this project's private folders (the same check as every command's output)."""
+    from tests.test_private_words import private_words
+
+    pages = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "mkdocs.yml"]
+    found = {str(p.relative_to(ROOT)): words for p in pages if (words := private_words(p.read_text(encoding="utf-8")))}
+    assert not found, found

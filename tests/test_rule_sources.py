@@ -191,20 +191,25 @@ def test_requires_lustre_says_it_is_planners_design_rule() -> None:
 
 # --- 7. Capacity Blocks: regions and the 11:30 UTC end ----------------------------------------
 
-def test_capacity_block_regions_come_from_the_aws_page_with_a_date(stack_file) -> None:
-    """EC2 User Guide, Capacity Blocks for ML (read 2026-12-01): "p5en.48xlarge — US East
-    (Ohio)". A region the page does not list for the type is a warning (the list may lag)."""
-    assert blocks.REGIONS_READ == "2026-12-01" and blocks.SOURCE.startswith("https://docs.aws.amazon.com/")
-    assert blocks.listed_regions("p5en.48xlarge") == ("us-east-2",)
-    assert blocks.listed_regions("trn2u.48xlarge") is None  # not named on the page read: unknown, not "none"
-    cat = catalogue.load()
-    assert all(cat.instance_types[t].capacity_block for t in blocks.REGIONS if t in cat.instance_types)
-    block = _trn2("    capacity_reservation_id: cr-0123456789abcdef0\n", 2, "p5en.48xlarge", "capacity-block").replace(
-        "us-east-2b", "us-east-1a")
-    hits = _findings(stack_file, block, "capacity-block-supported", region="us-east-1")
-    assert [f.severity for f in hits] == ["warning"]
-    assert "read 2026-12-01" in hits[0].message and "us-east-2" in hits[0].message
-    assert _findings(stack_file, block.replace("us-east-1a", "us-east-2b"), "capacity-block-supported") == []
+def test_capacity_block_regions_come_from_the_pricing_page_with_a_date(stack_file) -> None:
+    """EC2 Capacity Blocks pricing page (https://aws.amazon.com/ec2/capacityblocks/pricing/, as
+    mirrored 2026-07-22): p5en.48xlarge blocks are listed in US East (N. Virginia) and US East
+    (Ohio) among others, and not in Middle East (UAE). A block in a region the page does not list
+    is `purchase-not-sold` (a warning, with the entry's source and date), not a second finding of
+    `capacity-block-supported`, which keeps to types never sold in blocks."""
+    from planner.cost.offers import not_sold
+
+    gone = not_sold("p5en.48xlarge", "me-central-1", "capacity-block")
+    assert gone is not None and gone.as_of == "2026-07-22" and gone.source.startswith("https://")
+    assert not_sold("p5en.48xlarge", "us-east-1", "capacity-block") is None
+    block = _trn2("    capacity_reservation_id: cr-0123456789abcdef0\n", 2, "p5en.48xlarge", "capacity-block")
+    east1 = block.replace("us-east-2b", "us-east-1a")
+    assert _findings(stack_file, east1, "capacity-block-supported", region="us-east-1") == []
+    assert _findings(stack_file, east1, "purchase-not-sold", region="us-east-1") == []
+    uae = block.replace("us-east-2b", "me-central-1a")
+    hits = _findings(stack_file, uae, "purchase-not-sold", region="me-central-1")
+    assert [f.severity for f in hits] == ["warning"] and "2026-07-22" in hits[0].message
+    assert _findings(stack_file, uae, "capacity-block-supported", region="me-central-1") == []
 
 
 def test_cost_notes_say_blocks_end_at_11_30_utc(stack_file) -> None:

@@ -79,9 +79,6 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
     "capacity-block-supported": [
         ("error", group("trn1n.32xlarge", 2, "capacity-block", CB).replace("us-east-2b", "us-east-1a"),
          group("trn1.32xlarge", 2, "capacity-block", CB).replace("us-east-2b", "us-east-1a"), "us-east-1"),
-        # a region the Capacity Blocks page does not list for the type (p5en: us-east-2 only; p5: us-east-1 too)
-        ("warning", group("p5en.48xlarge", 2, "capacity-block", CB).replace("us-east-2b", "us-east-1a"),
-         group("p5.48xlarge", 2, "capacity-block", CB).replace("us-east-2b", "us-east-1a"), "us-east-1"),
     ],
     "capacity-block-reservation": [
         ("warning", group("p5en.48xlarge", 8, "capacity-block"), group("p5en.48xlarge", 8, "capacity-block", CB), "us-east-2"),

@@ -81,15 +81,14 @@ def duration(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 @rule(
     id="capacity-block-supported",
     severity="error",
-    description=("Capacity Block purchase for an instance type that is not sold through Capacity Blocks (or, as a "
-                 "warning, in a region the Capacity Blocks page does not list for the type)."),
+    description="Capacity Block purchase for an instance type that is not sold through Capacity Blocks.",
     source=blocks.SOURCE,
     remediation=("Use `purchase: on-demand` (or spot) for this type, or pick a type sold through Capacity Blocks "
-                 "(`planner catalog`); in a region the page does not list, confirm an offering exists before booking."),
+                 "(`planner catalog`)."),
 )
 def supported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    """An unsupported type is an error; a region the Capacity Blocks page does not list for the
-    type is a warning, since the list read (blocks.REGIONS) may lag the page."""
+    """A type never sold through Capacity Blocks is an error. A type sold in blocks, but not in
+    the stack's region, is `purchase-not-sold`'s (its data: the Capacity Blocks pricing page)."""
     for g in _block_groups(ctx):
         if not ctx.catalogue.instance_types[g.instance_type].capacity_block:
             sold = sorted(n for n, t in ctx.catalogue.instance_types.items() if t.capacity_block)
@@ -97,24 +96,6 @@ def supported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                             f"node group '{g.name}': {g.instance_type} is not sold through Capacity Blocks; "
                             f"types that are: {', '.join(sold)}",
                             fix=f"in node group '{g.name}', set purchase: on-demand, or instance_type: one of {', '.join(sold)}")
-            continue
-        listed = blocks.listed_regions(g.instance_type)
-        if listed is not None and ctx.stack.region not in listed:
-            yield r.finding(ctx, g.path + ("purchase",),
-                            f"node group '{g.name}': the Capacity Blocks page (read {blocks.REGIONS_READ}) lists "
-                            f"{g.instance_type} blocks in {', '.join(listed)}, not {ctx.stack.region}; check "
-                            f"`aws ec2 describe-capacity-block-offerings --region {ctx.stack.region}` before planning on one",
-                            severity="warning",
-                            fix=(f"run `aws ec2 describe-capacity-block-offerings --instance-type {g.instance_type} "
-                                 f"--region {ctx.stack.region} --instance-count {g.count} --capacity-duration-hours {_hours(ctx)}`; "
-                                 f"if it offers none, set aws:region: {listed[0]}" + (f" (or {', '.join(listed[1:])})" if listed[1:] else "")))
-
-
-def _hours(ctx: RuleContext) -> int:
-    """The block length to ask offerings for: the schedule's hours as a bookable duration, else one day."""
-    sched = ctx.cluster.schedule
-    up = None if sched is None else blocks.round_up_to_block(sched.hours)
-    return int(up) if up else 24
 
 
 @rule(
