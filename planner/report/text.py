@@ -352,8 +352,8 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence
         words = [max([len(w) for r in body for w in r[i].text.split()] + [0]) for i in range(ncol)]
         head_words = [max(len(w) for w in (h.text.split() or [""])) for h in head]
         floor = [max(head_words[i], min(max(words[i], 8), 24, natural[i]), 1) for i in range(ncol)]
-        for i in right:  # numbers never wrap (their header may)
-            floor[i] = max(head_words[i], max([len(r[i].text) for r in body] + [1]))
+        for i in right:  # a number never wraps (its header may; so may words around it: "unknown (at least $5)")
+            floor[i] = max(head_words[i], words[i], 1)
         excess = sum(widths) + gap * (ncol - 1) - width
         while excess > 0:
             shrinkable = [i for i in range(ncol) if widths[i] > floor[i]]
