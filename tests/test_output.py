@@ -84,7 +84,7 @@ def test_numbers_and_money_have_one_style() -> None:
 def test_plan_table_ends_with_a_summary_line() -> None:
     res = run_cli("plan", "stacks")
     last = res.out.rstrip("\n").split("\n")[-2:]
-    assert " ".join(s.strip() for s in last).startswith("3 stacks, 0 errors, 3 warnings; cost at least $")
+    assert " ".join(s.strip() for s in last).startswith("3 stacks, 0 errors, 2 warnings; cost at least $")
     assert "exit 0 (no unsuppressed errors)" in " ".join(s.strip() for s in last)
 
 

@@ -19,9 +19,11 @@ def render_summary(p: StackPlan) -> list[Line]:
          num(g["accelerators"]), g["availability_zone"], "yes" if g["efa"] else "no")
         for g in s["node_groups"]
     ]
-    out += indent("  ", grid(
-        ("node group", "type", "purchase", "instances", "UltraServers", "accelerators", "AZ", "EFA"), rows, right=(3, 4, 5),
-        width=_inner(2)))
+    headers, right = ("node group", "type", "purchase", "instances", "UltraServers", "accelerators", "AZ", "EFA"), (3, 4, 5)
+    if not s["ultraservers"]:  # no UltraServer in the stack: the column would only hold dashes
+        headers, right = headers[:4] + headers[5:], (3, 4)
+        rows = [r[:4] + r[5:] for r in rows]
+    out += indent("  ", grid(headers, rows, right=right, width=_inner(2)))
     pk = s["peak_pflops"]
     us = f", {num(s['ultraservers'])} UltraServers" if s["ultraservers"] else ""
     out.append(
