@@ -8,7 +8,9 @@ from typing import Any
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("catalog", help="list the instance type catalogue and its sources")
-    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="table (people: fitted to the terminal, notes explain the columns) or json (every figure with its "
+                        "source); default: table")
     p.set_defaults(run=run)
 
 
@@ -80,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     lines = grid(("type", "accelerators", "GiB each", "per US", "vCPU", "host GiB", "cards/Gbps", "EFA",
                   "BF16 PF", "FP8 PF", "FP8 sparse PF", "also as"), rows, right=(2, 4, 5, 8, 9, 10))
     lines.append("")
-    lines.append("Peak PFLOPS are per instance; dense unless marked sparse. per US: instances per UltraServer; "
+    lines.append("PF: peak PFLOPS per instance, dense unless marked sparse. per US: instances per UltraServer; "
                  "also as: spot, block (EC2 Capacity Blocks for ML). Sources: `planner catalog --format json`.")
     for a in data["announced"]:
         acc = next(x for x in data["accelerators"] if x["name"] == a["accelerator"])
