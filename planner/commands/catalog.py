@@ -89,5 +89,6 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"Announced, not declarable: {a['name']} ({a['accelerator']}: {num(acc['peak_tflops']['bf16_dense'])} BF16 / "
                      f"{num(acc['peak_tflops']['fp8_dense'])} FP8 dense TFLOPS per chip, {num(acc['memory_gib'])} GiB); "
                      f"GA {a['general_availability']}, EC2 instance type names not confirmed.")
+    lines += ["", f"{len(data['instance_types'])} instance types; {len(data['announced'])} announced, not declarable"]
     emit(human(lines))
     return 0

@@ -39,13 +39,11 @@ def _rows(result: dict[str, Any]) -> tuple[list[tuple[str, ...]], list[str]]:
 
 
 def render_table(result: dict[str, Any]) -> str:
+    """The candidates in the JSON document's order (cost per dense PFLOP-hour), fitted to the terminal."""
     from planner.report.text import Line, Span, grid, human
 
     rows, foot = _rows(result)
     lines: list[Line] = [job_line(result)]
-    if rows:
-        best = rows[0]
-        rows = [(*best[:6], Span(best[6], "good"), *best[7:]), *rows[1:]]
     headers, right = HEADERS, (2, 3, 4, 5, 6, 7)
     if len({c["instances"] for c in result["candidates"]}) == 1:  # --instances N: the job line says N
         headers, right = HEADERS[:2] + HEADERS[3:], (2, 3, 4, 5, 6)
@@ -56,7 +54,23 @@ def render_table(result: dict[str, Any]) -> str:
     lines += [f"[{i}] {n}" for i, n in enumerate(foot, 1)]
     lines += [f"note: {n}" for n in result["notes"]]
     lines.append(CLOSING)
+    lines.append(summary_line(result))
     return human(lines)
+
+
+def summary_line(result: dict[str, Any]) -> Line:
+    """The last line: how many candidates, the cheapest with its total, and the exit code."""
+    from planner.report.text import Span, usd
+
+    cands = result["candidates"]
+    n = len(cands)
+    priced = [c for c in cands if c["total_usd"] is not None]
+    if not priced:
+        return [Span(f"{n} candidate{'s' if n != 1 else ''}; none with a total; exit 0", "total")]
+    best = min(priced, key=lambda c: c["total_usd"])
+    return [Span(f"{n} candidate{'s' if n != 1 else ''}; cheapest ", "total"),
+            Span(f"{best['instance_type']} {best['purchase']} at {usd(best['total_usd'])}", "good"),
+            Span("; exit 0", "total")]
 
 
 def render_markdown(result: dict[str, Any]) -> str:
