@@ -22,22 +22,40 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse prints usage + exits 2; keep it to one line
         from planner.report.text import one_line
 
-        self.exit(EXIT_INPUT, f"{one_line(self.prog)}: error: {one_line(message)}\n")
+        # one prefix for every error planner prints: `planner: <where>: <what>`
+        words = self.prog.split()[1:]
+        where = f"{' '.join(words)}: " if words else ""
+        self.exit(EXIT_INPUT, f"planner: {one_line(where)}{one_line(message)} (see: {one_line(self.prog)} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="planner", description="Validate and price AWS ML training clusters declared in Pulumi stacks.")
     parser.add_argument("--version", action="version", version=f"planner {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
     for name in COMMANDS:
         importlib.import_module(f"planner.commands.{name}").register(sub)
+    for p in sub.choices.values():  # how human output looks, the same for every command
+        p.add_argument("--no-color", action="store_true", help="no colour even on a terminal (also: NO_COLOR=1)")
+        p.add_argument("--wide", action="store_true", help="do not wrap to the terminal width (COLUMNS, else the terminal's, else 100)")
     return parser
+
+
+def _layout(args: argparse.Namespace) -> None:
+    """Width and colour for this run's human output (`planner.report.text.term_from_env`);
+    a report written to --output never gets colour."""
+    from planner.report.text import configure, term_from_env
+
+    to_file = bool(getattr(args, "output", None))
+    configure(term_from_env(None if to_file else sys.stdout, no_color=args.no_color or to_file, wide=args.wide))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:  # bare `planner`: what it can do, one line per command
+        parser.print_help()
+        return 0
+    _layout(args)
     try:
         code = args.run(args)
         if sys.stdout is not None:  # closed and unused (the report went to --output): nothing to flush

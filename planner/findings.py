@@ -30,6 +30,7 @@ class Finding:
     resource: str | None = None  # a Pulumi URN, when the finding comes from a deployed program
     path: tuple[Any, ...] = ()  # the key path of the value at fault; () for the stack as a whole
     suppression: tuple[str, str] | None = None  # (kind, reason) when suppressed: inSource or external
+    fix: str | None = None  # what to change in this stack (key, value), when the rule can say; else its remediation
 
     def suppress(self, kind: str = "external", reason: str = "") -> "Finding":
         return replace(self, suppressed=True, suppression=(kind, reason))
@@ -53,6 +54,8 @@ class Finding:
         }
         if self.resource is not None:
             out["resource"] = self.resource
+        if self.fix is not None:
+            out["fix"] = self.fix
         return out
 
     def sort_key(self) -> tuple[Any, ...]:

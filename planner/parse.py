@@ -351,6 +351,36 @@ def stack_name(file: str) -> str | None:
     return m.group(1) if m else None
 
 
+# The direction part of every AWS region name (us-east-2, ap-southeast-3, ca-central-1, ...):
+# https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-regions.html
+REGION_DIRECTIONS = frozenset({"north", "south", "east", "west", "central", "northeast", "northwest", "southeast", "southwest"})
+
+
+def edits(a: str, b: str) -> int:
+    """Levenshtein distance: region names differ by a letter or two, which difflib's ratio ranks poorly."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+def unknown_region(region: str) -> str | None:
+    """"unknown region 'us-esat-2' (did you mean 'us-east-2'?)" for a name no AWS region can have
+    (its direction is not one AWS uses); None for a region-shaped name. A misspelt region is an
+    input error, not an Availability Zone or price problem further down."""
+    parts = region.split("-")
+    if parts[-2] in REGION_DIRECTIONS:
+        return None
+    from planner import catalogue
+
+    known = sorted({r for t in catalogue.load().instance_types.values() for r in t.regions})
+    dist, close = min((edits(region, k), k) for k in known)
+    hint = f" (did you mean '{close}'?)" if dist <= 3 else " (expected a name such as us-east-2)"
+    return f"unknown region '{region}'{hint}"
+
+
 def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
     r = Reader(file, lines, SCHEMA)
     top = r.mapping(data, (), STACK_FILE_KEYS, required=("config",))
@@ -366,6 +396,9 @@ def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
     elif not (isinstance(region, str) and _REGION.fullmatch(region)):
         r.fail(("config", REGION_KEY), f"expected an AWS region such as us-east-2, got {_kind(region)}")
         region = None
+    elif (unknown := unknown_region(region)) is not None:
+        r.fail(("config", REGION_KEY), unknown)
+        region = None
     if CLUSTER_KEY not in config or config[CLUSTER_KEY] is None:
         r.fail(("config",), f"missing required key '{CLUSTER_KEY}' (the declared cluster)")
         raise InputError(r.problems)
@@ -377,6 +410,9 @@ def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
 
 def load_stack(file: str) -> Stack:
     """Read one `Pulumi.<stack>.yaml` file."""
+    if os.path.basename(file) in ("Pulumi.yaml", "Pulumi.yml"):
+        raise InputError([Problem(file, None, "", "is the Pulumi project file, not a stack file; expected Pulumi.<stack>.yaml "
+                                                  "(planner plan with no path reads the project's stackConfigDir)")])
     name = stack_name(file) or os.path.splitext(os.path.basename(file))[0]
     data, lines = yamlload.load_path(file)
     return parse_stack(data, lines, file, name)
@@ -405,7 +441,7 @@ def discover(paths: Iterable[str]) -> list[str]:
                 problems.append(Problem(p, None, "", "no stack files (Pulumi.<stack>.yaml) in this folder"))
             root = os.path.realpath(p)
             for f in names:
-                full = os.path.join(p, f)
+                full = f if p == os.curdir else os.path.join(p, f)  # `planner plan` in the project: Pulumi.x.yaml, not ./Pulumi.x.yaml
                 if os.path.commonpath([root, os.path.realpath(full)]) != root:
                     problems.append(Problem(full, None, "", "is a link to a file outside the folder; refused "
                                                              "(name the file itself to plan it)"))

@@ -172,10 +172,30 @@ def run_with_mocks(declare: Callable[[], Any], mocks: pulumi.runtime.Mocks, conf
                     if tasks:
                         pending_loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
             loop.run_until_complete(loop.shutdown_default_executor())
+            _retrieve_failures(policy.loops)
         finally:
             _forget_pending(SETTINGS)
             policy.close_all()
             asyncio.set_event_loop_policy(previous)
+
+
+def _retrieve_failures(loops: list[asyncio.AbstractEventLoop]) -> None:
+    """Mark as seen the errors that a failed registration left in this run's futures.
+
+    The run already re-raises the first error; the outputs that waited on it fail with the
+    same error, and asyncio would print each as "Future exception was never retrieved" when
+    it is collected, long after the run, in whatever output follows (a test report, say).
+    """
+    import gc
+
+    owned = {id(lp) for lp in loops}
+    for obj in gc.get_objects():
+        if isinstance(obj, asyncio.Future) and obj.done() and not obj.cancelled():
+            try:
+                if id(obj.get_loop()) in owned:
+                    obj.exception()
+            except Exception:  # noqa: BLE001 - a future of another kind: leave it
+                pass
 
 
 def _forget_pending(settings: Any) -> None:
@@ -404,4 +424,9 @@ def stacks_for_cli(directory: str | None, stack: str | None, paths: list[str]) -
                                   "--program DIR and --stack NAME go together")])
     if paths:
         raise InputError([Problem("planner plan", None, "PATH", "give stack files or --program, not both")])
+    program = load(directory)
+    if program.stack_file(stack) is None:  # the program would run with no config: say so, not "declares no compute"
+        raise InputError([Problem(shown(os.path.join(program.config_dir, f"Pulumi.{stack}.yaml")), None, "--stack",
+                                  f"stack file missing: no Pulumi.{stack}.yaml in the project's stack folder; "
+                                  "expected the stack's config (`pulumi stack init` and `pulumi config set` write it)")])
     return declared_stacks(directory, stack)

@@ -54,13 +54,15 @@ class Rule:
     check: Check
     category: str = ""  # what the rule is about (SARIF tags it with this): capacity, network, storage, ...
 
-    def finding(self, ctx: RuleContext, path: Path, message: str, severity: str | None = None) -> Finding:
-        """A finding of this rule at key path `path` of the stack; its location comes from the stack's locator."""
+    def finding(self, ctx: RuleContext, path: Path, message: str, severity: str | None = None,
+                fix: str | None = None) -> Finding:
+        """A finding of this rule at key path `path` of the stack; its location comes from the stack's
+        locator. `fix` says what to change in this stack, when the rule can be more precise than its remediation."""
         from planner.locate import locate
 
         where = locate(ctx.stack, path)
         return Finding(self.id, severity or self.severity, message, where.file, where.line,
-                       resource=where.logical, path=tuple(path))
+                       resource=where.logical, path=tuple(path), fix=fix)
 
     def run(self, ctx: RuleContext) -> list[Finding]:
         return list(self.check(self, ctx))

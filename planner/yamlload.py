@@ -43,6 +43,12 @@ class _Limit(Exception):
         self.message = message
 
 
+def _line_text(text: str, index: int) -> str:
+    """Line `index` (0-based) of `text`, or ""."""
+    lines = text.split("\n", index + 1)
+    return lines[index] if index < len(lines) else ""
+
+
 def load(text: str | bytes, file: str) -> tuple[Any, Lines]:
     """Parse one YAML document; return (data, lines) or raise InputError."""
     if isinstance(text, bytes):
@@ -66,6 +72,8 @@ def load(text: str | bytes, file: str) -> tuple[Any, Lines]:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
         what = exc.problem or exc.context or "invalid YAML"
+        if mark is not None and "\t" in _line_text(text, mark.line)[:max(mark.column, 0) + 1]:
+            what = "tabs cannot indent YAML; indent with spaces"
         raise InputError([Problem(file, line, "", f"YAML syntax error: {what}")]) from None
     except yaml.YAMLError as exc:
         raise InputError([Problem(file, None, "", f"YAML error: {str(exc).splitlines()[0]}")]) from None

@@ -164,4 +164,4 @@ def test_pre_commit_hook_runs_planner_plan_on_stack_files(tmp_path: Path) -> Non
     assert ok.returncode == 0, ok.stderr
     bad = subprocess.run([str(bin_dir / entry[0]), *entry[1:], "tests/invalid_stacks/Pulumi.lustre-capacity.yaml"],
                          cwd=ROOT, capture_output=True, text=True)
-    assert bad.returncode == 1 and "ERROR   lustre-capacity" in bad.stdout
+    assert bad.returncode == 1 and "    error    lustre-capacity" in bad.stdout

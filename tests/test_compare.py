@@ -88,7 +88,7 @@ def test_cli_json_and_sparse_headline_notes(tmp_path) -> None:
     assert "83.2" in notes and "3.96" in notes and "sparse" in notes
     assert run_cli(*args, "--format", "json").out == res.out
     table = run_cli(*args).out
-    assert "USD/dense PF-h" in table and "trn2.48xlarge" in table and "Dense peaks only" in table
+    assert "USD per" in table and "PF-h" in table and "trn2.48xlarge" in table and "Dense peaks only" in table
 
 
 @pytest.mark.parametrize("bad", [

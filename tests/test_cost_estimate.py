@@ -107,7 +107,8 @@ schedule: {hours: 10}
     assert len(found) == 1 and found[0].severity == "warning"
     assert "p5.48xlarge" in found[0].message and "unknown (not zero)" in found[0].message
     assert found[0].line == 7  # the unpriced group (lines: config, region, cluster, az, node_groups, a, gpus)
-    assert "unknown (at least $200.00)" in cost_report.headline(j)
+    assert cost_report.headline(j) == "unknown for 10 h: $200.00 priced, no price for gpus"  # "unknown" once
+    assert cost_report.total(j) == "unknown (at least $200.00)"
 
 
 def test_derived_price_is_labelled_as_an_assumption(stack_file) -> None:
@@ -161,8 +162,10 @@ schedule: {hours: 30}
     again = run_cli("plan", str(path), "--price-book", str(book), "--format", "json", "--suppress", "capacity-block-duration")
     assert again.out == res.out  # deterministic
     table = run_cli("plan", str(path), "--price-book", str(book)).out
-    assert "cost: $768.00 total for 48 h (run 30.0 h)" in table
-    assert "96 instance-hour" in table and "$8/instance-hour" in table and f"{SOURCE} (2026-01-01)" in table
+    assert "cost: $768.00 for 48 h (run 30.0 h)" in table
+    assert "96 instance-hour" in table and "$8.00" in table and f"price: {SOURCE} (as of 2026-01-01)" in table
+    wide = run_cli("plan", str(path), "--price-book", str(book), "--wide").out  # the source in its row
+    assert f"{SOURCE} (2026-01-01)" in wide
 
 
 def test_markdown_lines_items_escape_and_footnotes() -> None:
@@ -175,8 +178,10 @@ def test_markdown_lines_items_escape_and_footnotes() -> None:
     md = cost_report.markdown(cost)
     assert "| lustre | FSx for Lustre SCRATCH_2 1,200 GiB | unknown GB-month | unknown | unknown | \\[1\\] | no price |" in md
     assert "1. no price" in md and "- a \\| b" in md
-    lines = cost_report.table_lines(cost)
-    assert lines[0].startswith("cost: unknown (at least $5.00) total for 24 h (run 10.0 h)")
+    from planner.report.text import fit
+
+    lines = fit(cost_report.table_lines(cost))
+    assert lines[0].startswith("cost: unknown for 24 h (run 10.0 h): $5.00 priced, no price for lustre")
     assert "  [1] no price" in lines
 
 

@@ -416,7 +416,7 @@ def test_budget_exceeded_total_and_monthly(price_book: str) -> None:
     assert messages[0].startswith("[budget-exceeded] estimated monthly cost (730 h) $58,575.20 exceeds budget.monthly_usd "
                                   "$50,000.00 by $8,575.20.")
     assert messages[1].startswith("[budget-exceeded] estimated total $8,024.00 exceeds budget.total_usd $8,000.00 by $24.00.")
-    assert all(m.endswith("Estimate: $8,024.00 total for 100 h; $80.24/h, $58,575.20/month (730 h)") for m in messages)
+    assert all(m.endswith("Estimate: $8,024.00 for 100 h ($80.24/h, $58,575.20 a month of 730 h)") for m in messages)
 
 
 def test_budget_hours_default_to_the_declared_schedule_then_a_month(price_book: str, monkeypatch: pytest.MonkeyPatch) -> None:

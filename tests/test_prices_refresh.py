@@ -38,7 +38,8 @@ ON_DEMAND = {"p4d.24xlarge": "21.9576400000", "p5en.48xlarge": "63.2960000000", 
 
 
 def _args(out: Path, *more: str) -> argparse.Namespace:
-    return argparse.Namespace(output=str(out), region=["us-east-2"], no_capacity_blocks="--no-cb" in more, profile=None)
+    return argparse.Namespace(output=str(out), region=["us-east-2"], no_capacity_blocks="--no-cb" in more, profile=None,
+                              aws_timeout=prices.REFRESH_TIMEOUT_SECONDS)
 
 
 def _stub_pricing(aws: StubbedAws, fail_at: str | None = None) -> None:
@@ -172,3 +173,34 @@ def test_refresh_is_off_the_plan_path() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
     assert json.dumps(refresh.LUSTRE_TIERS)  # the tiers are plain data
+
+
+def test_the_overall_deadline_keeps_what_was_fetched(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 14, item 11 for `prices refresh`: an endpoint that stops answering cannot hold the
+    job past --aws-timeout; the prices fetched before are written as a partial book (exit 1)."""
+    import time
+
+    calls = {"n": 0}
+
+    class Slow:
+        """The Price List client's paginator: the first answer comes, the second never does."""
+
+        def get_paginator(self, name: str) -> "Slow":
+            return self
+
+        def paginate(self, **kw: object) -> list[dict]:
+            calls["n"] += 1
+            if calls["n"] == 1:
+                itype = next(iter(ON_DEMAND))
+                return [{"FormatVersion": "aws_v1", "PriceList": [ec2_product(itype, "us-east-2", ON_DEMAND[itype], "SKU1")]}]
+            time.sleep(30)  # a silent endpoint: interrupted by the deadline, long before this ends
+            raise AssertionError("not interrupted")
+
+    args = _args(tmp_path / "book.yaml", "--no-cb")
+    args.aws_timeout = 1.0
+    started = time.monotonic()
+    code = prices.run(args, client=lambda service, region: Slow())
+    assert time.monotonic() - started < 10
+    err = capsys.readouterr().err
+    assert code == 1 and "--aws-timeout" in err and calls["n"] == 2  # nothing asked after the deadline
+    assert (tmp_path / "book.yaml").exists()

@@ -101,8 +101,7 @@ def test_unusable_program_or_options_exit_2(tmp_path: Path) -> None:
         (("--program", str(raising), "--stack", "dev"), "the program failed: ValueError: boom second line"),
         (("--program", str(ROOT)), "--program DIR and --stack NAME go together"),
         (("--program", str(ROOT), "--stack", "trn2-dev", "stacks"), "not both"),
-        (("--program", str(ROOT), "--stack", "missing"), "Missing required configuration variable"),
-        (("--program", str(ROOT), "--stack", "missing"), "there is no Pulumi.missing.yaml in stacks: is the stack name right?"),
+        (("--program", str(ROOT), "--stack", "missing"), "stacks/Pulumi.missing.yaml: --stack: stack file missing: no Pulumi.missing.yaml"),
     ]
     for args, message in cases:
         result = run_cli("plan", *args)

@@ -68,8 +68,12 @@ def test_rules_table() -> None:
     assert res.code == 0
     lines = res.out.splitlines()
     assert lines[0].split() == ["rule", "severity", "description", "source"]
-    assert len(lines) == 2 + len(rules.registry())
+    rows = [line.split()[0] for line in lines[2:] if line and not line.startswith(" ") and not line.startswith("[")]
+    assert rows[:len(rules.registry())] == list(rules.registry())  # one row per rule (descriptions wrap under it)
+    assert lines[-1] == f"{len(rules.registry())} rules"
     assert any(line.startswith("lustre-efa ") and "error" in line for line in lines)
+    assert all(len(line) <= 100 for line in lines)  # piped: 100 columns; sources are numbered notes
+    assert any(line.startswith("[1] https://") for line in lines)
 
 
 REFERENCE_PAGE = "docs/reference/rules.md"

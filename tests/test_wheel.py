@@ -83,9 +83,10 @@ def test_the_wheel_installs_the_planner_command_and_its_data(clean_venv: Path) -
 
 
 def test_planner_plan_in_another_repository(clean_venv: Path, tmp_path: Path) -> None:
-    """`planner plan` with no argument reads stacks/ of the folder it runs in."""
+    """`planner plan` with no argument reads the stacks of the Pulumi project in the folder it runs in."""
     repo = tmp_path / "infra"
     (repo / "stacks").mkdir(parents=True)
+    (repo / "Pulumi.yaml").write_text("name: infra\nruntime: python\nstackConfigDir: stacks\n", encoding="utf-8")
     shutil.copy(ROOT / "stacks" / "Pulumi.p5en-train.yaml", repo / "stacks")
     res = subprocess.run([str(clean_venv / "bin" / "planner"), "plan", "--format", "json"], cwd=repo,
                          capture_output=True, text=True, timeout=60)

@@ -146,6 +146,8 @@ def run(todo: list[Item], client: Callable[[str, str], Any], progress: Callable[
     or no network, nothing is."""
     from botocore.exceptions import BotoCoreError, ClientError
 
+    from planner.aws import deadline
+
     out = Refresh()
     for i, item in enumerate(todo, 1):
         if progress:
@@ -158,7 +160,12 @@ def run(todo: list[Item], client: Callable[[str, str], Any], progress: Callable[
         action, region = (("pricing:GetProducts", PRICING_REGION) if family == "pricing"
                           else (CB_ACTION, item.api.split(":", 1)[1]))
         try:
-            entry = item.fetch(client)
+            with deadline.calling():
+                entry = item.fetch(client)
+        except deadline.DeadlineExceeded as late:  # the command's --aws-timeout: what is fetched is kept
+            out.missing.append(f"{item.label}: {late}")
+            out.stopped["*"] = str(late)
+            continue
         except NoPrice as why:
             out.missing.append(f"{item.label}: {why}")
             continue

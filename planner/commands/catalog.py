@@ -8,7 +8,9 @@ from typing import Any
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("catalog", help="list the instance type catalogue and its sources")
-    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="table (people: fitted to the terminal, notes explain the columns) or json (every figure with its "
+                        "source); default: table")
     p.set_defaults(run=run)
 
 
@@ -66,25 +68,27 @@ def run(args: argparse.Namespace) -> int:
 
         emit(dumps(data))
         return 0
-    from planner.report.table import grid, num
+    from planner.report.text import grid, human, num
 
     rows = []
     for t in data["instance_types"]:
         pk = t["peak_pflops"]
         rows.append((
-            t["instance_type"], f"{t['accelerator_count']} x {t['accelerator']}", num(t["accelerator_memory_gib_each"]),
-            t["ultraserver_size"] or "-", t["vcpus"], num(t["memory_gib"]), f"{t['network_cards']} / {num(t['network_bandwidth_gbps'])}",
+            t["instance_type"], f"{t['accelerator_count']} {t['accelerator']}", num(t["accelerator_memory_gib_each"]),
+            t["ultraserver_size"] or "-", t["vcpus"], num(t["memory_gib"]), f"{t['network_cards']}/{num(t['network_bandwidth_gbps'])}",
             (f"v{t['efa']['generation']}" if t["efa"]["generation"] else "yes") if t["efa"]["supported"] else "no", num(pk["bf16_dense"], 2), num(pk["fp8_dense"], 2),
-            num(pk["fp8_sparse"], 2), "yes" if t["spot"] else "no", "yes" if t["capacity_block"] else "no",
+            num(pk["fp8_sparse"], 2), ", ".join(["spot"] * bool(t["spot"]) + ["block"] * bool(t["capacity_block"])) or "-",
         ))
-    lines = grid(("type", "accelerators", "GiB each", "per US", "vCPU", "host GiB", "cards / Gbps", "EFA",
-                  "BF16 PF", "FP8 PF", "FP8 sparse PF", "spot", "cap. block"), rows, right=(2, 4, 5, 8, 9, 10))
+    lines = grid(("type", "accelerators", "GiB each", "per US", "vCPU", "host GiB", "cards/Gbps", "EFA",
+                  "BF16 PF", "FP8 PF", "FP8 sparse PF", "also as"), rows, right=(2, 4, 5, 8, 9, 10))
     lines.append("")
-    lines.append("Peak PFLOPS are per instance; dense unless marked sparse. Sources: `planner catalog --format json`.")
+    lines.append("PF: peak PFLOPS per instance, dense unless marked sparse. per US: instances per UltraServer; "
+                 "also as: spot, block (EC2 Capacity Blocks for ML). Sources: `planner catalog --format json`.")
     for a in data["announced"]:
         acc = next(x for x in data["accelerators"] if x["name"] == a["accelerator"])
         lines.append(f"Announced, not declarable: {a['name']} ({a['accelerator']}: {num(acc['peak_tflops']['bf16_dense'])} BF16 / "
                      f"{num(acc['peak_tflops']['fp8_dense'])} FP8 dense TFLOPS per chip, {num(acc['memory_gib'])} GiB); "
                      f"GA {a['general_availability']}, EC2 instance type names not confirmed.")
-    emit("\n".join(lines) + "\n")
+    lines += ["", f"{len(data['instance_types'])} instance types; {len(data['announced'])} announced, not declarable"]
+    emit(human(lines))
     return 0

@@ -8,7 +8,7 @@ from typing import Any
 
 from planner.errors import InputError, Problem
 
-FORMATS = ("table", "json")
+FORMATS = ("table", "json", "markdown")
 ARGS = "<command line>"
 MAX_MAGNITUDE = 1e30  # parameters and tokens: the stack schema's bound (planner.parse.MAX_MAGNITUDE)
 MIN_HOURS = 1.0  # --deadline-hours: the stack schema's bound on schedule.hours (planner.parse.MIN_HOURS)
@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--instance-type", action="append", default=[], metavar="TYPE", dest="types",
                    help="only these instance types (repeatable; default: every type with a price)")
     add_price_book_argument(p)
-    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    p.add_argument("--format", choices=FORMATS, default="table", help="table (people), json, markdown (a PR comment or a page); default: table")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     p.set_defaults(run=run)
 
 
@@ -111,12 +112,17 @@ def run(args: argparse.Namespace) -> int:
     job = Job(args.parameters, args.tokens, args.precision, parse_mfu(args.mfu, {t.family for t in cat.instance_types.values()}),
               args.region, args.instances, args.deadline_hours)
     result = compare(job, book_from_args(args), cat, tuple(args.types))
+    from planner.commands.plan import write
+
     if args.format == "json":
         from planner.report.json_report import dumps
 
-        emit(dumps(result))
+        write(dumps(result), args.output)
     else:
-        emit(render_table(result))
+        from planner.report import compare_report
+
+        write(compare_report.render_markdown(result) if args.format == "markdown" else compare_report.render_table(result),
+              args.output)
     return 0
 
 
@@ -138,35 +144,3 @@ def _edits(a: str, b: str) -> int:
         for j, cb in enumerate(b, 1):
             prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
     return row[-1]
-
-
-def render_table(result: dict[str, Any]) -> str:
-    from planner.report.cost_report import usd
-    from planner.report.table import grid, num
-
-    inp = result["inputs"]
-    mfu = ", ".join(f"{k}={v}" if k != "*" else str(v) for k, v in inp["mfu"].items())
-    size = f"{inp['instances']} instances" if inp["instances"] else f"deadline {num(inp['deadline_hours'])} h"
-    lines = [f"Training job: {inp['parameters']:.3g} parameters x {inp['tokens']:.3g} tokens, {inp['precision']}, MFU {mfu}; "
-             f"{size}; {inp['region']}; price book {result['price_book']}"]
-    foot: list[str] = []
-    rows = []
-    for c in result["candidates"]:
-        marks = ""
-        for n in c["notes"]:
-            if n not in foot:
-                foot.append(n)
-            marks += f"[{foot.index(n) + 1}]"
-        rows.append((c["instance_type"], c["purchase"], num(c["instances"]), num(c["run_hours"]), num(c["billed_hours"]),
-                     f"${c['usd_per_hour']:,.4f}".rstrip("0").rstrip("."), usd(c["total_usd"]),
-                     f"${c['usd_per_dense_pflop_hour']:,.2f}", f"{c['as_of']}", marks or "-"))
-    lines += grid(("type", "purchase", "instances", "run h", "billed h", "USD/h each", "total", "USD/dense PF-h", "price as of", "notes"),
-                  rows, right=(2, 3, 4, 5, 6, 7))
-    if not rows:
-        lines.append("(no instance type has a price for this region in this price book)")
-    lines += [f"[{i}] {n}" for i, n in enumerate(foot, 1)]
-    lines += [f"note: {n}" for n in result["notes"]]
-    lines.append("Dense peaks only (BF16 or FP8 dense at the job's precision); billed hours round Capacity Blocks up to a bookable duration.")
-    from planner.report.text import join_lines
-
-    return join_lines(lines) + "\n"

@@ -137,9 +137,14 @@ def _change(before: float | None, after: float | None, base_exists: bool, head_e
     return out
 
 
-def compare_plans(base: Sequence[Any], head: Sequence[Any]) -> list[dict[str, Any]]:
+def compare_plans(base: Sequence[Any], head: Sequence[Any], pair: bool = False) -> list[dict[str, Any]]:
+    """Stacks matched by name; with `pair` (two stack files named on the command line), the
+    one stack on each side is compared with the other whatever their names (`a -> b`)."""
     by_base = {p.stack.name: p for p in base}
     by_head = {p.stack.name: p for p in head}
+    if pair and len(base) == 1 and len(head) == 1 and base[0].stack.name != head[0].stack.name:
+        name = f"{base[0].stack.name} -> {head[0].stack.name}"
+        by_base, by_head = {name: base[0]}, {name: head[0]}
     out = []
     for name in sorted(set(by_base) | set(by_head)):
         b, h = by_base.get(name), by_head.get(name)
@@ -186,107 +191,6 @@ def summarize(stacks: list[dict[str, Any]]) -> dict[str, Any]:
             "findings_resolved": sum(len(s["findings_resolved"]) for s in stacks)}
 
 
-# --- rendering ----------------------------------------------------------------------------
-
-def _signed(x: float | None) -> str:
-    if x is None:
-        return "unknown"
-    return f"{'+' if x >= 0 else '-'}${abs(x):,.2f}"
-
-
-def _delta(change: dict[str, Any]) -> str:
-    """The change, with its percentage; when unknown, the change of the priced items."""
-    if change["change_usd"] is None and change.get("change_known_usd") is not None:
-        return f"unknown (priced items {_signed(change['change_known_usd'])})"
-    return _signed(change["change_usd"]) + _pct(change["change_percent"])
-
-
-def _pct(x: float | None) -> str:
-    return "" if x is None else f" ({'+' if x >= 0 else ''}{x:,.1f}%)"
-
-
-def _cost_cell(value: float | None, exists: bool, cost: dict[str, Any] | None) -> str:
-    from planner.report.cost_report import total, usd
-
-    if not exists:
-        return "-"
-    return total(cost) if cost else usd(value)
-
-
-def _rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
-    rows = []
-    for s in result["stacks"]:
-        t = s["total"]
-        rows.append((s["stack"], s["status"], _cost_cell(t["before_usd"], s["base_file"] is not None, s["base_cost"]),
-                     _cost_cell(t["after_usd"], s["head_file"] is not None, s["head_cost"]),
-                     _delta(t),
-                     f"+{len(s['findings_added'])} / -{len(s['findings_resolved'])}"))
-    tot = result["total"]
-    from planner.report.cost_report import usd
-
-    rows.append(("total", "", usd(tot["before_usd"]), usd(tot["after_usd"]), _delta(tot),
-                 f"+{tot['findings_added']} / -{tot['findings_resolved']}"))
-    return rows
-
-
-HEADERS = ("stack", "status", "before", "after", "change", "findings added / resolved")
-
-
-def _finding_line(f: dict[str, Any]) -> str:
-    where = f"{f['file']}:{f['line']}" if f.get("line") else f["file"]
-    return f"{f['severity']} {f['rule']}: {f['message']} [{where}]"
-
-
-def render_table(result: dict[str, Any]) -> str:
-    from planner.report.cost_report import headline
-    from planner.report.table import grid
-    from planner.report.text import join_lines
-
-    out = [f"Cost diff: {result['base']} -> {result['head']} (price book {result['price_book']}; totals for the billed hours)"]
-    out += grid(HEADERS, _rows(result), right=(2, 3, 4))
-    for s in result["stacks"]:
-        if s["status"] == "unchanged":
-            continue
-        out += ["", f"{s['stack']} ({s['status']})"]
-        if s["base_cost"]:
-            out.append(f"  before: {headline(s['base_cost'])}")
-        if s["head_cost"]:
-            out.append(f"  after:  {headline(s['head_cost'])}")
-        out += [f"  + {_finding_line(f)}" for f in s["findings_added"]]
-        out += [f"  - {_finding_line(f)} (resolved)" for f in s["findings_resolved"]]
-    return join_lines(out) + "\n"
-
-
-def render_markdown(result: dict[str, Any]) -> str:
-    """The diff as a pull-request comment; every value from the stacks, paths or price book is inert."""
-    from planner.report.cost_report import headline, markdown
-    from planner.report.text import html_inert, join_lines, md_code, md_inert
-
-    tot = result["total"]
-    out = ["## planner: cost and findings diff", "",
-           f"Monthly cost is hourly x 730 h; totals are for the billed hours. {md_code(result['base'])} -> "
-           f"{md_code(result['head'])}, price book {md_code(result['price_book'])}.", "",
-           f"**Total change: {_delta(tot)}**, "
-           f"{tot['findings_added']} finding(s) added, {tot['findings_resolved']} resolved.", "",
-           "| " + " | ".join(h.capitalize() for h in HEADERS) + " |", "|---|---|---:|---:|---:|---|"]
-    out += ["| " + " | ".join(md_inert(c) for c in row) + " |" for row in _rows(result)]
-    for s in result["stacks"]:
-        if s["status"] == "unchanged":
-            continue
-        t = s["total"]
-        out += ["", f"<details><summary><b>{html_inert(s['stack'])}</b> ({s['status']}): {_delta(t)}</summary>", ""]
-        if s["base_cost"]:
-            out.append(f"- Before: {headline(s['base_cost'])}")
-        if s["head_cost"]:
-            out.append(f"- After: {headline(s['head_cost'])}")
-        out += [f"- :new: {md_inert(_finding_line(f))}" for f in s["findings_added"]]
-        out += [f"- :white_check_mark: resolved: {md_inert(_finding_line(f))}" for f in s["findings_resolved"]]
-        if s["head_cost"]:
-            out += ["", *markdown(s["head_cost"]).rstrip("\n").split("\n")]
-        out += ["", "</details>"]
-    return join_lines(out) + "\n"
-
-
 # --- the command --------------------------------------------------------------------------
 
 def diff(args: argparse.Namespace) -> dict[str, Any]:
@@ -315,7 +219,8 @@ def diff(args: argparse.Namespace) -> dict[str, Any]:
         dup = next((n for n in names if names.count(n) > 1), None)
         if dup:
             raise InputError([Problem(label, None, "", f"two stacks named '{dup}'; expected one file per stack name")])
-    stacks = compare_plans(base_plans, head_plans)
+    pair = not args.base_ref and all(os.path.isfile(p) for p in args.paths)
+    stacks = compare_plans(base_plans, head_plans, pair)
     return {"version": VERSION, "base": base_label, "head": head_label, "price_book": book.name,
             "total": summarize(stacks), "stacks": stacks}
 
@@ -330,8 +235,12 @@ def run(args: argparse.Namespace) -> int:
 
         text = dumps(result)
     elif args.format == "markdown":
+        from planner.report.diff_report import render_markdown
+
         text = render_markdown(result)
     else:
+        from planner.report.diff_report import render_table
+
         text = render_table(result)
     write(text, args.output)
     if args.fail_on:

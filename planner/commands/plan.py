@@ -14,7 +14,7 @@ FORMATS = tuple(RENDERERS)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="validate and summarize declared clusters (stack files or folders)")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="stack files or folders of Pulumi.<stack>.yaml (default: stacks/)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="stack files or folders of Pulumi.<stack>.yaml (default: the stackConfigDir of ./Pulumi.yaml)")
     p.add_argument("--format", choices=FORMATS, default="table",
                    help="table (people), json, markdown (PR comment), sarif (code scanning), github (annotations); default: table")
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
@@ -40,19 +40,29 @@ def run(args: argparse.Namespace) -> int:
 
         stacks = stacks_for_cli(args.program, args.stack, args.paths)
     else:
-        stacks = load_stacks(args.paths or ["stacks"])
+        stacks = load_stacks(args.paths or [_project_stacks()])
     plans = plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress), price_book=book_from_args(args, stacks)))
     if args.program:
         from planner.readback import relocate
 
         plans = relocate(plans)
-    text = render(plans, args.format)
+    text = render(plans, args.format, args.fail_on)
     write(text, args.output)
     return exit_code(plans, args.fail_on)
 
 
-def render(plans, fmt: str) -> str:  # noqa: ANN001 - list[StackPlan]
-    return importlib.import_module(f"planner.report.{RENDERERS[fmt]}").render(plans)
+def _project_stacks() -> str:
+    """No path given: the stack files of the Pulumi project in the current folder."""
+    from planner.project import stack_config_dir
+
+    return stack_config_dir(".")
+
+
+def render(plans, fmt: str, fail_on: str = "error") -> str:  # noqa: ANN001 - list[StackPlan]
+    module = importlib.import_module(f"planner.report.{RENDERERS[fmt]}")
+    if fmt == "table":  # the human report ends with what the exit code will be
+        return module.render(plans, fail_on=fail_on)
+    return module.render(plans)
 
 
 def write(text: str, output: str | None) -> None:

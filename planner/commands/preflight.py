@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
             error_line(f"preflight: {exc}")
             return 2
         plans = [_preflight(s, account, args) for s in stacks]
-    plan.write(plan.render(plans, args.format), args.output)
+    plan.write(plan.render(plans, args.format, args.fail_on), args.output)
     return exit_code(plans, args.fail_on)
 
 

@@ -8,6 +8,13 @@ import sys
 from planner.errors import InputError, Problem
 
 ARGS = "<command line>"
+REFRESH_TIMEOUT_SECONDS = 600.0  # several hundred Price List calls; other commands default to 60 s
+
+
+def _timeout_arg(text: str) -> float:
+    from planner.commands import aws_timeout_arg
+
+    return aws_timeout_arg(text)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,6 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--no-capacity-blocks", action="store_true",
                    help="skip DescribeCapacityBlockOfferings (on-demand and FSx for Lustre only)")
     r.add_argument("--profile", default=None, help="AWS profile (default: the usual credential chain)")
+    r.add_argument("--aws-timeout", type=_timeout_arg, default=REFRESH_TIMEOUT_SECONDS, metavar="SECONDS",
+                   help=f"stop asking AWS after SECONDS in all (default {REFRESH_TIMEOUT_SECONDS:g}: a refresh asks "
+                        "hundreds of prices); what was fetched by then is written as a partial book")
     r.set_defaults(run=run)
 
 
@@ -42,7 +52,10 @@ def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (serv
         raise InputError([Problem(ARGS, None, "--region", f"no catalogue instance type is offered in '{unknown[0]}'")])
     today = refresh.today_utc()
     todo = refresh.items(cat, args.region or None, today, capacity_blocks=not args.no_capacity_blocks)
-    result = refresh.run(todo, client or _clients(args.profile), _progress if sys.stderr.isatty() else None)
+    from planner.aws import deadline
+
+    with deadline.limit(getattr(args, "aws_timeout", REFRESH_TIMEOUT_SECONDS)):  # every call, credentials included
+        result = refresh.run(todo, client or _clients(args.profile), _progress if sys.stderr.isatty() else None)
     if sys.stderr.isatty():
         sys.stderr.write("\n")
     from planner.cli import error_line as say  # one line each, whatever AWS answered

@@ -99,8 +99,16 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         emit(reference_markdown())
     else:
-        from planner.report.table import grid
+        from planner.report.text import Span, grid, human, term
 
-        rows = [(r["id"], r["severity"], r["description"], r["source"]) for r in to_json()["rules"]]
-        emit("\n".join(grid(("rule", "severity", "description", "source"), rows)) + "\n")
+        rules_json = to_json()["rules"]
+        if term().wide:
+            rows = [(r["id"], Span(r["severity"], r["severity"]), r["description"], r["source"]) for r in rules_json]
+            emit(human(grid(("rule", "severity", "description", "source"), rows)))
+        else:  # sources are long URLs: numbered below the table, so the table fits the terminal
+            sources = list(dict.fromkeys(r["source"] for r in rules_json))
+            rows = [(r["id"], Span(r["severity"], r["severity"]), r["description"], f"[{sources.index(r['source']) + 1}]")
+                    for r in rules_json]
+            lines = grid(("rule", "severity", "description", "source"), rows)
+            emit(human(lines + [""] + [f"[{i}] {u}" for i, u in enumerate(sources, 1)] + ["", f"{len(rules_json)} rules"]))
     return 0

@@ -83,6 +83,7 @@ class WorkloadArgs:
     tokens: float
     mfu: float
     precision: str | None = None  # bf16 | fp8
+    checkpoint_max_minutes: float | None = None  # lustre-checkpoint-time threshold, as `workload.checkpoint_max_minutes`
 
 
 @dataclass(frozen=True)

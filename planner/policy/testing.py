@@ -115,9 +115,22 @@ class Reported:
     urn: str | None
 
 
+class Captured(list):
+    """The resources `capture` saw (a list of Spec), and the stack config the program ran with."""
+
+    config: dict[str, str]
+
+
+DEFAULT_REGION = "us-east-2"
+_FROM_PROGRAM = "from the program"  # check(): take the region from the captured program's aws:region
+
+
 def check(specs: Iterable[Spec], policies: Iterable[Policy] | None = None, config: Mapping[str, Any] | None = None,
-          region: str | None = "us-east-2") -> list[Reported]:
+          region: str | None = _FROM_PROGRAM) -> list[Reported]:
     """Every violation the pack reports for `specs`, as `pulumi preview --policy-pack` would.
+
+    The AWS provider's region is `region` when given (None: no provider); otherwise the
+    `aws:region` the captured program ran with (`capture(..., config=...)`), else us-east-2.
 
     `config` has the shape of a `--policy-pack-config` file: policy name to an enforcement
     level, or to an object of properties (with an optional `enforcementLevel`). Stack
@@ -127,6 +140,8 @@ def check(specs: Iterable[Spec], policies: Iterable[Policy] | None = None, confi
 
     from planner.policy import POLICIES
 
+    if region == _FROM_PROGRAM:
+        region = (getattr(specs, "config", None) or {}).get("aws:region") or DEFAULT_REGION
     specs = list(specs)
     out: list[Reported] = []
     for policy in POLICIES if policies is None else policies:
@@ -149,7 +164,7 @@ def check(specs: Iterable[Spec], policies: Iterable[Policy] | None = None, confi
 
 
 def capture(program: Callable[[], Any], config: Mapping[str, str] | None = None, stack: str = STACK,
-            project: str = PROJECT, mocks: Any = None) -> list[Spec]:
+            project: str = PROJECT, mocks: Any = None) -> Captured:
     """Run `program` under Pulumi mocks; return the resources it registered, with their URNs.
 
     `mocks` defaults to echo mocks: each registration is answered with its inputs plus an
@@ -165,7 +180,8 @@ def capture(program: Callable[[], Any], config: Mapping[str, str] | None = None,
 
     echo = EchoMocks(provider_fields=True, components_too=True)
     run_with_mocks(program, mocks or echo, dict(config or {}), project=project, stack=stack)
-    out: list[Spec] = []
+    out = Captured()
+    out.config = dict(config or {})
     for reg in get_monitor().get_registered_resources().values():
         full = reg.urn.replace("::pulumi:pulumi:Stack$", "::", 1)
         qualified, name = full.split("::")[2], full.split("::", 3)[3]

@@ -23,11 +23,17 @@ RESOURCE_NAMES = {
 
 
 def usd(x: float | None) -> str:
-    return "unknown" if x is None else f"${x:,.2f}"
+    """`$1,234,567.89`, or "unknown" (never $0): the one money format (`planner.report.text.usd`)."""
+    from planner.report.text import usd as _usd
+
+    return _usd(x)
 
 
 def unit_price(x: float | None, unit: str) -> str:
-    return "unknown" if x is None else f"${x:,.4f}".rstrip("0").rstrip(".") + f"/{unit}"
+    """`$63.16/instance-hour`, `$0.145/GB-month` (`planner.report.text.usd_rate`)."""
+    from planner.report.text import usd_rate
+
+    return usd_rate(x, unit)
 
 
 def total(cost: dict[str, Any]) -> str:
@@ -38,13 +44,40 @@ def total(cost: dict[str, Any]) -> str:
     return usd(cost.get("total_usd"))
 
 
+def _unpriced(cost: dict[str, Any]) -> list[str]:
+    return [str(i.get("name")) for i in cost.get("line_items", []) if i.get("unit_price_usd") is None]
+
+
 def headline(cost: dict[str, Any]) -> str:
+    """The estimate in one sentence; "unknown" said once, with the priced part and what has no price.
+
+    `$85,044.53 for 168 h ($506.22/h, $369,538.72 a month of 730 h)`, or
+    `unknown for 168 h: $38.66 priced, no price for trainers`.
+    """
     hours = cost.get("hours")
     run = cost.get("run_hours")
     span = "" if hours is None else f" for {hours:,.0f} h" + (f" (run {run:,.1f} h)" if run is not None and run != hours else "")
-    flag = "" if cost.get("complete") else " (incomplete: some prices unknown)"
-    return (f"{total(cost)} total{span}; {usd(cost.get('hourly_usd'))}/h, "
-            f"{usd(cost.get('monthly_usd'))}/month (730 h){flag}")
+    missing = _unpriced(cost)
+    if not missing and cost.get("total_usd") is not None:
+        return f"{usd(cost['total_usd'])}{span} ({usd(cost.get('hourly_usd'))}/h, {usd(cost.get('monthly_usd'))} a month of 730 h)"
+    if not missing:  # priced, but no hours to total them over
+        return f"{usd(cost.get('hourly_usd'))}/h ({usd(cost.get('monthly_usd'))} a month of 730 h); total unknown: no hours"
+    known = cost.get("known_total_usd")
+    priced = "" if not known else f": {usd(known)} priced"
+    return f"unknown{span}{priced}, no price for {', '.join(missing)}"
+
+
+def sum_totals(costs: list[dict[str, Any]]) -> str:
+    """Total of several estimates for the summary line: `$277,294.59`, or `at least $X (2 stacks incomplete)`."""
+    if not costs:
+        return "none"
+    known = sum((c.get("total_usd") if c.get("total_usd") is not None else (c.get("known_total_usd") or 0.0)) for c in costs)
+    incomplete = sum(1 for c in costs if c.get("total_usd") is None)
+    if not incomplete:
+        return usd(known)
+    if not known:
+        return f"unknown ({incomplete} without a total)"
+    return f"at least {usd(known)} ({incomplete} without a full total)"
 
 
 def _what(item: dict[str, Any]) -> str:
@@ -83,17 +116,36 @@ def _rows(cost: dict[str, Any]) -> tuple[list[tuple[str, ...]], list[str]]:
 
 
 HEADERS = ("name", "resource", "quantity", "unit price", "total", "notes", "price source (as of)")
+TABLE_HEADERS = ("name", "resource", "quantity", "price per unit", "total", "notes")
 
 
-def table_lines(cost: dict[str, Any]) -> list[str]:
-    """The cost block of the table report: headline, one row per line item, then footnotes."""
-    from planner.report.digest import grid
+def table_lines(cost: dict[str, Any], margin: int = 0) -> list:
+    """The cost block of the table report: headline, one row per line item, then numbered notes.
+
+    Price sources (URLs) are notes too, so the table fits the terminal; `--wide` keeps them
+    in the row. `margin`: columns the caller indents the block by.
+    """
+    from planner.report.text import Span, grid, term
 
     rows, foot = _rows(cost)
-    out = [f"cost: {headline(cost)}; price book {cost.get('price_book')}"]
+    wide = term().wide
+    limit = term().limit
+    table_rows = []
+    for row, item in zip(rows, cost.get("line_items", [])):
+        marks, src, price = row[5], item.get("source"), item.get("unit_price_usd")
+        if src and not wide:
+            text = f"price: {src} (as of {item.get('as_of') or 'no date'})"
+            if text not in foot:
+                foot.append(text)
+            marks = (marks if marks != "-" else "") + f"[{foot.index(text) + 1}]"
+        cells = (*row[:3], "unknown" if price is None else unit_price(price, item["unit"]).rsplit("/", 1)[0], row[4], marks)
+        table_rows.append(cells + ((row[6],) if wide else ()))
+    out: list = [[Span("cost: ", "total"), Span(headline(cost), "total" if cost.get("total_usd") is not None else "warning"),
+                  Span(f"; price book {cost.get('price_book')}")]]
     if cost.get("workload_estimate"):
         out.append(f"cost on the hours the workload needs: {headline(cost['workload_estimate'])}")
-    out += ["  " + line for line in grid(HEADERS, rows, right=(2, 3, 4))]
+    out += ["  " + line if isinstance(line, str) else [Span("  "), *line]
+            for line in grid(TABLE_HEADERS[:6] + (HEADERS[6:] if wide else ()), table_rows, right=(2, 3, 4), width=None if limit is None else limit - margin - 2)]
     out += [f"  [{i}] {text}" for i, text in enumerate(foot, 1)]
     out += [f"  note: {n}" for n in cost.get("notes", [])]
     return out

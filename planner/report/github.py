@@ -35,7 +35,8 @@ def annotation(f: Finding) -> str:
         props.append(f"line={f.line}")
     title = f"{f.rule} (suppressed)" if f.suppressed else f.rule
     props.append(f"title={escape_property(title)}")
-    return f"::{command} {','.join(props)}::{escape_data(f.message)}"
+    text = f.message + (f". Fix: {f.fix}" if f.fix and not f.suppressed else "")  # the change to make, for this stack
+    return f"::{command} {','.join(props)}::{escape_data(text)}"
 
 
 def render(plans: Iterable[StackPlan]) -> str:

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from planner import catalogue as _catalogue
 from planner.pipeline import StackPlan
-from planner.report.digest import count_text, counts, md_cell, suppression, where
+from planner.report.digest import count_text, counts, md_cell
 from planner.report.table import num
 from planner.report.text import join_lines, md_code, md_own_cell, one_line
 
@@ -64,23 +64,31 @@ def _stack(p: StackPlan) -> list[str]:
 
 
 def _findings(p: StackPlan) -> list[str]:
+    """Findings as people act on them (`digest.for_people`): most important first, one row for
+    the same finding in several node groups, no price-unknown where an error rules the part out."""
     if not p.findings:
         return ["No findings."]
     from planner import rules
+    from planner.report.digest import for_people
 
     out = ["| severity | rule | where | message |", "|---|---|---|---|"]
-    for f in p.findings:
+    for item in for_people(p):
+        f = item.finding
         sev = f"{ICONS[f.severity]} {f.severity}"
-        msg = md_cell(f.message)
-        sup = suppression(p, f)
-        if sup is not None:
+        msg = md_cell(item.message)
+        if item.suppressed_reason is not None:
             sev = f"~~{f.severity}~~ suppressed"
-            msg += f" *(suppressed: {md_cell(sup[1])})*"
+            msg += f" *(suppressed: {md_cell(item.suppressed_reason)})*"
+        elif f.fix is not None:  # names the stack's values: inert like the message
+            msg += f"<br>**Fix:** {md_cell(item.fix)}"
         else:
             r = rules.get(f.rule)
             if r is not None:
                 msg += f"<br>**Fix:** {md_own_cell(r.remediation)}"  # planner's own text: its code spans kept
-        out.append(f"| {sev} | {md_code(f.rule)} | {md_code(where(f))} | {msg} |")
+        out.append(f"| {sev} | {md_code(f.rule)} | {md_code(item.where)} | {msg} |")
+    hidden = len(p.findings) - sum(item.count for item in for_people(p))
+    if hidden:
+        out += ["", f"{hidden} price-unknown finding(s) not shown: an error above rules out the part they price."]
     return out
 
 

@@ -69,7 +69,7 @@ def _result(plan: StackPlan, f: Finding, index: dict[str, int]) -> dict[str, Any
     out: dict[str, Any] = {
         "ruleId": f.rule,
         "level": LEVELS[f.severity],
-        "message": {"text": f.message},
+        "message": {"text": f.message + (f". Fix: {f.fix}" if f.fix and not f.suppressed else "")},
         "locations": [{"physicalLocation": location}],
     }
     if f.rule in index:

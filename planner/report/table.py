@@ -1,36 +1,33 @@
-"""Human output: what was declared, what is wrong, what it costs, one block per stack."""
+"""Human output: per stack what was declared, what it costs, what is wrong (most important
+first, with what to do), then one summary line; fitted to the terminal (`planner.report.text`)."""
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from planner.pipeline import StackPlan
-from planner.report.digest import grid
+from planner.report.text import Line, Span, grid, human, indent, num  # noqa: F401 - grid, num: shared with other renderers
 
-__all__ = ["grid", "num", "render"]  # grid lives in digest (shared with cost_report); importers of table.grid keep working
-
-
-def num(x: float | int | None, digits: int = 1) -> str:
-    if x is None:
-        return "n/a"
-    if isinstance(x, int) or float(x).is_integer():
-        return f"{int(x):,}"
-    return f"{x:,.{digits}f}"
+SEVERITY_STYLE = {"error": "error", "warning": "warning", "info": "info"}
 
 
-def render_summary(p: StackPlan) -> list[str]:
+def render_summary(p: StackPlan) -> list[Line]:
     s = p.summary
-    out = [f"Stack {p.stack.name} ({p.stack.file}, {p.stack.region})"]
+    out: list[Line] = [[Span(f"Stack {p.stack.name}", "heading"), Span(f" ({p.stack.file}, {p.stack.region})")]]
     rows = [
         (g["name"], g["instance_type"], g["purchase"], num(g["instances"]), num(g["ultraservers"]) if g["ultraservers"] else "-",
          num(g["accelerators"]), g["availability_zone"], "yes" if g["efa"] else "no")
         for g in s["node_groups"]
     ]
-    out += ["  " + line for line in grid(
-        ("node group", "type", "purchase", "instances", "ultraservers", "accelerators", "az", "efa"), rows, right=(3, 4, 5))]
+    headers, right = ("node group", "type", "purchase", "instances", "UltraServers", "accelerators", "AZ", "EFA"), (3, 4, 5)
+    if not s["ultraservers"]:  # no UltraServer in the stack: the column would only hold dashes
+        headers, right = headers[:4] + headers[5:], (3, 4)
+        rows = [r[:4] + r[5:] for r in rows]
+    out += indent("  ", grid(headers, rows, right=right, width=_inner(2)))
     pk = s["peak_pflops"]
+    us = f", {num(s['ultraservers'])} UltraServers" if s["ultraservers"] else ""
     out.append(
-        f"  total: {num(s['instances'])} instances, {num(s['ultraservers'])} UltraServers, {num(s['accelerators'])} accelerators, "
+        f"  total: {num(s['instances'])} instances{us}, {num(s['accelerators'])} accelerators, "
         f"{num(s['accelerator_memory_gib'])} GiB accelerator memory, {num(s['efa_bandwidth_gbps'])} Gbps EFA"
     )
     out.append(
@@ -48,42 +45,72 @@ def render_summary(p: StackPlan) -> list[str]:
     return out
 
 
-def render_findings(p: StackPlan) -> list[str]:
-    """Each finding with its place; the fix under unsuppressed ones, the reason under suppressed ones."""
-    from planner.registry import lookup
-    from planner.report.digest import suppression, where
+def _inner(margin: int) -> int | None:
+    from planner.report.text import term
+
+    limit = term().limit
+    return None if limit is None else limit - margin
+
+
+def render_findings(p: StackPlan) -> list[Line]:
+    """Findings most important first (`digest.for_people`): severity and rule, where, the
+    message, then the fix (or, for a suppressed one, why it is suppressed)."""
+    from planner.report.digest import count_text, counts, for_people
 
     if not p.findings:
         return ["  findings: none"]
-    out = ["  findings:"]
-    for f in p.findings:
-        sup = suppression(p, f)
-        mark = " (suppressed)" if sup else ""
-        out.append(f"    {f.severity.upper():7} {f.rule}{mark}: {f.message} [{where(f)}]")
-        r = lookup(f.rule)
-        if sup:
-            out.append(f"            reason: {sup[1]}")
-        elif r is not None:
-            out.append(f"            fix: {r.remediation}")
+    shown = for_people(p)
+    out: list[Line] = [f"  findings: {count_text(counts(p.findings), short=True)}"]
+    hidden = len(p.findings) - sum(item.count for item in shown)
+    if hidden:
+        out.append(f"    ({hidden} price-unknown not shown: an error below rules out the part it prices)")
+    for item in shown:
+        f = item.finding
+        suppressed = item.suppressed_reason is not None
+        label = "suppressed" if suppressed else f.severity
+        style = "dim" if suppressed else SEVERITY_STYLE[f.severity]
+        out.append([Span("    "), Span(f"{label:<8}", style), Span(f" {f.rule}  "), Span(item.where, "dim")])
+        out.append(f"      {item.message}")
+        if suppressed:
+            out.append(f"      reason: {item.suppressed_reason}")
+        elif item.fix:
+            out.append(f"      fix: {item.fix}")
     return out
 
 
-def render_cost(p: StackPlan) -> list[str]:
+def render_cost(p: StackPlan) -> list[Line]:
     if p.cost is None:
         return []
     from planner.report.cost_report import table_lines
 
-    return ["  " + line for line in table_lines(p.cost.to_json())]
+    return indent("  ", table_lines(p.cost.to_json(), margin=2))
 
 
-def render(plans: Sequence[StackPlan]) -> str:
-    from planner.report.digest import count_text, counts
+def summary_line(plans: Sequence[StackPlan], fail_on: str = "error") -> Line:
+    """The last line of the report: stacks, findings, the total cost, and what the exit code will be."""
+    from planner.pipeline import exit_code
+    from planner.report.cost_report import sum_totals
+    from planner.report.digest import counts
 
-    from planner.report.text import join_lines
+    total = counts(f for p in plans for f in p.findings)
+    code = exit_code(plans, fail_on)
+    cost = sum_totals([p.cost.to_json() for p in plans if p.cost is not None])
+    meaning = "errors" if fail_on == "error" else "warnings or errors"
+    verdict = f"exit {code}" + (f" (unsuppressed {meaning})" if code else f" (no unsuppressed {meaning})")
+    n = len(plans)
+    found = [f"{total['error']} error{'s' if total['error'] != 1 else ''}",
+             f"{total['warning']} warning{'s' if total['warning'] != 1 else ''}"]
+    found += [f"{total['info']} info"] if total["info"] else []
+    found += [f"{total['suppressed']} suppressed"] if total["suppressed"] else []
+    priced = any(p.cost is not None for p in plans)  # preflight reports have no estimate
+    return [Span(f"{n} stack{'s' if n != 1 else ''}, ", "total"),
+            Span(", ".join(found), "error" if total["error"] else ("warning" if total["warning"] else "ok")),
+            Span((f"; cost {cost}" if priced else "") + f"; {verdict}", "total")]
 
-    out: list[str] = []
+
+def render(plans: Sequence[StackPlan], fail_on: str = "error") -> str:
+    out: list[Line] = []
     for p in plans:
         out += render_summary(p) + render_cost(p) + render_findings(p) + [""]
-    total = counts(f for p in plans for f in p.findings)
-    out.append(f"{len(plans)} stack{'s' if len(plans) != 1 else ''}: {count_text(total)}")
-    return join_lines(out) + "\n"
+    out.append(summary_line(plans, fail_on))
+    return human(out)

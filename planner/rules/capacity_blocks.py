@@ -36,6 +36,7 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 ctx, count_path(g),
                 f"node group '{g.name}' asks for {g.count} instances on one Capacity Block; a block holds at most "
                 f"{blocks.MAX_INSTANCES_PER_BLOCK}: split it into {-(-g.count // blocks.MAX_INSTANCES_PER_BLOCK)} groups",
+                fix=_split_fix(g),
             )
     total = sum(g.count for g in groups)
     if total > blocks.MAX_INSTANCES_PER_ACCOUNT:
@@ -45,6 +46,14 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             f"{blocks.MAX_INSTANCES_PER_ACCOUNT}: have it raised before booking",
             severity="warning",
         )
+
+
+def _split_fix(g) -> str:  # noqa: ANN001 - NodeGroup
+    """`split node group 'big' (count: 150) into groups of count: 64, 64, 22, one Capacity Block each`."""
+    full, rest = divmod(g.count, blocks.MAX_INSTANCES_PER_BLOCK)
+    counts = [blocks.MAX_INSTANCES_PER_BLOCK] * full + ([rest] if rest else [])
+    return (f"split node group '{g.name}' (count: {g.count}) into groups of count: {', '.join(map(str, counts))}, "
+            "one Capacity Block each")
 
 
 @rule(
@@ -67,8 +76,10 @@ def duration(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                   "consecutive blocks")
     else:
         advice = f"the next bookable duration is {blocks.describe(up)}"
+    fix = (f"set schedule.hours: {up:g} ({blocks.describe(up)})" if up is not None else
+           f"set schedule.hours to at most {blocks.MAX_HOURS:g} per block and plan consecutive blocks for the rest")
     yield r.finding(ctx, sched.path + ("hours",),
-                    f"schedule.hours {sched.hours:g} is not a bookable Capacity Block duration; {advice}")
+                    f"schedule.hours {sched.hours:g} is not a bookable Capacity Block duration; {advice}", fix=fix)
 
 
 @rule(
@@ -88,7 +99,8 @@ def supported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             sold = sorted(n for n, t in ctx.catalogue.instance_types.items() if t.capacity_block)
             yield r.finding(ctx, g.path + ("purchase",),
                             f"node group '{g.name}': {g.instance_type} is not sold through Capacity Blocks; "
-                            f"types that are: {', '.join(sold)}")
+                            f"types that are: {', '.join(sold)}",
+                            fix=f"in node group '{g.name}', set purchase: on-demand, or instance_type: one of {', '.join(sold)}")
 
 
 @rule(
@@ -104,4 +116,5 @@ def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if g.capacity_reservation_id is None:
             yield r.finding(ctx, g.path + ("purchase",),
                             f"node group '{g.name}' buys a Capacity Block but names no capacity_reservation_id; "
-                            "instances launch with market type capacity-block into the block's reservation")
+                            "instances launch with market type capacity-block into the block's reservation",
+                            fix=f"book the block, then set capacity_reservation_id: cr-... (its reservation id) in node group '{g.name}'")

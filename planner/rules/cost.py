@@ -28,7 +28,17 @@ def price_unknown(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         return
     for item in ctx.cost.line_items:
         if item.price is None and not item.detail.get("not_sold"):  # not sold: `purchase-not-sold` says so
-            yield r.finding(ctx, item.path, f"{item.note}: its cost is unknown (not zero) and the estimate is incomplete")
+            yield r.finding(ctx, item.path, f"{item.note}: its cost is unknown (not zero) and the estimate is incomplete",
+                            fix=_price_fix(ctx, item))
+
+
+def _price_fix(ctx: RuleContext, item) -> str:  # noqa: ANN001 - planner.cost LineItem
+    """For instances, the `--price` that fills this gap; for storage, a price book file."""
+    t, purchase = item.detail.get("instance_type"), item.detail.get("purchase")
+    book = "add the price (with its source and date) to a price book file and pass it with --price-book FILE"
+    if t and purchase:
+        return f"{book}, or give your own: --price {t}:{purchase}@{ctx.stack.region}=USD_PER_INSTANCE_HOUR"
+    return book
 
 
 def _usd(x: float) -> str:

@@ -23,7 +23,8 @@ EFA_LIMITS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#e
 def unsupported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in ctx.cluster.node_groups:
         if g.efa and not ctx.catalogue.instance_types[g.instance_type].efa_supported:
-            yield r.finding(ctx, g.path + ("efa",), f"node group '{g.name}': {g.instance_type} does not support EFA")
+            yield r.finding(ctx, g.path + ("efa",), f"node group '{g.name}': {g.instance_type} does not support EFA",
+                            fix=f"in node group '{g.name}', set efa: false")
 
 
 @rule(

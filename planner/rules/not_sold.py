@@ -35,4 +35,17 @@ def purchase_not_sold(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue  # UltraServers on demand: `ultraserver-purchase` reports it
         yield r.finding(ctx, g.path + ("purchase",),
                         f"node group '{g.name}': AWS does not sell {g.instance_type} {g.purchase} in {ctx.stack.region} "
-                        f"({gone.reason}, as of {gone.as_of}): no price, and the instances cannot be bought this way")
+                        f"({gone.reason}, as of {gone.as_of}): no price, and the instances cannot be bought this way",
+                        fix=_fix(ctx, g))
+
+
+def _fix(ctx: RuleContext, g) -> str:  # noqa: ANN001 - NodeGroup
+    """The purchase options the data and catalogue leave for this type in this region."""
+    from planner.cost.offers import not_sold
+
+    t = ctx.catalogue.instance_types[g.instance_type]
+    options = [p for p, offered in (("capacity-block", t.capacity_block), ("on-demand", True), ("spot", t.spot))
+               if offered and p != g.purchase and not_sold(g.instance_type, ctx.stack.region, p) is None]
+    if not options:
+        return f"in node group '{g.name}', choose another instance_type or region (`planner catalog`)"
+    return f"in node group '{g.name}', set purchase: {' or '.join(options)}"

@@ -22,7 +22,10 @@ RESERVATION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capac
 def spot_unsupported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in ctx.cluster.node_groups:
         if g.purchase == "spot" and not ctx.catalogue.instance_types[g.instance_type].spot:
-            yield r.finding(ctx, g.path + ("purchase",), f"node group '{g.name}': {g.instance_type} is not offered as Spot")
+            t = ctx.catalogue.instance_types[g.instance_type]
+            options = ("capacity-block" if t.ultraserver_size else "capacity-block or on-demand") if t.capacity_block else "on-demand"
+            yield r.finding(ctx, g.path + ("purchase",), f"node group '{g.name}': {g.instance_type} is not offered as Spot",
+                            fix=f"in node group '{g.name}', set purchase: {options}")
 
 
 @rule(

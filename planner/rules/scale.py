@@ -49,6 +49,13 @@ def ultracluster_scale(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                             f"{doc.accelerators:,} {name} ({doc.source}): a larger cluster may not fit one UltraCluster network")
 
 
+def _nearest(region: str, regions) -> str:  # noqa: ANN001 - a sequence of region names
+    """The listed region whose name is closest (same geography first: us-east-1 for us-east-3)."""
+    from planner.parse import edits
+
+    return min(regions, key=lambda r: (r.split("-")[0] != region.split("-")[0], edits(region, r), r))
+
+
 @rule(
     id="instance-region",
     severity="warning",
@@ -64,4 +71,7 @@ def instance_region(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if region not in t.regions:
             yield r.finding(ctx, g.path + ("instance_type",),
                             f"node group '{g.name}': {g.instance_type} is not known to be offered in {region}; "
-                            f"known regions: {', '.join(t.regions)}")
+                            f"known regions: {', '.join(t.regions)}",
+                            fix=f"set aws:region: {_nearest(region, t.regions)} (the known region nearest in name), or confirm "
+                                f"the offering: `aws ec2 describe-instance-type-offerings --region {region} "
+                                f"--filters Name=instance-type,Values={g.instance_type}`")

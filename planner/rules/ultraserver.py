@@ -29,6 +29,8 @@ def whole_units(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 ctx, count_path(g),
                 f"node group '{g.name}' declares {g.count} {g.instance_type}, not a whole number of "
                 f"UltraServers ({size} instances each); use {g.count - g.count % size or size} or {g.count + size - g.count % size}",
+                fix=(f"in node group '{g.name}', set count: {g.count - g.count % size or size} or "
+                     f"{g.count + size - g.count % size} (or ultraservers: {max(g.count // size, 1)})"),
             )
 
 

@@ -1,0 +1,92 @@
+"""`planner compare` as people read it (a table fitted to the terminal) and as Markdown (a
+pull-request comment or a page): both functions of the compare document (`--format json`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+HEADERS = ("type", "purchase", "count", "run h", "billed h", "USD/h each", "total", "USD per dense PF-h", "as of",
+           "notes")
+CLOSING = "Dense peaks only (BF16 or FP8 dense at the job's precision); billed hours round Capacity Blocks up to a bookable duration."
+
+
+def job_line(result: dict[str, Any]) -> str:
+    """`Training job: 70 B parameters x 2 T tokens, bf16, MFU 0.4; 16 instances; us-east-2; price book current`."""
+    from planner.report.text import count, num
+
+    inp = result["inputs"]
+    mfu = ", ".join(f"{k}={v}" if k != "*" else str(v) for k, v in inp["mfu"].items())
+    size = f"{inp['instances']} instances" if inp["instances"] else f"deadline {num(inp['deadline_hours'])} h"
+    return (f"Training job: {count(inp['parameters'], 'parameters')} x {count(inp['tokens'], 'tokens')}, {inp['precision']}, "
+            f"MFU {mfu}; {size}; {inp['region']}; price book {result['price_book']}")
+
+
+def _rows(result: dict[str, Any]) -> tuple[list[tuple[str, ...]], list[str]]:
+    from planner.report.text import num, usd, usd_rate
+
+    foot: list[str] = []
+    rows = []
+    for c in result["candidates"]:
+        marks = ""
+        for n in c["notes"]:
+            if n not in foot:
+                foot.append(n)
+            marks += f"[{foot.index(n) + 1}]"
+        rows.append((c["instance_type"], c["purchase"], num(c["instances"]), num(c["run_hours"]), num(c["billed_hours"]),
+                     usd_rate(c["usd_per_hour"], "h")[:-2], usd(c["total_usd"]),
+                     usd(c["usd_per_dense_pflop_hour"]), f"{c['as_of']}", marks or "-"))
+    return rows, foot
+
+
+def render_table(result: dict[str, Any]) -> str:
+    """The candidates in the JSON document's order (cost per dense PFLOP-hour), fitted to the terminal."""
+    from planner.report.text import Line, Span, grid, human
+
+    rows, foot = _rows(result)
+    lines: list[Line] = [job_line(result)]
+    headers, right = HEADERS, (2, 3, 4, 5, 6, 7)
+    if len({c["instances"] for c in result["candidates"]}) == 1:  # --instances N: the job line says N
+        headers, right = HEADERS[:2] + HEADERS[3:], (2, 3, 4, 5, 6)
+        rows = [(*r[:2], *r[3:]) for r in rows]
+    lines += grid(headers, rows, right=right)
+    if not rows:
+        lines.append("(no instance type has a price for this region in this price book)")
+    lines += [f"[{i}] {n}" for i, n in enumerate(foot, 1)]
+    lines += [f"note: {n}" for n in result["notes"]]
+    lines.append(CLOSING)
+    lines.append(summary_line(result))
+    return human(lines)
+
+
+def summary_line(result: dict[str, Any]) -> Line:
+    """The last line: how many candidates, the cheapest with its total, and the exit code."""
+    from planner.report.text import Span, usd
+
+    cands = result["candidates"]
+    n = len(cands)
+    priced = [c for c in cands if c["total_usd"] is not None]
+    if not priced:
+        return [Span(f"{n} candidate{'s' if n != 1 else ''}; none with a total; exit 0", "total")]
+    best = min(priced, key=lambda c: c["total_usd"])
+    return [Span(f"{n} candidate{'s' if n != 1 else ''}; cheapest ", "total"),
+            Span(f"{best['instance_type']} {best['purchase']} at {usd(best['total_usd'])}", "good"),
+            Span("; exit 0", "total")]
+
+
+def render_markdown(result: dict[str, Any]) -> str:
+    """The comparison as Markdown; price book names and notes may be a user's text, so all of it is inert."""
+    from planner.report.text import join_lines, md_inert
+
+    rows, foot = _rows(result)
+    out = [f"**{md_inert(job_line(result))}**", "",
+           "| " + " | ".join(HEADERS) + " |", "|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
+    out += ["| " + " | ".join(md_inert(c) for c in row) + " |" for row in rows]
+    if not rows:
+        out.append("")
+        out.append("No instance type has a price for this region in this price book.")
+    if foot or result["notes"]:
+        out.append("")
+    out += [f"{i}. {md_inert(n)}" for i, n in enumerate(foot, 1)]
+    out += [f"- {md_inert(n)}" for n in result["notes"]]
+    out += ["", md_inert(CLOSING)]
+    return join_lines(out) + "\n"

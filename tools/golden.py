@@ -1,0 +1,91 @@
+"""Golden files: what every output format prints for the bundled stacks (tests/golden/).
+
+Why: each format is an interface (people read the table, GitHub reads SARIF and the
+annotations, scripts read the JSON plan document), so a change to any of them shows up
+as a reviewed diff of these files rather than by surprise. `tests/test_golden.py` renders
+each case and compares; after an intended change, one command rewrites them all:
+
+    .venv/bin/python -m tools.golden          # rewrite tests/golden/*
+    .venv/bin/python -m tools.golden --check  # only compare (exit 1 on a difference)
+
+Rendered in this process with a fixed layout (100 columns unless the case says 80, no
+colour), from the repository root, so the files do not depend on the terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden"
+
+P5EN, TRN2 = "stacks/Pulumi.p5en-train.yaml", "stacks/Pulumi.trn2-dev.yaml"
+COMPARE = ("compare", "--parameters", "70e9", "--tokens", "2e12", "--mfu", "0.4", "--instances", "16")
+
+# file name -> (COLUMNS, argv after `planner`)
+CASES: dict[str, tuple[int, tuple[str, ...]]] = {
+    "plan.table.txt": (100, ("plan", "stacks")),
+    "plan.table.80.txt": (80, ("plan", "stacks")),
+    "plan.json": (100, ("plan", "stacks", "--format", "json")),
+    "plan.md": (100, ("plan", "stacks", "--format", "markdown")),
+    "plan.sarif": (100, ("plan", "stacks", "--format", "sarif")),
+    "plan.github.txt": (100, ("plan", "stacks", "--format", "github")),
+    "compare.table.txt": (100, COMPARE),
+    "compare.md": (100, (*COMPARE, "--format", "markdown")),
+    "compare.json": (100, (*COMPARE, "--format", "json")),
+    "diff.table.txt": (100, ("diff", P5EN, TRN2)),
+    "diff.md": (100, ("diff", P5EN, TRN2, "--format", "markdown")),
+    "diff.json": (100, ("diff", P5EN, TRN2, "--format", "json")),
+    "rules.table.txt": (100, ("rules",)),
+    "catalog.table.txt": (100, ("catalog",)),
+}
+
+
+def render(columns: int, argv: tuple[str, ...]) -> str:
+    """What `planner ARGV` prints at `columns` columns without colour, from the repository root."""
+    from planner.cli import main
+
+    saved = {k: os.environ.get(k) for k in ("COLUMNS", "NO_COLOR", "FORCE_COLOR")}
+    os.environ.update(COLUMNS=str(columns), NO_COLOR="1")
+    os.environ.pop("FORCE_COLOR", None)
+    cwd = os.getcwd()
+    out = io.StringIO()
+    try:
+        os.chdir(ROOT)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            main(list(argv))
+    finally:
+        os.chdir(cwd)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return out.getvalue()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.golden", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only compare; exit 1 when a file differs")
+    args = parser.parse_args(argv)
+    stale = []
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    for name, (columns, case) in CASES.items():
+        text = render(columns, case)
+        path = GOLDEN / name
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            stale.append(name)
+            if not args.check:
+                path.write_text(text, encoding="utf-8")
+    if stale:
+        print(("stale: " if args.check else "rewrote: ") + ", ".join(stale), file=sys.stderr)
+    return 1 if stale and args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
