@@ -84,22 +84,42 @@ def catalogue_page() -> str:
 
 
 def stack_schema_page() -> str:
+    """Every key of the stack schema, from the parser's own tables (planner.parse.SCHEMA)."""
     from planner import parse
 
-    sections = [
-        ("`planner:cluster`", parse.CLUSTER_KEYS),
-        ("`node_groups[]`", parse.GROUP_KEYS),
-        ("`lustre`", parse.LUSTRE_KEYS),
-        ("`workload`", parse.WORKLOAD_KEYS),
-    ]
+    kinds = {"string": "text", "boolean": "true / false", "positive_int": "whole number > 0",
+             "positive_number": "number > 0", "mapping": "mapping", "list": "list"}
     out = ["# Stack schema reference\n", HEADER,
            f"The keys the parser (`planner/parse.py`) accepts under `{parse.CLUSTER_KEY}` in a stack file ",
-           f"`Pulumi.<stack>.yaml`, beside `{parse.REGION_KEY}`. Any other key is unusable input (exit 2, with a ",
-           "\"did you mean\"). The [stack schema page](../stack-schema.md) shows them in an annotated example ",
-           "with their defaults.\n\n"]
-    for title, keys in sections:
-        out.append(f"## {title}\n\n" + "".join(f"- `{k}`\n" for k in keys) + "\n")
+           f"`Pulumi.<stack>.yaml`, beside `{parse.REGION_KEY}`, from the tables it reads them through. Any other ",
+           "key is unusable input (exit 2, with a \"did you mean\"). The [stack schema page](../stack-schema.md) ",
+           "shows them in an annotated example. Editors can check stack files with the JSON Schema generated from ",
+           "the same tables: [stack.schema.json](stack.schema.json) (also `planner schema`; see the ",
+           "[editor schema page](../editor-schema.md)).\n\n"]
+    for name, table in parse.SCHEMA.items():
+        out.append(f"## `{name}`\n\n{table.doc}\n\n| key | value | default | required | what |\n|---|---|---|---|---|\n")
+        for key, f in table.fields.items():
+            if f.kind == "choice":
+                value = " / ".join(f"`{o}`" for o in f.options)
+            elif f.kind == "pattern":
+                value = f.what
+            elif f.kind in ("mapping", "list"):
+                value = f"{kinds[f.kind]} of [`{f.of}`](#{f.of.replace('_', '_')})"
+            else:
+                value = kinds[f.kind]
+            if f.minimum is not None or f.maximum is not None:
+                value += f" ({f.minimum if f.minimum is not None else ''}..{f.maximum if f.maximum is not None else ''})"
+            default = "" if f.default is None else f"`{str(f.default).lower() if isinstance(f.default, bool) else f.default}`"
+            out.append(f"| `{key}` | {value} | {default} | {'yes' if key in table.required else ''} | {f.doc} |\n")
+        out.append("\n")
     return "".join(out).rstrip("\n") + "\n"
+
+
+def stack_json_schema() -> str:
+    """The editor schema, published on the site beside its reference page."""
+    from planner import schema
+
+    return schema.render()
 
 
 def price_book_page() -> str:
@@ -204,6 +224,7 @@ def pages() -> dict[str, str]:
         "rules.md": rules_page(current_rules),
         "catalogue.md": catalogue_page(),
         "stack-schema.md": stack_schema_page(),
+        "stack.schema.json": stack_json_schema(),
         "price-book.md": price_book_page(),
         "cli.md": cli_page(),
         "component-schema.md": component_schema_page(),
