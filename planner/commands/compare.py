@@ -131,16 +131,8 @@ def _check_region(region: str, cat: Any) -> None:
     known = sorted({r for t in cat.instance_types.values() for r in t.regions})
     if region in known:
         return
-    dist, close = min((_edits(region, r), r) for r in known)
+    from planner.parse import edits
+
+    dist, close = min((edits(region, r), r) for r in known)
     hint = f" (did you mean '{close}'?)" if dist <= 2 else f"; expected one of: {', '.join(known)}"
     raise InputError([Problem(ARGS, None, "--region", f"no catalogue instance type is offered in '{region}'{hint}")])
-
-
-def _edits(a: str, b: str) -> int:
-    """Levenshtein distance: region names differ by a letter or two, which difflib's ratio ranks poorly."""
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
