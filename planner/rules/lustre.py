@@ -49,6 +49,12 @@ class StorageRule:
         step = -(-gib // self.multiple_of) * self.multiple_of
         return min(bigger + [step])
 
+    def below(self, gib: int) -> int | None:
+        """The largest valid capacity below `gib`, or None when there is none."""
+        smaller = [x for x in self.listed if x < gib]
+        step = (gib - 1) // self.multiple_of * self.multiple_of
+        return max(smaller + ([step] if step > 0 else []), default=None)
+
 
 @dataclass(frozen=True)
 class DeploymentType:
@@ -139,7 +145,15 @@ def capacity(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     media = "" if dt.fixed_throughput is not None else f" {dt.throughputs[fs.per_unit_storage_throughput][0]} at {fs.per_unit_storage_throughput} MB/s/TiB"
     yield r.finding(ctx, _path(fs, "storage_capacity_gib"),
                     f"{fs.storage_capacity_gib:,} GiB is not a valid capacity for {fs.deployment_type}{media}; expected "
-                    f"{storage.describe()} (nearest above: {storage.nearest(fs.storage_capacity_gib):,})")
+                    f"{storage.describe()} (nearest above: {storage.nearest(fs.storage_capacity_gib):,})",
+                    fix=_capacity_fix(fs.storage_capacity_gib, storage))
+
+
+def _capacity_fix(gib: int, storage: StorageRule) -> str:
+    """The nearest valid capacity above (enough room), and the one below when there is one."""
+    below = storage.below(gib)
+    return (f"set lustre.storage_capacity_gib: {storage.nearest(gib)} (the nearest valid capacity above {gib:,} GiB)"
+            + (f", or {below} to stay under it" if below else ""))
 
 
 @rule(
@@ -159,14 +173,36 @@ def throughput(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if given is not None:
             yield r.finding(ctx, _path(fs, "per_unit_storage_throughput"),
                             f"{fs.deployment_type} has a fixed throughput of {dt.fixed_throughput} MB/s/TiB; "
-                            "per_unit_storage_throughput cannot be set")
+                            "per_unit_storage_throughput cannot be set",
+                            fix=f"remove lustre.per_unit_storage_throughput ({fs.deployment_type} runs at {dt.fixed_throughput} MB/s/TiB)")
         return
     valid = ", ".join(str(t) for t in sorted(dt.throughputs))
     if given is None:
-        yield r.finding(ctx, fs.path, f"{fs.deployment_type} needs per_unit_storage_throughput (MB/s per TiB): one of {valid}")
+        yield r.finding(ctx, fs.path, f"{fs.deployment_type} needs per_unit_storage_throughput (MB/s per TiB): one of {valid}",
+                        fix=_missing_throughput_fix(fs, dt))
     elif given not in dt.throughputs:
+        near = min(dt.throughputs, key=lambda t: (abs(t - given), -t))
         yield r.finding(ctx, _path(fs, "per_unit_storage_throughput"),
-                        f"{given} MB/s/TiB is not offered for {fs.deployment_type}; expected one of {valid}")
+                        f"{given} MB/s/TiB is not offered for {fs.deployment_type}; expected one of {valid}",
+                        fix=f"set lustre.per_unit_storage_throughput: {near} (the nearest offered for {fs.deployment_type}; "
+                            f"offered: {_tiers(dt)})")
+
+
+def _missing_throughput_fix(fs: Lustre, dt: DeploymentType) -> str:
+    """The throughputs that also accept the declared capacity, by media; else all of them."""
+    fits = {t: v for t, v in dt.throughputs.items() if v[1].accepts(fs.storage_capacity_gib)}
+    if fits:
+        return (f"set lustre.per_unit_storage_throughput (MB/s/TiB) to a tier that takes {fs.storage_capacity_gib:,} GiB: "
+                f"{_tiers(dt, fits)}")
+    return f"set lustre.per_unit_storage_throughput (MB/s/TiB): {_tiers(dt)}, and a capacity that tier accepts"
+
+
+def _tiers(dt: DeploymentType, only: Mapping[int, Any] | None = None) -> str:
+    """`125, 250 SSD; 12, 40 HDD`: the offered throughputs of a deployment type by storage media."""
+    media: dict[str, list[int]] = {}
+    for t, (m, _) in sorted((only if only is not None else dt.throughputs).items()):
+        media.setdefault(m, []).append(t)
+    return "; ".join(f"{', '.join(map(str, ts))} {m}" for m, ts in media.items())
 
 
 @rule(
@@ -211,7 +247,8 @@ def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     fs, dt = _declared(ctx)
     if fs is not None and fs.efa_enabled and not dt.efa:
-        yield r.finding(ctx, _path(fs, "efa_enabled"), f"{fs.deployment_type} file systems cannot be EFA-enabled; only PERSISTENT_2 can")
+        yield r.finding(ctx, _path(fs, "efa_enabled"), f"{fs.deployment_type} file systems cannot be EFA-enabled; only PERSISTENT_2 can",
+                        fix="set lustre.deployment_type: PERSISTENT_2 (with per_unit_storage_throughput), or lustre.efa_enabled: false")
 
 
 @rule(

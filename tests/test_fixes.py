@@ -1,0 +1,46 @@
+"""Case-specific fixes (issue 15 item 4): each names the key to change in this stack and the
+value to use, worked out from the stack's own values and the rule's data (which quotes the
+AWS text it rests on, in tests/test_rules.py and the rule modules)."""
+
+from __future__ import annotations
+
+from planner.parse import load_stack
+from planner.pipeline import plan_stack
+
+
+def _fixes(stack_file, cluster: str, rule_id: str, region: str = "us-east-2") -> list[str | None]:  # noqa: ANN001
+    plan = plan_stack(load_stack(str(stack_file(cluster, region=region))))
+    return [f.fix for f in plan.findings if f.rule == rule_id]
+
+
+def lustre(body: str) -> str:
+    return ("availability_zone: us-east-2b\nnode_groups:\n  - name: trainers\n    instance_type: trn2.48xlarge\n"
+            "    count: 2\n    purchase: capacity-block\nlustre:\n" + "".join(f"  {line}\n" for line in body.strip().splitlines()))
+
+
+def test_lustre_capacity_gives_the_nearest_valid_capacities(stack_file) -> None:
+    # AWS: SCRATCH_2 takes 1.2 TiB or increments of 2.4 TiB (CreateFileSystem StorageCapacity)
+    (fix,) = _fixes(stack_file, lustre("deployment_type: SCRATCH_2\nstorage_capacity_gib: 3000"), "lustre-capacity")
+    assert fix == "set lustre.storage_capacity_gib: 4800 (the nearest valid capacity above 3,000 GiB), or 2400 to stay under it"
+    (fix,) = _fixes(stack_file, lustre("deployment_type: SCRATCH_2\nstorage_capacity_gib: 1000"), "lustre-capacity")
+    assert fix == "set lustre.storage_capacity_gib: 1200 (the nearest valid capacity above 1,000 GiB)"  # nothing valid below
+
+
+def test_lustre_throughput_gives_the_nearest_tier_and_the_tiers_that_take_the_capacity(stack_file) -> None:
+    (fix,) = _fixes(stack_file, lustre("deployment_type: PERSISTENT_2\nstorage_capacity_gib: 2400\nper_unit_storage_throughput: 300"),
+                    "lustre-throughput")
+    assert fix == ("set lustre.per_unit_storage_throughput: 250 (the nearest offered for PERSISTENT_2; "
+                   "offered: 125, 250, 500, 1000 SSD)")
+    # PERSISTENT_1 at 3,600 GiB: only the 40 MB/s/TiB HDD tier (multiples of 1.8 TiB) takes it
+    (fix,) = _fixes(stack_file, lustre("deployment_type: PERSISTENT_1\nstorage_capacity_gib: 3600"), "lustre-throughput")
+    assert fix == "set lustre.per_unit_storage_throughput (MB/s/TiB) to a tier that takes 3,600 GiB: 40 HDD"
+    (fix,) = _fixes(stack_file, lustre("deployment_type: PERSISTENT_1\nstorage_capacity_gib: 2400"), "lustre-throughput")
+    assert fix == "set lustre.per_unit_storage_throughput (MB/s/TiB) to a tier that takes 2,400 GiB: 50, 100, 200 SSD"
+    (fix,) = _fixes(stack_file, lustre("deployment_type: SCRATCH_2\nstorage_capacity_gib: 2400\nper_unit_storage_throughput: 200"),
+                    "lustre-throughput")
+    assert fix == "remove lustre.per_unit_storage_throughput (SCRATCH_2 runs at 200 MB/s/TiB)"
+
+
+def test_lustre_efa_names_the_deployment_type_that_supports_it(stack_file) -> None:
+    (fix,) = _fixes(stack_file, lustre("deployment_type: SCRATCH_2\nstorage_capacity_gib: 2400\nefa_enabled: true"), "lustre-efa")
+    assert fix == "set lustre.deployment_type: PERSISTENT_2 (with per_unit_storage_throughput), or lustre.efa_enabled: false"
