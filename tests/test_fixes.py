@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from planner.parse import load_stack
 from planner.pipeline import plan_stack
+from tests.test_rules import CB, P2, group, trn2  # the stacks the rule tests use
 
 
 def _fixes(stack_file, cluster: str, rule_id: str, region: str = "us-east-2") -> list[str | None]:  # noqa: ANN001
@@ -44,3 +45,32 @@ def test_lustre_throughput_gives_the_nearest_tier_and_the_tiers_that_take_the_ca
 def test_lustre_efa_names_the_deployment_type_that_supports_it(stack_file) -> None:
     (fix,) = _fixes(stack_file, lustre("deployment_type: SCRATCH_2\nstorage_capacity_gib: 2400\nefa_enabled: true"), "lustre-efa")
     assert fix == "set lustre.deployment_type: PERSISTENT_2 (with per_unit_storage_throughput), or lustre.efa_enabled: false"
+
+
+def test_lustre_same_az_names_the_node_groups_zone(stack_file) -> None:
+    (fix,) = _fixes(stack_file, trn2(2, P2 + "\n  availability_zone: us-east-2c"), "lustre-same-az")
+    assert fix == "set lustre.availability_zone: us-east-2b (that of the node groups)"
+
+
+def test_placement_group_fixes_name_the_value_and_the_groups(stack_file) -> None:
+    (fix,) = _fixes(stack_file, trn2(2, "placement_group: none"), "placement-group")
+    assert fix == "remove placement_group: none (a cluster placement group is the default for on-demand EFA groups)"
+    (fix,) = _fixes(stack_file, group("p5en.48xlarge", 8, "capacity-block", CB + "\nplacement_group: cluster"), "placement-group")
+    assert fix == "set placement_group: none (Capacity Blocks bring their own placement)"
+    (fix,) = _fixes(stack_file, group("p5en.48xlarge", 8, "capacity-block", CB + "\n  - {name: od, instance_type: p5en.48xlarge, count: 1}"),
+                    "placement-group")
+    assert fix == ("plan the Capacity Block group(s) 'g' as a separate stack with placement_group: none, and keep 'od' here")
+
+
+def test_efa_fixes_name_the_group_and_the_value(stack_file) -> None:
+    (fix,) = _fixes(stack_file, trn2(2, "    efa: false"), "efa-recommended")
+    assert fix == "in node group 'trainers', remove efa: false (EFA is on by default for trn2.48xlarge)"
+    (fix,) = _fixes(stack_file, trn2(1, "  - {name: more, instance_type: trn2.48xlarge, count: 1, availability_zone: us-east-2c}"),
+                    "efa-single-az")
+    assert fix == "in node group 'more', set availability_zone: us-east-2b (that of 'trainers')"
+
+
+def test_public_ip_fix_names_the_group(stack_file) -> None:
+    (fix,) = _fixes(stack_file, trn2(1, "    public_ip: true"), "public-ip-multi-card")
+    assert fix == ("in node group 'trainers', set public_ip: false (reach the nodes through a bastion, SSM Session Manager "
+                   "or a NAT gateway), or efa: false if its trn2.48xlarge nodes need no EFA")

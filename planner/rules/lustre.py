@@ -226,14 +226,17 @@ def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if not away:
         return
     names = ", ".join(f"'{g.name}' ({g.availability_zone})" for g in away)
+    zones = sorted({g.availability_zone for g in ctx.cluster.node_groups})
+    fix = (f"set lustre.availability_zone: {zones[0]} (that of the node groups)" if len(zones) == 1 else
+           f"put the node groups in one AZ and the file system with them (now in {', '.join(zones)})")
     if fs.efa_enabled:
         yield r.finding(ctx, _path(fs, "availability_zone"),
                         f"the EFA-enabled file system is in {fs.availability_zone} but node group(s) {names} are not: "
-                        f"EFA traffic cannot cross Availability Zones ({EFA_LIMITS_DOC})", severity="error")
+                        f"EFA traffic cannot cross Availability Zones ({EFA_LIMITS_DOC})", severity="error", fix=fix)
         return
     yield r.finding(ctx, _path(fs, "availability_zone"),
                     f"the file system is in {fs.availability_zone} but node group(s) {names} are not: every read and "
-                    "checkpoint crosses AZs, with higher latency and cross-AZ data transfer charges in both directions")
+                    "checkpoint crosses AZs, with higher latency and cross-AZ data transfer charges in both directions", fix=fix)
 
 
 @rule(

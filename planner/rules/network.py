@@ -41,7 +41,9 @@ def public_ip(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if g.public_ip and n > 1:
             yield r.finding(ctx, g.path + ("public_ip",),
                             f"node group '{g.name}': its {g.instance_type} launch request has {n} network interfaces "
-                            "(EFA on every card); a public IPv4 address cannot be assigned at launch with more than one")
+                            "(EFA on every card); a public IPv4 address cannot be assigned at launch with more than one",
+                            fix=f"in node group '{g.name}', set public_ip: false (reach the nodes through a bastion, SSM Session "
+                                f"Manager or a NAT gateway), or efa: false if its {g.instance_type} nodes need no EFA")
 
 
 @rule(
