@@ -78,3 +78,12 @@ def test_budget_fix_cuts_whole_ultraservers(stack_file) -> None:
     # 12 instances x $8/h x 96 h = $9,216; one UltraServer (4 instances) is $3,072
     assert "$9,216.00" in f.message
     assert f.fix == "cut $1,216.00: in node group 'u', set ultraservers: 2 (4 fewer instances save $3,072.00), or raise budget.total_usd to 9216.00"
+
+
+def test_budget_fix_on_the_workloads_hours_does_not_cut_instances() -> None:
+    # priced on the hours the workload needs: fewer instances run longer, for about the same cost
+    plan = plan_stack(load_stack("tests/invalid_stacks/Pulumi.workload-exceeds-schedule.yaml"))
+    (f,) = _budget(plan)
+    over = f.message.rsplit(" by ", 1)[1]
+    assert f.fix.startswith(f"cut {over}: train on fewer tokens or parameters, or choose a cheaper purchase option "
+                            "(fewer instances would run longer for about the same cost), or raise budget.total_usd to ")

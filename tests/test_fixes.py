@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from planner.parse import load_stack
 from planner.pipeline import plan_stack
-from tests.test_rules import CB, P2, group, trn2  # the stacks the rule tests use
+from tests.test_rules import CB, P2, group, lustre as lustre_fs, trn2, workload  # the stacks the rule tests use
 
 
 def _fixes(stack_file, cluster: str, rule_id: str, region: str = "us-east-2") -> list[str | None]:  # noqa: ANN001
@@ -74,3 +74,35 @@ def test_public_ip_fix_names_the_group(stack_file) -> None:
     (fix,) = _fixes(stack_file, trn2(1, "    public_ip: true"), "public-ip-multi-card")
     assert fix == ("in node group 'trainers', set public_ip: false (reach the nodes through a bastion, SSM Session Manager "
                    "or a NAT gateway), or efa: false if its trn2.48xlarge nodes need no EFA")
+
+
+def test_ultraserver_fixes(stack_file) -> None:
+    (fix,) = _fixes(stack_file, group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB), "ultraserver-requires-lustre")
+    assert fix == ("add lustre: with deployment_type: PERSISTENT_2, per_unit_storage_throughput and storage_capacity_gib "
+                   "(in us-east-2b), or in node group 'g', set ultraservers: 1 (one UltraServer)")
+    (fix,) = _fixes(stack_file, group("trn2u.48xlarge", 8, "capacity-block", CB), "ultraserver-requires-lustre")
+    assert fix.endswith("or in node group 'g', set count: 4 (one UltraServer)")
+    (fix,) = _fixes(stack_file, group("trn2u.48xlarge", "ultraservers: 1", "on-demand"), "ultraserver-purchase")
+    assert fix == "in node group 'g', set purchase: capacity-block (or confirm on-demand UltraServer capacity with AWS)"
+
+
+def test_checkpoint_fix_gives_the_tier_or_the_capacity_that_writes_in_time(stack_file) -> None:
+    # 70e9 x 14 bytes = 980 GB in 15 minutes: 1,089 MB/s
+    (fix,) = _fixes(stack_file, trn2(2, lustre_fs("SCRATCH_2", 1200) + workload("70e9")), "lustre-checkpoint-time")
+    # SCRATCH_2 runs at 200 MB/s/TiB: 5.57 TiB, the next valid capacity is 7,200 GiB (1,406 MB/s)
+    assert fix == ("set lustre.storage_capacity_gib: 7200 (1,406 MB/s at 200 MB/s/TiB; 1,089 MB/s needed), "
+                   "or set workload.checkpoint_max_minutes: 70")
+    (fix,) = _fixes(stack_file, trn2(2, lustre_fs("PERSISTENT_2", 2400, "  per_unit_storage_throughput: 125\n") + workload("70e9")),
+                    "lustre-checkpoint-time")
+    # 2,400 GiB = 2.34 TiB: 250 MB/s/TiB gives 586 MB/s, 500 gives 1,172 MB/s
+    assert fix == ("set lustre.per_unit_storage_throughput: 500 (1,172 MB/s at 2,400 GiB; 1,089 MB/s needed), "
+                   "or set workload.checkpoint_max_minutes: 56")
+
+
+def test_workload_fixes(stack_file) -> None:
+    # 1e12 x 16 bytes = 14,901 GiB; a trn2.48xlarge has 16 x 96 = 1,536 GiB: 10 instances hold it, 9 do not
+    (fix,) = _fixes(stack_file, trn2(2, workload("1e12")), "workload-memory")
+    assert fix == ("in node group 'trainers', set count: 10 (8 more trn2.48xlarge for 14,901 GiB, 1,536 GiB each, "
+                   "before activations), or train fewer parameters")
+    (fix,) = _fixes(stack_file, group("p5en.48xlarge", 4, more=workload("8e9") + "schedule: {hours: 1000}"), "workload-exceeds-schedule")
+    assert fix == "set schedule.hours: 1405 (the hours the workload needs), or train on fewer tokens"

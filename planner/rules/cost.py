@@ -52,6 +52,9 @@ def _budget_fix(ctx: RuleContext, cost: Any, key: str, value: float, limit: floa
     (the overrun is more than that group costs) the budget to declare."""
     over = value - limit
     raise_it = f"raise budget.{key} to {math.ceil(value * 100) / 100:.2f}"
+    if cost is not ctx.cost:  # priced on the workload's hours: fewer instances take longer at about the same cost
+        return (f"cut {_usd(over)}: train on fewer tokens or parameters, or choose a cheaper purchase option "
+                f"(fewer instances would run longer for about the same cost), or {raise_it}")
     groups = {g.name: g for g in ctx.cluster.node_groups}
     costs = []
     for item in cost.line_items:
