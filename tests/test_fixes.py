@@ -106,3 +106,30 @@ def test_workload_fixes(stack_file) -> None:
                    "before activations), or train fewer parameters")
     (fix,) = _fixes(stack_file, group("p5en.48xlarge", 4, more=workload("8e9") + "schedule: {hours: 1000}"), "workload-exceeds-schedule")
     assert fix == "set schedule.hours: 1405 (the hours the workload needs), or train on fewer tokens"
+
+
+def test_lustre_efa_clients_and_scratch_long_run_fixes(stack_file) -> None:
+    (fix,) = _fixes(stack_file, trn2(1, "    efa: false\n" + P2 + "\n  efa_enabled: true"), "lustre-efa-clients")
+    assert fix == "in node group(s) 'trainers', remove efa: false, or set lustre.efa_enabled: false"
+    (fix,) = _fixes(stack_file, trn2(1, lustre_fs("SCRATCH_2", 2400) + "schedule: {hours: 169}"), "lustre-scratch-long-run")
+    assert fix == ("set lustre.deployment_type: PERSISTENT_2 with per_unit_storage_throughput (MB/s/TiB: 125, 250, 500, 1000 SSD), "
+                   "or export checkpoints to S3 regularly")
+
+
+def test_subnet_and_scale_fixes(stack_file) -> None:
+    cluster = trn2(1, lustre_fs("PERSISTENT_2", 2400, "  per_unit_storage_throughput: 250\n  availability_zone: us-east-2c\n")
+                   + "network: {vpc_id: vpc-0123456789abcdef0, subnet_id: subnet-0123456789abcdef0}")
+    (fix,) = _fixes(stack_file, cluster, "subnet-single-az")
+    assert fix.startswith("put every node group and the file system in the subnet subnet-0123456789abcdef0's AZ")
+    # AWS documents P5 UltraClusters of up to 20,000 H100 (2,500 p5.48xlarge x 8)
+    (fix,) = _fixes(stack_file, group("p5.48xlarge", 2501), "ultracluster-scale")
+    assert fix == "confirm with AWS that 20,008 H100 fit one UltraCluster, or plan at most 20,000 H100 per cluster (8 fewer)"
+
+
+def test_capacity_block_account_limit_fix(stack_file) -> None:
+    cluster = ("availability_zone: us-east-2b\nnode_groups:\n" + "".join(
+        f"  - {{name: b{i}, instance_type: p5en.48xlarge, count: 64, purchase: capacity-block}}\n" for i in range(5))
+        + "placement_group: none")
+    fixes = [f for f in _fixes(stack_file, cluster, "capacity-block-size") if f and f.startswith("ask AWS")]
+    assert fixes == ["ask AWS to raise the account's Capacity Block limit to at least 320 instances before booking, "
+                     "or plan at most 256 (64 fewer)"]

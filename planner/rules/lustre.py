@@ -269,7 +269,17 @@ def efa_clients(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     tcp = [g.name for g in ctx.cluster.node_groups if not (g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported)]
     if tcp:
         yield r.finding(ctx, _path(fs, "efa_enabled"),
-                        f"the file system is EFA-enabled but node group(s) {', '.join(tcp)} have no EFA and read it over TCP")
+                        f"the file system is EFA-enabled but node group(s) {', '.join(tcp)} have no EFA and read it over TCP",
+                        fix=_efa_clients_fix(ctx, tcp))
+
+
+def _efa_clients_fix(ctx: RuleContext, tcp: list[str]) -> str:
+    """Turn EFA on where the type has it; a type without EFA can only be swapped or left on TCP."""
+    cat = ctx.catalogue.instance_types
+    off = [g.name for g in ctx.cluster.node_groups if g.name in tcp and cat[g.instance_type].efa_supported]
+    fix = f"in node group(s) {', '.join(repr(n) for n in off)}, remove efa: false" if off else \
+        "use an EFA-capable instance_type in node group(s) " + ", ".join(repr(n) for n in tcp)
+    return fix + ", or set lustre.efa_enabled: false"
 
 
 @rule(
@@ -307,4 +317,6 @@ def scratch_long_run(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if sched.hours > SCRATCH_LONG_RUN_HOURS:
         yield r.finding(ctx, _path(fs, "deployment_type"),
                         f"{fs.deployment_type} keeps one copy of the data and has no backups, for a {sched.hours:g}-hour run; "
-                        "a file server failure loses checkpoints written since the last export")
+                        "a file server failure loses checkpoints written since the last export",
+                        fix=("set lustre.deployment_type: PERSISTENT_2 with per_unit_storage_throughput (MB/s/TiB: "
+                             f"{_tiers(deployment_types()['PERSISTENT_2'])}), or export checkpoints to S3 regularly"))

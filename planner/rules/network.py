@@ -64,4 +64,7 @@ def subnet_single_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if len(zones) > 1:
         yield r.finding(ctx, c.network.path + ("subnet_id",),
                         f"subnet {c.network.subnet_id} is in one Availability Zone but the cluster spans "
-                        f"{', '.join(sorted(zones))}")
+                        f"{', '.join(sorted(zones))}",
+                        fix=(f"put every node group and the file system in the subnet {c.network.subnet_id}'s AZ "
+                             f"(set availability_zone to it and remove the per-group and lustre.availability_zone overrides), "
+                             "or remove network to let planner build the VPC"))
