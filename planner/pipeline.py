@@ -28,9 +28,10 @@ class StackPlan:
     summary: dict[str, Any]
     findings: tuple[Finding, ...]
     cost: _cost.CostEstimate | None = None
+    unused_suppressions: tuple["UnusedSuppression", ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "stack": self.stack.name,
             "file": self.stack.file,
             "region": self.stack.region,
@@ -38,6 +39,44 @@ class StackPlan:
             "findings": [f.to_json() for f in self.findings],
             "cost": None if self.cost is None else self.cost.to_json(),
         }
+        if self.unused_suppressions:  # only when there is one, like a finding's `fix`
+            out["unused_suppressions"] = [u.to_json() for u in self.unused_suppressions]
+        return out
+
+
+@dataclass(frozen=True)
+class UnusedSuppression:
+    """A suppression that suppressed no finding of its stack: stale after a fix, or aimed at a
+    rule that does not fire here. Reported at info level (never changes the exit code), so a
+    suppression left behind does not silently hide the next finding of that rule."""
+
+    rule: str
+    reason: str
+    kind: str  # inSource (the stack's `suppress:` list) or external (`--suppress` on the command line)
+    file: str
+    line: int | None = None
+    path: tuple[Any, ...] = ()
+
+    @property
+    def key(self) -> str | None:
+        from planner.reader import key_path
+
+        return key_path(self.path) if self.path else None
+
+    @property
+    def where(self) -> str:
+        """`stacks/x.yaml:12` for the stack's own suppression, `command line` for `--suppress`."""
+        if self.kind == EXTERNAL:
+            return COMMAND_LINE
+        return self.file + (f":{self.line}" if self.line else "")
+
+    @property
+    def message(self) -> str:
+        said = f"--suppress {self.rule}" if self.kind == EXTERNAL else f"suppression of '{self.rule}'"
+        return f"{said} matched no finding in this stack; remove it, or check that it names the rule meant"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule": self.rule, "reason": self.reason, "kind": self.kind, "line": self.line, "path": self.key}
 
 
 def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
@@ -48,7 +87,8 @@ def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
     summary = summarize(stack.cluster, cat)
     cost = _cost.estimate(stack, options.price_book or _cost.load_price_book(None), cat)
     ctx = _rules.RuleContext(stack, cat, cost, options.rule_options)
-    return StackPlan(stack, summary, settle(_rules.evaluate(ctx), stack, options.suppress), cost)
+    findings = settle(_rules.evaluate(ctx), stack, options.suppress)
+    return StackPlan(stack, summary, findings, cost, unused_suppressions(findings, stack, options.suppress))
 
 
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
@@ -71,6 +111,26 @@ def settle(findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = 
         return f
 
     return tuple(sorted((one(f) for f in findings), key=Finding.sort_key))
+
+
+def unused_suppressions(findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = (),
+                        in_source: bool = True) -> tuple[UnusedSuppression, ...]:
+    """The suppressions that suppressed none of `findings` (after `settle`): the stack's own,
+    in file order (`in_source`), then each `--suppress` rule once, in the order given."""
+    used = {(f.suppression[0], f.rule) for f in findings if f.suppressed and f.suppression}
+    out = []
+    seen = set()
+    for s in stack.cluster.suppress if in_source else ():
+        if s.rule in seen:  # a repeat of a rule: the first entry is the one that suppresses
+            out.append(UnusedSuppression(s.rule, s.reason, IN_SOURCE, stack.file, stack.line(s.path), s.path))
+            continue
+        seen.add(s.rule)
+        if (IN_SOURCE, s.rule) not in used:
+            out.append(UnusedSuppression(s.rule, s.reason, IN_SOURCE, stack.file, stack.line(s.path), s.path))
+    for rule in dict.fromkeys(suppress):
+        if (EXTERNAL, rule) not in used:
+            out.append(UnusedSuppression(rule, f"suppressed on the command line (--suppress {rule})", EXTERNAL, stack.file))
+    return tuple(out)
 
 
 def check_suppressions(stacks: Iterable[Stack], suppress: Iterable[str] = ()) -> None:

@@ -23,7 +23,7 @@ def project_file(directory: str = ".") -> str | None:
     return next((os.path.join(directory, f) for f in PROJECT_FILES if os.path.isfile(os.path.join(directory, f))), None)
 
 
-def stack_config_dir(directory: str = ".") -> str:
+def stack_config_dir(directory: str = ".", command: str = "plan") -> str:
     """The folder of the project's stack files: `stackConfigDir` of DIR/Pulumi.yaml, else DIR.
 
     InputError (one line: file, key, what was expected) when DIR holds no Pulumi project or
@@ -33,7 +33,7 @@ def stack_config_dir(directory: str = ".") -> str:
     if path is None:
         raise InputError([Problem(os.path.join(directory, "Pulumi.yaml") if directory != "." else "Pulumi.yaml", None, "",
                                   "not found: no Pulumi project in this folder; name stack files or folders instead "
-                                  "(planner plan PATH)")])
+                                  f"(planner {command} PATH)")])
     data = yamlload.load_path(path, "Pulumi project file")[0]
     if not isinstance(data, dict):
         raise InputError([Problem(path, None, "", "expected a mapping (name, runtime, ...)")])

@@ -58,3 +58,32 @@ def test_budget_finding_can_be_suppressed(stack_file) -> None:
     plan = _plan(stack_file, "budget:\n  total_usd: 1500\nsuppress:\n  - {rule: budget-exceeded, reason: approved overrun}\n")
     (f,) = _budget(plan)
     assert f.suppressed and exit_code([plan]) == 0
+
+
+def test_budget_fix_says_how_many_instances_to_cut(stack_file) -> None:
+    (f,) = _budget(_plan(stack_file, "budget:\n  total_usd: 1500\n"))  # $1,000 per instance over the run
+    assert f.fix == "cut $500.00: in node group 'a', set count: 1 (1 fewer instance save $1,000.00), or raise budget.total_usd to 2000.00"
+    (f,) = _budget(_plan(stack_file, "budget:\n  total_usd: 5000\n  monthly_usd: 14000\n"))  # $7,300 per instance-month
+    assert f.fix == ("cut $600.00: in node group 'a', set count: 1 (1 fewer instance save $7,300.00), "
+                     "or raise budget.monthly_usd to 14600.00")
+    (f,) = _budget(_plan(stack_file, "budget:\n  total_usd: 100\n"))  # more than the one group costs
+    assert f.fix == ("cut $1,900.00: more than node group 'a' (the largest cost, $2,000.00) can give up; fewer hours, "
+                     "a cheaper purchase option, or raise budget.total_usd to 2000.00")
+
+
+def test_budget_fix_cuts_whole_ultraservers(stack_file) -> None:
+    groups = "node_groups:\n  - {name: u, instance_type: trn2u.48xlarge, ultraservers: 3, purchase: capacity-block}\nschedule: {hours: 96}\n"
+    plan = plan_stack(load_stack(str(stack_file(AZ + groups + "budget:\n  total_usd: 8000\n"))), PlanOptions(price_book=make_book()))
+    (f,) = _budget(plan)
+    # 12 instances x $8/h x 96 h = $9,216; one UltraServer (4 instances) is $3,072
+    assert "$9,216.00" in f.message
+    assert f.fix == "cut $1,216.00: in node group 'u', set ultraservers: 2 (4 fewer instances save $3,072.00), or raise budget.total_usd to 9216.00"
+
+
+def test_budget_fix_on_the_workloads_hours_does_not_cut_instances() -> None:
+    # priced on the hours the workload needs: fewer instances run longer, for about the same cost
+    plan = plan_stack(load_stack("tests/invalid_stacks/Pulumi.workload-exceeds-schedule.yaml"))
+    (f,) = _budget(plan)
+    over = f.message.rsplit(" by ", 1)[1]
+    assert f.fix.startswith(f"cut {over}: train on fewer tokens or parameters, or choose a cheaper purchase option "
+                            "(fewer instances would run longer for about the same cost), or raise budget.total_usd to ")

@@ -514,3 +514,16 @@ def test_an_unreachable_endpoint_is_not_retried_by_every_check(stack_file) -> No
 def test_region_must_look_like_one() -> None:
     res = run_cli("preflight", TRN2_DEV, "--region", "mars")
     assert res.code == 2 and "expected an AWS region such as us-east-2, got 'mars'" in res.err
+
+
+def test_preflight_with_no_path_reads_the_projects_stack_config_dir(moto, tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "config").mkdir()
+    (tmp_path / "Pulumi.yaml").write_text("name: demo\nruntime: python\nstackConfigDir: config\n", encoding="utf-8")
+    (tmp_path / "config" / "Pulumi.dev.yaml").write_text((root / TRN2_DEV).read_text(encoding="utf-8"), encoding="utf-8")
+    res = run_cli("preflight", "--format", "json", cwd=tmp_path)
+    assert [s["file"] for s in json.loads(res.out)["stacks"]] == ["config/Pulumi.dev.yaml"], res.err
+    (tmp_path / "Pulumi.yaml").unlink()
+    res = run_cli("preflight", cwd=tmp_path)
+    assert res.code == 2 and res.err == ("planner: Pulumi.yaml: not found: no Pulumi project in this folder; "
+                                         "name stack files or folders instead (planner preflight PATH)\n")

@@ -193,7 +193,7 @@ def test_markdown_renders_the_cost() -> None:
 def test_table_shows_fix_and_reason(mixed: str) -> None:
     text = table.render(_plans(mixed))
     flat = " ".join(text.split())  # wrapped to the width: compare the words
-    assert "fix: Use a valid capacity" in flat
+    assert "fix: set lustre.storage_capacity_gib: 4800 (the nearest valid capacity above 3,600 GiB), or 2400 to stay under it" in flat
     assert "reason: block booked, id added after purchase" in flat
     assert "reason: suppressed on the command line (--suppress efa-recommended)" in flat
     assert "2 suppressed; cost" in flat and flat.endswith("exit 1 (unsuppressed errors)")

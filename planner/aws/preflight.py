@@ -13,7 +13,7 @@ from planner.aws import checks
 from planner.aws.account import Account, Clients
 from planner.aws.errors import NO_CREDENTIALS, explain
 from planner.model import Stack
-from planner.pipeline import StackPlan, settle
+from planner.pipeline import StackPlan, settle, unused_suppressions
 from planner.rules import RuleContext
 from planner.summary import summarize
 
@@ -48,4 +48,7 @@ def preflight_stack(stack: Stack, account: Account, region: str | None = None, s
     """Every preflight check on `stack`, asking `region` (default: the stack's aws:region)."""
     cat = _catalogue.load()
     ctx = RuleContext(stack, cat, None, {"account": account, "region": region or stack.region})
-    return StackPlan(stack, summarize(stack.cluster, cat), settle(checks.run(ctx), stack, suppress), None)
+    findings = settle(checks.run(ctx), stack, suppress)
+    # only `--suppress` is judged: the stack's own suppressions are for `planner plan`'s rules
+    unused = unused_suppressions(findings, stack, suppress, in_source=False)
+    return StackPlan(stack, summarize(stack.cluster, cat), findings, None, unused)

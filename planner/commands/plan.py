@@ -51,11 +51,11 @@ def run(args: argparse.Namespace) -> int:
     return exit_code(plans, args.fail_on)
 
 
-def _project_stacks() -> str:
+def _project_stacks(command: str = "plan") -> str:
     """No path given: the stack files of the Pulumi project in the current folder."""
     from planner.project import stack_config_dir
 
-    return stack_config_dir(".")
+    return stack_config_dir(".", command)
 
 
 def render(plans, fmt: str, fail_on: str = "error") -> str:  # noqa: ANN001 - list[StackPlan]

@@ -16,7 +16,7 @@ from planner.findings import SEVERITIES
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("preflight", help="check declared clusters against the AWS account (offerings, quotas, "
                                          "capacity reservations, network)")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="stack files or folders of Pulumi.<stack>.yaml (default: stacks/)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="stack files or folders of Pulumi.<stack>.yaml (default: the stackConfigDir of ./Pulumi.yaml)")
     p.add_argument("--profile", metavar="NAME", help="AWS profile to use (default: boto3's credential chain)")
     p.add_argument("--region", metavar="REGION", type=region_arg, help="query REGION instead of each stack's aws:region")
     p.add_argument("--format", choices=plan.FORMATS, default="table", help="output format (default: table)")
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from planner.parse import load_stacks
     from planner.pipeline import check_suppressions, exit_code
 
-    stacks = load_stacks(args.paths or ["stacks"])
+    stacks = load_stacks(args.paths or [plan._project_stacks("preflight")])  # no path: the project's stacks, as plan reads them
     check_suppressions(stacks, args.suppress)
     from planner.aws import deadline
 

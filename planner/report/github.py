@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from planner.findings import Finding
-from planner.pipeline import StackPlan
+from planner.pipeline import StackPlan, UnusedSuppression
 from planner.report.digest import count_text, counts
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
@@ -39,9 +39,18 @@ def annotation(f: Finding) -> str:
     return f"::{command} {','.join(props)}::{escape_data(text)}"
 
 
+def unused_annotation(u: UnusedSuppression) -> str:
+    """A notice for a suppression that suppressed nothing: on its line of the stack file, or
+    (`--suppress`) on the stack file as a whole."""
+    props = [f"file={escape_property(u.file)}"] + ([f"line={u.line}"] if u.line else [])
+    props.append(f"title={escape_property('unused suppression: ' + u.rule)}")
+    return f"::notice {','.join(props)}::{escape_data(u.message)}"
+
+
 def render(plans: Iterable[StackPlan]) -> str:
     plans = list(plans)
     lines = [annotation(f) for p in plans for f in p.findings]
+    lines += [unused_annotation(u) for p in plans for u in p.unused_suppressions]
     total = counts(f for p in plans for f in p.findings)
     lines.append(f"planner: {len(plans)} stack{'s' if len(plans) != 1 else ''}, {count_text(total)}")
     from planner.report.text import join_lines

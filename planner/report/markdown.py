@@ -56,6 +56,7 @@ def _stack(p: StackPlan) -> list[str]:
         "",
     ]
     out += _findings(p)
+    out += _unused(p)
     out += _cost(p)
     out += ["", "<details open><summary>Declared topology</summary>", "", "```mermaid"]
     out += mermaid(p)
@@ -90,6 +91,14 @@ def _findings(p: StackPlan) -> list[str]:
     if hidden:
         out += ["", f"{hidden} price-unknown finding(s) not shown: an error above rules out the part they price."]
     return out
+
+
+def _unused(p: StackPlan) -> list[str]:
+    """One line per suppression that suppressed nothing (info); the rule id and place are inert."""
+    if not p.unused_suppressions:
+        return []
+    return [""] + [f"{ICONS['info']} Unused suppression {md_code(u.rule)} at {md_code(u.where)}: {md_cell(u.message)}"
+                   for u in p.unused_suppressions]
 
 
 def _cost(p: StackPlan) -> list[str]:

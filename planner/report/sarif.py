@@ -93,20 +93,33 @@ def to_sarif(plans: Iterable[StackPlan]) -> dict[str, Any]:
     descriptors += [_rule_descriptor(ids[i]) for i in sorted(named - set(rules.registry())) if i in ids]
     index = {d["id"]: i for i, d in enumerate(descriptors)}
     results = [_result(p, f, index) for p in plans for f in p.findings]
-    return {
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "planner",
-                "version": __version__,
-                "semanticVersion": __version__,
-                "rules": descriptors,
-            }},
-            "results": results,
-            "columnKind": "unicodeCodePoints",
-        }],
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "planner",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "rules": descriptors,
+        }},
+        "results": results,
+        "columnKind": "unicodeCodePoints",
     }
+    notes = [_unused(u) for p in plans for u in p.unused_suppressions]
+    if notes:  # not results (no rule fired): notes about the run, as SARIF has them
+        run["invocations"] = [{"executionSuccessful": True, "toolConfigurationNotifications": notes}]
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def _unused(u: Any) -> dict[str, Any]:  # noqa: ANN401 - planner.pipeline.UnusedSuppression
+    """A configuration notification (level note) for a suppression that suppressed nothing."""
+    location: dict[str, Any] = {"artifactLocation": {"uri": _uri(u.file)}}
+    if u.line:
+        location["region"] = {"startLine": u.line}
+    out: dict[str, Any] = {"level": "note", "message": {"text": u.message},
+                           "locations": [{"physicalLocation": location}],
+                           "associatedRule": {"id": u.rule}}
+    if u.key:
+        out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": u.key, "kind": "member"}]
+    return out
 
 
 def render(plans: Iterable[StackPlan]) -> str:

@@ -78,6 +78,18 @@ def render_findings(p: StackPlan) -> list[Line]:
     return out
 
 
+def render_unused(p: StackPlan) -> list[Line]:
+    """Two lines per suppression that suppressed nothing (info): what and where, then what to do."""
+    from planner.report.text import one_line
+
+    out: list[Line] = []
+    for u in p.unused_suppressions:
+        out.append([Span("    "), Span(f"{'info':<8}", "info"), Span(f" unused suppression: {one_line(u.rule)}  "),
+                    Span(one_line(u.where), "dim")])
+        out.append(f"      {one_line(u.message)}")
+    return out
+
+
 def render_cost(p: StackPlan) -> list[Line]:
     if p.cost is None:
         return []
@@ -111,6 +123,6 @@ def summary_line(plans: Sequence[StackPlan], fail_on: str = "error") -> Line:
 def render(plans: Sequence[StackPlan], fail_on: str = "error") -> str:
     out: list[Line] = []
     for p in plans:
-        out += render_summary(p) + render_cost(p) + render_findings(p) + [""]
+        out += render_summary(p) + render_cost(p) + render_findings(p) + render_unused(p) + [""]
     out.append(summary_line(plans, fail_on))
     return human(out)

@@ -45,6 +45,8 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             f"the cluster holds {total} instances across Capacity Blocks; the default account limit is "
             f"{blocks.MAX_INSTANCES_PER_ACCOUNT}: have it raised before booking",
             severity="warning",
+            fix=(f"ask AWS to raise the account's Capacity Block limit to at least {total} instances before booking, "
+                 f"or plan at most {blocks.MAX_INSTANCES_PER_ACCOUNT} ({total - blocks.MAX_INSTANCES_PER_ACCOUNT} fewer)"),
         )
 
 

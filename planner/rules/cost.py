@@ -6,7 +6,8 @@ promise the estimate can check before anything is deployed.
 
 from __future__ import annotations
 
-from typing import Iterator
+import math
+from typing import Any, Iterator
 
 from planner.cost.estimate import HOURS_PER_MONTH
 from planner.findings import Finding
@@ -45,6 +46,37 @@ def _usd(x: float) -> str:
     return f"${x:,.2f}"
 
 
+def _budget_fix(ctx: RuleContext, cost: Any, key: str, value: float, limit: float) -> str:  # noqa: ANN401 - CostEstimate
+    """What to cut to fit: in the node group that costs most, the fewest instances (whole
+    UltraServers for an UltraServer type) whose share of the estimate covers the overrun; else
+    (the overrun is more than that group costs) the budget to declare."""
+    over = value - limit
+    raise_it = f"raise budget.{key} to {math.ceil(value * 100) / 100:.2f}"
+    if cost is not ctx.cost:  # priced on the workload's hours: fewer instances take longer at about the same cost
+        return (f"cut {_usd(over)}: train on fewer tokens or parameters, or choose a cheaper purchase option "
+                f"(fewer instances would run longer for about the same cost), or {raise_it}")
+    groups = {g.name: g for g in ctx.cluster.node_groups}
+    costs = []
+    for item in cost.line_items:
+        g = groups.get(item.name)
+        share = item.total_usd if key == "total_usd" else (None if item.hourly_usd is None else item.hourly_usd * HOURS_PER_MONTH)
+        if g is not None and "instances" in item.detail and share and g.count:
+            costs.append((share, g))
+    if not costs:
+        return f"cut {_usd(over)}: fewer instances or hours, a cheaper purchase option, or {raise_it}"
+    share, g = max(costs, key=lambda c: c[0])
+    size = ctx.catalogue.instance_types[g.instance_type].ultraserver_size or 1
+    per_unit = share / g.count * size
+    units = math.ceil(round(over / per_unit, 9))
+    left = g.count - units * size
+    if left < size:
+        return (f"cut {_usd(over)}: more than node group '{g.name}' (the largest cost, {_usd(share)}) can give up; "
+                f"fewer hours, a cheaper purchase option, or {raise_it}")
+    what = f"ultraservers: {left // size}" if g.ultraservers is not None else f"count: {left}"
+    return (f"cut {_usd(over)}: in node group '{g.name}', set {what} ({units * size:,} fewer instance{'' if units * size == 1 else 's'} save "
+            f"{_usd(per_unit * units)}), or {raise_it}")
+
+
 @rule(
     id="budget-exceeded",
     severity="error",
@@ -68,7 +100,8 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue
         if value is not None and value > limit:
             yield r.finding(ctx, budget.path + (key,),
-                            f"estimated {what}{on} {_usd(value)} exceeds budget.{key} {_usd(limit)} by {_usd(value - limit)}")
+                            f"estimated {what}{on} {_usd(value)} exceeds budget.{key} {_usd(limit)} by {_usd(value - limit)}",
+                            fix=_budget_fix(ctx, cost, key, value, limit))
         elif value is None and lower_bound is not None and lower_bound > limit:
             yield r.finding(ctx, budget.path + (key,),
                             f"estimated {what}{on} is at least {_usd(lower_bound)} (some prices unknown), above budget.{key} "

@@ -45,6 +45,7 @@ def recommended(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 ctx, g.path + ("efa",),
                 f"node group '{g.name}': {g.instance_type} supports EFA ({f'v{t.efa_generation}, ' if t.efa_generation else ''}"
                 f"{t.network_bandwidth_gbps:,} Gbps) but it is off in a {ctx.cluster.instances}-instance cluster",
+                fix=f"in node group '{g.name}', remove efa: false (EFA is on by default for {g.instance_type})",
             )
 
 
@@ -72,4 +73,5 @@ def single_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 ctx, g.path + ("availability_zone",),
                 f"EFA node group '{g.name}' is in {g.availability_zone} but '{first.name}' is in "
                 f"{first.availability_zone}; EFA cannot connect them",
+                fix=f"in node group '{g.name}', set availability_zone: {first.availability_zone} (that of '{first.name}')",
             )

@@ -49,6 +49,12 @@ class StorageRule:
         step = -(-gib // self.multiple_of) * self.multiple_of
         return min(bigger + [step])
 
+    def below(self, gib: int) -> int | None:
+        """The largest valid capacity below `gib`, or None when there is none."""
+        smaller = [x for x in self.listed if x < gib]
+        step = (gib - 1) // self.multiple_of * self.multiple_of
+        return max(smaller + ([step] if step > 0 else []), default=None)
+
 
 @dataclass(frozen=True)
 class DeploymentType:
@@ -139,7 +145,15 @@ def capacity(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     media = "" if dt.fixed_throughput is not None else f" {dt.throughputs[fs.per_unit_storage_throughput][0]} at {fs.per_unit_storage_throughput} MB/s/TiB"
     yield r.finding(ctx, _path(fs, "storage_capacity_gib"),
                     f"{fs.storage_capacity_gib:,} GiB is not a valid capacity for {fs.deployment_type}{media}; expected "
-                    f"{storage.describe()} (nearest above: {storage.nearest(fs.storage_capacity_gib):,})")
+                    f"{storage.describe()} (nearest above: {storage.nearest(fs.storage_capacity_gib):,})",
+                    fix=_capacity_fix(fs.storage_capacity_gib, storage))
+
+
+def _capacity_fix(gib: int, storage: StorageRule) -> str:
+    """The nearest valid capacity above (enough room), and the one below when there is one."""
+    below = storage.below(gib)
+    return (f"set lustre.storage_capacity_gib: {storage.nearest(gib)} (the nearest valid capacity above {gib:,} GiB)"
+            + (f", or {below} to stay under it" if below else ""))
 
 
 @rule(
@@ -159,14 +173,36 @@ def throughput(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if given is not None:
             yield r.finding(ctx, _path(fs, "per_unit_storage_throughput"),
                             f"{fs.deployment_type} has a fixed throughput of {dt.fixed_throughput} MB/s/TiB; "
-                            "per_unit_storage_throughput cannot be set")
+                            "per_unit_storage_throughput cannot be set",
+                            fix=f"remove lustre.per_unit_storage_throughput ({fs.deployment_type} runs at {dt.fixed_throughput} MB/s/TiB)")
         return
     valid = ", ".join(str(t) for t in sorted(dt.throughputs))
     if given is None:
-        yield r.finding(ctx, fs.path, f"{fs.deployment_type} needs per_unit_storage_throughput (MB/s per TiB): one of {valid}")
+        yield r.finding(ctx, fs.path, f"{fs.deployment_type} needs per_unit_storage_throughput (MB/s per TiB): one of {valid}",
+                        fix=_missing_throughput_fix(fs, dt))
     elif given not in dt.throughputs:
+        near = min(dt.throughputs, key=lambda t: (abs(t - given), -t))
         yield r.finding(ctx, _path(fs, "per_unit_storage_throughput"),
-                        f"{given} MB/s/TiB is not offered for {fs.deployment_type}; expected one of {valid}")
+                        f"{given} MB/s/TiB is not offered for {fs.deployment_type}; expected one of {valid}",
+                        fix=f"set lustre.per_unit_storage_throughput: {near} (the nearest offered for {fs.deployment_type}; "
+                            f"offered: {_tiers(dt)})")
+
+
+def _missing_throughput_fix(fs: Lustre, dt: DeploymentType) -> str:
+    """The throughputs that also accept the declared capacity, by media; else all of them."""
+    fits = {t: v for t, v in dt.throughputs.items() if v[1].accepts(fs.storage_capacity_gib)}
+    if fits:
+        return (f"set lustre.per_unit_storage_throughput (MB/s/TiB) to a tier that takes {fs.storage_capacity_gib:,} GiB: "
+                f"{_tiers(dt, fits)}")
+    return f"set lustre.per_unit_storage_throughput (MB/s/TiB): {_tiers(dt)}, and a capacity that tier accepts"
+
+
+def _tiers(dt: DeploymentType, only: Mapping[int, Any] | None = None) -> str:
+    """`125, 250 SSD; 12, 40 HDD`: the offered throughputs of a deployment type by storage media."""
+    media: dict[str, list[int]] = {}
+    for t, (m, _) in sorted((only if only is not None else dt.throughputs).items()):
+        media.setdefault(m, []).append(t)
+    return "; ".join(f"{', '.join(map(str, ts))} {m}" for m, ts in media.items())
 
 
 @rule(
@@ -190,14 +226,17 @@ def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if not away:
         return
     names = ", ".join(f"'{g.name}' ({g.availability_zone})" for g in away)
+    zones = sorted({g.availability_zone for g in ctx.cluster.node_groups})
+    fix = (f"set lustre.availability_zone: {zones[0]} (that of the node groups)" if len(zones) == 1 else
+           f"put the node groups in one AZ and the file system with them (now in {', '.join(zones)})")
     if fs.efa_enabled:
         yield r.finding(ctx, _path(fs, "availability_zone"),
                         f"the EFA-enabled file system is in {fs.availability_zone} but node group(s) {names} are not: "
-                        f"EFA traffic cannot cross Availability Zones ({EFA_LIMITS_DOC})", severity="error")
+                        f"EFA traffic cannot cross Availability Zones ({EFA_LIMITS_DOC})", severity="error", fix=fix)
         return
     yield r.finding(ctx, _path(fs, "availability_zone"),
                     f"the file system is in {fs.availability_zone} but node group(s) {names} are not: every read and "
-                    "checkpoint crosses AZs, with higher latency and cross-AZ data transfer charges in both directions")
+                    "checkpoint crosses AZs, with higher latency and cross-AZ data transfer charges in both directions", fix=fix)
 
 
 @rule(
@@ -211,7 +250,8 @@ def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     fs, dt = _declared(ctx)
     if fs is not None and fs.efa_enabled and not dt.efa:
-        yield r.finding(ctx, _path(fs, "efa_enabled"), f"{fs.deployment_type} file systems cannot be EFA-enabled; only PERSISTENT_2 can")
+        yield r.finding(ctx, _path(fs, "efa_enabled"), f"{fs.deployment_type} file systems cannot be EFA-enabled; only PERSISTENT_2 can",
+                        fix="set lustre.deployment_type: PERSISTENT_2 (with per_unit_storage_throughput), or lustre.efa_enabled: false")
 
 
 @rule(
@@ -229,7 +269,17 @@ def efa_clients(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     tcp = [g.name for g in ctx.cluster.node_groups if not (g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported)]
     if tcp:
         yield r.finding(ctx, _path(fs, "efa_enabled"),
-                        f"the file system is EFA-enabled but node group(s) {', '.join(tcp)} have no EFA and read it over TCP")
+                        f"the file system is EFA-enabled but node group(s) {', '.join(tcp)} have no EFA and read it over TCP",
+                        fix=_efa_clients_fix(ctx, tcp))
+
+
+def _efa_clients_fix(ctx: RuleContext, tcp: list[str]) -> str:
+    """Turn EFA on where the type has it; a type without EFA can only be swapped or left on TCP."""
+    cat = ctx.catalogue.instance_types
+    off = [g.name for g in ctx.cluster.node_groups if g.name in tcp and cat[g.instance_type].efa_supported]
+    fix = f"in node group(s) {', '.join(repr(n) for n in off)}, remove efa: false" if off else \
+        "use an EFA-capable instance_type in node group(s) " + ", ".join(repr(n) for n in tcp)
+    return fix + ", or set lustre.efa_enabled: false"
 
 
 @rule(
@@ -267,4 +317,6 @@ def scratch_long_run(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if sched.hours > SCRATCH_LONG_RUN_HOURS:
         yield r.finding(ctx, _path(fs, "deployment_type"),
                         f"{fs.deployment_type} keeps one copy of the data and has no backups, for a {sched.hours:g}-hour run; "
-                        "a file server failure loses checkpoints written since the last export")
+                        "a file server failure loses checkpoints written since the last export",
+                        fix=("set lustre.deployment_type: PERSISTENT_2 with per_unit_storage_throughput (MB/s/TiB: "
+                             f"{_tiers(deployment_types()['PERSISTENT_2'])}), or export checkpoints to S3 regularly"))

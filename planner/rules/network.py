@@ -41,7 +41,9 @@ def public_ip(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if g.public_ip and n > 1:
             yield r.finding(ctx, g.path + ("public_ip",),
                             f"node group '{g.name}': its {g.instance_type} launch request has {n} network interfaces "
-                            "(EFA on every card); a public IPv4 address cannot be assigned at launch with more than one")
+                            "(EFA on every card); a public IPv4 address cannot be assigned at launch with more than one",
+                            fix=f"in node group '{g.name}', set public_ip: false (reach the nodes through a bastion, SSM Session "
+                                f"Manager or a NAT gateway), or efa: false if its {g.instance_type} nodes need no EFA")
 
 
 @rule(
@@ -62,4 +64,7 @@ def subnet_single_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if len(zones) > 1:
         yield r.finding(ctx, c.network.path + ("subnet_id",),
                         f"subnet {c.network.subnet_id} is in one Availability Zone but the cluster spans "
-                        f"{', '.join(sorted(zones))}")
+                        f"{', '.join(sorted(zones))}",
+                        fix=(f"put every node group and the file system in the subnet {c.network.subnet_id}'s AZ "
+                             f"(set availability_zone to it and remove the per-group and lustre.availability_zone overrides), "
+                             "or remove network to let planner build the VPC"))

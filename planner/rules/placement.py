@@ -39,7 +39,8 @@ def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if c.placement_group == "none" and efa_on_demand > 1:
         yield r.finding(ctx, where,
                         f"{efa_on_demand} on-demand EFA instances without a cluster placement group: "
-                        "they may land far apart in the AZ, with higher latency between them")
+                        "they may land far apart in the AZ, with higher latency between them",
+                        fix="remove placement_group: none (a cluster placement group is the default for on-demand EFA groups)")
     block_groups = [g for g in c.node_groups if g.purchase == "capacity-block"]
     blocks = [g.name for g in block_groups]
     # the effective placement: an undeclared one defaults to cluster when an on-demand group
@@ -50,4 +51,16 @@ def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         yield r.finding(ctx, where if declared else block_groups[0].path + ("purchase",),
                         f"a cluster placement group ({how}) holds Capacity Block group(s) {', '.join(blocks)}: "
                         "AWS says there is no need for one with a Capacity Block, whose instances already have "
-                        f"low-latency connectivity ({CAPACITY_BLOCKS_USING_DOC}), and it can make launches fail for lack of capacity")
+                        f"low-latency connectivity ({CAPACITY_BLOCKS_USING_DOC}), and it can make launches fail for lack of capacity",
+                        fix=_block_fix(ctx, declared, blocks))
+
+
+def _block_fix(ctx: RuleContext, declared: bool, blocks: list[str]) -> str:
+    """Declared `cluster`: drop it for the blocks. By default: the on-demand EFA groups want one
+    and the blocks do not, and a stack has one placement group, so they go in two stacks."""
+    if declared and not any(g.purchase == "on-demand" and g.efa for g in ctx.cluster.node_groups):
+        return "set placement_group: none (Capacity Blocks bring their own placement)"
+    others = [g.name for g in ctx.cluster.node_groups if g.purchase != "capacity-block"]
+    names = ", ".join(f"'{n}'" for n in others)
+    return (f"plan the Capacity Block group(s) {', '.join(repr(b) for b in blocks)} as a separate stack with placement_group: none, "
+            f"and keep {names} here" if others else "set placement_group: none (Capacity Blocks bring their own placement)")

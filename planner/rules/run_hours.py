@@ -10,6 +10,7 @@ checked against them (`planner.cost.estimate`).
 
 from __future__ import annotations
 
+import math
 from typing import Iterator
 
 from planner.findings import Finding
@@ -43,4 +44,5 @@ def workload_exceeds_schedule(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         f"the workload needs {need:,.1f} h at the declared MFU ({ratio:,.1f}x schedule.hours {sched.hours:,.1f} h): "
         "the cluster is released before the job finishes; the estimate on the workload's hours is what the job costs",
         severity="error" if ratio > ERROR_RATIO else None,
+        fix=f"set schedule.hours: {math.ceil(need)} (the hours the workload needs), or train on fewer tokens",
     )

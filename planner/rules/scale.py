@@ -46,7 +46,9 @@ def ultracluster_scale(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             g = first[name]
             yield r.finding(ctx, g.path + ("instance_type",),
                             f"{n:,} {name} in one cluster; AWS documents {doc.family} EC2 UltraClusters of up to "
-                            f"{doc.accelerators:,} {name} ({doc.source}): a larger cluster may not fit one UltraCluster network")
+                            f"{doc.accelerators:,} {name} ({doc.source}): a larger cluster may not fit one UltraCluster network",
+                            fix=(f"confirm with AWS that {n:,} {name} fit one UltraCluster, or plan at most {doc.accelerators:,} "
+                                 f"{name} per cluster ({n - doc.accelerators:,} fewer)"))
 
 
 def _nearest(region: str, regions) -> str:  # noqa: ANN001 - a sequence of region names

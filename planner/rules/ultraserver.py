@@ -61,6 +61,11 @@ def requires_lustre(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             ctx, count_path(members[0]),
             f"{total} UltraServer instances ({total / size:g} UltraServers) are clustered without FSx for Lustre; "
             "planner requires a shared Lustre file system for the datasets and checkpoints of a multi-UltraServer job",
+            fix=("add lustre: with deployment_type: PERSISTENT_2, per_unit_storage_throughput and storage_capacity_gib "
+                 f"(in {members[0].availability_zone})"
+                 + (f", or in node group '{members[0].name}', set "
+                    + ("ultraservers: 1" if members[0].ultraservers is not None else f"count: {size}") + " (one UltraServer)"
+                    if len(members) == 1 else "")),
         )
 
 
@@ -84,4 +89,5 @@ def purchase(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 ctx, g.path + ("purchase",),
                 f"node group '{g.name}': {g.instance_type} on demand; AWS documents reserving UltraServers through "
                 "Capacity Blocks and does not document on-demand capacity for whole UltraServers",
+                fix=f"in node group '{g.name}', set purchase: capacity-block (or confirm on-demand UltraServer capacity with AWS)",
             )

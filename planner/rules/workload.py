@@ -9,11 +9,13 @@ the weights and the optimizer state, not the gradients: 14 bytes.
 
 from __future__ import annotations
 
+import math
 from typing import Iterator
 
 from planner.findings import Finding
 from planner.rules import Rule, RuleContext, rule
-from planner.rules.lustre import aggregate_throughput_mbps, per_unit_throughput
+from planner.model import Lustre
+from planner.rules.lustre import aggregate_throughput_mbps, deployment_types, per_unit_throughput
 
 ZERO_PAPER = "https://arxiv.org/abs/1910.02054"
 TRAINING_STATE_BYTES_PER_PARAM = 16  # weights 2 + gradients 2 + Adam state 12 (ZeRO, mixed precision)
@@ -49,7 +51,28 @@ def checkpoint_time(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             f"one checkpoint of {w.parameters:,.0f} parameters x {CHECKPOINT_BYTES_PER_PARAM} bytes = {size / 1e9:,.0f} GB "
             f"takes {minutes:,.1f} minutes at {mbps:,.0f} MB/s ({fs.storage_capacity_gib:,} GiB x "
             f"{per_unit_throughput(fs)} MB/s/TiB); the limit is {limit:g} minutes",
+            fix=_checkpoint_fix(fs, size / MB / (limit * 60), minutes),
         )
+
+
+def _checkpoint_fix(fs: Lustre, need_mbps: float, minutes: float) -> str:
+    """The lowest offered throughput tier that writes the checkpoint in time at the declared
+    capacity; else the smallest valid capacity that does at the throughput in force."""
+    dt = deployment_types()[fs.deployment_type]
+    tib = fs.storage_capacity_gib / 1024
+    longer = f", or set workload.checkpoint_max_minutes: {math.ceil(minutes)}"
+    tiers = [t for t, (_, storage) in sorted(dt.throughputs.items())
+             if t * tib >= need_mbps and storage.accepts(fs.storage_capacity_gib) and t > (per_unit_throughput(fs) or 0)]
+    if dt.fixed_throughput is None and tiers:
+        return (f"set lustre.per_unit_storage_throughput: {tiers[0]} ({tiers[0] * tib:,.0f} MB/s at "
+                f"{fs.storage_capacity_gib:,} GiB; {need_mbps:,.0f} MB/s needed){longer}")
+    unit = per_unit_throughput(fs)
+    storage = dt.storage_for(fs.per_unit_storage_throughput)
+    if not unit or storage is None:
+        return longer[2:]
+    gib = storage.nearest(math.ceil(need_mbps / unit * 1024))
+    return (f"set lustre.storage_capacity_gib: {gib} ({gib / 1024 * unit:,.0f} MB/s at {unit} MB/s/TiB; "
+            f"{need_mbps:,.0f} MB/s needed){longer}")
 
 
 @rule(
@@ -72,4 +95,19 @@ def memory(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             ctx, w.path + ("parameters",),
             f"{w.parameters:,.0f} parameters x {TRAINING_STATE_BYTES_PER_PARAM} bytes = {need:,.0f} GiB of training state "
             f"(before activations) but the cluster has {have:,.0f} GiB of accelerator memory",
+            fix=_memory_fix(ctx, need, have),
         )
+
+
+def _memory_fix(ctx: RuleContext, need: float, have: float) -> str:
+    """How many more instances (whole UltraServers) of the group with the most memory per
+    instance hold the training state, before activations."""
+    cat = ctx.catalogue.instance_types
+    g = max(ctx.cluster.node_groups, key=lambda g: cat[g.instance_type].accelerator_memory_gib)
+    t = cat[g.instance_type]
+    size = t.ultraserver_size or 1
+    units = math.ceil((need - have) / (t.accelerator_memory_gib * size))
+    count = g.count + units * size
+    what = f"ultraservers: {count // size}" if g.ultraservers is not None else f"count: {count}"
+    return (f"in node group '{g.name}', set {what} ({units * size:,} more {g.instance_type} for {need:,.0f} GiB, "
+            f"{t.accelerator_memory_gib:,.0f} GiB each, before activations), or train fewer parameters")
