@@ -107,6 +107,7 @@ class Unplanned:
     maximum: int | None = None
     range: str = ""  # the range it allows, in its own units ("0-100000 vCPUs")
     path: Path = ()
+    fix: str | None = None  # what to change in the program, for this resource
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ class Note:
 
     message: str
     path: Path = ()
+    fix: str | None = None  # what to change in the program, when the read-back can say
 
 
 @dataclass(frozen=True)

@@ -91,3 +91,46 @@ def test_every_readback_rule_has_cases() -> None:
     owned = {rid for rid, r in rules.registry().items()
              if r.check.__module__ in ("planner.rules.readback", "planner.rules.unsized")}
     assert owned == set(READBACK_RULES) == set(CASES)
+
+
+def fixes(specs: list[Spec], rule: str) -> list[str | None]:
+    outcome = plan_resources(stack_args(specs).resources, {})
+    assert outcome.plan is not None, outcome.gaps
+    return [f.fix for f in outcome.plan.findings if f.rule == rule]
+
+
+def test_readback_fixes_name_the_program_property_and_value() -> None:
+    """Issue 15 item 4 for programs: the fix names the resource's own property (not a stack-file key)."""
+    (fix,) = fixes(CASES["efa-interface-layout"][0], "efa-interface-layout")
+    assert fix == ("in the launch template of node group 'g', add 8 network interface(s) with interfaceType 'efa-only' "
+                   "(or 'efa'), one on each networkCardIndex 8-15")
+    (fix,) = fixes(CASES["node-group-multi-az"][0], "node-group-multi-az")
+    assert fix == "give node group 'g' subnets in us-east-2a only (drop those in us-east-2b)"
+    (fix,) = fixes(CASES["scaling-maximum"][0], "scaling-maximum")
+    assert fix.startswith("budget for 4 instances") and fix.endswith(
+        "or lower the maximum size of node group 'g' to 2 if it is not meant to grow")
+    (fix,) = fixes(CASES["readback-gap"][0], "readback-gap")
+    assert fix == ("launch 'g' into a subnet created in this program with availabilityZone set (or set the policy "
+                   "pack's `availabilityZone` config)")
+    # AWS Batch: maxVcpus 4096 over the 96 vCPUs of a p4d.24xlarge (EC2 instance type specifications)
+    (fix,) = fixes(CASES["compute-unsized"][0], "compute-unsized")
+    assert fix == ("maxVcpus 4,096 allows up to 42 p4d.24xlarge (96 vCPUs each): plan that many in a stack file to see "
+                   "their cost, or lower maxVcpus to what you mean to pay for")
+    (fix,) = fixes(CASES["instance-type-unlisted"][0], "instance-type-unlisted")
+    assert fix.startswith("check g6.48xlarge on AWS's instance type and pricing pages")
+
+
+def test_pack_gives_the_case_fix_for_programs_and_the_remediation_for_stack_keys() -> None:
+    from planner.policy.planning import describe, findings_as_violations
+
+    outcome = plan_resources(stack_args(cluster(cards=8, pg=False)).resources, {})
+    assert outcome.plan is not None
+    by_rule = {f.rule: f for f in outcome.plan.findings}
+    # a read-back rule's fix names launch template properties: the pack gives it as is
+    assert describe(by_rule["efa-interface-layout"]).endswith("Fix: " + by_rule["efa-interface-layout"].fix + ".")
+    # a stack rule's fix names planner:cluster keys, which a plain program does not have: the rule's remediation instead
+    other = next(f for f in outcome.plan.findings if f.fix and rules.get(f.rule).category != "readback")
+    assert describe(other).endswith("Fix: " + rules.get(other.rule).remediation)
+    # ... unless the stack declares planner:cluster config, whose keys those fixes name
+    assert describe(other, config_fixes=True).endswith(f"Fix: in the planner:cluster config, {other.fix.rstrip('.')}.")
+    assert all(v.message.startswith("[") for v in findings_as_violations(outcome, ("error", "warning", "info")))

@@ -72,6 +72,8 @@ def test_table_says_it_once_per_suppression_as_info(stack_file, monkeypatch) -> 
     assert "    info     unused suppression: lustre-capacity  command line" in lines
     assert ("      --suppress lustre-capacity matched no finding in this stack; remove it, "
             "or check that it names the rule meant") in lines
+    # the summary line counts them, so the last line alone says a suppression needs attention
+    assert "2 unused suppressions" in lines[-1]
 
 
 def test_markdown_github_and_sarif(stack_file) -> None:

@@ -83,18 +83,30 @@ def plan_resources(resources: Iterable[Any], config: Mapping[str, Any], extra: M
     return outcome
 
 
-def describe(finding: Finding) -> str:
-    """A finding as a violation message: rule id, message, and the rule's remediation."""
+def describe(finding: Finding, config_fixes: bool = False) -> str:
+    """A finding as a violation message: rule id, message, and what to do.
+
+    What to do is the finding's own fix when it speaks the program's language: always for
+    the read-back rules (they name the resource's properties), and for the other rules
+    only when the stack declares `planner:cluster` config (`config_fixes`), whose keys are
+    the ones those fixes name. Otherwise a fix such as "set schedule.hours: 336" would name
+    a key the program does not have, so the rule's general remediation is given instead.
+    """
     r = _rules.get(finding.rule)
-    fix = f" Fix: {r.remediation}" if r is not None and r.remediation else ""
+    if finding.fix and (config_fixes or (r is not None and r.category == "readback")):
+        where = "" if r is not None and r.category == "readback" else "in the planner:cluster config, "
+        fix = f" Fix: {where}{finding.fix.rstrip('.')}."
+    else:
+        fix = f" Fix: {r.remediation}" if r is not None and r.remediation else ""
     stop = "" if finding.message.endswith(".") else "."
     return f"[{finding.rule}] {finding.message}{stop}{fix}"
 
 
-def findings_as_violations(outcome: Outcome, severities: tuple[str, ...]) -> list[Violation]:
+def findings_as_violations(outcome: Outcome, severities: tuple[str, ...], config_fixes: bool = False) -> list[Violation]:
+    """Unsuppressed findings of `severities`; `config_fixes`: the stack declares `planner:cluster` (see `describe`)."""
     if outcome.plan is None:
         return []
-    return [Violation(describe(f), f.resource) for f in outcome.plan.findings
+    return [Violation(describe(f, config_fixes), f.resource) for f in outcome.plan.findings
             if not f.suppressed and f.severity in severities]
 
 

@@ -69,16 +69,20 @@ def _report(violations: Iterable[Violation], report_violation: ReportViolation) 
 
 def validate_topology(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Error findings of the rebuilt cluster, and input problems that keep it from being planned."""
-    outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared_cluster()))
-    _report(outcome.config_problems + outcome.problems + findings_as_violations(outcome, ("error",)), report_violation)
+    declared = declared_cluster()
+    outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared))
+    _report(outcome.config_problems + outcome.problems
+            + findings_as_violations(outcome, ("error",), config_fixes=declared is not None), report_violation)
 
 
 def validate_topology_warnings(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Warning and info findings, and what the pack had to assume or could not see (nothing is silently skipped)."""
-    outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared_cluster()))
+    declared = declared_cluster()
+    outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared))
     # once planned, the gaps are `readback-gap` findings; without a plan they are reported as they are
     gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps] if outcome.plan is None else []
-    _report(outcome.config_problems + gaps + findings_as_violations(outcome, ("warning", "info")), report_violation)
+    _report(outcome.config_problems + gaps + findings_as_violations(outcome, ("warning", "info"), config_fixes=declared is not None),
+            report_violation)
 
 
 def validate_budget(args: StackValidationArgs, report_violation: ReportViolation) -> None:

@@ -50,8 +50,8 @@ def efa_interfaces(resource_type: str, props: Mapping[str, Any]) -> list[str]:
     layout = tuple((as_int(n.get("networkCardIndex")) or 0, as_int(n.get("deviceIndex")) or 0,
                     n.get("interfaceType") if isinstance(n.get("interfaceType"), str) else "interface") for n in interfaces)
     # the `efa-interface-layout` rule's own check, so the pack and `planner plan --program` cannot disagree
-    out = [f"{m.replace('but EFA interfaces are on', 'but this launch template has EFA interfaces on')}. See {EFA_DOC}"
-           for m in layout_problems(itype, layout, _catalogue.load())]
+    out = [f"{m.replace('but EFA interfaces are on', 'but this launch template has EFA interfaces on')}. Fix: {fix}. "
+           f"See {EFA_DOC}" for m, fix in layout_problems(itype, layout, _catalogue.load())]
     if interfaces and (as_list(props.get("vpcSecurityGroupIds")) or as_list(props.get("securityGroupNames"))):
         out.append("security groups are set at the top level of a launch template that declares network interfaces; "
                    "set them per interface (networkInterfaces[].securityGroups) instead")

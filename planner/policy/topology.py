@@ -66,6 +66,7 @@ class Violation:
 
     message: str
     urn: str | None = None
+    fix: str | None = None  # what to change in the program, for this case (`readback-gap` reports it)
 
 
 @dataclass
@@ -141,7 +142,8 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
         return out
     if region is None:
         gaps.append(Violation("cannot tell the AWS region (no aws provider region, and no subnet or Availability Zone "
-                              "in the stack); set the policy's `region` config (or `aws:region` in the stack config)"))
+                              "in the stack); set the policy's `region` config (or `aws:region` in the stack config)",
+                              fix="set aws:region in the stack's Pulumi.<stack>.yaml (or the policy pack's `region` config)"))
         return out
 
     out.locate(CLUSTER_PATH, None)
@@ -160,7 +162,9 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
             gaps.append(Violation("cannot tell the Availability Zone of any node group (their subnets are not resources of "
                                   "this stack); checks that need it (same-AZ EFA, file system AZ) are not run; give a subnet "
                                   "of the stack an availability_zone (or the policy pack its `availabilityZone` config)",
-                                  groups[0].capacity.urn))
+                                  groups[0].capacity.urn,
+                                  fix=(f"launch '{groups[0].capacity.name}' into a subnet created in this program with "
+                                       "availabilityZone set (or set the policy pack's `availabilityZone` config)")))
     origin = next((g.capacity.urn for g in groups if cluster_az in g.zones), None)
     out.locate(CLUSTER_PATH + ("availability_zone",), origin)
     node_groups: list[dict[str, Any]] = []
@@ -181,7 +185,9 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
                 out.zones[i] = tuple(g.zones)
         elif cluster_az is not None:
             gaps.append(Violation(f"cannot tell the Availability Zone of node group '{g.name}'; assumed {cluster_az}",
-                                  g.capacity.urn))
+                                  g.capacity.urn,
+                                  fix=(f"launch '{g.capacity.name}' into a subnet created in this program with "
+                                       f"availabilityZone: {cluster_az} (the cluster's AZ)")))
         out.locate(path + ("availability_zone",), g.capacity.urn)
         if g.maximum is not None and g.maximum > g.count:
             out.max_counts[i] = g.maximum
@@ -195,7 +201,9 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
     external = [g for g in groups if g.external_placement is not None and not g.placement_groups]
     for g in external:
         gaps.append(Violation(f"placement group '{g.external_placement}' of '{g.capacity.name}' is not a resource of this "
-                              "stack (an existing group); read as a cluster placement group", g.capacity.urn))
+                              "stack (an existing group); read as a cluster placement group", g.capacity.urn,
+                              fix=(f"declare placement group '{g.external_placement}' in this program "
+                                   "(aws.ec2.PlacementGroup with strategy: cluster) so it can be checked")))
     if groups:
         data["placement_group"] = "cluster" if placement or external else "none"
         # a missing placement group is the fault of the groups launched without one
@@ -207,7 +215,9 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
         out.locate(CLUSTER_PATH + ("lustre",), lustres[0].urn)
         for extra in lustres[1:]:
             gaps.append(Violation("planner models one FSx for Lustre file system per cluster; this one is checked by "
-                                  "the resource policies but not planned or priced", extra.urn))
+                                  "the resource policies but not planned or priced", extra.urn,
+                                  fix=(f"price file system '{extra.name}' separately (a stack file with its lustre "
+                                       "settings), or plan each file system's cluster as its own stack")))
     out.data = data
     return out
 
@@ -250,11 +260,15 @@ def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[t
             continue
         if planned is None:
             gaps.append(Violation(f"cannot tell how many instances Auto Scaling group '{asg.name}' runs "
-                                  "(desiredCapacity and minSize unknown); not planned", asg.urn))
+                                  "(desiredCapacity and minSize unknown); not planned", asg.urn,
+                                  fix=f"set desiredCapacity (or minSize) of Auto Scaling group '{asg.name}' to a number "
+                                      "known at preview"))
             continue
         if planned == 0:
             unplanned.append((Unplanned(f"Auto Scaling group '{asg.name}'", "scaled-to-zero", (itype,), 0, lo, hi,
-                                        f"{lo or 0}-{hi if hi is not None else '?'} instances"), asg.urn))
+                                        f"{lo or 0}-{hi if hi is not None else '?'} instances",
+                                        fix=_zero_fix(f"desiredCapacity of Auto Scaling group '{asg.name}'", hi, "maxSize")),
+                              asg.urn))
             continue
         subnets = graph.resolve(asg, "vpcZoneIdentifiers", as_list(asg.get("vpcZoneIdentifiers")), SUBNET)
         zones = _zones(subnets) or [z for z in as_list(asg.get("availabilityZones")) if isinstance(z, str) and known(z)]
@@ -280,11 +294,15 @@ def _eks_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[t
         if itype is None:
             continue
         if planned is None:
-            gaps.append(Violation(f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned", ng.urn))
+            gaps.append(Violation(f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned", ng.urn,
+                                  fix=f"set scalingConfig.desiredSize of EKS node group '{ng.name}' to a number known "
+                                      "at preview"))
             continue
         if planned == 0:
             unplanned.append((Unplanned(f"EKS node group '{ng.name}'", "scaled-to-zero", (itype,), 0, lo, hi,
-                                        f"{lo or 0}-{hi if hi is not None else '?'} instances"), ng.urn))
+                                        f"{lo or 0}-{hi if hi is not None else '?'} instances",
+                                        fix=_zero_fix(f"scalingConfig.desiredSize of EKS node group '{ng.name}'", hi,
+                                                      "scalingConfig.maxSize")), ng.urn))
             continue
         zones, pgs, external = _where(graph, ng, template,
                                       _zones(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET)))
@@ -309,7 +327,8 @@ def _instance_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: l
             itype, type_source = template.get("instanceType"), template
         if not known(itype):
             gaps.append(Violation(f"cannot tell the instance type of '{inst.name}' (unknown during preview); not planned",
-                                  inst.urn))
+                                  inst.urn, fix=f"set instanceType of '{inst.name}' (or of its launch template) to a "
+                                               "literal type, not an output of another resource"))
             continue
         if not isinstance(itype, str) or itype not in cat.instance_types:
             if isinstance(itype, str) and _ACCELERATED.match(itype):
@@ -333,7 +352,8 @@ def _instance_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: l
         by_key[key] = _Group(name, itype, 1, inst, template, values, sources, pgs, zones, None, external, interfaces)
     for itype, (instances, urn) in outside.items():
         unplanned.append((Unplanned(f"{len(instances)} EC2 instance(s) ({', '.join(i.name for i in instances[:3])}"
-                                    f"{', ...' if len(instances) > 3 else ''})", "unlisted", (itype,), len(instances)), urn))
+                                    f"{', ...' if len(instances) > 3 else ''})", "unlisted", (itype,), len(instances),
+                                    fix=_unlisted_fix((itype,))), urn))
     return list(by_key.values())
 
 
@@ -346,7 +366,8 @@ def _pick(types: list[Any], cat: Any, res: Resource, gaps: list[Violation], unpl
     """
     if not types or not all(known(t) for t in types):
         gaps.append(Violation(f"cannot tell the instance type of '{res.name}' (unknown during preview, or set nowhere); "
-                              "not planned", res.urn))
+                              "not planned", res.urn, fix=f"set the instance type of '{res.name}' (or of its launch "
+                                                          "template) to a literal type, not an output of another resource"))
         return None
     names = [t for t in types if isinstance(t, str)]
     listed = [t for t in names if t in cat.instance_types]
@@ -354,10 +375,13 @@ def _pick(types: list[Any], cat: Any, res: Resource, gaps: list[Violation], unpl
     if not listed:
         if others:
             unplanned.append((Unplanned(f"{kind} '{res.name}'", "unlisted", tuple(others), planned, lo, hi,
-                                        f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances"), res.urn))
+                                        f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances",
+                                        fix=_unlisted_fix(tuple(others))), res.urn))
         return None
     if len(names) > 1:
-        gaps.append(Violation(f"{kind} '{res.name}' may launch any of {', '.join(names)}; planned as {listed[0]}", res.urn))
+        gaps.append(Violation(f"{kind} '{res.name}' may launch any of {', '.join(names)}; planned as {listed[0]}", res.urn,
+                              fix=(f"give {kind} '{res.name}' the one type {listed[0]}, or split it into one group per "
+                                   "type, so each is planned and priced")))
     return listed[0]
 
 
@@ -372,7 +396,41 @@ def _unsized(graph: Graph, cat: Any, unplanned: list[tuple[Unplanned, str | None
         accelerated = tuple(t for t in types if isinstance(t, str) and (t.removeprefix("ml.") in cat.instance_types
                                                                         or _ACCELERATED.match(t.removeprefix("ml."))))
         if accelerated or not types:
-            unplanned.append((Unplanned(f"{kind} '{r.name}'", "unsized", accelerated, None, None, None, rng), r.urn))
+            unplanned.append((Unplanned(f"{kind} '{r.name}'", "unsized", accelerated, None, None, None, rng,
+                                        fix=_unsized_fix(r, kind, accelerated, cat)), r.urn))
+
+
+def _zero_fix(desired: str, hi: int | None, maximum: str) -> str:
+    most = f" (at most {hi}, its {maximum})" if hi is not None else ""
+    return f"to have it planned and priced, set {desired} to the number of instances it will run{most}"
+
+
+def _unlisted_fix(types: tuple[str, ...]) -> str:
+    return (f"check {', '.join(types)} on AWS's instance type and pricing pages and budget for it yourself, "
+            "or plan a catalogue type instead (`planner catalog` lists them)")
+
+
+def _unsized_fix(r: Resource, kind: str, types: tuple[str, ...], cat: Any) -> str:
+    """What to set on the resource (its own property names) so that its largest size is known and can be planned."""
+    listed = [t.removeprefix("ml.") for t in types if t.removeprefix("ml.") in cat.instance_types]
+    if kind == "AWS Batch compute environment":
+        hi = as_int(r.get("computeResources", "maxVcpus"))
+        if hi is not None and listed:
+            t = cat.instance_types[listed[0]]
+            return (f"maxVcpus {hi:,} allows up to {hi // t.vcpus:,} {listed[0]} ({t.vcpus} vCPUs each): plan that many "
+                    "in a stack file to see their cost, or lower maxVcpus to what you mean to pay for")
+        return "set computeResources.maxVcpus to the most you mean to pay for, then plan that many instances in a stack file"
+    if kind == "Karpenter node pool":
+        return (f"set spec.limits on Karpenter node pool '{r.name}' to the most you mean to pay for, then plan that many "
+                "instances in a stack file")
+    if kind == "AWS PCS compute node group":
+        sc = r.get("scalingConfiguration") or r.get("scalingConfig") or {}
+        hi = as_int(dig(sc, "maxInstanceCount"))
+        if hi is not None and listed:
+            return (f"plan {hi} {listed[0]} (its maxInstanceCount) in a stack file to see their cost, or lower "
+                    "scalingConfiguration.maxInstanceCount")
+        return "set scalingConfiguration.maxInstanceCount, then plan that many instances in a stack file"
+    return f"plan each instance group of {kind} '{r.name}' (its instanceType and instanceCount) as a node group in a stack file"
 
 
 def _unsized_one(r: Resource) -> tuple[str, list[Any], str] | None:
@@ -460,7 +518,9 @@ def _launch_values(graph: Graph, template: Resource | None, inst: Resource | Non
             elif gaps is not None:
                 gaps.append(Violation(f"'{res.name}' targets capacity reservation '{reservation[:40]}', which is not a "
                                       "reservation id (cr- and 8 to 17 hex digits): the launch would fail; planned "
-                                      "without it", res.urn))
+                                      "without it", res.urn,
+                                      fix=(f"set capacityReservationTarget.capacityReservationId of '{res.name}' to the "
+                                           "reservation id (cr-...) of the booked block or reservation")))
     # EFA as declared, never assumed: no EFA interface means no EFA
     values["efa"] = any(kind in EFA_INTERFACE_TYPES for _, _, kind in layout or ())
     sources["efa"] = template if template is not None and inst is None else (inst or template)  # type: ignore[assignment]
@@ -541,7 +601,9 @@ def _lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Viola
         out["availability_zone"] = zones[0]
     else:
         gaps.append(Violation(f"cannot tell the Availability Zone of file system '{fs.name}'; assumed "
-                              f"{cluster_az or 'the one of the node groups'}", fs.urn))
+                              f"{cluster_az or 'the one of the node groups'}", fs.urn,
+                              fix=(f"give file system '{fs.name}' a subnet created in this program with availabilityZone"
+                                   + (f": {cluster_az} (the node groups' AZ)" if cluster_az else " set"))))
     return out
 
 
@@ -598,7 +660,7 @@ def to_stack(rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | Non
     for k, gap in enumerate(rebuilt.gaps):
         path = CLUSTER_PATH + ("notes", k)
         rebuilt.locate(path, gap.urn)
-        notes.append(Note(gap.message, path))
+        notes.append(Note(gap.message, path, gap.fix))
     cluster = replace(cluster, availability_zone=cluster.availability_zone if known_az else UNKNOWN_AZ,
                       node_groups=node_groups, lustre=lustre, unplanned=tuple(rebuilt.unplanned), notes=tuple(notes))
     return Stack(name, file, rebuilt.region, cluster, resources=dict(rebuilt.resources)), []

@@ -114,6 +114,8 @@ def summary_line(plans: Sequence[StackPlan], fail_on: str = "error") -> Line:
              f"{total['warning']} warning{'s' if total['warning'] != 1 else ''}"]
     found += [f"{total['info']} info"] if total["info"] else []
     found += [f"{total['suppressed']} suppressed"] if total["suppressed"] else []
+    unused = sum(len(p.unused_suppressions) for p in plans)
+    found += [f"{unused} unused suppression{'s' if unused != 1 else ''}"] if unused else []
     priced = any(p.cost is not None for p in plans)  # preflight reports have no estimate
     return [Span(f"{n} stack{'s' if n != 1 else ''}, ", "total"),
             Span(", ".join(found), "error" if total["error"] else ("warning" if total["warning"] else "ok")),

@@ -105,4 +105,6 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         elif value is None and lower_bound is not None and lower_bound > limit:
             yield r.finding(ctx, budget.path + (key,),
                             f"estimated {what}{on} is at least {_usd(lower_bound)} (some prices unknown), above budget.{key} "
-                            f"{_usd(limit)} by at least {_usd(lower_bound - limit)}")
+                            f"{_usd(limit)} by at least {_usd(lower_bound - limit)}",
+                            fix=_budget_fix(ctx, cost, key, lower_bound, limit).replace(
+                                f"cut {_usd(lower_bound - limit)}", f"cut at least {_usd(lower_bound - limit)}", 1))

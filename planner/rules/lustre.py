@@ -299,7 +299,10 @@ def s3_association(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if fs is not None and fs.s3_import_path and dt.s3_link is None:
         yield r.finding(ctx, _path(fs, "s3_import_path"),
                         f"{fs.deployment_type} file systems cannot be linked to S3 ({fs.s3_import_path}): AWS accepts "
-                        "neither ImportPath nor a data repository association for them")
+                        "neither ImportPath nor a data repository association for them",
+                        fix=(f"set lustre.deployment_type to one that links to S3 "
+                             f"({', '.join(n for n, t in deployment_types().items() if t.s3_link)}), "
+                             "or remove lustre.s3_import_path and copy the data in another way"))
 
 
 @rule(

@@ -41,4 +41,6 @@ def spot_reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if g.purchase == "spot" and g.capacity_reservation_id is not None:
             yield r.finding(ctx, g.path + ("capacity_reservation_id",),
                             f"node group '{g.name}' is Spot but targets capacity reservation {g.capacity_reservation_id}; "
-                            "Spot instances cannot launch into a capacity reservation")
+                            "Spot instances cannot launch into a capacity reservation",
+                            fix=(f"in node group '{g.name}', remove capacity_reservation_id, or set purchase: on-demand "
+                                 f"to launch into {g.capacity_reservation_id}"))

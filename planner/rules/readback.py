@@ -32,7 +32,7 @@ EFA_ACC_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-
 )
 def readback_gap(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for note in ctx.cluster.notes:
-        yield r.finding(ctx, note.path, note.message)
+        yield r.finding(ctx, note.path, note.message, fix=note.fix)
 
 
 @rule(
@@ -50,7 +50,7 @@ def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         size = f"{u.count} instance(s)" if u.count is not None else "an unknown number of instances"
         span = f", scaling {u.range}" if u.range and u.maximum is not None else ""
         yield r.finding(ctx, u.path, f"{u.resource}: {size} of {', '.join(u.instance_types)}{span}, a type outside "
-                                     "planner's catalogue: not planned or priced")
+                                     "planner's catalogue: not planned or priced", fix=u.fix)
 
 
 @rule(
@@ -70,13 +70,16 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue
         unit = prices.get(g.name)
         cost = f" (${g.max_count * unit:,.2f}/h at the maximum)" if unit is not None else " (no price for it)"
+        extra = (f" (${(g.max_count - g.count) * unit:,.2f}/h more)" if unit is not None else "")
         yield r.finding(ctx, count_path(g), f"node group '{g.name}' is planned at its desired {g.count} instance(s) but "
-                                            f"may scale to {g.max_count} {g.instance_type}{cost}")
+                                            f"may scale to {g.max_count} {g.instance_type}{cost}",
+                        fix=(f"budget for {g.max_count} instances{extra}, or lower the maximum size of node group "
+                             f"'{g.name}' to {g.count} if it is not meant to grow"))
     for u in ctx.cluster.unplanned:
         if u.reason == "scaled-to-zero":
             most = f"may scale to {u.maximum}" if u.maximum is not None else "has no known maximum"
             yield r.finding(ctx, u.path, f"{u.resource} has a desired size of 0 (planned at 0 instances) and {most} "
-                                         f"{', '.join(u.instance_types)}")
+                                         f"{', '.join(u.instance_types)}", fix=u.fix)
 
 
 @rule(
@@ -94,14 +97,16 @@ def node_group_multi_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if len(g.zones) < 2:
             continue
         zones = ", ".join(g.zones)
+        fix = (f"give node group '{g.name}' subnets in {g.availability_zone} only (drop those in "
+               f"{', '.join(z for z in g.zones if z != g.availability_zone)})")
         if c.placement == "cluster":
             yield r.finding(ctx, g.path + ("availability_zone",),
                             f"node group '{g.name}' may launch in {zones} but uses a cluster placement group, which lies "
-                            "in one AZ: launches (and scaling or instance refreshes) in the other AZs fail")
+                            "in one AZ: launches (and scaling or instance refreshes) in the other AZs fail", fix=fix)
         elif g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported:
             yield r.finding(ctx, g.path + ("availability_zone",),
                             f"node group '{g.name}' may launch in {zones}: EFA traffic does not cross AZs, so its "
-                            "instances in different AZs cannot reach each other over EFA")
+                            "instances in different AZs cannot reach each other over EFA", fix=fix)
 
 
 @rule(
@@ -118,12 +123,15 @@ def efa_interface_layout(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in ctx.cluster.node_groups:
         if g.interfaces is None:
             continue
-        for message in layout_problems(g.instance_type, g.interfaces, ctx.catalogue):
-            yield r.finding(ctx, g.path + ("interfaces",), f"node group '{g.name}': {message}")
+        for message, fix in layout_problems(g.instance_type, g.interfaces, ctx.catalogue):
+            yield r.finding(ctx, g.path + ("interfaces",), f"node group '{g.name}': {message}",
+                            fix=f"in the launch template of node group '{g.name}', {fix}")
 
 
-def layout_problems(itype: str, interfaces: tuple[tuple[int, int, str], ...], catalogue) -> list[str]:  # noqa: ANN001
-    """What is wrong with (card, device, type) launch interfaces on `itype`; [] when fine or without EFA."""
+def layout_problems(itype: str, interfaces: tuple[tuple[int, int, str], ...],
+                    catalogue) -> list[tuple[str, str]]:  # noqa: ANN001
+    """What is wrong with (card, device, type) launch interfaces on `itype`, and what to change;
+    [] when fine or without EFA."""
     spec = catalogue.instance_types.get(itype)
     efa = [(card, dev) for card, dev, kind in interfaces if kind in ("efa", "efa-only")]
     if spec is None or not efa:
@@ -133,19 +141,24 @@ def layout_problems(itype: str, interfaces: tuple[tuple[int, int, str], ...], ca
     wanted = min(spec.network_cards, spec.efa_max_interfaces or spec.network_cards)  # EFA interfaces the type takes
     missing = [c for c in range(wanted) if cards[c] == 0]
     if missing:
-        out.append(f"{itype} has {spec.network_cards} network cards but EFA interfaces are on "
-                   f"{wanted - len(missing)} of them (missing card(s) {ranges(missing)}); add one EFA "
-                   f"interface per card (networkCardIndex 0-{wanted - 1}) for the type's full "
-                   f"{spec.network_bandwidth_gbps:,} Gbps")
+        out.append((f"{itype} has {spec.network_cards} network cards but EFA interfaces are on "
+                    f"{wanted - len(missing)} of them (missing card(s) {ranges(missing)}); add one EFA "
+                    f"interface per card (networkCardIndex 0-{wanted - 1}) for the type's full "
+                    f"{spec.network_bandwidth_gbps:,} Gbps",
+                    f"add {len(missing)} network interface(s) with interfaceType 'efa-only' (or 'efa'), one on each "
+                    f"networkCardIndex {ranges(missing)}"))
     doubled = sorted(c for c, n in cards.items() if n > 1 and c < spec.network_cards)
     if doubled:
-        out.append(f"more than one EFA interface on network card(s) {ranges(doubled)}; use one per card")
+        out.append((f"more than one EFA interface on network card(s) {ranges(doubled)}; use one per card",
+                    f"keep one EFA interface on networkCardIndex {ranges(doubled)} and remove the others there"))
     beyond = sorted(c for c in cards if c >= spec.network_cards)
     if beyond:
-        out.append(f"networkCardIndex {ranges(beyond)} does not exist on {itype} (cards 0-{spec.network_cards - 1})")
+        out.append((f"networkCardIndex {ranges(beyond)} does not exist on {itype} (cards 0-{spec.network_cards - 1})",
+                    f"remove the interfaces on networkCardIndex {ranges(beyond)} (use 0-{spec.network_cards - 1})"))
     if any(card == 0 and dev == 0 and kind == "efa-only" for card, dev, kind in interfaces):
-        out.append("the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; it must be 'efa' (EFA with "
-                   "ENA), since the instance needs IP networking on it")
+        out.append(("the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; it must be 'efa' (EFA with "
+                    "ENA), since the instance needs IP networking on it",
+                    "set interfaceType: 'efa' on the interface with networkCardIndex 0, deviceIndex 0"))
     return out
 
 

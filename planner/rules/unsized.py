@@ -34,4 +34,4 @@ def compute_unsized(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue
         types = ", ".join(u.instance_types) if u.instance_types else "instance types it chooses itself"
         yield r.finding(ctx, u.path, f"{u.resource} may launch {types} ({u.range}): how many cannot be read from the "
-                                     "program, so it is not planned or priced")
+                                     "program, so it is not planned or priced", fix=u.fix)
