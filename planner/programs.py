@@ -312,9 +312,11 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
     from planner.components import ClusterInputError, registry
 
     program = load(directory)
-    _ORIGIN = origin
     mocks = ReadbackMocks()
     sources = _SourceRecorder(os.path.abspath(program.directory))
+    # Stack-file paths are shown relative to `origin` while the program runs; restored after,
+    # so a later run in the same process (tests, tools.doc_examples) is not shown relative to it.
+    previous, _ORIGIN = _ORIGIN, origin
     with registry.collecting() as found, sources:
         try:
             run(program, stack, mocks)
@@ -327,6 +329,8 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
                 f" (there is no Pulumi.{stack}.yaml in {shown(program.config_dir, origin)}: is the stack name right?)"
             raise InputError([Problem(shown(program.main, origin), None, "",
                                       f"the program failed: {_one_line(exc)}{hint}")]) from None
+        finally:
+            _ORIGIN = previous
         stacks = [wire.encode(s) for s in found]
     from pulumi.runtime.settings import get_monitor
 

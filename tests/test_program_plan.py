@@ -224,3 +224,13 @@ def test_region_from_the_zones_else_one_line_asking_for_it(tmp_path: Path) -> No
             assert result.code == 2 and result.out == ""
             assert result.err.strip().endswith("aws:region: cannot tell the AWS region of the program's resources: "
                                                "set `aws:region` in Pulumi.dev.yaml (or give a subnet an AZ)")
+
+
+def test_collect_leaves_the_origin_of_shown_paths_as_it_was() -> None:
+    """`collect` shows paths relative to its `origin` only while the program runs: a later
+    in-process run (a test, tools.doc_examples) shows its paths relative to its own folder."""
+    from planner import programs
+
+    before = programs._ORIGIN
+    programs.collect(str(ROOT / "tests" / "corpus" / "eks-p5-capacity-block-unmanaged"), "test", "/")
+    assert programs._ORIGIN == before
