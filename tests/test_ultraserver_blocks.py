@@ -190,7 +190,8 @@ def test_block_size_said_in_ultraservers_too(tmp_path: Path) -> None:
     assert limit.severity == "warning"
     assert limit.message == ("the cluster holds 320 instances (80 UltraServers of 4 instances) across Capacity Blocks; the "
                              "default account limit is 256 instances (64 UltraServers of 4 instances): have it raised before booking")
-    assert limit.fix.endswith("or plan at most 256 instances (64 UltraServers of 4 instances) (16 UltraServers fewer)")
+    assert limit.fix == ("ask AWS to raise the account's Capacity Block limit to at least 320 instances before booking, "
+                         "or plan at most 256 instances (64 UltraServers, 16 fewer)")
 
 
 def test_spot_with_a_resource_group_is_named(tmp_path: Path) -> None:

@@ -49,7 +49,7 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             yield r.finding(
                 ctx, count_path(g),
                 f"node group '{g.name}' asks for {_amount(g.count, size)} on one Capacity Block; a block holds at most "
-                f"{_amount(blocks.MAX_INSTANCES_PER_BLOCK, size)}: split it into {-(-g.count // per_block)} groups",
+                f"{_limit(blocks.MAX_INSTANCES_PER_BLOCK, size)}: split it into {-(-g.count // per_block)} groups",
                 fix=_split_fix(g, size),
             )
     total = sum(g.count for g in groups)
@@ -59,11 +59,14 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         yield r.finding(
             ctx, ctx.cluster.path + ("node_groups",),
             f"the cluster holds {_amount(total, size)} across Capacity Blocks; the default account limit is "
-            f"{_amount(blocks.MAX_INSTANCES_PER_ACCOUNT, size)}: have it raised before booking",
+            f"{_limit(blocks.MAX_INSTANCES_PER_ACCOUNT, size)}: have it raised before booking",
             severity="warning",
             fix=(f"ask AWS to raise the account's Capacity Block limit to at least {total} instances before booking, "
-                 f"or plan at most {_amount(blocks.MAX_INSTANCES_PER_ACCOUNT, size)} "
-                 f"({_amount(total - blocks.MAX_INSTANCES_PER_ACCOUNT, size, short=True)} fewer)"),
+                 + (f"or plan at most {blocks.MAX_INSTANCES_PER_ACCOUNT} ({total - blocks.MAX_INSTANCES_PER_ACCOUNT} fewer)"
+                    if size is None or total % size or blocks.MAX_INSTANCES_PER_ACCOUNT % size else
+                    f"or plan at most {blocks.MAX_INSTANCES_PER_ACCOUNT} instances "
+                    f"({blocks.MAX_INSTANCES_PER_ACCOUNT // size} UltraServers, "
+                    f"{(total - blocks.MAX_INSTANCES_PER_ACCOUNT) // size} fewer)")),
         )
 
 
@@ -72,13 +75,17 @@ def _ultraserver_size(ctx: RuleContext, g) -> int | None:  # noqa: ANN001 - Node
     return ctx.catalogue.instance_types[g.instance_type].ultraserver_size
 
 
-def _amount(instances: int, size: int | None, short: bool = False) -> str:
-    """`80 instances`, or for an UltraServer type `80 instances (20 UltraServers of 4 instances)`;
-    `short`: `20 UltraServers` alone. A count that is not whole UltraServers stays in instances."""
+def _amount(instances: int, size: int | None) -> str:
+    """`80 instances`, or for an UltraServer type `80 instances (20 UltraServers of 4 instances)`.
+    A count that is not whole UltraServers stays in instances."""
     if size is None or instances % size:
         return f"{instances} instances"
-    units = f"{instances // size} UltraServers"
-    return units if short else f"{instances} instances ({units} of {size} instances)"
+    return f"{instances} instances ({instances // size} UltraServers of {size} instances)"
+
+
+def _limit(instances: int, size: int | None) -> str:
+    """A limit as AWS states it (`64`), with its UltraServers for an UltraServer type."""
+    return str(instances) if size is None else _amount(instances, size)
 
 
 def _split_fix(g, size: int | None = None) -> str:  # noqa: ANN001 - NodeGroup
