@@ -60,7 +60,7 @@ _RESERVATION = re.compile(r"^cr-[0-9a-f]{8,17}$")
 # A resource group's ARN, as the Resource Groups API reference gives its pattern (GroupIdentifier.GroupArn,
 # https://docs.aws.amazon.com/ARG/latest/APIReference/API_GroupIdentifier.html): partition, region,
 # 12-digit account, group name of letters, digits, `_`, `.` and `-` (at most 300).
-_RESOURCE_GROUP_ARN = re.compile(r"^arn:aws(-[a-z]+)*:resource-groups:([a-z]{2}(-[a-z]+)+-\d):[0-9]{12}:group/[a-zA-Z0-9_.-]{1,300}$")
+RESOURCE_GROUP_ARN = re.compile(r"^arn:aws(-[a-z]+)*:resource-groups:([a-z]{2}(-[a-z]+)+-\d):[0-9]{12}:group/[a-zA-Z0-9_.-]{1,300}$")
 _VPC = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 _SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
 
@@ -122,7 +122,7 @@ SCHEMA: dict[str, Table] = {
                                              what="a capacity reservation id such as cr-0123456789abcdef0"),
             "capacity_reservation_resource_group_arn": Field(
                 "pattern", "A resource group of UltraServer Capacity Blocks to launch into (instead of "
-                "capacity_reservation_id), in the stack's region.", pattern=_RESOURCE_GROUP_ARN,
+                "capacity_reservation_id), in the stack's region.", pattern=RESOURCE_GROUP_ARN,
                 what="a resource group ARN such as arn:aws:resource-groups:us-east-2:123456789012:group/NAME"),
         },
         required=("name", "instance_type"),

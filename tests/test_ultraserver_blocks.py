@@ -340,3 +340,34 @@ def test_cost_is_the_same_whatever_the_launch_target(tmp_path: Path) -> None:
         assert p.cost is not None
         costs.add(json.dumps(p.cost.to_json(), sort_keys=True))
     assert len(costs) == 1
+
+
+def test_a_hand_written_template_with_a_resource_group_is_read_back() -> None:
+    """`capacityReservationResourceGroupArn` of a launch template is read back; one that is no ARN is a gap."""
+    import pulumi_aws as aws
+
+    from planner.policy.resources import Graph, from_policy
+    from planner.policy.topology import rebuild
+
+    def program(arn: str) -> Any:
+        def run() -> None:
+            subnet = aws.ec2.Subnet("s", vpc_id="vpc-0123456789abcdef0", cidr_block="10.0.1.0/24",
+                                    availability_zone="us-east-2b")
+            lt = aws.ec2.LaunchTemplate("u", instance_type="trn2u.48xlarge", image_id="ami-0123456789abcdef0",
+                                        instance_market_options={"market_type": "capacity-block"},
+                                        capacity_reservation_specification={"capacity_reservation_target": {
+                                            "capacity_reservation_resource_group_arn": arn}})
+            aws.autoscaling.Group("u", desired_capacity=8, max_size=8, min_size=8, vpc_zone_identifiers=[subnet.id],
+                                  launch_template={"id": lt.id, "version": "$Latest"})
+        return run
+
+    specs = capture(program(ARN), config={"aws:region": "us-east-2"})
+    rebuilt = rebuild(Graph(from_policy(r) for r in stack_args(specs, region="us-east-2").resources))
+    (group,) = rebuilt.data["node_groups"]
+    assert group["capacity_reservation_resource_group_arn"] == ARN and group["purchase"] == "capacity-block"
+    specs = capture(program("my-blocks"), config={"aws:region": "us-east-2"})
+    rebuilt = rebuild(Graph(from_policy(r) for r in stack_args(specs, region="us-east-2").resources))
+    assert "capacity_reservation_resource_group_arn" not in rebuilt.data["node_groups"][0]
+    assert [g.message for g in rebuilt.gaps] == [
+        "'u' targets capacity reservation resource group 'my-blocks', which is not a resource group ARN: the launch "
+        "would fail; planned without it"]

@@ -24,7 +24,7 @@ from typing import Any
 
 from planner import catalogue as _catalogue
 from planner.model import Note, Path, Stack, Unplanned
-from planner.parse import CLUSTER_PATH
+from planner.parse import CLUSTER_PATH, RESOURCE_GROUP_ARN
 from planner.policy.resources import (
     AUTOSCALING_GROUP,
     BATCH_COMPUTE_ENVIRONMENT,
@@ -570,8 +570,15 @@ def _launch_values(graph: Graph, template: Resource | None, inst: Resource | Non
         group_arn = res.get("capacityReservationSpecification", "capacityReservationTarget",
                             "capacityReservationResourceGroupArn")
         if isinstance(group_arn, str) and known(group_arn) and group_arn:
-            values["capacity_reservation_resource_group_arn"] = group_arn  # the parser checks its shape and region
-            sources["capacity_reservation_resource_group_arn"] = res
+            if RESOURCE_GROUP_ARN.fullmatch(group_arn):
+                values["capacity_reservation_resource_group_arn"] = group_arn  # the parser checks its region
+                sources["capacity_reservation_resource_group_arn"] = res
+            elif gaps is not None:
+                gaps.append(Violation(f"'{res.name}' targets capacity reservation resource group '{group_arn[:60]}', "
+                                      "which is not a resource group ARN: the launch would fail; planned without it",
+                                      res.urn,
+                                      fix=(f"set capacityReservationTarget.capacityReservationResourceGroupArn of "
+                                           f"'{res.name}' to arn:aws:resource-groups:REGION:ACCOUNT:group/NAME")))
         reservation = res.get("capacityReservationSpecification", "capacityReservationTarget", "capacityReservationId")
         if isinstance(reservation, str) and known(reservation) and reservation:
             if _RESERVATION.fullmatch(reservation):
