@@ -371,3 +371,16 @@ def test_a_hand_written_template_with_a_resource_group_is_read_back() -> None:
     assert [g.message for g in rebuilt.gaps] == [
         "'u' targets capacity reservation resource group 'my-blocks', which is not a resource group ARN: the launch "
         "would fail; planned without it"]
+
+
+def test_the_component_package_takes_a_typed_list_of_ids() -> None:
+    """Other languages pass `capacityReservationIds` (a typed list); it is the stack schema's list."""
+    from planner.components import ClusterInputError
+    from planner.provider.components import cluster_args
+
+    group = {"name": "ultra", "instance_type": "trn2u.48xlarge", "ultraservers": 4, "purchase": "capacity-block"}
+    args = cluster_args({"availability_zone": "us-east-2b", "node_groups": [dict(group, capacity_reservation_ids=IDS)]})
+    assert args.to_config()["node_groups"][0]["capacity_reservation_id"] == IDS
+    with pytest.raises(ClusterInputError, match="give either capacity_reservation_id or capacity_reservation_ids, not both"):
+        cluster_args({"availability_zone": "us-east-2b",
+                      "node_groups": [dict(group, capacity_reservation_ids=IDS, capacity_reservation_id=IDS[0])]})
