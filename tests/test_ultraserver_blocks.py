@@ -384,3 +384,13 @@ def test_the_component_package_takes_a_typed_list_of_ids() -> None:
     with pytest.raises(ClusterInputError, match="give either capacity_reservation_id or capacity_reservation_ids, not both"):
         cluster_args({"availability_zone": "us-east-2b",
                       "node_groups": [dict(group, capacity_reservation_ids=IDS, capacity_reservation_id=IDS[0])]})
+
+
+def test_a_group_named_like_an_ultraserver_of_another_is_refused() -> None:
+    from planner.components import ClusterInputError
+
+    data = ultra(2, capacity_reservation_id=IDS[:2])
+    data["node_groups"].append({"name": "ultra-us2", "instance_type": "trn2u.48xlarge", "ultraservers": 1,
+                                "purchase": "capacity-block", "capacity_reservation_id": IDS[3]})
+    with pytest.raises(ClusterInputError, match="node groups 'ultra' and 'ultra-us2' would both build 'ultra-us2' resources"):
+        build(data)

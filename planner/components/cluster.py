@@ -259,6 +259,15 @@ def _check_buildable(stack: Stack, label: str, args: ClusterArgs) -> None:
             problems.append(Problem(label, None, f"node_groups[{i}].public_ip",
                                     f"{g.instance_type} with EFA launches with one interface per network card; EC2 "
                                     "cannot give a public IP at launch to a request with several (set efa: false for one interface)"))
+    seen: dict[str, str] = {}
+    for i, g in enumerate(c.node_groups):  # `<group>-us1` ... must not be another group's resource names
+        for suffix, _part, _unit in _launch_units(g, cat.instance_types[g.instance_type]):
+            if suffix in seen and seen[suffix] != g.name:
+                problems.append(Problem(label, None, f"node_groups[{i}].name",
+                                        f"node groups '{seen[suffix]}' and '{g.name}' would both build '{suffix}' resources "
+                                        "(a group with one reservation per UltraServer builds <group>-us1, -us2, ...); "
+                                        "rename one of them"))
+            seen.setdefault(suffix, g.name)
     if c.lustre is not None and c.lustre.availability_zone != c.availability_zone:
         problems.append(Problem(label, None, "lustre.availability_zone",
                                 f"the file system goes in the cluster's subnet ({c.availability_zone}), not {c.lustre.availability_zone}"))
