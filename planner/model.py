@@ -30,13 +30,21 @@ class NodeGroup:
     efa: bool = True
     availability_zone: str = ""  # effective AZ (group's own, else the cluster's)
     public_ip: bool = False
-    capacity_reservation_id: str | None = None
+    # where the group launches: the reservations (Capacity Blocks) it targets, as declared (one id,
+    # or one per UltraServer), or a resource group of UltraServer Capacity Blocks; empty/None: none named
+    capacity_reservation_ids: tuple[str, ...] = ()
+    capacity_reservation_resource_group_arn: str | None = None
     ultraservers: int | None = None  # as declared; None when `count` was given
     path: Path = ()
     declared: frozenset[str] = frozenset()
     max_count: int | None = None  # read back from an Auto Scaling or EKS node group: the most it may scale to
     zones: tuple[str, ...] = ()  # read back: every AZ the group's subnets span, when more than one
     interfaces: tuple[tuple[int, int, str], ...] | None = None  # read back: (card, device, type) of each launch interface
+
+    @property
+    def launch_target(self) -> bool:
+        """True when the group names where it launches (a reservation id, or a resource group of them)."""
+        return bool(self.capacity_reservation_ids) or self.capacity_reservation_resource_group_arn is not None
 
 
 @dataclass(frozen=True)
