@@ -19,6 +19,7 @@ RESOURCE_NAMES = {
     "aws:ec2/instance:Instance": "EC2 instances",
     "aws:ec2/capacityBlockReservation:CapacityBlockReservation": "EC2 Capacity Block",
     "aws:fsx/lustreFileSystem:LustreFileSystem": "FSx for Lustre",
+    "aws:ebs/volume:Volume": "EBS",
 }
 
 
@@ -86,6 +87,8 @@ def _what(item: dict[str, Any]) -> str:
         purchase = "" if item["purchase"] == "capacity-block" else f" ({item['purchase']})"
         units = f" ({item['ultraservers']} UltraServers)" if item.get("ultraservers") else ""
         return f"{kind} {item['instance_type']} x {item['instances']}{units}{purchase}"
+    if "volume_type" in item:
+        return f"{kind} {item['volume_type']} {item['gib_per_instance']:,} GiB x {item['instances']}"
     tput = item.get("per_unit_storage_throughput")
     return f"{kind} {item.get('deployment_type')} {item.get('storage_capacity_gib'):,} GiB" + (f" @ {tput} MB/s/TiB" if tput else "")
 
