@@ -276,8 +276,10 @@ def test_diff_with_live_prices(stubbed_pricing: StubbedAws, stack_file) -> None:
     head.write_text(base.read_text().replace("count: 2", "count: 4"))
     res = run_cli("diff", str(base), str(head), "--live-prices", "--format", "json")
     (stack,) = json.loads(res.out)["stacks"]
-    assert (stack["total"]["before_usd"], stack["total"]["after_usd"]) == (2 * 37.5 * 100, 4 * 37.5 * 100)
-    assert stack["total"]["change_usd"] == 2 * 37.5 * 100
+    root = 500 * 100 / 730 * 0.08  # a root volume over the run, at the book's gp3 price in us-east-2
+    assert (stack["total"]["before_usd"], stack["total"]["after_usd"]) == (round(2 * (37.5 * 100 + root), 2),
+                                                                           round(4 * (37.5 * 100 + root), 2))
+    assert stack["total"]["change_usd"] == round(2 * (37.5 * 100 + root), 2)
 
 
 # --- fallback: the API cannot be used -------------------------------------------------------------

@@ -26,6 +26,7 @@ EC2_RESOURCE = "aws:ec2/instance:Instance"
 CAPACITY_BLOCK_RESOURCE = "aws:ec2/capacityBlockReservation:CapacityBlockReservation"
 LUSTRE_RESOURCE = "aws:fsx/lustreFileSystem:LustreFileSystem"
 EBS_RESOURCE = "aws:ebs/volume:Volume"  # what is billed: the EBS volumes EC2 creates from the launch templates' mappings
+ROOT_VOLUMES_SUFFIX = " root volumes"  # a node group's root-volume line item is named "<group> root volumes"
 ROOT_VOLUME_TYPE = "gp3"  # what the components create (planner.components.cluster.launch_template_args)
 
 
@@ -147,7 +148,7 @@ def root_volumes(stack: Stack, g: NodeGroup, run: float | None) -> Iterator[Comp
     def missing(book: PriceBook) -> tuple[str, dict[str, Any]]:
         return f"no price for EBS {ROOT_VOLUME_TYPE} storage in {stack.region} in price book '{book.name}'", {}
 
-    yield Component(EBS_RESOURCE, f"{g.name} root volumes", "GB-month", ebs_key(stack.region), g.count * gib, run, run,
+    yield Component(EBS_RESOURCE, g.name + ROOT_VOLUMES_SUFFIX, "GB-month", ebs_key(stack.region), g.count * gib, run, run,
                     HOURS_PER_MONTH,
                     {"volume_type": ROOT_VOLUME_TYPE, "gib_per_instance": gib, "instances": g.count,
                      "region": stack.region},
