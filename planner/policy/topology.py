@@ -4,7 +4,7 @@ Both the policy pack (at `pulumi preview`) and `planner plan --program` (through
 `planner.readback`) use this module. A cluster written by hand with plain pulumi-aws
 resources has no planner config, so its topology is read back from what the program
 registers: launch templates
-(instance type, EFA interfaces, market options, reservation), Auto Scaling groups or
+(instance type, EFA interfaces, market options, reservation, gp3 root volume), Auto Scaling groups or
 instances (how many, in which subnets and placement group), subnets (the AZ), placement
 groups (the strategy) and FSx for Lustre. The result is a plain `planner:cluster` mapping
 that goes through `parse_cluster` and `plan_stack` like a stack file, so the pack runs the
