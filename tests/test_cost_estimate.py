@@ -238,3 +238,46 @@ def estimate_items(stack, book):  # noqa: ANN001, ANN201 - the estimate's own li
     from planner.cost.estimate import estimate
 
     return estimate(stack, book).line_items
+
+
+@pytest.mark.parametrize("hours", [1, 37.3, 168, 999.9])
+def test_root_volume_line_and_the_total_adds_up_to_the_cent(stack_file, tmp_path, hours: float) -> None:
+    """The root-volume line is instances x GiB x price x hours / 730; the printed total is the sum of
+    the printed line items, to the cent."""
+    path = stack_file(AZ + f"""\
+root_volume_gib: 333
+node_groups:
+  - {{name: a, instance_type: trn2.48xlarge, count: 3}}
+  - {{name: b, instance_type: p5en.48xlarge, count: 7}}
+lustre: {{deployment_type: SCRATCH_2, storage_capacity_gib: 1200}}
+schedule: {{hours: {hours}}}
+""")
+    res = run_cli("plan", str(path), "--price-book", str(write_book(tmp_path)), "--format", "json")
+    assert res.code == 0, res.err
+    cost = json.loads(res.out)["stacks"][0]["cost"]
+    by_name = {i["name"]: i for i in cost["line_items"]}
+    for group, n in (("a", 3), ("b", 7)):
+        roots = by_name[f"{group} root volumes"]
+        assert roots["total_usd"] == round(n * 333 * EBS_USD * hours / 730, 2) == root_volumes_usd(n, hours, 333)
+        assert (roots["gib_per_instance"], roots["instances"], roots["volume_type"], roots["region"]) == (333, n, "gp3", "us-east-2")
+    assert cost["total_usd"] == round(sum(i["total_usd"] for i in cost["line_items"]), 2)
+    table = run_cli("plan", str(path), "--price-book", str(write_book(tmp_path)), "--wide").out
+    assert f"cost: ${cost['total_usd']:,.2f}" in table
+    for item in cost["line_items"]:
+        assert f"${item['total_usd']:,.2f}" in table
+
+
+def test_a_missing_gp3_price_is_unknown_not_zero(stack_file) -> None:
+    from planner.cost import PriceBook
+
+    book = PriceBook("empty").overlay({"name": "no-ebs", "instances": [
+        {"instance_type": "trn2.48xlarge", "region": "us-east-2", "purchase": "on-demand", "usd_per_hour": 10.0,
+         "source": SOURCE, "as_of": "2026-01-01"}]}, "no-ebs.yaml")
+    path = stack_file(AZ + "node_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 2}\nschedule: {hours: 10}\n")
+    plan = plan_stack(load_stack(str(path)), PlanOptions(price_book=book))
+    _, roots = plan.cost.line_items
+    assert roots.price is None and roots.total_usd is None and plan.cost.total_usd is None
+    assert roots.note == "no price for EBS gp3 storage in us-east-2 in price book 'empty + no-ebs'"
+    assert plan.cost.known_total_usd == 200.0
+    (found,) = [f for f in plan.findings if f.rule == "price-unknown"]
+    assert "EBS gp3" in found.message and "--price-book FILE" in found.fix
