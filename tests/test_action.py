@@ -100,8 +100,26 @@ def test_a_priced_stack_passes_with_its_total_cost(tmp_path: Path) -> None:
     assert comment.startswith("<!-- planner-report -->")
 
 
+# SCRATCH_1 has no price in the default book (tests/test_price_coverage.py lists the gap)
+UNPRICED = """config:
+  aws:region: us-east-2
+  planner:cluster:
+    availability_zone: us-east-2b
+    node_groups:
+      - {name: trainers, instance_type: trn2.48xlarge, count: 2, purchase: capacity-block}
+    lustre: {deployment_type: SCRATCH_1, storage_capacity_gib: 1200}
+    schedule: {hours: 24}
+"""
+
+
+def _unpriced(tmp_path: Path) -> Path:
+    path = tmp_path / "Pulumi.unpriced.yaml"
+    path.write_text(UNPRICED, encoding="utf-8")
+    return path
+
+
 def test_unknown_prices_make_the_total_unknown_not_zero(tmp_path: Path) -> None:
-    repo = _repo(tmp_path, *sorted((ROOT / "stacks").glob("Pulumi.*.yaml")))
+    repo = _repo(tmp_path, *sorted((ROOT / "stacks").glob("Pulumi.*.yaml")), _unpriced(tmp_path))
     res = run_action(repo, tmp_path, **{"price-book": "current"})
     assert res["outputs"]["exit-code"] == "0" and res["failed"] is None
     assert res["outputs"]["total-cost"] == "unknown"
@@ -116,7 +134,7 @@ def test_findings_fail_the_gate_after_the_reports_are_written(tmp_path: Path) ->
     assert "::error file=stacks/Pulumi.lustre-capacity.yaml,line=13,title=lustre-capacity::" in plan_log
     assert Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8").count("lustre-capacity") >= 1
     # fail-on warning is stricter: the price-unknown warning alone fails a clean file
-    repo2 = _repo(tmp_path / "w", ROOT / "stacks" / "Pulumi.trn2-dev.yaml")
+    repo2 = _repo(tmp_path / "w", _unpriced(tmp_path))
     assert run_action(repo2, tmp_path, **{"fail-on": "warning"})["outputs"]["exit-code"] == "1"
 
 

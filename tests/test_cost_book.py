@@ -38,10 +38,19 @@ def test_capacity_block_prices_say_where_their_region_comes_from() -> None:
 
 def test_unknown_prices_stay_unknown_in_the_shipped_book() -> None:
     book = load_price_book(None)
-    assert book.instance("trn2.48xlarge", "us-east-2", "on-demand") is None  # facts: uncertain
-    assert book.instance("p5e.48xlarge", "us-east-2", "on-demand") is None  # facts: none
-    assert book.instance("p5en.48xlarge", "eu-west-1", "on-demand") is None  # region not in the facts
-    assert book.lustre_price("us-east-2", "PERSISTENT_2", 250) is None  # facts: uncertain
+    assert book.instance("trn2.48xlarge", "ap-south-2", "on-demand") is None  # AWS published a rate for us-east-2 only
+    assert book.instance("p5e.48xlarge", "us-east-2", "on-demand") is None  # not sold: not-sold.yaml says so
+    assert book.instance("p5en.48xlarge", "eu-west-1", "on-demand") is None  # not a catalogue region of p5en
+    assert book.lustre_price("us-east-2", "SCRATCH_1", None) is None  # no public source names it
+    assert book.lustre_price("sa-east-1", "PERSISTENT_2", 250) is None  # not in the pricing-page copy
+
+
+def test_trn2_on_demand_is_the_last_published_rate_and_says_so() -> None:
+    """AWS's EC2 on-demand pricing-page data of 2025-04-04 lists "trn2 48xlarge US East Ohio Linux" at
+    85.9640000000; later Price List copies list none, so the entry carries that as an assumption."""
+    price = load_price_book(None).instance("trn2.48xlarge", "us-east-2", "on-demand")
+    assert (price.usd, price.as_of) == (85.964, "2025-04-04")
+    assert "confirm with AWS" in price.assumption and "mirror" in price.note
 
 
 def test_seed_book_is_selectable_by_name() -> None:

@@ -110,9 +110,10 @@ def test_base_ref_in_a_temporary_repository(tmp_path: Path) -> None:
 
 
 def test_unknown_prices_show_the_change_of_priced_items(tmp_path: Path) -> None:
-    _write(tmp_path / "base", "train", 2)
-    _write(tmp_path / "head", "train", 4)
-    res = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--format", "json")  # current book: trn2 on-demand unknown
+    for folder, count in (("base", 2), ("head", 4)):  # current book: trn2 on demand in ap-south-2 has no price
+        path = _write(tmp_path / folder, "train", count)
+        path.write_text(path.read_text().replace("us-east-2", "ap-south-2"), encoding="utf-8")
+    res = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--format", "json")
     s = json.loads(res.out)["stacks"][0]
     # only the root volumes are priced: 2 more instances x 500 GiB x 100 h / 730 x $0.08 (gp3 in us-east-2)
     assert s["total"]["change_usd"] is None and s["total"]["change_known_usd"] == 10.96

@@ -232,9 +232,10 @@ def assert_inert(markdown: str, allowed_tags: tuple[str, ...] = ()) -> None:
 
 
 def test_item3_suppression_reason_is_inert_in_the_comment(tmp_path: Path) -> None:
-    plain = run_cli("plan", str(cluster(tmp_path, base(), name="plain")), "--format", "json")
+    # SCRATCH_1 has no price in the default book: price-unknown fires (tests/test_price_coverage.py)
+    plain = run_cli("plan", str(cluster(tmp_path, base(deployment_type="SCRATCH_1"), name="plain")), "--format", "json")
     fired = json.loads(plain.out)["stacks"][0]["findings"][0]["rule"]  # suppress a rule that fires here
-    path = cluster(tmp_path, base(rule=fired, reason=yq(HOSTILE)))
+    path = cluster(tmp_path, base(rule=fired, reason=yq(HOSTILE), deployment_type="SCRATCH_1"))
     res = run_cli("plan", str(path), "--format", "markdown")
     assert res.code == 0, res.err
     assert "octo-team" in res.out and "suppressed" in res.out  # shown, as text
@@ -770,8 +771,8 @@ def test_item14_reservation_ids_and_unknown_deployment_arguments() -> None:
 def test_item15_sarif_uri_is_percent_encoded(tmp_path: Path) -> None:
     folder = tmp_path / "a #b%c"
     folder.mkdir()
-    path = folder / "Pulumi.x.yaml"
-    path.write_text((ROOT / TRN2_DEV).read_text())
+    path = folder / "Pulumi.x.yaml"  # SCRATCH_1: unpriced, so a finding (price-unknown) has a location
+    path.write_text((ROOT / TRN2_DEV).read_text().replace("SCRATCH_2", "SCRATCH_1"))
     res = run_cli("plan", "Pulumi.x.yaml", "--format", "sarif", cwd=folder)
     uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
             for r in json.loads(res.out)["runs"][0]["results"] for loc in r["locations"]}

@@ -136,9 +136,11 @@ def test_arbitrary_printable_reason_reaches_every_report_inert(text: str) -> Non
     """A reason without control characters is accepted: it is shown in every report, inert."""
     reason = "".join(c for c in text if c.isprintable()) or "x"
     folder = workdir()
-    plain = run_cli("plan", str(write_stack(folder, STRING_FIELDS["name"]('"a"'), name="plain")), "--format", "json")
-    fired = json.loads(plain.out)["stacks"][0]["findings"][0]["rule"]  # a rule that fires here, suppressed
-    path = write_stack(folder, STRING_FIELDS["suppress.reason"](yaml_quote(reason)).replace("efa-recommended", fired))
+    unpriced = "deployment_type: SCRATCH_1"  # no price in the default book: price-unknown fires
+    plain = write_stack(folder, STRING_FIELDS["name"]('"a"').replace("deployment_type: SCRATCH_2", unpriced), name="plain")
+    fired = json.loads(run_cli("plan", str(plain), "--format", "json").out)["stacks"][0]["findings"][0]["rule"]
+    path = write_stack(folder, STRING_FIELDS["suppress.reason"](yaml_quote(reason)).replace("efa-recommended", fired)
+                       .replace("deployment_type: SCRATCH_2", unpriced))
     for fmt in FORMATS:
         res = run_cli("plan", str(path), "--format", fmt)
         if reason.strip():

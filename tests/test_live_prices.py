@@ -327,7 +327,7 @@ def _plan_falls_back(res: Any, reason: str) -> None:
     assert first.startswith("planner: warning: live prices unavailable (") and reason in first
     assert first.endswith("using the price book 'current' for every price")
     cost = json.loads(res.out)["stacks"][0]["cost"]
-    assert cost["price_book"] == "current" and cost["complete"] is False  # trn2 on-demand stays unknown, never 0
+    assert cost["price_book"] == "current" and {i["price_book"] for i in cost["line_items"]} == {"current"}  # no live price
 
 
 def test_unreachable_price_list_falls_back_to_the_book(stubbed_pricing: StubbedAws) -> None:

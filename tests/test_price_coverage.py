@@ -25,6 +25,9 @@ NO_PUBLIC_FIGURE = "no public source read for this project gives this price (sea
 # Instance prices: on-demand offers that the Price List mirror does not list for these regions.
 INSTANCE_GAPS = {
     ("trn1.32xlarge", "ap-south-1", "on-demand"): NO_PUBLIC_FIGURE,
+    # AWS's on-demand pricing data listed trn2.48xlarge in us-east-2 only (2025-04-04), and later
+    # Price List copies list no on-demand rate for it anywhere
+    ("trn2.48xlarge", "ap-south-2", "on-demand"): NO_PUBLIC_FIGURE,
     ("p6-b200.48xlarge", "ap-south-1", "on-demand"): NO_PUBLIC_FIGURE,
     ("p6-b200.48xlarge", "ap-south-2", "on-demand"): NO_PUBLIC_FIGURE,
     ("p6-b200.48xlarge", "eu-north-1", "on-demand"): NO_PUBLIC_FIGURE,
@@ -32,12 +35,17 @@ INSTANCE_GAPS = {
 LUSTRE_TIERS = [("SCRATCH_1", None), ("SCRATCH_2", None), ("PERSISTENT_1", 50), ("PERSISTENT_1", 100),
                 ("PERSISTENT_1", 200), ("PERSISTENT_1", 12), ("PERSISTENT_1", 40), ("PERSISTENT_2", 125),
                 ("PERSISTENT_2", 250), ("PERSISTENT_2", 500), ("PERSISTENT_2", 1000)]
-# FSx for Lustre: the pricing page (per region) could not be read here and no mirror of the
-# FSx Price List was found; only the figures in the book are known. Every other tier and
-# region is a gap, listed by region.
-LUSTRE_KNOWN = {("us-east-1", "SCRATCH_2", None), ("us-east-2", "SCRATCH_2", None), ("us-west-2", "SCRATCH_2", None),
-                ("us-west-2", "PERSISTENT_1", 50), ("us-west-2", "PERSISTENT_1", 100), ("us-west-2", "PERSISTENT_1", 200),
-                ("us-east-1", "PERSISTENT_2", 125)}
+# FSx for Lustre: PERSISTENT_1 SSD and PERSISTENT_2 come from the FSx pricing page's data for
+# every region it lists them in (planner/data/prices/current.yaml says how the tiers were read);
+# SCRATCH_2 only in the US regions. The rest is a gap: no public source read for this project
+# names the SCRATCH_1, HDD or other SCRATCH_2 rates, and the copy of the pricing page's data
+# (2025-10-16) has no PERSISTENT_2 rates in the regions below.
+P1_SSD = [("PERSISTENT_1", 50), ("PERSISTENT_1", 100), ("PERSISTENT_1", 200)]
+P2 = [("PERSISTENT_2", 125), ("PERSISTENT_2", 250), ("PERSISTENT_2", 500), ("PERSISTENT_2", 1000)]
+NO_P2 = {"ap-south-2", "ap-southeast-3", "ap-southeast-4", "eu-south-2", "eu-west-3", "me-central-1", "sa-east-1"}
+LUSTRE_KNOWN = ({(r, "SCRATCH_2", None) for r in BASE_REGIONS}
+                | {(r, d, t) for r in REGIONS for d, t in P1_SSD}
+                | {(r, d, t) for r in REGIONS - NO_P2 for d, t in P2})
 LUSTRE_GAPS = {(r, d, t): NO_PUBLIC_FIGURE for r in REGIONS for d, t in LUSTRE_TIERS if (r, d, t) not in LUSTRE_KNOWN}
 
 

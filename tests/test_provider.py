@@ -186,9 +186,9 @@ def test_construct_builds_an_ultraserver_cluster(plugin: tuple[Any, Monitor, int
     assert res.urn == f"urn:pulumi:{STACK}::{PROJECT}::planner:index:UltraServerCluster::pretrain"
     assert state["instances"] == 16 and state["accelerators"] == 256
     assert state["summary"]["ultraservers"] == 4
-    assert {f["rule"] for f in state["findings"]} == {"price-unknown"}  # PERSISTENT_2 at 250 has no price in the book
-    assert "totalUsd" not in state  # unknown, never zero
-    assert state["cost"]["complete"] is False
+    assert {f["rule"] for f in state["findings"]} == set()
+    assert state["totalUsd"] == documented_total()  # the same inputs as the documented example
+    assert state["cost"]["complete"] is True
     mine = [r for r in plugin[1].registered if "::pretrain" in r["urn"] or "pretrain-" in r["name"]]
     by_type = {}
     for r in mine:
@@ -241,6 +241,14 @@ def test_construct_standalone_network_and_storage(plugin: tuple[Any, Monitor, in
     assert "lustre-capacity" in err.value.details()
 
 
+def documented_total() -> float:
+    """The total the TypeScript example of docs/tasks/components.md gives in its comment."""
+    import re
+
+    page = (ROOT / "docs" / "tasks" / "components.md").read_text(encoding="utf-8")
+    return float(re.search(r"pretrain\.totalUsd;\s*// ([\d.]+):", page).group(1))
+
+
 def test_the_documented_yaml_example_constructs(plugin: tuple[Any, Monitor, int]) -> None:
     """docs/tasks/components.md: the YAML program's properties are what the engine sends as inputs."""
     import re
@@ -253,7 +261,7 @@ def test_the_documented_yaml_example_constructs(plugin: tuple[Any, Monitor, int]
     assert resource["type"] == "planner:UltraServerCluster"
     state = json_format.MessageToDict(construct(plugin, "UltraServerCluster", "documented", resource["properties"]).state)
     assert state["instances"] == 16 and state["accelerators"] == 256  # the TypeScript example's comments
-    assert "totalUsd" not in state
+    assert state["totalUsd"] == documented_total()
     ts = re.search(r"```typescript\n(.*?)```", page, flags=re.S).group(1)
     # The TypeScript example declares the same inputs, key for key.
     inputs = set(re.findall(r'"(\w+)":', json.dumps(resource["properties"])))
