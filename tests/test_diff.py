@@ -115,9 +115,9 @@ def test_unknown_prices_show_the_change_of_priced_items(tmp_path: Path) -> None:
         path.write_text(path.read_text().replace("us-east-2", "ap-south-2"), encoding="utf-8")
     res = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--format", "json")
     s = json.loads(res.out)["stacks"][0]
-    # only the root volumes are priced: 2 more instances x 500 GiB x 100 h / 730 x $0.08 (gp3 in us-east-2)
-    assert s["total"]["change_usd"] is None and s["total"]["change_known_usd"] == 10.96
-    assert "unknown (priced items +$10.96)" in run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head")).out
+    # only the root volumes are priced, at gp3 in ap-south-2 ($0.0912): $24.99 for 4 instances less $12.49 for 2
+    assert s["total"]["change_usd"] is None and s["total"]["change_known_usd"] == 12.5
+    assert "unknown (priced items +$12.50)" in run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head")).out
 
 
 @pytest.mark.parametrize("args", [

@@ -52,7 +52,7 @@ def _unpriced(cost: dict[str, Any]) -> list[str]:
 def headline(cost: dict[str, Any]) -> str:
     """The estimate in one sentence; "unknown" said once, with the priced part and what has no price.
 
-    `$85,044.53 for 168 h ($506.22/h, $369,538.72 a month of 730 h)`, or
+    `$85,118.17 for 168 h ($506.66/h, $369,858.72 a month of 730 h)`, or
     `unknown for 168 h: $38.66 priced, no price for trainers`.
     """
     hours = cost.get("hours")
