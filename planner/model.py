@@ -35,7 +35,10 @@ class NodeGroup:
     efa: bool = True
     availability_zone: str = ""  # effective AZ (group's own, else the cluster's)
     public_ip: bool = False
-    capacity_reservation_id: str | None = None
+    # where the group launches: the reservations (Capacity Blocks) it targets, as declared (one id,
+    # or one per UltraServer), or a resource group of UltraServer Capacity Blocks; empty/None: none named
+    capacity_reservation_ids: tuple[str, ...] = ()
+    capacity_reservation_resource_group_arn: str | None = None
     ultraservers: int | None = None  # as declared; None when `count` was given
     path: Path = ()
     declared: frozenset[str] = frozenset()
@@ -45,6 +48,11 @@ class NodeGroup:
     # effective gp3 root volume per instance, GiB: the cluster's `root_volume_gib`; read back from a
     # program, the launch template's own, or None when the read-back cannot tell (then not priced)
     root_volume_gib: int | None = ROOT_VOLUME_GIB
+
+    @property
+    def launch_target(self) -> bool:
+        """True when the group names where it launches (a reservation id, or a resource group of them)."""
+        return bool(self.capacity_reservation_ids) or self.capacity_reservation_resource_group_arn is not None
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,10 @@ CLUSTER_PATH: Path = ("config", CLUSTER_KEY)
 _STACK_FILE = re.compile(r"^Pulumi\.([A-Za-z0-9_.-]+)\.ya?ml$")
 _NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
 _RESERVATION = re.compile(r"^cr-[0-9a-f]{8,17}$")
+# A resource group's ARN, as the Resource Groups API reference gives its pattern (GroupIdentifier.GroupArn,
+# https://docs.aws.amazon.com/ARG/latest/APIReference/API_GroupIdentifier.html): partition, region,
+# 12-digit account, group name of letters, digits, `_`, `.` and `-` (at most 300).
+RESOURCE_GROUP_ARN = re.compile(r"^arn:aws(-[a-z]+)*:resource-groups:([a-z]{2}(-[a-z]+)+-\d):[0-9]{12}:group/[a-zA-Z0-9_.-]{1,300}$")
 _VPC = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 _SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
 
@@ -119,9 +123,14 @@ SCHEMA: dict[str, Table] = {
             "efa": Field("boolean", "One EFA interface per network card; default: true where the type supports EFA."),
             "availability_zone": Field("string", f"Overrides the cluster AZ: {_AZ_DOC}."),
             "public_ip": Field("boolean", "Request a public IP at launch.", default=False),
-            "capacity_reservation_id": Field("pattern", "The capacity reservation (or Capacity Block) to launch into.",
-                                             pattern=_RESERVATION,
+            "capacity_reservation_id": Field("pattern", "The capacity reservation (or Capacity Block) to launch into; for "
+                                             "UltraServer Capacity Blocks, a list of one id per UltraServer is accepted too.",
+                                             pattern=_RESERVATION, many=True,
                                              what="a capacity reservation id such as cr-0123456789abcdef0"),
+            "capacity_reservation_resource_group_arn": Field(
+                "pattern", "A resource group of UltraServer Capacity Blocks to launch into (instead of "
+                "capacity_reservation_id), in the stack's region.", pattern=RESOURCE_GROUP_ARN,
+                what="a resource group ARN such as arn:aws:resource-groups:us-east-2:123456789012:group/NAME"),
         },
         required=("name", "instance_type"),
     ),
@@ -293,11 +302,21 @@ def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str)
             r.fail(p + ("availability_zone",), f"expected an Availability Zone of {region}, got {_kind(az)}")
         public_ip = r.field(m, "node_group", "public_ip", p)
         reservation = r.field(m, "node_group", "capacity_reservation_id", p)
+        group_arn = r.field(m, "node_group", "capacity_reservation_resource_group_arn", p)
+        if "capacity_reservation_id" in m and "capacity_reservation_resource_group_arn" in m:
+            r.fail(p + ("capacity_reservation_resource_group_arn",), "give either 'capacity_reservation_id' or "
+                   "'capacity_reservation_resource_group_arn', not both (a launch targets one or the other)")
+        elif group_arn is not None and region:
+            arn_region = group_arn.split(":")[3]
+            if arn_region != region:
+                r.fail(p + ("capacity_reservation_resource_group_arn",),
+                       f"expected a resource group in the stack's region {region}, got one in {arn_region}")
         if None in (name, itype, count, purchase, efa, public_ip) or spec is None:
             continue
         groups.append(NodeGroup(
             name=name, instance_type=itype, count=count, purchase=purchase, efa=efa,
-            availability_zone=az, public_ip=public_ip, capacity_reservation_id=reservation,
+            availability_zone=az, public_ip=public_ip, capacity_reservation_ids=reservation or (),
+            capacity_reservation_resource_group_arn=group_arn,
             ultraservers=ultraservers, path=p, declared=frozenset(str(k) for k in m),
         ))
     return tuple(groups)

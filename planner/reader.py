@@ -86,6 +86,7 @@ class Field:
     maximum: float | None = None  # positive_number/positive_int: the largest value accepted (`what` says the range)
     minimum: float | None = None  # positive_number: the smallest value accepted (`what` says the range)
     of: str = ""  # mapping / list: the name of the nested table in the schema
+    many: bool = False  # pattern: one value, or a non-empty list of distinct ones (read as a tuple)
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,8 @@ class Reader:
     def field(self, m: dict[str, Any], name: str, k: str, path: Path) -> Any:
         """Key `k` of a mapping read through its self.schema[name] field (its converter and default)."""
         f = self.schema[name].fields[k]
-        value = self.get(m, k, path, self.converter(f), f.default)
+        conv = self.converter(f)
+        value = self.get(m, k, path, self.one_or_list(conv, f.what) if f.many else conv, f.default)
         if f.maximum is not None and value is not None and value > f.maximum:
             self.fail(path + (k,), f"expected {f.what}, got {value!r}")
             return None
@@ -163,6 +165,27 @@ class Reader:
         if f.kind in ("string", "boolean", "positive_int", "positive_number"):
             return getattr(self, f.kind)
         raise ValueError(f"field kind {f.kind!r} is read by its own code, not by a converter")
+
+    def one_or_list(self, conv: Callable[[Any, Path], Any], what: str) -> Callable[[Any, Path], tuple[Any, ...] | None]:
+        """A field that takes one value or a list of them (`capacity_reservation_id: cr-...` or
+        `[cr-..., cr-...]`): read as a tuple either way; an empty list or a repeated value is a problem."""
+        def read(v: Any, path: Path) -> tuple[Any, ...] | None:
+            if not isinstance(v, list):
+                one = conv(v, path)
+                return None if one is None else (one,)
+            if not v:
+                self.fail(path, f"expected {what}, or a non-empty list of them, got an empty list")
+                return None
+            out = [conv(item, path + (i,)) for i, item in enumerate(v)]
+            if any(x is None for x in out):
+                return None
+            for i, x in enumerate(out):
+                if x in out[:i]:
+                    self.fail(path + (i,), f"repeats {_kind(x)} (also [{out.index(x)}]); expected each value once")
+                    return None
+            return tuple(out)
+
+        return read
 
     # --- converters: return a value, or record a problem and return None -------------
     def string(self, v: Any, path: Path) -> str | None:

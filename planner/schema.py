@@ -45,7 +45,10 @@ def _value(f: Field, instance_types: list[str]) -> dict[str, Any]:
         return {"type": "string", "enum": list(f.options)}
     if f.kind == "pattern":
         assert f.pattern is not None
-        return {"type": "string", "pattern": f.pattern.pattern}
+        one = {"type": "string", "pattern": f.pattern.pattern}
+        if f.many:  # one value, or a non-empty list of distinct ones
+            return {"anyOf": [one, {"type": "array", "items": one, "minItems": 1, "uniqueItems": True}]}
+        return one
     if f.kind == "mapping":
         return {"$ref": f"#/definitions/{f.of}"}
     if f.kind == "list":
@@ -73,6 +76,8 @@ def _table(name: str, t: Table, instance_types: list[str]) -> dict[str, Any]:
     if name == "node_group":
         # `count` (instances) or `ultraservers`, not both
         out["oneOf"] = [{"required": ["count"]}, {"required": ["ultraservers"]}]
+        # a launch targets reservations or a resource group of them, not both
+        out["not"] = {"required": ["capacity_reservation_id", "capacity_reservation_resource_group_arn"]}
     if name == "budget":
         out["minProperties"] = 1
     return out

@@ -126,7 +126,7 @@ def test_bundled_stack_deploys_into_moto(stack_name: str) -> None:
     else:
         assert "InstanceMarketOptions" not in data
     target = data.get("CapacityReservationSpecification", {}).get("CapacityReservationTarget", {})
-    assert target.get("CapacityReservationId") == group.capacity_reservation_id
+    assert target.get("CapacityReservationId") == (group.capacity_reservation_ids or (None,))[0]
 
     asg = only(boto3.client("autoscaling", region_name=region).describe_auto_scaling_groups()["AutoScalingGroups"])
     assert (asg["MinSize"], asg["MaxSize"], asg["DesiredCapacity"]) == (group.count,) * 3

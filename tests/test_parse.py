@@ -56,7 +56,7 @@ def test_valid_stack_becomes_the_model(stack_file):
     assert stack.name == "test" and stack.region == "us-east-2"
     trainers, eval_ = c.node_groups
     assert (trainers.count, trainers.ultraservers, trainers.purchase, trainers.efa) == (16, 4, "capacity-block", True)
-    assert trainers.capacity_reservation_id == "cr-0123456789abcdef0"
+    assert trainers.capacity_reservation_ids == ("cr-0123456789abcdef0",)
     assert (eval_.count, eval_.efa, eval_.purchase, eval_.public_ip) == (2, False, "on-demand", False)
     assert c.placement == "none"
     assert c.lustre.deployment_type == "PERSISTENT_2" and c.lustre.availability_zone == "us-east-2b"

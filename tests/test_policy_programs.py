@@ -101,7 +101,8 @@ def component_stacks() -> dict[str, tuple[dict[str, Any], str, list[Any]]]:
 
 
 def _topology(cluster: Any) -> tuple[Any, ...]:
-    groups = tuple((g.instance_type, g.count, g.purchase, g.efa, g.availability_zone, g.public_ip, g.capacity_reservation_id)
+    groups = tuple((g.instance_type, g.count, g.purchase, g.efa, g.availability_zone, g.public_ip, g.capacity_reservation_ids,
+                    g.capacity_reservation_resource_group_arn)
                    for g in cluster.node_groups)
     fs = cluster.lustre
     lustre = None if fs is None else (fs.deployment_type, fs.storage_capacity_gib, fs.per_unit_storage_throughput,

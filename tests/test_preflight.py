@@ -365,6 +365,26 @@ def test_block_partly_in_use_is_a_warning(stack_file) -> None:
     assert w.severity == "warning" and "has 12 of 16 instances available now" in w.message
 
 
+def test_one_reservation_per_ultraserver_is_checked_id_by_id(stack_file) -> None:
+    """A group naming one reservation per UltraServer: each id is checked for what it is (kind, type,
+    zone, state), and a missing one is pointed at in the list; no size is asked of each, since how a
+    block's instances spread over its reservations is not documented."""
+    ids = ["cr-0123456789abcdef0", "cr-0123456789abcdef1"]
+    aws = StubbedAws()
+    stub = aws.stub("ec2", "us-east-2")
+    stub.add_response("describe_capacity_reservations", _block(TotalInstanceCount=4, AvailableInstanceCount=4),
+                      {"CapacityReservationIds": [ids[0]]})
+    stub.add_client_error("describe_capacity_reservations", "InvalidCapacityReservationId.NotFound",
+                          f"The capacity reservation ID '{ids[1]}' does not exist", 400)
+    cluster = ULTRA.format(ultraservers=2).replace("    capacity_reservation_id: cr-0123456789abcdef0\n",
+                                                   "    capacity_reservation_id:\n" + "".join(f"      - {i}\n" for i in ids))
+    (f,) = run_check("preflight-reservation", stack_file(cluster), Account(aws.client))
+    aws.assert_no_pending()
+    assert f.message == f"node group 'ultraservers': capacity reservation {ids[1]} does not exist in us-east-2 " \
+                        "(or is not shared with this account)"
+    assert f.line == 12  # the second id of the list
+
+
 # --- failure paths: each check isolated, one line each, never a traceback ----------------------
 
 def test_access_denied_on_one_api_leaves_the_other_checks_reporting() -> None:

@@ -132,7 +132,7 @@ def test_targeted_reservation_gets_no_placement_group_advice() -> None:
                              "launchTemplate": {"id": "lt-0ddd"}})
     out = planned([subnet(), lt, asg])
     (g,) = out.plan.stack.cluster.node_groups
-    assert g.capacity_reservation_id == "cr-0123456789abcdef0" and g.purchase == "on-demand"
+    assert g.capacity_reservation_ids == ("cr-0123456789abcdef0",) and g.purchase == "on-demand"
     assert "placement-group" not in rules_of(out)
 
 

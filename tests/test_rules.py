@@ -39,6 +39,8 @@ node_groups:
 
 
 CB = "    capacity_reservation_id: cr-0123456789abcdef0"
+CB2 = "    capacity_reservation_id: [cr-0123456789abcdef0, cr-0123456789abcdef1]"  # two reservations
+ARN = "    capacity_reservation_resource_group_arn: arn:aws:resource-groups:us-east-2:123456789012:group/ultra-blocks"
 P2 = "lustre:\n  deployment_type: PERSISTENT_2\n  storage_capacity_gib: 2400\n  per_unit_storage_throughput: 250"
 
 
@@ -82,6 +84,26 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
     ],
     "capacity-block-reservation": [
         ("warning", group("p5en.48xlarge", 8, "capacity-block"), group("p5en.48xlarge", 8, "capacity-block", CB), "us-east-2"),
+        # an UltraServer block may name one id per UltraServer, or a resource group of blocks
+        ("warning", group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", P2),
+         group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB2 + "\n" + P2), "us-east-2"),
+        ("warning", group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", P2),
+         group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", ARN + "\n" + P2), "us-east-2"),
+    ],
+    "capacity-reservation-list": [
+        ("error", group("p5en.48xlarge", 8, "capacity-block", CB2), group("p5en.48xlarge", 8, "capacity-block", CB), "us-east-2"),
+        ("error", group("trn2.48xlarge", 2, "on-demand", CB2), group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB2 + "\n" + P2),
+         "us-east-2"),
+    ],
+    "capacity-block-reservation-count": [
+        ("error", group("trn2u.48xlarge", "ultraservers: 3", "capacity-block", CB2 + "\n" + P2),
+         group("trn2u.48xlarge", "ultraservers: 3", "capacity-block", CB + "\n" + P2), "us-east-2"),
+        ("error", group("trn2u.48xlarge", "ultraservers: 1", "capacity-block", CB2),
+         group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB2 + "\n" + P2), "us-east-2"),
+    ],
+    "capacity-block-resource-group": [
+        ("error", group("p5en.48xlarge", 8, "capacity-block", ARN), group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", ARN + "\n" + P2),
+         "us-east-2"),
     ],
     "spot-unsupported": [
         ("error", group("trn2u.48xlarge", "ultraservers: 1", "spot"), group("trn2.48xlarge", 4, "spot"), "us-east-2"),

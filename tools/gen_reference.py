@@ -102,7 +102,7 @@ def stack_schema_page() -> str:
             if f.kind == "choice":
                 value = " / ".join(f"`{o}`" for o in f.options)
             elif f.kind == "pattern":
-                value = f.what
+                value = f.what + (", or a list of them" if f.many else "")
             elif f.kind in ("mapping", "list"):
                 value = f"{kinds[f.kind]} of [`{f.of}`](#{f.of.replace('_', '_')})"
             else:

@@ -53,7 +53,7 @@ def offering(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 ctx, where,
                 f"node group '{g.name}': {g.instance_type} is not in the instance type offerings of {az} ({elsewhere}); "
                 "types sold through Capacity Blocks (such as Trn2 UltraServers) are not always listed there, so the "
-                "block's reservation is what counts" + ("" if g.capacity_reservation_id else
+                "block's reservation is what counts" + ("" if g.capacity_reservation_ids else
                                                         ": declare capacity_reservation_id to have preflight check it"),
                 severity="warning")
         else:

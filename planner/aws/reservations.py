@@ -35,12 +35,17 @@ LINUX = "Linux/UNIX"
 def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     account, region = ctx.options["account"], ctx.options["region"]
     users: dict[str, list[NodeGroup]] = {}
+    several: dict[str, tuple[NodeGroup, int]] = {}  # an id of a group that names several (one per UltraServer)
     for g in ctx.cluster.node_groups:
-        if g.capacity_reservation_id:
-            users.setdefault(g.capacity_reservation_id, []).append(g)
-    for rid, groups in users.items():
+        for k, rid in enumerate(g.capacity_reservation_ids):
+            if len(g.capacity_reservation_ids) == 1:
+                users.setdefault(rid, []).append(g)
+            else:
+                several[rid] = (g, k)
+    for rid in dict.fromkeys([*users, *several]):
+        groups = users.get(rid) or [several[rid][0]]
         g = groups[0]
-        where = g.path + ("capacity_reservation_id",)
+        where = g.path + (("capacity_reservation_id", several[rid][1]) if rid not in users else ("capacity_reservation_id",))
         try:
             cr = account.reservation(region, rid)
         except AwsCallError as err:
@@ -50,15 +55,19 @@ def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             yield r.finding(ctx, where, f"node group '{g.name}': capacity reservation {rid} does not exist in {region} "
                                         "(or is not shared with this account)")
             continue
-        yield from _compare(r, ctx, cr, groups)
+        # a group that names one reservation per UltraServer: how AWS splits a block's instances across
+        # reservations is not documented, so each id is checked for what it is, not for a size
+        yield from _compare(r, ctx, cr, groups, rid, where, sized=rid in users)
 
 
-def _compare(r: Rule, ctx: RuleContext, cr: dict[str, Any], groups: list[NodeGroup]) -> Iterator[Finding]:
-    rid = cr.get("CapacityReservationId", groups[0].capacity_reservation_id)
+def _compare(r: Rule, ctx: RuleContext, cr: dict[str, Any], groups: list[NodeGroup], declared: str,
+             where: tuple[Any, ...], sized: bool = True) -> Iterator[Finding]:
+    rid = cr.get("CapacityReservationId", declared)
     kind = cr.get("ReservationType", "default")
     state = cr.get("State", "unknown")
     for g in groups:
-        where = g.path + ("capacity_reservation_id",)
+        if sized:  # several groups may share one reservation
+            where = g.path + ("capacity_reservation_id",)
         label = f"node group '{g.name}': {rid}"
         if g.purchase == "capacity-block" and kind != "capacity-block":
             yield r.finding(ctx, where, f"{label} is an On-Demand Capacity Reservation (ReservationType {kind}), not a "
@@ -75,10 +84,12 @@ def _compare(r: Rule, ctx: RuleContext, cr: dict[str, Any], groups: list[NodeGro
         if platform and platform != LINUX:
             yield r.finding(ctx, where, f"{label} is for {platform}; planner plans and prices Linux/UNIX instances",
                             severity="warning")
-    g = groups[0]
-    where = g.path + ("capacity_reservation_id",)
+    if sized:
+        where = groups[0].path + ("capacity_reservation_id",)
     if state not in USABLE:
         yield r.finding(ctx, where, f"capacity reservation {rid} is {state}; instances cannot launch into it")
+        return
+    if not sized:
         return
     need = sum(x.count for x in groups)
     names = ", ".join(f"'{x.name}'" for x in groups)

@@ -52,12 +52,28 @@ class NodeGroupArgs:
     efa: bool | None = None
     availability_zone: str | None = None
     public_ip: bool | None = None
-    capacity_reservation_id: str | None = None
+    # one id, or (UltraServer Capacity Blocks) a list of ids, one per UltraServer
+    capacity_reservation_id: str | Sequence[str] | None = None
+    capacity_reservation_resource_group_arn: str | None = None  # a resource group of UltraServer Capacity Blocks
 
     @classmethod
     def from_model(cls, g: NodeGroup) -> NodeGroupArgs:
-        """Back from the parsed model, keeping only the keys the user declared (rules look at intent)."""
-        return _declared_only(cls, g, always=("name", "instance_type", "capacity_reservation_id"))
+        """Back from the parsed model, keeping only the keys the user declared (rules look at intent).
+        The model keeps reservation ids as a tuple; one id goes back as the string it was written as."""
+        ids = g.capacity_reservation_ids
+        declared = getattr(g, "declared", frozenset())
+        return cls(**{f.name: getattr(g, f.name) for f in fields(cls)
+                      if f.name in ("name", "instance_type", "capacity_reservation_resource_group_arn")
+                      or (f.name in declared and f.name != "capacity_reservation_id")},
+                   capacity_reservation_id=None if not ids else ids[0] if len(ids) == 1 else list(ids))
+
+    def to_config(self) -> dict[str, Any]:
+        """The node group's schema mapping (a list of ids as a list, as YAML would hold it)."""
+        out = _mapping(self)
+        ids = out.get("capacity_reservation_id")
+        if isinstance(ids, Sequence) and not isinstance(ids, str):
+            out["capacity_reservation_id"] = list(ids)
+        return out
 
 
 @dataclass(frozen=True)
@@ -128,7 +144,7 @@ class ClusterArgs:
         """The `planner:cluster` mapping these args declare (what `parse_cluster` reads)."""
         out: dict[str, Any] = {
             "availability_zone": self.availability_zone,
-            "node_groups": [_mapping(g) for g in self.node_groups],
+            "node_groups": [g.to_config() for g in self.node_groups],
         }
         if self.placement_group is not None:
             out["placement_group"] = self.placement_group

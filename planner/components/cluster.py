@@ -116,23 +116,41 @@ class AcceleratedCluster(pulumi.ComponentResource):
         cat = _catalogue.load()
         for group in cluster.node_groups:
             spec = cat.instance_types[group.instance_type]
-            lt = aws.ec2.LaunchTemplate(f"{name}-{group.name}", opts=child,
-                                        **launch_template_args(name, group, spec, args, self.network.subnet_id,
-                                                               self.network.security_group_id))
-            version = lt.latest_version.apply(str)
-            asg = aws.autoscaling.Group(
-                f"{name}-{group.name}",
-                min_size=group.count, max_size=group.count, desired_capacity=group.count,
-                vpc_zone_identifiers=[self.network.subnet_id],
-                **_instances_source(group, lt.id, version),
-                placement_group=self.network.placement_group_name,
-                # Capacity Blocks start later than `pulumi up`: do not wait for instances.
-                wait_for_capacity_timeout="0" if group.purchase == "capacity-block" else None,
-                tags=[{"key": k, "value": v, "propagate_at_launch": True} for k, v in _tags(name, group, args).items()],
-                opts=child,
-            )
-            self.launch_template_ids[group.name] = lt.id
-            self.auto_scaling_group_names[group.name] = asg.name
+            for suffix, part, unit in _launch_units(group, spec):
+                lt = aws.ec2.LaunchTemplate(f"{name}-{suffix}", opts=child,
+                                            **launch_template_args(name, part, spec, args, self.network.subnet_id,
+                                                                   self.network.security_group_id, unit))
+                version = lt.latest_version.apply(str)
+                asg = aws.autoscaling.Group(
+                    f"{name}-{suffix}",
+                    min_size=part.count, max_size=part.count, desired_capacity=part.count,
+                    vpc_zone_identifiers=[self.network.subnet_id],
+                    **_instances_source(part, lt.id, version),
+                    placement_group=self.network.placement_group_name,
+                    # Capacity Blocks start later than `pulumi up`: do not wait for instances.
+                    wait_for_capacity_timeout="0" if part.purchase == "capacity-block" else None,
+                    tags=[{"key": k, "value": v, "propagate_at_launch": True} for k, v in _tags(name, part, args, unit).items()],
+                    opts=child,
+                )
+                self.launch_template_ids[suffix] = lt.id
+                self.auto_scaling_group_names[suffix] = asg.name
+
+
+ULTRASERVER_TAG = "planner:ultraserver"  # which UltraServer of its node group (1..N) a launch template serves
+
+
+def _launch_units(group: NodeGroup, spec: InstanceType) -> list[tuple[str, NodeGroup, int | None]]:
+    """What gets one launch template and Auto Scaling group: the node group, or, when an UltraServer
+    Capacity Block group names one reservation per UltraServer, each UltraServer (`<group>-us1`, ...,
+    ultraserver_size instances and its own reservation each, in the order the ids are declared).
+
+    A launch template targets one reservation (EC2 CapacityReservationTarget), so several ids need
+    several templates; one id or a resource group ARN keeps one template for the whole group."""
+    ids, size = group.capacity_reservation_ids, spec.ultraserver_size
+    if len(ids) <= 1 or size is None or group.purchase != "capacity-block" or len(ids) * size != group.count:
+        return [(group.name, group, None)]
+    return [(f"{group.name}-us{k}", replace(group, count=size, capacity_reservation_ids=(rid,), ultraservers=1), k)
+            for k, rid in enumerate(ids, 1)]
 
 
 def _instances_source(group: NodeGroup, template_id: pulumi.Input[str], version: pulumi.Input[str]) -> dict[str, Any]:
@@ -148,8 +166,10 @@ def _instances_source(group: NodeGroup, template_id: pulumi.Input[str], version:
 
 
 def launch_template_args(name: str, group: NodeGroup, spec: InstanceType, args: ClusterArgs,
-                         subnet_id: pulumi.Input[str], efa_group: pulumi.Input[str]) -> dict[str, Any]:
-    """The launch template of one node group, as keyword arguments of aws.ec2.LaunchTemplate."""
+                         subnet_id: pulumi.Input[str], efa_group: pulumi.Input[str],
+                         ultraserver: int | None = None) -> dict[str, Any]:
+    """The launch template of one node group (or one UltraServer of it, `ultraserver`: 1..N), as
+    keyword arguments of aws.ec2.LaunchTemplate."""
     image = images.default_for(spec.accelerator.vendor)
     extra = list(args.security_group_ids)
     market = "capacity-block" if group.purchase == "capacity-block" else None  # spot: see _instances_source
@@ -165,12 +185,23 @@ def launch_template_args(name: str, group: NodeGroup, spec: InstanceType, args: 
         "block_device_mappings": [{"device_name": image.root_device, "ebs": {
             "volume_size": group.root_volume_gib, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true"}}],
         "instance_market_options": {"market_type": market} if market else None,
-        "capacity_reservation_specification": {"capacity_reservation_target": {
-            "capacity_reservation_id": group.capacity_reservation_id}} if group.capacity_reservation_id else None,
-        "tag_specifications": [{"resource_type": kind, "tags": _tags(name, group, args)} for kind in ("instance", "volume", "network-interface")],
-        "tags": _tags(name, group, args),
+        "capacity_reservation_specification": _reservation_target(group),
+        "tag_specifications": [{"resource_type": kind, "tags": _tags(name, group, args, ultraserver)}
+                               for kind in ("instance", "volume", "network-interface")],
+        "tags": _tags(name, group, args, ultraserver),
         "update_default_version": True,
     }
+
+
+def _reservation_target(group: NodeGroup) -> dict[str, Any] | None:
+    """The launch template's CapacityReservationTarget: one reservation id, or the ARN of a resource
+    group of UltraServer Capacity Blocks (a group with one id per UltraServer is split before this)."""
+    if group.capacity_reservation_resource_group_arn is not None:
+        return {"capacity_reservation_target": {
+            "capacity_reservation_resource_group_arn": group.capacity_reservation_resource_group_arn}}
+    if len(group.capacity_reservation_ids) == 1:
+        return {"capacity_reservation_target": {"capacity_reservation_id": group.capacity_reservation_ids[0]}}
+    return None
 
 
 def network_interfaces(group: NodeGroup, spec: InstanceType, subnet_id: pulumi.Input[str],
@@ -202,8 +233,13 @@ def network_interfaces(group: NodeGroup, spec: InstanceType, subnet_id: pulumi.I
     return out
 
 
-def _tags(name: str, group: NodeGroup, args: ClusterArgs) -> dict[str, str]:
-    return {**args.tags, "planner:cluster": name, "planner:node-group": group.name}
+def _tags(name: str, group: NodeGroup, args: ClusterArgs, ultraserver: int | None = None) -> dict[str, str]:
+    """The planner tags say which cluster and node group a resource builds (the read-back joins the
+    per-UltraServer Auto Scaling groups of one node group by them)."""
+    out = {**args.tags, "planner:cluster": name, "planner:node-group": group.name}
+    if ultraserver is not None:
+        out[ULTRASERVER_TAG] = str(ultraserver)
+    return out
 
 
 def _check_buildable(stack: Stack, label: str, args: ClusterArgs) -> None:
@@ -223,6 +259,15 @@ def _check_buildable(stack: Stack, label: str, args: ClusterArgs) -> None:
             problems.append(Problem(label, None, f"node_groups[{i}].public_ip",
                                     f"{g.instance_type} with EFA launches with one interface per network card; EC2 "
                                     "cannot give a public IP at launch to a request with several (set efa: false for one interface)"))
+    seen: dict[str, str] = {}
+    for i, g in enumerate(c.node_groups):  # `<group>-us1` ... must not be another group's resource names
+        for suffix, _part, _unit in _launch_units(g, cat.instance_types[g.instance_type]):
+            if suffix in seen and seen[suffix] != g.name:
+                problems.append(Problem(label, None, f"node_groups[{i}].name",
+                                        f"node groups '{seen[suffix]}' and '{g.name}' would both build '{suffix}' resources "
+                                        "(a group with one reservation per UltraServer builds <group>-us1, -us2, ...); "
+                                        "rename one of them"))
+            seen.setdefault(suffix, g.name)
     if c.lustre is not None and c.lustre.availability_zone != c.availability_zone:
         problems.append(Problem(label, None, "lustre.availability_zone",
                                 f"the file system goes in the cluster's subnet ({c.availability_zone}), not {c.lustre.availability_zone}"))

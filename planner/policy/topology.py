@@ -24,7 +24,7 @@ from typing import Any
 
 from planner import catalogue as _catalogue
 from planner.model import Note, Path, Stack, Unplanned
-from planner.parse import CLUSTER_PATH
+from planner.parse import CLUSTER_PATH, RESOURCE_GROUP_ARN
 from planner.policy.resources import (
     AUTOSCALING_GROUP,
     BATCH_COMPUTE_ENVIRONMENT,
@@ -127,6 +127,7 @@ class _Group:
     external_placement: str | None = None  # a placement group named that is not a resource of the stack
     interfaces: tuple[tuple[int, int, str], ...] | None = None
     root_volume_gib: int | None = None  # gp3 root volume per instance, when the launch template (or instance) says
+    ultraserver: tuple[str, str, int] | None = None  # (cluster, node group, k): the planner tags of one UltraServer's ASG
 
 
 def rebuild(graph: Graph, region: str | None = None, availability_zone: str | None = None) -> Rebuilt:
@@ -135,7 +136,7 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
     gaps: list[Violation] = []
     unplanned: list[tuple[Unplanned, str | None]] = []
     region = region or graph.region() or _region_of_zones(graph)
-    groups = (_asg_groups(graph, cat, gaps, unplanned) + _eks_groups(graph, cat, gaps, unplanned)
+    groups = (_merge_ultraservers(_asg_groups(graph, cat, gaps, unplanned)) + _eks_groups(graph, cat, gaps, unplanned)
               + _instance_groups(graph, cat, gaps, unplanned))
     _unsized(graph, cat, unplanned)
     out = Rebuilt(None, region, gaps=gaps)
@@ -281,8 +282,63 @@ def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[t
         if type_source is not None:
             sources["instance_type"] = type_source
         groups.append(_Group(asg.name, itype, planned, asg, template, values, sources, pgs, zones, hi, external, interfaces,
-                             _root_volume(template, None)))
+                             root_volume_gib=_root_volume(template, None), ultraserver=_ultraserver_tags(asg)))
     return groups
+
+
+# the planner components' tags (planner.components.cluster): a node group of an UltraServer Capacity
+# Block that names one reservation per UltraServer is built as one Auto Scaling group per UltraServer
+_CLUSTER_TAG, _GROUP_TAG, _ULTRASERVER_TAG = "planner:cluster", "planner:node-group", "planner:ultraserver"
+
+
+def _ultraserver_tags(asg: Resource) -> tuple[str, str, int] | None:
+    tags = {t.get("key"): t.get("value") for t in as_list(asg.get("tags")) if isinstance(t, dict)}
+    cluster, group, k = tags.get(_CLUSTER_TAG), tags.get(_GROUP_TAG), tags.get(_ULTRASERVER_TAG)
+    if not all(isinstance(v, str) and known(v) for v in (cluster, group, k)) or not str(k).isdigit():
+        return None
+    return str(cluster), str(group), int(str(k))
+
+
+def _merge_ultraservers(groups: list[_Group]) -> list[_Group]:
+    """One node group again from the per-UltraServer Auto Scaling groups the components build for
+    it (same planner tags, type and launch settings, one reservation each): its count the sum, its
+    reservation ids in UltraServer order, as the stack declared them. Anything that differs stays apart."""
+    parts: dict[tuple[str, str], list[_Group]] = {}
+    for g in groups:
+        if g.ultraserver is not None:
+            parts.setdefault(g.ultraserver[:2], []).append(g)
+    out: list[_Group] = []
+    done: set[tuple[str, str]] = set()
+    for g in groups:
+        key = g.ultraserver[:2] if g.ultraserver is not None else None
+        members = sorted(parts.get(key, []), key=lambda m: m.ultraserver[2]) if key else []  # type: ignore[index]
+        if key is None or len(members) < 2 or not _alike(members):
+            out.append(g)
+            continue
+        if key in done:
+            continue
+        done.add(key)
+        first = members[0]
+        suffix = f"-us{first.ultraserver[2]}"  # type: ignore[index]
+        values = dict(first.values, capacity_reservation_id=[m.values["capacity_reservation_id"] for m in members])
+        maxima = [m.maximum for m in members]
+        out.append(replace(first, name=first.name[:-len(suffix)] if first.name.endswith(suffix) else first.name,
+                           count=sum(m.count for m in members), values=values,
+                           maximum=None if None in maxima else sum(m for m in maxima if m is not None)))
+    return out
+
+
+def _alike(members: list[_Group]) -> bool:
+    """Same type, zones and launch settings but for the reservation, one distinct reservation each."""
+    def same(m: _Group) -> tuple[Any, ...]:
+        rest = {k: v for k, v in m.values.items() if k != "capacity_reservation_id"}
+        return (m.instance_type, tuple(m.zones), sorted(rest.items()), m.interfaces,
+                tuple(pg.urn for pg in m.placement_groups), m.external_placement, m.root_volume_gib)
+
+    ids = [m.values.get("capacity_reservation_id") for m in members]
+    return (all(isinstance(i, str) for i in ids) and len(set(ids)) == len(ids)
+            and len({m.ultraserver[2] for m in members}) == len(members)  # type: ignore[index]
+            and all(same(m) == same(members[0]) for m in members))
 
 
 def _eks_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]) -> list[_Group]:
@@ -517,6 +573,18 @@ def _launch_values(graph: Graph, template: Resource | None, inst: Resource | Non
         if truthy(res.get("associatePublicIpAddress")):
             values["public_ip"] = True
             sources["public_ip"] = res
+        group_arn = res.get("capacityReservationSpecification", "capacityReservationTarget",
+                            "capacityReservationResourceGroupArn")
+        if isinstance(group_arn, str) and known(group_arn) and group_arn:
+            if RESOURCE_GROUP_ARN.fullmatch(group_arn):
+                values["capacity_reservation_resource_group_arn"] = group_arn  # the parser checks its region
+                sources["capacity_reservation_resource_group_arn"] = res
+            elif gaps is not None:
+                gaps.append(Violation(f"'{res.name}' targets capacity reservation resource group '{group_arn[:60]}', "
+                                      "which is not a resource group ARN: the launch would fail; planned without it",
+                                      res.urn,
+                                      fix=(f"set capacityReservationTarget.capacityReservationResourceGroupArn of "
+                                           f"'{res.name}' to arn:aws:resource-groups:REGION:ACCOUNT:group/NAME")))
         reservation = res.get("capacityReservationSpecification", "capacityReservationTarget", "capacityReservationId")
         if isinstance(reservation, str) and known(reservation) and reservation:
             if _RESERVATION.fullmatch(reservation):

@@ -37,6 +37,10 @@ class NodeGroup(TypedDict):
     """A public IP at launch (default false; impossible on types with several network cards)."""
     capacity_reservation_id: NotRequired[str]
     """The Capacity Block's (or On-Demand Capacity Reservation's) id, cr-..., that the group launches into."""
+    capacity_reservation_ids: NotRequired[list[str]]
+    """UltraServer Capacity Blocks: one reservation id per UltraServer (instead of `capacity_reservation_id`); one launch template and Auto Scaling group each."""
+    capacity_reservation_resource_group_arn: NotRequired[str]
+    """UltraServer Capacity Blocks: the ARN of a resource group of them to launch into (instead of a reservation id)."""
 
 
 class Lustre(TypedDict):

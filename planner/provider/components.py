@@ -36,7 +36,7 @@ def _lustre(value: Lustre) -> py.LustreArgs:
 def cluster_args(args: ClusterArgs) -> py.ClusterArgs:
     """The Python components' ClusterArgs for provider inputs (same keys, nested records built)."""
     values: dict[str, Any] = dict(args)
-    values["node_groups"] = [py.NodeGroupArgs(**g) for g in _each(args["node_groups"], NodeGroup)]
+    values["node_groups"] = [py.NodeGroupArgs(**_ids(g)) for g in _each(args["node_groups"], NodeGroup)]
     if "lustre" in values:
         values["lustre"] = _lustre(values["lustre"])
     if "workload" in values:
@@ -44,6 +44,18 @@ def cluster_args(args: ClusterArgs) -> py.ClusterArgs:
     if "suppress" in values:
         values["suppress"] = [py.SuppressArgs(**s) for s in _each(values["suppress"], Suppression)]
     return py.ClusterArgs(**values)
+
+
+def _ids(group: Any) -> dict[str, Any]:
+    """`capacityReservationIds` (a typed list in the package schema) is the stack schema's
+    `capacity_reservation_id` given as a list; not both."""
+    out = dict(group)
+    if "capacity_reservation_ids" in out:
+        if "capacity_reservation_id" in out:
+            raise py.ClusterInputError([Problem("NodeGroup", None, "capacity_reservation_ids",
+                                                "give either capacity_reservation_id or capacity_reservation_ids, not both")])
+        out["capacity_reservation_id"] = list(out.pop("capacity_reservation_ids"))
+    return out
 
 
 def _each(items: Any, record: type) -> list[Any]:

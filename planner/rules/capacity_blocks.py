@@ -12,6 +12,16 @@ from planner.findings import Finding
 from planner.rules import Rule, RuleContext, count_path, rule
 
 LAUNCH_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html"
+# "Describes a target Capacity Reservation or Capacity Reservation group": one CapacityReservationId
+# ("The ID of the Capacity Reservation in which to run the instance") or one
+# CapacityReservationResourceGroupArn, per launch template
+TARGET_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityReservationTarget.html"
+# CapacityBlock: capacityBlockId "The ID of the Capacity Block."; capacityReservationIdSet "The ID of the
+# Capacity Reservation." (a list); ultraserverType
+CAPACITY_BLOCK_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityBlock.html"
+# "You can use AWS Resource Groups to create logical collections of UltraServer Capacity Blocks ...
+# You can't add instance Capacity Blocks to a resource group."
+RESOURCE_GROUP_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/cb-group.html"
 
 
 def _block_groups(ctx: RuleContext):  # noqa: ANN202 - tuple of NodeGroup
@@ -29,29 +39,64 @@ def _block_groups(ctx: RuleContext):  # noqa: ANN202 - tuple of NodeGroup
                  f"above {blocks.MAX_INSTANCES_PER_ACCOUNT} in total, ask AWS to raise the account limit first."),
 )
 def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """AWS states both limits in instances; for UltraServer groups the texts say them in UltraServers
+    too (a block of 64 trn2u.48xlarge is 16 UltraServers of 4 instances), as the group declares them."""
     groups = _block_groups(ctx)
     for g in groups:
         if g.count > blocks.MAX_INSTANCES_PER_BLOCK:
+            size = _ultraserver_size(ctx, g)
+            per_block = blocks.MAX_INSTANCES_PER_BLOCK if size is None else blocks.MAX_INSTANCES_PER_BLOCK // size * size
             yield r.finding(
                 ctx, count_path(g),
-                f"node group '{g.name}' asks for {g.count} instances on one Capacity Block; a block holds at most "
-                f"{blocks.MAX_INSTANCES_PER_BLOCK}: split it into {-(-g.count // blocks.MAX_INSTANCES_PER_BLOCK)} groups",
-                fix=_split_fix(g),
+                f"node group '{g.name}' asks for {_amount(g.count, size)} on one Capacity Block; a block holds at most "
+                f"{_limit(blocks.MAX_INSTANCES_PER_BLOCK, size)}: split it into {-(-g.count // per_block)} groups",
+                fix=_split_fix(g, size),
             )
     total = sum(g.count for g in groups)
     if total > blocks.MAX_INSTANCES_PER_ACCOUNT:
+        sizes = {_ultraserver_size(ctx, g) for g in groups}
+        size = sizes.pop() if len(sizes) == 1 else None  # UltraServer wording when every block group is one type
         yield r.finding(
             ctx, ctx.cluster.path + ("node_groups",),
-            f"the cluster holds {total} instances across Capacity Blocks; the default account limit is "
-            f"{blocks.MAX_INSTANCES_PER_ACCOUNT}: have it raised before booking",
+            f"the cluster holds {_amount(total, size)} across Capacity Blocks; the default account limit is "
+            f"{_limit(blocks.MAX_INSTANCES_PER_ACCOUNT, size)}: have it raised before booking",
             severity="warning",
             fix=(f"ask AWS to raise the account's Capacity Block limit to at least {total} instances before booking, "
-                 f"or plan at most {blocks.MAX_INSTANCES_PER_ACCOUNT} ({total - blocks.MAX_INSTANCES_PER_ACCOUNT} fewer)"),
+                 + (f"or plan at most {blocks.MAX_INSTANCES_PER_ACCOUNT} ({total - blocks.MAX_INSTANCES_PER_ACCOUNT} fewer)"
+                    if size is None or total % size or blocks.MAX_INSTANCES_PER_ACCOUNT % size else
+                    f"or plan at most {blocks.MAX_INSTANCES_PER_ACCOUNT} instances "
+                    f"({blocks.MAX_INSTANCES_PER_ACCOUNT // size} UltraServers, "
+                    f"{(total - blocks.MAX_INSTANCES_PER_ACCOUNT) // size} fewer)")),
         )
 
 
-def _split_fix(g) -> str:  # noqa: ANN001 - NodeGroup
-    """`split node group 'big' (count: 150) into groups of count: 64, 64, 22, one Capacity Block each`."""
+def _ultraserver_size(ctx: RuleContext, g) -> int | None:  # noqa: ANN001 - NodeGroup
+    """Instances per UltraServer of the group's type; None for instance types sold one by one."""
+    return ctx.catalogue.instance_types[g.instance_type].ultraserver_size
+
+
+def _amount(instances: int, size: int | None) -> str:
+    """`80 instances`, or for an UltraServer type `80 instances (20 UltraServers of 4 instances)`.
+    A count that is not whole UltraServers stays in instances."""
+    if size is None or instances % size:
+        return f"{instances} instances"
+    return f"{instances} instances ({instances // size} UltraServers of {size} instances)"
+
+
+def _limit(instances: int, size: int | None) -> str:
+    """A limit as AWS states it (`64`), with its UltraServers for an UltraServer type."""
+    return str(instances) if size is None else _amount(instances, size)
+
+
+def _split_fix(g, size: int | None = None) -> str:  # noqa: ANN001 - NodeGroup
+    """`split node group 'big' (count: 150) into groups of count: 64, 64, 22, one Capacity Block each`;
+    for UltraServers, in whole UltraServers: `... (ultraservers: 20) into groups of ultraservers: 16, 4, ...`."""
+    if size is not None and g.count % size == 0:
+        per_block = blocks.MAX_INSTANCES_PER_BLOCK // size
+        full, rest = divmod(g.count // size, per_block)
+        units = [per_block] * full + ([rest] if rest else [])
+        return (f"split node group '{g.name}' (ultraservers: {g.count // size}, {g.count} instances) into groups of "
+                f"ultraservers: {', '.join(map(str, units))}, one Capacity Block each")
     full, rest = divmod(g.count, blocks.MAX_INSTANCES_PER_BLOCK)
     counts = [blocks.MAX_INSTANCES_PER_BLOCK] * full + ([rest] if rest else [])
     return (f"split node group '{g.name}' (count: {g.count}) into groups of count: {', '.join(map(str, counts))}, "
@@ -111,12 +156,100 @@ def supported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     category="capacity",
     description="A Capacity Block group is launched into the block's capacity reservation; without its id it cannot launch.",
     source=LAUNCH_DOC,
-    remediation="Book the block, then set `capacity_reservation_id: cr-...` (the block's reservation id) on the node group.",
+    remediation=("Book the block, then set `capacity_reservation_id: cr-...` (the block's reservation id) on the node group; "
+                 "for UltraServer blocks, one id per UltraServer or `capacity_reservation_resource_group_arn` also do."),
 )
 def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """Any launch target AWS takes counts: one id, one id per UltraServer, or a resource group of
+    UltraServer blocks (whether those are valid for the group is the rules below)."""
     for g in _block_groups(ctx):
-        if g.capacity_reservation_id is None:
+        if not g.launch_target:
             yield r.finding(ctx, g.path + ("purchase",),
                             f"node group '{g.name}' buys a Capacity Block but names no capacity_reservation_id; "
                             "instances launch with market type capacity-block into the block's reservation",
                             fix=f"book the block, then set capacity_reservation_id: cr-... (its reservation id) in node group '{g.name}'")
+
+
+def _ultraserver_block(ctx: RuleContext, g) -> bool:  # noqa: ANN001 - NodeGroup
+    """An UltraServer type bought as a Capacity Block: the only group that takes several targets."""
+    return g.purchase == "capacity-block" and _ultraserver_size(ctx, g) is not None
+
+
+@rule(
+    id="capacity-reservation-list",
+    severity="error",
+    category="capacity",
+    description=("Several capacity reservation ids on a node group that is not an UltraServer Capacity Block: a launch "
+                 "template targets one reservation."),
+    source=TARGET_DOC,
+    remediation=("Give one `capacity_reservation_id` per node group (split the group, one per reservation); several ids "
+                 "are for UltraServer Capacity Blocks (one per UltraServer), or use a resource group of UltraServer blocks."),
+)
+def reservation_list(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """EC2's CapacityReservationTarget "Describes a target Capacity Reservation or Capacity Reservation
+    group": one id per launch. The components build one launch template per UltraServer when an
+    UltraServer block names one id each; any other group has one launch template."""
+    for g in ctx.cluster.node_groups:
+        ids = g.capacity_reservation_ids
+        if len(ids) > 1 and not _ultraserver_block(ctx, g):
+            why = ("it is not an UltraServer type" if _ultraserver_size(ctx, g) is None
+                   else f"it buys {g.purchase}, not capacity-block")
+            yield r.finding(ctx, g.path + ("capacity_reservation_id",),
+                            f"node group '{g.name}' names {len(ids)} capacity reservations, but {why}: its launch "
+                            "template targets one reservation (several ids are for UltraServer Capacity Blocks, "
+                            "one per UltraServer, or a resource group of UltraServer blocks)",
+                            fix=(f"in node group '{g.name}', set capacity_reservation_id: {ids[0]} and declare one node "
+                                 f"group per other reservation ({', '.join(ids[1:])})"))
+
+
+@rule(
+    id="capacity-block-reservation-count",
+    severity="error",
+    category="capacity",
+    description=("An UltraServer Capacity Block group names a list of reservation ids that is neither one id for the "
+                 "whole block nor one per UltraServer."),
+    source=CAPACITY_BLOCK_DOC,
+    remediation=("Give one id for the whole block, or one id per UltraServer (as many as the group's `ultraservers`); "
+                 "or name the blocks' resource group with `capacity_reservation_resource_group_arn`."),
+)
+def reservation_count(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """A Capacity Block lists its reservations (CapacityBlock.capacityReservationIdSet); how many an
+    N-UltraServer block has is not documented, so planner accepts the two ways it can build:
+    one launch template for one id, or one launch template per UltraServer, each with its id."""
+    for g in ctx.cluster.node_groups:
+        size = _ultraserver_size(ctx, g)
+        ids = g.capacity_reservation_ids
+        if not _ultraserver_block(ctx, g) or size is None or g.count % size or len(ids) <= 1:
+            continue  # a partial UltraServer is ultraserver-whole-units'
+        units = g.count // size
+        if len(ids) != units:
+            fix = (f"in node group '{g.name}', give {units} ids (one per UltraServer, {units - len(ids)} more)"
+                   if len(ids) < units else
+                   f"in node group '{g.name}', keep {units} ids (one per UltraServer, {len(ids) - units} fewer), "
+                   f"or set ultraservers: {len(ids)} if you booked that many")
+            yield r.finding(ctx, g.path + ("capacity_reservation_id",),
+                            f"node group '{g.name}' names {len(ids)} capacity reservations for {units} UltraServers: "
+                            f"give one id for the whole block, or one per UltraServer: {units}",
+                            fix=fix + ", or a single id for the whole block")
+
+
+@rule(
+    id="capacity-block-resource-group",
+    severity="error",
+    category="capacity",
+    description=("A capacity reservation resource group on a node group that is not an UltraServer type: only "
+                 "UltraServer Capacity Blocks go in such a group."),
+    source=RESOURCE_GROUP_DOC,
+    remediation="Use `capacity_reservation_id` (the block's or reservation's id) for instance Capacity Blocks and other types.",
+)
+def resource_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """AWS: "You can use AWS Resource Groups to create logical collections of UltraServer Capacity
+    Blocks" and "You can't add instance Capacity Blocks to a resource group"."""
+    for g in ctx.cluster.node_groups:
+        if g.capacity_reservation_resource_group_arn is not None and _ultraserver_size(ctx, g) is None:
+            yield r.finding(ctx, g.path + ("capacity_reservation_resource_group_arn",),
+                            f"node group '{g.name}' launches into resource group "
+                            f"{g.capacity_reservation_resource_group_arn}, but {g.instance_type} is not an UltraServer "
+                            "type: you can't add instance Capacity Blocks to a resource group",
+                            fix=(f"in node group '{g.name}', replace capacity_reservation_resource_group_arn with "
+                                 "capacity_reservation_id: cr-... (the block's reservation id)"))

@@ -34,7 +34,7 @@ def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     # "To reserve capacity in a placement group, you must create the Capacity Reservation in the
     # placement group" (EC2 User Guide, cr-cpg): a new group would not hold it, so none is asked for
     efa_on_demand = sum(g.count for g in c.node_groups
-                        if g.purchase == "on-demand" and g.efa and g.capacity_reservation_id is None
+                        if g.purchase == "on-demand" and g.efa and not g.launch_target
                         and ctx.catalogue.instance_types[g.instance_type].efa_supported)
     if c.placement_group == "none" and efa_on_demand > 1:
         yield r.finding(ctx, where,

@@ -38,9 +38,12 @@ def spot_unsupported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 )
 def spot_reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in ctx.cluster.node_groups:
-        if g.purchase == "spot" and g.capacity_reservation_id is not None:
-            yield r.finding(ctx, g.path + ("capacity_reservation_id",),
-                            f"node group '{g.name}' is Spot but targets capacity reservation {g.capacity_reservation_id}; "
+        if g.purchase == "spot" and g.launch_target:
+            key = "capacity_reservation_id" if g.capacity_reservation_ids else "capacity_reservation_resource_group_arn"
+            target = (", ".join(g.capacity_reservation_ids) if g.capacity_reservation_ids
+                      else f"resource group {g.capacity_reservation_resource_group_arn}")
+            yield r.finding(ctx, g.path + (key,),
+                            f"node group '{g.name}' is Spot but targets capacity reservation {target}; "
                             "Spot instances cannot launch into a capacity reservation",
-                            fix=(f"in node group '{g.name}', remove capacity_reservation_id, or set purchase: on-demand "
-                                 f"to launch into {g.capacity_reservation_id}"))
+                            fix=(f"in node group '{g.name}', remove {key}, or set purchase: on-demand "
+                                 f"to launch into {target}"))
