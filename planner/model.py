@@ -17,6 +17,11 @@ PURCHASES = ("on-demand", "capacity-block", "spot")
 PLACEMENTS = ("cluster", "none")
 LUSTRE_DEPLOYMENTS = ("SCRATCH_1", "SCRATCH_2", "PERSISTENT_1", "PERSISTENT_2")
 PRECISIONS = ("bf16", "fp8")
+# The gp3 root volume of each instance the components launch: the size they create when the
+# stack leaves `root_volume_gib` out, and the range gp3 accepts (1 GiB to 16 TiB, Amazon EBS
+# User Guide, "General Purpose SSD volumes": https://docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html).
+ROOT_VOLUME_GIB = 500
+ROOT_VOLUME_RANGE = (1, 16384)
 
 Path = tuple[Any, ...]
 
@@ -40,6 +45,9 @@ class NodeGroup:
     max_count: int | None = None  # read back from an Auto Scaling or EKS node group: the most it may scale to
     zones: tuple[str, ...] = ()  # read back: every AZ the group's subnets span, when more than one
     interfaces: tuple[tuple[int, int, str], ...] | None = None  # read back: (card, device, type) of each launch interface
+    # effective gp3 root volume per instance, GiB: the cluster's `root_volume_gib`; read back from a
+    # program, the launch template's own, or None when the read-back cannot tell (then not priced)
+    root_volume_gib: int | None = ROOT_VOLUME_GIB
 
     @property
     def launch_target(self) -> bool:
@@ -139,6 +147,7 @@ class Cluster:
     suppress: tuple[Suppression, ...] = ()
     network: Network | None = None
     path: Path = ()
+    root_volume_gib: int | None = ROOT_VOLUME_GIB  # as declared (default 500); None when read back from a program
     unplanned: tuple[Unplanned, ...] = ()  # read back from a program only
     notes: tuple[Note, ...] = ()  # read back from a program only
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
 from planner import catalogue as _catalogue
@@ -21,6 +21,8 @@ from planner.model import (
     PLACEMENTS,
     PRECISIONS,
     PURCHASES,
+    ROOT_VOLUME_GIB,
+    ROOT_VOLUME_RANGE,
     Budget,
     Cluster,
     Lustre,
@@ -101,6 +103,11 @@ SCHEMA: dict[str, Table] = {
             "budget": Field("mapping", "Optional spending limits checked against the estimate.", of="budget"),
             "suppress": Field("list", "Findings this stack accepts, each with the reason.", of="suppression"),
             "network": Field("mapping", "Optional: build in an existing VPC and subnet.", of="network"),
+            "root_volume_gib": Field(
+                "positive_int", f"Size of each instance's gp3 root volume in GiB, {ROOT_VOLUME_RANGE[0]} to "
+                f"{ROOT_VOLUME_RANGE[1]} (the components create it; the estimate prices it).",
+                default=ROOT_VOLUME_GIB, maximum=ROOT_VOLUME_RANGE[1],
+                what=f"{ROOT_VOLUME_RANGE[0]} to {ROOT_VOLUME_RANGE[1]} GiB (a gp3 volume)"),
         },
         required=("availability_zone", "node_groups"),
     ),
@@ -210,6 +217,7 @@ def _cluster(r: Reader, data: Any, region: str, path: Path) -> Cluster | None:
     az = r.field(m, "cluster", "availability_zone", path)
     if az and region and not az_in_region(az, region):
         r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region} (such as {region}a), got {_kind(az)}")
+    root = r.field(m, "cluster", "root_volume_gib", path)
     groups = _node_groups(r, m.get("node_groups"), path + ("node_groups",), az or "", region)
     placement = r.field(m, "cluster", "placement_group", path)
     lustre = _lustre(r, m["lustre"], path + ("lustre",), az or "", region) if m.get("lustre") is not None else None
@@ -242,9 +250,10 @@ def _cluster(r: Reader, data: Any, region: str, path: Path) -> Cluster | None:
             )
             if network.subnet_id is None and network.vpc_id is not None and "subnet_id" not in nm:
                 r.fail(np_, "missing required key 'subnet_id' (an existing VPC needs the subnet to use)")
-    if r.problems or az is None or groups is None:
+    if r.problems or az is None or groups is None or root is None:
         return None
-    return Cluster(az, groups, placement, lustre, schedule, workload, budget, suppress, network, path)
+    groups = tuple(replace(g, root_volume_gib=root) for g in groups)
+    return Cluster(az, groups, placement, lustre, schedule, workload, budget, suppress, network, path, root)
 
 
 def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str) -> tuple[NodeGroup, ...] | None:

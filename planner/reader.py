@@ -83,7 +83,7 @@ class Field:
     pattern: re.Pattern[str] | None = None  # pattern: what the value must match
     what: str = ""  # pattern: the expected value, as error messages say it
     default: Any = None  # applied when the key is absent
-    maximum: float | None = None  # positive_number: the largest value accepted (`what` says the range)
+    maximum: float | None = None  # positive_number/positive_int: the largest value accepted (`what` says the range)
     minimum: float | None = None  # positive_number: the smallest value accepted (`what` says the range)
     of: str = ""  # mapping / list: the name of the nested table in the schema
     many: bool = False  # pattern: one value, or a non-empty list of distinct ones (read as a tuple)

@@ -35,7 +35,8 @@ def _value(f: Field, instance_types: list[str]) -> dict[str, Any]:
     if f.kind == "boolean":
         return {"anyOf": [{"type": "boolean"}, _BOOLEAN_STRING]}
     if f.kind == "positive_int":
-        return {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 10**9}, _NUMERIC_STRING]}
+        return {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 10**9 if f.maximum is None else int(f.maximum)},
+                          _NUMERIC_STRING]}
     if f.kind == "positive_number":
         top = 1e30 if f.maximum is None else f.maximum
         low: dict[str, float] = {"exclusiveMinimum": 0} if f.minimum is None else {"minimum": f.minimum}

@@ -8,6 +8,12 @@ from planner import yamlload
 from planner.cost import PriceBook
 
 SOURCE = "https://example.test/prices"
+EBS_USD = 0.073  # gp3, USD per GB-month: a 500 GiB root volume costs $0.05 an instance-hour (500 x 0.073 / 730)
+
+
+def root_volumes_usd(instances: int, hours: float, gib: int = 500) -> float:
+    """The root-volume line item's total: instances x GiB x hours / 730 GB-months at EBS_USD, to the cent."""
+    return round(instances * gib * hours / 730 * EBS_USD, 2)
 
 TEST_BOOK = f"""\
 name: test
@@ -21,6 +27,8 @@ derived:
 lustre:
   - {{region: us-east-2, deployment_type: SCRATCH_2, usd_per_gb_month: 0.5, source: "{SOURCE}", as_of: 2026-01-03}}
   - {{region: us-east-2, deployment_type: PERSISTENT_2, per_unit_storage_throughput: 250, usd_per_gb_month: 0.25, source: "{SOURCE}", as_of: 2026-01-03}}
+ebs:
+  - {{region: us-east-2, volume_type: gp3, usd_per_gb_month: {EBS_USD}, source: "{SOURCE}", as_of: 2026-01-04}}
 """
 
 

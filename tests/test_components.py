@@ -456,3 +456,45 @@ def test_one_ena_interface_gets_its_public_ip_and_scratch_1_its_import_path() ->
     assert nic["AssociatePublicIpAddress"] in (True, "true") and "InterfaceType" not in nic
     assert mocks.named("edge-lustre-fs").inputs["importPath"] == "s3://bucket/prefix"
     assert not mocks.of_type("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation")
+
+
+def _root_volume(region: str, template_id: str) -> dict[str, Any]:
+    (mapping,) = template_data(region, template_id)["BlockDeviceMappings"]
+    return mapping
+
+
+@pytest.mark.parametrize("how", ["args", "config"])
+def test_root_volume_size_comes_from_the_cluster_and_is_priced(how: str) -> None:
+    """`root_volume_gib` is topology: a ClusterArgs argument or a `planner:cluster` key, the size of
+    each instance's gp3 root volume in the launch template, and a line item of the component's cost."""
+    seen: dict[str, Any] = {}
+    cluster = {"availability_zone": "us-east-2b", "placement_group": "none", "schedule": {"hours": 48},
+               "node_groups": [{"name": "t", "instance_type": "trn2.48xlarge", "count": 2, "purchase": "spot"}]}
+
+    def declare() -> None:
+        if how == "args":
+            c = Trn2Cluster("r", ClusterArgs(availability_zone="us-east-2b", placement_group="none", schedule_hours=48,
+                                             node_groups=[NodeGroupArgs(name="t", count=2, purchase="spot")],
+                                             root_volume_gib=1000))
+        else:
+            c = from_config("r", {**cluster, "root_volume_gib": 1000}, "us-east-2")
+        c.cost.apply(lambda s: seen.__setitem__("cost", s))
+
+    mocks = run(declare, MotoMocks("us-east-2"))
+    mapping = _root_volume("us-east-2", only(mocks.of_type(LT)).id)
+    assert mapping["DeviceName"] == "/dev/sda1"
+    assert (mapping["Ebs"]["VolumeSize"], mapping["Ebs"]["VolumeType"]) == (1000, "gp3")
+    (roots,) = [i for i in seen["cost"]["line_items"] if i["name"] == "t root volumes"]
+    assert (roots["gib_per_instance"], roots["instances"], roots["volume_type"]) == (1000, 2, "gp3")
+    assert roots["quantity"] == round(2 * 1000 * 48 / 730, 4)
+
+
+def test_root_volume_defaults_to_500_gib_and_rejects_sizes_gp3_has_not() -> None:
+    mocks = run(lambda: Trn2Cluster("d", ClusterArgs(availability_zone="us-east-2b", placement_group="none",
+                                                     node_groups=[NodeGroupArgs(name="t", count=1, purchase="spot")])),
+                MotoMocks("us-east-2"))
+    assert _root_volume("us-east-2", only(mocks.of_type(LT)).id)["Ebs"]["VolumeSize"] == 500
+    with pytest.raises(ClusterInputError) as err:
+        run(lambda: from_config("d", {"availability_zone": "us-east-2b", "root_volume_gib": 16385, "node_groups": [
+            {"name": "t", "instance_type": "trn2.48xlarge", "count": 1}]}, "us-east-2"), MotoMocks("us-east-2"))
+    assert "root_volume_gib: expected 1 to 16384 GiB (a gp3 volume), got 16385" in str(err.value)

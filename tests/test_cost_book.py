@@ -150,6 +150,13 @@ def test_validation_errors_name_file_line_key_and_expectation(tmp_path: Path, st
      "instances[0].as_of", "expected a date"),
     ("lustre:\n  - {region: us-east-2, deployment_type: SCRATCH_2, usd_per_gb_month: 0.2, source: x, as_of: 2026-00}\n",
      "lustre[0].as_of", "expected a date"),
+    # the root volumes' EBS storage: gp3 only, with its source and date
+    ("ebs:\n  - {region: us-east-2, volume_type: gp2, usd_per_gb_month: 0.1, source: x, as_of: 2026}\n",
+     "ebs[0].volume_type", "expected one of gp3"),
+    ("ebs:\n  - {region: us-east-2, volume_type: gp3, usd_per_gb_month: 0.08, as_of: 2026}\n",
+     "ebs[0]", "missing required key 'source'"),
+    ("ebs:\n  - {region: us-east-2, volume_type: gp3, usd_per_gb_month: free, source: x, as_of: 2026}\n",
+     "ebs[0].usd_per_gb_month", "expected a positive number"),
 ])
 def test_more_validation_errors(tmp_path: Path, text: str, key: str, expected: str) -> None:
     path = write_book(tmp_path, text)
@@ -166,3 +173,11 @@ def test_unknown_book_name_is_an_input_error(stack_file) -> None:
     res = run_cli("plan", str(stack), "--price-book", "seed-1999")
     assert res.code == 2
     assert "seed-1999: --price-book: no such file; expected a YAML price book or one of: current, seed-2024" in res.err
+
+
+def test_a_users_ebs_price_wins_over_the_built_in_one(tmp_path: Path) -> None:
+    path = write_book(tmp_path, "ebs:\n  - {region: us-east-2, volume_type: gp3, usd_per_gb_month: 0.07, "
+                                f"source: \"{SOURCE}\", as_of: 2026-08-01}}\n")
+    book = load_price_book(str(path))
+    assert book.ebs_price("us-east-2", "gp3").usd == 0.07 and book.ebs_price("us-east-2", "gp3").source == SOURCE
+    assert book.ebs_price("us-east-1", "gp3").usd == 0.08  # the built-in entry stays underneath

@@ -10,7 +10,8 @@ from planner.pipeline import PlanOptions, exit_code, plan_stack
 from planner.rules import registry
 
 AZ = "availability_zone: us-east-2a\n"
-GROUPS = "node_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 2}\nschedule: {hours: 100}\n"  # 2 x 10 x 100 = 2000
+GROUPS = "node_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 2}\nschedule: {hours: 100}\n"
+# 2 x $10 x 100 h = $2,000, and their root volumes 2 x $0.05 x 100 h = $10 (cost_support.EBS_USD)
 
 
 def _plan(stack_file, budget: str):
@@ -30,17 +31,17 @@ def test_total_over_budget_is_an_error_with_both_figures(stack_file) -> None:
     plan = _plan(stack_file, "budget:\n  total_usd: 1500\n")
     (f,) = _budget(plan)
     assert f.severity == "error" and f.line == 9
-    assert "$2,000.00" in f.message and "budget.total_usd $1,500.00" in f.message and "by $500.00" in f.message
+    assert "$2,010.00" in f.message and "budget.total_usd $1,500.00" in f.message and "by $510.00" in f.message
     assert exit_code([plan]) == 1
 
 
 def test_monthly_over_budget(stack_file) -> None:
-    plan = _plan(stack_file, "budget:\n  total_usd: 5000\n  monthly_usd: 14000\n")  # 20 $/h x 730 = 14,600
+    plan = _plan(stack_file, "budget:\n  total_usd: 5000\n  monthly_usd: 14000\n")  # 20.1 $/h x 730 = 14,673
     (f,) = _budget(plan)
-    assert f.line == 10 and "monthly" in f.message and "$14,600.00" in f.message and "$14,000.00" in f.message
+    assert f.line == 10 and "monthly" in f.message and "$14,673.00" in f.message and "$14,000.00" in f.message
 
 
-@pytest.mark.parametrize("budget", ["budget:\n  total_usd: 2000\n", "budget:\n  monthly_usd: 14600\n", ""])
+@pytest.mark.parametrize("budget", ["budget:\n  total_usd: 2010\n", "budget:\n  monthly_usd: 14673\n", ""])
 def test_at_or_under_budget_is_fine(stack_file, budget: str) -> None:
     assert _budget(_plan(stack_file, budget)) == []
 
@@ -50,7 +51,7 @@ def test_known_part_alone_can_exceed_the_budget(stack_file) -> None:
                       + "budget:\n  total_usd: 1000\n")
     plan = plan_stack(load_stack(str(path)), PlanOptions(price_book=make_book()))
     (f,) = _budget(plan)
-    assert "at least $2,000.00" in f.message and "some prices unknown" in f.message
+    assert "at least $2,015.00" in f.message  # p5's root volume is priced, its instance-hours are not and "some prices unknown" in f.message
     assert [x.rule for x in plan.findings if x.rule == "price-unknown"] == ["price-unknown"]
 
 
@@ -61,23 +62,23 @@ def test_budget_finding_can_be_suppressed(stack_file) -> None:
 
 
 def test_budget_fix_says_how_many_instances_to_cut(stack_file) -> None:
-    (f,) = _budget(_plan(stack_file, "budget:\n  total_usd: 1500\n"))  # $1,000 per instance over the run
-    assert f.fix == "cut $500.00: in node group 'a', set count: 1 (1 fewer instance save $1,000.00), or raise budget.total_usd to 2000.00"
+    (f,) = _budget(_plan(stack_file, "budget:\n  total_usd: 1500\n"))  # $1,005 per instance (and root volume) over the run
+    assert f.fix == "cut $510.00: in node group 'a', set count: 1 (1 fewer instance save $1,005.00), or raise budget.total_usd to 2010.00"
     (f,) = _budget(_plan(stack_file, "budget:\n  total_usd: 5000\n  monthly_usd: 14000\n"))  # $7,300 per instance-month
-    assert f.fix == ("cut $600.00: in node group 'a', set count: 1 (1 fewer instance save $7,300.00), "
-                     "or raise budget.monthly_usd to 14600.00")
+    assert f.fix == ("cut $673.00: in node group 'a', set count: 1 (1 fewer instance save $7,336.50), "
+                     "or raise budget.monthly_usd to 14673.00")
     (f,) = _budget(_plan(stack_file, "budget:\n  total_usd: 100\n"))  # more than the one group costs
-    assert f.fix == ("cut $1,900.00: more than node group 'a' (the largest cost, $2,000.00) can give up; fewer hours, "
-                     "a cheaper purchase option, or raise budget.total_usd to 2000.00")
+    assert f.fix == ("cut $1,910.00: more than node group 'a' (the largest cost, $2,010.00) can give up; fewer hours, "
+                     "a cheaper purchase option, or raise budget.total_usd to 2010.00")
 
 
 def test_budget_fix_cuts_whole_ultraservers(stack_file) -> None:
     groups = "node_groups:\n  - {name: u, instance_type: trn2u.48xlarge, ultraservers: 3, purchase: capacity-block}\nschedule: {hours: 96}\n"
     plan = plan_stack(load_stack(str(stack_file(AZ + groups + "budget:\n  total_usd: 8000\n"))), PlanOptions(price_book=make_book()))
     (f,) = _budget(plan)
-    # 12 instances x $8/h x 96 h = $9,216; one UltraServer (4 instances) is $3,072
-    assert "$9,216.00" in f.message
-    assert f.fix == "cut $1,216.00: in node group 'u', set ultraservers: 2 (4 fewer instances save $3,072.00), or raise budget.total_usd to 9216.00"
+    # 12 instances x ($8 + $0.05 root volume)/h x 96 h = $9,273.60; one UltraServer (4 instances) is $3,091.20
+    assert "$9,273.60" in f.message
+    assert f.fix == "cut $1,273.60: in node group 'u', set ultraservers: 2 (4 fewer instances save $3,091.20), or raise budget.total_usd to 9273.60"
 
 
 def test_budget_fix_on_the_workloads_hours_does_not_cut_instances() -> None:

@@ -22,7 +22,7 @@ config:
     node_groups:
       - {{name: a, instance_type: trn2.48xlarge, count: {count}}}
     schedule: {{hours: 100}}
-    budget: {{total_usd: 3000}}
+    budget: {{total_usd: 3100}}
     suppress:
       - {{rule: purchase-not-sold, reason: "priced by the test book; these tests count budget findings"}}
 """
@@ -37,20 +37,20 @@ def _write(folder: Path, name: str, count: int) -> Path:
 
 def test_two_folders_cost_change_and_findings(tmp_path: Path) -> None:
     book = write_book(tmp_path)
-    _write(tmp_path / "base", "train", 2)  # 2 x 100 h x $10 = $2,000
-    _write(tmp_path / "head", "train", 4)  # $4,000: over the $3,000 budget
+    _write(tmp_path / "base", "train", 2)  # 2 x 100 h x ($10 + $0.05 root volume) = $2,010
+    _write(tmp_path / "head", "train", 4)  # $4,020: over the $3,100 budget
     res = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book), "--format", "json")
     assert res.code == 0, res.err
     data = json.loads(res.out)
     (s,) = data["stacks"]
     assert s["status"] == "changed"
-    assert s["total"] == {"before_usd": 2000, "after_usd": 4000, "change_usd": 2000, "change_percent": 100.0}
-    assert s["monthly"]["change_usd"] == 20 * 730
+    assert s["total"] == {"before_usd": 2010, "after_usd": 4020, "change_usd": 2010, "change_percent": 100.0}
+    assert s["monthly"]["change_usd"] == pytest.approx(20.1 * 730)
     assert [f["rule"] for f in s["findings_added"]] == ["budget-exceeded"] and s["findings_resolved"] == []
-    assert data["total"]["change_usd"] == 2000 and data["total"]["findings_added"] == 1
+    assert data["total"]["change_usd"] == 2010 and data["total"]["findings_added"] == 1
     failing = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book), "--fail-on", "error")
     assert failing.code == 1
-    assert "+$2,000.00 (+100.0%)" in failing.out
+    assert "+$2,010.00 (+100.0%)" in failing.out
     back = run_cli("diff", str(tmp_path / "head"), str(tmp_path / "base"), "--price-book", str(book), "--format", "json")
     s = json.loads(back.out)["stacks"][0]
     assert s["total"]["change_percent"] == -50.0 and [f["rule"] for f in s["findings_resolved"]] == ["budget-exceeded"]
@@ -58,14 +58,14 @@ def test_two_folders_cost_change_and_findings(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("before", "after"), [(4, 5), (5, 4)])
 def test_a_budget_already_broken_is_not_new_when_its_figure_moves(tmp_path: Path, before: int, after: int) -> None:
-    """Over the $3,000 budget on both sides: the reworded finding is added and resolved, and --fail-on passes."""
+    """Over the $3,100 budget on both sides: the reworded finding is added and resolved, and --fail-on passes."""
     book = write_book(tmp_path)
     _write(tmp_path / "base", "train", before)
     _write(tmp_path / "head", "train", after)
     args = ("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book))
     (s,) = json.loads(run_cli(*args, "--format", "json").out)["stacks"]
     assert [f["rule"] for f in s["findings_added"]] == ["budget-exceeded"] == [f["rule"] for f in s["findings_resolved"]]
-    assert f"${after * 1000:,}.00 exceeds" in s["findings_added"][0]["message"]
+    assert f"${after * 1005:,}.00 exceeds" in s["findings_added"][0]["message"]
     assert run_cli(*args, "--fail-on", "error").code == 0
     _write(tmp_path / "head", "other", 5)  # a second stack over its budget: that one is new
     assert run_cli(*args, "--fail-on", "error").code == 1
@@ -84,26 +84,26 @@ def test_base_ref_in_a_temporary_repository(tmp_path: Path) -> None:
     _write(repo / "stacks", "old", 1)
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "base")
-    _write(repo / "stacks", "train", 3)  # $2,000 -> $3,000
-    (repo / "stacks" / "Pulumi.old.yaml").unlink()  # removed: $1,000 -> nothing
-    _write(repo / "stacks", "new", 1)  # added: nothing -> $1,000
+    _write(repo / "stacks", "train", 3)  # $2,010 -> $3,015 ($1,005 an instance with its root volume)
+    (repo / "stacks" / "Pulumi.old.yaml").unlink()  # removed: $1,005 -> nothing
+    _write(repo / "stacks", "new", 1)  # added: nothing -> $1,005
     book = write_book(tmp_path)
     res = run_cli("diff", "--base-ref", "HEAD", "--price-book", str(book), "--format", "json", cwd=repo)
     assert res.code == 0, res.err
     data = json.loads(res.out)
     by = {s["stack"]: s for s in data["stacks"]}
     assert {k: v["status"] for k, v in by.items()} == {"new": "added", "old": "removed", "train": "changed"}
-    assert by["train"]["total"]["change_usd"] == 1000 and by["train"]["total"]["change_percent"] == 50.0
+    assert by["train"]["total"]["change_usd"] == 1005 and by["train"]["total"]["change_percent"] == 50.0
     assert by["train"]["base_file"] == "HEAD:stacks/Pulumi.train.yaml"
-    assert by["new"]["total"] == {"before_usd": None, "after_usd": 1000, "change_usd": 1000, "change_percent": None}
-    assert by["old"]["total"]["change_usd"] == -1000
-    assert data["total"] == {"before_usd": 3000, "after_usd": 4000, "change_usd": 1000, "change_percent": 33.33,
+    assert by["new"]["total"] == {"before_usd": None, "after_usd": 1005, "change_usd": 1005, "change_percent": None}
+    assert by["old"]["total"]["change_usd"] == -1005
+    assert data["total"] == {"before_usd": 3015, "after_usd": 4020, "change_usd": 1005, "change_percent": 33.33,
                              "findings_added": 0, "findings_resolved": 0}
     md = run_cli("diff", "--base-ref", "HEAD", "stacks", "--price-book", str(book), "--format", "markdown", cwd=repo)
     assert md.code == 0
     assert "| Stack | Status | Before | After | Change | Findings added / resolved |" in md.out
-    assert "| train | changed | $2,000.00 | $3,000.00 | +$1,000.00 (+50.0%) | +0 / -0 |" in md.out
-    assert "<details><summary><b>new</b> (added): +$1,000.00</summary>" in md.out
+    assert "| train | changed | $2,010.00 | $3,015.00 | +$1,005.00 (+50.0%) | +0 / -0 |" in md.out
+    assert "<details><summary><b>new</b> (added): +$1,005.00</summary>" in md.out
     assert md.out == run_cli("diff", "--base-ref", "HEAD", "stacks", "--price-book", str(book), "--format", "markdown", cwd=repo).out
     one = run_cli("diff", "--base-ref", "HEAD", "stacks/Pulumi.train.yaml", "--price-book", str(book), "--format", "json", cwd=repo)
     assert [s["stack"] for s in json.loads(one.out)["stacks"]] == ["train"]
@@ -115,8 +115,9 @@ def test_unknown_prices_show_the_change_of_priced_items(tmp_path: Path) -> None:
         path.write_text(path.read_text().replace("us-east-2", "ap-south-2"), encoding="utf-8")
     res = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--format", "json")
     s = json.loads(res.out)["stacks"][0]
-    assert s["total"]["change_usd"] is None and s["total"]["change_known_usd"] == 0
-    assert "unknown (priced items +$0.00)" in run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head")).out
+    # only the root volumes are priced, at gp3 in ap-south-2 ($0.0912): $24.99 for 4 instances less $12.49 for 2
+    assert s["total"]["change_usd"] is None and s["total"]["change_known_usd"] == 12.5
+    assert "unknown (priced items +$12.50)" in run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head")).out
 
 
 @pytest.mark.parametrize("args", [

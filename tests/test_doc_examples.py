@@ -103,4 +103,9 @@ def test_reelide_keeps_elisions_between_the_lines_around_them() -> None:
     new = ["Stack a", "  table", "  cost", "  findings: 2 errors", "    error x", "    error y", "done"]
     assert de.reelide(old, new) == ["Stack a", "  ...", "  findings: 2 errors", "    error x", "    error y", "done"]
     assert de.reelide(["a", "..."], ["a", "b", "c"]) == ["a", "..."]
+    # A line next to an elision that changed (a wider column) is found by similarity.
+    old = ["$ planner plan x", "  ...", "    name          resource   total", "  ...", "  findings: none"]
+    new = ["$ planner plan x", "  table", "    name               resource   total", "    row", "  findings: none"]
+    assert de.reelide(old, new) == ["$ planner plan x", "  ...", "    name               resource   total", "  ...",
+                                    "  findings: none"]
     assert de.matches(["a", "...", "c"], ["a", "b", "c"]) and not de.matches(["a", "...", "d"], ["a", "b", "c"])

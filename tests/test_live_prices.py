@@ -85,6 +85,32 @@ LUSTRE_ROWS = [
 ]
 
 
+def ebs_product(region: str, volume_type: str, usd: str, sku: str) -> str:
+    """An AmazonEC2 Storage product as GetProducts returns it (the shape of the EBS rows of the EC2 offer file)."""
+    return json.dumps({
+        "product": {"productFamily": "Storage", "sku": sku, "attributes": {
+            "regionCode": region, "volumeApiName": volume_type, "volumeType": "General Purpose",
+            "usagetype": "USE2-EBS:VolumeUsage.gp3", "storageMedia": "SSD-backed", "servicecode": "AmazonEC2"}},
+        "serviceCode": "AmazonEC2",
+        "terms": {"OnDemand": {f"{sku}.JRTCKXETXF": {
+            "priceDimensions": {f"{sku}.JRTCKXETXF.6YS6EN2CT7": {
+                "unit": "GB-Mo", "pricePerUnit": {"USD": usd}, "description": f"${usd} per GB-month of General Purpose (gp3)",
+                "rateCode": f"{sku}.JRTCKXETXF.6YS6EN2CT7", "beginRange": "0", "endRange": "Inf", "appliesTo": []}},
+            "sku": sku, "effectiveDate": "2026-11-01T00:00:00Z", "offerTermCode": "JRTCKXETXF", "termAttributes": {}}}},
+        "version": "20261120193045",
+        "publicationDate": "2026-11-20T19:30:45Z",
+    })
+
+
+EBS_USD = "0.0876000000"  # a test figure: a 500 GiB root volume costs $0.06 an hour (500 x 0.0876 / 730)
+
+
+def expect_ebs(aws: StubbedAws, region: str, rows: list[str] | None = None) -> None:
+    aws.stub("pricing", "us-east-1").add_response(
+        "get_products", {"FormatVersion": "aws_v1", "PriceList": [ebs_product(region, "gp3", EBS_USD, "GP3")] if rows is None else rows},
+        {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ebs_filters(region)})
+
+
 def expect_ec2(aws: StubbedAws, instance_type: str, region: str, rows: list[str]) -> None:
     aws.stub("pricing", "us-east-1").add_response(
         "get_products", {"FormatVersion": "aws_v1", "PriceList": rows},
@@ -179,6 +205,7 @@ lustre: {deployment_type: PERSISTENT_2, storage_capacity_gib: 4800, per_unit_sto
     needs = needs_for([load_stack(TRN2_DEV), load_stack(str(block))])
     assert needs.instances == {("trn2.48xlarge", "us-east-2")}  # p5en-train buys a Capacity Block
     assert needs.lustre == {("us-east-2", "SCRATCH_2", None), ("us-east-1", "PERSISTENT_2", 500)}
+    assert needs.ebs == {("us-east-2", "gp3"), ("us-east-1", "gp3")}  # the root volumes, also of Capacity Block groups
     assert needs_for(region="us-west-2", types=["p5.48xlarge"]).instances == {("p5.48xlarge", "us-west-2")}
 
 
@@ -191,23 +218,27 @@ def test_fetch_builds_price_book_entries_and_caches_them(tmp_path: Path) -> None
     aws = StubbedAws()
     expect_ec2(aws, "trn2.48xlarge", "us-east-2", [ec2_product("trn2.48xlarge", "us-east-2", "37.5000000000", "T")])
     expect_lustre(aws, "us-east-2")
+    expect_ebs(aws, "us-east-2")
     got = _fetch_trn2_dev(aws)
     assert got.data == {
         "instances": [{"instance_type": "trn2.48xlarge", "region": "us-east-2", "purchase": "on-demand", "usd_per_hour": 37.5,
                        "source": "AWS Price List Query API (AmazonEC2, sku T, published 2026-11-20)", "as_of": TODAY}],
         "lustre": [{"region": "us-east-2", "deployment_type": "SCRATCH_2", "usd_per_gb_month": 0.14,
                     "source": "AWS Price List Query API (AmazonFSx, sku SCR2, published 2026-11-20)", "as_of": TODAY}],
+        "ebs": [{"region": "us-east-2", "volume_type": "gp3", "usd_per_gb_month": 0.0876,
+                 "source": "AWS Price List Query API (AmazonEC2, sku GP3, published 2026-11-20)", "as_of": TODAY}],
     }
-    assert (got.fetched, got.cached, got.failure) == (2, 0, None)
+    assert (got.fetched, got.cached, got.failure) == (3, 0, None)
     book = load_price_book(None).overlay(got.book_data(), live_prices.ORIGIN)
     price = book.instance("trn2.48xlarge", "us-east-2", "on-demand")
     assert (price.usd, price.as_of, price.book) == (37.5, TODAY, "live")
+    assert book.ebs_price("us-east-2", "gp3").usd == 0.0876
     cache_file = tmp_path / "cache" / "planner" / "live-prices.json"
     saved = json.loads(cache_file.read_text())["entries"]
     assert saved["ec2 trn2.48xlarge us-east-2"]["fetched_at"] == "2026-11-29T15:00:00+00:00"
     # within the TTL nothing is asked again (the Stubber has no more responses: any call would fail)
     again = _fetch_trn2_dev(aws, NOW + dt.timedelta(hours=23))
-    assert (again.fetched, again.cached, again.data) == (0, 2, got.data)
+    assert (again.fetched, again.cached, again.data) == (0, 3, got.data)
     aws.assert_no_pending()
 
 
@@ -215,11 +246,13 @@ def test_expired_cache_entries_are_fetched_again() -> None:
     aws = StubbedAws()
     expect_ec2(aws, "trn2.48xlarge", "us-east-2", [ec2_product("trn2.48xlarge", "us-east-2", "37.5", "T")])
     expect_lustre(aws, "us-east-2")
+    expect_ebs(aws, "us-east-2")
     _fetch_trn2_dev(aws)
     expect_ec2(aws, "trn2.48xlarge", "us-east-2", [ec2_product("trn2.48xlarge", "us-east-2", "36.0", "T")])
     expect_lustre(aws, "us-east-2")
+    expect_ebs(aws, "us-east-2")
     later = _fetch_trn2_dev(aws, NOW + dt.timedelta(hours=25))
-    assert later.fetched == 2 and later.data["instances"][0]["usd_per_hour"] == 36.0
+    assert later.fetched == 3 and later.data["instances"][0]["usd_per_hour"] == 36.0
     assert later.data["instances"][0]["as_of"] == "2026-11-30"
 
 
@@ -228,7 +261,7 @@ def test_a_type_without_an_on_demand_price_is_cached_as_missing() -> None:
     expect_ec2(aws, "trn2u.48xlarge", "us-east-2", [])
     cache = PriceCache(live_prices.cache_path(), NOW)
     got = fetch(PriceNeeds(frozenset({("trn2u.48xlarge", "us-east-2")})), lambda: aws.client("pricing", "us-east-1"), cache)
-    assert got.missing == ("trn2u.48xlarge us-east-2",) and got.data == {"instances": [], "lustre": []}
+    assert got.missing == ("trn2u.48xlarge us-east-2",) and got.data == {"instances": [], "lustre": [], "ebs": []}
     assert "none in the Price List for trn2u.48xlarge us-east-2" in got.summary()
     cached = fetch(PriceNeeds(frozenset({("trn2u.48xlarge", "us-east-2")})), lambda: aws.client("pricing", "us-east-1"),
                    PriceCache(live_prices.cache_path(), NOW))
@@ -247,13 +280,16 @@ def stubbed_pricing(monkeypatch: pytest.MonkeyPatch) -> StubbedAws:
 def test_plan_with_live_prices_prices_what_the_book_does_not_know(stubbed_pricing: StubbedAws) -> None:
     expect_ec2(stubbed_pricing, "trn2.48xlarge", "us-east-2", [ec2_product("trn2.48xlarge", "us-east-2", "37.5", "T")])
     expect_lustre(stubbed_pricing, "us-east-2")
+    expect_ebs(stubbed_pricing, "us-east-2")
     res = run_cli("plan", TRN2_DEV, "--live-prices", "--format", "json")
     cost = json.loads(res.out)["stacks"][0]["cost"]
     trainers = next(i for i in cost["line_items"] if i["name"] == "trainers")
     assert trainers["unit_price_usd"] == 37.5 and trainers["total_usd"] == 2 * 37.5 * 168
     assert trainers["as_of"] == dt.datetime.now(dt.timezone.utc).date().isoformat() and "AWS Price List Query API" in trainers["source"]
     assert cost["complete"] is True and cost["price_book"] == "current + live"
-    assert res.err == "planner: live prices: 2 fetched; 0 from the cache (24 h)\n"
+    roots = next(i for i in cost["line_items"] if i["name"] == "trainers root volumes")
+    assert roots["unit_price_usd"] == 0.0876 and roots["total_usd"] == round(2 * 500 * 168 / 730 * 0.0876, 2)
+    assert res.err == "planner: live prices: 3 fetched; 0 from the cache (24 h)\n"
     stubbed_pricing.assert_no_pending()
 
 
@@ -268,6 +304,7 @@ def test_compare_with_live_prices(stubbed_pricing: StubbedAws) -> None:
 
 def test_diff_with_live_prices(stubbed_pricing: StubbedAws, stack_file) -> None:
     expect_ec2(stubbed_pricing, "trn2.48xlarge", "us-east-2", [ec2_product("trn2.48xlarge", "us-east-2", "37.5", "T")])
+    expect_ebs(stubbed_pricing, "us-east-2")
     base = stack_file("availability_zone: us-east-2b\nnode_groups:\n  - {name: t, instance_type: trn2.48xlarge, count: 2}\n"
                       "schedule: {hours: 100}\n", name="a")
     head_dir = base.parent / "head"
@@ -276,8 +313,10 @@ def test_diff_with_live_prices(stubbed_pricing: StubbedAws, stack_file) -> None:
     head.write_text(base.read_text().replace("count: 2", "count: 4"))
     res = run_cli("diff", str(base), str(head), "--live-prices", "--format", "json")
     (stack,) = json.loads(res.out)["stacks"]
-    assert (stack["total"]["before_usd"], stack["total"]["after_usd"]) == (2 * 37.5 * 100, 4 * 37.5 * 100)
-    assert stack["total"]["change_usd"] == 2 * 37.5 * 100
+    root = 6.0  # a root volume over the run at the live gp3 price: 500 GiB x 100 h / 730 x 0.0876
+    assert (stack["total"]["before_usd"], stack["total"]["after_usd"]) == (round(2 * (37.5 * 100 + root), 2),
+                                                                           round(4 * (37.5 * 100 + root), 2))
+    assert stack["total"]["change_usd"] == round(2 * (37.5 * 100 + root), 2)
 
 
 # --- fallback: the API cannot be used -------------------------------------------------------------

@@ -86,6 +86,19 @@ node_groups:
     assert (g.purchase, g.efa, g.public_ip, g.availability_zone) == ("on-demand", True, False, "us-east-1a")
     assert stack.cluster.placement == "cluster"  # on-demand EFA group
     assert stack.cluster.lustre is None and stack.cluster.workload is None
+    assert stack.cluster.root_volume_gib == g.root_volume_gib == 500  # what the components create
+
+
+def test_root_volume_size_reaches_every_node_group(stack_file):
+    stack = load_stack(str(stack_file("""
+availability_zone: us-east-2b
+root_volume_gib: "200"
+node_groups:
+  - {name: a, instance_type: trn2.48xlarge, count: 1}
+  - {name: b, instance_type: trn2.48xlarge, count: 2}
+""")))
+    assert stack.cluster.root_volume_gib == 200  # as `pulumi config set` writes it: a string
+    assert [g.root_volume_gib for g in stack.cluster.node_groups] == [200, 200]
 
 
 @pytest.mark.parametrize(
@@ -133,6 +146,12 @@ node_groups:
          "network: missing required key 'subnet_id'"),
         ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nbudget: {total_usd: -5}",
          "budget.total_usd: expected a positive number, got -5"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nroot_volume_gib: 16385",
+         ":7: planner:cluster.root_volume_gib: expected 1 to 16384 GiB (a gp3 volume), got 16385"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nroot_volume_gib: 0",
+         "planner:cluster.root_volume_gib: expected a positive integer, got 0"),
+        ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\nroot_volume_gib: 1.5",
+         "planner:cluster.root_volume_gib: expected a positive integer, got 1.5"),
     ],
 )
 def test_each_kind_of_invalid_input_is_one_clear_line(stack_file, snippet, expected):

@@ -109,3 +109,20 @@ def test_purchase_not_sold_rests_on_the_capacity_blocks_pages() -> None:
     gone = not_sold("trn2.48xlarge", "ap-south-2", "capacity-block")
     assert gone is not None and "us-east-2 only" in gone.reason
     assert not_sold("trn2.48xlarge", "us-east-2", "capacity-block") is None
+
+
+@pytest.mark.parametrize("region", sorted(REGIONS))
+def test_every_region_has_a_gp3_price_for_the_root_volumes(region: str) -> None:
+    """Every instance the components launch has a gp3 root volume: each walked region prices its storage."""
+    price = load_price_book(None).ebs_price(region, "gp3")
+    assert price is not None, f"no EBS gp3 price for {region}"
+    assert price.unit == "GB-month" and price.source.startswith("https://") and price.as_of
+
+
+def test_gp3_prices_are_the_ebs_pricing_pages_figures() -> None:
+    """AWS's EBS pricing-page data (ebs.json, key "Storage General Purpose gp3 GB Mo"), published
+    2024-07-18T13:53:37Z, as copied in yeo/ec2.shop at 576c890f: "US East (N. Virginia)" 0.0800000000,
+    "US East (Ohio)" 0.0800000000, "US West (Oregon)" 0.0800000000, "South America (Sao Paulo)" 0.1520000000."""
+    book = load_price_book(None)
+    assert [book.ebs_price(r, "gp3").usd for r in ("us-east-1", "us-east-2", "us-west-2", "sa-east-1")] == [0.08, 0.08, 0.08, 0.152]
+    assert all("576c890f33ae177837e93499866aa04a0ac4fa89" in p.source for (_, _), p in book.ebs.items())

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from test_live_prices import LUSTRE_ROWS, ec2_product
+from test_live_prices import LUSTRE_ROWS, ebs_product, ec2_product
 from test_preflight_helpers import StubbedAws, isolate
 
 from planner.aws import pricing, refresh
@@ -61,6 +61,8 @@ def _stub_pricing(aws: StubbedAws, fail_at: str | None = None) -> None:
                           params)
     stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": LUSTRE_ROWS},
                       {"ServiceCode": "AmazonFSx", "FormatVersion": "aws_v1", "Filters": pricing.lustre_filters("us-east-2")})
+    stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": [ebs_product("us-east-2", "gp3", "0.0800000000", "GP3")]},
+                      {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ebs_filters("us-east-2")})
 
 
 def test_on_demand_and_lustre_make_a_book_planner_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -79,6 +81,9 @@ def test_on_demand_and_lustre_make_a_book_planner_reads(tmp_path: Path, capsys: 
     assert p5.as_of == refresh.today_utc() and p5.book == "aws-" + refresh.today_utc()
     assert book.lustre_price("us-east-2", "PERSISTENT_2", 250).usd == 0.21  # the backup row is not storage
     assert book.lustre_price("us-east-2", "SCRATCH_2", None).usd == 0.14
+    gp3 = book.ebs_price("us-east-2", "gp3")  # the root volumes: AmazonEC2 Storage, volumeApiName gp3
+    assert gp3.usd == 0.08 and gp3.source == "AWS Price List Query API (AmazonEC2, sku GP3, published 2026-11-20)"
+    assert gp3.book == "aws-" + refresh.today_utc()
     assert not list(tmp_path.glob(".prices-*"))  # the temporary file was renamed
 
 

@@ -189,3 +189,26 @@ def test_the_same_program_gives_byte_identical_json(tmp_path: Any) -> None:
     runs = [run_cli("plan", "--program", "tests/corpus/eks-trn1-neuron", "--stack", "test", "--format", "json")
             for _ in range(2)]
     assert runs[0].code == runs[1].code == 0 and runs[0].out == runs[1].out
+
+
+def test_root_volumes_are_priced_from_the_launch_templates_gp3_root_device() -> None:
+    """The components' launch template (`block_device_mappings` of /dev/sda1, gp3, `volume_size`) and the
+    data-on-eks trainium-inferentia blueprint's (/dev/xvda, gp3, 100 GiB; tests/corpus/eks-trn1-neuron): the
+    size is read back per group and priced; a template without a gp3 root mapping is left unpriced, with a note."""
+    sized = Spec(LT, "sized", {"id": "lt-0aaa", "instanceType": "trn2.48xlarge", "networkInterfaces": interfaces(16),
+                               "blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": 100, "volumeType": "gp3"}}]})
+    bare = Spec(LT, "bare", {"id": "lt-0bbb", "instanceType": "trn2.48xlarge", "networkInterfaces": interfaces(16),
+                             "blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": 100}}]})  # the AMI's type
+    groups = [Spec(ASG, name, {"desiredCapacity": 2, "maxSize": 2, "vpcZoneIdentifiers": ["subnet-0aaa1111"],
+                               "launchTemplate": {"id": lt}, "placementGroup": "pg-x"})
+              for name, lt in (("sized", "lt-0aaa"), ("bare", "lt-0bbb"))]
+    pg = Spec(PG, "pg-x", {"name": "pg-x", "strategy": "cluster"})
+    out = planned([subnet(), sized, bare, pg, *groups])
+    cluster = out.plan.stack.cluster
+    assert cluster.root_volume_gib is None  # nothing declared: read back per group
+    assert {g.name: g.root_volume_gib for g in cluster.node_groups} == {"sized": 100, "bare": None}
+    cost = out.plan.cost
+    (roots,) = [i for i in cost.line_items if i.detail.get("volume_type")]
+    assert (roots.name, roots.detail["gib_per_instance"], roots.detail["instances"]) == ("sized root volumes", 100, 2)
+    assert roots.unit_price_usd == 0.08  # gp3 in us-east-2, the built-in book
+    assert any("root volumes of node group(s) 'bare' are not priced" in n for n in cost.notes)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cost_support import make_book
+from cost_support import make_book, root_volumes_usd
 from planner import catalogue
 from planner.cost import estimate
 from planner.cost.estimate import workload_hours
@@ -44,14 +44,15 @@ budget: {total_usd: 2000}
     cost = estimate(stack, make_book())
     need = workload_hours(stack.cluster, catalogue.load())
     assert 24 < need <= 48  # 4.8e21 FLOPs on 16 x 7.9 PF at 40 %
-    assert cost.total_usd == 16 * 24 * 9.0
+    assert cost.total_usd == 16 * 24 * 9.0 + root_volumes_usd(16, 24)
     longer = cost.workload_estimate
     assert longer is not None and longer.run_hours == pytest.approx(need)
     assert longer.line_items[0].hours == 48  # rounded to a bookable block on the workload's hours
-    assert longer.total_usd == 16 * 48 * 9.0
+    assert longer.line_items[1].hours == pytest.approx(need)  # root volumes: the workload's hours, not the block
+    assert longer.total_usd == round(16 * 48 * 9.0 + root_volumes_usd(16, need), 2)
     assert cost.budget_basis is longer
     data = cost.to_json()
-    assert data["workload_estimate"]["total_usd"] == 6912 and data["total_usd"] == 3456
+    assert data["workload_estimate"]["total_usd"] == longer.total_usd and data["total_usd"] == 3456 + 19.2
 
 
 def test_warning_within_twice_the_schedule(stack_file) -> None:

@@ -16,7 +16,8 @@ node_groups:
   - {name: us, instance_type: trn2u.48xlarge, ultraservers: 3, purchase: capacity-block}
 schedule: {hours: 48}
 """)
-    (item,) = estimate(load_stack(str(path)), make_book()).line_items
+    item, root = estimate(load_stack(str(path)), make_book()).line_items
+    assert root.to_json()["instances"] == 12  # a root volume per instance, not per UltraServer
     j = item.to_json()
     assert (j["instances"], j["ultraservers"], j["usd_per_ultraserver_hour"]) == (12, 3, 32)  # 4 x the test book's 8.0
     assert j["total_usd"] == 12 * 48 * 8.0

@@ -415,7 +415,8 @@ def reelide(old: list[str], new: list[str]) -> list[str] | None:
     """`new` with `old`'s elisions: each `...` hides the new lines between those around it.
 
     The lines around an elision are found in `new` by aligning it with `old` (difflib); a
-    changed line stands for the line at its place. None when an elision cannot be placed.
+    changed line stands for the most similar line at its place. None when an elision cannot
+    be placed.
     """
     if not any(is_ellipsis(line) for line in old):
         return new
@@ -423,9 +424,14 @@ def reelide(old: list[str], new: list[str]) -> list[str] | None:
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
             where.update({i1 + k: j1 + k for k in range(i2 - i1)})
-        elif tag == "replace":
-            where.setdefault(i1, j1)
-            where.setdefault(i2 - 1, j2 - 1)
+    for i, line in enumerate(old):  # a changed line: the most similar new line between its neighbours' places
+        if i in where or is_ellipsis(line):
+            continue
+        lo = max((where[k] + 1 for k in where if k < i), default=0)
+        hi = min((where[k] for k in where if k > i), default=len(new))
+        scored = [(difflib.SequenceMatcher(None, line, new[j], autojunk=False).ratio(), -j, j) for j in range(lo, hi)]
+        if scored and max(scored)[0] >= 0.5:
+            where[i] = max(scored)[2]
     out: list[str] = []
     j = 0
     for i, line in enumerate(old):

@@ -142,6 +142,11 @@ def price_book_page() -> str:
             for (region, dtype, tput), p in sorted(book.lustre.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or 0)):
                 out.append(f"| {region} | {dtype} | {tput if tput is not None else 'fixed'} | {p.usd} | "
                            f"{_source(p.source)} ({p.as_of}) | {_cell(p.assumption or '')} |\n")
+        if book.ebs:
+            out.append("\n### EBS storage: the instances' root volumes (USD per GB-month)\n\n"
+                       "| region | volume type | USD/GB-month | source (as of) | note |\n|---|---|---|---|---|\n")
+            for (region, vtype), p in sorted(book.ebs.items()):
+                out.append(f"| {region} | {vtype} | {p.usd} | {_source(p.source)} ({p.as_of}) | {_cell(p.note or '')} |\n")
         if book.derived:
             out.append("\n### Derived prices\n\n| instance type | purchase | priced as | basis |\n|---|---|---|---|\n")
             for (itype, purchase), d in sorted(book.derived.items()):

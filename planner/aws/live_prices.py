@@ -1,7 +1,7 @@
 """`--live-prices`: current on-demand prices from the AWS Price List, layered over the price book.
 
-Prices are fetched for what the command needs (the on-demand node groups and file systems
-of the stacks, or every catalogue type of `compare --region`), cached with the time they
+Prices are fetched for what the command needs (the on-demand node groups, root volumes and
+file systems of the stacks, or every catalogue type of `compare --region`), cached with the time they
 were fetched in `$XDG_CACHE_HOME/planner/live-prices.json` (default `~/.cache/planner/`)
 for `TTL_HOURS`, and turned into entries of the price-book file shape, each with its
 source and the date it was fetched, which `PriceBook.overlay` layers over the selected
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from planner.aws.errors import AwsCallError, explain
-from planner.aws.pricing import EC2, FSX, PRICING_REGION, NoPrice, Offer, ec2_on_demand, lustre_storage
+from planner.aws.pricing import EC2, FSX, PRICING_REGION, NoPrice, Offer, ebs_storage, ec2_on_demand, lustre_storage
 
 TTL_HOURS = 24
 CACHE_MAX_BYTES = 16 * 1024 * 1024  # thousands of entries; a bigger file is not one planner wrote
@@ -28,22 +28,25 @@ ORIGIN = "AWS Price List (live)"
 
 InstanceNeed = tuple[str, str]  # instance_type, region
 LustreNeed = tuple[str, str, int | None]  # region, deployment_type, per-unit throughput (None for SCRATCH)
+EbsNeed = tuple[str, str]  # region, volume_type
 
 
 @dataclass(frozen=True)
 class PriceNeeds:
     instances: frozenset[InstanceNeed] = frozenset()
     lustre: frozenset[LustreNeed] = frozenset()
+    ebs: frozenset[EbsNeed] = frozenset()
 
 
 def needs_for(stacks: Iterable[Any] = (), region: str | None = None, types: Iterable[str] = ()) -> PriceNeeds:
-    """On-demand prices the stacks use (the price keys of their cost components, `planner.cost.items`);
+    """On-demand, Lustre and EBS prices the stacks use (the price keys of their cost components, `planner.cost.items`);
     with `region` (compare), every catalogue type (or `types`) there."""
     from planner import catalogue as _catalogue
     from planner.cost.items import keys
 
     instances: set[InstanceNeed] = set()
     lustre: set[LustreNeed] = set()
+    ebs: set[EbsNeed] = set()
     stacks = list(stacks)
     for key in keys(stacks, _catalogue.load()) if stacks else ():
         if key.kind == "instance":
@@ -53,12 +56,14 @@ def needs_for(stacks: Iterable[Any] = (), region: str | None = None, types: Iter
         elif key.kind == "lustre":
             where, deployment_type, tput = key.parts
             lustre.add((where, deployment_type, None if deployment_type.startswith("SCRATCH") else tput))
+        elif key.kind == "ebs":
+            ebs.add(key.parts)
     if region:
         from planner import catalogue
 
         wanted = list(types) or list(catalogue.load().instance_types)
         instances |= {(t, region) for t in wanted}
-    return PriceNeeds(frozenset(instances), frozenset(lustre))
+    return PriceNeeds(frozenset(instances), frozenset(lustre), frozenset(ebs))
 
 
 def cache_path() -> str:
@@ -146,6 +151,12 @@ def _lustre_entry(offer: Offer, need: LustreNeed, as_of: str) -> dict[str, Any]:
     return entry
 
 
+def _ebs_entry(offer: Offer, need: EbsNeed, as_of: str) -> dict[str, Any]:
+    region, volume_type = need
+    return {"region": region, "volume_type": volume_type, "usd_per_gb_month": offer.usd, "source": offer.source(EC2),
+            "as_of": as_of}
+
+
 @dataclass
 class LivePrices:
     """The outcome of one fetch: entries in the price-book file shape, and what to tell the user."""
@@ -178,7 +189,7 @@ def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> Li
     from planner.aws.errors import NotAwsAnswer
 
     as_of = cache.now.date().isoformat()
-    out = LivePrices({"instances": [], "lustre": []})
+    out = LivePrices({"instances": [], "lustre": [], "ebs": []})
     missing: list[str] = []
     jobs: list[tuple[str, str, Callable[[Any], Offer], Callable[[Offer, str], dict[str, Any]]]] = []
     for itype, region in sorted(needs.instances):
@@ -189,6 +200,10 @@ def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> Li
         jobs.append((f"lustre {region} {dtype} {tput or ''}".rstrip(), "lustre",
                      lambda c, r=region, d=dtype, t=tput: lustre_storage(c, r, d, t),
                      lambda o, d, n=need: _lustre_entry(o, n, d)))
+    for ebs_need in sorted(needs.ebs):
+        region, vtype = ebs_need
+        jobs.append((f"ebs {region} {vtype}", "ebs", lambda c, r=region, v=vtype: ebs_storage(c, r, v),
+                     lambda o, d, n=ebs_need: _ebs_entry(o, n, d)))
     for key, kind, ask, entry in jobs:
         hit = cache.get(key)
         why = _corrupt(hit, kind)
@@ -296,6 +311,6 @@ def live_book(book: Any, needs: PriceNeeds, client: Callable[[], Any] | None = N
         say(f"warning: {result.cache_problem}")
     if not result.failure or result.fetched or result.cached:
         say(result.summary())
-    if not (result.data["instances"] or result.data["lustre"]):
+    if not any(result.data.values()):
         return book
     return book.overlay(result.book_data(), ORIGIN)

@@ -4,7 +4,8 @@ EC2: one product per instance type and region once filtered on Linux, shared ten
 pre-installed software, capacity status Used and market option OnDemand; the filter on the
 market option matters because Capacity Block rows share the other attributes and are
 priced 0.00. FSx for Lustre: storage rows (USD per GB-month) matched on deployment option,
-storage type and per-unit throughput. A row priced 0, or two rows that disagree, is never
+storage type and per-unit throughput. EBS: the gp3 storage row of a region (AmazonEC2,
+productFamily Storage, volumeApiName gp3; USD per GB-month). A row priced 0, or two rows that disagree, is never
 taken as the price: the caller then keeps the price book's figure.
 """
 
@@ -50,6 +51,10 @@ def ec2_filters(instance_type: str, region: str) -> list[dict[str, str]]:
 
 def lustre_filters(region: str) -> list[dict[str, str]]:
     return [term("regionCode", region), term("fileSystemType", "Lustre"), term("productFamily", "Storage")]
+
+
+def ebs_filters(region: str, volume_type: str = "gp3") -> list[dict[str, str]]:
+    return [term("regionCode", region), term("productFamily", "Storage"), term("volumeApiName", volume_type)]
 
 
 def offers(price_list: Iterable[str]) -> list[Offer]:
@@ -123,3 +128,13 @@ def lustre_storage(client: Any, region: str, deployment_type: str, throughput: i
         rows.append(o)
     tput = f" {throughput} MB/s/TiB" if option == "persistent" else ""
     return single(rows, f"FSx for Lustre {deployment_type}{tput} {storage} in {region}")
+
+
+def ebs_storage(client: Any, region: str, volume_type: str = "gp3") -> Offer:
+    """USD per GB-month of EBS storage of `volume_type` (the root volumes' gp3) in `region`.
+
+    The gp3 price includes its baseline of 3,000 IOPS and 125 MiB/s; IOPS and throughput above
+    it are other products (productFamily "System Operation", "Provisioned Throughput"), not asked.
+    """
+    rows = [o for o in offers(products(client, EC2, ebs_filters(region, volume_type))) if o.unit == "GB-Mo"]
+    return single(rows, f"EBS {volume_type} storage in {region}")

@@ -1,6 +1,6 @@
 """`planner prices refresh`: a dated price book regenerated from AWS, ready for `--price-book`.
 
-On-demand EC2 and FSx for Lustre storage come from the AWS Price List Query API
+On-demand EC2, FSx for Lustre storage and EBS gp3 storage (the root volumes) come from the AWS Price List Query API
 (`pricing:GetProducts`, through `planner.aws.pricing`); Capacity Blocks from
 `ec2:DescribeCapacityBlockOfferings` in each region, where the account may call it: the
 offering's upfront fee divided by its hours and instances is the price per instance-hour
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from planner.aws.errors import DENIED, REJECTED_CREDENTIALS, AwsCallError, explain
-from planner.aws.pricing import (EC2, FSX, PRICING_REGION, NoPrice, ec2_on_demand, lustre_filters, lustre_storage,
-                                 products)
+from planner.aws.pricing import (EC2, FSX, PRICING_REGION, NoPrice, ebs_storage, ec2_on_demand, lustre_filters,
+                                 lustre_storage, products)
 
 CB_ACTION = "ec2:DescribeCapacityBlockOfferings"
 CB_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockOfferings.html"
@@ -45,18 +45,19 @@ class Refresh:
 
     instances: list[dict[str, Any]] = field(default_factory=list)
     lustre: list[dict[str, Any]] = field(default_factory=list)
+    ebs: list[dict[str, Any]] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # "<item>: <why>", one line each
     not_asked: int = 0  # items skipped after the API stopped answering (see `stopped`)
     stopped: dict[str, str] = field(default_factory=dict)  # API -> why it was not asked again
 
     @property
     def count(self) -> int:
-        return len(self.instances) + len(self.lustre)
+        return len(self.instances) + len(self.lustre) + len(self.ebs)
 
     def book(self, today: str) -> dict[str, Any]:
         return {"name": f"aws-{today}",
                 "description": f"Prices fetched from the AWS Price List Query API and EC2 Capacity Block offerings on {today}",
-                "instances": self.instances, "lustre": self.lustre}
+                "instances": self.instances, "lustre": self.lustre, "ebs": self.ebs}
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ class Item:
     label: str
     api: str  # "pricing" or "ec2:<region>"
     fetch: Callable[[Callable[[str, str], Any]], dict[str, Any] | None]
-    kind: str  # "instances" or "lustre"
+    kind: str  # "instances", "lustre" or "ebs"
 
 
 def capacity_block_entry(client: Any, instance_type: str, region: str, today: str) -> dict[str, Any] | None:
@@ -138,6 +139,12 @@ def items(cat: Any, regions: Iterable[str] | None, today: str, capacity_blocks: 
                     entry["per_unit_storage_throughput"] = u
                 return entry
             out.append(Item(f"lustre {region} {dtype} {tput or ''}".rstrip(), "pricing", fs, "lustre"))
+
+        def ebs(client: Callable[[str, str], Any], r: str = region) -> dict[str, Any]:
+            offer = ebs_storage(client("pricing", PRICING_REGION), r)
+            return {"region": r, "volume_type": "gp3", "usd_per_gb_month": offer.usd, "source": offer.source(EC2),
+                    "as_of": today}
+        out.append(Item(f"ebs {region} gp3", "pricing", ebs, "ebs"))
     return out
 
 
@@ -180,7 +187,7 @@ def run(todo: list[Item], client: Callable[[str, str], Any], progress: Callable[
         if entry is None:
             out.missing.append(f"{item.label}: no Capacity Block offering of {CB_PROBE_HOURS} h to read a price from")
             continue
-        (out.instances if item.kind == "instances" else out.lustre).append(entry)
+        {"instances": out.instances, "lustre": out.lustre, "ebs": out.ebs}[item.kind].append(entry)
     return out
 
 

@@ -69,7 +69,8 @@ def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (serv
         say(f"no price fetched; {args.output} not written")
         return 1
     refresh.write_book(args.output, result.book(today))
-    done = f"wrote {args.output}: {len(result.instances)} instance and {len(result.lustre)} FSx for Lustre prices, as of {today}"
+    done = (f"wrote {args.output}: {len(result.instances)} instance, {len(result.lustre)} FSx for Lustre and "
+            f"{len(result.ebs)} EBS gp3 prices, as of {today}")
     unpriced = len(result.missing) + result.not_asked
     if unpriced:
         done += f"; partial: {unpriced} of {len(todo)} items not priced (listed above)"

@@ -3,8 +3,9 @@
 The topology fields are the `planner:cluster` keys of the stack schema (docs/stack-schema.md), so a
 component's arguments turn into the same mapping a stack file holds and go through the
 same parser (`planner.parse.parse_cluster`): a typo is rejected with the same message
-whether it was written in YAML or in Python. Deployment-only fields (image, instance
-profile, root volume) are not part of the topology and are never planned.
+whether it was written in YAML or in Python. The root volume size is topology (the
+estimate prices it); deployment-only fields (image, instance profile, key, tags) are not
+part of the topology and are never planned.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, TypeVar
 
 import pulumi
 
-from planner.model import Cluster, Lustre, NodeGroup
+from planner.model import ROOT_VOLUME_RANGE, Cluster, Lustre, NodeGroup
 
 T = TypeVar("T")
 
@@ -129,6 +130,7 @@ class ClusterArgs:
     suppress: Sequence[SuppressArgs] = ()
     vpc_id: pulumi.Input[str] | None = None  # build in an existing VPC ...
     subnet_id: pulumi.Input[str] | None = None  # ... and subnet (in the cluster's AZ)
+    root_volume_gib: int | None = None  # gp3 root volume of each instance, GiB; None: the schema's default (500)
     # --- deployment only ---------------------------------------------------------------
     region: str | None = None  # default: the stack's `aws:region`
     image_id: pulumi.Input[str] | None = None  # default: the AWS Deep Learning AMI for the accelerator
@@ -136,7 +138,6 @@ class ClusterArgs:
     security_group_ids: Sequence[pulumi.Input[str]] = ()  # extra groups on each primary interface
     key_name: pulumi.Input[str] | None = None
     user_data: pulumi.Input[str] | None = None  # base64-encoded, as EC2 expects
-    root_volume_gib: int = 500
     tags: Mapping[str, str] = field(default_factory=dict)
 
     def to_config(self) -> dict[str, Any]:
@@ -161,6 +162,8 @@ class ClusterArgs:
         network = {k: v for k, v in (("vpc_id", self.vpc_id), ("subnet_id", self.subnet_id)) if v is not None and _plain(v)}
         if network:
             out["network"] = network
+        if self.root_volume_gib is not None:
+            out["root_volume_gib"] = self.root_volume_gib
         return out
 
     @classmethod
@@ -179,6 +182,7 @@ class ClusterArgs:
             suppress=[SuppressArgs(s.rule, s.reason) for s in c.suppress],
             vpc_id=None if c.network is None else c.network.vpc_id,
             subnet_id=None if c.network is None else c.network.subnet_id,
+            root_volume_gib=c.root_volume_gib,
             **deployment,
         )
 
@@ -189,8 +193,8 @@ class ClusterArgs:
 # run first and raise ClusterInputError naming the argument, like the parser does for keys.
 
 # ClusterArgs fields that are not topology (`from_config(**deployment)` takes these only)
-DEPLOYMENT_FIELDS = ("image_id", "instance_profile", "security_group_ids", "key_name", "user_data", "root_volume_gib", "tags")
-ROOT_VOLUME_GIB = (1, 16384)  # gp3: 1 GiB to 16 TiB (Amazon EBS User Guide, "General Purpose SSD volumes")
+DEPLOYMENT_FIELDS = ("image_id", "instance_profile", "security_group_ids", "key_name", "user_data", "tags")
+ROOT_VOLUME_GIB = ROOT_VOLUME_RANGE  # gp3: 1 GiB to 16 TiB (Amazon EBS User Guide, "General Purpose SSD volumes")
 TAG_KEY_MAX, TAG_VALUE_MAX = 128, 256  # EC2 tag restrictions (Amazon EC2 User Guide, "Tag restrictions")
 RESERVED_TAG_PREFIX = "aws:"  # "You can't ... use the aws: prefix in your tag names or values" (same page)
 VPC_PREFIX = (16, 28)  # "The allowed block size is between a /16 netmask and /28 netmask" (Amazon VPC User Guide)
@@ -269,7 +273,8 @@ def check_cluster_args(args: Any, label: str) -> None:
             need(_is_input(sg), f"security_group_ids[{i}]", "a security group id (str or Output)", sg)
     low, high = ROOT_VOLUME_GIB
     vol = args.root_volume_gib
-    if need(isinstance(vol, int) and not isinstance(vol, bool), "root_volume_gib", "an integer number of GiB", vol):
+    if vol is not None and need(isinstance(vol, int) and not isinstance(vol, bool), "root_volume_gib",
+                                "an integer number of GiB", vol):
         if not low <= vol <= high:
             problems.append(Problem(label, None, "root_volume_gib",
                                     f"expected {low} to {high} GiB (a gp3 volume), got {vol}"))

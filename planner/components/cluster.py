@@ -183,7 +183,7 @@ def launch_template_args(name: str, group: NodeGroup, spec: InstanceType, args: 
         # IMDSv2 only; hop limit 2 so containers on the node reach the metadata service.
         "metadata_options": {"http_endpoint": "enabled", "http_tokens": "required", "http_put_response_hop_limit": 2},
         "block_device_mappings": [{"device_name": image.root_device, "ebs": {
-            "volume_size": args.root_volume_gib, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true"}}],
+            "volume_size": group.root_volume_gib, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true"}}],
         "instance_market_options": {"market_type": market} if market else None,
         "capacity_reservation_specification": _reservation_target(group),
         "tag_specifications": [{"resource_type": kind, "tags": _tags(name, group, args, ultraserver)}

@@ -1,7 +1,8 @@
 """Price books: prices as data, each with its source and the date it was read.
 
-A book maps (instance_type, region, purchase) to USD per instance-hour and (region,
-deployment_type, per_unit_storage_throughput) to USD per GB-month of FSx for Lustre.
+A book maps (instance_type, region, purchase) to USD per instance-hour, (region,
+deployment_type, per_unit_storage_throughput) to USD per GB-month of FSx for Lustre, and
+(region, volume_type) to USD per GB-month of EBS storage (the instances' root volumes).
 Books layer: a user's file, or live prices, are overlaid on the built-in book and win
 where they overlap, so a team can correct one price without copying the rest. Nothing
 is ever priced at zero by default: a missing key is an unknown price.
@@ -28,8 +29,10 @@ DEFAULT = "current"
 INSTANCE_KEYS = ("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of", "assumption", "note")
 LUSTRE_KEYS = ("region", "deployment_type", "per_unit_storage_throughput", "usd_per_gb_month", "source", "as_of",
                "assumption", "note")
+EBS_KEYS = ("region", "volume_type", "usd_per_gb_month", "source", "as_of", "assumption", "note")
+EBS_VOLUME_TYPES = ("gp3",)  # the root volumes the components create; other types are not priced
 DERIVED_KEYS = ("instance_type", "purchase", "from", "basis")
-TOP_KEYS = ("name", "description", "instances", "lustre", "derived")
+TOP_KEYS = ("name", "description", "instances", "lustre", "ebs", "derived")
 
 _AS_OF = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?", re.ASCII)
 
@@ -49,6 +52,7 @@ class Price:
 
 InstanceKey = tuple[str, str, str]  # instance_type, region, purchase
 LustreKey = tuple[str, str, int | None]  # region, deployment_type, per-unit throughput (None for SCRATCH)
+EbsKey = tuple[str, str]  # region, volume_type
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,7 @@ class PriceBook:
     name: str
     instances: Mapping[InstanceKey, Price] = field(default_factory=dict)
     lustre: Mapping[LustreKey, Price] = field(default_factory=dict)
+    ebs: Mapping[EbsKey, Price] = field(default_factory=dict)
     derived: Mapping[tuple[str, str], Derivation] = field(default_factory=dict)
     overrides: tuple[Override, ...] = ()  # --price: win over every entry; the last one given wins
 
@@ -120,6 +125,10 @@ class PriceBook:
     def lustre_price(self, region: str, deployment_type: str, throughput: int | None) -> Price | None:
         return self.lustre.get(lustre_key(region, deployment_type, throughput))
 
+    def ebs_price(self, region: str, volume_type: str) -> Price | None:
+        """USD per GB-month of EBS storage of `volume_type` in `region`, or None when unknown."""
+        return self.ebs.get((region, volume_type))
+
     def overlay(self, data: dict[str, Any], origin: str, lines: Lines | None = None) -> "PriceBook":
         """This book with the entries of `data` (the user-file shape) added, winning on equal keys.
 
@@ -132,6 +141,7 @@ class PriceBook:
             name=f"{self.name} + {parsed.name}" if parsed.name != self.name else self.name,
             instances={**self.instances, **parsed.instances},
             lustre={**self.lustre, **parsed.lustre},
+            ebs={**self.ebs, **parsed.ebs},
             derived={**self.derived, **parsed.derived},
             overrides=self.overrides,
         )
@@ -144,6 +154,7 @@ class PriceBook:
         """Every price entry with a readable key, for listing and tests."""
         out = [(f"{t} {r} {p}", v) for (t, r, p), v in self.instances.items()]
         out += [(f"lustre {r} {d} {t or ''}".rstrip(), v) for (r, d, t), v in self.lustre.items()]
+        out += [(f"ebs {r} {t}", v) for (r, t), v in self.ebs.items()]
         return out
 
 
@@ -233,6 +244,17 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
         lustre[lustre_key(region, dtype, throughput)] = Price(
             usd, "GB-month", source, as_of, name,
             r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
+    ebs: dict[EbsKey, Price] = {}
+    for p, m in _entries(r, top, "ebs"):
+        r.mapping(m, p, EBS_KEYS, required=("region", "volume_type", "usd_per_gb_month", "source", "as_of"))
+        vals = (r.get(m, "region", p, region_conv), r.get(m, "volume_type", p, r.choice(EBS_VOLUME_TYPES)),
+                r.get(m, "usd_per_gb_month", p, r.positive_number), r.get(m, "source", p, r.string),
+                r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
+        if None in vals:
+            continue
+        region, vtype, usd, source, as_of = vals
+        ebs[(region, vtype)] = Price(usd, "GB-month", source, as_of, name,
+                                     r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
     derived: dict[tuple[str, str], Derivation] = {}
     for p, m in _entries(r, top, "derived"):
         r.mapping(m, p, DERIVED_KEYS, required=DERIVED_KEYS)
@@ -242,7 +264,7 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
             derived[(vals[0], vals[1])] = Derivation(*vals)
     if r.problems:
         raise InputError(r.problems)
-    return PriceBook(name, instances, lustre, derived)
+    return PriceBook(name, instances, lustre, ebs, derived)
 
 
 def parse_override(text: str) -> Override:
@@ -281,7 +303,7 @@ def load_file(path: str, base: PriceBook | None = None) -> PriceBook:
     """Read a price book file; layered over `base` when given."""
     data, lines = yamlload.load_path(path, "price book")
     if data is None:
-        raise InputError([Problem(path, None, "", "empty price book; expected a mapping with 'instances' and/or 'lustre'")])
+        raise InputError([Problem(path, None, "", "empty price book; expected a mapping with 'instances', 'lustre' and/or 'ebs'")])
     if base is None:
         return _parse(data, path, lines)
     return base.overlay(data, path, lines)

@@ -21,12 +21,21 @@ from planner import blocks
 from planner import catalogue as _catalogue
 from planner.catalogue import Catalogue
 from planner.cost.book import Price, PriceBook
-from planner.cost.items import CAPACITY_BLOCK_RESOURCE, EC2_RESOURCE, HOURS_PER_MONTH, LUSTRE_RESOURCE, Component, build
+from planner.cost.items import (
+    CAPACITY_BLOCK_RESOURCE,
+    EBS_RESOURCE,
+    EC2_RESOURCE,
+    HOURS_PER_MONTH,
+    LUSTRE_RESOURCE,
+    Component,
+    build,
+    unpriced_root_volumes,
+)
 from planner.cost.training import dense_peak, run_hours
 from planner.model import Cluster, Path, Stack
 
 CURRENCY = "USD"
-__all__ = ["CAPACITY_BLOCK_RESOURCE", "EC2_RESOURCE", "HOURS_PER_MONTH", "LUSTRE_RESOURCE", "CostEstimate", "LineItem",
+__all__ = ["CAPACITY_BLOCK_RESOURCE", "EBS_RESOURCE", "EC2_RESOURCE", "HOURS_PER_MONTH", "LUSTRE_RESOURCE", "CostEstimate", "LineItem",
            "billed", "estimate", "price_components", "workload_hours"]
 
 
@@ -256,6 +265,9 @@ def _items(stack: Stack, book: PriceBook, run: float | None, cat: Catalogue) -> 
     if c.unplanned:  # read back from a program: compute it could not size or price is left out, not free
         notes.append(f"{len(c.unplanned)} compute resource(s) of the program are not planned or priced (see the findings): "
                      "this estimate leaves them out")
+    unpriced = unpriced_root_volumes(stack)
+    if unpriced:  # read back from a program: a root volume of unknown size is left out, and said so
+        notes.append(unpriced)
     items = price_components(build(stack, run, cat, billed), book)
     if run is not None and any(g.purchase == "capacity-block" for g in c.node_groups):
         notes.append(blocks.END_TIME_NOTE)

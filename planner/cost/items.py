@@ -7,9 +7,9 @@ a price book at once. The estimate (and so `plan`, `diff` and the policy pack), 
 (through `instance_key`) and the live-price overlay (`keys`, which prices to fetch) share
 these builders and keys, so a resource kind is priced in one place.
 
-Not built: the root EBS volume each instance of the components gets (`root_volume_gib`,
-gp3). No per-region gp3 price from an AWS page or a Price List mirror could be read here,
-so it is left out rather than priced with a figure of unknown origin.
+Priced with the instances: the gp3 root volume each instance of the components gets
+(`root_volume_gib`, see `root_volumes`). A cluster read back from a program whose launch
+templates do not say their root volume's size and type leaves it unpriced, with a note.
 """
 
 from __future__ import annotations
@@ -25,11 +25,15 @@ HOURS_PER_MONTH = 730
 EC2_RESOURCE = "aws:ec2/instance:Instance"
 CAPACITY_BLOCK_RESOURCE = "aws:ec2/capacityBlockReservation:CapacityBlockReservation"
 LUSTRE_RESOURCE = "aws:fsx/lustreFileSystem:LustreFileSystem"
+EBS_RESOURCE = "aws:ebs/volume:Volume"  # what is billed: the EBS volumes EC2 creates from the launch templates' mappings
+ROOT_VOLUMES_SUFFIX = " root volumes"  # a node group's root-volume line item is named "<group> root volumes"
+ROOT_VOLUME_TYPE = "gp3"  # what the components create (planner.components.cluster.launch_template_args)
 
 
 @dataclass(frozen=True)
 class PriceKey:
-    """What a price is looked up by: `instance` (type, region, purchase) or `lustre` (region, deployment type, throughput)."""
+    """What a price is looked up by: `instance` (type, region, purchase), `lustre` (region, deployment type,
+    throughput) or `ebs` (region, volume type)."""
 
     kind: str
     parts: tuple[Any, ...]
@@ -39,6 +43,8 @@ class PriceKey:
             return book.instance(*self.parts)
         if self.kind == "lustre":
             return book.lustre_price(*self.parts)
+        if self.kind == "ebs":
+            return book.ebs_price(*self.parts)
         raise ValueError(f"no price lookup for {self.kind!r}")
 
 
@@ -48,6 +54,10 @@ def instance_key(instance_type: str, region: str, purchase: str) -> PriceKey:
 
 def lustre_key(region: str, fs: Lustre) -> PriceKey:
     return PriceKey("lustre", (region, fs.deployment_type, fs.per_unit_storage_throughput))
+
+
+def ebs_key(region: str, volume_type: str = ROOT_VOLUME_TYPE) -> PriceKey:
+    return PriceKey("ebs", (region, volume_type))
 
 
 @dataclass(frozen=True)
@@ -119,11 +129,49 @@ def lustre(stack: Stack, fs: Lustre, run: float | None) -> Iterator[Component]:
                     fs.path + ("deployment_type",), None, missing)
 
 
+def root_volumes(stack: Stack, g: NodeGroup, run: float | None) -> Iterator[Component]:
+    """The gp3 root volumes of a node group: GB-months of `root_volume_gib` per instance, for the run hours.
+
+    EBS is billed on its own, per GB-month provisioned, whatever the instances are bought as:
+    not rounded to Capacity Block durations. Only storage is billed: the components create gp3
+    with the default IOPS and throughput, and the gp3 price includes a baseline of 3,000 IOPS
+    and 125 MiB/s ("The default for gp3 volumes is 3,000 IOPS", EC2 API, EbsBlockDevice:
+    https://docs.aws.amazon.com/sdk-for-kotlin/api/latest/ec2/aws.sdk.kotlin.services.ec2.model/-ebs-block-device/iops.html;
+    the baseline is in the storage price on https://aws.amazon.com/ebs/pricing/). A group read
+    back without a known size (`root_volume_gib` None) has no component: `unpriced_root_volumes`
+    says so in the estimate's notes.
+    """
+    gib = g.root_volume_gib
+    if gib is None:
+        return
+
+    def missing(book: PriceBook) -> tuple[str, dict[str, Any]]:
+        return f"no price for EBS {ROOT_VOLUME_TYPE} storage in {stack.region} in price book '{book.name}'", {}
+
+    yield Component(EBS_RESOURCE, g.name + ROOT_VOLUMES_SUFFIX, "GB-month", ebs_key(stack.region), g.count * gib, run, run,
+                    HOURS_PER_MONTH,
+                    {"volume_type": ROOT_VOLUME_TYPE, "gib_per_instance": gib, "instances": g.count,
+                     "region": stack.region},
+                    g.path if stack.cluster.root_volume_gib is None
+                    else stack.cluster.path + ("root_volume_gib",), None, missing)
+
+
+def unpriced_root_volumes(stack: Stack) -> str | None:
+    """The estimate's note on node groups whose root volumes are not priced (size unknown), or None."""
+    names = [g.name for g in stack.cluster.node_groups if g.root_volume_gib is None]
+    if not names:
+        return None
+    return (f"root volumes of node group(s) {', '.join(repr(n) for n in names)} are not priced: their size is not "
+            f"known (read from a launch template's block device mapping for the root device, {ROOT_VOLUME_TYPE} only); "
+            "this estimate leaves them out")
+
+
 def build(stack: Stack, run: float | None, cat: Catalogue, billed: Billed) -> list[Component]:
-    """Every component of `stack`, in report order: node groups, then the file system."""
+    """Every component of `stack`, in report order: each node group and its root volumes, then the file system."""
     out: list[Component] = []
     for g in stack.cluster.node_groups:
         out += node_group(stack, g, run, cat, billed)
+        out += root_volumes(stack, g, run)
     if stack.cluster.lustre is not None:
         out += lustre(stack, stack.cluster.lustre, run)
     return out

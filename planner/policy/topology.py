@@ -4,7 +4,7 @@ Both the policy pack (at `pulumi preview`) and `planner plan --program` (through
 `planner.readback`) use this module. A cluster written by hand with plain pulumi-aws
 resources has no planner config, so its topology is read back from what the program
 registers: launch templates
-(instance type, EFA interfaces, market options, reservation), Auto Scaling groups or
+(instance type, EFA interfaces, market options, reservation, gp3 root volume), Auto Scaling groups or
 instances (how many, in which subnets and placement group), subnets (the AZ), placement
 groups (the strategy) and FSx for Lustre. The result is a plain `planner:cluster` mapping
 that goes through `parse_cluster` and `plan_stack` like a stack file, so the pack runs the
@@ -86,6 +86,7 @@ class Rebuilt:
     max_counts: dict[int, int] = field(default_factory=dict)
     zones: dict[int, tuple[str, ...]] = field(default_factory=dict)
     interfaces: dict[int, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
+    root_volumes: dict[int, int] = field(default_factory=dict)  # gp3 root volume GiB, where the template says
     zone_known: bool = True
 
     def locate(self, path: Path, urn: str | None) -> None:
@@ -125,6 +126,7 @@ class _Group:
     maximum: int | None = None
     external_placement: str | None = None  # a placement group named that is not a resource of the stack
     interfaces: tuple[tuple[int, int, str], ...] | None = None
+    root_volume_gib: int | None = None  # gp3 root volume per instance, when the launch template (or instance) says
     ultraserver: tuple[str, str, int] | None = None  # (cluster, node group, k): the planner tags of one UltraServer's ASG
 
 
@@ -195,6 +197,8 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
         if g.interfaces is not None:
             out.interfaces[i] = g.interfaces
             out.locate(path + ("interfaces",), (g.template or g.capacity).urn)
+        if g.root_volume_gib is not None:
+            out.root_volumes[i] = g.root_volume_gib
         node_groups.append(entry)
 
     data: dict[str, Any] = {"availability_zone": cluster_az or UNKNOWN_AZ, "node_groups": node_groups}
@@ -278,7 +282,7 @@ def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[t
         if type_source is not None:
             sources["instance_type"] = type_source
         groups.append(_Group(asg.name, itype, planned, asg, template, values, sources, pgs, zones, hi, external, interfaces,
-                             _ultraserver_tags(asg)))
+                             root_volume_gib=_root_volume(template, None), ultraserver=_ultraserver_tags(asg)))
     return groups
 
 
@@ -329,7 +333,7 @@ def _alike(members: list[_Group]) -> bool:
     def same(m: _Group) -> tuple[Any, ...]:
         rest = {k: v for k, v in m.values.items() if k != "capacity_reservation_id"}
         return (m.instance_type, tuple(m.zones), sorted(rest.items()), m.interfaces,
-                tuple(pg.urn for pg in m.placement_groups), m.external_placement)
+                tuple(pg.urn for pg in m.placement_groups), m.external_placement, m.root_volume_gib)
 
     ids = [m.values.get("capacity_reservation_id") for m in members]
     return (all(isinstance(i, str) for i in ids) and len(set(ids)) == len(ids)
@@ -368,7 +372,8 @@ def _eks_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[t
         if isinstance(capacity, str) and capacity in _EKS_CAPACITY:
             values["purchase"], sources["purchase"] = _EKS_CAPACITY[capacity], ng
         sources["instance_type"] = type_source
-        groups.append(_Group(ng.name, itype, planned, ng, template, values, sources, pgs, zones, hi, external, interfaces))
+        groups.append(_Group(ng.name, itype, planned, ng, template, values, sources, pgs, zones, hi, external, interfaces,
+                             _root_volume(template, None)))
     return groups
 
 
@@ -400,13 +405,14 @@ def _instance_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: l
             zones = _zones(_interface_subnets(graph, inst))
         zones, pgs, external = _where(graph, inst, template, zones)
         sources["instance_type"] = type_source
+        root = _root_volume(template, inst)
         key = (template.urn if template else None, itype, tuple(zones), tuple(p.urn for p in pgs), external,
-               tuple(sorted((k, str(v)) for k, v in values.items())), interfaces)
+               tuple(sorted((k, str(v)) for k, v in values.items())), interfaces, root)
         if key in by_key:
             by_key[key].count += 1
             continue
         name = template.name if template is not None else re.sub(r"[-_]?\d+$", "", inst.name) or inst.name
-        by_key[key] = _Group(name, itype, 1, inst, template, values, sources, pgs, zones, None, external, interfaces)
+        by_key[key] = _Group(name, itype, 1, inst, template, values, sources, pgs, zones, None, external, interfaces, root)
     for itype, (instances, urn) in outside.items():
         unplanned.append((Unplanned(f"{len(instances)} EC2 instance(s) ({', '.join(i.name for i in instances[:3])}"
                                     f"{', ...' if len(instances) > 3 else ''})", "unlisted", (itype,), len(instances),
@@ -596,6 +602,35 @@ def _launch_values(graph: Graph, template: Resource | None, inst: Resource | Non
     return values, {k: v for k, v in sources.items() if v is not None}, (layout or None)
 
 
+# Root device names of Linux AMIs (the AMI's RootDeviceName): the DLAMIs the components launch
+# use /dev/sda1 (planner.components.images), Amazon Linux /dev/xvda.
+ROOT_DEVICES = ("/dev/sda1", "/dev/xvda")
+
+
+def _root_volume(template: Resource | None, inst: Resource | None) -> int | None:
+    """GiB of the gp3 root volume each instance gets, or None when the program does not say.
+
+    Read from the instance's `rootBlockDevice`, else the launch template's block device mapping
+    for the root device; only a declared size with volumeType gp3 counts (a mapping without a
+    type takes the AMI's, which the read-back cannot see), so anything else stays unpriced.
+    """
+    if inst is not None:
+        root = inst.get("rootBlockDevice")
+        if isinstance(root, dict) and root.get("volumeType") is not None:
+            return _gp3_size(root)
+    if template is None:
+        return None
+    for m in as_list(template.get("blockDeviceMappings")):
+        if isinstance(m, dict) and m.get("deviceName") in ROOT_DEVICES and isinstance(m.get("ebs"), dict):
+            return _gp3_size(m["ebs"])
+    return None
+
+
+def _gp3_size(ebs: dict[str, Any]) -> int | None:
+    size = as_int(ebs.get("volumeSize"))
+    return size if ebs.get("volumeType") == "gp3" and size is not None and size > 0 else None
+
+
 def _card(n: dict[str, Any], kind: Any) -> tuple[int, int, str]:
     return (as_int(n.get("networkCardIndex")) or 0, as_int(n.get("deviceIndex")) or 0,
             kind if isinstance(kind, str) and known(kind) else "interface")
@@ -718,7 +753,7 @@ def to_stack(rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | Non
         return None, [Violation(f"cannot plan the cluster read from the stack's resources: {p.key}: {p.message}",
                                 rebuilt.urn_of_key(p.key)) for p in exc.problems]
     node_groups = tuple(replace(g, max_count=rebuilt.max_counts.get(i), zones=rebuilt.zones.get(i, ()),
-                                interfaces=rebuilt.interfaces.get(i),
+                                interfaces=rebuilt.interfaces.get(i), root_volume_gib=rebuilt.root_volumes.get(i),
                                 availability_zone=g.availability_zone if known_az or g.availability_zone != stand_in
                                 else UNKNOWN_AZ)
                         for i, g in enumerate(cluster.node_groups)) if groups else ()
@@ -731,5 +766,5 @@ def to_stack(rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | Non
         rebuilt.locate(path, gap.urn)
         notes.append(Note(gap.message, path, gap.fix))
     cluster = replace(cluster, availability_zone=cluster.availability_zone if known_az else UNKNOWN_AZ,
-                      node_groups=node_groups, lustre=lustre, unplanned=tuple(rebuilt.unplanned), notes=tuple(notes))
+                      node_groups=node_groups, root_volume_gib=None, lustre=lustre, unplanned=tuple(rebuilt.unplanned), notes=tuple(notes))
     return Stack(name, file, rebuilt.region, cluster, resources=dict(rebuilt.resources)), []

@@ -107,6 +107,8 @@ class ClusterArgs(TypedDict):
     """Build in this existing VPC (give its subnet too) instead of a new one."""
     subnet_id: NotRequired[pulumi.Input[str]]
     """The existing subnet, in the cluster's Availability Zone."""
+    root_volume_gib: NotRequired[int]
+    """Size of each instance's gp3 root volume in GiB, 1 to 16384 (default 500); the estimate prices it."""
     region: NotRequired[str]
     """Default: the stack's `aws:region`."""
     image_id: NotRequired[pulumi.Input[str]]
@@ -119,8 +121,6 @@ class ClusterArgs(TypedDict):
     """EC2 key pair name."""
     user_data: NotRequired[pulumi.Input[str]]
     """Base64-encoded user data, as EC2 expects it."""
-    root_volume_gib: NotRequired[int]
-    """Root volume size in GiB (default 500)."""
     tags: NotRequired[dict[str, str]]
     """Tags on every resource the cluster creates."""
 

@@ -19,6 +19,7 @@ RESOURCE_NAMES = {
     "aws:ec2/instance:Instance": "EC2 instances",
     "aws:ec2/capacityBlockReservation:CapacityBlockReservation": "EC2 Capacity Block",
     "aws:fsx/lustreFileSystem:LustreFileSystem": "FSx for Lustre",
+    "aws:ebs/volume:Volume": "EBS",
 }
 
 
@@ -51,7 +52,7 @@ def _unpriced(cost: dict[str, Any]) -> list[str]:
 def headline(cost: dict[str, Any]) -> str:
     """The estimate in one sentence; "unknown" said once, with the priced part and what has no price.
 
-    `$85,044.53 for 168 h ($506.22/h, $369,538.72 a month of 730 h)`, or
+    `$85,118.17 for 168 h ($506.66/h, $369,858.72 a month of 730 h)`, or
     `unknown for 168 h: $38.66 priced, no price for trainers`.
     """
     hours = cost.get("hours")
@@ -86,6 +87,8 @@ def _what(item: dict[str, Any]) -> str:
         purchase = "" if item["purchase"] == "capacity-block" else f" ({item['purchase']})"
         units = f" ({item['ultraservers']} UltraServers)" if item.get("ultraservers") else ""
         return f"{kind} {item['instance_type']} x {item['instances']}{units}{purchase}"
+    if "volume_type" in item:
+        return f"{kind} {item['volume_type']} {item['gib_per_instance']:,} GiB x {item['instances']}"
     tput = item.get("per_unit_storage_throughput")
     return f"{kind} {item.get('deployment_type')} {item.get('storage_capacity_gib'):,} GiB" + (f" @ {tput} MB/s/TiB" if tput else "")
 

@@ -10,6 +10,7 @@ import math
 from typing import Any, Iterator
 
 from planner.cost.estimate import HOURS_PER_MONTH
+from planner.cost.items import ROOT_VOLUMES_SUFFIX
 from planner.findings import Finding
 from planner.rules import Rule, RuleContext, rule
 
@@ -48,20 +49,23 @@ def _usd(x: float) -> str:
 
 def _budget_fix(ctx: RuleContext, cost: Any, key: str, value: float, limit: float) -> str:  # noqa: ANN401 - CostEstimate
     """What to cut to fit: in the node group that costs most, the fewest instances (whole
-    UltraServers for an UltraServer type) whose share of the estimate covers the overrun; else
+    UltraServers for an UltraServer type) whose share of the estimate (with their root volumes)
+    covers the overrun; else
     (the overrun is more than that group costs) the budget to declare."""
     over = value - limit
-    raise_it = f"raise budget.{key} to {math.ceil(value * 100) / 100:.2f}"
+    raise_it = f"raise budget.{key} to {math.ceil(round(value * 100, 6)) / 100:.2f}"  # 14673.000000000002 is 14673.00
     if cost is not ctx.cost:  # priced on the workload's hours: fewer instances take longer at about the same cost
         return (f"cut {_usd(over)}: train on fewer tokens or parameters, or choose a cheaper purchase option "
                 f"(fewer instances would run longer for about the same cost), or {raise_it}")
     groups = {g.name: g for g in ctx.cluster.node_groups}
-    costs = []
+    shares: dict[str, float] = {}  # per node group: its instances and their root volumes (each instance has one)
     for item in cost.line_items:
-        g = groups.get(item.name)
+        name = item.name.removesuffix(ROOT_VOLUMES_SUFFIX) if item.detail.get("volume_type") else item.name
+        g = groups.get(name)
         share = item.total_usd if key == "total_usd" else (None if item.hourly_usd is None else item.hourly_usd * HOURS_PER_MONTH)
         if g is not None and "instances" in item.detail and share and g.count:
-            costs.append((share, g))
+            shares[name] = shares.get(name, 0.0) + share
+    costs = [(share, groups[name]) for name, share in shares.items()]
     if not costs:
         return f"cut {_usd(over)}: fewer instances or hours, a cheaper purchase option, or {raise_it}"
     share, g = max(costs, key=lambda c: c[0])
@@ -98,6 +102,9 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for key, limit, value, lower_bound, what in checks:
         if limit is None:
             continue
+        # compared as printed, to the cent: 20.1 $/h x 730 is 14673.000000000002, within a 14673 budget
+        value = None if value is None else round(value, 2)
+        lower_bound = None if lower_bound is None else round(lower_bound, 2)
         if value is not None and value > limit:
             yield r.finding(ctx, budget.path + (key,),
                             f"estimated {what}{on} {_usd(value)} exceeds budget.{key} {_usd(limit)} by {_usd(value - limit)}",
