@@ -223,7 +223,10 @@ class _ClosingPolicy(asyncio.DefaultEventLoopPolicy):
                 loop.close()
 
 
-def declared_stacks(directory: str, stack: str) -> list[Stack]:
+PROGRAM_TIMEOUT_SECONDS = 300.0  # `plan --program`'s default: a program that does not finish is stopped
+
+
+def declared_stacks(directory: str, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS) -> list[Stack]:
     """The clusters the program declares for `stack`, without deploying anything.
 
     The program runs in a child process (`planner.program_child`): what it prints, how it
@@ -236,7 +239,7 @@ def declared_stacks(directory: str, stack: str) -> list[Stack]:
     from planner import readback
 
     program = load(directory)
-    message = _run_child(program, stack)
+    message = _run_child(program, stack, timeout)
     problems = message.get("problems")
     if problems:
         raise InputError([Problem(str(p["file"]), p.get("line"), str(p.get("key") or ""), str(p["message"]))
@@ -261,8 +264,12 @@ def declared_stacks(directory: str, stack: str) -> list[Stack]:
     return stacks
 
 
-def _run_child(program: Program, stack: str) -> dict[str, Any]:
-    """Run the program in `python -m planner.program_child`; its one JSON message, or InputError."""
+def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS) -> dict[str, Any]:
+    """Run the program in `python -m planner.program_child`; its one JSON message, or InputError.
+
+    `timeout` (seconds, None: none) bounds the whole run: a program that waits on something
+    that never comes (a network call the mocks do not intercept, an input() prompt, a loop)
+    must not hold a CI job until its own time limit; the child is killed and the run refused."""
     import subprocess
     import tempfile
 
@@ -273,8 +280,14 @@ def _run_child(program: Program, stack: str) -> dict[str, Any]:
         # the child imports the planner that runs this command, wherever it is installed
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = os.pathsep.join([root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-        proc = subprocess.run([sys.executable, "-m", "planner.program_child", json.dumps(request)],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        try:
+            proc = subprocess.run([sys.executable, "-m", "planner.program_child", json.dumps(request)],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired:  # run() has killed the child
+            raise InputError([Problem(shown(program.main), None, "--program-timeout",
+                                      f"the program did not finish within {timeout:g} s and was stopped; raise "
+                                      "--program-timeout if it is slow, or check what it waits for")]) from None
         # what the program printed goes to stderr: stdout carries the report (JSON, SARIF)
         printed = proc.stdout.decode("utf-8", "replace")
         if printed:
@@ -417,7 +430,8 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if not isinstance(exc, pulumi.RunError) else text
 
 
-def stacks_for_cli(directory: str | None, stack: str | None, paths: list[str]) -> list[Stack]:
+def stacks_for_cli(directory: str | None, stack: str | None, paths: list[str],
+                   timeout: float | None = PROGRAM_TIMEOUT_SECONDS) -> list[Stack]:
     """`planner plan --program DIR --stack NAME`: both are needed, and no stack file paths."""
     if not directory or not stack:
         raise InputError([Problem("planner plan", None, "--program" if not directory else "--stack",
@@ -429,4 +443,4 @@ def stacks_for_cli(directory: str | None, stack: str | None, paths: list[str]) -
         raise InputError([Problem(shown(os.path.join(program.config_dir, f"Pulumi.{stack}.yaml")), None, "--stack",
                                   f"stack file missing: no Pulumi.{stack}.yaml in the project's stack folder; "
                                   "expected the stack's config (`pulumi stack init` and `pulumi config set` write it)")])
-    return declared_stacks(directory, stack)
+    return declared_stacks(directory, stack, timeout)

@@ -161,6 +161,20 @@ def test_os_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
     assert result.err.strip() == f"planner: {d / 'app.py'}: the program ended its process (exit status 0) before planner could read what it declares"
 
 
+def test_a_program_that_never_finishes_is_stopped_at_the_timeout(tmp_path: Path) -> None:
+    import time
+
+    d = project(tmp_path, "availability_zone: us-east-2b", main=HAND_WRITTEN + "import time\ntime.sleep(120)\n")
+    start = time.monotonic()
+    result = run_cli("plan", "--program", str(d), "--stack", "dev", "--program-timeout", "1", "--format", "json")
+    assert time.monotonic() - start < 60  # not the program's 120 s
+    assert result.code == 2 and result.out == ""
+    assert result.err.strip() == (f"planner: {d / 'app.py'}: --program-timeout: the program did not finish within 1 s and "
+                                  "was stopped; raise --program-timeout if it is slow, or check what it waits for")
+    bad = run_cli("plan", "--program", str(d), "--stack", "dev", "--program-timeout", "0")
+    assert bad.code == 2 and "expected seconds from 1 to 3600, got '0'" in bad.err
+
+
 def test_the_programs_own_stdout_never_reaches_json_or_sarif(tmp_path: Path) -> None:
     noisy = "import os, sys\nprint('{\"not\": \"json\"')\nos.write(1, b'raw bytes on fd 1\\n')\nsys.stdout.write('more')\n"
     d = project(tmp_path, "availability_zone: us-east-2b", main=noisy + HAND_WRITTEN)

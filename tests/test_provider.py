@@ -215,12 +215,28 @@ def test_construct_refuses_an_invalid_cluster_before_registering_anything(plugin
             "nodeGroups": [{"name": "trainers", "count": 2}],
             "lustre": {"deploymentType": "SCRATCH_2", "storageCapacityGib": 3600},
         })
-    # The engine shows this text: planner's own lines first (the SDK appends the Python stack of the refusal).
+    # Refused as invalid input properties: the engine shows planner's lines, and no Python stack
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     lines = err.value.details().splitlines()
-    assert lines[0].endswith("Trn2Cluster('broken'): planner found 1 error(s), nothing was deployed:")
-    assert lines[1] == ("  Trn2Cluster('broken'): error [lustre-capacity] 3,600 GiB is not a valid capacity for SCRATCH_2; "
-                        "expected 1,200, or a multiple of 2,400 GiB (nearest above: 4,800):")
+    assert lines == ["Trn2Cluster('broken'): planner found 1 error(s), nothing was deployed:",
+                     "  Trn2Cluster('broken'): error [lustre-capacity] 3,600 GiB is not a valid capacity for SCRATCH_2; "
+                     "expected 1,200, or a multiple of 2,400 GiB (nearest above: 4,800)"]
+    # ... each error with the input property it concerns, in the status details the engine reads
+    details = dict(err.value.trailing_metadata())["grpc-status-details-bin"]
+    assert b"lustre.storageCapacityGib" in details and b"[lustre-capacity] 3,600 GiB" in details
     assert [r for r in plugin[1].registered[before:] if r["custom"]] == []
+
+
+def test_construct_refuses_unusable_input_naming_the_property(plugin: tuple[Any, Monitor, int]) -> None:
+    with pytest.raises(grpc.RpcError) as err:
+        construct(plugin, "Trn2Cluster", "typo", {
+            "availabilityZone": "us-east-2b",
+            "nodeGroups": [{"name": "trainers", "count": 2, "purchase": "capacity-block", "capacityReservationId": "nope"}],
+        })
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    (line,) = err.value.details().splitlines()
+    assert "capacity_reservation_id" in line and "Traceback" not in line and 'File "' not in line
+    assert b"nodeGroups[0].capacityReservationId" in dict(err.value.trailing_metadata())["grpc-status-details-bin"]
 
 
 def test_construct_standalone_network_and_storage(plugin: tuple[Any, Monitor, int]) -> None:

@@ -14,7 +14,7 @@ AWS_TIMEOUT_SECONDS = 60.0  # --aws-timeout default (planner.aws.deadline; kept 
 
 
 def aws_timeout_arg(text: str) -> float:
-    """argparse type for `--aws-timeout`: seconds, from 1 to 3600."""
+    """argparse type for `--aws-timeout` and `--program-timeout`: seconds, from 1 to 3600."""
     import math
 
     try:

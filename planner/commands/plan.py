@@ -23,6 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--program", metavar="DIR", help="plan the clusters a Pulumi program in DIR declares: planner components, or its EC2/Auto Scaling/EKS "
                         "resources read back (offline, with Pulumi mocks; RUNS the program's code with your rights)")
     p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
+    from planner.commands import aws_timeout_arg
+
+    p.add_argument("--program-timeout", type=aws_timeout_arg, default=300.0, metavar="SECONDS",
+                   help="stop a --program run that takes longer (default: 300)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     from planner.commands import add_price_book_argument
 
@@ -38,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if args.program or args.stack:
         from planner.programs import stacks_for_cli
 
-        stacks = stacks_for_cli(args.program, args.stack, args.paths)
+        stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
     else:
         stacks = load_stacks(args.paths or [_project_stacks()])
     plans = plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress), price_book=book_from_args(args, stacks)))

@@ -26,18 +26,71 @@ def hosted() -> list[type[Any]]:
 
 def schema() -> dict[str, Any]:
     """The package schema Pulumi infers for the hosted components."""
-    from pulumi.provider.experimental.component import ComponentProvider
-
     from planner import __version__
 
-    provider = ComponentProvider(hosted(), NAME, version=__version__)
+    provider = provider_class()(hosted(), NAME, version=__version__)
     return json.loads(provider.schema or "{}")
 
 
 def serve() -> None:
-    """Run as the engine runs the plugin: prints its gRPC port, serves until stopped."""
-    from pulumi.provider.experimental import component_provider_host
+    """Run as the engine runs the plugin: prints its gRPC port, serves until stopped.
+
+    What `component_provider_host` does, with planner's provider class (below)."""
+    import sys
+
+    from pulumi.provider import main
 
     from planner import __version__
 
-    component_provider_host(hosted(), NAME, version=__version__)
+    main(provider_class()(hosted(), NAME, None, __version__), sys.argv[1:])
+
+
+def provider_class() -> type[Any]:
+    """Pulumi's ComponentProvider, refusing an unusable cluster as invalid input properties.
+
+    The SDK reports any exception of a component's constructor with the Python stack of
+    the refusal appended, which the engine prints under the resource. planner's refusals
+    (unusable input, error findings) are about the inputs, not the code: raised as
+    `InputPropertiesError`, the engine shows planner's one-line messages, each with the
+    input property it concerns, and no stack.
+    """
+    from pulumi.errors import InputPropertiesError
+    from pulumi.provider.experimental.component import ComponentProvider
+    from pulumi.provider.server import ComponentInitError
+
+    from planner.components.checks import ClusterRejected
+    from planner.components.errors import ClusterInputError
+
+    class PlannerComponentProvider(ComponentProvider):
+        def construct(self, name: str, resource_type: str, inputs: Any, options: Any = None) -> Any:
+            try:
+                return super().construct(name, resource_type, inputs, options)
+            except ComponentInitError as exc:
+                inner = exc.inner
+                if isinstance(inner, ClusterRejected):
+                    errors = [{"property_path": property_path(f.path), "reason": f"[{f.rule}] {f.message}"}
+                              for f in inner.findings]
+                elif isinstance(inner, ClusterInputError):
+                    errors = [{"property_path": property_path(p.key), "reason": p.message} for p in inner.problems]
+                else:
+                    raise
+                raise InputPropertiesError(str(inner), errors) from None
+
+    return PlannerComponentProvider
+
+
+def property_path(path: Any) -> str:
+    """A finding's key path or a problem's key as the component's input property path
+    (`node_groups[0].capacity_reservation_id` -> `nodeGroups[0].capacityReservationId`)."""
+    import re
+
+    parts = path.split(".") if isinstance(path, str) else [str(k) for k in path if k not in ("config", "planner:cluster")]
+    out = ""
+    for part in parts:
+        if part.isdigit():
+            out += f"[{part}]"
+            continue
+        head, _, rest = part.partition("[")
+        camel = re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), head)
+        out += ("." if out else "") + camel + (f"[{rest}" if rest else "")
+    return out
