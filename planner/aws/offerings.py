@@ -77,9 +77,12 @@ def _zone_fix(ctx: RuleContext, g: NodeGroup, zones: list[str], region: str) -> 
 
 def _block_fix(g: NodeGroup) -> str:
     """A Capacity Block group missing from the offerings: its reservation decides."""
-    if g.capacity_reservation_id:
-        return (f"none if preflight-reservation finds {g.capacity_reservation_id} in {g.availability_zone}; "
+    if g.capacity_reservation_ids:
+        return (f"none if preflight-reservation finds {', '.join(g.capacity_reservation_ids)} in {g.availability_zone}; "
                 f"otherwise book a block there and set its id as capacity_reservation_id in node group '{g.name}'")
+    if g.capacity_reservation_resource_group_arn:
+        return (f"none if the resource group {g.capacity_reservation_resource_group_arn} holds blocks in "
+                f"{g.availability_zone}; otherwise book one there and add it to the group")
     return (f"book the block in {g.availability_zone}, then set capacity_reservation_id: cr-... (its reservation id) "
             f"in node group '{g.name}'")
 
