@@ -488,9 +488,12 @@ def test_sarif_describes_the_preflight_checks_it_reports(moto) -> None:
     assert res.code == 1
 
 
-def test_markdown_shows_the_remediation_of_a_preflight_check(moto) -> None:
+def test_markdown_shows_the_case_specific_fix_of_a_preflight_check(moto) -> None:
     res = run_cli("preflight", TRN2_DEV, "--format", "markdown")
-    assert "`preflight-aws-error`" in res.out and "**Fix:** Fix what the message names" in res.out
+    assert "`preflight-aws-error`" in res.out
+    assert ("<br>**Fix:** look up the vCPU quota L-2C3B7624 (Running On-Demand Trn instances) in us-east-2 another way "
+            "(the AWS console, or AWS Support), or suppress preflight-aws-error to accept a partial preflight |") in res.out
+    assert "Fix what the message names" not in res.out  # the check's general remediation is for planner rules
 
 
 def test_a_stack_may_suppress_a_preflight_check_and_still_plan(moto, stack_file) -> None:

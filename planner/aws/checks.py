@@ -6,13 +6,17 @@ remediation, category, function), kept in its own `Registry` instance, `CHECKS`,
 `ctx.options["account"]` (an `Account`) and `ctx.options["region"]`, and yields findings
 through `r.finding(ctx, path, message)`, which point at the file and line of the value at
 fault. Ids are a contract, like rule ids: never rename one.
+
+Every finding carries a case-specific `fix` (the key to change in this stack and the value
+to use, built from the account's answer and the stack's values), like the rules' findings;
+the check's `remediation` is only the general advice `planner rules` lists.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Iterator, Mapping
 
-from planner.aws.errors import AwsCallError
+from planner.aws.errors import DENIED, REJECTED_CREDENTIALS, THROTTLED, AwsCallError
 from planner.findings import Finding
 from planner.model import NodeGroup, Path
 from planner.registry import Check, Registry, Rule, RuleContext
@@ -53,7 +57,50 @@ def registry() -> Mapping[str, Rule]:
 
 def aws_error(ctx: RuleContext, path: Path, err: AwsCallError, what: str) -> Finding:
     """The finding for a check that could not run: `what` it wanted to know, and why it could not."""
-    return CHECKS.all()[AWS_ERROR].finding(ctx, path, f"could not check {what}: {err.message}")
+    return CHECKS.all()[AWS_ERROR].finding(ctx, path, f"could not check {what}: {err.message}",
+                                           fix=aws_error_fix(err, ctx.options.get("region") or ctx.stack.region, what))
+
+
+ACCEPT = "or suppress preflight-aws-error to accept a partial preflight"
+
+
+def aws_error_fix(err: AwsCallError, region: str, what: str) -> str:
+    """What to fix for this failure, from its error code: the IAM action to grant, the credentials to
+    refresh, the timeout to raise; a failure planner cannot classify says so rather than guess."""
+    action, code = err.action, err.code or ""
+    if code == "OptInRequired":
+        return f"subscribe the account to the service of {action} (OptInRequired), then run preflight again, {ACCEPT}"
+    if code in DENIED:
+        return f"allow {action} for the role or user that runs preflight (the IAM policy in the preflight docs), {ACCEPT}"
+    if code in REJECTED_CREDENTIALS:
+        return f"refresh the AWS credentials ({code}; for example aws sso login) or pass --profile, then run preflight again"
+    if code == "NoCredentials":
+        return "configure AWS credentials (AWS_PROFILE, ~/.aws/credentials, SSO) or pass --profile, then run preflight again"
+    if code == "ProfileNotFound":
+        return "pass --profile (or set AWS_PROFILE) to a profile of the AWS config, then run preflight again"
+    if code in THROTTLED:
+        return f"run preflight again later ({action} was throttled in {region}), {ACCEPT}"
+    if code in ("Timeout", "EndpointConnectionError"):
+        return f"check the network, proxy and AWS_ENDPOINT_URL (if set) for the {region} endpoint, then run preflight again"
+    if code == "Deadline":
+        return "raise --aws-timeout, or check the credential_process, proxy or endpoint that did not answer"
+    if code == "NotAws":
+        return "sign in to the network's portal or fix the proxy (the answer was not AWS's), then run preflight again"
+    if code == "NoEndpoint":
+        return f"run preflight in a region where {action} has an endpoint (--region), {ACCEPT}"
+    if code == "NotImplementedError":
+        return f"run preflight against AWS itself (the endpoint does not implement the API it needs), {ACCEPT}"
+    if "is not available in" in err.message:
+        return f"look up {what} in {region} another way (the AWS console, or AWS Support), {ACCEPT}"
+    return f"run preflight again; if {code or 'the failure'} repeats, act on the message, {ACCEPT}"
+
+
+def zone_key(g: NodeGroup) -> str:
+    """How a fix names a group's Availability Zone key: its own (`in node group 'g', set
+    availability_zone`) or the cluster's, which it inherits (`set availability_zone`)."""
+    if "availability_zone" in g.declared:
+        return f"in node group '{g.name}', set availability_zone"
+    return "set availability_zone"
 
 
 def zone_path(g: NodeGroup, ctx: RuleContext) -> Path:
@@ -72,7 +119,7 @@ def run(ctx: RuleContext) -> list[Finding]:
         except AwsCallError as err:
             out.append(aws_error(ctx, ctx.cluster.path, err, r.id.removeprefix("preflight-")))
         except Exception as exc:  # noqa: BLE001 - an endpoint that answers oddly must not stop the other checks
-            err = AwsCallError(r.id, f"{type(exc).__name__}: {exc}")
+            err = AwsCallError(r.id, f"{type(exc).__name__}: {exc}", type(exc).__name__)
             out.append(aws_error(ctx, ctx.cluster.path, err, r.id.removeprefix("preflight-")))
     unique = {(f.rule, f.line, f.message): f for f in out}  # one AWS failure seen by two checks is one finding
     return list(unique.values())

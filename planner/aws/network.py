@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from planner.aws.checks import aws_error, check
+from planner.aws.checks import aws_error, check, zone_key
 from planner.aws.errors import AwsCallError
 from planner.findings import Finding
 from planner.rules import Rule, RuleContext
@@ -30,35 +30,53 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     net = ctx.cluster.network
     if net is None:
         return
+    vpc_found = False
     if net.vpc_id:
         where = net.path + ("vpc_id",)
         try:
             if account.vpc(region, net.vpc_id) is None:
-                yield r.finding(ctx, where, f"VPC {net.vpc_id} does not exist in {region}")
+                yield r.finding(ctx, where, f"VPC {net.vpc_id} does not exist in {region}",
+                                fix=f"set network.vpc_id to a VPC of {region} (aws ec2 describe-vpcs --region {region}), "
+                                    "or remove network to let the components create one")
+            else:
+                vpc_found = True
         except AwsCallError as err:
             yield aws_error(ctx, where, err, f"VPC {net.vpc_id}")
     if not net.subnet_id:
         return
     where = net.path + ("subnet_id",)
+    az = ctx.cluster.availability_zone
     try:
         subnet = account.subnet(region, net.subnet_id)
     except AwsCallError as err:
         yield aws_error(ctx, where, err, f"subnet {net.subnet_id}")
         return
     if subnet is None:
-        yield r.finding(ctx, where, f"subnet {net.subnet_id} does not exist in {region}")
+        of = f" of {net.vpc_id}" if vpc_found else ""
+        yield r.finding(ctx, where, f"subnet {net.subnet_id} does not exist in {region}",
+                        fix=f"set network.subnet_id to a subnet{of} in {az} (aws ec2 describe-subnets --region {region})")
         return
-    if net.vpc_id and subnet.get("VpcId") != net.vpc_id:
-        yield r.finding(ctx, where, f"subnet {net.subnet_id} belongs to {subnet.get('VpcId')}, not to the declared {net.vpc_id}")
+    vpc = subnet.get("VpcId")
+    if net.vpc_id and vpc != net.vpc_id:
+        yield r.finding(ctx, where, f"subnet {net.subnet_id} belongs to {vpc}, not to the declared {net.vpc_id}",
+                        fix=f"set network.vpc_id: {vpc} (the subnet's VPC), or network.subnet_id to a subnet of "
+                            f"{net.vpc_id} in {az}")
     zone = subnet.get("AvailabilityZone")
-    users = [(f"node group '{g.name}'", g.availability_zone) for g in ctx.cluster.node_groups]
-    if ctx.cluster.lustre is not None:
-        users.append(("the FSx for Lustre file system", ctx.cluster.lustre.availability_zone))
-    for who, az in users:
-        if zone and az != zone:
-            yield r.finding(ctx, where, f"subnet {net.subnet_id} is in {zone}; {who} is declared in {az}")
+    users = [(f"node group '{g.name}'", g.availability_zone, zone_key(g)) for g in ctx.cluster.node_groups]
+    fs = ctx.cluster.lustre
+    if fs is not None:
+        key = "set lustre.availability_zone" if "availability_zone" in fs.declared else "set availability_zone"
+        users.append(("the FSx for Lustre file system", fs.availability_zone, key))
+    of = f" of {net.vpc_id or vpc}" if (net.vpc_id or vpc) else ""
+    for who, declared, key in users:
+        if zone and declared != zone:
+            yield r.finding(ctx, where, f"subnet {net.subnet_id} is in {zone}; {who} is declared in {declared}",
+                            fix=f"set network.subnet_id to a subnet{of} in {declared}, or {key.removeprefix('set ')}: "
+                                f"{zone} (the subnet's AZ)")
     free = subnet.get("AvailableIpAddressCount")
     need = ctx.cluster.instances
     if isinstance(free, int) and free < need:
         yield r.finding(ctx, where, f"subnet {net.subnet_id} has {free} free IP addresses; the cluster declares {need} "
-                                    "instances, each needing at least one", severity="warning")
+                                    "instances, each needing at least one", severity="warning",
+                        fix=f"set network.subnet_id to a subnet{of} in {zone or az} with at least {need} free IP addresses, "
+                            f"or free {need - free} more in {net.subnet_id}")

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Iterator
 
 from planner import data as _data
+from planner.aws.account import Quota
 from planner.aws.checks import aws_error, check
 from planner.aws.errors import AwsCallError
 from planner.findings import Finding
@@ -74,4 +75,25 @@ def vcpu_quota(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         kind = "applied" if quota.applied else "AWS default"
         yield r.finding(ctx, where, f"node group{'s' if len(groups) > 1 else ''} {names} need{'' if len(groups) > 1 else 's'} "
                                     f"{vcpus:,} vCPUs ({parts}) of '{quota.name}' ({ref.code}); the {kind} quota in "
-                                    f"{region} is {quota.value:,.0f} vCPUs, and running instances count against it too")
+                                    f"{region} is {quota.value:,.0f} vCPUs, and running instances count against it too",
+                        fix=_fix(ctx, ref, quota, groups, vcpus, region))
+
+
+def _fix(ctx: RuleContext, ref: QuotaRef, quota: Quota, groups: list[NodeGroup], vcpus: int, region: str) -> str:
+    """The increase to request (code, name, numbers, region), or the size that fits the quota as it is."""
+    ask = (f"request {ref.code} ({quota.name}) be raised to at least {vcpus:,} vCPUs (now {quota.value:,.0f}) in "
+           f"Service Quotas, region {region}, plus what already runs there")
+    if len(groups) > 1:
+        names = ", ".join(f"'{g.name}'" for g in groups)
+        return f"{ask}; or shrink node groups {names} to at most {quota.value:,.0f} vCPUs in all"
+    g = groups[0]
+    t = ctx.catalogue.instance_types[g.instance_type]
+    fit = int(quota.value // t.vcpus)
+    if g.ultraservers is not None and t.ultraserver_size:
+        units = fit // t.ultraserver_size
+        if units >= 1:
+            return f"{ask}; or in node group '{g.name}', set ultraservers: {units} ({units * t.ultraserver_size * t.vcpus:,} vCPUs)"
+        return ask
+    if fit >= 1:
+        return f"{ask}; or in node group '{g.name}', set count: {fit} ({fit * t.vcpus:,} vCPUs)"
+    return ask

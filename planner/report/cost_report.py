@@ -119,7 +119,7 @@ def _rows(cost: dict[str, Any]) -> tuple[list[tuple[str, ...]], list[str]]:
 
 
 HEADERS = ("name", "resource", "quantity", "unit price", "total", "notes", "price source (as of)")
-TABLE_HEADERS = ("name", "resource", "quantity", "price per unit", "total", "notes")
+TABLE_HEADERS = ("name", "resource", "quantity", "unit price", "total", "notes")
 
 
 def table_lines(cost: dict[str, Any], margin: int = 0) -> list:

@@ -355,14 +355,31 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence
         for i in right:  # a number never wraps (its header may; so may words around it: "unknown (at least $5)")
             floor[i] = max(head_words[i], words[i], 1)
         excess = sum(widths) + gap * (ncol - 1) - width
+        cells = [[head[i].text] + [r[i].text for r in body] for i in range(ncol)]  # the header wraps too
+
+        def lines_at(i: int, w: int) -> list[int]:
+            return [len(wrap_ranges(t, w)) if t else 1 for t in cells[i]]
+
+        heights = [lines_at(i, widths[i]) for i in range(ncol)]
         while excess > 0:
             shrinkable = [i for i in range(ncol) if widths[i] > floor[i]]
             if not shrinkable:
                 break
-            i = max(shrinkable, key=lambda k: (widths[k], -k))
-            second = max([widths[k] for k in shrinkable if k != i] + [floor[i]])
-            step = max(1, min(excess, widths[i] - max(second, floor[i])))
+            # give up room where it costs the fewest extra lines (a description wraps before a
+            # number is split from its unit); a few columns at a time on a wide table
+            chunk = max(1, -(-excess // 8))
+            best = None
+            for i in shrinkable:
+                step = min(chunk, excess, widths[i] - floor[i])
+                trial = lines_at(i, widths[i] - step)
+                total = sum(max(trial[row] if k == i else heights[k][row] for k in range(ncol))
+                            for row in range(len(body) + 1))
+                key = (widths[i] - step < words[i], total, i in right, -widths[i], i)  # split a word last
+                if best is None or key < best[0]:
+                    best = (key, i, step, trial)
+            _, i, step, trial = best
             widths[i] -= step
+            heights[i] = trial
             excess -= step
         if excess > 0 and gap > 1:  # one space between columns before giving up the table
             return grid(headers, rows, right, width=width, gap=1)
