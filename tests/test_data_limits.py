@@ -47,3 +47,20 @@ def test_every_data_file_is_read_through_the_data_package() -> None:
         if path.name == "yamlload.py" or path.parent.name == "data":
             continue
         assert "load_data(" not in path.read_text(encoding="utf-8"), f"{path}: read shipped data through planner.data"
+
+
+def test_shipped_data_reads_the_same_through_the_fast_path() -> None:
+    """`load_data` skips the guards and line bookkeeping of user files (for start-up time);
+    every shipped file must still read exactly as the guarded `load` reads it."""
+    import glob
+    import os
+
+    from planner import yamlload
+
+    files = sorted(glob.glob(os.path.join(yamlload.DATA_DIR, "**", "*.yaml"), recursive=True))
+    assert len(files) >= 8
+    for path in files:
+        rel = os.path.relpath(path, yamlload.DATA_DIR)
+        with open(path, encoding="utf-8") as fh:
+            guarded, _ = yamlload.load(fh.read(), rel)
+        assert yamlload.load_data(rel)[0] == guarded, rel

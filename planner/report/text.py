@@ -357,8 +357,12 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence
         excess = sum(widths) + gap * (ncol - 1) - width
         cells = [[head[i].text] + [r[i].text for r in body] for i in range(ncol)]  # the header wraps too
 
+        seen: dict[tuple[int, int], list[int]] = {}
+
         def lines_at(i: int, w: int) -> list[int]:
-            return [len(wrap_ranges(t, w)) if t else 1 for t in cells[i]]
+            if (i, w) not in seen:
+                seen[i, w] = [len(wrap_ranges(t, w)) if len(t) > w else 1 for t in cells[i]]
+            return seen[i, w]
 
         heights = [lines_at(i, widths[i]) for i in range(ncol)]
         while excess > 0:
@@ -367,13 +371,15 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence
                 break
             # give up room where it costs the fewest extra lines (a description wraps before a
             # number is split from its unit); a few columns at a time on a wide table
-            chunk = max(1, -(-excess // 8))
+            chunk = max(1, -(-excess // 6))
+            # per row, the tallest cell and the tallest of the other columns
+            top = [max(range(ncol), key=lambda k: heights[k][row]) for row in range(len(heights[0]))]
+            second = [max([heights[k][row] for k in range(ncol) if k != top[row]] or [1]) for row in range(len(top))]
             best = None
             for i in shrinkable:
                 step = min(chunk, excess, widths[i] - floor[i])
                 trial = lines_at(i, widths[i] - step)
-                total = sum(max(trial[row] if k == i else heights[k][row] for k in range(ncol))
-                            for row in range(len(body) + 1))
+                total = sum(max(t, second[row] if top[row] == i else heights[top[row]][row]) for row, t in enumerate(trial))
                 key = (widths[i] - step < words[i], total, i in right, -widths[i], i)  # split a word last
                 if best is None or key < best[0]:
                     best = (key, i, step, trial)
