@@ -17,6 +17,8 @@ PRECISIONS = ("bf16_dense", "fp8_dense", "fp8_sparse")
 
 @dataclass(frozen=True)
 class Source:
+    """A public page the catalogue cites for its figures, with the date it was read."""
+
     id: str
     title: str
     url: str
@@ -25,6 +27,8 @@ class Source:
 
 @dataclass(frozen=True)
 class Accelerator:
+    """An accelerator chip as its vendor documents it (memory, peak TFLOPS per precision)."""
+
     name: str
     vendor: str
     memory_gib: float
@@ -36,6 +40,8 @@ class Accelerator:
 
 @dataclass(frozen=True)
 class InstanceType:
+    """An EC2 instance type with the figures planner plans with, each traceable to a source."""
+
     name: str
     family: str
     accelerator: Accelerator
@@ -79,6 +85,8 @@ class InstanceType:
 
 @dataclass(frozen=True)
 class Announced:
+    """A type announced but not yet in the catalogue's planning set (named, not planned)."""
+
     id: str
     name: str
     accelerator: Accelerator
@@ -89,6 +97,8 @@ class Announced:
 
 @dataclass(frozen=True)
 class Catalogue:
+    """Everything catalogue.yaml declares, keyed by name: the only source of hardware figures."""
+
     sources: Mapping[str, Source]
     accelerators: Mapping[str, Accelerator]
     instance_types: Mapping[str, InstanceType]

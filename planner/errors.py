@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Problem:
+    """One unusable input: the file, line and key at fault and what was expected (one CLI line)."""
+
     file: str
     line: int | None
     key: str

@@ -21,6 +21,8 @@ def at_least(severity: str, threshold: str) -> bool:
 
 @dataclass(frozen=True)
 class Finding:
+    """What a rule found in one stack: its key path, the location worked out from it, and what to do."""
+
     rule: str
     severity: str
     message: str

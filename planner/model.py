@@ -28,6 +28,8 @@ Path = tuple[Any, ...]
 
 @dataclass(frozen=True)
 class NodeGroup:
+    """Instances of one type bought one way in one AZ: the unit rules check and the estimate prices."""
+
     name: str
     instance_type: str
     count: int  # instances, also when declared as `ultraservers`
@@ -57,6 +59,8 @@ class NodeGroup:
 
 @dataclass(frozen=True)
 class Lustre:
+    """The cluster's FSx for Lustre file system as declared (effective AZ filled in)."""
+
     deployment_type: str
     storage_capacity_gib: int
     per_unit_storage_throughput: int | None = None
@@ -69,12 +73,16 @@ class Lustre:
 
 @dataclass(frozen=True)
 class Schedule:
+    """How long the cluster runs: the hours the estimate bills and Capacity Blocks must fit."""
+
     hours: float
     path: Path = ()
 
 
 @dataclass(frozen=True)
 class Workload:
+    """The training job (parameters, tokens, precision, MFU) that implies the hours it needs."""
+
     parameters: float
     tokens: float
     precision: str = "bf16"
@@ -86,6 +94,8 @@ class Workload:
 
 @dataclass(frozen=True)
 class Budget:
+    """The limits the estimate is held to (`budget-exceeded`)."""
+
     total_usd: float | None = None
     monthly_usd: float | None = None
     path: Path = ()
@@ -93,6 +103,8 @@ class Budget:
 
 @dataclass(frozen=True)
 class Suppression:
+    """A rule the stack accepts, with the reason the reports show."""
+
     rule: str
     reason: str
     path: Path = ()
@@ -137,6 +149,8 @@ class Note:
 
 @dataclass(frozen=True)
 class Cluster:
+    """One declared training cluster: what every rule, the estimate and the components read."""
+
     availability_zone: str
     node_groups: tuple[NodeGroup, ...]
     placement_group: str | None = None  # as declared; see `placement`
@@ -166,6 +180,8 @@ class Cluster:
 
 @dataclass(frozen=True)
 class Stack:
+    """A cluster with where it was declared (file, region, key lines) so findings can point at it."""
+
     name: str
     file: str
     region: str

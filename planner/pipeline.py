@@ -17,6 +17,8 @@ from planner.summary import summarize
 
 @dataclass(frozen=True)
 class PlanOptions:
+    """What a command adds to planning a stack: suppressions, rule options, the price book."""
+
     suppress: tuple[str, ...] = ()  # rule ids suppressed from the command line
     rule_options: dict[str, Any] = field(default_factory=dict)
     price_book: _cost.PriceBook | None = None  # None: the built-in current book
@@ -24,6 +26,8 @@ class PlanOptions:
 
 @dataclass(frozen=True)
 class StackPlan:
+    """One stack planned: summary, findings and cost, the document every report renders."""
+
     stack: Stack
     summary: dict[str, Any]
     findings: tuple[Finding, ...]

@@ -91,6 +91,8 @@ class Field:
 
 @dataclass(frozen=True)
 class Table:
+    """The keys a mapping accepts, from which the parser reads and the editor schema is generated."""
+
     doc: str
     fields: dict[str, Field]
     required: tuple[str, ...] = ()

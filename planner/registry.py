@@ -46,6 +46,8 @@ Check = Callable[["Rule", RuleContext], Iterable[Finding]]
 
 @dataclass(frozen=True)
 class Rule:
+    """A registered rule or preflight check: stable id, severity, source, remediation and its check."""
+
     id: str
     severity: str
     description: str

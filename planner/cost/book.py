@@ -90,6 +90,8 @@ class Override:
 
 @dataclass(frozen=True)
 class PriceBook:
+    """Prices by key with their sources and dates; a key missing here is unknown, never zero."""
+
     name: str
     instances: Mapping[InstanceKey, Price] = field(default_factory=dict)
     lustre: Mapping[LustreKey, Price] = field(default_factory=dict)

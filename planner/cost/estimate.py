@@ -53,6 +53,8 @@ def _sum(xs: list[float | None]) -> float | None:
 
 @dataclass(frozen=True)
 class LineItem:
+    """One priced component (name, unit, quantity, unit price, total) with its price's source and date."""
+
     resource: str  # Pulumi type token of what is billed
     name: str
     unit: str
@@ -99,6 +101,8 @@ class LineItem:
 
 @dataclass(frozen=True)
 class CostEstimate:
+    """A stack's line items and totals; totals are None when any price is unknown."""
+
     price_book: str
     run_hours: float | None
     hours_basis: str  # "schedule.hours", "workload" or "none"

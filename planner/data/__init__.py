@@ -51,6 +51,8 @@ class UltraCluster:
 
 @dataclass(frozen=True)
 class Limits:
+    """AWS limits (Capacity Blocks, UltraCluster sizes) read from aws-limits.yaml, so rule texts quote loaded values."""
+
     capacity_blocks: CapacityBlockLimits
     ultraclusters_page: str
     ultraclusters: dict[str, UltraCluster]  # by accelerator name

@@ -33,6 +33,8 @@ SCRATCH_LONG_RUN_HOURS = 7 * 24
 
 @dataclass(frozen=True)
 class StorageRule:
+    """The storage capacities (GiB) an FSx for Lustre deployment type and tier accepts."""
+
     listed: tuple[int, ...]
     multiple_of: int
 
@@ -58,6 +60,8 @@ class StorageRule:
 
 @dataclass(frozen=True)
 class DeploymentType:
+    """An FSx for Lustre deployment type as fsx_lustre.yaml describes it (tiers, capacities, S3 links)."""
+
     name: str
     fixed_throughput: int | None
     throughputs: Mapping[int, tuple[str, StorageRule]]  # per-unit MB/s/TiB -> (media, storage)
