@@ -59,3 +59,20 @@ def stack_file(tmp_path: Path):
         return path
 
     return write
+
+
+@pytest.fixture
+def isolated_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Fake credentials and config in tmp_path, no real profile (the AWS tests use it for every test)."""
+    from test_preflight_helpers import isolate
+
+    isolate(monkeypatch, tmp_path)
+
+
+@pytest.fixture
+def moto():  # noqa: ANN201 - a generator fixture
+    """Every boto3 call of the test answered by moto's in-memory AWS."""
+    from moto import mock_aws
+
+    with mock_aws():
+        yield

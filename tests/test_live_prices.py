@@ -28,9 +28,7 @@ NOW = dt.datetime(2026, 11, 29, 15, 0, tzinfo=dt.timezone.utc)
 TODAY = "2026-11-29"
 
 
-@pytest.fixture(autouse=True)
-def fake_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    isolate(monkeypatch, tmp_path)  # also points XDG_CACHE_HOME at tmp_path/cache
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # fake credentials and config (conftest)
 
 
 def ec2_product(instance_type: str, region: str, usd: str, sku: str, market: str = "OnDemand") -> str:

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import EndpointConnectionError
-from moto import mock_aws
 
 from conftest import run_cli, run_process
 from test_preflight_helpers import StubbedAws, isolate
@@ -27,15 +26,9 @@ UTC = dt.timezone.utc
 TRN2_DEV = "stacks/Pulumi.trn2-dev.yaml"
 
 
-@pytest.fixture(autouse=True)
-def fake_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    isolate(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # fake credentials and config (conftest)
 
 
-@pytest.fixture
-def moto():
-    with mock_aws():
-        yield
 
 
 def findings(result_out: str) -> list[dict[str, Any]]:

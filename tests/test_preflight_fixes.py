@@ -9,27 +9,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from moto import mock_aws
 
 from conftest import run_cli
 from test_preflight import (NETWORK, TRN2_DEV, ULTRA, UTC, _block, _quota, _trn2, _vpc_and_subnets, by_rule, findings,
                             run_check)
-from test_preflight_helpers import StubbedAws, isolate
+from test_preflight_helpers import StubbedAws
 
 from planner.aws.account import Account
 from planner.aws.checks import aws_error_fix
 from planner.aws.errors import AwsCallError
 
 
-@pytest.fixture(autouse=True)
-def fake_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    isolate(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # fake credentials and config (conftest)
 
 
-@pytest.fixture
-def moto():
-    with mock_aws():
-        yield
 
 
 def fixes(fs: list[dict[str, Any]], rule: str) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from test_live_prices import LUSTRE_ROWS, ebs_product, ec2_product
-from test_preflight_helpers import StubbedAws, isolate
+from test_preflight_helpers import StubbedAws
 
 from planner.aws import pricing, refresh
 from planner.commands import prices
@@ -28,9 +28,7 @@ def _sold(purchase: str, region: str = "us-east-2") -> list[str]:
             and (t.capacity_block if purchase == "capacity-block" else not t.ultraserver_size)]
 
 
-@pytest.fixture(autouse=True)
-def fake_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    isolate(monkeypatch, tmp_path)
+pytestmark = pytest.mark.usefixtures("isolated_aws")  # fake credentials and config (conftest)
 
 
 # trn2.48xlarge: the Price List answers with no on-demand row (as it did for it in 2026), so the
