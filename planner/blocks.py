@@ -32,6 +32,9 @@ MAX_INSTANCES_PER_ACCOUNT = _CB.max_instances_per_account  # default account lim
 # rule reports a block in a region the page does not list.
 
 ENDS_AT_UTC = _CB.ends_at_utc
+TERMINATION_SOURCE = _CB.termination_source
+TERMINATION_LEAD_HOURS = _CB.termination_lead_minutes / 60
+MAX_START_WEEKS_AHEAD = _CB.max_start_weeks_ahead
 END_TIME_NOTE = (f"Capacity Blocks end at {ENDS_AT_UTC} UTC, so the offerings AWS shows for a duration are slightly "
                  "shorter or longer than asked: the booked duration, and its cost, can differ from this estimate")
 
@@ -72,3 +75,8 @@ def describe(hours: int) -> str:
     """`504 h (21 days)`: a bookable duration as people book it."""
     days = hours // HOURS_PER_DAY
     return f"{hours} h ({days} day{'s' if days != 1 else ''})"
+
+
+def usable_hours(booked_hours: float) -> float:
+    """The hours a block of `booked_hours` can run instances: AWS terminates them 30 minutes before it ends."""
+    return max(0.0, booked_hours - TERMINATION_LEAD_HOURS)

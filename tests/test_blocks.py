@@ -41,3 +41,15 @@ def test_round_up_is_the_smallest_bookable_cover(hours: float) -> None:
 def test_describe() -> None:
     assert blocks.describe(504) == "504 h (21 days)"
     assert blocks.describe(24) == "24 h (1 day)"
+
+
+def test_usable_hours_end_thirty_minutes_before_the_block():
+    # "Forty minutes before your Capacity Block reservation ends, you receive another EventBridge
+    # event that tells you that any instances running in the reservation will begin to terminate
+    # in 10 minutes" (EC2 User Guide, Monitor Capacity Blocks using EventBridge).
+    from planner import blocks
+    assert blocks.TERMINATION_LEAD_HOURS == 0.5
+    assert blocks.usable_hours(24) == 23.5
+    assert blocks.usable_hours(0) == 0.0
+    assert blocks.MAX_START_WEEKS_AHEAD == 8
+    assert blocks.TERMINATION_SOURCE.startswith("https://docs.aws.amazon.com/")

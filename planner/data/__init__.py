@@ -37,6 +37,9 @@ class CapacityBlockLimits:
     max_instances_per_account: int
     purchase_source: str
     ends_at_utc: str
+    termination_source: str
+    termination_lead_minutes: int
+    max_start_weeks_ahead: int
 
 
 @dataclass(frozen=True)
@@ -76,11 +79,13 @@ def limits() -> Limits:
     data = raw("aws-limits.yaml")[0]
     cb = data["capacity_blocks"]
     ints = {k: _positive(cb[k], f"capacity_blocks.{k}") for k in (
-        "daily_steps_up_to_days", "weekly_step_days", "max_days", "max_instances_per_block", "max_instances_per_account")}
+        "daily_steps_up_to_days", "weekly_step_days", "max_days", "max_instances_per_block", "max_instances_per_account",
+        "termination_lead_minutes", "max_start_weeks_ahead")}
     blocks = CapacityBlockLimits(
         source=_https(cb["source"], "capacity_blocks.source"), as_of=str(cb["as_of"]),
         purchase_source=_https(cb["purchase_source"], "capacity_blocks.purchase_source"),
-        ends_at_utc=str(cb["ends_at_utc"]), **ints)
+        ends_at_utc=str(cb["ends_at_utc"]),
+        termination_source=_https(cb["termination_source"], "capacity_blocks.termination_source"), **ints)
     uc = data["ultraclusters"]
     documented = {}
     for i, d in enumerate(uc["documented"]):
