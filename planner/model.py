@@ -99,6 +99,7 @@ class Budget:
     total_usd: float | None = None
     monthly_usd: float | None = None
     path: Path = ()
+    allow_incomplete: bool = False  # check against the priced part when the estimate is incomplete
 
 
 @dataclass(frozen=True)

@@ -172,6 +172,9 @@ SCHEMA: dict[str, Table] = {
                                minimum=MIN_USD, what="at least 0.01 USD (a budget under one cent prints as $0.00)"),
             "monthly_usd": Field("positive_number", "Limit per 730-hour month, in USD (at least 0.01).",
                                  minimum=MIN_USD, what="at least 0.01 USD (a budget under one cent prints as $0.00)"),
+            "allow_incomplete": Field("boolean", "Check the budget against the priced part when the estimate is "
+                                      "incomplete (a price unknown, compute or hours left out); default: such a budget "
+                                      "fails (budget-incomplete-cost).", default=False),
         },
     ),
     "suppression": Table(
@@ -234,9 +237,10 @@ def _cluster(r: Reader, data: Any, region: str, path: Path) -> Cluster | None:
         bp = path + ("budget",)
         bm = r.table(m["budget"], bp, "budget")
         if bm is not None:
-            if not bm:
+            if not bm.keys() - {"allow_incomplete"}:
                 r.fail(bp, "expected total_usd and/or monthly_usd")
-            budget = Budget(r.field(bm, "budget", "total_usd", bp), r.field(bm, "budget", "monthly_usd", bp), bp)
+            budget = Budget(r.field(bm, "budget", "total_usd", bp), r.field(bm, "budget", "monthly_usd", bp), bp,
+                            bool(r.field(bm, "budget", "allow_incomplete", bp)))
     suppress = _suppressions(r, m.get("suppress"), path + ("suppress",))
     network = None
     if m.get("network") is not None:
@@ -428,7 +432,8 @@ def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
         r.fail(("config", REGION_KEY), unknown)
         region = None
     if CLUSTER_KEY not in config or config[CLUSTER_KEY] is None:
-        r.fail(("config",), f"missing required key '{CLUSTER_KEY}' (the declared cluster)")
+        r.fail(("config",), f"missing required key '{CLUSTER_KEY}' (the declared cluster; for the cluster a Pulumi "
+                            "program declares in code: planner plan --program DIR --stack NAME)")
         raise InputError(r.problems)
     cluster = _cluster(r, config[CLUSTER_KEY], region or "", CLUSTER_PATH)
     if r.problems or cluster is None or region is None:
@@ -438,16 +443,57 @@ def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
 
 def load_stack(file: str) -> Stack:
     """Read one `Pulumi.<stack>.yaml` file."""
+    data, lines, name = _read_stack_file(file)
+    return parse_stack(data, lines, file, name)
+
+
+def _read_stack_file(file: str) -> tuple[Any, Lines, str]:
     if os.path.basename(file) in ("Pulumi.yaml", "Pulumi.yml"):
         raise InputError([Problem(file, None, "", "is the Pulumi project file, not a stack file; expected Pulumi.<stack>.yaml "
                                                   "(planner plan with no path reads the project's stackConfigDir)")])
     name = stack_name(file) or os.path.splitext(os.path.basename(file))[0]
     data, lines = yamlload.load_path(file)
-    return parse_stack(data, lines, file, name)
+    return data, lines, name
 
 
-def discover(paths: Iterable[str]) -> list[str]:
-    """Stack files named by `paths` (files, or folders searched for Pulumi.<stack>.yaml).
+def declares_cluster(data: Any) -> bool:
+    """A stack file's data declares a planner cluster (`config: {planner:cluster: ...}`), or is
+    not a plain Pulumi stack file at all (then the parser says what is wrong with it).
+
+    A folder of an ordinary Pulumi project holds stacks of other programs too (`Pulumi.web.yaml`):
+    those have a config without `planner:cluster`, and are skipped, not refused.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
+        return True
+    return data["config"].get(CLUSTER_KEY) is not None
+
+
+def matches(path: str, globs: Iterable[str]) -> bool:
+    """`path` matches one of the `--include`/`--exclude` globs: by its path as given (`stacks/Pulumi.prod-*.yaml`,
+    `*/gpu/*`) or by its file name (`Pulumi.prod-*.yaml`)."""
+    import fnmatch
+
+    norm = os.path.normpath(path)
+    return any(fnmatch.fnmatchcase(norm, os.path.normpath(g)) or fnmatch.fnmatchcase(os.path.basename(norm), g)
+               for g in globs)
+
+
+@dataclass(frozen=True)
+class Found:
+    """A stack file to read, and whether it was named on the command line (else found in a folder)."""
+
+    path: str
+    named: bool
+
+
+def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[str] = ()) -> list[str]:
+    """Stack files named by `paths` (files, or folders searched for Pulumi.<stack>.yaml)."""
+    return [f.path for f in find(paths, include, exclude)]
+
+
+def find(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[str] = ()) -> list[Found]:
+    """Stack files named by `paths` (files, or folders searched for Pulumi.<stack>.yaml),
+    kept when they match an `include` glob (when any is given) and no `exclude` glob.
 
     In the order given, folders sorted; a file named twice (`stacks stacks/Pulumi.x.yaml`)
     is planned once, as first named, so its findings and cost are not counted twice.
@@ -456,7 +502,8 @@ def discover(paths: Iterable[str]) -> list[str]:
     (to a key, a token, another checkout) is refused unless named explicitly, since the
     documented workflow puts error messages in a pull-request comment.
     """
-    found: list[str] = []
+    include, exclude = tuple(include), tuple(exclude)
+    found: list[Found] = []
     problems: list[Problem] = []
     for p in paths:
         if os.path.isdir(p):
@@ -470,13 +517,16 @@ def discover(paths: Iterable[str]) -> list[str]:
             root = os.path.realpath(p)
             for f in names:
                 full = f if p == os.curdir else os.path.join(p, f)  # `planner plan` in the project: Pulumi.x.yaml, not ./Pulumi.x.yaml
+                if (include and not matches(full, include)) or matches(full, exclude):
+                    continue
                 if os.path.commonpath([root, os.path.realpath(full)]) != root:
                     problems.append(Problem(full, None, "", "is a link to a file outside the folder; refused "
                                                              "(name the file itself to plan it)"))
                 else:
-                    found.append(full)
+                    found.append(Found(full, False))
         elif os.path.isfile(p):
-            found.append(p)
+            if not ((include and not matches(p, include)) or matches(p, exclude)):
+                found.append(Found(p, True))
         elif os.path.exists(p):
             problems.append(Problem(p, None, "", "not a regular file (a device, FIFO or socket); expected a stack file"))
         else:
@@ -486,22 +536,49 @@ def discover(paths: Iterable[str]) -> list[str]:
     seen: set[str] = set()
     unique = []
     for f in found:
-        real = os.path.realpath(f)
+        real = os.path.realpath(f.path)
         if real not in seen:
             seen.add(real)
             unique.append(f)
     return unique
 
 
+@dataclass(frozen=True)
+class Loaded:
+    """The stacks read from some paths, and the plain Pulumi stack files skipped among them."""
+
+    stacks: list[Stack]
+    skipped: list[str]
+
+
 def load_stacks(paths: Iterable[str]) -> list[Stack]:
     """Every stack under `paths`; all problems of all files in one InputError."""
+    return read_stacks(paths).stacks
+
+
+def read_stacks(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Loaded:
+    """Every stack under `paths` (see `find`); all problems of all files in one InputError.
+
+    A stack file found in a folder that declares no `planner:cluster` (another program's
+    stack) is skipped and named in `skipped`; one named on the command line is an error.
+    """
+    paths = list(paths)
     stacks: list[Stack] = []
+    skipped: list[str] = []
     problems: list[Problem] = []
-    for f in discover(paths):
+    for f in find(paths, include, exclude):
         try:
-            stacks.append(load_stack(f))
+            data, lines, name = _read_stack_file(f.path)
+            if not f.named and not declares_cluster(data):
+                skipped.append(f.path)
+                continue
+            stacks.append(parse_stack(data, lines, f.path, name))
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
-    return stacks
+    if skipped and not stacks:
+        raise InputError([Problem(", ".join(paths), None, "", f"no stack here declares '{CLUSTER_KEY}' ("
+                                  f"{len(skipped)} plain Pulumi stack file{'s' if len(skipped) != 1 else ''}); "
+                                  "to plan the cluster a program declares, use --program DIR --stack NAME")])
+    return Loaded(stacks, skipped)

@@ -115,3 +115,27 @@ def test_capacity_block_counts_above_the_block_and_account_limits_are_said() -> 
         cb = _by(compare(Job(P, T, "bf16", {"*": 0.4}, "us-east-2", instances=n), book, CAT, (itype,)), itype, "capacity-block")
         said = [x for x in cb["notes"] if "instances:" in x]
         assert (said == []) if expected is None else (len(said) == 1 and expected in said[0]), said
+
+
+def test_the_count_column_is_always_shown() -> None:
+    """One candidate left (or --instances N) still shows how many instances it is priced for."""
+    out = run_cli("compare", "--parameters", "70e9", "--tokens", "1e12", "--mfu", "0.4", "--instances", "4",
+                  "--instance-type", "p5en.48xlarge", "--wide").out.splitlines()
+    header = next(line for line in out if line.startswith("type"))
+    assert "count" in header.split()
+    row = next(line for line in out if line.split()[:2] == ["p5en.48xlarge", "on-demand"])
+    assert row.split()[2] == "4"
+    assert out[-1].startswith("2 candidates; cheapest p5en.48xlarge on-demand at $") and "(4 instances)" in out[-1]
+
+
+def test_the_summary_names_the_smallest_count_when_it_is_not_the_cheapest() -> None:
+    res = run_cli("compare", "--parameters", "70e9", "--tokens", "1e12", "--mfu", "0.4", "--deadline-hours", "720", "--wide")
+    data = json.loads(run_cli("compare", "--parameters", "70e9", "--tokens", "1e12", "--mfu", "0.4", "--deadline-hours", "720",
+                              "--format", "json").out)
+    priced = [c for c in data["candidates"] if c["total_usd"] is not None]
+    best = min(priced, key=lambda c: c["total_usd"])
+    fewest = min(data["candidates"], key=lambda c: c["instances"])
+    assert fewest["instances"] < best["instances"]  # the job this test is about
+    last = res.out.splitlines()[-1]
+    assert f"({best['instances']:,} instances)" in last
+    assert f"fewest instances: {fewest['instances']:,} x {fewest['instance_type']} {fewest['purchase']}" in last

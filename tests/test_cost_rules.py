@@ -88,3 +88,78 @@ def test_budget_fix_on_the_workloads_hours_does_not_cut_instances() -> None:
     over = f.message.rsplit(" by ", 1)[1]
     assert f.fix.startswith(f"cut {over}: train on fewer tokens or parameters, or choose a cheaper purchase option "
                             "(fewer instances would run longer for about the same cost), or raise budget.total_usd to ")
+
+
+def _incomplete(plan):
+    return [f for f in plan.findings if f.rule == "budget-incomplete-cost"]
+
+
+UNPRICED = GROUPS.replace("schedule", "  - {name: g, instance_type: p5.48xlarge, count: 1}\nschedule")  # make_book has no p5
+
+
+def test_a_budget_never_passes_on_an_incomplete_cost(stack_file) -> None:
+    """The priced part ($2,015) is under the limit, but p5 has no price: the budget cannot be checked, so it fails."""
+    plan = plan_stack(load_stack(str(stack_file(AZ + UNPRICED + "budget:\n  total_usd: 5000\n"))), PlanOptions(price_book=make_book()))
+    (f,) = _incomplete(plan)
+    assert f.severity == "error" and f.line == 10 and _budget(plan) == []
+    assert f.message == "budget.total_usd $5,000.00 cannot be checked: the estimate leaves out g (p5.48xlarge) (cost at least $2,015.00)"
+    assert "budget.allow_incomplete: true" in f.fix and exit_code([plan]) == 1
+    assert plan.cost.to_json()["complete"] is False
+
+
+def test_allow_incomplete_checks_the_priced_part_only(stack_file) -> None:
+    plan = plan_stack(load_stack(str(stack_file(AZ + UNPRICED + "budget:\n  total_usd: 5000\n  allow_incomplete: true\n"))),
+                      PlanOptions(price_book=make_book()))
+    assert _incomplete(plan) == [] and _budget(plan) == [] and exit_code([plan]) == 0
+
+
+def test_fail_on_incomplete_cost_without_a_budget(stack_file) -> None:
+    path = str(stack_file(AZ + UNPRICED))
+    options = PlanOptions(price_book=make_book(), rule_options={"fail_on_incomplete_cost": True})
+    (f,) = _incomplete(plan_stack(load_stack(path), options))
+    assert f.severity == "error" and "leaves out g (p5.48xlarge)" in f.message and "--fail-on-incomplete-cost" in f.message
+    assert _incomplete(plan_stack(load_stack(path), PlanOptions(price_book=make_book()))) == []  # without the option: a warning only
+    complete = plan_stack(load_stack(str(stack_file(AZ + GROUPS))), options)
+    assert _incomplete(complete) == []
+
+
+def test_a_total_budget_without_hours_cannot_be_checked(stack_file) -> None:
+    plan = plan_stack(
+        load_stack(str(stack_file(AZ + GROUPS.replace("schedule: {hours: 100}\n", "") + "budget:\n  total_usd: 5000\n"))),
+        PlanOptions(price_book=make_book()))
+    (f,) = _incomplete(plan)
+    assert "the hours (schedule.hours or a workload)" in f.message and "set schedule.hours" in f.fix
+
+
+def test_the_priced_part_over_the_budget_is_reported_once(stack_file) -> None:
+    plan = plan_stack(load_stack(str(stack_file(AZ + UNPRICED + "budget:\n  total_usd: 1000\n"))), PlanOptions(price_book=make_book()))
+    assert len(_budget(plan)) == 1 and _incomplete(plan) == []
+
+
+def test_compute_left_out_makes_the_estimate_incomplete(stack_file) -> None:
+    """Read-back compute the estimate cannot size is in no line item: `complete` is false, and it is named."""
+    import dataclasses
+
+    from planner.model import Unplanned
+
+    stack = load_stack(str(stack_file(AZ + GROUPS + "budget:\n  total_usd: 5000\n")))
+    batch = Unplanned("AWS Batch compute environment 'ce'", "unsized", ("p5.48xlarge",), range="0-1024 vCPUs")
+    stack = dataclasses.replace(stack, cluster=dataclasses.replace(stack.cluster, unplanned=(batch,)))
+    plan = plan_stack(stack, PlanOptions(price_book=make_book()))
+    cost = plan.cost.to_json()
+    assert cost["complete"] is False and cost["total_usd"] == 2010 and cost["left_out"] == ["AWS Batch compute environment 'ce'"]
+    (f,) = _incomplete(plan)
+    assert "leaves out AWS Batch compute environment 'ce'" in f.message
+
+
+def test_cli_fail_on_incomplete_cost(tmp_path) -> None:
+    from tests.conftest import run_cli
+
+    res = run_cli("plan", "tests/invalid_stacks/Pulumi.price-unknown.yaml")
+    assert res.code == 0
+    res = run_cli("plan", "tests/invalid_stacks/Pulumi.price-unknown.yaml", "--fail-on-incomplete-cost", "--format", "json")
+    import json
+
+    assert res.code == 1
+    (f,) = [f for f in json.loads(res.out)["stacks"][0]["findings"] if f["rule"] == "budget-incomplete-cost"]
+    assert "trainers (trn1.32xlarge)" in f["message"]

@@ -314,7 +314,7 @@ def test_fix_for_a_bookable_duration_is_the_next_one_up(tmp_path: Path) -> None:
 
 
 def test_every_human_report_ends_with_a_summary_line() -> None:
-    assert re.match(r"\d+ candidates; cheapest \S+ \S+ at \$[\d,]+\.\d\d; exit 0$", run_cli(*COMPARE, "--instances", "16").out.splitlines()[-1])
+    assert re.match(r"\d+ candidates; cheapest \S+ \S+ at \$[\d,]+\.\d\d \(16 instances\); exit 0$", run_cli(*COMPARE, "--instances", "16").out.splitlines()[-1])
     assert run_cli("catalog").out.splitlines()[-1].endswith("announced, not declarable")
     assert run_cli("rules").out.splitlines()[-1].endswith(" rules")
     assert run_cli("diff", P5EN, TRN2).out.splitlines()[-1].startswith("1 stack: change ")

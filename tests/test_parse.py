@@ -231,3 +231,46 @@ def test_trainium3_is_listed_but_not_declarable(stack_file):
 def test_bundled_stacks_are_valid():
     stacks = load_stacks([str(ROOT / "stacks")])
     assert {s.name for s in stacks} >= {"trn2-dev", "ultraserver-prod", "p5en-train"}
+
+
+def _plain(folder, name: str, text: str) -> None:
+    (folder / f"Pulumi.{name}.yaml").write_text(text, encoding="utf-8")
+
+
+def test_a_folder_of_many_stacks_skips_the_plain_ones(tmp_path, capsys) -> None:
+    """3 cluster stacks and 2 ordinary Pulumi stacks: the 3 are planned, the 2 named in one info line."""
+    import shutil
+    from pathlib import Path
+
+    from planner.cli import main
+
+    for f in sorted(Path("stacks").glob("Pulumi.*.yaml")):
+        shutil.copy(f, tmp_path / f.name)
+    _plain(tmp_path, "web", "config:\n  aws:region: us-east-2\n  web:replicas: 3\n")
+    _plain(tmp_path, "db", "config:\n  db:size: small\n")
+    assert main(["plan", str(tmp_path), "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    import json
+
+    assert [s["stack"] for s in json.loads(out)["stacks"]] == ["p5en-train", "trn2-dev", "ultraserver-prod"]
+    assert err.count("\n") == 1 and "skipped 2 stack files without planner:cluster" in err
+    assert f"{tmp_path}/Pulumi.db.yaml, {tmp_path}/Pulumi.web.yaml" in err
+    # named on the command line, a plain stack stays an input error
+    assert main(["plan", str(tmp_path / "Pulumi.web.yaml")]) == 2
+    assert "missing required key 'planner:cluster'" in capsys.readouterr().err
+    # globs select by file name or path
+    assert main(["plan", str(tmp_path), "--format", "json", "--include", "Pulumi.trn2-*", "--include", "*/Pulumi.web.yaml"]) == 0
+    out, err = capsys.readouterr()
+    assert [s["stack"] for s in json.loads(out)["stacks"]] == ["trn2-dev"] and "Pulumi.web.yaml" in err
+    assert main(["plan", str(tmp_path), "--format", "json", "--exclude", "Pulumi.trn2-*", "--exclude", "*/Pulumi.web.yaml"]) == 0
+    out, err = capsys.readouterr()
+    assert len(json.loads(out)["stacks"]) == 2 and "Pulumi.db.yaml" in err and "web" not in err
+
+
+def test_a_project_without_planner_cluster_suggests_program(tmp_path, capsys) -> None:
+    from planner.cli import main
+
+    _plain(tmp_path, "dev", "config:\n  aws:region: us-east-2\n")
+    assert main(["plan", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "no stack here declares 'planner:cluster'" in err and "--program DIR --stack NAME" in err

@@ -61,6 +61,33 @@ def add_aws_timeout_argument(parser: argparse.ArgumentParser) -> None:
                              "answered by then is reported as unknown")
 
 
+def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--include`/`--exclude`: which stack files of the folders (and files) given are read."""
+    parser.add_argument("--include", action="append", default=[], metavar="GLOB",
+                        help="only stack files matching GLOB, by path or file name (repeatable), such as 'Pulumi.prod-*.yaml'")
+    parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                        help="leave out stack files matching GLOB, by path or file name (repeatable)")
+
+
+def stacks_from_args(args: argparse.Namespace, paths: Iterable[str]) -> list["Stack"]:
+    """The stacks under `paths` selected by `--include`/`--exclude`; plain Pulumi stack files
+    found in a folder (no `planner:cluster`) are skipped with one info line naming them."""
+    from planner.parse import read_stacks
+
+    loaded = read_stacks(paths, getattr(args, "include", ()), getattr(args, "exclude", ()))
+    report_skipped(loaded.skipped)
+    return loaded.stacks
+
+
+def report_skipped(skipped: list[str]) -> None:
+    """The one info line on standard error for the plain Pulumi stack files a folder held."""
+    if skipped:
+        from planner.errors import error_line
+
+        error_line(f"info: skipped {len(skipped)} stack file{'s' if len(skipped) != 1 else ''} without planner:cluster "
+                   f"(plain Pulumi stacks): {', '.join(skipped)}")
+
+
 def book_from_args(args: argparse.Namespace, stacks: Iterable["Stack"] = ()) -> "PriceBook":
     """The price book selected by a command's options (`--price-book`, `--live-prices`).
 

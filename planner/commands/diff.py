@@ -32,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default=None,
                    help="exit 1 when the change adds an unsuppressed finding at or above this severity (default: never)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    from planner.commands import add_selection_arguments
+
+    add_selection_arguments(p)
     add_price_book_argument(p)
     p.set_defaults(run=run)
 
@@ -58,38 +61,44 @@ def _object_type(ref: str, path: str) -> str | None:
     return proc.stdout.decode().strip() if proc.returncode == 0 else None
 
 
-def stacks_at_ref(ref: str, paths: Iterable[str]) -> list[Any]:
-    """The stacks under `paths` (relative to the current directory) as they were at git `ref`."""
+def stacks_at_ref(ref: str, paths: Iterable[str], include: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[Any]:
+    """The stacks under `paths` (relative to the current directory) as they were at git `ref`;
+    in a folder, plain Pulumi stack files (no `planner:cluster`) are left out, as `plan` does."""
     from planner import yamlload
-    from planner.parse import parse_stack, stack_name
+    from planner.parse import declares_cluster, matches, parse_stack, stack_name
 
     _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], f"'{ref}' is not a commit in this repository")
     files: list[str] = []
+    named: set[str] = set()
     for path in paths:
         path = os.path.normpath(path)
         kind = _object_type(ref, path)
         if kind == "tree":
             listing = _git(["ls-tree", "--name-only", ref, "--", f"./{path}/"], f"cannot list {path} at {ref}")
-            files += [f for f in listing.decode().splitlines() if stack_name(os.path.basename(f))]
+            files += [f for f in listing.decode().splitlines() if stack_name(os.path.basename(f))
+                      and not (include and not matches(f, include)) and not matches(f, exclude)]
         elif kind == "blob":
             files.append(path)
+            named.add(path)
     stacks = []
     for f in sorted(set(files)):
         raw = _git(["show", f"{ref}:./{f}"], f"cannot read {f} at {ref}")
         label = f"{ref}:{f}"
         data, lines = yamlload.load(raw, label)
+        if f not in named and not declares_cluster(data):
+            continue
         stacks.append(parse_stack(data, lines, label, stack_name(os.path.basename(f)) or os.path.splitext(os.path.basename(f))[0]))
     return stacks
 
 
-def _working_tree_stacks(paths: Sequence[str], must_exist: bool) -> list[Any]:
-    from planner.parse import load_stacks
+def _working_tree_stacks(paths: Sequence[str], must_exist: bool, args: argparse.Namespace | None = None) -> list[Any]:
+    from planner.commands import stacks_from_args
 
     present = [p for p in paths if os.path.exists(p)]
     if must_exist and len(present) < len(paths):
         missing = next(p for p in paths if p not in present)
         raise InputError([Problem(missing, None, "", "no such file or folder; expected a stack file or a folder of them")])
-    return load_stacks(present) if present else []
+    return stacks_from_args(args or argparse.Namespace(), present) if present else []
 
 
 # --- comparing ----------------------------------------------------------------------------
@@ -199,8 +208,8 @@ def diff(args: argparse.Namespace) -> dict[str, Any]:
 
     if args.base_ref:
         paths = args.paths or ["stacks"]
-        base_stacks = stacks_at_ref(args.base_ref, paths)
-        head_stacks = _working_tree_stacks(paths, must_exist=False)
+        base_stacks = stacks_at_ref(args.base_ref, paths, args.include, args.exclude)
+        head_stacks = _working_tree_stacks(paths, must_exist=False, args=args)
         if not base_stacks and not head_stacks:
             raise InputError([Problem(", ".join(paths), None, "", f"no stack files here or at {args.base_ref}; expected Pulumi.<stack>.yaml")])
         base_label, head_label = args.base_ref, "working tree"
@@ -208,8 +217,8 @@ def diff(args: argparse.Namespace) -> dict[str, Any]:
         if len(args.paths) != 2:
             raise InputError([Problem("<command line>", None, "PATH",
                                       f"expected BASE and HEAD (two stack files or folders), or --base-ref REF; got {len(args.paths)} path(s)")])
-        base_stacks = _working_tree_stacks(args.paths[:1], must_exist=True)
-        head_stacks = _working_tree_stacks(args.paths[1:], must_exist=True)
+        base_stacks = _working_tree_stacks(args.paths[:1], must_exist=True, args=args)
+        head_stacks = _working_tree_stacks(args.paths[1:], must_exist=True, args=args)
         base_label, head_label = args.paths
     book = book_from_args(args, [*base_stacks, *head_stacks])
     options = PlanOptions(price_book=book)

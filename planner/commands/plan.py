@@ -18,6 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=FORMATS, default="table",
                    help="table (people), json, markdown (PR comment), sarif (code scanning), github (annotations); default: table")
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
+    p.add_argument("--fail-on-incomplete-cost", action="store_true",
+                   help="an incomplete estimate (a price unknown, compute or hours left out) is an error "
+                        "(budget-incomplete-cost), budget or not")
     p.add_argument("--suppress", action="append", default=[], metavar="RULE",
                    help="suppress a rule in every stack (repeatable); findings stay in the output, marked suppressed")
     p.add_argument("--program", metavar="DIR", help="plan the clusters a Pulumi program in DIR declares: planner components, or its EC2/Auto Scaling/EKS "
@@ -28,15 +31,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--program-timeout", type=aws_timeout_arg, default=300.0, metavar="SECONDS",
                    help="stop a --program run that takes longer (default: 300)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
-    from planner.commands import add_price_book_argument
+    from planner.commands import add_price_book_argument, add_selection_arguments
 
+    add_selection_arguments(p)
     add_price_book_argument(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.commands import book_from_args
-    from planner.parse import load_stacks
+    from planner.commands import book_from_args, stacks_from_args
     from planner.pipeline import PlanOptions, exit_code, plan_stacks
 
     if args.program or args.stack:
@@ -44,8 +47,9 @@ def run(args: argparse.Namespace) -> int:
 
         stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
     else:
-        stacks = load_stacks(args.paths or [_project_stacks()])
-    plans = plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress), price_book=book_from_args(args, stacks)))
+        stacks = stacks_from_args(args, args.paths or [_project_stacks()])
+    plans = plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress), price_book=book_from_args(args, stacks),
+                                            rule_options=rule_options(args)))
     if args.program:
         from planner.readback import relocate
 
@@ -53,6 +57,13 @@ def run(args: argparse.Namespace) -> int:
     text = render(plans, args.format, args.fail_on)
     write(text, args.output)
     return exit_code(plans, args.fail_on)
+
+
+def rule_options(args: argparse.Namespace) -> dict[str, object]:
+    """The rule options a command's flags set (`--fail-on-incomplete-cost`)."""
+    from planner.rules.cost import FAIL_ON_INCOMPLETE
+
+    return {FAIL_ON_INCOMPLETE: True} if getattr(args, "fail_on_incomplete_cost", False) else {}
 
 
 def _project_stacks(command: str = "plan") -> str:

@@ -23,18 +23,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
     p.add_argument("--suppress", action="append", default=[], metavar="CHECK", help="suppress a check id (repeatable)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
-    from planner.commands import add_aws_timeout_argument
+    from planner.commands import add_aws_timeout_argument, add_selection_arguments
 
+    add_selection_arguments(p)
     add_aws_timeout_argument(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from planner.aws.preflight import SetupError, open_account, preflight_stack
-    from planner.parse import load_stacks
+    from planner.commands import stacks_from_args
     from planner.pipeline import check_suppressions, exit_code
 
-    stacks = load_stacks(args.paths or [plan._project_stacks("preflight")])  # no path: the project's stacks, as plan reads them
+    stacks = stacks_from_args(args, args.paths or [plan._project_stacks("preflight")])  # no path: the project's stacks, as plan reads them
     check_suppressions(stacks, args.suppress)
     from planner.aws import deadline
 

@@ -111,11 +111,20 @@ class CostEstimate:
     notes: tuple[str, ...] = ()
     currency: str = CURRENCY
     workload_estimate: "CostEstimate | None" = None  # on the workload's hours, when longer than schedule.hours
+    left_out: tuple[str, ...] = ()  # what the cluster declares that no line item prices (read-back compute, root volumes)
 
     @property
     def complete(self) -> bool:
-        """Every price the cluster needs is known (hours may still be unknown: see total_usd)."""
-        return all(i.price is not None for i in self.line_items)
+        """Every price the cluster needs is known and nothing declared is left out (hours may
+        still be unknown: see total_usd)."""
+        return not self.left_out and all(i.price is not None for i in self.line_items)
+
+    @property
+    def unpriced(self) -> tuple[str, ...]:
+        """What the total lacks, as people name it: line items without a price, then what is left out."""
+        items = [f"{i.name} ({i.detail['instance_type']})" if i.detail.get("instance_type") else i.name
+                 for i in self.line_items if i.price is None]
+        return tuple(dict.fromkeys(items)) + self.left_out
 
     @property
     def hours(self) -> float | None:
@@ -175,6 +184,7 @@ class CostEstimate:
             "complete": self.complete,
             "line_items": [i.to_json() for i in self.line_items],
             "notes": list(self.notes),
+            **({"left_out": list(self.left_out)} if self.left_out else {}),
         }
 
 
@@ -229,14 +239,23 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
                          f"({run:,.1f} h); this estimate uses schedule.hours, the estimate on the workload's hours "
                          f"is given too and the budget is checked against it")
             items, more = _items(stack, book, wl_hours, cat)
-            longer = CostEstimate(book.name, wl_hours, "workload", wl_hours, tuple(items), tuple(more))
+            longer = CostEstimate(book.name, wl_hours, "workload", wl_hours, tuple(items), tuple(more), left_out=left_out(stack))
     elif wl_hours is not None:
         run, basis = wl_hours, "workload"
     else:
         run, basis = None, "none"
         notes.append("no schedule.hours and no workload: hourly and monthly rates only, total unknown")
     items, more = _items(stack, book, run, cat)
-    return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes + more), workload_estimate=longer)
+    return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes + more), workload_estimate=longer,
+                        left_out=left_out(stack))
+
+
+def left_out(stack: Stack) -> tuple[str, ...]:
+    """What `stack` declares that the estimate cannot price: compute the read-back of a program
+    could not size or price, root volumes of unknown size. The total is then a lower bound."""
+    c = stack.cluster
+    return (tuple(u.resource for u in c.unplanned)
+            + tuple(f"root volumes of node group '{g.name}'" for g in c.node_groups if g.root_volume_gib is None))
 
 
 def price_components(components: list[Component], book: PriceBook) -> list[LineItem]:

@@ -44,11 +44,9 @@ def render_table(result: dict[str, Any]) -> str:
 
     rows, foot = _rows(result)
     lines: list[Line] = [job_line(result)]
-    headers, right = HEADERS, (2, 3, 4, 5, 6, 7)
-    if len({c["instances"] for c in result["candidates"]}) == 1:  # --instances N: the job line says N
-        headers, right = HEADERS[:2] + HEADERS[3:], (2, 3, 4, 5, 6)
-        rows = [(*r[:2], *r[3:]) for r in rows]
-    lines += grid(headers, rows, right=right)
+    # the count column stays even when every candidate has the same count (one candidate left,
+    # or --instances N): a table that drops a column depending on its rows cannot be read alike
+    lines += grid(HEADERS, rows, right=(2, 3, 4, 5, 6, 7))
     if not rows:
         lines.append("(no instance type has a price for this region in this price book)")
     lines += [f"[{i}] {n}" for i, n in enumerate(foot, 1)]
@@ -68,9 +66,19 @@ def summary_line(result: dict[str, Any]) -> Line:
     if not priced:
         return [Span(f"{n} candidate{'s' if n != 1 else ''}; none with a total; exit 0", "total")]
     best = min(priced, key=lambda c: c["total_usd"])
-    return [Span(f"{n} candidate{'s' if n != 1 else ''}; cheapest ", "total"),
-            Span(f"{best['instance_type']} {best['purchase']} at {usd(best['total_usd'])}", "good"),
-            Span("; exit 0", "total")]
+    out = [Span(f"{n} candidate{'s' if n != 1 else ''}; cheapest ", "total"),
+           Span(f"{best['instance_type']} {best['purchase']} at {usd(best['total_usd'])} "
+                f"({best['instances']:,} instance{'s' if best['instances'] != 1 else ''})", "good")]
+    fewest = smallest(cands)
+    if fewest is not None and fewest["instances"] < best["instances"]:
+        out.append(Span(f"; fewest instances: {fewest['instances']:,} x {fewest['instance_type']} {fewest['purchase']}", "total"))
+    return out + [Span("; exit 0", "total")]
+
+
+def smallest(cands: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The candidate with the fewest instances (the first in the document's order on a tie)."""
+    sized = [c for c in cands if c["instances"]]
+    return min(sized, key=lambda c: c["instances"]) if sized else None
 
 
 def render_markdown(result: dict[str, Any]) -> str:

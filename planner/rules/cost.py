@@ -115,3 +115,68 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                             f"{_usd(limit)} by at least {_usd(lower_bound - limit)}",
                             fix=_budget_fix(ctx, cost, key, lower_bound, limit).replace(
                                 f"cut {_usd(lower_bound - limit)}", f"cut at least {_usd(lower_bound - limit)}", 1))
+
+
+FAIL_ON_INCOMPLETE = "fail_on_incomplete_cost"  # rule option: `--fail-on-incomplete-cost`
+
+
+def _lacking(ctx: RuleContext) -> tuple[list[str], bool]:
+    """What the estimate a budget is checked against lacks (unpriced items, what is left out, and
+    the hours when a total is limited), and whether it lacks anything."""
+    cost = ctx.cost.budget_basis
+    missing = list(cost.unpriced)
+    budget = ctx.cluster.budget
+    wants_total = ctx.options.get(FAIL_ON_INCOMPLETE) or (budget is not None and budget.total_usd is not None)
+    if cost.run_hours is None and wants_total:
+        missing.append("the hours (schedule.hours or a workload)")
+    return missing, bool(missing)
+
+
+@rule(
+    id="budget-incomplete-cost",
+    severity="error",
+    category="cost",
+    description=("A budget is declared (or --fail-on-incomplete-cost given) but the estimate is incomplete: a price "
+                 "unknown, compute or hours left out, so the budget cannot be checked."),
+    source=PRICING_DOC,
+    remediation=("Price what is missing (`--price TYPE:PURCHASE@REGION=USD` or a price book file), give the hours, "
+                 "size the compute left out, or check the budget against the priced part only with "
+                 "`budget.allow_incomplete: true`."),
+)
+def budget_incomplete_cost(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    budget, cost = ctx.cluster.budget, ctx.cost
+    forced = bool(ctx.options.get(FAIL_ON_INCOMPLETE))
+    if cost is None or not (forced or (budget is not None and not budget.allow_incomplete)):
+        return
+    missing, lacking = _lacking(ctx)
+    if not lacking:
+        return
+    basis = cost.budget_basis
+    known = basis.known_total_usd
+    at_least = f" (cost at least {_usd(known)})" if known else ""
+    if budget is not None and not _already_over(budget, basis):
+        key = "total_usd" if budget.total_usd is not None else "monthly_usd"
+        limit = budget.total_usd if budget.total_usd is not None else budget.monthly_usd
+        yield r.finding(ctx, budget.path + (key,),
+                        f"budget.{key} {_usd(limit)} cannot be checked: the estimate leaves out {', '.join(missing)}"
+                        f"{at_least}", fix=_incomplete_fix(missing, budget is not None and not forced))
+    elif budget is None:
+        yield r.finding(ctx, ctx.cluster.path, f"the estimate is incomplete (--fail-on-incomplete-cost): it leaves out "
+                                               f"{', '.join(missing)}{at_least}", fix=_incomplete_fix(missing, False))
+
+
+def _already_over(budget: Any, cost: Any) -> bool:  # noqa: ANN401 - Budget, CostEstimate
+    """The priced part alone is over a limit: `budget-exceeded` fails the budget already."""
+    known = cost.known_total_usd
+    monthly = cost.known_hourly_usd * HOURS_PER_MONTH
+    return bool((budget.total_usd is not None and known is not None and round(known, 2) > budget.total_usd)
+                or (budget.monthly_usd is not None and monthly and round(monthly, 2) > budget.monthly_usd))
+
+
+def _incomplete_fix(missing: list[str], allow: bool) -> str:
+    fix = "price what is missing (--price TYPE:PURCHASE@REGION=USD, or a price book file with --price-book FILE)"
+    if any(m.startswith("the hours") for m in missing):
+        fix += ", set schedule.hours"
+    if allow:
+        fix += ", or set budget.allow_incomplete: true to check the budget against the priced part only"
+    return fix
