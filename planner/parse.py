@@ -376,6 +376,43 @@ def _suppressions(r: Reader, data: Any, path: Path) -> tuple[Suppression, ...]:
     return tuple(out)
 
 
+# --- planning inputs of a program's stack -------------------------------------------------
+# With `--program`, the resources declare the topology (node groups, storage, network); the
+# stack config's `planner:cluster` may add only what no resource can say: how long the cluster
+# runs, what it trains, what it may cost and which findings it accepts.
+PLANNING_KEYS = ("schedule", "workload", "budget", "suppress")
+
+
+def planning_inputs(data: Any, file: str, lines: Lines | None = None, path: Path = CLUSTER_PATH) -> dict[str, Any]:
+    """The planning keys of a program's `planner:cluster` config, checked with the stack schema
+    (the same tables as a stack file); InputError, one line per problem with its file and line,
+    for a topology key (the program's resources declare it) or a bad value. Never ignored."""
+    from planner.reader import key_path
+
+    lines = lines or {}
+    if not isinstance(data, dict):
+        raise InputError([Problem(file, line_of(lines, path), key_path(path),
+                                  f"expected a mapping of planning keys ({', '.join(PLANNING_KEYS)}), got {_kind(data)}")])
+    problems = []
+    for key in data:
+        if key in PLANNING_KEYS:
+            continue
+        where = path + (key,)
+        if key in CLUSTER_KEYS:
+            why = ("cannot apply to a program's cluster: its resources declare the topology (change the program); "
+                   f"with --program, {CLUSTER_KEY} holds only {', '.join(PLANNING_KEYS)}")
+        else:
+            why = f"unknown key{_closest(str(key), PLANNING_KEYS)}; with --program, {CLUSTER_KEY} holds only {', '.join(PLANNING_KEYS)}"
+        problems.append(Problem(file, line_of(lines, where), key_path(where), why))
+    if problems:
+        raise InputError(problems)
+    # the values, through the stack file's own tables: a stand-in topology carries them
+    stand_in = {"availability_zone": "us-east-1a",
+                "node_groups": [{"name": "stand-in", "instance_type": min(_catalogue.load().instance_types), "count": 1}]}
+    parse_cluster({**stand_in, **data}, "us-east-1", file, lines, path)
+    return dict(data)
+
+
 # --- stack files -------------------------------------------------------------------------
 
 def stack_name(file: str) -> str | None:

@@ -253,7 +253,17 @@ def declared_stacks(directory: str, stack: str, timeout: float | None = PROGRAM_
         raise InputError([Problem(shown(program.main), None, "", f"the program's child process sent a malformed "
                                                                   f"message ({type(exc).__name__})")]) from None
     entry = os.path.join(program.main, "__main__.py") if os.path.isdir(program.main) else program.main
-    read = readback.from_program(resources, stack, message.get("config") or {}, shown(entry))
+    # the stack config's planning keys (schedule, budget, ...) apply to the read-back; when planner
+    # components declared the clusters, `planner:cluster` was theirs to read
+    config_file = program.stack_file(stack)
+    planning, unusable = None, None
+    try:
+        planning = None if stacks else readback.planning_config(config_file, shown(config_file) if config_file else "")
+    except InputError as exc:  # reported once there is a read-back it would apply to
+        unusable = exc
+    read = readback.from_program(resources, stack, message.get("config") or {}, shown(entry), planning)
+    if read is not None and unusable is not None:
+        raise unusable
     if read is not None:
         stacks.append(read)
     if not stacks:

@@ -9,19 +9,67 @@ the resource's URN (SARIF logical location).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 from planner.errors import InputError, Problem
 from planner.findings import Finding
 from planner.model import Stack
+from planner.parse import CLUSTER_PATH
+from planner.yamlload import Lines
 
-# id(stack) -> (the stack, source per URN): how to relocate its findings. The stack itself is
-# kept so that its id cannot be reused by another object until it is relocated.
-_LOCATIONS: dict[int, tuple[Stack, dict[str, tuple[str, int | None]]]] = {}
+# id(stack) -> (the stack, source per URN, its planning config): how to relocate its findings.
+# The stack itself is kept so that its id cannot be reused by another object until it is relocated.
+_LOCATIONS: dict[int, tuple[Stack, dict[str, tuple[str, int | None]], "Planning | None"]] = {}
 
 
-def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, str], main: str) -> Stack | None:
+@dataclass(frozen=True)
+class Planning:
+    """The planning keys of a program's stack config (`planner:cluster`: schedule, workload,
+    budget, suppress), checked, with the file and lines they were read from."""
+
+    data: dict[str, Any]
+    file: str
+    lines: Lines
+
+    def where(self, path: tuple[Any, ...]) -> tuple[str, int | None] | None:
+        """The stack file's line for a finding at `path`, when `path` is one of these keys."""
+        from planner.yamlload import line_of
+
+        if len(path) >= 3 and path[:2] == CLUSTER_PATH and path[2] in self.data:
+            return self.file, line_of(self.lines, tuple(path))
+        return None
+
+
+def planning_config(path: str | None, file: str = "") -> Planning | None:
+    """The planning keys of the stack file at `path`, shown as `file` (None: no file, or no
+    `planner:cluster`); InputError naming the file and line of a key that cannot apply or a bad value."""
+    if path is None:
+        return None
+    from planner import yamlload
+    from planner.parse import CLUSTER_KEY, planning_inputs
+    from planner.pipeline import unknown_rule_message
+
+    data, lines = yamlload.load_path(path)
+    config = data.get("config") if isinstance(data, dict) else None
+    raw = config.get(CLUSTER_KEY) if isinstance(config, dict) else None
+    if raw is None:
+        return None
+    file = file or path
+    planning = planning_inputs(raw, file, lines)
+    problems = []
+    for i, entry in enumerate(planning.get("suppress") or ()):
+        msg = unknown_rule_message(entry["rule"])
+        if msg:
+            where = CLUSTER_PATH + ("suppress", i, "rule")
+            problems.append(Problem(file, yamlload.line_of(lines, where), f"{CLUSTER_KEY}.suppress[{i}].rule", msg))
+    if problems:
+        raise InputError(problems)
+    return Planning(planning, file, lines)
+
+
+def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, str], main: str,
+                 planning: Planning | None = None) -> Stack | None:
     """The cluster read back from `resources` (as the child sent them); None: nothing accelerated.
 
     Resources that planner components created are left out: those clusters are planned
@@ -49,12 +97,12 @@ def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, 
             "region" in g.message for g in rebuilt.gaps)):
         raise InputError([Problem(main, None, "aws:region", "cannot tell the AWS region of the program's resources: set "
                                                             f"`aws:region` in Pulumi.{stack}.yaml (or give a subnet an AZ)")])
-    found, problems = to_stack(rebuilt, stack, main)
+    found, problems = to_stack(rebuilt, stack, main, planning.data if planning else None)
     if problems:
         raise InputError([_problem(p.message, p.urn, sources, main) for p in problems])
     if found is None:
         return None
-    _LOCATIONS[id(found)] = (found, sources)
+    _LOCATIONS[id(found)] = (found, sources, planning)
     return found
 
 
@@ -71,10 +119,14 @@ def relocate(plans: Iterable[Any]) -> list[Any]:
         if where is None or where[0] is not plan.stack:
             out.append(plan)
             continue
-        _, sources = _LOCATIONS.pop(id(plan.stack))
+        _, sources, planning = _LOCATIONS.pop(id(plan.stack))
         moved = []
         for f in plan.findings:
             urn = f.resource  # the read-back's locator: the URN the finding's key path came from
+            in_config = planning.where(f.path) if planning else None
+            if in_config is not None:  # a schedule, budget or suppression of the stack config: its line there
+                moved.append(replace(f, file=in_config[0], line=in_config[1], resource=None))
+                continue
             file, line = sources.get(urn, (plan.stack.file, None)) if urn else (plan.stack.file, None)
             moved.append(replace(f, file=file, line=line, resource=urn))
         out.append(replace(plan, findings=tuple(sorted(moved, key=Finding.sort_key))))

@@ -68,6 +68,9 @@ def _table(name: str, t: Table, instance_types: list[str]) -> dict[str, Any]:
         if name == "node_group" and key == "instance_type":
             # completion from the catalogue; unknown types are the parser's error too
             prop = {"description": f.doc, "type": "string", "enum": instance_types}
+        if name == "cluster":  # which keys apply where: a program's resources declare the topology
+            prop["description"] += (" Also in a program's stack config (planner plan --program)." if key in parse.PLANNING_KEYS
+                                     else " Stack files only: with --program, the program's resources declare it.")
         props[key] = prop
     out: dict[str, Any] = {"type": "object", "description": t.doc, "properties": props,
                            "additionalProperties": False}

@@ -147,7 +147,7 @@ def test_sys_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
     for i, ending in enumerate(("import sys\nsys.exit(0)\n", "raise SystemExit(3)\n",
                                 "class Stop(BaseException):\n    pass\nraise Stop('halt')\n")):
         (tmp_path / str(i)).mkdir()
-        d = project(tmp_path / str(i), "availability_zone: us-east-2b", main=HAND_WRITTEN + ending)
+        d = project(tmp_path / str(i), "schedule: {hours: 24}", main=HAND_WRITTEN + ending)
         result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
         assert result.code == 2 and result.out == "", (ending, result.out)
         assert len(result.err.strip().splitlines()) == 1 and "the program failed:" in result.err, result.err
@@ -155,7 +155,7 @@ def test_sys_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
 
 
 def test_os_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
-    d = project(tmp_path, "availability_zone: us-east-2b", main=HAND_WRITTEN + "import os\nos._exit(0)\n")
+    d = project(tmp_path, "schedule: {hours: 24}", main=HAND_WRITTEN + "import os\nos._exit(0)\n")
     result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
     assert result.code == 2 and result.out == ""
     assert result.err.strip() == f"planner: {d / 'app.py'}: the program ended its process (exit status 0) before planner could read what it declares"
@@ -164,7 +164,7 @@ def test_os_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
 def test_a_program_that_never_finishes_is_stopped_at_the_timeout(tmp_path: Path) -> None:
     import time
 
-    d = project(tmp_path, "availability_zone: us-east-2b", main=HAND_WRITTEN + "import time\ntime.sleep(120)\n")
+    d = project(tmp_path, "schedule: {hours: 24}", main=HAND_WRITTEN + "import time\ntime.sleep(120)\n")
     start = time.monotonic()
     result = run_cli("plan", "--program", str(d), "--stack", "dev", "--program-timeout", "1", "--format", "json")
     assert time.monotonic() - start < 60  # not the program's 120 s
@@ -177,7 +177,7 @@ def test_a_program_that_never_finishes_is_stopped_at_the_timeout(tmp_path: Path)
 
 def test_the_programs_own_stdout_never_reaches_json_or_sarif(tmp_path: Path) -> None:
     noisy = "import os, sys\nprint('{\"not\": \"json\"')\nos.write(1, b'raw bytes on fd 1\\n')\nsys.stdout.write('more')\n"
-    d = project(tmp_path, "availability_zone: us-east-2b", main=noisy + HAND_WRITTEN)
+    d = project(tmp_path, "schedule: {hours: 24}", main=noisy + HAND_WRITTEN)
     for fmt in ("json", "sarif"):
         result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", fmt)
         assert result.code in (0, 1), result.err
@@ -204,7 +204,7 @@ node_groups:
 
 def test_a_program_without_accelerated_compute_says_so_in_one_line(tmp_path: Path) -> None:
     web = "import pulumi_aws as aws\naws.ec2.Instance('web', instance_type='t3.micro', ami='ami-0123456789abcdef0')\n"
-    d = project(tmp_path, "availability_zone: us-east-2b", main=web)
+    d = project(tmp_path, "schedule: {hours: 24}", main=web)
     result = run_cli("plan", "--program", str(d), "--stack", "dev")
     assert result.code == 2 and result.out == ""
     assert len(result.err.strip().splitlines()) == 1 and "declares no accelerated compute" in result.err
@@ -215,7 +215,7 @@ def test_region_from_the_zones_else_one_line_asking_for_it(tmp_path: Path) -> No
     for i, (main, expected) in enumerate(((HAND_WRITTEN, "us-east-2"),
                                           (HAND_WRITTEN.replace(', availability_zone="us-east-2b"', ""), None))):
         (tmp_path / str(i)).mkdir()
-        d = project(tmp_path / str(i), "availability_zone: us-east-2b", main=main)
+        d = project(tmp_path / str(i), "schedule: {hours: 24}", main=main)
         (d / "stacks" / "Pulumi.dev.yaml").write_text("config: {}\n")
         result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
         if expected:
@@ -234,3 +234,48 @@ def test_collect_leaves_the_origin_of_shown_paths_as_it_was() -> None:
     before = programs._ORIGIN
     programs.collect(str(ROOT / "tests" / "corpus" / "eks-p5-capacity-block-unmanaged"), "test", "/")
     assert programs._ORIGIN == before
+
+
+def _planned(tmp_path: Path, cluster_yaml: str):  # noqa: ANN202 - the CLI result
+    d = project(tmp_path, cluster_yaml, main=HAND_WRITTEN)
+    return d, run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+
+
+def test_planning_keys_in_the_stack_config_apply_to_the_read_back(tmp_path: Path) -> None:
+    """schedule and budget in the program's stack config: the read-back has a total, the budget is checked
+    and its finding points at the stack file's line."""
+    d, result = _planned(tmp_path, "schedule: {hours: 336}\nbudget:\n  total_usd: 1000\n  allow_incomplete: true\n")
+    assert result.code == 1, result.err
+    (stack,) = json.loads(result.out)["stacks"]
+    cost = stack["cost"]
+    assert cost["hours_basis"] == "schedule.hours" and cost["run_hours"] == 336
+    (f,) = [f for f in stack["findings"] if f["rule"] == "budget-exceeded"]
+    assert f["file"] == str(d / "stacks" / "Pulumi.dev.yaml") and f["line"] == 6 and "resource" not in f
+
+
+def test_planning_suppressions_hold_for_the_read_back(tmp_path: Path) -> None:
+    _, result = _planned(tmp_path, "schedule: {hours: 24}\nbudget: {total_usd: 1}\n"
+                                   "suppress:\n  - {rule: budget-exceeded, reason: approved}\n"
+                                   "  - {rule: budget-incomplete-cost, reason: approved}\n")
+    (stack,) = json.loads(result.out)["stacks"]
+    assert all(f["suppressed"] for f in stack["findings"] if f["rule"].startswith("budget-")), stack["findings"]
+
+
+def test_a_topology_key_with_a_program_is_a_one_line_error(tmp_path: Path) -> None:
+    d, result = _planned(tmp_path, "schedule: {hours: 24}\nnode_groups:\n  - {name: x, instance_type: p5.48xlarge, count: 1}\n")
+    assert result.code == 2 and result.out == ""
+    (line,) = result.err.strip().splitlines()
+    assert line.startswith(f"planner: {d / 'stacks' / 'Pulumi.dev.yaml'}:5: planner:cluster.node_groups: cannot apply "
+                           "to a program's cluster: its resources declare the topology")
+
+
+def test_a_bad_planning_value_or_unknown_key_names_its_line(tmp_path: Path) -> None:
+    for i, (text, expected) in enumerate((("schedule: {hours: 0}\n", ":4: planner:cluster.schedule.hours: expected a positive number, got 0"),
+                                          ("schedul: {hours: 24}\n", ":4: planner:cluster.schedul: unknown key (did you mean 'schedule'?)"),
+                                          ("suppress:\n  - {rule: budget-exeeded, reason: x}\n",
+                                           ":5: planner:cluster.suppress[0].rule: unknown rule 'budget-exeeded'"))):
+        (tmp_path / str(i)).mkdir()
+        d, result = _planned(tmp_path / str(i), text)
+        assert result.code == 2 and result.out == "", result.err
+        (line,) = result.err.strip().splitlines()
+        assert expected in line, line

@@ -96,8 +96,14 @@ def stack_schema_page() -> str:
            "shows them in an annotated example. Editors can check stack files with the JSON Schema generated from ",
            "the same tables: [stack.schema.json](stack.schema.json) (also `planner schema`; see the ",
            "[editor schema page](../editor-schema.md)).\n\n"]
+    out.append(f"With `planner plan --program DIR --stack NAME`, the program's resources declare the topology: "
+               f"the stack config's `{parse.CLUSTER_KEY}` may then hold only the planning keys "
+               f"({', '.join(f'`{k}`' for k in parse.PLANNING_KEYS)}), with the same schema; any other key there is "
+               "unusable input naming its file and line. The `cluster` table's last column says which keys apply where.\n\n")
     for name, table in parse.SCHEMA.items():
-        out.append(f"## `{name}`\n\n{table.doc}\n\n| key | value | default | required | what |\n|---|---|---|---|---|\n")
+        program = name == "cluster"
+        out.append(f"## `{name}`\n\n{table.doc}\n\n| key | value | default | required | what |"
+                   + (" with `--program` |\n|---|---|---|---|---|---|\n" if program else "\n|---|---|---|---|---|\n"))
         for key, f in table.fields.items():
             if f.kind == "choice":
                 value = " / ".join(f"`{o}`" for o in f.options)
@@ -110,7 +116,11 @@ def stack_schema_page() -> str:
             if f.minimum is not None or f.maximum is not None:
                 value += f" ({f.minimum if f.minimum is not None else ''}..{f.maximum if f.maximum is not None else ''})"
             default = "" if f.default is None else f"`{str(f.default).lower() if isinstance(f.default, bool) else f.default}`"
-            out.append(f"| `{key}` | {value} | {default} | {'yes' if key in table.required else ''} | {f.doc} |\n")
+            applies = ""
+            if program:
+                applies = (" also in the program's stack config |" if key in parse.PLANNING_KEYS
+                           else " no: the program's resources declare it |")
+            out.append(f"| `{key}` | {value} | {default} | {'yes' if key in table.required else ''} | {f.doc} |{applies}\n")
         out.append("\n")
     return "".join(out).rstrip("\n") + "\n"
 
