@@ -98,12 +98,15 @@ def test_base_ref_in_a_temporary_repository(tmp_path: Path) -> None:
     assert by["new"]["total"] == {"before_usd": None, "after_usd": 1005, "change_usd": 1005, "change_percent": None}
     assert by["old"]["total"]["change_usd"] == -1005
     assert data["total"] == {"before_usd": 3015, "after_usd": 4020, "change_usd": 1005, "change_percent": 33.33,
-                             "findings_added": 0, "findings_resolved": 0}
+                             "monthly_change_usd": 7336.5, "findings_added": 0, "findings_resolved": 0}
     md = run_cli("diff", "--base-ref", "HEAD", "stacks", "--price-book", str(book), "--format", "markdown", cwd=repo)
     assert md.code == 0
     assert "| Stack | Status | Before | After | Change | Findings added / resolved |" in md.out
     assert "| train | changed | $2,010.00 | $3,015.00 | +$1,005.00 (+50.0%) | +0 / -0 |" in md.out
-    assert "<details><summary><b>new</b> (added): +$1,005.00</summary>" in md.out
+    # the changed stacks in full, after the cost change: their heading, what changed, both sides
+    assert "### `new`" in md.out and "**Added:** +$1,005.00" in md.out
+    assert md.out.index("| train | changed |") < md.out.index("### `new`")
+    assert "| train | a | changed | EC2 instances trn2.48xlarge x 2 (on-demand) -&gt; EC2 instances trn2.48xlarge x 3 (on-demand) |" in md.out
     assert md.out == run_cli("diff", "--base-ref", "HEAD", "stacks", "--price-book", str(book), "--format", "markdown", cwd=repo).out
     one = run_cli("diff", "--base-ref", "HEAD", "stacks/Pulumi.train.yaml", "--price-book", str(book), "--format", "json", cwd=repo)
     assert [s["stack"] for s in json.loads(one.out)["stacks"]] == ["train"]

@@ -17,6 +17,8 @@ from typing import Any, Iterable, Sequence
 from planner.errors import InputError, Problem
 from planner.findings import SEVERITIES
 
+HOURS_PER_MONTH = 730  # planner.cost.HOURS_PER_MONTH; not imported here: every `planner` run imports this module
+
 FORMATS = ("table", "markdown", "json")
 VERSION = 1
 
@@ -28,6 +30,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="BASE HEAD (two stack files or folders); with --base-ref: the paths to compare (default: stacks/)")
     p.add_argument("--base-ref", metavar="REF", help="compare PATHs in the working tree with the same paths at git REF")
+    p.add_argument("--program", metavar="DIR", help="compare the cluster a Pulumi program in DIR declares (as `plan --program`) "
+                                                    "with the same program at --base-ref, run from a temporary git worktree")
+    p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
+    from planner.commands import aws_timeout_arg
+
+    p.add_argument("--program-timeout", type=aws_timeout_arg, default=300.0, metavar="SECONDS",
+                   help="stop each --program run that takes longer (default: 300)")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default=None,
                    help="exit 1 when the change adds an unsuppressed finding at or above this severity (default: never)")
@@ -174,11 +183,42 @@ def compare_plans(base: Sequence[Any], head: Sequence[Any], pair: bool = False) 
             "total": _change(bc and bc["total_usd"], hc and hc["total_usd"], b is not None, h is not None,
                              (bc and bc["known_total_usd"], hc and hc["known_total_usd"])),
             "monthly": _change(bc and bc["monthly_usd"], hc and hc["monthly_usd"], b is not None, h is not None),
+            "line_items": line_item_changes(bc, hc),
             "findings_added": [f.to_json() for f in added],
             "findings_resolved": [f.to_json() for f in resolved],
             "base_cost": bc,
             "head_cost": hc,
         })
+    return out
+
+
+def _item_key(item: dict[str, Any]) -> tuple[str, str]:
+    return (str(item["name"]), str(item["resource"]))
+
+
+def _delta(before: float | None, after: float | None) -> float | None:
+    return None if before is None or after is None else round(after - before, 2)
+
+
+def line_item_changes(base: dict[str, Any] | None, head: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The line items that changed between two estimates (JSON), matched by name and resource:
+    added, removed or changed, with both sides and the monthly (730 h) and the run's difference.
+    An item absent on one side costs 0 there; an unknown figure makes its difference unknown."""
+    before = {_item_key(i): i for i in (base or {}).get("line_items", [])}
+    after = {_item_key(i): i for i in (head or {}).get("line_items", [])}
+    out = []
+    for key in [*before, *(k for k in after if k not in before)]:
+        b, a = before.get(key), after.get(key)
+        if b == a:
+            continue
+        status = "added" if b is None else "removed" if a is None else "changed"
+        monthly = [None if i is None or i.get("hourly_usd") is None else round(i["hourly_usd"] * HOURS_PER_MONTH, 2) for i in (b, a)]
+        totals = [i.get("total_usd") if i is not None else None for i in (b, a)]
+        monthly = [0.0 if i is None else m for i, m in zip((b, a), monthly)]
+        totals = [0.0 if i is None else t for i, t in zip((b, a), totals)]
+        out.append({"name": key[0], "resource": key[1], "status": status, "before": b, "after": a,
+                    "monthly_before_usd": monthly[0], "monthly_after_usd": monthly[1], "monthly_change_usd": _delta(*monthly),
+                    "total_before_usd": totals[0], "total_after_usd": totals[1], "total_change_usd": _delta(*totals)})
     return out
 
 
@@ -193,9 +233,11 @@ def summarize(stacks: list[dict[str, Any]]) -> dict[str, Any]:
     delta = None if before is None or after is None else round(after - before, 2)
     known = None if delta is not None else round(sum(s["total"].get("change_known_usd", s["total"]["change_usd"] or 0.0)
                                                      for s in stacks), 2)
+    monthly = _sum(s["monthly"]["change_usd"] for s in stacks)
     return {"before_usd": before, "after_usd": after, "change_usd": delta,
             "change_percent": None if delta is None or not before else round(100.0 * delta / before, 2),
             **({} if known is None else {"change_known_usd": known}),
+            "monthly_change_usd": monthly,
             "findings_added": sum(len(s["findings_added"]) for s in stacks),
             "findings_resolved": sum(len(s["findings_resolved"]) for s in stacks)}
 
@@ -203,9 +245,16 @@ def summarize(stacks: list[dict[str, Any]]) -> dict[str, Any]:
 # --- the command --------------------------------------------------------------------------
 
 def diff(args: argparse.Namespace) -> dict[str, Any]:
+    return compare(args)[0]
+
+
+def compare(args: argparse.Namespace) -> tuple[dict[str, Any], list[Any]]:
+    """The diff document, and the head side's plans (the pull-request comment shows them in full)."""
     from planner.commands import book_from_args
     from planner.pipeline import PlanOptions, plan_stacks
 
+    if args.program or args.stack:
+        return _compare_program(args)
     if args.base_ref:
         paths = args.paths or ["stacks"]
         base_stacks = stacks_at_ref(args.base_ref, paths, args.include, args.exclude)
@@ -221,24 +270,106 @@ def diff(args: argparse.Namespace) -> dict[str, Any]:
         head_stacks = _working_tree_stacks(args.paths[1:], must_exist=True, args=args)
         base_label, head_label = args.paths
     book = book_from_args(args, [*base_stacks, *head_stacks])
-    options = PlanOptions(price_book=book)
+    from planner.commands.plan import rule_options
+
+    options = PlanOptions(price_book=book, rule_options=rule_options(args))
     base_plans, head_plans = plan_stacks(base_stacks, options), plan_stacks(head_stacks, options)
+    pair = not args.base_ref and all(os.path.isfile(p) for p in args.paths)
+    return _document(base_plans, head_plans, base_label, head_label, book.name, pair), head_plans
+
+
+def _document(base_plans: list[Any], head_plans: list[Any], base_label: str, head_label: str, book: str,
+              pair: bool = False) -> dict[str, Any]:
     for plans, label in ((base_plans, base_label), (head_plans, head_label)):
         names = [p.stack.name for p in plans]
         dup = next((n for n in names if names.count(n) > 1), None)
         if dup:
             raise InputError([Problem(label, None, "", f"two stacks named '{dup}'; expected one file per stack name")])
-    pair = not args.base_ref and all(os.path.isfile(p) for p in args.paths)
     stacks = compare_plans(base_plans, head_plans, pair)
-    return {"version": VERSION, "base": base_label, "head": head_label, "price_book": book.name,
+    return {"version": VERSION, "base": base_label, "head": head_label, "price_book": book,
             "total": summarize(stacks), "stacks": stacks}
+
+
+# --- a program at a git ref ----------------------------------------------------------------
+
+def _compare_program(args: argparse.Namespace) -> tuple[dict[str, Any], list[Any]]:
+    """`diff --program DIR --stack NAME --base-ref REF`: the program run (as `plan --program`, the
+    same runner and limits) at REF, checked out in a temporary `git worktree`, and in the working tree."""
+    from planner.commands import book_from_args
+    from planner.commands.plan import rule_options
+    from planner.pipeline import PlanOptions, plan_stacks
+    from planner.programs import load, stacks_for_cli
+    from planner.readback import relocate
+
+    where = "planner diff"
+    if not args.program or not args.stack:
+        raise InputError([Problem(where, None, "--program" if not args.program else "--stack",
+                                  "--program DIR and --stack NAME go together")])
+    if not args.base_ref:
+        raise InputError([Problem(where, None, "--base-ref", "--program needs --base-ref REF: the git ref to compare with "
+                                                             "(such as origin/main or HEAD)")])
+    if args.paths:
+        raise InputError([Problem(where, None, "PATH", "give stack files or --program, not both")])
+    head_stacks = stacks_for_cli(args.program, args.stack, [], args.program_timeout)
+    top = _git(["-C", args.program, "rev-parse", "--show-toplevel"], f"{args.program} is not in a git repository").decode().strip()
+    _git(["-C", top, "rev-parse", "--verify", "--quiet", f"{args.base_ref}^{{commit}}"],
+         f"'{args.base_ref}' is not a commit in this repository")
+    inside = os.path.relpath(os.path.realpath(args.program), os.path.realpath(top))
+    with _worktree(top, args.base_ref) as tree:
+        base_dir = os.path.join(tree, inside)
+        present = os.path.isfile(os.path.join(base_dir, "Pulumi.yaml")) or os.path.isfile(os.path.join(base_dir, "Pulumi.yml"))
+        base_stacks = []  # no project, or no such stack, at the base: every cluster is added
+        if present and load(base_dir).stack_file(args.stack) is not None:
+            base_stacks = stacks_for_cli(base_dir, args.stack, [], args.program_timeout)
+        book = book_from_args(args, [*base_stacks, *head_stacks])
+        options = PlanOptions(price_book=book, rule_options=rule_options(args))
+        base_plans = _at_ref(relocate(plan_stacks(base_stacks, options)), tree, args.base_ref)
+    head_plans = relocate(plan_stacks(head_stacks, options))
+    return _document(base_plans, head_plans, f"{args.base_ref}:{inside}", "working tree", book.name), head_plans
+
+
+def _at_ref(plans: list[Any], tree: str, ref: str) -> list[Any]:
+    """Paths inside the temporary worktree shown as `REF:path`, as `--base-ref` shows stack files."""
+    from dataclasses import replace
+
+    root = os.path.abspath(tree) + os.sep
+
+    def label(path: str) -> str:
+        return f"{ref}:{os.path.relpath(path, root)}" if os.path.abspath(path).startswith(root) else path
+
+    return [replace(p, stack=replace(p.stack, file=label(p.stack.file)),
+                    findings=tuple(replace(f, file=label(f.file)) for f in p.findings)) for p in plans]
+
+
+class _worktree:
+    """A detached `git worktree` of `ref` in a temporary folder, removed (and pruned) on exit."""
+
+    def __init__(self, top: str, ref: str) -> None:
+        self.top, self.ref, self.path = top, ref, ""
+
+    def __enter__(self) -> str:
+        import tempfile
+
+        self.parent = tempfile.mkdtemp(prefix="planner-base-")
+        self.path = os.path.join(self.parent, "tree")
+        _git(["-C", self.top, "worktree", "add", "--detach", "--quiet", self.path, self.ref],
+             f"cannot check out '{self.ref}' in a temporary worktree")
+        return self.path
+
+    def __exit__(self, *exc: Any) -> None:
+        import shutil
+        import subprocess
+
+        subprocess.run(["git", "-C", self.top, "worktree", "remove", "--force", self.path], capture_output=True, timeout=60)
+        shutil.rmtree(self.parent, ignore_errors=True)
+        subprocess.run(["git", "-C", self.top, "worktree", "prune"], capture_output=True, timeout=60)
 
 
 def run(args: argparse.Namespace) -> int:
     from planner.commands.plan import write
     from planner.findings import at_least
 
-    result = diff(args)
+    result, head_plans = compare(args)
     if args.format == "json":
         from planner.report.json_report import dumps
 
@@ -246,7 +377,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         from planner.report.diff_report import render_markdown
 
-        text = render_markdown(result)
+        text = render_markdown(result, head_plans)
     else:
         from planner.report.diff_report import render_table
 

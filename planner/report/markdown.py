@@ -20,28 +20,65 @@ ICONS = {"error": ":x:", "warning": ":warning:", "info": ":information_source:"}
 MAX_ULTRASERVER_NODES = 4  # UltraServers drawn one by one per group; the rest are summed up
 
 
-def render(plans: Sequence[StackPlan]) -> str:
+def render(plans: Sequence[StackPlan], limit: int | None = None) -> str:
+    """The plan as one pull-request comment, under `limit` characters (GitHub's size limit):
+    stacks with errors first and in full, then every stack's overview row, then the others in
+    full while they fit; what did not fit is named at the end (`planner.report.bounded`)."""
+    from planner.report.bounded import MAX_CHARS, Block, assemble
+
     plans = list(plans)
     total = counts(f for p in plans for f in p.findings)
     verdict = ":x:" if total["error"] else (":warning:" if total["warning"] else ":white_check_mark:")
-    out = [MARKER, f"## {verdict} planner: {len(plans)} stack{'s' if len(plans) != 1 else ''}, {count_text(total)}", ""]
-    out += _overview(plans)
-    for p in plans:
-        out += [""] + _stack(p)
-    return join_lines(out).rstrip("\n") + "\n"
+    head = [MARKER, f"## {verdict} planner: {len(plans)} stack{'s' if len(plans) != 1 else ''}, {count_text(total)}", ""]
+    head += OVERVIEW_HEADER
+    failing = [i for i, p in enumerate(plans) if has_errors(p)]
+    blocks = [full_block(plans[i], 1000 + n) for n, i in enumerate(failing)]
+    blocks += [Block([overview_row(p)], i, kind="overview row") for i, p in enumerate(plans)]
+    blocks += [full_block(p, 1000 + len(plans) + i) for i, p in enumerate(plans) if i not in failing]
+    return assemble(head, blocks, MAX_CHARS if limit is None else limit)
+
+
+OVERVIEW_HEADER = ["| stack | region | instances | accelerators | errors | warnings | suppressed | cost |",
+                   "|---|---|---:|---:|---:|---:|---:|---|"]
+
+
+def has_errors(p: StackPlan) -> bool:
+    return any(f.severity == "error" and not f.suppressed for f in p.findings)
+
+
+def overview_row(p: StackPlan) -> str:
+    from planner.report.cost_report import total
+
+    c = counts(p.findings)
+    cost = "-" if p.cost is None else total(p.cost.to_json())
+    return (f"| {md_code(p.stack.name)} | {md_cell(p.stack.region)} | {num(p.summary['instances'])} | "
+            f"{num(p.summary['accelerators'])} | {c['error']} | {c['warning']} | {c['suppressed']} | {cost} |")
 
 
 def _overview(plans: Sequence[StackPlan]) -> list[str]:
-    from planner.report.cost_report import total
+    return OVERVIEW_HEADER + [overview_row(p) for p in plans]
 
-    rows = ["| stack | region | instances | accelerators | errors | warnings | suppressed | cost |",
-            "|---|---|---:|---:|---:|---:|---:|---|"]
-    for p in plans:
-        c = counts(p.findings)
-        cost = "-" if p.cost is None else total(p.cost.to_json())
-        rows.append(f"| {md_code(p.stack.name)} | {md_cell(p.stack.region)} | {num(p.summary['instances'])} | "
-                    f"{num(p.summary['accelerators'])} | {c['error']} | {c['warning']} | {c['suppressed']} | {cost} |")
-    return rows
+
+def full_block(p: StackPlan, order: float, extra: Sequence[str] = ()) -> Any:  # noqa: ANN401 - bounded.Block
+    """A stack in full (with `extra` lines after its summary), falling back to its errors one
+    line each, then to one line; a stack without errors falls back to nothing (its row says it)."""
+    from planner.report.bounded import Block
+
+    section = _stack(p)
+    full = [""] + section[:4] + list(extra) + section[4:]
+    what = md_code(p.stack.name)
+    if not has_errors(p):
+        return Block(full, order, what, fallback=Block([], order))
+    errors = [f for f in p.findings if f.severity == "error" and not f.suppressed]
+    compact = ["", f"### {md_code(p.stack.name)}", ""] + list(extra) + [
+        f"- {ICONS['error']} {md_code(f.rule)} at {md_code(_where(f))}: {md_cell(f.message)}" for f in errors]
+    one = ["", f"- {ICONS['error']} {md_code(p.stack.name)}: {len(errors)} error{'s' if len(errors) != 1 else ''} "
+               "(each left out: too long for one comment)"]
+    return Block(full, order, what, fallback=Block(compact, order, fallback=Block(one, order)))
+
+
+def _where(f: Any) -> str:  # noqa: ANN401 - Finding
+    return f"{f.file}:{f.line}" if f.line else f.file
 
 
 def _stack(p: StackPlan) -> list[str]:
@@ -50,8 +87,9 @@ def _stack(p: StackPlan) -> list[str]:
     out = [
         f"### {md_code(p.stack.name)}",
         "",
-        f"{md_code(p.stack.file)}, {md_cell(p.stack.region)}: {num(s['instances'])} instances, {num(s['ultraservers'])} UltraServers, "
-        f"{num(s['accelerators'])} accelerators, {num(s['accelerator_memory_gib'])} GiB accelerator memory, "
+        f"{md_code(p.stack.file)}, {md_cell(p.stack.region)}: {num(s['instances'])} instances, "
+        + (f"{num(s['ultraservers'])} UltraServers, " if s["ultraservers"] else "")  # GPU stacks have none to count
+        + f"{num(s['accelerators'])} accelerators, {num(s['accelerator_memory_gib'])} GiB accelerator memory, "
         f"{num(s['efa_bandwidth_gbps'])} Gbps EFA, peak {num(pk['bf16_dense'])} PFLOPS BF16 dense.",
         "",
     ]

@@ -76,12 +76,17 @@ def join_lines(lines: Iterable[str]) -> str:
 # rendered.
 _MD_BACKSLASH = frozenset("\\`*_[]|~")
 _MD_ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-_MD_TOKEN = re.compile(r"(?i)(?P<link>://|www\.|[@#](?=\w))|(?P<char>.)", re.S)
+# A whole URL (`https://host/path`) goes into one code span: escaping only its `://` would
+# show `https` and `//host` around a one-character code span.
+_MD_TOKEN = re.compile(r"(?i)(?P<url>\b[a-z][a-z0-9+.-]*://[^\s<>()`|\\]*[^\s<>()`|\\.,;:!?'\"])|"
+                       r"(?P<link>://|www\.|[@#](?=\w))|(?P<char>.)", re.S)
 _INTRAWORD_UNDERSCORE = re.compile(r"(?<=[A-Za-z0-9])\\_(?=[A-Za-z0-9])")
 
 
 def _md_token(m: re.Match[str]) -> str:
     tok = m.group()
+    if m.lastgroup == "url":  # inside a code span GitHub renders no link, mention or emphasis
+        return md_code(tok)
     if m.lastgroup == "link":  # @team, a@b.c, #12, https://, www.: in a code span of their own
         return "`:`//" if tok == "://" else f"`{tok}`"
     if tok in _MD_ENTITY:
