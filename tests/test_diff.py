@@ -137,3 +137,64 @@ def test_unusable_input_exits_2(tmp_path: Path, args: tuple[str, ...]) -> None:
     _git(repo, "commit", "-qm", "base")
     res = run_cli(*args, cwd=repo)
     assert res.code == 2 and res.out == "" and len(res.err.strip().splitlines()) == 1, (res.code, res.err)
+
+
+def _program_repo(tmp_path: Path) -> Path:
+    """A git repository holding a corpus program (an EKS managed node group of p5e on a Capacity Block)
+    with 336 hours in its stack config, committed: the base of the change."""
+    repo = tmp_path / "repo"
+    shutil.copytree(Path(__file__).parent / "corpus" / "eks-p5e-capacity-block-managed", repo / "infra")
+    config = repo / "infra" / "Pulumi.test.yaml"
+    config.write_text(config.read_text() + "  planner:cluster:\n    schedule: {hours: 336}\n", encoding="utf-8")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "base")
+    return repo
+
+
+def test_diff_of_a_program_against_a_git_ref(tmp_path: Path) -> None:
+    """The node group doubled in the working tree: the changed line item with both sides, the cost
+    difference, and the Markdown comment puts the change first."""
+    repo = _program_repo(tmp_path)
+    main = repo / "infra" / "__main__.py"
+    text = main.read_text()
+    main.write_text(text.replace('instance_types=["p5e.48xlarge"],\n    capacity_type="CAPACITY_BLOCK",\n    '
+                                 'scaling_config={"min_size": 2, "max_size": 2, "desired_size": 2}',
+                                 'instance_types=["p5e.48xlarge"],\n    capacity_type="CAPACITY_BLOCK",\n    '
+                                 'scaling_config={"min_size": 4, "max_size": 4, "desired_size": 4}'), encoding="utf-8")
+    assert main.read_text() != text
+    args = ("diff", "--program", "infra", "--stack", "test", "--base-ref", "HEAD")
+    res = run_cli(*args, "--format", "json", cwd=repo)
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    (s,) = data["stacks"]
+    assert s["status"] == "changed" and s["base_file"] == "HEAD:infra/__main__.py" and s["head_file"] == "infra/__main__.py"
+    (item,) = [i for i in s["line_items"] if i["name"] == "cbr"]
+    assert item["status"] == "changed" and (item["before"]["instances"], item["after"]["instances"]) == (2, 4)
+    assert item["total_change_usd"] == round(item["total_after_usd"] - item["total_before_usd"], 2) > 0
+    assert s["total"]["change_usd"] == data["total"]["change_usd"] > 0
+    assert data["base"] == "HEAD:infra"
+    md = run_cli(*args, "--format", "markdown", cwd=repo).out
+    assert md.index("**Changed line items**") < md.index("### `test`")
+    assert "EC2 Capacity Block p5e.48xlarge x 2 -&gt; EC2 Capacity Block p5e.48xlarge x 4" in md
+    table = run_cli(*args, cwd=repo).out
+    assert "~ cbr: EC2 Capacity Block p5e.48xlarge x 2 -> EC2 Capacity Block p5e.48xlarge x 4" in table.replace("\n    ", " ")
+    listing = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True).stdout
+    assert len(listing.strip().splitlines()) == 1  # the temporary worktree is gone
+
+
+def test_diff_of_a_program_needs_a_ref_and_a_stack(tmp_path: Path) -> None:
+    repo = _program_repo(tmp_path)
+    for args, expected in ((("--program", "infra", "--stack", "test"), "--base-ref: --program needs --base-ref REF"),
+                           (("--program", "infra", "--base-ref", "HEAD"), "--stack: --program DIR and --stack NAME go together"),
+                           (("--program", "infra", "--stack", "test", "--base-ref", "nope"), "'nope' is not a commit")):
+        res = run_cli("diff", *args, cwd=repo)
+        assert res.code == 2 and res.out == "" and expected in res.err and len(res.err.strip().splitlines()) == 1, res.err
+
+
+def test_a_program_new_at_head_is_added(tmp_path: Path) -> None:
+    repo = _program_repo(tmp_path)
+    shutil.copytree(repo / "infra", repo / "more")
+    res = run_cli("diff", "--program", "more", "--stack", "test", "--base-ref", "HEAD", "--format", "json", cwd=repo)
+    assert res.code == 0, res.err
+    assert [s["status"] for s in json.loads(res.out)["stacks"]] == ["added"]

@@ -1,0 +1,84 @@
+"""The pull-request comment: under GitHub's size limit whatever the input, errors and totals
+kept, what was left out named with where the full report is; it renders as GitHub renders it."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+from planner.commands.diff import compare_plans, summarize
+from planner.parse import load_stack, load_stacks
+from planner.pipeline import plan_stacks
+from planner.report import diff_report, markdown
+from planner.report.bounded import MAX_CHARS
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD = "      - name: trainers\n        instance_type: trn2.48xlarge\n        count: 2\n        purchase: on-demand\n"
+BAD = ("      - {name: u, instance_type: trn2u.48xlarge, ultraservers: 6, purchase: capacity-block}\n"
+       "      - {name: w, instance_type: trn2u.48xlarge, count: 6, purchase: capacity-block}\n")
+
+
+def _many(tmp_path: Path, n: int, failing: set[int] = frozenset()) -> list:
+    """`n` copies of the bundled trn2-dev stack, some of them (`failing`) with errors."""
+    text = (ROOT / "stacks" / "Pulumi.trn2-dev.yaml").read_text(encoding="utf-8")
+    assert GOOD in text
+    for i in range(n):
+        body = text if i not in failing else text.replace(GOOD, BAD)
+        (tmp_path / f"Pulumi.s{i:03}.yaml").write_text(body, encoding="utf-8")
+    return plan_stacks(load_stacks([str(tmp_path)]))
+
+
+def test_a_plan_of_many_stacks_stays_under_the_limit_and_keeps_errors(tmp_path: Path) -> None:
+    plans = _many(tmp_path, 300, failing={5, 250})
+    text = markdown.render(plans)
+    assert len(text) < MAX_CHARS
+    assert text.startswith(markdown.MARKER + "\n## :x: planner: 300 stacks, ")  # the totals stay
+    for name in ("s005", "s250"):  # the failing stacks come first, in full
+        assert f"### `{name}`" in text and text.index(f"### `{name}`") < text.index("### `s000`")
+    assert text.count("ultraserver-whole-units") >= 2
+    note = text.rstrip().splitlines()[-1]
+    assert note.startswith("**Shortened to stay under GitHub's comment size limit**")
+    assert "shown as one line only: `s" in note and "and " in note and "more" in note
+    assert "`planner plan --format json`" in note and "SARIF" in note
+
+
+def test_when_even_errors_do_not_fit_they_are_counted(tmp_path: Path) -> None:
+    plans = _many(tmp_path, 40, failing=set(range(40)))
+    text = markdown.render(plans, limit=6_000)
+    assert len(text) <= 6_000 and "## :x: planner: 40 stacks" in text
+    assert "**Shortened to stay under GitHub's comment size limit**" in text
+
+
+def test_a_small_plan_is_not_shortened() -> None:
+    text = markdown.render(plan_stacks(load_stacks([str(ROOT / "stacks")])))
+    assert "Shortened" not in text and text.count("\n### ") == 3
+
+
+def test_a_diff_of_many_stacks_stays_under_the_limit_and_puts_the_change_first(tmp_path: Path) -> None:
+    (tmp_path / "base").mkdir()
+    (tmp_path / "head").mkdir()
+    base = _many(tmp_path / "base", 250)
+    head = _many(tmp_path / "head", 250, failing={3})
+    stacks = compare_plans(base, head)
+    result = {"version": 1, "base": "main", "head": "working tree", "price_book": "current",
+              "total": summarize(stacks), "stacks": stacks}
+    text = diff_report.render_markdown(result, head)
+    assert len(text) < MAX_CHARS
+    assert "1 of 250 stacks changed or failing" in text.splitlines()[1]
+    assert text.index("| s003 | changed |") < text.index("| s000 | unchanged |")
+    assert text.index("**Changed line items**") < text.index("### `s003`")
+    assert "| s003 | u | added |" in text and "| s003 | trainers | removed |" in text
+    assert "Shortened" not in text and text.count("| unchanged |") == 249  # the others: one row each
+    short = diff_report.render_markdown(result, head, limit=8_000)
+    assert len(short) <= 8_000 and "| s003 | changed |" in short and "ultraserver-whole-units" in short
+    assert "unchanged stack rows" in short.splitlines()[-1] and "SARIF" in short.splitlines()[-1]
+
+
+def test_source_urls_are_one_code_span_and_gpu_stacks_count_no_ultraservers() -> None:
+    plan = plan_stacks([load_stack(str(ROOT / "stacks" / "Pulumi.p5en-train.yaml"))])
+    text = markdown.render(plan)
+    assert "`:`" not in text and re.search(r"`https://[^`\s]+`", text)
+    assert "UltraServers" not in text.split("\n### ")[1].splitlines()[2]
+    ultra = markdown.render(plan_stacks([load_stack(str(ROOT / "stacks" / "Pulumi.ultraserver-prod.yaml"))]))
+    assert re.search(r"\d+ UltraServers, ", ultra)
