@@ -37,6 +37,16 @@ def offering(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in ctx.cluster.node_groups:
         where = zone_path(g, ctx)
         az = g.availability_zone
+        if not az:  # read back from a program whose resources do not tell the zone: the region is checked
+            try:
+                zones = account.offered_zones(region, g.instance_type)
+            except AwsCallError as err:
+                yield aws_error(ctx, where, err, f"where {g.instance_type} is offered")
+                continue
+            if not zones and g.purchase != "capacity-block":
+                yield r.finding(ctx, where, f"node group '{g.name}': {g.instance_type} is offered in no Availability Zone "
+                                            f"of {region}", fix=_zone_fix(ctx, g, [], region))
+            continue
         if not az_in_region(az, region):
             yield r.finding(ctx, where, f"node group '{g.name}': Availability Zone {az} is not in {region}, the region queried",
                             fix=(f"run preflight without --region {region} (the stack's region is {ctx.stack.region}), or "

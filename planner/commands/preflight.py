@@ -23,6 +23,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
     p.add_argument("--suppress", action="append", default=[], metavar="CHECK", help="suppress a check id (repeatable)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    p.add_argument("--program", metavar="DIR", help="check the cluster a Pulumi program in DIR declares, read back as "
+                                                    "`plan --program` does (RUNS the program's code, offline, with your rights)")
+    p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
+    from planner.commands import aws_timeout_arg
+
+    p.add_argument("--program-timeout", type=aws_timeout_arg, default=300.0, metavar="SECONDS",
+                   help="stop a --program run that takes longer (default: 300)")
     from planner.commands import add_aws_timeout_argument, add_selection_arguments
 
     add_selection_arguments(p)
@@ -35,7 +42,12 @@ def run(args: argparse.Namespace) -> int:
     from planner.commands import stacks_from_args
     from planner.pipeline import check_suppressions, exit_code
 
-    stacks = stacks_from_args(args, args.paths or [plan._project_stacks("preflight")])  # no path: the project's stacks, as plan reads them
+    if args.program or args.stack:  # the program's cluster, read back as `plan --program` reads it
+        from planner.programs import stacks_for_cli
+
+        stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
+    else:
+        stacks = stacks_from_args(args, args.paths or [plan._project_stacks("preflight")])  # no path: the project's stacks
     check_suppressions(stacks, args.suppress)
     from planner.aws import deadline
 
@@ -48,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
             error_line(f"preflight: {exc}")
             return 2
         plans = [_preflight(s, account, args) for s in stacks]
+    if args.program:
+        from planner.readback import relocate
+
+        plans = relocate(plans)  # findings at the program's file and line, with the resource's URN
     plan.write(plan.render(plans, args.format, args.fail_on), args.output)
     return exit_code(plans, args.fail_on)
 
