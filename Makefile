@@ -10,7 +10,7 @@ setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar on -e '.[test,docs]'
+	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar on -e '.[all,test,docs]'
 	touch $(STAMP)
 
 plan: setup

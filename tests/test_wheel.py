@@ -40,8 +40,8 @@ def test_the_version_is_written_in_one_place_and_the_changelog_names_it() -> Non
 
 
 @pytest.fixture(scope="module")
-def clean_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtualenv with only the built wheel installed into it."""
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built offline from a copy of what the sdist holds."""
     work = tmp_path_factory.mktemp("wheel")
     # Built from a copy of what the sdist holds, so no build/ or egg-info is left in the checkout
     # and no stale build output can slip into the wheel.
@@ -53,19 +53,45 @@ def clean_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
                             "--disable-pip-version-check", "-q", "-w", str(work / "dist"), str(src)],
                            capture_output=True, text=True, timeout=120)
     assert build.returncode == 0, build.stderr
-    (wheel,) = (work / "dist").glob("*.whl")
-    assert wheel.name == f"pulumi_cluster_planner-{planner.__version__}-py3-none-any.whl"
-    env = work / "venv"
-    venv.EnvBuilder(with_pip=False).create(env)
-    python = env / "bin" / "python"
+    (built,) = (work / "dist").glob("*.whl")
+    assert built.name == f"pulumi_cluster_planner-{planner.__version__}-py3-none-any.whl"
+    return built
+
+
+def _venv(where: Path, wheel: Path, deps: Path, extra: str = "") -> Path:
+    """A fresh virtualenv that sees only `deps` (a site folder, through a `.pth` line), with the
+    wheel (and `extra`) installed offline: pip resolves the requirements against `deps`."""
+    venv.EnvBuilder(with_pip=False).create(where)
+    python = where / "bin" / "python"
     site = Path(subprocess.check_output([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                         text=True).strip())
-    (site / "_planner_test_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    (site / "_planner_test_deps.pth").write_text(str(deps) + "\n", encoding="utf-8")
     install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index",
-                              "--disable-pip-version-check", "-q", str(wheel)],
+                              "--disable-pip-version-check", "-q", f"{wheel}{extra}"],
                              capture_output=True, text=True, timeout=120)
     assert install.returncode == 0, install.stderr
-    return env
+    return where
+
+
+@pytest.fixture(scope="module")
+def clean_venv(wheel: Path) -> Path:
+    """A fresh virtualenv with the built wheel and every extra installed into it."""
+    return _venv(wheel.parent.parent / "venv", wheel, Path(sysconfig.get_paths()["purelib"]), "[all]")
+
+
+@pytest.fixture(scope="module")
+def base_venv(wheel: Path) -> Path:
+    """The base distribution alone: a virtualenv that sees PyYAML and nothing else of this checkout's packages."""
+    import yaml
+
+    deps = wheel.parent.parent / "pyyaml-only"
+    deps.mkdir()
+    purelib = Path(yaml.__file__).parent.parent
+    for name in ("yaml", "_yaml", *(p.name for p in purelib.glob("pyyaml-*.dist-info")),
+                 *(p.name for p in purelib.glob("PyYAML-*.dist-info"))):
+        if (purelib / name).exists():
+            shutil.copytree(purelib / name, deps / name)
+    return _venv(wheel.parent.parent / "base-venv", wheel, deps)
 
 
 def test_the_wheel_installs_the_planner_command_and_its_data(clean_venv: Path) -> None:
@@ -100,3 +126,52 @@ def test_planner_plan_in_another_repository(clean_venv: Path, tmp_path: Path) ->
                          capture_output=True, text=True, timeout=60)
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.startswith("planner: stacks/Pulumi.broken.yaml")
+
+
+HEAVY = ("pulumi", "pulumi_aws", "pulumi_policy", "boto3", "botocore")
+
+
+def test_the_base_wheel_needs_nothing_but_pyyaml_and_plans_the_bundled_stacks(base_venv: Path, tmp_path: Path) -> None:
+    python = base_venv / "bin" / "python"
+    probe = "import importlib.util as u; print(' '.join(m for m in %r if u.find_spec(m)))" % (HEAVY,)
+    assert subprocess.check_output([str(python), "-c", probe], text=True, cwd=tmp_path).strip() == ""
+    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
+    res = subprocess.run([str(base_venv / "bin" / "planner"), "plan", "stacks", "--format", "json"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert [s["stack"] for s in json.loads(res.stdout)["stacks"]] == ["p5en-train", "trn2-dev", "ultraserver-prod"]
+    # what needs an extra says which, in one line, exit 2
+    for args, extra in ((("plan", "--program", ".", "--stack", "dev"), "pulumi"), (("preflight", "stacks"), "aws"),
+                        (("plan", "stacks", "--live-prices"), "aws"), (("prices", "refresh", "-o", "book.yaml"), "aws")):
+        res = subprocess.run([str(base_venv / "bin" / "planner"), *args], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=60)
+        assert res.returncode == 2 and res.stdout == "", (args, res.stdout)
+        (line,) = res.stderr.strip().splitlines()
+        assert f"needs the [{extra}] extra" in line and f"pip install 'pulumi-cluster-planner[{extra}]'" in line, line
+
+
+@pytest.mark.parametrize("extra,modules", [("pulumi", ("pulumi", "pulumi_aws", "pulumi_policy")), ("aws", ("boto3",)),
+                                           ("all", ("pulumi", "pulumi_aws", "pulumi_policy", "boto3"))])
+def test_each_extra_names_what_it_brings(clean_venv: Path, extra: str, modules: tuple[str, ...]) -> None:
+    """The installed wheel's metadata: each extra requires its packages; the base requires PyYAML only."""
+    python = clean_venv / "bin" / "python"
+    code = ("import importlib.metadata as m, json; print(json.dumps(m.requires('pulumi-cluster-planner')))")
+    requires = json.loads(subprocess.check_output([str(python), "-c", code], text=True, cwd=clean_venv))
+    base = [r for r in requires if "extra ==" not in r]
+    assert [re.split(r"[<>=;\[ ]", r)[0].lower() for r in base] == ["pyyaml"]
+    mine = [r for r in requires if f'extra == "{extra}"' in r]
+    names = {re.split(r"[<>=;\[ ]", r)[0].lower().replace("-", "_") for r in mine}
+    if extra == "all":
+        assert any("pulumi-cluster-planner[" in r for r in mine)
+    else:
+        assert names == set(modules)
+    probe = "import importlib.util as u; print(' '.join(m for m in %r if u.find_spec(m) is None))" % (modules,)
+    assert subprocess.check_output([str(python), "-c", probe], text=True, cwd=clean_venv).strip() == ""
+
+
+def test_the_full_install_runs_a_program(clean_venv: Path) -> None:
+    """With [pulumi], `plan --program` runs (the bundled program, planner's components)."""
+    res = subprocess.run([str(clean_venv / "bin" / "planner"), "plan", "--program", str(ROOT), "--stack", "trn2-dev",
+                          "--format", "json"], capture_output=True, text=True, timeout=120, cwd=clean_venv)
+    assert res.returncode == 0, res.stderr
+    assert [s["stack"] for s in json.loads(res.stdout)["stacks"]] == ["trn2-dev"]

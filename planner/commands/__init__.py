@@ -61,6 +61,25 @@ def add_aws_timeout_argument(parser: argparse.ArgumentParser) -> None:
                              "answered by then is reported as unknown")
 
 
+# The light install: the base distribution plans stack files with PyYAML alone; what needs more
+# comes with an extra (pyproject.toml's optional dependencies), and says which one.
+EXTRAS = {"pulumi": ("pulumi", "pulumi_aws", "pulumi_policy"), "aws": ("boto3", "botocore")}
+DISTRIBUTION = "pulumi-cluster-planner"
+
+
+def requires(extra: str, what: str) -> None:
+    """Stop with one line naming the extra to install when `what` (a command or option) needs
+    one whose packages are not installed (exit 2: nothing was planned)."""
+    import importlib.util
+
+    missing = [m for m in EXTRAS[extra] if importlib.util.find_spec(m) is None]
+    if missing:
+        from planner.errors import InputError, Problem
+
+        raise InputError([Problem(what, None, "", f"needs the [{extra}] extra ({', '.join(missing)} not installed): "
+                                                  f"pip install '{DISTRIBUTION}[{extra}]'")])
+
+
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     """`--include`/`--exclude`: which stack files of the folders (and files) given are read."""
     parser.add_argument("--include", action="append", default=[], metavar="GLOB",
@@ -99,6 +118,7 @@ def book_from_args(args: argparse.Namespace, stacks: Iterable["Stack"] = ()) -> 
     overrides = tuple(parse_override(t) for t in getattr(args, "price", None) or ())
     book = load_price_book(getattr(args, "price_book", None))
     if getattr(args, "live_prices", False):
+        requires("aws", "--live-prices")
         from planner.aws import deadline
         from planner.aws.live_prices import live_book, needs_for
 

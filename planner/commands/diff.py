@@ -254,6 +254,9 @@ def compare(args: argparse.Namespace) -> tuple[dict[str, Any], list[Any]]:
     from planner.pipeline import PlanOptions, plan_stacks
 
     if args.program or args.stack:
+        from planner.commands import requires
+
+        requires("pulumi", "planner diff --program")
         return _compare_program(args)
     if args.base_ref:
         paths = args.paths or ["stacks"]

@@ -43,6 +43,9 @@ def run(args: argparse.Namespace) -> int:
     from planner.pipeline import PlanOptions, exit_code, plan_stacks
 
     if args.program or args.stack:
+        from planner.commands import requires
+
+        requires("pulumi", "planner plan --program")
         from planner.programs import stacks_for_cli
 
         stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)

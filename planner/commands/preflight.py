@@ -38,6 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.commands import requires
+
+    requires("aws", "planner preflight")
+    if args.program or args.stack:
+        requires("pulumi", "planner preflight --program")
     from planner.aws.preflight import SetupError, open_account, preflight_stack
     from planner.commands import stacks_from_args
     from planner.pipeline import check_suppressions, exit_code

@@ -41,6 +41,10 @@ def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (serv
     import os
 
     from planner import catalogue
+    from planner.commands import requires
+
+    if client is None:
+        requires("aws", "planner prices refresh")
     from planner.aws import refresh
 
     directory = os.path.dirname(os.path.abspath(args.output))
