@@ -23,15 +23,42 @@ class _Parser(argparse.ArgumentParser):
         from planner.report.text import one_line
 
         # one prefix for every error planner prints: `planner: <where>: <what>`
+        message = _with_suggestion(message)
         words = self.prog.split()[1:]
         where = f"{' '.join(words)}: " if words else ""
         self.exit(EXIT_INPUT, f"planner: {one_line(where)}{one_line(message)} (see: {one_line(self.prog)} --help)\n")
+
+    def unrecognized(self, extras: Sequence[str]) -> None:
+        """`unrecognized arguments: --fromat` with a did-you-mean from this command's own options."""
+        import difflib
+
+        options = [o for o in self._option_string_actions if o.startswith("--")]
+        first = next((e for e in extras if e.startswith("-")), None)
+        hint = ""
+        if first is not None:
+            close = difflib.get_close_matches(first.split("=", 1)[0], options, n=1, cutoff=0.6)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+        self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+
+
+def _with_suggestion(message: str) -> str:
+    """argparse's `invalid choice: 'jsn' (choose from ...)` with a did-you-mean, as misspelt keys get."""
+    import difflib
+    import re
+
+    m = re.match(r"(.*invalid choice: '([^']*)')( \(choose from (.*)\))?$", message, flags=re.S)
+    if not m or not m.group(4):
+        return message
+    choices = re.findall(r"'([^']*)'", m.group(4))
+    close = difflib.get_close_matches(m.group(2), choices, n=1, cutoff=0.6)
+    return f"{m.group(1)} (did you mean '{close[0]}'?){m.group(3)}" if close else message
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="planner", description="Validate and price AWS ML training clusters declared in Pulumi stacks.")
     parser.add_argument("--version", action="version", version=f"planner {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    parser.set_defaults(_commands=sub.choices)
     for name in COMMANDS:
         importlib.import_module(f"planner.commands.{name}").register(sub)
     for p in sub.choices.values():  # how human output looks, the same for every command
@@ -51,7 +78,9 @@ def _layout(args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # said by the command whose options they resemble, with a did-you-mean
+        getattr(args, "_commands", {}).get(args.command, parser).unrecognized(extras)
     if args.command is None:  # bare `planner`: what it can do, one line per command
         parser.print_help()
         return 0

@@ -337,7 +337,8 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
         except BaseException as exc:  # noqa: BLE001 - any failure of the user's program is reported on one line
             hint = "" if program.stack_file(stack) else \
                 f" (there is no Pulumi.{stack}.yaml in {shown(program.config_dir, origin)}: is the stack name right?)"
-            raise InputError([Problem(shown(program.main, origin), None, "",
+            file, line = failed_at(exc, program)
+            raise InputError([Problem(shown(file, origin), line, "",
                                       f"the program failed: {_one_line(exc)}{hint}")]) from None
         finally:
             _ORIGIN = previous
@@ -437,6 +438,21 @@ class _SourceRecorder:
 
     def where(self, t: str, name: str) -> tuple[str | None, int | None]:
         return self.sites.get((t, name), (None, None))
+
+
+def failed_at(exc: BaseException, program: Program) -> tuple[str, int | None]:
+    """Where the program failed: the last frame of the traceback inside the program's folder
+    (its own file and line, not pulumi's or planner's), else the program's entry file."""
+    import traceback
+
+    inside = os.path.abspath(program.directory) + os.sep
+    entry = os.path.join(program.main, "__main__.py") if os.path.isdir(program.main) else program.main
+    found: tuple[str, int | None] = (entry, None)
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = os.path.abspath(frame.filename)
+        if path.startswith(inside) and os.path.isfile(path):
+            found = (path, frame.lineno)
+    return found
 
 
 def _one_line(exc: BaseException) -> str:

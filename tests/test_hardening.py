@@ -260,7 +260,7 @@ def test_item3_md_inert_escapes_each_construct() -> None:
     assert md_inert("<b>&</b>") == "&lt;b&gt;&amp;&lt;/b&gt;"
     assert md_inert("[a](b) ![c](d)") == "\\[a\\](b) !\\[c\\](d)"
     assert md_inert("@team a@b.c") == "`@`team a`@`b.c"
-    assert md_inert("https://x www.y") == "https`:`//x `www.`y"
+    assert md_inert("https://x www.y") == "`https://x` `www.`y"  # a whole URL in one code span
     assert md_inert("a|b `c` *d* _e_ ~f~") == "a\\|b \\`c\\` \\*d\\* \\_e\\_ \\~f\\~"
     assert md_code("a`b|c") == "``a`b\\|c``"
     assert html_inert('<i>"@x"</i>') == "&lt;i&gt;&quot;<code>@</code>x&quot;&lt;/i&gt;"

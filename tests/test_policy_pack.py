@@ -100,7 +100,7 @@ def test_pack_files_name_python_runtime_and_this_project() -> None:
     assert spec["runtime"]["options"]["virtualenv"] == "../.venv"
     reqs = [line.strip() for line in (ROOT / "policy" / "requirements.txt").read_text().splitlines()
             if line.strip() and not line.startswith("#")]
-    assert reqs == ["-e .."]
+    assert reqs == ["-e ..[pulumi]"]  # the pack needs the [pulumi] extra (pulumi-policy)
 
 
 def test_enforcement_levels_and_config_schemas() -> None:
@@ -413,9 +413,12 @@ def test_budget_exceeded_total_and_monthly(price_book: str) -> None:
     # monthly: (80 + 1,200 x 0.146 / 730) $/h x 730 h = 58,575.20 $
     assert [u for _, u in found] == [None, None]
     messages = sorted(m for m, _ in found)
-    assert messages[0].startswith("[budget-exceeded] estimated monthly cost (730 h) $58,575.20 exceeds budget.monthly_usd "
-                                  "$50,000.00 by $8,575.20.")
-    assert messages[1].startswith("[budget-exceeded] estimated total $8,024.00 exceeds budget.total_usd $8,000.00 by $24.00.")
+    # the limits are the pack's: its messages name the pack's config keys, not a stack file's
+    assert messages[0].startswith("[budget-exceeded] estimated monthly cost (730 h) $58,575.20 exceeds planner-budget's "
+                                  "maxMonthlyUsd $50,000.00 by $8,575.20.")
+    assert messages[1].startswith("[budget-exceeded] estimated total $8,024.00 exceeds planner-budget's maxTotalUsd "
+                                  "$8,000.00 by $24.00.")
+    assert "budget.total_usd" not in messages[1] and "budget.monthly_usd" not in messages[0]
     assert all(m.endswith("Estimate: $8,024.00 for 100 h ($80.24/h, $58,575.20 a month of 730 h)") for m in messages)
 
 

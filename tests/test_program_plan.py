@@ -279,3 +279,14 @@ def test_a_bad_planning_value_or_unknown_key_names_its_line(tmp_path: Path) -> N
         assert result.code == 2 and result.out == "", result.err
         (line,) = result.err.strip().splitlines()
         assert expected in line, line
+
+
+def test_a_failing_program_shows_its_own_file_and_line(tmp_path: Path) -> None:
+    """The last frame inside the program (here a helper module it imports), not pulumi's or planner's."""
+    main = HAND_WRITTEN + "import helpers\nhelpers.size('big')\n"
+    d = project(tmp_path, "schedule: {hours: 24}", main=main)
+    (d / "helpers.py").write_text("def size(text):\n    return int(text)\n", encoding="utf-8")
+    result = run_cli("plan", "--program", str(d), "--stack", "dev")
+    assert result.code == 2 and result.out == ""
+    (line,) = result.err.strip().splitlines()
+    assert line.startswith(f"planner: {d / 'helpers.py'}:2: the program failed: ValueError: invalid literal for int()"), line

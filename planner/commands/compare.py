@@ -107,8 +107,12 @@ def run(args: argparse.Namespace) -> int:
     _check_region(args.region, cat)
     unknown = [t for t in args.types if t not in cat.instance_types]
     if unknown:
+        from planner.reader import closest
+
+        hint = closest(unknown[0], cat.instance_types)
         raise InputError([Problem(ARGS, None, "--instance-type",
-                                  f"unknown instance type '{_shown(unknown[0])}'; expected one of: {', '.join(cat.instance_types)}")])
+                                  f"unknown instance type '{_shown(unknown[0])}'{hint}; expected one of: "
+                                  f"{', '.join(cat.instance_types)}")])
     job = Job(args.parameters, args.tokens, args.precision, parse_mfu(args.mfu, {t.family for t in cat.instance_types.values()}),
               args.region, args.instances, args.deadline_hours)
     result = compare(job, book_from_args(args), cat, tuple(args.types))

@@ -94,7 +94,8 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
     """
     config = args.get_config()
     declared = declared_cluster()
-    budget = {k: config[c] for k, c in (("total_usd", "maxTotalUsd"), ("monthly_usd", "maxMonthlyUsd")) if config.get(c) is not None}
+    budget = {k: config[c] for k, c in PACK_BUDGET_KEYS.items() if config.get(c) is not None}
+    from_pack = bool(budget)  # the limits are the pack's: its messages name the pack's keys, not a stack's
     if not budget:
         declared_budget = dig(declared, "budget") if declared else None
         if isinstance(declared_budget, Mapping):
@@ -125,8 +126,19 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         return
     verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
     estimate = headline(outcome.plan.cost.to_json())
-    _report([Violation(f"{describe(f)} Estimate: {estimate}", f.resource)
+    _report([Violation(f"{_in_pack_terms(describe(f)) if from_pack else describe(f)} Estimate: {estimate}", f.resource)
              for f in outcome.plan.findings if f.rule in verdicts and not f.suppressed], report_violation)
+
+
+PACK_BUDGET_KEYS = {"total_usd": "maxTotalUsd", "monthly_usd": "maxMonthlyUsd"}  # stack budget key -> the pack's config key
+
+
+def _in_pack_terms(message: str) -> str:
+    """A budget finding whose limit is the pack's: `budget.total_usd` becomes the policy config's
+    `maxTotalUsd` (the key the user set, in policy-config.json), in the message and its fix."""
+    for key, pack_key in PACK_BUDGET_KEYS.items():
+        message = message.replace(f"budget.{key}", f"{BUDGET}'s {pack_key}")
+    return message
 
 
 def _size_unsized(unsized: list[Any], config: Mapping[str, Any], data: Mapping[str, Any] | None
