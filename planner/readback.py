@@ -128,8 +128,20 @@ def relocate(plans: Iterable[Any]) -> list[Any]:
                 moved.append(replace(f, file=in_config[0], line=in_config[1], resource=None))
                 continue
             file, line = sources.get(urn, (plan.stack.file, None)) if urn else (plan.stack.file, None)
-            moved.append(replace(f, file=file, line=line, resource=urn))
+            moved.append(replace(f, file=file, line=line, resource=urn, fix=in_program_terms(f, urn, sources.get(urn or ""))))
         out.append(replace(plan, findings=tuple(sorted(moved, key=Finding.sort_key))))
     return out
 
 
+
+
+def in_program_terms(f: Finding, urn: str | None, where: tuple[str, int | None] | None) -> str | None:
+    """A read-back finding's fix against the resource it concerns (`planner.program_terms`); the
+    read-back rules' own fixes already name the program's resources and stay as they are."""
+    from planner.program_terms import restate
+    from planner.registry import lookup
+
+    rule = lookup(f.rule)
+    if not f.fix or not urn or (rule is not None and rule.category == "readback"):
+        return f.fix
+    return restate(f.fix, f.path, urn, where)

@@ -186,9 +186,8 @@ def test_sarif_and_annotations_land_on_the_programs_code_with_the_urn() -> None:
     assert loc["physicalLocation"]["artifactLocation"]["uri"] == "tests/corpus/eks-mixed-instances-efa/__main__.py"
     lines = (CORPUS / "eks-mixed-instances-efa" / "__main__.py").read_text().splitlines()
     assert lines[loc["physicalLocation"]["region"]["startLine"] - 1].startswith("aws.autoscaling.Group(")
-    # the key path of the read-back cluster, then the resource it came from
+    # the resource it came from, by URN: the program has no planner:cluster key path
     assert loc["logicalLocations"] == [
-        {"fullyQualifiedName": "planner:cluster.node_groups[0].availability_zone", "kind": "member"},
         {"fullyQualifiedName": "urn:pulumi:test::eks-mixed-instances-efa::aws:autoscaling/group:Group::node-group",
          "kind": "resource"}]
     github = run_cli("plan", "--program", "tests/corpus/eks-mixed-instances-efa", "--stack", "test", "--format", "github")

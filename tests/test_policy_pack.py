@@ -230,7 +230,8 @@ def test_topology_reports_error_findings_on_the_resource_at_fault() -> None:
     found = violations(policies.topology, stack_args(specs))
     asg = by_name(specs, ASG)
     assert (("[ultraserver-whole-units] node group 'trainers' declares 6 trn2u.48xlarge, not a whole number of UltraServers "
-             "(4 instances each); use 4 or 8. Fix: Set count to a multiple of 4, or declare `ultraservers: N` instead of `count`."),
+             "(4 instances each); use 4 or 8. Fix: in `desired_capacity` of aws.autoscaling.Group \"trainers\": set "
+             "desired_capacity: 4 or 8."),  # the rule's fix, in the program's terms
             asg.urn) in found
 
 

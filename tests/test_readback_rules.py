@@ -128,9 +128,13 @@ def test_pack_gives_the_case_fix_for_programs_and_the_remediation_for_stack_keys
     by_rule = {f.rule: f for f in outcome.plan.findings}
     # a read-back rule's fix names launch template properties: the pack gives it as is
     assert describe(by_rule["efa-interface-layout"]).endswith("Fix: " + by_rule["efa-interface-layout"].fix + ".")
-    # a stack rule's fix names planner:cluster keys, which a plain program does not have: the rule's remediation instead
+    # a stack rule's fix names planner:cluster keys, which a plain program does not have: restated against the
+    # resource it concerns (its class and name, the property that holds the value)
     other = next(f for f in outcome.plan.findings if f.fix and rules.get(f.rule).category != "readback")
-    assert describe(other).endswith("Fix: " + rules.get(other.rule).remediation)
+    from planner.program_terms import declared_as
+
+    assert other.resource and f"Fix: in " in describe(other) and declared_as(other.resource) in describe(other)
+    assert "node group '" not in describe(other).split("Fix: ")[1]
     # ... unless the stack declares planner:cluster config, whose keys those fixes name
     assert describe(other, config_fixes=True).endswith(f"Fix: in the planner:cluster config, {other.fix.rstrip('.')}.")
     assert all(v.message.startswith("[") for v in findings_as_violations(outcome, ("error", "warning", "info")))

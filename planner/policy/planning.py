@@ -96,6 +96,10 @@ def describe(finding: Finding, config_fixes: bool = False) -> str:
     if finding.fix and (config_fixes or (r is not None and r.category == "readback")):
         where = "" if r is not None and r.category == "readback" else "in the planner:cluster config, "
         fix = f" Fix: {where}{finding.fix.rstrip('.')}."
+    elif finding.fix and finding.resource:  # the rule's own fix, restated against the resource it concerns
+        from planner.program_terms import restate
+
+        fix = f" Fix: {restate(finding.fix, finding.path, finding.resource).rstrip('.')}."
     else:
         fix = f" Fix: {r.remediation}" if r is not None and r.remediation else ""
     stop = "" if finding.message.endswith(".") else "."

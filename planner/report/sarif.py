@@ -2,8 +2,8 @@
 
 One run, tool `planner`, with every registered rule as `tool.driver.rules` metadata (so a
 viewer can explain a rule that did not fire in this run) and one result per finding,
-located at the stack file and line of the value at fault, with its key path (and, for a
-cluster read back from a program's resources, the resource's URN) as logical locations. Suppressed findings stay, with a
+located at the stack file and line of the value at fault, with its key path (for a cluster
+read back from a program's resources, the resource's URN instead) as logical location. Suppressed findings stay, with a
 `suppressions` entry: `inSource` when the stack file suppresses the rule (with its
 reason), `external` when the command line did. GitHub hides suppressed results.
 """
@@ -52,13 +52,11 @@ def _rule_descriptor(r: Any) -> dict[str, Any]:  # noqa: ANN401 - planner.rules.
 
 
 def _logical(where: Location) -> list[dict[str, Any]]:
-    """The key path (`member`) and, for read-back stacks, the resource's URN (`resource`)."""
-    out = []
-    if where.path:
-        out.append({"fullyQualifiedName": where.path, "kind": "member"})
+    """The key path (`member`) of a stack file's value; for a value read back from a program, the
+    resource's URN (`resource`) alone: the program has no `planner:cluster` key path."""
     if where.logical:
-        out.append({"fullyQualifiedName": where.logical, "kind": "resource"})
-    return out
+        return [{"fullyQualifiedName": where.logical, "kind": "resource"}]
+    return [{"fullyQualifiedName": where.path, "kind": "member"}] if where.path else []
 
 
 def _result(plan: StackPlan, f: Finding, index: dict[str, int]) -> dict[str, Any]:
