@@ -107,6 +107,8 @@ def restate(fix: str, path: tuple[Any, ...], urn: str, where: tuple[str, int | N
     text = _ULTRASERVERS.sub("", _NODE_GROUP_PREFIX.sub("", fix))  # a resource counts instances, not UltraServers
     if cls == "aws.ec2.PlacementGroup":
         text = text.replace("set placement_group: none", NO_PLACEMENT)
+    if cls == "aws.fsx.LustreFileSystem":  # the file system is the resource: its keys without the `lustre.` prefix
+        text = re.sub(r"(?<![\w.])lustre\.(?=\w+: )", "", text)
     for phrase, said in _phrases(cls, props).items():
         text = text.replace(phrase, said)
     keys = sorted(props, key=len, reverse=True)  # capacity_reservation_resource_group_arn before capacity_reservation_id

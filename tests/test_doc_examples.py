@@ -12,6 +12,8 @@ order. Blocks that are not run are listed in NOT_RUN, each with why.
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from conftest import ROOT
@@ -91,11 +93,21 @@ def test_rules_page_exit_code_is_the_commands() -> None:
 
 
 def test_diff_example_runs_on_the_edits_the_page_describes() -> None:
-    (block,) = [b for b in BLOCKS if "--base-ref" in b.title]
+    (block,) = [b for b in BLOCKS if "--base-ref" in b.title and "--program" not in b.title]
     with de.setup_for(block)() as repo:
         names = sorted(p.name for p in (repo / "stacks").iterdir())
         assert "Pulumi.trn2-dev.yaml" not in names and "Pulumi.p5en-train.yaml" in names
         assert "count: 16" in (repo / "stacks/Pulumi.p5en-train.yaml").read_text(encoding="utf-8")
+
+
+def test_program_diff_example_runs_on_the_program_and_the_edit_the_page_describes() -> None:
+    (block,) = [b for b in BLOCKS if "--base-ref" in b.title and "--program" in b.title]
+    with de.setup_for(block)() as repo:
+        main = (repo / "infra" / "__main__.py").read_text(encoding="utf-8")
+        assert de.PROGRAM_EDIT[1] in main and de.PROGRAM_EDIT[0] not in main
+        committed = subprocess.run(["git", "show", "HEAD:infra/__main__.py"], cwd=repo, capture_output=True, text=True).stdout
+        assert de.PROGRAM_EDIT[0] in committed
+        assert "hours: 336" in (repo / "infra" / "Pulumi.test.yaml").read_text(encoding="utf-8")
 
 
 def test_reelide_keeps_elisions_between_the_lines_around_them() -> None:

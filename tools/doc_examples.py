@@ -256,6 +256,31 @@ def _git_stacks(text: str) -> Iterator[Path]:
         yield repo
 
 
+PROGRAM = "eks-p5e-capacity-block-managed"  # the corpus program the program workflow's examples run
+PROGRAM_EDIT = ('"min_size": 2, "max_size": 2, "desired_size": 2},\n    subnet_ids=[private[0].id]',  # the cbr group
+                '"min_size": 4, "max_size": 4, "desired_size": 4},\n    subnet_ids=[private[0].id]')
+
+
+@contextlib.contextmanager
+def _git_program(text: str, edited: bool) -> Iterator[Path]:
+    """A git repository whose HEAD holds a corpus program as `infra/`, with the stack config the
+    page shows (`infra/Pulumi.test.yaml`); with `edited`, the node group doubled in the working tree."""
+    config = _need(r"```yaml\n(# infra/Pulumi\.test\.yaml.*?)```", text, "the program's stack config (infra/Pulumi.test.yaml)")
+    _need(r"`desired_size` of the\s+`cbr` node group\s+from 2 to 4", text, "the edit before the program diff example")
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp)
+        shutil.copytree(ROOT / "tests" / "corpus" / PROGRAM, repo / "infra")
+        (repo / "infra" / "Pulumi.test.yaml").write_text(config.group(1), encoding="utf-8")
+        main = repo / "infra" / "__main__.py"
+        git = ["git", "-c", "user.name=doc", "-c", "user.email=doc@example.com", "-c", "commit.gpgsign=false"]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        for args in (["init", "-q"], ["add", "infra"], ["commit", "-q", "-m", "infra"]):
+            subprocess.run(git + args, cwd=repo, check=True, env=env, capture_output=True)
+        if edited:
+            _edit(main, *PROGRAM_EDIT)
+        yield repo
+
+
 @contextlib.contextmanager
 def _bad_price_book(text: str) -> Iterator[Path]:
     """The cost page's price book file, with the bad value its prose names, beside the stacks."""
@@ -296,6 +321,8 @@ def setup_for(block: Block) -> Callable[[], contextlib.AbstractContextManager[Pa
     """Where (and in which AWS environment) a block's commands run; the page's prose says why."""
     argv = block.commands[0].argv if block.commands else []
     text = page_text(block.page)
+    if "--program" in argv and "infra" in argv:  # the program workflow of the program and pull-request pages
+        return lambda: _git_program(text, edited="--base-ref" in argv)
     if "--base-ref" in argv:
         return lambda: _git_stacks(text)
     if "my-prices.yaml" in argv:
