@@ -149,3 +149,170 @@ def test_the_outputs_come_only_from_planners_json(tmp_path: Path) -> None:
     assert outputs.outputs("0", str(report))["exit-code"] == "2"
     report.write_text(json.dumps({"stacks": [{"cost": None}]}))
     assert outputs.outputs("0", str(report)) == {"exit-code": "0", "total-cost": "unknown"}
+
+
+# --- item 2: `--program` is a sealed box ---------------------------------------------------------
+
+# A program with one read-back cluster (2 trn2 instances), to which each test adds its own code.
+HAND_WRITTEN = """
+import pulumi_aws as aws
+subnet = aws.ec2.Subnet("private", vpc_id="vpc-0123456789abcdef0", cidr_block="10.0.1.0/24", availability_zone="us-east-2b")
+lt = aws.ec2.LaunchTemplate("trainers", instance_type="trn2.48xlarge", image_id="ami-0123456789abcdef0",
+    metadata_options={"http_tokens": "required"},
+    network_interfaces=[{"network_card_index": c, "device_index": 0 if c == 0 else 1,
+                         "interface_type": "efa" if c == 0 else "efa-only", "subnet_id": subnet.id} for c in range(16)])
+aws.autoscaling.Group("trainers", desired_capacity=2, max_size=2, min_size=0, vpc_zone_identifiers=[subnet.id],
+                      launch_template={"id": lt.id, "version": "$Latest"}, placement_group="existing-cluster-pg")
+"""
+
+
+def program(tmp_path: Path, main: str, runtime: str = "python", name: str = "app.py") -> Path:
+    d = tmp_path / "project"
+    (d / "stacks").mkdir(parents=True)
+    (d / "Pulumi.yaml").write_text(f"name: sample\nruntime: {runtime}\nmain: {name}\nstackConfigDir: stacks\n")
+    (d / name).write_text(main)
+    (d / "stacks" / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-2\n")
+    return d
+
+
+def plan_program(d: Path, *extra: str) -> Any:
+    from conftest import run_cli
+
+    return run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json", *extra)
+
+
+def _gone(pid: int) -> bool:
+    """The process has ended (a zombie waiting for a reaper counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+def _wait_gone(pid: int) -> bool:
+    import time
+
+    for _ in range(100):  # the kernel delivers SIGKILL at once; a reaper may take a moment
+        if _gone(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+SPAWN = """
+import subprocess, sys
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+open({pidfile!r}, "w").write(str(child.pid))
+"""
+
+
+def test_a_finished_program_is_read_at_once_and_its_background_child_is_stopped(tmp_path: Path) -> None:
+    """The background child held the output pipe: the run waited for the full timeout, then
+    said "did not finish", and the child outlived planner."""
+    pidfile = tmp_path / "pid"
+    d = program(tmp_path, SPAWN.format(pidfile=str(pidfile)) + HAND_WRITTEN)
+    result = plan_program(d, "--program-timeout", "20")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["stacks"][0]["summary"]["instances"] == 2
+    assert _wait_gone(int(pidfile.read_text()))
+
+
+def test_at_the_timeout_the_whole_process_group_is_stopped(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    d = program(tmp_path, SPAWN.format(pidfile=str(pidfile)) + "import time\ntime.sleep(60)\n")
+    result = plan_program(d, "--program-timeout", "3")
+    assert result.code == 2 and "did not finish within 3 s" in result.err
+    assert _wait_gone(int(pidfile.read_text()))
+
+
+def test_what_the_program_prints_is_data_never_control(tmp_path: Path) -> None:
+    noisy = ("import os, sys\n"
+             "print('::error file=x::forged')\n"
+             "print('ok\\r::warning::overwritten')\n"
+             "sys.stderr.write('\\x1b]52;c;aGVsbG8=\\x07 clipboard \\x1b]8;;https://evil.example\\x07link\\x1b]8;;\\x07\\n')\n"
+             "os.write(1, b'\\n::add-mask::x\\xff\\n')\n")
+    d = program(tmp_path, noisy + HAND_WRITTEN)
+    result = plan_program(d)
+    assert result.code == 0, result.err
+    lines = result.err.splitlines()
+    assert lines and all(line.startswith("planner: ") for line in lines), lines
+    assert not any(c in result.err for c in "\x1b\x07\r")
+    assert "planner: program: ::error file=x::forged" in lines
+    assert "planner: program: ok\\r::warning::overwritten" in lines
+    assert any("\\x1b]52;c;aGVsbG8=\\x07 clipboard" in line for line in lines)
+
+
+def test_the_programs_output_is_capped_and_the_rest_counted(tmp_path: Path) -> None:
+    """120 MB of output took planner to 406 MB: now the first 1 MiB is shown, the rest counted."""
+    flood = "import sys\nline = 'x' * 1023 + '\\n'\nfor _ in range(3 * 1024):\n    sys.stdout.write(line)\nsys.stdout.flush()\n"
+    d = program(tmp_path, flood + HAND_WRITTEN)
+    result = plan_program(d)
+    assert result.code == 0, result.err
+    shown = [line for line in result.err.splitlines() if line.startswith("planner: program: xxx")]
+    assert len(shown) == 1024  # 1 MiB of 1 KiB lines
+    m = re.search(r"planner: program: \.\.\. ([\d,]+) more bytes of output not shown \(planner shows the first 1 MiB\)",
+                  result.err)
+    assert m and int(m.group(1).replace(",", "")) == 2 * 1024 * 1024, result.err[-300:]
+    # one endless line is cut into pieces, never held whole
+    d2 = program(tmp_path / "long", "import os\nos.write(1, b'y' * (3 * 1024 * 1024))\n" + HAND_WRITTEN)
+    result = plan_program(d2)
+    assert result.code == 0 and len(result.err) < 1100 * 1024
+    assert "2,097,152 more bytes of output not shown" in result.err
+
+
+def test_the_programs_memory_and_open_files_are_bounded_with_one_line(tmp_path: Path) -> None:
+    hog = program(tmp_path / "mem", "buf = bytearray(64 * 1024 ** 3)\n" + HAND_WRITTEN)
+    result = plan_program(hog)
+    assert result.code == 2 and len(result.err.strip().splitlines()) == 1, result.err
+    assert "went over planner's limit of 8 GiB of address space for a program (MemoryError" in result.err
+    files = program(tmp_path / "files", "import os\nfds = [os.open(os.devnull, os.O_RDONLY) for _ in range(5000)]\n")
+    result = plan_program(files)
+    assert result.code == 2 and "went over planner's limit of 1,024 open files for a program" in result.err, result.err
+    seen = program(tmp_path / "seen", "import resource\nprint('limits', resource.getrlimit(resource.RLIMIT_AS), "
+                                      "resource.getrlimit(resource.RLIMIT_NOFILE))\n" + HAND_WRITTEN)
+    result = plan_program(seen)
+    assert f"limits ({8 * 1024 ** 3}, {8 * 1024 ** 3}) (1024, 1024)" in result.err, result.err
+
+
+def test_the_program_never_sees_credentials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secrets = {"AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "AWS_SECRET_ACCESS_KEY": "s3cr3t-aws", "AWS_SESSION_TOKEN": "tok-aws",
+               "AWS_PROFILE": "prod", "GITHUB_TOKEN": "ghs_secret", "GH_TOKEN": "gho_secret",
+               "ACTIONS_RUNTIME_TOKEN": "rt-secret", "ACTIONS_ID_TOKEN_REQUEST_URL": "https://oidc.example",
+               "PULUMI_ACCESS_TOKEN": "pul-secret", "NPM_TOKEN": "npm-secret", "MY_DB_PASSWORD": "pw-secret"}
+    for k, v in secrets.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("AWS_REGION", "us-east-2")
+    monkeypatch.setenv("HARMLESS_SETTING", "kept")
+    d = program(tmp_path, "import os\nprint('env', sorted(os.environ.items()))\n" + HAND_WRITTEN)
+    result = plan_program(d)
+    assert result.code == 0, result.err
+    for k, v in secrets.items():
+        assert k not in result.err and v not in result.err, k
+    assert "('AWS_REGION', 'us-east-2')" in result.err and "('HARMLESS_SETTING', 'kept')" in result.err
+    assert "('AWS_EC2_METADATA_DISABLED', 'true')" in result.err
+
+
+def test_a_double_colon_in_a_resource_name_keeps_the_resource(tmp_path: Path) -> None:
+    """4 p5en instances, 3 named `extra::N`, were counted as 1 (the URN was split at every `::`)."""
+    main = "\n".join(["import pulumi_aws as aws"] + [
+        f"aws.ec2.Instance({name!r}, instance_type='p5en.48xlarge', ami='ami-0123456789abcdef0', "
+        "availability_zone='us-east-1a')" for name in ("main", "extra::1", "extra::2", "extra::3")]) + "\n"
+    d = program(tmp_path, main)
+    (d / "stacks" / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    result = plan_program(d)
+    assert result.code in (0, 1), result.err
+    assert sum(s["summary"]["instances"] for s in json.loads(result.out)["stacks"]) == 4
+
+
+@pytest.mark.parametrize("runtime", ["nodejs", "go", "dotnet", "java", "yaml", "{name: nodejs, options: {typescript: false}}"])
+def test_a_project_of_another_runtime_is_one_line_not_run_as_python(tmp_path: Path, runtime: str) -> None:
+    marker = tmp_path / "ran"
+    # valid Python and valid JavaScript alike: if run as Python it leaves the marker
+    d = program(tmp_path, f"open({str(marker)!r}, 'w')\n", runtime=runtime, name="index.js")
+    result = plan_program(d)
+    assert result.code == 2 and not marker.exists()
+    shown_runtime = "nodejs" if runtime.startswith("{") else runtime
+    assert result.err.strip() == (f"planner: {d / 'Pulumi.yaml'}:2: runtime: runtime {shown_runtime} cannot be planned "
+                                  "with --program, which runs Python programs only (runtime: python); expected a "
+                                  "Python Pulumi project")
