@@ -316,3 +316,145 @@ def test_a_project_of_another_runtime_is_one_line_not_run_as_python(tmp_path: Pa
     assert result.err.strip() == (f"planner: {d / 'Pulumi.yaml'}:2: runtime: runtime {shown_runtime} cannot be planned "
                                   "with --program, which runs Python programs only (runtime: python); expected a "
                                   "Python Pulumi project")
+
+
+# --- item 3: `prices refresh` never writes a book planner refuses ---------------------------------
+
+def _refresh_args(out: Path) -> Any:
+    import argparse
+
+    return argparse.Namespace(output=str(out), region=["us-east-2"], no_capacity_blocks=True, profile=None, aws_timeout=60.0)
+
+
+def _hostile_price_list(aws: Any) -> list[str]:
+    """Stub the Price List: the on-demand types answer Infinity, 1e308, 5e-324, a SKU with an
+    escape sequence, then good prices; FSx and EBS as in tests/test_prices_refresh.py."""
+    from test_live_prices import LUSTRE_ROWS, ebs_product, ec2_product
+    from test_prices_refresh import _sold
+
+    from planner.aws import pricing
+
+    types = _sold("on-demand")
+    answers = [("Infinity", "SKUINF"), ("1e308", "SKUBIG"), ("5e-324", "SKUTINY"), ("40.5", "SKU\x1b]8;;https://x\x07")]
+    answers += [(f"{20 + i}.25", f"SKUOK{i}") for i in range(len(types) - len(answers))]
+    stub = aws.stub("pricing", "us-east-1")
+    for itype, (usd, sku) in zip(types, answers):
+        stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": [ec2_product(itype, "us-east-2", usd, sku)]},
+                          {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ec2_filters(itype, "us-east-2")})
+    stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": LUSTRE_ROWS},
+                      {"ServiceCode": "AmazonFSx", "FormatVersion": "aws_v1", "Filters": pricing.lustre_filters("us-east-2")})
+    stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": [ebs_product("us-east-2", "gp3", "0.08", "GP3")]},
+                      {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ebs_filters("us-east-2")})
+    return types
+
+
+@pytest.mark.usefixtures("isolated_aws")
+def test_refresh_leaves_out_what_price_book_refuses_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from test_preflight_helpers import StubbedAws
+
+    from planner.commands import prices
+    from planner.cost import load_price_book
+    from planner.cost.book import load_file
+
+    aws = StubbedAws()
+    types = _hostile_price_list(aws)
+    out = tmp_path / "aws.yaml"
+    code = prices.run(_refresh_args(out), client=aws.client)
+    printed = capsys.readouterr()
+    err = printed.err
+    assert code == 1  # partial
+    left_out = [line for line in err.splitlines() if "left out, --price-book would refuse it:" in line]
+    assert len(left_out) == 4, err
+    assert all(f"instances {t} on-demand us-east-2" in "".join(left_out) for t in types[:4])
+    assert "\x1b" not in err
+    load_price_book(str(out))  # the file written is one `--price-book` reads
+    book = load_file(str(out))  # alone, without the built-in book under it
+    assert book.instance(types[4], "us-east-2", "on-demand").usd == 20.25
+    assert all(book.instances.get((t, "us-east-2", "on-demand")) is None for t in types[:4])
+    assert f"wrote {out}: {len(types) - 4} instance," in printed.out
+    assert re.search(r"; partial: \d+ of \d+ items not priced", printed.out)  # the 4 left out count as not priced
+
+
+def test_the_price_book_refuses_a_price_that_would_show_as_zero(tmp_path: Path) -> None:
+    from planner.cost.book import parse_data
+    from planner.errors import InputError
+
+    entry = {"instance_type": "p5en.48xlarge", "region": "us-east-1", "purchase": "on-demand", "source": "x", "as_of": "2026"}
+    for usd in (5e-324, 1e-9, "5e-324"):
+        with pytest.raises(InputError, match="expected at least 0.0001 USD"):
+            parse_data({"instances": [entry | {"usd_per_hour": usd}]}, "book.yaml")
+    assert parse_data({"instances": [entry | {"usd_per_hour": 0.0001}]}, "book.yaml").instances
+
+
+@pytest.mark.usefixtures("isolated_aws")
+def test_refresh_keeps_the_mode_of_the_book_it_replaces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import stat
+
+    from test_preflight_helpers import StubbedAws
+
+    from planner.commands import prices
+
+    out = tmp_path / "aws.yaml"
+    out.write_text("name: old\n", encoding="utf-8")
+    out.chmod(0o644)
+    aws = StubbedAws()
+    _hostile_price_list(aws)
+    assert prices.run(_refresh_args(out), client=aws.client) == 1
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644 and "name: aws-" in out.read_text(encoding="utf-8")
+    new = tmp_path / "new.yaml"
+    aws = StubbedAws()
+    _hostile_price_list(aws)
+    umask = os.umask(0o027)
+    try:
+        prices.run(_refresh_args(new), client=aws.client)
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(new.stat().st_mode) == 0o640
+
+
+@pytest.mark.usefixtures("isolated_aws")
+@pytest.mark.parametrize("status", [200, 502, 503])
+def test_an_html_page_from_the_endpoint_is_one_line_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               status: int) -> None:
+    """A captive portal's HTTP 200 page was `internal error: NotAwsAnswer`; a 5xx page was asked again for every item."""
+    from botocore.awsrequest import AWSResponse
+    from botocore.config import Config
+    from test_preflight_helpers import fake_session
+
+    from planner.commands import prices
+
+    class Raw:
+        def stream(self, **_: Any) -> Any:
+            yield b"<html><body><h1>502 Bad Gateway</h1></body></html>"
+
+    session, made = fake_session(), {}
+
+    def client(service: str, region: str) -> Any:
+        if (service, region) not in made:
+            from planner.aws.errors import require_aws_answer
+
+            c = session.client(service, region_name=region, config=Config(retries={"total_max_attempts": 1}))
+            c.meta.events.register("after-call", require_aws_answer)
+            c.meta.events.register_first("before-send", lambda request, **_: AWSResponse(
+                request.url, status, {"Content-Type": "text/html"}, Raw()))
+            made[(service, region)] = c
+        return made[(service, region)]
+
+    out = tmp_path / "aws.yaml"
+    args = _refresh_args(out)
+    args.no_capacity_blocks = False
+    assert prices.run(args, client=client) == 1 and not out.exists()
+    err = capsys.readouterr().err
+    assert "internal error" not in err and "Traceback" not in err
+    assert "the endpoint https://api.pricing.us-east-1.amazonaws.com " in err
+    # one failing answer per endpoint, then that endpoint is not asked again
+    assert sum("not priced:" in line for line in err.splitlines()) == 2, err
+    assert all(line.startswith("planner: ") for line in err.splitlines())
+
+
+def test_a_missing_output_folder_is_named_in_one_line(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    res = run_cli("prices", "refresh", "-o", str(tmp_path / "no" / "such" / "aws.yaml"))
+    assert res.code == 2 and res.err.strip().splitlines() == [
+        f"planner: <command line>: --output: no such directory: {tmp_path / 'no' / 'such'}"]

@@ -35,6 +35,10 @@ DERIVED_KEYS = ("instance_type", "purchase", "from", "basis")
 TOP_KEYS = ("name", "description", "instances", "lustre", "ebs", "derived")
 
 _AS_OF = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?", re.ASCII)
+# The smallest price a book may hold: planner shows rates to at most four decimals
+# (`planner.report.text.usd_rate`), so a smaller one (5e-324, say) would print as $0, and
+# nothing is ever priced at zero. Every real EC2, FSx or EBS price is far above it.
+MIN_USD = 0.0001
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,18 @@ def _describe(v: Any) -> str:
     return kind(v)
 
 
+def _price(r: Any) -> Any:
+    """The converter of a price: a positive number up to the reader's bound, at least MIN_USD."""
+    def conv(v: Any, path: Path) -> float | None:
+        usd = r.positive_number(v, path)
+        if usd is not None and usd < MIN_USD:
+            r.fail(path, f"expected at least {MIN_USD:g} USD (smaller prices would show as $0), got {_describe(v)}")
+            return None
+        return usd
+
+    return conv
+
+
 def _entries(r: Any, data: dict[str, Any], key: str) -> list[tuple[Path, dict[str, Any]]]:
     raw = data.get(key)
     if raw is None:
@@ -222,7 +238,7 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     for p, m in _entries(r, top, "instances"):
         r.mapping(m, p, INSTANCE_KEYS, required=("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of"))
         vals = (r.get(m, "instance_type", p, type_conv), r.get(m, "region", p, region_conv),
-                r.get(m, "purchase", p, r.choice(PURCHASES)), r.get(m, "usd_per_hour", p, r.positive_number),
+                r.get(m, "purchase", p, r.choice(PURCHASES)), r.get(m, "usd_per_hour", p, _price(r)),
                 r.get(m, "source", p, r.string), r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
         if None in vals:
             continue
@@ -234,7 +250,7 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     for p, m in _entries(r, top, "lustre"):
         r.mapping(m, p, LUSTRE_KEYS, required=("region", "deployment_type", "usd_per_gb_month", "source", "as_of"))
         vals = (r.get(m, "region", p, region_conv), r.get(m, "deployment_type", p, r.choice(LUSTRE_DEPLOYMENTS)),
-                r.get(m, "usd_per_gb_month", p, r.positive_number), r.get(m, "source", p, r.string),
+                r.get(m, "usd_per_gb_month", p, _price(r)), r.get(m, "source", p, r.string),
                 r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
         throughput = r.get(m, "per_unit_storage_throughput", p, r.positive_int)
         if None in vals:
@@ -250,7 +266,7 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     for p, m in _entries(r, top, "ebs"):
         r.mapping(m, p, EBS_KEYS, required=("region", "volume_type", "usd_per_gb_month", "source", "as_of"))
         vals = (r.get(m, "region", p, region_conv), r.get(m, "volume_type", p, r.choice(EBS_VOLUME_TYPES)),
-                r.get(m, "usd_per_gb_month", p, r.positive_number), r.get(m, "source", p, r.string),
+                r.get(m, "usd_per_gb_month", p, _price(r)), r.get(m, "source", p, r.string),
                 r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
         if None in vals:
             continue
@@ -267,6 +283,13 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     if r.problems:
         raise InputError(r.problems)
     return PriceBook(name, instances, lustre, ebs, derived)
+
+
+def parse_data(data: Any, origin: str, lines: Lines | None = None) -> PriceBook:
+    """`data` (the price-book file's shape, as loaded from YAML) read exactly as `--price-book
+    FILE` reads it; InputError with one problem per unusable key. `prices refresh` checks what
+    it is about to write with this, so it never writes a book planner refuses."""
+    return _parse(data, origin, lines or {})
 
 
 def parse_override(text: str) -> Override:
