@@ -458,3 +458,57 @@ def test_a_missing_output_folder_is_named_in_one_line(tmp_path: Path) -> None:
     res = run_cli("prices", "refresh", "-o", str(tmp_path / "no" / "such" / "aws.yaml"))
     assert res.code == 2 and res.err.strip().splitlines() == [
         f"planner: <command line>: --output: no such directory: {tmp_path / 'no' / 'such'}"]
+
+
+# --- item 4: price books: one price per key; a --price that prices nothing says so ---------------
+
+ENTRY = ("instance_type: p5en.48xlarge\n    region: us-east-1\n    purchase: capacity-block\n    usd_per_hour: {usd}\n"
+         "    source: https://aws.amazon.com/ec2/capacityblocks/pricing/\n    as_of: 2026-11-01\n")
+
+
+@pytest.mark.parametrize("how", ["twice", "merge key"])
+def test_two_prices_for_one_key_are_an_input_error_naming_both_lines(tmp_path: Path, how: str) -> None:
+    from conftest import run_cli
+
+    if how == "twice":
+        body = f"  - {ENTRY.format(usd=30)}  - {ENTRY.format(usd=1)}"
+    else:  # the second entry copies the first through a YAML merge key and changes only the price
+        body = f"  - &first\n    {ENTRY.format(usd=30)}  - <<: *first\n    usd_per_hour: 1\n"
+    book = tmp_path / "book.yaml"
+    book.write_text(f"name: mine\ninstances:\n{body}", encoding="utf-8")
+    res = run_cli("plan", str(P5EN), "--price-book", str(book), "--format", "json")
+    assert res.code == 2 and res.out == ""
+    second = 9 if how == "twice" else 10
+    assert res.err.strip() == (f"planner: {book}:{second}: instances[1]: a second price for p5en.48xlarge capacity-block "
+                               "in us-east-1 (the first is at line 3); expected one entry per key")
+
+
+def test_two_prices_for_one_lustre_or_ebs_key_are_refused_too() -> None:
+    from planner.cost.book import parse_data
+    from planner.errors import InputError
+
+    lustre = {"region": "us-east-1", "deployment_type": "PERSISTENT_2", "per_unit_storage_throughput": 125,
+              "usd_per_gb_month": 0.145, "source": "x", "as_of": "2026"}
+    ebs = {"region": "us-east-1", "volume_type": "gp3", "usd_per_gb_month": 0.08, "source": "x", "as_of": "2026"}
+    with pytest.raises(InputError, match=r"lustre\[1\]: a second price for FSx for Lustre PERSISTENT_2 125 MB/s/TiB"):
+        parse_data({"lustre": [lustre, lustre | {"usd_per_gb_month": 0.1}]}, "book.yaml")
+    with pytest.raises(InputError, match=r"ebs\[1\]: a second price for EBS gp3 in us-east-1"):
+        parse_data({"ebs": [ebs, ebs]}, "book.yaml")
+    # SCRATCH prices have no throughput in their key: a throughput written on one is not a second key
+    scratch = {"region": "us-east-1", "deployment_type": "SCRATCH_2", "usd_per_gb_month": 0.14, "source": "x", "as_of": "2026"}
+    with pytest.raises(InputError, match="a second price for FSx for Lustre SCRATCH_2 in us-east-1"):
+        parse_data({"lustre": [scratch, scratch | {"per_unit_storage_throughput": 200}]}, "book.yaml")
+
+
+def test_a_price_that_matches_no_declared_node_group_says_so() -> None:
+    from conftest import run_cli
+
+    res = run_cli("plan", str(P5EN), "--price", "p5.48xlarge=10", "--price", "p5en.48xlarge@us-east-2=50",
+                  "--price", "p5en.48xlarge:capacity-block=40", "--format", "json")
+    assert res.code == 0
+    assert res.err.splitlines() == [
+        f"planner: warning: --price {text} matches no node group of the stacks planned (they declare: "
+        "p5en.48xlarge:capacity-block@us-east-1); it prices nothing" for text in ("p5.48xlarge=10", "p5en.48xlarge@us-east-2=50")]
+    # the one that matches is used
+    items = json.loads(res.out)["stacks"][0]["cost"]["line_items"]
+    assert any("--price p5en.48xlarge:capacity-block=40" in json.dumps(item) for item in items)

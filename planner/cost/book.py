@@ -221,6 +221,22 @@ def _entries(r: Any, data: dict[str, Any], key: str) -> list[tuple[Path, dict[st
     return out
 
 
+def _repeated(r: Any, seen: dict[tuple[Any, ...], Path], key: tuple[Any, ...], path: Path, what: str) -> bool:
+    """Whether `key` was priced by an earlier entry; then a problem naming both entries' lines.
+
+    Two prices for one key, written twice or copied in through a YAML merge key (`<<: *a`),
+    would leave the estimate to whichever comes last: the book is refused instead."""
+    first = seen.setdefault(key, path)
+    if first == path:
+        return False
+    from planner.yamlload import line_of
+
+    at = line_of(r.lines, first)
+    where = f"line {at}" if at else f"{first[0]}[{first[1]}]"
+    r.fail(path, f"a second price for {what} (the first is at {where}); expected one entry per key")
+    return True
+
+
 def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     from planner import catalogue as _catalogue
     from planner.reader import REGION as _REGION
@@ -234,6 +250,7 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     name = r.get(top, "name", (), r.string) or os.path.basename(origin)
     region_conv = r.pattern(_REGION, "an AWS region such as us-east-2")
     type_conv = r.choice(tuple(types))
+    seen: dict[tuple[Any, ...], Path] = {}  # each price's key -> the entry that gave it
     instances: dict[InstanceKey, Price] = {}
     for p, m in _entries(r, top, "instances"):
         r.mapping(m, p, INSTANCE_KEYS, required=("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of"))
@@ -243,6 +260,8 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
         if None in vals:
             continue
         itype, region, purchase, usd, source, as_of = vals
+        if _repeated(r, seen, (itype, region, purchase), p, f"{itype} {purchase} in {region}"):
+            continue
         instances[(itype, region, purchase)] = Price(
             usd, "instance-hour", source, as_of, name,
             r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
@@ -259,6 +278,9 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
         if throughput is None and not dtype.startswith("SCRATCH"):
             r.fail(p, f"missing required key 'per_unit_storage_throughput' (MB/s per TiB) for {dtype}")
             continue
+        tput = f" {throughput} MB/s/TiB" if throughput is not None and not dtype.startswith("SCRATCH") else ""
+        if _repeated(r, seen, ("lustre",) + lustre_key(region, dtype, throughput), p, f"FSx for Lustre {dtype}{tput} in {region}"):
+            continue
         lustre[lustre_key(region, dtype, throughput)] = Price(
             usd, "GB-month", source, as_of, name,
             r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
@@ -271,6 +293,8 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
         if None in vals:
             continue
         region, vtype, usd, source, as_of = vals
+        if _repeated(r, seen, ("ebs", region, vtype), p, f"EBS {vtype} in {region}"):
+            continue
         ebs[(region, vtype)] = Price(usd, "GB-month", source, as_of, name,
                                      r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
     derived: dict[tuple[str, str], Derivation] = {}
@@ -278,7 +302,7 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
         r.mapping(m, p, DERIVED_KEYS, required=DERIVED_KEYS)
         vals = (r.get(m, "instance_type", p, type_conv), r.get(m, "purchase", p, r.choice(PURCHASES)),
                 r.get(m, "from", p, type_conv), r.get(m, "basis", p, r.string))
-        if None not in vals:
+        if None not in vals and not _repeated(r, seen, ("derived", vals[0], vals[1]), p, f"{vals[0]} {vals[1]} (derived)"):
             derived[(vals[0], vals[1])] = Derivation(*vals)
     if r.problems:
         raise InputError(r.problems)
