@@ -512,3 +512,28 @@ def test_a_price_that_matches_no_declared_node_group_says_so() -> None:
     # the one that matches is used
     items = json.loads(res.out)["stacks"][0]["cost"]["line_items"]
     assert any("--price p5en.48xlarge:capacity-block=40" in json.dumps(item) for item in items)
+
+
+# --- item 5: `diff --base-ref` reads names git would quote ----------------------------------------
+
+@pytest.mark.parametrize("folder", ["stäcks", 'st"acks', "st\\acks", "st acks"])
+def test_diff_base_ref_compares_folders_git_quotes(tmp_path: Path, folder: str) -> None:
+    from conftest import run_cli
+
+    repo = tmp_path / "repo"
+    (repo / folder).mkdir(parents=True)
+    (repo / folder / "Pulumi.p5en-train.yaml").write_bytes(P5EN.read_bytes())
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "core.quotePath=true"]
+    for argv in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-qm", "base"]):
+        subprocess.run([*git, *argv], cwd=repo, check=True, timeout=30, capture_output=True)
+    res = run_cli("diff", "--base-ref", "main", "--format", "json", "--", folder, cwd=repo)
+    assert res.code == 0, res.err
+    (stack,) = json.loads(res.out)["stacks"]
+    assert stack["status"] == "unchanged" and stack["base_file"] is not None, stack
+
+
+def test_diff_base_ref_refuses_an_option_as_the_ref(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    res = run_cli("diff", "--base-ref=--output=/tmp/x", "--", "stacks/")
+    assert res.code == 2 and "--base-ref: expected a git ref (a branch, tag or commit), not an option" in res.err
