@@ -537,3 +537,55 @@ def test_diff_base_ref_refuses_an_option_as_the_ref(tmp_path: Path) -> None:
 
     res = run_cli("diff", "--base-ref=--output=/tmp/x", "--", "stacks/")
     assert res.code == 2 and "--base-ref: expected a git ref (a branch, tag or commit), not an option" in res.err
+
+
+# --- item 6: `--output` -----------------------------------------------------------------------------
+
+def test_an_empty_output_is_an_input_error() -> None:
+    from conftest import run_cli
+
+    compare = ("compare", "--parameters", "7e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "4")
+    for command in (("plan", str(P5EN)), ("diff", str(P5EN), str(P5EN)), compare):
+        res = run_cli(*command, "-o", "")
+        assert res.code == 2 and res.out == "", command
+        assert res.err.strip() == "planner: <command line>: --output: expected a file path, got an empty string", res.err
+
+
+def test_a_fifo_a_device_or_a_folder_is_refused_before_anything_is_planned(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from conftest import run_cli
+
+    import planner.pipeline
+
+    planned: list[int] = []
+    original = planner.pipeline.plan_stacks
+    monkeypatch.setattr(planner.pipeline, "plan_stacks", lambda *a, **k: planned.append(1) or original(*a, **k))
+    cases = {"/dev/zero": "is a device, FIFO or socket", str(tmp_path): "is a folder; expected a file path"}
+    for path, why in cases.items():
+        res = run_cli("plan", str(P5EN), "-o", path)
+        assert res.code == 2 and res.err.strip().startswith(f"planner: {path}: --output: {why}"), res.err
+    assert planned == []
+    assert run_cli("plan", str(P5EN), "-o", os.devnull).code == 0  # /dev/null still discards the report
+    # a FIFO no one reads held the run for ever: in a process of its own, so that would fail, not hang
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    proc = subprocess.run([sys.executable, "-m", "planner", "plan", str(P5EN), "-o", str(fifo)], capture_output=True,
+                          text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 2 and proc.stderr.strip().startswith(f"planner: {fifo}: --output: is a device, FIFO or socket")
+
+
+def test_a_symlinked_output_is_refused_never_replaced(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    target = tmp_path / "elsewhere.json"
+    target.write_text("keep\n", encoding="utf-8")
+    link = tmp_path / "report.json"
+    link.symlink_to(target)
+    res = run_cli("plan", str(P5EN), "--format", "json", "-o", str(link))
+    assert res.code == 2
+    assert res.err.strip() == (f"planner: {link}: --output: is a symbolic link; planner does not write through links "
+                               "(expected a regular file path)")
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == "keep\n"
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to(tmp_path / "nowhere.json")
+    assert run_cli("plan", str(P5EN), "-o", str(dangling)).code == 2 and not (tmp_path / "nowhere.json").exists()
