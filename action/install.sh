@@ -19,10 +19,13 @@ cd "${RUNNER_TEMP:-/tmp}"
 venv="${RUNNER_TEMP:-/tmp}/planner-venv"
 python3 -I -m venv "$venv"
 pip=("$venv/bin/python" -I -m pip install --quiet --disable-pip-version-check)
+# the base plans stack files; a program needs the [pulumi] extra (pulumi, pulumi-aws)
+extra=""
+if [ -n "${PLANNER_PROGRAM:-}" ]; then extra="[pulumi]"; fi
 if [ -n "${PLANNER_VERSION:-}" ]; then
-  "${pip[@]}" "pulumi-cluster-planner==$PLANNER_VERSION"
+  "${pip[@]}" "pulumi-cluster-planner${extra}==$PLANNER_VERSION"
 else
-  "${pip[@]}" "$ACTION_PATH"
+  "${pip[@]}" "${ACTION_PATH}${extra}"
 fi
 echo "$venv/bin" >> "${GITHUB_PATH:-/dev/null}"
 "$venv/bin/planner" --version

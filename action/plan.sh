@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The planner Action's plan step: action.yml runs it, tests/test_action.py runs it locally.
 #
-# Reads PLANNER_PATHS (space-separated stack files or folders), PLANNER_FAIL_ON,
+# Reads PLANNER_PATHS (stack files or folders, separated by spaces or lines), PLANNER_PROGRAM
+# and PLANNER_STACK (a Pulumi program to plan instead), PLANNER_FAIL_ON,
 # PLANNER_PRICE_BOOK, PLANNER_BASE_REF (a git ref to diff against; empty: no diff) and
 # PLANNER_OUT (folder for the reports). Writes to $GITHUB_OUTPUT: exit-code (0 fine, 1 a
 # finding at or above fail-on, 2 unusable input), total-cost (USD over every stack, or
@@ -16,7 +17,39 @@
 # as an option (`paths: "stacks/ -h"` is a path named `-h`, not a request for help).
 set -uo pipefail
 
-read -r -a paths <<< "${PLANNER_PATHS:-stacks/}"
+# `paths` is split on spaces and line breaks, so a list of changed files (one per line) works
+# too: a stack file in it is planned through its folder with `--include` (a plain Pulumi stack
+# is then skipped, not an error), other files are left out, and a file the change deleted is
+# not there to plan. With `program`, the program is planned instead (`--program`, `--stack`).
+raw=()
+while IFS= read -r line; do
+  read -r -a words <<< "$line"
+  raw+=("${words[@]}")
+done <<< "${PLANNER_PATHS:-stacks/}"
+paths=()
+select=()
+for p in "${raw[@]}"; do
+  name="${p##*/}"
+  if [ -d "$p" ]; then
+    paths+=("$p")
+  elif [[ "$name" == Pulumi.*.yaml || "$name" == Pulumi.*.yml ]] && [ -f "$p" ]; then
+    dir="${p%/*}"; [ "$dir" = "$p" ] && dir="."
+    paths+=("$dir"); select+=("--include=$p")
+  fi
+done
+if [ ${#paths[@]} -eq 0 ] && [ ${#raw[@]} -gt 0 ] && [ ${#select[@]} -eq 0 ]; then
+  paths=("${raw[@]}")  # nothing recognisable: planner says what is wrong with what was given
+fi
+if [ ${#select[@]} -gt 0 ]; then
+  # each folder once; with changed files named, only those files of their folders are read
+  mapfile -t paths < <(printf '%s\n' "${paths[@]}" | awk '!seen[$0]++')
+fi
+target=()
+if [ -n "${PLANNER_PROGRAM:-}" ]; then
+  target=("--program=$PLANNER_PROGRAM" "--stack=${PLANNER_STACK:-}")
+  paths=()
+  select=()
+fi
 book=()
 if [ -n "${PLANNER_PRICE_BOOK:-}" ]; then book=("--price-book=$PLANNER_PRICE_BOOK"); fi
 out="${PLANNER_OUT:-${RUNNER_TEMP:-.}/planner}"
@@ -25,12 +58,12 @@ mkdir -p "$out"
 rm -f "$out/plan.json" "$out/planner.sarif" "$out/comment.md" "$out/errors.txt"
 
 # annotations in the log
-planner plan "${book[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format github -- "${paths[@]}"
+planner plan "${target[@]}" "${select[@]}" "${book[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format github -- "${paths[@]}"
 # The exit code and the total cost both come from this run and the JSON it writes.
-planner plan "${book[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format json "--output=$out/plan.json" -- "${paths[@]}"
+planner plan "${target[@]}" "${select[@]}" "${book[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format json "--output=$out/plan.json" -- "${paths[@]}"
 code=$?
 if [ "$code" -ne 2 ]; then
-  planner plan "${book[@]}" --format sarif "--output=$out/planner.sarif" -- "${paths[@]}" || true
+  planner plan "${target[@]}" "${select[@]}" "${book[@]}" --format sarif "--output=$out/planner.sarif" -- "${paths[@]}" || true
 fi
 
 {
@@ -38,13 +71,20 @@ fi
   # Error messages quote the pull request's text: they go in a fenced block of their own,
   # where GitHub renders nothing (every line starts with "planner", so none closes it;
   # docs/security.md).
-  planner plan "${book[@]}" --format markdown -- "${paths[@]}" 2> "$out/errors.txt" || true
+  # One report, under 60,000 characters whatever the input (it says what it left out): with a
+  # base, the cost diff and the changed or failing stacks first, the others one row each;
+  # without one, the plan. The error block after it is cut at 4,000 characters, so the comment
+  # stays under GitHub's 65,536 and the sticky comment is always replaced.
   if [ -n "${PLANNER_BASE_REF:-}" ]; then
-    echo
-    planner diff "--base-ref=$PLANNER_BASE_REF" "${book[@]}" --format markdown -- "${paths[@]}" 2>> "$out/errors.txt" || true
+    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" --format markdown -- "${paths[@]}" \
+      2> "$out/errors.txt" || true
+  else
+    planner plan "${target[@]}" "${select[@]}" "${book[@]}" --format markdown -- "${paths[@]}" 2> "$out/errors.txt" || true
   fi
   if [ -s "$out/errors.txt" ]; then
-    printf '\n````text\n'; cat "$out/errors.txt"; printf '````\n'
+    printf '\n````text\n'; head -c 4000 "$out/errors.txt" | head -n 60
+    [ "$(wc -c < "$out/errors.txt")" -gt 4000 ] && printf '\nplanner: (more errors: the full list is in the job log)\n'
+    printf '````\n'
   fi
 } > "$out/comment.md"
 

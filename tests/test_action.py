@@ -183,3 +183,58 @@ def test_pre_commit_hook_runs_planner_plan_on_stack_files(tmp_path: Path) -> Non
     bad = subprocess.run([str(bin_dir / entry[0]), *entry[1:], "tests/invalid_stacks/Pulumi.lustre-capacity.yaml"],
                          cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 1 and "    error    lustre-capacity" in bad.stdout
+
+
+def test_paths_may_be_a_list_of_changed_files(tmp_path: Path) -> None:
+    """One path per line, as a changed-files step gives them: the cluster stacks are planned, a plain
+    Pulumi stack is skipped, other files and deleted ones are left out."""
+    repo = _repo(tmp_path, ROOT / "stacks" / "Pulumi.p5en-train.yaml", ROOT / "stacks" / "Pulumi.trn2-dev.yaml",
+                 ROOT / "stacks" / "Pulumi.ultraserver-prod.yaml")
+    (repo / "stacks" / "Pulumi.web.yaml").write_text("config:\n  aws:region: us-east-2\n  web:replicas: 2\n", encoding="utf-8")
+    (repo / "README.md").write_text("# infra\n", encoding="utf-8")
+    changed = "\n".join(["README.md", "stacks/Pulumi.p5en-train.yaml", "stacks/Pulumi.web.yaml", "stacks/Pulumi.gone.yaml",
+                         "stacks/Pulumi.trn2-dev.yaml"])
+    res = run_action(repo, tmp_path, paths=changed)
+    assert res["failed"] is None and res["outputs"]["exit-code"] == "0", res["logs"]
+    import json
+
+    report = json.loads((tmp_path / "planner" / "plan.json").read_text(encoding="utf-8"))
+    assert [s["stack"] for s in report["stacks"]] == ["p5en-train", "trn2-dev"]  # not ultraserver-prod: unchanged
+    comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
+    assert "skipped 1 stack file without planner:cluster (plain Pulumi stacks): stacks/Pulumi.web.yaml" in comment
+
+
+def test_a_program_is_planned_and_diffed_against_the_base(tmp_path: Path) -> None:
+    repo = tmp_path / "infra"
+    shutil.copytree(ROOT / "tests" / "corpus" / "eks-p5e-capacity-block-managed", repo / "cluster")
+    config = repo / "cluster" / "Pulumi.test.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "  planner:cluster:\n    schedule: {hours: 336}\n", encoding="utf-8")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "."], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=repo, check=True)
+    subprocess.run([*git, "update-ref", "refs/remotes/origin/main", "HEAD"], cwd=repo, check=True)
+    main = repo / "cluster" / "__main__.py"
+    old = '"min_size": 2, "max_size": 2, "desired_size": 2},\n    subnet_ids=[private[0].id]'
+    main.write_text(main.read_text(encoding="utf-8").replace(old, old.replace("2", "4")), encoding="utf-8")
+    res = run_action(repo, tmp_path, github={"base_ref": "main", "event_name": "pull_request"},
+                     program="cluster", stack="test")
+    assert res["failed"] is None and res["outputs"]["exit-code"] == "0", res["logs"]
+    assert res["outputs"]["total-cost"] == "64189.44"  # 4 p5e on a Capacity Block for 336 h
+    comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
+    assert comment.startswith("<!-- planner-report -->\n## ") and "+$32,094.72" in comment.splitlines()[1]
+    assert "EC2 Capacity Block p5e.48xlarge x 2 -&gt; EC2 Capacity Block p5e.48xlarge x 4" in comment
+    assert len(comment) < 65_536
+
+
+def test_the_comment_stays_under_githubs_limit_with_many_errors(tmp_path: Path) -> None:
+    """300 broken stacks: their error lines are cut in the comment (the job log has them all), so the
+    sticky comment can always be replaced."""
+    repo = _repo(tmp_path)
+    for i in range(300):
+        (repo / "stacks" / f"Pulumi.broken-{i:03}.yaml").write_text("config:\n  planner:cluster: {}\n", encoding="utf-8")
+    res = run_action(repo, tmp_path)
+    assert res["outputs"]["exit-code"] == "2"
+    comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
+    assert len(comment) < 65_536 and "(more errors: the full list is in the job log)" in comment
+    assert comment.count("````") == 2

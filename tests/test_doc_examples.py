@@ -101,7 +101,7 @@ def test_diff_example_runs_on_the_edits_the_page_describes() -> None:
 
 
 def test_program_diff_example_runs_on_the_program_and_the_edit_the_page_describes() -> None:
-    (block,) = [b for b in BLOCKS if "--base-ref" in b.title and "--program" in b.title]
+    block = next(b for b in BLOCKS if "--base-ref" in b.title and "--program" in b.title)
     with de.setup_for(block)() as repo:
         main = (repo / "infra" / "__main__.py").read_text(encoding="utf-8")
         assert de.PROGRAM_EDIT[1] in main and de.PROGRAM_EDIT[0] not in main

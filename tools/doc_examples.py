@@ -257,6 +257,7 @@ def _git_stacks(text: str) -> Iterator[Path]:
 
 
 PROGRAM = "eks-p5e-capacity-block-managed"  # the corpus program the program workflow's examples run
+PROGRAM_PAGE = "docs/tasks/your-own-program.md"  # where its stack config and the edit are shown
 PROGRAM_EDIT = ('"min_size": 2, "max_size": 2, "desired_size": 2},\n    subnet_ids=[private[0].id]',  # the cbr group
                 '"min_size": 4, "max_size": 4, "desired_size": 4},\n    subnet_ids=[private[0].id]')
 
@@ -264,7 +265,7 @@ PROGRAM_EDIT = ('"min_size": 2, "max_size": 2, "desired_size": 2},\n    subnet_i
 @contextlib.contextmanager
 def _git_program(text: str, edited: bool) -> Iterator[Path]:
     """A git repository whose HEAD holds a corpus program as `infra/`, with the stack config the
-    page shows (`infra/Pulumi.test.yaml`); with `edited`, the node group doubled in the working tree."""
+    program page shows (`infra/Pulumi.test.yaml`); with `edited`, the node group doubled in the working tree."""
     config = _need(r"```yaml\n(# infra/Pulumi\.test\.yaml.*?)```", text, "the program's stack config (infra/Pulumi.test.yaml)")
     _need(r"`desired_size` of the\s+`cbr` node group\s+from 2 to 4", text, "the edit before the program diff example")
     with tempfile.TemporaryDirectory() as tmp:
@@ -322,7 +323,7 @@ def setup_for(block: Block) -> Callable[[], contextlib.AbstractContextManager[Pa
     argv = block.commands[0].argv if block.commands else []
     text = page_text(block.page)
     if "--program" in argv and "infra" in argv:  # the program workflow of the program and pull-request pages
-        return lambda: _git_program(text, edited="--base-ref" in argv)
+        return lambda: _git_program(page_text(PROGRAM_PAGE), edited="--base-ref" in argv)
     if "--base-ref" in argv:
         return lambda: _git_stacks(text)
     if "my-prices.yaml" in argv:
