@@ -146,13 +146,18 @@ def test_unusable_input_is_exit_2_with_no_cost(tmp_path: Path) -> None:
     assert res["outputs"]["exit-code"] == "2" and res["outputs"]["total-cost"] == "" and res["outputs"]["sarif-file"] == ""
 
 
-def test_the_cost_diff_against_the_pull_requests_base(tmp_path: Path) -> None:
-    repo = _repo(tmp_path, ROOT / "stacks" / "Pulumi.p5en-train.yaml")
+def _commit_as_origin_main(repo: Path) -> None:
+    """`repo` as a git repository whose `origin/main` (the pull request's base) is its first commit."""
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     subprocess.run([*git, "init", "-q", "-b", "main"], cwd=repo, check=True)
     subprocess.run([*git, "add", "."], cwd=repo, check=True)
     subprocess.run([*git, "commit", "-qm", "base"], cwd=repo, check=True)
     subprocess.run([*git, "update-ref", "refs/remotes/origin/main", "HEAD"], cwd=repo, check=True)
+
+
+def test_the_cost_diff_against_the_pull_requests_base(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, ROOT / "stacks" / "Pulumi.p5en-train.yaml")
+    _commit_as_origin_main(repo)
     stack = repo / "stacks" / "Pulumi.p5en-train.yaml"
     stack.write_text(stack.read_text(encoding="utf-8").replace("count: 8", "count: 16"), encoding="utf-8")
     res = run_action(repo, tmp_path, github={"base_ref": "main", "event_name": "pull_request"})
@@ -209,11 +214,7 @@ def test_a_program_is_planned_and_diffed_against_the_base(tmp_path: Path) -> Non
     shutil.copytree(ROOT / "tests" / "corpus" / "eks-p5e-capacity-block-managed", repo / "cluster")
     config = repo / "cluster" / "Pulumi.test.yaml"
     config.write_text(config.read_text(encoding="utf-8") + "  planner:cluster:\n    schedule: {hours: 336}\n", encoding="utf-8")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
-    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=repo, check=True)
-    subprocess.run([*git, "add", "."], cwd=repo, check=True)
-    subprocess.run([*git, "commit", "-qm", "base"], cwd=repo, check=True)
-    subprocess.run([*git, "update-ref", "refs/remotes/origin/main", "HEAD"], cwd=repo, check=True)
+    _commit_as_origin_main(repo)
     main = repo / "cluster" / "__main__.py"
     old = '"min_size": 2, "max_size": 2, "desired_size": 2},\n    subnet_ids=[private[0].id]'
     main.write_text(main.read_text(encoding="utf-8").replace(old, old.replace("2", "4")), encoding="utf-8")
