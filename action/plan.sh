@@ -17,17 +17,21 @@
 # as an option (`paths: "stacks/ -h"` is a path named `-h`, not a request for help).
 set -uo pipefail
 
-# `paths` is split on spaces and line breaks, so a list of changed files (one per line) works
-# too: a stack file in it is planned through its folder with `--include` (a plain Pulumi stack
-# is then skipped, not an error), other files are left out, and a file the change deleted is
-# not there to plan. With `program`, the program is planned instead (`--program`, `--stack`).
+# `paths` on one line: the stack files and folders given, each an error if unusable. On
+# several lines (a list of changed files, one per line): a stack file in it is planned through
+# its folder with `--include` (a plain Pulumi stack is then skipped, not an error), other
+# files are left out, and a file the change deleted is not there to plan. With `program`, the
+# program is planned instead (`--program`, `--stack`).
 raw=()
+lines=0
 while IFS= read -r line; do
   read -r -a words <<< "$line"
   raw+=("${words[@]}")
+  [ ${#words[@]} -gt 0 ] && lines=$((lines + 1))
 done <<< "${PLANNER_PATHS:-stacks/}"
 paths=()
 select=()
+if [ "$lines" -le 1 ]; then paths=("${raw[@]}"); raw=(); fi
 for p in "${raw[@]}"; do
   name="${p##*/}"
   if [ -d "$p" ]; then
@@ -37,8 +41,8 @@ for p in "${raw[@]}"; do
     paths+=("$dir"); select+=("--include=$p")
   fi
 done
-if [ ${#paths[@]} -eq 0 ] && [ ${#raw[@]} -gt 0 ] && [ ${#select[@]} -eq 0 ]; then
-  paths=("${raw[@]}")  # nothing recognisable: planner says what is wrong with what was given
+if [ ${#paths[@]} -eq 0 ] && [ ${#raw[@]} -gt 0 ]; then
+  paths=("${raw[@]}")  # no stack file or folder in the list: planner says what is wrong with what was given
 fi
 if [ ${#select[@]} -gt 0 ]; then
   # each folder once; with changed files named, only those files of their folders are read

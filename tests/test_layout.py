@@ -36,7 +36,8 @@ def test_pulumi_project_runs_the_program_with_the_stacks() -> None:
     assert project["runtime"] == {"name": "python", "options": {"toolchain": "pip", "virtualenv": ".venv"}}
     assert project["stackConfigDir"] == "stacks"
     assert (ROOT / project["main"] / "__main__.py").is_file()
-    assert "-e ." in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()  # pip toolchain installs planner
+    # pip toolchain installs planner with what the program (the components) needs
+    assert "-e .[pulumi]" in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
 
 
 def test_pyproject_declares_the_package_script_and_test_extra() -> None:
@@ -45,14 +46,19 @@ def test_pyproject_declares_the_package_script_and_test_extra() -> None:
     assert meta["name"] == "pulumi-cluster-planner" and meta["requires-python"] == ">=3.11"
     assert meta["scripts"] == {"planner": "planner.cli:main"}
     runtime = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["dependencies"]}
-    assert {"pulumi", "pulumi-aws", "boto3", "pyyaml"} <= runtime
+    assert runtime == {"pyyaml"}  # the light install: stack files need nothing else
+    extra = {name: {re.split(r"[<>=\[]", d)[0].lower() for d in meta["optional-dependencies"][name]}
+             for name in ("pulumi", "aws", "all")}
+    assert extra["pulumi"] == {"pulumi", "pulumi-aws", "pulumi-policy"} and extra["aws"] == {"boto3"}
+    assert meta["optional-dependencies"]["all"] == ["pulumi-cluster-planner[pulumi,aws]"]
     test = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["optional-dependencies"]["test"]}
     assert {"pytest", "moto"} <= test
     assert any(d.startswith("moto[") and "server" in d.split("]")[0] for d in meta["optional-dependencies"]["test"])
     docs = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["optional-dependencies"]["docs"]}
     assert {"mkdocs", "mkdocs-material"} <= docs
     extras = meta["optional-dependencies"]
-    assert all(">=" in d for d in meta["dependencies"] + extras["test"] + extras["docs"]), "lower bounds"
+    assert all(">=" in d for d in meta["dependencies"] + extras["test"] + extras["docs"] + extras["pulumi"] + extras["aws"]), \
+        "lower bounds"
 
 
 def test_makefile_targets_set_up_first() -> None:
@@ -65,7 +71,8 @@ def test_makefile_targets_set_up_first() -> None:
     stamp = rules["setup"][0]
     assert stamp and stamp[0] in rules, "setup goes through a stamp file, so it is idempotent"
     recipe = " ".join(rules[stamp[0]][1])
-    assert "venv" in recipe and "install" in recipe and ".[test,docs]" in recipe  # CI builds the docs in make test
+    # every extra (make test runs programs, the pack and preflight), the tests and the docs (CI builds them in make test)
+    assert "venv" in recipe and "install" in recipe and ".[all,test,docs]" in recipe
 
 
 def test_ci_runs_make_test() -> None:
