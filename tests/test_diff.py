@@ -198,3 +198,17 @@ def test_a_program_new_at_head_is_added(tmp_path: Path) -> None:
     res = run_cli("diff", "--program", "more", "--stack", "test", "--base-ref", "HEAD", "--format", "json", cwd=repo)
     assert res.code == 0, res.err
     assert [s["status"] for s in json.loads(res.out)["stacks"]] == ["added"]
+
+
+def test_a_program_failing_at_the_base_is_named_at_the_ref(tmp_path: Path) -> None:
+    repo = _program_repo(tmp_path)
+    main = repo / "infra" / "__main__.py"
+    good = main.read_text(encoding="utf-8")
+    main.write_text(good + "raise ValueError('broken at the base')\n", encoding="utf-8")
+    _git(repo, "commit", "-qam", "broken")
+    main.write_text(good, encoding="utf-8")
+    res = run_cli("diff", "--program", "infra", "--stack", "test", "--base-ref", "HEAD", cwd=repo)
+    assert res.code == 2 and res.out == ""
+    (line,) = res.err.strip().splitlines()
+    assert line.startswith("planner: HEAD:infra/__main__.py:") and "the program failed: ValueError: broken at the base" in line
+    assert "planner-base-" not in line

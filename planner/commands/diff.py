@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections import Counter
+from dataclasses import replace
 from typing import Any, Iterable, Sequence
 
 from planner.errors import InputError, Problem
@@ -347,7 +348,12 @@ def _compare_program(args: argparse.Namespace) -> tuple[dict[str, Any], list[Any
         present = os.path.isfile(os.path.join(base_dir, "Pulumi.yaml")) or os.path.isfile(os.path.join(base_dir, "Pulumi.yml"))
         base_stacks = []  # no project, or no such stack, at the base: every cluster is added
         if present and load(base_dir).stack_file(args.stack) is not None:
-            base_stacks = stacks_for_cli(base_dir, args.stack, [], args.program_timeout)
+            try:
+                base_stacks = stacks_for_cli(base_dir, args.stack, [], args.program_timeout)
+            except InputError as exc:  # the base's own problems, named as `REF:path` like its findings
+                raise InputError([replace(p, file=_at_ref_path(p.file, tree, args.base_ref),
+                                          message=p.message.replace(os.path.abspath(tree) + os.sep, f"{args.base_ref}:"))
+                                  for p in exc.problems]) from None
         book = book_from_args(args, [*base_stacks, *head_stacks])
         options = PlanOptions(price_book=book, rule_options=rule_options(args))
         base_plans = _at_ref(relocate(plan_stacks(base_stacks, options)), tree, args.base_ref)
@@ -355,17 +361,16 @@ def _compare_program(args: argparse.Namespace) -> tuple[dict[str, Any], list[Any
     return _document(base_plans, head_plans, f"{args.base_ref}:{inside}", "working tree", book.name), head_plans
 
 
-def _at_ref(plans: list[Any], tree: str, ref: str) -> list[Any]:
-    """Paths inside the temporary worktree shown as `REF:path`, as `--base-ref` shows stack files."""
-    from dataclasses import replace
-
+def _at_ref_path(path: str, tree: str, ref: str) -> str:
+    """A path inside the temporary worktree as `REF:path`, as `--base-ref` shows stack files."""
     root = os.path.abspath(tree) + os.sep
+    return f"{ref}:{os.path.relpath(path, root)}" if os.path.abspath(path).startswith(root) else path
 
-    def label(path: str) -> str:
-        return f"{ref}:{os.path.relpath(path, root)}" if os.path.abspath(path).startswith(root) else path
 
-    return [replace(p, stack=replace(p.stack, file=label(p.stack.file)),
-                    findings=tuple(replace(f, file=label(f.file)) for f in p.findings)) for p in plans]
+def _at_ref(plans: list[Any], tree: str, ref: str) -> list[Any]:
+    """The base's plans with their paths inside the temporary worktree shown as `REF:path`."""
+    return [replace(p, stack=replace(p.stack, file=_at_ref_path(p.stack.file, tree, ref)),
+                    findings=tuple(replace(f, file=_at_ref_path(f.file, tree, ref)) for f in p.findings)) for p in plans]
 
 
 class _worktree:
