@@ -80,8 +80,7 @@ fi
   # without one, the plan. The error block after it is cut at 4,000 characters, so the comment
   # stays under GitHub's 65,536 and the sticky comment is always replaced.
   if [ -n "${PLANNER_BASE_REF:-}" ]; then
-    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" --format markdown -- "${paths[@]}" \
-      2> "$out/errors.txt" || true
+    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" --format markdown -- "${paths[@]}" 2> "$out/errors.txt" || true
   else
     planner plan "${target[@]}" "${select[@]}" "${book[@]}" --format markdown -- "${paths[@]}" 2> "$out/errors.txt" || true
   fi
