@@ -1,0 +1,161 @@
+"""DescribeCapacityBlockOfferings in many regions at once: each region's offerings, or one line why not.
+
+Regions are asked in parallel by a few daemon threads (a region's calls one after another),
+and the command waits at most `--aws-timeout` for them: a region still silent then is an
+answer too ("no answer within N s"), as are AccessDenied, a region the account has not
+opted in to, throttling after botocore's retries, and an answer that is not AWS's API. A
+fault never becomes an empty list that would read as "no capacity". The threads are
+daemons, so a hung endpoint cannot keep the process alive once the answer is printed.
+Clients come from `planner.aws.account.Clients` (boto3's credential chain, its timeouts and
+retries, and the standard endpoint settings such as `AWS_ENDPOINT_URL_EC2`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import queue
+import threading
+import time
+from typing import Any, Callable, Iterable, Sequence
+
+from planner.aws.errors import DENIED, AwsCallError, NotAwsAnswer, explain, require_aws_answer
+from planner.cost.capacity import (ACTION, EXTENSION_ACTION, BadOffering, Offering, Query, RegionAnswer,
+                                   offering_from_api)
+
+WORKERS = 8  # regions asked at once: enough for every Capacity Block region in two rounds, few enough for EC2's rate limits
+MAX_PAGES = 20  # pages per request; AWS answers one search in one page, so more is a loop
+ClientFor = Callable[[str], Any]  # region -> botocore EC2 client
+Progress = Callable[[int, int, str], None]  # (answered, total, region just answered)
+
+
+def open_ec2(profile: str | None = None) -> ClientFor:
+    """EC2 clients on boto3's credential chain (or `profile`); SetupError when there are no credentials."""
+    from planner.aws.preflight import open_clients
+
+    clients = open_clients(profile)
+    return lambda region: clients.client("ec2", region)
+
+
+def _explain(exc: BaseException, action: str, region: str) -> AwsCallError:
+    """One line for a failed call, in the words of this command (regions, not IAM for preflight)."""
+    err = explain(exc, action, region)
+    if err.code == "OptInRequired":
+        return AwsCallError(action, f"{region} is not enabled for this account (OptInRequired); enable it "
+                                    "(Account settings, AWS Regions) or leave it out of --regions", err.code)
+    if err.code in DENIED:
+        return AwsCallError(action, f"access denied to {action} in {region} ({err.code}); grant it to the role or "
+                                    "user, or leave the region out of --regions", err.code)
+    return err
+
+
+def _ask(client: Any, action: str, method: str, params: dict[str, Any], results: str) -> list[dict[str, Any]]:
+    """Every record of one Describe call, page by page (NextToken)."""
+    out: list[dict[str, Any]] = []
+    token: str | None = None
+    for _ in range(MAX_PAGES):
+        page = getattr(client, method)(**params, **({"NextToken": token} if token else {}))
+        out += page.get(results) or []
+        token = page.get("NextToken")
+        if not token:
+            return out
+    raise BadOffering(f"{action} kept answering with more pages after {MAX_PAGES}")
+
+
+def ask_region(client: Any, region: str, asked: Sequence[Query], earliest: dt.datetime | None,
+               latest_end: dt.datetime | None) -> RegionAnswer:
+    """One region's offerings for every query, or the first failure as its one line."""
+    from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.parsers import ResponseParserError
+
+    client.meta.events.register("after-call", require_aws_answer, unique_id="planner-require-aws-answer")
+    found: list[Offering] = []
+    try:
+        for q in asked:
+            for d in _ask(client, ACTION, "describe_capacity_block_offerings", q.params(earliest, latest_end),
+                          "CapacityBlockOfferings"):
+                found.append(offering_from_api(region, d, q.duration_hours))
+    except BadOffering as exc:
+        return RegionAnswer(region, tuple(asked), error=f"{ACTION} in {region}: the answer is not usable ({exc})",
+                            code="NotAws")
+    except (ClientError, BotoCoreError, ResponseParserError, NotAwsAnswer) as exc:
+        err = _explain(exc, ACTION, region)
+        return RegionAnswer(region, tuple(asked), error=err.message, code=err.code)
+    unique = {o.offering_id: o for o in found}  # both durations may return the same offering
+    return RegionAnswer(region, tuple(asked), tuple(unique[k] for k in sorted(unique)))
+
+
+def search(regions: Iterable[str], asked: Sequence[Query], client_for: ClientFor, timeout: float,
+           earliest: dt.datetime | None = None, latest_end: dt.datetime | None = None,
+           progress: Progress | None = None, workers: int = WORKERS) -> list[RegionAnswer]:
+    """Every region's answer, in the order given; a region silent after `timeout` seconds says so."""
+    regions = list(dict.fromkeys(regions))
+    clients: dict[str, Any] = {}
+    answers: dict[str, RegionAnswer] = {}
+    for r in regions:  # made here, on one thread: a boto3 session is not thread-safe, its clients are
+        try:
+            clients[r] = client_for(r)
+        except Exception as exc:  # noqa: BLE001 - an unknown endpoint, a bad config: that region's line
+            answers[r] = RegionAnswer(r, tuple(asked), error=_explain(exc, ACTION, r).message, code=type(exc).__name__)
+    todo: queue.Queue[str] = queue.Queue()
+    for r in regions:
+        if r not in answers:
+            todo.put(r)
+    done: queue.Queue[RegionAnswer] = queue.Queue()
+
+    def work() -> None:
+        while True:
+            try:
+                r = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.put(ask_region(clients[r], r, asked, earliest, latest_end))
+            except Exception as exc:  # noqa: BLE001 - whatever a client raises is that region's line, never a traceback
+                done.put(RegionAnswer(r, tuple(asked), error=f"{ACTION} in {r} failed: {type(exc).__name__}: {exc}",
+                                      code=type(exc).__name__))
+
+    waiting = todo.qsize()
+    for _ in range(min(workers, waiting)):
+        threading.Thread(target=work, name="planner-capacity", daemon=True).start()
+    end = time.monotonic() + timeout
+    while waiting:
+        try:
+            a = done.get(timeout=max(0.0, end - time.monotonic()))
+        except queue.Empty:
+            break
+        answers[a.region] = a
+        waiting -= 1
+        if progress is not None:
+            progress(len(answers), len(regions), a.region)
+    for r in regions:
+        answers.setdefault(r, RegionAnswer(r, tuple(asked), error=f"no answer from {ACTION} in {r} within {timeout:g} s "
+                                                                  "(--aws-timeout); a slow endpoint or proxy?",
+                                           code="Timeout"))
+    return [answers[r] for r in regions]
+
+
+def reservation_and_extensions(client: Any, region: str, reservation_id: str,
+                               durations: Sequence[int]) -> tuple[dict[str, Any] | None, list[dict[str, Any]], str | None]:
+    """A Capacity Block's reservation and its extension offerings for `durations` (hours), or the line why not."""
+    from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.parsers import ResponseParserError
+
+    client.meta.events.register("after-call", require_aws_answer, unique_id="planner-require-aws-answer")
+    action = "ec2:DescribeCapacityReservations"
+    try:
+        found = client.describe_capacity_reservations(CapacityReservationIds=[reservation_id]).get(
+            "CapacityReservations") or []
+        if not found:
+            return None, [], f"{reservation_id} is not a capacity reservation of this account in {region}"
+        action = EXTENSION_ACTION
+        offers: list[dict[str, Any]] = []
+        for hours in durations:
+            offers += _ask(client, action, "describe_capacity_block_extension_offerings",
+                           {"CapacityBlockExtensionDurationHours": hours, "CapacityReservationId": reservation_id},
+                           "CapacityBlockExtensionOfferings")
+    except (ClientError, BotoCoreError, ResponseParserError, NotAwsAnswer, BadOffering) as exc:
+        if isinstance(exc, ClientError) and (exc.response.get("Error") or {}).get("Code") in (
+                "InvalidCapacityReservationId.NotFound", "InvalidCapacityReservationId.Malformed"):
+            return None, [], f"{reservation_id} is not a capacity reservation of this account in {region}"
+        return None, [], (str(exc) if isinstance(exc, BadOffering) else _explain(exc, action, region).message)
+    return found[0], offers, None

@@ -1,0 +1,539 @@
+"""Where and when a Capacity Block for a cluster can be bought, and which one to buy.
+
+AWS prices each Capacity Block offering by supply and demand and answers only through
+DescribeCapacityBlockOfferings, one region at a time, for one duration and one instance
+(or UltraServer) count per call. This module is the arithmetic around those calls, with no
+AWS client: which durations and counts to ask for (`queries`), how the offerings found
+become options (`combine`: several blocks of up to 64 instances in one Availability Zone
+with the same dates for a larger cluster), which option to pick (`choose`: the cheapest
+that finishes before the deadline and within the budget), and what to run next (the
+purchase commands and the stack keys, printed, never applied). The calls themselves are
+`planner.aws.capacity_blocks`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any, Iterable, Mapping, Sequence
+
+from planner import blocks
+
+ACTION = "ec2:DescribeCapacityBlockOfferings"
+EXTENSION_ACTION = "ec2:DescribeCapacityBlockExtensionOfferings"
+OFFERINGS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockOfferings.html"
+PURCHASE_DOC = "https://docs.aws.amazon.com/cli/latest/reference/ec2/purchase-capacity-block.html"
+LOCAL_ZONE_OPT_IN_DOC = "https://docs.aws.amazon.com/local-zones/latest/ug/getting-started.html"
+INSTANCE_PLATFORM = "Linux/UNIX"  # PurchaseCapacityBlock's InstancePlatform for the Linux AMIs ML clusters run
+CURRENCY = "USD"
+LOCAL_ZONE = "local-zone"  # CapacityBlockOffering.ZoneType of a Local Zone
+
+
+# --- UltraServer types ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class UltraServerType:
+    """An UltraServer type as DescribeCapacityBlockOfferings names it, and the instances it joins."""
+
+    name: str  # UltraserverType, such as u-trn2x64
+    instance_type: str  # the member instance type
+    members: int  # instances per UltraServer
+    source: str
+
+
+# The one place planner learns UltraServer type names (until the catalogue holds them): the
+# Neuron "Amazon EC2 Trn2 architecture" page names the Trn2 UltraServer u-trn2x64.
+_ULTRASERVER_NAMES = {
+    "trn2u.48xlarge": ("u-trn2x64",
+                       "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-hardware/trn2-arch.html"),
+}
+
+
+def ultraserver_type(instance_type: Any) -> UltraServerType | None:
+    """The UltraServer type a catalogue instance type is a member of, or None for a type sold by the instance.
+
+    `instance_type` is a `planner.catalogue.InstanceType`. Kept to this one function so the
+    names can move to the catalogue; a member type whose name is unknown raises NoBlock.
+    """
+    size = getattr(instance_type, "ultraserver_size", None)
+    if not size:
+        return None
+    known = _ULTRASERVER_NAMES.get(instance_type.name)
+    if known is None:
+        raise NoBlock(f"{instance_type.name} is sold as UltraServers, but planner does not know the UltraServer "
+                         "type name DescribeCapacityBlockOfferings expects for it")
+    return UltraServerType(known[0], instance_type.name, int(size), known[1])
+
+
+# --- what to ask ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Need:
+    """One cluster to find blocks for: a type, how many, and the run's hours."""
+
+    instance_type: str
+    instances: int
+    run_hours: float
+    hours_basis: str  # where the hours came from: "--hours", "schedule.hours", "workload", ...
+    ultraserver: UltraServerType | None = None
+
+    @property
+    def ultraservers(self) -> int | None:
+        return None if self.ultraserver is None else self.instances // self.ultraserver.members
+
+    def describe(self) -> str:
+        """`16 x p5en.48xlarge for 336 h` / `4 x u-trn2x64 UltraServers (16 trn2u.48xlarge) for 336 h`."""
+        from planner.report.text import num
+
+        hours = f"for {num(self.run_hours)} h ({self.hours_basis})"
+        if self.ultraserver is not None:
+            return (f"{self.ultraservers} x {self.ultraserver.name} UltraServer{'s' if self.ultraservers != 1 else ''} "
+                    f"({self.instances} {self.instance_type}) {hours}")
+        return f"{self.instances} x {self.instance_type} {hours}"
+
+
+@dataclass(frozen=True)
+class Query:
+    """One DescribeCapacityBlockOfferings request (asked in each region)."""
+
+    duration_hours: int
+    instance_type: str | None = None
+    instance_count: int | None = None
+    ultraserver_type: str | None = None
+    ultraserver_count: int | None = None
+
+    def params(self, earliest: dt.datetime | None, latest_end: dt.datetime | None) -> dict[str, Any]:
+        """The API parameters; every zone is asked for, Local Zones included (they are marked, with their opt-in)."""
+        p: dict[str, Any] = {"CapacityDurationHours": self.duration_hours, "AllAvailabilityZones": True}
+        if self.ultraserver_type:
+            p.update(UltraserverType=self.ultraserver_type, UltraserverCount=self.ultraserver_count)
+        else:
+            p.update(InstanceType=self.instance_type, InstanceCount=self.instance_count)
+        if earliest is not None:
+            p["StartDateRange"] = earliest
+        if latest_end is not None:
+            p["EndDateRange"] = latest_end
+        return p
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"capacity_duration_hours": self.duration_hours}
+        if self.ultraserver_type:
+            out.update(ultraserver_type=self.ultraserver_type, ultraserver_count=self.ultraserver_count)
+        else:
+            out.update(instance_type=self.instance_type, instance_count=self.instance_count)
+        return out
+
+
+class NoBlock(ValueError):
+    """The need cannot be bought as Capacity Blocks at all (too long, too many): one line, exit 2."""
+
+
+def durations(run_hours: float) -> tuple[int, ...]:
+    """The bookable durations to ask for: the shortest that covers the run, and the next one.
+
+    Blocks end at 11:30 UTC, so the offerings for a duration are a little shorter or longer
+    than asked, and instances stop 30 minutes before the end: an offering for the shortest
+    duration may or may not leave the run its hours (`combine` checks each), the next
+    duration always does.
+    """
+    hours = blocks.bookable_hours()
+    first = next((i for i, h in enumerate(hours) if h >= run_hours), None)
+    if first is None:
+        raise NoBlock(f"a run of {run_hours:,.1f} h is longer than the longest Capacity Block "
+                      f"({blocks.describe(blocks.MAX_HOURS)}); "
+                      "split it across consecutive blocks and search for each")
+    return tuple(hours[first:first + 2])
+
+
+def block_sizes(instances: int) -> tuple[int, ...]:
+    """Instances per block for a cluster: blocks of the most a block holds, then the rest (96 -> 64 + 32)."""
+    if instances > blocks.MAX_INSTANCES_PER_ACCOUNT:
+        raise NoBlock(f"{instances} instances is more than an account can hold across Capacity Blocks "
+                      f"({blocks.MAX_INSTANCES_PER_ACCOUNT}, {blocks.SOURCE})")
+    per = blocks.MAX_INSTANCES_PER_BLOCK
+    full, rest = divmod(instances, per)
+    return (per,) * full + ((rest,) if rest else ())
+
+
+def queries(need: Need) -> tuple[Query, ...]:
+    """Every request one region is asked for `need`: each duration, for each distinct block size."""
+    out: list[Query] = []
+    for hours in durations(need.run_hours):
+        if need.ultraserver is not None:
+            if need.instances > blocks.MAX_INSTANCES_PER_ACCOUNT:
+                block_sizes(need.instances)  # raises: more than the account holds
+            out.append(Query(hours, ultraserver_type=need.ultraserver.name, ultraserver_count=need.ultraservers))
+            continue
+        for size in sorted(set(block_sizes(need.instances)), reverse=True):
+            out.append(Query(hours, instance_type=need.instance_type, instance_count=size))
+    return tuple(out)
+
+
+def regions_sold(instance_type: str, catalogue: Any, book: Any) -> list[str]:
+    """Regions where Capacity Blocks of the type are sold: a Capacity Block price in `book` (the Capacity
+    Blocks pricing page's regions, per type) and no entry of planner/data/prices/not-sold.yaml against it."""
+    from planner.cost.offers import not_sold
+
+    known = {r for t in catalogue.instance_types.values() for r in t.regions} | {k[1] for k in book.instances}
+    return sorted(r for r in known if book.instance(instance_type, r, "capacity-block") is not None
+                  and not_sold(instance_type, r, "capacity-block") is None)
+
+
+# --- what came back ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Offering:
+    """One CapacityBlockOffering, in one region."""
+
+    offering_id: str
+    region: str
+    availability_zone: str
+    instance_type: str
+    instances: int
+    start: dt.datetime
+    end: dt.datetime
+    hours: float  # CapacityBlockDurationHours + CapacityBlockDurationMinutes / 60
+    upfront_fee: Decimal
+    currency: str
+    zone_type: str | None = None
+    ultraserver_type: str | None = None
+    ultraservers: int | None = None
+    asked_hours: int = 0  # the duration asked for (a bookable one)
+
+    @property
+    def local_zone(self) -> bool:
+        return self.zone_type == LOCAL_ZONE
+
+
+class BadOffering(ValueError):
+    """An offering AWS's API would not send (missing or malformed field): the region's answer is not usable."""
+
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,63}", re.ASCII)  # offering ids, zones, types: printed into shell commands
+
+
+def _token(value: Any, key: str) -> str:
+    """A value AWS sends as a short name or id; anything else (quotes, spaces, line breaks) is not AWS's answer."""
+    if not isinstance(value, str) or not _ID.fullmatch(value):
+        raise BadOffering(f"{key} '{str(value)[:24]}' is not an AWS name")
+    return value
+
+
+def _utc(value: Any, key: str) -> dt.datetime:
+    if not isinstance(value, dt.datetime):
+        raise BadOffering(f"{key} is not a date")
+    return value.astimezone(dt.timezone.utc) if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+
+
+def offering_from_api(region: str, d: Mapping[str, Any], asked_hours: int) -> Offering:
+    """A CapacityBlockOffering record (as botocore parses it) as an `Offering`; BadOffering when it is not one."""
+    try:
+        oid = _token(d["CapacityBlockOfferingId"], "CapacityBlockOfferingId")
+        az = _token(d["AvailabilityZone"], "AvailabilityZone")
+        fee = Decimal(str(d["UpfrontFee"]))
+    except KeyError as missing:
+        raise BadOffering(f"an offering without {missing.args[0]}") from None
+    except InvalidOperation:
+        raise BadOffering(f"UpfrontFee '{str(d.get('UpfrontFee'))[:24]}' is not a number") from None
+    if not fee.is_finite() or fee < 0:
+        raise BadOffering(f"UpfrontFee '{fee}' is not an amount")
+    hours = d.get("CapacityBlockDurationHours")
+    if not isinstance(hours, int) or hours <= 0:
+        raise BadOffering(f"offering {oid}: CapacityBlockDurationHours missing")
+    minutes = d.get("CapacityBlockDurationMinutes") or 0
+    count = d.get("InstanceCount")
+    if not isinstance(count, int) or count <= 0:
+        raise BadOffering(f"offering {oid}: InstanceCount missing")
+    itype = _token(d["InstanceType"], "InstanceType") if d.get("InstanceType") else ""
+    us = _token(d["UltraserverType"], "UltraserverType") if d.get("UltraserverType") else None
+    return Offering(oid, region, az, itype, count,
+                    _utc(d.get("StartDate"), "StartDate"), _utc(d.get("EndDate"), "EndDate"),
+                    hours + minutes / 60, fee, str(d.get("CurrencyCode") or ""), d.get("ZoneType"),
+                    us, d.get("UltraserverCount"), asked_hours)
+
+
+# --- options and the pick ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Option:
+    """What can be bought: one block, or several in one zone with the same dates, for the whole cluster."""
+
+    offerings: tuple[Offering, ...]
+    need: Need
+    deadline: dt.datetime | None = None
+
+    @property
+    def run_hours(self) -> float:
+        return self.need.run_hours
+
+    @property
+    def first(self) -> Offering:
+        return self.offerings[0]
+
+    @property
+    def instances(self) -> int:
+        return sum(o.instances for o in self.offerings)
+
+    @property
+    def upfront_usd(self) -> Decimal:
+        return sum((o.upfront_fee for o in self.offerings), Decimal(0))
+
+    @property
+    def usd_per_instance_hour(self) -> float:
+        return float(self.upfront_usd) / (self.instances * self.first.hours)
+
+    @property
+    def usable_hours(self) -> float:
+        return blocks.usable_hours(self.first.hours)
+
+    @property
+    def finish(self) -> dt.datetime:
+        """When the run ends if it starts when the block does."""
+        return self.first.start + dt.timedelta(hours=self.run_hours)
+
+    @property
+    def meets_deadline(self) -> bool | None:
+        return None if self.deadline is None else self.finish <= self.deadline
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.upfront_usd, self.finish, self.first.region, self.first.availability_zone,
+                tuple(o.offering_id for o in self.offerings), self.need.instance_type)
+
+
+def combine(need: Need, offerings: Iterable[Offering], deadline: dt.datetime | None = None) -> tuple[list[Option], list[str]]:
+    """The options for `need` among `offerings` (every region), cheapest first, and notes on what was left out.
+
+    An offering counts when it is for the type (or UltraServer type) and count asked, in
+    USD, and long enough to run the job once AWS's termination lead is taken off. A cluster
+    larger than one block takes one offering per block size, all in one Availability Zone
+    with the same start and end (one placement, one schedule); an offering is used once.
+    """
+    notes: list[str] = []
+    usable: list[Offering] = []
+    short = other_currency = 0
+    for o in offerings:
+        if o.currency != CURRENCY:
+            other_currency += 1
+            continue
+        if blocks.usable_hours(o.hours) < need.run_hours:
+            short += 1
+            continue
+        usable.append(o)
+    if short:
+        notes.append(f"{short} offering{'s' if short != 1 else ''} left out: too short once instances stop "
+                     f"{blocks.TERMINATION_LEAD_HOURS * 60:.0f} minutes before the block ends ({blocks.TERMINATION_SOURCE})")
+    if other_currency:
+        notes.append(f"{other_currency} offering{'s' if other_currency != 1 else ''} left out: priced in a currency other than {CURRENCY}")
+    options: list[Option] = []
+    if need.ultraserver is not None:
+        options = [Option((o,), need, deadline) for o in usable
+                   if o.ultraserver_type == need.ultraserver.name and o.ultraservers == need.ultraservers]
+    else:
+        sizes = block_sizes(need.instances)
+        mine = [o for o in usable if o.instance_type in ("", need.instance_type)]
+        if len(sizes) == 1:
+            options = [Option((o,), need, deadline) for o in mine if o.instances == sizes[0]]
+        else:
+            groups: dict[tuple[str, str, dt.datetime, dt.datetime], list[Offering]] = {}
+            for o in mine:
+                groups.setdefault((o.region, o.availability_zone, o.start, o.end), []).append(o)
+            for _, found in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], kv[0][3])):
+                picked = _fill(sizes, found)
+                if picked is not None:
+                    options.append(Option(picked, need, deadline))
+            if mine and not options:
+                notes.append(f"no Availability Zone had {len(sizes)} blocks ({' + '.join(map(str, sizes))} instances) "
+                             "with the same dates")
+    options.sort(key=Option.sort_key)
+    return options, notes
+
+
+def _fill(sizes: Sequence[int], found: list[Offering]) -> tuple[Offering, ...] | None:
+    """One distinct offering per block size (the cheapest of each), or None when the zone lacks one."""
+    left = sorted(found, key=lambda o: (o.upfront_fee, o.offering_id))
+    picked: list[Offering] = []
+    for size in sizes:
+        o = next((x for x in left if x.instances == size), None)
+        if o is None:
+            return None
+        left.remove(o)
+        picked.append(o)
+    return tuple(picked)
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The option to buy, and whether it fits (deadline and budget); `why` says what it misses."""
+
+    option: Option | None
+    fits: bool
+    why: str | None = None
+
+
+def choose(options: Sequence[Option], deadline: dt.datetime | None, max_usd: float | None) -> Pick:
+    """The cheapest option that finishes in time and within the budget; else the one that finishes first."""
+    def in_budget(o: Option) -> bool:
+        return max_usd is None or o.upfront_usd <= Decimal(str(max_usd))
+
+    fitting = [o for o in options if o.meets_deadline is not False and in_budget(o)]
+    if fitting:
+        return Pick(min(fitting, key=Option.sort_key), True)
+    if not options:
+        return Pick(None, False, "no offering was found for this cluster")
+    best = min(options, key=lambda o: (o.finish, o.sort_key()))
+    in_time = [o for o in options if o.meets_deadline is not False]
+    if not in_time:
+        why = f"no option finishes by the deadline {iso(deadline)}"
+    else:
+        why = (f"every option that finishes in time costs more than --max-usd ${max_usd:,.2f} (the cheapest: "
+               f"${min(in_time, key=Option.sort_key).upfront_usd:,.2f})")
+    return Pick(best, False, why + "; shown: the option that finishes first")
+
+
+def iso(t: dt.datetime | None) -> str | None:
+    """`2026-12-08T11:30:00Z`: UTC, to the second, as JSON and the reports show times."""
+    if t is None:
+        return None
+    return t.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
+
+
+# --- what to do next --------------------------------------------------------------------
+
+def local_zone_group(zone: str) -> str:
+    """The zone group a Local Zone is opted into by: its name without the zone letter (us-east-1-dfw-2a -> us-east-1-dfw-2)."""
+    return zone[:-1] if zone and zone[-1].isalpha() else zone
+
+
+def purchase_commands(option: Option) -> list[str]:
+    """The AWS CLI commands that buy the option (one per block), and the opt-in a Local Zone needs first."""
+    out: list[str] = []
+    first = option.first
+    if first.local_zone:
+        out.append(f"aws ec2 modify-availability-zone-group --region {first.region} --group-name "
+                   f"{local_zone_group(first.availability_zone)} --opt-in-status opted-in")
+    out += [f"aws ec2 purchase-capacity-block --region {o.region} --capacity-block-offering-id {o.offering_id} "
+            f"--instance-platform {INSTANCE_PLATFORM}" for o in option.offerings]
+    return out
+
+
+def stack_keys(option: Option, group: str | None) -> list[str]:
+    """The node group and schedule keys to set once the blocks are bought (never written by planner)."""
+    where = f"node group '{group}'" if group else "the node group"
+    first = option.first
+    ids = "capacity_reservation_id: cr-... (CapacityReservation.CapacityReservationId that the purchase prints)"
+    if len(option.offerings) > 1:
+        ids = (f"a node group per block ({len(option.offerings)}), each with capacity_reservation_id: cr-... "
+               "(the CapacityReservationId each purchase prints)")
+    elif first.ultraserver_type:
+        ids = ("capacity_reservation_id: the reservation ids the purchase prints (CapacityBlocks[].CapacityReservationIds), "
+               "one per UltraServer")
+    return [f"{where}: purchase: capacity-block", f"{where}: availability_zone: {first.availability_zone}",
+            f"{where}: {ids}", f"schedule.hours: {first.asked_hours or round(first.hours)}"]
+
+
+# --- the whole answer -------------------------------------------------------------------
+
+@dataclass
+class RegionAnswer:
+    """What one region was asked and what it said: offerings, or the one line why not."""
+
+    region: str
+    asked: tuple[Query, ...] = ()
+    offerings: tuple[Offering, ...] = ()
+    error: str | None = None
+    code: str | None = None  # the AWS error code, or planner's (Timeout, NotAws)
+    instance_type: str = ""  # the need it was asked for
+
+    def to_json(self) -> dict[str, Any]:
+        return {"region": self.region, "instance_type": self.instance_type, "asked": [q.to_json() for q in self.asked], "offerings": len(self.offerings),
+                "error": self.error, "code": self.code}
+
+
+@dataclass
+class Search:
+    """Everything `planner capacity` answers: what was needed, each region's answer, the options and the pick.
+
+    Several needs are alternatives (`--instance-type` given more than once): their options
+    are ranked together and one is picked.
+    """
+
+    needs: list[Need]
+    regions: list[RegionAnswer]
+    earliest: dt.datetime | None
+    deadline: dt.datetime | None
+    max_usd: float | None
+    node_group: str | None = None
+    source: str = ""  # the stack file, or "<command line>"
+    options: list[Option] = field(default_factory=list)
+    pick: Pick = field(default_factory=lambda: Pick(None, False))
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def answered(self) -> list[RegionAnswer]:
+        return [r for r in self.regions if r.error is None]
+
+    def exit_code(self) -> int:
+        """0 when the pick fits; 1 when there is none, or it misses the deadline or --max-usd."""
+        return 0 if self.pick.option is not None and self.pick.fits else 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "needs": [need_json(n) for n in self.needs],
+            "node_group": self.node_group, "source": self.source,
+            "earliest": iso(self.earliest), "deadline": iso(self.deadline), "max_usd": self.max_usd,
+            "regions": [r.to_json() for r in self.regions],
+            "options": [option_json(o) for o in self.options],
+            "pick": None if self.pick.option is None else {**option_json(self.pick.option), "fits": self.pick.fits,
+                                                           "why": self.pick.why},
+            "next": None if self.pick.option is None else {
+                "purchase_commands": purchase_commands(self.pick.option),
+                "stack_keys": stack_keys(self.pick.option, self.node_group)},
+            "notes": self.notes,
+            "source_page": OFFERINGS_DOC,
+        }
+
+
+def answer(needs: Sequence[Need], regions: list[RegionAnswer], earliest: dt.datetime | None,
+           deadline: dt.datetime | None, max_usd: float | None, node_group: str | None = None,
+           source: str = "", notes: Sequence[str] = ()) -> Search:
+    """The options of every need from what the regions answered, ranked, and the pick."""
+    out = Search(list(needs), regions, earliest, deadline, max_usd, node_group, source, notes=list(notes))
+    for need in needs:
+        found = [o for r in regions if r.instance_type == need.instance_type for o in r.offerings]
+        options, left = combine(need, found, deadline)
+        out.options += options
+        out.notes += [f"{need.instance_type}: {n}" if len(needs) > 1 else n for n in left]
+    out.options.sort(key=Option.sort_key)
+    out.pick = choose(out.options, deadline, max_usd)
+    return out
+
+
+def need_json(n: Need) -> dict[str, Any]:
+    return {"instance_type": n.instance_type, "instances": n.instances,
+            "ultraserver_type": None if n.ultraserver is None else n.ultraserver.name,
+            "ultraservers": n.ultraservers, "run_hours": round(n.run_hours, 3), "hours_basis": n.hours_basis}
+
+
+def option_json(o: Option) -> dict[str, Any]:
+    first = o.first
+    return {
+        "instance_type": o.need.instance_type,
+        "ultraserver_type": first.ultraserver_type,
+        "offering_ids": [x.offering_id for x in o.offerings],
+        "region": first.region,
+        "availability_zone": first.availability_zone,
+        "local_zone": first.local_zone,
+        "opt_in_group": local_zone_group(first.availability_zone) if first.local_zone else None,
+        "start": iso(first.start),
+        "end": iso(first.end),
+        "hours": round(first.hours, 3),
+        "usable_hours": round(o.usable_hours, 3),
+        "instances": o.instances,
+        "blocks": [x.instances for x in o.offerings],
+        "upfront_usd": float(o.upfront_usd),
+        "usd_per_instance_hour": round(o.usd_per_instance_hour, 4),
+        "finish": iso(o.finish),
+        "meets_deadline": o.meets_deadline,
+    }
