@@ -211,7 +211,7 @@ class BadOffering(ValueError):
     """An offering AWS's API would not send (missing or malformed field): the region's answer is not usable."""
 
 
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,63}", re.ASCII)  # offering ids, zones, types: printed into shell commands
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]{0,63}", re.ASCII)  # offering ids, zones, types: printed into shell commands
 
 
 def _token(value: Any, key: str) -> str:
