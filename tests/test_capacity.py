@@ -299,9 +299,9 @@ def test_table_and_markdown_say_the_same(aws: StubbedAws, capsys) -> None:
     three_regions(aws)
     code, table, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06")
     assert code == 0
-    assert "Pick: #2, us-east-2 us-east-2b" in table and "aws ec2 purchase-capacity-block" in table
+    assert "Pick: option 2, us-east-2 us-east-2b" in table and "aws ec2 purchase-capacity-block" in table
     assert table.rstrip().endswith("4 options from 3 of 3 regions answering; pick fits; exit 0")
     three_regions(aws)
     code, md, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06",
                       "--format", "markdown")
-    assert "| 2 | us-east-2 | us-east-2b |" in md and "```sh" in md
+    assert "| 2 | us-east-2b | 2026-12-20 07:00 |" in md and "```sh" in md

@@ -420,7 +420,7 @@ def purchase_commands(option: Option) -> list[str]:
 
 def stack_keys(option: Option, group: str | None) -> list[str]:
     """The node group and schedule keys to set once the blocks are bought (never written by planner)."""
-    where = f"node group '{group}'" if group else "the node group"
+    where = f"node group '{group}'" if group else "node group"
     first = option.first
     ids = "capacity_reservation_id: cr-... (CapacityReservation.CapacityReservationId that the purchase prints)"
     if len(option.offerings) > 1:

@@ -7,9 +7,9 @@ from typing import Any
 
 from planner import blocks
 
-HEADERS = ("#", "region", "zone", "start (UTC)", "end (UTC)", "hours", "inst", "upfront", "USD/inst-h", "deadline",
-           "offering")
-RIGHT = (0, 5, 6, 7, 8)
+# the zone names its region; the offering ids are listed under the table (they would not fit beside it)
+HEADERS = ("#", "zone", "start (UTC)", "end (UTC)", "hours", "inst", "upfront", "$/inst-h", "deadline")
+RIGHT = (0, 4, 5, 6, 7)
 CLOSING = ("Offerings as AWS quoted them (DescribeCapacityBlockOfferings); the fee is paid upfront for the whole "
            f"block, and instances stop {blocks.TERMINATION_LEAD_HOURS * 60:.0f} minutes before it ends. Nothing was bought.")
 
@@ -49,10 +49,15 @@ def _rows(doc: dict[str, Any]) -> list[tuple[str, ...]]:
     for i, o in enumerate(doc["options"], 1):
         met = {True: "meets", False: "misses", None: "-"}[o["meets_deadline"]]
         blocks = "+".join(str(b) for b in o["blocks"]) if len(o["blocks"]) > 1 else str(o["instances"])
-        region = f"{o['region']} {o['instance_type']}" if several else o["region"]
-        rows.append((str(i), region, _zone(o), _when(o["start"]), _when(o["end"]), num(o["hours"]), blocks,
-                     usd(o["upfront_usd"]), f"{o['usd_per_instance_hour']:,.2f}", met, " ".join(o["offering_ids"])))
+        zone = f"{_zone(o)} {o['instance_type']}" if several else _zone(o)
+        rows.append((str(i), zone, _when(o["start"]), _when(o["end"]), num(o["hours"]), blocks,
+                     usd(o["upfront_usd"]), f"{o['usd_per_instance_hour']:,.2f}", met))
     return rows
+
+
+def offering_lines(doc: dict[str, Any]) -> list[str]:
+    """`#1 cb-...`: the offering ids of each option, in the table's order."""
+    return [f"{i} {' + '.join(o['offering_ids'])}" for i, o in enumerate(doc["options"], 1)]
 
 
 def region_lines(doc: dict[str, Any]) -> list[str]:
@@ -80,7 +85,7 @@ def pick_lines(doc: dict[str, Any]) -> list[str]:
             return ["Pick: none: no region answered (see above); this is not an answer about capacity"]
         return [f"Pick: none: no offering for this cluster in the {answered} region{'s' if answered != 1 else ''} that answered"]
     index = next(i for i, o in enumerate(doc["options"], 1) if o["offering_ids"] == p["offering_ids"])
-    head = (f"Pick: #{index}, {p['region']} {_zone(p)}, {_when(p['start'])} to {_when(p['end'])} UTC, "
+    head = (f"Pick: option {index}, {p['region']} {_zone(p)}, {_when(p['start'])} to {_when(p['end'])} UTC, "
             f"{num(p['hours'])} h ({num(p['usable_hours'])} h usable), {p['instances']} x {p['instance_type']}, "
             f"{usd(p['upfront_usd'])} upfront (${p['usd_per_instance_hour']:,.2f} per instance-hour); the run ends "
             f"{_when(p['finish'])}")
@@ -116,6 +121,7 @@ def render_table(doc: dict[str, Any]) -> str:
     rows = _rows(doc)
     if rows:
         lines += grid(HEADERS, rows, right=RIGHT)
+        lines.append("Offerings: " + "; ".join(offering_lines(doc)))
     else:
         lines.append("(no option: see the regions below)")
     lines += ["Regions:"] + [f"  {x}" for x in region_lines(doc)]
@@ -134,8 +140,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
     out = [f"**{md_inert(need_line(doc))}**", ""]
     rows = _rows(doc)
     if rows:
-        out += ["| " + " | ".join(HEADERS) + " |", "|---:|---|---|---|---|---:|---:|---:|---:|---|---|"]
-        out += ["| " + " | ".join(md_inert(c) for c in row) + " |" for row in rows]
+        out += ["| " + " | ".join(HEADERS + ("offering",)) + " |", "|---:|---|---|---|---:|---:|---:|---:|---|---|"]
+        out += ["| " + " | ".join(md_inert(c) for c in row + (" + ".join(o["offering_ids"]),)) + " |"
+                for row, o in zip(rows, doc["options"])]
     else:
         out.append("No option: see the regions below.")
     out += ["", "Regions:", ""] + [f"- {md_inert(x)}" for x in region_lines(doc)]
