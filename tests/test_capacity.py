@@ -305,3 +305,65 @@ def test_table_and_markdown_say_the_same(aws: StubbedAws, capsys) -> None:
     code, md, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06",
                       "--format", "markdown")
     assert "| 2 | us-east-2b | 2026-12-20 07:00 |" in md and "```sh" in md
+
+
+BOOKED = """config:
+  aws:region: us-east-1
+  planner:cluster:
+    availability_zone: us-east-1a
+    node_groups:
+      - name: gpus
+        instance_type: p5en.48xlarge
+        count: 8
+        purchase: capacity-block
+        capacity_reservation_id: cr-0f1e2d3c4b5a69788
+    placement_group: none
+    schedule:
+      hours: 336
+"""
+
+
+def reservation(start: str, end: str) -> dict[str, Any]:
+    return {"CapacityReservations": [{
+        "CapacityReservationId": "cr-0f1e2d3c4b5a69788", "InstanceType": "p5en.48xlarge", "InstancePlatform": "Linux/UNIX",
+        "AvailabilityZone": "us-east-1a", "Tenancy": "default", "TotalInstanceCount": 8, "AvailableInstanceCount": 8,
+        "State": "scheduled", "StartDate": at(start), "EndDate": at(end), "EndDateType": "limited",
+        "ReservationType": "capacity-block"}], **META}
+
+
+def test_a_booked_block_too_short_for_the_run_gets_its_extension_offerings(aws: StubbedAws, capsys, tmp_path) -> None:
+    stack = tmp_path / "Pulumi.booked.yaml"
+    stack.write_text(BOOKED, encoding="utf-8")
+    ec2 = aws.stub("ec2", "us-east-1")
+    ec2.add_response("describe_capacity_reservations", reservation("2026-12-10T11:30:00", "2026-12-17T11:30:00"),
+                     {"CapacityReservationIds": ["cr-0f1e2d3c4b5a69788"]})
+    # 168 h booked, 167.5 h usable: 168.5 h more -> 192 h and 216 h extensions are asked for
+    ext = {"CapacityBlockExtensionOfferingId": "cbe-0a1b2c3d4e5f60718", "InstanceType": "p5en.48xlarge",
+           "InstanceCount": 8, "AvailabilityZone": "us-east-1a", "StartDate": at("2026-12-10T11:30:00"),
+           "CapacityBlockExtensionStartDate": at("2026-12-17T11:30:00"),
+           "CapacityBlockExtensionEndDate": at("2026-12-25T11:30:00"), "CapacityBlockExtensionDurationHours": 192,
+           "UpfrontFee": "97000.00", "CurrencyCode": "USD", "Tenancy": "default"}
+    ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [ext], **META},
+                     {"CapacityBlockExtensionDurationHours": 192, "CapacityReservationId": "cr-0f1e2d3c4b5a69788"})
+    ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [], **META},
+                     {"CapacityBlockExtensionDurationHours": 216, "CapacityReservationId": "cr-0f1e2d3c4b5a69788"})
+    code, doc, _ = run(capsys, str(stack), "--format", "json")
+    assert code == 0
+    r = doc["reservation"]
+    assert (r["hours"], r["usable_hours"], r["covers_run"]) == (168.0, 167.5, False)
+    assert doc["asked_extension_hours"] == [192, 216]
+    assert doc["extensions"][0]["usable_hours_after"] == 359.5
+    assert doc["next"]["purchase_commands"] == [
+        "aws ec2 purchase-capacity-block-extension --region us-east-1 --capacity-block-extension-offering-id "
+        "cbe-0a1b2c3d4e5f60718 --capacity-reservation-id cr-0f1e2d3c4b5a69788"]
+    ec2.assert_no_pending_responses()
+
+
+def test_a_booked_block_that_covers_the_run_asks_for_nothing_more(aws: StubbedAws, capsys, tmp_path) -> None:
+    stack = tmp_path / "Pulumi.booked.yaml"
+    stack.write_text(BOOKED, encoding="utf-8")
+    aws.stub("ec2", "us-east-1").add_response("describe_capacity_reservations",
+                                              reservation("2026-12-10T09:00:00", "2026-12-24T11:30:00"))
+    code, text, _ = run(capsys, str(stack))
+    assert code == 0
+    assert "338.5 h, 338 h usable (covers the run)" in text and text.rstrip().endswith("the block covers the run; exit 0")

@@ -19,8 +19,8 @@ import time
 from typing import Any, Callable, Iterable, Sequence
 
 from planner.aws.errors import DENIED, AwsCallError, NotAwsAnswer, explain, require_aws_answer
-from planner.cost.capacity import (ACTION, EXTENSION_ACTION, BadOffering, Offering, Query, RegionAnswer,
-                                   offering_from_api)
+from planner.cost.capacity import (ACTION, EXTENSION_ACTION, BadOffering, ExtensionSearch, Offering, Query,
+                                   RegionAnswer, offering_from_api)
 
 WORKERS = 8  # regions asked at once: enough for every Capacity Block region in two rounds, few enough for EC2's rate limits
 MAX_PAGES = 20  # pages per request; AWS answers one search in one page, so more is a loop
@@ -134,28 +134,60 @@ def search(regions: Iterable[str], asked: Sequence[Query], client_for: ClientFor
     return [answers[r] for r in regions]
 
 
-def reservation_and_extensions(client: Any, region: str, reservation_id: str,
-                               durations: Sequence[int]) -> tuple[dict[str, Any] | None, list[dict[str, Any]], str | None]:
-    """A Capacity Block's reservation and its extension offerings for `durations` (hours), or the line why not."""
+def extend(client: Any, search: ExtensionSearch, timeout: float) -> ExtensionSearch:
+    """Fill `search` with the block's reservation and, when it is too short for the run, its extension offerings.
+
+    Asked on a daemon thread like `search`, so `timeout` bounds the whole lookup.
+    """
+    done: queue.Queue[ExtensionSearch] = queue.Queue()
+
+    def work() -> None:
+        try:
+            done.put(_extend(client, search))
+        except Exception as exc:  # noqa: BLE001 - whatever a client raises is the answer's line, never a traceback
+            search.error = f"{EXTENSION_ACTION} in {search.region} failed: {type(exc).__name__}: {exc}"
+            done.put(search)
+
+    threading.Thread(target=work, name="planner-capacity-extension", daemon=True).start()
+    try:
+        return done.get(timeout=timeout)
+    except queue.Empty:
+        search.error = (f"no answer about {search.reservation_id} in {search.region} within {timeout:g} s (--aws-timeout); "
+                        "a slow endpoint or proxy?")
+        return search
+
+
+def _extend(client: Any, search: ExtensionSearch) -> ExtensionSearch:
     from botocore.exceptions import BotoCoreError, ClientError
     from botocore.parsers import ResponseParserError
 
+    from planner.cost.capacity import durations, extension_from_api, reservation_from_api
+
     client.meta.events.register("after-call", require_aws_answer, unique_id="planner-require-aws-answer")
-    action = "ec2:DescribeCapacityReservations"
+    action, region, rid = "ec2:DescribeCapacityReservations", search.region, search.reservation_id
     try:
-        found = client.describe_capacity_reservations(CapacityReservationIds=[reservation_id]).get(
-            "CapacityReservations") or []
+        found = client.describe_capacity_reservations(CapacityReservationIds=[rid]).get("CapacityReservations") or []
         if not found:
-            return None, [], f"{reservation_id} is not a capacity reservation of this account in {region}"
+            search.error = f"{rid} is not a capacity reservation of this account in {region}"
+            return search
+        search.reservation = reservation_from_api(region, found[0])
+        if search.covered:
+            return search
         action = EXTENSION_ACTION
-        offers: list[dict[str, Any]] = []
-        for hours in durations:
-            offers += _ask(client, action, "describe_capacity_block_extension_offerings",
-                           {"CapacityBlockExtensionDurationHours": hours, "CapacityReservationId": reservation_id},
-                           "CapacityBlockExtensionOfferings")
-    except (ClientError, BotoCoreError, ResponseParserError, NotAwsAnswer, BadOffering) as exc:
-        if isinstance(exc, ClientError) and (exc.response.get("Error") or {}).get("Code") in (
-                "InvalidCapacityReservationId.NotFound", "InvalidCapacityReservationId.Malformed"):
-            return None, [], f"{reservation_id} is not a capacity reservation of this account in {region}"
-        return None, [], (str(exc) if isinstance(exc, BadOffering) else _explain(exc, action, region).message)
-    return found[0], offers, None
+        search.asked = durations(search.need.run_hours - search.reservation.usable_hours)
+        for hours in search.asked:
+            for d in _ask(client, action, "describe_capacity_block_extension_offerings",
+                          {"CapacityBlockExtensionDurationHours": hours, "CapacityReservationId": rid},
+                          "CapacityBlockExtensionOfferings"):
+                search.extensions.append(extension_from_api(d))
+    except BadOffering as exc:
+        search.error = f"{action} in {region}: the answer is not usable ({exc})"
+    except ClientError as exc:
+        if (exc.response.get("Error") or {}).get("Code") in ("InvalidCapacityReservationId.NotFound",
+                                                             "InvalidCapacityReservationId.Malformed"):
+            search.error = f"{rid} is not a capacity reservation of this account in {region}"
+        else:
+            search.error = _explain(exc, action, region).message
+    except (BotoCoreError, ResponseParserError, NotAwsAnswer) as exc:
+        search.error = _explain(exc, action, region).message
+    return search

@@ -83,6 +83,9 @@ def run(args: argparse.Namespace) -> int:
     from planner.cost.capacity import NoBlock, answer, queries
 
     needs, node_group, source, default_region, notes = _needs(args)
+    reservation = getattr(args, "_reservation", None)
+    if reservation is not None:
+        return _extension(args, needs[0], reservation, node_group, source, default_region)
     try:
         asked = {n.instance_type: queries(n) for n in needs}
     except NoBlock as exc:
@@ -117,6 +120,29 @@ def run(args: argparse.Namespace) -> int:
             a.instance_type = n.instance_type
         answers += found
     result = answer(needs, answers, args.earliest, args.deadline, args.max_usd, node_group, source, notes)
+    _write(result, args)
+    return result.exit_code()
+
+
+def _extension(args: argparse.Namespace, need: Any, reservation: str, node_group: str | None, source: str,
+               region: str | None) -> int:
+    """The stack names its block: is it long enough for the run, else its extension offerings."""
+    from planner.aws import deadline
+    from planner.aws.capacity_blocks import extend, open_ec2
+    from planner.aws.preflight import SetupError
+    from planner.cost.capacity import ExtensionSearch
+
+    assert region is not None
+    try:
+        with deadline.limit(args.aws_timeout):
+            client_for = open_ec2(args.profile)
+    except (SetupError, deadline.DeadlineExceeded) as exc:
+        from planner.errors import error_line
+
+        error_line(f"capacity: {exc}")
+        return 2
+    result = extend(client_for(region), ExtensionSearch(need, reservation, region, args.deadline, args.max_usd,
+                                                         node_group, source), args.aws_timeout)
     _write(result, args)
     return result.exit_code()
 
@@ -302,4 +328,6 @@ def _stack_need(args: argparse.Namespace, cat: Any, notes: list[str]) -> tuple[l
     else:
         count, us = g.count, g.ultraservers
     need = _need(args, cat.instance_types[g.instance_type], count, us, stack_hours, "instance_type", s.file)
+    if g.capacity_reservation_ids and args.regions is None:  # its block is bought: extend it, or say it covers the run
+        args._reservation = g.capacity_reservation_ids[0]
     return [need], g.name, s.file, s.region, notes

@@ -24,6 +24,7 @@ from planner import blocks
 ACTION = "ec2:DescribeCapacityBlockOfferings"
 EXTENSION_ACTION = "ec2:DescribeCapacityBlockExtensionOfferings"
 OFFERINGS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockOfferings.html"
+EXTENSION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockExtensionOfferings.html"
 PURCHASE_DOC = "https://docs.aws.amazon.com/cli/latest/reference/ec2/purchase-capacity-block.html"
 LOCAL_ZONE_OPT_IN_DOC = "https://docs.aws.amazon.com/local-zones/latest/ug/getting-started.html"
 INSTANCE_PLATFORM = "Linux/UNIX"  # PurchaseCapacityBlock's InstancePlatform for the Linux AMIs ML clusters run
@@ -82,16 +83,6 @@ class Need:
     @property
     def ultraservers(self) -> int | None:
         return None if self.ultraserver is None else self.instances // self.ultraserver.members
-
-    def describe(self) -> str:
-        """`16 x p5en.48xlarge for 336 h` / `4 x u-trn2x64 UltraServers (16 trn2u.48xlarge) for 336 h`."""
-        from planner.report.text import num
-
-        hours = f"for {num(self.run_hours)} h ({self.hours_basis})"
-        if self.ultraserver is not None:
-            return (f"{self.ultraservers} x {self.ultraserver.name} UltraServer{'s' if self.ultraservers != 1 else ''} "
-                    f"({self.instances} {self.instance_type}) {hours}")
-        return f"{self.instances} x {self.instance_type} {hours}"
 
 
 @dataclass(frozen=True)
@@ -537,3 +528,134 @@ def option_json(o: Option) -> dict[str, Any]:
         "finish": iso(o.finish),
         "meets_deadline": o.meets_deadline,
     }
+
+
+# --- a block already bought: is it long enough, else its extension offerings ------------
+
+@dataclass(frozen=True)
+class Reservation:
+    """The capacity reservation of a Capacity Block the stack names (DescribeCapacityReservations)."""
+
+    reservation_id: str
+    region: str
+    availability_zone: str
+    instance_type: str
+    instances: int
+    start: dt.datetime
+    end: dt.datetime
+
+    @property
+    def hours(self) -> float:
+        return (self.end - self.start).total_seconds() / 3600
+
+    @property
+    def usable_hours(self) -> float:
+        return blocks.usable_hours(self.hours)
+
+
+def reservation_from_api(region: str, d: Mapping[str, Any]) -> Reservation:
+    """A CapacityReservation record as a `Reservation`; BadOffering when a Capacity Block's fields are missing."""
+    try:
+        return Reservation(_token(d["CapacityReservationId"], "CapacityReservationId"), region,
+                           _token(d["AvailabilityZone"], "AvailabilityZone"), _token(d["InstanceType"], "InstanceType"),
+                           int(d.get("TotalInstanceCount") or 0), _utc(d.get("StartDate"), "StartDate"),
+                           _utc(d.get("EndDate"), "EndDate"))
+    except KeyError as missing:
+        raise BadOffering(f"a capacity reservation without {missing.args[0]}") from None
+
+
+@dataclass(frozen=True)
+class Extension:
+    """One CapacityBlockExtensionOffering: more hours for the block, at the end it already has."""
+
+    offering_id: str
+    start: dt.datetime
+    end: dt.datetime
+    hours: int
+    upfront_fee: Decimal
+    currency: str
+
+
+def extension_from_api(d: Mapping[str, Any]) -> Extension:
+    try:
+        fee = Decimal(str(d["UpfrontFee"]))
+        return Extension(_token(d["CapacityBlockExtensionOfferingId"], "CapacityBlockExtensionOfferingId"),
+                         _utc(d.get("CapacityBlockExtensionStartDate"), "CapacityBlockExtensionStartDate"),
+                         _utc(d.get("CapacityBlockExtensionEndDate"), "CapacityBlockExtensionEndDate"),
+                         int(d["CapacityBlockExtensionDurationHours"]), fee, str(d.get("CurrencyCode") or ""))
+    except KeyError as missing:
+        raise BadOffering(f"an extension offering without {missing.args[0]}") from None
+    except (InvalidOperation, ValueError, TypeError):
+        raise BadOffering("an extension offering whose fee or duration is not a number") from None
+
+
+@dataclass
+class ExtensionSearch:
+    """A stack whose node group names its block: does it cover the run, and if not, which extension to buy."""
+
+    need: Need
+    reservation_id: str
+    region: str
+    deadline: dt.datetime | None
+    max_usd: float | None
+    node_group: str | None = None
+    source: str = ""
+    reservation: Reservation | None = None
+    extensions: list[Extension] = field(default_factory=list)
+    asked: tuple[int, ...] = ()
+    error: str | None = None
+
+    @property
+    def covered(self) -> bool:
+        return self.reservation is not None and self.reservation.usable_hours >= self.need.run_hours
+
+    def hours_after(self, e: Extension) -> float:
+        assert self.reservation is not None
+        return blocks.usable_hours((e.end - self.reservation.start).total_seconds() / 3600)
+
+    @property
+    def finish(self) -> dt.datetime | None:
+        return None if self.reservation is None else self.reservation.start + dt.timedelta(hours=self.need.run_hours)
+
+    def fitting(self) -> list[Extension]:
+        """Extensions in USD that give the run its hours, within --max-usd, cheapest first."""
+        ok = [e for e in self.extensions if e.currency == CURRENCY and self.hours_after(e) >= self.need.run_hours
+              and (self.max_usd is None or e.upfront_fee <= Decimal(str(self.max_usd)))]
+        return sorted(ok, key=lambda e: (e.upfront_fee, e.end, e.offering_id))
+
+    def exit_code(self) -> int:
+        """0 when the block covers the run (or an extension that fits does) and it ends by the deadline; else 1."""
+        in_time = self.deadline is None or (self.finish is not None and self.finish <= self.deadline)
+        return 0 if in_time and (self.covered or self.fitting()) else 1
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.reservation
+        pick = None if self.covered else next(iter(self.fitting()), None)
+        return {
+            "needs": [need_json(self.need)], "node_group": self.node_group, "source": self.source,
+            "deadline": iso(self.deadline), "max_usd": self.max_usd,
+            "reservation": {
+                "capacity_reservation_id": self.reservation_id, "region": self.region,
+                "availability_zone": None if r is None else r.availability_zone,
+                "start": None if r is None else iso(r.start), "end": None if r is None else iso(r.end),
+                "hours": None if r is None else round(r.hours, 3),
+                "usable_hours": None if r is None else round(r.usable_hours, 3),
+                "covers_run": self.covered, "finish": iso(self.finish),
+                "meets_deadline": None if self.deadline is None or self.finish is None else self.finish <= self.deadline,
+                "error": self.error,
+            },
+            "asked_extension_hours": list(self.asked),
+            "extensions": [{"offering_id": e.offering_id, "start": iso(e.start), "end": iso(e.end), "hours": e.hours,
+                            "usable_hours_after": None if r is None else round(self.hours_after(e), 3),
+                            "upfront_usd": float(e.upfront_fee), "currency": e.currency} for e in
+                           sorted(self.extensions, key=lambda e: (e.upfront_fee, e.end, e.offering_id))],
+            "pick": None if pick is None else {"offering_id": pick.offering_id, "upfront_usd": float(pick.upfront_fee),
+                                               "end": iso(pick.end)},
+            "next": None if pick is None else {
+                "purchase_commands": [f"aws ec2 purchase-capacity-block-extension --region {self.region} "
+                                      f"--capacity-block-extension-offering-id {pick.offering_id} "
+                                      f"--capacity-reservation-id {self.reservation_id}"],
+                "stack_keys": [f"capacity_reservation_id: {self.reservation_id} (unchanged: the extension lengthens "
+                               f"this reservation, which then ends {iso(pick.end)})"]},
+            "source_page": EXTENSION_DOC,
+        }

@@ -114,8 +114,49 @@ def summary(doc: dict[str, Any]) -> str:
             f"answering; {'pick fits' if fits else 'no pick that fits'}; exit {0 if fits else 1}")
 
 
+def extension_lines(doc: dict[str, Any]) -> list[str]:
+    """A stack's own block: whether it covers the run, its extension offerings, and what to run."""
+    from planner.report.text import num, usd
+
+    r, n = doc["reservation"], doc["needs"][0]
+    out = [f"Capacity Block {r['capacity_reservation_id']} ({r['region']}) for {n['instances']} x {n['instance_type']}, "
+           f"a run of {num(n['run_hours'])} h ({n['hours_basis']})"]
+    if r["error"]:
+        return out + [f"  no answer: {r['error']}"]
+    out.append(f"  {r['availability_zone']}, {_when(r['start'])} to {_when(r['end'])} UTC: {num(r['hours'])} h, "
+               f"{num(r['usable_hours'])} h usable ({'covers the run' if r['covers_run'] else 'too short for the run'})")
+    if r["meets_deadline"] is not None:
+        out.append(f"  the run ends {_when(r['finish'])}: {'before' if r['meets_deadline'] else 'after'} the deadline "
+                   f"{_when(doc['deadline'])}")
+    if r["covers_run"]:
+        return out
+    asked = ", ".join(f"{h} h" for h in doc["asked_extension_hours"])
+    if not doc["extensions"]:
+        out.append(f"  no extension offering (asked for {asked})")
+    for e in doc["extensions"]:
+        out.append(f"  extension {e['offering_id']}: +{e['hours']} h to {_when(e['end'])}, {num(e['usable_hours_after'])} h "
+                   f"usable, {usd(e['upfront_usd'])} upfront")
+    nxt = doc["next"]
+    if nxt is not None:
+        out += ["To extend it (printed, not run):"] + [f"  {c}" for c in nxt["purchase_commands"]]
+        out += ["Then in the stack:"] + [f"  {k}" for k in nxt["stack_keys"]]
+    return out
+
+
+def _extension_summary(doc: dict[str, Any]) -> str:
+    r = doc["reservation"]
+    in_time = r["meets_deadline"] is not False
+    ok = not r["error"] and in_time and (r["covers_run"] or doc["pick"] is not None)
+    what = ("the block covers the run" if r["covers_run"] else "an extension fits" if doc["pick"] else "no extension fits")
+    return f"{'no answer' if r['error'] else what}{'' if in_time else ', but the run ends after the deadline'}; exit {0 if ok else 1}"
+
+
 def render_table(doc: dict[str, Any]) -> str:
     from planner.report.text import Line, Span, grid, human
+
+    if "reservation" in doc:
+        summary_text = _extension_summary(doc)
+        return human([*extension_lines(doc), [Span(summary_text, "good" if summary_text.endswith("exit 0") else "bad")]])
 
     lines: list[Line] = [need_line(doc)]
     rows = _rows(doc)
@@ -137,6 +178,10 @@ def render_markdown(doc: dict[str, Any]) -> str:
     """The search as Markdown; every value is inert (zone names and messages come from AWS)."""
     from planner.report.text import join_lines, md_code, md_inert
 
+    if "reservation" in doc:
+        lines = extension_lines(doc)
+        return join_lines([f"**{md_inert(lines[0])}**", ""] + [f"- {md_inert(x.strip())}" for x in lines[1:]]
+                          + ["", md_inert(_extension_summary(doc))]) + "\n"
     out = [f"**{md_inert(need_line(doc))}**", ""]
     rows = _rows(doc)
     if rows:
