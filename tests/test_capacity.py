@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from planner.cli import main
+from tests.conftest import ROOT
 from tests.test_preflight_helpers import StubbedAws
 
 pytestmark = pytest.mark.usefixtures("isolated_aws")
@@ -367,3 +368,62 @@ def test_a_booked_block_that_covers_the_run_asks_for_nothing_more(aws: StubbedAw
     code, text, _ = run(capsys, str(stack))
     assert code == 0
     assert "338.5 h, 338 h usable (covers the run)" in text and text.rstrip().endswith("the block covers the run; exit 0")
+
+
+def test_progress_is_shown_on_a_terminal_only_and_erased(aws: StubbedAws, capsys, monkeypatch) -> None:
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    three_regions(aws)
+    term = Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    code = main(["capacity", *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--format", "json"])
+    assert code == 0
+    shown = term.getvalue()
+    assert "asking 3 regions: 1 answered (" in shown and "asking 3 regions: 2 answered (" in shown
+    assert shown.endswith("\r\033[K")  # the last answer erases the line: nothing of it stays on the screen
+    assert json.loads(capsys.readouterr().out)["pick"] is not None  # standard output holds only the report
+
+
+def test_compare_capacity_prices_block_rows_from_offerings(aws: StubbedAws, capsys) -> None:
+    # 70e9 x 1e11 tokens at MFU 0.4 on 16 p5en: a 230.4 h run -> 240 h and 264 h blocks are asked for
+    expect(aws, "us-east-2", 240, answers(offering("cb-07c0000000000072a", "us-east-2a", "2026-12-08T08:00:00",
+                                                   "2026-12-18T11:30:00", "60000.00")))
+    expect(aws, "us-east-2", 264, answers())
+    code = main(["compare", "--parameters", "70e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "16",
+                 "--instance-type", "p5en.48xlarge", "--capacity", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0
+    row = next(c for c in doc["candidates"] if c["purchase"] == "capacity-block")
+    assert row["offering"]["offering_ids"] == ["cb-07c0000000000072a"] and row["total_usd"] == 60000.0
+    assert row["usd_per_hour"] == round(60000 / (16 * 243.5), 4) and row["price_book"] == "Capacity Block offerings"
+    assert row["book"]["usd_per_hour"] == 63.158  # the book's figure, beside it
+    assert any("the book's figure: $63.16/h" in n for n in row["notes"])
+    ondemand = next(c for c in doc["candidates"] if c["purchase"] == "on-demand")
+    assert "offering" not in ondemand
+    aws.stub("ec2", "us-east-2").assert_no_pending_responses()
+
+
+def test_plan_live_prices_says_when_the_book_is_far_from_the_offerings(aws: StubbedAws, capsys, monkeypatch) -> None:
+    monkeypatch.setattr("planner.aws.live_prices.live_book", lambda book, needs, **_: book)  # on-demand: not this test's
+    expect(aws, "us-east-1", 168, answers(offering("cb-0168000000000000a", "us-east-1a", "2026-12-08T09:30:00",
+                                                   "2026-12-15T11:30:00", "54400.00", 8)), 8)
+    expect(aws, "us-east-1", 192, answers(), 8)
+    stack = ROOT / "stacks" / "Pulumi.p5en-train.yaml"
+    main(["plan", str(stack), "--live-prices", "--format", "json"])
+    err = capsys.readouterr().err
+    assert ("node group 'gpus': the cheapest Capacity Block offering AWS shows now for p5en.48xlarge in us-east-1 "
+            "($40.00/h, cb-0168000000000000a in us-east-1a) is 37% below the price book's ($63.16/h, as of 2026-10") in err
+
+
+def test_plan_live_prices_is_quiet_when_the_book_is_close(aws: StubbedAws, capsys, monkeypatch) -> None:
+    monkeypatch.setattr("planner.aws.live_prices.live_book", lambda book, needs, **_: book)
+    fee = f"{63.158 * 8 * 170:.2f}"
+    expect(aws, "us-east-1", 168, answers(offering("cb-0168000000000000b", "us-east-1a", "2026-12-08T09:30:00",
+                                                   "2026-12-15T11:30:00", fee, 8)), 8)
+    expect(aws, "us-east-1", 192, answers(), 8)
+    main(["plan", str(ROOT / "stacks" / "Pulumi.p5en-train.yaml"), "--live-prices", "--format", "json"])
+    assert "Capacity Block offering" not in capsys.readouterr().err

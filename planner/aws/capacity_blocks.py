@@ -87,32 +87,44 @@ def ask_region(client: Any, region: str, asked: Sequence[Query], earliest: dt.da
 def search(regions: Iterable[str], asked: Sequence[Query], client_for: ClientFor, timeout: float,
            earliest: dt.datetime | None = None, latest_end: dt.datetime | None = None,
            progress: Progress | None = None, workers: int = WORKERS) -> list[RegionAnswer]:
-    """Every region's answer, in the order given; a region silent after `timeout` seconds says so."""
+    """Every region's answer to `asked`, in the order given; a region silent after `timeout` seconds says so."""
     regions = list(dict.fromkeys(regions))
+    return search_jobs([(r, tuple(asked)) for r in regions], client_for, timeout, earliest, latest_end, progress, workers)
+
+
+def search_jobs(jobs: Sequence[tuple[str, tuple[Query, ...]]], client_for: ClientFor, timeout: float,
+                earliest: dt.datetime | None = None, latest_end: dt.datetime | None = None,
+                progress: Progress | None = None, workers: int = WORKERS) -> list[RegionAnswer]:
+    """The answer to each (region, queries) job, in order, asked in parallel; `timeout` bounds them all."""
     clients: dict[str, Any] = {}
-    answers: dict[str, RegionAnswer] = {}
-    for r in regions:  # made here, on one thread: a boto3 session is not thread-safe, its clients are
+    answers: dict[int, RegionAnswer] = {}
+    for i, (r, asked) in enumerate(jobs):  # made here, on one thread: a boto3 session is not thread-safe, its clients are
+        if r in clients:
+            continue
         try:
             clients[r] = client_for(r)
         except Exception as exc:  # noqa: BLE001 - an unknown endpoint, a bad config: that region's line
-            answers[r] = RegionAnswer(r, tuple(asked), error=_explain(exc, ACTION, r).message, code=type(exc).__name__)
-    todo: queue.Queue[str] = queue.Queue()
-    for r in regions:
-        if r not in answers:
-            todo.put(r)
-    done: queue.Queue[RegionAnswer] = queue.Queue()
+            answers[i] = RegionAnswer(r, asked, error=_explain(exc, ACTION, r).message, code=type(exc).__name__)
+    todo: queue.Queue[int] = queue.Queue()
+    for i, (r, _) in enumerate(jobs):
+        if i not in answers and r in clients:
+            todo.put(i)
+        elif i not in answers:
+            answers[i] = RegionAnswer(r, jobs[i][1], error=f"no EC2 client for {r}", code="NoEndpoint")
+    done: queue.Queue[tuple[int, RegionAnswer]] = queue.Queue()
 
     def work() -> None:
         while True:
             try:
-                r = todo.get_nowait()
+                i = todo.get_nowait()
             except queue.Empty:
                 return
+            r, asked = jobs[i]
             try:
-                done.put(ask_region(clients[r], r, asked, earliest, latest_end))
+                done.put((i, ask_region(clients[r], r, asked, earliest, latest_end)))
             except Exception as exc:  # noqa: BLE001 - whatever a client raises is that region's line, never a traceback
-                done.put(RegionAnswer(r, tuple(asked), error=f"{ACTION} in {r} failed: {type(exc).__name__}: {exc}",
-                                      code=type(exc).__name__))
+                done.put((i, RegionAnswer(r, asked, error=f"{ACTION} in {r} failed: {type(exc).__name__}: {exc}",
+                                          code=type(exc).__name__)))
 
     waiting = todo.qsize()
     for _ in range(min(workers, waiting)):
@@ -120,18 +132,17 @@ def search(regions: Iterable[str], asked: Sequence[Query], client_for: ClientFor
     end = time.monotonic() + timeout
     while waiting:
         try:
-            a = done.get(timeout=max(0.0, end - time.monotonic()))
+            i, a = done.get(timeout=max(0.0, end - time.monotonic()))
         except queue.Empty:
             break
-        answers[a.region] = a
+        answers[i] = a
         waiting -= 1
         if progress is not None:
-            progress(len(answers), len(regions), a.region)
-    for r in regions:
-        answers.setdefault(r, RegionAnswer(r, tuple(asked), error=f"no answer from {ACTION} in {r} within {timeout:g} s "
-                                                                  "(--aws-timeout); a slow endpoint or proxy?",
-                                           code="Timeout"))
-    return [answers[r] for r in regions]
+            progress(len(answers), len(jobs), a.region)
+    for i, (r, asked) in enumerate(jobs):
+        answers.setdefault(i, RegionAnswer(r, asked, error=f"no answer from {ACTION} in {r} within {timeout:g} s "
+                                                           "(--aws-timeout); a slow endpoint or proxy?", code="Timeout"))
+    return [answers[i] for i in range(len(jobs))]
 
 
 def extend(client: Any, search: ExtensionSearch, timeout: float) -> ExtensionSearch:

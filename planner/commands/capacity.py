@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     if args.earliest is not None and args.deadline is not None and args.deadline <= args.earliest:
         raise _bad("--deadline", "expected a time after --earliest")
     regions = {n.instance_type: _regions(args, n.instance_type, default_region, notes) for n in needs}
-    from planner.aws.capacity_blocks import open_ec2, search
+    from planner.aws.capacity_blocks import open_ec2, search_jobs
     from planner.aws.preflight import SetupError
 
     from planner.aws import deadline
@@ -112,13 +112,11 @@ def run(args: argparse.Namespace) -> int:
         error_line(f"capacity: {exc}")
         return 2
     earliest = args.earliest if args.earliest is not None and args.earliest > now else None
-    answers = []
-    for n in needs:
-        found = search(regions[n.instance_type], asked[n.instance_type], client_for, args.aws_timeout, earliest,
-                       progress=_progress(n.instance_type))
-        for a in found:
-            a.instance_type = n.instance_type
-        answers += found
+    jobs = [(r, asked[n.instance_type]) for n in needs for r in regions[n.instance_type]]
+    owners = [n.instance_type for n in needs for _ in regions[n.instance_type]]
+    answers = search_jobs(jobs, client_for, args.aws_timeout, earliest, progress=_progress())
+    for a, owner in zip(answers, owners):
+        a.instance_type = owner
     result = answer(needs, answers, args.earliest, args.deadline, args.max_usd, node_group, source, notes)
     _write(result, args)
     return result.exit_code()
@@ -162,17 +160,16 @@ def _write(result: Any, args: argparse.Namespace) -> None:
     write(text, args.output)
 
 
-def _progress(instance_type: str):  # noqa: ANN202 - a progress callback, or None off a terminal
-    """`searching 3 regions for p5en.48xlarge: 2 answered (us-east-2)` on standard error, on a terminal only."""
+def _progress():  # noqa: ANN202 - a progress callback, or None off a terminal
+    """`asking 3 regions: 2 answered (us-east-2)` on standard error, on a terminal only; erased when all have."""
     stream = sys.stderr
     if stream is None or not getattr(stream, "isatty", lambda: False)():
         return None
 
     def show(done: int, total: int, region: str) -> None:
-        text = f"searching {total} region{'s' if total != 1 else ''} for {instance_type}: {done} answered ({region})"
-        end = "\n" if done == total else ""
+        text = f"asking {total} region{'s' if total != 1 else ''}: {done} answered ({region})"
         try:
-            stream.write("\r\033[K" + text + end if done < total else "\r\033[K")
+            stream.write("\r\033[K" + (text if done < total else ""))
             stream.flush()
         except (OSError, ValueError):
             pass
@@ -331,3 +328,88 @@ def _stack_need(args: argparse.Namespace, cat: Any, notes: list[str]) -> tuple[l
     if g.capacity_reservation_ids and args.regions is None:  # its block is bought: extend it, or say it covers the run
         args._reservation = g.capacity_reservation_ids[0]
     return [need], g.name, s.file, s.region, notes
+
+
+def offerings_for(wanted: list[tuple[Any, str]], timeout: float, profile: str | None = None) -> list[tuple[list[Any], str | None]]:
+    """For each (Need, region): its options, cheapest first, or the one line why there are none.
+
+    Shared by `compare --capacity` and `plan --live-prices`: one parallel search, bounded
+    by `timeout`, and no credentials is a line for every row, not a failure of the command.
+    """
+    from planner.aws import deadline
+    from planner.aws.capacity_blocks import open_ec2, search_jobs
+    from planner.aws.preflight import SetupError
+    from planner.cost.capacity import NoBlock, combine, queries
+
+    out: list[tuple[list[Any], str | None] | None] = [None] * len(wanted)
+    jobs, where = [], []
+    for i, (need, region) in enumerate(wanted):
+        try:
+            jobs.append((region, queries(need)))
+            where.append(i)
+        except NoBlock as exc:
+            out[i] = ([], str(exc))
+    if jobs:
+        try:
+            with deadline.limit(timeout):
+                client_for = open_ec2(profile)
+        except (SetupError, deadline.DeadlineExceeded) as exc:
+            return [x if x is not None else ([], str(exc)) for x in out]
+        for i, a in zip(where, search_jobs(jobs, client_for, timeout)):
+            options, _ = combine(wanted[i][0], a.offerings)
+            out[i] = (options, a.error)
+    return [x if x is not None else ([], None) for x in out]
+
+
+def need_for(instance_type: str, instances: int, hours: float, basis: str) -> Any:
+    """A `Need` for a row priced elsewhere (compare, plan): whole UltraServers for member types."""
+    from planner import catalogue
+    from planner.cost.capacity import Need, ultraserver_type
+
+    return Need(instance_type, instances, hours, basis, ultraserver_type(catalogue.load().instance_types[instance_type]))
+
+
+def warn_block_prices(stacks: list[Any], book: Any, timeout: float, say: Any) -> None:
+    """`plan --live-prices`: say where the book's Capacity Block price is far from the offerings AWS shows now.
+
+    One line per Capacity Block node group with hours: the deviation when it is beyond
+    `planner.cost.capacity.DEVIATION`, the fault when AWS could not be asked; nothing when
+    the book is close. The estimate keeps the book's price (an offering is not bought yet).
+    """
+    from planner import catalogue
+    from planner.cost.capacity import DEVIATION, NoBlock, deviation
+    from planner.cost.estimate import workload_hours
+    from planner.report.text import usd_rate
+
+    cat = catalogue.load()
+    rows = []
+    for s in stacks:
+        hours = s.cluster.schedule.hours if s.cluster.schedule is not None else workload_hours(s.cluster, cat)
+        for g in s.cluster.node_groups:
+            price = book.instance(g.instance_type, s.region, "capacity-block")
+            if g.purchase != "capacity-block" or hours is None or price is None:
+                continue
+            try:
+                rows.append((s, g, price, need_for(g.instance_type, g.count, hours, "plan")))
+            except NoBlock:
+                continue
+    if not rows:
+        return
+    found = offerings_for([(need, s.region) for s, _, _, need in rows], timeout)
+    faults: set[str] = set()
+    for (s, g, price, _), (options, why) in zip(rows, found):
+        where = f"{s.file}: node group '{g.name}'"
+        if why and not options:
+            if why not in faults:
+                faults.add(why)
+                say(f"warning: Capacity Block offerings not checked ({why}); the price book's figures stay")
+            continue
+        off = deviation(price.usd, options)
+        if off is None:
+            continue
+        frac, o = off
+        say(f"warning: {where}: the cheapest Capacity Block offering AWS shows now for {g.instance_type} in {s.region} "
+            f"({usd_rate(o.usd_per_instance_hour)}, {o.first.offering_id} in {o.first.availability_zone}) is "
+            f"{abs(frac):.0%} {'above' if frac > 0 else 'below'} the price book's ({usd_rate(price.usd)}, as of "
+            f"{price.as_of}; more than {DEVIATION:.0%} apart); the estimate keeps the book's price; "
+            f"planner capacity {s.file} lists the offerings")

@@ -659,3 +659,47 @@ class ExtensionSearch:
                                f"this reservation, which then ends {iso(pick.end)})"]},
             "source_page": EXTENSION_DOC,
         }
+
+
+# --- compare --capacity and plan --live-prices: offerings beside the book ---------------
+
+def priced_from_offerings(candidate: dict[str, Any], options: Sequence[Option], why_none: str | None,
+                          as_of: str) -> dict[str, Any]:
+    """A compare candidate (Capacity Block) priced from the cheapest offering found, the book's figure beside it.
+
+    With no offering the candidate keeps the book's price, with a note saying why (none
+    offered, or the region's one-line fault).
+    """
+    from planner.report.text import num, usd
+
+    c = dict(candidate, notes=list(candidate["notes"]))
+    book = {k: candidate[k] for k in ("usd_per_hour", "total_usd", "source", "as_of", "price_book")}
+    if not options:
+        c["offering"] = None
+        c["notes"].append(f"no Capacity Block offering for {c['instances']:,} instances and {num(c['run_hours'])} h "
+                          f"({why_none or 'none offered'}): priced from the book")
+        return c
+    o = options[0]
+    rate = round(o.usd_per_instance_hour, 4)
+    peak = candidate.get("dense_pflops_per_instance")
+    c.update(usd_per_hour=rate, total_usd=float(o.upfront_usd), billed_hours=round(o.first.hours, 3),
+             source=f"{OFFERINGS_DOC} ({' + '.join(x.offering_id for x in o.offerings)})", as_of=as_of,
+             price_book="Capacity Block offerings", usd_per_dense_pflop_hour=round(rate / peak, 4) if peak else None,
+             offering=option_json(o), book=book)
+    c["notes"].append(f"priced from the offering {' + '.join(x.offering_id for x in o.offerings)} in "
+                      f"{o.first.availability_zone}, {iso(o.first.start)} to {iso(o.first.end)}: "
+                      f"{usd(float(o.upfront_usd))} upfront; the book's figure: {usd(book['usd_per_hour'])}/h, "
+                      f"{usd(book['total_usd'])} in all ({book['as_of']})")
+    return c
+
+
+DEVIATION = 0.25  # plan --live-prices: a book price this far (25 %) from what AWS offers now is reported
+
+
+def deviation(book_usd_per_hour: float, options: Sequence[Option]) -> tuple[float, Option] | None:
+    """How far the book's Capacity Block price is from the cheapest offering (a fraction), when beyond DEVIATION."""
+    if not options or book_usd_per_hour <= 0:
+        return None
+    o = options[0]
+    off = (o.usd_per_instance_hour - book_usd_per_hour) / book_usd_per_hour
+    return (off, o) if abs(off) >= DEVIATION else None
