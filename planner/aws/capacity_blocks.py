@@ -202,3 +202,87 @@ def _extend(client: Any, search: ExtensionSearch) -> ExtensionSearch:
     except (BotoCoreError, ResponseParserError, NotAwsAnswer) as exc:
         search.error = _explain(exc, action, region).message
     return search
+
+
+def offerings_for(wanted: list[tuple[Any, str]], timeout: float, profile: str | None = None) -> list[tuple[list[Any], str | None]]:
+    """For each (Need, region): its options, cheapest first, or the one line why there are none.
+
+    Shared by `compare --capacity` and `plan --live-prices`: one parallel search, bounded
+    by `timeout`, and no credentials is a line for every row, not a failure of the command.
+    """
+    from planner.aws import deadline
+    from planner.aws.preflight import SetupError
+    from planner.cost.capacity import NoBlock, combine, queries
+
+    out: list[tuple[list[Any], str | None] | None] = [None] * len(wanted)
+    jobs, where = [], []
+    for i, (need, region) in enumerate(wanted):
+        try:
+            jobs.append((region, queries(need)))
+            where.append(i)
+        except NoBlock as exc:
+            out[i] = ([], str(exc))
+    if jobs:
+        try:
+            with deadline.limit(timeout):
+                client_for = open_ec2(profile)
+        except (SetupError, deadline.DeadlineExceeded) as exc:
+            return [x if x is not None else ([], str(exc)) for x in out]
+        for i, a in zip(where, search_jobs(jobs, client_for, timeout)):
+            options, _ = combine(wanted[i][0], a.offerings)
+            out[i] = (options, a.error)
+    return [x if x is not None else ([], None) for x in out]
+
+
+def need_for(instance_type: str, instances: int, hours: float, basis: str) -> Any:
+    """A `Need` for a row priced elsewhere (compare, plan): whole UltraServers for member types."""
+    from planner import catalogue
+    from planner.cost.capacity import Need, ultraserver_type
+
+    return Need(instance_type, instances, hours, basis, ultraserver_type(catalogue.load().instance_types[instance_type]))
+
+
+def warn_block_prices(stacks: list[Any], book: Any, timeout: float, say: Any) -> None:
+    """`plan --live-prices`: say where the book's Capacity Block price is far from the offerings AWS shows now.
+
+    One line per Capacity Block node group with hours: the deviation when it is beyond
+    `planner.cost.capacity.DEVIATION`, the fault when AWS could not be asked; nothing when
+    the book is close. The estimate keeps the book's price (an offering is not bought yet).
+    """
+    from planner import catalogue
+    from planner.cost.capacity import DEVIATION, NoBlock, deviation
+    from planner.cost.estimate import workload_hours
+    from planner.report.text import usd_rate
+
+    cat = catalogue.load()
+    rows = []
+    for s in stacks:
+        hours = s.cluster.schedule.hours if s.cluster.schedule is not None else workload_hours(s.cluster, cat)
+        for g in s.cluster.node_groups:
+            price = book.instance(g.instance_type, s.region, "capacity-block")
+            if g.purchase != "capacity-block" or hours is None or price is None:
+                continue
+            try:
+                rows.append((s, g, price, need_for(g.instance_type, g.count, hours, "plan")))
+            except NoBlock:
+                continue
+    if not rows:
+        return
+    found = offerings_for([(need, s.region) for s, _, _, need in rows], timeout)
+    faults: set[str] = set()
+    for (s, g, price, _), (options, why) in zip(rows, found):
+        where = f"{s.file}: node group '{g.name}'"
+        if why and not options:
+            if why not in faults:
+                faults.add(why)
+                say(f"warning: Capacity Block offerings not checked ({why}); the price book's figures stay")
+            continue
+        off = deviation(price.usd, options)
+        if off is None:
+            continue
+        frac, o = off
+        say(f"warning: {where}: the cheapest Capacity Block offering AWS shows now for {g.instance_type} in {s.region} "
+            f"({usd_rate(o.usd_per_instance_hour)}, {o.first.offering_id} in {o.first.availability_zone}) is "
+            f"{abs(frac):.0%} {'above' if frac > 0 else 'below'} the price book's ({usd_rate(price.usd)}, as of "
+            f"{price.as_of}; more than {DEVIATION:.0%} apart); the estimate keeps the book's price; "
+            f"planner capacity {s.file} lists the offerings")

@@ -136,7 +136,7 @@ def _with_offerings(result: dict[str, Any], args: argparse.Namespace) -> dict[st
     """The Capacity Block rows priced from the offerings found (`planner.cost.capacity.priced_from_offerings`)."""
     import datetime as dt
 
-    from planner.commands.capacity import need_for, offerings_for
+    from planner.aws.capacity_blocks import need_for, offerings_for
     from planner.cost.capacity import NoBlock, priced_from_offerings
 
     rows = [i for i, c in enumerate(result["candidates"]) if c["purchase"] == "capacity-block"]
