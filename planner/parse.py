@@ -112,13 +112,17 @@ SCHEMA: dict[str, Table] = {
         required=("availability_zone", "node_groups"),
     ),
     "node_group": Table(
-        "A group of identical instances. Give `count` (instances) or, for trn2u.48xlarge, `ultraservers`.",
+        "A group of identical instances. Give `count` (instances) or, for an UltraServer member type, `ultraservers`.",
         {
             "name": Field("pattern", "Unique name: lower-case letters, digits and dashes, at most 32.",
                           pattern=_NAME, what="a lower-case name of letters, digits and dashes (at most 32)"),
             "instance_type": Field("string", "An EC2 instance type from `planner catalog`, such as trn2.48xlarge."),
             "count": Field("positive_int", "Number of instances."),
-            "ultraservers": Field("positive_int", "Number of Trn2 UltraServers (four trn2u.48xlarge each)."),
+            "ultraservers": Field("positive_int", "Number of whole UltraServers (instead of `count`): the UltraServer "
+                                  "type's members each, such as four trn2u.48xlarge per u-trn2x64."),
+            "ultraserver_type": Field("choice", "The UltraServer type the group is made of (`planner catalog`), such as "
+                                      "u-p6e-gb200x72; needed when the instance type belongs to several (p6e-gb200.36xlarge).",
+                                      options=tuple(u.name for u in _catalogue.load().declarable_ultraserver_types)),
             "purchase": Field("choice", "How the instances are bought.", options=PURCHASES, default="on-demand"),
             "efa": Field("boolean", "One EFA interface per network card; default: true where the type supports EFA."),
             "availability_zone": Field("string", f"Overrides the cluster AZ: {_AZ_DOC}."),
@@ -278,21 +282,28 @@ def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str)
         itype = r.field(m, "node_group", "instance_type", p)
         spec = cat.get(itype) if itype else None
         if itype and spec is None:
-            announced = [a.name for a in cat.announced.values() if a.accelerator.name.lower() in itype.lower() or "trn3" in itype.lower()]
-            extra = f" ({announced[0]} is announced but its EC2 instance type names are not confirmed)" if announced else ""
-            hint = _closest(itype, cat.instance_types)
-            r.fail(p + ("instance_type",), f"unknown instance type {_kind(itype)}{hint}{extra}; expected one of: {', '.join(sorted(cat.instance_types))}")
+            pending = cat.not_yet_listed(itype)
+            if pending:
+                sold = " and ".join(f"{u.title} ({u.accelerators} {u.accelerator.name})" for u in pending)
+                r.fail(p + ("instance_type",), f"{_kind(itype)}: AWS sells {sold} since {pending[0].general_availability}, "
+                       f"but the EC2 API lists no {pending[0].family} instance type yet, so planner cannot plan or price one "
+                       "(`planner catalog` lists their figures)")
+            else:
+                hint = _closest(itype, cat.instance_types)
+                r.fail(p + ("instance_type",), f"unknown instance type {_kind(itype)}{hint}; expected one of: {', '.join(sorted(cat.instance_types))}")
         count = r.field(m, "node_group", "count", p)
         ultraservers = r.field(m, "node_group", "ultraservers", p)
         if "count" in m and "ultraservers" in m:
             r.fail(p + ("ultraservers",), "give either 'count' (instances) or 'ultraservers', not both")
         elif "count" not in m and "ultraservers" not in m:
-            r.fail(p, "missing required key 'count' (or 'ultraservers' for trn2u.48xlarge)")
+            r.fail(p, "missing required key 'count' (or 'ultraservers' for an UltraServer member type)")
+        ultra = _ultraserver_type(r, m, p, cat, itype if spec is not None else None)
         if ultraservers is not None and spec is not None:
-            if spec.ultraserver_size is None:
-                r.fail(p + ("ultraservers",), f"'ultraservers' applies to UltraServer types (trn2u.48xlarge), not {itype}; use 'count'")
-            elif count is None and "count" not in m:
-                count = ultraservers * spec.ultraserver_size
+            if not cat.is_member(itype):
+                members = ", ".join(sorted({u.member_instance_type for u in cat.declarable_ultraserver_types if u.member_instance_type}))
+                r.fail(p + ("ultraservers",), f"'ultraservers' applies to UltraServer member types ({members}), not {itype}; use 'count'")
+            elif ultra is not None and count is None and "count" not in m:
+                count = ultraservers * ultra.members
         purchase = r.field(m, "node_group", "purchase", p)
         efa = r.field(m, "node_group", "efa", p)
         if efa is None and "efa" not in m:
@@ -317,9 +328,31 @@ def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str)
             name=name, instance_type=itype, count=count, purchase=purchase, efa=efa,
             availability_zone=az, public_ip=public_ip, capacity_reservation_ids=reservation or (),
             capacity_reservation_resource_group_arn=group_arn,
-            ultraservers=ultraservers, path=p, declared=frozenset(str(k) for k in m),
+            ultraservers=ultraservers, ultraserver_type=ultra.name if ultra else None,
+            path=p, declared=frozenset(str(k) for k in m),
         ))
     return tuple(groups)
+
+
+def _ultraserver_type(r: Reader, m: dict[str, Any], p: Path, cat: _catalogue.Catalogue, itype: str | None):  # noqa: ANN202
+    """The group's UltraServer type: the declared one (it must have `itype` as its member), else the only
+    one `itype` belongs to. A member of several (p6e-gb200.36xlarge) must say which."""
+    name = r.field(m, "node_group", "ultraserver_type", p)
+    if itype is None:
+        return None
+    options = cat.ultraservers_of(itype)
+    listed = ", ".join(f"{u.name} ({u.members} instances)" for u in options)
+    if name is not None:  # one of the declarable types (the field is a choice)
+        u = cat.ultraserver_types[name]
+        if u.member_instance_type != itype:
+            r.fail(p + ("ultraserver_type",), f"{name} is made of {u.member_instance_type}, not {itype}"
+                   + (f"; {itype} belongs to {listed}" if options else ""))
+            return None
+        return u
+    if len(options) > 1:
+        r.fail(p, f"{itype} belongs to several UltraServer types: {listed}; add ultraserver_type: with one of them")
+        return None
+    return options[0] if options else None
 
 
 def _lustre(r: Reader, data: Any, path: Path, cluster_az: str, region: str) -> Lustre | None:

@@ -52,7 +52,7 @@ LUSTRE_GAPS = {(r, d, t): NO_PUBLIC_FIGURE for r in REGIONS for d, t in LUSTRE_T
 def _walk() -> list[tuple[str, str, str]]:
     out = []
     for t in CAT.instance_types.values():
-        purchases = ([] if t.ultraserver_size else ["on-demand"]) + (["capacity-block"] if t.capacity_block else [])
+        purchases = ([] if CAT.is_member(t.name) else ["on-demand"]) + (["capacity-block"] if t.capacity_block else [])
         out += [(t.name, r, p) for r in sorted(set(t.regions) & REGIONS) for p in purchases]
     return out
 

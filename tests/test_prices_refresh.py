@@ -25,7 +25,7 @@ CAT = load_catalogue()
 def _sold(purchase: str, region: str = "us-east-2") -> list[str]:
     """The catalogue's types a refresh asks about in `region`, in catalogue order (the order it asks)."""
     return [t.name for t in CAT.instance_types.values() if region in t.regions and not_sold(t.name, region, purchase) is None
-            and (t.capacity_block if purchase == "capacity-block" else not t.ultraserver_size)]
+            and (t.capacity_block if purchase == "capacity-block" else not CAT.is_member(t.name))]
 
 
 pytestmark = pytest.mark.usefixtures("isolated_aws")  # fake credentials and config (conftest)

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from planner import blocks
 from planner import data as _data
-from planner.catalogue import Catalogue, InstanceType
+from planner.catalogue import Catalogue, InstanceType, load
 from planner.cost.book import PriceBook
 from planner.cost.items import instance_key
 from planner.cost.offers import not_sold
@@ -44,7 +44,7 @@ class Job:
 def _offered(t: InstanceType) -> list[str]:
     """Purchase options the catalogue says exist for a type (UltraServer members: Capacity Blocks only)."""
     return [p for p in PURCHASES
-            if (p == "on-demand" and not t.ultraserver_size) or (p == "spot" and t.spot) or (p == "capacity-block" and t.capacity_block)]
+            if (p == "on-demand" and not load().is_member(t.name)) or (p == "spot" and t.spot) or (p == "capacity-block" and t.capacity_block)]
 
 
 @lru_cache(maxsize=1)
@@ -126,7 +126,8 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
         if mfu is None or peak is None:
             no_mfu.append(t.name)
             continue
-        unit = t.ultraserver_size or 1
+        ultras = cat.ultraservers_of(t.name)
+        unit = ultras[0].members if ultras else 1  # the smallest UltraServer the type is sold in
         for purchase in purchases:
             price = instance_key(t.name, job.region, purchase).look_up(book)  # the estimate's price key
             assert price is not None
@@ -145,7 +146,7 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
                 n = job.instances or 1
                 if n % unit:
                     n += unit - n % unit
-                    notes.append(f"rounded up to whole UltraServers of {unit}")
+                    notes.append(f"rounded up to whole UltraServers of {unit} ({ultras[0].name})")
             run = run_hours(job.parameters, job.tokens, n * peak, mfu)
             billed = billed_hours(run, purchase)
             if purchase == "capacity-block":

@@ -71,8 +71,9 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _ultraserver_size(ctx: RuleContext, g) -> int | None:  # noqa: ANN001 - NodeGroup
-    """Instances per UltraServer of the group's type; None for instance types sold one by one."""
-    return ctx.catalogue.instance_types[g.instance_type].ultraserver_size
+    """Instances per UltraServer of the group's UltraServer type; None for instance types sold one by one."""
+    ultra = ctx.catalogue.ultraserver_of(g)
+    return ultra.members if ultra else None
 
 
 def _amount(instances: int, size: int | None) -> str:
