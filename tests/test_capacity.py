@@ -242,6 +242,24 @@ def test_ultraservers_are_asked_by_ultraserver_type(aws: StubbedAws, capsys) -> 
     assert any("one per UltraServer" in k for k in doc["next"]["stack_keys"])
 
 
+def test_an_ultraserver_type_by_name_in_its_local_zone(aws: StubbedAws, capsys) -> None:
+    # u-p6e-gb200x72: 18 p6e-gb200.36xlarge, sold in the Dallas Local Zone of us-east-1 (the catalogue)
+    lz = offering("cb-0b2000000000000d1", "us-east-1-dfw-2a", "2026-12-09T10:00:00", "2026-12-10T11:30:00",
+                  "190000.00", 18, "p6e-gb200.36xlarge", ZoneType="local-zone", UltraserverType="u-p6e-gb200x72",
+                  UltraserverCount=1)
+    ec2 = aws.stub("ec2", "us-east-1")
+    ec2.add_response("describe_capacity_block_offerings", answers(lz),
+                     {"CapacityDurationHours": 24, "AllAvailabilityZones": True, "UltraserverType": "u-p6e-gb200x72",
+                      "UltraserverCount": 1})
+    ec2.add_response("describe_capacity_block_offerings", answers())
+    code, doc, _ = run(capsys, "--instance-type", "u-p6e-gb200x72", "--ultraservers", "1", "--hours", "20",
+                       "--regions", "all", "--format", "json")
+    assert code == 0 and [r["region"] for r in doc["regions"]] == ["us-east-1"]
+    assert doc["pick"]["local_zone"] is True and doc["pick"]["instances"] == 18
+    assert doc["next"]["purchase_commands"][0].startswith("aws ec2 modify-availability-zone-group --region us-east-1 "
+                                                          "--group-name us-east-1-dfw-2 ")
+
+
 def test_a_local_zone_is_marked_with_its_opt_in(aws: StubbedAws, capsys) -> None:
     lz = offering("cb-0d0d0d0d0d0d0d0d0", "us-east-1-dfw-2a", "2026-12-09T10:00:00", "2026-12-23T11:30:00",
                   "500000.00", ZoneType="local-zone")
@@ -281,6 +299,8 @@ def test_the_stack_gives_type_count_hours_and_region(aws: StubbedAws, capsys, tm
     (("--instance-type", "p5en.48xlarge", "--hours", "24"), "--count"),
     (("--instance-type", "nope.48xlarge", "--count", "1", "--hours", "24"), "unknown instance type"),
     (("--instance-type", "trn2u.48xlarge", "--count", "6", "--hours", "24"), "multiple of 4"),
+    (("--instance-type", "p6e-gb200.36xlarge", "--ultraservers", "1", "--hours", "24"), "u-p6e-gb200x36, u-p6e-gb200x72"),
+    (("--instance-type", "p5en.48xlarge", "--ultraservers", "1", "--hours", "24"), "sold by the instance"),
     (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "9000"), "longer than the longest Capacity Block"),
     (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--regions", "us-east-2,Nowhere"), "--regions"),
     (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--deadline", "soon"), "--deadline"),

@@ -234,12 +234,12 @@ def offerings_for(wanted: list[tuple[Any, str]], timeout: float, profile: str | 
     return [x if x is not None else ([], None) for x in out]
 
 
-def need_for(instance_type: str, instances: int, hours: float, basis: str) -> Any:
+def need_for(instance_type: str, instances: int, hours: float, basis: str, ultraserver: str | None = None) -> Any:
     """A `Need` for a row priced elsewhere (compare, plan): whole UltraServers for member types."""
     from planner import catalogue
     from planner.cost.capacity import Need, ultraserver_type
 
-    return Need(instance_type, instances, hours, basis, ultraserver_type(catalogue.load().instance_types[instance_type]))
+    return Need(instance_type, instances, hours, basis, ultraserver_type(catalogue.load(), instance_type, ultraserver))
 
 
 def warn_block_prices(stacks: list[Any], book: Any, timeout: float, say: Any) -> None:
@@ -263,7 +263,7 @@ def warn_block_prices(stacks: list[Any], book: Any, timeout: float, say: Any) ->
             if g.purchase != "capacity-block" or hours is None or price is None:
                 continue
             try:
-                rows.append((s, g, price, need_for(g.instance_type, g.count, hours, "plan")))
+                rows.append((s, g, price, need_for(g.instance_type, g.count, hours, "plan", g.ultraserver_type)))
             except NoBlock:
                 continue
     if not rows:

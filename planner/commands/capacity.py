@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     if reservation is not None:
         return _extension(args, needs[0], reservation, node_group, source, default_region)
     try:
-        asked = {n.instance_type: queries(n) for n in needs}
+        asked = {n.key: queries(n) for n in needs}
     except NoBlock as exc:
         raise _bad("--hours" if "longer" in str(exc) else "--count", str(exc)) from None
     now = dt.datetime.now(dt.timezone.utc)
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
                                  f"{(now + dt.timedelta(weeks=blocks.MAX_START_WEEKS_AHEAD)).date().isoformat()}")
     if args.earliest is not None and args.deadline is not None and args.deadline <= args.earliest:
         raise _bad("--deadline", "expected a time after --earliest")
-    regions = {n.instance_type: _regions(args, n.instance_type, default_region, notes) for n in needs}
+    regions = {n.key: _regions(args, n.key, default_region, notes) for n in needs}
     from planner.aws.capacity_blocks import open_ec2, search_jobs
     from planner.aws.preflight import SetupError
 
@@ -112,8 +112,8 @@ def run(args: argparse.Namespace) -> int:
         error_line(f"capacity: {exc}")
         return 2
     earliest = args.earliest if args.earliest is not None and args.earliest > now else None
-    jobs = [(r, asked[n.instance_type]) for n in needs for r in regions[n.instance_type]]
-    owners = [n.instance_type for n in needs for _ in regions[n.instance_type]]
+    jobs = [(r, asked[n.key]) for n in needs for r in regions[n.key]]
+    owners = [n.key for n in needs for _ in regions[n.key]]
     answers = search_jobs(jobs, client_for, args.aws_timeout, earliest, progress=_progress())
     for a, owner in zip(answers, owners):
         a.instance_type = owner
@@ -225,25 +225,37 @@ def _needs(args: argparse.Namespace) -> tuple[list[Any], str | None, str, str | 
         raise _bad("--count", "expected --count N (instances) or --ultraservers N with --instance-type")
     needs = []
     for name in dict.fromkeys(args.types):
-        t = cat.instance_types.get(name)
-        if t is None:
-            from planner.commands.compare import _shown
-
-            raise _bad("--instance-type", f"unknown instance type '{_shown(name)}'; expected one of: "
-                                          f"{', '.join(n for n, x in cat.instance_types.items() if x.capacity_block)}")
-        if not t.capacity_block:
-            raise _bad("--instance-type", f"{name} is not sold through Capacity Blocks")
-        needs.append(_need(args, t, args.count, args.ultraservers, None, "--instance-type"))
+        t, declared = _type_named(name, cat)
+        needs.append(_need(args, cat, t, args.count, args.ultraservers, None, "--instance-type", declared=declared))
     return needs, None, ARGS, None, notes
 
 
-def _need(args: argparse.Namespace, t: Any, count: int | None, ultraservers: int | None, stack_hours: tuple[float, str] | None,
-          key: str, file: str = ARGS) -> Any:
+def _type_named(name: str, cat: Any) -> tuple[Any, str | None]:
+    """`--instance-type`: a catalogue instance type, or an UltraServer type (u-p6e-gb200x72) and its member type."""
+    from planner.commands.compare import _shown
+
+    if name in cat.ultraserver_types:
+        u = cat.ultraserver_types[name]
+        if not u.declarable:
+            raise _bad("--instance-type", f"{name}: AWS's EC2 API lists no instance type for its members yet, "
+                                          "so it cannot be searched for")
+        return cat.instance_types[u.member_instance_type], name
+    t = cat.instance_types.get(name)
+    if t is None:
+        sold = [n for n, x in cat.instance_types.items() if x.capacity_block] + [u.name for u in cat.declarable_ultraserver_types]
+        raise _bad("--instance-type", f"unknown instance type '{_shown(name)}'; expected one of: {', '.join(sold)}")
+    if not t.capacity_block:
+        raise _bad("--instance-type", f"{name} is not sold through Capacity Blocks")
+    return t, None
+
+
+def _need(args: argparse.Namespace, cat: Any, t: Any, count: int | None, ultraservers: int | None,
+          stack_hours: tuple[float, str] | None, key: str, file: str = ARGS, declared: str | None = None) -> Any:
     """One `Need`: instances (whole UltraServers for member types) and the run's hours."""
     from planner.cost.capacity import Need, NoBlock, ultraserver_type
 
     try:
-        us = ultraserver_type(t)
+        us = ultraserver_type(cat, t.name, declared)
     except NoBlock as exc:
         raise _bad(key, str(exc), file) from None
     if us is None and ultraservers is not None:
@@ -324,7 +336,8 @@ def _stack_need(args: argparse.Namespace, cat: Any, notes: list[str]) -> tuple[l
         count, us = args.count, args.ultraservers
     else:
         count, us = g.count, g.ultraservers
-    need = _need(args, cat.instance_types[g.instance_type], count, us, stack_hours, "instance_type", s.file)
+    need = _need(args, cat, cat.instance_types[g.instance_type], count, us, stack_hours, "instance_type", s.file,
+                 declared=g.ultraserver_type)
     if g.capacity_reservation_ids and args.regions is None:  # its block is bought: extend it, or say it covers the run
         args._reservation = g.capacity_reservation_ids[0]
     return [need], g.name, s.file, s.region, notes

@@ -139,12 +139,17 @@ def _with_offerings(result: dict[str, Any], args: argparse.Namespace) -> dict[st
     from planner.aws.capacity_blocks import need_for, offerings_for
     from planner.cost.capacity import NoBlock, priced_from_offerings
 
+    from planner import catalogue
+
+    cat = catalogue.load()
     rows = [i for i, c in enumerate(result["candidates"]) if c["purchase"] == "capacity-block"]
     wanted, asked = [], []
     for i in rows:
         c = result["candidates"][i]
+        ultras = cat.ultraservers_of(c["instance_type"])  # compare counts in the smallest UltraServer of the type
         try:
-            wanted.append((need_for(c["instance_type"], c["instances"], c["run_hours"], "compare"), args.region))
+            wanted.append((need_for(c["instance_type"], c["instances"], c["run_hours"], "compare",
+                                    ultras[0].name if ultras else None), args.region))
             asked.append(i)
         except NoBlock as exc:
             result["candidates"][i] = priced_from_offerings(c, [], str(exc), "")

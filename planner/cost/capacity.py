@@ -34,38 +34,22 @@ LOCAL_ZONE = "local-zone"  # CapacityBlockOffering.ZoneType of a Local Zone
 
 # --- UltraServer types ------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class UltraServerType:
-    """An UltraServer type as DescribeCapacityBlockOfferings names it, and the instances it joins."""
+def ultraserver_type(catalogue: Any, name: str, declared: str | None = None) -> Any:
+    """The UltraServer type (`planner.catalogue.UltraServerType`) a search for `name` is for, or None.
 
-    name: str  # UltraserverType, such as u-trn2x64
-    instance_type: str  # the member instance type
-    members: int  # instances per UltraServer
-    source: str
-
-
-# The one place planner learns UltraServer type names (until the catalogue holds them): the
-# Neuron "Amazon EC2 Trn2 architecture" page names the Trn2 UltraServer u-trn2x64.
-_ULTRASERVER_NAMES = {
-    "trn2u.48xlarge": ("u-trn2x64",
-                       "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-hardware/trn2-arch.html"),
-}
-
-
-def ultraserver_type(instance_type: Any) -> UltraServerType | None:
-    """The UltraServer type a catalogue instance type is a member of, or None for a type sold by the instance.
-
-    `instance_type` is a `planner.catalogue.InstanceType`. Kept to this one function so the
-    names can move to the catalogue; a member type whose name is unknown raises NoBlock.
+    `name` is an instance type or an UltraServer type (u-p6e-gb200x72); `declared` is a node
+    group's `ultraserver_type`. A member type of several UltraServer types needs one named:
+    NoBlock says which.
     """
-    size = getattr(instance_type, "ultraserver_size", None)
-    if not size:
-        return None
-    known = _ULTRASERVER_NAMES.get(instance_type.name)
-    if known is None:
-        raise NoBlock(f"{instance_type.name} is sold as UltraServers, but planner does not know the UltraServer "
-                         "type name DescribeCapacityBlockOfferings expects for it")
-    return UltraServerType(known[0], instance_type.name, int(size), known[1])
+    if declared is not None:
+        return catalogue.ultraserver_types[declared]
+    if name in catalogue.ultraserver_types:
+        return catalogue.ultraserver_types[name]
+    types = catalogue.ultraservers_of(name)
+    if len(types) > 1:
+        raise NoBlock(f"{name} is a member of several UltraServer types; expected one of them as --instance-type: "
+                      f"{', '.join(u.name for u in types)}")
+    return types[0] if types else None
 
 
 # --- what to ask ------------------------------------------------------------------------
@@ -78,11 +62,16 @@ class Need:
     instances: int
     run_hours: float
     hours_basis: str  # where the hours came from: "--hours", "schedule.hours", "workload", ...
-    ultraserver: UltraServerType | None = None
+    ultraserver: Any = None  # planner.catalogue.UltraServerType, for UltraServer Capacity Blocks
 
     @property
     def ultraservers(self) -> int | None:
         return None if self.ultraserver is None else self.instances // self.ultraserver.members
+
+    @property
+    def key(self) -> str:
+        """What the search is for: the UltraServer type, else the instance type (regions' answers carry it)."""
+        return self.instance_type if self.ultraserver is None else self.ultraserver.name
 
 
 @dataclass(frozen=True)
@@ -167,6 +156,9 @@ def regions_sold(instance_type: str, catalogue: Any, book: Any) -> list[str]:
     Blocks pricing page's regions, per type) and no entry of planner/data/prices/not-sold.yaml against it."""
     from planner.cost.offers import not_sold
 
+    if instance_type in catalogue.ultraserver_types:  # UltraServers: where the catalogue says they are sold
+        u = catalogue.ultraserver_types[instance_type]
+        return sorted(set(u.regions) | {z.region for z in u.local_zones})
     known = {r for t in catalogue.instance_types.values() for r in t.regions} | {k[1] for k in book.instances}
     return sorted(r for r in known if book.instance(instance_type, r, "capacity-block") is not None
                   and not_sold(instance_type, r, "capacity-block") is None)
@@ -492,10 +484,10 @@ def answer(needs: Sequence[Need], regions: list[RegionAnswer], earliest: dt.date
     """The options of every need from what the regions answered, ranked, and the pick."""
     out = Search(list(needs), regions, earliest, deadline, max_usd, node_group, source, notes=list(notes))
     for need in needs:
-        found = [o for r in regions if r.instance_type == need.instance_type for o in r.offerings]
+        found = [o for r in regions if r.instance_type == need.key for o in r.offerings]
         options, left = combine(need, found, deadline)
         out.options += options
-        out.notes += [f"{need.instance_type}: {n}" if len(needs) > 1 else n for n in left]
+        out.notes += [f"{need.key}: {n}" if len(needs) > 1 else n for n in left]
     out.options.sort(key=Option.sort_key)
     out.pick = choose(out.options, deadline, max_usd)
     return out
