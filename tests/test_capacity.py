@@ -305,6 +305,7 @@ def test_the_stack_gives_type_count_hours_and_region(aws: StubbedAws, capsys, tm
     (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--regions", "us-east-2,Nowhere"), "--regions"),
     (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--deadline", "soon"), "--deadline"),
     (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--earliest", "2099-01-01"), "8 weeks"),
+    (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--earliest", "2020-01-01"), "in the past"),
 ])
 def test_unusable_input_is_one_line_and_exit_2(aws: StubbedAws, capsys, argv: tuple[str, ...], words: str) -> None:
     code = None
@@ -447,3 +448,17 @@ def test_plan_live_prices_is_quiet_when_the_book_is_close(aws: StubbedAws, capsy
     expect(aws, "us-east-1", 192, answers(), 8)
     main(["plan", str(ROOT / "stacks" / "Pulumi.p5en-train.yaml"), "--live-prices", "--format", "json"])
     assert "Capacity Block offering" not in capsys.readouterr().err
+
+
+def test_earliest_is_sent_as_the_start_of_the_window(aws: StubbedAws, capsys) -> None:
+    day = (dt.datetime.now(UTC) + dt.timedelta(days=7)).date()
+    start = dt.datetime(day.year, day.month, day.day, tzinfo=UTC)
+    for hours in (24, 48):
+        aws.stub("ec2", "us-east-2").add_response(
+            "describe_capacity_block_offerings", answers(),
+            {"CapacityDurationHours": hours, "AllAvailabilityZones": True, "InstanceType": "p5en.48xlarge",
+             "InstanceCount": 2, "StartDateRange": start})
+    code, doc, _ = run(capsys, "--instance-type", "p5en.48xlarge", "--count", "2", "--hours", "20",
+                       "--regions", "us-east-2", "--earliest", day.isoformat(), "--format", "json")
+    assert code == 1 and doc["earliest"] == f"{day.isoformat()}T00:00:00Z" and doc["regions"][0]["error"] is None
+    aws.stub("ec2", "us-east-2").assert_no_pending_responses()

@@ -95,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
         raise _bad("--earliest", f"a Capacity Block starts at most {blocks.MAX_START_WEEKS_AHEAD} weeks ahead "
                                  f"({blocks.SOURCE}); expected a date before "
                                  f"{(now + dt.timedelta(weeks=blocks.MAX_START_WEEKS_AHEAD)).date().isoformat()}")
+    if args.earliest is not None and args.earliest < now - dt.timedelta(minutes=5):
+        raise _bad("--earliest", f"{args.earliest.isoformat(timespec='minutes')} is in the past; expected a later time, "
+                                 "or leave it out to start from now")
     if args.earliest is not None and args.deadline is not None and args.deadline <= args.earliest:
         raise _bad("--deadline", "expected a time after --earliest")
     regions = {n.key: _regions(args, n.key, default_region, notes) for n in needs}
@@ -111,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
         error_line(f"capacity: {exc}")
         return 2
-    earliest = args.earliest if args.earliest is not None and args.earliest > now else None
+    earliest = args.earliest if args.earliest is not None and args.earliest > now else None  # "now" is AWS's default
     jobs = [(r, asked[n.key]) for n in needs for r in regions[n.key]]
     owners = [n.key for n in needs for _ in regions[n.key]]
     answers = search_jobs(jobs, client_for, args.aws_timeout, earliest, progress=_progress())
@@ -122,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     return result.exit_code()
 
 
-def _extension(args: argparse.Namespace, need: Any, reservation: str, node_group: str | None, source: str,
+def _extension(args: argparse.Namespace, need: Any, reservation: tuple[str, ...], node_group: str | None, source: str,
                region: str | None) -> int:
     """The stack names its block: is it long enough for the run, else its extension offerings."""
     from planner.aws import deadline
@@ -139,8 +142,8 @@ def _extension(args: argparse.Namespace, need: Any, reservation: str, node_group
 
         error_line(f"capacity: {exc}")
         return 2
-    result = extend(client_for(region), ExtensionSearch(need, reservation, region, args.deadline, args.max_usd,
-                                                         node_group, source), args.aws_timeout)
+    result = extend(client_for(region), ExtensionSearch(need, reservation[0], region, args.deadline, args.max_usd,
+                                                         node_group, source, others=reservation[1:]), args.aws_timeout)
     _write(result, args)
     return result.exit_code()
 
@@ -339,6 +342,6 @@ def _stack_need(args: argparse.Namespace, cat: Any, notes: list[str]) -> tuple[l
     need = _need(args, cat, cat.instance_types[g.instance_type], count, us, stack_hours, "instance_type", s.file,
                  declared=g.ultraserver_type)
     if g.capacity_reservation_ids and args.regions is None:  # its block is bought: extend it, or say it covers the run
-        args._reservation = g.capacity_reservation_ids[0]
+        args._reservation = g.capacity_reservation_ids
     return [need], g.name, s.file, s.region, notes
 

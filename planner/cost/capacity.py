@@ -141,9 +141,7 @@ def queries(need: Need) -> tuple[Query, ...]:
     """Every request one region is asked for `need`: each duration, for each distinct block size."""
     out: list[Query] = []
     for hours in durations(need.run_hours):
-        if need.ultraserver is not None:
-            if need.instances > blocks.MAX_INSTANCES_PER_ACCOUNT:
-                block_sizes(need.instances)  # raises: more than the account holds
+        if need.ultraserver is not None:  # one block per UltraServer, asked for together; AWS's answer says how many
             out.append(Query(hours, ultraserver_type=need.ultraserver.name, ultraserver_count=need.ultraservers))
             continue
         for size in sorted(set(block_sizes(need.instances)), reverse=True):
@@ -596,6 +594,7 @@ class ExtensionSearch:
     extensions: list[Extension] = field(default_factory=list)
     asked: tuple[int, ...] = ()
     error: str | None = None
+    others: tuple[str, ...] = ()  # the group's other reservations (one per UltraServer): not read
 
     @property
     def covered(self) -> bool:
@@ -634,7 +633,7 @@ class ExtensionSearch:
                 "usable_hours": None if r is None else round(r.usable_hours, 3),
                 "covers_run": self.covered, "finish": iso(self.finish),
                 "meets_deadline": None if self.deadline is None or self.finish is None else self.finish <= self.deadline,
-                "error": self.error,
+                "error": self.error, "not_read": list(self.others),
             },
             "asked_extension_hours": list(self.asked),
             "extensions": [{"offering_id": e.offering_id, "start": iso(e.start), "end": iso(e.end), "hours": e.hours,

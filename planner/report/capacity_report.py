@@ -121,6 +121,9 @@ def extension_lines(doc: dict[str, Any]) -> list[str]:
     r, n = doc["reservation"], doc["needs"][0]
     out = [f"Capacity Block {r['capacity_reservation_id']} ({r['region']}) for {n['instances']} x {n['instance_type']}, "
            f"a run of {num(n['run_hours'])} h ({n['hours_basis']})"]
+    if r["not_read"]:
+        out.append(f"  the node group names {len(r['not_read']) + 1} reservations (one per UltraServer): this reads the "
+                   f"first; extend each of {', '.join(r['not_read'])} the same way")
     if r["error"]:
         return out + [f"  no answer: {r['error']}"]
     out.append(f"  {r['availability_zone']}, {_when(r['start'])} to {_when(r['end'])} UTC: {num(r['hours'])} h, "
