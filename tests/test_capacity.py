@@ -462,3 +462,13 @@ def test_earliest_is_sent_as_the_start_of_the_window(aws: StubbedAws, capsys) ->
                        "--regions", "us-east-2", "--earliest", day.isoformat(), "--format", "json")
     assert code == 1 and doc["earliest"] == f"{day.isoformat()}T00:00:00Z" and doc["regions"][0]["error"] is None
     aws.stub("ec2", "us-east-2").assert_no_pending_responses()
+
+
+def test_the_same_answers_give_byte_identical_json(aws: StubbedAws, capsys) -> None:
+    outs = []
+    for _ in range(2):
+        three_regions(aws)
+        main(["capacity", *P5EN, "--regions", "us-west-2,us-east-1,us-east-2", "--deadline", "2027-01-06", "--format", "json"])
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1]
+    assert [r["region"] for r in json.loads(outs[0])["regions"]] == ["us-west-2", "us-east-1", "us-east-2"]  # as asked

@@ -256,12 +256,17 @@ def warn_block_prices(stacks: list[Any], book: Any, timeout: float, say: Any) ->
 
     cat = catalogue.load()
     rows = []
+    seen: set[tuple[Any, ...]] = set()  # diff passes both sides: the same group is asked for, and told, once
     for s in stacks:
         hours = s.cluster.schedule.hours if s.cluster.schedule is not None else workload_hours(s.cluster, cat)
         for g in s.cluster.node_groups:
             price = book.instance(g.instance_type, s.region, "capacity-block")
             if g.purchase != "capacity-block" or hours is None or price is None:
                 continue
+            key = (g.instance_type, g.ultraserver_type, g.count, hours, s.region, price.usd)
+            if key in seen:
+                continue
+            seen.add(key)
             try:
                 rows.append((s, g, price, need_for(g.instance_type, g.count, hours, "plan", g.ultraserver_type)))
             except NoBlock:

@@ -428,7 +428,8 @@ class RegionAnswer:
     instance_type: str = ""  # the need it was asked for
 
     def to_json(self) -> dict[str, Any]:
-        return {"region": self.region, "instance_type": self.instance_type, "asked": [q.to_json() for q in self.asked], "offerings": len(self.offerings),
+        return {"region": self.region, "instance_type": self.instance_type, "asked": [q.to_json() for q in self.asked],
+                "offerings": len(self.offerings), "offering_ids": [o.offering_id for o in self.offerings],
                 "error": self.error, "code": self.code}
 
 
