@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.ec2_capacity_stub import serve, three_regions
 from tests.test_preflight_helpers import CLEARED, FAKE_CREDENTIALS
+from tests.test_preflight_moto_server import endpoint  # noqa: F401 - the moto_server fixture
 
 
 def _capacity(tmp_path: Path, env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
@@ -45,3 +46,13 @@ def test_the_search_goes_to_the_configured_endpoint(tmp_path: Path, setting: str
     asked = {(region, p["CapacityDurationHours"], p["InstanceType"], p["InstanceCount"], p["AllAvailabilityZones"])
              for region, p in scenario.requests if region == "us-east-2"}
     assert asked == {("us-east-2", "336", "p5en.48xlarge", "16", "true"), ("us-east-2", "504", "p5en.48xlarge", "16", "true")}
+
+
+def test_moto_server_which_lacks_the_call_is_a_region_line(tmp_path: Path, endpoint: str) -> None:
+    """moto does not implement DescribeCapacityBlockOfferings: its answer is the region's line, not "no capacity"."""
+    done = _capacity(tmp_path, {"AWS_ENDPOINT_URL_EC2": endpoint}, "--instance-type", "p5en.48xlarge", "--count", "2",
+                     "--hours", "24", "--regions", "us-east-1", "--format", "json")
+    assert done.returncode == 1, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["options"] == [] and doc["pick"] is None
+    assert doc["regions"][0]["error"] and doc["regions"][0]["code"] == "NotAws"
