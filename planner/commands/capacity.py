@@ -14,13 +14,25 @@ import argparse
 import datetime as dt
 import math
 import sys
+from dataclasses import dataclass, field
 from typing import Any
 
 from planner.errors import InputError, Problem
 
 FORMATS = ("table", "json", "markdown")
 ARGS = "<command line>"
-MAX_COUNT = 10**4  # --count/--ultraservers: far above what an account can book (planner.blocks)
+
+
+@dataclass
+class Wanted:
+    """What the command line (and the stack) ask for."""
+
+    needs: list[Any]  # planner.cost.capacity.Need
+    node_group: str | None = None
+    source: str = ARGS
+    region: str | None = None  # the stack's region: the default for --regions
+    notes: list[str] = field(default_factory=list)
+    reservations: tuple[str, ...] = ()  # the stack's booked block: check it, or extend it
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -82,14 +94,14 @@ def run(args: argparse.Namespace) -> int:
     from planner import blocks
     from planner.cost.capacity import NoBlock, answer, queries
 
-    needs, node_group, source, default_region, notes = _needs(args)
-    reservation = getattr(args, "_reservation", None)
-    if reservation is not None:
-        return _extension(args, needs[0], reservation, node_group, source, default_region)
+    w = _needs(args)
+    if w.reservations:
+        return _extension(args, w)
+    needs = w.needs
     try:
         asked = {n.key: queries(n) for n in needs}
-    except NoBlock as exc:
-        raise _bad("--hours" if "longer" in str(exc) else "--count", str(exc)) from None
+    except NoBlock as exc:  # from a stack, the node group is at fault, not an option
+        raise _bad(exc.key if w.source == ARGS else f"node group '{w.node_group}'", str(exc), w.source) from None
     now = dt.datetime.now(dt.timezone.utc)
     if args.earliest is not None and args.earliest > now + dt.timedelta(weeks=blocks.MAX_START_WEEKS_AHEAD):
         raise _bad("--earliest", f"a Capacity Block starts at most {blocks.MAX_START_WEEKS_AHEAD} weeks ahead "
@@ -100,19 +112,11 @@ def run(args: argparse.Namespace) -> int:
                                  "or leave it out to start from now")
     if args.earliest is not None and args.deadline is not None and args.deadline <= args.earliest:
         raise _bad("--deadline", "expected a time after --earliest")
-    regions = {n.key: _regions(args, n.key, default_region, notes) for n in needs}
-    from planner.aws.capacity_blocks import open_ec2, search_jobs
-    from planner.aws.preflight import SetupError
+    regions = {n.key: _regions(args, n.key, w.region, w.notes) for n in needs}
+    from planner.aws.capacity_blocks import search_jobs
 
-    from planner.aws import deadline
-
-    try:
-        with deadline.limit(args.aws_timeout):  # the credential lookup: a hung credential_process must not hang this
-            client_for = open_ec2(args.profile)
-    except (SetupError, deadline.DeadlineExceeded) as exc:
-        from planner.errors import error_line
-
-        error_line(f"capacity: {exc}")
+    client_for = _open(args)
+    if client_for is None:
         return 2
     earliest = args.earliest if args.earliest is not None and args.earliest > now else None  # "now" is AWS's default
     jobs = [(r, asked[n.key]) for n in needs for r in regions[n.key]]
@@ -120,30 +124,39 @@ def run(args: argparse.Namespace) -> int:
     answers = search_jobs(jobs, client_for, args.aws_timeout, earliest, progress=_progress())
     for a, owner in zip(answers, owners):
         a.instance_type = owner
-    result = answer(needs, answers, args.earliest, args.deadline, args.max_usd, node_group, source, notes)
+    result = answer(needs, answers, args.earliest, args.deadline, args.max_usd, w.node_group, w.source, w.notes)
     _write(result, args)
     return result.exit_code()
 
 
-def _extension(args: argparse.Namespace, need: Any, reservation: tuple[str, ...], node_group: str | None, source: str,
-               region: str | None) -> int:
-    """The stack names its block: is it long enough for the run, else its extension offerings."""
+def _open(args: argparse.Namespace) -> Any:
+    """EC2 clients on the credential chain, found within --aws-timeout; None (and one line) when there are none."""
     from planner.aws import deadline
-    from planner.aws.capacity_blocks import extend, open_ec2
+    from planner.aws.capacity_blocks import open_ec2
     from planner.aws.preflight import SetupError
-    from planner.cost.capacity import ExtensionSearch
 
-    assert region is not None
     try:
-        with deadline.limit(args.aws_timeout):
-            client_for = open_ec2(args.profile)
+        with deadline.limit(args.aws_timeout):  # the credential lookup: a hung credential_process must not hang this
+            return open_ec2(args.profile)
     except (SetupError, deadline.DeadlineExceeded) as exc:
         from planner.errors import error_line
 
         error_line(f"capacity: {exc}")
+        return None
+
+
+def _extension(args: argparse.Namespace, w: Wanted) -> int:
+    """The stack names its block: is it long enough for the run, else its extension offerings."""
+    from planner.aws.capacity_blocks import extend
+    from planner.cost.capacity import ExtensionSearch
+
+    assert w.region is not None
+    client_for = _open(args)
+    if client_for is None:
         return 2
-    result = extend(client_for(region), ExtensionSearch(need, reservation[0], region, args.deadline, args.max_usd,
-                                                         node_group, source, others=reservation[1:]), args.aws_timeout)
+    search = ExtensionSearch(w.needs[0], w.reservations[0], w.region, args.deadline, args.max_usd, w.node_group,
+                             w.source, others=w.reservations[1:])
+    result = extend(client_for(w.region), search, args.aws_timeout)
     _write(result, args)
     return result.exit_code()
 
@@ -212,16 +225,15 @@ def _regions(args: argparse.Namespace, instance_type: str, default: str | None, 
     return list(dict.fromkeys(chosen))
 
 
-def _needs(args: argparse.Namespace) -> tuple[list[Any], str | None, str, str | None, list[str]]:
-    """What to search for: (needs, node group, source, default region, notes) from the stack or the options."""
+def _needs(args: argparse.Namespace) -> Wanted:
+    """What to search for, from the stack or the options."""
     from planner import catalogue
 
     cat = catalogue.load()
-    notes: list[str] = []
     if args.stack and args.types:
         raise _bad("--instance-type", "expected a stack file or --instance-type, not both")
     if args.stack:
-        return _stack_need(args, cat, notes)
+        return _stack_need(args, cat)
     if not args.types:
         raise _bad("STACK_FILE", "expected a stack file, or --instance-type with --count or --ultraservers")
     if args.count is None and args.ultraservers is None:
@@ -230,7 +242,7 @@ def _needs(args: argparse.Namespace) -> tuple[list[Any], str | None, str, str | 
     for name in dict.fromkeys(args.types):
         t, declared = _type_named(name, cat)
         needs.append(_need(args, cat, t, args.count, args.ultraservers, None, "--instance-type", declared=declared))
-    return needs, None, ARGS, None, notes
+    return Wanted(needs)
 
 
 def _type_named(name: str, cat: Any) -> tuple[Any, str | None]:
@@ -302,7 +314,8 @@ def _hours(args: argparse.Namespace, t: Any, count: int, stack_hours: tuple[floa
     raise _bad("--hours", "expected --hours H, or --parameters, --tokens and --mfu")
 
 
-def _stack_need(args: argparse.Namespace, cat: Any, notes: list[str]) -> tuple[list[Any], str | None, str, str | None, list[str]]:
+def _stack_need(args: argparse.Namespace, cat: Any) -> Wanted:
+    """The stack's Capacity Block node group: its type, count or UltraServers, hours, region and booked block."""
     from planner.cost.estimate import workload_hours
     from planner.parse import load_stacks
 
@@ -324,6 +337,7 @@ def _stack_need(args: argparse.Namespace, cat: Any, notes: list[str]) -> tuple[l
         raise _bad("--node-group", f"{s.file} has {len(groups)} Capacity Block node groups "
                                    f"({', '.join(g.name for g in groups)}); expected --node-group NAME")
     g = groups[0]
+    notes: list[str] = []
     stack_hours: tuple[float, str] | None = None
     if s.cluster.schedule is not None:
         stack_hours = (s.cluster.schedule.hours, "schedule.hours")
@@ -341,7 +355,6 @@ def _stack_need(args: argparse.Namespace, cat: Any, notes: list[str]) -> tuple[l
         count, us = g.count, g.ultraservers
     need = _need(args, cat, cat.instance_types[g.instance_type], count, us, stack_hours, "instance_type", s.file,
                  declared=g.ultraserver_type)
-    if g.capacity_reservation_ids and args.regions is None:  # its block is bought: extend it, or say it covers the run
-        args._reservation = g.capacity_reservation_ids
-    return [need], g.name, s.file, s.region, notes
+    booked = g.capacity_reservation_ids if args.regions is None else ()  # bought: check it (--regions: a new search)
+    return Wanted([need], g.name, s.file, s.region, notes, booked)
 

@@ -107,7 +107,13 @@ class Query:
 
 
 class NoBlock(ValueError):
-    """The need cannot be bought as Capacity Blocks at all (too long, too many): one line, exit 2."""
+    """The need cannot be bought as Capacity Blocks at all (too long, too many): one line, exit 2.
+
+    `key` is the option at fault, for the command's error line."""
+
+    def __init__(self, message: str, key: str = "--instance-type"):
+        super().__init__(message)
+        self.key = key
 
 
 def durations(run_hours: float) -> tuple[int, ...]:
@@ -123,7 +129,7 @@ def durations(run_hours: float) -> tuple[int, ...]:
     if first is None:
         raise NoBlock(f"a run of {run_hours:,.1f} h is longer than the longest Capacity Block "
                       f"({blocks.describe(blocks.MAX_HOURS)}); "
-                      "split it across consecutive blocks and search for each")
+                      "split it across consecutive blocks and search for each", "--hours")
     return tuple(hours[first:first + 2])
 
 
@@ -131,7 +137,7 @@ def block_sizes(instances: int) -> tuple[int, ...]:
     """Instances per block for a cluster: blocks of the most a block holds, then the rest (96 -> 64 + 32)."""
     if instances > blocks.MAX_INSTANCES_PER_ACCOUNT:
         raise NoBlock(f"{instances} instances is more than an account can hold across Capacity Blocks "
-                      f"({blocks.MAX_INSTANCES_PER_ACCOUNT}, {blocks.SOURCE})")
+                      f"({blocks.MAX_INSTANCES_PER_ACCOUNT}, {blocks.SOURCE})", "--count")
     per = blocks.MAX_INSTANCES_PER_BLOCK
     full, rest = divmod(instances, per)
     return (per,) * full + ((rest,) if rest else ())
