@@ -472,3 +472,13 @@ def test_the_same_answers_give_byte_identical_json(aws: StubbedAws, capsys) -> N
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1]
     assert [r["region"] for r in json.loads(outs[0])["regions"]] == ["us-west-2", "us-east-1", "us-east-2"]  # as asked
+
+
+def test_no_credentials_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path) -> None:
+    from tests.test_preflight_helpers import isolate
+
+    isolate(monkeypatch, tmp_path, credentials=False)
+    code = main(["capacity", *P5EN, "--regions", "us-east-2"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith("planner: capacity: no AWS credentials found") and len(err.splitlines()) == 1

@@ -42,13 +42,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("capacity", help="where and when Capacity Blocks for a cluster can be bought, cheapest first "
                                         "(DescribeCapacityBlockOfferings; buys nothing)")
     p.add_argument("stack", nargs="?", metavar="STACK_FILE",
-                   help="a stack file: its Capacity Block node group, count and hours (schedule.hours or workload)")
+                   help="a stack file: its Capacity Block node group, count and hours (schedule.hours or workload); "
+                        "when the group names its capacity_reservation_id (and --regions is not given), that block is "
+                        "checked against the run and its extension offerings are listed")
     p.add_argument("--node-group", metavar="NAME", help="the Capacity Block node group to search for (when the stack has several)")
     p.add_argument("--instance-type", action="append", default=[], metavar="TYPE", dest="types",
-                   help="search for this type without a stack (repeatable: alternatives, ranked together)")
+                   help="search for this instance type, or UltraServer type (u-p6e-gb200x72), without a stack "
+                        "(repeatable: alternatives, ranked together)")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--count", type=_count, metavar="N", help="instances (with --instance-type)")
-    size.add_argument("--ultraservers", type=_count, metavar="N", help="UltraServers (with an UltraServer member type)")
+    size.add_argument("--ultraservers", type=_count, metavar="N", help="UltraServers (with an UltraServer type or its member instance type)")
     p.add_argument("--hours", type=_positive("--hours", 1.0), metavar="H",
                    help="hours the run needs (default: the stack's schedule.hours, else its workload's hours)")
     p.add_argument("--parameters", type=_positive("--parameters", 1.0), help="model parameters, for the run's hours (70e9)")
