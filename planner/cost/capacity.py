@@ -231,7 +231,9 @@ def offering_from_api(region: str, d: Mapping[str, Any], asked_hours: int) -> Of
         raise BadOffering(f"offering {oid}: CapacityBlockDurationHours missing")
     minutes = d.get("CapacityBlockDurationMinutes") or 0
     count = d.get("InstanceCount")
-    if not isinstance(count, int) or count <= 0:
+    if d.get("UltraserverType") and count is None:
+        count = 0  # an UltraServer offering may count UltraServers only: `Option.instances` counts their members
+    elif not isinstance(count, int) or count <= 0:
         raise BadOffering(f"offering {oid}: InstanceCount missing")
     itype = _token(d["InstanceType"], "InstanceType") if d.get("InstanceType") else ""
     us = _token(d["UltraserverType"], "UltraserverType") if d.get("UltraserverType") else None
@@ -260,8 +262,15 @@ class Option:
         return self.offerings[0]
 
     @property
+    def blocks(self) -> tuple[int, ...]:
+        """Instances per offering; for UltraServers their members, whatever InstanceCount says."""
+        if self.need.ultraserver is not None:
+            return tuple((o.ultraservers or 0) * self.need.ultraserver.members for o in self.offerings)
+        return tuple(o.instances for o in self.offerings)
+
+    @property
     def instances(self) -> int:
-        return sum(o.instances for o in self.offerings)
+        return sum(self.blocks)
 
     @property
     def upfront_usd(self) -> Decimal:
@@ -519,7 +528,7 @@ def option_json(o: Option) -> dict[str, Any]:
         "hours": round(first.hours, 3),
         "usable_hours": round(o.usable_hours, 3),
         "instances": o.instances,
-        "blocks": [x.instances for x in o.offerings],
+        "blocks": list(o.blocks),
         "upfront_usd": float(o.upfront_usd),
         "usd_per_instance_hour": round(o.usd_per_instance_hour, 4),
         "finish": iso(o.finish),
