@@ -70,10 +70,11 @@ def instance_region(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     region = ctx.stack.region
     for g in ctx.cluster.node_groups:
         t = ctx.catalogue.instance_types[g.instance_type]
-        if region not in t.regions:
+        if not t.sold_in(region, g.purchase):
+            blocks_too = f" (Capacity Blocks also in {', '.join(t.capacity_block_regions)})" if t.capacity_block_regions else ""
             yield r.finding(ctx, g.path + ("instance_type",),
                             f"node group '{g.name}': {g.instance_type} is not known to be offered in {region}; "
-                            f"known regions: {', '.join(t.regions)}",
+                            f"known regions: {', '.join(t.regions)}{blocks_too}",
                             fix=f"set aws:region: {_nearest(region, t.regions)} (the known region nearest in name), or confirm "
                                 f"the offering: `aws ec2 describe-instance-type-offerings --region {region} "
                                 f"--filters Name=instance-type,Values={g.instance_type}`")
