@@ -46,7 +46,7 @@ def workload_exceeds_schedule(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     ratio = need / sched.hours
     up = blocks.block_for_run(need) if block else None
     if up is not None:
-        fix = (f"set schedule.hours: {up} (a {blocks.describe(up)} Capacity Block: instances run {blocks.usable_hours(up):,.1f} h "
+        fix = (f"set schedule.hours: {up} (a {up // blocks.HOURS_PER_DAY}-day ({up:,} h) Capacity Block: instances run {blocks.usable_hours(up):,.1f} h "
                f"of it, enough for the {need:,.1f} h the workload needs), or train on fewer tokens")
     elif block:
         fix = (f"set schedule.hours: {math.ceil(need)} (longer than the longest Capacity Block: book consecutive blocks), "
