@@ -66,6 +66,12 @@ class InstanceType:
     field_sources: Mapping[str, str] = field(default_factory=dict)
     notes: str = ""
     efa_first_card: int = 0  # the first network card that takes EFA (p6-b300.48xlarge: card 0 is ENA only)
+    # regions where the Capacity Blocks pricing page sells the type's blocks beyond `regions` (the offerings)
+    capacity_block_regions: tuple[str, ...] = ()
+
+    def sold_in(self, region: str, purchase: str) -> bool:
+        """Listed in `region` for `purchase`: the offerings, plus the Capacity Blocks pricing page's regions for blocks."""
+        return region in self.regions or (purchase == "capacity-block" and region in self.capacity_block_regions)
 
     @property
     def efa_cards(self) -> tuple[int, ...]:
@@ -232,6 +238,7 @@ def build(raw: dict[str, Any]) -> Catalogue:
             efa_generation=efa.get("generation"),
             efa_max_interfaces=efa.get("max_interfaces", 0) if efa["supported"] else 0,
             efa_first_card=efa.get("first_card", 0),
+            capacity_block_regions=tuple(v.get("capacity_block_regions") or ()),
             max_network_interfaces=v["max_network_interfaces"],
             local_nvme_disks=v["local_nvme"]["disks"],
             local_nvme_disk_gb=v["local_nvme"]["disk_gb"],

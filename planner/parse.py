@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
 from planner import catalogue as _catalogue
+from planner import data as _data
 from planner.errors import InputError, Problem
 from planner.report.text import escape_char, first_control, one_line
 from planner.model import (
@@ -45,6 +46,7 @@ from planner.reader import (  # noqa: F401 - the old private names stay importab
     _closest,
     _kind,
     _one_line,
+    edits,
 )
 from planner.yamlload import Lines, line_of
 from planner import yamlload
@@ -219,8 +221,8 @@ def _cluster(r: Reader, data: Any, region: str, path: Path) -> Cluster | None:
     if m is None:
         return None
     az = r.field(m, "cluster", "availability_zone", path)
-    if az and region and not az_in_region(az, region):
-        r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region} (such as {region}a), got {_kind(az)}")
+    if az and region and (why := bad_zone(az, region)) is not None:
+        r.fail(path + ("availability_zone",), why)
     root = r.field(m, "cluster", "root_volume_gib", path)
     groups = _node_groups(r, m.get("node_groups"), path + ("node_groups",), az or "", region)
     placement = r.field(m, "cluster", "placement_group", path)
@@ -309,8 +311,8 @@ def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str)
         if efa is None and "efa" not in m:
             efa = bool(spec and spec.efa_supported)
         az = r.field(m, "node_group", "availability_zone", p) or cluster_az
-        if "availability_zone" in m and az and region and not az_in_region(az, region):
-            r.fail(p + ("availability_zone",), f"expected an Availability Zone of {region}, got {_kind(az)}")
+        if "availability_zone" in m and az and region and (why := bad_zone(az, region)) is not None:
+            r.fail(p + ("availability_zone",), why)
         public_ip = r.field(m, "node_group", "public_ip", p)
         reservation = r.field(m, "node_group", "capacity_reservation_id", p)
         group_arn = r.field(m, "node_group", "capacity_reservation_resource_group_arn", p)
@@ -363,8 +365,8 @@ def _lustre(r: Reader, data: Any, path: Path, cluster_az: str, region: str) -> L
     capacity = r.field(m, "lustre", "storage_capacity_gib", path)
     throughput = r.field(m, "lustre", "per_unit_storage_throughput", path)
     az = r.field(m, "lustre", "availability_zone", path) or cluster_az
-    if "availability_zone" in m and az and region and not az_in_region(az, region):
-        r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region}, got {_kind(az)}")
+    if "availability_zone" in m and az and region and (why := bad_zone(az, region)) is not None:
+        r.fail(path + ("availability_zone",), why)
     efa = r.field(m, "lustre", "efa_enabled", path)
     s3 = r.field(m, "lustre", "s3_import_path", path)
     if dtype is None or capacity is None or efa is None:
@@ -412,34 +414,36 @@ def stack_name(file: str) -> str | None:
     return m.group(1) if m else None
 
 
-# The direction part of every AWS region name (us-east-2, ap-southeast-3, ca-central-1, ...):
-# https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-regions.html
-REGION_DIRECTIONS = frozenset({"north", "south", "east", "west", "central", "northeast", "northwest", "southeast", "southwest"})
-
-
-def edits(a: str, b: str) -> int:
-    """Levenshtein distance: region names differ by a letter or two, which difflib's ratio ranks poorly."""
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
-
-
 def unknown_region(region: str) -> str | None:
-    """"unknown region 'us-esat-2' (did you mean 'us-east-2'?)" for a name no AWS region can have
-    (its direction is not one AWS uses); None for a region-shaped name. A misspelt region is an
-    input error, not an Availability Zone or price problem further down."""
-    parts = region.split("-")
-    if parts[-2] in REGION_DIRECTIONS:
+    """Why `region` is not one of AWS's regions (botocore's partition data, `planner/data/regions.yaml`),
+    with a did-you-mean; None for a known region. A zone given as a region (us-east-2b) is named as
+    such. A misspelt region is an input error, not an Availability Zone or price problem further down."""
+    regs = _data.regions()
+    if regs.known(region):
         return None
-    from planner import catalogue
-
-    known = sorted({r for t in catalogue.load().instance_types.values() for r in t.regions})
-    dist, close = min((edits(region, k), k) for k in known)
-    hint = f" (did you mean '{close}'?)" if dist <= 3 else " (expected a name such as us-east-2)"
+    parent = regs.zone_of(region)
+    if parent is not None:
+        kind = "a Local Zone" if region in regs.local_zones else "an Availability Zone"
+        return (f"'{region}' is {kind} of {parent}, not a region: set aws:region: {parent} "
+                f"(and availability_zone: {region})")
+    close = regs.closest(region)
+    quoted = [f"'{c}'" for c in close]
+    hint = (f" (did you mean {', '.join(quoted[:-1]) + ' or ' if len(quoted) > 1 else ''}{quoted[-1]}?)" if close
+            else " (expected one of AWS's regions, such as us-east-2)")
     return f"unknown region '{region}'{hint}"
+
+
+def bad_zone(az: str, region: str) -> str | None:
+    """Why `az` is not an Availability Zone (or Local Zone) of `region`, per AWS's data; None when it is."""
+    if not az_in_region(az, region):
+        return f"expected an Availability Zone of {region} (such as {region}a), got {_kind(az)}"
+    regs = _data.regions()
+    zones = regs.zones.get(region)
+    if az in regs.local_zones or zones is None or az in zones:
+        return None
+    if re.fullmatch(re.escape(region) + r"[a-z]", az):
+        return f"{az} is not an Availability Zone of {region}; AWS lists {', '.join(zones)}"
+    return None  # a Local Zone no public source read here lists: accepted
 
 
 def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
@@ -454,7 +458,8 @@ def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
     region = config.get(REGION_KEY)
     if region is None:
         r.fail(("config",), f"missing required key '{REGION_KEY}' (the AWS region, such as us-east-2)")
-    elif not (isinstance(region, str) and _REGION.fullmatch(region)):
+    elif not isinstance(region, str) or (not _REGION.fullmatch(region) and _data.regions().zone_of(region) is None
+                                         and not _data.regions().known(region)):
         r.fail(("config", REGION_KEY), f"expected an AWS region such as us-east-2, got {_kind(region)}")
         region = None
     elif (unknown := unknown_region(region)) is not None:

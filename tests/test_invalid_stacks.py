@@ -63,9 +63,10 @@ def test_invalid_stack_fires_its_rule_at_the_marked_line(path: Path) -> None:
     rel = str(path.relative_to(Path(__file__).parent.parent))
 
     strict = run_cli("plan", rel, "--format", "json", "--fail-on", "warning")
-    assert strict.code == 1, strict.err
     findings = json.loads(strict.out)["stacks"][0]["findings"]
     hits = [f for f in findings if f["rule"] == rule_id]
+    informational = bool(hits) and all(f["severity"] == "info" for f in hits)
+    assert strict.code == (0 if informational else 1), strict.err
     assert sorted(f["line"] for f in hits) == expected
     assert all(f["file"] == rel and not f["suppressed"] for f in hits)
 

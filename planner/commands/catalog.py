@@ -38,6 +38,7 @@ def to_json() -> dict[str, Any]:
             "spot": t.spot,
             "capacity_block": t.capacity_block,
             "regions": list(t.regions),
+            "capacity_block_regions": list(t.capacity_block_regions),
             "peak_pflops": {p: t.peak_pflops(p) for p in PRECISIONS},
             "source": t.source,
             "field_sources": dict(sorted(t.field_sources.items())),

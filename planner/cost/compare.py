@@ -109,7 +109,7 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
     for t in cat.instance_types.values():
         if types and t.name not in types:
             continue
-        if job.region not in t.regions:
+        if not (t.sold_in(job.region, "on-demand") or t.sold_in(job.region, "capacity-block")):
             not_offered.append(t.name)
             continue
         purchases = [p for p in PURCHASES if instance_key(t.name, job.region, p).look_up(book) is not None]

@@ -57,8 +57,11 @@ def _idle_cost(ctx: RuleContext, g, idle: int) -> str:  # noqa: ANN001 - NodeGro
         return ""
     for item in cost.line_items:
         if item.name == g.name and item.detail.get("idle_instances") == idle:
-            if item.unit_price_usd is None or item.hours is None:
+            if item.unit_price_usd is None:
                 return " (no price: their cost is unknown)"
+            if item.hours is None:
+                return (f", costing ${idle * item.unit_price_usd:,.2f} an hour (${item.unit_price_usd:,.2f} per "
+                        "instance-hour; no hours to total them over)")
             usd = idle * item.unit_price_usd * item.hours
             return f", costing ${usd:,.2f} of the estimate (${item.unit_price_usd:,.2f} per instance-hour, {item.hours:,.0f} h)"
     return " (on a purchase billed per instance, they cost nothing; on a Capacity Block they are paid for)"
@@ -120,3 +123,41 @@ def purchase(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 "Capacity Blocks and does not document on-demand capacity for whole UltraServers",
                 fix=f"in node group '{g.name}', set purchase: capacity-block (or confirm on-demand UltraServer capacity with AWS)",
             )
+
+
+# "To use P6e-GB200 UltraServer Capacity Blocks, you must be opted in to the Dallas Local Zone (N. Virginia)
+# Local Zone." (Launch instances using Capacity Blocks, Requirements)
+@rule(
+    id="ultraserver-zone",
+    severity="warning",
+    category="ultraserver",
+    description=("An UltraServer group outside the regions and Local Zones where its UltraServer type is sold "
+                 "(warning), or in a Local Zone the account must opt in to first (info)."),
+    source=LAUNCH_DOC,
+    remediation="Put the group in a zone where the UltraServer type is sold (`planner catalog`), and opt the account in "
+                "to a Local Zone before booking there.",
+)
+def zone(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """Where an UltraServer type is sold is catalogue data (the Capacity Blocks pricing page lists the
+    regions and Local Zones); a block in a Local Zone needs the account opted in to it (EC2 User Guide)."""
+    region = ctx.stack.region
+    for g in ctx.cluster.node_groups:
+        ultra = ctx.catalogue.ultraserver_of(g)
+        if ultra is None or g.purchase != "capacity-block":
+            continue
+        zones = {z.zone: z for z in ultra.local_zones}
+        where = g.path + ("availability_zone",) if "availability_zone" in g.declared else ctx.cluster.path + ("availability_zone",)
+        if g.availability_zone in zones:
+            if zones[g.availability_zone].opt_in:
+                yield r.finding(ctx, where, f"node group '{g.name}': {g.availability_zone} is a Local Zone; the account must "
+                                "opt in to it before it can book or launch there", severity="info",
+                                fix=f"opt in: `aws ec2 modify-availability-zone-group --region {region} --group-name "
+                                    f"{g.availability_zone[:-1]} --opt-in-status opted-in`")
+            continue
+        if region in ultra.regions:
+            continue
+        sold = ", ".join(list(ultra.regions) + [f"{z.zone} ({z.region})" for z in ultra.local_zones]) or "nowhere yet"
+        yield r.finding(ctx, where, f"node group '{g.name}': {ultra.name} UltraServers are sold in {sold}, not in "
+                        f"{g.availability_zone}", fix=(f"set availability_zone: {ultra.local_zones[0].zone} (and aws:region: "
+                                                       f"{ultra.local_zones[0].region})" if ultra.local_zones else
+                                                       f"set aws:region: {ultra.regions[0]}" if ultra.regions else None))
