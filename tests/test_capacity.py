@@ -421,11 +421,19 @@ def test_compare_capacity_prices_block_rows_from_offerings(aws: StubbedAws, caps
     row = next(c for c in doc["candidates"] if c["purchase"] == "capacity-block")
     assert row["offering"]["offering_ids"] == ["cb-07c0000000000072a"] and row["total_usd"] == 60000.0
     assert row["usd_per_hour"] == round(60000 / (16 * 243.5), 4) and row["price_book"] == "Capacity Block offerings"
-    assert row["book"]["usd_per_hour"] == 63.158  # the book's figure, beside it
-    assert any("the book's figure: $63.16/h" in n for n in row["notes"])
+    book = block_price("us-east-2")
+    assert row["book"]["usd_per_hour"] == book.usd  # the book's figure, beside it
+    assert any(f"the book's figure: ${book.usd:,.2f}/h" in n for n in row["notes"])
     ondemand = next(c for c in doc["candidates"] if c["purchase"] == "on-demand")
     assert "offering" not in ondemand
     aws.stub("ec2", "us-east-2").assert_no_pending_responses()
+
+
+def block_price(region: str) -> Any:
+    """The built-in book's p5en.48xlarge Capacity Block price in `region` (what the tests hold the offerings to)."""
+    from planner.cost.book import builtin
+
+    return builtin("current").instance("p5en.48xlarge", region, "capacity-block")
 
 
 def test_plan_live_prices_says_when_the_book_is_far_from_the_offerings(aws: StubbedAws, capsys, monkeypatch) -> None:
@@ -436,13 +444,16 @@ def test_plan_live_prices_says_when_the_book_is_far_from_the_offerings(aws: Stub
     stack = ROOT / "stacks" / "Pulumi.p5en-train.yaml"
     main(["plan", str(stack), "--live-prices", "--format", "json"])
     err = capsys.readouterr().err
+    book = block_price("us-east-1")
+    assert book.usd > 40 / 0.75  # the case: the book is more than 25 % above the offering
     assert ("node group 'gpus': the cheapest Capacity Block offering AWS shows now for p5en.48xlarge in us-east-1 "
-            "($40.00/h, cb-0168000000000000a in us-east-1a) is 37% below the price book's ($63.16/h, as of 2026-10") in err
+            f"($40.00/h, cb-0168000000000000a in us-east-1a) is {(book.usd - 40) / book.usd:.0%} below the price "
+            f"book's (${book.usd:,.2f}/h, as of {book.as_of}") in err
 
 
 def test_plan_live_prices_is_quiet_when_the_book_is_close(aws: StubbedAws, capsys, monkeypatch) -> None:
     monkeypatch.setattr("planner.aws.live_prices.live_book", lambda book, needs, **_: book)
-    fee = f"{63.158 * 8 * 170:.2f}"
+    fee = f"{block_price('us-east-1').usd * 8 * 170:.2f}"
     expect(aws, "us-east-1", 168, answers(offering("cb-0168000000000000b", "us-east-1a", "2026-12-08T09:30:00",
                                                    "2026-12-15T11:30:00", fee, 8)), 8)
     expect(aws, "us-east-1", 192, answers(), 8)
