@@ -256,7 +256,7 @@ def test_an_ultraserver_type_by_name_in_its_local_zone(aws: StubbedAws, capsys) 
                        "--regions", "all", "--format", "json")
     assert code == 0 and [r["region"] for r in doc["regions"]] == ["us-east-1"]
     assert doc["pick"]["local_zone"] is True and doc["pick"]["instances"] == 18
-    assert doc["next"]["purchase_commands"][0].startswith("aws ec2 modify-availability-zone-group --region us-east-1 "
+    assert doc["next"]["purchase_commands"][1].startswith("aws ec2 modify-availability-zone-group --region us-east-1 "
                                                           "--group-name us-east-1-dfw-2 ")
 
 
@@ -267,8 +267,11 @@ def test_a_local_zone_is_marked_with_its_opt_in(aws: StubbedAws, capsys) -> None
     expect(aws, "us-east-1", 504, answers())
     code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1", "--format", "json")
     assert code == 0 and doc["pick"]["local_zone"] is True and doc["pick"]["opt_in_group"] == "us-east-1-dfw-2"
-    assert doc["next"]["purchase_commands"][0] == ("aws ec2 modify-availability-zone-group --region us-east-1 "
+    assert doc["next"]["purchase_commands"][0].startswith("aws ec2 describe-availability-zones --region us-east-1 "
+                                                          "--all-availability-zones --zone-names us-east-1-dfw-2a ")
+    assert doc["next"]["purchase_commands"][1] == ("aws ec2 modify-availability-zone-group --region us-east-1 "
                                                    "--group-name us-east-1-dfw-2 --opt-in-status opted-in")
+    assert doc["next"]["purchase_commands"][2].startswith("aws ec2 purchase-capacity-block --region us-east-1 ")
 
 
 def test_the_stack_gives_type_count_hours_and_region(aws: StubbedAws, capsys, tmp_path) -> None:

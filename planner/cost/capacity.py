@@ -26,7 +26,8 @@ EXTENSION_ACTION = "ec2:DescribeCapacityBlockExtensionOfferings"
 OFFERINGS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockOfferings.html"
 EXTENSION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockExtensionOfferings.html"
 PURCHASE_DOC = "https://docs.aws.amazon.com/cli/latest/reference/ec2/purchase-capacity-block.html"
-LOCAL_ZONE_OPT_IN_DOC = "https://docs.aws.amazon.com/local-zones/latest/ug/getting-started.html"
+# "Use DescribeAvailabilityZones to view the value for GroupName" (ModifyAvailabilityZoneGroup)
+LOCAL_ZONE_OPT_IN_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_ModifyAvailabilityZoneGroup.html"
 INSTANCE_PLATFORM = "Linux/UNIX"  # PurchaseCapacityBlock's InstancePlatform for the Linux AMIs ML clusters run
 CURRENCY = "USD"
 LOCAL_ZONE = "local-zone"  # CapacityBlockOffering.ZoneType of a Local Zone
@@ -398,7 +399,8 @@ def iso(t: dt.datetime | None) -> str | None:
 # --- what to do next --------------------------------------------------------------------
 
 def local_zone_group(zone: str) -> str:
-    """The zone group a Local Zone is opted into by: its name without the zone letter (us-east-1-dfw-2a -> us-east-1-dfw-2)."""
+    """The zone group a Local Zone is opted into by, as AWS names them: the zone without its letter
+    (us-east-1-dfw-2a -> us-east-1-dfw-2). DescribeAvailabilityZones states it: the commands ask it first."""
     return zone[:-1] if zone and zone[-1].isalpha() else zone
 
 
@@ -406,7 +408,9 @@ def purchase_commands(option: Option) -> list[str]:
     """The AWS CLI commands that buy the option (one per block), and the opt-in a Local Zone needs first."""
     out: list[str] = []
     first = option.first
-    if first.local_zone:
+    if first.local_zone:  # confirm the zone's group and opt-in status, then opt in (once per account)
+        out.append(f"aws ec2 describe-availability-zones --region {first.region} --all-availability-zones "
+                   f"--zone-names {first.availability_zone} --query 'AvailabilityZones[].[GroupName,OptInStatus]'")
         out.append(f"aws ec2 modify-availability-zone-group --region {first.region} --group-name "
                    f"{local_zone_group(first.availability_zone)} --opt-in-status opted-in")
     out += [f"aws ec2 purchase-capacity-block --region {o.region} --capacity-block-offering-id {o.offering_id} "
@@ -489,6 +493,7 @@ class Search:
                 "stack_keys": stack_keys(self.pick.option, self.node_group)},
             "notes": self.notes,
             "source_page": OFFERINGS_DOC,
+            "purchase_source": PURCHASE_DOC,
         }
 
 
