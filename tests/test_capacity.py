@@ -496,3 +496,68 @@ def test_no_credentials_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path) ->
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert err.startswith("planner: capacity: no AWS credentials found") and len(err.splitlines()) == 1
+
+
+def test_pages_are_followed_and_other_currencies_left_out(aws: StubbedAws, capsys) -> None:
+    ec2 = aws.stub("ec2", "us-east-2")
+    first = offering("cb-0aaa00000000000a1", "us-east-2a", "2026-12-10T09:00:00", "2026-12-24T11:30:00", "300000.00")
+    yen = dict(offering("cb-0aaa00000000000a2", "us-east-2b", "2026-12-10T09:00:00", "2026-12-24T11:30:00", "1.00"),
+               CurrencyCode="JPY")
+    ec2.add_response("describe_capacity_block_offerings", {**answers(first), "NextToken": "page-2"})
+    ec2.add_response("describe_capacity_block_offerings", answers(yen),
+                     {"CapacityDurationHours": 336, "AllAvailabilityZones": True, "InstanceType": "p5en.48xlarge",
+                      "InstanceCount": 16, "NextToken": "page-2"})
+    ec2.add_response("describe_capacity_block_offerings", answers())
+    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-2", "--format", "json")
+    assert code == 0 and doc["regions"][0]["offerings"] == 2
+    assert [o["offering_ids"] for o in doc["options"]] == [["cb-0aaa00000000000a1"]]
+    assert any("currency other than USD" in n for n in doc["notes"])
+
+
+def test_several_types_are_alternatives_ranked_together(aws: StubbedAws, capsys) -> None:
+    expect(aws, "us-east-2", 48, answers(offering("cb-0bbb00000000000b1", "us-east-2a", "2026-12-10T09:00:00",
+                                                  "2026-12-12T11:30:00", "90000.00", 2)), 2)
+    expect(aws, "us-east-2", 72, answers(), 2)
+    expect(aws, "us-east-2", 48, answers(offering("cb-0bbb00000000000b2", "us-east-2b", "2026-12-10T09:00:00",
+                                                  "2026-12-12T11:30:00", "70000.00", 2, "p5.48xlarge")), 2, "p5.48xlarge")
+    expect(aws, "us-east-2", 72, answers(), 2, "p5.48xlarge")
+    code, doc, out = run(capsys, "--instance-type", "p5en.48xlarge", "--instance-type", "p5.48xlarge", "--count", "2",
+                         "--hours", "40", "--regions", "us-east-2", "--format", "json")
+    assert code == 0
+    assert [(o["instance_type"], o["offering_ids"][0]) for o in doc["options"]] == [
+        ("p5.48xlarge", "cb-0bbb00000000000b2"), ("p5en.48xlarge", "cb-0bbb00000000000b1")]
+    assert doc["pick"]["instance_type"] == "p5.48xlarge"
+    assert [(r["region"], r["instance_type"]) for r in doc["regions"]] == [("us-east-2", "p5en.48xlarge"),
+                                                                           ("us-east-2", "p5.48xlarge")]
+
+
+def test_the_run_hours_from_a_workload(aws: StubbedAws, capsys) -> None:
+    # 70e9 x 1e11 tokens at MFU 0.4 on 16 p5en: 230.4 h, so 240 h and 264 h blocks are asked for
+    expect(aws, "us-east-2", 240, answers())
+    expect(aws, "us-east-2", 264, answers())
+    code, doc, _ = run(capsys, "--instance-type", "p5en.48xlarge", "--count", "16", "--parameters", "70e9",
+                       "--tokens", "1e11", "--mfu", "0.4", "--regions", "us-east-2", "--format", "json")
+    assert code == 1 and doc["needs"][0]["hours_basis"] == "workload"
+    assert doc["needs"][0]["run_hours"] == pytest.approx(230.399, abs=1e-3)
+
+
+def test_a_stack_with_several_block_groups_needs_node_group(aws: StubbedAws, capsys, tmp_path) -> None:
+    stack = tmp_path / "Pulumi.two.yaml"
+    stack.write_text("""config:
+  aws:region: us-east-2
+  planner:cluster:
+    availability_zone: us-east-2a
+    node_groups:
+      - {name: a, instance_type: p5en.48xlarge, count: 8, purchase: capacity-block}
+      - {name: b, instance_type: p5.48xlarge, count: 8, purchase: capacity-block}
+    placement_group: none
+    schedule:
+      hours: 24
+""", encoding="utf-8")
+    assert main(["capacity", str(stack)]) == 2
+    err = capsys.readouterr().err
+    assert "2 Capacity Block node groups (a, b); expected --node-group NAME" in err
+    expect(aws, "us-east-2", 24, answers(), 8, "p5.48xlarge")
+    expect(aws, "us-east-2", 48, answers(), 8, "p5.48xlarge")
+    code, doc, _ = run(capsys, str(stack), "--node-group", "b", "--format", "json")
+    assert code == 1 and doc["node_group"] == "b" and doc["needs"][0]["instance_type"] == "p5.48xlarge"
