@@ -561,3 +561,17 @@ def test_a_stack_with_several_block_groups_needs_node_group(aws: StubbedAws, cap
     expect(aws, "us-east-2", 48, answers(), 8, "p5.48xlarge")
     code, doc, _ = run(capsys, str(stack), "--node-group", "b", "--format", "json")
     assert code == 1 and doc["node_group"] == "b" and doc["needs"][0]["instance_type"] == "p5.48xlarge"
+
+
+def test_markdown_of_a_booked_block_and_output_to_a_file(aws: StubbedAws, capsys, tmp_path) -> None:
+    stack = tmp_path / "Pulumi.booked.yaml"
+    stack.write_text(BOOKED, encoding="utf-8")
+    aws.stub("ec2", "us-east-1").add_response("describe_capacity_reservations",
+                                              reservation("2026-12-10T09:00:00", "2026-12-24T11:30:00"))
+    report = tmp_path / "capacity.md"
+    code = main(["capacity", str(stack), "--format", "markdown", "--output", str(report)])
+    assert code == 0 and capsys.readouterr().out == ""
+    text = report.read_text(encoding="utf-8")
+    assert text.startswith("**Capacity Block cr-0f1e2d3c4b5a69788 (us-east-1) for 8 x p5en.48xlarge")
+    assert "- us-east-1a, 2026-12-10 09:00 to 2026-12-24 11:30 UTC: 338.5 h, 338 h usable (covers the run)" in text
+    assert text.rstrip().endswith("the block covers the run; exit 0")
