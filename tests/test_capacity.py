@@ -362,7 +362,7 @@ def test_a_booked_block_too_short_for_the_run_gets_its_extension_offerings(aws: 
     ec2 = aws.stub("ec2", "us-east-1")
     ec2.add_response("describe_capacity_reservations", reservation("2026-12-10T11:30:00", "2026-12-17T11:30:00"),
                      {"CapacityReservationIds": ["cr-0f1e2d3c4b5a69788"]})
-    # 168 h booked, 167.5 h usable: 168.5 h more -> 192 h and 216 h extensions are asked for
+    # 168 h booked, 167.5 h usable: 168.5 h more -> a 192 h extension is asked for
     ext = {"CapacityBlockExtensionOfferingId": "cbe-0a1b2c3d4e5f60718", "InstanceType": "p5en.48xlarge",
            "InstanceCount": 8, "AvailabilityZone": "us-east-1a", "StartDate": at("2026-12-10T11:30:00"),
            "CapacityBlockExtensionStartDate": at("2026-12-17T11:30:00"),
@@ -370,13 +370,11 @@ def test_a_booked_block_too_short_for_the_run_gets_its_extension_offerings(aws: 
            "UpfrontFee": "97000.00", "CurrencyCode": "USD", "Tenancy": "default"}
     ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [ext], **META},
                      {"CapacityBlockExtensionDurationHours": 192, "CapacityReservationId": "cr-0f1e2d3c4b5a69788"})
-    ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [], **META},
-                     {"CapacityBlockExtensionDurationHours": 216, "CapacityReservationId": "cr-0f1e2d3c4b5a69788"})
     code, doc, _ = run(capsys, str(stack), "--format", "json")
     assert code == 0
     r = doc["reservation"]
     assert (r["hours"], r["usable_hours"], r["covers_run"]) == (168.0, 167.5, False)
-    assert doc["asked_extension_hours"] == [192, 216]
+    assert doc["asked_extension_hours"] == [192]
     assert doc["extensions"][0]["usable_hours_after"] == 359.5
     assert doc["next"]["purchase_commands"] == [
         "aws ec2 purchase-capacity-block-extension --region us-east-1 --capacity-block-extension-offering-id "
