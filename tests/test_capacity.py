@@ -573,3 +573,23 @@ def test_markdown_of_a_booked_block_and_output_to_a_file(aws: StubbedAws, capsys
     assert text.startswith("**Capacity Block cr-0f1e2d3c4b5a69788 (us-east-1) for 8 x p5en.48xlarge")
     assert "- us-east-1a, 2026-12-10 09:00 to 2026-12-24 11:30 UTC: 338.5 h, 338 h usable (covers the run)" in text
     assert text.rstrip().endswith("the block covers the run; exit 0")
+
+
+@pytest.mark.parametrize("run_hours, asked", [
+    (20, (24, 48)), (100, (96, 120)), (168, (168, 192)), (230.4, (240, 264)), (336, (336, 504)), (340, (336, 504)),
+    (4368, (4368,)),
+])
+def test_the_durations_asked_for_are_those_whose_offerings_may_cover_the_run(run_hours: float, asked: tuple[int, ...]) -> None:
+    from planner.cost.capacity import durations
+
+    assert durations(run_hours) == asked
+
+
+def test_block_sizes_and_what_cannot_be_booked() -> None:
+    from planner.cost.capacity import NoBlock, block_sizes, durations
+
+    assert block_sizes(64) == (64,) and block_sizes(96) == (64, 32) and block_sizes(256) == (64, 64, 64, 64)
+    with pytest.raises(NoBlock):
+        block_sizes(257)
+    with pytest.raises(NoBlock):
+        durations(4368.5)
