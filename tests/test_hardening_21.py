@@ -8,11 +8,13 @@ the test below that holds each promise.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -589,3 +591,54 @@ def test_a_symlinked_output_is_refused_never_replaced(tmp_path: Path) -> None:
     dangling = tmp_path / "dangling.json"
     dangling.symlink_to(tmp_path / "nowhere.json")
     assert run_cli("plan", str(P5EN), "-o", str(dangling)).code == 2 and not (tmp_path / "nowhere.json").exists()
+
+
+# --- item 7: the component provider answers unusable input with INVALID_ARGUMENT and one line each --
+
+from test_provider import construct, plugin  # noqa: E402,F401 - the plugin process, started as the engine starts it
+
+UNUSABLE = {
+    "infinity": ("Trn2Cluster", {"availabilityZone": "us-east-2b", "nodeGroups": [{"name": "t", "count": math.inf}]},
+                 ["nodeGroups[0].count: expected a finite number, got inf"]),
+    "a string for a number": ("Trn2Cluster", {"availabilityZone": "us-east-2b", "nodeGroups": [{"name": "t", "count": "two"}]},
+                              ["nodeGroups[0].count: expected a whole number, got 'two'"]),
+    "a string for a list": ("Trn2Cluster", {"availabilityZone": "us-east-2b", "nodeGroups": "x"},
+                            ["nodeGroups: expected a list, got 'x'"]),
+    "a string for an object": ("Trn2Cluster", {"availabilityZone": "us-east-2b", "nodeGroups": [{"name": "t", "count": 2}],
+                                               "lustre": "big"}, ["lustre: expected an object (Lustre), got 'big'"]),
+    "a missing input": ("Trn2Cluster", {"availabilityZone": "us-east-2b"},
+                        ["nodeGroups: missing; expected a value (a required input)"]),
+    "several at once": ("LustreStorage", {"lustre": {"deploymentType": "SCRATCH_2", "storageCapacityGib": math.inf},
+                                          "subnetId": 3, "securityGroupIds": "sg", "availabilityZone": "us-east-2b"},
+                        ["lustre.storageCapacityGib: expected a finite number, got inf", "subnetId: expected a string, got 3.0",
+                         "securityGroupIds: expected a list, got 'sg'"]),
+}
+
+
+@pytest.mark.parametrize("case", list(UNUSABLE))
+def test_the_provider_answers_unusable_input_with_invalid_argument_and_one_line_each(plugin: Any, case: str) -> None:
+    """Infinity was `UNKNOWN` with the Python stack in the details; a string for a number or
+    a missing input was `INVALID_ARGUMENT` with an empty message."""
+    import grpc
+
+    component, inputs, lines = UNUSABLE[case]
+    name = case.replace(" ", "-")
+    with pytest.raises(grpc.RpcError) as err:
+        construct(plugin, component, name, inputs)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert err.value.details().splitlines() == [f"{component}('{name}'): {line}" for line in lines]
+    details = dict(err.value.trailing_metadata())["grpc-status-details-bin"]
+    assert b"Traceback" not in details and b'File "' not in details
+    assert all(line.split(":")[0].encode() in details for line in lines)  # each problem names its property
+
+
+def test_the_provider_answers_an_unknown_component_type_with_invalid_argument(plugin: Any) -> None:
+    import grpc
+
+    with pytest.raises(grpc.RpcError) as err:
+        construct(plugin, "Nope", "x", {"a": 1})
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert err.value.details() == ("planner:index:Nope: unknown component type; expected one of: planner:index:Trn2Cluster, "
+                                   "planner:index:UltraServerCluster, planner:index:P5enCluster, planner:index:EfaNetwork, "
+                                   "planner:index:LustreStorage")
+    assert 'File "' not in err.value.details()
