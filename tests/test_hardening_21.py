@@ -20,6 +20,8 @@ import pytest
 import yaml
 from conftest import ROOT
 from test_action import _repo, run_action
+from test_program_plan import HAND_WRITTEN  # a program with one read-back cluster of 2 trn2 instances
+from test_provider import construct, plugin  # noqa: F401 - the provider plugin, started as the engine starts it
 
 P5EN = ROOT / "stacks" / "Pulumi.p5en-train.yaml"
 LUSTRE_ERROR = ROOT / "tests" / "invalid_stacks" / "Pulumi.lustre-capacity.yaml"
@@ -155,17 +157,6 @@ def test_the_outputs_come_only_from_planners_json(tmp_path: Path) -> None:
 
 # --- item 2: `--program` is a sealed box ---------------------------------------------------------
 
-# A program with one read-back cluster (2 trn2 instances), to which each test adds its own code.
-HAND_WRITTEN = """
-import pulumi_aws as aws
-subnet = aws.ec2.Subnet("private", vpc_id="vpc-0123456789abcdef0", cidr_block="10.0.1.0/24", availability_zone="us-east-2b")
-lt = aws.ec2.LaunchTemplate("trainers", instance_type="trn2.48xlarge", image_id="ami-0123456789abcdef0",
-    metadata_options={"http_tokens": "required"},
-    network_interfaces=[{"network_card_index": c, "device_index": 0 if c == 0 else 1,
-                         "interface_type": "efa" if c == 0 else "efa-only", "subnet_id": subnet.id} for c in range(16)])
-aws.autoscaling.Group("trainers", desired_capacity=2, max_size=2, min_size=0, vpc_zone_identifiers=[subnet.id],
-                      launch_template={"id": lt.id, "version": "$Latest"}, placement_group="existing-cluster-pg")
-"""
 
 
 def program(tmp_path: Path, main: str, runtime: str = "python", name: str = "app.py") -> Path:
@@ -595,8 +586,6 @@ def test_a_symlinked_output_is_refused_never_replaced(tmp_path: Path) -> None:
 
 # --- item 7: the component provider answers unusable input with INVALID_ARGUMENT and one line each --
 
-from test_provider import construct, plugin  # noqa: E402,F401 - the plugin process, started as the engine starts it
-
 UNUSABLE = {
     "infinity": ("Trn2Cluster", {"availabilityZone": "us-east-2b", "nodeGroups": [{"name": "t", "count": math.inf}]},
                  ["nodeGroups[0].count: expected a finite number, got inf"]),
@@ -642,3 +631,17 @@ def test_the_provider_answers_an_unknown_component_type_with_invalid_argument(pl
                                    "planner:index:UltraServerCluster, planner:index:P5enCluster, planner:index:EfaNetwork, "
                                    "planner:index:LustreStorage")
     assert 'File "' not in err.value.details()
+
+
+# --- docs/security.md names the test that holds each promise ----------------------------------------
+
+def test_every_test_security_md_names_exists_and_every_test_here_is_named() -> None:
+    page = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"::(test_\w+)", page))
+    here = set(re.findall(r"^def (test_\w+)", Path(__file__).read_text(encoding="utf-8"), re.M))
+    for path, name in re.findall(r"`(tests/[\w/]+\.py)::(test_\w+)`", page):
+        assert re.search(rf"^def {name}\(", (ROOT / path).read_text(encoding="utf-8"), re.M), (path, name)
+        if path != "tests/test_hardening_21.py":
+            named.discard(name)
+    assert named <= here, named - here
+    assert here - {"test_every_test_security_md_names_exists_and_every_test_here_is_named"} <= named, here - named
