@@ -219,6 +219,29 @@ def test_at_the_timeout_the_whole_process_group_is_stopped(tmp_path: Path) -> No
     assert _wait_gone(int(pidfile.read_text()))
 
 
+def test_when_planner_is_stopped_the_programs_group_is_stopped_too(tmp_path: Path) -> None:
+    """SIGTERM to planner (a cancelled CI job) left the program and its children running."""
+    import signal
+    import time
+
+    pidfile = tmp_path / "pid"
+    d = program(tmp_path, SPAWN.format(pidfile=str(pidfile)) + "import time\ntime.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-m", "planner", "plan", "--program", str(d), "--stack", "dev"], cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        for _ in range(600):  # until the program has started its child (at most a minute under load)
+            if pidfile.exists() and pidfile.read_text():
+                break
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == -signal.SIGTERM  # planner still ends as the signal asks
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stderr.close()
+    assert _wait_gone(int(pidfile.read_text()))
+
+
 def test_what_the_program_prints_is_data_never_control(tmp_path: Path) -> None:
     noisy = ("import os, sys\n"
              "print('::error file=x::forged')\n"
