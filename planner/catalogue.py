@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any, Mapping, Protocol
 
 from planner import data as _data
+from planner.data import LocalZone
 
 PRECISIONS = ("bf16_dense", "fp8_dense", "fp8_sparse")
 
@@ -97,15 +98,6 @@ class InstanceType:
 
     def source_of(self, figure: str) -> str:
         return self.field_sources.get(figure, self.source)
-
-
-@dataclass(frozen=True)
-class LocalZone:
-    """A Local Zone an UltraServer type is sold in, its parent region, and whether the account must opt in first."""
-
-    zone: str
-    region: str
-    opt_in: bool
 
 
 @dataclass(frozen=True)
