@@ -43,7 +43,7 @@ def test_two_gb200_nvl72_ultraservers_plan_as_36_instances_and_144_gpus(tmp_path
     # the pricing page's 761.904 USD per UltraServer-hour is 42.328 per member instance-hour
     assert item["unit_price_usd"] == 42.328 and item["usd_per_ultraserver_hour"] == 761.904
     assert item["quantity"] == 36 * 168
-    opt_in = [f for f in stack["findings"] if f["rule"] == "ultraserver-zone"]
+    opt_in = [f for f in stack["findings"] if f["rule"] == "local-zone-opt-in"]
     assert [f["severity"] for f in opt_in] == ["info"] and "opt in" in opt_in[0]["message"]
 
 
