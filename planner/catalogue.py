@@ -141,10 +141,6 @@ class UltraServerType:
         tf = self.accelerator.peak_tflops.get(precision)
         return None if tf is None else tf * self.accelerators / 1000.0
 
-    def sold_in(self, region: str) -> bool:
-        """Sold in `region` itself or in one of its Local Zones."""
-        return region in self.regions or any(z.region == region for z in self.local_zones)
-
 
 class _Grouped(Protocol):
     """What `Catalogue.ultraserver_of` reads from a node group (planner.model.NodeGroup)."""
