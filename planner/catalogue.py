@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any, Mapping, Protocol
 
 from planner import data as _data
+from planner.data import LocalZone
 
 PRECISIONS = ("bf16_dense", "fp8_dense", "fp8_sparse")
 
@@ -100,15 +101,6 @@ class InstanceType:
 
 
 @dataclass(frozen=True)
-class LocalZone:
-    """A Local Zone an UltraServer type is sold in, its parent region, and whether the account must opt in first."""
-
-    zone: str
-    region: str
-    opt_in: bool
-
-
-@dataclass(frozen=True)
 class UltraServerType:
     """An UltraServer type as AWS sells it: `members` instances of one type joined by an accelerator
     interconnect, booked whole (one Capacity Block per UltraServer).
@@ -148,10 +140,6 @@ class UltraServerType:
         """Peak PFLOPS of one whole UltraServer at `precision`."""
         tf = self.accelerator.peak_tflops.get(precision)
         return None if tf is None else tf * self.accelerators / 1000.0
-
-    def sold_in(self, region: str) -> bool:
-        """Sold in `region` itself or in one of its Local Zones."""
-        return region in self.regions or any(z.region == region for z in self.local_zones)
 
 
 class _Grouped(Protocol):

@@ -336,7 +336,8 @@ def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str)
     return tuple(groups)
 
 
-def _ultraserver_type(r: Reader, m: dict[str, Any], p: Path, cat: _catalogue.Catalogue, itype: str | None):  # noqa: ANN202
+def _ultraserver_type(r: Reader, m: dict[str, Any], p: Path, cat: _catalogue.Catalogue,
+                     itype: str | None) -> _catalogue.UltraServerType | None:
     """The group's UltraServer type: the declared one (it must have `itype` as its member), else the only
     one `itype` belongs to. A member of several (p6e-gb200.36xlarge) must say which."""
     name = r.field(m, "node_group", "ultraserver_type", p)

@@ -34,6 +34,7 @@ NOT_APPLICABLE = {
     ("subnet-single-az", "subnet-single-az"): "moves every resource into an existing subnet's AZ, which only the user knows",
     ("ultracluster-scale", "ultracluster-scale"): "asks to confirm with AWS (or to shrink by 8 chips, 1 instance: applied below)",
     ("capacity-reservation-list", "capacity-reservation-list"): "declares a node group per reservation: the split is the user's",
+    ("local-zone-opt-in", "local-zone-opt-in"): "an AWS account setting (opt in to the Local Zone), not a stack change",
 }
 PRICE_FIX = "add the price"  # price-unknown: a price book change, not a stack change
 

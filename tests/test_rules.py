@@ -64,9 +64,11 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
     # "To use P6e-GB200 UltraServer Capacity Blocks, you must be opted in to the Dallas Local Zone" (capacity-blocks-launch);
     # where each UltraServer type is sold: the Capacity Blocks pricing page (catalogue ultraserver_types)
     "ultraserver-zone": [
-        ("warning", GB200.format(purchase="capacity-block", az="us-east-1a"), GB200.format(purchase="on-demand", az="us-east-1a"), "us-east-1"),
-        ("info", GB200.format(purchase="capacity-block", az="us-east-1-dfw-2a"),
-         GB200.format(purchase="on-demand", az="us-east-1-dfw-2a"), "us-east-1"),
+        ("warning", GB200.format(purchase="capacity-block", az="us-east-1a"), GB200.format(purchase="capacity-block", az="us-east-1-dfw-2a"), "us-east-1"),
+    ],
+    # "To use Capacity Blocks in Local Zones, you must be opted in to the Local Zone." (capacity-blocks-launch)
+    "local-zone-opt-in": [
+        ("info", GB200.format(purchase="capacity-block", az="us-east-1-dfw-2a"), GB200.format(purchase="capacity-block", az="us-east-1a"), "us-east-1"),
     ],
     "ultraserver-requires-lustre": [
         ("error", group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB), group("trn2u.48xlarge", "ultraservers: 1", "capacity-block", CB), "us-east-2"),

@@ -137,6 +137,7 @@ class AcceleratedCluster(pulumi.ComponentResource):
 
 
 ULTRASERVER_TAG = "planner:ultraserver"  # which UltraServer of its node group (1..N) a launch template serves
+ULTRASERVER_TYPE_TAG = "planner:ultraserver-type"  # the group's UltraServer type, for the read-back (a member of several)
 
 
 def _launch_units(group: NodeGroup, cat: _catalogue.Catalogue) -> list[tuple[str, NodeGroup, int | None]]:
@@ -239,6 +240,8 @@ def _tags(name: str, group: NodeGroup, args: ClusterArgs, ultraserver: int | Non
     """The planner tags say which cluster and node group a resource builds (the read-back joins the
     per-UltraServer Auto Scaling groups of one node group by them)."""
     out = {**args.tags, "planner:cluster": name, "planner:node-group": group.name}
+    if group.ultraserver_type is not None:
+        out[ULTRASERVER_TYPE_TAG] = group.ultraserver_type
     if ultraserver is not None:
         out[ULTRASERVER_TAG] = str(ultraserver)
     return out

@@ -193,11 +193,36 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
         notes.append(f"no price in book '{book.name}' for {job.region} (left out): {'; '.join(unpriced)}")
     if no_mfu:
         notes.append(f"no --mfu given for the family of: {', '.join(no_mfu)}")
+    listed = [] if types else _listed_without_cost(job, cat)
+    if listed:
+        notes.append("listed without a cost (the EC2 API lists no instance type for them and AWS publishes no price yet): "
+                     + "; ".join(f"{u['name']} ({u['accelerators']} {u['accelerator']}, {u['dense_pflops']:,.1f} dense PFLOPS "
+                                 f"{job.precision}" + (f", {u['run_hours']:,.1f} h on one" if u["run_hours"] is not None else "")
+                                 + ")" for u in listed))
     return {
         "price_book": book.name,
         "inputs": {"parameters": job.parameters, "tokens": job.tokens, "precision": job.precision,
                    "mfu": dict(sorted(job.mfu.items())), "region": job.region, "instances": job.instances,
                    "deadline_hours": job.deadline_hours},
         "candidates": candidates,
+        "listed_without_cost": listed,
         "notes": notes,
     }
+
+
+def _listed_without_cost(job: Job, cat: Catalogue) -> list[dict[str, Any]]:
+    """UltraServer types AWS sells whose member the EC2 API does not list (Trn3): their figures and the job's
+    run time on one of them, no price (none is published)."""
+    out = []
+    for u in cat.ultraserver_types.values():
+        if u.declarable:
+            continue
+        peak = u.peak_pflops(f"{job.precision}_dense")
+        mfu = job.mfu_for(u.family or "")
+        if peak is None:
+            continue
+        out.append({"ultraserver_type": u.name, "name": u.title, "accelerators": u.accelerators,
+                    "accelerator": u.accelerator.name, "dense_pflops": _r(peak, 3),
+                    "run_hours": None if mfu is None else _r(run_hours(job.parameters, job.tokens, peak, mfu), 1),
+                    "why": "the EC2 API lists no instance type for it yet and AWS publishes no price", "source": u.source})
+    return out

@@ -97,7 +97,8 @@ def limits() -> Limits:
 
 @dataclass(frozen=True)
 class LocalZone:
-    """A Local Zone a public AWS page lists, its parent region, and whether an account must opt in."""
+    """A Local Zone a public AWS page lists (regions.yaml, or an UltraServer type's in the catalogue), its
+    parent region, and whether an account must opt in first."""
 
     zone: str
     region: str

@@ -125,39 +125,27 @@ def purchase(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
-# "To use P6e-GB200 UltraServer Capacity Blocks, you must be opted in to the Dallas Local Zone (N. Virginia)
-# Local Zone." (Launch instances using Capacity Blocks, Requirements)
 @rule(
     id="ultraserver-zone",
     severity="warning",
     category="ultraserver",
-    description=("An UltraServer group outside the regions and Local Zones where its UltraServer type is sold "
-                 "(warning), or in a Local Zone the account must opt in to first (info)."),
-    source=LAUNCH_DOC,
-    remediation="Put the group in a zone where the UltraServer type is sold (`planner catalog`), and opt the account in "
-                "to a Local Zone before booking there.",
+    description="An UltraServer Capacity Block group outside the regions and Local Zones where its UltraServer type is sold.",
+    source="https://aws.amazon.com/ec2/capacityblocks/pricing/",
+    remediation="Put the group in a zone where the UltraServer type is sold (`planner catalog` lists them).",
 )
 def zone(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    """Where an UltraServer type is sold is catalogue data (the Capacity Blocks pricing page lists the
-    regions and Local Zones); a block in a Local Zone needs the account opted in to it (EC2 User Guide)."""
+    """Where an UltraServer type is sold is catalogue data: the Capacity Blocks pricing page lists the
+    regions and Local Zones of each (P6e-GB200: the Dallas Local Zone us-east-1-dfw-2a only)."""
     region = ctx.stack.region
     for g in ctx.cluster.node_groups:
         ultra = ctx.catalogue.ultraserver_of(g)
         if ultra is None or g.purchase != "capacity-block":
             continue
-        zones = {z.zone: z for z in ultra.local_zones}
+        if g.availability_zone in {z.zone for z in ultra.local_zones} or region in ultra.regions:
+            continue
         where = g.path + ("availability_zone",) if "availability_zone" in g.declared else ctx.cluster.path + ("availability_zone",)
-        if g.availability_zone in zones:
-            if zones[g.availability_zone].opt_in:
-                yield r.finding(ctx, where, f"node group '{g.name}': {g.availability_zone} is a Local Zone; the account must "
-                                "opt in to it before it can book or launch there", severity="info",
-                                fix=f"opt in: `aws ec2 modify-availability-zone-group --region {region} --group-name "
-                                    f"{g.availability_zone[:-1]} --opt-in-status opted-in`")
-            continue
-        if region in ultra.regions:
-            continue
         sold = ", ".join(list(ultra.regions) + [f"{z.zone} ({z.region})" for z in ultra.local_zones]) or "nowhere yet"
+        fix = (f"set availability_zone: {ultra.local_zones[0].zone} (and aws:region: {ultra.local_zones[0].region})"
+               if ultra.local_zones else f"set aws:region: {ultra.regions[0]}" if ultra.regions else None)
         yield r.finding(ctx, where, f"node group '{g.name}': {ultra.name} UltraServers are sold in {sold}, not in "
-                        f"{g.availability_zone}", fix=(f"set availability_zone: {ultra.local_zones[0].zone} (and aws:region: "
-                                                       f"{ultra.local_zones[0].region})" if ultra.local_zones else
-                                                       f"set aws:region: {ultra.regions[0]}" if ultra.regions else None))
+                        f"{g.availability_zone}", fix=fix)
