@@ -240,9 +240,11 @@ def run(argv: list[str], env: Mapping[str, str], timeout: float | None, show: Ca
             # the program's process has exited (not yet reaped, so its process group id is
             # not reused) or is out of time: everything it started goes with it, and the pipe
             # closes once what they wrote is read
+            exited = _exited(proc)  # before the kill, which would make a late process look exited
             _kill_group(proc.pid)
-            returncode = proc.wait() if _exited(proc) else None
-            if returncode is None:
+            if exited:
+                returncode = proc.wait()
+            else:
                 proc.kill()
                 proc.wait()
             end = time.monotonic() + DRAIN_SECONDS

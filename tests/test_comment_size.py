@@ -14,9 +14,8 @@ from planner.report import diff_report, markdown
 from planner.report.bounded import MAX_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
-GOOD = "      - name: trainers\n        instance_type: trn2.48xlarge\n        count: 2\n        purchase: on-demand\n"
-BAD = ("      - {name: u, instance_type: trn2u.48xlarge, ultraservers: 6, purchase: capacity-block}\n"
-       "      - {name: w, instance_type: trn2u.48xlarge, count: 6, purchase: capacity-block}\n")
+GOOD = "      storage_capacity_gib: 1200\n"
+BAD = "      storage_capacity_gib: 1000\n"  # not a size FSx for Lustre takes: a lustre-capacity error
 
 
 def _many(tmp_path: Path, n: int, failing: set[int] = frozenset()) -> list:
@@ -36,7 +35,7 @@ def test_a_plan_of_many_stacks_stays_under_the_limit_and_keeps_errors(tmp_path: 
     assert text.startswith(markdown.MARKER + "\n## :x: planner: 300 stacks, ")  # the totals stay
     for name in ("s005", "s250"):  # the failing stacks come first, in full
         assert f"### `{name}`" in text and text.index(f"### `{name}`") < text.index("### `s000`")
-    assert text.count("ultraserver-whole-units") >= 2
+    assert text.count("lustre-capacity") >= 2
     note = text.rstrip().splitlines()[-1]
     assert note.startswith("**Shortened to stay under GitHub's comment size limit**")
     assert "shown as one line only: `s" in note and "and " in note and "more" in note
@@ -68,10 +67,10 @@ def test_a_diff_of_many_stacks_stays_under_the_limit_and_puts_the_change_first(t
     assert "1 of 250 stacks changed or failing" in text.splitlines()[1]
     assert text.index("| s003 | changed |") < text.index("| s000 | unchanged |")
     assert text.index("**Changed line items**") < text.index("### `s003`")
-    assert "| s003 | u | added |" in text and "| s003 | trainers | removed |" in text
+    assert "| s003 | lustre | changed | FSx for Lustre SCRATCH_2 1,200 GiB -&gt; FSx for Lustre SCRATCH_2 1,000 GiB |" in text
     assert "Shortened" not in text and text.count("| unchanged |") == 249  # the others: one row each
     short = diff_report.render_markdown(result, head, limit=8_000)
-    assert len(short) <= 8_000 and "| s003 | changed |" in short and "ultraserver-whole-units" in short
+    assert len(short) <= 8_000 and "| s003 | changed |" in short and "lustre-capacity" in short
     assert "unchanged stack rows" in short.splitlines()[-1] and "SARIF" in short.splitlines()[-1]
 
 

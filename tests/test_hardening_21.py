@@ -8,16 +8,20 @@ the test below that holds each promise.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from conftest import ROOT
 from test_action import _repo, run_action
+from test_program_plan import HAND_WRITTEN  # a program with one read-back cluster of 2 trn2 instances
+from test_provider import construct, plugin  # noqa: F401 - the provider plugin, started as the engine starts it
 
 P5EN = ROOT / "stacks" / "Pulumi.p5en-train.yaml"
 LUSTRE_ERROR = ROOT / "tests" / "invalid_stacks" / "Pulumi.lustre-capacity.yaml"
@@ -44,7 +48,14 @@ def test_the_plan_step_imports_nothing_from_the_checkout(tmp_path: Path) -> None
     res = run_action(repo, tmp_path)
     assert not marker.exists(), marker.read_text()
     assert res["failed"] is None and res["outputs"]["exit-code"] == "0", res["logs"]
-    assert res["outputs"]["total-cost"] == "85118.17"
+    assert res["outputs"]["total-cost"] == _planned_total(P5EN)  # what planner itself says, not what json.py printed
+
+
+def _planned_total(stack: Path) -> str:
+    from conftest import run_cli
+
+    res = run_cli("plan", str(stack), "--format", "json")
+    return f"{json.loads(res.out)['stacks'][0]['cost']['total_usd']:.2f}"
 
 
 def test_the_install_step_runs_no_python_from_the_checkout(tmp_path: Path) -> None:
@@ -153,17 +164,6 @@ def test_the_outputs_come_only_from_planners_json(tmp_path: Path) -> None:
 
 # --- item 2: `--program` is a sealed box ---------------------------------------------------------
 
-# A program with one read-back cluster (2 trn2 instances), to which each test adds its own code.
-HAND_WRITTEN = """
-import pulumi_aws as aws
-subnet = aws.ec2.Subnet("private", vpc_id="vpc-0123456789abcdef0", cidr_block="10.0.1.0/24", availability_zone="us-east-2b")
-lt = aws.ec2.LaunchTemplate("trainers", instance_type="trn2.48xlarge", image_id="ami-0123456789abcdef0",
-    metadata_options={"http_tokens": "required"},
-    network_interfaces=[{"network_card_index": c, "device_index": 0 if c == 0 else 1,
-                         "interface_type": "efa" if c == 0 else "efa-only", "subnet_id": subnet.id} for c in range(16)])
-aws.autoscaling.Group("trainers", desired_capacity=2, max_size=2, min_size=0, vpc_zone_identifiers=[subnet.id],
-                      launch_template={"id": lt.id, "version": "$Latest"}, placement_group="existing-cluster-pg")
-"""
 
 
 def program(tmp_path: Path, main: str, runtime: str = "python", name: str = "app.py") -> Path:
@@ -223,6 +223,29 @@ def test_at_the_timeout_the_whole_process_group_is_stopped(tmp_path: Path) -> No
     d = program(tmp_path, SPAWN.format(pidfile=str(pidfile)) + "import time\ntime.sleep(60)\n")
     result = plan_program(d, "--program-timeout", "3")
     assert result.code == 2 and "did not finish within 3 s" in result.err
+    assert _wait_gone(int(pidfile.read_text()))
+
+
+def test_when_planner_is_stopped_the_programs_group_is_stopped_too(tmp_path: Path) -> None:
+    """SIGTERM to planner (a cancelled CI job) left the program and its children running."""
+    import signal
+    import time
+
+    pidfile = tmp_path / "pid"
+    d = program(tmp_path, SPAWN.format(pidfile=str(pidfile)) + "import time\ntime.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-m", "planner", "plan", "--program", str(d), "--stack", "dev"], cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        for _ in range(600):  # until the program has started its child (at most a minute under load)
+            if pidfile.exists() and pidfile.read_text():
+                break
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == -signal.SIGTERM  # planner still ends as the signal asks
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stderr.close()
     assert _wait_gone(int(pidfile.read_text()))
 
 
@@ -589,3 +612,66 @@ def test_a_symlinked_output_is_refused_never_replaced(tmp_path: Path) -> None:
     dangling = tmp_path / "dangling.json"
     dangling.symlink_to(tmp_path / "nowhere.json")
     assert run_cli("plan", str(P5EN), "-o", str(dangling)).code == 2 and not (tmp_path / "nowhere.json").exists()
+
+
+# --- item 7: the component provider answers unusable input with INVALID_ARGUMENT and one line each --
+
+UNUSABLE = {
+    "infinity": ("Trn2Cluster", {"availabilityZone": "us-east-2b", "nodeGroups": [{"name": "t", "count": math.inf}]},
+                 ["nodeGroups[0].count: expected a finite number, got inf"]),
+    "a string for a number": ("Trn2Cluster", {"availabilityZone": "us-east-2b", "nodeGroups": [{"name": "t", "count": "two"}]},
+                              ["nodeGroups[0].count: expected a whole number, got 'two'"]),
+    "a string for a list": ("Trn2Cluster", {"availabilityZone": "us-east-2b", "nodeGroups": "x"},
+                            ["nodeGroups: expected a list, got 'x'"]),
+    "a string for an object": ("Trn2Cluster", {"availabilityZone": "us-east-2b", "nodeGroups": [{"name": "t", "count": 2}],
+                                               "lustre": "big"}, ["lustre: expected an object (Lustre), got 'big'"]),
+    "a missing input": ("Trn2Cluster", {"availabilityZone": "us-east-2b"},
+                        ["nodeGroups: missing; expected a value (a required input)"]),
+    "several at once": ("LustreStorage", {"lustre": {"deploymentType": "SCRATCH_2", "storageCapacityGib": math.inf},
+                                          "subnetId": 3, "securityGroupIds": "sg", "availabilityZone": "us-east-2b"},
+                        ["lustre.storageCapacityGib: expected a finite number, got inf", "subnetId: expected a string, got 3.0",
+                         "securityGroupIds: expected a list, got 'sg'"]),
+}
+
+
+@pytest.mark.parametrize("case", list(UNUSABLE))
+def test_the_provider_answers_unusable_input_with_invalid_argument_and_one_line_each(plugin: Any, case: str) -> None:
+    """Infinity was `UNKNOWN` with the Python stack in the details; a string for a number or
+    a missing input was `INVALID_ARGUMENT` with an empty message."""
+    import grpc
+
+    component, inputs, lines = UNUSABLE[case]
+    name = case.replace(" ", "-")
+    with pytest.raises(grpc.RpcError) as err:
+        construct(plugin, component, name, inputs)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert err.value.details().splitlines() == [f"{component}('{name}'): {line}" for line in lines]
+    details = dict(err.value.trailing_metadata())["grpc-status-details-bin"]
+    assert b"Traceback" not in details and b'File "' not in details
+    assert all(line.split(":")[0].encode() in details for line in lines)  # each problem names its property
+
+
+def test_the_provider_answers_an_unknown_component_type_with_invalid_argument(plugin: Any) -> None:
+    import grpc
+
+    with pytest.raises(grpc.RpcError) as err:
+        construct(plugin, "Nope", "x", {"a": 1})
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert err.value.details() == ("planner:index:Nope: unknown component type; expected one of: planner:index:Trn2Cluster, "
+                                   "planner:index:UltraServerCluster, planner:index:P5enCluster, planner:index:EfaNetwork, "
+                                   "planner:index:LustreStorage")
+    assert 'File "' not in err.value.details()
+
+
+# --- docs/security.md names the test that holds each promise ----------------------------------------
+
+def test_every_test_security_md_names_exists_and_every_test_here_is_named() -> None:
+    page = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"::(test_\w+)", page))
+    here = set(re.findall(r"^def (test_\w+)", Path(__file__).read_text(encoding="utf-8"), re.M))
+    for path, name in re.findall(r"`(tests/[\w/]+\.py)::(test_\w+)`", page):
+        assert re.search(rf"^def {name}\(", (ROOT / path).read_text(encoding="utf-8"), re.M), (path, name)
+        if path != "tests/test_hardening_21.py":
+            named.discard(name)
+    assert named <= here, named - here
+    assert here - {"test_every_test_security_md_names_exists_and_every_test_here_is_named"} <= named, here - named

@@ -27,7 +27,6 @@ from planner.aws.pricing import (EC2, FSX, PRICING_REGION, NoPrice, ebs_storage,
 CB_ACTION = "ec2:DescribeCapacityBlockOfferings"
 CB_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockOfferings.html"
 CB_PROBE_HOURS = 24  # the shortest bookable block: the price per instance-hour is the same for every length
-ULTRASERVER_TYPES = {"trn2u.48xlarge": "u-trn2x64"}  # Neuron docs, Trn2 architecture: the u-trn2x64 UltraServer
 LUSTRE_TIERS: tuple[tuple[str, int | None], ...] = (
     ("SCRATCH_1", None), ("SCRATCH_2", None), ("PERSISTENT_1", 50), ("PERSISTENT_1", 100), ("PERSISTENT_1", 200),
     ("PERSISTENT_1", 12), ("PERSISTENT_1", 40), ("PERSISTENT_2", 125), ("PERSISTENT_2", 250), ("PERSISTENT_2", 500),
@@ -70,7 +69,11 @@ class Item:
 
 def capacity_block_entry(client: Any, instance_type: str, region: str, today: str) -> dict[str, Any] | None:
     """The Capacity Block price per instance-hour from the cheapest 24 h offering, or None without one."""
-    ultra = ULTRASERVER_TYPES.get(instance_type)
+    from planner.catalogue import load
+
+    types = load().ultraservers_of(instance_type)  # the catalogue's UltraServer types; the smallest is asked for
+    ultra = types[0].name if types else None
+    per_ultraserver = types[0].members if types else 1
     ask: dict[str, Any] = {"CapacityDurationHours": CB_PROBE_HOURS}
     ask.update({"UltraserverType": ultra, "UltraserverCount": 1} if ultra else {"InstanceType": instance_type, "InstanceCount": 1})
     offers = client.describe_capacity_block_offerings(**ask).get("CapacityBlockOfferings", [])
@@ -80,7 +83,7 @@ def capacity_block_entry(client: Any, instance_type: str, region: str, today: st
             continue
         hours = o.get("CapacityBlockDurationHours") or 0
         hours += (o.get("CapacityBlockDurationMinutes") or 0) / 60
-        members = (o.get("UltraserverCount") or 0) * 4 if ultra else (o.get("InstanceCount") or 0)
+        members = (o.get("UltraserverCount") or 0) * per_ultraserver if ultra else (o.get("InstanceCount") or 0)
         try:
             fee = float(o["UpfrontFee"])
         except (KeyError, TypeError, ValueError):
@@ -109,7 +112,7 @@ def items(cat: Any, regions: Iterable[str] | None, today: str, capacity_blocks: 
             if wanted is not None and region not in wanted:
                 continue
             all_regions.add(region)
-            if not t.ultraserver_size and not_sold(t.name, region, "on-demand") is None:
+            if not cat.is_member(t.name) and not_sold(t.name, region, "on-demand") is None:
                 def od(client: Callable[[str, str], Any], n: str = t.name, r: str = region) -> dict[str, Any]:
                     offer = ec2_on_demand(client("pricing", PRICING_REGION), n, r)
                     return {"instance_type": n, "region": r, "purchase": "on-demand", "usd_per_hour": offer.usd,

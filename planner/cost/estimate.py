@@ -210,7 +210,7 @@ def billed(run: float | None, purchase: str) -> tuple[float | None, str | None]:
     """
     if run is None or purchase != "capacity-block":
         return run, None
-    up = blocks.round_up_to_block(run)
+    up = blocks.block_for_run(run)
     if up is None:
         full = int(run // blocks.MAX_HOURS)
         rest = run - full * blocks.MAX_HOURS
@@ -221,8 +221,10 @@ def billed(run: float | None, purchase: str) -> tuple[float | None, str | None]:
         return total, (f"Capacity Block: run of {run:,.1f} h is longer than the longest block ({blocks.MAX_HOURS:,} h = "
                         f"{blocks.MAX_DAYS} days): billed as consecutive blocks, {parts} ({total:,} h)")
     if up != run:
-        return up, f"Capacity Block: run of {run:,.1f} h billed as a {up // 24}-day block ({up:,} h)"
-    return up, None
+        return up, (f"Capacity Block: run of {run:,.1f} h booked as a {up // 24}-day block ({up:,} h, instances run at most "
+                    f"{blocks.usable_hours(up):,.1f} h of it)")
+    return up, (f"Capacity Block: a {up // 24}-day block ({up:,} h) booked; instances run at most "
+                f"{blocks.usable_hours(up):,.1f} h of it")
 
 
 def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) -> CostEstimate:
@@ -293,5 +295,6 @@ def _items(stack: Stack, book: PriceBook, run: float | None, cat: Catalogue) -> 
         notes.append(unpriced)
     items = price_components(build(stack, run, cat, billed), book)
     if run is not None and any(g.purchase == "capacity-block" for g in c.node_groups):
+        notes.append(blocks.TIMING_NOTE)
         notes.append(blocks.END_TIME_NOTE)
     return items, notes
