@@ -52,16 +52,20 @@ def test_every_corpus_program_names_its_source_and_commit() -> None:
 
 def test_batch_compute_environment_is_unsized_never_silent() -> None:
     """aws-samples/awsome-distributed-training 1.architectures/3.aws-batch/0.aws-batch-distributed-training.yaml:
-    p4d.24xlarge between 0 and 100000 vCPUs: no count to plan, so one compute-unsized warning."""
+    p4d.24xlarge between 0 and 100000 vCPUs: planned at 0 now, its maximum (100,000 // 96 vCPUs = 1,041 instances)
+    named and priced as the second figure."""
     code, stack = planned("batch-p4d")
     assert code == 0 and groups(stack) == []
-    assert findings(stack) == [("compute-unsized", "warning")]
-    (text,) = message(stack, "compute-unsized")
-    assert "'distributed-deep-learning-ce'" in text and "p4d.24xlarge" in text and "0-100000 vCPUs" in text
+    assert findings(stack) == [("scaling-maximum", "info")]
+    (text,) = message(stack, "scaling-maximum")
+    assert text.startswith("AWS Batch compute environment 'distributed-deep-learning-ce' launches p4d.24xlarge on demand "
+                           "(planned at 0 now): maxVcpus 100,000 allows at most 1,041 p4d.24xlarge (")
     (f,) = stack["findings"]
     assert f["file"] == "tests/corpus/batch-p4d/__main__.py" and f["line"] == 43
     assert f["resource"].endswith("aws:batch/computeEnvironment:ComputeEnvironment::distributed-deep-learning-ce")
-    assert any("not planned or priced" in n for n in stack["cost"]["notes"])
+    (item,) = stack["cost"]["maximum_estimate"]["line_items"]
+    assert (item["instance_type"], item["instances"]) == ("p4d.24xlarge", 1041)
+    assert f"${item['hourly_usd']:,.2f}/h at the maximum: 1,041 p4d.24xlarge" in text
 
 
 def test_unmanaged_capacity_block_group_plans_at_desired_and_reports_the_maximum() -> None:
@@ -117,11 +121,17 @@ def test_neuron_groups_scaled_to_zero_are_reported_never_planned_at_their_maximu
     (outside the catalogue) at desired 0: nothing is planned, nothing is dropped without a word."""
     code, stack = planned("eks-trn1-neuron")
     assert code == 0 and groups(stack) == [] and stack["summary"]["instances"] == 0
-    assert sorted(message(stack, "scaling-maximum")) == [
+    assert [m.split(" ($")[0] for m in sorted(message(stack, "scaling-maximum"))] == [
         "EKS node group 'trn1-32xl-ng1' has a desired size of 0 (planned at 0 instances) and may scale to 4 trn1.32xlarge",
         "EKS node group 'trn1n-32xl-ng' has a desired size of 0 (planned at 0 instances) and may scale to 2 trn1n.32xlarge"]
     unlisted = message(stack, "instance-type-unlisted")
     assert len(unlisted) == 2 and all("inf2." in m and "0-2 instances" in m for m in unlisted)
+    # nothing runs now; at the maximum, the inf2 groups (outside the catalogue) are left out, and said so
+    assert stack["cost"]["complete"] is True and stack["cost"]["line_items"] == []
+    most = stack["cost"]["maximum_estimate"]
+    assert most["complete"] is False and [i["instances"] for i in most["line_items"] if "instance_type" in i] == [4, 2]
+    assert most["left_out"][:2] == ["EKS node group 'inf2-24xl-ng' (inf2.24xlarge: outside the catalogue)",
+                                    "EKS node group 'inf2-48xl-ng' (inf2.48xlarge: outside the catalogue)"]
 
 
 def test_pcs_launch_template_without_a_type_and_its_node_group() -> None:
@@ -129,8 +139,9 @@ def test_pcs_launch_template_without_a_type_and_its_node_group() -> None:
     type, its placement group made outside Pulumi; the PCS node group that uses it sizes itself."""
     code, stack = planned("pcs-p5-efa-launch-template")
     assert code == 0 and groups(stack) == []
-    (text,) = message(stack, "compute-unsized")
-    assert "AWS PCS compute node group 'p5-nodes' may launch p5.48xlarge (0-4 instances)" in text
+    (text,) = message(stack, "scaling-maximum")
+    assert text.startswith("AWS PCS compute node group 'p5-nodes' launches p5.48xlarge on demand (planned at 0 now): "
+                           "maxInstanceCount 4 allows at most 4 instances ($220.16/h at the maximum: 4 p5.48xlarge)")
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -164,17 +175,17 @@ def _pack(name: str, policy_config: dict[str, Any]) -> list[Any]:
     return [r for r in check(specs, [policies.budget], policy_config, region=config.get("aws:region"))]
 
 
-def test_budget_fails_on_compute_that_cannot_be_sized_unless_the_user_sizes_it() -> None:
-    """The PCS node group (aws-hpc-recipes pcs-lt-efa-p5.yaml) sizes itself: "nothing priced" is no pass."""
+def test_budget_holds_pools_that_launch_on_demand_to_their_maximum() -> None:
+    """The PCS node group (aws-hpc-recipes pcs-lt-efa-p5.yaml) runs 0 instances now and up to 4 p5.48xlarge:
+    "$0 now" is no pass; the budget is held to the cost at its maximum (4 x p5.48xlarge for 730 h)."""
     found = _pack("pcs-p5-efa-launch-template", {"planner-budget": {"maxTotalUsd": 1000}})
-    assert [(r.enforcement, r.urn.rsplit("::", 1)[-1]) for r in found] == [("mandatory", "p5-nodes")]
-    assert "AWS PCS compute node group 'p5-nodes' may launch p5.48xlarge (0-4 instances)" in found[0].message
-    assert "set `hours` and `instances`" in found[0].message
-    # sized by the user: 2 x p5.48xlarge for 10 h, priced from the price book, held to the budget
-    found = _pack("pcs-p5-efa-launch-template", {"planner-budget": {"maxTotalUsd": 1000, "hours": 10, "instances": 2}})
-    assert [m.split("]")[0] for m in (r.message for r in found)] == ["[budget-exceeded"]
-    assert _pack("pcs-p5-efa-launch-template",
-                 {"planner-budget": {"maxTotalUsd": 100000, "hours": 10, "instances": 2}}) == []
+    (v,) = found
+    assert v.enforcement == "mandatory" and v.message.startswith(
+        "[budget-exceeded] estimated total at the maximum the program allows is at least $160,716.80 (some cost left "
+        "out), above budget.total_usd $1,000.00")
+    assert v.message.endswith("at the maximum: at least $160,716.80 for 730 h; left out: root volumes of node group(s) "
+                             "'p5-nodes' (size unknown)")
+    assert _pack("pcs-p5-efa-launch-template", {"planner-budget": {"maxTotalUsd": 200000}}) == []
 
 
 def test_sarif_and_annotations_land_on_the_programs_code_with_the_urn() -> None:

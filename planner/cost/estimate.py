@@ -14,7 +14,7 @@ rounded to the cent and the total is their sum, so the printed figures add up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner import blocks
@@ -32,7 +32,7 @@ from planner.cost.items import (
     unpriced_root_volumes,
 )
 from planner.cost.training import dense_peak, run_hours
-from planner.model import Cluster, Path, Stack
+from planner.model import Cluster, NodeGroup, Path, Stack
 
 CURRENCY = "USD"
 __all__ = ["CAPACITY_BLOCK_RESOURCE", "EBS_RESOURCE", "EC2_RESOURCE", "HOURS_PER_MONTH", "LUSTRE_RESOURCE", "CostEstimate", "LineItem",
@@ -111,11 +111,14 @@ class CostEstimate:
     notes: tuple[str, ...] = ()
     currency: str = CURRENCY
     workload_estimate: "CostEstimate | None" = None  # on the workload's hours, when longer than schedule.hours
+    # compute (or its volumes) the line items leave out, each in a few words: a total without them is a lower bound
+    left_out: tuple[str, ...] = ()
+    maximum: "CostEstimate | None" = None  # with every elastic resource at the most it allows, when any may grow
 
     @property
     def complete(self) -> bool:
-        """Every price the cluster needs is known (hours may still be unknown: see total_usd)."""
-        return all(i.price is not None for i in self.line_items)
+        """Every price the cluster needs is known and nothing is left out (hours may still be unknown: see total_usd)."""
+        return not self.left_out and all(i.price is not None for i in self.line_items)
 
     @property
     def hours(self) -> float | None:
@@ -127,7 +130,7 @@ class CostEstimate:
 
     @property
     def hourly_usd(self) -> float | None:
-        return _sum([i.hourly_usd for i in self.line_items])
+        return None if self.left_out else _sum([i.hourly_usd for i in self.line_items])
 
     @property
     def monthly_usd(self) -> float | None:
@@ -136,18 +139,28 @@ class CostEstimate:
 
     @property
     def total_usd(self) -> float | None:
-        total = _sum([i.total_usd for i in self.line_items])
+        total = None if self.left_out else _sum([i.total_usd for i in self.line_items])
         return None if total is None else round(total, 2)
 
     @property
     def known_total_usd(self) -> float | None:
-        """Sum of the line items whose total is known: a lower bound when the total is unknown."""
+        """Sum of the line items whose total is known: a lower bound when the total is unknown
+        (0 when compute is left out and nothing else is priced: "at least $0.00", never "complete")."""
         known = [i.total_usd for i in self.line_items if i.total_usd is not None]
+        if not known and self.left_out and self.run_hours is not None:
+            return 0.0
         return round(sum(known), 2) if known else None
+
+    # set on an estimate whose cluster has pools that launch on demand (Karpenter, Batch, PCS): they are planned
+    # at what they run now, but a budget must hold for what they may launch
+    elastic: bool = False
 
     @property
     def budget_basis(self) -> "CostEstimate":
-        """The estimate a budget is checked against: on the workload's hours when they exceed the schedule."""
+        """The estimate a budget is checked against: at the maximum when the program has pools that launch on
+        demand; on the workload's hours when they exceed the schedule."""
+        if self.elastic and self.maximum is not None:
+            return self.maximum
         return self.workload_estimate or self
 
     @property
@@ -158,6 +171,8 @@ class CostEstimate:
         out = self._json()
         if self.workload_estimate is not None:
             out["workload_estimate"] = self.workload_estimate._json()
+        if self.maximum is not None:
+            out["maximum_estimate"] = self.maximum._json()
         return out
 
     def _json(self) -> dict[str, Any]:
@@ -172,7 +187,9 @@ class CostEstimate:
             "monthly_usd": _r(self.monthly_usd, 2),
             "total_usd": _r(self.total_usd, 2),
             "known_total_usd": _r(self.known_total_usd, 2),
+            "known_hourly_usd": _r(self.known_hourly_usd),
             "complete": self.complete,
+            "left_out": list(self.left_out),
             "line_items": [i.to_json() for i in self.line_items],
             "notes": list(self.notes),
         }
@@ -235,8 +252,75 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
     else:
         run, basis = None, "none"
         notes.append("no schedule.hours and no workload: hourly and monthly rates only, total unknown")
-    items, more = _items(stack, book, run, cat)
-    return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes + more), workload_estimate=longer)
+    items, more = _items(_now(stack, cat), book, run, cat)
+    return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes + more), workload_estimate=longer,
+                        left_out=left_out(stack), maximum=_at_maximum(stack, book, run, basis, wl_hours, cat),
+                        elastic=any(u.reason == "elastic" for u in c.unplanned))
+
+
+def left_out(stack: Stack, at_maximum: bool = False) -> tuple[str, ...]:
+    """What an estimate of `stack` cannot price, each in a few words: compute read back from a program
+    that it cannot count or price (now, or at its maximum), and root volumes of unknown size."""
+    c = stack.cluster
+    out = [u.left_out_at_maximum if at_maximum else u.left_out_now for u in c.unplanned]
+    out += [n.left_out for n in c.notes]
+    unsized = [g.name for g in c.node_groups if g.root_volume_gib is None]
+    if unsized:
+        out.append(f"root volumes of node group(s) {', '.join(repr(n) for n in unsized)} (size unknown)")
+    return tuple(dict.fromkeys(x for x in out if x))
+
+
+def _pool_group(stack: Stack, u: Any, choices: tuple[tuple[str, int], ...], book: PriceBook | None) -> NodeGroup | None:
+    """A node group pricing self-sizing compute: of its types, the one that costs most at its count."""
+    from planner.cost.items import instance_key
+
+    purchase = u.purchase if u.purchase in ("on-demand", "spot", "capacity-block") else "on-demand"
+
+    def cost(choice: tuple[str, int]) -> float:
+        price = instance_key(choice[0], stack.region, purchase).look_up(book) if book is not None else None
+        return choice[1] * (price.usd if price is not None else 0.0)
+
+    picked = [c for c in choices if c[1] > 0]
+    if not picked:
+        return None
+    itype, count = max(picked, key=cost)
+    return NodeGroup(name=u.name or "pool", instance_type=itype, count=count, purchase=purchase, efa=False,
+                     availability_zone=stack.cluster.availability_zone, path=u.path + ("maximum",), root_volume_gib=None)
+
+
+def _now(stack: Stack, cat: Catalogue) -> Stack:
+    """`stack` with self-sizing compute that runs instances now (of one known type) priced as node groups."""
+    extra = [g for u in stack.cluster.unplanned if u.reason == "elastic" and u.count and len(u.instance_types) == 1
+             for g in [_pool_group(stack, u, ((u.instance_types[0], u.count),), None)] if g is not None]
+    if not extra:
+        return stack
+    return replace(stack, cluster=replace(stack.cluster, node_groups=stack.cluster.node_groups + tuple(extra)))
+
+
+def _at_maximum(stack: Stack, book: PriceBook, run: float | None, basis: str, wl_hours: float | None,
+                cat: Catalogue) -> CostEstimate | None:
+    """The estimate with every group at its maximum size and every self-sizing pool at the most its
+    limits allow (of its types, the dearest fill); None when nothing may grow past what is planned."""
+    c = stack.cluster
+    grows = [g for g in c.node_groups if g.max_count is not None and g.max_count > g.count]
+    pools = [u for u in c.unplanned if u.maxima]
+    if not grows and not pools:
+        return None
+    groups = []
+    for g in c.node_groups:
+        if g.max_count is not None and g.max_count > g.count:
+            size = cat.instance_types[g.instance_type].ultraserver_size
+            g = replace(g, count=g.max_count, ultraservers=g.max_count // size if g.ultraservers is not None and size
+                        else g.ultraservers)
+        groups.append(g)
+    groups += [g for u in pools for g in [_pool_group(stack, u, u.maxima, book)] if g is not None]
+    most = replace(stack, cluster=replace(c, node_groups=tuple(groups)))
+    items, notes = _items(most, book, run, cat)
+    if any(len(u.maxima) > 1 for u in pools):
+        notes.append("a pool of several types is priced at the one that costs most when its limits are filled with it; "
+                     "a mix of types may use what one type leaves under the limits")
+    return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes),
+                        left_out=left_out(most, at_maximum=True))
 
 
 def price_components(components: list[Component], book: PriceBook) -> list[LineItem]:
@@ -266,9 +350,6 @@ def _items(stack: Stack, book: PriceBook, run: float | None, cat: Catalogue) -> 
     """
     c = stack.cluster
     notes: list[str] = []
-    if c.unplanned:  # read back from a program: compute it could not size or price is left out, not free
-        notes.append(f"{len(c.unplanned)} compute resource(s) of the program are not planned or priced (see the findings): "
-                     "this estimate leaves them out")
     unpriced = unpriced_root_volumes(stack)
     if unpriced:  # read back from a program: a root volume of unknown size is left out, and said so
         notes.append(unpriced)

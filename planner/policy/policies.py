@@ -109,7 +109,7 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         return
     extra: dict[str, Any] = {"schedule": {"hours": hours}, "budget": budget}
     outcome = plan_resources(args.resources, config, extra=extra, price_book=book)
-    unsized = [u for u in outcome.plan.stack.cluster.unplanned if u.reason == "unsized"] if outcome.plan else []
+    unsized = [u for u in outcome.plan.stack.cluster.unplanned if u.reason in ("unsized", "unpriced")] if outcome.plan else []
     if unsized:
         # "nothing priced" is no pass: compute that cannot be sized fails the budget unless the user sizes it
         sized, problems = _size_unsized(unsized, config, outcome.rebuilt.data)
@@ -124,7 +124,9 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         _report(outcome.problems + unseen, report_violation)
         return
     verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
-    estimate = headline(outcome.plan.cost.to_json())
+    priced = outcome.plan.cost.to_json()
+    estimate = headline(priced) + (f"; at the maximum: {headline(priced['maximum_estimate'])}"
+                                   if priced.get("maximum_estimate") else "")
     _report([Violation(f"{describe(f)} Estimate: {estimate}", f.resource)
              for f in outcome.plan.findings if f.rule in verdicts and not f.suppressed], report_violation)
 
@@ -146,6 +148,9 @@ def _size_unsized(unsized: list[Any], config: Mapping[str, Any], data: Mapping[s
             problems.append((f"cannot show the stack is within budget: {u.resource} may launch {types} ({u.range}) and "
                              "how many cannot be read from the program; set `hours` and `instances` in this policy's "
                              "config to price it", u))
+        elif u.reason == "unpriced":  # SageMaker HyperPod: never the EC2 price in its place
+            problems.append((f"cannot show the stack is within budget: {u.resource} runs {', '.join(u.instance_types)} "
+                             "and planner has no SageMaker HyperPod price for it", u))
         elif not listed:
             problems.append((f"cannot price {u.resource}: none of its instance types ({types}) is in planner's catalogue", u))
         else:

@@ -183,6 +183,13 @@ class Graph:
                     found.append(r)
         return list(_unique(found))
 
+    def referenced(self, value: Any) -> Resource | None:
+        """The resource of the stack `value` is an identifier of (its id, name or ARN): a reference to
+        another resource's output, whose real value exists only once deployed; None when it is a literal."""
+        if not isinstance(value, str) or not known(value):
+            return None
+        return next((index[value] for index in self._ids.values() if value in index), None)
+
     def region(self) -> str | None:
         """The AWS region of the providers the resources use (explicit or default provider)."""
         for r in self.resources:

@@ -41,7 +41,7 @@ def total(cost: dict[str, Any]) -> str:
     """The total, or "unknown (at least $X)" when only some line items are priced: never $0."""
     known = cost.get("known_total_usd")
     if cost.get("total_usd") is None and known is not None:
-        return f"unknown (at least {usd(known)})"
+        return f"at least {usd(known)}"
     return usd(cost.get("total_usd"))
 
 
@@ -59,13 +59,18 @@ def headline(cost: dict[str, Any]) -> str:
     run = cost.get("run_hours")
     span = "" if hours is None else f" for {hours:,.0f} h" + (f" (run {run:,.1f} h)" if run is not None and run != hours else "")
     missing = _unpriced(cost)
-    if not missing and cost.get("total_usd") is not None:
+    left = list(cost.get("left_out") or [])
+    if not missing and not left and cost.get("total_usd") is not None:
         return f"{usd(cost['total_usd'])}{span} ({usd(cost.get('hourly_usd'))}/h, {usd(cost.get('monthly_usd'))} a month of 730 h)"
-    if not missing:  # priced, but no hours to total them over
+    if not missing and not left:  # priced, but no hours to total them over
         return f"{usd(cost.get('hourly_usd'))}/h ({usd(cost.get('monthly_usd'))} a month of 730 h); total unknown: no hours"
+    why = ([f"no price for {', '.join(missing)}"] if missing else []) + ([f"left out: {'; '.join(left)}"] if left else [])
     known = cost.get("known_total_usd")
-    priced = "" if not known else f": {usd(known)} priced"
-    return f"unknown{span}{priced}, no price for {', '.join(missing)}"
+    if known is None and cost.get("known_hourly_usd"):  # no hours: the priced part as a rate
+        return f"at least {usd(cost['known_hourly_usd'])}/h; total unknown: no hours; {'; '.join(why)}"
+    if known is None:
+        return f"unknown{span}; {'; '.join(why)}"
+    return f"at least {usd(known)}{span}; {'; '.join(why)}"
 
 
 def sum_totals(costs: list[dict[str, Any]]) -> str:
@@ -147,6 +152,8 @@ def table_lines(cost: dict[str, Any], margin: int = 0) -> list:
                   Span(f"; price book {cost.get('price_book')}")]]
     if cost.get("workload_estimate"):
         out.append(f"cost on the hours the workload needs: {headline(cost['workload_estimate'])}")
+    if cost.get("maximum_estimate"):
+        out.append(f"cost at the maximum it may scale to: {headline(cost['maximum_estimate'])}")
     out += ["  " + line if isinstance(line, str) else [Span("  "), *line]
             for line in grid(TABLE_HEADERS[:6] + (HEADERS[6:] if wide else ()), table_rows, right=(2, 3, 4), width=None if limit is None else limit - margin - 2)]
     out += [f"  [{i}] {text}" for i, text in enumerate(foot, 1)]
@@ -172,6 +179,8 @@ def markdown(cost: dict[str, Any]) -> str:
     out = [f"**Cost:** {_cell(headline(cost))} (price book {md_code(cost.get('price_book'))})", ""]
     if cost.get("workload_estimate"):
         out[-1:] = [f"**Cost on the hours the workload needs:** {_cell(headline(cost['workload_estimate']))}", ""]
+    if cost.get("maximum_estimate"):
+        out[-1:] = [f"**Cost at the maximum it may scale to:** {_cell(headline(cost['maximum_estimate']))}", ""]
     out += ["| " + " | ".join(h.capitalize() for h in HEADERS) + " |", "|---|---|---:|---:|---:|---|---|"]
     for row, item in zip(rows, cost.get("line_items", [])):
         source = md_code(row[-1]) if item.get("source") else row[-1]  # "no price" is planner's; a source may be a user's

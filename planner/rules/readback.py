@@ -32,7 +32,23 @@ EFA_ACC_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-
 )
 def readback_gap(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for note in ctx.cluster.notes:
-        yield r.finding(ctx, note.path, note.message, fix=note.fix)
+        if note.rule == r.id:
+            yield r.finding(ctx, note.path, note.message, fix=note.fix)
+
+
+@rule(
+    id="scaling-size-refused",
+    severity="error",
+    category="readback",
+    description=("A scaling group whose sizes AWS refuses at creation: minimum above desired, desired above maximum, "
+                 "or minimum above maximum (EC2 Auto Scaling, EKS managed node groups, AWS Batch, AWS PCS)."),
+    source="https://docs.aws.amazon.com/eks/latest/APIReference/API_NodegroupScalingConfig.html",
+    remediation="Keep minimum <= desired <= maximum on the resource.",
+)
+def scaling_size_refused(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    for note in ctx.cluster.notes:
+        if note.rule == r.id:
+            yield r.finding(ctx, note.path, note.message, fix=note.fix)
 
 
 @rule(
@@ -49,8 +65,9 @@ def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue
         size = f"{u.count} instance(s)" if u.count is not None else "an unknown number of instances"
         span = f", scaling {u.range}" if u.range and u.maximum is not None else ""
+        detail = f" ({u.detail})" if u.detail else ""
         yield r.finding(ctx, u.path, f"{u.resource}: {size} of {', '.join(u.instance_types)}{span}, a type outside "
-                                     "planner's catalogue: not planned or priced", fix=u.fix)
+                                     f"planner's catalogue: not planned or priced{detail}", fix=u.fix)
 
 
 @rule(
@@ -65,6 +82,8 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     prices = {}
     if ctx.cost is not None:
         prices = {i.name: i.unit_price_usd for i in ctx.cost.line_items}
+    at_most = {i.path[:-1]: i for i in (ctx.cost.maximum.line_items if ctx.cost is not None and ctx.cost.maximum else ())
+               if i.path[-1:] == ("instance_type",) and i.path[-2:-1] == ("maximum",)}
     for g in ctx.cluster.node_groups:
         if g.max_count is None or g.max_count <= g.count:
             continue
@@ -76,10 +95,17 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                         fix=(f"budget for {g.max_count} instances{extra}, or lower the maximum size of node group "
                              f"'{g.name}' to {g.count} if it is not meant to grow"))
     for u in ctx.cluster.unplanned:
+        item = at_most.get(u.path + ("maximum",))
+        cost = "" if item is None else (
+            f" (${item.hourly_usd:,.2f}/h at the maximum: {item.detail.get('instances'):,} {item.detail.get('instance_type')})"
+            if item.hourly_usd is not None else " (no price for it)")
         if u.reason == "scaled-to-zero":
             most = f"may scale to {u.maximum}" if u.maximum is not None else "has no known maximum"
             yield r.finding(ctx, u.path, f"{u.resource} has a desired size of 0 (planned at 0 instances) and {most} "
-                                         f"{', '.join(u.instance_types)}", fix=u.fix)
+                                         f"{', '.join(u.instance_types)}{cost}", fix=u.fix)
+        elif u.reason == "elastic":
+            yield r.finding(ctx, u.path, f"{u.resource} launches {', '.join(u.instance_types)} on demand (planned at "
+                                         f"{u.count or 0} now): {u.detail}{cost}", fix=u.fix)
 
 
 @rule(
