@@ -187,7 +187,6 @@ class CostEstimate:
             "monthly_usd": _r(self.monthly_usd, 2),
             "total_usd": _r(self.total_usd, 2),
             "known_total_usd": _r(self.known_total_usd, 2),
-            "known_hourly_usd": _r(self.known_hourly_usd),
             "complete": self.complete,
             "left_out": list(self.left_out),
             "line_items": [i.to_json() for i in self.line_items],

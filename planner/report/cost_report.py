@@ -66,8 +66,9 @@ def headline(cost: dict[str, Any]) -> str:
         return f"{usd(cost.get('hourly_usd'))}/h ({usd(cost.get('monthly_usd'))} a month of 730 h); total unknown: no hours"
     why = ([f"no price for {', '.join(missing)}"] if missing else []) + ([f"left out: {'; '.join(left)}"] if left else [])
     known = cost.get("known_total_usd")
-    if known is None and cost.get("known_hourly_usd"):  # no hours: the priced part as a rate
-        return f"at least {usd(cost['known_hourly_usd'])}/h; total unknown: no hours; {'; '.join(why)}"
+    rate = sum(i["hourly_usd"] for i in cost.get("line_items", []) if i.get("hourly_usd") is not None)
+    if known is None and rate:  # no hours: the priced part as a rate
+        return f"at least {usd(rate)}/h; total unknown: no hours; {'; '.join(why)}"
     if known is None:
         return f"unknown{span}; {'; '.join(why)}"
     return f"at least {usd(known)}{span}; {'; '.join(why)}"
