@@ -163,6 +163,30 @@ def test_the_pack_and_the_cli_read_the_same_topology(name: str) -> None:
     assert sorted((f.rule, f.message) for f in outcome.plan.findings) == sorted((f["rule"], f["message"]) for f in stack["findings"])
 
 
+RULE_ID = re.compile(r"^\[([a-z0-9-]+)\] ")
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_the_whole_pack_reports_what_the_cli_finds_each_once(name: str) -> None:
+    """Done when (issue 25): every policy of the pack on the program, against `planner plan --program`: the same
+    rules, as often, and no violation twice (one policy owns each rule). Pack-only checks (IMDSv2, EFA security
+    groups) carry no rule id and are not findings of the CLI."""
+    from collections import Counter
+
+    from planner import programs
+    from planner.policy.testing import capture, check
+
+    project = programs.load(str(CORPUS / name))
+    config = project.config("test")
+    specs = capture(lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"), config=config,
+                    stack="test", project=project.name)
+    reported = check(specs, region=config.get("aws:region"))
+    assert len({(r.message, r.urn) for r in reported}) == len(reported), "a violation reported twice"
+    by_rule = Counter(m.group(1) for r in reported for m in [RULE_ID.match(r.message)] if m)
+    _, stack = planned(name)
+    assert by_rule == Counter(f["rule"] for f in stack["findings"])
+
+
 def _pack(name: str, policy_config: dict[str, Any]) -> list[Any]:
     from planner import programs
     from planner.policy import policies

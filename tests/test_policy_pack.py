@@ -17,7 +17,7 @@ import pytest
 
 from planner.policy import POLICIES, policies
 from planner.policy.resources import Graph, from_policy
-from planner.policy.testing import UNKNOWN, Spec, resource_args, stack_args, violations
+from planner.policy.testing import UNKNOWN, Spec, check, resource_args, stack_args, violations
 from planner.policy.topology import rebuild
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -296,23 +296,27 @@ def test_efa_security_group_rules_as_separate_resources_at_preview() -> None:
 
 # --- resource policies -----------------------------------------------------------------------
 
-def test_efa_interfaces_one_per_card() -> None:
-    lt = by_name(hand_written(), LT)
-    assert violations(policies.efa_interfaces, resource_args(lt)) == []
-    short = Spec(LT, "short", dict(lt.props, networkInterfaces=efa_interfaces(4)))
-    found = violations(policies.efa_interfaces, resource_args(short))
-    assert len(found) == 1
-    assert found[0][0].startswith("trn2.48xlarge has 16 network cards but this launch template has EFA interfaces on 4 of them "
-                                  "(missing card(s) 4-15); add one EFA interface per card (networkCardIndex 0-15)")
+def test_efa_layout_is_reported_once_by_the_topology() -> None:
+    """One policy owns each rule: the EFA layout is `planner-topology`'s (it knows the type the template is launched
+    as); `planner-efa-interfaces` keeps what only the resource shows (security groups set at the top level)."""
+    short = hand_written(cards=4)
+    assert violations(policies.efa_interfaces, resource_args(by_name(short, LT))) == []
+    (found,) = [m for m, _ in violations(policies.topology, stack_args(short)) if m.startswith("[efa-interface-layout]")]
+    assert "trn2.48xlarge has 16 network cards but EFA interfaces are on 4 of them (missing card(s) 4-15)" in found
 
 
-def test_efa_interfaces_primary_must_be_full_efa_and_groups_per_interface() -> None:
+def test_efa_interfaces_groups_per_interface() -> None:
     lt = by_name(hand_written(), LT)
     bad = Spec(LT, "bad", dict(lt.props, networkInterfaces=efa_interfaces(16, first="efa-only"), vpcSecurityGroupIds=["sg-0abc"]))
     messages = [m for m, _ in violations(policies.efa_interfaces, resource_args(bad))]
-    assert any(m.startswith("the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'") for m in messages)
-    assert any(m.startswith("security groups are set at the top level") for m in messages)
-    assert len(messages) == 2
+    assert [m.split(";")[0] for m in messages] == [
+        "security groups are set at the top level of a launch template that declares network interfaces"]
+
+
+def test_lustre_values_are_reported_once_by_their_resource_policy() -> None:
+    specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1000})
+    everything = check(specs)
+    assert [r.policy for r in everything if "[lustre-capacity]" in r.message] == ["planner-lustre-values"]
 
 
 def test_imdsv2() -> None:
@@ -532,8 +536,8 @@ def test_missing_placement_group_is_advisory_on_the_auto_scaling_group() -> None
 def test_lustre_findings_point_at_the_file_system() -> None:
     specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1000})
     fs = by_name(specs, FSX)
-    assert _rules_found(policies.topology, specs)["lustre-capacity"] == {fs.urn}
-    # the resource policy runs the same rule on the file system alone
+    # one policy owns the rule: the resource policy, on the file system; the topology leaves it out
+    assert "lustre-capacity" not in _rules_found(policies.topology, specs)
     found = violations(policies.lustre_values, resource_args(fs))
     assert [m.split("]")[0] for m, _ in found] == ["[lustre-capacity"]
     assert "1,000 GiB is not a valid capacity for SCRATCH_2" in found[0][0]
@@ -561,7 +565,7 @@ def test_public_ip_on_a_multi_card_type() -> None:
     interfaces[0]["associatePublicIpAddress"] = "true"
     specs = hand_written(template={"networkInterfaces": interfaces})
     lt = by_name(specs, LT)
-    assert _rules_found(policies.topology, specs)["public-ip-multi-card"] == {lt.urn}
+    assert "public-ip-multi-card" not in _rules_found(policies.topology, specs)  # the resource policy's, reported once
     found = violations(policies.public_ip, resource_args(lt))
     assert [m.split("]")[0] for m, _ in found] == ["[public-ip-multi-card"]
     single = Spec(INSTANCE, "bastion", {"instanceType": "t3.micro", "associatePublicIpAddress": True})

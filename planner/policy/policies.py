@@ -72,7 +72,8 @@ def validate_topology(args: StackValidationArgs, report_violation: ReportViolati
     declared = declared_cluster()
     outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared))
     _report(outcome.config_problems + outcome.problems
-            + findings_as_violations(outcome, ("error",), config_fixes=declared is not None), report_violation)
+            + findings_as_violations(outcome, ("error",), config_fixes=declared is not None,
+                                     exclude=resource_checks.OWNED_RULES), report_violation)
 
 
 def validate_topology_warnings(args: StackValidationArgs, report_violation: ReportViolation) -> None:
@@ -81,7 +82,8 @@ def validate_topology_warnings(args: StackValidationArgs, report_violation: Repo
     outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared))
     # once planned, the gaps are `readback-gap` findings; without a plan they are reported as they are
     gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps] if outcome.plan is None else []
-    _report(outcome.config_problems + gaps + findings_as_violations(outcome, ("warning", "info"), config_fixes=declared is not None),
+    _report(outcome.config_problems + gaps + findings_as_violations(outcome, ("warning", "info"), config_fixes=declared is not None,
+                                                                    exclude=resource_checks.OWNED_RULES),
             report_violation)
 
 
@@ -229,7 +231,8 @@ def _resource_policy(name: str, description: str, check: Callable[[str, Mapping[
 
 
 efa_interfaces = _resource_policy(
-    EFA_INTERFACES, "Launch templates with EFA give each network card one EFA interface, the primary a full EFA one.",
+    EFA_INTERFACES, "Launch templates with network interfaces set security groups per interface (the EFA layout is "
+                    "planner-topology's efa-interface-layout).",
     resource_checks.efa_interfaces, resource_checks.EFA_DOC)
 imdsv2 = _resource_policy(
     IMDSV2, "Launch templates and instances require IMDSv2 (metadataOptions.httpTokens = required).",
