@@ -44,7 +44,7 @@ def message(stack: dict[str, Any], rule: str) -> list[str]:
 
 
 def test_every_corpus_program_names_its_source_and_commit() -> None:
-    assert len(PROGRAMS) >= 6
+    assert len(PROGRAMS) >= 11
     for name in PROGRAMS:
         header = (CORPUS / name / "__main__.py").read_text().split('"""')[1]
         assert "Source: " in header and re.search(r"commit\s+[0-9a-f]{40}\b", header), name
@@ -142,6 +142,92 @@ def test_pcs_launch_template_without_a_type_and_its_node_group() -> None:
     (text,) = message(stack, "scaling-maximum")
     assert text.startswith("AWS PCS compute node group 'p5-nodes' launches p5.48xlarge on demand (planned at 0 now): "
                            "maxInstanceCount 4 allows at most 4 instances ($220.16/h at the maximum: 4 p5.48xlarge)")
+
+
+def test_odcr_resource_group_is_a_deploy_time_reference_and_min_above_desired_is_refused() -> None:
+    """aws-ia/terraform-aws-eks-blueprints patterns/targeted-odcr: the launch template targets the ARN of an
+    aws.resourcegroups.Group of the program (known at deploy): a stated gap, never "not a resource group ARN";
+    the block's second sizes (min 4, max 5, desired 2) are refused by EKS: an error naming the properties."""
+    code, stack = planned("eks-p5-odcr-resource-group")
+    assert code == 1
+    assert groups(stack) == [("odcr", "p5.48xlarge", 2, "on-demand", True, "us-west-2a")]
+    assert findings(stack) == [("readback-gap", "warning"), ("scaling-maximum", "info"), ("scaling-size-refused", "error")]
+    (gap,) = message(stack, "readback-gap")
+    assert gap == ("'odcr' targets the capacity reservation resource group 'odcr', whose ARN is known only at deploy: "
+                   "its region and the reservations it holds are not checked")
+    assert message(stack, "scaling-size-refused") == [
+        "EKS node group 'odcr' has scalingConfig.minSize 4 above scalingConfig.desiredSize 2: AWS refuses to create it "
+        "(scalingConfig.desiredSize must lie between scalingConfig.minSize and scalingConfig.maxSize)"]
+    (most,) = [i for i in stack["cost"]["maximum_estimate"]["line_items"] if "instance_type" in i]
+    assert most["instances"] == 5 and "may scale to 5 p5.48xlarge" in message(stack, "scaling-maximum")[0]
+
+
+def test_elastic_eksctl_group_is_planned_at_desired_and_priced_at_its_maximum() -> None:
+    """awsome-distributed-training eks-p4de-odcr.yaml: minSize 0, desiredCapacity 2, maxSize 10, volumeSize 500:
+    2 p4de.24xlarge now, 10 at the maximum, both with their gp3 root volumes; the placeholder reservation named."""
+    code, stack = planned("eksctl-p4de-odcr-elastic")
+    assert code == 0
+    assert groups(stack) == [("p4de-odcr", "p4de.24xlarge", 2, "on-demand", True, "us-east-1b")]
+    cost = stack["cost"]
+    assert cost["complete"] is True and cost["left_out"] == []
+    most = cost["maximum_estimate"]
+    assert most["complete"] is True
+    assert [(i["name"], i["instances"]) for i in most["line_items"]] == [("p4de-odcr", 10), ("p4de-odcr root volumes", 10)]
+    assert most["hourly_usd"] == pytest.approx(5 * cost["hourly_usd"])
+    (gap,) = message(stack, "readback-gap")
+    assert "'PLACEHOLDER_CAPACITY_RESERVATION_ID', which is not a reservation id" in gap
+
+
+def test_karpenter_pools_are_read_by_family_with_their_limits() -> None:
+    """awslabs/ai-on-eks addons.tf karpenter resources: the trn1 family pool (cpu 1000) may run at most 7
+    trn1.32xlarge (128 vCPUs each) and is priced there; the g5/g6/g6e/inf2 families are outside the catalogue and
+    named; the m5 and graviton (c/m/r) pools launch no accelerators and are not the training cluster."""
+    code, stack = planned("karpenter-pools-by-family")
+    assert code == 0 and groups(stack) == []
+    (trn1,) = message(stack, "scaling-maximum")
+    assert trn1.startswith("Karpenter node pool 'trainium-trn1' launches ")
+    assert "spec.limits (cpu 1,000) allow at most " in trn1 and "7 trn1.32xlarge" in trn1
+    assert "EC2NodeClass 'trainium-trn1': subnets in us-west-2a, us-west-2b" in trn1
+    unlisted = sorted(message(stack, "instance-type-unlisted"))
+    assert [m.split(" may launch ")[0] for m in unlisted] == [
+        "Karpenter node pool 'g5-gpu-karpenter'", "Karpenter node pool 'g6-gpu-karpenter'",
+        "Karpenter node pool 'g6e-gpu-karpenter'", "Karpenter node pool 'inferentia-inf2'"]
+    text = json.dumps(stack)
+    assert "x86-cpu-karpenter" not in text and "graviton-cpu-karpenter" not in text
+    most = stack["cost"]["maximum_estimate"]
+    assert most["complete"] is False and any("'inferentia-inf2' (inf2: outside the catalogue)" in x for x in most["left_out"])
+
+
+def test_hyperpod_instance_groups_are_counted_never_priced_as_ec2_and_keep_their_lustre() -> None:
+    """awsome-distributed-training 5.sagemaker-hyperpod README: 4 ml.trn1.32xlarge (InstanceCount, the ml. prefix
+    mapped for the specs), the ml.c5.xlarge controller named; the FSx for Lustre of 3.FSxLustre.yaml kept and
+    priced; no HyperPod price: the estimate is incomplete and says what it leaves out."""
+    code, stack = planned("hyperpod-trn1-lustre")
+    assert code == 0
+    (hp,) = message(stack, "compute-unsized")
+    assert hp.startswith("SageMaker HyperPod cluster 'ml-cluster' instance group 'compute-nodes' runs 4 x ml.trn1.32xlarge "
+                         "(trn1.32xlarge, 64 Trainium); EFA and placement are provided by HyperPod")
+    assert "also runs 1 ml.c5.xlarge (no accelerators)" in hp and "never at the EC2 price" in hp
+    assert stack["summary"]["lustre"]["deployment_type"] == "PERSISTENT_2"
+    cost = stack["cost"]
+    assert cost["complete"] is False and cost["left_out"] == [
+        "SageMaker HyperPod cluster 'ml-cluster' instance group 'compute-nodes' (4 x ml.trn1.32xlarge: no price)"]
+    assert [i["name"] for i in cost["line_items"]] == ["lustre"]  # no EC2 line for the HyperPod nodes
+    assert all("trn1" not in (i.get("instance_type") or "") for i in cost["line_items"])
+
+
+def test_no_corpus_program_calls_a_cost_complete_while_compute_is_left_out() -> None:
+    """Done when (issue 25): every compute resource is priced now and at its maximum, or named as left out."""
+    for name in PROGRAMS:
+        _, stack = planned(name)
+        cost = stack["cost"]
+        unpriced_compute = [f for f in stack["findings"] if f["rule"] in ("compute-unsized", "instance-type-unlisted")
+                            and "0 instance(s)" not in f["message"] and " may launch " not in f["message"]]
+        if unpriced_compute:
+            assert cost["complete"] is False and cost["left_out"], name
+        elastic = [f for f in stack["findings"] if f["rule"] == "scaling-maximum"]
+        if elastic:
+            assert cost.get("maximum_estimate"), name
 
 
 @pytest.mark.parametrize("name", PROGRAMS)

@@ -133,8 +133,8 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
     joined = _node_class(graph, r, spec)
     if joined:
         details.append(joined)
-    if pool.outside:
-        details.append(f"names {', '.join(pool.outside)}, outside planner's catalogue (not priced)")
+    if pool.outside and pool.types:
+        details.append(f"also names {', '.join(pool.outside)}, outside planner's catalogue (not priced)")
     if pool.purchases and pool.purchases != ("on-demand",):
         details.append(f"capacity types {', '.join(pool.purchases)}")
     if pool.zones:
@@ -156,7 +156,7 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
                                      f"{_accelerator_resource(pool)}) to the most you mean to pay for")), r.urn))
         return
     maxima = tuple((t, n) for t, n in pool.maxima.items() if n is not None)
-    details.insert(0, f"{limits} allow at most {_shown(maxima)}")
+    details.insert(0, f"spec.limits ({limits}) allow at most {_shown(maxima)}")
     found.append((Unplanned(name, "elastic", types, 0, 0, max(n for _, n in maxima), limits, name=r.name,
                             purchase=purchase, maxima=maxima, detail="; ".join(details),
                             fix=f"budget for the maximum, or lower spec.limits of {kind} '{r.name}'"), r.urn))

@@ -701,6 +701,11 @@ def _lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Viola
     zones = _zones(graph.resolve(fs, "subnetIds", as_list(fs.get("subnetIds")), SUBNET))
     if zones:
         out["availability_zone"] = zones[0]
+    elif cluster_az is None:  # no node group tells an AZ either (compute HyperPod or Karpenter runs)
+        gaps.append(Violation(f"cannot tell the Availability Zone of file system '{fs.name}' (its subnet is not a "
+                              "resource of this stack, or names no availabilityZone): checks that need it are not run",
+                              fs.urn, fix=f"give file system '{fs.name}' a subnet created in this program with "
+                                          "availabilityZone set"))
     else:
         gaps.append(Violation(f"cannot tell the Availability Zone of file system '{fs.name}'; assumed "
                               f"{cluster_az or 'the one of the node groups'}", fs.urn,

@@ -246,7 +246,8 @@ def resource_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """AWS: "You can use AWS Resource Groups to create logical collections of UltraServer Capacity
     Blocks" and "You can't add instance Capacity Blocks to a resource group"."""
     for g in ctx.cluster.node_groups:
-        if g.capacity_reservation_resource_group_arn is not None and _ultraserver_size(ctx, g) is None:
+        if (g.capacity_reservation_resource_group_arn is not None and g.purchase == "capacity-block"
+                and _ultraserver_size(ctx, g) is None):  # On-Demand Capacity Reservations may be grouped
             yield r.finding(ctx, g.path + ("capacity_reservation_resource_group_arn",),
                             f"node group '{g.name}' launches into resource group "
                             f"{g.capacity_reservation_resource_group_arn}, but {g.instance_type} is not an UltraServer "

@@ -63,9 +63,13 @@ def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for u in ctx.cluster.unplanned:
         if u.reason != "unlisted":
             continue
+        detail = f" ({u.detail})" if u.detail else ""
+        if u.count == 0 and u.maximum is None:  # a pool that launches on demand (Karpenter)
+            yield r.finding(ctx, u.path, f"{u.resource} may launch {', '.join(u.instance_types)} ({u.range}), outside "
+                                         f"planner's catalogue: not planned or priced{detail}", fix=u.fix)
+            continue
         size = f"{u.count} instance(s)" if u.count is not None else "an unknown number of instances"
         span = f", scaling {u.range}" if u.range and u.maximum is not None else ""
-        detail = f" ({u.detail})" if u.detail else ""
         yield r.finding(ctx, u.path, f"{u.resource}: {size} of {', '.join(u.instance_types)}{span}, a type outside "
                                      f"planner's catalogue: not planned or priced{detail}", fix=u.fix)
 
