@@ -180,7 +180,7 @@ def test_karpenter_and_hyperpod_compute_is_named_with_its_types_and_range() -> N
     out = planned([subnet(), pool, hyperpod])
     (elastic,) = rules_of(out)["scaling-maximum"]
     assert elastic.startswith("Karpenter node pool 'gpu' launches p4d.24xlarge, p5.48xlarge on demand (planned at 0 now): "
-                              "nvidia.com/gpu 64 allow at most 8 p4d.24xlarge or 8 p5.48xlarge")
+                              "spec.limits (nvidia.com/gpu 64) allow at most 8 p4d.24xlarge or 8 p5.48xlarge")
     (hp,) = rules_of(out)["compute-unsized"]
     assert hp.startswith("SageMaker HyperPod cluster 'hp' instance group 'workers' runs 4 x ml.p5.48xlarge "
                          "(p5.48xlarge, 32 H100); EFA and placement are provided by HyperPod")

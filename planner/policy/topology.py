@@ -543,61 +543,70 @@ def _launch_values(graph: Graph, template: Resource | None, inst: Resource | Non
         if truthy(res.get("associatePublicIpAddress")):
             values["public_ip"] = True
             sources["public_ip"] = res
-        group_arn = res.get("capacityReservationSpecification", "capacityReservationTarget",
-                            "capacityReservationResourceGroupArn")
-        reservation = res.get("capacityReservationSpecification", "capacityReservationTarget", "capacityReservationId")
-        for key, value, what in (("capacity_reservation_resource_group_arn", group_arn, "resource group ARN"),
-                                 ("capacity_reservation_id", reservation, "reservation id")):
-            if value is UNKNOWN:  # at preview: another resource's output, known only at deploy
-                values[DEPLOY_TARGET] = (key, f"a {what} known at deploy")
-                sources[key] = res
-                if gaps is not None:
-                    gaps.append(Violation(f"'{res.name}' targets a capacity reservation {what} known only at deploy: "
-                                          "what it holds is not checked", res.urn,
-                                          fix=f"check the capacity reservation target of '{res.name}' once deployed"))
-        if isinstance(group_arn, str) and known(group_arn) and group_arn:
-            ref = graph.referenced(group_arn)
-            if ref is not None:  # another resource's output: known at deploy, never judged by its made-up value
-                values[DEPLOY_TARGET] = ("capacity_reservation_resource_group_arn", f"the ARN of '{ref.name}' (at deploy)")
-                sources["capacity_reservation_resource_group_arn"] = res
-                if gaps is not None:
-                    gaps.append(Violation(f"'{res.name}' targets the capacity reservation resource group '{ref.name}', "
-                                          "whose ARN is known only at deploy: its region and the reservations it holds "
-                                          "are not checked", res.urn,
-                                          fix=(f"check that resource group '{ref.name}' is in the stack's region and "
-                                               "holds the reservations the group launches into")))
-            elif RESOURCE_GROUP_ARN.fullmatch(group_arn):
-                values["capacity_reservation_resource_group_arn"] = group_arn  # the parser checks its region
-                sources["capacity_reservation_resource_group_arn"] = res
-            elif gaps is not None:
-                gaps.append(Violation(f"'{res.name}' targets capacity reservation resource group '{group_arn[:60]}', "
-                                      "which is not a resource group ARN: the launch would fail; planned without it",
-                                      res.urn,
-                                      fix=(f"set capacityReservationTarget.capacityReservationResourceGroupArn of "
-                                           f"'{res.name}' to arn:aws:resource-groups:REGION:ACCOUNT:group/NAME")))
-        if isinstance(reservation, str) and known(reservation) and reservation:
-            ref = graph.referenced(reservation)
-            if ref is not None:  # another resource's output (a reservation made in this program): known at deploy
-                values[DEPLOY_TARGET] = ("capacity_reservation_id", f"the id of '{ref.name}' (at deploy)")
-                sources["capacity_reservation_id"] = res
-                if gaps is not None:
-                    gaps.append(Violation(f"'{res.name}' targets capacity reservation '{ref.name}', whose id is known "
-                                          "only at deploy: that it matches the group's type, AZ and size is not checked",
-                                          res.urn, fix=(f"check that capacity reservation '{ref.name}' matches the "
-                                                        "instance type, AZ and count of the group that targets it")))
-            elif _RESERVATION.fullmatch(reservation):
-                values["capacity_reservation_id"] = reservation
-                sources["capacity_reservation_id"] = res
-            elif gaps is not None:
-                gaps.append(Violation(f"'{res.name}' targets capacity reservation '{reservation[:40]}', which is not a "
-                                      "reservation id (cr- and 8 to 17 hex digits): the launch would fail; planned "
-                                      "without it", res.urn,
-                                      fix=(f"set capacityReservationTarget.capacityReservationId of '{res.name}' to the "
-                                           "reservation id (cr-...) of the booked block or reservation")))
+        for target in _TARGETS:
+            _launch_target(graph, res, target, values, sources, gaps)
     # EFA as declared, never assumed: no EFA interface means no EFA
     values["efa"] = any(kind in EFA_INTERFACE_TYPES for _, _, kind in layout or ())
     sources["efa"] = template if template is not None and inst is None else (inst or template)  # type: ignore[assignment]
     return values, {k: v for k, v in sources.items() if v is not None}, (layout or None)
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Where a launch goes: one capacityReservationTarget property, its model key, the form AWS takes,
+    and what to say when the value is wrong or only known at deploy."""
+
+    prop: str
+    key: str
+    pattern: re.Pattern[str]
+    what: str
+    at_deploy: str  # said of a reference to another resource (`{res}`, `{ref}`)
+    at_deploy_fix: str
+    wrong: str  # said of a literal value AWS refuses (`{res}`, `{value}`)
+    wrong_fix: str
+
+
+_TARGETS = (
+    _Target("capacityReservationResourceGroupArn", "capacity_reservation_resource_group_arn", RESOURCE_GROUP_ARN,
+            "resource group ARN",
+            "'{res}' targets the capacity reservation resource group '{ref}', whose ARN is known only at deploy: its "
+            "region and the reservations it holds are not checked",
+            "check that resource group '{ref}' is in the stack's region and holds the reservations the group launches into",
+            "'{res}' targets capacity reservation resource group '{value}', which is not a resource group ARN: the "
+            "launch would fail; planned without it",
+            "set capacityReservationTarget.capacityReservationResourceGroupArn of '{res}' to "
+            "arn:aws:resource-groups:REGION:ACCOUNT:group/NAME"),
+    _Target("capacityReservationId", "capacity_reservation_id", _RESERVATION, "reservation id",
+            "'{res}' targets capacity reservation '{ref}', whose id is known only at deploy: that it matches the "
+            "group's type, AZ and size is not checked",
+            "check that capacity reservation '{ref}' matches the instance type, AZ and count of the group that targets it",
+            "'{res}' targets capacity reservation '{value}', which is not a reservation id (cr- and 8 to 17 hex "
+            "digits): the launch would fail; planned without it",
+            "set capacityReservationTarget.capacityReservationId of '{res}' to the reservation id (cr-...) of the "
+            "booked block or reservation"),
+)
+
+
+def _launch_target(graph: Graph, res: Resource, t: _Target, values: dict[str, Any], sources: dict[str, Resource],
+                   gaps: list[Violation] | None) -> None:
+    """A capacity reservation target as declared. A value that is another resource's output (unknown at
+    preview, or the made-up id or ARN of the mocks) is known only at deploy: a stated gap, never judged."""
+    value = res.get("capacityReservationSpecification", "capacityReservationTarget", t.prop)
+    if value is UNKNOWN or (isinstance(value, str) and graph.referenced(value) is not None):
+        ref = graph.referenced(value)
+        values[DEPLOY_TARGET] = (t.key, f"the {t.what} of '{ref.name}' (at deploy)" if ref else f"a {t.what} known at deploy")
+        sources[t.key] = res
+        if gaps is not None:
+            name = ref.name if ref else "another resource"
+            gaps.append(Violation(t.at_deploy.format(res=res.name, ref=name), res.urn,
+                                  fix=t.at_deploy_fix.format(res=res.name, ref=name)))
+    elif isinstance(value, str) and value:
+        if t.pattern.fullmatch(value):
+            values[t.key] = value  # the parser checks a resource group's region
+            sources[t.key] = res
+        elif gaps is not None:
+            gaps.append(Violation(t.wrong.format(res=res.name, value=value[:60]), res.urn,
+                                  fix=t.wrong_fix.format(res=res.name)))
 
 
 # Root device names of Linux AMIs (the AMI's RootDeviceName): the DLAMIs the components launch

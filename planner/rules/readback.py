@@ -31,6 +31,11 @@ EFA_ACC_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-
     remediation="Declare the value on the resource (or set `aws:region`; in the pack, its `region`/`availabilityZone` config).",
 )
 def readback_gap(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    yield from _notes(r, ctx)
+
+
+def _notes(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """The read-back's notes that rule `r` reports (each note names its rule)."""
     for note in ctx.cluster.notes:
         if note.rule == r.id:
             yield r.finding(ctx, note.path, note.message, fix=note.fix)
@@ -46,9 +51,7 @@ def readback_gap(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     remediation="Keep minimum <= desired <= maximum on the resource.",
 )
 def scaling_size_refused(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    for note in ctx.cluster.notes:
-        if note.rule == r.id:
-            yield r.finding(ctx, note.path, note.message, fix=note.fix)
+    yield from _notes(r, ctx)
 
 
 @rule(
