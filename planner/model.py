@@ -144,6 +144,10 @@ class Unplanned:
     purchase: str = "on-demand"  # how its instances are bought, for the cost at the maximum
     detail: str = ""  # what else the read-back saw, in the resource's own terms (named in its finding)
     name: str = ""  # the resource's own name (its line items at the maximum carry it)
+    # when one limit binds every type: what one instance of each takes of it (vCPUs, GPUs, 1 per instance)
+    # and the limit, so the estimate can find the dearest mix of types within it
+    fill: tuple[tuple[str, int], ...] = ()
+    capacity: int | None = None
 
     @property
     def left_out_now(self) -> str | None:

@@ -129,3 +129,26 @@ def test_a_reservation_known_only_at_preview_is_a_stated_gap_not_an_error() -> N
     assert g.launch_target and g.purchase == "capacity-block"
     assert any("known only at deploy" in m for m in by_rule(plan, "readback-gap"))
     assert not [f for f in plan.findings if f.severity == "error"]
+
+
+def test_a_pool_under_one_limit_is_priced_at_its_dearest_mix_of_types() -> None:
+    """cpu 300 over p5.48xlarge (192 vCPUs) and p4d.24xlarge (96 vCPUs): one type alone leaves vCPUs unused; the
+    maximum is the dearest combination within the limit (checked against every combination)."""
+    from itertools import product
+
+    from planner.cost import load_price_book
+    from planner.cost.items import instance_key
+
+    pool = Spec(POOL, "gpu", {"spec": {"template": {"spec": {"requirements": [
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p5.48xlarge", "p4d.24xlarge"]}]}},
+        "limits": {"cpu": 300}}})
+    plan = planned([pool])
+    book = load_price_book(None)
+    usd = {t: instance_key(t, "us-east-2", "on-demand").look_up(book).usd for t in ("p5.48xlarge", "p4d.24xlarge")}
+    best = max((a * usd["p5.48xlarge"] + b * usd["p4d.24xlarge"], a, b)
+               for a, b in product(range(2), range(4)) if 192 * a + 96 * b <= 300)
+    got = {i.detail["instance_type"]: i.detail["instances"] for i in plan.cost.maximum.line_items if "instance_type" in i.detail}
+    assert got == {t: n for t, n in (("p5.48xlarge", best[1]), ("p4d.24xlarge", best[2])) if n}
+    assert len(got) == 2  # the mix beats either type alone here
+    (text,) = by_rule(plan, "scaling-maximum")
+    assert f"/h at the maximum: {' + '.join(f'{n} {t}' for t, n in sorted(got.items()))})" in text

@@ -269,28 +269,68 @@ def left_out(stack: Stack, at_maximum: bool = False) -> tuple[str, ...]:
     return tuple(dict.fromkeys(x for x in out if x))
 
 
-def _pool_group(stack: Stack, u: Any, choices: tuple[tuple[str, int], ...], book: PriceBook | None) -> NodeGroup | None:
-    """A node group pricing self-sizing compute: of its types, the one that costs most at its count."""
+def _pool_groups(stack: Stack, u: Any, choices: tuple[tuple[str, int], ...], book: PriceBook | None,
+                 at: str = "maximum") -> list[NodeGroup]:
+    """Node groups pricing self-sizing compute at `choices` (type, most instances): the dearest mix its one
+    binding limit allows (`u.fill`: what each type takes of `u.capacity`), else the dearest single type."""
     from planner.cost.items import instance_key
 
     purchase = u.purchase if u.purchase in ("on-demand", "spot", "capacity-block") else "on-demand"
 
-    def cost(choice: tuple[str, int]) -> float:
-        price = instance_key(choice[0], stack.region, purchase).look_up(book) if book is not None else None
-        return choice[1] * (price.usd if price is not None else 0.0)
+    def price(itype: str) -> float:
+        found = instance_key(itype, stack.region, purchase).look_up(book) if book is not None else None
+        return found.usd if found is not None else 0.0
 
     picked = [c for c in choices if c[1] > 0]
     if not picked:
+        return []
+    mix = _dearest_mix(u.capacity, dict(u.fill), {t: price(t) for t, _ in picked}) if len(picked) > 1 and u.fill else None
+    chosen = mix or [max(picked, key=lambda c: c[1] * price(c[0]))]
+    return [NodeGroup(name=u.name or "pool" if len(chosen) == 1 else f"{u.name or 'pool'} {itype}", instance_type=itype,
+                      count=count, purchase=purchase, efa=False, availability_zone=stack.cluster.availability_zone,
+                      path=u.path + (at, k), root_volume_gib=None)
+            for k, (itype, count) in enumerate(chosen)]
+
+
+MIX_STEPS = 200_000  # capacity units (after their common divisor) the dearest-mix search takes; beyond, one type
+
+
+def _dearest_mix(capacity: int | None, units: dict[str, int], prices: dict[str, float]) -> list[tuple[str, int]] | None:
+    """The instances of each type that cost most per hour while their units (vCPUs, GPUs, instances) stay
+    within `capacity`: an unbounded knapsack over integer units. None when it would take too long."""
+    import math
+
+    types = [t for t in prices if units.get(t)]
+    if capacity is None or not types:
         return None
-    itype, count = max(picked, key=cost)
-    return NodeGroup(name=u.name or "pool", instance_type=itype, count=count, purchase=purchase, efa=False,
-                     availability_zone=stack.cluster.availability_zone, path=u.path + ("maximum",), root_volume_gib=None)
+    step = math.gcd(*(units[t] for t in types))
+    room = capacity // step
+    if room > MIX_STEPS:
+        return None
+    weight = {t: units[t] // step for t in types}
+    best = [0.0] * (room + 1)
+    last: list[str | None] = [None] * (room + 1)
+    for c in range(1, room + 1):
+        best[c], last[c] = best[c - 1], None
+        for t in types:
+            if weight[t] <= c and best[c - weight[t]] + prices[t] > best[c] + 1e-9:
+                best[c], last[c] = best[c - weight[t]] + prices[t], t
+    counts: dict[str, int] = {}
+    c = room
+    while c > 0:
+        t = last[c]
+        if t is None:
+            c -= 1
+            continue
+        counts[t] = counts.get(t, 0) + 1
+        c -= weight[t]
+    return sorted(counts.items())
 
 
 def _now(stack: Stack, cat: Catalogue) -> Stack:
     """`stack` with self-sizing compute that runs instances now (of one known type) priced as node groups."""
     extra = [g for u in stack.cluster.unplanned if u.reason == "elastic" and u.count and len(u.instance_types) == 1
-             for g in [_pool_group(stack, u, ((u.instance_types[0], u.count),), None)] if g is not None]
+             for g in _pool_groups(stack, u, ((u.instance_types[0], u.count),), None, at="now")]
     if not extra:
         return stack
     return replace(stack, cluster=replace(stack.cluster, node_groups=stack.cluster.node_groups + tuple(extra)))
@@ -312,12 +352,12 @@ def _at_maximum(stack: Stack, book: PriceBook, run: float | None, basis: str, wl
             g = replace(g, count=g.max_count, ultraservers=g.max_count // size if g.ultraservers is not None and size
                         else g.ultraservers)
         groups.append(g)
-    groups += [g for u in pools for g in [_pool_group(stack, u, u.maxima, book)] if g is not None]
+    groups += [g for u in pools for g in _pool_groups(stack, u, u.maxima, book)]
     most = replace(stack, cluster=replace(c, node_groups=tuple(groups)))
     items, notes = _items(most, book, run, cat)
-    if any(len(u.maxima) > 1 for u in pools):
-        notes.append("a pool of several types is priced at the one that costs most when its limits are filled with it; "
-                     "a mix of types may use what one type leaves under the limits")
+    if any(len(u.maxima) > 1 and not u.fill for u in pools):
+        notes.append("a pool of several types under several limits is priced at the type that costs most when the "
+                     "limits are filled with it; a mix of types may use what one type leaves under them")
     return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes),
                         left_out=left_out(most, at_maximum=True))
 

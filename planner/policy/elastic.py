@@ -113,7 +113,7 @@ def _batch(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
     first = cat.instance_types[listed[0]]
     now = math.ceil(now_vcpus / first.vcpus) if now_vcpus else 0
     found.append((Unplanned(name, "elastic", tuple(listed), now, lo, hi, rng, name=r.name, purchase=purchase,
-                            maxima=maxima,
+                            maxima=maxima, fill=tuple((t, cat.instance_types[t].vcpus) for t in listed), capacity=hi,
                             detail=(f"maxVcpus {hi:,} allows at most {_shown(maxima)}"
                                     + (f"; also names {', '.join(outside)}, outside planner's catalogue" if outside else "")),
                             fix=(f"budget for the maximum, or lower computeResources.maxVcpus of {kind} '{r.name}' to "
@@ -157,9 +157,23 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
         return
     maxima = tuple((t, n) for t, n in pool.maxima.items() if n is not None)
     details.insert(0, f"spec.limits ({limits}) allow at most {_shown(maxima)}")
+    fill, room = _one_limit(pool)
     found.append((Unplanned(name, "elastic", types, 0, 0, max(n for _, n in maxima), limits, name=r.name,
-                            purchase=purchase, maxima=maxima, detail="; ".join(details),
+                            purchase=purchase, maxima=maxima, detail="; ".join(details), fill=fill, capacity=room,
                             fix=f"budget for the maximum, or lower spec.limits of {kind} '{r.name}'"), r.urn))
+
+
+def _one_limit(pool: karpenter.Pool) -> tuple[tuple[tuple[str, int], ...], int | None]:
+    """When one limit alone binds the pool's types (integral per instance: cpu, GPUs, Neuron devices),
+    what each type takes of it and the limit; else nothing (the estimate then fills with one type)."""
+    binding = [k for k in pool.limits if any(karpenter.capacity(t)[k] > 0 for t in pool.types)]
+    if len(binding) != 1 or binding[0] == "memory":
+        return (), None
+    key = binding[0]
+    per = {t.name: karpenter.capacity(t)[key] for t in pool.types}
+    if not all(v > 0 and float(v).is_integer() for v in per.values()):
+        return (), None
+    return tuple((t, int(v)) for t, v in per.items()), int(pool.limits[key])
 
 
 def _accelerator_resource(pool: karpenter.Pool) -> str:
@@ -264,7 +278,7 @@ def _pcs(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
                                 fix="set scalingConfiguration.maxInstanceCount to the most you mean to pay for"), r.urn))
     else:
         found.append((Unplanned(name, "elastic", tuple(listed), lo or 0, lo, hi, rng, name=r.name,
-                                maxima=_maxima(listed, lambda t: hi),
+                                maxima=_maxima(listed, lambda t: hi), fill=tuple((t, 1) for t in listed), capacity=hi,
                                 detail=f"maxInstanceCount {hi} allows at most {hi} instances",
                                 fix=f"budget for the maximum, or lower scalingConfiguration.maxInstanceCount of '{r.name}'"),
                       r.urn))

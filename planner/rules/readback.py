@@ -89,8 +89,10 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     prices = {}
     if ctx.cost is not None:
         prices = {i.name: i.unit_price_usd for i in ctx.cost.line_items}
-    at_most = {i.path[:-1]: i for i in (ctx.cost.maximum.line_items if ctx.cost is not None and ctx.cost.maximum else ())
-               if i.path[-1:] == ("instance_type",) and i.path[-2:-1] == ("maximum",)}
+    at_most: dict[tuple, list] = {}  # per unplanned entry: its instance line items at the maximum
+    for i in (ctx.cost.maximum.line_items if ctx.cost is not None and ctx.cost.maximum else ()):
+        if i.path[-1:] == ("instance_type",) and i.path[-3:-2] == ("maximum",):
+            at_most.setdefault(i.path[:-3], []).append(i)
     for g in ctx.cluster.node_groups:
         if g.max_count is None or g.max_count <= g.count:
             continue
@@ -102,10 +104,11 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                         fix=(f"budget for {g.max_count} instances{extra}, or lower the maximum size of node group "
                              f"'{g.name}' to {g.count} if it is not meant to grow"))
     for u in ctx.cluster.unplanned:
-        item = at_most.get(u.path + ("maximum",))
-        cost = "" if item is None else (
-            f" (${item.hourly_usd:,.2f}/h at the maximum: {item.detail.get('instances'):,} {item.detail.get('instance_type')})"
-            if item.hourly_usd is not None else " (no price for it)")
+        items = at_most.get(u.path, [])
+        mix = " + ".join(f"{i.detail.get('instances'):,} {i.detail.get('instance_type')}" for i in items)
+        cost = "" if not items else (
+            f" (${sum(i.hourly_usd for i in items):,.2f}/h at the maximum: {mix})"
+            if all(i.hourly_usd is not None for i in items) else " (no price for it)")
         if u.reason == "scaled-to-zero":
             most = f"may scale to {u.maximum}" if u.maximum is not None else "has no known maximum"
             yield r.finding(ctx, u.path, f"{u.resource} has a desired size of 0 (planned at 0 instances) and {most} "
