@@ -148,6 +148,7 @@ class Unplanned:
     # and the limit, so the estimate can find the dearest mix of types within it
     fill: tuple[tuple[str, int], ...] = ()
     capacity: int | None = None
+    root_volume_gib: int | None = None  # gp3 root volume per instance, where the program says (Karpenter EC2NodeClass)
 
     @property
     def left_out_now(self) -> str | None:

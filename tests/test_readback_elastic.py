@@ -152,3 +152,18 @@ def test_a_pool_under_one_limit_is_priced_at_its_dearest_mix_of_types() -> None:
     assert len(got) == 2  # the mix beats either type alone here
     (text,) = by_rule(plan, "scaling-maximum")
     assert f"/h at the maximum: {' + '.join(f'{n} {t}' for t, n in sorted(got.items()))})" in text
+
+
+def test_a_node_class_root_volume_is_priced_with_the_pool_at_its_maximum() -> None:
+    """aws-samples/eks-workshop-v2 nodepool-trn1.yaml's EC2NodeClass: /dev/xvda gp3 500Gi; limits in Neuron devices."""
+    pool = Spec(POOL, "trn1", {"spec": {"template": {"spec": {
+        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "trn1"},
+        "requirements": [{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["trn1"]}]}},
+        "limits": {"aws.amazon.com/neuron": 32}}})
+    node_class = Spec("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "trn1", {"metadata": {"name": "trn1"}, "spec": {
+        "blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "500Gi", "volumeType": "gp3"}}]}})
+    plan = planned([pool, node_class], extra={"schedule": {"hours": 10}})
+    most = plan.cost.maximum
+    volumes = [i for i in most.line_items if i.detail.get("volume_type") == "gp3"]
+    assert [(i.detail["gib_per_instance"], i.detail["instances"]) for i in volumes] == [(500, 2)]  # 32 // 16 chips
+    assert most.complete and most.total_usd is not None

@@ -188,9 +188,9 @@ class CostEstimate:
             "total_usd": _r(self.total_usd, 2),
             "known_total_usd": _r(self.known_total_usd, 2),
             "complete": self.complete,
-            "left_out": list(self.left_out),
             "line_items": [i.to_json() for i in self.line_items],
             "notes": list(self.notes),
+            **({"left_out": list(self.left_out)} if self.left_out else {}),
         }
 
 
@@ -245,7 +245,8 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
                          f"({run:,.1f} h); this estimate uses schedule.hours, the estimate on the workload's hours "
                          f"is given too and the budget is checked against it")
             items, more = _items(stack, book, wl_hours, cat)
-            longer = CostEstimate(book.name, wl_hours, "workload", wl_hours, tuple(items), tuple(more))
+            longer = CostEstimate(book.name, wl_hours, "workload", wl_hours, tuple(items), tuple(more),
+                                  left_out=left_out(stack))
     elif wl_hours is not None:
         run, basis = wl_hours, "workload"
     else:
@@ -288,7 +289,7 @@ def _pool_groups(stack: Stack, u: Any, choices: tuple[tuple[str, int], ...], boo
     chosen = mix or [max(picked, key=lambda c: c[1] * price(c[0]))]
     return [NodeGroup(name=u.name or "pool" if len(chosen) == 1 else f"{u.name or 'pool'} {itype}", instance_type=itype,
                       count=count, purchase=purchase, efa=False, availability_zone=stack.cluster.availability_zone,
-                      path=u.path + (at, k), root_volume_gib=None)
+                      path=u.path + (at, k), root_volume_gib=u.root_volume_gib)
             for k, (itype, count) in enumerate(chosen)]
 
 

@@ -130,7 +130,7 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
     purchase = next((p for p in ("on-demand", "spot") if p in pool.purchases), "on-demand")
     limits = ", ".join(f"{k} {_quantity(v)}" for k, v in sorted(pool.limits.items())) or "no limits"
     details = []
-    joined = _node_class(graph, r, spec)
+    joined, root = _node_class(graph, r, spec)
     if joined:
         details.append(joined)
     if pool.outside and pool.types:
@@ -160,6 +160,7 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
     fill, room = _one_limit(pool)
     found.append((Unplanned(name, "elastic", types, 0, 0, max(n for _, n in maxima), limits, name=r.name,
                             purchase=purchase, maxima=maxima, detail="; ".join(details), fill=fill, capacity=room,
+                            root_volume_gib=root,
                             fix=f"budget for the maximum, or lower spec.limits of {kind} '{r.name}'"), r.urn))
 
 
@@ -188,15 +189,16 @@ def _quantity(v: float) -> str:
     return f"{int(v):,}" if float(v).is_integer() else f"{v:g}"
 
 
-def _node_class(graph: Graph, pool: Resource, spec: Any) -> str:
-    """The pool's EC2NodeClass joined in: where it launches (subnets, AZs), its security groups and reservations."""
+def _node_class(graph: Graph, pool: Resource, spec: Any) -> tuple[str, int | None]:
+    """The pool's EC2NodeClass joined in: where it launches (subnets, AZs), its security groups and
+    reservations, in words; and the GiB of its gp3 root volume when its block device mappings say."""
     ref = dig(spec, "template", "spec", "nodeClassRef", "name")
     if not isinstance(ref, str):
-        return ""
+        return "", None
     classes = [c for c in graph.resources if c.type.startswith("kubernetes:karpenter.k8s.aws/")
                and c.type.endswith(":EC2NodeClass") and ref in (c.get("metadata", "name"), c.name)]
     if not classes:
-        return f"EC2NodeClass '{ref}' is not a resource of this stack"
+        return f"EC2NodeClass '{ref}' is not a resource of this stack", None
     nc = classes[0]
     cspec = nc.get("spec") or {}
     subnets = _selected(graph, as_list(dig(cspec, "subnetSelectorTerms")), SUBNET)
@@ -211,7 +213,20 @@ def _node_class(graph: Graph, pool: Resource, spec: Any) -> str:
         parts.append(f"{len(groups)} security group(s) of this stack")
     if reservations or tagged:
         parts.append("capacity reservations " + ", ".join(reservations + [f"tagged {t['tags']}" for t in tagged]))
-    return ": ".join(parts[:1]) + ": " + ", ".join(parts[1:])
+    return ": ".join(parts[:1]) + ": " + ", ".join(parts[1:]), _root_gib(as_list(dig(cspec, "blockDeviceMappings")))
+
+
+def _root_gib(mappings: list[Any]) -> int | None:
+    """GiB of the gp3 root volume an EC2NodeClass maps (`rootVolume: true`, else a root device name)."""
+    from planner.policy.topology import ROOT_DEVICES  # loaded by now: topology reads elastic compute through here
+
+    roots = [m for m in mappings if isinstance(m, dict) and m.get("rootVolume") is True]
+    roots = roots or [m for m in mappings if isinstance(m, dict) and m.get("deviceName") in ROOT_DEVICES]
+    ebs = roots[0].get("ebs") if roots else None
+    if not isinstance(ebs, dict) or ebs.get("volumeType") != "gp3":
+        return None
+    size = karpenter.quantity(ebs.get("volumeSize"))
+    return int(size // 2 ** 30) if size is not None and size >= 2 ** 30 and size % 2 ** 30 == 0 else None
 
 
 def _selected(graph: Graph, terms: list[Any], type_: str) -> list[Resource]:

@@ -52,7 +52,9 @@ def compute_unsized(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 )
 def budget_unbounded_compute(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     budget = ctx.cluster.budget
-    if budget is None:
+    # a budget that does not accept an incomplete estimate already fails on the unbounded pool (it is left
+    # out of the total): this rule then stays quiet, so the problem is reported once
+    if budget is None or not getattr(budget, "allow_incomplete", True):
         return
     for u in ctx.cluster.unplanned:
         if u.reason == "unsized":
