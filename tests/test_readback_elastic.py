@@ -167,3 +167,18 @@ def test_a_node_class_root_volume_is_priced_with_the_pool_at_its_maximum() -> No
     volumes = [i for i in most.line_items if i.detail.get("volume_type") == "gp3"]
     assert [(i.detail["gib_per_instance"], i.detail["instances"]) for i in volumes] == [(500, 2)]  # 32 // 16 chips
     assert most.complete and most.total_usd is not None
+
+
+def test_a_pool_whose_requirements_are_unknown_at_preview_is_said_and_fails_a_budget() -> None:
+    """At `pulumi preview` a requirement computed from another resource is unknown: the pack says it cannot tell
+    the pool's types (never "nothing accelerated"), and the budget cannot be shown to hold."""
+    from planner.policy import policies
+    from planner.policy.testing import violations
+
+    pool = Spec(POOL, "gpu", {"spec": {"template": {"spec": {"requirements": [
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [UNKNOWN]}]}}, "limits": {"cpu": 100}}})
+    args = stack_args([pool])
+    warned = [m for m, _ in violations(policies.topology_warnings, args)]
+    assert any("cannot tell which instance types Karpenter node pool 'gpu' may launch" in m for m in warned)
+    budget = violations(policies.budget, stack_args([pool], config={"maxTotalUsd": 1000}))
+    assert [m.split(":")[0] for m, _ in budget] == ["cannot price the cluster"]

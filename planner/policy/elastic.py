@@ -21,6 +21,7 @@ from planner.model import Unplanned
 from planner.policy import karpenter
 from planner.policy.resources import (
     BATCH_COMPUTE_ENVIRONMENT,
+    UNKNOWN,
     SUBNET,
     Graph,
     Resource,
@@ -122,6 +123,15 @@ def _batch(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
 
 def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
     spec = r.get("spec") or {}
+    reqs = as_list(dig(spec, "template", "spec", "requirements"))
+    if spec is UNKNOWN or any(q is UNKNOWN or (isinstance(q, dict) and any(v is UNKNOWN for v in
+                                                                          [q.get("key"), *as_list(q.get("values"))]))
+                              for q in reqs):
+        gaps.append({"message": f"cannot tell which instance types Karpenter node pool '{r.name}' may launch (its "
+                                "requirements are unknown during preview); not planned or priced", "urn": r.urn,
+                     "fix": f"write the requirements of Karpenter node pool '{r.name}' as literals, not outputs",
+                     "left_out": f"Karpenter node pool '{r.name}' (requirements unknown)"})
+        return
     pool = karpenter.read(spec, dict(cat.instance_types), dig, as_list)
     if not pool.accelerated:
         return  # only instances without accelerators: not the training cluster
@@ -251,6 +261,13 @@ def _hyperpod(r: Resource, cat: Any, found: Found) -> None:
     others = []
     for g in groups:
         ml = g.get("instanceType")
+        if not known(ml):
+            found.append((Unplanned(f"SageMaker HyperPod cluster '{r.name}' instance group "
+                                    f"'{g.get('instanceGroupName') or '?'}'", "unpriced", (), as_int(g.get("instanceCount")),
+                                    name=f"{r.name}-{g.get('instanceGroupName') or 'group'}",
+                                    detail="an instance type unknown during preview",
+                                    fix="write the instance group's instanceType as a literal"), r.urn))
+            continue
         ec2 = ml.removeprefix("ml.") if isinstance(ml, str) else None
         if ec2 is None or not (ec2 in cat.instance_types or _ACCELERATED.match(ec2)):
             if isinstance(ml, str):
