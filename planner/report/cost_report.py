@@ -50,10 +50,11 @@ def _unpriced(cost: dict[str, Any]) -> list[str]:
 
 
 def headline(cost: dict[str, Any]) -> str:
-    """The estimate in one sentence; "unknown" said once, with the priced part and what has no price.
+    """The estimate in one sentence; an incomplete one as a lower bound, said once, with what has no
+    price and what is left out (never "complete" while anything is).
 
     `$85,118.17 for 168 h ($506.66/h, $369,858.72 a month of 730 h)`, or
-    `unknown for 168 h: $38.66 priced, no price for trainers`.
+    `at least $38.66 for 168 h; no price for trainers; left out: Karpenter node pool 'gpu' (unbounded: no limit)`.
     """
     hours = cost.get("hours")
     run = cost.get("run_hours")
