@@ -81,9 +81,11 @@ def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     id="scaling-maximum",
     severity="info",
     category="readback",
-    description="An Auto Scaling or EKS node group may grow past its planned (desired) size, or is scaled to zero now.",
+    description=("Compute that may grow past what it runs now: an Auto Scaling or EKS node group's maximum size (or one "
+                 "scaled to zero now), a Karpenter pool's limits, AWS Batch maxvCpus, AWS PCS maxInstanceCount; "
+                 "with the cost at that maximum."),
     source=CAPACITY_LIMITS_DOC,
-    remediation="Budget for the maximum, or lower `maxSize` to what you mean to pay for.",
+    remediation="Budget for the maximum, or lower the maximum (`maxSize`, `spec.limits`, `maxvCpus`) to what you mean to pay for.",
 )
 def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     prices = {}
