@@ -145,7 +145,9 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
         details.append(joined)
     if pool.outside and pool.types:
         details.append(f"also names {', '.join(pool.outside)}, outside planner's catalogue (not priced)")
-    if pool.purchases and pool.purchases != ("on-demand",):
+    if pool.purchases == ("reserved",):  # what an On-Demand Capacity Reservation bills; a Capacity Block differs
+        details.append("capacity type reserved, priced at the On-Demand rate")
+    elif pool.purchases and pool.purchases != ("on-demand",):
         details.append(f"capacity types {', '.join(pool.purchases)}")
     if pool.zones:
         details.append(f"zones {', '.join(pool.zones)}")

@@ -206,8 +206,9 @@ budget = StackValidationPolicy(
         "hours": {"type": "number", "minimum": 0,
                   "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, else 730)"},
         "instances": {"type": "integer", "minimum": 1,
-                      "description": "instances each compute resource that cannot be sized (AWS Batch, Karpenter, "
-                                     "HyperPod, PCS) is priced at; with `hours`, else such a stack fails the budget"},
+                      "description": "instances each pool without a maximum (a Karpenter NodePool without limits, "
+                                     "a PCS group without maxInstanceCount) is priced at; with `hours`, else such a "
+                                     "stack fails the budget"},
         "requireCompletePricing": {"type": "boolean", "default": False,
                                    "description": "also fail when a price is unknown, since the total is then a lower bound"},
         "priceBook": {"type": "string", "description": "price book: current (default), seed-2024, or a YAML file "
