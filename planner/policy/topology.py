@@ -28,7 +28,6 @@ from planner.parse import CLUSTER_PATH, RESOURCE_GROUP_ARN
 from planner.policy.elastic import read as read_elastic
 from planner.policy.elastic import unlisted_fix
 from planner.policy.resources import (
-    UNKNOWN,
     AUTOSCALING_GROUP,
     DATA_REPOSITORY_ASSOCIATION,
     EFA_INTERFACE_TYPES,
@@ -39,6 +38,7 @@ from planner.policy.resources import (
     NETWORK_INTERFACE,
     PLACEMENT_GROUP,
     SUBNET,
+    UNKNOWN,
     Graph,
     Resource,
     as_int,
