@@ -46,7 +46,7 @@ def ultracluster(chips: int, ultraservers_per_group: int | None = None, groups: 
     instances, to see whether anything grows with instances rather than with groups.
     """
     spec = catalogue.load().instance_types[ULTRASERVER_TYPE]
-    size = spec.ultraserver_size or 1
+    size = catalogue.load().ultraservers_of(ULTRASERVER_TYPE)[0].members
     per_block = BLOCK_MAX_INSTANCES // size
     per_group = ultraservers_per_group or per_block
     if per_group > per_block:

@@ -24,7 +24,7 @@ MAX_DAYS = _CB.max_days
 MAX_HOURS = MAX_DAYS * HOURS_PER_DAY
 
 MAX_INSTANCES_PER_BLOCK = _CB.max_instances_per_block
-MAX_INSTANCES_PER_ACCOUNT = _CB.max_instances_per_account  # default account limit across Capacity Blocks
+MAX_INSTANCES_PER_ACCOUNT = _CB.max_instances_per_account  # instances across Capacity Blocks (AWS does not say it can be raised)
 
 # Where each type's Capacity Blocks are sold is data, not code: the Capacity Blocks pricing
 # page lists the regions per type, and planner/data/prices (the Capacity Block prices and
@@ -80,3 +80,20 @@ def describe(hours: int) -> str:
 def usable_hours(booked_hours: float) -> float:
     """The hours a block of `booked_hours` can run instances: AWS terminates them 30 minutes before it ends."""
     return max(0.0, booked_hours - TERMINATION_LEAD_HOURS)
+
+
+def block_for_run(run_hours: float) -> int | None:
+    """The shortest bookable block whose usable hours (30 minutes short of its end) cover a run of
+    `run_hours`; None beyond the longest block. A run of exactly a bookable duration is read as
+    that booking (schedule.hours: 336 books a 14-day block), so instances run its usable hours."""
+    if is_bookable(run_hours):
+        return int(run_hours)
+    for h in bookable_hours():
+        if run_hours <= usable_hours(h):
+            return h
+    return None
+
+
+TIMING_NOTE = (f"Capacity Blocks: AWS begins terminating instances {TERMINATION_LEAD_HOURS * 60:.0f} minutes before a "
+               f"block ends, so a block of N hours runs instances for N - {TERMINATION_LEAD_HOURS:g} h; blocks start up to "
+               f"{MAX_START_WEEKS_AHEAD} weeks ahead and end at {ENDS_AT_UTC} UTC")

@@ -57,6 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     _layout(args)
     try:
+        if getattr(args, "output", None) is not None:  # before anything is planned or fetched
+            from planner.fileio import check_output
+
+            check_output(args.output)
         code = args.run(args)
         if sys.stdout is not None:  # closed and unused (the report went to --output): nothing to flush
             from planner.fileio import emit

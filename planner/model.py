@@ -42,6 +42,9 @@ class NodeGroup:
     capacity_reservation_ids: tuple[str, ...] = ()
     capacity_reservation_resource_group_arn: str | None = None
     ultraservers: int | None = None  # as declared; None when `count` was given
+    # the UltraServer type (catalogue `ultraserver_types`) the group is made of: as declared, or the only
+    # one its instance type belongs to; None for instance types sold one by one
+    ultraserver_type: str | None = None
     path: Path = ()
     declared: frozenset[str] = frozenset()
     max_count: int | None = None  # read back from an Auto Scaling or EKS node group: the most it may scale to

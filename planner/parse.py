@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
 from planner import catalogue as _catalogue
+from planner import data as _data
 from planner.errors import InputError, Problem
 from planner.report.text import escape_char, first_control, one_line
 from planner.model import (
@@ -45,6 +46,7 @@ from planner.reader import (  # noqa: F401 - the old private names stay importab
     _closest,
     _kind,
     _one_line,
+    edits,
 )
 from planner.yamlload import Lines, line_of
 from planner import yamlload
@@ -112,13 +114,17 @@ SCHEMA: dict[str, Table] = {
         required=("availability_zone", "node_groups"),
     ),
     "node_group": Table(
-        "A group of identical instances. Give `count` (instances) or, for trn2u.48xlarge, `ultraservers`.",
+        "A group of identical instances. Give `count` (instances) or, for an UltraServer member type, `ultraservers`.",
         {
             "name": Field("pattern", "Unique name: lower-case letters, digits and dashes, at most 32.",
                           pattern=_NAME, what="a lower-case name of letters, digits and dashes (at most 32)"),
             "instance_type": Field("string", "An EC2 instance type from `planner catalog`, such as trn2.48xlarge."),
             "count": Field("positive_int", "Number of instances."),
-            "ultraservers": Field("positive_int", "Number of Trn2 UltraServers (four trn2u.48xlarge each)."),
+            "ultraservers": Field("positive_int", "Number of whole UltraServers (instead of `count`): the UltraServer "
+                                  "type's members each, such as four trn2u.48xlarge per u-trn2x64."),
+            "ultraserver_type": Field("choice", "The UltraServer type the group is made of (`planner catalog`), such as "
+                                      "u-p6e-gb200x72; needed when the instance type belongs to several (p6e-gb200.36xlarge).",
+                                      options=tuple(u.name for u in _catalogue.load().declarable_ultraserver_types)),
             "purchase": Field("choice", "How the instances are bought.", options=PURCHASES, default="on-demand"),
             "efa": Field("boolean", "One EFA interface per network card; default: true where the type supports EFA."),
             "availability_zone": Field("string", f"Overrides the cluster AZ: {_AZ_DOC}."),
@@ -215,8 +221,8 @@ def _cluster(r: Reader, data: Any, region: str, path: Path) -> Cluster | None:
     if m is None:
         return None
     az = r.field(m, "cluster", "availability_zone", path)
-    if az and region and not az_in_region(az, region):
-        r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region} (such as {region}a), got {_kind(az)}")
+    if az and region and (why := bad_zone(az, region)) is not None:
+        r.fail(path + ("availability_zone",), why)
     root = r.field(m, "cluster", "root_volume_gib", path)
     groups = _node_groups(r, m.get("node_groups"), path + ("node_groups",), az or "", region)
     placement = r.field(m, "cluster", "placement_group", path)
@@ -278,28 +284,35 @@ def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str)
         itype = r.field(m, "node_group", "instance_type", p)
         spec = cat.get(itype) if itype else None
         if itype and spec is None:
-            announced = [a.name for a in cat.announced.values() if a.accelerator.name.lower() in itype.lower() or "trn3" in itype.lower()]
-            extra = f" ({announced[0]} is announced but its EC2 instance type names are not confirmed)" if announced else ""
-            hint = _closest(itype, cat.instance_types)
-            r.fail(p + ("instance_type",), f"unknown instance type {_kind(itype)}{hint}{extra}; expected one of: {', '.join(sorted(cat.instance_types))}")
+            pending = cat.not_yet_listed(itype)
+            if pending:
+                sold = " and ".join(f"{u.title} ({u.accelerators} {u.accelerator.name})" for u in pending)
+                r.fail(p + ("instance_type",), f"{_kind(itype)}: AWS sells {sold} since {pending[0].general_availability}, "
+                       f"but the EC2 API lists no {pending[0].family} instance type yet, so planner cannot plan or price one "
+                       "(`planner catalog` lists their figures)")
+            else:
+                hint = _closest(itype, cat.instance_types)
+                r.fail(p + ("instance_type",), f"unknown instance type {_kind(itype)}{hint}; expected one of: {', '.join(sorted(cat.instance_types))}")
         count = r.field(m, "node_group", "count", p)
         ultraservers = r.field(m, "node_group", "ultraservers", p)
         if "count" in m and "ultraservers" in m:
             r.fail(p + ("ultraservers",), "give either 'count' (instances) or 'ultraservers', not both")
         elif "count" not in m and "ultraservers" not in m:
-            r.fail(p, "missing required key 'count' (or 'ultraservers' for trn2u.48xlarge)")
+            r.fail(p, "missing required key 'count' (or 'ultraservers' for an UltraServer member type)")
+        ultra = _ultraserver_type(r, m, p, cat, itype if spec is not None else None)
         if ultraservers is not None and spec is not None:
-            if spec.ultraserver_size is None:
-                r.fail(p + ("ultraservers",), f"'ultraservers' applies to UltraServer types (trn2u.48xlarge), not {itype}; use 'count'")
-            elif count is None and "count" not in m:
-                count = ultraservers * spec.ultraserver_size
+            if not cat.is_member(itype):
+                members = ", ".join(sorted({u.member_instance_type for u in cat.declarable_ultraserver_types if u.member_instance_type}))
+                r.fail(p + ("ultraservers",), f"'ultraservers' applies to UltraServer member types ({members}), not {itype}; use 'count'")
+            elif ultra is not None and count is None and "count" not in m:
+                count = ultraservers * ultra.members
         purchase = r.field(m, "node_group", "purchase", p)
         efa = r.field(m, "node_group", "efa", p)
         if efa is None and "efa" not in m:
             efa = bool(spec and spec.efa_supported)
         az = r.field(m, "node_group", "availability_zone", p) or cluster_az
-        if "availability_zone" in m and az and region and not az_in_region(az, region):
-            r.fail(p + ("availability_zone",), f"expected an Availability Zone of {region}, got {_kind(az)}")
+        if "availability_zone" in m and az and region and (why := bad_zone(az, region)) is not None:
+            r.fail(p + ("availability_zone",), why)
         public_ip = r.field(m, "node_group", "public_ip", p)
         reservation = r.field(m, "node_group", "capacity_reservation_id", p)
         group_arn = r.field(m, "node_group", "capacity_reservation_resource_group_arn", p)
@@ -317,9 +330,32 @@ def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str)
             name=name, instance_type=itype, count=count, purchase=purchase, efa=efa,
             availability_zone=az, public_ip=public_ip, capacity_reservation_ids=reservation or (),
             capacity_reservation_resource_group_arn=group_arn,
-            ultraservers=ultraservers, path=p, declared=frozenset(str(k) for k in m),
+            ultraservers=ultraservers, ultraserver_type=ultra.name if ultra else None,
+            path=p, declared=frozenset(str(k) for k in m),
         ))
     return tuple(groups)
+
+
+def _ultraserver_type(r: Reader, m: dict[str, Any], p: Path, cat: _catalogue.Catalogue,
+                     itype: str | None) -> _catalogue.UltraServerType | None:
+    """The group's UltraServer type: the declared one (it must have `itype` as its member), else the only
+    one `itype` belongs to. A member of several (p6e-gb200.36xlarge) must say which."""
+    name = r.field(m, "node_group", "ultraserver_type", p)
+    if itype is None:
+        return None
+    options = cat.ultraservers_of(itype)
+    listed = ", ".join(f"{u.name} ({u.members} instances)" for u in options)
+    if name is not None:  # one of the declarable types (the field is a choice)
+        u = cat.ultraserver_types[name]
+        if u.member_instance_type != itype:
+            r.fail(p + ("ultraserver_type",), f"{name} is made of {u.member_instance_type}, not {itype}"
+                   + (f"; {itype} belongs to {listed}" if options else ""))
+            return None
+        return u
+    if len(options) > 1:
+        r.fail(p, f"{itype} belongs to several UltraServer types: {listed}; add ultraserver_type: with one of them")
+        return None
+    return options[0] if options else None
 
 
 def _lustre(r: Reader, data: Any, path: Path, cluster_az: str, region: str) -> Lustre | None:
@@ -330,8 +366,8 @@ def _lustre(r: Reader, data: Any, path: Path, cluster_az: str, region: str) -> L
     capacity = r.field(m, "lustre", "storage_capacity_gib", path)
     throughput = r.field(m, "lustre", "per_unit_storage_throughput", path)
     az = r.field(m, "lustre", "availability_zone", path) or cluster_az
-    if "availability_zone" in m and az and region and not az_in_region(az, region):
-        r.fail(path + ("availability_zone",), f"expected an Availability Zone of {region}, got {_kind(az)}")
+    if "availability_zone" in m and az and region and (why := bad_zone(az, region)) is not None:
+        r.fail(path + ("availability_zone",), why)
     efa = r.field(m, "lustre", "efa_enabled", path)
     s3 = r.field(m, "lustre", "s3_import_path", path)
     if dtype is None or capacity is None or efa is None:
@@ -379,34 +415,36 @@ def stack_name(file: str) -> str | None:
     return m.group(1) if m else None
 
 
-# The direction part of every AWS region name (us-east-2, ap-southeast-3, ca-central-1, ...):
-# https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-regions.html
-REGION_DIRECTIONS = frozenset({"north", "south", "east", "west", "central", "northeast", "northwest", "southeast", "southwest"})
-
-
-def edits(a: str, b: str) -> int:
-    """Levenshtein distance: region names differ by a letter or two, which difflib's ratio ranks poorly."""
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
-
-
 def unknown_region(region: str) -> str | None:
-    """"unknown region 'us-esat-2' (did you mean 'us-east-2'?)" for a name no AWS region can have
-    (its direction is not one AWS uses); None for a region-shaped name. A misspelt region is an
-    input error, not an Availability Zone or price problem further down."""
-    parts = region.split("-")
-    if parts[-2] in REGION_DIRECTIONS:
+    """Why `region` is not one of AWS's regions (botocore's partition data, `planner/data/regions.yaml`),
+    with a did-you-mean; None for a known region. A zone given as a region (us-east-2b) is named as
+    such. A misspelt region is an input error, not an Availability Zone or price problem further down."""
+    regs = _data.regions()
+    if regs.known(region):
         return None
-    from planner import catalogue
-
-    known = sorted({r for t in catalogue.load().instance_types.values() for r in t.regions})
-    dist, close = min((edits(region, k), k) for k in known)
-    hint = f" (did you mean '{close}'?)" if dist <= 3 else " (expected a name such as us-east-2)"
+    parent = regs.zone_of(region)
+    if parent is not None:
+        kind = "a Local Zone" if region in regs.local_zones else "an Availability Zone"
+        return (f"'{region}' is {kind} of {parent}, not a region: set aws:region: {parent} "
+                f"(and availability_zone: {region})")
+    close = regs.closest(region)
+    quoted = [f"'{c}'" for c in close]
+    hint = (f" (did you mean {', '.join(quoted[:-1]) + ' or ' if len(quoted) > 1 else ''}{quoted[-1]}?)" if close
+            else " (expected one of AWS's regions, such as us-east-2)")
     return f"unknown region '{region}'{hint}"
+
+
+def bad_zone(az: str, region: str) -> str | None:
+    """Why `az` is not an Availability Zone (or Local Zone) of `region`, per AWS's data; None when it is."""
+    if not az_in_region(az, region):
+        return f"expected an Availability Zone of {region} (such as {region}a), got {_kind(az)}"
+    regs = _data.regions()
+    zones = regs.zones.get(region)
+    if az in regs.local_zones or zones is None or az in zones:
+        return None
+    if re.fullmatch(re.escape(region) + r"[a-z]", az):
+        return f"{az} is not an Availability Zone of {region}; AWS lists {', '.join(zones)}"
+    return None  # a Local Zone no public source read here lists: accepted
 
 
 def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
@@ -421,7 +459,8 @@ def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
     region = config.get(REGION_KEY)
     if region is None:
         r.fail(("config",), f"missing required key '{REGION_KEY}' (the AWS region, such as us-east-2)")
-    elif not (isinstance(region, str) and _REGION.fullmatch(region)):
+    elif not isinstance(region, str) or (not _REGION.fullmatch(region) and _data.regions().zone_of(region) is None
+                                         and not _data.regions().known(region)):
         r.fail(("config", REGION_KEY), f"expected an AWS region such as us-east-2, got {_kind(region)}")
         region = None
     elif (unknown := unknown_region(region)) is not None:

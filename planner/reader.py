@@ -267,3 +267,18 @@ class Reader:
             return None
 
         return conv
+
+
+def edits(a: str, b: str) -> int:
+    """Edit distance with adjacent swaps counted once (optimal string alignment): region names differ
+    by a letter or two, or two letters swapped (us-esat-2), which difflib's ratio ranks poorly."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        prev2, prev = prev, row
+    return prev[-1]

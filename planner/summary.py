@@ -26,7 +26,8 @@ def summarize(cluster: Cluster, cat: Catalogue) -> dict[str, Any]:
     peak_known = {p: True for p in PRECISIONS}
     for g in cluster.node_groups:
         t = cat.instance_types[g.instance_type]
-        us = g.count // t.ultraserver_size if t.ultraserver_size else 0
+        ultra = cat.ultraserver_of(g)
+        us = -(-g.count // ultra.members) if ultra else 0  # booked whole: 6 of 4-member UltraServers occupy 2
         acc = g.count * t.accelerator_count
         efa_bw = g.count * t.network_bandwidth_gbps if g.efa and t.efa_supported else 0
         totals["instances"] += g.count
@@ -48,6 +49,7 @@ def summarize(cluster: Cluster, cat: Catalogue) -> dict[str, Any]:
             "purchase": g.purchase,
             "instances": g.count,
             "ultraservers": us,
+            "ultraserver_type": ultra.name if ultra else None,
             "accelerators": acc,
             "accelerator": t.accelerator.name,
             "availability_zone": g.availability_zone,

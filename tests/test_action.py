@@ -91,7 +91,7 @@ def test_a_priced_stack_passes_with_its_total_cost(tmp_path: Path) -> None:
     res = run_action(repo, tmp_path)
     assert res["failed"] is None and res["code"] == 0, res["logs"]
     assert res["outputs"]["exit-code"] == "0"
-    assert res["outputs"]["total-cost"] == "85118.17"  # the documented p5en-train estimate
+    assert res["outputs"]["total-cost"] == "74046.30"  # the documented p5en-train estimate
     assert res["skipped"] == ["actions/setup-python", "marocchino/sticky-pull-request-comment"]
     assert "planner already installed: planner " in res["logs"][0][2]
     sarif = Path(res["outputs"]["sarif-file"])
@@ -158,7 +158,7 @@ def test_the_cost_diff_against_the_pull_requests_base(tmp_path: Path) -> None:
     res = run_action(repo, tmp_path, github={"base_ref": "main", "event_name": "pull_request"})
     assert res["failed"] is None, res["logs"]
     comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
-    assert "origin/main" in comment and "+$84,958.00" in comment  # 8 more instances and their root volumes
+    assert "origin/main" in comment and "+$73,886.13" in comment  # 8 more instances and their root volumes
 
 
 def test_the_repository_workflow_uses_the_action_itself() -> None:

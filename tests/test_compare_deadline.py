@@ -28,7 +28,7 @@ def test_no_count_up_to_25_percent_above_the_pick_is_cheaper(job: Job) -> None:
     assert result["candidates"]
     for c in result["candidates"]:
         t = CAT.instance_types[c["instance_type"]]
-        unit = t.ultraserver_size or 1
+        unit = CAT.ultraservers_of(t.name)[0].members if CAT.is_member(t.name) else 1
         peak = dense_peak(t, job.precision)
         assert c["run_hours"] <= job.deadline_hours
         for n in range(c["smallest_instances"], int(c["instances"] * 1.25) + 1):

@@ -260,8 +260,8 @@ def test_children_are_parented_and_named_after_the_component() -> None:
 # --- invalid topologies stop before anything is registered ----------------------------------
 
 INVALID = {
-    "not whole UltraServers": (ClusterRejected, lambda: UltraServerCluster("us", ClusterArgs(
-        availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="u", count=6, purchase="capacity-block")]))),
+    "UltraServers on Spot": (ClusterRejected, lambda: UltraServerCluster("us", ClusterArgs(
+        availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="u", ultraservers=2, purchase="spot")]))),
     "unknown key in config": (ClusterInputError, lambda: from_config("x", {
         "availability_zone": "us-east-2b", "node_group": []}, "us-east-2")),
     "AZ outside the region": (ClusterInputError, lambda: Trn2Cluster("x", ClusterArgs(
@@ -290,7 +290,7 @@ def test_rejected_program_creates_nothing_in_aws(tmp_path) -> None:
     (project / "program.py").write_text((ROOT / "planner" / "program" / "__main__.py").read_text())
     (project / "Pulumi.odd.yaml").write_text(
         "config:\n  aws:region: us-east-2\n  bad:unused: 1\n  planner:cluster:\n    availability_zone: us-east-2b\n"
-        "    node_groups:\n      - {name: u, instance_type: trn2u.48xlarge, count: 6, purchase: capacity-block}\n")
+        "    node_groups:\n      - {name: u, instance_type: trn2u.48xlarge, count: 8, purchase: spot}\n")
     with pytest.raises(ClusterRejected):
         deploy(str(project), "odd")
     assert [v for v in ec2("us-east-2").describe_vpcs()["Vpcs"] if not v["IsDefault"]] == []
@@ -298,8 +298,8 @@ def test_rejected_program_creates_nothing_in_aws(tmp_path) -> None:
 
 def test_rejection_message_lists_the_findings() -> None:
     with pytest.raises(ClusterRejected) as info:
-        run(INVALID["not whole UltraServers"][1], MotoMocks("us-east-2"))
-    assert "ultraserver-whole-units" in str(info.value)
+        run(INVALID["UltraServers on Spot"][1], MotoMocks("us-east-2"))
+    assert "spot-unsupported" in str(info.value)
     assert "nothing was deployed" in str(info.value)
     assert info.value.findings[0].severity == "error"
 

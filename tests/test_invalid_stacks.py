@@ -13,14 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from planner import catalogue, rules
+from planner import rules
 from tests.conftest import run_cli
 
 HERE = Path(__file__).parent / "invalid_stacks"
 STACKS = sorted(HERE.glob("Pulumi.*.yaml"))
 # Rules that no stack can trigger with the shipped catalogue, and why (checked below).
 NO_STACK = {
-    "efa-unsupported": "every instance type in the catalogue supports EFA; tested with a modified catalogue in test_rules.py",
     "lustre-s3-association": ("every shipped deployment type links to S3 (ImportPath, or a data repository association on "
                               "PERSISTENT_2); tested with modified data in test_rule_sources.py"),
     # rules of clusters read back from a program's resources: a stack file cannot trigger them; their
@@ -51,8 +50,6 @@ def test_every_rule_has_an_invalid_stack() -> None:
 
 
 def test_no_stack_exemptions_still_hold() -> None:
-    assert all(t.efa_supported for t in catalogue.load().instance_types.values()), (
-        "the catalogue now has a type without EFA: add tests/invalid_stacks/Pulumi.efa-unsupported.yaml and drop the exemption")
     from planner.rules.lustre import deployment_types
 
     assert all(dt.s3_link for dt in deployment_types().values()), (
@@ -67,9 +64,10 @@ def test_invalid_stack_fires_its_rule_at_the_marked_line(path: Path) -> None:
     rel = str(path.relative_to(Path(__file__).parent.parent))
 
     strict = run_cli("plan", rel, "--format", "json", "--fail-on", "warning")
-    assert strict.code == 1, strict.err
     findings = json.loads(strict.out)["stacks"][0]["findings"]
     hits = [f for f in findings if f["rule"] == rule_id]
+    informational = bool(hits) and all(f["severity"] == "info" for f in hits)
+    assert strict.code == (0 if informational else 1), strict.err
     assert sorted(f["line"] for f in hits) == expected
     assert all(f["file"] == rel and not f["suppressed"] for f in hits)
 

@@ -299,7 +299,8 @@ def test_fix_names_the_key_and_value_for_this_stack(tmp_path: Path) -> None:
 
     fixes = {f["rule"]: f.get("fix") for f in json.loads(res.out)["stacks"][0]["findings"]}
     assert fixes["spot-unsupported"] == "in node group 'bad', set purchase: capacity-block"
-    assert fixes["ultraserver-whole-units"] == "in node group 'bad', set count: 4 or 8 (or ultraservers: 1)"
+    assert fixes["ultraserver-whole-units"] == ("in node group 'bad', set count: 8 (the 2 UltraServers you pay for) or count: 4, "
+                                                "or ultraservers: 2")
     assert fixes["capacity-block-reservation"].startswith("book the block, then set capacity_reservation_id")
     table = run_cli("plan", str(_stack(tmp_path, body)), "--wide").out
     assert "fix: in node group 'bad', set purchase: capacity-block" in table
@@ -316,6 +317,6 @@ def test_fix_for_a_bookable_duration_is_the_next_one_up(tmp_path: Path) -> None:
 
 def test_every_human_report_ends_with_a_summary_line() -> None:
     assert re.match(r"\d+ candidates; cheapest \S+ \S+ at \$[\d,]+\.\d\d; exit 0$", run_cli(*COMPARE, "--instances", "16").out.splitlines()[-1])
-    assert run_cli("catalog").out.splitlines()[-1].endswith("announced, not declarable")
+    assert run_cli("catalog").out.splitlines()[-1].endswith("UltraServer types (2 not declarable yet)")
     assert run_cli("rules").out.splitlines()[-1].endswith(" rules")
     assert run_cli("diff", P5EN, TRN2).out.splitlines()[-1].startswith("1 stack: change ")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from planner.catalogue import load
 from planner.errors import InputError
 from planner.parse import load_stack, load_stacks, parse_cluster
 from tests.conftest import ROOT
@@ -117,7 +118,7 @@ node_groups:
         ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2u.48xlarge, count: 4, ultraservers: 1}",
          "ultraservers: give either 'count' (instances) or 'ultraservers', not both"),
         ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, ultraservers: 1}",
-         "'ultraservers' applies to UltraServer types (trn2u.48xlarge), not trn2.48xlarge"),
+         "'ultraservers' applies to UltraServer member types (p6e-gb200.36xlarge, trn2u.48xlarge), not trn2.48xlarge"),
         ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge}",
          "node_groups[0]: missing required key 'count'"),
         ("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1, cuont: 2}",
@@ -225,7 +226,27 @@ def test_parse_cluster_accepts_a_plain_mapping():
 
 def test_trainium3_is_listed_but_not_declarable(stack_file):
     lines = problems_of(stack_file("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn3u.48xlarge, count: 4}"))
-    assert "Trn3 UltraServer is announced but its EC2 instance type names are not confirmed" in lines[0]
+    assert ("'trn3u.48xlarge': AWS sells Trn3 Gen1 UltraServer (64 Trainium3) and Trn3 Gen2 UltraServer (144 Trainium3) "
+            "since 2025-12-02, but the EC2 API lists no trn3 instance type yet") in lines[0]
+
+
+def test_ultraservers_of_every_declarable_type(stack_file):
+    """`ultraservers: N` is the UltraServer type's members x N, for every UltraServer type the catalogue declares."""
+    for u in load().declarable_ultraserver_types:
+        path = stack_file(f"availability_zone: us-east-1-dfw-2a\nnode_groups:\n  - {{name: a, instance_type: {u.member_instance_type}, "
+                          f"ultraserver_type: {u.name}, ultraservers: 2, purchase: capacity-block}}", region="us-east-1")
+        (g,) = load_stack(path).cluster.node_groups
+        assert (g.count, g.ultraserver_type) == (2 * u.members, u.name)
+
+
+def test_a_member_of_several_ultraserver_types_must_name_one(stack_file):
+    lines = problems_of(stack_file("availability_zone: us-east-1-dfw-2a\nnode_groups:\n  - {name: a, instance_type: "
+                                   "p6e-gb200.36xlarge, ultraservers: 2}", region="us-east-1"))
+    assert lines[0].endswith("p6e-gb200.36xlarge belongs to several UltraServer types: u-p6e-gb200x36 (9 instances), "
+                             "u-p6e-gb200x72 (18 instances); add ultraserver_type: with one of them")
+    lines = problems_of(stack_file("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: "
+                                   "trn2u.48xlarge, ultraserver_type: u-p6e-gb200x72, ultraservers: 2}"))
+    assert "u-p6e-gb200x72 is made of p6e-gb200.36xlarge, not trn2u.48xlarge; trn2u.48xlarge belongs to u-trn2x64 (4 instances)" in lines[0]
 
 
 def test_bundled_stacks_are_valid():

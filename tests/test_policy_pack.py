@@ -191,8 +191,9 @@ def test_rebuild_at_preview_follows_property_dependencies() -> None:
     out = rebuild(Graph(from_policy(r) for r in args.resources))
     assert out.data["node_groups"] == [{"name": "trainers", "instance_type": "trn2u.48xlarge", "count": 6, "efa": True,
                                         "availability_zone": "us-east-2b"}]
-    # and the topology policy names the Auto Scaling group, whose size is not whole UltraServers
-    found = violations(policies.topology, args)
+    # and the topology policy names the Auto Scaling group, whose size is not whole UltraServers (a warning:
+    # fewer instances than booked is allowed, the idle members are paid for)
+    found = violations(policies.topology_warnings, args)
     assert any("[ultraserver-whole-units]" in m and "6 trn2u.48xlarge" in m for m, _ in found)
     assert {u for m, u in found if "ultraserver-whole-units" in m} == {asg.urn}
 
@@ -229,15 +230,18 @@ def test_topology_reports_error_findings_on_the_resource_at_fault() -> None:
     specs = hand_written(instance_type="trn2u.48xlarge", desired=6)
     found = violations(policies.topology, stack_args(specs))
     asg = by_name(specs, ASG)
-    assert (("[ultraserver-whole-units] node group 'trainers' declares 6 trn2u.48xlarge, not a whole number of UltraServers "
-             "(4 instances each); use 4 or 8. Fix: Set count to a multiple of 4, or declare `ultraservers: N` instead of `count`."),
-            asg.urn) in found
+    assert [(m.split(";")[0], u) for m, u in found] == [
+        ("[ultraserver-requires-lustre] 6 UltraServer instances (1.5 UltraServers) are clustered without FSx for Lustre", asg.urn)]
+    warned = violations(policies.topology_warnings, stack_args(specs))
+    assert any(m.startswith("[ultraserver-whole-units] node group 'trainers' declares 6 trn2u.48xlarge, not a whole number "
+                            "of u-trn2x64 UltraServers (4 instances each)") and u == asg.urn for m, u in warned)
 
 
 def test_topology_suppress_config() -> None:
     specs = hand_written(instance_type="trn2u.48xlarge", desired=6)
     args = stack_args(specs, config={"suppress": ["ultraserver-whole-units"]})
-    assert not any("ultraserver-whole-units" in m for m, _ in violations(policies.topology, args))
+    assert any("ultraserver-whole-units" in m for m, _ in violations(policies.topology_warnings, stack_args(specs)))
+    assert not any("ultraserver-whole-units" in m for m, _ in violations(policies.topology_warnings, args))
     bad = violations(policies.topology, stack_args(specs, config={"suppress": ["ultraserver-whole-unit"]}))
     assert ("policy config `suppress` names unknown rule 'ultraserver-whole-unit'; `planner rules` lists the rule ids", None) in bad
 
@@ -251,7 +255,7 @@ def test_topology_honours_the_stacks_declared_suppressions(monkeypatch: pytest.M
     specs = hand_written(instance_type="trn2u.48xlarge", desired=6)
     declared = {"suppress": [{"rule": "ultraserver-whole-units", "reason": "migrating to whole UltraServers next sprint"}]}
     monkeypatch.setattr(pulumi.runtime, "get_config", lambda k: json.dumps(declared) if k == "planner:cluster" else None)
-    assert not any("ultraserver-whole-units" in m for m, _ in violations(policies.topology, stack_args(specs)))
+    assert not any("ultraserver-whole-units" in m for m, _ in violations(policies.topology_warnings, stack_args(specs)))
 
 
 def test_topology_reports_input_the_planner_refuses() -> None:
@@ -297,12 +301,18 @@ def test_efa_security_group_rules_as_separate_resources_at_preview() -> None:
 # --- resource policies -----------------------------------------------------------------------
 
 def test_efa_layout_is_reported_once_by_the_topology() -> None:
-    """One policy owns each rule: the EFA layout is `planner-topology`'s (it knows the type the template is launched
-    as); `planner-efa-interfaces` keeps what only the resource shows (security groups set at the top level)."""
+    """One policy owns each rule: the EFA layout is the topology's (it knows the type the template is launched as);
+    `planner-efa-interfaces` keeps what only the resource shows (security groups set at the top level). Fewer EFA
+    interfaces than cards is allowed (AWS recommends one per card): advisory; an efa-only primary: mandatory."""
     short = hand_written(cards=4)
     assert violations(policies.efa_interfaces, resource_args(by_name(short, LT))) == []
-    (found,) = [m for m, _ in violations(policies.topology, stack_args(short)) if m.startswith("[efa-interface-layout]")]
-    assert "trn2.48xlarge has 16 network cards but EFA interfaces are on 4 of them (missing card(s) 4-15)" in found
+    (found,) = [m for m, _ in violations(policies.topology_warnings, stack_args(short))
+                if m.startswith("[efa-interface-layout]")]
+    assert "missing card(s) 4-15" in found
+    assert not [m for m, _ in violations(policies.topology, stack_args(short)) if "efa-interface-layout" in m]
+    primary = hand_written(template={"networkInterfaces": efa_interfaces(16, first="efa-only")})
+    assert violations(policies.efa_interfaces, resource_args(by_name(primary, LT))) == []
+    assert [m.split("]")[0] for m, _ in violations(policies.topology, stack_args(primary))] == ["[efa-interface-layout"]
 
 
 def test_efa_interfaces_groups_per_interface() -> None:
@@ -379,9 +389,10 @@ def test_component_made_cluster_is_rebuilt_and_passes() -> None:
 
 def test_component_made_cluster_of_broken_ultraservers() -> None:
     specs = component_made(instances=14)
-    found = violations(policies.topology, stack_args(specs))
+    assert violations(policies.topology, stack_args(specs)) == []  # fewer instances than booked: allowed
+    found = violations(policies.topology_warnings, stack_args(specs))
     first_node = next(s for s in specs if s.type == INSTANCE)
-    assert [(m.split("]")[0], u) for m, u in found] == [("[ultraserver-whole-units", first_node.urn)]
+    assert [(m.split("]")[0], u) for m, u in found if "ultraserver-whole-units" in m] == [("[ultraserver-whole-units", first_node.urn)]
     assert "child of" not in first_node.urn and first_node.urn.endswith(f"{COMPONENT}$aws:ec2/instance:Instance::prod-trainers-0")
 
 

@@ -31,6 +31,11 @@ INSTANCE_GAPS = {
     ("p6-b200.48xlarge", "ap-south-1", "on-demand"): NO_PUBLIC_FIGURE,
     ("p6-b200.48xlarge", "ap-south-2", "on-demand"): NO_PUBLIC_FIGURE,
     ("p6-b200.48xlarge", "eu-north-1", "on-demand"): NO_PUBLIC_FIGURE,
+    # the Price List mirror (2026-01-21) prices p6-b300.48xlarge on demand in us-west-2 only, and
+    # p5.4xlarge / trn2.3xlarge not in these regions
+    **{("p6-b300.48xlarge", r, "on-demand"): NO_PUBLIC_FIGURE for r in ("ap-northeast-2", "ap-south-2", "ap-southeast-3", "us-east-1")},
+    ("p5.4xlarge", "eu-north-1", "on-demand"): NO_PUBLIC_FIGURE,
+    ("trn2.3xlarge", "ap-south-2", "on-demand"): NO_PUBLIC_FIGURE,
 }
 LUSTRE_TIERS = [("SCRATCH_1", None), ("SCRATCH_2", None), ("PERSISTENT_1", 50), ("PERSISTENT_1", 100),
                 ("PERSISTENT_1", 200), ("PERSISTENT_1", 12), ("PERSISTENT_1", 40), ("PERSISTENT_2", 125),
@@ -52,8 +57,9 @@ LUSTRE_GAPS = {(r, d, t): NO_PUBLIC_FIGURE for r in REGIONS for d, t in LUSTRE_T
 def _walk() -> list[tuple[str, str, str]]:
     out = []
     for t in CAT.instance_types.values():
-        purchases = ([] if t.ultraserver_size else ["on-demand"]) + (["capacity-block"] if t.capacity_block else [])
-        out += [(t.name, r, p) for r in sorted(set(t.regions) & REGIONS) for p in purchases]
+        purchases = ([] if CAT.is_member(t.name) else ["on-demand"]) + (["capacity-block"] if t.capacity_block else [])
+        out += [(t.name, r, p) for r in sorted((set(t.regions) | set(t.capacity_block_regions)) & REGIONS)
+                for p in purchases if t.sold_in(r, p)]
     return out
 
 

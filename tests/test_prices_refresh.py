@@ -25,7 +25,7 @@ CAT = load_catalogue()
 def _sold(purchase: str, region: str = "us-east-2") -> list[str]:
     """The catalogue's types a refresh asks about in `region`, in catalogue order (the order it asks)."""
     return [t.name for t in CAT.instance_types.values() if region in t.regions and not_sold(t.name, region, purchase) is None
-            and (t.capacity_block if purchase == "capacity-block" else not t.ultraserver_size)]
+            and (t.capacity_block if purchase == "capacity-block" else not CAT.is_member(t.name))]
 
 
 pytestmark = pytest.mark.usefixtures("isolated_aws")  # fake credentials and config (conftest)
@@ -34,7 +34,8 @@ pytestmark = pytest.mark.usefixtures("isolated_aws")  # fake credentials and con
 # trn2.48xlarge: the Price List answers with no on-demand row (as it did for it in 2026), so the
 # refresh leaves it unpriced and says so
 ON_DEMAND = {"trn2.48xlarge": None, "p4d.24xlarge": "21.9576400000", "p5en.48xlarge": "63.2960000000", "p5.48xlarge": "55.0400000000", "trn1.32xlarge": "21.5000000000",
-             "trn1n.32xlarge": "24.7800000000", "p6-b200.48xlarge": "113.9328000000"}
+             "trn1n.32xlarge": "24.7800000000", "p6-b200.48xlarge": "113.9328000000", "p5.4xlarge": "6.8800000000",
+             "trn1.2xlarge": "1.3437500000"}
 
 
 def _args(out: Path, *more: str) -> argparse.Namespace:
@@ -93,7 +94,7 @@ def test_capacity_blocks_per_instance_hour_and_ultraservers_by_ultraserver(tmp_p
     fees = {"trn2.48xlarge": ("858.2592", 1, None), "trn2u.48xlarge": ("3433.0368", None, 1), "p4d.24xlarge": ("283.2", 1, None),
             "p5en.48xlarge": ("1318.08", 1, None),
             "p5e.48xlarge": ("1146.24", 1, None), "p5.48xlarge": ("996.672", 1, None), "trn1.32xlarge": ("228.768", 1, None),
-            "p6-b200.48xlarge": ("2372.16", 1, None)}
+            "p6-b200.48xlarge": ("2372.16", 1, None), "p5.4xlarge": ("124.584", 1, None)}
     assert list(fees) == _sold("capacity-block"), "fees must list the catalogue's Capacity Block types in us-east-2, in order"
     for itype, (fee, count, ultra) in fees.items():
         offer = {"CapacityBlockOfferingId": f"cbr-{itype[:4]}", "AvailabilityZone": "us-east-2b", "CapacityBlockDurationHours": 24,
@@ -159,7 +160,9 @@ def test_a_failed_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.Monke
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
+    from planner.errors import InputError
+
+    with pytest.raises(InputError, match="cannot write: disk full"):  # one line naming the file (exit 2)
         refresh.write_book(str(tmp_path / "aws.yaml"), {"name": "x"})
     assert list(tmp_path.iterdir()) == []
 

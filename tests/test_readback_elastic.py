@@ -57,7 +57,8 @@ def test_cpu_only_pools_are_not_accelerated_and_outside_families_are_named() -> 
     cpu = pool_of(("karpenter.k8s.aws/instance-category", "In", ["c", "m", "r"]))
     assert not cpu.accelerated and cpu.types == []
     g = pool_of(("karpenter.k8s.aws/instance-family", "In", ["g6e", "p5"]))
-    assert g.accelerated and names(g) == ["p5.48xlarge"] and g.outside == ["g6e"]
+    assert g.accelerated and "p5.48xlarge" in names(g) and all(n.startswith("p5.") for n in names(g))
+    assert g.outside == ["g6e"]
 
 
 def test_limits_become_the_most_instances_of_each_type() -> None:

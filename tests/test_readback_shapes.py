@@ -63,7 +63,7 @@ def test_template_without_a_type_is_checked_against_the_mixed_instances_override
     (g,) = out.plan.stack.cluster.node_groups
     assert (g.instance_type, g.count, g.efa) == ("trn2.48xlarge", 2, True)
     found = rules_of(out)
-    assert any("trn2.48xlarge has 16 network cards" in m and "missing card(s) 8-15" in m for m in found["efa-interface-layout"])
+    assert any("trn2.48xlarge takes 16 EFA interfaces" in m and "missing card(s) 8-15" in m for m in found["efa-interface-layout"])
     assert any("may launch any of trn2.48xlarge, p5.48xlarge; planned as trn2.48xlarge" in m for m in found["readback-gap"])
 
 

@@ -41,6 +41,8 @@ node_groups:
 CB = "    capacity_reservation_id: cr-0123456789abcdef0"
 CB2 = "    capacity_reservation_id: [cr-0123456789abcdef0, cr-0123456789abcdef1]"  # two reservations
 ARN = "    capacity_reservation_resource_group_arn: arn:aws:resource-groups:us-east-2:123456789012:group/ultra-blocks"
+GB200 = ("availability_zone: {az}\nnode_groups:\n  - {{name: g, instance_type: p6e-gb200.36xlarge, ultraserver_type: u-p6e-gb200x36, "
+         "ultraservers: 1, purchase: {purchase}}}\n")
 P2 = "lustre:\n  deployment_type: PERSISTENT_2\n  storage_capacity_gib: 2400\n  per_unit_storage_throughput: 250"
 
 
@@ -54,8 +56,19 @@ def workload(params: str, extra: str = "") -> str:
 
 # rule id -> (severity expected, triggering cluster, near miss, region)
 CASES: dict[str, list[tuple[str, str, str, str]]] = {
+    # AWS, capacity-blocks-launch: "if your purchased instance capacity is eight instances and you launch four
+    # instances, the available capacity is reduced by four": fewer members than booked is allowed (a warning)
     "ultraserver-whole-units": [
-        ("error", group("trn2u.48xlarge", 6, "capacity-block", CB + "\n" + P2), group("trn2u.48xlarge", 8, "capacity-block", CB + "\n" + P2), "us-east-2"),
+        ("warning", group("trn2u.48xlarge", 6, "capacity-block", CB + "\n" + P2), group("trn2u.48xlarge", 8, "capacity-block", CB + "\n" + P2), "us-east-2"),
+    ],
+    # "To use P6e-GB200 UltraServer Capacity Blocks, you must be opted in to the Dallas Local Zone" (capacity-blocks-launch);
+    # where each UltraServer type is sold: the Capacity Blocks pricing page (catalogue ultraserver_types)
+    "ultraserver-zone": [
+        ("warning", GB200.format(purchase="capacity-block", az="us-east-1a"), GB200.format(purchase="capacity-block", az="us-east-1-dfw-2a"), "us-east-1"),
+    ],
+    # "To use Capacity Blocks in Local Zones, you must be opted in to the Local Zone." (capacity-blocks-launch)
+    "local-zone-opt-in": [
+        ("info", GB200.format(purchase="capacity-block", az="us-east-1-dfw-2a"), GB200.format(purchase="capacity-block", az="us-east-1a"), "us-east-1"),
     ],
     "ultraserver-requires-lustre": [
         ("error", group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB), group("trn2u.48xlarge", "ultraservers: 1", "capacity-block", CB), "us-east-2"),
@@ -73,10 +86,12 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
              f"  - {{name: b{i}, instance_type: p5en.48xlarge, count: 64, purchase: capacity-block}}\n" for i in range(4)) + "placement_group: none",
          "us-east-2"),
     ],
+    # EC2 User Guide: blocks are booked "in 1-day increments up to 14 days and in 7-day increments up to 182 days":
+    # a constraint on the reservation, not the run, so a schedule between two steps is information
     "capacity-block-duration": [
-        ("error", group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 100}"), group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 120}"), "us-east-2"),
-        ("error", group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 400}"), group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 504}"), "us-east-2"),
-        ("error", group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 5000}"), group("p5en.48xlarge", 8, "on-demand", "schedule: {hours: 5000}"), "us-east-2"),
+        ("info", group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 100}"), group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 120}"), "us-east-2"),
+        ("info", group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 400}"), group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 504}"), "us-east-2"),
+        ("info", group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 5000}"), group("p5en.48xlarge", 8, "on-demand", "schedule: {hours: 5000}"), "us-east-2"),
     ],
     "capacity-block-supported": [
         ("error", group("trn1n.32xlarge", 2, "capacity-block", CB).replace("us-east-2b", "us-east-1a"),

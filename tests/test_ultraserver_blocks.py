@@ -176,22 +176,14 @@ def test_a_resource_group_is_for_ultraserver_blocks_only(tmp_path: Path) -> None
     assert len(by_rule(plan(ultra(), tmp_path), "capacity-block-reservation")) == 1
 
 
-def test_block_size_said_in_ultraservers_too(tmp_path: Path) -> None:
-    """"Each Capacity Block can have up to 64 instances, and you can have up to 256 instances across
-    Capacity Blocks": instances, as AWS states them, and UltraServers, as the group declares them."""
-    (hit,) = by_rule(plan(ultra(20, capacity_reservation_id=IDS[0]), tmp_path), "capacity-block-size")
-    assert hit.message == ("node group 'ultra' asks for 80 instances (20 UltraServers of 4 instances) on one Capacity "
-                           "Block; a block holds at most 64 instances (16 UltraServers of 4 instances): split it into 2 groups")
-    assert hit.fix == ("split node group 'ultra' (ultraservers: 20, 80 instances) into groups of ultraservers: 16, 4, "
-                       "one Capacity Block each")
+def test_ultraserver_groups_are_one_block_per_ultraserver(tmp_path: Path) -> None:
+    """EC2 User Guide: "Each Capacity Block can have up to 64 instances, and you can have up to 256 instances
+    across Capacity Blocks" is said of instance blocks; UltraServers are reserved one UltraServer per Capacity
+    Block (CapacityBlock API: `ultraserverType`), so neither limit splits an UltraServer group."""
+    assert by_rule(plan(ultra(20, capacity_reservation_id=IDS[0]), tmp_path), "capacity-block-size") == []
     data = ultra(16, capacity_reservation_id=IDS[0])
     data["node_groups"] = [dict(data["node_groups"][0], name=f"u{i}") for i in range(5)]
-    (limit,) = by_rule(plan(data, tmp_path), "capacity-block-size")
-    assert limit.severity == "warning"
-    assert limit.message == ("the cluster holds 320 instances (80 UltraServers of 4 instances) across Capacity Blocks; the "
-                             "default account limit is 256 instances (64 UltraServers of 4 instances): have it raised before booking")
-    assert limit.fix == ("ask AWS to raise the account's Capacity Block limit to at least 320 instances before booking, "
-                         "or plan at most 256 instances (64 UltraServers, 16 fewer)")
+    assert by_rule(plan(data, tmp_path), "capacity-block-size") == []
 
 
 def test_spot_with_a_resource_group_is_named(tmp_path: Path) -> None:

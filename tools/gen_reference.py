@@ -57,7 +57,7 @@ def catalogue_page() -> str:
            "Every instance type planner knows (`planner/data/catalogue.yaml`; `planner catalog --format json`). ",
            "Peak PFLOPS are per instance, dense unless marked sparse. Where sources disagree, the ",
            "[catalogue page](../catalogue.md) says which figure planner uses and why.\n\n",
-           "| type | accelerators | GiB each | UltraServer of | vCPU | host GiB | network cards | Gbps | EFA | "
+           "| type | accelerators | GiB each | UltraServer types | vCPU | host GiB | network cards | Gbps | EFA | "
            "BF16 dense PF | FP8 dense PF | FP8 sparse PF | spot | Capacity Block | regions |\n",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"]
     for t in data["instance_types"]:
@@ -65,7 +65,8 @@ def catalogue_page() -> str:
         efa = f"v{t['efa']['generation']}" if t["efa"]["supported"] else "no"
         out.append("| " + " | ".join(_cell(v) for v in (
             f"`{t['instance_type']}`", f"{t['accelerator_count']} x {t['accelerator']}", t["accelerator_memory_gib_each"],
-            t["ultraserver_size"] or "-", t["vcpus"], t["memory_gib"], t["network_cards"], t["network_bandwidth_gbps"], efa,
+            ", ".join(t["ultraserver_types"]) or "-", t["vcpus"], t["memory_gib"],
+            t["network_cards"] if t["network_cards"] is not None else "not published", t["network_bandwidth_gbps"], efa,
             peak["bf16_dense"], peak["fp8_dense"], peak["fp8_sparse"] if peak["fp8_sparse"] is not None else "n/a",
             "yes" if t["spot"] else "no", "yes" if t["capacity_block"] else "no", ", ".join(t["regions"]))) + " |\n")
     out.append("\n## Notes per type\n\n")
@@ -73,10 +74,22 @@ def catalogue_page() -> str:
         fields = ", ".join(f"{k}: `{v}`" for k, v in sorted(t.get("field_sources", {}).items()))
         out.append(f"- **`{t['instance_type']}`** (source `{t['source']}`{'; ' + fields if fields else ''})"
                    + (f": {_cell(t['notes'])}" if t.get("notes") else "") + "\n")
-    if data.get("announced"):
-        out.append("\n## Announced, not declarable\n\n")
-        for a in data["announced"]:
-            out.append(f"- {_cell(a.get('name') or a)}: {_cell(a.get('notes', ''))}\n" if isinstance(a, dict) else f"- {_cell(a)}\n")
+    out.append("\n## UltraServer types\n\n"
+               "Each is one data entry (`ultraserver_types` in `planner/data/catalogue.yaml`); a node group declares "
+               "`ultraservers: N` of its member instance type (and `ultraserver_type` when the member belongs to several). "
+               "A type whose member the EC2 API does not list yet is listed, not declarable.\n\n"
+               "| UltraServer type | name | member | members | accelerators | BF16 dense PF | FP8 dense PF | interconnect | "
+               "sold through | regions | Local Zones | source |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    for u in data["ultraserver_types"]:
+        zones = ", ".join(f"`{z['zone']}` ({z['region']}{', opt-in' if z['opt_in_required'] else ''})" for z in u["local_zones"])
+        out.append("| " + " | ".join(_cell(v) for v in (
+            f"`{u['ultraserver_type']}`", u["name"], f"`{u['member_instance_type']}`" if u["member_instance_type"] else "not in the EC2 API yet",
+            u["members"], f"{u['accelerators']} x {u['accelerator']}", u["peak_pflops"]["bf16_dense"], u["peak_pflops"]["fp8_dense"],
+            u["interconnect"], ", ".join(u["purchase"]) or "-", ", ".join(u["regions"]) or "-", zones or "-",
+            f"`{u['source']}`")) + " |\n")
+    out.append("\n")
+    for u in data["ultraserver_types"]:
+        out.append(f"- **`{u['ultraserver_type']}`**: {_cell(u['notes'])}\n")
     out.append("\n## Sources\n\n| id | what | read |\n|---|---|---|\n")
     for s in data["sources"]:
         out.append(f"| `{s['id']}` | {_link(s['title'], s['url'])} | {s['as_of']} |\n")

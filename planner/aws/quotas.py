@@ -89,10 +89,11 @@ def _fix(ctx: RuleContext, ref: QuotaRef, quota: Quota, groups: list[NodeGroup],
     g = groups[0]
     t = ctx.catalogue.instance_types[g.instance_type]
     fit = int(quota.value // t.vcpus)
-    if g.ultraservers is not None and t.ultraserver_size:
-        units = fit // t.ultraserver_size
+    size = ctx.catalogue.unit_of(g)
+    if g.ultraservers is not None and size > 1:
+        units = fit // size
         if units >= 1:
-            return f"{ask}; or in node group '{g.name}', set ultraservers: {units} ({units * t.ultraserver_size * t.vcpus:,} vCPUs)"
+            return f"{ask}; or in node group '{g.name}', set ultraservers: {units} ({units * size * t.vcpus:,} vCPUs)"
         return ask
     if fit >= 1:
         return f"{ask}; or in node group '{g.name}', set count: {fit} ({fit * t.vcpus:,} vCPUs)"

@@ -17,8 +17,6 @@ to a temporary name and renamed, so a failed run never leaves a half-written boo
 from __future__ import annotations
 
 import datetime as dt
-import os
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -29,7 +27,6 @@ from planner.aws.pricing import (EC2, FSX, PRICING_REGION, NoPrice, ebs_storage,
 CB_ACTION = "ec2:DescribeCapacityBlockOfferings"
 CB_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockOfferings.html"
 CB_PROBE_HOURS = 24  # the shortest bookable block: the price per instance-hour is the same for every length
-ULTRASERVER_TYPES = {"trn2u.48xlarge": "u-trn2x64"}  # Neuron docs, Trn2 architecture: the u-trn2x64 UltraServer
 LUSTRE_TIERS: tuple[tuple[str, int | None], ...] = (
     ("SCRATCH_1", None), ("SCRATCH_2", None), ("PERSISTENT_1", 50), ("PERSISTENT_1", 100), ("PERSISTENT_1", 200),
     ("PERSISTENT_1", 12), ("PERSISTENT_1", 40), ("PERSISTENT_2", 125), ("PERSISTENT_2", 250), ("PERSISTENT_2", 500),
@@ -72,7 +69,11 @@ class Item:
 
 def capacity_block_entry(client: Any, instance_type: str, region: str, today: str) -> dict[str, Any] | None:
     """The Capacity Block price per instance-hour from the cheapest 24 h offering, or None without one."""
-    ultra = ULTRASERVER_TYPES.get(instance_type)
+    from planner.catalogue import load
+
+    types = load().ultraservers_of(instance_type)  # the catalogue's UltraServer types; the smallest is asked for
+    ultra = types[0].name if types else None
+    per_ultraserver = types[0].members if types else 1
     ask: dict[str, Any] = {"CapacityDurationHours": CB_PROBE_HOURS}
     ask.update({"UltraserverType": ultra, "UltraserverCount": 1} if ultra else {"InstanceType": instance_type, "InstanceCount": 1})
     offers = client.describe_capacity_block_offerings(**ask).get("CapacityBlockOfferings", [])
@@ -82,7 +83,7 @@ def capacity_block_entry(client: Any, instance_type: str, region: str, today: st
             continue
         hours = o.get("CapacityBlockDurationHours") or 0
         hours += (o.get("CapacityBlockDurationMinutes") or 0) / 60
-        members = (o.get("UltraserverCount") or 0) * 4 if ultra else (o.get("InstanceCount") or 0)
+        members = (o.get("UltraserverCount") or 0) * per_ultraserver if ultra else (o.get("InstanceCount") or 0)
         try:
             fee = float(o["UpfrontFee"])
         except (KeyError, TypeError, ValueError):
@@ -111,7 +112,7 @@ def items(cat: Any, regions: Iterable[str] | None, today: str, capacity_blocks: 
             if wanted is not None and region not in wanted:
                 continue
             all_regions.add(region)
-            if not t.ultraserver_size and not_sold(t.name, region, "on-demand") is None:
+            if not cat.is_member(t.name) and not_sold(t.name, region, "on-demand") is None:
                 def od(client: Callable[[str, str], Any], n: str = t.name, r: str = region) -> dict[str, Any]:
                     offer = ec2_on_demand(client("pricing", PRICING_REGION), n, r)
                     return {"instance_type": n, "region": r, "purchase": "on-demand", "usd_per_hour": offer.usd,
@@ -152,15 +153,17 @@ def run(todo: list[Item], client: Callable[[str, str], Any], progress: Callable[
     """Fetch every item. After access denied, an API is not asked again; after no credentials
     or no network, nothing is."""
     from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.parsers import ResponseParserError
 
     from planner.aws import deadline
+    from planner.aws.errors import NotAwsAnswer
 
     out = Refresh()
     for i, item in enumerate(todo, 1):
         if progress:
             progress(i, len(todo), item.label)
         family = item.api.split(":", 1)[0]  # "pricing" or "ec2"
-        why_not = out.stopped.get("*") or out.stopped.get(family)
+        why_not = out.stopped.get("*") or out.stopped.get(family) or out.stopped.get(item.api)
         if why_not:
             out.not_asked += 1
             continue
@@ -178,11 +181,24 @@ def run(todo: list[Item], client: Callable[[str, str], Any], progress: Callable[
             continue
         except (AwsCallError, BotoCoreError, ClientError) as exc:
             err = exc if isinstance(exc, AwsCallError) else explain(exc, action, region)
+            status = _http_status(exc)
+            if status is not None and status >= 500:  # an error page, after botocore's retries: this endpoint is down
+                why = (f"{action}: {_endpoint(client, family, region)} answered HTTP {status} "
+                       f"({err.message}); run again later")
+                out.missing.append(f"{item.label}: {why}")
+                out.stopped[item.api] = why
+                continue
             out.missing.append(f"{item.label}: {err.message}")
             if err.code in EVERYTHING_STOPS:
                 out.stopped["*"] = err.message
             elif err.code in STOP_CODES:
                 out.stopped[family] = err.message
+            continue
+        except (NotAwsAnswer, ResponseParserError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            # an HTML page with HTTP 200, or JSON that is not the API's: never a price, never a traceback
+            why = f"{action}: {_endpoint(client, family, region)} sent an answer that is not the API's ({_what(exc)})"
+            out.missing.append(f"{item.label}: {why}")
+            out.stopped[item.api] = why
             continue
         if entry is None:
             out.missing.append(f"{item.label}: no Capacity Block offering of {CB_PROBE_HOURS} h to read a price from")
@@ -191,21 +207,95 @@ def run(todo: list[Item], client: Callable[[str, str], Any], progress: Callable[
     return out
 
 
-def write_book(path: str, data: dict[str, Any]) -> None:
-    """Write `data` as YAML to a temporary file beside `path`, then rename it over `path`."""
+def _http_status(exc: BaseException) -> int | None:
+    """The HTTP status of a botocore ClientError's answer, else None."""
+    response = getattr(exc, "response", None)
+    status = ((response or {}).get("ResponseMetadata") or {}).get("HTTPStatusCode") if isinstance(response, dict) else None
+    return status if isinstance(status, int) else None
+
+
+def _endpoint(client: Callable[[str, str], Any], family: str, region: str) -> str:
+    """The URL the calls of `family` in `region` went to, for a message; the service's name if unknown."""
+    try:
+        url = client(family, region).meta.endpoint_url
+    except Exception:  # noqa: BLE001 - only for the message
+        url = None
+    return f"the endpoint {url}" if isinstance(url, str) and url else f"the {family} endpoint in {region}"
+
+
+def _what(exc: BaseException) -> str:
+    """Why an answer is not the API's, short: the page or JSON itself is never quoted whole."""
+    from planner.aws.errors import NotAwsAnswer
+    from planner.report.text import one_line
+
+    if isinstance(exc, NotAwsAnswer):
+        return "no AWS request id: a captive portal, proxy or firewall page?"
+    if type(exc).__name__ == "ResponseParserError":
+        return "not the API's XML or JSON: a proxy or firewall page?"
+    text = " ".join(one_line(exc).split())
+    return f"{type(exc).__name__}: {text[:80]}" if text else type(exc).__name__
+
+
+HEADER = "# Generated by `planner prices refresh`; every entry keeps its source and the date it was fetched.\n"
+
+
+def checked(data: dict[str, Any], origin: str) -> tuple[dict[str, Any], list[str]]:
+    """`data` without the entries `--price-book` would refuse (an infinite or out-of-range
+    price, a control character in a SKU or source, ...), and one line per entry left out.
+
+    Each entry is read alone, as written to YAML and read back, by the parser `--price-book`
+    uses (`planner.cost.book.parse_data`): the answer is about the file, not about Python values.
+    """
+    from planner.cost.book import parse_data
+    from planner.errors import InputError
+
+    kept: dict[str, Any] = {k: v for k, v in data.items() if not isinstance(v, list)}
+    dropped: list[str] = []
+    for kind in ("instances", "lustre", "ebs"):
+        kept[kind] = []
+        for entry in data.get(kind) or []:
+            try:
+                parse_data(_round_trip({"name": data.get("name", origin), kind: [entry]}), origin)
+            except InputError as exc:
+                dropped.append(f"{_label(kind, entry)}: {exc.problems[0].key}: {exc.problems[0].message}")
+                continue
+            kept[kind].append(entry)
+    return kept, dropped
+
+
+def _label(kind: str, entry: Any) -> str:
+    keys = {"instances": ("instance_type", "purchase", "region"), "lustre": ("deployment_type", "region"),
+            "ebs": ("volume_type", "region")}[kind]
+    return " ".join([kind] + [str(entry.get(k)) for k in keys if isinstance(entry, dict)])
+
+
+def render(data: dict[str, Any]) -> str:
+    """The YAML text of a price book, as `write_book` writes it."""
     import yaml
 
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".prices-", suffix=".yaml")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write("# Generated by `planner prices refresh`; every entry keeps its source and the date it was fetched.\n")
-            yaml.safe_dump(data, fh, sort_keys=False, allow_unicode=True, width=200)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    return HEADER + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=200)
+
+
+def _round_trip(data: dict[str, Any]) -> Any:
+    from planner import yamlload
+
+    return yamlload.load(render(data), "<refresh>")[0]
+
+
+def write_book(path: str, data: dict[str, Any]) -> None:
+    """Write `data` as YAML, if `--price-book` reads the text back whole; else InputError and nothing written.
+
+    Written through a temporary file beside `path` and a rename (`planner.fileio.write_atomic`):
+    a failed run leaves the old book; the new file keeps the old one's mode (a new one gets the umask's).
+    """
+    from planner import yamlload
+    from planner.cost.book import parse_data
+    from planner.fileio import write_atomic
+
+    text = render(data)
+    loaded, lines = yamlload.load(text, path)
+    parse_data(loaded, path, lines)  # the whole book, as the file will read
+    write_atomic(path, text, "--output")
 
 
 def today_utc() -> str:

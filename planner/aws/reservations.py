@@ -138,7 +138,8 @@ def _size_fix(ctx: RuleContext, groups: list[NodeGroup], fits: int, why: str, ot
         names = ", ".join(f"'{x.name}'" for x in groups)
         return f"shrink node groups {names} to {fits} instances in all ({why}), {other}"
     g = groups[0]
-    size = ctx.catalogue.instance_types[g.instance_type].ultraserver_size
+    ultra = ctx.catalogue.ultraserver_of(g)
+    size = ultra.members if ultra else None
     if g.ultraservers is not None and size:
         if fits // size < 1:
             return other.removeprefix("or ")

@@ -27,7 +27,7 @@ def to_json() -> dict[str, Any]:
             "accelerator_count": t.accelerator_count,
             "accelerator_memory_gib_each": t.accelerator.memory_gib,
             "neuron_cores": t.neuron_cores,
-            "ultraserver_size": t.ultraserver_size,
+            "ultraserver_types": [u.name for u in cat.ultraservers_of(t.name)],
             "vcpus": t.vcpus,
             "memory_gib": t.memory_gib,
             "network_cards": t.network_cards,
@@ -38,6 +38,7 @@ def to_json() -> dict[str, Any]:
             "spot": t.spot,
             "capacity_block": t.capacity_block,
             "regions": list(t.regions),
+            "capacity_block_regions": list(t.capacity_block_regions),
             "peak_pflops": {p: t.peak_pflops(p) for p in PRECISIONS},
             "source": t.source,
             "field_sources": dict(sorted(t.field_sources.items())),
@@ -50,13 +51,23 @@ def to_json() -> dict[str, Any]:
              "peak_tflops": dict(a.peak_tflops), "source": a.source, "notes": a.notes}
             for a in cat.accelerators.values()
         ],
-        "announced": [
-            {"id": a.id, "name": a.name, "accelerator": a.accelerator.name, "general_availability": a.general_availability,
-             "instance_type_names": "not confirmed", "source": a.source, "notes": a.notes}
-            for a in cat.announced.values()
+        "ultraserver_types": [
+            {"ultraserver_type": u.name, "name": u.title, "member_instance_type": u.member_instance_type,
+             "declarable": u.declarable, "members": u.members, "accelerator": u.accelerator.name,
+             "accelerators": u.accelerators, "accelerator_memory_gib": round(u.accelerator_memory_gib, 3),
+             "interconnect": u.interconnect, "peak_pflops": {p: _r(u.peak_pflops(p)) for p in PRECISIONS},
+             "purchase": list(u.purchase), "regions": list(u.regions),
+             "local_zones": [{"zone": z.zone, "region": z.region, "opt_in_required": z.opt_in} for z in u.local_zones],
+             "general_availability": u.general_availability, "source": u.source,
+             "field_sources": dict(sorted(u.field_sources.items())), "notes": u.notes}
+            for u in cat.ultraserver_types.values()
         ],
         "sources": [{"id": s.id, "title": s.title, "url": s.url, "as_of": s.as_of} for s in cat.sources.values()],
     }
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(x, 3)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,20 +86,33 @@ def run(args: argparse.Namespace) -> int:
         pk = t["peak_pflops"]
         rows.append((
             t["instance_type"], f"{t['accelerator_count']} {t['accelerator']}", num(t["accelerator_memory_gib_each"]),
-            t["ultraserver_size"] or "-", t["vcpus"], num(t["memory_gib"]), f"{t['network_cards']}/{num(t['network_bandwidth_gbps'])}",
+            "/".join(str(next(u["members"] for u in data["ultraserver_types"] if u["ultraserver_type"] == n))
+                     for n in t["ultraserver_types"]) or "-", t["vcpus"], num(t["memory_gib"]),
+            f"{t['network_cards'] if t['network_cards'] is not None else '?'}/{num(t['network_bandwidth_gbps'])}",
             (f"v{t['efa']['generation']}" if t["efa"]["generation"] else "yes") if t["efa"]["supported"] else "no", num(pk["bf16_dense"], 2), num(pk["fp8_dense"], 2),
             num(pk["fp8_sparse"], 2), ", ".join(["spot"] * bool(t["spot"]) + ["block"] * bool(t["capacity_block"])) or "-",
         ))
     lines = grid(("type", "accelerators", "GiB each", "per US", "vCPU", "host GiB", "cards/Gbps", "EFA",
                   "BF16 PF", "FP8 PF", "FP8 sparse PF", "also as"), rows, right=(2, 4, 5, 8, 9, 10))
     lines.append("")
-    lines.append("PF: peak PFLOPS per instance, dense unless marked sparse. per US: instances per UltraServer; "
-                 "also as: spot, block (EC2 Capacity Blocks for ML). Sources: `planner catalog --format json`.")
-    for a in data["announced"]:
-        acc = next(x for x in data["accelerators"] if x["name"] == a["accelerator"])
-        lines.append(f"Announced, not declarable: {a['name']} ({a['accelerator']}: {num(acc['peak_tflops']['bf16_dense'])} BF16 / "
-                     f"{num(acc['peak_tflops']['fp8_dense'])} FP8 dense TFLOPS per chip, {num(acc['memory_gib'])} GiB); "
-                     f"GA {a['general_availability']}, EC2 instance type names not confirmed.")
-    lines += ["", f"{len(data['instance_types'])} instance types; {len(data['announced'])} announced, not declarable"]
+    lines.append("PF: peak PFLOPS per instance, dense unless marked sparse. per US: instances per UltraServer "
+                 "(of each UltraServer type below); also as: spot, block (EC2 Capacity Blocks for ML); ?: not published. "
+                 "Sources: `planner catalog --format json`.")
+    lines.append("")
+    urows = []
+    for u in data["ultraserver_types"]:
+        where = ", ".join(u["regions"] + [f"{z['zone']} ({z['region']}, opt-in)" if z["opt_in_required"] else z["zone"]
+                                          for z in u["local_zones"]]) or "-"
+        urows.append((u["ultraserver_type"], u["member_instance_type"] or "not in the EC2 API yet", u["members"],
+                      f"{u['accelerators']} {u['accelerator']}", num(u["peak_pflops"]["bf16_dense"], 1),
+                      num(u["peak_pflops"]["fp8_dense"], 1), u["interconnect"], where))
+    lines += grid(("UltraServer type", "member", "members", "accelerators", "BF16 PF", "FP8 PF", "interconnect", "sold in"),
+                  urows, right=(2, 4, 5))
+    lines.append("")
+    lines.append("UltraServers are booked whole through Capacity Blocks (one block per UltraServer); declare them with "
+                 "`ultraservers: N`. A type whose member is not in the EC2 API yet is listed, not declarable.")
+    listed = sum(1 for u in data["ultraserver_types"] if not u["declarable"])
+    lines += ["", f"{len(data['instance_types'])} instance types; {len(data['ultraserver_types'])} UltraServer types "
+                  f"({listed} not declarable yet)"]
     emit(human(lines))
     return 0

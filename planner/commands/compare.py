@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="model FLOPs utilisation: one value (0.4), per family (trn2=0.3,p5en=0.4), or both (0.35,trn2=0.3)")
     p.add_argument("--region", default="us-east-2", type=region_arg, help="AWS region whose prices to use (default us-east-2)")
     size = p.add_mutually_exclusive_group(required=True)
-    size.add_argument("--instances", type=_count, metavar="N", help="instances per candidate (whole UltraServers for trn2u)")
+    size.add_argument("--instances", type=_count, metavar="N", help="instances per candidate (rounded up to whole UltraServers for UltraServer member types)")
     size.add_argument("--deadline-hours", type=_positive("--deadline-hours", MIN_HOURS), metavar="H",
                       help="smallest instance count per type that finishes within H hours")
     p.add_argument("--instance-type", action="append", default=[], metavar="TYPE", dest="types",

@@ -47,7 +47,8 @@ class NodeGroupArgs:
     name: str
     instance_type: str | None = None
     count: int | None = None  # instances
-    ultraservers: int | None = None  # whole UltraServers (trn2u.48xlarge only)
+    ultraservers: int | None = None  # whole UltraServers (UltraServer member types)
+    ultraserver_type: str | None = None  # the UltraServer type, for a member type of several (p6e-gb200.36xlarge)
     purchase: str | None = None  # on-demand | capacity-block | spot
     efa: bool | None = None
     availability_zone: str | None = None

@@ -116,7 +116,7 @@ class AcceleratedCluster(pulumi.ComponentResource):
         cat = _catalogue.load()
         for group in cluster.node_groups:
             spec = cat.instance_types[group.instance_type]
-            for suffix, part, unit in _launch_units(group, spec):
+            for suffix, part, unit in _launch_units(group, cat):
                 lt = aws.ec2.LaunchTemplate(f"{name}-{suffix}", opts=child,
                                             **launch_template_args(name, part, spec, args, self.network.subnet_id,
                                                                    self.network.security_group_id, unit))
@@ -137,16 +137,18 @@ class AcceleratedCluster(pulumi.ComponentResource):
 
 
 ULTRASERVER_TAG = "planner:ultraserver"  # which UltraServer of its node group (1..N) a launch template serves
+ULTRASERVER_TYPE_TAG = "planner:ultraserver-type"  # the group's UltraServer type, for the read-back (a member of several)
 
 
-def _launch_units(group: NodeGroup, spec: InstanceType) -> list[tuple[str, NodeGroup, int | None]]:
+def _launch_units(group: NodeGroup, cat: _catalogue.Catalogue) -> list[tuple[str, NodeGroup, int | None]]:
     """What gets one launch template and Auto Scaling group: the node group, or, when an UltraServer
     Capacity Block group names one reservation per UltraServer, each UltraServer (`<group>-us1`, ...,
-    ultraserver_size instances and its own reservation each, in the order the ids are declared).
+    the UltraServer type's members and its own reservation each, in the order the ids are declared).
 
     A launch template targets one reservation (EC2 CapacityReservationTarget), so several ids need
     several templates; one id or a resource group ARN keeps one template for the whole group."""
-    ids, size = group.capacity_reservation_ids, spec.ultraserver_size
+    ultra = cat.ultraserver_of(group)
+    ids, size = group.capacity_reservation_ids, (ultra.members if ultra else None)
     if len(ids) <= 1 or size is None or group.purchase != "capacity-block" or len(ids) * size != group.count:
         return [(group.name, group, None)]
     return [(f"{group.name}-us{k}", replace(group, count=size, capacity_reservation_ids=(rid,), ultraservers=1), k)
@@ -207,13 +209,14 @@ def _reservation_target(group: NodeGroup) -> dict[str, Any] | None:
 def network_interfaces(group: NodeGroup, spec: InstanceType, subnet_id: pulumi.Input[str],
                        efa_group: pulumi.Input[str], extra_groups: list[pulumi.Input[str]]) -> list[dict[str, Any]]:
     """One interface per network card: card 0 a full EFA (EFA + ENA, carries the IP), the
-    others EFA-only, up to the type's EFA interface limit; a single ENA interface without EFA.
+    others EFA-only, up to the type's EFA interface limit; a card that takes no EFA (card 0 of
+    p6-b300.48xlarge) an ENA interface; a single ENA interface without EFA.
 
     Security groups go on each interface: a launch template with interfaces takes none at
     the top level. A public IP only when the request has a single interface (EC2 refuses one
     at launch with several: the public-ip-multi-card rule).
     """
-    efa = group.efa and spec.efa_supported
+    efa_cards = set(spec.efa_cards) if group.efa else set()
     cards = launch_interfaces(group, spec)
     public = "true" if group.public_ip and cards == 1 else "false"
     out = []
@@ -225,7 +228,7 @@ def network_interfaces(group: NodeGroup, spec: InstanceType, subnet_id: pulumi.I
             "security_groups": [efa_group, *extra_groups] if card == 0 else [efa_group],
             "delete_on_termination": "true",
         }
-        if efa:
+        if card in efa_cards:  # the primary interface cannot be efa-only (EC2 User Guide, efa-acc-inst-types)
             nic["interface_type"] = "efa" if card == 0 else "efa-only"
         if card == 0:
             nic["associate_public_ip_address"] = public
@@ -237,6 +240,8 @@ def _tags(name: str, group: NodeGroup, args: ClusterArgs, ultraserver: int | Non
     """The planner tags say which cluster and node group a resource builds (the read-back joins the
     per-UltraServer Auto Scaling groups of one node group by them)."""
     out = {**args.tags, "planner:cluster": name, "planner:node-group": group.name}
+    if group.ultraserver_type is not None:
+        out[ULTRASERVER_TYPE_TAG] = group.ultraserver_type
     if ultraserver is not None:
         out[ULTRASERVER_TAG] = str(ultraserver)
     return out
@@ -261,7 +266,7 @@ def _check_buildable(stack: Stack, label: str, args: ClusterArgs) -> None:
                                     "cannot give a public IP at launch to a request with several (set efa: false for one interface)"))
     seen: dict[str, str] = {}
     for i, g in enumerate(c.node_groups):  # `<group>-us1` ... must not be another group's resource names
-        for suffix, _part, _unit in _launch_units(g, cat.instance_types[g.instance_type]):
+        for suffix, _part, _unit in _launch_units(g, cat):
             if suffix in seen and seen[suffix] != g.name:
                 problems.append(Problem(label, None, f"node_groups[{i}].name",
                                         f"node groups '{seen[suffix]}' and '{g.name}' would both build '{suffix}' resources "
@@ -283,7 +288,8 @@ class Trn2Cluster(AcceleratedCluster):
 
 
 class UltraServerCluster(AcceleratedCluster):
-    """Trn2 UltraServers: trn2u.48xlarge in whole units of four (declare `ultraservers=N`)."""
+    """UltraServers of any type in the catalogue (declare `ultraservers=N`; `ultraserver_type` for a member
+    type of several); the instance type defaults to trn2u.48xlarge (Trn2 UltraServers, u-trn2x64)."""
 
     TYPE = "planner:index:UltraServerCluster"
     INSTANCE_TYPE = "trn2u.48xlarge"

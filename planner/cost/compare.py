@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from planner import blocks
 from planner import data as _data
-from planner.catalogue import Catalogue, InstanceType
+from planner.catalogue import Catalogue, InstanceType, load
 from planner.cost.book import PriceBook
 from planner.cost.items import instance_key
 from planner.cost.offers import not_sold
@@ -44,7 +44,7 @@ class Job:
 def _offered(t: InstanceType) -> list[str]:
     """Purchase options the catalogue says exist for a type (UltraServer members: Capacity Blocks only)."""
     return [p for p in PURCHASES
-            if (p == "on-demand" and not t.ultraserver_size) or (p == "spot" and t.spot) or (p == "capacity-block" and t.capacity_block)]
+            if (p == "on-demand" and not load().is_member(t.name)) or (p == "spot" and t.spot) or (p == "capacity-block" and t.capacity_block)]
 
 
 @lru_cache(maxsize=1)
@@ -109,7 +109,7 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
     for t in cat.instance_types.values():
         if types and t.name not in types:
             continue
-        if job.region not in t.regions:
+        if not (t.sold_in(job.region, "on-demand") or t.sold_in(job.region, "capacity-block")):
             not_offered.append(t.name)
             continue
         purchases = [p for p in PURCHASES if instance_key(t.name, job.region, p).look_up(book) is not None]
@@ -126,7 +126,8 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
         if mfu is None or peak is None:
             no_mfu.append(t.name)
             continue
-        unit = t.ultraserver_size or 1
+        ultras = cat.ultraservers_of(t.name)
+        unit = ultras[0].members if ultras else 1  # the smallest UltraServer the type is sold in
         for purchase in purchases:
             price = instance_key(t.name, job.region, purchase).look_up(book)  # the estimate's price key
             assert price is not None
@@ -145,7 +146,7 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
                 n = job.instances or 1
                 if n % unit:
                     n += unit - n % unit
-                    notes.append(f"rounded up to whole UltraServers of {unit}")
+                    notes.append(f"rounded up to whole UltraServers of {unit} ({ultras[0].name})")
             run = run_hours(job.parameters, job.tokens, n * peak, mfu)
             billed = billed_hours(run, purchase)
             if purchase == "capacity-block":
@@ -192,11 +193,36 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
         notes.append(f"no price in book '{book.name}' for {job.region} (left out): {'; '.join(unpriced)}")
     if no_mfu:
         notes.append(f"no --mfu given for the family of: {', '.join(no_mfu)}")
+    listed = [] if types else _listed_without_cost(job, cat)
+    if listed:
+        notes.append("listed without a cost (the EC2 API lists no instance type for them and AWS publishes no price yet): "
+                     + "; ".join(f"{u['name']} ({u['accelerators']} {u['accelerator']}, {u['dense_pflops']:,.1f} dense PFLOPS "
+                                 f"{job.precision}" + (f", {u['run_hours']:,.1f} h on one" if u["run_hours"] is not None else "")
+                                 + ")" for u in listed))
     return {
         "price_book": book.name,
         "inputs": {"parameters": job.parameters, "tokens": job.tokens, "precision": job.precision,
                    "mfu": dict(sorted(job.mfu.items())), "region": job.region, "instances": job.instances,
                    "deadline_hours": job.deadline_hours},
         "candidates": candidates,
+        "listed_without_cost": listed,
         "notes": notes,
     }
+
+
+def _listed_without_cost(job: Job, cat: Catalogue) -> list[dict[str, Any]]:
+    """UltraServer types AWS sells whose member the EC2 API does not list (Trn3): their figures and the job's
+    run time on one of them, no price (none is published)."""
+    out = []
+    for u in cat.ultraserver_types.values():
+        if u.declarable:
+            continue
+        peak = u.peak_pflops(f"{job.precision}_dense")
+        mfu = job.mfu_for(u.family or "")
+        if peak is None:
+            continue
+        out.append({"ultraserver_type": u.name, "name": u.title, "accelerators": u.accelerators,
+                    "accelerator": u.accelerator.name, "dense_pflops": _r(peak, 3),
+                    "run_hours": None if mfu is None else _r(run_hours(job.parameters, job.tokens, peak, mfu), 1),
+                    "why": "the EC2 API lists no instance type for it yet and AWS publishes no price", "source": u.source})
+    return out

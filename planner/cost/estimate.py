@@ -216,7 +216,7 @@ def billed(run: float | None, purchase: str) -> tuple[float | None, str | None]:
     """
     if run is None or purchase != "capacity-block":
         return run, None
-    up = blocks.round_up_to_block(run)
+    up = blocks.block_for_run(run)
     if up is None:
         full = int(run // blocks.MAX_HOURS)
         rest = run - full * blocks.MAX_HOURS
@@ -227,8 +227,10 @@ def billed(run: float | None, purchase: str) -> tuple[float | None, str | None]:
         return total, (f"Capacity Block: run of {run:,.1f} h is longer than the longest block ({blocks.MAX_HOURS:,} h = "
                         f"{blocks.MAX_DAYS} days): billed as consecutive blocks, {parts} ({total:,} h)")
     if up != run:
-        return up, f"Capacity Block: run of {run:,.1f} h billed as a {up // 24}-day block ({up:,} h)"
-    return up, None
+        return up, (f"Capacity Block: run of {run:,.1f} h booked as a {up // 24}-day block ({up:,} h, instances run at most "
+                    f"{blocks.usable_hours(up):,.1f} h of it)")
+    return up, (f"Capacity Block: a {up // 24}-day block ({up:,} h) booked; instances run at most "
+                f"{blocks.usable_hours(up):,.1f} h of it")
 
 
 def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) -> CostEstimate:
@@ -349,8 +351,8 @@ def _at_maximum(stack: Stack, book: PriceBook, run: float | None, basis: str, wl
     groups = []
     for g in c.node_groups:
         if g.max_count is not None and g.max_count > g.count:
-            size = cat.instance_types[g.instance_type].ultraserver_size
-            g = replace(g, count=g.max_count, ultraservers=g.max_count // size if g.ultraservers is not None and size
+            size = cat.unit_of(g)
+            g = replace(g, count=g.max_count, ultraservers=g.max_count // size if g.ultraservers is not None and size > 1
                         else g.ultraservers)
         groups.append(g)
     groups += [g for u in pools for g in _pool_groups(stack, u, u.maxima, book)]
@@ -395,5 +397,6 @@ def _items(stack: Stack, book: PriceBook, run: float | None, cat: Catalogue) -> 
         notes.append(unpriced)
     items = price_components(build(stack, run, cat, billed), book)
     if run is not None and any(g.purchase == "capacity-block" for g in c.node_groups):
+        notes.append(blocks.TIMING_NOTE)
         notes.append(blocks.END_TIME_NOTE)
     return items, notes

@@ -100,9 +100,17 @@ def node_group(stack: Stack, g: NodeGroup, run: float | None, cat: Catalogue, bi
     hours, note = billed(run, g.purchase)
     detail: dict[str, Any] = {"instance_type": g.instance_type, "purchase": g.purchase, "region": stack.region,
                               "instances": g.count}
-    size = cat.instance_types[g.instance_type].ultraserver_size
-    if size:
-        detail["ultraservers"] = g.count // size
+    ultra = cat.ultraserver_of(g)
+    size = ultra.members if ultra else None
+    billed_instances = g.count
+    if ultra:
+        detail["ultraserver_type"] = ultra.name
+        detail["ultraservers"] = -(-g.count // ultra.members)
+        if g.purchase == "capacity-block" and g.count % ultra.members:
+            # an UltraServer Capacity Block is booked whole: the members left idle are paid for too
+            booked = -(-g.count // ultra.members)
+            billed_instances = booked * ultra.members
+            detail.update(billed_instances=billed_instances, idle_instances=billed_instances - g.count)
 
     def missing(book: PriceBook) -> tuple[str, dict[str, Any]]:
         gone = not_sold(g.instance_type, stack.region, g.purchase)
@@ -111,7 +119,7 @@ def node_group(stack: Stack, g: NodeGroup, run: float | None, cat: Catalogue, bi
         return f"no {g.purchase} price for {g.instance_type} in {stack.region} in price book '{book.name}'", {}
 
     yield Component(CAPACITY_BLOCK_RESOURCE if g.purchase == "capacity-block" else EC2_RESOURCE, g.name,
-                    "instance-hour", instance_key(g.instance_type, stack.region, g.purchase), g.count, hours, run, 1,
+                    "instance-hour", instance_key(g.instance_type, stack.region, g.purchase), billed_instances, hours, run, 1,
                     detail, g.path + ("instance_type",), note, missing, size or None)
 
 

@@ -189,6 +189,13 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
         if target is not None:
             out.targets[i] = target
         entry: dict[str, Any] = {"name": g.name, "instance_type": g.instance_type, "count": g.count, **values}
+        ultra = _ultraserver_type(g)
+        if ultra is not None:
+            entry["ultraserver_type"], assumed = ultra
+            if assumed:
+                gaps.append(Violation(f"node group '{g.name}': {g.instance_type} belongs to several UltraServer types; "
+                                      f"planned as {ultra[0]}", g.capacity.urn,
+                                      fix=f"tag '{g.capacity.name}' with {_ULTRASERVER_TYPE_TAG}: the UltraServer type it books"))
         out.locate(path, g.capacity.urn)
         for key in ("name", "count"):
             out.locate(path + (key,), g.capacity.urn)
@@ -327,6 +334,23 @@ def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[t
 # the planner components' tags (planner.components.cluster): a node group of an UltraServer Capacity
 # Block that names one reservation per UltraServer is built as one Auto Scaling group per UltraServer
 _CLUSTER_TAG, _GROUP_TAG, _ULTRASERVER_TAG = "planner:cluster", "planner:node-group", "planner:ultraserver"
+_ULTRASERVER_TYPE_TAG = "planner:ultraserver-type"
+
+
+def _ultraserver_type(g: _Group) -> tuple[str, bool] | None:
+    """(UltraServer type, assumed) for a group whose instance type is a member of several UltraServer types:
+    the components' tag, else the smallest type whose members divide the count (said as a gap); None otherwise."""
+    cat = _catalogue.load()
+    options = cat.ultraservers_of(g.instance_type)
+    if len(options) < 2:
+        return None
+    raw = g.capacity.get("tags")
+    tags = raw if isinstance(raw, dict) else {t.get("key"): t.get("value") for t in as_list(raw) if isinstance(t, dict)}
+    tagged = tags.get(_ULTRASERVER_TYPE_TAG)
+    if isinstance(tagged, str) and tagged in {u.name for u in options}:
+        return tagged, False
+    fits = [u for u in options if g.count % u.members == 0]
+    return (fits or list(options))[0].name, True
 
 
 def _ultraserver_tags(asg: Resource) -> tuple[str, str, int] | None:

@@ -24,9 +24,11 @@ class NodeGroup(TypedDict):
     instance_type: NotRequired[str]
     """An instance type from `planner catalog`; the single-type cluster components fill in their own when left out."""
     count: NotRequired[int]
-    """Number of instances; for trn2u.48xlarge `ultraservers` may be given instead."""
+    """Number of instances; for an UltraServer member type `ultraservers` may be given instead."""
     ultraservers: NotRequired[int]
-    """Whole Trn2 UltraServers of four trn2u.48xlarge (instead of `count`)."""
+    """Whole UltraServers (instead of `count`), such as four trn2u.48xlarge per u-trn2x64."""
+    ultraserver_type: NotRequired[str]
+    """The UltraServer type (`planner catalog`), such as u-p6e-gb200x72; needed for a member type of several."""
     purchase: NotRequired[str]
     """on-demand (default), capacity-block or spot."""
     efa: NotRequired[bool]

@@ -133,7 +133,7 @@ class Trn2Cluster(pulumi.ComponentResource):
 
 
 class UltraServerCluster(pulumi.ComponentResource):
-    """Trn2 UltraServers: trn2u.48xlarge in whole units of four (declare `ultraservers`), on Capacity Blocks, planned and priced by planner before anything is created."""
+    """UltraServers of any type in `planner catalog` (declare `ultraservers`, and `ultraserverType` for a member of several such as p6e-gb200.36xlarge); the instance type defaults to trn2u.48xlarge (Trn2 UltraServers). On Capacity Blocks, planned and priced by planner before anything is created."""
 
     summary: pulumi.Output[dict[str, Any]]
     """What the cluster adds up to (instances, UltraServers, accelerators, memory, EFA bandwidth, peak PFLOPS), as `planner plan --format json` prints it."""

@@ -92,7 +92,10 @@ def _what(item: dict[str, Any]) -> str:
     kind = RESOURCE_NAMES.get(item["resource"], item["resource"])
     if "instance_type" in item:
         purchase = "" if item["purchase"] == "capacity-block" else f" ({item['purchase']})"
-        units = f" ({item['ultraservers']} UltraServers)" if item.get("ultraservers") else ""
+        n = item.get("ultraservers")
+        units = f" ({n} UltraServer{'' if n == 1 else 's'})" if n else ""
+        if item.get("idle_instances"):
+            units += f", billed {item['billed_instances']}"
         return f"{kind} {item['instance_type']} x {item['instances']}{units}{purchase}"
     if "volume_type" in item:
         return f"{kind} {item['volume_type']} {item['gib_per_instance']:,} GiB x {item['instances']}"

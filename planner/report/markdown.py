@@ -156,17 +156,17 @@ def _group(i: int, g: Any, cat: Any, indent: str) -> list[str]:  # noqa: ANN401 
     t = cat.instance_types[g.instance_type]
     chips = f"{g.count * t.accelerator_count:,} {t.accelerator.name}"
     head = f"{mermaid_text(g.name)}: {g.count:,} x {g.instance_type}, {g.purchase}"
-    if not t.ultraserver_size:
+    ultra = cat.ultraserver_of(g)
+    if ultra is None:
         return [f'{indent}g{i}["{head}<br/>{chips}"]']
-    units = g.count // t.ultraserver_size
-    per = t.ultraserver_size * t.accelerator_count
-    link = t.ultraserver_interconnect or "NeuronLink"
-    out = [f'{indent}subgraph g{i}["{head}<br/>{units:,} UltraServers, {chips}"]']
+    size = ultra.members
+    units = g.count // size
+    out = [f'{indent}subgraph g{i}["{head}<br/>{units:,} UltraServers ({ultra.name}), {chips}"]']
     for u in range(min(units, MAX_ULTRASERVER_NODES)):
-        out.append(f'{indent}  g{i}u{u}["UltraServer {u + 1}<br/>{t.ultraserver_size} instances, {per} chips, {link}"]')
+        out.append(f'{indent}  g{i}u{u}["UltraServer {u + 1}<br/>{size} instances, {ultra.accelerators} chips, {ultra.interconnect}"]')
     if units > MAX_ULTRASERVER_NODES:
         out.append(f'{indent}  g{i}more["... {units - MAX_ULTRASERVER_NODES:,} more UltraServers"]')
-    if g.count % t.ultraserver_size:
-        out.append(f'{indent}  g{i}partial["{g.count % t.ultraserver_size} instances: not a whole UltraServer"]')
+    if g.count % size:
+        out.append(f'{indent}  g{i}partial["{g.count % size} instances: not a whole UltraServer"]')
     out.append(f"{indent}end")
     return out

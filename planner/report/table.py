@@ -25,7 +25,7 @@ def render_summary(p: StackPlan) -> list[Line]:
         rows = [r[:4] + r[5:] for r in rows]
     out += indent("  ", grid(headers, rows, right=right, width=_inner(2)))
     pk = s["peak_pflops"]
-    us = f", {num(s['ultraservers'])} UltraServers" if s["ultraservers"] else ""
+    us = f", {num(s['ultraservers'])} UltraServer{'' if s['ultraservers'] == 1 else 's'}" if s["ultraservers"] else ""
     out.append(
         f"  total: {num(s['instances'])} instances{us}, {num(s['accelerators'])} accelerators, "
         f"{num(s['accelerator_memory_gib'])} GiB accelerator memory, {num(s['efa_bandwidth_gbps'])} Gbps EFA"

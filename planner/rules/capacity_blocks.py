@@ -32,71 +32,47 @@ def _block_groups(ctx: RuleContext):  # noqa: ANN202 - tuple of NodeGroup
     id="capacity-block-size",
     severity="error",
     category="capacity",
-    description=(f"A Capacity Block holds at most {blocks.MAX_INSTANCES_PER_BLOCK} instances; an account holds at most "
-                 f"{blocks.MAX_INSTANCES_PER_ACCOUNT} across blocks by default (warning)."),
+    description=(f"An instance Capacity Block holds at most {blocks.MAX_INSTANCES_PER_BLOCK} instances; AWS allows "
+                 f"{blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks (warning). An UltraServer group "
+                 "is one Capacity Block per UltraServer, so the per-block limit does not split it."),
     source=blocks.SOURCE,
     remediation=(f"Split the node group into groups of at most {blocks.MAX_INSTANCES_PER_BLOCK} instances (one block each); "
-                 f"above {blocks.MAX_INSTANCES_PER_ACCOUNT} in total, ask AWS to raise the account limit first."),
+                 f"keep the cluster's instance blocks within {blocks.MAX_INSTANCES_PER_ACCOUNT} instances."),
 )
 def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    """AWS states both limits in instances; for UltraServer groups the texts say them in UltraServers
-    too (a block of 64 trn2u.48xlarge is 16 UltraServers of 4 instances), as the group declares them."""
-    groups = _block_groups(ctx)
+    """AWS: a Capacity Block holds up to `MAX_INSTANCES_PER_BLOCK` instances, and an account up to
+    `MAX_INSTANCES_PER_ACCOUNT` across Capacity Blocks (EC2 User Guide); it does not say the latter can be raised. UltraServers are reserved one UltraServer
+    per Capacity Block, so an UltraServer group is as many blocks as UltraServers: neither limit is
+    stated for them, and planner applies neither to UltraServer groups."""
+    groups = tuple(g for g in _block_groups(ctx) if _ultraserver_size(ctx, g) is None)
     for g in groups:
         if g.count > blocks.MAX_INSTANCES_PER_BLOCK:
-            size = _ultraserver_size(ctx, g)
-            per_block = blocks.MAX_INSTANCES_PER_BLOCK if size is None else blocks.MAX_INSTANCES_PER_BLOCK // size * size
             yield r.finding(
                 ctx, count_path(g),
-                f"node group '{g.name}' asks for {_amount(g.count, size)} on one Capacity Block; a block holds at most "
-                f"{_limit(blocks.MAX_INSTANCES_PER_BLOCK, size)}: split it into {-(-g.count // per_block)} groups",
-                fix=_split_fix(g, size),
+                f"node group '{g.name}' asks for {g.count} instances on one Capacity Block; a block holds at most "
+                f"{blocks.MAX_INSTANCES_PER_BLOCK}: split it into {-(-g.count // blocks.MAX_INSTANCES_PER_BLOCK)} groups",
+                fix=_split_fix(g),
             )
     total = sum(g.count for g in groups)
     if total > blocks.MAX_INSTANCES_PER_ACCOUNT:
-        sizes = {_ultraserver_size(ctx, g) for g in groups}
-        size = sizes.pop() if len(sizes) == 1 else None  # UltraServer wording when every block group is one type
         yield r.finding(
             ctx, ctx.cluster.path + ("node_groups",),
-            f"the cluster holds {_amount(total, size)} across Capacity Blocks; the default account limit is "
-            f"{_limit(blocks.MAX_INSTANCES_PER_ACCOUNT, size)}: have it raised before booking",
+            f"the cluster holds {total} instances across Capacity Blocks; AWS allows up to "
+            f"{blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks (and does not say this can be raised)",
             severity="warning",
-            fix=(f"ask AWS to raise the account's Capacity Block limit to at least {total} instances before booking, "
-                 + (f"or plan at most {blocks.MAX_INSTANCES_PER_ACCOUNT} ({total - blocks.MAX_INSTANCES_PER_ACCOUNT} fewer)"
-                    if size is None or total % size or blocks.MAX_INSTANCES_PER_ACCOUNT % size else
-                    f"or plan at most {blocks.MAX_INSTANCES_PER_ACCOUNT} instances "
-                    f"({blocks.MAX_INSTANCES_PER_ACCOUNT // size} UltraServers, "
-                    f"{(total - blocks.MAX_INSTANCES_PER_ACCOUNT) // size} fewer)")),
+            fix=(f"plan at most {blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks "
+                 f"({total - blocks.MAX_INSTANCES_PER_ACCOUNT} fewer), or ask AWS whether your account can hold more"),
         )
 
 
 def _ultraserver_size(ctx: RuleContext, g) -> int | None:  # noqa: ANN001 - NodeGroup
-    """Instances per UltraServer of the group's type; None for instance types sold one by one."""
-    return ctx.catalogue.instance_types[g.instance_type].ultraserver_size
+    """Instances per UltraServer of the group's UltraServer type; None for instance types sold one by one."""
+    ultra = ctx.catalogue.ultraserver_of(g)
+    return ultra.members if ultra else None
 
 
-def _amount(instances: int, size: int | None) -> str:
-    """`80 instances`, or for an UltraServer type `80 instances (20 UltraServers of 4 instances)`.
-    A count that is not whole UltraServers stays in instances."""
-    if size is None or instances % size:
-        return f"{instances} instances"
-    return f"{instances} instances ({instances // size} UltraServers of {size} instances)"
-
-
-def _limit(instances: int, size: int | None) -> str:
-    """A limit as AWS states it (`64`), with its UltraServers for an UltraServer type."""
-    return str(instances) if size is None else _amount(instances, size)
-
-
-def _split_fix(g, size: int | None = None) -> str:  # noqa: ANN001 - NodeGroup
-    """`split node group 'big' (count: 150) into groups of count: 64, 64, 22, one Capacity Block each`;
-    for UltraServers, in whole UltraServers: `... (ultraservers: 20) into groups of ultraservers: 16, 4, ...`."""
-    if size is not None and g.count % size == 0:
-        per_block = blocks.MAX_INSTANCES_PER_BLOCK // size
-        full, rest = divmod(g.count // size, per_block)
-        units = [per_block] * full + ([rest] if rest else [])
-        return (f"split node group '{g.name}' (ultraservers: {g.count // size}, {g.count} instances) into groups of "
-                f"ultraservers: {', '.join(map(str, units))}, one Capacity Block each")
+def _split_fix(g) -> str:  # noqa: ANN001 - NodeGroup
+    """`split node group 'big' (count: 150) into groups of count: 64, 64, 22, one Capacity Block each`."""
     full, rest = divmod(g.count, blocks.MAX_INSTANCES_PER_BLOCK)
     counts = [blocks.MAX_INSTANCES_PER_BLOCK] * full + ([rest] if rest else [])
     return (f"split node group '{g.name}' (count: {g.count}) into groups of count: {', '.join(map(str, counts))}, "
@@ -105,28 +81,32 @@ def _split_fix(g, size: int | None = None) -> str:  # noqa: ANN001 - NodeGroup
 
 @rule(
     id="capacity-block-duration",
-    severity="error",
+    severity="info",
     category="capacity",
-    description=(f"A Capacity Block cluster's `schedule.hours` must be a bookable duration: 1-day steps to "
-                 f"{blocks.DAILY_STEPS_UP_TO_DAYS} days, then {blocks.WEEKLY_STEP_DAYS}-day steps to {blocks.MAX_DAYS} days."),
+    description=(f"A Capacity Block cluster whose `schedule.hours` is not itself a bookable duration (1-day steps to "
+                 f"{blocks.DAILY_STEPS_UP_TO_DAYS} days, then {blocks.WEEKLY_STEP_DAYS}-day steps to {blocks.MAX_DAYS} "
+                 "days): the booked block, the one the estimate bills, is shown beside the run's hours."),
     source=blocks.SOURCE,
-    remediation=(f"Set `schedule.hours` to a bookable duration ({blocks.duration_examples()}); "
-                 "planner suggests the next one up."),
+    remediation=(f"Nothing to fix: AWS constrains the reservation, not the run. To plan the whole block you pay for, set "
+                 f"`schedule.hours` to a bookable duration ({blocks.duration_examples()})."),
 )
 def duration(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """AWS books Capacity Blocks in 1-day steps up to 14 days, then 7-day steps (EC2 User Guide); a
+    run may be shorter than its block. So a schedule between two steps is no error: the estimate
+    bills the block that covers it (its usable hours end 30 minutes early), and this says which."""
     sched = ctx.cluster.schedule
     if sched is None or not _block_groups(ctx) or blocks.is_bookable(sched.hours):
         return
-    up = blocks.round_up_to_block(sched.hours)
+    up = blocks.block_for_run(sched.hours)
     if up is None:
-        advice = (f"longer than the longest block ({blocks.describe(blocks.MAX_HOURS)}): split the run across "
-                  "consecutive blocks")
-    else:
-        advice = f"the next bookable duration is {blocks.describe(up)}"
-    fix = (f"set schedule.hours: {up:g} ({blocks.describe(up)})" if up is not None else
-           f"set schedule.hours to at most {blocks.MAX_HOURS:g} per block and plan consecutive blocks for the rest")
+        yield r.finding(ctx, sched.path + ("hours",),
+                        f"schedule.hours {sched.hours:g} is longer than the longest Capacity Block "
+                        f"({blocks.describe(blocks.MAX_HOURS)}): the estimate bills consecutive blocks")
+        return
     yield r.finding(ctx, sched.path + ("hours",),
-                    f"schedule.hours {sched.hours:g} is not a bookable Capacity Block duration; {advice}", fix=fix)
+                    f"schedule.hours {sched.hours:g} is not a bookable Capacity Block duration: the run is booked (and "
+                    f"billed) as a {blocks.describe(up)} block, of which instances run at most {blocks.usable_hours(up):,.1f} h",
+                    fix=f"set schedule.hours: {up} to plan the whole {blocks.describe(up)} block you pay for")
 
 
 @rule(

@@ -71,7 +71,7 @@ def _budget_fix(ctx: RuleContext, cost: Any, key: str, value: float, limit: floa
     if not costs:
         return f"cut {_usd(over)}: fewer instances or hours, a cheaper purchase option, or {raise_it}"
     share, g = max(costs, key=lambda c: c[0])
-    size = ctx.catalogue.instance_types[g.instance_type].ultraserver_size or 1
+    size = ctx.catalogue.unit_of(g)
     per_unit = share / g.count * size
     units = math.ceil(round(over / per_unit, 9))
     left = g.count - units * size

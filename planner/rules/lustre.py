@@ -201,6 +201,17 @@ def _missing_throughput_fix(fs: Lustre, dt: DeploymentType) -> str:
     return f"set lustre.per_unit_storage_throughput (MB/s/TiB): {_tiers(dt)}, and a capacity that tier accepts"
 
 
+def _to_persistent_2(fs: Lustre) -> str:
+    """`set lustre.deployment_type: PERSISTENT_2 and lustre.per_unit_storage_throughput: 125 (...)`: a complete
+    change (PERSISTENT_2 needs a throughput tier), the lowest tier that takes the declared capacity."""
+    dt = deployment_types()["PERSISTENT_2"]
+    fits = sorted(t for t, v in dt.throughputs.items() if v[1].accepts(fs.storage_capacity_gib))
+    tier = fits[0] if fits else min(dt.throughputs)
+    why = (f"the lowest tier that takes {fs.storage_capacity_gib:,} GiB" if fits else "and a capacity that tier accepts")
+    return (f"set lustre.deployment_type: PERSISTENT_2 and lustre.per_unit_storage_throughput: {tier} ({why}; "
+            f"MB/s/TiB offered: {_tiers(dt)})")
+
+
 def _tiers(dt: DeploymentType, only: Mapping[int, Any] | None = None) -> str:
     """`125, 250 SSD; 12, 40 HDD`: the offered throughputs of a deployment type by storage media."""
     media: dict[str, list[int]] = {}
@@ -255,7 +266,7 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     fs, dt = _declared(ctx)
     if fs is not None and fs.efa_enabled and not dt.efa:
         yield r.finding(ctx, _path(fs, "efa_enabled"), f"{fs.deployment_type} file systems cannot be EFA-enabled; only PERSISTENT_2 can",
-                        fix="set lustre.deployment_type: PERSISTENT_2 (with per_unit_storage_throughput), or lustre.efa_enabled: false")
+                        fix=f"{_to_persistent_2(fs)}, or set lustre.efa_enabled: false")
 
 
 @rule(
@@ -325,5 +336,4 @@ def scratch_long_run(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         yield r.finding(ctx, _path(fs, "deployment_type"),
                         f"{fs.deployment_type} keeps one copy of the data and has no backups, for a {sched.hours:g}-hour run; "
                         "a file server failure loses checkpoints written since the last export",
-                        fix=("set lustre.deployment_type: PERSISTENT_2 with per_unit_storage_throughput (MB/s/TiB: "
-                             f"{_tiers(deployment_types()['PERSISTENT_2'])}), or export checkpoints to S3 regularly"))
+                        fix=f"{_to_persistent_2(fs)}, or export checkpoints to S3 regularly")

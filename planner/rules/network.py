@@ -17,8 +17,8 @@ def launch_interfaces(group: NodeGroup, spec: InstanceType) -> int:
     """How many network interfaces a node group's launch request carries, as planner builds it
     (planner/components/cluster.py): one EFA interface per network card up to the type's EFA
     interface limit when EFA is on, else a single ENA interface."""
-    if group.efa and spec.efa_supported:
-        return max(1, min(spec.network_cards, spec.efa_max_interfaces))
+    if group.efa and spec.efa_cards:
+        return spec.efa_cards[-1] + 1  # cards before the first EFA card carry one ENA interface each
     return 1
 
 
@@ -68,3 +68,40 @@ def subnet_single_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                         fix=(f"put every node group and the file system in the subnet {c.network.subnet_id}'s AZ "
                              f"(set availability_zone to it and remove the per-group and lustre.availability_zone overrides), "
                              "or remove network to let planner build the VPC"))
+
+
+# "To use Capacity Blocks in Local Zones, you must be opted in to the Local Zone." (capacity-blocks-launch);
+# Local Zones are opted in per zone group (AWS Local Zones User Guide, Getting started)
+LOCAL_ZONE_DOC = "https://docs.aws.amazon.com/local-zones/latest/ug/getting-started.html"
+
+
+@rule(
+    id="local-zone-opt-in",
+    severity="info",
+    category="network",
+    description="A node group or file system in a Local Zone: the account must opt in to the zone's group before it "
+                "can launch (or book a Capacity Block) there.",
+    source=LOCAL_ZONE_DOC,
+    remediation="Opt in to the Local Zone's zone group (`aws ec2 modify-availability-zone-group`) before deploying.",
+)
+def local_zone_opt_in(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    from planner import data
+
+    zones = data.regions().local_zones
+    c = ctx.cluster
+    seen: set[str] = set()
+    places = [(g.availability_zone, g.path + ("availability_zone",) if "availability_zone" in g.declared
+               else c.path + ("availability_zone",)) for g in c.node_groups]
+    if c.lustre is not None:
+        places.append((c.lustre.availability_zone, c.lustre.path + ("availability_zone",) if "availability_zone" in c.lustre.declared
+                       else c.path + ("availability_zone",)))
+    for az, path in places:
+        z = zones.get(az)
+        if z is None or not z.opt_in or az in seen:
+            continue
+        seen.add(az)
+        group = az.rstrip("abcdefghijklmnopqrstuvwxyz")
+        yield r.finding(ctx, path, f"{az} is a Local Zone of {z.region}: the account must opt in to its zone group "
+                        f"({group}) before it can launch or book a Capacity Block there",
+                        fix=f"opt in first: `aws ec2 modify-availability-zone-group --region {z.region} --group-name {group} "
+                            "--opt-in-status opted-in`")

@@ -31,7 +31,7 @@ def purchase_not_sold(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 
     for g in ctx.cluster.node_groups:
         gone = not_sold(g.instance_type, ctx.stack.region, g.purchase)
-        if gone is None or (g.purchase == "on-demand" and ctx.catalogue.instance_types[g.instance_type].ultraserver_size):
+        if gone is None or (g.purchase == "on-demand" and ctx.catalogue.is_member(g.instance_type)):
             continue  # UltraServers on demand: `ultraserver-purchase` reports it
         yield r.finding(ctx, g.path + ("purchase",),
                         f"node group '{g.name}': AWS does not sell {g.instance_type} {g.purchase} in {ctx.stack.region} "

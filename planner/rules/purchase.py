@@ -15,7 +15,7 @@ RESERVATION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capac
     id="spot-unsupported",
     severity="error",
     category="purchase",
-    description="Spot purchase for an instance type that is not offered as Spot (trn2u.48xlarge).",
+    description="Spot purchase for an instance type that is not offered as Spot (UltraServer members such as trn2u.48xlarge).",
     source=SPOT_DOC,
     remediation="Use `purchase: capacity-block` (UltraServers) or on-demand, or a type offered as Spot (`planner catalog`).",
 )
@@ -23,7 +23,7 @@ def spot_unsupported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in ctx.cluster.node_groups:
         if g.purchase == "spot" and not ctx.catalogue.instance_types[g.instance_type].spot:
             t = ctx.catalogue.instance_types[g.instance_type]
-            options = ("capacity-block" if t.ultraserver_size else "capacity-block or on-demand") if t.capacity_block else "on-demand"
+            options = ("capacity-block" if ctx.catalogue.is_member(g.instance_type) else "capacity-block or on-demand") if t.capacity_block else "on-demand"
             yield r.finding(ctx, g.path + ("purchase",), f"node group '{g.name}': {g.instance_type} is not offered as Spot",
                             fix=f"in node group '{g.name}', set purchase: {options}")
 

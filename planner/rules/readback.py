@@ -151,52 +151,72 @@ def node_group_multi_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     id="efa-interface-layout",
     severity="error",
     category="readback",
-    description=("Launch interfaces with EFA that do not give each network card of the instance type one EFA "
-                 "interface, or whose primary interface is `efa-only`."),
+    description=("Launch interfaces with EFA whose primary interface (card 0, device 0) is `efa-only`, or on a network "
+                 "card the type does not have (errors); fewer EFA interfaces than AWS recommends for the type's full "
+                 "bandwidth, or two on one card (warnings)."),
     source=EFA_ACC_DOC,
-    remediation=("One EFA interface per network card (networkCardIndex 0 to cards-1), the primary one "
-                 "(card 0, device 0) `efa`, the others `efa` or `efa-only`."),
+    remediation=("Make the primary interface (card 0, device 0) `efa` or ENA; for full bandwidth AWS recommends one EFA "
+                 "interface per EFA-capable network card, up to the type's EFA interface limit."),
 )
 def efa_interface_layout(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """AWS's one hard rule: "You can't use an EFA-only network interface as the primary network
+    interface." The per-card layout is what AWS "recommend[s]" for bandwidth: warnings."""
     for g in ctx.cluster.node_groups:
         if g.interfaces is None:
             continue
-        for message, fix in layout_problems(g.instance_type, g.interfaces, ctx.catalogue):
-            yield r.finding(ctx, g.path + ("interfaces",), f"node group '{g.name}': {message}",
-                            fix=f"in the launch template of node group '{g.name}', {fix}")
+        for severity, found in (("error", layout_problems), ("warning", layout_advice)):
+            for message, fix in found(g.instance_type, g.interfaces, ctx.catalogue):
+                yield r.finding(ctx, g.path + ("interfaces",), f"node group '{g.name}': {message}", severity=severity,
+                                fix=f"in the launch template of node group '{g.name}', {fix}")
+
+
+def _efa(itype: str, interfaces: tuple[tuple[int, int, str], ...], catalogue):  # noqa: ANN001, ANN202
+    spec = catalogue.instance_types.get(itype)
+    efa = [(card, dev) for card, dev, kind in interfaces if kind in ("efa", "efa-only")]
+    return (None, []) if spec is None or not efa else (spec, efa)
 
 
 def layout_problems(itype: str, interfaces: tuple[tuple[int, int, str], ...],
                     catalogue) -> list[tuple[str, str]]:  # noqa: ANN001
-    """What is wrong with (card, device, type) launch interfaces on `itype`, and what to change;
-    [] when fine or without EFA."""
-    spec = catalogue.instance_types.get(itype)
-    efa = [(card, dev) for card, dev, kind in interfaces if kind in ("efa", "efa-only")]
-    if spec is None or not efa:
+    """What EC2 refuses in (card, device, type) launch interfaces on `itype` (an efa-only primary, a card
+    the type lacks), and what to change; [] when fine or without EFA."""
+    spec, efa = _efa(itype, interfaces, catalogue)
+    if spec is None:
         return []
     out = []
     cards = Counter(card for card, _ in efa)
-    wanted = min(spec.network_cards, spec.efa_max_interfaces or spec.network_cards)  # EFA interfaces the type takes
-    missing = [c for c in range(wanted) if cards[c] == 0]
-    if missing:
-        out.append((f"{itype} has {spec.network_cards} network cards but EFA interfaces are on "
-                    f"{wanted - len(missing)} of them (missing card(s) {ranges(missing)}); add one EFA "
-                    f"interface per card (networkCardIndex 0-{wanted - 1}) for the type's full "
-                    f"{spec.network_bandwidth_gbps:,} Gbps",
-                    f"add {len(missing)} network interface(s) with interfaceType 'efa-only' (or 'efa'), one on each "
-                    f"networkCardIndex {ranges(missing)}"))
-    doubled = sorted(c for c, n in cards.items() if n > 1 and c < spec.network_cards)
-    if doubled:
-        out.append((f"more than one EFA interface on network card(s) {ranges(doubled)}; use one per card",
-                    f"keep one EFA interface on networkCardIndex {ranges(doubled)} and remove the others there"))
-    beyond = sorted(c for c in cards if c >= spec.network_cards)
+    beyond = sorted(c for c in cards if spec.network_cards is not None and c >= spec.network_cards)
     if beyond:
         out.append((f"networkCardIndex {ranges(beyond)} does not exist on {itype} (cards 0-{spec.network_cards - 1})",
                     f"remove the interfaces on networkCardIndex {ranges(beyond)} (use 0-{spec.network_cards - 1})"))
     if any(card == 0 and dev == 0 and kind == "efa-only" for card, dev, kind in interfaces):
-        out.append(("the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; it must be 'efa' (EFA with "
-                    "ENA), since the instance needs IP networking on it",
-                    "set interfaceType: 'efa' on the interface with networkCardIndex 0, deviceIndex 0"))
+        out.append(("the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; AWS: \"You can't use an "
+                    "EFA-only network interface as the primary network interface\"",
+                    "set interfaceType: 'efa' (or an ENA interface) on networkCardIndex 0, deviceIndex 0"))
+    return out
+
+
+def layout_advice(itype: str, interfaces: tuple[tuple[int, int, str], ...],
+                  catalogue) -> list[tuple[str, str]]:  # noqa: ANN001
+    """Where the layout departs from the one AWS recommends for full bandwidth (one EFA interface per
+    EFA-capable card, up to the type's limit); [] when it matches, without EFA or for a type whose cards are not published."""
+    spec, efa = _efa(itype, interfaces, catalogue)
+    if spec is None or not spec.efa_cards:
+        return []
+    out = []
+    cards = Counter(card for card, _ in efa)
+    wanted = spec.efa_cards
+    missing = [c for c in wanted if cards[c] == 0]
+    if missing:
+        out.append((f"{itype} takes {len(wanted)} EFA interfaces (network cards {ranges(list(wanted))}) but has them on "
+                    f"{len(wanted) - len(missing)} (missing card(s) {ranges(missing)}); AWS recommends one per card for "
+                    f"the type's full {spec.network_bandwidth_gbps:,} Gbps",
+                    f"add {len(missing)} network interface(s) with interfaceType 'efa-only' (or 'efa'), one on each "
+                    f"networkCardIndex {ranges(missing)}"))
+    doubled = sorted(c for c, n in cards.items() if n > 1 and c in wanted)
+    if doubled:
+        out.append((f"more than one EFA interface on network card(s) {ranges(doubled)}; AWS recommends one per card",
+                    f"keep one EFA interface on networkCardIndex {ranges(doubled)} and remove the others there"))
     return out
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Iterator
 
+from planner import blocks
 from planner.findings import Finding
 from planner.rules import Rule, RuleContext, rule
 
@@ -36,13 +37,27 @@ def workload_exceeds_schedule(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     from planner.cost.estimate import workload_hours
 
     need = workload_hours(ctx.cluster, ctx.catalogue)
-    if need is None or need <= sched.hours:
+    block = any(g.purchase == "capacity-block" for g in ctx.cluster.node_groups)
+    booked = blocks.block_for_run(sched.hours) if block else None
+    # on a Capacity Block, instances stop 30 minutes before the block ends (blocks.usable_hours)
+    have = min(sched.hours, blocks.usable_hours(booked)) if booked is not None else sched.hours
+    if need is None or need <= have:
         return
     ratio = need / sched.hours
+    up = blocks.block_for_run(need) if block else None
+    if up is not None:
+        fix = (f"set schedule.hours: {up} (a {up // blocks.HOURS_PER_DAY}-day ({up:,} h) Capacity Block: instances run {blocks.usable_hours(up):,.1f} h "
+               f"of it, enough for the {need:,.1f} h the workload needs), or train on fewer tokens")
+    elif block:
+        fix = (f"set schedule.hours: {math.ceil(need)} (longer than the longest Capacity Block: book consecutive blocks), "
+               "or train on fewer tokens")
+    else:
+        fix = f"set schedule.hours: {math.ceil(need)} (the hours the workload needs), or train on fewer tokens"
+    within = "" if have == sched.hours else f", of which instances run {have:,.1f} h on its Capacity Block"
     yield r.finding(
         ctx, sched.path + ("hours",),
-        f"the workload needs {need:,.1f} h at the declared MFU ({ratio:,.1f}x schedule.hours {sched.hours:,.1f} h): "
+        f"the workload needs {need:,.1f} h at the declared MFU ({ratio:,.1f}x schedule.hours {sched.hours:,.1f} h{within}): "
         "the cluster is released before the job finishes; the estimate on the workload's hours is what the job costs",
         severity="error" if ratio > ERROR_RATIO else None,
-        fix=f"set schedule.hours: {math.ceil(need)} (the hours the workload needs), or train on fewer tokens",
+        fix=fix,
     )

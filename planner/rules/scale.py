@@ -58,6 +58,17 @@ def _nearest(region: str, regions) -> str:  # noqa: ANN001 - a sequence of regio
     return min(regions, key=lambda r: (r.split("-")[0] != region.split("-")[0], edits(region, r), r))
 
 
+def _move_to(ctx: RuleContext, region: str) -> str:
+    """`set aws:region: us-east-2 and availability_zone: us-east-2b`: a region change keeps the stack valid
+    only with an Availability Zone of the new region (the same zone letter where AWS lists it)."""
+    from planner import data
+
+    zones = data.regions().zones.get(region) or ()
+    letter = ctx.cluster.availability_zone[-1:]
+    zone = f"{region}{letter}" if f"{region}{letter}" in zones or not zones else zones[0]
+    return f"set aws:region: {region} and availability_zone: {zone}"
+
+
 @rule(
     id="instance-region",
     severity="warning",
@@ -70,10 +81,11 @@ def instance_region(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     region = ctx.stack.region
     for g in ctx.cluster.node_groups:
         t = ctx.catalogue.instance_types[g.instance_type]
-        if region not in t.regions:
+        if not t.sold_in(region, g.purchase):
+            blocks_too = f" (Capacity Blocks also in {', '.join(t.capacity_block_regions)})" if t.capacity_block_regions else ""
             yield r.finding(ctx, g.path + ("instance_type",),
                             f"node group '{g.name}': {g.instance_type} is not known to be offered in {region}; "
-                            f"known regions: {', '.join(t.regions)}",
-                            fix=f"set aws:region: {_nearest(region, t.regions)} (the known region nearest in name), or confirm "
+                            f"known regions: {', '.join(t.regions)}{blocks_too}",
+                            fix=f"{_move_to(ctx, _nearest(region, t.regions))} (the known region nearest in name), or confirm "
                                 f"the offering: `aws ec2 describe-instance-type-offerings --region {region} "
                                 f"--filters Name=instance-type,Values={g.instance_type}`")

@@ -105,7 +105,7 @@ def _memory_fix(ctx: RuleContext, need: float, have: float) -> str:
     cat = ctx.catalogue.instance_types
     g = max(ctx.cluster.node_groups, key=lambda g: cat[g.instance_type].accelerator_memory_gib)
     t = cat[g.instance_type]
-    size = t.ultraserver_size or 1
+    size = ctx.catalogue.unit_of(g)
     units = math.ceil((need - have) / (t.accelerator_memory_gib * size))
     count = g.count + units * size
     what = f"ultraservers: {count // size}" if g.ultraservers is not None else f"count: {count}"

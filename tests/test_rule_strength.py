@@ -1,0 +1,42 @@
+"""Rules no stronger than the AWS sentence they rest on (each test quotes it)."""
+
+from __future__ import annotations
+
+from planner import blocks, rules
+from planner.catalogue import load
+from planner.rules.readback import layout_advice, layout_problems
+
+CAT = load()
+
+
+def _layout(cards: range, primary: str = "efa") -> tuple[tuple[int, int, str], ...]:
+    return tuple((c, 0, primary if c == 0 else "efa-only") for c in cards)
+
+
+def test_only_an_efa_only_primary_interface_is_an_error() -> None:
+    """EC2 User Guide, efa-acc-inst-types: "You can't use an EFA-only network interface as the primary network
+    interface." The per-card layout is what AWS recommends ("we recommend the following basic configuration")."""
+    assert rules.get("efa-interface-layout").source == "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html"
+    bad = layout_problems("trn2.48xlarge", _layout(range(16), primary="efa-only"), CAT)
+    assert [m for m, _ in bad] == ["the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; AWS: \"You "
+                                   "can't use an EFA-only network interface as the primary network interface\""]
+    short = _layout(range(4))
+    assert layout_problems("trn2.48xlarge", short, CAT) == []  # allowed
+    (advice,) = layout_advice("trn2.48xlarge", short, CAT)  # but fewer than recommended: a warning
+    assert advice[0].startswith("trn2.48xlarge takes 16 EFA interfaces (network cards 0-15) but has them on 4")
+
+
+def test_p6_b300_takes_16_efa_interfaces_on_17_cards() -> None:
+    """DescribeInstanceTypes: p6-b300.48xlarge has MaximumNetworkCards 17 and MaximumEfaInterfaces 16, card 0
+    offering only the `interface` type: the recommended layout is an ENA primary and EFA on cards 1-16."""
+    t = CAT.instance_types["p6-b300.48xlarge"]
+    assert (t.network_cards, t.efa_max_interfaces, t.efa_cards) == (17, 16, tuple(range(1, 17)))
+    layout = ((0, 0, "interface"),) + tuple((c, 0, "efa-only") for c in range(1, 17))
+    assert layout_problems("p6-b300.48xlarge", layout, CAT) == [] and layout_advice("p6-b300.48xlarge", layout, CAT) == []
+
+
+def test_the_256_instance_limit_is_not_said_to_be_raisable() -> None:
+    """EC2 User Guide: "you can have up to 256 instances across Capacity Blocks"; nothing about raising it."""
+    r = rules.get("capacity-block-size")
+    assert str(blocks.MAX_INSTANCES_PER_ACCOUNT) in r.description
+    assert "raise" not in r.description.lower() and "raise" not in r.remediation.lower()
