@@ -101,4 +101,11 @@ def book_from_args(args: argparse.Namespace, stacks: Iterable["Stack"] = ()) -> 
             from planner.cli import error_line
 
             error_line(f"warning: live prices unavailable ({exc}); using the price book '{book.name}'")
+        stacks = list(stacks)
+        if stacks:  # Capacity Blocks have no Price List entry: their offerings are the live price
+            from planner.aws.capacity_blocks import warn_block_prices
+            from planner.errors import error_line
+
+            warn_block_prices(stacks, book.with_overrides(overrides),
+                              getattr(args, "aws_timeout", deadline.DEFAULT_SECONDS), error_line)
     return book.with_overrides(overrides)
