@@ -5,18 +5,24 @@
 # `env:`). PLANNER_VERSION empty: the Action's own source (the ref written after `uses: ...@`), so the
 # Action and the CLI are the same release; else that version from PyPI. A runner that
 # already has planner on PATH (a self-hosted image; tests/test_action.py) installs nothing.
+#
+# The job's working directory is the pull request's checkout: a `venv.py` or `pip.py` there
+# must not run. So this step leaves it first, and runs Python only isolated (`-I`: neither
+# the working directory nor the script's folder is on sys.path; docs/security.md).
 set -euo pipefail
 
 if command -v planner >/dev/null && [ -z "${PLANNER_VERSION:-}" ]; then
   echo "planner already installed: $(planner --version)"
   exit 0
 fi
+cd "${RUNNER_TEMP:-/tmp}"
 venv="${RUNNER_TEMP:-/tmp}/planner-venv"
-python3 -m venv "$venv"
+python3 -I -m venv "$venv"
+pip=("$venv/bin/python" -I -m pip install --quiet --disable-pip-version-check)
 if [ -n "${PLANNER_VERSION:-}" ]; then
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "pulumi-cluster-planner==$PLANNER_VERSION"
+  "${pip[@]}" "pulumi-cluster-planner==$PLANNER_VERSION"
 else
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "$ACTION_PATH"
+  "${pip[@]}" "$ACTION_PATH"
 fi
 echo "$venv/bin" >> "${GITHUB_PATH:-/dev/null}"
 "$venv/bin/planner" --version

@@ -14,7 +14,7 @@ from typing import Sequence
 from planner import __version__
 from planner.errors import InputError, error_line  # noqa: F401 - error_line stays importable from here
 
-COMMANDS = ("plan", "catalog", "rules", "compare", "diff", "preflight", "prices", "schema")
+COMMANDS = ("plan", "catalog", "rules", "compare", "diff", "preflight", "capacity", "prices", "schema")
 EXIT_INPUT = 2
 
 
@@ -57,6 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     _layout(args)
     try:
+        if getattr(args, "output", None) is not None:  # before anything is planned or fetched
+            from planner.fileio import check_output
+
+            check_output(args.output)
         code = args.run(args)
         if sys.stdout is not None:  # closed and unused (the report went to --output): nothing to flush
             from planner.fileio import emit

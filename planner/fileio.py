@@ -51,16 +51,54 @@ def read_regular(path: str, limit: int, what: str = "") -> bytes:
         os.close(fd)
 
 
+def check_output(path: str, key: str = "--output") -> None:
+    """Refuse an output path planner would not write, before any work is done: InputError.
+
+    Empty (`-o ""`); a folder; a FIFO, socket or device (a FIFO would hold the run until
+    something reads it, a device is not a report), except `/dev/null`, written in place to
+    discard the report; a symbolic link, which is refused rather than followed or replaced
+    (in a pull request's checkout, a link planted at the report's path could point at any
+    file the job may write).
+    """
+    if path == "":
+        raise InputError([Problem("<command line>", None, key, "expected a file path, got an empty string")])
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return  # a new file: written beside its folder's other files
+    except OSError as exc:
+        raise InputError([Problem(path, None, key, f"cannot write: {exc.strerror or exc}; expected a writable file path")]) from None
+    if stat.S_ISREG(info.st_mode):
+        return
+    if stat.S_ISLNK(info.st_mode):
+        why = "is a symbolic link; planner does not write through links (expected a regular file path)"
+    elif stat.S_ISDIR(info.st_mode):
+        why = "is a folder; expected a file path"
+    elif _is_devnull(path):
+        return
+    else:
+        why = "is a device, FIFO or socket; expected a regular file path (or /dev/null to discard the report)"
+    raise InputError([Problem(path, None, key, why)])
+
+
+def _is_devnull(path: str) -> bool:
+    try:
+        return os.path.samefile(path, os.devnull)
+    except OSError:
+        return False
+
+
 def write_atomic(path: str, data: str, key: str = "") -> None:
     """Write `data` (UTF-8) to `path` through a temporary file in the same folder and a rename.
 
     On any failure the temporary file is removed and `path` keeps its old content;
-    InputError names `path` and `key` (the option that named it). A path that exists
-    and is not a regular file (`/dev/null`, a FIFO) is written in place: it cannot be
-    replaced, and there is nothing in it to keep.
+    InputError names `path` and `key` (the option that named it). A path `check_output`
+    refuses (a link, a folder, a device other than `/dev/null`) is refused here too, so
+    nothing changes between the check and the write; `/dev/null` is written in place.
     """
+    check_output(path, key or "--output")
     try:
-        if os.path.exists(path) and not os.path.isfile(path):
+        if _is_devnull(path):
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(data)
             return

@@ -18,6 +18,9 @@ import sys
 def main(argv: list[str]) -> int:
     request = json.loads(argv[0])
     os.dup2(2, 1)  # the program's prints (even os.write(1, ...)) go to stderr
+    from planner.sandbox import apply_limits
+
+    apply_limits(request.get("limits") or {})  # before the program (and pulumi) start: they cannot be raised
     from planner.errors import InputError
     from planner.programs import collect
 

@@ -77,15 +77,31 @@ def load(directory: str) -> Program:
     project_file = next((os.path.join(directory, f) for f in CONFIG_FILES if os.path.isfile(os.path.join(directory, f))), None)
     if project_file is None:
         raise InputError([Problem(directory, None, "", "no Pulumi.yaml in this folder (expected a Pulumi project)")])
-    data = _read_yaml(project_file)
+    data, lines = yamlload.load_path(project_file)
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         raise InputError([Problem(project_file, None, "name", "expected the project name")])
+    _check_runtime(project_file, data.get("runtime"), yamlload.line_of(lines, ("runtime",)))
     main = os.path.abspath(os.path.join(directory, str(data.get("main") or ".")))
     entry = os.path.join(main, "__main__.py") if os.path.isdir(main) else main
     if not os.path.isfile(entry):
         raise InputError([Problem(project_file, None, "main", f"no Python program at {entry}")])
     config_dir = os.path.abspath(os.path.join(directory, str(data.get("stackConfigDir") or ".")))
     return Program(directory, data["name"], main, config_dir)
+
+
+RUNTIMES = ("python",)  # what `--program` can run: it runs the program in a Python process of its own
+
+
+def _check_runtime(project_file: str, runtime: Any, line: int | None) -> None:
+    """`runtime: python` (or `runtime: {name: python, ...}`), as Pulumi writes it; one line
+    naming what `--program` can run for any other (a `nodejs` project's `index.js` is not Python)."""
+    name = runtime.get("name") if isinstance(runtime, dict) else runtime
+    if name in RUNTIMES:
+        return
+    given = f"runtime {name}" if isinstance(name, str) and name.isprintable() and len(name) <= 24 else "this runtime"
+    raise InputError([Problem(project_file, line, "runtime",
+                              f"{given} cannot be planned with --program, which runs Python programs only "
+                              "(runtime: python); expected a Python Pulumi project")])
 
 
 def _read_yaml(path: str) -> Any:
@@ -265,40 +281,45 @@ def declared_stacks(directory: str, stack: str, timeout: float | None = PROGRAM_
 
 
 def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS) -> dict[str, Any]:
-    """Run the program in `python -m planner.program_child`; its one JSON message, or InputError.
+    """Run the program in `python -m planner.program_child`, in planner's sandbox
+    (`planner.sandbox`: its own process group, streamed and capped output, resource limits,
+    no credentials in its environment); its one JSON message, or InputError.
 
     `timeout` (seconds, None: none) bounds the whole run: a program that waits on something
     that never comes (a network call the mocks do not intercept, an input() prompt, a loop)
     must not hold a CI job until its own time limit; the child is killed and the run refused."""
-    import subprocess
     import tempfile
+
+    from planner import sandbox
+    from planner.errors import error_line
 
     with tempfile.TemporaryDirectory(prefix="planner-program-") as tmp:
         result = os.path.join(tmp, "result.json")
-        request = {"directory": os.path.abspath(program.directory), "stack": stack, "origin": os.getcwd(), "result": result}
-        env = dict(os.environ)
+        request = {"directory": os.path.abspath(program.directory), "stack": stack, "origin": os.getcwd(), "result": result,
+                   "limits": sandbox.limits_for_child()}
+        env = sandbox.scrubbed_env(os.environ)
         # the child imports the planner that runs this command, wherever it is installed
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = os.pathsep.join([root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-        try:
-            proc = subprocess.run([sys.executable, "-m", "planner.program_child", json.dumps(request)],
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                                  timeout=timeout)
-        except subprocess.TimeoutExpired:  # run() has killed the child
+        # what the program prints goes to stderr, one line as planner prints any: stdout carries the report
+        outcome = sandbox.run([sys.executable, "-m", "planner.program_child", json.dumps(request)], env, timeout,
+                              lambda line: error_line(f"program: {line}"))
+        if outcome.hidden_bytes:
+            error_line(f"program: ... {outcome.hidden_bytes:,} more bytes of output not shown (planner shows the first "
+                       f"{sandbox.OUTPUT_LIMIT_BYTES // 1024 ** 2} MiB)")
+        if outcome.returncode is None:
             raise InputError([Problem(shown(program.main), None, "--program-timeout",
                                       f"the program did not finish within {timeout:g} s and was stopped; raise "
-                                      "--program-timeout if it is slow, or check what it waits for")]) from None
-        # what the program printed goes to stderr: stdout carries the report (JSON, SARIF)
-        printed = proc.stdout.decode("utf-8", "replace")
-        if printed:
-            sys.stderr.write(printed if printed.endswith("\n") else printed + "\n")
+                                      "--program-timeout if it is slow, or check what it waits for")])
         try:
             with open(result, encoding="utf-8") as fh:
                 message = json.load(fh)
         except (OSError, ValueError):
             message = None
     if not isinstance(message, dict):
-        how = f"exit status {proc.returncode}" if proc.returncode >= 0 else f"signal {-proc.returncode}"
+        code = outcome.returncode
+        how = f"exit status {code}" if code >= 0 else f"signal {-code}; a program that goes over planner's " \
+                                                      "limits for programs can end so, docs/security.md lists them"
         raise InputError([Problem(shown(program.main), None, "", f"the program ended its process ({how}) before "
                                                                   "planner could read what it declares")])
     return message
@@ -325,6 +346,11 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
         except InputError:
             raise
         except BaseException as exc:  # noqa: BLE001 - any failure of the user's program is reported on one line
+            limit = _limit_reached(exc)
+            if limit:
+                raise InputError([Problem(shown(program.main, origin), None, "",
+                                          f"the program went over planner's limit of {limit} for a program "
+                                          f"({_one_line(exc)}); docs/security.md lists the limits")]) from None
             hint = "" if program.stack_file(stack) else \
                 f" (there is no Pulumi.{stack}.yaml in {shown(program.config_dir, origin)}: is the stack name right?)"
             raise InputError([Problem(shown(program.main, origin), None, "",
@@ -336,7 +362,8 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
 
     resources = []
     for reg in get_monitor().get_registered_resources().values():
-        parts = reg.urn.split("::")
+        # urn:pulumi:STACK::PROJECT::QUALIFIED-TYPE::NAME: three separators; the name may hold `::`
+        parts = reg.urn.split("::", 3)
         type_, name = parts[2].split("$")[-1], parts[3]
         file, line = sources.where(type_, name)
         resources.append({"type": type_, "name": name, "urn": reg.urn.replace("::pulumi:pulumi:Stack$", "::", 1),
@@ -427,6 +454,23 @@ class _SourceRecorder:
 
     def where(self, t: str, name: str) -> tuple[str | None, int | None]:
         return self.sites.get((t, name), (None, None))
+
+
+def _limit_reached(exc: BaseException) -> str | None:
+    """Which of the sandbox's resource limits (`planner.sandbox.LIMITS`) `exc` says the program
+    reached, as it reads in a message; None for any other failure."""
+    import errno
+
+    from planner.sandbox import limit_text
+
+    if isinstance(exc, MemoryError):
+        return limit_text("RLIMIT_AS")
+    if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+        return limit_text("RLIMIT_NOFILE")
+    if (isinstance(exc, OSError) and exc.errno == errno.EAGAIN) or \
+            (isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)):
+        return limit_text("RLIMIT_NPROC")
+    return None
 
 
 def _one_line(exc: BaseException) -> str:

@@ -31,6 +31,7 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ("docs/tasks/compare.md", "planner compare --parameters N"): "usage synopsis, not output",
     ("docs/tasks/compare.md", "planner diff BASE HEAD"): "usage synopsis, not output",
     ("docs/tasks/preflight.md", "planner preflight [PATH ...]"): "usage synopsis, not output",
+    ("docs/tasks/find-capacity.md", "planner capacity [STACK_FILE]"): "usage synopsis, not output",
 }
 
 

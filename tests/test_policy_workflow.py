@@ -16,8 +16,9 @@ WORKFLOW = ROOT / ".github" / "workflows" / "planner.yml"
 ACTION = ROOT / "action.yml"
 PLAN_SCRIPT = ROOT / "action" / "plan.sh"
 # What the script's variables hold with the Action's defaults on a pull request against main.
-DEFAULTS = {'"${paths[@]}"': "stacks/", '"${book[@]}"': "", '"${PLANNER_FAIL_ON:-error}"': "error",
-            '"$PLANNER_BASE_REF"': "origin/main", '"$out/plan.json"': "plan.json", '"$out/planner.sarif"': "planner.sarif"}
+DEFAULTS = {'"${paths[@]}"': "stacks/", '"${book[@]}"': "", '"--fail-on=${PLANNER_FAIL_ON:-error}"': "--fail-on=error",
+            '"--base-ref=$PLANNER_BASE_REF"': "--base-ref=origin/main", '"--output=$out/plan.json"': "--output=plan.json",
+            '"--output=$out/planner.sarif"': "--output=planner.sarif"}
 
 
 def _steps() -> list[dict]:
@@ -40,12 +41,15 @@ def _planner_commands() -> list[list[str]]:
 def test_workflow_uses_the_action_which_runs_plan_sarif_markdown_and_diff() -> None:
     assert any(step.get("uses") == "./" for step in _steps())
     commands = _planner_commands()
-    assert ["plan", "stacks/", "--fail-on", "error", "--format", "github"] == commands[0]  # annotations, exit code
-    assert ["plan", "stacks/", "--format", "sarif", "-o", "planner.sarif"] in commands
-    assert ["plan", "stacks/", "--format", "markdown"] in commands
-    assert ["diff", "--base-ref", "origin/main", "stacks/", "--format", "markdown"] in commands
+    # the paths always after `--` (issue 21, item 1): no path is read as an option
+    assert ["plan", "--fail-on=error", "--format", "github", "--", "stacks/"] == commands[0]  # annotations
+    assert ["plan", "--fail-on=error", "--format", "json", "--output=plan.json", "--", "stacks/"] == commands[1]  # outputs
+    assert ["plan", "--format", "sarif", "--output=planner.sarif", "--", "stacks/"] in commands
+    assert ["plan", "--format", "markdown", "--", "stacks/"] in commands
+    assert ["diff", "--base-ref=origin/main", "--format", "markdown", "--", "stacks/"] in commands
+    assert all(argv[-2:] == ["--", "stacks/"] for argv in commands)
     steps = yaml.safe_load(ACTION.read_text(encoding="utf-8"))["runs"]["steps"]
-    assert steps[-1]["name"] == "Gate" and 'exit "$EXIT_CODE"' in steps[-1]["run"]  # the gate, last
+    assert steps[-1]["name"] == "Gate" and 'case "$EXIT_CODE" in' in steps[-1]["run"]  # the gate, last
 
 
 def test_every_planner_command_in_the_workflow_parses() -> None:

@@ -160,7 +160,9 @@ def test_a_failed_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.Monke
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
+    from planner.errors import InputError
+
+    with pytest.raises(InputError, match="cannot write: disk full"):  # one line naming the file (exit 2)
         refresh.write_book(str(tmp_path / "aws.yaml"), {"name": "x"})
     assert list(tmp_path.iterdir()) == []
 

@@ -13,8 +13,9 @@ Blocks that need a setup the page describes in prose get it here (`setup_for`), 
 same relative paths print the same text: `diff --base-ref HEAD stacks` runs in a throwaway
 git repository holding the stacks, with the page's edits applied after the commit; the
 bad `--price-book my-prices.yaml` is the page's file with the page's bad value; preflight
-runs in moto's account with the page's stack file, and `--live-prices` and the preflight
-error run without credentials. Two outputs that are not `planner` commands are produced
+runs in moto's account with the page's stack file, `planner capacity` against a local
+stand-in for EC2's Capacity Block offerings (tests/ec2_capacity_stub.py, through
+AWS_ENDPOINT_URL_EC2), and `--live-prices` and the preflight error run without credentials. Two outputs that are not `planner` commands are produced
 the same way: the policy pack page's `check(capture(program))` snippet (run on its
 `my_cluster.py`), the programs page's component error (the program run with
 `planner.testing` on the stack file that page shows) and the pull-request page's Mermaid
@@ -292,6 +293,17 @@ def _here() -> Iterator[Path]:
     yield ROOT
 
 
+@contextlib.contextmanager
+def _capacity_endpoint() -> Iterator[Path]:
+    """`planner capacity` against the local EC2 stand-in (tests/ec2_capacity_stub.py) serving the find-capacity
+    page's example offerings, reached through AWS_ENDPOINT_URL_EC2 as the page says."""
+    from tests.ec2_capacity_stub import serve, three_regions
+
+    with tempfile.TemporaryDirectory() as tmp, _no_aws(Path(tmp), credentials=True), serve(three_regions()) as url, \
+            environment(AWS_ENDPOINT_URL_EC2=url):
+        yield ROOT
+
+
 def setup_for(block: Block) -> Callable[[], contextlib.AbstractContextManager[Path]]:
     """Where (and in which AWS environment) a block's commands run; the page's prose says why."""
     argv = block.commands[0].argv if block.commands else []
@@ -302,6 +314,8 @@ def setup_for(block: Block) -> Callable[[], contextlib.AbstractContextManager[Pa
         return lambda: _bad_price_book(text)
     if argv[1:2] == ["preflight"] and len(argv) > 2:
         return lambda: _preflight(text, credentials=True)
+    if argv[1:2] == ["capacity"]:
+        return _capacity_endpoint
     if "--live-prices" in argv or argv[1:] == ["preflight"]:  # the pages show what happens without credentials
         return _without_credentials
     return _here

@@ -22,13 +22,11 @@ class SetupError(Exception):
     """Preflight cannot start at all (no credentials, unknown profile): one line, exit 2."""
 
 
-def open_account(profile: str | None = None) -> Account:
-    """An `Account` on boto3's credential chain (or `profile`); SetupError when there is nothing to ask with."""
+def open_clients(profile: str | None = None) -> Clients:
+    """Clients on boto3's credential chain (or `profile`); SetupError when there is nothing to ask with."""
     from botocore.exceptions import BotoCoreError
 
-    from planner.aws.deadline import DeadlineExceeded
-
-    from planner.aws.deadline import calling
+    from planner.aws.deadline import DeadlineExceeded, calling
 
     try:
         with calling():
@@ -41,7 +39,12 @@ def open_account(profile: str | None = None) -> Account:
     except (ValueError, OSError) as exc:  # a credential_process printing non-JSON, or one that cannot run
         raise SetupError(f"cannot load AWS credentials ({type(exc).__name__}: {exc}); check credential_process "
                          "in the AWS config, or pass --profile") from None
-    return Account(clients.client)
+    return clients
+
+
+def open_account(profile: str | None = None) -> Account:
+    """An `Account` on boto3's credential chain (or `profile`); SetupError when there is nothing to ask with."""
+    return Account(open_clients(profile).client)
 
 
 def preflight_stack(stack: Stack, account: Account, region: str | None = None, suppress: Iterable[str] = ()) -> StackPlan:

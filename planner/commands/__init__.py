@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:
     from planner.cost import PriceBook
+    from planner.cost.book import Override
     from planner.model import Stack
 
 
@@ -61,6 +62,20 @@ def add_aws_timeout_argument(parser: argparse.ArgumentParser) -> None:
                              "answered by then is reported as unknown")
 
 
+def _unmatched_prices(overrides: tuple["Override", ...], stacks: list["Stack"]) -> None:
+    """A warning for each `--price` that prices no node group of `stacks`: a typo in the type,
+    purchase or region would otherwise leave the estimate on the book's figure, silently."""
+    from planner.errors import error_line
+
+    groups = {(g.instance_type, s.region, g.purchase) for s in stacks for g in s.cluster.node_groups}
+    for o in overrides:
+        if not any(o.matches(*g) for g in groups):
+            names = sorted({f"{t}:{p}@{r}" for t, r, p in groups})
+            declared = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "") or "none"
+            error_line(f"warning: --price {o.text} matches no node group of the stacks planned (they declare: "
+                       f"{declared}); it prices nothing")
+
+
 def book_from_args(args: argparse.Namespace, stacks: Iterable["Stack"] = ()) -> "PriceBook":
     """The price book selected by a command's options (`--price-book`, `--live-prices`).
 
@@ -70,6 +85,9 @@ def book_from_args(args: argparse.Namespace, stacks: Iterable["Stack"] = ()) -> 
     from planner.cost.book import load_price_book, parse_override
 
     overrides = tuple(parse_override(t) for t in getattr(args, "price", None) or ())
+    stacks = list(stacks)
+    if stacks:
+        _unmatched_prices(overrides, stacks)
     book = load_price_book(getattr(args, "price_book", None))
     if getattr(args, "live_prices", False):
         from planner.aws import deadline
@@ -83,4 +101,11 @@ def book_from_args(args: argparse.Namespace, stacks: Iterable["Stack"] = ()) -> 
             from planner.cli import error_line
 
             error_line(f"warning: live prices unavailable ({exc}); using the price book '{book.name}'")
+        stacks = list(stacks)
+        if stacks:  # Capacity Blocks have no Price List entry: their offerings are the live price
+            from planner.aws.capacity_blocks import warn_block_prices
+            from planner.errors import error_line
+
+            warn_block_prices(stacks, book.with_overrides(overrides),
+                              getattr(args, "aws_timeout", deadline.DEFAULT_SECONDS), error_line)
     return book.with_overrides(overrides)

@@ -34,6 +34,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--instance-type", action="append", default=[], metavar="TYPE", dest="types",
                    help="only these instance types (repeatable; default: every type with a price)")
     add_price_book_argument(p)
+    p.add_argument("--capacity", action="store_true",
+                   help="price the Capacity Block rows from the offerings AWS shows now in --region "
+                        "(DescribeCapacityBlockOfferings; the book's figure beside them)")
+    p.add_argument("--profile", metavar="NAME", help="AWS profile for --capacity (default: boto3's credential chain)")
     p.add_argument("--format", choices=FORMATS, default="table", help="table (people), json, markdown (a PR comment or a page); default: table")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     p.set_defaults(run=run)
@@ -112,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
     job = Job(args.parameters, args.tokens, args.precision, parse_mfu(args.mfu, {t.family for t in cat.instance_types.values()}),
               args.region, args.instances, args.deadline_hours)
     result = compare(job, book_from_args(args), cat, tuple(args.types))
+    if args.capacity:
+        result = _with_offerings(result, args)
     from planner.commands.plan import write
 
     if args.format == "json":
@@ -124,6 +130,36 @@ def run(args: argparse.Namespace) -> int:
         write(compare_report.render_markdown(result) if args.format == "markdown" else compare_report.render_table(result),
               args.output)
     return 0
+
+
+def _with_offerings(result: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """The Capacity Block rows priced from the offerings found (`planner.cost.capacity.priced_from_offerings`)."""
+    import datetime as dt
+
+    from planner.aws.capacity_blocks import need_for, offerings_for
+    from planner.cost.capacity import NoBlock, priced_from_offerings
+
+    from planner import catalogue
+
+    cat = catalogue.load()
+    rows = [i for i, c in enumerate(result["candidates"]) if c["purchase"] == "capacity-block"]
+    wanted, asked = [], []
+    for i in rows:
+        c = result["candidates"][i]
+        ultras = cat.ultraservers_of(c["instance_type"])  # compare counts in the smallest UltraServer of the type
+        try:
+            wanted.append((need_for(c["instance_type"], c["instances"], c["run_hours"], "compare",
+                                    ultras[0].name if ultras else None), args.region))
+            asked.append(i)
+        except NoBlock as exc:
+            result["candidates"][i] = priced_from_offerings(c, [], str(exc), "")
+    today = dt.datetime.now(dt.timezone.utc).date().isoformat()
+    for i, (options, why) in zip(asked, offerings_for(wanted, args.aws_timeout, args.profile)):
+        result["candidates"][i] = priced_from_offerings(result["candidates"][i], options, why, today)
+    result["candidates"].sort(key=lambda c: (c["total_usd"] is None, c["total_usd"] or 0, c["instance_type"], c["purchase"]))
+    result["notes"].append(f"Capacity Block rows: priced from the offerings DescribeCapacityBlockOfferings showed in "
+                           f"{args.region} on {today} where one was found, the price book's figure beside them")
+    return result
 
 
 def _check_region(region: str, cat: Any) -> None:

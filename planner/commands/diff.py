@@ -58,24 +58,45 @@ def _object_type(ref: str, path: str) -> str | None:
     return proc.stdout.decode().strip() if proc.returncode == 0 else None
 
 
+REGULAR_FILE_MODES = (b"100644", b"100755")  # what ls-tree calls a file: not a link (120000) or a submodule
+
+
+def tree_files(listing: bytes) -> list[str]:
+    """The regular files of `git ls-tree -z` output, their names as git stores them.
+
+    `-z` (NUL-separated, nothing quoted): without it git quotes a name holding non-ASCII,
+    `"` or `\\` (core.quotePath) as `"st\\303\\244cks/..."`, which names no file, so such a
+    folder's stacks were missing at the base and reported as added.
+    """
+    out = []
+    for record in listing.split(b"\0"):
+        meta, tab, name = record.partition(b"\t")
+        if tab and meta.split(b" ", 1)[0] in REGULAR_FILE_MODES:
+            out.append(os.fsdecode(name))
+    return out
+
+
 def stacks_at_ref(ref: str, paths: Iterable[str]) -> list[Any]:
     """The stacks under `paths` (relative to the current directory) as they were at git `ref`."""
     from planner import yamlload
     from planner.parse import parse_stack, stack_name
 
+    if ref.startswith("-"):  # git would read it as an option
+        raise InputError([Problem("<command line>", None, "--base-ref", "expected a git ref (a branch, tag or commit), "
+                                                                      "not an option")])
     _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], f"'{ref}' is not a commit in this repository")
     files: list[str] = []
     for path in paths:
         path = os.path.normpath(path)
         kind = _object_type(ref, path)
         if kind == "tree":
-            listing = _git(["ls-tree", "--name-only", ref, "--", f"./{path}/"], f"cannot list {path} at {ref}")
-            files += [f for f in listing.decode().splitlines() if stack_name(os.path.basename(f))]
+            listing = _git(["ls-tree", "-z", ref, "--", f"./{path}/"], f"cannot list {path} at {ref}")
+            files += [f for f in tree_files(listing) if stack_name(os.path.basename(f))]
         elif kind == "blob":
             files.append(path)
     stacks = []
     for f in sorted(set(files)):
-        raw = _git(["show", f"{ref}:./{f}"], f"cannot read {f} at {ref}")
+        raw = _git(["cat-file", "blob", f"{ref}:./{f}"], f"cannot read {f} at {ref}")
         label = f"{ref}:{f}"
         data, lines = yamlload.load(raw, label)
         stacks.append(parse_stack(data, lines, label, stack_name(os.path.basename(f)) or os.path.splitext(os.path.basename(f))[0]))

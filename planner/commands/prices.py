@@ -65,13 +65,24 @@ def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (serv
         say(f"not priced: {line}")
     if result.not_asked:
         say(f"not asked: {result.not_asked} more items, after the stop above")
-    if not result.count:
-        say(f"no price fetched; {args.output} not written")
+    # what AWS answered is data too: an entry --price-book would refuse is left out, said, and counted
+    book, dropped = refresh.checked(result.book(today), args.output)
+    for line in dropped:
+        say(f"left out, --price-book would refuse it: {line}")
+    kept = {kind: len(book[kind]) for kind in ("instances", "lustre", "ebs")}
+    if not sum(kept.values()):
+        say(f"no price fetched; {args.output} not written" if not result.count else
+            f"no usable price fetched ({len(dropped)} left out); {args.output} not written")
         return 1
-    refresh.write_book(args.output, result.book(today))
-    done = (f"wrote {args.output}: {len(result.instances)} instance, {len(result.lustre)} FSx for Lustre and "
-            f"{len(result.ebs)} EBS gp3 prices, as of {today}")
-    unpriced = len(result.missing) + result.not_asked
+    try:
+        refresh.write_book(args.output, book)
+    except InputError as exc:  # cannot happen after `checked`, but a book planner refuses is never written
+        for p in exc.problems:
+            say(f"not written, --price-book would refuse it: {p}")
+        return 1
+    done = (f"wrote {args.output}: {kept['instances']} instance, {kept['lustre']} FSx for Lustre and "
+            f"{kept['ebs']} EBS gp3 prices, as of {today}")
+    unpriced = len(result.missing) + result.not_asked + len(dropped)
     if unpriced:
         done += f"; partial: {unpriced} of {len(todo)} items not priced (listed above)"
     from planner.fileio import emit

@@ -35,6 +35,10 @@ DERIVED_KEYS = ("instance_type", "purchase", "from", "basis")
 TOP_KEYS = ("name", "description", "instances", "lustre", "ebs", "derived")
 
 _AS_OF = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?", re.ASCII)
+# The smallest price a book may hold: planner shows rates to at most four decimals
+# (`planner.report.text.usd_rate`), so a smaller one (5e-324, say) would print as $0, and
+# nothing is ever priced at zero. Every real EC2, FSx or EBS price is far above it.
+MIN_USD = 0.0001
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,18 @@ def _describe(v: Any) -> str:
     return kind(v)
 
 
+def _price(r: Any) -> Any:
+    """The converter of a price: a positive number up to the reader's bound, at least MIN_USD."""
+    def conv(v: Any, path: Path) -> float | None:
+        usd = r.positive_number(v, path)
+        if usd is not None and usd < MIN_USD:
+            r.fail(path, f"expected at least {MIN_USD:g} USD (smaller prices would show as $0), got {_describe(v)}")
+            return None
+        return usd
+
+    return conv
+
+
 def _entries(r: Any, data: dict[str, Any], key: str) -> list[tuple[Path, dict[str, Any]]]:
     raw = data.get(key)
     if raw is None:
@@ -205,6 +221,22 @@ def _entries(r: Any, data: dict[str, Any], key: str) -> list[tuple[Path, dict[st
     return out
 
 
+def _repeated(r: Any, seen: dict[tuple[Any, ...], Path], key: tuple[Any, ...], path: Path, what: str) -> bool:
+    """Whether `key` was priced by an earlier entry; then a problem naming both entries' lines.
+
+    Two prices for one key, written twice or copied in through a YAML merge key (`<<: *a`),
+    would leave the estimate to whichever comes last: the book is refused instead."""
+    first = seen.setdefault(key, path)
+    if first == path:
+        return False
+    from planner.yamlload import line_of
+
+    at = line_of(r.lines, first)
+    where = f"line {at}" if at else f"{first[0]}[{first[1]}]"
+    r.fail(path, f"a second price for {what} (the first is at {where}); expected one entry per key")
+    return True
+
+
 def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     from planner import catalogue as _catalogue
     from planner.reader import REGION as _REGION
@@ -218,15 +250,18 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     name = r.get(top, "name", (), r.string) or os.path.basename(origin)
     region_conv = r.pattern(_REGION, "an AWS region such as us-east-2")
     type_conv = r.choice(tuple(types))
+    seen: dict[tuple[Any, ...], Path] = {}  # each price's key -> the entry that gave it
     instances: dict[InstanceKey, Price] = {}
     for p, m in _entries(r, top, "instances"):
         r.mapping(m, p, INSTANCE_KEYS, required=("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of"))
         vals = (r.get(m, "instance_type", p, type_conv), r.get(m, "region", p, region_conv),
-                r.get(m, "purchase", p, r.choice(PURCHASES)), r.get(m, "usd_per_hour", p, r.positive_number),
+                r.get(m, "purchase", p, r.choice(PURCHASES)), r.get(m, "usd_per_hour", p, _price(r)),
                 r.get(m, "source", p, r.string), r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
         if None in vals:
             continue
         itype, region, purchase, usd, source, as_of = vals
+        if _repeated(r, seen, (itype, region, purchase), p, f"{itype} {purchase} in {region}"):
+            continue
         instances[(itype, region, purchase)] = Price(
             usd, "instance-hour", source, as_of, name,
             r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
@@ -234,7 +269,7 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     for p, m in _entries(r, top, "lustre"):
         r.mapping(m, p, LUSTRE_KEYS, required=("region", "deployment_type", "usd_per_gb_month", "source", "as_of"))
         vals = (r.get(m, "region", p, region_conv), r.get(m, "deployment_type", p, r.choice(LUSTRE_DEPLOYMENTS)),
-                r.get(m, "usd_per_gb_month", p, r.positive_number), r.get(m, "source", p, r.string),
+                r.get(m, "usd_per_gb_month", p, _price(r)), r.get(m, "source", p, r.string),
                 r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
         throughput = r.get(m, "per_unit_storage_throughput", p, r.positive_int)
         if None in vals:
@@ -243,6 +278,9 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
         if throughput is None and not dtype.startswith("SCRATCH"):
             r.fail(p, f"missing required key 'per_unit_storage_throughput' (MB/s per TiB) for {dtype}")
             continue
+        tput = f" {throughput} MB/s/TiB" if throughput is not None and not dtype.startswith("SCRATCH") else ""
+        if _repeated(r, seen, ("lustre",) + lustre_key(region, dtype, throughput), p, f"FSx for Lustre {dtype}{tput} in {region}"):
+            continue
         lustre[lustre_key(region, dtype, throughput)] = Price(
             usd, "GB-month", source, as_of, name,
             r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
@@ -250,11 +288,13 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     for p, m in _entries(r, top, "ebs"):
         r.mapping(m, p, EBS_KEYS, required=("region", "volume_type", "usd_per_gb_month", "source", "as_of"))
         vals = (r.get(m, "region", p, region_conv), r.get(m, "volume_type", p, r.choice(EBS_VOLUME_TYPES)),
-                r.get(m, "usd_per_gb_month", p, r.positive_number), r.get(m, "source", p, r.string),
+                r.get(m, "usd_per_gb_month", p, _price(r)), r.get(m, "source", p, r.string),
                 r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
         if None in vals:
             continue
         region, vtype, usd, source, as_of = vals
+        if _repeated(r, seen, ("ebs", region, vtype), p, f"EBS {vtype} in {region}"):
+            continue
         ebs[(region, vtype)] = Price(usd, "GB-month", source, as_of, name,
                                      r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
     derived: dict[tuple[str, str], Derivation] = {}
@@ -262,11 +302,18 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
         r.mapping(m, p, DERIVED_KEYS, required=DERIVED_KEYS)
         vals = (r.get(m, "instance_type", p, type_conv), r.get(m, "purchase", p, r.choice(PURCHASES)),
                 r.get(m, "from", p, type_conv), r.get(m, "basis", p, r.string))
-        if None not in vals:
+        if None not in vals and not _repeated(r, seen, ("derived", vals[0], vals[1]), p, f"{vals[0]} {vals[1]} (derived)"):
             derived[(vals[0], vals[1])] = Derivation(*vals)
     if r.problems:
         raise InputError(r.problems)
     return PriceBook(name, instances, lustre, ebs, derived)
+
+
+def parse_data(data: Any, origin: str, lines: Lines | None = None) -> PriceBook:
+    """`data` (the price-book file's shape, as loaded from YAML) read exactly as `--price-book
+    FILE` reads it; InputError with one problem per unusable key. `prices refresh` checks what
+    it is about to write with this, so it never writes a book planner refuses."""
+    return _parse(data, origin, lines or {})
 
 
 def parse_override(text: str) -> Override:

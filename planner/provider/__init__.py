@@ -54,17 +54,32 @@ def provider_class() -> type[Any]:
     `InputPropertiesError`, the engine shows planner's one-line messages, each with the
     input property it concerns, and no stack.
     """
-    from pulumi.errors import InputPropertiesError
+    from pulumi.errors import InputPropertiesError, InputPropertyError
     from pulumi.provider.experimental.component import ComponentProvider
     from pulumi.provider.server import ComponentInitError
 
     from planner.components.checks import ClusterRejected
     from planner.components.errors import ClusterInputError
+    from planner.provider import inputs as shapes
+    from planner.report.text import one_line
 
     class PlannerComponentProvider(ComponentProvider):
         def construct(self, name: str, resource_type: str, inputs: Any, options: Any = None) -> Any:
+            component = resource_type.rsplit(":", 1)[-1]
+            label = one_line(f"{component}('{name}')")
+            if resource_type not in self.resource_types():  # the SDK would answer with a KeyError's stack
+                raise InputPropertiesError(
+                    f"{one_line(resource_type)[:80]}: unknown component type; expected one of: "
+                    f"{', '.join(self.resource_types())}", [])
+            wrong = shapes.problems(self, component, inputs)
+            if wrong:
+                raise InputPropertiesError("\n".join(f"{label}: {path}: {why}" for path, why in wrong),
+                                           [{"property_path": path, "reason": why} for path, why in wrong])
             try:
                 return super().construct(name, resource_type, inputs, options)
+            except InputPropertyError as exc:  # a missing required input: the SDK's message is empty
+                raise InputPropertiesError(f"{label}: {exc.property_path}: missing; expected a value (a required input)",
+                                           [{"property_path": exc.property_path, "reason": exc.reason}]) from None
             except ComponentInitError as exc:
                 inner = exc.inner
                 if isinstance(inner, ClusterRejected):
@@ -75,6 +90,10 @@ def provider_class() -> type[Any]:
                 else:
                     raise
                 raise InputPropertiesError(str(inner), errors) from None
+
+        def resource_types(self) -> list[str]:
+            """`planner:index:<Component>` for each hosted component, in schema order."""
+            return [f"{NAME}:index:{c.__name__}" for c in hosted()]
 
     return PlannerComponentProvider
 

@@ -1,0 +1,293 @@
+"""DescribeCapacityBlockOfferings in many regions at once: each region's offerings, or one line why not.
+
+Regions are asked in parallel by a few daemon threads (a region's calls one after another),
+and the command waits at most `--aws-timeout` for them: a region still silent then is an
+answer too ("no answer within N s"), as are AccessDenied, a region the account has not
+opted in to, throttling after botocore's retries, and an answer that is not AWS's API. A
+fault never becomes an empty list that would read as "no capacity". The threads are
+daemons, so a hung endpoint cannot keep the process alive once the answer is printed.
+Clients come from `planner.aws.account.Clients` (boto3's credential chain, its timeouts and
+retries, and the standard endpoint settings such as `AWS_ENDPOINT_URL_EC2`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import queue
+import threading
+import time
+from typing import Any, Callable, Iterable, Sequence
+
+from planner.aws.errors import DENIED, AwsCallError, NotAwsAnswer, explain, require_aws_answer
+from planner.cost.capacity import (ACTION, EXTENSION_ACTION, BadOffering, ExtensionSearch, Offering, Query,
+                                   RegionAnswer, offering_from_api)
+
+WORKERS = 8  # regions asked at once: enough for every Capacity Block region in two rounds, few enough for EC2's rate limits
+MAX_PAGES = 20  # pages per request; AWS answers one search in one page, so more is a loop
+ClientFor = Callable[[str], Any]  # region -> botocore EC2 client
+Progress = Callable[[int, int, str], None]  # (answered, total, region just answered)
+
+
+def open_ec2(profile: str | None = None) -> ClientFor:
+    """EC2 clients on boto3's credential chain (or `profile`); SetupError when there are no credentials."""
+    from planner.aws.preflight import open_clients
+
+    clients = open_clients(profile)
+    return lambda region: clients.client("ec2", region)
+
+
+def _explain(exc: BaseException, action: str, region: str) -> AwsCallError:
+    """One line for a failed call, in the words of this command (regions, not IAM for preflight)."""
+    err = explain(exc, action, region)
+    if err.code == "OptInRequired":
+        return AwsCallError(action, f"{region} is not enabled for this account (OptInRequired); enable it "
+                                    "(Account settings, AWS Regions) or leave it out of --regions", err.code)
+    if err.code in DENIED:
+        return AwsCallError(action, f"access denied to {action} in {region} ({err.code}); grant it to the role or "
+                                    "user, or leave the region out of --regions", err.code)
+    return err
+
+
+def _ask(client: Any, action: str, method: str, params: dict[str, Any], results: str) -> list[dict[str, Any]]:
+    """Every record of one Describe call, page by page (NextToken)."""
+    out: list[dict[str, Any]] = []
+    token: str | None = None
+    for _ in range(MAX_PAGES):
+        page = getattr(client, method)(**params, **({"NextToken": token} if token else {}))
+        out += page.get(results) or []
+        token = page.get("NextToken")
+        if not token:
+            return out
+    raise BadOffering(f"{action} kept answering with more pages after {MAX_PAGES}")
+
+
+def ask_region(client: Any, region: str, asked: Sequence[Query], earliest: dt.datetime | None,
+               latest_end: dt.datetime | None) -> RegionAnswer:
+    """One region's offerings for every query, or the first failure as its one line."""
+    from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.parsers import ResponseParserError
+
+    client.meta.events.register("after-call", require_aws_answer, unique_id="planner-require-aws-answer")
+    found: list[Offering] = []
+    try:
+        for q in asked:
+            for d in _ask(client, ACTION, "describe_capacity_block_offerings", q.params(earliest, latest_end),
+                          "CapacityBlockOfferings"):
+                found.append(offering_from_api(region, d, q.duration_hours))
+    except BadOffering as exc:
+        return RegionAnswer(region, tuple(asked), error=f"{ACTION} in {region}: the answer is not usable ({exc})",
+                            code="NotAws")
+    except (ClientError, BotoCoreError, ResponseParserError, NotAwsAnswer) as exc:
+        err = _explain(exc, ACTION, region)
+        return RegionAnswer(region, tuple(asked), error=err.message, code=err.code)
+    unique = {o.offering_id: o for o in found}  # both durations may return the same offering
+    return RegionAnswer(region, tuple(asked), tuple(unique[k] for k in sorted(unique)))
+
+
+def search(regions: Iterable[str], asked: Sequence[Query], client_for: ClientFor, timeout: float,
+           earliest: dt.datetime | None = None, latest_end: dt.datetime | None = None,
+           progress: Progress | None = None, workers: int = WORKERS) -> list[RegionAnswer]:
+    """Every region's answer to `asked`, in the order given; a region silent after `timeout` seconds says so."""
+    regions = list(dict.fromkeys(regions))
+    return search_jobs([(r, tuple(asked)) for r in regions], client_for, timeout, earliest, latest_end, progress, workers)
+
+
+def search_jobs(jobs: Sequence[tuple[str, tuple[Query, ...]]], client_for: ClientFor, timeout: float,
+                earliest: dt.datetime | None = None, latest_end: dt.datetime | None = None,
+                progress: Progress | None = None, workers: int = WORKERS) -> list[RegionAnswer]:
+    """The answer to each (region, queries) job, in order, asked in parallel; `timeout` bounds them all."""
+    clients: dict[str, Any] = {}
+    answers: dict[int, RegionAnswer] = {}
+    for i, (r, asked) in enumerate(jobs):  # made here, on one thread: a boto3 session is not thread-safe, its clients are
+        if r in clients:
+            continue
+        try:
+            clients[r] = client_for(r)
+        except Exception as exc:  # noqa: BLE001 - an unknown endpoint, a bad config: that region's line
+            answers[i] = RegionAnswer(r, asked, error=_explain(exc, ACTION, r).message, code=type(exc).__name__)
+    todo: queue.Queue[int] = queue.Queue()
+    for i, (r, _) in enumerate(jobs):
+        if i not in answers and r in clients:
+            todo.put(i)
+        elif i not in answers:
+            answers[i] = RegionAnswer(r, jobs[i][1], error=f"no EC2 client for {r}", code="NoEndpoint")
+    done: queue.Queue[tuple[int, RegionAnswer]] = queue.Queue()
+
+    def work() -> None:
+        while True:
+            try:
+                i = todo.get_nowait()
+            except queue.Empty:
+                return
+            r, asked = jobs[i]
+            try:
+                done.put((i, ask_region(clients[r], r, asked, earliest, latest_end)))
+            except Exception as exc:  # noqa: BLE001 - whatever a client raises is that region's line, never a traceback
+                done.put((i, RegionAnswer(r, asked, error=f"{ACTION} in {r} failed: {type(exc).__name__}: {exc}",
+                                          code=type(exc).__name__)))
+
+    waiting = todo.qsize()
+    for _ in range(min(workers, waiting)):
+        threading.Thread(target=work, name="planner-capacity", daemon=True).start()
+    end = time.monotonic() + timeout
+    while waiting:
+        try:
+            i, a = done.get(timeout=max(0.0, end - time.monotonic()))
+        except queue.Empty:
+            break
+        answers[i] = a
+        waiting -= 1
+        if progress is not None:
+            progress(len(answers), len(jobs), a.region)
+    for i, (r, asked) in enumerate(jobs):
+        answers.setdefault(i, RegionAnswer(r, asked, error=f"no answer from {ACTION} in {r} within {timeout:g} s "
+                                                           "(--aws-timeout); a slow endpoint or proxy?", code="Timeout"))
+    return [answers[i] for i in range(len(jobs))]
+
+
+def extend(client: Any, search: ExtensionSearch, timeout: float) -> ExtensionSearch:
+    """Fill `search` with the block's reservation and, when it is too short for the run, its extension offerings.
+
+    Asked on a daemon thread like `search`, so `timeout` bounds the whole lookup.
+    """
+    done: queue.Queue[ExtensionSearch] = queue.Queue()
+
+    def work() -> None:
+        try:
+            done.put(_extend(client, search))
+        except Exception as exc:  # noqa: BLE001 - whatever a client raises is the answer's line, never a traceback
+            search.error = f"{EXTENSION_ACTION} in {search.region} failed: {type(exc).__name__}: {exc}"
+            done.put(search)
+
+    threading.Thread(target=work, name="planner-capacity-extension", daemon=True).start()
+    try:
+        return done.get(timeout=timeout)
+    except queue.Empty:
+        search.error = (f"no answer about {search.reservation_id} in {search.region} within {timeout:g} s (--aws-timeout); "
+                        "a slow endpoint or proxy?")
+        return search
+
+
+def _extend(client: Any, search: ExtensionSearch) -> ExtensionSearch:
+    from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.parsers import ResponseParserError
+
+    from planner.cost.capacity import durations, extension_from_api, reservation_from_api
+
+    client.meta.events.register("after-call", require_aws_answer, unique_id="planner-require-aws-answer")
+    action, region, rid = "ec2:DescribeCapacityReservations", search.region, search.reservation_id
+    try:
+        found = client.describe_capacity_reservations(CapacityReservationIds=[rid]).get("CapacityReservations") or []
+        if not found:
+            search.error = f"{rid} is not a capacity reservation of this account in {region}"
+            return search
+        search.reservation = reservation_from_api(region, found[0])
+        if search.covered:
+            return search
+        action = EXTENSION_ACTION
+        search.asked = durations(search.need.run_hours - search.reservation.usable_hours)
+        for hours in search.asked:
+            for d in _ask(client, action, "describe_capacity_block_extension_offerings",
+                          {"CapacityBlockExtensionDurationHours": hours, "CapacityReservationId": rid},
+                          "CapacityBlockExtensionOfferings"):
+                search.extensions.append(extension_from_api(d))
+    except BadOffering as exc:
+        search.error = f"{action} in {region}: the answer is not usable ({exc})"
+    except ClientError as exc:
+        if (exc.response.get("Error") or {}).get("Code") in ("InvalidCapacityReservationId.NotFound",
+                                                             "InvalidCapacityReservationId.Malformed"):
+            search.error = f"{rid} is not a capacity reservation of this account in {region}"
+        else:
+            search.error = _explain(exc, action, region).message
+    except (BotoCoreError, ResponseParserError, NotAwsAnswer) as exc:
+        search.error = _explain(exc, action, region).message
+    return search
+
+
+def offerings_for(wanted: list[tuple[Any, str]], timeout: float, profile: str | None = None) -> list[tuple[list[Any], str | None]]:
+    """For each (Need, region): its options, cheapest first, or the one line why there are none.
+
+    Shared by `compare --capacity` and `plan --live-prices`: one parallel search, bounded
+    by `timeout`, and no credentials is a line for every row, not a failure of the command.
+    """
+    from planner.aws import deadline
+    from planner.aws.preflight import SetupError
+    from planner.cost.capacity import NoBlock, combine, queries
+
+    out: list[tuple[list[Any], str | None] | None] = [None] * len(wanted)
+    jobs, where = [], []
+    for i, (need, region) in enumerate(wanted):
+        try:
+            jobs.append((region, queries(need)))
+            where.append(i)
+        except NoBlock as exc:
+            out[i] = ([], str(exc))
+    if jobs:
+        try:
+            with deadline.limit(timeout):
+                client_for = open_ec2(profile)
+        except (SetupError, deadline.DeadlineExceeded) as exc:
+            return [x if x is not None else ([], str(exc)) for x in out]
+        for i, a in zip(where, search_jobs(jobs, client_for, timeout)):
+            options, _ = combine(wanted[i][0], a.offerings)
+            out[i] = (options, a.error)
+    return [x if x is not None else ([], None) for x in out]
+
+
+def need_for(instance_type: str, instances: int, hours: float, basis: str, ultraserver: str | None = None) -> Any:
+    """A `Need` for a row priced elsewhere (compare, plan): whole UltraServers for member types."""
+    from planner import catalogue
+    from planner.cost.capacity import Need, ultraserver_type
+
+    return Need(instance_type, instances, hours, basis, ultraserver_type(catalogue.load(), instance_type, ultraserver))
+
+
+def warn_block_prices(stacks: list[Any], book: Any, timeout: float, say: Any) -> None:
+    """`plan --live-prices`: say where the book's Capacity Block price is far from the offerings AWS shows now.
+
+    One line per Capacity Block node group with hours: the deviation when it is beyond
+    `planner.cost.capacity.DEVIATION`, the fault when AWS could not be asked; nothing when
+    the book is close. The estimate keeps the book's price (an offering is not bought yet).
+    """
+    from planner import catalogue
+    from planner.cost.capacity import DEVIATION, NoBlock, deviation
+    from planner.cost.estimate import workload_hours
+    from planner.report.text import usd_rate
+
+    cat = catalogue.load()
+    rows = []
+    seen: set[tuple[Any, ...]] = set()  # diff passes both sides: the same group is asked for, and told, once
+    for s in stacks:
+        hours = s.cluster.schedule.hours if s.cluster.schedule is not None else workload_hours(s.cluster, cat)
+        for g in s.cluster.node_groups:
+            price = book.instance(g.instance_type, s.region, "capacity-block")
+            if g.purchase != "capacity-block" or hours is None or price is None:
+                continue
+            key = (g.instance_type, g.ultraserver_type, g.count, hours, s.region, price.usd)
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                rows.append((s, g, price, need_for(g.instance_type, g.count, hours, "plan", g.ultraserver_type)))
+            except NoBlock:
+                continue
+    if not rows:
+        return
+    found = offerings_for([(need, s.region) for s, _, _, need in rows], timeout)
+    faults: set[str] = set()
+    for (s, g, price, _), (options, why) in zip(rows, found):
+        where = f"{s.file}: node group '{g.name}'"
+        if why and not options:
+            if why not in faults:
+                faults.add(why)
+                say(f"warning: Capacity Block offerings not checked ({why}); the price book's figures stay")
+            continue
+        off = deviation(price.usd, options)
+        if off is None:
+            continue
+        frac, o = off
+        say(f"warning: {where}: the cheapest Capacity Block offering AWS shows now for {g.instance_type} in {s.region} "
+            f"({usd_rate(o.usd_per_instance_hour)}, {o.first.offering_id} in {o.first.availability_zone}) is "
+            f"{abs(frac):.0%} {'above' if frac > 0 else 'below'} the price book's ({usd_rate(price.usd)}, as of "
+            f"{price.as_of}; more than {DEVIATION:.0%} apart); the estimate keeps the book's price; "
+            f"planner capacity {s.file} lists the offerings")

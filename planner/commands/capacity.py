@@ -1,0 +1,363 @@
+"""`planner capacity`: where and when a Capacity Block for the cluster can be bought, and which to buy.
+
+From a stack (its Capacity Block node group, count or UltraServers, and hours) or ad hoc
+(`--instance-type`, `--count`/`--ultraservers`, `--hours` or a workload), asks
+DescribeCapacityBlockOfferings in each region (`planner.aws.capacity_blocks`) and ranks
+what is for sale (`planner.cost.capacity`). Nothing is bought: the purchase commands and
+the stack keys are printed. Exit codes: 0 the pick fits the deadline and budget, 1 no
+pick or it misses them, 2 unusable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.errors import InputError, Problem
+
+FORMATS = ("table", "json", "markdown")
+ARGS = "<command line>"
+
+
+@dataclass
+class Wanted:
+    """What the command line (and the stack) ask for."""
+
+    needs: list[Any]  # planner.cost.capacity.Need
+    node_group: str | None = None
+    source: str = ARGS
+    region: str | None = None  # the stack's region: the default for --regions
+    notes: list[str] = field(default_factory=list)
+    reservations: tuple[str, ...] = ()  # the stack's booked block: check it, or extend it
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from planner.commands import add_aws_timeout_argument
+    from planner.commands.compare import _count, _positive
+
+    p = sub.add_parser("capacity", help="where and when Capacity Blocks for a cluster can be bought, cheapest first "
+                                        "(DescribeCapacityBlockOfferings; buys nothing)")
+    p.add_argument("stack", nargs="?", metavar="STACK_FILE",
+                   help="a stack file: its Capacity Block node group, count and hours (schedule.hours or workload); "
+                        "when the group names its capacity_reservation_id (and --regions is not given), that block is "
+                        "checked against the run and its extension offerings are listed")
+    p.add_argument("--node-group", metavar="NAME", help="the Capacity Block node group to search for (when the stack has several)")
+    p.add_argument("--instance-type", action="append", default=[], metavar="TYPE", dest="types",
+                   help="search for this instance type, or UltraServer type (u-p6e-gb200x72), without a stack "
+                        "(repeatable: alternatives, ranked together)")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--count", type=_count, metavar="N", help="instances (with --instance-type)")
+    size.add_argument("--ultraservers", type=_count, metavar="N", help="UltraServers (with an UltraServer type or its member instance type)")
+    p.add_argument("--hours", type=_positive("--hours", 1.0), metavar="H",
+                   help="hours the run needs (default: the stack's schedule.hours, else its workload's hours)")
+    p.add_argument("--parameters", type=_positive("--parameters", 1.0), help="model parameters, for the run's hours (70e9)")
+    p.add_argument("--tokens", type=_positive("--tokens", 1.0), help="training tokens, for the run's hours (2e12)")
+    p.add_argument("--mfu", metavar="MFU", help="model FLOPs utilisation as in compare (0.4, or trn2=0.3,p5en=0.4)")
+    p.add_argument("--precision", choices=("bf16", "fp8"), default="bf16", help="training precision (default bf16)")
+    p.add_argument("--regions", metavar="LIST|all",
+                   help="regions to ask, comma-separated, or all (every region whose Capacity Blocks of the type "
+                        "planner's price data lists); default: the stack's region")
+    p.add_argument("--earliest", type=_when("--earliest"), metavar="WHEN",
+                   help="earliest start, a UTC date or date-time (2026-12-14 or 2026-12-14T11:30); default: now")
+    p.add_argument("--deadline", type=_when("--deadline"), metavar="WHEN",
+                   help="the run must finish by then (UTC date or date-time; a date means 00:00 that day)")
+    p.add_argument("--max-usd", type=_positive("--max-usd", 0.01), metavar="USD", help="the most the blocks may cost upfront")
+    p.add_argument("--profile", metavar="NAME", help="AWS profile to use (default: boto3's credential chain)")
+    add_aws_timeout_argument(p)
+    p.add_argument("--format", choices=FORMATS, default="table", help="table (people), json, markdown (a PR comment); default: table")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    p.set_defaults(run=run)
+
+
+def _when(flag: str):  # noqa: ANN202 - an argparse type function
+    """A UTC date or date-time; an explicit offset is converted to UTC."""
+    def conv(text: str) -> dt.datetime:
+        from planner.commands.compare import _shown
+
+        try:
+            t = dt.datetime.fromisoformat(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a UTC date or date-time such as 2026-12-14 or "
+                                             f"2026-12-14T11:30, got '{_shown(text)}'") from None
+        return t.replace(tzinfo=dt.timezone.utc) if t.tzinfo is None else t.astimezone(dt.timezone.utc)
+
+    conv.__name__ = flag
+    return conv
+
+
+def _bad(key: str, message: str, file: str = ARGS, line: int | None = None) -> InputError:
+    return InputError([Problem(file, line, key, message)])
+
+
+def run(args: argparse.Namespace) -> int:
+    from planner import blocks
+    from planner.cost.capacity import NoBlock, answer, queries
+
+    w = _needs(args)
+    if w.reservations:
+        return _extension(args, w)
+    needs = w.needs
+    try:
+        asked = {n.key: queries(n) for n in needs}
+    except NoBlock as exc:  # from a stack, the node group is at fault, not an option
+        raise _bad(exc.key if w.source == ARGS else f"node group '{w.node_group}'", str(exc), w.source) from None
+    now = dt.datetime.now(dt.timezone.utc)
+    if args.earliest is not None and args.earliest > now + dt.timedelta(weeks=blocks.MAX_START_WEEKS_AHEAD):
+        raise _bad("--earliest", f"a Capacity Block starts at most {blocks.MAX_START_WEEKS_AHEAD} weeks ahead "
+                                 f"({blocks.SOURCE}); expected a date before "
+                                 f"{(now + dt.timedelta(weeks=blocks.MAX_START_WEEKS_AHEAD)).date().isoformat()}")
+    if args.earliest is not None and args.earliest < now - dt.timedelta(minutes=5):
+        raise _bad("--earliest", f"{args.earliest.isoformat(timespec='minutes')} is in the past; expected a later time, "
+                                 "or leave it out to start from now")
+    if args.earliest is not None and args.deadline is not None and args.deadline <= args.earliest:
+        raise _bad("--deadline", "expected a time after --earliest")
+    regions = {n.key: _regions(args, n.key, w.region, w.notes) for n in needs}
+    from planner.aws.capacity_blocks import search_jobs
+
+    client_for = _open(args)
+    if client_for is None:
+        return 2
+    earliest = args.earliest if args.earliest is not None and args.earliest > now else None  # "now" is AWS's default
+    jobs = [(r, asked[n.key]) for n in needs for r in regions[n.key]]
+    owners = [n.key for n in needs for _ in regions[n.key]]
+    answers = search_jobs(jobs, client_for, args.aws_timeout, earliest, progress=_progress())
+    for a, owner in zip(answers, owners):
+        a.instance_type = owner
+    result = answer(needs, answers, args.earliest, args.deadline, args.max_usd, w.node_group, w.source, w.notes)
+    _write(result, args)
+    return result.exit_code()
+
+
+def _open(args: argparse.Namespace) -> Any:
+    """EC2 clients on the credential chain, found within --aws-timeout; None (and one line) when there are none."""
+    from planner.aws import deadline
+    from planner.aws.capacity_blocks import open_ec2
+    from planner.aws.preflight import SetupError
+
+    try:
+        with deadline.limit(args.aws_timeout):  # the credential lookup: a hung credential_process must not hang this
+            return open_ec2(args.profile)
+    except (SetupError, deadline.DeadlineExceeded) as exc:
+        from planner.errors import error_line
+
+        error_line(f"capacity: {exc}")
+        return None
+
+
+def _extension(args: argparse.Namespace, w: Wanted) -> int:
+    """The stack names its block: is it long enough for the run, else its extension offerings."""
+    from planner.aws.capacity_blocks import extend
+    from planner.cost.capacity import ExtensionSearch
+
+    assert w.region is not None
+    client_for = _open(args)
+    if client_for is None:
+        return 2
+    search = ExtensionSearch(w.needs[0], w.reservations[0], w.region, args.deadline, args.max_usd, w.node_group,
+                             w.source, others=w.reservations[1:])
+    result = extend(client_for(w.region), search, args.aws_timeout)
+    _write(result, args)
+    return result.exit_code()
+
+
+def _write(result: Any, args: argparse.Namespace) -> None:
+    from planner.commands.plan import write
+    from planner.report import capacity_report
+
+    if args.format == "json":
+        from planner.report.json_report import dumps
+
+        text = dumps(result.to_json())
+    elif args.format == "markdown":
+        text = capacity_report.render_markdown(result.to_json())
+    else:
+        text = capacity_report.render_table(result.to_json())
+    write(text, args.output)
+
+
+def _progress():  # noqa: ANN202 - a progress callback, or None off a terminal
+    """`asking 3 regions: 2 answered (us-east-2)` on standard error, on a terminal only; erased when all have."""
+    stream = sys.stderr
+    if stream is None or not getattr(stream, "isatty", lambda: False)():
+        return None
+
+    def show(done: int, total: int, region: str) -> None:
+        text = f"asking {total} region{'s' if total != 1 else ''}: {done} answered ({region})"
+        try:
+            stream.write("\r\033[K" + (text if done < total else ""))
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    return show
+
+
+def _regions(args: argparse.Namespace, instance_type: str, default: str | None, notes: list[str]) -> list[str]:
+    """`--regions` as a list; `all` from the price data; else the stack's region."""
+    from planner import catalogue
+    from planner.commands import region_arg
+    from planner.cost.book import builtin
+    from planner.cost.capacity import regions_sold
+
+    sold = regions_sold(instance_type, catalogue.load(), builtin("current"))
+    if args.regions is None:
+        if default is None:
+            raise _bad("--regions", f"expected a list of regions or all (Capacity Blocks of {instance_type} are sold "
+                                    f"in {', '.join(sold) or 'no region planner knows of'})")
+        chosen = [default]
+    elif args.regions.strip() == "all":
+        if not sold:
+            raise _bad("--regions", f"planner's price data lists no region selling Capacity Blocks of {instance_type}; "
+                                    "expected a list of regions")
+        return sold
+    else:
+        chosen = []
+        for part in (x.strip() for x in args.regions.split(",")):
+            try:
+                chosen.append(region_arg(part))
+            except argparse.ArgumentTypeError as exc:
+                raise _bad("--regions", str(exc)) from None
+    unlisted = [r for r in chosen if r not in sold]
+    if unlisted:
+        notes.append(f"planner's price data lists no Capacity Blocks of {instance_type} in {', '.join(unlisted)} "
+                     "(asked anyway: AWS's answer decides)")
+    return list(dict.fromkeys(chosen))
+
+
+def _needs(args: argparse.Namespace) -> Wanted:
+    """What to search for, from the stack or the options."""
+    from planner import catalogue
+
+    cat = catalogue.load()
+    if args.stack and args.types:
+        raise _bad("--instance-type", "expected a stack file or --instance-type, not both")
+    if args.stack:
+        return _stack_need(args, cat)
+    if not args.types:
+        raise _bad("STACK_FILE", "expected a stack file, or --instance-type with --count or --ultraservers")
+    if args.count is None and args.ultraservers is None:
+        raise _bad("--count", "expected --count N (instances) or --ultraservers N with --instance-type")
+    needs = []
+    for name in dict.fromkeys(args.types):
+        t, declared = _type_named(name, cat)
+        needs.append(_need(args, cat, t, args.count, args.ultraservers, None, "--instance-type", declared=declared))
+    return Wanted(needs)
+
+
+def _type_named(name: str, cat: Any) -> tuple[Any, str | None]:
+    """`--instance-type`: a catalogue instance type, or an UltraServer type (u-p6e-gb200x72) and its member type."""
+    from planner.commands.compare import _shown
+
+    if name in cat.ultraserver_types:
+        u = cat.ultraserver_types[name]
+        if not u.declarable:
+            raise _bad("--instance-type", f"{name}: AWS's EC2 API lists no instance type for its members yet, "
+                                          "so it cannot be searched for")
+        return cat.instance_types[u.member_instance_type], name
+    t = cat.instance_types.get(name)
+    if t is None:
+        sold = [n for n, x in cat.instance_types.items() if x.capacity_block] + [u.name for u in cat.declarable_ultraserver_types]
+        raise _bad("--instance-type", f"unknown instance type '{_shown(name)}'; expected one of: {', '.join(sold)}")
+    if not t.capacity_block:
+        raise _bad("--instance-type", f"{name} is not sold through Capacity Blocks")
+    return t, None
+
+
+def _need(args: argparse.Namespace, cat: Any, t: Any, count: int | None, ultraservers: int | None,
+          stack_hours: tuple[float, str] | None, key: str, file: str = ARGS, declared: str | None = None) -> Any:
+    """One `Need`: instances (whole UltraServers for member types) and the run's hours."""
+    from planner.cost.capacity import Need, NoBlock, ultraserver_type
+
+    try:
+        us = ultraserver_type(cat, t.name, declared)
+    except NoBlock as exc:
+        raise _bad(key, str(exc), file) from None
+    if us is None and ultraservers is not None:
+        raise _bad("--ultraservers", f"{t.name} is sold by the instance, not as UltraServers; expected --count")
+    if us is not None:
+        if ultraservers is None:
+            if count is None or count % us.members:
+                raise _bad("--count", f"{t.name} is sold as whole {us.name} UltraServers of {us.members} instances; "
+                                      f"expected --ultraservers N or a multiple of {us.members}")
+            ultraservers = count // us.members
+        count = ultraservers * us.members
+    assert count is not None
+    hours = _hours(args, t, count, stack_hours)
+    return Need(t.name, count, hours[0], hours[1], us)
+
+
+def _hours(args: argparse.Namespace, t: Any, count: int, stack_hours: tuple[float, str] | None) -> tuple[float, str]:
+    """--hours, else --parameters/--tokens/--mfu on this many instances, else the stack's."""
+    if args.hours is not None:
+        return args.hours, "--hours"
+    workload = [args.parameters, args.tokens, args.mfu]
+    if any(x is not None for x in workload):
+        if not all(x is not None for x in workload):
+            raise _bad("--mfu" if args.mfu is None else "--tokens" if args.tokens is None else "--parameters",
+                       "expected --parameters, --tokens and --mfu together (or --hours)")
+        from planner import catalogue
+        from planner.commands.compare import parse_mfu
+        from planner.cost.training import dense_peak, run_hours
+
+        mfu = parse_mfu(args.mfu, {x.family for x in catalogue.load().instance_types.values()})
+        m = mfu.get(t.family, mfu.get("*"))
+        peak = dense_peak(t, args.precision)
+        if m is None or peak is None:
+            raise _bad("--mfu", f"no MFU or {args.precision} dense peak for {t.name}; expected --mfu for family {t.family}")
+        h = run_hours(args.parameters, args.tokens, count * peak, m)
+        if not math.isfinite(h):
+            raise _bad("--parameters", "the run's hours are not a finite number")
+        return h, "workload"
+    if stack_hours is not None:
+        return stack_hours
+    raise _bad("--hours", "expected --hours H, or --parameters, --tokens and --mfu")
+
+
+def _stack_need(args: argparse.Namespace, cat: Any) -> Wanted:
+    """The stack's Capacity Block node group: its type, count or UltraServers, hours, region and booked block."""
+    from planner.cost.estimate import workload_hours
+    from planner.parse import load_stacks
+
+    stacks = load_stacks([args.stack])
+    if len(stacks) != 1:
+        raise _bad("STACK_FILE", f"expected one stack file, found {len(stacks)} under {args.stack}")
+    s = stacks[0]
+    groups = [g for g in s.cluster.node_groups if g.purchase == "capacity-block"]
+    if args.node_group:
+        groups = [g for g in groups if g.name == args.node_group]
+        if not groups:
+            names = [g.name for g in s.cluster.node_groups if g.purchase == "capacity-block"]
+            raise _bad("--node-group", f"no Capacity Block node group '{args.node_group}' in {s.file}; expected one of: "
+                                       f"{', '.join(names) or '(none)'}")
+    if not groups:
+        raise _bad("node_groups", "no node group with purchase: capacity-block; expected one, or use --instance-type",
+                   s.file, s.line(s.cluster.path + ("node_groups",)))
+    if len(groups) > 1:
+        raise _bad("--node-group", f"{s.file} has {len(groups)} Capacity Block node groups "
+                                   f"({', '.join(g.name for g in groups)}); expected --node-group NAME")
+    g = groups[0]
+    notes: list[str] = []
+    stack_hours: tuple[float, str] | None = None
+    if s.cluster.schedule is not None:
+        stack_hours = (s.cluster.schedule.hours, "schedule.hours")
+        wl = workload_hours(s.cluster, cat)
+        if wl is not None and wl > s.cluster.schedule.hours:
+            notes.append(f"the workload needs {wl:,.1f} h at the declared MFU, more than schedule.hours "
+                         f"({s.cluster.schedule.hours:,.1f} h); searched for schedule.hours")
+    else:
+        wl = workload_hours(s.cluster, cat)
+        if wl is not None:
+            stack_hours = (wl, "workload")
+    if args.count is not None or args.ultraservers is not None:
+        count, us = args.count, args.ultraservers
+    else:
+        count, us = g.count, g.ultraservers
+    need = _need(args, cat, cat.instance_types[g.instance_type], count, us, stack_hours, "instance_type", s.file,
+                 declared=g.ultraserver_type)
+    booked = g.capacity_reservation_ids if args.regions is None else ()  # bought: check it (--regions: a new search)
+    return Wanted([need], g.name, s.file, s.region, notes, booked)
+

@@ -1,0 +1,205 @@
+"""`planner capacity` as people read it (a table fitted to the terminal) and as Markdown (a pull
+request comment): both functions of the capacity document (`--format json`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner import blocks
+
+# the zone names its region; the offering ids are listed under the table (they would not fit beside it)
+HEADERS = ("#", "zone", "start (UTC)", "end (UTC)", "hours", "inst", "upfront", "$/inst-h", "deadline")
+RIGHT = (0, 4, 5, 6, 7)
+CLOSING = ("Offerings as AWS quoted them (DescribeCapacityBlockOfferings); the fee is paid upfront for the whole "
+           f"block, and instances stop {blocks.TERMINATION_LEAD_HOURS * 60:.0f} minutes before it ends. Nothing was bought.")
+
+
+def _when(text: str | None) -> str:
+    """`2026-12-08 11:30` from `2026-12-08T11:30:00Z`."""
+    return "-" if not text else text.replace("T", " ")[:16]
+
+
+def need_line(doc: dict[str, Any]) -> str:
+    """What was searched for: the cluster, its hours, the window and the budget."""
+    from planner.report.text import num, usd
+
+    parts = []
+    for n in doc["needs"]:
+        what = (f"{n['ultraservers']} x {n['ultraserver_type']} UltraServers ({n['instances']} {n['instance_type']})"
+                if n["ultraserver_type"] else f"{n['instances']} x {n['instance_type']}")
+        parts.append(f"{what} for {num(n['run_hours'])} h ({n['hours_basis']})")
+    window = [f"start from {_when(doc['earliest'])}" if doc["earliest"] else "start from now"]
+    if doc["deadline"]:
+        window.append(f"finish by {_when(doc['deadline'])}")
+    if doc["max_usd"] is not None:
+        window.append(f"at most {usd(doc['max_usd'])}")
+    group = f" (node group '{doc['node_group']}' of {doc['source']})" if doc["node_group"] else ""
+    return f"Capacity Blocks for {' or '.join(parts)}{group}; {', '.join(window)}"
+
+
+def _zone(o: dict[str, Any]) -> str:
+    return f"{o['availability_zone']} (Local Zone, opt-in {o['opt_in_group']})" if o["local_zone"] else o["availability_zone"]
+
+
+def _rows(doc: dict[str, Any]) -> list[tuple[str, ...]]:
+    from planner.report.text import num, usd
+
+    several = len(doc["needs"]) > 1
+    rows = []
+    for i, o in enumerate(doc["options"], 1):
+        met = {True: "meets", False: "misses", None: "-"}[o["meets_deadline"]]
+        blocks = "+".join(str(b) for b in o["blocks"]) if len(o["blocks"]) > 1 else str(o["instances"])
+        zone = f"{_zone(o)} {o['instance_type']}" if several else _zone(o)
+        rows.append((str(i), zone, _when(o["start"]), _when(o["end"]), num(o["hours"]), blocks,
+                     usd(o["upfront_usd"]), f"{o['usd_per_instance_hour']:,.2f}", met))
+    return rows
+
+
+def offering_lines(doc: dict[str, Any]) -> list[str]:
+    """`#1 cb-...`: the offering ids of each option, in the table's order."""
+    return [f"{i} {' + '.join(o['offering_ids'])}" for i, o in enumerate(doc["options"], 1)]
+
+
+def region_lines(doc: dict[str, Any]) -> list[str]:
+    """One line per region asked: how many offerings came back, or why none could be read."""
+    out = []
+    several = len(doc["needs"]) > 1
+    for r in doc["regions"]:
+        what = f"{r['region']} ({r['instance_type']})" if several else r["region"]
+        hours = sorted({q["capacity_duration_hours"] for q in r["asked"]})
+        asked = f"asked for {', '.join(f'{h} h' for h in hours)}"
+        if r["error"]:
+            out.append(f"{what}: no answer: {r['error']}")
+        else:
+            out.append(f"{what}: {r['offerings']} offering{'s' if r['offerings'] != 1 else ''} ({asked})")
+    return out
+
+
+def pick_lines(doc: dict[str, Any]) -> list[str]:
+    from planner.report.text import num, usd
+
+    p = doc["pick"]
+    if p is None:
+        answered = sum(1 for r in doc["regions"] if not r["error"])
+        if not answered:
+            return ["Pick: none: no region answered (see above); this is not an answer about capacity"]
+        return [f"Pick: none: no offering for this cluster in the {answered} region{'s' if answered != 1 else ''} that answered"]
+    index = next(i for i, o in enumerate(doc["options"], 1) if o["offering_ids"] == p["offering_ids"])
+    head = (f"Pick: option {index}, {p['region']} {_zone(p)}, {_when(p['start'])} to {_when(p['end'])} UTC, "
+            f"{num(p['hours'])} h ({num(p['usable_hours'])} h usable), {p['instances']} x {p['instance_type']}, "
+            f"{usd(p['upfront_usd'])} upfront (${p['usd_per_instance_hour']:,.2f} per instance-hour); the run ends "
+            f"{_when(p['finish'])}")
+    out = [head]
+    if not p["fits"]:
+        out.append(f"  does not fit: {p['why']}")
+    return out
+
+
+def next_lines(doc: dict[str, Any]) -> list[str]:
+    nxt = doc["next"]
+    if nxt is None:
+        return []
+    out = ["To buy it (printed, not run; an offering is quoted for a short time, search again if it is gone):"]
+    out += [f"  {c}" for c in nxt["purchase_commands"]]
+    out.append("Then set in the stack:")
+    out += [f"  {k}" for k in nxt["stack_keys"]]
+    return out
+
+
+def summary(doc: dict[str, Any]) -> str:
+    n, asked = len(doc["options"]), len(doc["regions"])
+    answered = sum(1 for r in doc["regions"] if not r["error"])
+    fits = doc["pick"] is not None and doc["pick"]["fits"]
+    return (f"{n} option{'s' if n != 1 else ''} from {answered} of {asked} region{'s' if asked != 1 else ''} "
+            f"answering; {'pick fits' if fits else 'no pick that fits'}; exit {0 if fits else 1}")
+
+
+def extension_lines(doc: dict[str, Any]) -> list[str]:
+    """A stack's own block: whether it covers the run, its extension offerings, and what to run."""
+    from planner.report.text import num, usd
+
+    r, n = doc["reservation"], doc["needs"][0]
+    out = [f"Capacity Block {r['capacity_reservation_id']} ({r['region']}) for {n['instances']} x {n['instance_type']}, "
+           f"a run of {num(n['run_hours'])} h ({n['hours_basis']})"]
+    if r["not_read"]:
+        out.append(f"  the node group names {len(r['not_read']) + 1} reservations (one per UltraServer): this reads the "
+                   f"first; extend each of {', '.join(r['not_read'])} the same way")
+    if r["error"]:
+        return out + [f"  no answer: {r['error']}"]
+    out.append(f"  {r['availability_zone']}, {_when(r['start'])} to {_when(r['end'])} UTC: {num(r['hours'])} h, "
+               f"{num(r['usable_hours'])} h usable ({'covers the run' if r['covers_run'] else 'too short for the run'})")
+    if r["meets_deadline"] is not None:
+        out.append(f"  the run ends {_when(r['finish'])}: {'before' if r['meets_deadline'] else 'after'} the deadline "
+                   f"{_when(doc['deadline'])}")
+    if r["covers_run"]:
+        return out
+    asked = ", ".join(f"{h} h" for h in doc["asked_extension_hours"])
+    if not doc["extensions"]:
+        out.append(f"  no extension offering (asked for {asked})")
+    for e in doc["extensions"]:
+        out.append(f"  extension {e['offering_id']}: +{e['hours']} h to {_when(e['end'])}, {num(e['usable_hours_after'])} h "
+                   f"usable, {usd(e['upfront_usd'])} upfront")
+    nxt = doc["next"]
+    if nxt is not None:
+        out += ["To extend it (printed, not run):"] + [f"  {c}" for c in nxt["purchase_commands"]]
+        out += ["Then in the stack:"] + [f"  {k}" for k in nxt["stack_keys"]]
+    return out
+
+
+def _extension_summary(doc: dict[str, Any]) -> str:
+    r = doc["reservation"]
+    in_time = r["meets_deadline"] is not False
+    ok = not r["error"] and in_time and (r["covers_run"] or doc["pick"] is not None)
+    what = ("the block covers the run" if r["covers_run"] else "an extension fits" if doc["pick"] else "no extension fits")
+    return f"{'no answer' if r['error'] else what}{'' if in_time else ', but the run ends after the deadline'}; exit {0 if ok else 1}"
+
+
+def render_table(doc: dict[str, Any]) -> str:
+    from planner.report.text import Line, Span, grid, human
+
+    if "reservation" in doc:
+        summary_text = _extension_summary(doc)
+        return human([*extension_lines(doc), [Span(summary_text, "good" if summary_text.endswith("exit 0") else "bad")]])
+
+    lines: list[Line] = [need_line(doc)]
+    rows = _rows(doc)
+    if rows:
+        lines += grid(HEADERS, rows, right=RIGHT)
+        lines.append("Offerings: " + "; ".join(offering_lines(doc)))
+    else:
+        lines.append("(no option: see the regions below)")
+    lines += ["Regions:"] + [f"  {x}" for x in region_lines(doc)]
+    lines += [f"note: {n}" for n in doc["notes"]]
+    lines += pick_lines(doc) + next_lines(doc)
+    lines.append(CLOSING)
+    fits = doc["pick"] is not None and doc["pick"]["fits"]
+    lines.append([Span(summary(doc), "good" if fits else "bad")])
+    return human(lines)
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    """The search as Markdown; every value is inert (zone names and messages come from AWS)."""
+    from planner.report.text import join_lines, md_code, md_inert
+
+    if "reservation" in doc:
+        lines = extension_lines(doc)
+        return join_lines([f"**{md_inert(lines[0])}**", ""] + [f"- {md_inert(x.strip())}" for x in lines[1:]]
+                          + ["", md_inert(_extension_summary(doc))]) + "\n"
+    out = [f"**{md_inert(need_line(doc))}**", ""]
+    rows = _rows(doc)
+    if rows:
+        out += ["| " + " | ".join(HEADERS + ("offering",)) + " |", "|---:|---|---|---|---:|---:|---:|---:|---|---|"]
+        out += ["| " + " | ".join(md_inert(c) for c in row + (" + ".join(o["offering_ids"]),)) + " |"
+                for row, o in zip(rows, doc["options"])]
+    else:
+        out.append("No option: see the regions below.")
+    out += ["", "Regions:", ""] + [f"- {md_inert(x)}" for x in region_lines(doc)]
+    if doc["notes"]:
+        out += [""] + [f"- note: {md_inert(n)}" for n in doc["notes"]]
+    out += [""] + [md_inert(x.strip()) for x in pick_lines(doc)]
+    nxt = doc["next"]
+    if nxt is not None:
+        out += ["", "To buy it (not run by planner):", "", "```sh"] + list(nxt["purchase_commands"]) + ["```", "",
+                "Then set in the stack:", ""] + [f"- {md_code(k)}" for k in nxt["stack_keys"]]
+    out += ["", md_inert(CLOSING), "", md_inert(summary(doc))]
+    return join_lines(out) + "\n"

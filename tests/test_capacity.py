@@ -1,0 +1,563 @@
+"""`planner capacity` against botocore's Stubber: every response is validated against the EC2 API
+model (moto does not implement DescribeCapacityBlockOfferings). Three regions that differ in
+price and start, blocks combined in one zone, and each fault that must become a region's line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+import pytest
+
+from planner.cli import main
+from tests.conftest import ROOT
+from tests.test_preflight_helpers import StubbedAws
+
+pytestmark = pytest.mark.usefixtures("isolated_aws")
+
+UTC = dt.timezone.utc
+META = {"ResponseMetadata": {"RequestId": "2f1e0c55-0a7b-4c1e-9d0e-8b3b1d1f0a01", "HTTPStatusCode": 200}}
+
+
+def at(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def offering(oid: str, az: str, start: str, end: str, fee: str, count: int = 16, itype: str = "p5en.48xlarge",
+             **extra: Any) -> dict[str, Any]:
+    """A CapacityBlockOffering as EC2 returns it (the duration from the dates, as AWS reports it)."""
+    s, e = at(start), at(end)
+    minutes = int((e - s).total_seconds() // 60)
+    return {"CapacityBlockOfferingId": oid, "InstanceType": itype, "AvailabilityZone": az, "InstanceCount": count,
+            "StartDate": s, "EndDate": e, "CapacityBlockDurationHours": minutes // 60,
+            "CapacityBlockDurationMinutes": minutes % 60, "UpfrontFee": fee, "CurrencyCode": "USD",
+            "Tenancy": "default", "ZoneType": "availability-zone", **extra}
+
+
+def answers(*offerings: dict[str, Any]) -> dict[str, Any]:
+    return {"CapacityBlockOfferings": list(offerings), **META}
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> StubbedAws:
+    """Stubbed EC2 clients per region, handed to `planner capacity` in place of boto3's."""
+    stubbed = StubbedAws()
+    monkeypatch.setattr("planner.aws.capacity_blocks.open_ec2", lambda profile=None: lambda r: stubbed.client("ec2", r))
+    return stubbed
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any] | str, str]:
+    code = main(["capacity", *argv])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if "json" in argv else out), err
+
+
+def expect(aws: StubbedAws, region: str, hours: int, response: dict[str, Any], count: int = 16,
+           itype: str = "p5en.48xlarge") -> None:
+    aws.stub("ec2", region).add_response(
+        "describe_capacity_block_offerings", response,
+        {"CapacityDurationHours": hours, "AllAvailabilityZones": True, "InstanceType": itype, "InstanceCount": count})
+
+
+P5EN = ("--instance-type", "p5en.48xlarge", "--count", "16", "--hours", "336")
+
+
+def three_regions(aws: StubbedAws) -> None:
+    """us-east-1 cheapest but late, us-east-2 in time at a middle price, us-west-2 early and dear."""
+    expect(aws, "us-east-1", 336, answers(offering("cb-0e1a000000000001a", "us-east-1a", "2027-01-10T09:30:00",
+                                                   "2027-01-24T11:30:00", "280000.00")))
+    expect(aws, "us-east-1", 504, answers())
+    expect(aws, "us-east-2", 336, answers(offering("cb-0e2b000000000002b", "us-east-2b", "2026-12-20T07:00:00",
+                                                   "2027-01-03T11:30:00", "330000.00")))
+    expect(aws, "us-east-2", 504, answers(offering("cb-0e2c000000000002c", "us-east-2c", "2026-12-14T11:30:00",
+                                                   "2027-01-04T11:30:00", "470000.00")))
+    expect(aws, "us-west-2", 336, answers(offering("cb-0e3a000000000003a", "us-west-2a", "2026-12-05T05:00:00",
+                                                   "2026-12-19T11:30:00", "410000.00")))
+    expect(aws, "us-west-2", 504, answers())
+
+
+def test_the_pick_is_the_cheapest_that_finishes_before_the_deadline(aws: StubbedAws, capsys) -> None:
+    three_regions(aws)
+    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06",
+                       "--format", "json")
+    assert code == 0
+    assert [o["offering_ids"] for o in doc["options"]] == [["cb-0e1a000000000001a"], ["cb-0e2b000000000002b"],
+                                                           ["cb-0e3a000000000003a"], ["cb-0e2c000000000002c"]]
+    assert [o["meets_deadline"] for o in doc["options"]] == [False, True, True, True]
+    pick = doc["pick"]
+    assert pick["offering_ids"] == ["cb-0e2b000000000002b"] and pick["fits"] is True
+    assert (pick["region"], pick["availability_zone"], pick["start"], pick["end"]) == (
+        "us-east-2", "us-east-2b", "2026-12-20T07:00:00Z", "2027-01-03T11:30:00Z")
+    assert pick["hours"] == 340.5 and pick["usable_hours"] == 340.0 and pick["instances"] == 16
+    assert pick["upfront_usd"] == 330000.0
+    assert pick["usd_per_instance_hour"] == round(330000 / (16 * 340.5), 4)
+    assert doc["next"]["purchase_commands"] == [
+        "aws ec2 purchase-capacity-block --region us-east-2 --capacity-block-offering-id cb-0e2b000000000002b "
+        "--instance-platform Linux/UNIX"]
+    assert "availability_zone: us-east-2b" in " ".join(doc["next"]["stack_keys"])
+    assert "schedule.hours: 336" in doc["next"]["stack_keys"]
+    assert [r["offerings"] for r in doc["regions"]] == [1, 2, 1]
+    for s in aws.stubbers.values():
+        s.assert_no_pending_responses()
+
+
+def test_without_a_deadline_the_cheapest_wins_and_over_budget_exits_1(aws: StubbedAws, capsys) -> None:
+    three_regions(aws)
+    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--max-usd", "250000",
+                       "--format", "json")
+    assert code == 1
+    assert doc["pick"]["fits"] is False and "--max-usd" in doc["pick"]["why"]
+    assert doc["pick"]["offering_ids"] == ["cb-0e3a000000000003a"]  # none in budget: the one that finishes first
+
+
+def test_no_option_in_time_shows_the_earliest_finish_and_exits_1(aws: StubbedAws, capsys) -> None:
+    three_regions(aws)
+    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2026-12-10",
+                       "--format", "json")
+    assert code == 1
+    assert doc["pick"]["offering_ids"] == ["cb-0e3a000000000003a"]
+    assert "no option finishes by the deadline 2026-12-10T00:00:00Z" in doc["pick"]["why"]
+
+
+def test_a_block_too_short_once_instances_stop_is_left_out(aws: StubbedAws, capsys) -> None:
+    # 336 h exactly: instances stop 30 minutes before the end, 335.5 h for a 336 h run
+    expect(aws, "us-east-2", 336, answers(offering("cb-0f00000000000000a", "us-east-2a", "2026-12-10T11:30:00",
+                                                   "2026-12-24T11:30:00", "300000.00")))
+    expect(aws, "us-east-2", 504, answers())
+    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-2", "--format", "json")
+    assert code == 1 and doc["options"] == [] and doc["pick"] is None
+    assert any("too short once instances stop 30 minutes" in n for n in doc["notes"])
+
+
+def test_96_instances_are_two_blocks_in_one_zone_with_the_same_dates(aws: StubbedAws, capsys) -> None:
+    s, e = "2026-12-12T08:00:00", "2026-12-26T11:30:00"
+    expect(aws, "us-east-2", 336, answers(offering("cb-064a00000000000a1", "us-east-2a", s, e, "900000.00", 64),
+                                          offering("cb-064b00000000000b1", "us-east-2b", s, e, "880000.00", 64)), 64)
+    expect(aws, "us-east-2", 336, answers(offering("cb-032a00000000000a2", "us-east-2a", s, e, "450000.00", 32),
+                                          offering("cb-032c00000000000c2", "us-east-2c", s, e, "400000.00", 32)), 32)
+    expect(aws, "us-east-2", 504, answers(), 64)
+    expect(aws, "us-east-2", 504, answers(), 32)
+    code, doc, out = run(capsys, "--instance-type", "p5en.48xlarge", "--count", "96", "--hours", "336",
+                         "--regions", "us-east-2", "--format", "json")
+    assert code == 0
+    assert len(doc["options"]) == 1  # only us-east-2a has both sizes on the same dates
+    o = doc["options"][0]
+    assert o["offering_ids"] == ["cb-064a00000000000a1", "cb-032a00000000000a2"]
+    assert (o["availability_zone"], o["instances"], o["blocks"], o["upfront_usd"]) == ("us-east-2a", 96, [64, 32], 1350000.0)
+    assert len(doc["next"]["purchase_commands"]) == 2
+
+
+def test_more_than_the_account_holds_is_unusable_input(aws: StubbedAws, capsys) -> None:
+    code, _, err = run(capsys, "--instance-type", "p5en.48xlarge", "--count", "257", "--hours", "24", "--regions", "us-east-2")
+    assert code == 2 and "256" in err and "Traceback" not in err
+
+
+def test_one_region_denied_still_answers_and_names_it(aws: StubbedAws, capsys) -> None:
+    three_regions(aws)
+    aws.stubbers.pop(("ec2", "us-west-2"))
+    aws.clients.pop(("ec2", "us-west-2"))
+    aws.stub("ec2", "us-west-2").add_client_error("describe_capacity_block_offerings", "UnauthorizedOperation",
+                                                  "You are not authorized to perform this operation.", 403)
+    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06",
+                       "--format", "json")
+    assert code == 0 and doc["pick"]["offering_ids"] == ["cb-0e2b000000000002b"]
+    denied = [r for r in doc["regions"] if r["error"]]
+    assert [(r["region"], r["code"]) for r in denied] == [("us-west-2", "UnauthorizedOperation")]
+    assert "access denied to ec2:DescribeCapacityBlockOfferings in us-west-2" in denied[0]["error"]
+    aws.stub("ec2", "us-west-2").add_client_error("describe_capacity_block_offerings", "UnauthorizedOperation",
+                                                  "You are not authorized to perform this operation.", 403)
+    code, text, _ = run(capsys, *P5EN, "--regions", "us-west-2")
+    assert code == 1
+    assert "us-west-2: no answer: access denied" in text and "not an answer about capacity" in text
+
+
+@pytest.mark.parametrize("code_, words", [
+    ("RequestLimitExceeded", "AWS throttled ec2:DescribeCapacityBlockOfferings in us-east-2"),
+    ("OptInRequired", "us-east-2 is not enabled for this account (OptInRequired)"),
+])
+def test_throttling_and_opt_in_are_region_lines(aws: StubbedAws, capsys, code_: str, words: str) -> None:
+    aws.stub("ec2", "us-east-2").add_client_error("describe_capacity_block_offerings", code_, "nope", 400)
+    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-2", "--format", "json")
+    assert code == 1 and doc["options"] == [] and doc["pick"] is None
+    assert doc["regions"][0]["code"] == code_ and words in doc["regions"][0]["error"]
+
+
+def test_an_answer_without_a_request_id_is_not_aws(aws: StubbedAws, capsys) -> None:
+    aws.stub("ec2", "us-east-2").add_response("describe_capacity_block_offerings", {"CapacityBlockOfferings": []})
+    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-2", "--format", "json")
+    assert code == 1
+    assert doc["regions"][0]["code"] == "NotAws" and "not as AWS does" in doc["regions"][0]["error"]
+
+
+def test_an_offering_with_a_shell_word_for_an_id_is_refused(aws: StubbedAws, capsys) -> None:
+    bad = offering("cb-1; rm -rf ~", "us-east-2a", "2026-12-10T09:00:00", "2026-12-24T11:30:00", "1.00")
+    expect(aws, "us-east-2", 336, answers(bad))
+    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-2", "--format", "json")
+    assert code == 1 and doc["next"] is None
+    assert doc["regions"][0]["code"] == "NotAws" and "is not an AWS name" in doc["regions"][0]["error"]
+
+
+def test_a_region_that_does_not_answer_in_time_is_a_line(aws: StubbedAws, capsys, monkeypatch) -> None:
+    import threading
+
+    release = threading.Event()
+    expect(aws, "us-east-1", 336, answers())
+    expect(aws, "us-east-1", 504, answers())
+
+    class Silent:
+        """An EC2 client whose endpoint never answers (until the test is over)."""
+
+        meta = aws.client("ec2", "us-east-2").meta
+
+        def describe_capacity_block_offerings(self, **_: Any) -> dict[str, Any]:
+            release.wait(30)
+            return answers()
+
+    clients = {"us-east-1": aws.client("ec2", "us-east-1"), "us-east-2": Silent()}
+    monkeypatch.setattr("planner.aws.capacity_blocks.open_ec2", lambda profile=None: clients.__getitem__)
+    try:
+        code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2", "--aws-timeout", "1", "--format", "json")
+    finally:
+        release.set()
+    assert code == 1
+    late = doc["regions"][1]
+    assert late["code"] == "Timeout" and "within 1 s (--aws-timeout)" in late["error"]
+    assert doc["regions"][0]["error"] is None and doc["regions"][0]["offerings"] == 0
+
+
+def test_ultraservers_are_asked_by_ultraserver_type(aws: StubbedAws, capsys) -> None:
+    aws.stub("ec2", "us-east-2").add_response(
+        "describe_capacity_block_offerings",
+        answers(offering("cb-0a0b0c0d0e0f01020", "us-east-2b", "2026-12-09T10:00:00", "2026-12-16T11:30:00",
+                         "600000.00", 16, "trn2u.48xlarge", UltraserverType="u-trn2x64", UltraserverCount=4)),
+        {"CapacityDurationHours": 168, "AllAvailabilityZones": True, "UltraserverType": "u-trn2x64", "UltraserverCount": 4})
+    aws.stub("ec2", "us-east-2").add_response("describe_capacity_block_offerings", answers())
+    code, doc, _ = run(capsys, "--instance-type", "trn2u.48xlarge", "--ultraservers", "4", "--hours", "168",
+                       "--regions", "all", "--format", "json")
+    assert code == 0
+    assert doc["needs"][0]["ultraserver_type"] == "u-trn2x64" and doc["needs"][0]["instances"] == 16
+    assert doc["pick"]["ultraserver_type"] == "u-trn2x64" and doc["pick"]["instances"] == 16
+    assert any("one per UltraServer" in k for k in doc["next"]["stack_keys"])
+
+
+def test_an_ultraserver_type_by_name_in_its_local_zone(aws: StubbedAws, capsys) -> None:
+    # u-p6e-gb200x72: 18 p6e-gb200.36xlarge, sold in the Dallas Local Zone of us-east-1 (the catalogue)
+    lz = offering("cb-0b2000000000000d1", "us-east-1-dfw-2a", "2026-12-09T10:00:00", "2026-12-10T11:30:00",
+                  "190000.00", 18, "p6e-gb200.36xlarge", ZoneType="local-zone", UltraserverType="u-p6e-gb200x72",
+                  UltraserverCount=1)
+    ec2 = aws.stub("ec2", "us-east-1")
+    ec2.add_response("describe_capacity_block_offerings", answers(lz),
+                     {"CapacityDurationHours": 24, "AllAvailabilityZones": True, "UltraserverType": "u-p6e-gb200x72",
+                      "UltraserverCount": 1})
+    ec2.add_response("describe_capacity_block_offerings", answers())
+    code, doc, _ = run(capsys, "--instance-type", "u-p6e-gb200x72", "--ultraservers", "1", "--hours", "20",
+                       "--regions", "all", "--format", "json")
+    assert code == 0 and [r["region"] for r in doc["regions"]] == ["us-east-1"]
+    assert doc["pick"]["local_zone"] is True and doc["pick"]["instances"] == 18
+    assert doc["next"]["purchase_commands"][1].startswith("aws ec2 modify-availability-zone-group --region us-east-1 "
+                                                          "--group-name us-east-1-dfw-2 ")
+
+
+def test_a_local_zone_is_marked_with_its_opt_in(aws: StubbedAws, capsys) -> None:
+    lz = offering("cb-0d0d0d0d0d0d0d0d0", "us-east-1-dfw-2a", "2026-12-09T10:00:00", "2026-12-23T11:30:00",
+                  "500000.00", ZoneType="local-zone")
+    expect(aws, "us-east-1", 336, answers(lz))
+    expect(aws, "us-east-1", 504, answers())
+    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1", "--format", "json")
+    assert code == 0 and doc["pick"]["local_zone"] is True and doc["pick"]["opt_in_group"] == "us-east-1-dfw-2"
+    assert doc["next"]["purchase_commands"][0].startswith("aws ec2 describe-availability-zones --region us-east-1 "
+                                                          "--all-availability-zones --zone-names us-east-1-dfw-2a ")
+    assert doc["next"]["purchase_commands"][1] == ("aws ec2 modify-availability-zone-group --region us-east-1 "
+                                                   "--group-name us-east-1-dfw-2 --opt-in-status opted-in")
+    assert doc["next"]["purchase_commands"][2].startswith("aws ec2 purchase-capacity-block --region us-east-1 ")
+
+
+def test_the_stack_gives_type_count_hours_and_region(aws: StubbedAws, capsys, tmp_path) -> None:
+    stack = tmp_path / "Pulumi.train.yaml"
+    stack.write_text("""config:
+  aws:region: us-east-2
+  planner:cluster:
+    availability_zone: us-east-2a
+    node_groups:
+      - name: gpus
+        instance_type: p5en.48xlarge
+        count: 16
+        purchase: capacity-block
+    placement_group: none
+    schedule:
+      hours: 336
+""", encoding="utf-8")
+    expect(aws, "us-east-2", 336, answers(offering("cb-0e2b000000000002b", "us-east-2b", "2026-12-20T07:00:00",
+                                                   "2027-01-03T11:30:00", "330000.00")))
+    expect(aws, "us-east-2", 504, answers())
+    code, doc, _ = run(capsys, str(stack), "--format", "json")
+    assert code == 0
+    assert doc["node_group"] == "gpus" and doc["needs"][0]["hours_basis"] == "schedule.hours"
+    assert "node group 'gpus': availability_zone: us-east-2b" in doc["next"]["stack_keys"]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (("--instance-type", "p5en.48xlarge", "--hours", "24"), "--count"),
+    (("--instance-type", "nope.48xlarge", "--count", "1", "--hours", "24"), "unknown instance type"),
+    (("--instance-type", "trn2u.48xlarge", "--count", "6", "--hours", "24"), "multiple of 4"),
+    (("--instance-type", "p6e-gb200.36xlarge", "--ultraservers", "1", "--hours", "24"), "u-p6e-gb200x36, u-p6e-gb200x72"),
+    (("--instance-type", "p5en.48xlarge", "--ultraservers", "1", "--hours", "24"), "sold by the instance"),
+    (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "9000"), "longer than the longest Capacity Block"),
+    (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--regions", "us-east-2,Nowhere"), "--regions"),
+    (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--deadline", "soon"), "--deadline"),
+    (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--earliest", "2099-01-01"), "8 weeks"),
+    (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--earliest", "2020-01-01"), "in the past"),
+])
+def test_unusable_input_is_one_line_and_exit_2(aws: StubbedAws, capsys, argv: tuple[str, ...], words: str) -> None:
+    code = None
+    try:
+        code = main(["capacity", *argv])
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_table_and_markdown_say_the_same(aws: StubbedAws, capsys) -> None:
+    three_regions(aws)
+    code, table, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06")
+    assert code == 0
+    assert "Pick: option 2, us-east-2 us-east-2b" in table and "aws ec2 purchase-capacity-block" in table
+    assert table.rstrip().endswith("4 options from 3 of 3 regions answering; pick fits; exit 0")
+    three_regions(aws)
+    code, md, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06",
+                      "--format", "markdown")
+    assert "| 2 | us-east-2b | 2026-12-20 07:00 |" in md and "```sh" in md
+
+
+BOOKED = """config:
+  aws:region: us-east-1
+  planner:cluster:
+    availability_zone: us-east-1a
+    node_groups:
+      - name: gpus
+        instance_type: p5en.48xlarge
+        count: 8
+        purchase: capacity-block
+        capacity_reservation_id: cr-0f1e2d3c4b5a69788
+    placement_group: none
+    schedule:
+      hours: 336
+"""
+
+
+def reservation(start: str, end: str) -> dict[str, Any]:
+    return {"CapacityReservations": [{
+        "CapacityReservationId": "cr-0f1e2d3c4b5a69788", "InstanceType": "p5en.48xlarge", "InstancePlatform": "Linux/UNIX",
+        "AvailabilityZone": "us-east-1a", "Tenancy": "default", "TotalInstanceCount": 8, "AvailableInstanceCount": 8,
+        "State": "scheduled", "StartDate": at(start), "EndDate": at(end), "EndDateType": "limited",
+        "ReservationType": "capacity-block"}], **META}
+
+
+def test_a_booked_block_too_short_for_the_run_gets_its_extension_offerings(aws: StubbedAws, capsys, tmp_path) -> None:
+    stack = tmp_path / "Pulumi.booked.yaml"
+    stack.write_text(BOOKED, encoding="utf-8")
+    ec2 = aws.stub("ec2", "us-east-1")
+    ec2.add_response("describe_capacity_reservations", reservation("2026-12-10T11:30:00", "2026-12-17T11:30:00"),
+                     {"CapacityReservationIds": ["cr-0f1e2d3c4b5a69788"]})
+    # 168 h booked, 167.5 h usable: 168.5 h more -> 192 h and 216 h extensions are asked for
+    ext = {"CapacityBlockExtensionOfferingId": "cbe-0a1b2c3d4e5f60718", "InstanceType": "p5en.48xlarge",
+           "InstanceCount": 8, "AvailabilityZone": "us-east-1a", "StartDate": at("2026-12-10T11:30:00"),
+           "CapacityBlockExtensionStartDate": at("2026-12-17T11:30:00"),
+           "CapacityBlockExtensionEndDate": at("2026-12-25T11:30:00"), "CapacityBlockExtensionDurationHours": 192,
+           "UpfrontFee": "97000.00", "CurrencyCode": "USD", "Tenancy": "default"}
+    ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [ext], **META},
+                     {"CapacityBlockExtensionDurationHours": 192, "CapacityReservationId": "cr-0f1e2d3c4b5a69788"})
+    ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [], **META},
+                     {"CapacityBlockExtensionDurationHours": 216, "CapacityReservationId": "cr-0f1e2d3c4b5a69788"})
+    code, doc, _ = run(capsys, str(stack), "--format", "json")
+    assert code == 0
+    r = doc["reservation"]
+    assert (r["hours"], r["usable_hours"], r["covers_run"]) == (168.0, 167.5, False)
+    assert doc["asked_extension_hours"] == [192, 216]
+    assert doc["extensions"][0]["usable_hours_after"] == 359.5
+    assert doc["next"]["purchase_commands"] == [
+        "aws ec2 purchase-capacity-block-extension --region us-east-1 --capacity-block-extension-offering-id "
+        "cbe-0a1b2c3d4e5f60718 --capacity-reservation-id cr-0f1e2d3c4b5a69788"]
+    ec2.assert_no_pending_responses()
+
+
+def test_a_booked_block_that_covers_the_run_asks_for_nothing_more(aws: StubbedAws, capsys, tmp_path) -> None:
+    stack = tmp_path / "Pulumi.booked.yaml"
+    stack.write_text(BOOKED, encoding="utf-8")
+    aws.stub("ec2", "us-east-1").add_response("describe_capacity_reservations",
+                                              reservation("2026-12-10T09:00:00", "2026-12-24T11:30:00"))
+    code, text, _ = run(capsys, str(stack))
+    assert code == 0
+    assert "338.5 h, 338 h usable (covers the run)" in text and text.rstrip().endswith("the block covers the run; exit 0")
+
+
+def test_progress_is_shown_on_a_terminal_only_and_erased(aws: StubbedAws, capsys, monkeypatch) -> None:
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    three_regions(aws)
+    term = Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    code = main(["capacity", *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--format", "json"])
+    assert code == 0
+    shown = term.getvalue()
+    assert "asking 3 regions: 1 answered (" in shown and "asking 3 regions: 2 answered (" in shown
+    assert shown.endswith("\r\033[K")  # the last answer erases the line: nothing of it stays on the screen
+    assert json.loads(capsys.readouterr().out)["pick"] is not None  # standard output holds only the report
+
+
+def test_compare_capacity_prices_block_rows_from_offerings(aws: StubbedAws, capsys) -> None:
+    # 70e9 x 1e11 tokens at MFU 0.4 on 16 p5en: a 230.4 h run -> 240 h and 264 h blocks are asked for
+    expect(aws, "us-east-2", 240, answers(offering("cb-07c0000000000072a", "us-east-2a", "2026-12-08T08:00:00",
+                                                   "2026-12-18T11:30:00", "60000.00")))
+    expect(aws, "us-east-2", 264, answers())
+    code = main(["compare", "--parameters", "70e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "16",
+                 "--instance-type", "p5en.48xlarge", "--capacity", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0
+    row = next(c for c in doc["candidates"] if c["purchase"] == "capacity-block")
+    assert row["offering"]["offering_ids"] == ["cb-07c0000000000072a"] and row["total_usd"] == 60000.0
+    assert row["usd_per_hour"] == round(60000 / (16 * 243.5), 4) and row["price_book"] == "Capacity Block offerings"
+    book = block_price("us-east-2")
+    assert row["book"]["usd_per_hour"] == book.usd  # the book's figure, beside it
+    assert any(f"the book's figure: ${book.usd:,.2f}/h" in n for n in row["notes"])
+    ondemand = next(c for c in doc["candidates"] if c["purchase"] == "on-demand")
+    assert "offering" not in ondemand
+    aws.stub("ec2", "us-east-2").assert_no_pending_responses()
+
+
+def block_price(region: str) -> Any:
+    """The built-in book's p5en.48xlarge Capacity Block price in `region` (what the tests hold the offerings to)."""
+    from planner.cost.book import builtin
+
+    return builtin("current").instance("p5en.48xlarge", region, "capacity-block")
+
+
+def test_plan_live_prices_says_when_the_book_is_far_from_the_offerings(aws: StubbedAws, capsys, monkeypatch) -> None:
+    monkeypatch.setattr("planner.aws.live_prices.live_book", lambda book, needs, **_: book)  # on-demand: not this test's
+    expect(aws, "us-east-1", 168, answers(offering("cb-0168000000000000a", "us-east-1a", "2026-12-08T09:30:00",
+                                                   "2026-12-15T11:30:00", "54400.00", 8)), 8)
+    expect(aws, "us-east-1", 192, answers(), 8)
+    stack = ROOT / "stacks" / "Pulumi.p5en-train.yaml"
+    main(["plan", str(stack), "--live-prices", "--format", "json"])
+    err = capsys.readouterr().err
+    book = block_price("us-east-1")
+    assert book.usd > 40 / 0.75  # the case: the book is more than 25 % above the offering
+    assert ("node group 'gpus': the cheapest Capacity Block offering AWS shows now for p5en.48xlarge in us-east-1 "
+            f"($40.00/h, cb-0168000000000000a in us-east-1a) is {(book.usd - 40) / book.usd:.0%} below the price "
+            f"book's (${book.usd:,.2f}/h, as of {book.as_of}") in err
+
+
+def test_plan_live_prices_is_quiet_when_the_book_is_close(aws: StubbedAws, capsys, monkeypatch) -> None:
+    monkeypatch.setattr("planner.aws.live_prices.live_book", lambda book, needs, **_: book)
+    fee = f"{block_price('us-east-1').usd * 8 * 170:.2f}"
+    expect(aws, "us-east-1", 168, answers(offering("cb-0168000000000000b", "us-east-1a", "2026-12-08T09:30:00",
+                                                   "2026-12-15T11:30:00", fee, 8)), 8)
+    expect(aws, "us-east-1", 192, answers(), 8)
+    main(["plan", str(ROOT / "stacks" / "Pulumi.p5en-train.yaml"), "--live-prices", "--format", "json"])
+    assert "Capacity Block offering" not in capsys.readouterr().err
+
+
+def test_earliest_is_sent_as_the_start_of_the_window(aws: StubbedAws, capsys) -> None:
+    day = (dt.datetime.now(UTC) + dt.timedelta(days=7)).date()
+    start = dt.datetime(day.year, day.month, day.day, tzinfo=UTC)
+    for hours in (24, 48):
+        aws.stub("ec2", "us-east-2").add_response(
+            "describe_capacity_block_offerings", answers(),
+            {"CapacityDurationHours": hours, "AllAvailabilityZones": True, "InstanceType": "p5en.48xlarge",
+             "InstanceCount": 2, "StartDateRange": start})
+    code, doc, _ = run(capsys, "--instance-type", "p5en.48xlarge", "--count", "2", "--hours", "20",
+                       "--regions", "us-east-2", "--earliest", day.isoformat(), "--format", "json")
+    assert code == 1 and doc["earliest"] == f"{day.isoformat()}T00:00:00Z" and doc["regions"][0]["error"] is None
+    aws.stub("ec2", "us-east-2").assert_no_pending_responses()
+
+
+def test_the_same_answers_give_byte_identical_json(aws: StubbedAws, capsys) -> None:
+    outs = []
+    for _ in range(2):
+        three_regions(aws)
+        main(["capacity", *P5EN, "--regions", "us-west-2,us-east-1,us-east-2", "--deadline", "2027-01-06", "--format", "json"])
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1]
+    assert [r["region"] for r in json.loads(outs[0])["regions"]] == ["us-west-2", "us-east-1", "us-east-2"]  # as asked
+
+
+def test_no_credentials_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path) -> None:
+    from tests.test_preflight_helpers import isolate
+
+    isolate(monkeypatch, tmp_path, credentials=False)
+    code = main(["capacity", *P5EN, "--regions", "us-east-2"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith("planner: capacity: no AWS credentials found") and len(err.splitlines()) == 1
+
+
+def test_pages_are_followed_and_other_currencies_left_out(aws: StubbedAws, capsys) -> None:
+    ec2 = aws.stub("ec2", "us-east-2")
+    first = offering("cb-0aaa00000000000a1", "us-east-2a", "2026-12-10T09:00:00", "2026-12-24T11:30:00", "300000.00")
+    yen = dict(offering("cb-0aaa00000000000a2", "us-east-2b", "2026-12-10T09:00:00", "2026-12-24T11:30:00", "1.00"),
+               CurrencyCode="JPY")
+    ec2.add_response("describe_capacity_block_offerings", {**answers(first), "NextToken": "page-2"})
+    ec2.add_response("describe_capacity_block_offerings", answers(yen),
+                     {"CapacityDurationHours": 336, "AllAvailabilityZones": True, "InstanceType": "p5en.48xlarge",
+                      "InstanceCount": 16, "NextToken": "page-2"})
+    ec2.add_response("describe_capacity_block_offerings", answers())
+    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-2", "--format", "json")
+    assert code == 0 and doc["regions"][0]["offerings"] == 2
+    assert [o["offering_ids"] for o in doc["options"]] == [["cb-0aaa00000000000a1"]]
+    assert any("currency other than USD" in n for n in doc["notes"])
+
+
+def test_several_types_are_alternatives_ranked_together(aws: StubbedAws, capsys) -> None:
+    expect(aws, "us-east-2", 48, answers(offering("cb-0bbb00000000000b1", "us-east-2a", "2026-12-10T09:00:00",
+                                                  "2026-12-12T11:30:00", "90000.00", 2)), 2)
+    expect(aws, "us-east-2", 72, answers(), 2)
+    expect(aws, "us-east-2", 48, answers(offering("cb-0bbb00000000000b2", "us-east-2b", "2026-12-10T09:00:00",
+                                                  "2026-12-12T11:30:00", "70000.00", 2, "p5.48xlarge")), 2, "p5.48xlarge")
+    expect(aws, "us-east-2", 72, answers(), 2, "p5.48xlarge")
+    code, doc, out = run(capsys, "--instance-type", "p5en.48xlarge", "--instance-type", "p5.48xlarge", "--count", "2",
+                         "--hours", "40", "--regions", "us-east-2", "--format", "json")
+    assert code == 0
+    assert [(o["instance_type"], o["offering_ids"][0]) for o in doc["options"]] == [
+        ("p5.48xlarge", "cb-0bbb00000000000b2"), ("p5en.48xlarge", "cb-0bbb00000000000b1")]
+    assert doc["pick"]["instance_type"] == "p5.48xlarge"
+    assert [(r["region"], r["instance_type"]) for r in doc["regions"]] == [("us-east-2", "p5en.48xlarge"),
+                                                                           ("us-east-2", "p5.48xlarge")]
+
+
+def test_the_run_hours_from_a_workload(aws: StubbedAws, capsys) -> None:
+    # 70e9 x 1e11 tokens at MFU 0.4 on 16 p5en: 230.4 h, so 240 h and 264 h blocks are asked for
+    expect(aws, "us-east-2", 240, answers())
+    expect(aws, "us-east-2", 264, answers())
+    code, doc, _ = run(capsys, "--instance-type", "p5en.48xlarge", "--count", "16", "--parameters", "70e9",
+                       "--tokens", "1e11", "--mfu", "0.4", "--regions", "us-east-2", "--format", "json")
+    assert code == 1 and doc["needs"][0]["hours_basis"] == "workload"
+    assert doc["needs"][0]["run_hours"] == pytest.approx(230.399, abs=1e-3)
+
+
+def test_a_stack_with_several_block_groups_needs_node_group(aws: StubbedAws, capsys, tmp_path) -> None:
+    stack = tmp_path / "Pulumi.two.yaml"
+    stack.write_text("""config:
+  aws:region: us-east-2
+  planner:cluster:
+    availability_zone: us-east-2a
+    node_groups:
+      - {name: a, instance_type: p5en.48xlarge, count: 8, purchase: capacity-block}
+      - {name: b, instance_type: p5.48xlarge, count: 8, purchase: capacity-block}
+    placement_group: none
+    schedule:
+      hours: 24
+""", encoding="utf-8")
+    assert main(["capacity", str(stack)]) == 2
+    err = capsys.readouterr().err
+    assert "2 Capacity Block node groups (a, b); expected --node-group NAME" in err
+    expect(aws, "us-east-2", 24, answers(), 8, "p5.48xlarge")
+    expect(aws, "us-east-2", 48, answers(), 8, "p5.48xlarge")
+    code, doc, _ = run(capsys, str(stack), "--node-group", "b", "--format", "json")
+    assert code == 1 and doc["node_group"] == "b" and doc["needs"][0]["instance_type"] == "p5.48xlarge"
