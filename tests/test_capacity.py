@@ -362,7 +362,7 @@ def test_a_booked_block_too_short_for_the_run_gets_its_extension_offerings(aws: 
     ec2 = aws.stub("ec2", "us-east-1")
     ec2.add_response("describe_capacity_reservations", reservation("2026-12-10T11:30:00", "2026-12-17T11:30:00"),
                      {"CapacityReservationIds": ["cr-0f1e2d3c4b5a69788"]})
-    # 168 h booked, 167.5 h usable: 168.5 h more -> 192 h and 216 h extensions are asked for
+    # 168 h booked, 167.5 h usable: 168.5 h more -> a 192 h extension is asked for
     ext = {"CapacityBlockExtensionOfferingId": "cbe-0a1b2c3d4e5f60718", "InstanceType": "p5en.48xlarge",
            "InstanceCount": 8, "AvailabilityZone": "us-east-1a", "StartDate": at("2026-12-10T11:30:00"),
            "CapacityBlockExtensionStartDate": at("2026-12-17T11:30:00"),
@@ -370,13 +370,11 @@ def test_a_booked_block_too_short_for_the_run_gets_its_extension_offerings(aws: 
            "UpfrontFee": "97000.00", "CurrencyCode": "USD", "Tenancy": "default"}
     ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [ext], **META},
                      {"CapacityBlockExtensionDurationHours": 192, "CapacityReservationId": "cr-0f1e2d3c4b5a69788"})
-    ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [], **META},
-                     {"CapacityBlockExtensionDurationHours": 216, "CapacityReservationId": "cr-0f1e2d3c4b5a69788"})
     code, doc, _ = run(capsys, str(stack), "--format", "json")
     assert code == 0
     r = doc["reservation"]
     assert (r["hours"], r["usable_hours"], r["covers_run"]) == (168.0, 167.5, False)
-    assert doc["asked_extension_hours"] == [192, 216]
+    assert doc["asked_extension_hours"] == [192]
     assert doc["extensions"][0]["usable_hours_after"] == 359.5
     assert doc["next"]["purchase_commands"] == [
         "aws ec2 purchase-capacity-block-extension --region us-east-1 --capacity-block-extension-offering-id "
@@ -561,3 +559,37 @@ def test_a_stack_with_several_block_groups_needs_node_group(aws: StubbedAws, cap
     expect(aws, "us-east-2", 48, answers(), 8, "p5.48xlarge")
     code, doc, _ = run(capsys, str(stack), "--node-group", "b", "--format", "json")
     assert code == 1 and doc["node_group"] == "b" and doc["needs"][0]["instance_type"] == "p5.48xlarge"
+
+
+def test_markdown_of_a_booked_block_and_output_to_a_file(aws: StubbedAws, capsys, tmp_path) -> None:
+    stack = tmp_path / "Pulumi.booked.yaml"
+    stack.write_text(BOOKED, encoding="utf-8")
+    aws.stub("ec2", "us-east-1").add_response("describe_capacity_reservations",
+                                              reservation("2026-12-10T09:00:00", "2026-12-24T11:30:00"))
+    report = tmp_path / "capacity.md"
+    code = main(["capacity", str(stack), "--format", "markdown", "--output", str(report)])
+    assert code == 0 and capsys.readouterr().out == ""
+    text = report.read_text(encoding="utf-8")
+    assert text.startswith("**Capacity Block cr-0f1e2d3c4b5a69788 (us-east-1) for 8 x p5en.48xlarge")
+    assert "- us-east-1a, 2026-12-10 09:00 to 2026-12-24 11:30 UTC: 338.5 h, 338 h usable (covers the run)" in text
+    assert text.rstrip().endswith("the block covers the run; exit 0")
+
+
+@pytest.mark.parametrize("run_hours, asked", [
+    (20, (24, 48)), (100, (96, 120)), (168, (168, 192)), (230.4, (240, 264)), (336, (336, 504)), (340, (336, 504)),
+    (4368, (4368,)),
+])
+def test_the_durations_asked_for_are_those_whose_offerings_may_cover_the_run(run_hours: float, asked: tuple[int, ...]) -> None:
+    from planner.cost.capacity import durations
+
+    assert durations(run_hours) == asked
+
+
+def test_block_sizes_and_what_cannot_be_booked() -> None:
+    from planner.cost.capacity import NoBlock, block_sizes, durations
+
+    assert block_sizes(64) == (64,) and block_sizes(96) == (64, 32) and block_sizes(256) == (64, 64, 64, 64)
+    with pytest.raises(NoBlock):
+        block_sizes(257)
+    with pytest.raises(NoBlock):
+        durations(4368.5)

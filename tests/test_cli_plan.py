@@ -87,11 +87,14 @@ def test_bad_file_as_a_process_has_no_traceback(tmp_path):
 
 
 def test_unwritable_output_is_one_line_exit_2(tmp_path):
-    for target in (tmp_path / "missing" / "report.json", tmp_path):
-        res = run_process("plan", "--format", "json", "-o", str(target), "stacks")
-        assert res.code == 2 and "Traceback" not in res.err, res.err
-        (line,) = res.err.strip().splitlines()
-        assert line.startswith(f"planner: {target}: --output: cannot write: ") and line.endswith("expected a writable file path")
+    target = tmp_path / "missing" / "report.json"
+    res = run_process("plan", "--format", "json", "-o", str(target), "stacks")
+    assert res.code == 2 and "Traceback" not in res.err, res.err
+    (line,) = res.err.strip().splitlines()
+    assert line.startswith(f"planner: {target}: --output: cannot write: ") and line.endswith("expected a writable file path")
+    # a folder is refused before anything is planned (issue 21, item 6; tests/test_hardening_21.py)
+    res = run_process("plan", "--format", "json", "-o", str(tmp_path), "stacks")
+    assert res.code == 2 and res.err.strip() == f"planner: {tmp_path}: --output: is a folder; expected a file path"
 
 
 def test_a_stack_named_twice_is_planned_once():

@@ -48,10 +48,14 @@ def test_the_plan_step_imports_nothing_from_the_checkout(tmp_path: Path) -> None
     res = run_action(repo, tmp_path)
     assert not marker.exists(), marker.read_text()
     assert res["failed"] is None and res["outputs"]["exit-code"] == "0", res["logs"]
-    # planner's own figure for the stack, not one a planted `json.py` printed
-    own = json.loads(subprocess.run([sys.executable, "-m", "planner", "plan", "--format", "json", str(P5EN)],
-                                    capture_output=True, text=True, check=True, cwd=ROOT).stdout)
-    assert res["outputs"]["total-cost"] == f"{own['stacks'][0]['cost']['total_usd']:.2f}" != "0.00"
+    assert res["outputs"]["total-cost"] == _planned_total(P5EN)  # what planner itself says, not what json.py printed
+
+
+def _planned_total(stack: Path) -> str:
+    from conftest import run_cli
+
+    res = run_cli("plan", str(stack), "--format", "json")
+    return f"{json.loads(res.out)['stacks'][0]['cost']['total_usd']:.2f}"
 
 
 def test_the_install_step_runs_no_python_from_the_checkout(tmp_path: Path) -> None:

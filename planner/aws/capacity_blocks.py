@@ -172,7 +172,7 @@ def _extend(client: Any, search: ExtensionSearch) -> ExtensionSearch:
     from botocore.exceptions import BotoCoreError, ClientError
     from botocore.parsers import ResponseParserError
 
-    from planner.cost.capacity import durations, extension_from_api, reservation_from_api
+    from planner.cost.capacity import NoBlock, extension_from_api, extension_hours, reservation_from_api
 
     client.meta.events.register("after-call", require_aws_answer, unique_id="planner-require-aws-answer")
     action, region, rid = "ec2:DescribeCapacityReservations", search.region, search.reservation_id
@@ -185,7 +185,7 @@ def _extend(client: Any, search: ExtensionSearch) -> ExtensionSearch:
         if search.covered:
             return search
         action = EXTENSION_ACTION
-        search.asked = durations(search.need.run_hours - search.reservation.usable_hours)
+        search.asked = extension_hours(search.need.run_hours - search.reservation.usable_hours)
         for hours in search.asked:
             for d in _ask(client, action, "describe_capacity_block_extension_offerings",
                           {"CapacityBlockExtensionDurationHours": hours, "CapacityReservationId": rid},
@@ -193,6 +193,8 @@ def _extend(client: Any, search: ExtensionSearch) -> ExtensionSearch:
                 search.extensions.append(extension_from_api(d))
     except BadOffering as exc:
         search.error = f"{action} in {region}: the answer is not usable ({exc})"
+    except NoBlock as exc:
+        search.error = str(exc)
     except ClientError as exc:
         if (exc.response.get("Error") or {}).get("Code") in ("InvalidCapacityReservationId.NotFound",
                                                              "InvalidCapacityReservationId.Malformed"):

@@ -117,21 +117,32 @@ class NoBlock(ValueError):
         self.key = key
 
 
-def durations(run_hours: float) -> tuple[int, ...]:
-    """The bookable durations to ask for: the shortest that covers the run, and the next one.
+# Offerings end at 11:30 UTC, the end closest to the duration asked: never more than half a day from it.
+SHIFT_HOURS = blocks.HOURS_PER_DAY / 2
 
-    Blocks end at 11:30 UTC, so the offerings for a duration are a little shorter or longer
-    than asked, and instances stop 30 minutes before the end: an offering for the shortest
-    duration may or may not leave the run its hours (`combine` checks each), the next
-    duration always does.
+
+def durations(run_hours: float) -> tuple[int, ...]:
+    """The bookable durations to ask for: every one whose offerings may cover the run, up to the first that must.
+
+    Blocks end at 11:30 UTC, so the offerings for a duration are up to half a day shorter
+    or longer than asked ("one block will have a duration that is slightly less than your
+    desired duration, while the other will have a duration slightly greater",
+    `blocks.PURCHASE_SOURCE`), and instances stop 30 minutes before the end: a duration a
+    little under the run may still be long enough (`combine` checks each offering), and
+    the first one whose shortest offering covers the run is the last worth paying for.
     """
-    hours = blocks.bookable_hours()
-    first = next((i for i, h in enumerate(hours) if h >= run_hours), None)
-    if first is None:
+    if run_hours > blocks.MAX_HOURS:
         raise NoBlock(f"a run of {run_hours:,.1f} h is longer than the longest Capacity Block "
                       f"({blocks.describe(blocks.MAX_HOURS)}); "
                       "split it across consecutive blocks and search for each", "--hours")
-    return tuple(hours[first:first + 2])
+    out: list[int] = []
+    for h in blocks.bookable_hours():
+        if blocks.usable_hours(h + SHIFT_HOURS) < run_hours:
+            continue  # even its longest offerings are too short
+        out.append(h)
+        if blocks.usable_hours(h - SHIFT_HOURS) >= run_hours:
+            break  # even its shortest offerings cover the run
+    return tuple(out)
 
 
 def block_sizes(instances: int) -> tuple[int, ...]:
@@ -585,6 +596,16 @@ class Extension:
     hours: int
     upfront_fee: Decimal
     currency: str
+
+
+def extension_hours(missing_hours: float) -> tuple[int, ...]:
+    """The extension to ask for: the shortest bookable duration covering the hours missing. An extension
+    starts when the block ends (11:30 UTC) and ends at 11:30 UTC, so it is exactly as long as asked."""
+    hours = blocks.round_up_to_block(missing_hours)
+    if hours is None:
+        raise NoBlock(f"the run needs {missing_hours:,.1f} h more than the block has, more than the longest extension "
+                      f"({blocks.describe(blocks.MAX_HOURS)})", "--hours")
+    return (hours,)
 
 
 def extension_from_api(d: Mapping[str, Any]) -> Extension:

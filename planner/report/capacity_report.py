@@ -56,7 +56,7 @@ def _rows(doc: dict[str, Any]) -> list[tuple[str, ...]]:
 
 
 def offering_lines(doc: dict[str, Any]) -> list[str]:
-    """`#1 cb-...`: the offering ids of each option, in the table's order."""
+    """`1 cb-...`: the offering ids of each option, numbered as in the table."""
     return [f"{i} {' + '.join(o['offering_ids'])}" for i, o in enumerate(doc["options"], 1)]
 
 
