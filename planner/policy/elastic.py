@@ -21,6 +21,7 @@ from planner.model import Unplanned
 from planner.policy import karpenter
 from planner.policy.resources import (
     BATCH_COMPUTE_ENVIRONMENT,
+    ROOT_DEVICES,
     UNKNOWN,
     SUBNET,
     Graph,
@@ -230,8 +231,6 @@ def _node_class(graph: Graph, pool: Resource, spec: Any) -> tuple[str, int | Non
 
 def _root_gib(mappings: list[Any]) -> int | None:
     """GiB of the gp3 root volume an EC2NodeClass maps (`rootVolume: true`, else a root device name)."""
-    from planner.policy.topology import ROOT_DEVICES  # loaded by now: topology reads elastic compute through here
-
     roots = [m for m in mappings if isinstance(m, dict) and m.get("rootVolume") is True]
     roots = roots or [m for m in mappings if isinstance(m, dict) and m.get("deviceName") in ROOT_DEVICES]
     ebs = roots[0].get("ebs") if roots else None

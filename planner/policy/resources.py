@@ -30,6 +30,9 @@ BATCH_COMPUTE_ENVIRONMENT = "aws:batch/computeEnvironment:ComputeEnvironment"
 AWS_PROVIDER = "pulumi:providers:aws"
 
 EFA_INTERFACE_TYPES = ("efa", "efa-only")
+# Root device names of Linux AMIs (the AMI's RootDeviceName): the DLAMIs the components launch
+# use /dev/sda1 (planner.components.images), Amazon Linux and Bottlerocket /dev/xvda.
+ROOT_DEVICES = ("/dev/sda1", "/dev/xvda")
 
 
 class _Unknown:

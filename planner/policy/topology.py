@@ -37,6 +37,7 @@ from planner.policy.resources import (
     LUSTRE,
     NETWORK_INTERFACE,
     PLACEMENT_GROUP,
+    ROOT_DEVICES,
     SUBNET,
     UNKNOWN,
     Graph,
@@ -633,9 +634,6 @@ def _launch_target(graph: Graph, res: Resource, t: _Target, values: dict[str, An
                                   fix=t.wrong_fix.format(res=res.name)))
 
 
-# Root device names of Linux AMIs (the AMI's RootDeviceName): the DLAMIs the components launch
-# use /dev/sda1 (planner.components.images), Amazon Linux /dev/xvda.
-ROOT_DEVICES = ("/dev/sda1", "/dev/xvda")
 
 
 def _root_volume(template: Resource | None, inst: Resource | None) -> int | None:
