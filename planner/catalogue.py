@@ -69,6 +69,7 @@ class InstanceType:
     efa_first_card: int = 0  # the first network card that takes EFA (p6-b300.48xlarge: card 0 is ENA only)
     # regions where the Capacity Blocks pricing page sells the type's blocks beyond `regions` (the offerings)
     capacity_block_regions: tuple[str, ...] = ()
+    capacity_block_local_zones: tuple[LocalZone, ...] = ()  # Local Zones the pricing page sells its blocks in
 
     def sold_in(self, region: str, purchase: str) -> bool:
         """Listed in `region` for `purchase`: the offerings, plus the Capacity Blocks pricing page's regions for blocks."""
@@ -207,6 +208,10 @@ def _accelerator(name: str, raw: dict[str, Any]) -> Accelerator:
     )
 
 
+def _zones(raw: Any) -> tuple[LocalZone, ...]:
+    return tuple(LocalZone(z["zone"], z["region"], bool(z.get("opt_in"))) for z in raw or ())
+
+
 def build(raw: dict[str, Any]) -> Catalogue:
     sources = {k: Source(k, v["title"], v["url"], str(v["as_of"])) for k, v in raw["sources"].items()}
     accelerators = {k: _accelerator(k, v) for k, v in raw["accelerators"].items()}
@@ -227,6 +232,7 @@ def build(raw: dict[str, Any]) -> Catalogue:
             efa_max_interfaces=efa.get("max_interfaces", 0) if efa["supported"] else 0,
             efa_first_card=efa.get("first_card", 0),
             capacity_block_regions=tuple(v.get("capacity_block_regions") or ()),
+            capacity_block_local_zones=_zones(v.get("capacity_block_local_zones")),
             max_network_interfaces=v["max_network_interfaces"],
             local_nvme_disks=v["local_nvme"]["disks"],
             local_nvme_disk_gb=v["local_nvme"]["disk_gb"],
@@ -243,7 +249,7 @@ def build(raw: dict[str, Any]) -> Catalogue:
             name=name, title=v["name"], member_instance_type=v.get("member_instance_type"), members=v["members"],
             accelerator=accelerators[v["accelerator"]], accelerators_per_member=v["accelerators_per_member"],
             interconnect=v["interconnect"], purchase=tuple(v.get("purchase") or ()), regions=tuple(v.get("regions") or ()),
-            local_zones=tuple(LocalZone(z["zone"], z["region"], bool(z.get("opt_in"))) for z in v.get("local_zones") or ()),
+            local_zones=_zones(v.get("local_zones")),
             source=v["source"], general_availability=None if v.get("general_availability") is None else str(v["general_availability"]),
             field_sources=dict(v.get("field_sources") or {}), notes=v.get("notes", ""), family=v.get("family"),
         )

@@ -129,10 +129,13 @@ class Unplanned:
 
     Kept so that a rule names it: an AWS Batch compute environment sized in vCPUs, a
     Karpenter node pool, an instance type outside the catalogue, a group scaled to zero.
+    Reasons: `elastic` (launches on demand, up to a known maximum per type: `maxima`),
+    `unsized` (no maximum: unbounded), `unlisted` (types outside the catalogue), `scaled-to-zero`,
+    `unpriced` (counted, but sold by a service planner has no price for: SageMaker HyperPod).
     """
 
     resource: str  # what it is, as a user would name it: "AWS Batch compute environment 'ce'"
-    reason: str  # unsized | unlisted | scaled-to-zero
+    reason: str  # elastic | unsized | unlisted | scaled-to-zero | unpriced
     instance_types: tuple[str, ...] = ()
     count: int | None = None  # instances it runs now (desired), when known
     minimum: int | None = None
@@ -140,6 +143,42 @@ class Unplanned:
     range: str = ""  # the range it allows, in its own units ("0-100000 vCPUs")
     path: Path = ()
     fix: str | None = None  # what to change in the program, for this resource
+    # the most instances of each catalogue type it may run at once (its limits allow), for the cost at the maximum
+    maxima: tuple[tuple[str, int], ...] = ()
+    purchase: str = "on-demand"  # how its instances are bought, for the cost at the maximum
+    detail: str = ""  # what else the read-back saw, in the resource's own terms (named in its finding)
+    name: str = ""  # the resource's own name (its line items at the maximum carry it)
+    # when one limit binds every type: what one instance of each takes of it (vCPUs, GPUs, 1 per instance)
+    # and the limit, so the estimate can find the dearest mix of types within it
+    fill: tuple[tuple[str, int], ...] = ()
+    capacity: int | None = None
+    root_volume_gib: int | None = None  # gp3 root volume per instance, where the program says (Karpenter EC2NodeClass)
+
+    @property
+    def left_out_now(self) -> str | None:
+        """What the estimate of its current size leaves out, in a few words; None: nothing (it runs none now)."""
+        if self.reason == "unsized":
+            return f"{self.resource} (unbounded: no limit)"
+        if self.reason == "unpriced":
+            many = self.count if self.count is not None else "an unknown number of"
+            return f"{self.resource} ({many} x {', '.join(self.instance_types)}: no price)"
+        if self.reason == "unlisted" and self.count != 0:
+            return f"{self.resource} ({', '.join(self.instance_types)}: outside the catalogue)"
+        if self.reason == "elastic" and self.count and len(self.instance_types) > 1:
+            return f"{self.resource} ({self.count} instance(s) now, of {', '.join(self.instance_types)}: which is unknown)"
+        return None
+
+    @property
+    def left_out_at_maximum(self) -> str | None:
+        """What the estimate at the maximum leaves out; None: its maximum is priced (or zero)."""
+        now = self.left_out_now
+        if now is not None:
+            return now
+        if self.reason == "unlisted" and self.maximum != 0:
+            return f"{self.resource} ({', '.join(self.instance_types)}: outside the catalogue)"
+        if self.reason == "scaled-to-zero" and self.maximum is None:
+            return f"{self.resource} (no known maximum)"
+        return None
 
 
 @dataclass(frozen=True)
@@ -149,6 +188,8 @@ class Note:
     message: str
     path: Path = ()
     fix: str | None = None  # what to change in the program, when the read-back can say
+    rule: str = "readback-gap"  # the rule that reports it (`scaling-size-refused` for sizes AWS refuses)
+    left_out: str | None = None  # compute the estimate leaves out because of it, in a few words
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ def message(stack: dict[str, Any], rule: str) -> list[str]:
 
 
 def test_every_corpus_program_names_its_source_and_commit() -> None:
-    assert len(PROGRAMS) >= 6
+    assert len(PROGRAMS) >= 11
     for name in PROGRAMS:
         header = (CORPUS / name / "__main__.py").read_text().split('"""')[1]
         assert "Source: " in header and re.search(r"commit\s+[0-9a-f]{40}\b", header), name
@@ -52,16 +52,20 @@ def test_every_corpus_program_names_its_source_and_commit() -> None:
 
 def test_batch_compute_environment_is_unsized_never_silent() -> None:
     """aws-samples/awsome-distributed-training 1.architectures/3.aws-batch/0.aws-batch-distributed-training.yaml:
-    p4d.24xlarge between 0 and 100000 vCPUs: no count to plan, so one compute-unsized warning."""
+    p4d.24xlarge between 0 and 100000 vCPUs: planned at 0 now, its maximum (100,000 // 96 vCPUs = 1,041 instances)
+    named and priced as the second figure."""
     code, stack = planned("batch-p4d")
     assert code == 0 and groups(stack) == []
-    assert findings(stack) == [("compute-unsized", "warning")]
-    (text,) = message(stack, "compute-unsized")
-    assert "'distributed-deep-learning-ce'" in text and "p4d.24xlarge" in text and "0-100000 vCPUs" in text
+    assert findings(stack) == [("scaling-maximum", "info")]
+    (text,) = message(stack, "scaling-maximum")
+    assert text.startswith("AWS Batch compute environment 'distributed-deep-learning-ce' launches p4d.24xlarge on demand "
+                           "(planned at 0 now): maxVcpus 100,000 allows at most 1,041 p4d.24xlarge (")
     (f,) = stack["findings"]
     assert f["file"] == "tests/corpus/batch-p4d/__main__.py" and f["line"] == 43
     assert f["resource"].endswith("aws:batch/computeEnvironment:ComputeEnvironment::distributed-deep-learning-ce")
-    assert any("not planned or priced" in n for n in stack["cost"]["notes"])
+    (item,) = stack["cost"]["maximum_estimate"]["line_items"]
+    assert (item["instance_type"], item["instances"]) == ("p4d.24xlarge", 1041)
+    assert f"${item['hourly_usd']:,.2f}/h at the maximum: 1,041 p4d.24xlarge" in text
 
 
 def test_unmanaged_capacity_block_group_plans_at_desired_and_reports_the_maximum() -> None:
@@ -117,11 +121,17 @@ def test_neuron_groups_scaled_to_zero_are_reported_never_planned_at_their_maximu
     (outside the catalogue) at desired 0: nothing is planned, nothing is dropped without a word."""
     code, stack = planned("eks-trn1-neuron")
     assert code == 0 and groups(stack) == [] and stack["summary"]["instances"] == 0
-    assert sorted(message(stack, "scaling-maximum")) == [
+    assert [m.split(" ($")[0] for m in sorted(message(stack, "scaling-maximum"))] == [
         "EKS node group 'trn1-32xl-ng1' has a desired size of 0 (planned at 0 instances) and may scale to 4 trn1.32xlarge",
         "EKS node group 'trn1n-32xl-ng' has a desired size of 0 (planned at 0 instances) and may scale to 2 trn1n.32xlarge"]
     unlisted = message(stack, "instance-type-unlisted")
     assert len(unlisted) == 2 and all("inf2." in m and "0-2 instances" in m for m in unlisted)
+    # nothing runs now; at the maximum, the inf2 groups (outside the catalogue) are left out, and said so
+    assert stack["cost"]["complete"] is True and stack["cost"]["line_items"] == []
+    most = stack["cost"]["maximum_estimate"]
+    assert most["complete"] is False and [i["instances"] for i in most["line_items"] if "instance_type" in i] == [4, 2]
+    assert most["left_out"][:2] == ["EKS node group 'inf2-24xl-ng' (inf2.24xlarge: outside the catalogue)",
+                                    "EKS node group 'inf2-48xl-ng' (inf2.48xlarge: outside the catalogue)"]
 
 
 def test_pcs_launch_template_without_a_type_and_its_node_group() -> None:
@@ -129,8 +139,95 @@ def test_pcs_launch_template_without_a_type_and_its_node_group() -> None:
     type, its placement group made outside Pulumi; the PCS node group that uses it sizes itself."""
     code, stack = planned("pcs-p5-efa-launch-template")
     assert code == 0 and groups(stack) == []
-    (text,) = message(stack, "compute-unsized")
-    assert "AWS PCS compute node group 'p5-nodes' may launch p5.48xlarge (0-4 instances)" in text
+    (text,) = message(stack, "scaling-maximum")
+    assert text.startswith("AWS PCS compute node group 'p5-nodes' launches p5.48xlarge on demand (planned at 0 now): "
+                           "maxInstanceCount 4 allows at most 4 instances ($220.16/h at the maximum: 4 p5.48xlarge)")
+
+
+def test_odcr_resource_group_is_a_deploy_time_reference_and_min_above_desired_is_refused() -> None:
+    """aws-ia/terraform-aws-eks-blueprints patterns/targeted-odcr: the launch template targets the ARN of an
+    aws.resourcegroups.Group of the program (known at deploy): a stated gap, never "not a resource group ARN";
+    the block's second sizes (min 4, max 5, desired 2) are refused by EKS: an error naming the properties."""
+    code, stack = planned("eks-p5-odcr-resource-group")
+    assert code == 1
+    assert groups(stack) == [("odcr", "p5.48xlarge", 2, "on-demand", True, "us-west-2a")]
+    assert findings(stack) == [("readback-gap", "warning"), ("scaling-maximum", "info"), ("scaling-size-refused", "error")]
+    (gap,) = message(stack, "readback-gap")
+    assert gap == ("'odcr' targets the capacity reservation resource group 'odcr', whose ARN is known only at deploy: "
+                   "its region and the reservations it holds are not checked")
+    assert message(stack, "scaling-size-refused") == [
+        "EKS node group 'odcr' has scalingConfig.minSize 4 above scalingConfig.desiredSize 2: AWS refuses to create it "
+        "(scalingConfig.desiredSize must lie between scalingConfig.minSize and scalingConfig.maxSize)"]
+    (most,) = [i for i in stack["cost"]["maximum_estimate"]["line_items"] if "instance_type" in i]
+    assert most["instances"] == 5 and "may scale to 5 p5.48xlarge" in message(stack, "scaling-maximum")[0]
+
+
+def test_elastic_eksctl_group_is_planned_at_desired_and_priced_at_its_maximum() -> None:
+    """awsome-distributed-training eks-p4de-odcr.yaml: minSize 0, desiredCapacity 2, maxSize 10, volumeSize 500:
+    2 p4de.24xlarge now, 10 at the maximum, both with their gp3 root volumes; the placeholder reservation named."""
+    code, stack = planned("eksctl-p4de-odcr-elastic")
+    assert code == 0
+    assert groups(stack) == [("p4de-odcr", "p4de.24xlarge", 2, "on-demand", True, "us-east-1b")]
+    cost = stack["cost"]
+    assert cost["complete"] is True and "left_out" not in cost
+    most = cost["maximum_estimate"]
+    assert most["complete"] is True
+    assert [(i["name"], i["instances"]) for i in most["line_items"]] == [("p4de-odcr", 10), ("p4de-odcr root volumes", 10)]
+    assert most["hourly_usd"] == pytest.approx(5 * cost["hourly_usd"])
+    (gap,) = message(stack, "readback-gap")
+    assert "'PLACEHOLDER_CAPACITY_RESERVATION_ID', which is not a reservation id" in gap
+
+
+def test_karpenter_pools_are_read_by_family_with_their_limits() -> None:
+    """awslabs/ai-on-eks addons.tf karpenter resources: the trn1 family pool (cpu 1000) may run at most 7
+    trn1.32xlarge (128 vCPUs each) and is priced there; the g5/g6/g6e/inf2 families are outside the catalogue and
+    named; the m5 and graviton (c/m/r) pools launch no accelerators and are not the training cluster."""
+    code, stack = planned("karpenter-pools-by-family")
+    assert code == 0 and groups(stack) == []
+    (trn1,) = message(stack, "scaling-maximum")
+    assert trn1.startswith("Karpenter node pool 'trainium-trn1' launches ")
+    assert "spec.limits (cpu 1,000) allow at most " in trn1 and "7 trn1.32xlarge" in trn1
+    assert "EC2NodeClass 'trainium-trn1': subnets in us-west-2a, us-west-2b" in trn1
+    unlisted = sorted(message(stack, "instance-type-unlisted"))
+    assert [m.split(" may launch ")[0] for m in unlisted] == [
+        "Karpenter node pool 'g5-gpu-karpenter'", "Karpenter node pool 'g6-gpu-karpenter'",
+        "Karpenter node pool 'g6e-gpu-karpenter'", "Karpenter node pool 'inferentia-inf2'"]
+    text = json.dumps(stack)
+    assert "x86-cpu-karpenter" not in text and "graviton-cpu-karpenter" not in text
+    most = stack["cost"]["maximum_estimate"]
+    assert most["complete"] is False and any("'inferentia-inf2' (inf2: outside the catalogue)" in x for x in most["left_out"])
+
+
+def test_hyperpod_instance_groups_are_counted_never_priced_as_ec2_and_keep_their_lustre() -> None:
+    """awsome-distributed-training 5.sagemaker-hyperpod README: 4 ml.trn1.32xlarge (InstanceCount, the ml. prefix
+    mapped for the specs), the ml.c5.xlarge controller named; the FSx for Lustre of 3.FSxLustre.yaml kept and
+    priced; no HyperPod price: the estimate is incomplete and says what it leaves out."""
+    code, stack = planned("hyperpod-trn1-lustre")
+    assert code == 0
+    (hp,) = message(stack, "compute-unsized")
+    assert hp.startswith("SageMaker HyperPod cluster 'ml-cluster' instance group 'compute-nodes' runs 4 x ml.trn1.32xlarge "
+                         "(trn1.32xlarge, 64 Trainium); EFA and placement are provided by HyperPod")
+    assert "also runs 1 ml.c5.xlarge (no accelerators)" in hp and "never at the EC2 price" in hp
+    assert stack["summary"]["lustre"]["deployment_type"] == "PERSISTENT_2"
+    cost = stack["cost"]
+    assert cost["complete"] is False and cost["left_out"] == [
+        "SageMaker HyperPod cluster 'ml-cluster' instance group 'compute-nodes' (4 x ml.trn1.32xlarge: no price)"]
+    assert [i["name"] for i in cost["line_items"]] == ["lustre"]  # no EC2 line for the HyperPod nodes
+    assert all("trn1" not in (i.get("instance_type") or "") for i in cost["line_items"])
+
+
+def test_no_corpus_program_calls_a_cost_complete_while_compute_is_left_out() -> None:
+    """Done when (issue 25): every compute resource is priced now and at its maximum, or named as left out."""
+    for name in PROGRAMS:
+        _, stack = planned(name)
+        cost = stack["cost"]
+        unpriced_compute = [f for f in stack["findings"] if f["rule"] in ("compute-unsized", "instance-type-unlisted")
+                            and "0 instance(s)" not in f["message"] and " may launch " not in f["message"]]
+        if unpriced_compute:
+            assert cost["complete"] is False and cost["left_out"], name
+        elastic = [f for f in stack["findings"] if f["rule"] == "scaling-maximum"]
+        if elastic:
+            assert cost.get("maximum_estimate"), name
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -152,6 +249,30 @@ def test_the_pack_and_the_cli_read_the_same_topology(name: str) -> None:
     assert sorted((f.rule, f.message) for f in outcome.plan.findings) == sorted((f["rule"], f["message"]) for f in stack["findings"])
 
 
+RULE_ID = re.compile(r"^\[([a-z0-9-]+)\] ")
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_the_whole_pack_reports_what_the_cli_finds_each_once(name: str) -> None:
+    """Done when (issue 25): every policy of the pack on the program, against `planner plan --program`: the same
+    rules, as often, and no violation twice (one policy owns each rule). Pack-only checks (IMDSv2, EFA security
+    groups) carry no rule id and are not findings of the CLI."""
+    from collections import Counter
+
+    from planner import programs
+    from planner.policy.testing import capture, check
+
+    project = programs.load(str(CORPUS / name))
+    config = project.config("test")
+    specs = capture(lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"), config=config,
+                    stack="test", project=project.name)
+    reported = check(specs, region=config.get("aws:region"))
+    assert len({(r.message, r.urn) for r in reported}) == len(reported), "a violation reported twice"
+    by_rule = Counter(m.group(1) for r in reported for m in [RULE_ID.match(r.message)] if m)
+    _, stack = planned(name)
+    assert by_rule == Counter(f["rule"] for f in stack["findings"])
+
+
 def _pack(name: str, policy_config: dict[str, Any]) -> list[Any]:
     from planner import programs
     from planner.policy import policies
@@ -164,17 +285,17 @@ def _pack(name: str, policy_config: dict[str, Any]) -> list[Any]:
     return [r for r in check(specs, [policies.budget], policy_config, region=config.get("aws:region"))]
 
 
-def test_budget_fails_on_compute_that_cannot_be_sized_unless_the_user_sizes_it() -> None:
-    """The PCS node group (aws-hpc-recipes pcs-lt-efa-p5.yaml) sizes itself: "nothing priced" is no pass."""
+def test_budget_holds_pools_that_launch_on_demand_to_their_maximum() -> None:
+    """The PCS node group (aws-hpc-recipes pcs-lt-efa-p5.yaml) runs 0 instances now and up to 4 p5.48xlarge:
+    "$0 now" is no pass; the budget is held to the cost at its maximum (4 x p5.48xlarge for 730 h)."""
     found = _pack("pcs-p5-efa-launch-template", {"planner-budget": {"maxTotalUsd": 1000}})
-    assert [(r.enforcement, r.urn.rsplit("::", 1)[-1]) for r in found] == [("mandatory", "p5-nodes")]
-    assert "AWS PCS compute node group 'p5-nodes' may launch p5.48xlarge (0-4 instances)" in found[0].message
-    assert "set `hours` and `instances`" in found[0].message
-    # sized by the user: 2 x p5.48xlarge for 10 h, priced from the price book, held to the budget
-    found = _pack("pcs-p5-efa-launch-template", {"planner-budget": {"maxTotalUsd": 1000, "hours": 10, "instances": 2}})
-    assert [m.split("]")[0] for m in (r.message for r in found)] == ["[budget-exceeded"]
-    assert _pack("pcs-p5-efa-launch-template",
-                 {"planner-budget": {"maxTotalUsd": 100000, "hours": 10, "instances": 2}}) == []
+    (v,) = found
+    assert v.enforcement == "mandatory" and v.message.startswith(
+        "[budget-exceeded] estimated total at the maximum the program allows is at least $160,716.80 (some cost left "
+        "out), above planner-budget's maxTotalUsd $1,000.00")  # the pack's own key
+    assert v.message.endswith("at the maximum: at least $160,716.80 for 730 h; left out: root volumes of node group(s) "
+                             "'p5-nodes' (size unknown)")
+    assert _pack("pcs-p5-efa-launch-template", {"planner-budget": {"maxTotalUsd": 200000}}) == []
 
 
 def test_sarif_and_annotations_land_on_the_programs_code_with_the_urn() -> None:

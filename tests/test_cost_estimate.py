@@ -114,8 +114,8 @@ schedule: {hours: 10}
     assert len(found) == 1 and found[0].severity == "warning"
     assert "p5.48xlarge" in found[0].message and "unknown (not zero)" in found[0].message
     assert found[0].line == 7  # the unpriced group (lines: config, region, cluster, az, node_groups, a, gpus)
-    assert cost_report.headline(j) == "unknown for 10 h: $201.50 priced, no price for gpus"  # "unknown" once
-    assert cost_report.total(j) == "unknown (at least $201.50)"
+    assert cost_report.headline(j) == "at least $201.50 for 10 h; no price for gpus"  # a lower bound, never $0
+    assert cost_report.total(j) == "at least $201.50"
 
 
 def test_derived_price_is_labelled_as_an_assumption(stack_file) -> None:
@@ -189,7 +189,7 @@ def test_markdown_lines_items_escape_and_footnotes() -> None:
     from planner.report.text import fit
 
     lines = fit(cost_report.table_lines(cost))
-    assert lines[0].startswith("cost: unknown for 24 h (run 10.0 h): $5.00 priced, no price for lustre")
+    assert lines[0].startswith("cost: at least $5.00 for 24 h (run 10.0 h); no price for lustre")
     assert "  [1] no price" in lines
 
 
@@ -206,7 +206,7 @@ schedule: {hours: 10}
     overview = next(line for line in md.splitlines() if line.startswith("| `test` |"))
     # p5e.48xlarge has no price in the test book (nor on-demand in current): only 2 x 10 h x $10 and the
     # root volumes of the 3 instances (3 x 10 h x $0.05) are known
-    assert overview.endswith("| unknown (at least $201.50) |"), overview
+    assert overview.endswith("| at least $201.50 |"), overview
 
 
 def test_cost_components_then_one_pricing_pass() -> None:

@@ -147,9 +147,10 @@ def test_compute_left_out_makes_the_estimate_incomplete(stack_file) -> None:
     stack = dataclasses.replace(stack, cluster=dataclasses.replace(stack.cluster, unplanned=(batch,)))
     plan = plan_stack(stack, PlanOptions(price_book=make_book()))
     cost = plan.cost.to_json()
-    assert cost["complete"] is False and cost["total_usd"] == 2010 and cost["left_out"] == ["AWS Batch compute environment 'ce'"]
+    assert cost["complete"] is False and cost["total_usd"] is None and cost["known_total_usd"] == 2010
+    assert cost["left_out"] == ["AWS Batch compute environment 'ce' (unbounded: no limit)"]
     (f,) = _incomplete(plan)
-    assert "leaves out AWS Batch compute environment 'ce'" in f.message
+    assert "leaves out AWS Batch compute environment 'ce' (unbounded: no limit) (cost at least $2,010.00)" in f.message
 
 
 def test_cli_fail_on_incomplete_cost(tmp_path) -> None:

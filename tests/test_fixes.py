@@ -44,7 +44,9 @@ def test_lustre_throughput_gives_the_nearest_tier_and_the_tiers_that_take_the_ca
 
 def test_lustre_efa_names_the_deployment_type_that_supports_it(stack_file) -> None:
     (fix,) = _fixes(stack_file, lustre("deployment_type: SCRATCH_2\nstorage_capacity_gib: 2400\nefa_enabled: true"), "lustre-efa")
-    assert fix == "set lustre.deployment_type: PERSISTENT_2 (with per_unit_storage_throughput), or lustre.efa_enabled: false"
+    # a complete change: PERSISTENT_2 needs a throughput tier (lustre-throughput otherwise)
+    assert fix == ("set lustre.deployment_type: PERSISTENT_2 and lustre.per_unit_storage_throughput: 125 (the lowest tier "
+                   "that takes 2,400 GiB; MB/s/TiB offered: 125, 250, 500, 1000 SSD), or set lustre.efa_enabled: false")
 
 
 def test_lustre_same_az_names_the_node_groups_zone(stack_file) -> None:
@@ -112,8 +114,8 @@ def test_lustre_efa_clients_and_scratch_long_run_fixes(stack_file) -> None:
     (fix,) = _fixes(stack_file, trn2(1, "    efa: false\n" + P2 + "\n  efa_enabled: true"), "lustre-efa-clients")
     assert fix == "in node group(s) 'trainers', remove efa: false, or set lustre.efa_enabled: false"
     (fix,) = _fixes(stack_file, trn2(1, lustre_fs("SCRATCH_2", 2400) + "schedule: {hours: 169}"), "lustre-scratch-long-run")
-    assert fix == ("set lustre.deployment_type: PERSISTENT_2 with per_unit_storage_throughput (MB/s/TiB: 125, 250, 500, 1000 SSD), "
-                   "or export checkpoints to S3 regularly")
+    assert fix == ("set lustre.deployment_type: PERSISTENT_2 and lustre.per_unit_storage_throughput: 125 (the lowest tier "
+                   "that takes 2,400 GiB; MB/s/TiB offered: 125, 250, 500, 1000 SSD), or export checkpoints to S3 regularly")
 
 
 def test_subnet_and_scale_fixes(stack_file) -> None:

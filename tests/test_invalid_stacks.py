@@ -24,9 +24,10 @@ NO_STACK = {
                               "PERSISTENT_2); tested with modified data in test_rule_sources.py"),
     # rules of clusters read back from a program's resources: a stack file cannot trigger them; their
     # invalid inputs are the programs of tests/corpus and the cases of tests/test_readback_rules.py
-    **{r: "read back from a program only" for r in ("compute-unsized", "efa-interface-layout",
-                                                    "instance-type-unlisted", "node-group-multi-az",
-                                                    "readback-gap", "scaling-maximum")},
+    **{r: "read back from a program only" for r in ("budget-unbounded-compute", "compute-unsized",
+                                                    "efa-interface-layout", "instance-type-unlisted",
+                                                    "node-group-multi-az", "readback-gap", "scaling-maximum",
+                                                    "scaling-size-refused")},
 }
 # Stacks that must break one more rule, and why (each is marked `# expect:` in the stack too).
 ALSO_BREAKS = {"workload-exceeds-schedule": {"budget-exceeded": "the budget is checked on the hours the workload needs"},

@@ -17,7 +17,7 @@ import pytest
 
 from planner.policy import POLICIES, policies
 from planner.policy.resources import Graph, from_policy
-from planner.policy.testing import UNKNOWN, Spec, resource_args, stack_args, violations
+from planner.policy.testing import UNKNOWN, Spec, check, resource_args, stack_args, violations
 from planner.policy.topology import rebuild
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -300,22 +300,33 @@ def test_efa_security_group_rules_as_separate_resources_at_preview() -> None:
 
 # --- resource policies -----------------------------------------------------------------------
 
-def test_efa_interfaces_one_per_card() -> None:
-    lt = by_name(hand_written(), LT)
-    assert violations(policies.efa_interfaces, resource_args(lt)) == []
-    # AWS recommends one EFA interface per card for full bandwidth; fewer is allowed, so the mandatory
-    # policy lets it pass (planner plan --program warns: efa-interface-layout)
-    short = Spec(LT, "short", dict(lt.props, networkInterfaces=efa_interfaces(4)))
-    assert violations(policies.efa_interfaces, resource_args(short)) == []
+def test_efa_layout_is_reported_once_by_the_topology() -> None:
+    """One policy owns each rule: the EFA layout is the topology's (it knows the type the template is launched as);
+    `planner-efa-interfaces` keeps what only the resource shows (security groups set at the top level). Fewer EFA
+    interfaces than cards is allowed (AWS recommends one per card): advisory; an efa-only primary: mandatory."""
+    short = hand_written(cards=4)
+    assert violations(policies.efa_interfaces, resource_args(by_name(short, LT))) == []
+    (found,) = [m for m, _ in violations(policies.topology_warnings, stack_args(short))
+                if m.startswith("[efa-interface-layout]")]
+    assert "missing card(s) 4-15" in found
+    assert not [m for m, _ in violations(policies.topology, stack_args(short)) if "efa-interface-layout" in m]
+    primary = hand_written(template={"networkInterfaces": efa_interfaces(16, first="efa-only")})
+    assert violations(policies.efa_interfaces, resource_args(by_name(primary, LT))) == []
+    assert [m.split("]")[0] for m, _ in violations(policies.topology, stack_args(primary))] == ["[efa-interface-layout"]
 
 
-def test_efa_interfaces_primary_must_be_full_efa_and_groups_per_interface() -> None:
+def test_efa_interfaces_groups_per_interface() -> None:
     lt = by_name(hand_written(), LT)
     bad = Spec(LT, "bad", dict(lt.props, networkInterfaces=efa_interfaces(16, first="efa-only"), vpcSecurityGroupIds=["sg-0abc"]))
     messages = [m for m, _ in violations(policies.efa_interfaces, resource_args(bad))]
-    assert any(m.startswith("the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'") for m in messages)
-    assert any(m.startswith("security groups are set at the top level") for m in messages)
-    assert len(messages) == 2
+    assert [m.split(";")[0] for m in messages] == [
+        "security groups are set at the top level of a launch template that declares network interfaces"]
+
+
+def test_lustre_values_are_reported_once_by_their_resource_policy() -> None:
+    specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1000})
+    everything = check(specs)
+    assert [r.policy for r in everything if "[lustre-capacity]" in r.message] == ["planner-lustre-values"]
 
 
 def test_imdsv2() -> None:
@@ -417,13 +428,15 @@ def test_budget_exceeded_total_and_monthly(price_book: str) -> None:
     # monthly: (80 + 1,200 x 0.146 / 730) $/h x 730 h = 58,575.20 $
     assert [u for _, u in found] == [None, None]
     messages = sorted(m for m, _ in found)
-    # the limits are the pack's: its messages name the pack's config keys, not a stack file's
-    assert messages[0].startswith("[budget-exceeded] estimated monthly cost (730 h) $58,575.20 exceeds planner-budget's "
-                                  "maxMonthlyUsd $50,000.00 by $8,575.20.")
-    assert messages[1].startswith("[budget-exceeded] estimated total $8,024.00 exceeds planner-budget's maxTotalUsd "
-                                  "$8,000.00 by $24.00.")
+    # the template declares no root volume: left out, so each figure is a lower bound; the limits are the
+    # pack's, so its messages name the pack's config keys, not a stack file's
+    assert messages[0].startswith("[budget-exceeded] estimated monthly cost (730 h) is at least $58,575.20 (some cost left "
+                                  "out), above planner-budget's maxMonthlyUsd $50,000.00 by at least $8,575.20.")
+    assert messages[1].startswith("[budget-exceeded] estimated total is at least $8,024.00 (some cost left out), above "
+                                  "planner-budget's maxTotalUsd $8,000.00 by at least $24.00.")
     assert "budget.total_usd" not in messages[1] and "budget.monthly_usd" not in messages[0]
-    assert all(m.endswith("Estimate: $8,024.00 for 100 h ($80.24/h, $58,575.20 a month of 730 h)") for m in messages)
+    assert all(m.endswith("Estimate: at least $8,024.00 for 100 h; left out: root volumes of node group(s) 'trainers' "
+                          "(size unknown)") for m in messages)
 
 
 def test_budget_hours_default_to_the_declared_schedule_then_a_month(price_book: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -434,14 +447,14 @@ def test_budget_hours_default_to_the_declared_schedule_then_a_month(price_book: 
     specs = hand_written()
     args = stack_args(specs, config={"maxTotalUsd": 50000, "priceBook": price_book})
     # no hours anywhere: one billing month, 2 x 40 x 730 = 58,400 $
-    assert "estimated total $58,400.00" in violations(policies.budget, args)[0][0]
+    assert "estimated total is at least $58,400.00" in violations(policies.budget, args)[0][0]
     declared = {"schedule": {"hours": 168}, "budget": {"total_usd": 10000}}
     monkeypatch.setattr(pulumi.runtime, "get_config", lambda k: json.dumps(declared) if k == "planner:cluster" else None)
     # the stack's schedule: 2 x 40 x 168 = 13,440 $ against the policy's 50,000
     assert violations(policies.budget, args) == []
     # and without policy limits, the stack's own budget
     found = violations(policies.budget, stack_args(specs, config={"priceBook": price_book}))
-    assert "estimated total $13,440.00 exceeds budget.total_usd $10,000.00" in found[0][0]
+    assert "estimated total is at least $13,440.00 (some cost left out), above budget.total_usd $10,000.00" in found[0][0]
 
 
 def test_budget_unknown_prices(price_book: str) -> None:
@@ -454,7 +467,7 @@ def test_budget_unknown_prices(price_book: str) -> None:
     # the purchase option AWS does not sell is set by the auto scaling group
     assert [(m.split("]")[0], u) for m, u in found] == [("[purchase-not-sold", by_name(specs, ASG).urn)]
     below = dict(lenient, maxTotalUsd=10)
-    assert "is at least $24.00 (some prices unknown)" in violations(policies.budget, stack_args(specs, config=below))[0][0]
+    assert "is at least $24.00 (some cost left out)" in violations(policies.budget, stack_args(specs, config=below))[0][0]
 
 
 def test_budget_config_problems() -> None:
@@ -536,8 +549,8 @@ def test_missing_placement_group_is_advisory_on_the_auto_scaling_group() -> None
 def test_lustre_findings_point_at_the_file_system() -> None:
     specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1000})
     fs = by_name(specs, FSX)
-    assert _rules_found(policies.topology, specs)["lustre-capacity"] == {fs.urn}
-    # the resource policy runs the same rule on the file system alone
+    # one policy owns the rule: the resource policy, on the file system; the topology leaves it out
+    assert "lustre-capacity" not in _rules_found(policies.topology, specs)
     found = violations(policies.lustre_values, resource_args(fs))
     assert [m.split("]")[0] for m, _ in found] == ["[lustre-capacity"]
     assert "1,000 GiB is not a valid capacity for SCRATCH_2" in found[0][0]
@@ -565,7 +578,7 @@ def test_public_ip_on_a_multi_card_type() -> None:
     interfaces[0]["associatePublicIpAddress"] = "true"
     specs = hand_written(template={"networkInterfaces": interfaces})
     lt = by_name(specs, LT)
-    assert _rules_found(policies.topology, specs)["public-ip-multi-card"] == {lt.urn}
+    assert "public-ip-multi-card" not in _rules_found(policies.topology, specs)  # the resource policy's, reported once
     found = violations(policies.public_ip, resource_args(lt))
     assert [m.split("]")[0] for m, _ in found] == ["[public-ip-multi-card"]
     single = Spec(INSTANCE, "bastion", {"instanceType": "t3.micro", "associatePublicIpAddress": True})

@@ -18,8 +18,9 @@ PG = "aws:ec2/placementGroup:PlacementGroup"
 INSTANCE = "aws:ec2/instance:Instance"
 BATCH = "aws:batch/computeEnvironment:ComputeEnvironment"
 
-READBACK_RULES = ("compute-unsized", "efa-interface-layout", "instance-type-unlisted", "node-group-multi-az",
-                  "readback-gap", "scaling-maximum")
+READBACK_RULES = ("budget-unbounded-compute", "compute-unsized", "efa-interface-layout", "instance-type-unlisted",
+                  "node-group-multi-az", "readback-gap", "scaling-maximum", "scaling-size-refused")
+NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 
 
 @pytest.fixture(autouse=True)
@@ -53,8 +54,20 @@ def batch(types: list[str]) -> list[Spec]:
     return [Spec(BATCH, "ce", {"computeResources": {"instanceTypes": types, "minVcpus": 0, "maxVcpus": 4096}})]
 
 
-def fired(specs: list[Spec], rule: str) -> list[str]:
-    outcome = plan_resources(stack_args(specs).resources, {})
+def pool(limits: dict[str, Any] | None) -> list[Spec]:
+    spec: dict[str, Any] = {"template": {"spec": {"requirements": [
+        {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["p5"]}]}}}
+    if limits is not None:
+        spec["limits"] = limits
+    return [Spec(NODE_POOL, "gpu", {"spec": spec})]
+
+
+BUDGET = {"budget": {"total_usd": 100000, "allow_incomplete": True}, "schedule": {"hours": 100}}
+# without allow_incomplete, a budget on an estimate that leaves compute out fails as budget-incomplete-cost instead
+
+
+def fired(specs: list[Spec], rule: str, extra: dict[str, Any] | None = None) -> list[str]:
+    outcome = plan_resources(stack_args(specs).resources, {}, extra=extra)
     assert outcome.plan is not None, outcome.gaps
     return [f.message for f in outcome.plan.findings if f.rule == rule]
 
@@ -62,7 +75,11 @@ def fired(specs: list[Spec], rule: str) -> list[str]:
 CASES = {
     # API_ComputeResource: "maxvCpus: The maximum number of vCPUs that a compute environment can support." and
     # "desiredvCpus: ... Batch modifies this value between the minimum and maximum values based on job queue demand."
-    "compute-unsized": (cluster() + batch(["p4d.24xlarge"]), cluster() + batch(["m5.large"])),
+    "compute-unsized": (cluster() + pool(None), cluster() + pool({"nvidia.com/gpu": 64})),
+    # Karpenter NodePools: "If a limit has been exceeded, nodes provisioning is prevented"; without one, none is
+    "budget-unbounded-compute": (cluster() + pool(None), cluster() + pool({"cpu": 1000}), BUDGET),
+    # API_NodegroupScalingConfig / Auto Scaling: desired capacity must lie between the minimum and maximum size
+    "scaling-size-refused": (cluster(desired=4, maximum=2), cluster(desired=2, maximum=4)),
     # "One EFA interface per network card" / "You can't use an EFA-only network interface as the primary network
     # interface." (Maximize network bandwidth on Amazon EC2 instances with multiple network cards)
     "efa-interface-layout": (cluster(cards=8), cluster(cards=16)),
@@ -80,11 +97,11 @@ CASES = {
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
 def test_rule_fires_and_keeps_quiet_on_the_near_miss(rule_id: str) -> None:
-    trigger, near_miss = CASES[rule_id]
+    trigger, near_miss, *extra = CASES[rule_id]
     r = rules.get(rule_id)
     assert r is not None and r.source.startswith("https://") and r.remediation
-    assert fired(trigger, rule_id)
-    assert fired(near_miss, rule_id) == []
+    assert fired(trigger, rule_id, *extra)
+    assert fired(near_miss, rule_id, *extra) == []
 
 
 def test_every_readback_rule_has_cases() -> None:
@@ -112,10 +129,10 @@ def test_readback_fixes_name_the_program_property_and_value() -> None:
     (fix,) = fixes(CASES["readback-gap"][0], "readback-gap")
     assert fix == ("launch 'g' into a subnet created in this program with availabilityZone set (or set the policy "
                    "pack's `availabilityZone` config)")
-    # AWS Batch: maxVcpus 4096 over the 96 vCPUs of a p4d.24xlarge (EC2 instance type specifications)
     (fix,) = fixes(CASES["compute-unsized"][0], "compute-unsized")
-    assert fix == ("maxVcpus 4,096 allows up to 42 p4d.24xlarge (96 vCPUs each): plan that many in a stack file to see "
-                   "their cost, or lower maxVcpus to what you mean to pay for")
+    assert fix == ("set spec.limits on Karpenter node pool 'gpu' (cpu, or nvidia.com/gpu) to the most you mean to pay for")
+    (fix,) = fixes(CASES["scaling-size-refused"][0], "scaling-size-refused")
+    assert fix == "raise maxSize of Auto Scaling group 'g' to at least 4, or lower desiredCapacity to 2"
     (fix,) = fixes(CASES["instance-type-unlisted"][0], "instance-type-unlisted")
     assert fix.startswith("check g6.48xlarge on AWS's instance type and pricing pages")
 
@@ -138,3 +155,10 @@ def test_pack_gives_the_case_fix_for_programs_and_the_remediation_for_stack_keys
     # ... unless the stack declares planner:cluster config, whose keys those fixes name
     assert describe(other, config_fixes=True).endswith(f"Fix: in the planner:cluster config, {other.fix.rstrip('.')}.")
     assert all(v.message.startswith("[") for v in findings_as_violations(outcome, ("error", "warning", "info")))
+
+
+def test_a_budget_not_allowing_an_incomplete_estimate_fails_on_an_unbounded_pool() -> None:
+    strict = {"budget": {"total_usd": 100000}, "schedule": {"hours": 100}}
+    assert fired(cluster() + pool(None), "budget-unbounded-compute", strict) == []
+    (message,) = fired(cluster() + pool(None), "budget-incomplete-cost", strict)
+    assert message.startswith("budget.total_usd $100,000.00 cannot be checked: the estimate leaves out ")

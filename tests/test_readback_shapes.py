@@ -178,9 +178,18 @@ def test_karpenter_and_hyperpod_compute_is_named_with_its_types_and_range() -> N
     hyperpod = Spec("aws-native:sagemaker:Cluster", "hp", {"instanceGroups": [
         {"instanceGroupName": "workers", "instanceType": "ml.p5.48xlarge", "instanceCount": 4.0}]})
     out = planned([subnet(), pool, hyperpod])
-    texts = rules_of(out)["compute-unsized"]
-    assert any("Karpenter node pool 'gpu' may launch p5.48xlarge, p4d.24xlarge (nvidia.com/gpu up to 64)" in t for t in texts)
-    assert any("SageMaker HyperPod cluster 'hp'" in t and "instance counts 4" in t for t in texts)
+    (elastic,) = rules_of(out)["scaling-maximum"]
+    assert elastic.startswith("Karpenter node pool 'gpu' launches p4d.24xlarge, p5.48xlarge on demand (planned at 0 now): "
+                              "spec.limits (nvidia.com/gpu 64) allow at most 8 p4d.24xlarge or 8 p5.48xlarge")
+    (hp,) = rules_of(out)["compute-unsized"]
+    assert hp.startswith("SageMaker HyperPod cluster 'hp' instance group 'workers' runs 4 x ml.p5.48xlarge "
+                         "(p5.48xlarge, 32 H100); EFA and placement are provided by HyperPod")
+    cost = out.plan.cost
+    assert not cost.complete and cost.left_out == (
+        "SageMaker HyperPod cluster 'hp' instance group 'workers' (4 x ml.p5.48xlarge: no price)",)
+    # the pool at its maximum: 8 p5.48xlarge (64 GPUs), the dearer fill of its two types
+    (item,) = cost.maximum.line_items
+    assert (item.detail["instance_type"], item.detail["instances"]) == ("p5.48xlarge", 8)
 
 
 def test_the_same_program_gives_byte_identical_json(tmp_path: Any) -> None:

@@ -62,13 +62,15 @@ def catalogue_page() -> str:
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"]
     for t in data["instance_types"]:
         peak = t["peak_pflops"]
-        efa = f"v{t['efa']['generation']}" if t["efa"]["supported"] else "no"
+        efa = (f"v{t['efa']['generation']}" if t["efa"]["generation"] else "yes") if t["efa"]["supported"] else "no"
         out.append("| " + " | ".join(_cell(v) for v in (
             f"`{t['instance_type']}`", f"{t['accelerator_count']} x {t['accelerator']}", t["accelerator_memory_gib_each"],
             ", ".join(t["ultraserver_types"]) or "-", t["vcpus"], t["memory_gib"],
             t["network_cards"] if t["network_cards"] is not None else "not published", t["network_bandwidth_gbps"], efa,
             peak["bf16_dense"], peak["fp8_dense"], peak["fp8_sparse"] if peak["fp8_sparse"] is not None else "n/a",
-            "yes" if t["spot"] else "no", "yes" if t["capacity_block"] else "no", ", ".join(t["regions"]))) + " |\n")
+            "yes" if t["spot"] else "no", "yes" if t["capacity_block"] else "no",
+            ", ".join(t["regions"] + [f"{r} (blocks)" for r in t["capacity_block_regions"]]
+                      + [f"`{z['zone']}` (blocks, opt-in)" for z in t["capacity_block_local_zones"]]))) + " |\n")
     out.append("\n## Notes per type\n\n")
     for t in data["instance_types"]:
         fields = ", ".join(f"{k}: `{v}`" for k, v in sorted(t.get("field_sources", {}).items()))

@@ -39,6 +39,8 @@ def to_json() -> dict[str, Any]:
             "capacity_block": t.capacity_block,
             "regions": list(t.regions),
             "capacity_block_regions": list(t.capacity_block_regions),
+            "capacity_block_local_zones": [{"zone": z.zone, "region": z.region, "opt_in_required": z.opt_in}
+                                           for z in t.capacity_block_local_zones],
             "peak_pflops": {p: t.peak_pflops(p) for p in PRECISIONS},
             "source": t.source,
             "field_sources": dict(sorted(t.field_sources.items())),

@@ -204,7 +204,8 @@ def compare_plans(base: Sequence[Any], head: Sequence[Any], pair: bool = False) 
             "head_file": h.stack.file if h else None,
             "total": _change(bc and bc["total_usd"], hc and hc["total_usd"], b is not None, h is not None,
                              (bc and bc["known_total_usd"], hc and hc["known_total_usd"])),
-            "monthly": _change(bc and bc["monthly_usd"], hc and hc["monthly_usd"], b is not None, h is not None),
+            "monthly": _change(bc and bc["monthly_usd"], hc and hc["monthly_usd"], b is not None, h is not None,
+                               (_known_monthly(bc), _known_monthly(hc))),
             "line_items": line_item_changes(bc, hc),
             "findings_added": [f.to_json() for f in added],
             "findings_resolved": [f.to_json() for f in resolved],
@@ -212,6 +213,12 @@ def compare_plans(base: Sequence[Any], head: Sequence[Any], pair: bool = False) 
             "head_cost": hc,
         })
     return out
+
+
+def _known_monthly(cost: dict[str, Any] | None) -> float | None:
+    """The monthly (730 h) cost of the priced line items: a lower bound when the estimate leaves something out."""
+    rates = [i["hourly_usd"] for i in (cost or {}).get("line_items", []) if i.get("hourly_usd") is not None]
+    return round(sum(rates) * HOURS_PER_MONTH, 2) if rates else None
 
 
 def _item_key(item: dict[str, Any]) -> tuple[str, str]:
@@ -256,10 +263,13 @@ def summarize(stacks: list[dict[str, Any]]) -> dict[str, Any]:
     known = None if delta is not None else round(sum(s["total"].get("change_known_usd", s["total"]["change_usd"] or 0.0)
                                                      for s in stacks), 2)
     monthly = _sum(s["monthly"]["change_usd"] for s in stacks)
+    monthly_known = None if monthly is not None else round(
+        sum(s["monthly"].get("change_known_usd", s["monthly"]["change_usd"] or 0.0) for s in stacks), 2)
     return {"before_usd": before, "after_usd": after, "change_usd": delta,
             "change_percent": None if delta is None or not before else round(100.0 * delta / before, 2),
             **({} if known is None else {"change_known_usd": known}),
             "monthly_change_usd": monthly,
+            **({} if monthly_known is None else {"monthly_change_known_usd": monthly_known}),
             "findings_added": sum(len(s["findings_added"]) for s in stacks),
             "findings_resolved": sum(len(s["findings_resolved"]) for s in stacks)}
 

@@ -14,7 +14,7 @@ rounded to the cent and the total is their sum, so the printed figures add up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner import blocks
@@ -32,7 +32,7 @@ from planner.cost.items import (
     unpriced_root_volumes,
 )
 from planner.cost.training import dense_peak, run_hours
-from planner.model import Cluster, Path, Stack
+from planner.model import Cluster, NodeGroup, Path, Stack
 
 CURRENCY = "USD"
 __all__ = ["CAPACITY_BLOCK_RESOURCE", "EBS_RESOURCE", "EC2_RESOURCE", "HOURS_PER_MONTH", "LUSTRE_RESOURCE", "CostEstimate", "LineItem",
@@ -111,12 +111,13 @@ class CostEstimate:
     notes: tuple[str, ...] = ()
     currency: str = CURRENCY
     workload_estimate: "CostEstimate | None" = None  # on the workload's hours, when longer than schedule.hours
-    left_out: tuple[str, ...] = ()  # what the cluster declares that no line item prices (read-back compute, root volumes)
+    # compute (or its volumes) the line items leave out, each in a few words: a total without them is a lower bound
+    left_out: tuple[str, ...] = ()
+    maximum: "CostEstimate | None" = None  # with every elastic resource at the most it allows, when any may grow
 
     @property
     def complete(self) -> bool:
-        """Every price the cluster needs is known and nothing declared is left out (hours may
-        still be unknown: see total_usd)."""
+        """Every price the cluster needs is known and nothing is left out (hours may still be unknown: see total_usd)."""
         return not self.left_out and all(i.price is not None for i in self.line_items)
 
     @property
@@ -136,7 +137,7 @@ class CostEstimate:
 
     @property
     def hourly_usd(self) -> float | None:
-        return _sum([i.hourly_usd for i in self.line_items])
+        return None if self.left_out else _sum([i.hourly_usd for i in self.line_items])
 
     @property
     def monthly_usd(self) -> float | None:
@@ -145,18 +146,28 @@ class CostEstimate:
 
     @property
     def total_usd(self) -> float | None:
-        total = _sum([i.total_usd for i in self.line_items])
+        total = None if self.left_out else _sum([i.total_usd for i in self.line_items])
         return None if total is None else round(total, 2)
 
     @property
     def known_total_usd(self) -> float | None:
-        """Sum of the line items whose total is known: a lower bound when the total is unknown."""
+        """Sum of the line items whose total is known: a lower bound when the total is unknown
+        (0 when compute is left out and nothing else is priced: "at least $0.00", never "complete")."""
         known = [i.total_usd for i in self.line_items if i.total_usd is not None]
+        if not known and self.left_out and self.run_hours is not None:
+            return 0.0
         return round(sum(known), 2) if known else None
+
+    # set on an estimate whose cluster has pools that launch on demand (Karpenter, Batch, PCS): they are planned
+    # at what they run now, but a budget must hold for what they may launch
+    elastic: bool = False
 
     @property
     def budget_basis(self) -> "CostEstimate":
-        """The estimate a budget is checked against: on the workload's hours when they exceed the schedule."""
+        """The estimate a budget is checked against: at the maximum when the program has pools that launch on
+        demand; on the workload's hours when they exceed the schedule."""
+        if self.elastic and self.maximum is not None:
+            return self.maximum
         return self.workload_estimate or self
 
     @property
@@ -167,6 +178,8 @@ class CostEstimate:
         out = self._json()
         if self.workload_estimate is not None:
             out["workload_estimate"] = self.workload_estimate._json()
+        if self.maximum is not None:
+            out["maximum_estimate"] = self.maximum._json()
         return out
 
     def _json(self) -> dict[str, Any]:
@@ -241,23 +254,122 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
                          f"({run:,.1f} h); this estimate uses schedule.hours, the estimate on the workload's hours "
                          f"is given too and the budget is checked against it")
             items, more = _items(stack, book, wl_hours, cat)
-            longer = CostEstimate(book.name, wl_hours, "workload", wl_hours, tuple(items), tuple(more), left_out=left_out(stack))
+            longer = CostEstimate(book.name, wl_hours, "workload", wl_hours, tuple(items), tuple(more),
+                                  left_out=left_out(stack))
     elif wl_hours is not None:
         run, basis = wl_hours, "workload"
     else:
         run, basis = None, "none"
         notes.append("no schedule.hours and no workload: hourly and monthly rates only, total unknown")
-    items, more = _items(stack, book, run, cat)
+    items, more = _items(_now(stack, cat), book, run, cat)
     return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes + more), workload_estimate=longer,
-                        left_out=left_out(stack))
+                        left_out=left_out(stack), maximum=_at_maximum(stack, book, run, basis, wl_hours, cat),
+                        elastic=any(u.reason == "elastic" for u in c.unplanned))
 
 
-def left_out(stack: Stack) -> tuple[str, ...]:
-    """What `stack` declares that the estimate cannot price: compute the read-back of a program
-    could not size or price, root volumes of unknown size. The total is then a lower bound."""
+def left_out(stack: Stack, at_maximum: bool = False) -> tuple[str, ...]:
+    """What an estimate of `stack` cannot price, each in a few words: compute read back from a program
+    that it cannot count or price (now, or at its maximum), and root volumes of unknown size."""
     c = stack.cluster
-    return (tuple(u.resource for u in c.unplanned)
-            + tuple(f"root volumes of node group '{g.name}'" for g in c.node_groups if g.root_volume_gib is None))
+    out = [u.left_out_at_maximum if at_maximum else u.left_out_now for u in c.unplanned]
+    out += [n.left_out for n in c.notes]
+    unsized = [g.name for g in c.node_groups if g.root_volume_gib is None]
+    if unsized:
+        out.append(f"root volumes of node group(s) {', '.join(repr(n) for n in unsized)} (size unknown)")
+    return tuple(dict.fromkeys(x for x in out if x))
+
+
+def _pool_groups(stack: Stack, u: Any, choices: tuple[tuple[str, int], ...], book: PriceBook | None,
+                 at: str = "maximum") -> list[NodeGroup]:
+    """Node groups pricing self-sizing compute at `choices` (type, most instances): the dearest mix its one
+    binding limit allows (`u.fill`: what each type takes of `u.capacity`), else the dearest single type."""
+    from planner.cost.items import instance_key
+
+    purchase = u.purchase if u.purchase in ("on-demand", "spot", "capacity-block") else "on-demand"
+
+    def price(itype: str) -> float:
+        found = instance_key(itype, stack.region, purchase).look_up(book) if book is not None else None
+        return found.usd if found is not None else 0.0
+
+    picked = [c for c in choices if c[1] > 0]
+    if not picked:
+        return []
+    mix = _dearest_mix(u.capacity, dict(u.fill), {t: price(t) for t, _ in picked}) if len(picked) > 1 and u.fill else None
+    chosen = mix or [max(picked, key=lambda c: c[1] * price(c[0]))]
+    return [NodeGroup(name=u.name or "pool" if len(chosen) == 1 else f"{u.name or 'pool'} {itype}", instance_type=itype,
+                      count=count, purchase=purchase, efa=False, availability_zone=stack.cluster.availability_zone,
+                      path=u.path + (at, k), root_volume_gib=u.root_volume_gib)
+            for k, (itype, count) in enumerate(chosen)]
+
+
+MIX_STEPS = 200_000  # capacity units (after their common divisor) the dearest-mix search takes; beyond, one type
+
+
+def _dearest_mix(capacity: int | None, units: dict[str, int], prices: dict[str, float]) -> list[tuple[str, int]] | None:
+    """The instances of each type that cost most per hour while their units (vCPUs, GPUs, instances) stay
+    within `capacity`: an unbounded knapsack over integer units. None when it would take too long."""
+    import math
+
+    types = [t for t in prices if units.get(t)]
+    if capacity is None or not types:
+        return None
+    step = math.gcd(*(units[t] for t in types))
+    room = capacity // step
+    if room > MIX_STEPS:
+        return None
+    weight = {t: units[t] // step for t in types}
+    best = [0.0] * (room + 1)
+    last: list[str | None] = [None] * (room + 1)
+    for c in range(1, room + 1):
+        best[c], last[c] = best[c - 1], None
+        for t in types:
+            if weight[t] <= c and best[c - weight[t]] + prices[t] > best[c] + 1e-9:
+                best[c], last[c] = best[c - weight[t]] + prices[t], t
+    counts: dict[str, int] = {}
+    c = room
+    while c > 0:
+        t = last[c]
+        if t is None:
+            c -= 1
+            continue
+        counts[t] = counts.get(t, 0) + 1
+        c -= weight[t]
+    return sorted(counts.items())
+
+
+def _now(stack: Stack, cat: Catalogue) -> Stack:
+    """`stack` with self-sizing compute that runs instances now (of one known type) priced as node groups."""
+    extra = [g for u in stack.cluster.unplanned if u.reason == "elastic" and u.count and len(u.instance_types) == 1
+             for g in _pool_groups(stack, u, ((u.instance_types[0], u.count),), None, at="now")]
+    if not extra:
+        return stack
+    return replace(stack, cluster=replace(stack.cluster, node_groups=stack.cluster.node_groups + tuple(extra)))
+
+
+def _at_maximum(stack: Stack, book: PriceBook, run: float | None, basis: str, wl_hours: float | None,
+                cat: Catalogue) -> CostEstimate | None:
+    """The estimate with every group at its maximum size and every self-sizing pool at the most its
+    limits allow (of its types, the dearest fill); None when nothing may grow past what is planned."""
+    c = stack.cluster
+    grows = [g for g in c.node_groups if g.max_count is not None and g.max_count > g.count]
+    pools = [u for u in c.unplanned if u.maxima]
+    if not grows and not pools:
+        return None
+    groups = []
+    for g in c.node_groups:
+        if g.max_count is not None and g.max_count > g.count:
+            size = cat.unit_of(g)
+            g = replace(g, count=g.max_count, ultraservers=g.max_count // size if g.ultraservers is not None and size > 1
+                        else g.ultraservers)
+        groups.append(g)
+    groups += [g for u in pools for g in _pool_groups(stack, u, u.maxima, book)]
+    most = replace(stack, cluster=replace(c, node_groups=tuple(groups)))
+    items, notes = _items(most, book, run, cat)
+    if any(len(u.maxima) > 1 and not u.fill for u in pools):
+        notes.append("a pool of several types under several limits is priced at the type that costs most when the "
+                     "limits are filled with it; a mix of types may use what one type leaves under them")
+    return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes),
+                        left_out=left_out(most, at_maximum=True))
 
 
 def price_components(components: list[Component], book: PriceBook) -> list[LineItem]:
@@ -287,9 +399,6 @@ def _items(stack: Stack, book: PriceBook, run: float | None, cat: Catalogue) -> 
     """
     c = stack.cluster
     notes: list[str] = []
-    if c.unplanned:  # read back from a program: compute it could not size or price is left out, not free
-        notes.append(f"{len(c.unplanned)} compute resource(s) of the program are not planned or priced (see the findings): "
-                     "this estimate leaves them out")
     unpriced = unpriced_root_volumes(stack)
     if unpriced:  # read back from a program: a root volume of unknown size is left out, and said so
         notes.append(unpriced)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from planner import blocks
 from planner.catalogue import Catalogue
 from planner.cost.book import Price, PriceBook
 from planner.model import Lustre, NodeGroup, Path, Stack
@@ -100,6 +101,8 @@ def node_group(stack: Stack, g: NodeGroup, run: float | None, cat: Catalogue, bi
     hours, note = billed(run, g.purchase)
     detail: dict[str, Any] = {"instance_type": g.instance_type, "purchase": g.purchase, "region": stack.region,
                               "instances": g.count}
+    if g.purchase == "capacity-block" and hours is not None and hours <= blocks.MAX_HOURS:
+        detail["usable_hours"] = blocks.usable_hours(hours)  # instances stop 30 minutes before the block ends
     ultra = cat.ultraserver_of(g)
     size = ultra.members if ultra else None
     billed_instances = g.count

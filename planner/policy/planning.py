@@ -106,12 +106,15 @@ def describe(finding: Finding, config_fixes: bool = False) -> str:
     return f"[{finding.rule}] {finding.message}{stop}{fix}"
 
 
-def findings_as_violations(outcome: Outcome, severities: tuple[str, ...], config_fixes: bool = False) -> list[Violation]:
-    """Unsuppressed findings of `severities`; `config_fixes`: the stack declares `planner:cluster` (see `describe`)."""
+def findings_as_violations(outcome: Outcome, severities: tuple[str, ...], config_fixes: bool = False,
+                           exclude: Iterable[str] = ()) -> list[Violation]:
+    """Unsuppressed findings of `severities`; `config_fixes`: the stack declares `planner:cluster` (see `describe`);
+    `exclude`: rules another policy reports (each problem is reported once)."""
     if outcome.plan is None:
         return []
+    left_to_others = set(exclude)
     return [Violation(describe(f, config_fixes), f.resource) for f in outcome.plan.findings
-            if not f.suppressed and f.severity in severities]
+            if not f.suppressed and f.severity in severities and f.rule not in left_to_others]
 
 
 def run_rules(cluster: Cluster, region: str, rule_ids: Iterable[str]) -> list[Finding]:

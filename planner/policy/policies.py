@@ -72,7 +72,8 @@ def validate_topology(args: StackValidationArgs, report_violation: ReportViolati
     declared = declared_cluster()
     outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared))
     _report(outcome.config_problems + outcome.problems
-            + findings_as_violations(outcome, ("error",), config_fixes=declared is not None), report_violation)
+            + findings_as_violations(outcome, ("error",), config_fixes=declared is not None,
+                                     exclude=resource_checks.OWNED_RULES), report_violation)
 
 
 def validate_topology_warnings(args: StackValidationArgs, report_violation: ReportViolation) -> None:
@@ -81,7 +82,8 @@ def validate_topology_warnings(args: StackValidationArgs, report_violation: Repo
     outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared))
     # once planned, the gaps are `readback-gap` findings; without a plan they are reported as they are
     gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps] if outcome.plan is None else []
-    _report(outcome.config_problems + gaps + findings_as_violations(outcome, ("warning", "info"), config_fixes=declared is not None),
+    _report(outcome.config_problems + gaps + findings_as_violations(outcome, ("warning", "info"), config_fixes=declared is not None,
+                                                                    exclude=resource_checks.OWNED_RULES),
             report_violation)
 
 
@@ -110,7 +112,7 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         return
     extra: dict[str, Any] = {"schedule": {"hours": hours}, "budget": budget}
     outcome = plan_resources(args.resources, config, extra=extra, price_book=book)
-    unsized = [u for u in outcome.plan.stack.cluster.unplanned if u.reason == "unsized"] if outcome.plan else []
+    unsized = [u for u in outcome.plan.stack.cluster.unplanned if u.reason in ("unsized", "unpriced")] if outcome.plan else []
     if unsized:
         # "nothing priced" is no pass: compute that cannot be sized fails the budget unless the user sizes it
         sized, problems = _size_unsized(unsized, config, outcome.rebuilt.data)
@@ -125,7 +127,9 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         _report(outcome.problems + unseen, report_violation)
         return
     verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
-    estimate = headline(outcome.plan.cost.to_json())
+    priced = outcome.plan.cost.to_json()
+    estimate = headline(priced) + (f"; at the maximum: {headline(priced['maximum_estimate'])}"
+                                   if priced.get("maximum_estimate") else "")
     _report([Violation(f"{_in_pack_terms(describe(f)) if from_pack else describe(f)} Estimate: {estimate}", f.resource)
              for f in outcome.plan.findings if f.rule in verdicts and not f.suppressed], report_violation)
 
@@ -158,6 +162,9 @@ def _size_unsized(unsized: list[Any], config: Mapping[str, Any], data: Mapping[s
             problems.append((f"cannot show the stack is within budget: {u.resource} may launch {types} ({u.range}) and "
                              "how many cannot be read from the program; set `hours` and `instances` in this policy's "
                              "config to price it", u))
+        elif u.reason == "unpriced":  # SageMaker HyperPod: never the EC2 price in its place
+            problems.append((f"cannot show the stack is within budget: {u.resource} runs {', '.join(u.instance_types)} "
+                             "and planner has no SageMaker HyperPod price for it", u))
         elif not listed:
             problems.append((f"cannot price {u.resource}: none of its instance types ({types}) is in planner's catalogue", u))
         else:
@@ -211,8 +218,9 @@ budget = StackValidationPolicy(
         "hours": {"type": "number", "minimum": 0,
                   "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, else 730)"},
         "instances": {"type": "integer", "minimum": 1,
-                      "description": "instances each compute resource that cannot be sized (AWS Batch, Karpenter, "
-                                     "HyperPod, PCS) is priced at; with `hours`, else such a stack fails the budget"},
+                      "description": "instances each pool without a maximum (a Karpenter NodePool without limits, "
+                                     "a PCS group without maxInstanceCount) is priced at; with `hours`, else such a "
+                                     "stack fails the budget"},
         "requireCompletePricing": {"type": "boolean", "default": False,
                                    "description": "also fail when a price is unknown, since the total is then a lower bound"},
         "priceBook": {"type": "string", "description": "price book: current (default), seed-2024, or a YAML file "
@@ -236,7 +244,8 @@ def _resource_policy(name: str, description: str, check: Callable[[str, Mapping[
 
 
 efa_interfaces = _resource_policy(
-    EFA_INTERFACES, "Launch templates with EFA give each network card one EFA interface, the primary a full EFA one.",
+    EFA_INTERFACES, "Launch templates with network interfaces set security groups per interface (the EFA layout is "
+                    "planner-topology's efa-interface-layout).",
     resource_checks.efa_interfaces, resource_checks.EFA_DOC)
 imdsv2 = _resource_policy(
     IMDSV2, "Launch templates and instances require IMDSv2 (metadataOptions.httpTokens = required).",

@@ -13,9 +13,7 @@ from typing import Any, Mapping
 from planner import catalogue as _catalogue
 from planner.model import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup
 from planner.policy.planning import describe, run_rules
-from planner.rules.readback import layout_problems
 from planner.policy.resources import (
-    EFA_INTERFACE_TYPES,
     INSTANCE,
     LAUNCH_TEMPLATE,
     LUSTRE,
@@ -30,6 +28,8 @@ EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-type
 IMDS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-IMDS-new-instances.html"
 LUSTRE_RULES = ("lustre-capacity", "lustre-throughput", "lustre-efa")
 PUBLIC_IP_RULES = ("public-ip-multi-card",)
+# rules whose findings a resource policy reports, each once: the stack policies leave them out
+OWNED_RULES = LUSTRE_RULES + PUBLIC_IP_RULES
 _NO_REGION = ""  # the rules run here do not look at the region
 
 
@@ -38,24 +38,20 @@ def _interfaces(props: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def efa_interfaces(resource_type: str, props: Mapping[str, Any]) -> list[str]:
-    """A launch template with EFA interfaces has one per network card, and a full EFA interface first."""
+    """A launch template with network interfaces sets its security groups per interface.
+
+    The EFA layout itself (one EFA interface per network card, a full EFA interface first)
+    is the `efa-interface-layout` rule's, reported once, by `planner-topology`: it checks the
+    type the template is launched as (an Auto Scaling group's override included), which
+    this resource alone cannot tell.
+    """
     if resource_type != LAUNCH_TEMPLATE:
         return []
-    itype = props.get("instanceType")
-    spec = _catalogue.load().get(itype) if isinstance(itype, str) else None
     interfaces = _interfaces(props)
-    efa = [n for n in interfaces if n.get("interfaceType") in EFA_INTERFACE_TYPES]
-    if spec is None or not efa:
-        return []
-    layout = tuple((as_int(n.get("networkCardIndex")) or 0, as_int(n.get("deviceIndex")) or 0,
-                    n.get("interfaceType") if isinstance(n.get("interfaceType"), str) else "interface") for n in interfaces)
-    # the `efa-interface-layout` rule's own check, so the pack and `planner plan --program` cannot disagree
-    out = [f"{m.replace('but EFA interfaces are on', 'but this launch template has EFA interfaces on')}. Fix: {fix}. "
-           f"See {EFA_DOC}" for m, fix in layout_problems(itype, layout, _catalogue.load())]
     if interfaces and (as_list(props.get("vpcSecurityGroupIds")) or as_list(props.get("securityGroupNames"))):
-        out.append("security groups are set at the top level of a launch template that declares network interfaces; "
-                   "set them per interface (networkInterfaces[].securityGroups) instead")
-    return out
+        return ["security groups are set at the top level of a launch template that declares network interfaces; "
+                "set them per interface (networkInterfaces[].securityGroups) instead"]
+    return []
 
 
 def imdsv2(resource_type: str, props: Mapping[str, Any]) -> list[str]:

@@ -30,6 +30,9 @@ BATCH_COMPUTE_ENVIRONMENT = "aws:batch/computeEnvironment:ComputeEnvironment"
 AWS_PROVIDER = "pulumi:providers:aws"
 
 EFA_INTERFACE_TYPES = ("efa", "efa-only")
+# Root device names of Linux AMIs (the AMI's RootDeviceName): the DLAMIs the components launch
+# use /dev/sda1 (planner.components.images), Amazon Linux and Bottlerocket /dev/xvda.
+ROOT_DEVICES = ("/dev/sda1", "/dev/xvda")
 
 
 class _Unknown:
@@ -182,6 +185,13 @@ class Graph:
                 if r is not None and r.type == type_:
                     found.append(r)
         return list(_unique(found))
+
+    def referenced(self, value: Any) -> Resource | None:
+        """The resource of the stack `value` is an identifier of (its id, name or ARN): a reference to
+        another resource's output, whose real value exists only once deployed; None when it is a literal."""
+        if not isinstance(value, str) or not known(value):
+            return None
+        return next((index[value] for index in self._ids.values() if value in index), None)
 
     def region(self) -> str | None:
         """The AWS region of the providers the resources use (explicit or default provider)."""

@@ -25,9 +25,10 @@ from typing import Any
 from planner import catalogue as _catalogue
 from planner.model import Note, Path, Stack, Unplanned
 from planner.parse import CLUSTER_PATH, RESOURCE_GROUP_ARN
+from planner.policy.elastic import read as read_elastic
+from planner.policy.elastic import unlisted_fix
 from planner.policy.resources import (
     AUTOSCALING_GROUP,
-    BATCH_COMPUTE_ENVIRONMENT,
     DATA_REPOSITORY_ASSOCIATION,
     EFA_INTERFACE_TYPES,
     EKS_NODE_GROUP,
@@ -36,7 +37,9 @@ from planner.policy.resources import (
     LUSTRE,
     NETWORK_INTERFACE,
     PLACEMENT_GROUP,
+    ROOT_DEVICES,
     SUBNET,
+    UNKNOWN,
     Graph,
     Resource,
     as_int,
@@ -54,6 +57,7 @@ _EKS_CAPACITY = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND"
 # families with GPUs, Trainium or Inferentia: compute worth naming when the catalogue lacks the type
 _ACCELERATED = re.compile(r"^(p\d+[a-z0-9-]*|g\d+[a-z0-9-]*|trn\d+[a-z0-9]*|inf\d+[a-z0-9]*|dl\d+[a-z0-9]*)\.")
 UNKNOWN_AZ = ""  # the cluster's AZ when no resource of the stack tells it
+DEPLOY_TARGET = "deploy_target"  # launch values key: (model field, what it names) of a reference known at deploy
 _PARENT_KEY = re.compile(r"(\.[^.\[]*|\[\d+\])$")  # the last step of a key path
 
 
@@ -67,6 +71,8 @@ class Violation:
     message: str
     urn: str | None = None
     fix: str | None = None  # what to change in the program, for this case (`readback-gap` reports it)
+    rule: str = "readback-gap"  # the rule that reports it once planned (`scaling-size-refused`: sizes AWS refuses)
+    left_out: str | None = None  # compute the estimate leaves out because of it, in a few words
 
 
 @dataclass
@@ -87,6 +93,7 @@ class Rebuilt:
     zones: dict[int, tuple[str, ...]] = field(default_factory=dict)
     interfaces: dict[int, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
     root_volumes: dict[int, int] = field(default_factory=dict)  # gp3 root volume GiB, where the template says
+    targets: dict[int, tuple[str, str]] = field(default_factory=dict)  # launch targets known only at deploy
     zone_known: bool = True
 
     def locate(self, path: Path, urn: str | None) -> None:
@@ -138,7 +145,9 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
     region = region or graph.region() or _region_of_zones(graph)
     groups = (_merge_ultraservers(_asg_groups(graph, cat, gaps, unplanned)) + _eks_groups(graph, cat, gaps, unplanned)
               + _instance_groups(graph, cat, gaps, unplanned))
-    _unsized(graph, cat, unplanned)
+    elastic, refused = read_elastic(graph, cat)
+    unplanned += elastic
+    gaps += [Violation(**g) for g in refused]
     out = Rebuilt(None, region, gaps=gaps)
     lustres = graph.of_type(LUSTRE)
     if not groups and not unplanned:
@@ -176,7 +185,11 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
         i = len(node_groups)
         path = CLUSTER_PATH + ("node_groups", i)
         g.name = _unique_name(g.name, names)
-        entry: dict[str, Any] = {"name": g.name, "instance_type": g.instance_type, "count": g.count, **g.values}
+        values = dict(g.values)
+        target = values.pop(DEPLOY_TARGET, None)
+        if target is not None:
+            out.targets[i] = target
+        entry: dict[str, Any] = {"name": g.name, "instance_type": g.instance_type, "count": g.count, **values}
         ultra = _ultraserver_type(g)
         if ultra is not None:
             entry["ultraserver_type"], assumed = ultra
@@ -222,7 +235,7 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
         where = placement[0].urn if placement else (external[0].capacity.urn if external else groups[0].capacity.urn)
         out.locate(CLUSTER_PATH + ("placement_group",), where)
 
-    if lustres and groups:
+    if lustres:  # kept with self-sizing compute too: a HyperPod cluster mounts it through its lifecycle scripts
         data["lustre"] = _lustre(graph, lustres[0], cluster_az, gaps)
         out.locate(CLUSTER_PATH + ("lustre",), lustres[0].urn)
         for extra in lustres[1:]:
@@ -251,6 +264,28 @@ def _size(desired: Any, minimum: Any, maximum: Any) -> tuple[int | None, int | N
     return planned, lo, hi
 
 
+def _refused_sizes(kind: str, r: Resource, props: tuple[str, str, str], desired: int | None, lo: int | None,
+                   hi: int | None, gaps: list[Violation]) -> None:
+    """Sizes the Auto Scaling and EKS APIs refuse at creation (min above desired, desired above max, min above
+    max): an error naming the resource and its properties, in the program's terms."""
+    want, least, most = props
+    what = f"{kind} '{r.name}'"
+    if lo is not None and hi is not None and lo > hi:
+        gaps.append(Violation(f"{what} has {least} {lo} above {most} {hi}: AWS refuses to create it", r.urn,
+                              fix=f"set {least} of {what} to at most {hi} (or raise {most} to {lo})",
+                              rule="scaling-size-refused"))
+    elif desired is not None and lo is not None and desired < lo:
+        gaps.append(Violation(f"{what} has {least} {lo} above {want} {desired}: AWS refuses to create it "
+                              f"({want} must lie between {least} and {most})", r.urn,
+                              fix=f"set {want} of {what} to at least {lo}, or lower {least} to {desired}",
+                              rule="scaling-size-refused"))
+    elif desired is not None and hi is not None and desired > hi:
+        gaps.append(Violation(f"{what} has {want} {desired} above {most} {hi}: AWS refuses to create it "
+                              f"({want} must lie between {least} and {most})", r.urn,
+                              fix=f"raise {most} of {what} to at least {desired}, or lower {want} to {hi}",
+                              rule="scaling-size-refused"))
+
+
 def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]) -> list[_Group]:
     groups = []
     for asg in graph.of_type(AUTOSCALING_GROUP):
@@ -270,16 +305,20 @@ def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[t
         itype = _pick(types, cat, asg, gaps, unplanned, "Auto Scaling group", planned, lo, hi)
         if itype is None:
             continue
+        _refused_sizes("Auto Scaling group", asg, ("desiredCapacity", "minSize", "maxSize"),
+                       as_int(asg.get("desiredCapacity")), lo, hi, gaps)
         if planned is None:
             gaps.append(Violation(f"cannot tell how many instances Auto Scaling group '{asg.name}' runs "
                                   "(desiredCapacity and minSize unknown); not planned", asg.urn,
                                   fix=f"set desiredCapacity (or minSize) of Auto Scaling group '{asg.name}' to a number "
-                                      "known at preview"))
+                                      "known at preview", left_out=f"Auto Scaling group '{asg.name}' (size unknown)"))
             continue
         if planned == 0:
+            purchase = _launch_values(graph, template, None)[0].get("purchase", "on-demand")
             unplanned.append((Unplanned(f"Auto Scaling group '{asg.name}'", "scaled-to-zero", (itype,), 0, lo, hi,
                                         f"{lo or 0}-{hi if hi is not None else '?'} instances",
-                                        fix=_zero_fix(f"desiredCapacity of Auto Scaling group '{asg.name}'", hi, "maxSize")),
+                                        fix=_zero_fix(f"desiredCapacity of Auto Scaling group '{asg.name}'", hi, "maxSize"),
+                                        maxima=((itype, hi),) if hi else (), purchase=purchase, name=asg.name),
                               asg.urn))
             continue
         subnets = graph.resolve(asg, "vpcZoneIdentifiers", as_list(asg.get("vpcZoneIdentifiers")), SUBNET)
@@ -378,16 +417,22 @@ def _eks_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[t
         itype = _pick(types, cat, ng, gaps, unplanned, "EKS node group", planned, lo, hi)
         if itype is None:
             continue
+        _refused_sizes("EKS node group", ng, ("scalingConfig.desiredSize", "scalingConfig.minSize", "scalingConfig.maxSize"),
+                       as_int(ng.get("scalingConfig", "desiredSize")), lo, hi, gaps)
         if planned is None:
             gaps.append(Violation(f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned", ng.urn,
                                   fix=f"set scalingConfig.desiredSize of EKS node group '{ng.name}' to a number known "
-                                      "at preview"))
+                                      "at preview", left_out=f"EKS node group '{ng.name}' (size unknown)"))
             continue
         if planned == 0:
+            capacity = ng.get("capacityType")
+            purchase = _EKS_CAPACITY.get(capacity, "on-demand") if isinstance(capacity, str) else \
+                _launch_values(graph, template, None)[0].get("purchase", "on-demand")
             unplanned.append((Unplanned(f"EKS node group '{ng.name}'", "scaled-to-zero", (itype,), 0, lo, hi,
                                         f"{lo or 0}-{hi if hi is not None else '?'} instances",
                                         fix=_zero_fix(f"scalingConfig.desiredSize of EKS node group '{ng.name}'", hi,
-                                                      "scalingConfig.maxSize")), ng.urn))
+                                                      "scalingConfig.maxSize"),
+                                        maxima=((itype, hi),) if hi else (), purchase=purchase, name=ng.name), ng.urn))
             continue
         zones, pgs, external = _where(graph, ng, template,
                                       _zones(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET)))
@@ -414,7 +459,8 @@ def _instance_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: l
         if not known(itype):
             gaps.append(Violation(f"cannot tell the instance type of '{inst.name}' (unknown during preview); not planned",
                                   inst.urn, fix=f"set instanceType of '{inst.name}' (or of its launch template) to a "
-                                               "literal type, not an output of another resource"))
+                                               "literal type, not an output of another resource",
+                                  left_out=f"EC2 instance '{inst.name}' (instance type unknown)"))
             continue
         if not isinstance(itype, str) or itype not in cat.instance_types:
             if isinstance(itype, str) and _ACCELERATED.match(itype):
@@ -440,7 +486,7 @@ def _instance_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: l
     for itype, (instances, urn) in outside.items():
         unplanned.append((Unplanned(f"{len(instances)} EC2 instance(s) ({', '.join(i.name for i in instances[:3])}"
                                     f"{', ...' if len(instances) > 3 else ''})", "unlisted", (itype,), len(instances),
-                                    fix=_unlisted_fix((itype,))), urn))
+                                    fix=unlisted_fix((itype,))), urn))
     return list(by_key.values())
 
 
@@ -454,7 +500,8 @@ def _pick(types: list[Any], cat: Any, res: Resource, gaps: list[Violation], unpl
     if not types or not all(known(t) for t in types):
         gaps.append(Violation(f"cannot tell the instance type of '{res.name}' (unknown during preview, or set nowhere); "
                               "not planned", res.urn, fix=f"set the instance type of '{res.name}' (or of its launch "
-                                                          "template) to a literal type, not an output of another resource"))
+                                                          "template) to a literal type, not an output of another resource",
+                              left_out=f"{kind} '{res.name}' (instance type unknown)"))
         return None
     names = [t for t in types if isinstance(t, str)]
     listed = [t for t in names if t in cat.instance_types]
@@ -463,7 +510,7 @@ def _pick(types: list[Any], cat: Any, res: Resource, gaps: list[Violation], unpl
         if others:
             unplanned.append((Unplanned(f"{kind} '{res.name}'", "unlisted", tuple(others), planned, lo, hi,
                                         f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances",
-                                        fix=_unlisted_fix(tuple(others))), res.urn))
+                                        fix=unlisted_fix(tuple(others))), res.urn))
         return None
     if len(names) > 1:
         gaps.append(Violation(f"{kind} '{res.name}' may launch any of {', '.join(names)}; planned as {listed[0]}", res.urn,
@@ -472,85 +519,9 @@ def _pick(types: list[Any], cat: Any, res: Resource, gaps: list[Violation], unpl
     return listed[0]
 
 
-def _unsized(graph: Graph, cat: Any, unplanned: list[tuple[Unplanned, str | None]]) -> None:
-    """Compute that launches accelerated instances in numbers the read-back cannot count."""
-    for r in graph.resources:
-        found = _unsized_one(r)
-        if found is None:
-            continue
-        kind, types, rng = found
-        # SageMaker names EC2 types with an "ml." prefix (ml.p5.48xlarge)
-        accelerated = tuple(t for t in types if isinstance(t, str) and (t.removeprefix("ml.") in cat.instance_types
-                                                                        or _ACCELERATED.match(t.removeprefix("ml."))))
-        if accelerated or not types:
-            unplanned.append((Unplanned(f"{kind} '{r.name}'", "unsized", accelerated, None, None, None, rng,
-                                        fix=_unsized_fix(r, kind, accelerated, cat)), r.urn))
-
-
 def _zero_fix(desired: str, hi: int | None, maximum: str) -> str:
     most = f" (at most {hi}, its {maximum})" if hi is not None else ""
     return f"to have it planned and priced, set {desired} to the number of instances it will run{most}"
-
-
-def _unlisted_fix(types: tuple[str, ...]) -> str:
-    return (f"check {', '.join(types)} on AWS's instance type and pricing pages and budget for it yourself, "
-            "or plan a catalogue type instead (`planner catalog` lists them)")
-
-
-def _unsized_fix(r: Resource, kind: str, types: tuple[str, ...], cat: Any) -> str:
-    """What to set on the resource (its own property names) so that its largest size is known and can be planned."""
-    listed = [t.removeprefix("ml.") for t in types if t.removeprefix("ml.") in cat.instance_types]
-    if kind == "AWS Batch compute environment":
-        hi = as_int(r.get("computeResources", "maxVcpus"))
-        if hi is not None and listed:
-            t = cat.instance_types[listed[0]]
-            return (f"maxVcpus {hi:,} allows up to {hi // t.vcpus:,} {listed[0]} ({t.vcpus} vCPUs each): plan that many "
-                    "in a stack file to see their cost, or lower maxVcpus to what you mean to pay for")
-        return "set computeResources.maxVcpus to the most you mean to pay for, then plan that many instances in a stack file"
-    if kind == "Karpenter node pool":
-        return (f"set spec.limits on Karpenter node pool '{r.name}' to the most you mean to pay for, then plan that many "
-                "instances in a stack file")
-    if kind == "AWS PCS compute node group":
-        sc = r.get("scalingConfiguration") or r.get("scalingConfig") or {}
-        hi = as_int(dig(sc, "maxInstanceCount"))
-        if hi is not None and listed:
-            return (f"plan {hi} {listed[0]} (its maxInstanceCount) in a stack file to see their cost, or lower "
-                    "scalingConfiguration.maxInstanceCount")
-        return "set scalingConfiguration.maxInstanceCount, then plan that many instances in a stack file"
-    return f"plan each instance group of {kind} '{r.name}' (its instanceType and instanceCount) as a node group in a stack file"
-
-
-def _unsized_one(r: Resource) -> tuple[str, list[Any], str] | None:
-    """(kind, instance types, allowed range) of a resource that launches instances on its own schedule."""
-    t = r.type
-    if t == BATCH_COMPUTE_ENVIRONMENT:
-        cr = r.get("computeResources")
-        if not isinstance(cr, dict):
-            return None
-        types = [x for x in as_list(cr.get("instanceTypes")) if known(x)]
-        lo, hi = as_int(cr.get("minVcpus")), as_int(cr.get("maxVcpus"))
-        return "AWS Batch compute environment", types, f"{lo if lo is not None else 0}-{hi if hi is not None else '?'} vCPUs"
-    if "karpenter" in t.lower() and t.endswith(":NodePool"):
-        spec = r.get("spec") or {}
-        reqs = as_list(dig(spec, "template", "spec", "requirements"))
-        types = [v for q in reqs if isinstance(q, dict) and q.get("key") == "node.kubernetes.io/instance-type"
-                 for v in as_list(q.get("values"))]
-        limits = dig(spec, "limits")
-        rng = (", ".join(f"{k} up to {as_int(v) if as_int(v) is not None else v}" for k, v in sorted(limits.items()))
-               if isinstance(limits, dict) and limits else "no limit")
-        return "Karpenter node pool", types, rng
-    if t in ("aws-native:sagemaker:Cluster", "aws:sagemaker/cluster:Cluster"):
-        groups = as_list(r.get("instanceGroups"))
-        types = [g.get("instanceType") for g in groups if isinstance(g, dict)]
-        counts = [str(as_int(g.get("instanceCount"))) for g in groups if isinstance(g, dict)]
-        return "SageMaker HyperPod cluster", types, f"instance counts {', '.join(counts) or '?'}"
-    if t in ("aws-native:pcs:ComputeNodeGroup", "aws:pcs/computeNodeGroup:ComputeNodeGroup"):
-        types = [dig(i, "instanceType") for i in as_list(r.get("instanceConfigs"))]
-        sc = r.get("scalingConfiguration") or r.get("scalingConfig") or {}
-        lo, hi = as_int(dig(sc, "minInstanceCount")), as_int(dig(sc, "maxInstanceCount"))
-        return ("AWS PCS compute node group", types,
-                f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances")
-    return None
 
 
 def _interface_subnets(graph: Graph, inst: Resource) -> list[Resource]:
@@ -597,38 +568,72 @@ def _launch_values(graph: Graph, template: Resource | None, inst: Resource | Non
         if truthy(res.get("associatePublicIpAddress")):
             values["public_ip"] = True
             sources["public_ip"] = res
-        group_arn = res.get("capacityReservationSpecification", "capacityReservationTarget",
-                            "capacityReservationResourceGroupArn")
-        if isinstance(group_arn, str) and known(group_arn) and group_arn:
-            if RESOURCE_GROUP_ARN.fullmatch(group_arn):
-                values["capacity_reservation_resource_group_arn"] = group_arn  # the parser checks its region
-                sources["capacity_reservation_resource_group_arn"] = res
-            elif gaps is not None:
-                gaps.append(Violation(f"'{res.name}' targets capacity reservation resource group '{group_arn[:60]}', "
-                                      "which is not a resource group ARN: the launch would fail; planned without it",
-                                      res.urn,
-                                      fix=(f"set capacityReservationTarget.capacityReservationResourceGroupArn of "
-                                           f"'{res.name}' to arn:aws:resource-groups:REGION:ACCOUNT:group/NAME")))
-        reservation = res.get("capacityReservationSpecification", "capacityReservationTarget", "capacityReservationId")
-        if isinstance(reservation, str) and known(reservation) and reservation:
-            if _RESERVATION.fullmatch(reservation):
-                values["capacity_reservation_id"] = reservation
-                sources["capacity_reservation_id"] = res
-            elif gaps is not None:
-                gaps.append(Violation(f"'{res.name}' targets capacity reservation '{reservation[:40]}', which is not a "
-                                      "reservation id (cr- and 8 to 17 hex digits): the launch would fail; planned "
-                                      "without it", res.urn,
-                                      fix=(f"set capacityReservationTarget.capacityReservationId of '{res.name}' to the "
-                                           "reservation id (cr-...) of the booked block or reservation")))
+        for target in _TARGETS:
+            _launch_target(graph, res, target, values, sources, gaps)
     # EFA as declared, never assumed: no EFA interface means no EFA
     values["efa"] = any(kind in EFA_INTERFACE_TYPES for _, _, kind in layout or ())
     sources["efa"] = template if template is not None and inst is None else (inst or template)  # type: ignore[assignment]
     return values, {k: v for k, v in sources.items() if v is not None}, (layout or None)
 
 
-# Root device names of Linux AMIs (the AMI's RootDeviceName): the DLAMIs the components launch
-# use /dev/sda1 (planner.components.images), Amazon Linux /dev/xvda.
-ROOT_DEVICES = ("/dev/sda1", "/dev/xvda")
+@dataclass(frozen=True)
+class _Target:
+    """Where a launch goes: one capacityReservationTarget property, its model key, the form AWS takes,
+    and what to say when the value is wrong or only known at deploy."""
+
+    prop: str
+    key: str
+    pattern: re.Pattern[str]
+    what: str
+    at_deploy: str  # said of a reference to another resource (`{res}`, `{ref}`)
+    at_deploy_fix: str
+    wrong: str  # said of a literal value AWS refuses (`{res}`, `{value}`)
+    wrong_fix: str
+
+
+_TARGETS = (
+    _Target("capacityReservationResourceGroupArn", "capacity_reservation_resource_group_arn", RESOURCE_GROUP_ARN,
+            "resource group ARN",
+            "'{res}' targets the capacity reservation resource group '{ref}', whose ARN is known only at deploy: its "
+            "region and the reservations it holds are not checked",
+            "check that resource group '{ref}' is in the stack's region and holds the reservations the group launches into",
+            "'{res}' targets capacity reservation resource group '{value}', which is not a resource group ARN: the "
+            "launch would fail; planned without it",
+            "set capacityReservationTarget.capacityReservationResourceGroupArn of '{res}' to "
+            "arn:aws:resource-groups:REGION:ACCOUNT:group/NAME"),
+    _Target("capacityReservationId", "capacity_reservation_id", _RESERVATION, "reservation id",
+            "'{res}' targets capacity reservation '{ref}', whose id is known only at deploy: that it matches the "
+            "group's type, AZ and size is not checked",
+            "check that capacity reservation '{ref}' matches the instance type, AZ and count of the group that targets it",
+            "'{res}' targets capacity reservation '{value}', which is not a reservation id (cr- and 8 to 17 hex "
+            "digits): the launch would fail; planned without it",
+            "set capacityReservationTarget.capacityReservationId of '{res}' to the reservation id (cr-...) of the "
+            "booked block or reservation"),
+)
+
+
+def _launch_target(graph: Graph, res: Resource, t: _Target, values: dict[str, Any], sources: dict[str, Resource],
+                   gaps: list[Violation] | None) -> None:
+    """A capacity reservation target as declared. A value that is another resource's output (unknown at
+    preview, or the made-up id or ARN of the mocks) is known only at deploy: a stated gap, never judged."""
+    value = res.get("capacityReservationSpecification", "capacityReservationTarget", t.prop)
+    if value is UNKNOWN or (isinstance(value, str) and graph.referenced(value) is not None):
+        ref = graph.referenced(value)
+        values[DEPLOY_TARGET] = (t.key, f"the {t.what} of '{ref.name}' (at deploy)" if ref else f"a {t.what} known at deploy")
+        sources[t.key] = res
+        if gaps is not None:
+            name = ref.name if ref else "another resource"
+            gaps.append(Violation(t.at_deploy.format(res=res.name, ref=name), res.urn,
+                                  fix=t.at_deploy_fix.format(res=res.name, ref=name)))
+    elif isinstance(value, str) and value:
+        if t.pattern.fullmatch(value):
+            values[t.key] = value  # the parser checks a resource group's region
+            sources[t.key] = res
+        elif gaps is not None:
+            gaps.append(Violation(t.wrong.format(res=res.name, value=value[:60]), res.urn,
+                                  fix=t.wrong_fix.format(res=res.name)))
+
+
 
 
 def _root_volume(template: Resource | None, inst: Resource | None) -> int | None:
@@ -727,6 +732,11 @@ def _lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Viola
     zones = _zones(graph.resolve(fs, "subnetIds", as_list(fs.get("subnetIds")), SUBNET))
     if zones:
         out["availability_zone"] = zones[0]
+    elif cluster_az is None:  # no node group tells an AZ either (compute HyperPod or Karpenter runs)
+        gaps.append(Violation(f"cannot tell the Availability Zone of file system '{fs.name}' (its subnet is not a "
+                              "resource of this stack, or names no availabilityZone): checks that need it are not run",
+                              fs.urn, fix=f"give file system '{fs.name}' a subnet created in this program with "
+                                          "availabilityZone set"))
     else:
         gaps.append(Violation(f"cannot tell the Availability Zone of file system '{fs.name}'; assumed "
                               f"{cluster_az or 'the one of the node groups'}", fs.urn,
@@ -770,13 +780,16 @@ def to_stack(rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | Non
     groups = data.get("node_groups") or []
     if not groups:  # only unplanned compute: the schema wants a group, so one is parsed and dropped
         data["node_groups"] = [{"name": "placeholder", "instance_type": min(_catalogue.load().instance_types), "count": 1}]
-        data.pop("lustre", None)
+        fs_az = (data.get("lustre") or {}).get("availability_zone")
+        if not known_az and fs_az:  # the file system's AZ is the only one the stack names
+            data["availability_zone"], known_az = fs_az, True
     try:
         cluster = parse_cluster(data, rebuilt.region, file)
     except InputError as exc:
         return None, [Violation(f"cannot plan the cluster read from the stack's resources: {p.key}: {p.message}",
                                 rebuilt.urn_of_key(p.key)) for p in exc.problems]
-    node_groups = tuple(replace(g, max_count=rebuilt.max_counts.get(i), zones=rebuilt.zones.get(i, ()),
+    node_groups = tuple(replace(_deploy_target(g, rebuilt.targets.get(i)), max_count=rebuilt.max_counts.get(i),
+                                zones=rebuilt.zones.get(i, ()),
                                 interfaces=rebuilt.interfaces.get(i), root_volume_gib=rebuilt.root_volumes.get(i),
                                 availability_zone=g.availability_zone if known_az or g.availability_zone != stand_in
                                 else UNKNOWN_AZ)
@@ -788,7 +801,17 @@ def to_stack(rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | Non
     for k, gap in enumerate(rebuilt.gaps):
         path = CLUSTER_PATH + ("notes", k)
         rebuilt.locate(path, gap.urn)
-        notes.append(Note(gap.message, path, gap.fix))
+        notes.append(Note(gap.message, path, gap.fix, gap.rule, gap.left_out))
     cluster = replace(cluster, availability_zone=cluster.availability_zone if known_az else UNKNOWN_AZ,
                       node_groups=node_groups, root_volume_gib=None, lustre=lustre, unplanned=tuple(rebuilt.unplanned), notes=tuple(notes))
     return Stack(name, file, rebuilt.region, cluster, resources=dict(rebuilt.resources)), []
+
+
+def _deploy_target(g: Any, target: tuple[str, str] | None) -> Any:
+    """A node group with the launch target that is another resource's output (known at deploy) filled in."""
+    if target is None:
+        return g
+    key, what = target
+    if key == "capacity_reservation_id":
+        return replace(g, capacity_reservation_ids=(what,))
+    return replace(g, capacity_reservation_resource_group_arn=what)

@@ -41,7 +41,7 @@ def total(cost: dict[str, Any]) -> str:
     """The total, or "unknown (at least $X)" when only some line items are priced: never $0."""
     known = cost.get("known_total_usd")
     if cost.get("total_usd") is None and known is not None:
-        return f"unknown (at least {usd(known)})"
+        return f"at least {usd(known)}"
     return usd(cost.get("total_usd"))
 
 
@@ -50,22 +50,29 @@ def _unpriced(cost: dict[str, Any]) -> list[str]:
 
 
 def headline(cost: dict[str, Any]) -> str:
-    """The estimate in one sentence; "unknown" said once, with the priced part and what has no price.
+    """The estimate in one sentence; an incomplete one as a lower bound, said once, with what has no
+    price and what is left out (never "complete" while anything is).
 
     `$85,118.17 for 168 h ($506.66/h, $369,858.72 a month of 730 h)`, or
-    `unknown for 168 h: $38.66 priced, no price for trainers`.
+    `at least $38.66 for 168 h; no price for trainers; left out: Karpenter node pool 'gpu' (unbounded: no limit)`.
     """
     hours = cost.get("hours")
     run = cost.get("run_hours")
     span = "" if hours is None else f" for {hours:,.0f} h" + (f" (run {run:,.1f} h)" if run is not None and run != hours else "")
     missing = _unpriced(cost)
-    if not missing and cost.get("total_usd") is not None:
+    left = list(cost.get("left_out") or [])
+    if not missing and not left and cost.get("total_usd") is not None:
         return f"{usd(cost['total_usd'])}{span} ({usd(cost.get('hourly_usd'))}/h, {usd(cost.get('monthly_usd'))} a month of 730 h)"
-    if not missing:  # priced, but no hours to total them over
+    if not missing and not left:  # priced, but no hours to total them over
         return f"{usd(cost.get('hourly_usd'))}/h ({usd(cost.get('monthly_usd'))} a month of 730 h); total unknown: no hours"
+    why = ([f"no price for {', '.join(missing)}"] if missing else []) + ([f"left out: {'; '.join(left)}"] if left else [])
     known = cost.get("known_total_usd")
-    priced = "" if not known else f": {usd(known)} priced"
-    return f"unknown{span}{priced}, no price for {', '.join(missing)}"
+    rate = sum(i["hourly_usd"] for i in cost.get("line_items", []) if i.get("hourly_usd") is not None)
+    if known is None and rate:  # no hours: the priced part as a rate
+        return f"at least {usd(rate)}/h; total unknown: no hours; {'; '.join(why)}"
+    if known is None:
+        return f"unknown{span}; {'; '.join(why)}"
+    return f"at least {usd(known)}{span}; {'; '.join(why)}"
 
 
 def sum_totals(costs: list[dict[str, Any]]) -> str:
@@ -150,6 +157,8 @@ def table_lines(cost: dict[str, Any], margin: int = 0) -> list:
                   Span(f"; price book {cost.get('price_book')}")]]
     if cost.get("workload_estimate"):
         out.append(f"cost on the hours the workload needs: {headline(cost['workload_estimate'])}")
+    if cost.get("maximum_estimate"):
+        out.append(f"cost at the maximum it may scale to: {headline(cost['maximum_estimate'])}")
     out += ["  " + line if isinstance(line, str) else [Span("  "), *line]
             for line in grid(TABLE_HEADERS[:6] + (HEADERS[6:] if wide else ()), table_rows, right=(2, 3, 4), width=None if limit is None else limit - margin - 2)]
     out += [f"  [{i}] {text}" for i, text in enumerate(foot, 1)]
@@ -175,6 +184,8 @@ def markdown(cost: dict[str, Any]) -> str:
     out = [f"**Cost:** {_cell(headline(cost))} (price book {md_code(cost.get('price_book'))})", ""]
     if cost.get("workload_estimate"):
         out[-1:] = [f"**Cost on the hours the workload needs:** {_cell(headline(cost['workload_estimate']))}", ""]
+    if cost.get("maximum_estimate"):
+        out[-1:] = [f"**Cost at the maximum it may scale to:** {_cell(headline(cost['maximum_estimate']))}", ""]
     out += ["| " + " | ".join(h.capitalize() for h in HEADERS) + " |", "|---|---|---:|---:|---:|---|---|"]
     for row, item in zip(rows, cost.get("line_items", [])):
         source = md_code(row[-1]) if item.get("source") else row[-1]  # "no price" is planner's; a source may be a user's

@@ -24,6 +24,15 @@ def _delta(change: dict[str, Any]) -> str:
     return _signed(change["change_usd"]) + _pct(change["change_percent"])
 
 
+def monthly_change(total: dict[str, Any]) -> str:
+    """` (+$69,729.60 a month)`, or the priced items' change when the monthly cost is incomplete; "" when neither."""
+    if total.get("monthly_change_usd") is not None:
+        return f" ({_signed(total['monthly_change_usd'])} a month)"
+    if total.get("monthly_change_known_usd") is not None:
+        return f" (priced items {_signed(total['monthly_change_known_usd'])} a month)"
+    return ""
+
+
 def _pct(x: float | None) -> str:
     return "" if x is None else f" ({'+' if x >= 0 else ''}{x:,.1f}%)"
 
@@ -88,7 +97,7 @@ def render_table(result: dict[str, Any]) -> str:
         out += [[Span("  - ", "good"), Span(f"{_finding_line(f)} (resolved)")] for f in s["findings_resolved"]]
     tot = result["total"]
     n = len(result["stacks"])
-    monthly = "" if tot.get("monthly_change_usd") is None else f" ({_signed(tot['monthly_change_usd'])} a month)"
+    monthly = monthly_change(tot)
     out += ["", [Span(f"{n} stack{'s' if n != 1 else ''}: change ", "total"), Span(_delta(tot) + monthly, delta_style(tot)),
                  Span(f"; findings +{tot['findings_added']} / -{tot['findings_resolved']}", "total")]]
     return human(out)
@@ -142,7 +151,7 @@ def render_markdown(result: dict[str, Any], plans: list[Any] | None = None, limi
     wanted = [s for s in stacks if s["status"] != "unchanged" or s["stack"] in failing]
     rest = [s for s in stacks if s not in wanted]
     verdict = ":x:" if failing else (":warning:" if tot["findings_added"] else ":white_check_mark:")
-    monthly = "" if tot.get("monthly_change_usd") is None else f" ({_signed(tot['monthly_change_usd'])} a month)"
+    monthly = monthly_change(tot)
     head = [MARKER, f"## {verdict} planner: cost change {_delta(tot)}{monthly}, {len(wanted)} of {len(stacks)} "
                     f"stack{'s' if len(stacks) != 1 else ''} changed or failing", "",
             f"Monthly cost is hourly x 730 h; totals are for the billed hours. {md_code(result['base'])} -> "

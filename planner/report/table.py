@@ -38,7 +38,7 @@ def render_summary(p: StackPlan) -> list[Line]:
     if lustre:
         tput = lustre["per_unit_storage_throughput"]
         extra += f"; FSx for Lustre {lustre['deployment_type']} {num(lustre['storage_capacity_gib'])} GiB" + (
-            f" at {tput} MB/s/TiB" if tput else "") + f" in {lustre['availability_zone']}"
+            f" at {tput} MB/s/TiB" if tput else "") + f" in {lustre['availability_zone'] or 'an AZ the program does not name'}"
     else:
         extra += "; no FSx for Lustre"
     out.append("  " + extra)

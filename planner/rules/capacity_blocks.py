@@ -124,10 +124,12 @@ def supported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in _block_groups(ctx):
         if not ctx.catalogue.instance_types[g.instance_type].capacity_block:
             sold = sorted(n for n, t in ctx.catalogue.instance_types.items() if t.capacity_block)
+            # a drop-in type is sold one by one; UltraServer members are bought by UltraServer (`ultraservers:`)
+            single = [n for n in sold if not ctx.catalogue.is_member(n)]
             yield r.finding(ctx, g.path + ("purchase",),
                             f"node group '{g.name}': {g.instance_type} is not sold through Capacity Blocks; "
                             f"types that are: {', '.join(sold)}",
-                            fix=f"in node group '{g.name}', set purchase: on-demand, or instance_type: one of {', '.join(sold)}")
+                            fix=f"in node group '{g.name}', set purchase: on-demand, or instance_type: one of {', '.join(single)}")
 
 
 @rule(
@@ -226,7 +228,8 @@ def resource_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """AWS: "You can use AWS Resource Groups to create logical collections of UltraServer Capacity
     Blocks" and "You can't add instance Capacity Blocks to a resource group"."""
     for g in ctx.cluster.node_groups:
-        if g.capacity_reservation_resource_group_arn is not None and _ultraserver_size(ctx, g) is None:
+        if (g.capacity_reservation_resource_group_arn is not None and g.purchase == "capacity-block"
+                and _ultraserver_size(ctx, g) is None):  # On-Demand Capacity Reservations may be grouped
             yield r.finding(ctx, g.path + ("capacity_reservation_resource_group_arn",),
                             f"node group '{g.name}' launches into resource group "
                             f"{g.capacity_reservation_resource_group_arn}, but {g.instance_type} is not an UltraServer "

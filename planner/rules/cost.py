@@ -54,6 +54,8 @@ def _budget_fix(ctx: RuleContext, cost: Any, key: str, value: float, limit: floa
     (the overrun is more than that group costs) the budget to declare."""
     over = value - limit
     raise_it = f"raise budget.{key} to {math.ceil(round(value * 100, 6)) / 100:.2f}"  # 14673.000000000002 is 14673.00
+    if ctx.cost is not None and cost is ctx.cost.maximum:  # elastic pools at their maximum: their limits are the lever
+        return f"cut {_usd(over)}: lower the pools' limits (maximum sizes), or {raise_it}"
     if cost is not ctx.cost:  # priced on the workload's hours: fewer instances take longer at about the same cost
         return (f"cut {_usd(over)}: train on fewer tokens or parameters, or choose a cheaper purchase option "
                 f"(fewer instances would run longer for about the same cost), or {raise_it}")
@@ -93,8 +95,9 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     budget, cost = ctx.cluster.budget, ctx.cost
     if budget is None or cost is None:
         return
-    cost = cost.budget_basis  # the workload's hours when they exceed schedule.hours
-    on = "" if cost is ctx.cost else f" on the {cost.run_hours:,.1f} h the workload needs"
+    cost = cost.budget_basis  # the workload's hours when they exceed schedule.hours; the maximum of on-demand pools
+    on = ("" if cost is ctx.cost else " at the maximum the program allows" if cost is ctx.cost.maximum
+          else f" on the {cost.run_hours:,.1f} h the workload needs")
     checks = (
         ("total_usd", budget.total_usd, cost.total_usd, cost.known_total_usd, "total"),
         ("monthly_usd", budget.monthly_usd, cost.monthly_usd, cost.known_hourly_usd * HOURS_PER_MONTH or None, "monthly cost (730 h)"),
@@ -111,7 +114,7 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                             fix=_budget_fix(ctx, cost, key, value, limit))
         elif value is None and lower_bound is not None and lower_bound > limit:
             yield r.finding(ctx, budget.path + (key,),
-                            f"estimated {what}{on} is at least {_usd(lower_bound)} (some prices unknown), above budget.{key} "
+                            f"estimated {what}{on} is at least {_usd(lower_bound)} ({'some prices unknown' if not cost.left_out else 'some cost left out'}), above budget.{key} "
                             f"{_usd(limit)} by at least {_usd(lower_bound - limit)}",
                             fix=_budget_fix(ctx, cost, key, lower_bound, limit).replace(
                                 f"cut {_usd(lower_bound - limit)}", f"cut at least {_usd(lower_bound - limit)}", 1))

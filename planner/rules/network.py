@@ -100,8 +100,10 @@ def local_zone_opt_in(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if z is None or not z.opt_in or az in seen:
             continue
         seen.add(az)
-        group = az.rstrip("abcdefghijklmnopqrstuvwxyz")
+        # the zone group's name is AWS's (DescribeAvailabilityZones GroupName): asked for, not derived
         yield r.finding(ctx, path, f"{az} is a Local Zone of {z.region}: the account must opt in to its zone group "
-                        f"({group}) before it can launch or book a Capacity Block there",
-                        fix=f"opt in first: `aws ec2 modify-availability-zone-group --region {z.region} --group-name {group} "
-                            "--opt-in-status opted-in`")
+                        "before it can launch or book a Capacity Block there",
+                        fix=(f"opt in first: `aws ec2 describe-availability-zones --region {z.region} --all-availability-zones "
+                             f"--zone-names {az} --query 'AvailabilityZones[0].GroupName'` names the group, then "
+                             f"`aws ec2 modify-availability-zone-group --region {z.region} --group-name GROUP "
+                             "--opt-in-status opted-in`"))

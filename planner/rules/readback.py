@@ -31,8 +31,27 @@ EFA_ACC_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-
     remediation="Declare the value on the resource (or set `aws:region`; in the pack, its `region`/`availabilityZone` config).",
 )
 def readback_gap(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    yield from _notes(r, ctx)
+
+
+def _notes(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """The read-back's notes that rule `r` reports (each note names its rule)."""
     for note in ctx.cluster.notes:
-        yield r.finding(ctx, note.path, note.message, fix=note.fix)
+        if note.rule == r.id:
+            yield r.finding(ctx, note.path, note.message, fix=note.fix)
+
+
+@rule(
+    id="scaling-size-refused",
+    severity="error",
+    category="readback",
+    description=("A scaling group whose sizes AWS refuses at creation: minimum above desired, desired above maximum, "
+                 "or minimum above maximum (EC2 Auto Scaling, EKS managed node groups, AWS Batch, AWS PCS)."),
+    source="https://docs.aws.amazon.com/eks/latest/APIReference/API_NodegroupScalingConfig.html",
+    remediation="Keep minimum <= desired <= maximum on the resource.",
+)
+def scaling_size_refused(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    yield from _notes(r, ctx)
 
 
 @rule(
@@ -47,24 +66,35 @@ def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for u in ctx.cluster.unplanned:
         if u.reason != "unlisted":
             continue
+        detail = f" ({u.detail})" if u.detail else ""
+        if u.count == 0 and u.maximum is None:  # a pool that launches on demand (Karpenter)
+            yield r.finding(ctx, u.path, f"{u.resource} may launch {', '.join(u.instance_types)} ({u.range}), outside "
+                                         f"planner's catalogue: not planned or priced{detail}", fix=u.fix)
+            continue
         size = f"{u.count} instance(s)" if u.count is not None else "an unknown number of instances"
         span = f", scaling {u.range}" if u.range and u.maximum is not None else ""
         yield r.finding(ctx, u.path, f"{u.resource}: {size} of {', '.join(u.instance_types)}{span}, a type outside "
-                                     "planner's catalogue: not planned or priced", fix=u.fix)
+                                     f"planner's catalogue: not planned or priced{detail}", fix=u.fix)
 
 
 @rule(
     id="scaling-maximum",
     severity="info",
     category="readback",
-    description="An Auto Scaling or EKS node group may grow past its planned (desired) size, or is scaled to zero now.",
+    description=("Compute that may grow past what it runs now: an Auto Scaling or EKS node group's maximum size (or one "
+                 "scaled to zero now), a Karpenter pool's limits, AWS Batch maxvCpus, AWS PCS maxInstanceCount; "
+                 "with the cost at that maximum."),
     source=CAPACITY_LIMITS_DOC,
-    remediation="Budget for the maximum, or lower `maxSize` to what you mean to pay for.",
+    remediation="Budget for the maximum, or lower the maximum (`maxSize`, `spec.limits`, `maxvCpus`) to what you mean to pay for.",
 )
 def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     prices = {}
     if ctx.cost is not None:
         prices = {i.name: i.unit_price_usd for i in ctx.cost.line_items}
+    at_most: dict[tuple, list] = {}  # per unplanned entry: its instance line items at the maximum
+    for i in (ctx.cost.maximum.line_items if ctx.cost is not None and ctx.cost.maximum else ()):
+        if i.path[-1:] == ("instance_type",) and i.path[-3:-2] == ("maximum",):
+            at_most.setdefault(i.path[:-3], []).append(i)
     for g in ctx.cluster.node_groups:
         if g.max_count is None or g.max_count <= g.count:
             continue
@@ -76,10 +106,18 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                         fix=(f"budget for {g.max_count} instances{extra}, or lower the maximum size of node group "
                              f"'{g.name}' to {g.count} if it is not meant to grow"))
     for u in ctx.cluster.unplanned:
+        items = at_most.get(u.path, [])
+        mix = " + ".join(f"{i.detail.get('instances'):,} {i.detail.get('instance_type')}" for i in items)
+        cost = "" if not items else (
+            f" (${sum(i.hourly_usd for i in items):,.2f}/h at the maximum: {mix})"
+            if all(i.hourly_usd is not None for i in items) else " (no price for it)")
         if u.reason == "scaled-to-zero":
             most = f"may scale to {u.maximum}" if u.maximum is not None else "has no known maximum"
             yield r.finding(ctx, u.path, f"{u.resource} has a desired size of 0 (planned at 0 instances) and {most} "
-                                         f"{', '.join(u.instance_types)}", fix=u.fix)
+                                         f"{', '.join(u.instance_types)}{cost}", fix=u.fix)
+        elif u.reason == "elastic":
+            yield r.finding(ctx, u.path, f"{u.resource} launches {', '.join(u.instance_types)} on demand (planned at "
+                                         f"{u.count or 0} now): {u.detail}{cost}", fix=u.fix)
 
 
 @rule(
