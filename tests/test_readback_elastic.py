@@ -90,9 +90,15 @@ def test_a_pool_limited_to_a_type_it_does_not_bind_is_unbounded_and_an_error_und
     (text,) = by_rule(plan, "compute-unsized")
     assert "may launch p5.48xlarge, trn1.32xlarge with no maximum (nvidia.com/gpu 16, which do not bound trn1.32xlarge)" in text
     assert plan.cost.complete is False and plan.cost.left_out == ("Karpenter node pool 'mixed' (unbounded: no limit)",)
-    budgeted = planned([pool], extra={"budget": {"total_usd": 1000}, "schedule": {"hours": 10}})
+    # a budget that accepts an incomplete estimate still cannot hold an unbounded pool
+    budgeted = planned([pool], extra={"budget": {"total_usd": 1000, "allow_incomplete": True}, "schedule": {"hours": 10}})
     (error,) = by_rule(budgeted, "budget-unbounded-compute")
     assert error.startswith("Karpenter node pool 'mixed' may launch p5.48xlarge, trn1.32xlarge with no maximum")
+    # one that does not fails on the estimate it leaves out (budget-incomplete-cost), not twice
+    strict = planned([pool], extra={"budget": {"total_usd": 1000}, "schedule": {"hours": 10}})
+    assert by_rule(strict, "budget-unbounded-compute") == []
+    (error,) = by_rule(strict, "budget-incomplete-cost")
+    assert "Karpenter node pool 'mixed' (unbounded: no limit)" in error
 
 
 def group(desired: int, minimum: int, maximum: int) -> list[Spec]:
