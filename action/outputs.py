@@ -7,6 +7,10 @@ on sys.path, no PYTHON* variables), so a `json.py` in the pull request's checkou
 imported; and it imports only the standard library. A report that is missing or not
 planner's (no `stacks` list of numbers or nulls) is unusable input, exit code 2, no cost:
 the gate never passes on something planner did not say.
+
+`python3 -I action/outputs.py not-run` is the one other case: the paths held no stack file
+or folder (a change to README.md alone), so planner was not run; exit code 0 and no cost,
+since there is nothing planner could have said.
 """
 
 from __future__ import annotations
@@ -45,9 +49,16 @@ def outputs(code: str, plan_json: str) -> dict[str, str]:
         return {"exit-code": "2", "total-cost": ""}
 
 
+NOT_RUN = {"exit-code": "0", "total-cost": ""}  # nothing to plan: no report, no cost, nothing to fail on
+
+
 def main(argv: list[str]) -> int:
-    code, plan_json = argv
-    for name, value in outputs(code, plan_json).items():
+    if argv == ["not-run"]:
+        values = NOT_RUN
+    else:
+        code, plan_json = argv
+        values = outputs(code, plan_json)
+    for name, value in values.items():
         print(f"{name}={value}")
     return 0
 

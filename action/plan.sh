@@ -7,7 +7,8 @@
 # PLANNER_OUT (folder for the reports). Writes to $GITHUB_OUTPUT: exit-code (0 fine, 1 a
 # finding at or above fail-on, 2 unusable input), total-cost (USD over every stack, or
 # `unknown` when a price or the hours are unknown, empty on unusable input), sarif-file
-# and comment-file. Annotations (`--format github`) go to the log. This step always
+# and comment-file; with no stack file or folder in the paths, planner is not run: exit-code
+# 0, no cost, no SARIF. Annotations (`--format github`) go to the log. This step always
 # succeeds: the Action's last step is the gate, so reports are written and posted first.
 #
 # It runs in the pull request's checkout, so it runs no code from there (docs/security.md):
@@ -19,9 +20,11 @@ set -uo pipefail
 
 # `paths` on one line: the stack files and folders given, each an error if unusable. On
 # several lines (a list of changed files, one per line): a stack file in it is planned through
-# its folder with `--include` (a plain Pulumi stack is then skipped, not an error), other
-# files are left out, and a file the change deleted is not there to plan. With `program`, the
-# program is planned instead (`--program`, `--stack`).
+# its folder with `--include` (a plain Pulumi stack is then skipped, not an error; one under a
+# folder also given comes with that folder), and a file the change deleted is not there to
+# plan. Either way a file not named Pulumi.<stack>.yaml (README.md, app.py: a changed file, not
+# a stack file) is left out; with nothing left, planner is not run and the step says so. With
+# `program`, the program is planned instead (`--program`, `--stack`).
 raw=()
 lines=0
 while IFS= read -r line; do
@@ -29,22 +32,37 @@ while IFS= read -r line; do
   raw+=("${words[@]}")
   [ ${#words[@]} -gt 0 ] && lines=$((lines + 1))
 done <<< "${PLANNER_PATHS:-stacks/}"
+is_stack_file() { [[ "${1##*/}" =~ ^Pulumi\.[A-Za-z0-9_.-]+\.ya?ml$ ]]; }  # planner.parse._STACK_FILE
 paths=()
 select=()
-if [ "$lines" -le 1 ]; then paths=("${raw[@]}"); raw=(); fi
+files=()
+left_out=()
 for p in "${raw[@]}"; do
-  name="${p##*/}"
-  if [ -d "$p" ]; then
+  if [ -d "$p" ] || { [ "$lines" -le 1 ] && ! [ -e "$p" ]; }; then
+    paths+=("$p")  # a folder, or (given on one line) a path planner reports as missing
+  elif [ -f "$p" ] && ! is_stack_file "$p"; then
+    left_out+=("$p")
+  elif [ "$lines" -le 1 ]; then
     paths+=("$p")
-  elif [[ "$name" == Pulumi.*.yaml || "$name" == Pulumi.*.yml ]] && [ -f "$p" ]; then
-    dir="${p%/*}"; [ "$dir" = "$p" ] && dir="."
-    paths+=("$dir"); select+=("--include=$p")
+  elif is_stack_file "$p" && [ -f "$p" ]; then
+    files+=("$p")
+  else
+    left_out+=("$p")  # deleted by the change, or not a file
   fi
 done
-if [ ${#paths[@]} -eq 0 ] && [ ${#raw[@]} -gt 0 ]; then
-  paths=("${raw[@]}")  # no stack file or folder in the list: planner says what is wrong with what was given
-fi
+folders=("${paths[@]}")
+for p in "${files[@]}"; do
+  dir="${p%/*}"; [ "$dir" = "$p" ] && dir="."
+  covered=""
+  for f in "${folders[@]}"; do
+    [ "${dir%/}" = "${f%/}" ] && covered=1
+  done
+  [ -n "$covered" ] && continue  # its folder is planned whole
+  paths+=("$dir"); select+=("--include=$p")
+done
 if [ ${#select[@]} -gt 0 ]; then
+  # `--include` selects in every folder: a folder given whole keeps all its stack files
+  for f in "${folders[@]}"; do select+=("--include=${f%/}/*"); done
   # each folder once; with changed files named, only those files of their folders are read
   mapfile -t paths < <(printf '%s\n' "${paths[@]}" | awk '!seen[$0]++')
 fi
@@ -60,6 +78,22 @@ out="${PLANNER_OUT:-${RUNNER_TEMP:-.}/planner}"
 mkdir -p "$out"
 # a report left by an earlier use of the Action in this job is not this run's
 rm -f "$out/plan.json" "$out/planner.sarif" "$out/comment.md" "$out/errors.txt"
+
+if [ -z "${PLANNER_PROGRAM:-}" ] && [ ${#paths[@]} -eq 0 ]; then
+  # Nothing to plan (a change to README.md alone): planner is not run, the gate passes, and the
+  # comment (which replaces an earlier, perhaps failing, one) says why in one line.
+  shown="$(printf '%s, ' "${left_out[@]:0:5}")"; shown="${shown%, }"
+  [ ${#left_out[@]} -gt 5 ] && shown="$shown and $((${#left_out[@]} - 5)) more"
+  note="planner: nothing to plan, planner not run: no stack file (Pulumi.<stack>.yaml) or folder in paths (left out: ${shown:-none})"
+  echo "$note"
+  printf '%s\n## planner: nothing to plan\n\n````text\n%s\n````\n' "<!-- planner-report -->" "$note" > "$out/comment.md"
+  {
+    python3 -I "${ACTION_PATH:-$(dirname "$0")/..}/action/outputs.py" not-run
+    echo "sarif-file="
+    echo "comment-file=$out/comment.md"
+  } >> "${GITHUB_OUTPUT:-/dev/stdout}"
+  exit 0
+fi
 
 # annotations in the log
 planner plan "${target[@]}" "${select[@]}" "${book[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format github -- "${paths[@]}"

@@ -240,3 +240,36 @@ def test_the_comment_stays_under_githubs_limit_with_many_errors(tmp_path: Path) 
     comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
     assert len(comment) < 65_536 and "(more errors: the full list is in the job log)" in comment
     assert comment.count("````") == 2
+
+
+def test_changed_files_without_a_stack_file_plan_nothing_and_pass(tmp_path: Path) -> None:
+    """Only README.md changed, as one line or a list with a deleted stack file: planner is not run,
+    the step says so in one line, the gate passes with no cost and no SARIF."""
+    repo = _repo(tmp_path, ROOT / "stacks" / "Pulumi.p5en-train.yaml")
+    (repo / "README.md").write_text("# infra\n", encoding="utf-8")
+    for changed in ("README.md", "README.md\nstacks/Pulumi.gone.yaml"):
+        res = run_action(repo, tmp_path, paths=changed)
+        assert res["failed"] is None and res["code"] == 0, res["logs"]
+        assert res["outputs"] | {"comment-file": ""} == {"exit-code": "0", "total-cost": "", "sarif-file": "", "comment-file": ""}
+        plan_log = res["logs"][1][2]
+        (line,) = [x for x in plan_log.splitlines() if x.startswith("planner: nothing to plan")]
+        assert "planner not run" in line and "README.md" in line
+        assert not (tmp_path / "planner" / "plan.json").exists()
+        assert line in Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
+        assert "total cost n/a" in res["logs"][-1][2]
+    # a folder given by hand that is not there stays unusable input
+    assert run_action(repo, tmp_path, paths="stack/")["outputs"]["exit-code"] == "2"
+
+
+def test_changed_files_under_a_folder_given_whole(tmp_path: Path) -> None:
+    """A folder in the list is planned whole; a changed stack file elsewhere adds only itself."""
+    repo = _repo(tmp_path, ROOT / "stacks" / "Pulumi.p5en-train.yaml", ROOT / "stacks" / "Pulumi.trn2-dev.yaml")
+    (repo / "other").mkdir()
+    shutil.copy(ROOT / "stacks" / "Pulumi.ultraserver-prod.yaml", repo / "other")
+    shutil.copy(ROOT / "stacks" / "Pulumi.p5en-train.yaml", repo / "other" / "Pulumi.p5en-copy.yaml")
+    res = run_action(repo, tmp_path, paths="stacks/\nstacks/Pulumi.trn2-dev.yaml\nother/Pulumi.ultraserver-prod.yaml\nnotes.txt")
+    assert res["failed"] is None and res["outputs"]["exit-code"] == "0", res["logs"]
+    import json
+
+    report = json.loads((tmp_path / "planner" / "plan.json").read_text(encoding="utf-8"))
+    assert sorted(s["stack"] for s in report["stacks"]) == ["p5en-train", "trn2-dev", "ultraserver-prod"]
