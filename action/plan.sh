@@ -77,7 +77,7 @@ if [ -n "${PLANNER_PRICE_BOOK:-}" ]; then book=("--price-book=$PLANNER_PRICE_BOO
 out="${PLANNER_OUT:-${RUNNER_TEMP:-.}/planner}"
 mkdir -p "$out"
 # a report left by an earlier use of the Action in this job is not this run's
-rm -f "$out/plan.json" "$out/planner.sarif" "$out/comment.md" "$out/errors.txt"
+rm -f "$out/plan.json" "$out/planner.sarif" "$out/comment.md" "$out/errors.txt" "$out/stderr.txt" "$out/info.txt"
 
 if [ -z "${PLANNER_PROGRAM:-}" ] && [ ${#paths[@]} -eq 0 ]; then
   # Nothing to plan (a change to README.md alone): planner is not run, the gate passes, and the
@@ -114,9 +114,18 @@ fi
   # without one, the plan. The error block after it is cut at 4,000 characters, so the comment
   # stays under GitHub's 65,536 and the sticky comment is always replaced.
   if [ -n "${PLANNER_BASE_REF:-}" ]; then
-    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" --format markdown -- "${paths[@]}" 2> "$out/errors.txt" || true
+    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" --format markdown -- "${paths[@]}" 2> "$out/stderr.txt" || true
   else
-    planner plan "${target[@]}" "${select[@]}" "${book[@]}" --format markdown -- "${paths[@]}" 2> "$out/errors.txt" || true
+    planner plan "${target[@]}" "${select[@]}" "${book[@]}" --format markdown -- "${paths[@]}" 2> "$out/stderr.txt" || true
+  fi
+  # planner's `info:` lines (the plain Pulumi stacks a folder held, skipped) are information,
+  # not errors: their own block, above the errors, cut at 1,000 characters
+  grep -a '^planner: info: ' "$out/stderr.txt" > "$out/info.txt"
+  grep -av '^planner: info: ' "$out/stderr.txt" > "$out/errors.txt"
+  if [ -s "$out/info.txt" ]; then
+    printf '\n:information_source: Information:\n\n````text\n'; head -c 1000 "$out/info.txt" | head -n 10
+    [ "$(wc -c < "$out/info.txt")" -gt 1000 ] && printf '\nplanner: (cut: the job log has it in full)\n'
+    printf '````\n'
   fi
   if [ -s "$out/errors.txt" ]; then
     printf '\n````text\n'; head -c 4000 "$out/errors.txt" | head -n 60

@@ -206,7 +206,24 @@ def test_paths_may_be_a_list_of_changed_files(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "planner" / "plan.json").read_text(encoding="utf-8"))
     assert [s["stack"] for s in report["stacks"]] == ["p5en-train", "trn2-dev"]  # not ultraserver-prod: unchanged
     comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
-    assert "skipped 1 stack file without planner:cluster (plain Pulumi stacks): stacks/Pulumi.web.yaml" in comment
+    # information, in its own block: not in the error block (here there is none)
+    info = ":information_source: Information:\n\n````text\nplanner: info: skipped 1 stack file without planner:cluster " \
+           "(plain Pulumi stacks): stacks/Pulumi.web.yaml\n````\n"
+    assert comment.endswith(info) and comment.count("````") == 2
+
+
+def test_input_errors_stay_in_the_error_block(tmp_path: Path) -> None:
+    """With an unusable stack in the folder nothing is planned, so nothing is skipped: the error
+    is in the error block and there is no information block."""
+    repo = _repo(tmp_path, ROOT / "stacks" / "Pulumi.p5en-train.yaml")
+    (repo / "stacks" / "Pulumi.web.yaml").write_text("config:\n  aws:region: us-east-2\n", encoding="utf-8")
+    (repo / "stacks" / "Pulumi.broken.yaml").write_text("config:\n  planner:cluster: {}\n", encoding="utf-8")
+    res = run_action(repo, tmp_path)
+    assert res["outputs"]["exit-code"] == "2"
+    comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
+    errors = comment.split("\n````text\n", 1)[1]
+    assert errors.startswith("planner: stacks/Pulumi.broken.yaml") and errors.endswith("````\n")
+    assert "Information" not in comment and "info:" not in comment
 
 
 def test_a_program_is_planned_and_diffed_against_the_base(tmp_path: Path) -> None:
