@@ -215,3 +215,18 @@ def test_a_program_failing_at_the_base_is_named_at_the_ref(tmp_path: Path) -> No
     (line,) = res.err.strip().splitlines()
     assert line.startswith("planner: HEAD:infra/__main__.py:") and "the program failed: ValueError: broken at the base" in line
     assert "planner-base-" not in line
+
+
+def test_fail_on_incomplete_cost_as_in_plan() -> None:
+    """`diff --fail-on-incomplete-cost` makes an incomplete estimate the same error as `plan`'s:
+    the change to a stack with a price unknown adds budget-incomplete-cost, and `--fail-on error` fails on it."""
+    base, head = "stacks/Pulumi.p5en-train.yaml", "tests/invalid_stacks/Pulumi.price-unknown.yaml"
+    plain = run_cli("diff", base, head, "--format", "json", "--fail-on", "error")
+    assert plain.code == 0, plain.err
+    assert not [f for f in json.loads(plain.out)["stacks"][0]["findings_added"] if f["rule"] == "budget-incomplete-cost"]
+    res = run_cli("diff", base, head, "--format", "json", "--fail-on", "error", "--fail-on-incomplete-cost")
+    assert res.code == 1, res.err
+    (added,) = [f for f in json.loads(res.out)["stacks"][0]["findings_added"] if f["rule"] == "budget-incomplete-cost"]
+    plan = run_cli("plan", head, "--format", "json", "--fail-on-incomplete-cost")
+    (planned,) = [f for f in json.loads(plan.out)["stacks"][0]["findings"] if f["rule"] == "budget-incomplete-cost"]
+    assert added["severity"] == "error" and added["message"] == planned["message"]

@@ -41,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default=None,
                    help="exit 1 when the change adds an unsuppressed finding at or above this severity (default: never)")
+    from planner.commands.plan import add_rule_option_arguments
+
+    add_rule_option_arguments(p)
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     from planner.commands import add_selection_arguments
 

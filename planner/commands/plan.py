@@ -18,9 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=FORMATS, default="table",
                    help="table (people), json, markdown (PR comment), sarif (code scanning), github (annotations); default: table")
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
-    p.add_argument("--fail-on-incomplete-cost", action="store_true",
-                   help="an incomplete estimate (a price unknown, compute or hours left out) is an error "
-                        "(budget-incomplete-cost), budget or not")
+    add_rule_option_arguments(p)
     p.add_argument("--suppress", action="append", default=[], metavar="RULE",
                    help="suppress a rule in every stack (repeatable); findings stay in the output, marked suppressed")
     p.add_argument("--program", metavar="DIR", help="plan the clusters a Pulumi program in DIR declares: planner components, or its EC2/Auto Scaling/EKS "
@@ -60,6 +58,13 @@ def run(args: argparse.Namespace) -> int:
     text = render(plans, args.format, args.fail_on)
     write(text, args.output)
     return exit_code(plans, args.fail_on)
+
+
+def add_rule_option_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags that set rule options (read back by `rule_options`), the same on `plan` and `diff`."""
+    parser.add_argument("--fail-on-incomplete-cost", action="store_true",
+                        help="an incomplete estimate (a price unknown, compute or hours left out) is an error "
+                             "(budget-incomplete-cost), budget or not")
 
 
 def rule_options(args: argparse.Namespace) -> dict[str, object]:
