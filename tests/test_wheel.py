@@ -6,7 +6,10 @@ extra), and the clean virtualenv sees the already-installed dependencies through
 line to this checkout's site-packages, so pip resolves the wheel's requirements against
 them offline (`--no-index`). The editable install of the checkout is not visible there (its
 finder is a `.pth` file that Python only reads in a real site directory), and the test
-asserts that `planner` is imported from the clean virtualenv, not from the checkout.
+asserts that `planner` is imported from the clean virtualenv, not from the checkout. The base
+and each extra alone get a folder of their own holding only what they require (PyYAML copied;
+an extra's requirements, transitively, linked from this checkout's site-packages), so a
+missing requirement fails there as it would in a user's fresh virtualenv.
 """
 
 from __future__ import annotations
@@ -92,6 +95,71 @@ def base_venv(wheel: Path) -> Path:
         if (purelib / name).exists():
             shutil.copytree(purelib / name, deps / name)
     return _venv(wheel.parent.parent / "base-venv", wheel, deps)
+
+
+def _closure(requirements: list[str], extra: str = "") -> set[str]:
+    """The installed distributions `requirements` need, transitively (markers honoured for this Python)."""
+    import importlib.metadata as md
+
+    from packaging.requirements import Requirement
+
+    names: set[str] = set()
+    todo = [(r, extra) for r in requirements]
+    while todo:
+        text, wanted = todo.pop()
+        req = Requirement(text)
+        if req.marker and not req.marker.evaluate({"extra": wanted}):
+            continue
+        name = req.name.lower().replace("_", "-")
+        if name in names or name == DIST:
+            continue
+        names.add(name)
+        todo += [(r, e) for r in md.requires(name) or [] for e in ("", *req.extras)]
+    return names
+
+
+def _extra_venv(wheel: Path, extra: str) -> Path:
+    """The wheel with one extra, in a virtualenv that sees only what that extra needs: the extra's
+    requirements and theirs, linked (not copied) from this checkout's site-packages into a folder of
+    their own; nothing else installed here is importable there."""
+    import importlib.metadata as md
+
+    deps = wheel.parent.parent / f"{extra}-only"
+    deps.mkdir()
+    mine = [r for r in md.requires(DIST) or [] if "extra ==" not in r or f'extra == "{extra}"' in r]
+    for name in _closure(mine, extra):
+        dist = md.distribution(name)
+        tops = {Path(str(f)).parts[0] for f in dist.files or () if not str(f).startswith("..")}
+        for top in tops:
+            source = Path(str(dist.locate_file(top)))
+            if source.exists() and not (deps / top).exists():
+                (deps / top).symlink_to(source)
+    return _venv(wheel.parent.parent / f"{extra}-venv", wheel, deps, f"[{extra}]")
+
+
+@pytest.mark.parametrize("extra,present,absent", [("pulumi", ("pulumi", "pulumi_aws", "pulumi_policy"), ("boto3", "botocore")),
+                                                  ("aws", ("boto3", "botocore"), ("pulumi", "pulumi_aws", "pulumi_policy"))])
+def test_each_extra_alone_in_a_clean_venv(wheel: Path, tmp_path: Path, extra: str, present: tuple[str, ...],
+                                          absent: tuple[str, ...]) -> None:
+    """Each extra installed alone brings what its commands need and nothing of the other's."""
+    where = _extra_venv(wheel, extra)
+    python = where / "bin" / "python"
+    probe = "import importlib.util as u; print(' '.join(m for m in %r if u.find_spec(m)))" % (present + absent,)
+    assert subprocess.check_output([str(python), "-c", probe], text=True, cwd=tmp_path).split() == list(present)
+    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
+    if extra == "pulumi":  # a program runs (offline, under mocks)
+        args: tuple[str, ...] = ("plan", "--program", str(ROOT), "--stack", "trn2-dev", "--format", "json")
+    else:  # preflight gets as far as asking for credentials (none here: nothing is called)
+        args = ("preflight", "stacks")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "AWS_EC2_METADATA_DISABLED": "true"}
+    res = subprocess.run([str(where / "bin" / "planner"), *args], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert "extra" not in res.stderr, res.stderr
+    if extra == "pulumi":
+        assert res.returncode == 0, res.stderr
+        assert [s["stack"] for s in json.loads(res.stdout)["stacks"]] == ["trn2-dev"]
+    else:
+        assert res.returncode == 2 and "no AWS credentials found" in res.stderr, res.stderr
 
 
 def test_the_wheel_installs_the_planner_command_and_its_data(clean_venv: Path) -> None:

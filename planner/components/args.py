@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
 from typing import Any, TypeVar
 
 import pulumi
@@ -213,16 +212,6 @@ def _is_input(v: Any, allow_output: bool = True) -> bool:
     return isinstance(v, str) or (allow_output and isinstance(v, pulumi.Output))
 
 
-@lru_cache(maxsize=1)
-def known_regions() -> frozenset[str]:
-    """Every region botocore's bundled endpoint data names, in every partition (no network)."""
-    import botocore.session
-
-    session = botocore.session.get_session()
-    return frozenset(r for p in session.get_available_partitions()
-                     for r in session.get_available_regions("ec2", partition_name=p))
-
-
 def region_problems(region: Any, label: str, key: str = "region") -> list[Any]:
     from planner.errors import Problem
 
@@ -230,7 +219,9 @@ def region_problems(region: Any, label: str, key: str = "region") -> list[Any]:
         return []
     if not isinstance(region, str):
         return [Problem(label, None, key, f"expected an AWS region name such as us-east-2, got {_kind(region)}")]
-    if region not in known_regions():
+    from planner import data
+
+    if not data.regions().known(region):  # the CLI's region list (botocore's partition data, shipped): no boto3 needed
         from planner.report.text import one_line
 
         return [Problem(label, None, key, f"unknown AWS region '{one_line(region[:24])}'; expected one such as us-east-2")]
