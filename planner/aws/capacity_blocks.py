@@ -146,7 +146,7 @@ def search_jobs(jobs: Sequence[tuple[str, tuple[Query, ...]]], client_for: Clien
 
 
 def extend(client: Any, search: ExtensionSearch, timeout: float) -> ExtensionSearch:
-    """Fill `search` with the block's reservation and, when it is too short for the run, its extension offerings.
+    """Fill `search` with the blocks' reservations and, for each too short for the run, its extension offerings.
 
     Asked on a daemon thread like `search`, so `timeout` bounds the whole lookup.
     """
@@ -163,9 +163,12 @@ def extend(client: Any, search: ExtensionSearch, timeout: float) -> ExtensionSea
     try:
         return done.get(timeout=timeout)
     except queue.Empty:
-        search.error = (f"no answer about {search.reservation_id} in {search.region} within {timeout:g} s (--aws-timeout); "
-                        "a slow endpoint or proxy?")
+        search.error = (f"no answer about {', '.join(search.reservation_ids)} in {search.region} within {timeout:g} s "
+                        "(--aws-timeout); a slow endpoint or proxy?")
         return search
+
+
+NOT_FOUND = ("InvalidCapacityReservationId.NotFound", "InvalidCapacityReservationId.Malformed")
 
 
 def _extend(client: Any, search: ExtensionSearch) -> ExtensionSearch:
@@ -175,30 +178,37 @@ def _extend(client: Any, search: ExtensionSearch) -> ExtensionSearch:
     from planner.cost.capacity import NoBlock, extension_from_api, extension_hours, reservation_from_api
 
     client.meta.events.register("after-call", require_aws_answer, unique_id="planner-require-aws-answer")
-    action, region, rid = "ec2:DescribeCapacityReservations", search.region, search.reservation_id
+    action, region, ids = "ec2:DescribeCapacityReservations", search.region, list(search.reservation_ids)
     try:
-        found = client.describe_capacity_reservations(CapacityReservationIds=[rid]).get("CapacityReservations") or []
-        if not found:
-            search.error = f"{rid} is not a capacity reservation of this account in {region}"
-            return search
-        search.reservation = reservation_from_api(region, found[0])
-        if search.covered:
+        # one call for every block the group names (it takes a list); EC2 refuses the whole call when one is unknown
+        found = client.describe_capacity_reservations(CapacityReservationIds=ids).get("CapacityReservations") or []
+        by_id = {r.reservation_id: r for r in (reservation_from_api(region, d) for d in found)}
+        for b in search.booked:
+            b.reservation = by_id.get(b.reservation_id)
+            if b.reservation is None:
+                b.error = f"{b.reservation_id} is not a capacity reservation of this account in {region}"
+        if not search.complete or search.covered:
             return search
         action = EXTENSION_ACTION
-        search.asked = extension_hours(search.need.run_hours - search.reservation.usable_hours)
-        for hours in search.asked:
-            for d in _ask(client, action, "describe_capacity_block_extension_offerings",
-                          {"CapacityBlockExtensionDurationHours": hours, "CapacityReservationId": rid},
-                          "CapacityBlockExtensionOfferings"):
-                search.extensions.append(extension_from_api(d))
+        for b in search.booked:
+            if search.covers(b):
+                continue
+            b.asked = extension_hours(search.missing_hours(b))
+            for hours in b.asked:
+                for d in _ask(client, action, "describe_capacity_block_extension_offerings",
+                              {"CapacityBlockExtensionDurationHours": hours, "CapacityReservationId": b.reservation_id},
+                              "CapacityBlockExtensionOfferings"):
+                    b.extensions.append(extension_from_api(d))
     except BadOffering as exc:
         search.error = f"{action} in {region}: the answer is not usable ({exc})"
     except NoBlock as exc:
         search.error = str(exc)
     except ClientError as exc:
-        if (exc.response.get("Error") or {}).get("Code") in ("InvalidCapacityReservationId.NotFound",
-                                                             "InvalidCapacityReservationId.Malformed"):
-            search.error = f"{rid} is not a capacity reservation of this account in {region}"
+        err = exc.response.get("Error") or {}
+        if err.get("Code") in NOT_FOUND:
+            which = "" if len(ids) == 1 else " (one of the node group's " + ", ".join(ids) + ")"
+            search.error = (f"{ids[0] if len(ids) == 1 else 'a reservation'}{which} is not a capacity reservation of "
+                            f"this account in {region} ({err.get('Code')}: {err.get('Message') or 'no message'})")
         else:
             search.error = _explain(exc, action, region).message
     except (BotoCoreError, ResponseParserError, NotAwsAnswer) as exc:

@@ -32,7 +32,7 @@ class Wanted:
     source: str = ARGS
     region: str | None = None  # the stack's region: the default for --regions
     notes: list[str] = field(default_factory=list)
-    reservations: tuple[str, ...] = ()  # the stack's booked block: check it, or extend it
+    reservations: tuple[str, ...] = ()  # the stack's booked blocks (one per UltraServer): check them, or extend them
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,8 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "(DescribeCapacityBlockOfferings; buys nothing)")
     p.add_argument("stack", nargs="?", metavar="STACK_FILE",
                    help="a stack file: its Capacity Block node group, count and hours (schedule.hours or workload); "
-                        "when the group names its capacity_reservation_id (and --regions is not given), that block is "
-                        "checked against the run and its extension offerings are listed")
+                        "when the group names its capacity_reservation_id (one or a list, and --regions is not given), "
+                        "those blocks are checked against the run and extension offerings listed for each too short")
     p.add_argument("--node-group", metavar="NAME", help="the Capacity Block node group to search for (when the stack has several)")
     p.add_argument("--instance-type", action="append", default=[], metavar="TYPE", dest="types",
                    help="search for this instance type, or UltraServer type (u-p6e-gb200x72), without a stack "
@@ -157,8 +157,7 @@ def _extension(args: argparse.Namespace, w: Wanted) -> int:
     client_for = _open(args)
     if client_for is None:
         return 2
-    search = ExtensionSearch(w.needs[0], w.reservations[0], w.region, args.deadline, args.max_usd, w.node_group,
-                             w.source, others=w.reservations[1:])
+    search = ExtensionSearch(w.needs[0], w.reservations, w.region, args.deadline, args.max_usd, w.node_group, w.source)
     result = extend(client_for(w.region), search, args.aws_timeout)
     _write(result, args)
     return result.exit_code()
