@@ -46,6 +46,8 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> StubbedAws:
     """Stubbed EC2 clients per region, handed to `planner capacity` in place of boto3's."""
     stubbed = StubbedAws()
     monkeypatch.setattr("planner.aws.capacity_blocks.open_ec2", lambda profile=None: lambda r: stubbed.client("ec2", r))
+    monkeypatch.setattr("planner.aws.capacity_blocks.open_resource_groups",
+                        lambda profile=None: lambda r: stubbed.client("resource-groups", r))
     return stubbed
 
 
@@ -453,6 +455,37 @@ def test_every_block_of_an_ultraserver_group_is_read_in_one_call_and_judged_toge
     assert "the extensions cost $41,000.00 upfront, more than --max-usd $40,000.00" in text
     assert "the run uses every block: it starts 2026-12-11 11:30" in text
     assert text.rstrip().endswith("the extensions are over --max-usd; exit 1")
+
+
+def test_a_resource_group_of_blocks_is_listed_then_read_in_one_call(aws: StubbedAws, capsys, tmp_path) -> None:
+    group = "arn:aws:resource-groups:us-east-1:123456789012:group/nvl72-blocks"
+    stack = tmp_path / "Pulumi.ultra.yaml"
+    stack.write_text(ULTRA.replace("capacity_reservation_id: [cr-0123456789abcdef0, cr-0123456789abcdef1]",
+                                   f"capacity_reservation_resource_group_arn: {group}"), encoding="utf-8")
+    rg = aws.stub("resource-groups", "us-east-1")
+    asked = {"Group": group, "Filters": [{"Name": "resource-type", "Values": ["AWS::EC2::CapacityReservation"]}]}
+
+    def member(rid: str) -> dict[str, Any]:
+        return {"Identifier": {"ResourceArn": f"arn:aws:ec2:us-east-1:123456789012:capacity-reservation/{rid}",
+                               "ResourceType": "AWS::EC2::CapacityReservation"}}
+    rg.add_response("list_group_resources", {"Resources": [member(ULTRA_IDS[0])], "NextToken": "page-2", **META}, asked)
+    rg.add_response("list_group_resources", {"Resources": [member(ULTRA_IDS[1])], **META},
+                    {**asked, "NextToken": "page-2"})
+    ec2 = aws.stub("ec2", "us-east-1")
+    ec2.add_response("describe_capacity_reservations", {"CapacityReservations": [
+        ultra_block(rid, "2026-12-10T11:30:00", "2026-12-24T11:30:00") for rid in ULTRA_IDS], **META},
+        {"CapacityReservationIds": ULTRA_IDS})
+    code, doc, _ = run(capsys, str(stack), "--format", "json")
+    rg.assert_no_pending_responses()
+    ec2.assert_no_pending_responses()
+    assert code == 0 and doc["resource_group_arn"] == group and doc["covers_run"] is True
+    assert [b["capacity_reservation_id"] for b in doc["reservations"]] == ULTRA_IDS and doc["next"] is None
+    rg.add_response("list_group_resources", {"Resources": [], **META}, asked)
+    code, text, _ = run(capsys, str(stack))
+    assert code == 1
+    assert " ".join(text.split()) == (f"the Capacity Blocks of {group} (us-east-1) for 36 x p6e-gb200.36xlarge, a run of "
+                                      f"168 h (schedule.hours) no answer: the resource group {group} holds no capacity "
+                                      "reservation no answer; exit 1")
 
 
 def test_a_block_aws_does_not_know_is_a_line_and_exit_1(aws: StubbedAws, capsys, tmp_path) -> None:

@@ -651,10 +651,16 @@ class ExtensionSearch:
     source: str = ""
     booked: list[Booked] = field(default_factory=list)
     error: str | None = None  # the call itself failed (access denied, timeout, not AWS's answer)
+    resource_group_arn: str | None = None  # the group launches into a resource group: its ids are read from it
 
     def __post_init__(self) -> None:
         if not self.booked:
-            self.booked = [Booked(rid) for rid in self.reservation_ids]
+            self.use(self.reservation_ids)
+
+    def use(self, ids: Sequence[str]) -> None:
+        """The blocks to read (from the stack, or from its resource group)."""
+        self.reservation_ids = tuple(ids)
+        self.booked = [Booked(rid) for rid in self.reservation_ids]
 
     @property
     def read(self) -> list[Reservation]:
@@ -663,7 +669,7 @@ class ExtensionSearch:
     @property
     def complete(self) -> bool:
         """Every named block was read."""
-        return self.error is None and all(b.reservation is not None for b in self.booked)
+        return self.error is None and bool(self.booked) and all(b.reservation is not None for b in self.booked)
 
     @property
     def run_start(self) -> dt.datetime | None:
@@ -752,10 +758,16 @@ class ExtensionSearch:
         fits = bool(picks) and len(picks) == sum(1 for b in self.booked if not self.covers(b))
         ids = self.reservation_ids
         named = ids[0] if len(ids) == 1 else f"[{', '.join(ids)}]"
+        key = "capacity_reservation_id"
+        lengthens = ("the extension lengthens this reservation" if len(ids) == 1 else
+                     f"the extension lengthens {', '.join(picks)}" if len(picks) == 1 else
+                     f"each extension lengthens its reservation ({', '.join(picks)})")
+        if self.resource_group_arn is not None:
+            key, named = "capacity_reservation_resource_group_arn", self.resource_group_arn
         return {
             "needs": [need_json(self.need)], "node_group": self.node_group, "source": self.source,
             "deadline": iso(self.deadline), "max_usd": self.max_usd, "region": self.region,
-            "error": self.error,
+            "resource_group_arn": self.resource_group_arn, "error": self.error,
             "run_start": iso(self.run_start), "finish": iso(self.finish), "covers_run": self.covered,
             "meets_deadline": None if self.deadline is None or self.finish is None else self.finish <= self.deadline,
             "reservations": [self._block_json(b, picks.get(b.reservation_id)) for b in self.booked],
@@ -765,10 +777,8 @@ class ExtensionSearch:
                 "purchase_commands": [f"aws ec2 purchase-capacity-block-extension --region {self.region} "
                                       f"--capacity-block-extension-offering-id {e.offering_id} "
                                       f"--capacity-reservation-id {rid}" for rid, e in picks.items()],
-                "stack_keys": [f"capacity_reservation_id: {named} (unchanged: "
-                               f"{'the extension lengthens' if len(picks) == 1 else 'each extension lengthens its'} "
-                               f"{'this reservation' if len(self.reservation_ids) == 1 else ', '.join(picks)}, which "
-                               f"then ends {', '.join(sorted({iso(e.end) or '' for e in picks.values()}))})"]},
+                "stack_keys": [f"{key}: {named} (unchanged: {lengthens}, which then ends "
+                               f"{', '.join(sorted({iso(e.end) or '' for e in picks.values()}))})"]},
             "source_page": EXTENSION_DOC,
         }
 

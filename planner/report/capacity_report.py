@@ -121,7 +121,10 @@ def extension_lines(doc: dict[str, Any]) -> list[str]:
     blocks, n = doc["reservations"], doc["needs"][0]
     ids = ", ".join(b["capacity_reservation_id"] for b in blocks)
     what = "Capacity Block" if len(blocks) == 1 else f"{len(blocks)} Capacity Blocks"
-    out = [f"{what} {ids} ({doc['region']}) for {n['instances']} x {n['instance_type']}, "
+    group = doc["resource_group_arn"]
+    named = (f"{what} {ids}" if not group else f"the Capacity Blocks of {group}" if not blocks
+             else f"{what} {ids} (resource group {group})")
+    out = [f"{named} ({doc['region']}) for {n['instances']} x {n['instance_type']}, "
            f"a run of {num(n['run_hours'])} h ({n['hours_basis']})"]
     if doc["error"]:
         return out + [f"  no answer: {doc['error']}"]
