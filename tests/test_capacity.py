@@ -14,6 +14,7 @@ import pytest
 from planner.cli import main
 from tests.conftest import ROOT
 from tests.test_preflight_helpers import StubbedAws
+from tests.test_ultraserver_types import GB200 as ULTRA  # two u-p6e-gb200x72, one reservation id each
 
 pytestmark = pytest.mark.usefixtures("isolated_aws")
 
@@ -45,6 +46,8 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> StubbedAws:
     """Stubbed EC2 clients per region, handed to `planner capacity` in place of boto3's."""
     stubbed = StubbedAws()
     monkeypatch.setattr("planner.aws.capacity_blocks.open_ec2", lambda profile=None: lambda r: stubbed.client("ec2", r))
+    monkeypatch.setattr("planner.aws.capacity_blocks.open_resource_groups",
+                        lambda profile=None: lambda r: stubbed.client("resource-groups", r))
     return stubbed
 
 
@@ -348,6 +351,14 @@ BOOKED = """config:
 """
 
 
+def extension(oid: str, itype: str, count: int, az: str, start: str, from_: str, hours: int, fee: str) -> dict[str, Any]:
+    """A CapacityBlockExtensionOffering as EC2 returns it: `hours` more from the block's end `from_`."""
+    return {"CapacityBlockExtensionOfferingId": oid, "InstanceType": itype, "InstanceCount": count,
+            "AvailabilityZone": az, "StartDate": at(start), "CapacityBlockExtensionStartDate": at(from_),
+            "CapacityBlockExtensionEndDate": at(from_) + dt.timedelta(hours=hours),
+            "CapacityBlockExtensionDurationHours": hours, "UpfrontFee": fee, "CurrencyCode": "USD", "Tenancy": "default"}
+
+
 def reservation(start: str, end: str) -> dict[str, Any]:
     return {"CapacityReservations": [{
         "CapacityReservationId": "cr-0f1e2d3c4b5a69788", "InstanceType": "p5en.48xlarge", "InstancePlatform": "Linux/UNIX",
@@ -363,19 +374,17 @@ def test_a_booked_block_too_short_for_the_run_gets_its_extension_offerings(aws: 
     ec2.add_response("describe_capacity_reservations", reservation("2026-12-10T11:30:00", "2026-12-17T11:30:00"),
                      {"CapacityReservationIds": ["cr-0f1e2d3c4b5a69788"]})
     # 168 h booked, 167.5 h usable: 168.5 h more -> a 192 h extension is asked for
-    ext = {"CapacityBlockExtensionOfferingId": "cbe-0a1b2c3d4e5f60718", "InstanceType": "p5en.48xlarge",
-           "InstanceCount": 8, "AvailabilityZone": "us-east-1a", "StartDate": at("2026-12-10T11:30:00"),
-           "CapacityBlockExtensionStartDate": at("2026-12-17T11:30:00"),
-           "CapacityBlockExtensionEndDate": at("2026-12-25T11:30:00"), "CapacityBlockExtensionDurationHours": 192,
-           "UpfrontFee": "97000.00", "CurrencyCode": "USD", "Tenancy": "default"}
+    ext = extension("cbe-0a1b2c3d4e5f60718", "p5en.48xlarge", 8, "us-east-1a", "2026-12-10T11:30:00",
+                    "2026-12-17T11:30:00", 192, "97000.00")
     ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [ext], **META},
                      {"CapacityBlockExtensionDurationHours": 192, "CapacityReservationId": "cr-0f1e2d3c4b5a69788"})
     code, doc, _ = run(capsys, str(stack), "--format", "json")
     assert code == 0
-    r = doc["reservation"]
+    (r,) = doc["reservations"]
     assert (r["hours"], r["usable_hours"], r["covers_run"]) == (168.0, 167.5, False)
-    assert doc["asked_extension_hours"] == [192]
-    assert doc["extensions"][0]["usable_hours_after"] == 359.5
+    assert r["asked_extension_hours"] == [192]
+    assert r["extensions"][0]["usable_hours_after"] == 359.5
+    assert r["pick"]["offering_id"] == "cbe-0a1b2c3d4e5f60718" and doc["extension_upfront_usd"] == 97000.0
     assert doc["next"]["purchase_commands"] == [
         "aws ec2 purchase-capacity-block-extension --region us-east-1 --capacity-block-extension-offering-id "
         "cbe-0a1b2c3d4e5f60718 --capacity-reservation-id cr-0f1e2d3c4b5a69788"]
@@ -390,6 +399,108 @@ def test_a_booked_block_that_covers_the_run_asks_for_nothing_more(aws: StubbedAw
     code, text, _ = run(capsys, str(stack))
     assert code == 0
     assert "338.5 h, 338 h usable (covers the run)" in text and text.rstrip().endswith("the block covers the run; exit 0")
+
+
+ULTRA_IDS = ["cr-0123456789abcdef0", "cr-0123456789abcdef1"]
+
+
+def ultra_block(rid: str, start: str, end: str) -> dict[str, Any]:
+    """One UltraServer's Capacity Block as DescribeCapacityReservations returns it (18 instances each)."""
+    return {"CapacityReservationId": rid, "InstanceType": "p6e-gb200.36xlarge", "InstancePlatform": "Linux/UNIX",
+            "AvailabilityZone": "us-east-1-dfw-2a", "Tenancy": "default", "TotalInstanceCount": 18,
+            "AvailableInstanceCount": 18, "State": "scheduled", "StartDate": at(start), "EndDate": at(end),
+            "EndDateType": "limited", "ReservationType": "capacity-block"}
+
+
+def test_every_block_of_an_ultraserver_group_is_read_in_one_call_and_judged_together(aws: StubbedAws, capsys,
+                                                                                       tmp_path) -> None:
+    stack = tmp_path / "Pulumi.ultra.yaml"
+    stack.write_text(ULTRA, encoding="utf-8")
+    ec2 = aws.stub("ec2", "us-east-1")
+    # the first block starts a day earlier but ends first: the run (168 h) starts when the second does,
+    # 2026-12-11 11:30, and ends 2026-12-18 11:30; the first block runs instances to 2026-12-17 11:00 (143.5 h of
+    # the run), 24.5 h short -> a 48 h extension; the second (to 2026-12-25) covers the run and is not extended
+    ec2.add_response("describe_capacity_reservations", {"CapacityReservations": [
+        ultra_block(ULTRA_IDS[1], "2026-12-11T11:30:00", "2026-12-25T11:30:00"),
+        ultra_block(ULTRA_IDS[0], "2026-12-10T11:30:00", "2026-12-17T11:30:00")], **META},
+        {"CapacityReservationIds": ULTRA_IDS})
+    ext = extension("cbe-0b2c3d4e5f6071829", "p6e-gb200.36xlarge", 18, "us-east-1-dfw-2a", "2026-12-10T11:30:00",
+                    "2026-12-17T11:30:00", 48, "41000.00")
+    ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [ext], **META},
+                     {"CapacityBlockExtensionDurationHours": 48, "CapacityReservationId": ULTRA_IDS[0]})
+    code, doc, _ = run(capsys, str(stack), "--format", "json", "--deadline", "2026-12-20")
+    ec2.assert_no_pending_responses()
+    assert code == 0
+    assert (doc["run_start"], doc["finish"], doc["meets_deadline"]) == ("2026-12-11T11:30:00Z", "2026-12-18T11:30:00Z",
+                                                                        True)
+    first, second = doc["reservations"]
+    assert [first["capacity_reservation_id"], second["capacity_reservation_id"]] == ULTRA_IDS  # the stack's order
+    assert (first["covers_run"], first["asked_extension_hours"], second["covers_run"], second["asked_extension_hours"]) \
+        == (False, [48], True, [])
+    assert (first["short_by_hours"], second["short_by_hours"]) == (24.5, 0)
+    assert first["extensions"][0]["usable_hours_after"] == 191.5 and second["pick"] is None
+    assert doc["next"]["purchase_commands"] == [
+        "aws ec2 purchase-capacity-block-extension --region us-east-1 --capacity-block-extension-offering-id "
+        f"cbe-0b2c3d4e5f6071829 --capacity-reservation-id {ULTRA_IDS[0]}"]
+    ec2.add_response("describe_capacity_reservations", {"CapacityReservations": [
+        ultra_block(ULTRA_IDS[1], "2026-12-11T11:30:00", "2026-12-25T11:30:00"),
+        ultra_block(ULTRA_IDS[0], "2026-12-10T11:30:00", "2026-12-17T11:30:00")], **META})
+    ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [ext], **META})
+    code, text, _ = run(capsys, str(stack), "--max-usd", "40000")
+    assert code == 1
+    text = " ".join(text.split())  # the table wraps to the terminal
+    assert text.startswith("2 Capacity Blocks cr-0123456789abcdef0, cr-0123456789abcdef1 (us-east-1) for 36 x ")
+    assert f"{ULTRA_IDS[0]}: us-east-1-dfw-2a, 2026-12-10 11:30 to 2026-12-17 11:30 UTC: 168 h, 167.5 h usable " \
+           "(ends 24.5 h too early for the run)" in text
+    assert "the extensions cost $41,000.00 upfront, more than --max-usd $40,000.00" in text
+    assert "the run uses every block: it starts 2026-12-11 11:30" in text
+    assert text.rstrip().endswith("the extensions are over --max-usd; exit 1")
+
+
+def test_a_resource_group_of_blocks_is_listed_then_read_in_one_call(aws: StubbedAws, capsys, tmp_path) -> None:
+    group = "arn:aws:resource-groups:us-east-1:123456789012:group/nvl72-blocks"
+    stack = tmp_path / "Pulumi.ultra.yaml"
+    stack.write_text(ULTRA.replace("capacity_reservation_id: [cr-0123456789abcdef0, cr-0123456789abcdef1]",
+                                   f"capacity_reservation_resource_group_arn: {group}"), encoding="utf-8")
+    rg = aws.stub("resource-groups", "us-east-1")
+    asked = {"Group": group, "Filters": [{"Name": "resource-type", "Values": ["AWS::EC2::CapacityReservation"]}]}
+
+    def member(rid: str) -> dict[str, Any]:
+        return {"Identifier": {"ResourceArn": f"arn:aws:ec2:us-east-1:123456789012:capacity-reservation/{rid}",
+                               "ResourceType": "AWS::EC2::CapacityReservation"}}
+    rg.add_response("list_group_resources", {"Resources": [member(ULTRA_IDS[0])], "NextToken": "page-2", **META}, asked)
+    rg.add_response("list_group_resources", {"Resources": [member(ULTRA_IDS[1])], **META},
+                    {**asked, "NextToken": "page-2"})
+    ec2 = aws.stub("ec2", "us-east-1")
+    ec2.add_response("describe_capacity_reservations", {"CapacityReservations": [
+        ultra_block(rid, "2026-12-10T11:30:00", "2026-12-24T11:30:00") for rid in ULTRA_IDS], **META},
+        {"CapacityReservationIds": ULTRA_IDS})
+    code, doc, _ = run(capsys, str(stack), "--format", "json")
+    rg.assert_no_pending_responses()
+    ec2.assert_no_pending_responses()
+    assert code == 0 and doc["resource_group_arn"] == group and doc["covers_run"] is True
+    assert [b["capacity_reservation_id"] for b in doc["reservations"]] == ULTRA_IDS and doc["next"] is None
+    rg.add_response("list_group_resources", {"Resources": [], **META}, asked)
+    code, text, _ = run(capsys, str(stack))
+    assert code == 1
+    assert " ".join(text.split()) == (f"the Capacity Blocks of {group} (us-east-1) for 36 x p6e-gb200.36xlarge, a run of "
+                                      f"168 h (schedule.hours) no answer: the resource group {group} holds no capacity "
+                                      "reservation no answer; exit 1")
+
+
+def test_a_block_aws_does_not_know_is_a_line_and_exit_1(aws: StubbedAws, capsys, tmp_path) -> None:
+    stack = tmp_path / "Pulumi.ultra.yaml"
+    stack.write_text(ULTRA, encoding="utf-8")
+    aws.stub("ec2", "us-east-1").add_client_error(
+        "describe_capacity_reservations", "InvalidCapacityReservationId.NotFound",
+        "The capacity reservation ID 'cr-0123456789abcdef1' does not exist", 400,
+        expected_params={"CapacityReservationIds": ULTRA_IDS})
+    code, text, err = run(capsys, str(stack))
+    assert code == 1 and "Traceback" not in err
+    assert ("no answer: a reservation (one of the node group's cr-0123456789abcdef0, cr-0123456789abcdef1) is not a "
+            "capacity reservation of this account in us-east-1 (InvalidCapacityReservationId.NotFound: The capacity "
+            "reservation ID 'cr-0123456789abcdef1' does not exist)") in " ".join(text.split())
+    assert text.rstrip().endswith("no answer; exit 1")
 
 
 def test_progress_is_shown_on_a_terminal_only_and_erased(aws: StubbedAws, capsys, monkeypatch) -> None:

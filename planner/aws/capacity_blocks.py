@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import queue
+import re
 import threading
 import time
 from typing import Any, Callable, Iterable, Sequence
@@ -34,6 +35,36 @@ def open_ec2(profile: str | None = None) -> ClientFor:
 
     clients = open_clients(profile)
     return lambda region: clients.client("ec2", region)
+
+
+def open_resource_groups(profile: str | None = None) -> ClientFor:
+    """Resource Groups clients, for a node group that launches into a resource group of Capacity Blocks."""
+    from planner.aws.preflight import open_clients
+
+    clients = open_clients(profile)
+    return lambda region: clients.client("resource-groups", region)
+
+
+GROUP_ACTION = "resource-groups:ListGroupResources"
+RESERVATION_ARN = re.compile(r"^arn:aws[a-z-]*:ec2:[a-z0-9-]+:[0-9]{12}:capacity-reservation/(cr-[0-9a-f]{8,17})$")
+
+
+def group_reservations(client: Any, group_arn: str) -> list[str]:
+    """The capacity reservation ids a resource group holds (ListGroupResources, page by page), in its order."""
+    ids: list[str] = []
+    params: dict[str, Any] = {"Group": group_arn,
+                              "Filters": [{"Name": "resource-type", "Values": ["AWS::EC2::CapacityReservation"]}]}
+    while True:
+        page = client.list_group_resources(**params)
+        for r in page.get("Resources") or []:
+            m = RESERVATION_ARN.fullmatch(str((r.get("Identifier") or {}).get("ResourceArn") or ""))
+            if m is None:
+                raise BadOffering("a group resource whose ARN is not a capacity reservation's")
+            ids.append(m.group(1))
+        token = page.get("NextToken")
+        if not token:
+            return list(dict.fromkeys(ids))
+        params["NextToken"] = token
 
 
 def _explain(exc: BaseException, action: str, region: str) -> AwsCallError:
@@ -145,16 +176,18 @@ def search_jobs(jobs: Sequence[tuple[str, tuple[Query, ...]]], client_for: Clien
     return [answers[i] for i in range(len(jobs))]
 
 
-def extend(client: Any, search: ExtensionSearch, timeout: float) -> ExtensionSearch:
-    """Fill `search` with the block's reservation and, when it is too short for the run, its extension offerings.
+def extend(client: Any, search: ExtensionSearch, timeout: float, groups: Any = None) -> ExtensionSearch:
+    """Fill `search` with the blocks' reservations and, for each too short for the run, its extension offerings.
 
-    Asked on a daemon thread like `search`, so `timeout` bounds the whole lookup.
+    A node group that names a resource group gets its reservation ids from `groups` (a
+    Resource Groups client) first. Asked on a daemon thread like `search`, so `timeout`
+    bounds the whole lookup.
     """
     done: queue.Queue[ExtensionSearch] = queue.Queue()
 
     def work() -> None:
         try:
-            done.put(_extend(client, search))
+            done.put(_extend(client, search, groups))
         except Exception as exc:  # noqa: BLE001 - whatever a client raises is the answer's line, never a traceback
             search.error = f"{EXTENSION_ACTION} in {search.region} failed: {type(exc).__name__}: {exc}"
             done.put(search)
@@ -163,42 +196,62 @@ def extend(client: Any, search: ExtensionSearch, timeout: float) -> ExtensionSea
     try:
         return done.get(timeout=timeout)
     except queue.Empty:
-        search.error = (f"no answer about {search.reservation_id} in {search.region} within {timeout:g} s (--aws-timeout); "
-                        "a slow endpoint or proxy?")
+        search.error = (f"no answer about {', '.join(search.reservation_ids) or search.resource_group_arn} in "
+                        f"{search.region} within {timeout:g} s "
+                        "(--aws-timeout); a slow endpoint or proxy?")
         return search
 
 
-def _extend(client: Any, search: ExtensionSearch) -> ExtensionSearch:
+NOT_FOUND = ("InvalidCapacityReservationId.NotFound", "InvalidCapacityReservationId.Malformed")
+
+
+def _extend(client: Any, search: ExtensionSearch, groups: Any = None) -> ExtensionSearch:
     from botocore.exceptions import BotoCoreError, ClientError
     from botocore.parsers import ResponseParserError
 
     from planner.cost.capacity import NoBlock, extension_from_api, extension_hours, reservation_from_api
 
     client.meta.events.register("after-call", require_aws_answer, unique_id="planner-require-aws-answer")
-    action, region, rid = "ec2:DescribeCapacityReservations", search.region, search.reservation_id
+    action, region, ids = "ec2:DescribeCapacityReservations", search.region, list(search.reservation_ids)
     try:
-        found = client.describe_capacity_reservations(CapacityReservationIds=[rid]).get("CapacityReservations") or []
-        if not found:
-            search.error = f"{rid} is not a capacity reservation of this account in {region}"
-            return search
-        search.reservation = reservation_from_api(region, found[0])
-        if search.covered:
+        if search.resource_group_arn is not None and groups is not None:
+            action = GROUP_ACTION
+            groups.meta.events.register("after-call", require_aws_answer, unique_id="planner-require-aws-answer")
+            ids = group_reservations(groups, search.resource_group_arn)
+            if not ids:
+                search.error = f"the resource group {search.resource_group_arn} holds no capacity reservation"
+                return search
+            search.use(ids)
+            action = "ec2:DescribeCapacityReservations"
+        # one call for every block the group names (it takes a list); EC2 refuses the whole call when one is unknown
+        found = client.describe_capacity_reservations(CapacityReservationIds=ids).get("CapacityReservations") or []
+        by_id = {r.reservation_id: r for r in (reservation_from_api(region, d) for d in found)}
+        for b in search.booked:
+            b.reservation = by_id.get(b.reservation_id)
+            if b.reservation is None:
+                b.error = f"{b.reservation_id} is not a capacity reservation of this account in {region}"
+        if not search.complete or search.covered:
             return search
         action = EXTENSION_ACTION
-        search.asked = extension_hours(search.need.run_hours - search.reservation.usable_hours)
-        for hours in search.asked:
-            for d in _ask(client, action, "describe_capacity_block_extension_offerings",
-                          {"CapacityBlockExtensionDurationHours": hours, "CapacityReservationId": rid},
-                          "CapacityBlockExtensionOfferings"):
-                search.extensions.append(extension_from_api(d))
+        for b in search.booked:
+            if search.covers(b):
+                continue
+            b.asked = extension_hours(search.missing_hours(b))
+            for hours in b.asked:
+                for d in _ask(client, action, "describe_capacity_block_extension_offerings",
+                              {"CapacityBlockExtensionDurationHours": hours, "CapacityReservationId": b.reservation_id},
+                              "CapacityBlockExtensionOfferings"):
+                    b.extensions.append(extension_from_api(d))
     except BadOffering as exc:
         search.error = f"{action} in {region}: the answer is not usable ({exc})"
     except NoBlock as exc:
         search.error = str(exc)
     except ClientError as exc:
-        if (exc.response.get("Error") or {}).get("Code") in ("InvalidCapacityReservationId.NotFound",
-                                                             "InvalidCapacityReservationId.Malformed"):
-            search.error = f"{rid} is not a capacity reservation of this account in {region}"
+        err = exc.response.get("Error") or {}
+        if err.get("Code") in NOT_FOUND:
+            which = "" if len(ids) == 1 else " (one of the node group's " + ", ".join(ids) + ")"
+            search.error = (f"{ids[0] if len(ids) == 1 else 'a reservation'}{which} is not a capacity reservation of "
+                            f"this account in {region} ({err.get('Code')}: {err.get('Message') or 'no message'})")
         else:
             search.error = _explain(exc, action, region).message
     except (BotoCoreError, ResponseParserError, NotAwsAnswer) as exc:

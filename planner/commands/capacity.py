@@ -32,7 +32,8 @@ class Wanted:
     source: str = ARGS
     region: str | None = None  # the stack's region: the default for --regions
     notes: list[str] = field(default_factory=list)
-    reservations: tuple[str, ...] = ()  # the stack's booked block: check it, or extend it
+    reservations: tuple[str, ...] = ()  # the stack's booked blocks (one per UltraServer): check them, or extend them
+    resource_group: str | None = None  # ... or the resource group that holds them
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,8 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "(DescribeCapacityBlockOfferings; buys nothing)")
     p.add_argument("stack", nargs="?", metavar="STACK_FILE",
                    help="a stack file: its Capacity Block node group, count and hours (schedule.hours or workload); "
-                        "when the group names its capacity_reservation_id (and --regions is not given), that block is "
-                        "checked against the run and its extension offerings are listed")
+                        "when the group names its capacity_reservation_id (one or a list) or a resource group of blocks (and "
+                        "--regions is not given), "
+                        "those blocks are checked against the run and extension offerings listed for each too short")
     p.add_argument("--node-group", metavar="NAME", help="the Capacity Block node group to search for (when the stack has several)")
     p.add_argument("--instance-type", action="append", default=[], metavar="TYPE", dest="types",
                    help="search for this instance type, or UltraServer type (u-p6e-gb200x72), without a stack "
@@ -98,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     from planner.cost.capacity import NoBlock, answer, queries
 
     w = _needs(args)
-    if w.reservations:
+    if w.reservations or w.resource_group:
         return _extension(args, w)
     needs = w.needs
     try:
@@ -132,15 +134,15 @@ def run(args: argparse.Namespace) -> int:
     return result.exit_code()
 
 
-def _open(args: argparse.Namespace) -> Any:
-    """EC2 clients on the credential chain, found within --aws-timeout; None (and one line) when there are none."""
-    from planner.aws import deadline
-    from planner.aws.capacity_blocks import open_ec2
+def _open(args: argparse.Namespace, opener: Any = None) -> Any:
+    """EC2 clients (or `opener`'s) on the credential chain, found within --aws-timeout; None (and one line) when
+    there are none."""
+    from planner.aws import capacity_blocks, deadline
     from planner.aws.preflight import SetupError
 
     try:
         with deadline.limit(args.aws_timeout):  # the credential lookup: a hung credential_process must not hang this
-            return open_ec2(args.profile)
+            return (opener or capacity_blocks.open_ec2)(args.profile)
     except (SetupError, deadline.DeadlineExceeded) as exc:
         from planner.errors import error_line
 
@@ -150,16 +152,22 @@ def _open(args: argparse.Namespace) -> Any:
 
 def _extension(args: argparse.Namespace, w: Wanted) -> int:
     """The stack names its block: is it long enough for the run, else its extension offerings."""
-    from planner.aws.capacity_blocks import extend
+    from planner.aws.capacity_blocks import extend, open_resource_groups
     from planner.cost.capacity import ExtensionSearch
 
     assert w.region is not None
     client_for = _open(args)
     if client_for is None:
         return 2
-    search = ExtensionSearch(w.needs[0], w.reservations[0], w.region, args.deadline, args.max_usd, w.node_group,
-                             w.source, others=w.reservations[1:])
-    result = extend(client_for(w.region), search, args.aws_timeout)
+    groups = None
+    if w.resource_group is not None:
+        groups_for = _open(args, open_resource_groups)
+        if groups_for is None:
+            return 2
+        groups = groups_for(w.region)
+    search = ExtensionSearch(w.needs[0], w.reservations, w.region, args.deadline, args.max_usd, w.node_group, w.source,
+                             resource_group_arn=w.resource_group)
+    result = extend(client_for(w.region), search, args.aws_timeout, groups)
     _write(result, args)
     return result.exit_code()
 
@@ -358,6 +366,7 @@ def _stack_need(args: argparse.Namespace, cat: Any) -> Wanted:
         count, us = g.count, g.ultraservers
     need = _need(args, cat, cat.instance_types[g.instance_type], count, us, stack_hours, "instance_type", s.file,
                  declared=g.ultraserver_type)
-    booked = g.capacity_reservation_ids if args.regions is None else ()  # bought: check it (--regions: a new search)
-    return Wanted([need], g.name, s.file, s.region, notes, booked)
+    bought = args.regions is None  # bought: check it (--regions: a new search)
+    return Wanted([need], g.name, s.file, s.region, notes, g.capacity_reservation_ids if bought else (),
+                  g.capacity_reservation_resource_group_arn if bought else None)
 

@@ -622,74 +622,163 @@ def extension_from_api(d: Mapping[str, Any]) -> Extension:
 
 
 @dataclass
+class Booked:
+    """One of the group's booked blocks (one per UltraServer) and, when it is too short, its extension offerings."""
+
+    reservation_id: str
+    reservation: Reservation | None = None
+    extensions: list[Extension] = field(default_factory=list)
+    asked: tuple[int, ...] = ()
+    error: str | None = None  # this id is not a reservation AWS returned
+
+
+@dataclass
 class ExtensionSearch:
-    """A stack whose node group names its block: does it cover the run, and if not, which extension to buy."""
+    """A stack whose node group names its blocks: do they cover the run, and if not, which extensions to buy.
+
+    A group of several UltraServers names one block per UltraServer; they are read in one
+    DescribeCapacityReservations call and judged together: the run starts when the last block
+    starts, and each block must last (less AWS's 30 minutes) until the run ends, else it gets
+    its own extension offerings.
+    """
 
     need: Need
-    reservation_id: str
+    reservation_ids: tuple[str, ...]
     region: str
     deadline: dt.datetime | None
     max_usd: float | None
     node_group: str | None = None
     source: str = ""
-    reservation: Reservation | None = None
-    extensions: list[Extension] = field(default_factory=list)
-    asked: tuple[int, ...] = ()
-    error: str | None = None
-    others: tuple[str, ...] = ()  # the group's other reservations (one per UltraServer): not read
+    booked: list[Booked] = field(default_factory=list)
+    error: str | None = None  # the call itself failed (access denied, timeout, not AWS's answer)
+    resource_group_arn: str | None = None  # the group launches into a resource group: its ids are read from it
+
+    def __post_init__(self) -> None:
+        if not self.booked:
+            self.use(self.reservation_ids)
+
+    def use(self, ids: Sequence[str]) -> None:
+        """The blocks to read (from the stack, or from its resource group)."""
+        self.reservation_ids = tuple(ids)
+        self.booked = [Booked(rid) for rid in self.reservation_ids]
 
     @property
-    def covered(self) -> bool:
-        return self.reservation is not None and self.reservation.usable_hours >= self.need.run_hours
+    def read(self) -> list[Reservation]:
+        return [b.reservation for b in self.booked if b.reservation is not None]
 
-    def hours_after(self, e: Extension) -> float:
-        assert self.reservation is not None
-        return blocks.usable_hours((e.end - self.reservation.start).total_seconds() / 3600)
+    @property
+    def complete(self) -> bool:
+        """Every named block was read."""
+        return self.error is None and bool(self.booked) and all(b.reservation is not None for b in self.booked)
+
+    @property
+    def run_start(self) -> dt.datetime | None:
+        """The run needs every UltraServer: it starts when the last block does."""
+        return max((r.start for r in self.read), default=None)
 
     @property
     def finish(self) -> dt.datetime | None:
-        return None if self.reservation is None else self.reservation.start + dt.timedelta(hours=self.need.run_hours)
+        start = self.run_start
+        return None if start is None else start + dt.timedelta(hours=self.need.run_hours)
 
-    def fitting(self) -> list[Extension]:
-        """Extensions in USD that give the run its hours, within --max-usd, cheapest first."""
-        ok = [e for e in self.extensions if e.currency == CURRENCY and self.hours_after(e) >= self.need.run_hours
-              and (self.max_usd is None or e.upfront_fee <= Decimal(str(self.max_usd)))]
+    def _usable_until(self, end: dt.datetime) -> float:
+        """Hours instances run from the run's start to a block ending at `end`."""
+        assert self.run_start is not None
+        return blocks.usable_hours((end - self.run_start).total_seconds() / 3600)
+
+    def missing_hours(self, b: Booked) -> float:
+        """How many hours block `b` falls short of the run's end (0 when it covers it)."""
+        assert b.reservation is not None
+        return max(0.0, self.need.run_hours - self._usable_until(b.reservation.end))
+
+    def covers(self, b: Booked) -> bool:
+        return b.reservation is not None and self.missing_hours(b) == 0
+
+    @property
+    def covered(self) -> bool:
+        return self.complete and all(self.covers(b) for b in self.booked)
+
+    def hours_after(self, e: Extension) -> float:
+        return self._usable_until(e.end)
+
+    def fitting(self, b: Booked) -> list[Extension]:
+        """Block `b`'s extensions in USD that give the run its hours, cheapest first."""
+        ok = [e for e in b.extensions if e.currency == CURRENCY and self.hours_after(e) >= self.need.run_hours]
         return sorted(ok, key=lambda e: (e.upfront_fee, e.end, e.offering_id))
 
-    def exit_code(self) -> int:
-        """0 when the block covers the run (or an extension that fits does) and it ends by the deadline; else 1."""
-        in_time = self.deadline is None or (self.finish is not None and self.finish <= self.deadline)
-        return 0 if in_time and (self.covered or self.fitting()) else 1
+    def picks(self) -> dict[str, Extension] | None:
+        """The cheapest fitting extension of every block too short; None when a block has none."""
+        out: dict[str, Extension] = {}
+        for b in self.booked:
+            if self.covers(b):
+                continue
+            fits = self.fitting(b)
+            if b.reservation is None or not fits:
+                return None
+            out[b.reservation_id] = fits[0]
+        return out
 
-    def to_json(self) -> dict[str, Any]:
-        r = self.reservation
-        pick = None if self.covered else next(iter(self.fitting()), None)
+    def upfront(self, picks: Mapping[str, Extension]) -> Decimal:
+        return sum((e.upfront_fee for e in picks.values()), Decimal(0))
+
+    def within_budget(self, picks: Mapping[str, Extension]) -> bool:
+        return self.max_usd is None or self.upfront(picks) <= Decimal(str(self.max_usd))
+
+    def exit_code(self) -> int:
+        """0 when the blocks cover the run (or extensions that fit, within --max-usd, do) by the deadline; else 1."""
+        if not self.complete:
+            return 1
+        in_time = self.deadline is None or (self.finish is not None and self.finish <= self.deadline)
+        picks = None if self.covered else self.picks()
+        return 0 if in_time and (self.covered or (picks is not None and self.within_budget(picks))) else 1
+
+    def _block_json(self, b: Booked, pick: Extension | None) -> dict[str, Any]:
+        r = b.reservation
         return {
-            "needs": [need_json(self.need)], "node_group": self.node_group, "source": self.source,
-            "deadline": iso(self.deadline), "max_usd": self.max_usd,
-            "reservation": {
-                "capacity_reservation_id": self.reservation_id, "region": self.region,
-                "availability_zone": None if r is None else r.availability_zone,
-                "start": None if r is None else iso(r.start), "end": None if r is None else iso(r.end),
-                "hours": None if r is None else round(r.hours, 3),
-                "usable_hours": None if r is None else round(r.usable_hours, 3),
-                "covers_run": self.covered, "finish": iso(self.finish),
-                "meets_deadline": None if self.deadline is None or self.finish is None else self.finish <= self.deadline,
-                "error": self.error, "not_read": list(self.others),
-            },
-            "asked_extension_hours": list(self.asked),
+            "capacity_reservation_id": b.reservation_id,
+            "availability_zone": None if r is None else r.availability_zone,
+            "instance_type": None if r is None else r.instance_type,
+            "instances": None if r is None else r.instances,
+            "start": None if r is None else iso(r.start), "end": None if r is None else iso(r.end),
+            "hours": None if r is None else round(r.hours, 3),
+            "usable_hours": None if r is None else round(r.usable_hours, 3),
+            "covers_run": self.covers(b), "error": b.error,
+            "short_by_hours": None if r is None else round(self.missing_hours(b), 3),
+            "asked_extension_hours": list(b.asked),
             "extensions": [{"offering_id": e.offering_id, "start": iso(e.start), "end": iso(e.end), "hours": e.hours,
                             "usable_hours_after": None if r is None else round(self.hours_after(e), 3),
                             "upfront_usd": float(e.upfront_fee), "currency": e.currency} for e in
-                           sorted(self.extensions, key=lambda e: (e.upfront_fee, e.end, e.offering_id))],
+                           sorted(b.extensions, key=lambda e: (e.upfront_fee, e.end, e.offering_id))],
             "pick": None if pick is None else {"offering_id": pick.offering_id, "upfront_usd": float(pick.upfront_fee),
                                                "end": iso(pick.end)},
-            "next": None if pick is None else {
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        picks = {} if self.covered or not self.complete else (self.picks() or {})
+        fits = bool(picks) and len(picks) == sum(1 for b in self.booked if not self.covers(b))
+        ids = self.reservation_ids
+        named = ids[0] if len(ids) == 1 else f"[{', '.join(ids)}]"
+        key = "capacity_reservation_id"
+        lengthens = ("the extension lengthens this reservation" if len(ids) == 1 else
+                     f"the extension lengthens {', '.join(picks)}" if len(picks) == 1 else
+                     f"each extension lengthens its reservation ({', '.join(picks)})")
+        if self.resource_group_arn is not None:
+            key, named = "capacity_reservation_resource_group_arn", self.resource_group_arn
+        return {
+            "needs": [need_json(self.need)], "node_group": self.node_group, "source": self.source,
+            "deadline": iso(self.deadline), "max_usd": self.max_usd, "region": self.region,
+            "resource_group_arn": self.resource_group_arn, "error": self.error,
+            "run_start": iso(self.run_start), "finish": iso(self.finish), "covers_run": self.covered,
+            "meets_deadline": None if self.deadline is None or self.finish is None else self.finish <= self.deadline,
+            "reservations": [self._block_json(b, picks.get(b.reservation_id)) for b in self.booked],
+            "extension_upfront_usd": float(self.upfront(picks)) if fits else None,
+            "within_budget": self.within_budget(picks) if fits else None,
+            "next": None if not fits else {
                 "purchase_commands": [f"aws ec2 purchase-capacity-block-extension --region {self.region} "
-                                      f"--capacity-block-extension-offering-id {pick.offering_id} "
-                                      f"--capacity-reservation-id {self.reservation_id}"],
-                "stack_keys": [f"capacity_reservation_id: {self.reservation_id} (unchanged: the extension lengthens "
-                               f"this reservation, which then ends {iso(pick.end)})"]},
+                                      f"--capacity-block-extension-offering-id {e.offering_id} "
+                                      f"--capacity-reservation-id {rid}" for rid, e in picks.items()],
+                "stack_keys": [f"{key}: {named} (unchanged: {lengthens}, which then ends "
+                               f"{', '.join(sorted({iso(e.end) or '' for e in picks.values()}))})"]},
             "source_page": EXTENSION_DOC,
         }
 

@@ -115,49 +115,78 @@ def summary(doc: dict[str, Any]) -> str:
 
 
 def extension_lines(doc: dict[str, Any]) -> list[str]:
-    """A stack's own block: whether it covers the run, its extension offerings, and what to run."""
+    """A stack's own blocks: whether they cover the run, each one's extension offerings, and what to run."""
     from planner.report.text import num, usd
 
-    r, n = doc["reservation"], doc["needs"][0]
-    out = [f"Capacity Block {r['capacity_reservation_id']} ({r['region']}) for {n['instances']} x {n['instance_type']}, "
+    blocks, n = doc["reservations"], doc["needs"][0]
+    ids = ", ".join(b["capacity_reservation_id"] for b in blocks)
+    what = "Capacity Block" if len(blocks) == 1 else f"{len(blocks)} Capacity Blocks"
+    group = doc["resource_group_arn"]
+    named = (f"{what} {ids}" if not group else f"the Capacity Blocks of {group}" if not blocks
+             else f"{what} {ids} (resource group {group})")
+    out = [f"{named} ({doc['region']}) for {n['instances']} x {n['instance_type']}, "
            f"a run of {num(n['run_hours'])} h ({n['hours_basis']})"]
-    if r["not_read"]:
-        out.append(f"  the node group names {len(r['not_read']) + 1} reservations (one per UltraServer): this reads the "
-                   f"first; extend each of {', '.join(r['not_read'])} the same way")
-    if r["error"]:
-        return out + [f"  no answer: {r['error']}"]
-    out.append(f"  {r['availability_zone']}, {_when(r['start'])} to {_when(r['end'])} UTC: {num(r['hours'])} h, "
-               f"{num(r['usable_hours'])} h usable ({'covers the run' if r['covers_run'] else 'too short for the run'})")
-    if r["meets_deadline"] is not None:
-        out.append(f"  the run ends {_when(r['finish'])}: {'before' if r['meets_deadline'] else 'after'} the deadline "
+    if doc["error"]:
+        return out + [f"  no answer: {doc['error']}"]
+    for b in blocks:
+        head = "  " if len(blocks) == 1 else f"  {b['capacity_reservation_id']}: "
+        if b["error"]:
+            out.append(f"{head}no answer: {b['error']}")
+            continue
+        out.append(f"{head}{b['availability_zone']}, {_when(b['start'])} to {_when(b['end'])} UTC: {num(b['hours'])} h, "
+                   f"{num(b['usable_hours'])} h usable ({'covers the run' if b['covers_run'] else _short(b, len(blocks))})")
+        if b["covers_run"]:
+            continue
+        asked = ", ".join(f"{h} h" for h in b["asked_extension_hours"])
+        if not b["extensions"]:
+            out.append(f"    no extension offering (asked for {asked})")
+        for e in b["extensions"]:
+            out.append(f"    extension {e['offering_id']}: +{e['hours']} h to {_when(e['end'])}, "
+                       f"{num(e['usable_hours_after'])} h usable, {usd(e['upfront_usd'])} upfront")
+    if len(blocks) > 1 and doc["run_start"] is not None:
+        out.append(f"  the run uses every block: it starts {_when(doc['run_start'])}, when the last block starts")
+    if doc["meets_deadline"] is not None:
+        out.append(f"  the run ends {_when(doc['finish'])}: {'before' if doc['meets_deadline'] else 'after'} the deadline "
                    f"{_when(doc['deadline'])}")
-    if r["covers_run"]:
-        return out
-    asked = ", ".join(f"{h} h" for h in doc["asked_extension_hours"])
-    if not doc["extensions"]:
-        out.append(f"  no extension offering (asked for {asked})")
-    for e in doc["extensions"]:
-        out.append(f"  extension {e['offering_id']}: +{e['hours']} h to {_when(e['end'])}, {num(e['usable_hours_after'])} h "
-                   f"usable, {usd(e['upfront_usd'])} upfront")
+    if doc["within_budget"] is False:
+        out.append(f"  the extensions cost {usd(doc['extension_upfront_usd'])} upfront, more than --max-usd "
+                   f"{usd(doc['max_usd'])}")
     nxt = doc["next"]
     if nxt is not None:
-        out += ["To extend it (printed, not run):"] + [f"  {c}" for c in nxt["purchase_commands"]]
+        which = ("it" if len(blocks) == 1 else f"{len(nxt['purchase_commands'])} of them"
+                 if len(nxt["purchase_commands"]) > 1 else "the block too short")
+        out += [f"To extend {which} (printed, not run):"]
+        out += [f"  {c}" for c in nxt["purchase_commands"]]
         out += ["Then in the stack:"] + [f"  {k}" for k in nxt["stack_keys"]]
     return out
 
 
+def _short(block: dict[str, Any], blocks: int) -> str:
+    """Why a block is too short; with several blocks the run starts when the last one does."""
+    from planner.report.text import num
+
+    if blocks == 1:
+        return "too short for the run"
+    return f"ends {num(block['short_by_hours'])} h too early for the run"
+
+
 def _extension_summary(doc: dict[str, Any]) -> str:
-    r = doc["reservation"]
-    in_time = r["meets_deadline"] is not False
-    ok = not r["error"] and in_time and (r["covers_run"] or doc["pick"] is not None)
-    what = ("the block covers the run" if r["covers_run"] else "an extension fits" if doc["pick"] else "no extension fits")
-    return f"{'no answer' if r['error'] else what}{'' if in_time else ', but the run ends after the deadline'}; exit {0 if ok else 1}"
+    blocks = doc["reservations"]
+    failed = doc["error"] or any(b["error"] for b in blocks)
+    in_time = doc["meets_deadline"] is not False
+    extended = doc["next"] is not None and doc["within_budget"] is not False
+    ok = not failed and in_time and (doc["covers_run"] or extended)
+    the = "the block covers" if len(blocks) == 1 else "the blocks cover"
+    what = (f"{the} the run" if doc["covers_run"] else
+            ("an extension fits" if len(doc["next"]["purchase_commands"]) == 1 else "extensions fit") if extended else
+            "no extension fits" if doc["next"] is None else "the extensions are over --max-usd")
+    return f"{'no answer' if failed else what}{'' if in_time else ', but the run ends after the deadline'}; exit {0 if ok else 1}"
 
 
 def render_table(doc: dict[str, Any]) -> str:
     from planner.report.text import Line, Span, grid, human
 
-    if "reservation" in doc:
+    if "reservations" in doc:
         summary_text = _extension_summary(doc)
         return human([*extension_lines(doc), [Span(summary_text, "good" if summary_text.endswith("exit 0") else "bad")]])
 
@@ -181,7 +210,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
     """The search as Markdown; every value is inert (zone names and messages come from AWS)."""
     from planner.report.text import join_lines, md_code, md_inert
 
-    if "reservation" in doc:
+    if "reservations" in doc:
         lines = extension_lines(doc)
         return join_lines([f"**{md_inert(lines[0])}**", ""] + [f"- {md_inert(x.strip())}" for x in lines[1:]]
                           + ["", md_inert(_extension_summary(doc))]) + "\n"
