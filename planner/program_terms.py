@@ -62,6 +62,22 @@ PROPERTIES: dict[str, dict[str, str]] = {
     },
 }
 
+# The read-back rules name a resource's properties as the engine sends them (camelCase inputs);
+# a program writes pulumi_aws's Python names, so a fix restated for the program uses those.
+PYTHON_NAMES: dict[str, str] = {
+    "interfaceType": "interface_type",
+    "networkCardIndex": "network_card_index",
+    "deviceIndex": "device_index",
+    "networkInterfaces": "network_interfaces",
+    "availabilityZone": "availability_zone",
+    "desiredCapacity": "desired_capacity",
+    "maxSize": "max_size",
+    "minSize": "min_size",
+    "maxVcpus": "max_vcpus",
+    "subnetIds": "subnet_ids",
+    "associatePublicIpAddress": "associate_public_ip_address",
+}
+_ENGINE_NAME = re.compile(r"\b(" + "|".join(PYTHON_NAMES) + r")\b")
 _NODE_GROUP_PREFIX = re.compile(r"(?:^|(?<=, or ))in node group '[^']*', ")
 _ULTRASERVERS = re.compile(r" \(or ultraservers: \d+\)")
 NO_PLACEMENT = ("launch without this placement group (drop `placement.group_name` from the launch template, or "
@@ -105,6 +121,7 @@ def restate(fix: str, path: tuple[Any, ...], urn: str, where: tuple[str, int | N
     cls, _ = resource_of(urn)
     props = PROPERTIES.get(cls, {})
     text = _ULTRASERVERS.sub("", _NODE_GROUP_PREFIX.sub("", fix))  # a resource counts instances, not UltraServers
+    text = _ENGINE_NAME.sub(lambda m: PYTHON_NAMES[m.group(1)], text)
     if cls == "aws.ec2.PlacementGroup":
         text = text.replace("set placement_group: none", NO_PLACEMENT)
     if cls == "aws.fsx.LustreFileSystem":  # the file system is the resource: its keys without the `lustre.` prefix

@@ -33,6 +33,16 @@ def test_keys_become_the_resources_properties() -> None:
     assert restate("set instance_type: p5.48xlarge", purchase, NG).endswith("set instance_types: p5.48xlarge")
 
 
+def test_engine_property_names_become_the_programs_python_names() -> None:
+    """The read-back rules speak the engine's camelCase inputs; the program writes pulumi_aws's Python names."""
+    efa = ("config", "planner:cluster", "node_groups", 0, "efa")
+    fixed = restate("add 8 network interface(s) with interfaceType 'efa-only' (or 'efa'), one on each networkCardIndex 8-15",
+                    efa, LT, ("app.py", 20))
+    assert fixed == ('in `network_interfaces[].interface_type` of aws.ec2.LaunchTemplate "gpu" (app.py:20): add 8 network '
+                     "interface(s) with interface_type 'efa-only' (or 'efa'), one on each network_card_index 8-15")
+    assert "interfaceType" not in restate("set interfaceType: 'efa' on networkCardIndex 0, deviceIndex 0", efa, LT)
+
+
 def test_plan_program_gives_fixes_in_the_programs_terms() -> None:
     res = run_cli("plan", "--program", "tests/corpus/eks-mixed-instances-efa", "--stack", "test", "--format", "json")
     fixes = [f for s in json.loads(res.out)["stacks"] for f in s["findings"] if f.get("fix") and f["rule"] == "placement-group"]
