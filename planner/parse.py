@@ -581,6 +581,7 @@ def find(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[st
     include, exclude = tuple(include), tuple(exclude)
     found: list[Found] = []
     problems: list[Problem] = []
+    candidates = 0  # stack files before the globs select among them
     for p in paths:
         if os.path.isdir(p):
             try:
@@ -591,6 +592,7 @@ def find(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[st
             if not names:
                 problems.append(Problem(p, None, "", "no stack files (Pulumi.<stack>.yaml) in this folder"))
             root = os.path.realpath(p)
+            candidates += len(names)
             for f in names:
                 full = f if p == os.curdir else os.path.join(p, f)  # `planner plan` in the project: Pulumi.x.yaml, not ./Pulumi.x.yaml
                 if (include and not matches(full, include)) or matches(full, exclude):
@@ -601,12 +603,19 @@ def find(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[st
                 else:
                     found.append(Found(full, False))
         elif os.path.isfile(p):
+            candidates += 1
             if not ((include and not matches(p, include)) or matches(p, exclude)):
                 found.append(Found(p, True))
         elif os.path.exists(p):
             problems.append(Problem(p, None, "", "not a regular file (a device, FIFO or socket); expected a stack file"))
         else:
             problems.append(Problem(p, None, "", "no such file or folder"))
+    if not problems and candidates and not found and (include or exclude):
+        # a mistyped glob must not turn the gate into "0 stacks, exit 0"
+        globs = ", ".join([f"--include {g}" for g in include] + [f"--exclude {g}" for g in exclude])
+        problems.append(Problem("<command line>", None, "--include/--exclude",
+                                f"none of the {candidates} stack file{'s' if candidates != 1 else ''} found is selected "
+                                f"by {globs}; expected globs that select at least one (by path as given or by file name)"))
     if problems:
         raise InputError(problems)
     seen: set[str] = set()

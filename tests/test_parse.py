@@ -286,6 +286,13 @@ def test_a_folder_of_many_stacks_skips_the_plain_ones(tmp_path, capsys) -> None:
     assert main(["plan", str(tmp_path), "--format", "json", "--exclude", "Pulumi.trn2-*", "--exclude", "*/Pulumi.web.yaml"]) == 0
     out, err = capsys.readouterr()
     assert len(json.loads(out)["stacks"]) == 2 and "Pulumi.db.yaml" in err and "web" not in err
+    # a mistyped glob is not "0 stacks, exit 0": the gate would pass on nothing
+    assert main(["plan", str(tmp_path), "--include", "Pulumi.prdo-*"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "<command line>: --include/--exclude: none of the 5 stack files found is selected by " \
+        "--include Pulumi.prdo-*" in err
+    assert main(["plan", str(tmp_path / "Pulumi.trn2-dev.yaml"), "--exclude", "*"]) == 2
+    assert "none of the 1 stack file found is selected by --exclude *" in capsys.readouterr().err
 
 
 def test_a_project_without_planner_cluster_suggests_program(tmp_path, capsys) -> None:

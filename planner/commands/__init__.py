@@ -86,7 +86,8 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include", action="append", default=[], metavar="GLOB",
                         help="only stack files matching GLOB, by path or file name (repeatable), such as 'Pulumi.prod-*.yaml'")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
-                        help="leave out stack files matching GLOB, by path or file name (repeatable)")
+                        help="leave out stack files matching GLOB, by path or file name (repeatable); globs that "
+                             "leave no stack file are an input error")
 
 
 def stacks_from_args(args: argparse.Namespace, paths: Iterable[str]) -> list["Stack"]:
