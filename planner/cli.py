@@ -54,12 +54,14 @@ def _with_suggestion(message: str) -> str:
     return f"{m.group(1)} (did you mean '{close[0]}'?){m.group(3)}" if close else message
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with `only` (a command name) just that command's part: every
+    command module imported and every parser built costs each `planner` run its time."""
     parser = _Parser(prog="planner", description="Validate and price AWS ML training clusters declared in Pulumi stacks.")
     parser.add_argument("--version", action="version", version=f"planner {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     parser.set_defaults(_commands=sub.choices)
-    for name in COMMANDS:
+    for name in (only,) if only in COMMANDS else COMMANDS:
         importlib.import_module(f"planner.commands.{name}").register(sub)
     for p in sub.choices.values():  # how human output looks, the same for every command
         p.add_argument("--no-color", action="store_true", help="no colour even on a terminal (also: NO_COLOR=1)")
@@ -76,8 +78,14 @@ def _layout(args: argparse.Namespace) -> None:
     configure(term_from_env(None if to_file else sys.stdout, no_color=args.no_color or to_file, wide=args.wide))
 
 
+def _command(argv: Sequence[str]) -> str | None:
+    """The command `argv` runs when its first word names one (`plan ...`), else None: then the
+    whole parser is built, so `planner --help` and a mistyped command read as before."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(_command(sys.argv[1:] if argv is None else argv))
     args, extras = parser.parse_known_args(argv)
     if extras:  # said by the command whose options they resemble, with a did-you-mean
         getattr(args, "_commands", {}).get(args.command, parser).unrecognized(extras)
