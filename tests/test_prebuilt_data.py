@@ -63,7 +63,8 @@ def test_an_edited_file_is_read_as_yaml(tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_the_generator_refuses_what_python_literals_cannot_say() -> None:
     assert gen_prebuilt_data.literal(_dt.date(2026, 1, 2)) == "date(2026, 1, 2)"
-    assert gen_prebuilt_data.literal({"a": [1, None, True, "x"]}) == "{\n    'a': [\n        1,\n        None,\n        True,\n        'x',\n    ],\n}"
+    nested = "{\n    'a': [\n        1,\n        None,\n        True,\n        'x',\n    ],\n}"
+    assert gen_prebuilt_data.literal({"a": [1, None, True, "x"]}) == nested
     for bad in (float("nan"), float("inf"), _dt.datetime(2026, 1, 1), object()):
         with pytest.raises(TypeError):
             gen_prebuilt_data.literal(bad)

@@ -29,7 +29,9 @@ DATA = ROOT / "planner" / "data"
 OUT = DATA / "prebuilt.py"
 _INDENT = "    "
 
-_HEADER = '''"""The shipped data files of `planner/data/` as Python literals (GENERATED: do not edit).
+_HEADER = '''# ruff: noqa
+# fmt: off
+"""The shipped data files of `planner/data/` as Python literals (GENERATED: do not edit).
 
 Written by `python -m tools.gen_prebuilt_data` from the YAML files, which stay the source of
 truth: `planner.yamlload.load_data` uses a function here only while the file's length and

@@ -1,3 +1,5 @@
+# ruff: noqa
+# fmt: off
 """The shipped data files of `planner/data/` as Python literals (GENERATED: do not edit).
 
 Written by `python -m tools.gen_prebuilt_data` from the YAML files, which stay the source of
