@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.timing import Sample
+from bench.wheel import DEPENDENCIES
 
 WHEEL_RATIO_MAX = 3.0  # `planner plan stacks` from the installed wheel, over `python -c pass` in the same virtualenv
 JSON_PER_STACK_MAX_MS = 0.6  # in-process `planner plan DIR --format json`, 1,000 stacks, per stack
@@ -47,6 +48,7 @@ def results(wheel: dict[str, Sample] | None, json_inproc: Sample | None, stacks:
             "floor_python_c_pass": wheel["wheel-floor"].to_json(),
             "bundled_plan": wheel["wheel-bundled"].to_json(),
             "bundled_plan_json": wheel["wheel-bundled-json"].to_json(),
+            **{k: wheel[f"wheel-{k}"].to_json() for k in ("yaml", "dependencies") if f"wheel-{k}" in wheel},
             "ratio_to_floor": round(wheel["wheel-bundled"].median / wheel["wheel-floor"].median, 2),
         }
     if json_inproc is not None:
@@ -60,10 +62,13 @@ def rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
     out = []
     w = r.get("wheel_startup")
     if w:
-        out += [("installed wheel: python -c pass (floor)", f"{w['floor_python_c_pass']['median_s']:.3f}", "fresh virtualenv"),
-                ("installed wheel: planner plan stacks", f"{w['bundled_plan']['median_s']:.3f}", f"{w['ratio_to_floor']}x floor"),
+        floor = w["floor_python_c_pass"]["median_s"]
+        out.append(("installed wheel: python -c pass (floor)", f"{floor:.3f}", "fresh virtualenv"))
+        out += [(f"installed wheel: python -c '{code}'", f"{w[k]['median_s']:.3f}", f"{round(w[k]['median_s'] / floor, 2)}x floor")
+                for k, code in (("yaml", "import yaml"), ("dependencies", DEPENDENCIES)) if k in w]
+        out += [("installed wheel: planner plan stacks", f"{w['bundled_plan']['median_s']:.3f}", f"{w['ratio_to_floor']}x floor"),
                 ("installed wheel: planner plan stacks --format json", f"{w['bundled_plan_json']['median_s']:.3f}",
-                 f"{round(w['bundled_plan_json']['median_s'] / w['floor_python_c_pass']['median_s'], 2)}x floor")]
+                 f"{round(w['bundled_plan_json']['median_s'] / floor, 2)}x floor")]
     j = r.get("json_in_process")
     if j:
         out.append((f"planner plan --format json: {j['stacks']:,} generated stacks, in-process",

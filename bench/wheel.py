@@ -67,9 +67,19 @@ def _copy_pyyaml(site: Path) -> None:
             shutil.copytree(path, site / path.name, ignore=shutil.ignore_patterns("__pycache__"))
 
 
+# what any program that reads YAML and takes arguments pays before its own code: PyYAML, and the
+# standard-library modules `planner plan` cannot do without (argparse; dataclasses and typing,
+# which its model is written in)
+DEPENDENCIES = "import yaml, argparse, dataclasses, typing"
+
+
 def commands(where: Path, stacks: Path) -> dict[str, list[str]]:
-    """The floor and the bundled-stack plan in the fresh virtualenv (the `planner` script users run)."""
-    return {"wheel-floor": [str(where / "bin" / "python"), "-c", "pass"],
+    """The floor, what planner's imports cost before planner's own code, and the bundled-stack plan,
+    in the fresh virtualenv (the `planner` script users run)."""
+    python = str(where / "bin" / "python")
+    return {"wheel-floor": [python, "-c", "pass"],
+            "wheel-yaml": [python, "-c", "import yaml"],
+            "wheel-dependencies": [python, "-c", DEPENDENCIES],
             "wheel-bundled": [str(where / "bin" / "planner"), "plan", str(stacks)],
             "wheel-bundled-json": [str(where / "bin" / "planner"), "plan", str(stacks), "--format", "json"]}
 

@@ -36,13 +36,15 @@ def test_the_run_reports_them_in_its_targets_table_and_results() -> None:
     mocked = {name: {"instances": 1, "node_groups": 1, "plan_exit": 0, "resources": 2, "error": None,
                      "program_s": 0.1, "process_median_s": 0.5}
               for name in ("ultracluster-100k", "ultracluster-98x1", "ultracluster-1x16")}
-    w = {"wheel-floor": _s(0.01), "wheel-bundled": _s(0.09), "wheel-bundled-json": _s(0.08)}
+    w = {"wheel-floor": _s(0.01), "wheel-yaml": _s(0.03), "wheel-dependencies": _s(0.045), "wheel-bundled": _s(0.09),
+         "wheel-bundled-json": _s(0.08)}
     r = run._results(3, 1, ["yaml"], [], proc, inproc, stacks.ultracluster(100_000), fast, mocked, None, w, _s(0.4))
     ids = {t["id"]: t["result"] for t in r["targets"]}
     assert ids["wheel-startup-ratio"] == "FAIL" and ids["json-per-stack"] == "pass"
     assert r["wheel_startup"]["ratio_to_floor"] == 9.0 and r["json_in_process"]["per_stack_ms"] == 0.4
     table = run.table(r)
     assert "installed wheel: planner plan stacks" in table and "9.0x floor" in table and "0.40 ms per stack" in table
+    assert "python -c 'import yaml'" in table and "3.0x floor" in table and "4.5x floor" in table
 
 
 def test_the_wheel_runs_as_users_run_it(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -51,5 +53,5 @@ def test_the_wheel_runs_as_users_run_it(monkeypatch: pytest.MonkeyPatch) -> None
     env = wheel.user_environment()
     assert not {"PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONPATH"} & set(env)
     cmds = wheel.commands(Path("/v"), Path("/repo/stacks"))
-    assert cmds["wheel-floor"] == ["/v/bin/python", "-c", "pass"]
+    assert cmds["wheel-floor"] == ["/v/bin/python", "-c", "pass"] and cmds["wheel-yaml"] == ["/v/bin/python", "-c", "import yaml"]
     assert cmds["wheel-bundled"] == ["/v/bin/planner", "plan", "/repo/stacks"]  # the script: no `-m` from a checkout
