@@ -24,8 +24,10 @@ from typing import Any
 
 import yaml
 
+import planner.data  # the data folder is found through its package, so these paths follow it if it moves
+
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "planner" / "data"
+DATA = Path(planner.data.__file__).resolve().parent
 OUT = DATA / "prebuilt.py"
 _INDENT = "    "
 
