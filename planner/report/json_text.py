@@ -49,7 +49,7 @@ def _value(o: Any, newline: str, out: list[str]) -> None:
             out.append("{}")
             return
         inner = newline + _INDENT
-        if _SCALARS.issuperset(map(type, o.values())) and _SCALARS.issuperset(map(type, o)):
+        if _SCALARS.issuperset(map(type, o.values())):  # its keys: the C encoder takes and refuses the same as `_key`
             out.append("{" + inner + _flat(inner)(o)[1:-1] + newline + "}")
             return
         sep = "{" + inner
