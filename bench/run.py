@@ -2,8 +2,9 @@
 
 Targets (issues 8 and 23): the bundled-stack plan within 3x the `python -c pass` floor (in this
 checkout's virtualenv and from the installed wheel, `bench.speed`), in-process JSON planning
-at most 0.6 ms a stack, 1,000 stacks in under 10 seconds, per-stack time that does not grow with the count, no pulumi/boto3 at
-CLI start-up, and Pulumi resources that grow with node groups, not with instances.
+at most 0.6 ms a stack, 1,000 stacks in under 10 seconds, per-stack time that does not grow
+with the count, no pulumi/boto3 at CLI start-up, and Pulumi resources that grow with node
+groups, not with instances.
 """
 
 from __future__ import annotations
