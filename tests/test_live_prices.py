@@ -296,7 +296,7 @@ def test_compare_with_live_prices(stubbed_pricing: StubbedAws) -> None:
     res = run_cli("compare", "--parameters", "7e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "2",
                   "--instance-type", "trn2.48xlarge", "--region", "us-east-2", "--live-prices", "--format", "json")
     assert res.code == 0, res.err
-    (on_demand,) = [c for c in json.loads(res.out)["candidates"] if c["purchase"] == "on-demand"]
+    (on_demand,) = [c for c in json.loads(res.out)["compare"]["candidates"] if c["purchase"] == "on-demand"]
     assert on_demand["usd_per_hour"] == 37.5 and on_demand["as_of"] == dt.datetime.now(dt.timezone.utc).date().isoformat()
 
 

@@ -78,3 +78,38 @@ class Report:
     compare: Any = None  # CompareSection (planner.core.document.compare)
     capacity: Any = None  # CapacitySection (planner.core.document.capacity)
     version: int = VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON document (`--format json`): the version and command, then each section the command produced."""
+        out: dict[str, Any] = {"version": self.version, "command": self.command}
+        out.update(sections_to_json(self))
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "Report":
+        return cls(d["command"], version=d["version"], **sections_from_json(d))
+
+
+# --- the compare, capacity and diff sections ---------------------------------------------
+
+def sections_to_json(report: Report) -> dict[str, Any]:
+    """The compare, capacity and diff sections a report holds, under their names (absent when None)."""
+    out: dict[str, Any] = {}
+    for name in ("compare", "capacity", "diff"):
+        value = getattr(report, name)
+        if value is not None:
+            out[name] = value.to_json()
+    return out
+
+
+def sections_from_json(d: dict[str, Any]) -> dict[str, Any]:
+    """The compare, capacity and diff sections of a JSON document, as `Report` keyword arguments."""
+    from planner.core.document.capacity import capacity_from_json
+    from planner.core.document.compare import CompareSection
+
+    out: dict[str, Any] = {}
+    if d.get("compare") is not None:
+        out["compare"] = CompareSection.from_json(d["compare"])
+    if d.get("capacity") is not None:
+        out["capacity"] = capacity_from_json(d["capacity"])
+    return out
