@@ -418,9 +418,10 @@ def run(args: argparse.Namespace) -> int:
 
         text = dumps(result)
     elif args.format == "markdown":
+        from planner.core.document.build import report
         from planner.report.diff_report import render_markdown
 
-        text = render_markdown(result, head_plans)
+        text = render_markdown(result, report("diff", head_plans))
     else:
         from planner.report.diff_report import render_table
 

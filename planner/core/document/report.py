@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from planner.core.document.stacks import StackReport
+from planner.findings import SEVERITIES, at_least
 
 VERSION = 2  # the JSON document's version: 1 was `{"version": 1, "stacks": [...]}` of `plan`
 
 Command = Literal["plan", "preflight", "diff", "compare", "capacity", "components", "pack"]
 COMMANDS: tuple[str, ...] = get_args(Command)
-_RANK = {"info": 0, "warning": 1, "error": 2}
+__all__ = ["COMMANDS", "SEVERITIES", "VERSION", "InputProblem", "NotAReport", "RenderContext", "Report", "RuleInfo"]
 
 
 class NotAReport(ValueError):
@@ -33,6 +34,18 @@ class InputProblem:
     line: int | None
     key: str
     message: str
+
+    @property
+    def where(self) -> str:
+        """`file:line`, or the file alone."""
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    @property
+    def text(self) -> str:
+        """The problem in one line, as planner says it on standard error (`planner.errors.Problem`)."""
+        from planner.errors import Problem
+
+        return str(Problem(self.file, self.line, self.key, self.message))
 
     def to_json(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "key": self.key, "message": self.message}
@@ -99,10 +112,9 @@ class Report:
         """2 on input problems; 1 when an unsuppressed finding at or above `fail_on` exists; else 0."""
         if self.problems:
             return 2
-        threshold = _RANK[fail_on]
         for s in self.stacks:
             for f in s.findings:
-                if not f.suppressed and _RANK[f.severity] >= threshold:
+                if not f.suppressed and at_least(f.severity, fail_on):
                     return 1
         return 0
 
