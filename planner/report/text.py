@@ -182,6 +182,26 @@ def configure(t: Term) -> Term:
     return old
 
 
+def term_for(width: int | None, colour: bool) -> Term:
+    """The layout a render context asks for (`RenderContext.width`, None: natural widths)."""
+    return Term(width=DEFAULT_WIDTH if width is None else width, color=colour, wide=width is None)
+
+
+class using:
+    """`with using(t):` lays out human output with `t`, then restores the previous layout, so
+    a renderer given a context is a function of its arguments."""
+
+    def __init__(self, t: Term) -> None:
+        self.t = t
+
+    def __enter__(self) -> Term:
+        self.old = configure(self.t)
+        return self.t
+
+    def __exit__(self, *exc: object) -> None:
+        configure(self.old)
+
+
 def _env_flag(env: dict, name: str) -> bool:
     return bool(env.get(name, ""))
 
