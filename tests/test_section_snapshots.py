@@ -13,41 +13,26 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from collections.abc import Callable
 
 import pytest
 
-from planner.core.document import Report
-from planner.report import capacity_report, compare_report
+from planner.core.document import RenderContext, Report
+from planner.report.formats import render
 from planner.report.json_report import dumps
-from planner.report.text import Term, configure
 from tests.section_documents import REPORTS
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "sections"
 UPDATE = bool(os.environ.get("PLANNER_UPDATE_SNAPSHOTS"))
 
-RENDERERS: dict[str, dict[str, Callable[[Report], str]]] = {
-    "compare": {"table": compare_report.render_table, "markdown": compare_report.render_markdown},
-    "capacity": {"table": capacity_report.render_table, "markdown": capacity_report.render_markdown},
-}
 EXT = {"table": "txt", "markdown": "md", "json": "json"}
+CONTEXT = RenderContext(width=100)  # 100 columns, no colour: the snapshots do not depend on the terminal
 
 
 def _render(report: Report, fmt: str) -> str:
-    if fmt == "json":
-        return dumps(report.to_json())
-    return RENDERERS[report.command][fmt](report)
+    return render(report, fmt, CONTEXT)
 
 
 CASES = [(name, fmt) for name in REPORTS for fmt in ("table", "markdown", "json")]
-
-
-@pytest.fixture(autouse=True)
-def _layout() -> object:
-    """100 columns, no colour: the snapshots do not depend on the terminal."""
-    old = configure(Term(width=100))
-    yield
-    configure(old)
 
 
 @pytest.mark.parametrize(("name", "fmt"), CASES, ids=[f"{n}.{f}" for n, f in CASES])
@@ -79,3 +64,9 @@ def test_a_saved_report_renders_alike(name: str) -> None:
     back = Report.from_json(json.loads(dumps(report.to_json())))
     for fmt in ("table", "markdown"):
         assert _render(back, fmt) == _render(report, fmt)
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "github"])
+def test_a_section_report_has_no_sarif_or_annotations(fmt: str) -> None:
+    with pytest.raises(ValueError, match="renders as table, json, markdown"):
+        render(REPORTS["compare"](), fmt, CONTEXT)

@@ -174,20 +174,10 @@ def _extension(args: argparse.Namespace, w: Wanted) -> int:
 
 def _write(result: Any, args: argparse.Namespace) -> None:
     """The search (or the check of the stack's blocks) as the document's capacity section, in --format."""
-    from planner.commands.plan import write
+    from planner.commands.plan import show
     from planner.core.document import Report
-    from planner.report import capacity_report
 
-    report = Report("capacity", capacity=result.section())
-    if args.format == "json":
-        from planner.report.json_report import dumps
-
-        text = dumps(report.to_json())
-    elif args.format == "markdown":
-        text = capacity_report.render_markdown(report)
-    else:
-        text = capacity_report.render_table(report)
-    write(text, args.output)
+    show(Report("capacity", capacity=result.section()), args)
 
 
 def _progress():  # noqa: ANN202 - a progress callback, or None off a terminal

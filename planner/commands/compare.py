@@ -122,19 +122,10 @@ def run(args: argparse.Namespace) -> int:
     result = compare(job, book_from_args(args), cat, tuple(args.types))
     if args.capacity:
         result = _with_offerings(result, args)
-    from planner.commands.plan import write
+    from planner.commands.plan import show
     from planner.core.document import Report
 
-    report = Report("compare", compare=result)
-    if args.format == "json":
-        from planner.report.json_report import dumps
-
-        write(dumps(report.to_json()), args.output)
-    else:
-        from planner.report import compare_report
-
-        write(compare_report.render_markdown(report) if args.format == "markdown" else compare_report.render_table(report),
-              args.output)
+    show(Report("compare", compare=result), args)
     return 0
 
 

@@ -32,8 +32,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from planner.commands.plan import show
+    from planner.report.formats import formats_of
 
-    show(read(args.report), args)
+    report = read(args.report)
+    if args.format not in formats_of(report):
+        from planner.errors import InputError, Problem
+
+        raise InputError([Problem(args.report, None, "--format", f"a {report.command} report renders as "
+                                                                  f"{', '.join(formats_of(report))}; got {args.format}")])
+    show(report, args)
     return 0
 
 

@@ -195,9 +195,15 @@ def section(report: Report) -> CapacitySearch | CapacityExtension:
 
 
 def render_table(report: Report, context: RenderContext = RenderContext()) -> str:
+    from planner.report.text import term_for, using
+
+    with using(term_for(context.width, context.colour)):
+        return _table(section(report))
+
+
+def _table(doc: CapacitySearch | CapacityExtension) -> str:
     from planner.report.text import Span, grid, human
 
-    doc = section(report)
     if isinstance(doc, CapacityExtension):
         summary_text = _extension_summary(doc)
         return human([*extension_lines(doc), [Span(summary_text, "good" if summary_text.endswith("exit 0") else "bad")]])

@@ -51,9 +51,15 @@ def section(report: Report) -> CompareSection:
 
 def render_table(report: Report, context: RenderContext = RenderContext()) -> str:
     """The candidates in the document's order (cheapest total first), fitted to the terminal."""
+    from planner.report.text import term_for, using
+
+    with using(term_for(context.width, context.colour)):
+        return _table(section(report))
+
+
+def _table(result: CompareSection) -> str:
     from planner.report.text import grid, human
 
-    result = section(report)
     rows, foot = _rows(result)
     lines: list[Line] = [job_line(result)]
     # the count column stays even when every candidate has the same count (one candidate left,

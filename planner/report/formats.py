@@ -42,6 +42,38 @@ def renderer(fmt: str) -> Renderer:
     raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
+SECTION_FORMATS = ("table", "json", "markdown")  # the formats of a compare, capacity or diff report
+
+
+def formats_of(report: Report) -> tuple[str, ...]:
+    """The formats `report` renders in: a compare, capacity or diff report has no SARIF or annotations
+    (its findings, if any, are the plan's: `planner plan` gives those)."""
+    return SECTION_FORMATS if report.command in ("compare", "capacity", "diff") else FORMATS
+
+
+def section_renderer(report: Report, fmt: str) -> Renderer | None:
+    """The renderer of the report's compare, capacity or diff section in `fmt` (table, markdown);
+    None when the report has no such section, or for json (the document itself)."""
+    if fmt not in ("table", "markdown"):
+        return None
+    if report.compare is not None:
+        from planner.report import compare_report
+
+        return compare_report.render_table if fmt == "table" else compare_report.render_markdown
+    if report.capacity is not None:
+        from planner.report import capacity_report
+
+        return capacity_report.render_table if fmt == "table" else capacity_report.render_markdown
+    if report.diff is not None:
+        from planner.report import diff_report
+
+        return diff_report.render_table if fmt == "table" else diff_report.render_markdown
+    return None
+
+
 def render(report: Report, fmt: str, context: RenderContext = RenderContext()) -> str:
-    """`report` in format `fmt`."""
-    return renderer(fmt)(report, context)
+    """`report` in format `fmt`: a compare, capacity or diff report by its section's renderer."""
+    if fmt not in formats_of(report):
+        raise ValueError(f"a {report.command} report renders as {', '.join(formats_of(report))}, not {fmt}")
+    section = section_renderer(report, fmt)
+    return (section or renderer(fmt))(report, context)
