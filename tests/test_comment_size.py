@@ -7,7 +7,8 @@ import dataclasses
 import re
 from pathlib import Path
 
-from planner.commands.diff import compare_plans, summarize
+from planner.core.document.build import report
+from planner.core.document.build_diff import diff_section
 from planner.parse import load_stack, load_stacks
 from planner.pipeline import plan_stacks
 from planner.report import diff_report, markdown
@@ -59,17 +60,17 @@ def test_a_diff_of_many_stacks_stays_under_the_limit_and_puts_the_change_first(t
     (tmp_path / "head").mkdir()
     base = _many(tmp_path / "base", 250)
     head = _many(tmp_path / "head", 250, failing={3})
-    stacks = compare_plans(base, head)
-    result = {"version": 1, "base": "main", "head": "working tree", "price_book": "current",
-              "total": summarize(stacks), "stacks": stacks}
-    text = diff_report.render_markdown(result, head)
+    head_report = report("diff", head)
+    result = dataclasses.replace(head_report, diff=diff_section(report("plan", base), head_report, "main", "working tree",
+                                                                "current"))
+    text = diff_report.render_markdown(result)
     assert len(text) < MAX_CHARS
     assert "1 of 250 stacks changed or failing" in text.splitlines()[1]
     assert text.index("| s003 | changed |") < text.index("| s000 | unchanged |")
     assert text.index("**Changed line items**") < text.index("### `s003`")
     assert "| s003 | lustre | changed | FSx for Lustre SCRATCH_2 1,200 GiB -&gt; FSx for Lustre SCRATCH_2 1,000 GiB |" in text
     assert "Shortened" not in text and text.count("| unchanged |") == 249  # the others: one row each
-    short = diff_report.render_markdown(result, head, limit=8_000)
+    short = diff_report.render_markdown(result, limit=8_000)
     assert len(short) <= 8_000 and "| s003 | changed |" in short and "lustre-capacity" in short
     assert "unchanged stack rows" in short.splitlines()[-1] and "SARIF" in short.splitlines()[-1]
 

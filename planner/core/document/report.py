@@ -167,4 +167,8 @@ def _sections(d: dict[str, Any]) -> dict[str, Any]:
         from planner.core.document.capacity import capacity_from_json
 
         out["capacity"] = capacity_from_json(d["capacity"])
+    if d.get("diff") is not None:
+        from planner.core.document.diff import DiffSection
+
+        out["diff"] = DiffSection.from_json(d["diff"])
     return out
