@@ -134,10 +134,10 @@ def item_rows(stack: dict[str, Any]) -> list[tuple[str, ...]]:
 ITEM_HEADERS = ("stack", "line item", "status", "resource", "monthly (730 h)", "over the run")
 
 
-def render_markdown(result: dict[str, Any], head: Any = None, limit: int | None = None) -> str:  # noqa: ANN401 - Report
+def render_markdown(result: dict[str, Any], head_report: Any = None, limit: int | None = None) -> str:  # noqa: ANN401 - Report
     """The diff as the pull-request comment, under GitHub's size limit (`planner.report.bounded`):
     the cost change at the top with both sides of each changed line item, then the stacks with a
-    change or an error in full (`head`: the head side's Report, from `planner diff`), the others
+    change or an error in full (`head_report`: the head side's Report, from `planner diff`), the others
     one table row each; every value from the stacks, paths or price book is inert."""
     from planner.report.bounded import MAX_CHARS, Block, assemble
     from planner.report.cost_report import headline, markdown
@@ -145,7 +145,7 @@ def render_markdown(result: dict[str, Any], head: Any = None, limit: int | None 
     from planner.report.text import html_inert, md_code, md_inert
 
     tot = result["total"]
-    by_name = {p.name: p for p in (head.stacks if head is not None else ())}
+    by_name = {p.name: p for p in (head_report.stacks if head_report is not None else ())}
     failing = {n for n, p in by_name.items() if has_errors(p)}
     stacks = result["stacks"]
     wanted = [s for s in stacks if s["status"] != "unchanged" or s["stack"] in failing]
@@ -178,7 +178,7 @@ def render_markdown(result: dict[str, Any], head: Any = None, limit: int | None 
             [f"- After: {md_inert(headline(s['head_cost']))}"] if s["head_cost"] else [])
         summary = [f"**{s['status'].capitalize()}:** {md_inert(_delta(t))}", ""] + sides + changes + ([""] if sides or changes else [])
         if p is not None:  # the head side in full: summary, findings, cost, topology
-            blocks.append(full_block(head, p, 10 + n, summary))
+            blocks.append(full_block(head_report, p, 10 + n, summary))
             continue
         lines = ["", f"<details><summary><b>{html_inert(s['stack'])}</b> ({s['status']}): {_delta(t)}</summary>", "",
                  *sides, *changes]
