@@ -100,9 +100,9 @@ planner plan "${target[@]}" "${select[@]}" "${book[@]}" "--fail-on=${PLANNER_FAI
 # The exit code and the total cost both come from this run and the JSON it writes.
 planner plan "${target[@]}" "${select[@]}" "${book[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format json "--output=$out/plan.json" -- "${paths[@]}"
 code=$?
-if [ "$code" -ne 2 ]; then
-  planner plan "${target[@]}" "${select[@]}" "${book[@]}" --format sarif "--output=$out/planner.sarif" -- "${paths[@]}" || true
-fi
+# SARIF on unusable input too: a broken stack file is a result on its line (planner writes it
+# whenever it could read its options; not at all when the run could not start)
+planner plan "${target[@]}" "${select[@]}" "${book[@]}" --format sarif "--output=$out/planner.sarif" -- "${paths[@]}" || true
 
 {
   # Exit codes 1 (findings) and 2 (unusable input) still produce text worth posting.

@@ -39,6 +39,13 @@ def run_cli(*args: str, cwd: Path | None = None) -> Result:
     return Result(code, out.getvalue(), err.getvalue())
 
 
+def document(plans, command: str = "plan"):  # noqa: ANN001, ANN201 - list[StackPlan] -> Report
+    """The document of `plans`, as `planner plan` (or `command`) builds it: what renderers take."""
+    from planner.core.document.build import report
+
+    return report(command, plans)  # type: ignore[arg-type]
+
+
 def run_process(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
     """Run `python -m planner ARGS` as a separate process, as users and CI do."""
     full_env = dict(os.environ, PYTHONPATH=str(ROOT))

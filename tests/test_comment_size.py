@@ -13,6 +13,7 @@ from planner.parse import load_stack, load_stacks
 from planner.pipeline import plan_stacks
 from planner.report import diff_report, markdown
 from planner.report.bounded import MAX_CHARS
+from tests.conftest import document
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = "      storage_capacity_gib: 1200\n"
@@ -31,7 +32,7 @@ def _many(tmp_path: Path, n: int, failing: set[int] = frozenset()) -> list:
 
 def test_a_plan_of_many_stacks_stays_under_the_limit_and_keeps_errors(tmp_path: Path) -> None:
     plans = _many(tmp_path, 300, failing={5, 250})
-    text = markdown.render(plans)
+    text = markdown.render(document(plans))
     assert len(text) < MAX_CHARS
     assert text.startswith(markdown.MARKER + "\n## :x: planner: 300 stacks, ")  # the totals stay
     for name in ("s005", "s250"):  # the failing stacks come first, in full
@@ -45,13 +46,13 @@ def test_a_plan_of_many_stacks_stays_under_the_limit_and_keeps_errors(tmp_path: 
 
 def test_when_even_errors_do_not_fit_they_are_counted(tmp_path: Path) -> None:
     plans = _many(tmp_path, 40, failing=set(range(40)))
-    text = markdown.render(plans, limit=6_000)
+    text = markdown.render(document(plans), limit=6_000)
     assert len(text) <= 6_000 and "## :x: planner: 40 stacks" in text
     assert "**Shortened to stay under GitHub's comment size limit**" in text
 
 
 def test_a_small_plan_is_not_shortened() -> None:
-    text = markdown.render(plan_stacks(load_stacks([str(ROOT / "stacks")])))
+    text = markdown.render(document(plan_stacks(load_stacks([str(ROOT / "stacks")]))))
     assert "Shortened" not in text and text.count("\n### ") == 3
 
 
@@ -77,8 +78,8 @@ def test_a_diff_of_many_stacks_stays_under_the_limit_and_puts_the_change_first(t
 
 def test_source_urls_are_one_code_span_and_gpu_stacks_count_no_ultraservers() -> None:
     plan = plan_stacks([load_stack(str(ROOT / "stacks" / "Pulumi.p5en-train.yaml"))])
-    text = markdown.render(plan)
+    text = markdown.render(document(plan))
     assert "`:`" not in text and re.search(r"`https://[^`\s]+`", text)
     assert "UltraServers" not in text.split("\n### ")[1].splitlines()[2]
-    ultra = markdown.render(plan_stacks([load_stack(str(ROOT / "stacks" / "Pulumi.ultraserver-prod.yaml"))]))
+    ultra = markdown.render(document(plan_stacks([load_stack(str(ROOT / "stacks" / "Pulumi.ultraserver-prod.yaml"))])))
     assert re.search(r"\d+ UltraServers, ", ultra)

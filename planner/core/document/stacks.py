@@ -237,16 +237,18 @@ class StackReport:
     unused_suppressions: tuple[UnusedSuppressionReport, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "stack": self.name,
             "file": self.file,
             "region": self.region,
             "summary": self.summary,
             "findings": [f.to_json() for f in self.findings],
             "cost": self.cost,
-            "unused_suppressions": [u.to_json() for u in self.unused_suppressions],
-            "topology": self.topology.to_json(),
         }
+        if self.unused_suppressions:  # only when there is one, like a finding's `fix`
+            out["unused_suppressions"] = [u.to_json() for u in self.unused_suppressions]
+        out["topology"] = self.topology.to_json()
+        return out
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "StackReport":

@@ -1,0 +1,78 @@
+"""Each format renders the synthetic documents exactly as tests/snapshots/ holds them
+(`python -m tools.snapshots` rewrites them after an intended renderer change), and the
+document round-trips through its JSON: re-rendering the saved JSON gives the same output."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from planner.core.document import RenderContext, Report
+from planner.report.formats import FORMATS, render
+from tests.snapshot_documents import DOCUMENTS
+from tools import snapshots
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("name", sorted(snapshots.CASES))
+def test_output_is_the_snapshot(name: str) -> None:
+    path = snapshots.SNAPSHOTS / name
+    assert path.is_file(), f"{path} missing: run python -m tools.snapshots"
+    assert snapshots.render(name) == path.read_text(encoding="utf-8"), (
+        f"{name} changed; if intended, run python -m tools.snapshots and review the diff")
+
+
+def test_every_format_and_document_has_a_snapshot() -> None:
+    assert {(doc, fmt) for doc, fmt, _ in snapshots.CASES.values()} == {(d, f) for d in DOCUMENTS for f in FORMATS}
+
+
+@pytest.mark.parametrize("doc", sorted(DOCUMENTS))
+def test_the_document_round_trips_through_its_json(doc: str) -> None:
+    report = DOCUMENTS[doc]()
+    saved = json.loads(render(report, "json"))
+    again = Report.from_json(saved)
+    assert again == report
+    for fmt in FORMATS:
+        assert render(again, fmt, RenderContext(width=100)) == render(report, fmt, RenderContext(width=100))
+
+
+@pytest.mark.parametrize("doc", sorted(DOCUMENTS))
+def test_sarif_of_every_document_is_valid(doc: str) -> None:
+    schema = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    jsonschema.validate(json.loads(render(DOCUMENTS[doc](), "sarif")), schema)
+
+
+def test_input_problems_are_in_every_format() -> None:
+    """A broken stack file: a SARIF result and an annotation on its line, JSON `problems`, table, Markdown."""
+    report = DOCUMENTS["problems"]()
+    sarif = json.loads(render(report, "sarif"))["runs"][0]["results"][0]
+    assert sarif["ruleId"] == "invalid-input" and sarif["level"] == "error"
+    assert sarif["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": "stacks/Pulumi.broken.yaml"},
+                                                         "region": {"startLine": 7}}
+    assert render(report, "github").startswith("::error file=stacks/Pulumi.broken.yaml,line=7,title=invalid input::")
+    assert json.loads(render(report, "json"))["problems"][0]["line"] == 7
+    for fmt in ("table", "markdown"):
+        assert "stacks/Pulumi.broken.yaml:7" in render(report, fmt) and "nothing planned" in render(report, fmt)
+
+
+RENDERERS = ("table", "json_report", "markdown", "sarif", "github", "digest", "cost_report", "text", "bounded", "formats")
+ALLOWED = ("planner.core.document", "planner.report", "planner.__version__")
+
+
+@pytest.mark.parametrize("module", RENDERERS)
+def test_renderers_import_only_the_document_and_text_helpers(module: str) -> None:
+    """No renderer asks the rules, the registry, the pipeline, the locator or the catalogue."""
+    tree = ast.parse((ROOT / "planner" / "report" / f"{module}.py").read_text(encoding="utf-8"))
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            imported |= {node.module} if node.module != "planner" else {f"planner.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            imported |= {a.name for a in node.names}
+    wrong = sorted(m for m in imported if m.startswith("planner") and not m.startswith(ALLOWED))
+    assert not wrong, f"planner/report/{module}.py imports {wrong}"

@@ -1,0 +1,65 @@
+"""Snapshots: what each format renders for the synthetic documents of tests/snapshot_documents.py.
+
+Why: each format is an interface (people read the table, GitHub reads SARIF and the
+annotations, scripts read the JSON document), so a change to a renderer shows up as a
+reviewed diff of tests/snapshots/. The documents are built by hand (no price book, catalogue
+or registry), so a price update or a new rule never touches these files. `tests/test_snapshots.py`
+renders each case and compares; after an intended change to a renderer:
+
+    .venv/bin/python -m tools.snapshots          # rewrite tests/snapshots/*
+    .venv/bin/python -m tools.snapshots --check  # only compare (exit 1 on a difference)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = ROOT / "tests" / "snapshots"
+
+EXTENSIONS = {"table": "table.txt", "json": "json", "markdown": "md", "sarif": "sarif", "github": "github.txt"}
+DOCUMENTS = ("plan", "clean", "preflight", "problems")
+
+# file name -> (document in tests.snapshot_documents.DOCUMENTS, format, width: None for natural widths)
+CASES: dict[str, tuple[str, str, int | None]] = {
+    f"{doc}.{ext}": (doc, fmt, 100) for doc in DOCUMENTS for fmt, ext in EXTENSIONS.items()
+}
+CASES["plan.table.60.txt"] = ("plan", "table", 60)  # wrapped to a narrow terminal
+CASES["plan.table.wide.txt"] = ("plan", "table", None)  # --wide: price sources in the rows
+
+
+def render(name: str) -> str:
+    """Case `name` rendered; the planner version in SARIF is written `VERSION`, so a release leaves it alone."""
+    from planner import __version__
+    from planner.core.document import RenderContext
+    from planner.report.formats import render as render_format
+    from tests.snapshot_documents import DOCUMENTS as BUILDERS
+
+    doc, fmt, width = CASES[name]
+    text = render_format(BUILDERS[doc](), fmt, RenderContext(width=width))
+    return text.replace(f'"{__version__}"', '"VERSION"') if fmt == "sarif" else text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.snapshots", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only compare; exit 1 when a file differs")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    stale = []
+    SNAPSHOTS.mkdir(parents=True, exist_ok=True)
+    for name in CASES:
+        text = render(name)
+        path = SNAPSHOTS / name
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            stale.append(name)
+            if not args.check:
+                path.write_text(text, encoding="utf-8")
+    if stale:
+        print(("stale: " if args.check else "rewrote: ") + ", ".join(stale), file=sys.stderr)
+    return 1 if stale and args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
