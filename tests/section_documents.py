@@ -1,4 +1,5 @@
-"""Hand-built compare, capacity and diff reports for the renderers' snapshot tests.
+"""Hand-built compare, capacity and diff reports for the renderers' snapshot tests
+(tools/snapshots.py writes them to tests/snapshots/, tests/test_section_snapshots.py checks them).
 
 Synthetic on purpose (like ruff's fixtures): the figures are made up and stay put, so a price
 update touches the price book and never these documents or their snapshots. Each covers what
@@ -8,7 +9,10 @@ from an offering, several needs and regions, a pick that misses, a stack's booke
 
 from __future__ import annotations
 
+import dataclasses
+
 from planner.core.document import Report
+from planner.core.document.build_diff import diff_section
 from planner.core.document.capacity import (
     BookedBlock,
     CapacityExtension,
@@ -23,6 +27,8 @@ from planner.core.document.capacity import (
     RegionAnswer,
 )
 from planner.core.document.compare import BookPrice, Candidate, CompareInputs, CompareSection, ListedWithoutCost, Offered
+from planner.core.document.stacks import StackReport
+from tests.snapshot_documents import RULES, _cost, gpu_stack, ultraserver_stack
 
 BOOK_PAGE = "https://aws.amazon.com/ec2/pricing/on-demand/"
 CB_PAGE = "https://aws.amazon.com/ec2/capacityblocks/pricing/"
@@ -171,6 +177,42 @@ def capacity_extension_failed_report() -> Report:
     return Report("capacity", capacity=ext)
 
 
+def _renamed(s: StackReport, name: str, file: str) -> StackReport:
+    return dataclasses.replace(s, name=name, file=file,
+                               findings=tuple(dataclasses.replace(f, file=file) for f in s.findings))
+
+
+def _smaller_gpu() -> StackReport:
+    """The GPU stack before the change: one evals instance fewer, and one EFA finding fewer (it is added)."""
+    s = gpu_stack()
+    cost = dict(s.cost or {})
+    items = [dict(i) for i in cost["line_items"]]
+    items[1].update(quantity=100, total_usd=5000.0, hourly_usd=50.0, instances=1)
+    return dataclasses.replace(s, findings=tuple(f for f in s.findings if "'evals'" not in f.message),
+                               cost=_cost(items, 100))
+
+
+def diff_report() -> Report:
+    """A change to three stacks of four: one changed (its total unknown: a price is missing on both sides),
+    one unchanged, one removed, one added; findings added."""
+    base = Report("plan", stacks=(_smaller_gpu(), ultraserver_stack(),
+                                  _renamed(ultraserver_stack(), "ultra-old", "main:stacks/Pulumi.ultra-old.yaml")),
+                  rules=RULES)
+    head = Report("diff", stacks=(gpu_stack(), ultraserver_stack(),
+                                  _renamed(ultraserver_stack(), "ultra-prod", "stacks/Pulumi.ultra-prod.yaml")),
+                  rules=RULES)
+    return dataclasses.replace(head, diff=diff_section(base, head, "main", "working tree", "synthetic"))
+
+
+def diff_pair_report() -> Report:
+    """Two stack files of different names compared with each other (`a -> b`): the head is not shown in full."""
+    before = _renamed(ultraserver_stack(), "dev", "old/Pulumi.dev.yaml")
+    after = dataclasses.replace(_renamed(gpu_stack(), "prod", "new/Pulumi.prod.yaml"), findings=())
+    base, head = Report("plan", stacks=(before,), rules=RULES), Report("diff", stacks=(after,), rules=RULES)
+    return dataclasses.replace(head, diff=diff_section(base, head, "old/Pulumi.dev.yaml", "new/Pulumi.prod.yaml",
+                                                       "synthetic", pair=True))
+
+
 REPORTS = {
     "compare": compare_report,
     "compare-deadline": compare_deadline_report,
@@ -179,4 +221,6 @@ REPORTS = {
     "capacity-nothing": capacity_nothing_report,
     "capacity-extension": capacity_extension_report,
     "capacity-extension-failed": capacity_extension_failed_report,
+    "diff": diff_report,
+    "diff-pair": diff_pair_report,
 }

@@ -29,16 +29,25 @@ CASES: dict[str, tuple[str, str, int | None]] = {
 CASES["plan.table.60.txt"] = ("plan", "table", 60)  # wrapped to a narrow terminal
 CASES["plan.table.wide.txt"] = ("plan", "table", None)  # --wide: price sources in the rows
 
+# the compare, capacity and diff reports of tests/section_documents.py (tests/test_section_snapshots.py):
+# table, json and markdown, the formats those commands have
+SECTION_DOCUMENTS = ("compare", "compare-deadline", "compare-empty", "capacity", "capacity-nothing", "capacity-extension",
+                     "capacity-extension-failed", "diff", "diff-pair")
+SECTION_CASES: dict[str, tuple[str, str, int | None]] = {
+    f"{doc}.{EXTENSIONS[fmt]}": (doc, fmt, 100) for doc in SECTION_DOCUMENTS for fmt in ("table", "json", "markdown")
+}
+
 
 def render(name: str) -> str:
     """Case `name` rendered; the planner version in SARIF is written `VERSION`, so a release leaves it alone."""
     from planner import __version__
     from planner.core.document import RenderContext
     from planner.report.formats import render as render_format
-    from tests.snapshot_documents import DOCUMENTS as BUILDERS
+    from tests.section_documents import REPORTS
+    from tests.snapshot_documents import DOCUMENTS
 
-    doc, fmt, width = CASES[name]
-    text = render_format(BUILDERS[doc](), fmt, RenderContext(width=width))
+    doc, fmt, width = CASES[name] if name in CASES else SECTION_CASES[name]
+    text = render_format({**DOCUMENTS, **REPORTS}[doc](), fmt, RenderContext(width=width))
     return text.replace(f'"{__version__}"', '"VERSION"') if fmt == "sarif" else text
 
 
@@ -49,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     stale = []
     SNAPSHOTS.mkdir(parents=True, exist_ok=True)
-    for name in CASES:
+    for name in [*CASES, *SECTION_CASES]:
         text = render(name)
         path = SNAPSHOTS / name
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
