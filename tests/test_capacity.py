@@ -708,3 +708,22 @@ def test_block_sizes_and_what_cannot_be_booked() -> None:
         block_sizes(257)
     with pytest.raises(NoBlock):
         durations(4368.5)
+
+
+def test_a_saved_search_renders_as_the_run(aws: StubbedAws, capsys, tmp_path) -> None:
+    """`planner render` of the saved JSON prints what the search printed (a CI job posts it from an artifact)."""
+    for _ in range(3):  # the JSON run, then the table and the Markdown
+        three_regions(aws)
+    args = (*P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06")
+    saved = tmp_path / "capacity.json"
+    assert main(["capacity", *args, "--format", "json", "--output", str(saved)]) == 0
+    capsys.readouterr()
+    for fmt in ("table", "markdown"):
+        code, printed, _ = run(capsys, *args, "--format", fmt)
+        assert code == 0
+        assert main(["render", "--format", fmt, str(saved)]) == 0
+        assert capsys.readouterr().out == printed
+    for s in aws.stubbers.values():
+        s.assert_no_pending_responses()
+    assert main(["render", "--format", "sarif", str(saved)]) == 2
+    assert "a capacity report renders as table, json, markdown" in capsys.readouterr().err

@@ -146,3 +146,14 @@ def test_the_summary_names_the_smallest_count_when_it_is_not_the_cheapest() -> N
     last = res.out.splitlines()[-1]
     assert f"({best['instances']:,} instances)" in last
     assert f"fewest instances: {fewest['instances']:,} x {fewest['instance_type']} {fewest['purchase']}" in last
+
+
+def test_a_saved_report_renders_as_the_run(tmp_path) -> None:
+    """`planner render` of the saved JSON prints what compare printed, in each of its formats."""
+    args = ("compare", "--parameters", "70e9", "--tokens", "1e12", "--mfu", "0.4", "--deadline-hours", "720")
+    saved = tmp_path / "compare.json"
+    assert run_cli(*args, "--format", "json", "--output", str(saved)).code == 0
+    for fmt in ("table", "markdown", "json"):
+        assert run_cli("render", "--format", fmt, str(saved)).out == run_cli(*args, "--format", fmt).out
+    res = run_cli("render", "--format", "github", str(saved))
+    assert res.code == 2 and "a compare report renders as table, json, markdown; got github" in res.err

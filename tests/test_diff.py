@@ -230,3 +230,19 @@ def test_fail_on_incomplete_cost_as_in_plan() -> None:
     plan = run_cli("plan", head, "--format", "json", "--fail-on-incomplete-cost")
     (planned,) = [f for f in json.loads(plan.out)["stacks"][0]["findings"] if f["rule"] == "budget-incomplete-cost"]
     assert added["severity"] == "error" and added["message"] == planned["message"]
+
+
+def test_a_saved_diff_renders_as_the_run(tmp_path: Path) -> None:
+    """`planner render` of the saved JSON prints the table and the pull-request comment diff printed."""
+    book = write_book(tmp_path)
+    _write(tmp_path / "base", "train", 2)
+    _write(tmp_path / "head", "train", 4)
+    _write(tmp_path / "head", "new", 1)
+    args = ("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book))
+    saved = tmp_path / "diff.json"
+    assert run_cli(*args, "--format", "json", "--output", str(saved)).code == 0
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    assert [s["stack"] for s in data["stacks"]] == ["new", "train"]  # the head side, as plan reports it
+    assert [s["stack"] for s in data["diff"]["base"]["stacks"]] == ["train"]  # the base side
+    for fmt in ("table", "markdown", "json"):
+        assert run_cli("render", "--format", fmt, str(saved)).out == run_cli(*args, "--format", fmt).out
