@@ -99,8 +99,6 @@ def parse_mfu(text: str, families: set[str]) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.fileio import emit
-
     from planner import catalogue
     from planner.commands import book_from_args
     from planner.cost.compare import Job, compare
