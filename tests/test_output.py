@@ -229,7 +229,7 @@ def test_diff_of_two_named_files_pairs_them_whatever_their_names() -> None:
     res = run_cli("diff", P5EN, TRN2, "--format", "json")
     import json
 
-    stacks = json.loads(res.out)["stacks"]
+    stacks = json.loads(res.out)["diff"]["stacks"]
     assert [(s["stack"], s["status"]) for s in stacks] == [("p5en-train -> trn2-dev", "changed")]
 
 

@@ -12,12 +12,20 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Callable, Literal, Protocol
 
-from planner.core.document.report import Report
 from planner.core.document.stacks import ReportedFinding, StackReport
 
 Status = Literal["added", "removed", "changed", "unchanged"]
+
+
+class SideReport(Protocol):
+    """A side of the diff: a `planner.core.document.Report` (named by its shape: that module reads this one)."""
+
+    @property
+    def stacks(self) -> tuple[StackReport, ...]: ...
+
+    def to_json(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -175,7 +183,7 @@ class DiffSection:
     base_label: str
     head_label: str
     price_book: str
-    base: Report  # the base side as `plan` reports it
+    base: SideReport  # the base side as `plan` reports it (a Report)
     stacks: tuple[StackDiff, ...]
     total: DiffTotal
 
@@ -189,11 +197,12 @@ class DiffSection:
                 "base": self.base.to_json()}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> DiffSection:
-        return cls(d["base_label"], d["head_label"], d["price_book"], Report.from_json(d["base"]),
+    def from_json(cls, d: dict[str, Any], read_report: Callable[[dict[str, Any]], SideReport]) -> DiffSection:
+        """The section; `read_report` reads the base side (`Report.from_json`)."""
+        return cls(d["base_label"], d["head_label"], d["price_book"], read_report(d["base"]),
                    tuple(StackDiff.from_json(s) for s in d["stacks"]), DiffTotal.from_json(d["total"]))
 
 
-def head_stack(report: Report, s: StackDiff) -> StackReport | None:
+def head_stack(report: SideReport, s: StackDiff) -> StackReport | None:
     """The head side of `s` in a diff report (None: the stack was removed)."""
     return next((p for p in report.stacks if p.name == s.head_stack), None) if s.head_stack is not None else None

@@ -170,5 +170,5 @@ def _sections(d: dict[str, Any]) -> dict[str, Any]:
     if d.get("diff") is not None:
         from planner.core.document.diff import DiffSection
 
-        out["diff"] = DiffSection.from_json(d["diff"])
+        out["diff"] = DiffSection.from_json(d["diff"], Report.from_json)
     return out
