@@ -551,7 +551,7 @@ def test_diff_base_ref_compares_folders_git_quotes(tmp_path: Path, folder: str) 
         subprocess.run([*git, *argv], cwd=repo, check=True, timeout=30, capture_output=True)
     res = run_cli("diff", "--base-ref", "main", "--format", "json", "--", folder, cwd=repo)
     assert res.code == 0, res.err
-    (stack,) = json.loads(res.out)["stacks"]
+    (stack,) = json.loads(res.out)["diff"]["stacks"]
     assert stack["status"] == "unchanged" and stack["base_file"] is not None, stack
 
 
