@@ -128,7 +128,7 @@ def capacity_report() -> Report:
                   ("node_groups.train: purchase: capacity-block", "node_groups.train: availability_zone: us-east-2b",
                    "schedule.hours: 336")),
         ("the workload needs 340.2 h at the declared MFU, more than schedule.hours (336.0 h); searched for schedule.hours",),
-        OFFERINGS_PAGE, PURCHASE_PAGE)
+        OFFERINGS_PAGE, PURCHASE_PAGE, 30)
     return Report("capacity", capacity=search)
 
 
@@ -141,7 +141,7 @@ def capacity_nothing_report() -> Report:
     search = CapacitySearch(
         (_need(18, "p6e-gb200.36xlarge", "--hours", 20.0, "u-p6e-gb200x72", 1), _need(2, "p5.48xlarge", "--hours", 20.0)),
         None, "<command line>", "2026-12-10T08:00:00Z", None, None, regions, (), None, None, (), OFFERINGS_PAGE,
-        PURCHASE_PAGE)
+        PURCHASE_PAGE, 30)
     return Report("capacity", capacity=search)
 
 

@@ -60,7 +60,8 @@ def test_input_problems_are_in_every_format() -> None:
         assert "stacks/Pulumi.broken.yaml:7" in render(report, fmt) and "nothing planned" in render(report, fmt)
 
 
-RENDERERS = ("table", "json_report", "markdown", "sarif", "github", "digest", "cost_report", "text", "bounded", "formats")
+RENDERERS = ("table", "json_report", "markdown", "sarif", "github", "digest", "cost_report", "text", "bounded", "formats",
+             "compare_report", "capacity_report", "diff_report")
 ALLOWED = ("planner.core.document", "planner.report", "planner.__version__")
 
 

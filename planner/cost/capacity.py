@@ -500,7 +500,7 @@ class Search:
             None if option is None else doc.CapacityPick(option_section(option), self.pick.fits, self.pick.why),
             None if option is None else doc.NextSteps(tuple(purchase_commands(option)),
                                                       tuple(stack_keys(option, self.node_group))),
-            tuple(self.notes), OFFERINGS_DOC, PURCHASE_DOC)
+            tuple(self.notes), OFFERINGS_DOC, PURCHASE_DOC, round(blocks.TERMINATION_LEAD_HOURS * 60))
 
 
 def answer(needs: Sequence[Need], regions: list[RegionAnswer], earliest: dt.datetime | None,

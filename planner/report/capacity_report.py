@@ -5,7 +5,6 @@ request comment): pure functions of the document's capacity section
 
 from __future__ import annotations
 
-from planner import blocks
 from planner.core.document import RenderContext, Report
 from planner.core.document.capacity import BookedBlock, CapacityExtension, CapacityOption, CapacitySearch
 from planner.report.text import Line
@@ -13,8 +12,11 @@ from planner.report.text import Line
 # the zone names its region; the offering ids are listed under the table (they would not fit beside it)
 HEADERS = ("#", "zone", "start (UTC)", "end (UTC)", "hours", "inst", "upfront", "$/inst-h", "deadline")
 RIGHT = (0, 4, 5, 6, 7)
-CLOSING = ("Offerings as AWS quoted them (DescribeCapacityBlockOfferings); the fee is paid upfront for the whole "
-           f"block, and instances stop {blocks.TERMINATION_LEAD_HOURS * 60:.0f} minutes before it ends. Nothing was bought.")
+
+
+def closing(doc: CapacitySearch) -> str:
+    return ("Offerings as AWS quoted them (DescribeCapacityBlockOfferings); the fee is paid upfront for the whole "
+            f"block, and instances stop {doc.termination_lead_minutes} minutes before it ends. Nothing was bought.")
 
 
 def _when(text: str | None) -> str:
@@ -218,7 +220,7 @@ def _table(doc: CapacitySearch | CapacityExtension) -> str:
     lines += ["Regions:"] + [f"  {x}" for x in region_lines(doc)]
     lines += [f"note: {n}" for n in doc.notes]
     lines += pick_lines(doc) + next_lines(doc)
-    lines.append(CLOSING)
+    lines.append(closing(doc))
     fits = doc.fits
     lines.append([Span(summary(doc), "good" if fits else "bad")])
     return human(lines)
@@ -249,5 +251,5 @@ def render_markdown(report: Report, context: RenderContext = RenderContext()) ->
     if nxt is not None:
         out += ["", "To buy it (not run by planner):", "", "```sh"] + list(nxt.purchase_commands) + ["```", "",
                 "Then set in the stack:", ""] + [f"- {md_code(k)}" for k in nxt.stack_keys]
-    out += ["", md_inert(CLOSING), "", md_inert(summary(doc))]
+    out += ["", md_inert(closing(doc)), "", md_inert(summary(doc))]
     return join_lines(out) + "\n"

@@ -176,6 +176,7 @@ class CapacitySearch:
     notes: tuple[str, ...]
     source_page: str
     purchase_source: str
+    termination_lead_minutes: int  # AWS stops a block's instances this long before it ends
 
     @property
     def fits(self) -> bool:
@@ -193,6 +194,7 @@ class CapacitySearch:
             "pick": None if self.pick is None else self.pick.to_json(),
             "next": None if self.next is None else self.next.to_json(),
             "notes": list(self.notes), "source_page": self.source_page, "purchase_source": self.purchase_source,
+            "termination_lead_minutes": self.termination_lead_minutes,
         }
 
     @classmethod
@@ -202,7 +204,7 @@ class CapacitySearch:
                    tuple(CapacityOption.from_json(o) for o in d["options"]),
                    None if d["pick"] is None else CapacityPick.from_json(d["pick"]),
                    None if d["next"] is None else NextSteps.from_json(d["next"]), _strs(d["notes"]),
-                   d["source_page"], d["purchase_source"])
+                   d["source_page"], d["purchase_source"], d["termination_lead_minutes"])
 
 
 @dataclass(frozen=True)
