@@ -8,7 +8,7 @@ so every format renders from it exactly as from the run that wrote it.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from planner.findings import SEVERITIES
 from planner.report.formats import FORMATS
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 MAX_BYTES = 64 * 1024 * 1024  # a report, not a device: larger files are refused, not read
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("render", help="render a saved JSON report (`planner plan --format json`) in another format")
     p.add_argument("report", metavar="REPORT", help="a JSON report planner wrote with --format json")
     p.add_argument("--format", choices=FORMATS, default="table",
