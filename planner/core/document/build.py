@@ -40,9 +40,9 @@ def rules_for(named: Iterable[str]) -> tuple[RuleInfo, ...]:
     from planner import registry, rules
 
     spec = rules.registry()
-    known = registry.known()
-    others = sorted({i for i in named if i not in spec and i in known})
-    return tuple(_info(r) for r in [*spec.values(), *(known[i] for i in others)])
+    others = {i for i in named if i not in spec}
+    known = registry.known() if others else {}  # the preflight checks load only when a finding names one
+    return tuple(_info(r) for r in [*spec.values(), *(known[i] for i in sorted(others) if i in known)])
 
 
 def _info(r: Any) -> RuleInfo:  # noqa: ANN401 - planner.registry.Rule
