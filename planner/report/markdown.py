@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from planner.core.document import GroupTopology, RenderContext, Report, StackReport
+from planner.core.document import GroupTopology, LustreTopology, RenderContext, Report, StackReport
 from planner.report.bounded import Block
 from planner.report.digest import count_text, counts, md_cell
 from planner.report.table import num
@@ -161,7 +161,8 @@ def mermaid(p: StackReport) -> list[str]:
     drawn as such), the Lustre file system and its S3 repository."""
     c = p.topology
     lines = ["flowchart TB"]
-    zones = sorted({g.availability_zone for g in c.node_groups} | ({c.lustre.availability_zone} if c.lustre else set()))
+    fs_zone = c.lustre.availability_zone if c.lustre else None  # None: a program's file system that names no AZ
+    zones = sorted({g.availability_zone for g in c.node_groups} | ({fs_zone} if fs_zone else set()))
     edges: list[str] = []
     for zi, az in enumerate(zones):
         lines.append(f'  subgraph az{zi}["Availability Zone {mermaid_text(az)}"]')
@@ -174,12 +175,11 @@ def mermaid(p: StackReport) -> list[str]:
             lines.append("    end")
         for i, g in plain:
             lines += _group(i, g, "    ")
-        if c.lustre is not None and c.lustre.availability_zone == az:
-            fs = c.lustre
-            tput = fs.per_unit_storage_throughput
-            detail = f"{fs.storage_capacity_gib:,} GiB" + (f", {tput} MB/s/TiB" if tput else "") + (", EFA" if fs.efa_enabled else "")
-            lines.append(f'    fsx[("FSx for Lustre {fs.deployment_type}<br/>{detail}")]')
+        if c.lustre is not None and fs_zone == az:
+            lines.append(f"    {_lustre(c.lustre)}")
         lines.append("  end")
+    if c.lustre is not None and fs_zone is None:
+        lines.append(f"  {_lustre(c.lustre, ', in an AZ the program does not name')}")
     if c.lustre is not None:
         for i, g in enumerate(c.node_groups):
             link = "EFA" if c.lustre.efa_enabled and g.efa else "Lustre client"
@@ -188,6 +188,12 @@ def mermaid(p: StackReport) -> list[str]:
             lines.append(f'  s3[("S3 {mermaid_text(c.lustre.s3_import_path)}")]')
             edges.append("  s3 -.-|data repository| fsx")
     return lines + edges
+
+
+def _lustre(fs: LustreTopology, where: str = "") -> str:
+    tput = fs.per_unit_storage_throughput
+    detail = f"{fs.storage_capacity_gib:,} GiB" + (f", {tput} MB/s/TiB" if tput else "") + (", EFA" if fs.efa_enabled else "")
+    return f'fsx[("FSx for Lustre {fs.deployment_type}<br/>{detail}{where}")]'
 
 
 def _group(i: int, g: GroupTopology, indent: str) -> list[str]:
