@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def read(path: str) -> "Report":
+def read(path: str) -> Report:
     """The report saved at `path`; InputError (one line, exit 2) for a file that is not a planner
     report of this version."""
     import json

@@ -8,7 +8,7 @@ command (`compare`, `capacity`, `diff`) is rendered by that section's renderer.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from planner.core.document import RenderContext, Report
 
@@ -42,6 +42,6 @@ def renderer(fmt: str) -> Renderer:
     raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
-def render(report: Report, fmt: str, context: RenderContext = RenderContext()) -> str:
-    """`report` in format `fmt`."""
-    return renderer(fmt)(report, context)
+def render(report: Report, fmt: str, context: RenderContext | None = None) -> str:
+    """`report` in format `fmt` (default context: 100 columns, no colour, fail on errors)."""
+    return renderer(fmt)(report, context or RenderContext())
