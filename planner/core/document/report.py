@@ -81,7 +81,7 @@ class RenderContext:
     `--wide`), colour (ANSI styles in human output), and the exit threshold the table's last line
     states (`--fail-on`)."""
 
-    width: int | None = None
+    width: int | None = 100  # what planner fits to when piped (planner.report.text.DEFAULT_WIDTH)
     colour: bool = False
     fail_on: Literal["error", "warning"] = "error"
 
