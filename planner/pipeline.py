@@ -11,7 +11,7 @@ from planner import cost as _cost
 from planner import rules as _rules
 from planner.core.document.stacks import COMMAND_LINE, EXTERNAL, IN_SOURCE  # suppression kinds, as SARIF names them
 from planner.errors import InputError, Problem
-from planner.findings import Finding, at_least
+from planner.findings import Finding
 from planner.model import Stack
 from planner.summary import summarize
 
@@ -121,15 +121,6 @@ def plan_stacks(stacks: Iterable[Stack], options: PlanOptions = PlanOptions()) -
     stacks = list(stacks)
     check_suppressions(stacks, options.suppress)
     return [plan_stack(s, options) for s in stacks]
-
-
-def exit_code(plans: Iterable[StackPlan], fail_on: str = "error") -> int:
-    """1 when an unsuppressed finding at or above `fail_on` exists, else 0."""
-    for p in plans:
-        for f in p.findings:
-            if not f.suppressed and at_least(f.severity, fail_on):
-                return 1
-    return 0
 
 
 # --- suppressions that name no rule ------------------------------------------------------
