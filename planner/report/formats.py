@@ -43,5 +43,9 @@ def renderer(fmt: str) -> Renderer:
 
 
 def render(report: Report, fmt: str, context: RenderContext | None = None) -> str:
-    """`report` in format `fmt` (default context: 100 columns, no colour, fail on errors)."""
+    """`report` in format `fmt` (default context: 100 columns, no colour, fail on errors).
+
+    The one dispatch of every format, `planner render` included: a report whose `compare`,
+    `capacity` or `diff` section is set goes to that section's renderer here; the rest (plan,
+    preflight, input problems) to the format's module."""
     return renderer(fmt)(report, context or RenderContext())

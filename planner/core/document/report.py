@@ -157,6 +157,7 @@ class Report:
 
 
 def _sections(d: dict[str, Any]) -> dict[str, Any]:
-    """The sections other than stacks, read by their own modules (each imported only when present)."""
+    """The sections other than stacks (`diff`, `compare`, `capacity`), each read by its own module,
+    imported by an explicit `from ... import` only when the section is present."""
     out: dict[str, Any] = {}
     return out
