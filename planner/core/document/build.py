@@ -55,15 +55,22 @@ def rules_for(named: Iterable[str]) -> tuple[RuleInfo, ...]:
     return tuple(_info(r) for r in [*spec.values(), *(known[i] for i in sorted(others) if i in known)])
 
 
-def _info(r: Any) -> RuleInfo:
-    return RuleInfo(r.id, r.severity, r.description, r.source, r.remediation, r.category)
+_INFOS: dict[int, RuleInfo] = {}  # registered rules live as long as the process: each is copied once
+
+
+def _info(r: Any) -> RuleInfo:  # planner.registry.Rule
+    info = _INFOS.get(id(r))
+    if info is None or info.id != r.id:
+        info = _INFOS[id(r)] = RuleInfo(r.id, r.severity, r.description, r.source, r.remediation, r.category)
+    return info
 
 
 def stack_report(plan: StackPlan) -> StackReport:
     from planner import catalogue
 
     stack = plan.stack
-    parts = _part_lines(stack)
+    # the parts' lines matter only to findings with a line of the stack file
+    parts = _part_lines(stack) if any(f.line and f.file == stack.file for f in plan.findings) else []
     return StackReport(
         name=stack.name,
         file=stack.file,
