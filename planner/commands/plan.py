@@ -86,7 +86,10 @@ class problems_shown:
         if isinstance(exc, InputError):
             from planner.core.document.build import problems_report
 
-            show(problems_report(self.command, exc.problems), self.args)  # type: ignore[arg-type]
+            try:
+                show(problems_report(self.command, exc.problems), self.args)  # type: ignore[arg-type]
+            except InputError as unwritten:  # the report could not be written either: say both
+                raise InputError([*exc.problems, *unwritten.problems]) from None
 
 
 def render_context(fail_on: str = "error") -> "RenderContext":
