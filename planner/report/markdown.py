@@ -27,7 +27,7 @@ def render(report: Report, context: RenderContext = RenderContext(), limit: int 
     from planner.report.bounded import MAX_CHARS, assemble
 
     if report.problems:
-        return render_problems(report)
+        return render_problems(report, MAX_CHARS if limit is None else limit)
     plans = list(report.stacks)
     total = counts(f for p in plans for f in p.findings)
     verdict = ":x:" if total["error"] else (":warning:" if total["warning"] else ":white_check_mark:")
@@ -40,13 +40,16 @@ def render(report: Report, context: RenderContext = RenderContext(), limit: int 
     return assemble(head, blocks, MAX_CHARS if limit is None else limit)
 
 
-def render_problems(report: Report) -> str:
-    """Unusable input: the verdict, then one table row per problem (file and line, key, what was expected)."""
+def render_problems(report: Report, limit: int) -> str:
+    """Unusable input: the verdict, then one table row per problem (file and line, key, what was
+    expected), as many as fit in `limit` characters (the rest counted at the end)."""
+    from planner.report.bounded import assemble
     from planner.report.digest import problems_text
 
-    out = [MARKER, f"## :x: planner: {problems_text(report)}", "", "| where | key | problem |", "|---|---|---|"]
-    out += [f"| {md_code(p.where)} | {md_code(p.key) if p.key else '-'} | {md_cell(p.message)} |" for p in report.problems]
-    return join_lines(out) + "\n"
+    head = [MARKER, f"## :x: planner: {problems_text(report)}", "", "| where | key | problem |", "|---|---|---|"]
+    rows = [Block([f"| {md_code(p.where)} | {md_code(p.key) if p.key else '-'} | {md_cell(p.message)} |"], i,
+                  kind="input problem row") for i, p in enumerate(report.problems)]
+    return assemble(head, rows, limit)
 
 
 OVERVIEW_HEADER = ["| stack | region | instances | accelerators | errors | warnings | suppressed | cost |",
