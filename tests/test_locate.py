@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.locate import locate, nearest, of
+from planner.locate import locate, nearest
 from planner.parse import load_stack
 from planner.pipeline import plan_stack
 from planner.reader import key_path
@@ -39,7 +39,6 @@ def test_every_finding_has_a_path_that_locates_its_line(path: Path) -> None:
         assert f.path and f.path[:2] == ("config", "planner:cluster"), f
         where = locate(stack, f.path)
         assert (where.file, where.line) == (f.file, f.line), f
-        assert of(f).path == key_path(f.path)
         assert f.to_json()["path"] == key_path(f.path)
 
 
