@@ -9,8 +9,19 @@ round numbers that add up, so a reader can check a snapshot by eye.
 
 from __future__ import annotations
 
-from planner.core.document import (GroupTopology, InputProblem, LustreTopology, Report, ReportedFinding, RuleInfo,
-                                   StackReport, Suppression, Topology, UltraServerUnit, UnusedSuppressionReport)
+from planner.core.document import (
+    GroupTopology,
+    InputProblem,
+    LustreTopology,
+    Report,
+    ReportedFinding,
+    RuleInfo,
+    StackReport,
+    Suppression,
+    Topology,
+    UltraServerUnit,
+    UnusedSuppressionReport,
+)
 
 EC2_PRICING = "https://aws.amazon.com/ec2/pricing/on-demand/"
 FSX_PRICING = "https://aws.amazon.com/fsx/lustre/pricing/"

@@ -83,3 +83,13 @@ def test_source_urls_are_one_code_span_and_gpu_stacks_count_no_ultraservers() ->
     assert "UltraServers" not in text.split("\n### ")[1].splitlines()[2]
     ultra = markdown.render(document(plan_stacks([load_stack(str(ROOT / "stacks" / "Pulumi.ultraserver-prod.yaml"))])))
     assert re.search(r"\d+ UltraServers, ", ultra)
+
+
+def test_input_problems_stay_under_the_limit_and_say_how_many_were_left_out() -> None:
+    from planner.core.document import InputProblem, Report
+
+    problems = tuple(InputProblem(f"stacks/Pulumi.b{i:04}.yaml", 3, "planner:cluster", "missing required key 'x' " * 4)
+                     for i in range(3000))
+    text = markdown.render(Report("plan", problems=problems))
+    assert len(text) < MAX_CHARS and "3000 input problems, nothing planned" in text.splitlines()[1]
+    assert "| `stacks/Pulumi.b0000.yaml:3` |" in text and "input problem rows" in text.splitlines()[-1]

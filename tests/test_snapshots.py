@@ -60,6 +60,19 @@ def test_input_problems_are_in_every_format() -> None:
         assert "stacks/Pulumi.broken.yaml:7" in render(report, fmt) and "nothing planned" in render(report, fmt)
 
 
+def test_a_file_system_in_no_named_zone_is_drawn_outside_the_zones() -> None:
+    """A program's Lustre file system may name no AZ (the table says so); the diagram draws it beside the zones."""
+    import dataclasses
+
+    s = DOCUMENTS["plan"]().stacks[0]
+    assert s.topology.lustre is not None
+    lustre = dataclasses.replace(s.topology.lustre, availability_zone=None)
+    report = Report("plan", stacks=(dataclasses.replace(s, topology=dataclasses.replace(s.topology, lustre=lustre)),))
+    diagram = render(report, "markdown").split("```mermaid\n")[1].split("```")[0].splitlines()
+    assert diagram[diagram.index("  end") + 1] == ('  fsx[("FSx for Lustre PERSISTENT_2<br/>1,000 GiB, 250 MB/s/TiB, '
+                                                   'in an AZ the program does not name")]')
+
+
 RENDERERS = ("table", "json_report", "markdown", "sarif", "github", "digest", "cost_report", "text", "bounded", "formats",
              "compare_report", "capacity_report", "diff_report")
 ALLOWED = ("planner.core.document", "planner.report", "planner.__version__")

@@ -12,7 +12,7 @@ renders each case and compares; after an intended change to a renderer:
 
 from __future__ import annotations
 
-import argparse
+import functools
 import sys
 from pathlib import Path
 
@@ -52,22 +52,10 @@ def render(name: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.snapshots", description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only compare; exit 1 when a file differs")
-    args = parser.parse_args(argv)
+    from tools.golden import sync
+
     sys.path.insert(0, str(ROOT))
-    stale = []
-    SNAPSHOTS.mkdir(parents=True, exist_ok=True)
-    for name in [*CASES, *SECTION_CASES]:
-        text = render(name)
-        path = SNAPSHOTS / name
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            stale.append(name)
-            if not args.check:
-                path.write_text(text, encoding="utf-8")
-    if stale:
-        print(("stale: " if args.check else "rewrote: ") + ", ".join(stale), file=sys.stderr)
-    return 1 if stale and args.check else 0
+    return sync("python -m tools.snapshots", SNAPSHOTS, [(name, functools.partial(render, name)) for name in [*CASES, *SECTION_CASES]], argv)
 
 
 if __name__ == "__main__":

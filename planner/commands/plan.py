@@ -39,8 +39,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.commands import requires
     from planner.core.document.build import report
 
+    # a missing extra is not a problem of the input: the run does not start, and writes nothing
+    if args.program or args.stack:
+        requires("pulumi", "planner plan --program")
+    if getattr(args, "live_prices", False):
+        requires("aws", "--live-prices")
     with problems_shown("plan", args):
         plans = _plans(args)
     document = report("plan", plans)
@@ -53,9 +59,6 @@ def _plans(args: argparse.Namespace) -> list[Any]:  # list[StackPlan]
     from planner.pipeline import PlanOptions, plan_stacks
 
     if args.program or args.stack:
-        from planner.commands import requires
-
-        requires("pulumi", "planner plan --program")
         from planner.programs import stacks_for_cli
 
         stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
@@ -83,7 +86,10 @@ class problems_shown:
         if isinstance(exc, InputError):
             from planner.core.document.build import problems_report
 
-            show(problems_report(self.command, exc.problems), self.args)  # type: ignore[arg-type]
+            try:
+                show(problems_report(self.command, exc.problems), self.args)  # type: ignore[arg-type]
+            except InputError as unwritten:  # the report could not be written either: say both
+                raise InputError([*exc.problems, *unwritten.problems]) from None
 
 
 def render_context(fail_on: str = "error") -> "RenderContext":

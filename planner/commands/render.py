@@ -8,7 +8,7 @@ so every format renders from it exactly as from the run that wrote it.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from planner.findings import SEVERITIES
 from planner.report.formats import FORMATS
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 MAX_BYTES = 64 * 1024 * 1024  # a report, not a device: larger files are refused, not read
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("render", help="render a saved JSON report (`planner plan --format json`) in another format")
     p.add_argument("report", metavar="REPORT", help="a JSON report planner wrote with --format json")
     p.add_argument("--format", choices=FORMATS, default="table",
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def read(path: str) -> "Report":
+def read(path: str) -> Report:
     """The report saved at `path`; InputError (one line, exit 2) for a file that is not a planner
     report of this version."""
     import json

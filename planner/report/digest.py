@@ -80,8 +80,8 @@ def for_people(stack: StackReport, report: Report) -> list[Shown]:
     skip = moot(stack)
     ordered = sorted((f for f in stack.findings if f not in skip),
                      key=lambda f: (f.suppressed, _ORDER[f.severity], f.file, f.line or 0, f.rule, f.message))
-    groups: dict[tuple[object, ...], list[ReportedFinding]] = {}
-    names: dict[tuple[object, ...], list[str]] = {}
+    groups: dict[tuple[bool, str, str, str, str], list[ReportedFinding]] = {}
+    names: dict[tuple[bool, str, str, str, str], list[str]] = {}
     for f in ordered:
         m = _GROUP.search(f.message)
         template = f.message if m is None else f.message[:m.start()] + "\0" + f.message[m.end():]
@@ -96,7 +96,7 @@ def for_people(stack: StackReport, report: Report) -> list[Shown]:
         if len(found) > 1:
             quoted = [f"'{n}'" for n in names[key]]
             listed = ", ".join(quoted[:-1]) + " and " + quoted[-1]
-            message = str(key[4]).replace("\0", f"node groups {listed}", 1)
+            message = key[4].replace("\0", f"node groups {listed}", 1)
         lines = [str(f.line) for f in found if f.line]
         where_text = first.file + (f":{', '.join(lines)}" if lines else "")
         if first.resource and len(found) == 1:

@@ -8,7 +8,7 @@ command (`compare`, `capacity`, `diff`) is rendered by that section's renderer.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from planner.core.document import RenderContext, Report
 
@@ -71,9 +71,13 @@ def section_renderer(report: Report, fmt: str) -> Renderer | None:
     return None
 
 
-def render(report: Report, fmt: str, context: RenderContext = RenderContext()) -> str:
-    """`report` in format `fmt`: a compare, capacity or diff report by its section's renderer."""
+def render(report: Report, fmt: str, context: RenderContext | None = None) -> str:
+    """`report` in format `fmt` (default context: 100 columns, no colour, fail on errors).
+
+    The one dispatch of every format, `planner render` included: a report whose `compare`,
+    `capacity` or `diff` section is set goes to that section's renderer here (table, markdown;
+    its json is the document); the rest (plan, preflight, input problems) to the format's module."""
     if fmt not in formats_of(report):
         raise ValueError(f"a {report.command} report renders as {', '.join(formats_of(report))}, not {fmt}")
     section = section_renderer(report, fmt)
-    return (section or renderer(fmt))(report, context)
+    return (section or renderer(fmt))(report, context or RenderContext())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from planner.core.document import GroupTopology, RenderContext, Report, StackReport
+from planner.core.document import GroupTopology, LustreTopology, RenderContext, Report, StackReport
 from planner.report.bounded import Block
 from planner.report.digest import count_text, counts, md_cell
 from planner.report.table import num
@@ -27,7 +27,7 @@ def render(report: Report, context: RenderContext = RenderContext(), limit: int 
     from planner.report.bounded import MAX_CHARS, assemble
 
     if report.problems:
-        return render_problems(report)
+        return render_problems(report, MAX_CHARS if limit is None else limit)
     plans = list(report.stacks)
     total = counts(f for p in plans for f in p.findings)
     verdict = ":x:" if total["error"] else (":warning:" if total["warning"] else ":white_check_mark:")
@@ -40,13 +40,16 @@ def render(report: Report, context: RenderContext = RenderContext(), limit: int 
     return assemble(head, blocks, MAX_CHARS if limit is None else limit)
 
 
-def render_problems(report: Report) -> str:
-    """Unusable input: the verdict, then one table row per problem (file and line, key, what was expected)."""
+def render_problems(report: Report, limit: int) -> str:
+    """Unusable input: the verdict, then one table row per problem (file and line, key, what was
+    expected), as many as fit in `limit` characters (the rest counted at the end)."""
+    from planner.report.bounded import assemble
     from planner.report.digest import problems_text
 
-    out = [MARKER, f"## :x: planner: {problems_text(report)}", "", "| where | key | problem |", "|---|---|---|"]
-    out += [f"| {md_code(p.where)} | {md_code(p.key) if p.key else '-'} | {md_cell(p.message)} |" for p in report.problems]
-    return join_lines(out) + "\n"
+    head = [MARKER, f"## :x: planner: {problems_text(report)}", "", "| where | key | problem |", "|---|---|---|"]
+    rows = [Block([f"| {md_code(p.where)} | {md_code(p.key) if p.key else '-'} | {md_cell(p.message)} |"], i,
+                  kind="input problem row") for i, p in enumerate(report.problems)]
+    return assemble(head, rows, limit)
 
 
 OVERVIEW_HEADER = ["| stack | region | instances | accelerators | errors | warnings | suppressed | cost |",
@@ -161,7 +164,8 @@ def mermaid(p: StackReport) -> list[str]:
     drawn as such), the Lustre file system and its S3 repository."""
     c = p.topology
     lines = ["flowchart TB"]
-    zones = sorted({g.availability_zone for g in c.node_groups} | ({c.lustre.availability_zone} if c.lustre else set()))
+    fs_zone = c.lustre.availability_zone if c.lustre else None  # None: a program's file system that names no AZ
+    zones = sorted({g.availability_zone for g in c.node_groups} | ({fs_zone} if fs_zone else set()))
     edges: list[str] = []
     for zi, az in enumerate(zones):
         lines.append(f'  subgraph az{zi}["Availability Zone {mermaid_text(az)}"]')
@@ -174,12 +178,11 @@ def mermaid(p: StackReport) -> list[str]:
             lines.append("    end")
         for i, g in plain:
             lines += _group(i, g, "    ")
-        if c.lustre is not None and c.lustre.availability_zone == az:
-            fs = c.lustre
-            tput = fs.per_unit_storage_throughput
-            detail = f"{fs.storage_capacity_gib:,} GiB" + (f", {tput} MB/s/TiB" if tput else "") + (", EFA" if fs.efa_enabled else "")
-            lines.append(f'    fsx[("FSx for Lustre {fs.deployment_type}<br/>{detail}")]')
+        if c.lustre is not None and fs_zone == az:
+            lines.append(f"    {_lustre(c.lustre)}")
         lines.append("  end")
+    if c.lustre is not None and fs_zone is None:
+        lines.append(f"  {_lustre(c.lustre, ', in an AZ the program does not name')}")
     if c.lustre is not None:
         for i, g in enumerate(c.node_groups):
             link = "EFA" if c.lustre.efa_enabled and g.efa else "Lustre client"
@@ -188,6 +191,12 @@ def mermaid(p: StackReport) -> list[str]:
             lines.append(f'  s3[("S3 {mermaid_text(c.lustre.s3_import_path)}")]')
             edges.append("  s3 -.-|data repository| fsx")
     return lines + edges
+
+
+def _lustre(fs: LustreTopology, where: str = "") -> str:
+    tput = fs.per_unit_storage_throughput
+    detail = f"{fs.storage_capacity_gib:,} GiB" + (f", {tput} MB/s/TiB" if tput else "") + (", EFA" if fs.efa_enabled else "")
+    return f'fsx[("FSx for Lustre {fs.deployment_type}<br/>{detail}{where}")]'
 
 
 def _group(i: int, g: GroupTopology, indent: str) -> list[str]:

@@ -8,7 +8,7 @@ engineers named in /work/brief/common.md; each section is a frozen dataclass wit
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from planner.core.document.stacks import StackReport
@@ -51,7 +51,7 @@ class InputProblem:
         return {"file": self.file, "line": self.line, "key": self.key, "message": self.message}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "InputProblem":
+    def from_json(cls, d: dict[str, Any]) -> InputProblem:
         return cls(d["file"], d.get("line"), d.get("key", ""), d["message"])
 
 
@@ -71,7 +71,7 @@ class RuleInfo:
                 "source": self.source, "remediation": self.remediation, "category": self.category}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "RuleInfo":
+    def from_json(cls, d: dict[str, Any]) -> RuleInfo:
         return cls(d["id"], d["severity"], d["description"], d["source"], d["remediation"], d.get("category", ""))
 
 
@@ -81,7 +81,7 @@ class RenderContext:
     `--wide`), colour (ANSI styles in human output), and the exit threshold the table's last line
     states (`--fail-on`)."""
 
-    width: int | None = None
+    width: int | None = 100  # what planner fits to when piped (planner.report.text.DEFAULT_WIDTH)
     colour: bool = False
     fail_on: Literal["error", "warning"] = "error"
 
@@ -134,7 +134,7 @@ class Report:
         return out
 
     @classmethod
-    def from_json(cls, d: Any) -> "Report":  # noqa: ANN401 - any parsed JSON value
+    def from_json(cls, d: Any) -> Report:
         """A saved report; NotAReport (one line) for JSON that is not a planner report of this version."""
         if not isinstance(d, dict) or "version" not in d:
             raise NotAReport("not a planner report (expected a JSON object with `version`, `command` and `stacks`, "
@@ -157,7 +157,8 @@ class Report:
 
 
 def _sections(d: dict[str, Any]) -> dict[str, Any]:
-    """The sections other than stacks, read by their own modules (each imported only when present)."""
+    """The sections other than stacks (`diff`, `compare`, `capacity`), each read by its own module,
+    imported by an explicit `from ... import` only when the section is present."""
     out: dict[str, Any] = {}
     if d.get("compare") is not None:
         from planner.core.document.compare import CompareSection
