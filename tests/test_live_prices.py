@@ -310,7 +310,7 @@ def test_diff_with_live_prices(stubbed_pricing: StubbedAws, stack_file) -> None:
     head = head_dir / "Pulumi.a.yaml"
     head.write_text(base.read_text().replace("count: 2", "count: 4"))
     res = run_cli("diff", str(base), str(head), "--live-prices", "--format", "json")
-    (stack,) = json.loads(res.out)["stacks"]
+    (stack,) = json.loads(res.out)["diff"]["stacks"]
     root = 6.0  # a root volume over the run at the live gp3 price: 500 GiB x 100 h / 730 x 0.0876
     assert (stack["total"]["before_usd"], stack["total"]["after_usd"]) == (round(2 * (37.5 * 100 + root), 2),
                                                                            round(4 * (37.5 * 100 + root), 2))
