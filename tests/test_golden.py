@@ -1,4 +1,4 @@
-"""compare, diff, rules and catalog print for the bundled stacks what tests/golden holds (`python -m tools.golden`
+"""rules and catalog print what tests/golden holds (`python -m tools.golden`
 rewrites them after an intended change, so each change to an interface is a reviewed diff)."""
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
-"""Golden files: what `compare`, `diff`, `rules` and `catalog` print for the bundled stacks (tests/golden/).
+"""Golden files: what `rules` and `catalog` print (tests/golden/).
 
 Why: each format is an interface, so a change to any of them shows up as a reviewed diff of
-these files rather than by surprise. `plan` and `preflight` have none: their formats are
-snapshot-tested on synthetic documents (`tools.snapshots`, tests/snapshots/), so a price
-update does not rewrite them, and tests/test_end_to_end.py runs the CLI end to end. `tests/test_golden.py` renders
+these files rather than by surprise. `plan`, `preflight`, `compare`, `capacity` and `diff`
+have none: their formats are snapshot-tested on synthetic documents (`tools.snapshots`,
+tests/snapshots/), so a price update does not rewrite them, and the CLI is run end to end by
+tests/test_end_to_end.py and the commands' own tests (render of the saved JSON is what the
+command printed). `tests/test_golden.py` renders
 each case and compares; after an intended change, one command rewrites them all:
 
     .venv/bin/python -m tools.golden          # rewrite tests/golden/*
@@ -27,17 +29,8 @@ from typing import Callable, Iterable
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 
-P5EN, TRN2 = "stacks/Pulumi.p5en-train.yaml", "stacks/Pulumi.trn2-dev.yaml"
-COMPARE = ("compare", "--parameters", "70e9", "--tokens", "2e12", "--mfu", "0.4", "--instances", "16")
-
 # file name -> (COLUMNS, argv after `planner`)
 CASES: dict[str, tuple[int, tuple[str, ...]]] = {
-    "compare.table.txt": (100, COMPARE),
-    "compare.md": (100, (*COMPARE, "--format", "markdown")),
-    "compare.json": (100, (*COMPARE, "--format", "json")),
-    "diff.table.txt": (100, ("diff", P5EN, TRN2)),
-    "diff.md": (100, ("diff", P5EN, TRN2, "--format", "markdown")),
-    "diff.json": (100, ("diff", P5EN, TRN2, "--format", "json")),
     "rules.table.txt": (100, ("rules",)),
     "catalog.table.txt": (100, ("catalog",)),
 }
