@@ -10,6 +10,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from planner.core.document import RenderContext, Report
 from planner.report.formats import FORMATS, render
@@ -90,3 +92,27 @@ def test_renderers_import_only_the_document_and_text_helpers(module: str) -> Non
             imported |= {a.name for a in node.names}
     wrong = sorted(m for m in imported if m.startswith("planner") and not m.startswith(ALLOWED))
     assert not wrong, f"planner/report/{module}.py imports {wrong}"
+
+_TEXT = st.text(max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(message=_TEXT, reason=_TEXT, fix=st.none() | _TEXT, file=_TEXT, line=st.none() | st.integers(1, 10**6),
+       problem=_TEXT)
+def test_any_text_round_trips_and_renders_the_same(message: str, reason: str, fix: str | None, file: str,
+                                                   line: int | None, problem: str) -> None:
+    """Whatever a stack or a program says (line breaks, bidi overrides, lone surrogates), the saved JSON
+    reads back to the same document and renders the same."""
+    import dataclasses
+
+    from planner.core.document import InputProblem, ReportedFinding, Suppression
+
+    s = DOCUMENTS["plan"]().stacks[0]
+    odd = ReportedFinding("efa-recommended", "warning", message, file, line, "planner:cluster", Suppression("inSource", reason),
+                          fix=fix)
+    for report in (Report("plan", stacks=(dataclasses.replace(s, findings=(odd, *s.findings)),)),
+                   Report("plan", problems=(InputProblem(file, line, "planner:cluster", problem),))):
+        again = Report.from_json(json.loads(render(report, "json")))
+        assert again == report
+        assert render(again, "markdown") == render(report, "markdown")
+        assert render(again, "github") == render(report, "github")

@@ -12,11 +12,13 @@ SEVERITY_STYLE = {"error": "error", "warning": "warning", "info": "info"}
 def render_summary(p: StackReport) -> list[Line]:
     s = p.summary
     out: list[Line] = [[Span(f"Stack {p.name}", "heading"), Span(f" ({p.file}, {p.region})")]]
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (g["name"], g["instance_type"], g["purchase"], num(g["instances"]), num(g["ultraservers"]) if g["ultraservers"] else "-",
          num(g["accelerators"]), g["availability_zone"], "yes" if g["efa"] else "no")
         for g in s["node_groups"]
     ]
+    headers: tuple[str, ...]
+    right: tuple[int, ...]
     headers, right = ("node group", "type", "purchase", "instances", "UltraServers", "accelerators", "AZ", "EFA"), (3, 4, 5)
     if not s["ultraservers"]:  # no UltraServer in the stack: the column would only hold dashes
         headers, right = headers[:4] + headers[5:], (3, 4)

@@ -1,9 +1,9 @@
 """The top of the document: what one run of planner says, in one typed value.
 
-SKELETON written by the lead so that several engineers can fill sections in parallel:
-`stacks` (plan/preflight/components/pack), `diff`, `compare` and `capacity` are owned by the
-engineers named in /work/brief/common.md; each section is a frozen dataclass with
-`to_json()` and `from_json()` that round-trip exactly (from_json(to_json(x)) == x).
+Sections: `stacks` (plan, preflight, the components, the pack: `planner.core.document.stacks`),
+`diff`, `compare` and `capacity`, each a frozen dataclass with `to_json()` and `from_json()`
+that round-trip exactly (`from_json(to_json(x)) == x`); input problems and the rule metadata
+the findings refer to. `Report.to_json()` is what `--format json` writes (docs/output.md).
 """
 
 from __future__ import annotations
