@@ -21,7 +21,7 @@ from tools import snapshots
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("name", sorted(snapshots.CASES))
+@pytest.mark.parametrize("name", sorted([*snapshots.CASES, *snapshots.SECTION_CASES]))  # sections: test_section_snapshots
 def test_output_is_the_snapshot(name: str) -> None:
     path = snapshots.SNAPSHOTS / name
     assert path.is_file(), f"{path} missing: run python -m tools.snapshots"
