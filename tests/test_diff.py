@@ -136,7 +136,8 @@ def test_unusable_input_exits_2(tmp_path: Path, args: tuple[str, ...]) -> None:
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "base")
     res = run_cli(*args, cwd=repo)
-    assert res.code == 2 and res.out == "" and len(res.err.strip().splitlines()) == 1, (res.code, res.err)
+    assert res.code == 2 and len(res.err.strip().splitlines()) == 1, (res.code, res.err)
+    assert res.out.startswith("Input problems\n") and "nothing planned; exit 2" in res.out  # the report says it too
 
 
 def _program_repo(tmp_path: Path) -> Path:
@@ -192,7 +193,8 @@ def test_diff_of_a_program_needs_a_ref_and_a_stack(tmp_path: Path) -> None:
                            (("--program", "infra", "--base-ref", "HEAD"), "--stack: --program DIR and --stack NAME go together"),
                            (("--program", "infra", "--stack", "test", "--base-ref", "nope"), "'nope' is not a commit")):
         res = run_cli("diff", *args, cwd=repo)
-        assert res.code == 2 and res.out == "" and expected in res.err and len(res.err.strip().splitlines()) == 1, res.err
+        assert res.code == 2 and expected in res.err and len(res.err.strip().splitlines()) == 1, res.err
+        assert res.out.startswith("Input problems\n") and "nothing planned; exit 2" in res.out
 
 
 def test_a_program_new_at_head_is_added(tmp_path: Path) -> None:
@@ -211,7 +213,7 @@ def test_a_program_failing_at_the_base_is_named_at_the_ref(tmp_path: Path) -> No
     _git(repo, "commit", "-qam", "broken")
     main.write_text(good, encoding="utf-8")
     res = run_cli("diff", "--program", "infra", "--stack", "test", "--base-ref", "HEAD", cwd=repo)
-    assert res.code == 2 and res.out == ""
+    assert res.code == 2 and "HEAD:infra/__main__.py:" in res.out  # the problem, in the report asked for (a table)
     (line,) = res.err.strip().splitlines()
     assert line.startswith("planner: HEAD:infra/__main__.py:") and "the program failed: ValueError: broken at the base" in line
     assert "planner-base-" not in line
@@ -246,3 +248,17 @@ def test_a_saved_diff_renders_as_the_run(tmp_path: Path) -> None:
     assert [s["stack"] for s in data["diff"]["base"]["stacks"]] == ["train"]  # the base side
     for fmt in ("table", "markdown", "json"):
         assert run_cli("render", "--format", fmt, str(saved)).out == run_cli(*args, "--format", fmt).out
+
+
+def test_a_broken_stack_file_is_in_the_comment_and_the_json(tmp_path: Path) -> None:
+    """Unusable input on either side: the report asked for holds the problem (the pull-request comment
+    names the file and line), exit 2, and the one line on standard error stays."""
+    _write(tmp_path / "base", "train", 2)
+    head = _write(tmp_path / "head", "train", 2)
+    head.write_text(head.read_text(encoding="utf-8").replace("count: 2", "count: lots"), encoding="utf-8")
+    args = ("diff", str(tmp_path / "base"), str(tmp_path / "head"))
+    md = run_cli(*args, "--format", "markdown")
+    assert md.code == 2 and len(md.err.strip().splitlines()) == 1
+    assert "input problem" in md.out and f"{head}:6" in md.out
+    doc = json.loads(run_cli(*args, "--format", "json").out)
+    assert doc["command"] == "diff" and "diff" not in doc and doc["problems"][0]["line"] == 6

@@ -268,10 +268,11 @@ class _worktree:
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.commands.plan import show
+    from planner.commands.plan import problems_shown, show
     from planner.findings import at_least
 
-    document = compare(args)
+    with problems_shown("diff", args):  # a broken stack file on either side: its problems, in the format asked for
+        document = compare(args)
     show(document, args)
     if args.fail_on:
         for s in document.diff.stacks:
