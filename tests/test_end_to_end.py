@@ -94,3 +94,15 @@ def test_render_refuses_what_is_not_a_report(tmp_path: Path, text: str, said: st
 def test_render_of_a_missing_file_is_one_line(tmp_path: Path) -> None:
     res = run_cli("render", str(tmp_path / "nope.json"))
     assert res.code == 2 and len(res.err.splitlines()) == 1 and "cannot read the report" in res.err
+
+
+def test_render_reads_standard_input(saved: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(saved.read_bytes())))
+    res = run_cli("render", "--format", "github", "-")
+    assert res.code == 0 and res.out == run_cli("render", "--format", "github", str(saved)).out
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"version": 1, "stacks": []}')))
+    res = run_cli("render", "-")
+    assert res.code == 2 and res.err.startswith("planner: <standard input>: a planner report of version 1")

@@ -17,11 +17,12 @@ if TYPE_CHECKING:
     from planner.core.document import Report
 
 MAX_BYTES = 64 * 1024 * 1024  # a report, not a device: larger files are refused, not read
+STDIN = "<standard input>"
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("render", help="render a saved JSON report (`planner plan --format json`) in another format")
-    p.add_argument("report", metavar="REPORT", help="a JSON report planner wrote with --format json")
+    p.add_argument("report", metavar="REPORT", help="a JSON report planner wrote with --format json (- for standard input)")
     p.add_argument("--format", choices=FORMATS, default="table",
                    help="table (people), json, markdown (PR comment), sarif (code scanning), github (annotations); default: table")
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error",
@@ -53,7 +54,15 @@ def read(path: str) -> Report:
     from planner.errors import InputError, Problem
     from planner.fileio import read_regular
 
-    raw = read_regular(path, MAX_BYTES, "the report")
+    if path == "-":
+        import sys
+
+        path = STDIN
+        raw = sys.stdin.buffer.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            raise InputError([Problem(path, None, "", f"more than {MAX_BYTES} bytes; expected a planner JSON report")])
+    else:
+        raw = read_regular(path, MAX_BYTES, "the report")
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
