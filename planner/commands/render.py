@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format not in formats_of(report):
         from planner.errors import InputError, Problem
 
-        raise InputError([Problem(args.report, None, "--format", f"a {report.command} report renders as "
+        raise InputError([Problem(STDIN if args.report == "-" else args.report, None, "--format",
+                                  f"a {report.command} report renders as "
                                                                   f"{', '.join(formats_of(report))}; got {args.format}")])
     show(report, args)
     return 0
