@@ -40,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
         from planner.errors import InputError, Problem
 
         raise InputError([Problem(STDIN if args.report == "-" else args.report, None, "--format",
-                                  f"a {report.command} report renders as "
-                                                                  f"{', '.join(formats_of(report))}; got {args.format}")])
+                                  f"a {report.command} report renders as {', '.join(formats_of(report))}; "
+                                  f"got {args.format}")])
     show(report, args)
     return 0
 
