@@ -146,8 +146,11 @@ class UltraServerType:
 class _Grouped(Protocol):
     """What `Catalogue.ultraserver_of` reads from a node group (planner.model.NodeGroup)."""
 
-    instance_type: str
-    ultraserver_type: str | None
+    @property
+    def instance_type(self) -> str: ...
+
+    @property
+    def ultraserver_type(self) -> str | None: ...
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from planner import catalogue as _catalogue
 from planner import cost as _cost
 from planner import rules as _rules
 from planner.errors import InputError, Problem
-from planner.findings import Finding, at_least
+from planner.findings import Finding, Severity, at_least
 from planner.model import Stack
 from planner.summary import summarize
 
@@ -102,7 +102,7 @@ EXTERNAL = "external"
 def settle(findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = ()) -> tuple[Finding, ...]:
     """Findings as reported, in file order: suppressed by the stack's `suppress` (kind inSource,
     with its reason) or else by the command line (kind external), the kind and reason recorded."""
-    in_source = {}
+    in_source: dict[str, str] = {}
     for s in stack.cluster.suppress:
         in_source.setdefault(s.rule, s.reason)
     external = set(suppress)
@@ -139,7 +139,7 @@ def unused_suppressions(findings: Iterable[Finding], stack: Stack, suppress: Ite
 
 def check_suppressions(stacks: Iterable[Stack], suppress: Iterable[str] = ()) -> None:
     """Suppressions that name no rule, in any stack or on the command line, stop the run first."""
-    problems: list = []
+    problems: list[Problem] = []
     for s in stacks:
         problems += [p for p in suppression_problems(s, suppress) if p not in problems]
     if problems:
@@ -153,7 +153,7 @@ def plan_stacks(stacks: Iterable[Stack], options: PlanOptions = PlanOptions()) -
     return [plan_stack(s, options) for s in stacks]
 
 
-def exit_code(plans: Iterable[StackPlan], fail_on: str = "error") -> int:
+def exit_code(plans: Iterable[StackPlan], fail_on: Severity = "error") -> int:
     """1 when an unsuppressed finding at or above `fail_on` exists, else 0."""
     for p in plans:
         for f in p.findings:

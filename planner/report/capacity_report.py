@@ -45,7 +45,7 @@ def _rows(doc: dict[str, Any]) -> list[tuple[str, ...]]:
     from planner.report.text import num, usd
 
     several = len(doc["needs"]) > 1
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for i, o in enumerate(doc["options"], 1):
         met = {True: "meets", False: "misses", None: "-"}[o["meets_deadline"]]
         blocks = "+".join(str(b) for b in o["blocks"]) if len(o["blocks"]) > 1 else str(o["instances"])

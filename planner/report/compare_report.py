@@ -3,7 +3,10 @@ pull-request comment or a page): both functions of the compare document (`--form
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from planner.report.text import Line
 
 HEADERS = ("type", "purchase", "count", "run h", "billed h", "USD/h each", "total", "USD per dense PF-h", "as of",
            "notes")
@@ -25,7 +28,7 @@ def _rows(result: dict[str, Any]) -> tuple[list[tuple[str, ...]], list[str]]:
     from planner.report.text import num, usd, usd_rate
 
     foot: list[str] = []
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for c in result["candidates"]:
         marks = ""
         for n in c["notes"]:

@@ -46,7 +46,7 @@ def _cost_cell(value: float | None, exists: bool, cost: dict[str, Any] | None) -
 
 
 def _rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for s in result["stacks"]:
         t = s["total"]
         rows.append((s["stack"], s["status"], _cost_cell(t["before_usd"], s["base_file"] is not None, s["base_cost"]),
@@ -120,7 +120,7 @@ def _both(before: float | None, after: float | None, status: str) -> str:
 
 def item_rows(stack: dict[str, Any]) -> list[tuple[str, ...]]:
     """One row per changed line item: name, status, both sides, the monthly and the run's change."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for i in stack.get("line_items", []):
         what = (item_what(i["before"]) if i["status"] == "removed" else item_what(i["after"]) if i["status"] == "added"
                 else f"{item_what(i['before'])} -> {item_what(i['after'])}" if item_what(i["before"]) != item_what(i["after"])

@@ -3,7 +3,7 @@ where it points, and how text is made safe for a Markdown table cell."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from planner.findings import SEVERITIES, Finding
 
@@ -16,7 +16,7 @@ EXTERNAL = "external"
 
 def counts(findings: Iterable[Finding]) -> dict[str, int]:
     """Unsuppressed findings per severity, plus `suppressed` (all severities)."""
-    out = {s: 0 for s in SEVERITIES}
+    out: dict[str, int] = {s: 0 for s in SEVERITIES}
     out["suppressed"] = 0
     for f in findings:
         out["suppressed" if f.suppressed else f.severity] += 1
@@ -114,8 +114,8 @@ def for_people(plan: "StackPlan") -> list[Shown]:
     skip = moot(plan)
     ordered = sorted((f for f in plan.findings if f not in skip),
                      key=lambda f: (f.suppressed, _ORDER[f.severity], f.file, f.line or 0, f.rule, f.message))
-    groups: dict[tuple, list[Finding]] = {}
-    names: dict[tuple, list[str]] = {}
+    groups: dict[tuple[Any, ...], list[Finding]] = {}
+    names: dict[tuple[Any, ...], list[str]] = {}
     for f in ordered:
         m = _GROUP.search(f.message)
         template = f.message if m is None else f.message[:m.start()] + "\0" + f.message[m.end():]

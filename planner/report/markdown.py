@@ -12,8 +12,7 @@ from typing import Any, Sequence
 from planner import catalogue as _catalogue
 from planner.pipeline import StackPlan
 from planner.report.digest import count_text, counts, md_cell
-from planner.report.table import num
-from planner.report.text import join_lines, md_code, md_own_cell, one_line
+from planner.report.text import join_lines, md_code, md_own_cell, num, one_line
 
 MARKER = "<!-- planner-report -->"
 ICONS = {"error": ":x:", "warning": ":warning:", "info": ":information_source:"}
@@ -118,7 +117,7 @@ def _findings(p: StackPlan) -> list[str]:
         if item.suppressed_reason is not None:
             sev = f"~~{f.severity}~~ suppressed"
             msg += f" *(suppressed: {md_cell(item.suppressed_reason)})*"
-        elif f.fix is not None:  # names the stack's values: inert like the message
+        elif f.fix is not None and item.fix is not None:  # names the stack's values: inert like the message
             msg += f"<br>**Fix:** {md_cell(item.fix)}"
         else:
             r = rules.get(f.rule)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from planner.findings import Severity
 from planner.pipeline import StackPlan
 from planner.report.text import Line, Span, grid, human, indent, num  # noqa: F401 - grid, num: shared with other renderers
 
@@ -14,11 +15,13 @@ SEVERITY_STYLE = {"error": "error", "warning": "warning", "info": "info"}
 def render_summary(p: StackPlan) -> list[Line]:
     s = p.summary
     out: list[Line] = [[Span(f"Stack {p.stack.name}", "heading"), Span(f" ({p.stack.file}, {p.stack.region})")]]
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (g["name"], g["instance_type"], g["purchase"], num(g["instances"]), num(g["ultraservers"]) if g["ultraservers"] else "-",
          num(g["accelerators"]), g["availability_zone"], "yes" if g["efa"] else "no")
         for g in s["node_groups"]
     ]
+    headers: tuple[str, ...]
+    right: tuple[int, ...]
     headers, right = ("node group", "type", "purchase", "instances", "UltraServers", "accelerators", "AZ", "EFA"), (3, 4, 5)
     if not s["ultraservers"]:  # no UltraServer in the stack: the column would only hold dashes
         headers, right = headers[:4] + headers[5:], (3, 4)
@@ -98,7 +101,7 @@ def render_cost(p: StackPlan) -> list[Line]:
     return indent("  ", table_lines(p.cost.to_json(), margin=2))
 
 
-def summary_line(plans: Sequence[StackPlan], fail_on: str = "error") -> Line:
+def summary_line(plans: Sequence[StackPlan], fail_on: Severity = "error") -> Line:
     """The last line of the report: stacks, findings, the total cost, and what the exit code will be."""
     from planner.pipeline import exit_code
     from planner.report.cost_report import sum_totals
@@ -122,7 +125,7 @@ def summary_line(plans: Sequence[StackPlan], fail_on: str = "error") -> Line:
             Span((f"; cost {cost}" if priced else "") + f"; {verdict}", "total")]
 
 
-def render(plans: Sequence[StackPlan], fail_on: str = "error") -> str:
+def render(plans: Sequence[StackPlan], fail_on: Severity = "error") -> str:
     out: list[Line] = []
     for p in plans:
         out += render_summary(p) + render_cost(p) + render_findings(p) + render_unused(p) + [""]
