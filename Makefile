@@ -16,7 +16,12 @@ $(STAMP): pyproject.toml
 plan: setup
 	$(BIN)/planner plan stacks/
 
+# The checks before the tests: lint and format (ruff), types (mypy, strict on the core), layers
+# (lint-imports); docs/development.md, "Checks you run", says what each one holds.
 test: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 

@@ -196,7 +196,7 @@ def _describe(v: Any) -> str:
 def _price(r: Any) -> Any:
     """The converter of a price: a positive number up to the reader's bound, at least MIN_USD."""
     def conv(v: Any, path: Path) -> float | None:
-        usd = r.positive_number(v, path)
+        usd: float | None = r.positive_number(v, path)
         if usd is not None and usd < MIN_USD:
             r.fail(path, f"expected at least {MIN_USD:g} USD (smaller prices would show as $0), got {_describe(v)}")
             return None
@@ -254,7 +254,7 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     instances: dict[InstanceKey, Price] = {}
     for p, m in _entries(r, top, "instances"):
         r.mapping(m, p, INSTANCE_KEYS, required=("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of"))
-        vals = (r.get(m, "instance_type", p, type_conv), r.get(m, "region", p, region_conv),
+        vals: tuple[Any, ...] = (r.get(m, "instance_type", p, type_conv), r.get(m, "region", p, region_conv),
                 r.get(m, "purchase", p, r.choice(PURCHASES)), r.get(m, "usd_per_hour", p, _price(r)),
                 r.get(m, "source", p, r.string), r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
         if None in vals:

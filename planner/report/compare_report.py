@@ -43,7 +43,7 @@ def _rows(result: dict[str, Any]) -> tuple[list[tuple[str, ...]], list[str]]:
 
 def render_table(result: dict[str, Any]) -> str:
     """The candidates in the JSON document's order (cost per dense PFLOP-hour), fitted to the terminal."""
-    from planner.report.text import Line, Span, grid, human
+    from planner.report.text import Span, grid, human
 
     rows, foot = _rows(result)
     lines: list[Line] = [job_line(result)]

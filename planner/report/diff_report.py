@@ -74,7 +74,7 @@ def render_table(result: dict[str, Any]) -> str:
     from planner.report.cost_report import headline
     from planner.report.text import Line, Span, grid, human
 
-    rows: list[tuple] = []
+    rows: list[tuple[Any, ...]] = []
     for row, s in zip(_rows(result), [*result["stacks"], {"total": result["total"]}]):
         rows.append((*row[:4], Span(row[4], delta_style(s["total"])), row[5]))
     out: list[Line] = [f"Cost diff: {result['base']} -> {result['head']} (price book {result['price_book']}; "

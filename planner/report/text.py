@@ -404,7 +404,7 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence
             rng = wrap_ranges(c.text, widths[i]) if c.text else [(0, 0)]
             pieces.append([Span(c.text[a:b], c.style) for a, b in rng])
         height = max(len(p) for p in pieces)
-        lines = []
+        lines: list[Line] = []
         for k in range(height):
             spans: list[Span] = []
             for i, p in enumerate(pieces):

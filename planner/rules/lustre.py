@@ -12,7 +12,7 @@ from typing import Any, Iterator, Mapping
 
 from planner import data as _data
 from planner.findings import Finding
-from planner.model import Lustre
+from planner.model import Lustre, Path
 from planner.rules import Rule, RuleContext, rule
 
 API_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html"
@@ -121,7 +121,7 @@ def aggregate_throughput_mbps(fs: Lustre) -> float | None:
     return None if unit is None else fs.storage_capacity_gib / 1024 * unit
 
 
-def _path(fs: Lustre, key: str):  # noqa: ANN202 - a key path
+def _path(fs: Lustre, key: str) -> Path:
     return fs.path + (key,)
 
 
@@ -146,7 +146,7 @@ def capacity(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     storage = dt.storage_for(fs.per_unit_storage_throughput)
     if storage is None or storage.accepts(fs.storage_capacity_gib):
         return
-    media = "" if dt.fixed_throughput is not None else f" {dt.throughputs[fs.per_unit_storage_throughput][0]} at {fs.per_unit_storage_throughput} MB/s/TiB"
+    media = "" if dt.fixed_throughput is not None or fs.per_unit_storage_throughput is None else f" {dt.throughputs[fs.per_unit_storage_throughput][0]} at {fs.per_unit_storage_throughput} MB/s/TiB"
     yield r.finding(ctx, _path(fs, "storage_capacity_gib"),
                     f"{fs.storage_capacity_gib:,} GiB is not a valid capacity for {fs.deployment_type}{media}; expected "
                     f"{storage.describe()} (nearest above: {storage.nearest(fs.storage_capacity_gib):,})",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from planner.findings import Finding
+from planner.model import NodeGroup
 from planner.rules import Rule, RuleContext, rule
 
 CAPACITY_BLOCKS_PRICING = "https://aws.amazon.com/ec2/capacityblocks/pricing/"
@@ -39,7 +40,7 @@ def purchase_not_sold(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                         fix=_fix(ctx, g))
 
 
-def _fix(ctx: RuleContext, g) -> str:  # noqa: ANN001 - NodeGroup
+def _fix(ctx: RuleContext, g: NodeGroup) -> str:
     """The purchase options the data and catalogue leave for this type in this region."""
     from planner.cost.offers import not_sold
 
