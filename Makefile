@@ -25,8 +25,10 @@ test: setup
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
+# Speed (bench/run.py), then the bounds the tests no longer time: hostile input, deadlines (bench/bounds.py)
 bench: setup
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench.bounds
 
 # The documentation site (MkDocs + Material) into site/; `make test` builds it too, strictly.
 docs: setup
