@@ -41,8 +41,12 @@ PROCESS_S = 30.0  # a hostile document as `python -m planner plan FILE` (start-u
 DEVICES_S = 10.0  # /dev/zero and a FIFO named as input: refused, never read
 STACK = "stacks/Pulumi.trn2-dev.yaml"
 # --aws-timeout N ends the command within these seconds (N, plus loading boto3 and writing the answer)
-DEADLINES = {"credential-process": (1, 15.0), "preflight-silent": (3, 20.0), "live-prices-silent": (1, 20.0),
-             "refresh-silent": (1, 10.0)}
+DEADLINES = {
+    "credential-process": (1, 15.0),
+    "preflight-silent": (3, 20.0),
+    "live-prices-silent": (1, 20.0),
+    "refresh-silent": (1, 10.0),
+}
 PROGRAM_TIMEOUT_S = 60.0  # --program-timeout 1 on a program that sleeps 120 s
 FAKE_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing"}
 
@@ -61,13 +65,19 @@ def _plan_in_process(*argv: str) -> tuple[float, int, str]:
     return time.perf_counter() - start, code, err.getvalue()
 
 
-def _row(id_: str, seconds: float, limit: float, code: int, expected: tuple[int, ...], err: str = "",
-         needs: str = "") -> dict[str, Any]:
+def _row(
+    id_: str, seconds: float, limit: float, code: int, expected: tuple[int, ...], err: str = "", needs: str = ""
+) -> dict[str, Any]:
     """One measurement judged: within its limit AND with the answer it should give (else FAIL)."""
     answered = code in expected and (not needs or needs in err)
-    return {"id": id_, "seconds": round(seconds, 3), "limit_s": limit, "exit_code": code,
-            "result": "PASS" if seconds < limit and answered else "FAIL",
-            **({} if answered else {"wrong_answer": err.strip().splitlines()[-1:] or [f"exit {code}"]})}
+    return {
+        "id": id_,
+        "seconds": round(seconds, 3),
+        "limit_s": limit,
+        "exit_code": code,
+        "result": "PASS" if seconds < limit and answered else "FAIL",
+        **({} if answered else {"wrong_answer": err.strip().splitlines()[-1:] or [f"exit {code}"]}),
+    }
 
 
 def hostile_documents(work: Path) -> list[dict[str, Any]]:
@@ -105,18 +115,31 @@ def devices(work: Path) -> list[dict[str, Any]]:
         fifo.unlink()
     os.mkfifo(fifo)
     start = time.perf_counter()
-    answers = [_plan_in_process("rules", "--update-readme", "/dev/zero"), _plan_in_process("plan", str(fifo)),
-               _plan_in_process("plan", STACK, "--price-book", "/dev/zero")]
+    answers = [
+        _plan_in_process("rules", "--update-readme", "/dev/zero"),
+        _plan_in_process("plan", str(fifo)),
+        _plan_in_process("plan", STACK, "--price-book", "/dev/zero"),
+    ]
     seconds = time.perf_counter() - start
     codes = {code for _, code, _ in answers}
-    return [_row("devices-and-fifos", seconds, DEVICES_S, codes.pop() if len(codes) == 1 else -1, (2,),
-                 answers[1][2], "not a regular file")]
+    return [
+        _row(
+            "devices-and-fifos",
+            seconds,
+            DEVICES_S,
+            codes.pop() if len(codes) == 1 else -1,
+            (2,),
+            answers[1][2],
+            "not a regular file",
+        )
+    ]
 
 
 def _process(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
     start = time.perf_counter()
-    proc = subprocess.run(python("-m", "planner", *args), cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600, check=False)
+    proc = subprocess.run(
+        python("-m", "planner", *args), cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
     return time.perf_counter() - start, proc.returncode, proc.stderr + proc.stdout
 
 
@@ -151,9 +174,15 @@ def _aws_env(work: Path, credentials: bool = True, **more: str) -> dict[str, str
     """Nothing of the real AWS environment: fake (or no) credentials, a config of our own, no IMDS."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env.update(FAKE_CREDENTIALS if credentials else {})
-    env.update(AWS_CONFIG_FILE=str(work / "aws-config"), AWS_SHARED_CREDENTIALS_FILE=str(work / "aws-credentials"),
-               AWS_EC2_METADATA_DISABLED="true", AWS_DEFAULT_REGION="us-east-1", XDG_CACHE_HOME=str(work / "cache"),
-               PYTHONPATH=str(ROOT), **more)
+    env.update(
+        AWS_CONFIG_FILE=str(work / "aws-config"),
+        AWS_SHARED_CREDENTIALS_FILE=str(work / "aws-credentials"),
+        AWS_EC2_METADATA_DISABLED="true",
+        AWS_DEFAULT_REGION="us-east-1",
+        XDG_CACHE_HOME=str(work / "cache"),
+        PYTHONPATH=str(ROOT),
+        **more,
+    )
     return env
 
 
@@ -171,11 +200,25 @@ def deadlines(work: Path) -> list[dict[str, Any]]:
         seconds, code, out = _process(["preflight", STACK, "--aws-timeout", str(n), "--format", "json"], env)
         rows.append(_row("preflight-silent", seconds, limit, code, (1,), out, f"no answer from AWS within {n} s"))
         n, limit = DEADLINES["live-prices-silent"]
-        seconds, code, out = _process(["plan", STACK, "--live-prices", "--aws-timeout", str(n), "--format", "json"], env)
+        seconds, code, out = _process(
+            ["plan", STACK, "--live-prices", "--aws-timeout", str(n), "--format", "json"], env
+        )
         rows.append(_row("live-prices-silent", seconds, limit, code, (0, 1), out, "live prices unavailable"))
         n, limit = DEADLINES["refresh-silent"]
-        seconds, code, out = _process(["prices", "refresh", "-o", str(work / "book.yaml"), "--region", "us-east-2",
-                                       "--no-capacity-blocks", "--aws-timeout", str(n)], env)
+        seconds, code, out = _process(
+            [
+                "prices",
+                "refresh",
+                "-o",
+                str(work / "book.yaml"),
+                "--region",
+                "us-east-2",
+                "--no-capacity-blocks",
+                "--aws-timeout",
+                str(n),
+            ],
+            env,
+        )
         rows.append(_row("refresh-silent", seconds, limit, code, (1, 2), out, "--aws-timeout"))
     rows.append(_program_timeout(work))
     return rows
@@ -184,12 +227,15 @@ def deadlines(work: Path) -> list[dict[str, Any]]:
 def _program_timeout(work: Path) -> dict[str, Any]:
     project = work / "sleeper"
     (project / "stacks").mkdir(parents=True, exist_ok=True)
-    (project / "Pulumi.yaml").write_text("name: sleeper\nruntime: python\nmain: app.py\nstackConfigDir: stacks\n",
-                                         encoding="utf-8")
+    (project / "Pulumi.yaml").write_text(
+        "name: sleeper\nruntime: python\nmain: app.py\nstackConfigDir: stacks\n", encoding="utf-8"
+    )
     (project / "app.py").write_text("import time\ntime.sleep(120)\n", encoding="utf-8")
     (project / "stacks" / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-2\n", encoding="utf-8")
-    seconds, code, out = _process(["plan", "--program", str(project), "--stack", "dev", "--program-timeout", "1"],
-                                  dict(os.environ, PYTHONPATH=str(ROOT)))
+    seconds, code, out = _process(
+        ["plan", "--program", str(project), "--stack", "dev", "--program-timeout", "1"],
+        dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     return _row("program-timeout", seconds, PROGRAM_TIMEOUT_S, code, (2,), out, "did not finish within 1 s")
 
 

@@ -18,8 +18,11 @@ BOMB_SHAPES = ((10, 10), (30, 2), (6, 40))  # (levels, fan): wide, deep, very wi
 BOMB_KINDS = ("list", "map", "merge")
 DEEP_STYLES = ("flow-list", "flow-map", "block-map", "block-list")
 MANY_GROUPS = (5_000, 60_000)  # planned; past the value budget (4 values each), refused
-DENSE = {"flow-list": "[" + "1," * 4_000_000 + "1]", "flow-map": "{" + "a," * 4_000_000 + "b}",
-         "block-list": "\n" + "  - x\n" * 1_300_000}
+DENSE = {
+    "flow-list": "[" + "1," * 4_000_000 + "1]",
+    "flow-map": "{" + "a," * 4_000_000 + "b}",
+    "block-list": "\n" + "  - x\n" * 1_300_000,
+}
 
 
 def laughs(levels: int, fan: int, kind: str) -> str:
@@ -27,11 +30,14 @@ def laughs(levels: int, fan: int, kind: str) -> str:
     if kind == "list":
         lines = ['a0: &a0 ["lol"]'] + [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * fan)}]" for i in range(1, levels)]
     elif kind == "map":
-        lines = ["a0: &a0 {k: lol}"] + [f"a{i}: &a{i} {{{', '.join(f'k{j}: *a{i - 1}' for j in range(fan))}}}"
-                                        for i in range(1, levels)]
+        lines = ["a0: &a0 {k: lol}"] + [
+            f"a{i}: &a{i} {{{', '.join(f'k{j}: *a{i - 1}' for j in range(fan))}}}" for i in range(1, levels)
+        ]
     else:  # merge keys copy a mapping per alias
-        lines = ["a0: &a0 {k0: lol}"] + [f"a{i}: &a{i} {{{', '.join(f'k{j}: *a{i - 1}' for j in range(fan))}, <<: *a{i - 1}}}"
-                                         for i in range(1, levels)]
+        lines = ["a0: &a0 {k0: lol}"] + [
+            f"a{i}: &a{i} {{{', '.join(f'k{j}: *a{i - 1}' for j in range(fan))}, <<: *a{i - 1}}}"
+            for i in range(1, levels)
+        ]
     return "\n".join(lines) + f"\nconfig: {{aws:region: us-east-2, planner:cluster: *a{levels - 1}}}\n"
 
 
@@ -61,8 +67,10 @@ def large_valid() -> bytes:
 def many_groups(groups: int) -> str:
     """A cluster of `groups` one-instance node groups."""
     body = "".join(f"      - {{name: g{i}, instance_type: trn2.48xlarge, count: 1}}\n" for i in range(groups))
-    return ("config:\n  aws:region: us-east-2\n  planner:cluster:\n"
-            f"    availability_zone: us-east-2b\n    node_groups:\n{body}")
+    return (
+        "config:\n  aws:region: us-east-2\n  planner:cluster:\n"
+        f"    availability_zone: us-east-2b\n    node_groups:\n{body}"
+    )
 
 
 def dense(body: str) -> str:

@@ -24,4 +24,3 @@ def test_hostile_documents_sit_where_they_claim() -> None:
     bomb = hostile.laughs(10, 10, "list")
     assert bomb.count("*a8") == 10 and "planner:cluster: *a9" in bomb
     assert hostile.deep(5000, "flow-list").count("[") == 5000
-
