@@ -215,7 +215,7 @@ def workload_hours(cluster: Cluster, cat: Catalogue) -> float | None:
     return run_hours(w.parameters, w.tokens, peak, w.mfu)
 
 
-def billed(run: float | None, purchase: str) -> tuple[float | None, str | None]:
+def billed(run: float | None, purchase: Purchase) -> tuple[float | None, str | None]:
     """Billed hours of a run: Capacity Blocks round up to bookable durations.
 
     A run longer than the longest block needs consecutive blocks: as many of the longest
