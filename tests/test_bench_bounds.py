@@ -24,3 +24,20 @@ def test_hostile_documents_sit_where_they_claim() -> None:
     bomb = hostile.laughs(10, 10, "list")
     assert bomb.count("*a8") == 10 and "planner:cluster: *a9" in bomb
     assert hostile.deep(5000, "flow-list").count("[") == 5000
+
+
+def test_no_test_compares_elapsed_time() -> None:
+    """Speed belongs in `make bench`: a test that compares a clock fails on a loaded CI runner."""
+    import re
+
+    from tests.conftest import ROOT
+
+    clock = r"(?:perf_counter|monotonic|time\.time|process_time)\(\)"
+    elapsed = re.compile(rf"{clock}\s*-\s*[A-Za-z_][\w.]*\s*[<>]|{clock}\s*[<>]|[<>]=?\s*{clock}")
+    found = [
+        f"{p.relative_to(ROOT)}:{n}: {line.strip()}"
+        for p in sorted((ROOT / "tests").rglob("*.py"))
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if elapsed.search(line)
+    ]
+    assert not found, found
