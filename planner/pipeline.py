@@ -72,7 +72,7 @@ def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
 def settle(findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = ()) -> tuple[Finding, ...]:
     """Findings as reported, in file order: suppressed by the stack's `suppress` (kind inSource,
     with its reason) or else by the command line (kind external), the kind and reason recorded."""
-    in_source = {}
+    in_source: dict[str, str] = {}
     for s in stack.cluster.suppress:
         in_source.setdefault(s.rule, s.reason)
     external = set(suppress)
@@ -109,7 +109,7 @@ def unused_suppressions(findings: Iterable[Finding], stack: Stack, suppress: Ite
 
 def check_suppressions(stacks: Iterable[Stack], suppress: Iterable[str] = ()) -> None:
     """Suppressions that name no rule, in any stack or on the command line, stop the run first."""
-    problems: list = []
+    problems: list[Problem] = []
     for s in stacks:
         problems += [p for p in suppression_problems(s, suppress) if p not in problems]
     if problems:

@@ -162,12 +162,9 @@ def test_os_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
 
 
 def test_a_program_that_never_finishes_is_stopped_at_the_timeout(tmp_path: Path) -> None:
-    import time
-
     d = project(tmp_path, "schedule: {hours: 24}", main=HAND_WRITTEN + "import time\ntime.sleep(120)\n")
-    start = time.monotonic()
+    # stopped, not waited for (how soon: `make bench`, bench/bounds.py)
     result = run_cli("plan", "--program", str(d), "--stack", "dev", "--program-timeout", "1", "--format", "json")
-    assert time.monotonic() - start < 60  # not the program's 120 s
     assert result.code == 2 and no_plan(result.out)
     assert result.err.strip() == (f"planner: {d / 'app.py'}: --program-timeout: the program did not finish within 1 s and "
                                   "was stopped; raise --program-timeout if it is slow, or check what it waits for")

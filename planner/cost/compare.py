@@ -23,7 +23,7 @@ from planner.cost.book import PriceBook
 from planner.cost.items import instance_key
 from planner.cost.offers import not_sold
 from planner.cost.training import dense_peak, instances_for_deadline, run_hours
-from planner.model import PURCHASES
+from planner.model import PURCHASES, Purchase
 
 MIN_BLOCK_HOURS = blocks.bookable_hours()[0]
 
@@ -42,7 +42,7 @@ class Job:
         return self.mfu.get(family, self.mfu.get("*"))
 
 
-def _offered(t: InstanceType) -> list[str]:
+def _offered(t: InstanceType) -> list[Purchase]:
     """Purchase options the catalogue says exist for a type (UltraServer members: Capacity Blocks only)."""
     return [p for p in PURCHASES
             if (p == "on-demand" and not load().is_member(t.name)) or (p == "spot" and t.spot) or (p == "capacity-block" and t.capacity_block)]
@@ -58,7 +58,7 @@ def _r(x: float | None, digits: int) -> float | None:
     return None if x is None else round(x, digits)
 
 
-def billed_hours(run: float, purchase: str) -> float | None:
+def billed_hours(run: float, purchase: Purchase) -> float | None:
     """Hours paid for a run: Capacity Blocks round up to bookable durations (consecutive blocks
     beyond the longest), as the estimate bills them."""
     from planner.cost.estimate import billed
@@ -66,12 +66,12 @@ def billed_hours(run: float, purchase: str) -> float | None:
     return billed(run, purchase)[0]
 
 
-def total_usd(n: int, run: float, purchase: str, usd_per_hour: float) -> float | None:
+def total_usd(n: int, run: float, purchase: Purchase, usd_per_hour: float) -> float | None:
     billed = billed_hours(run, purchase)
     return None if billed is None else round(n * billed * usd_per_hour, 2)
 
 
-def cheapest_for_deadline(job: Job, peak: float, mfu: float, purchase: str, usd_per_hour: float,
+def cheapest_for_deadline(job: Job, peak: float, mfu: float, purchase: Purchase, usd_per_hour: float,
                           unit: int = 1, max_count: int | None = None) -> tuple[int, int]:
     """(cheapest count, smallest count) of instances, multiples of `unit`, that finish within the deadline.
 

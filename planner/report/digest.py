@@ -10,7 +10,7 @@ from planner.core.document import SEVERITIES, Report, ReportedFinding, StackRepo
 
 def counts(findings: Iterable[ReportedFinding]) -> dict[str, int]:
     """Unsuppressed findings per severity, plus `suppressed` (all severities)."""
-    out = {s: 0 for s in SEVERITIES}
+    out: dict[str, int] = {s: 0 for s in SEVERITIES}
     out["suppressed"] = 0
     for f in findings:
         out["suppressed" if f.suppressed else f.severity] += 1
