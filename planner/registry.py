@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from planner.catalogue import Catalogue
-from planner.findings import SEVERITIES, Finding
-from planner.model import Path, Stack
+from planner.findings import SEVERITIES, Finding, Severity
+from planner.model import Cluster, Path, Stack
 
 # every registry, in lookup order, loaded by name on demand
 REGISTRIES = ("planner.rules:RULES", "planner.aws.checks:CHECKS")
@@ -37,7 +37,7 @@ class RuleContext:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     @property
-    def cluster(self):  # noqa: ANN201 - the model's Cluster
+    def cluster(self) -> Cluster:
         return self.stack.cluster
 
 
@@ -49,22 +49,22 @@ class Rule:
     """A registered rule or preflight check: stable id, severity, source, remediation and its check."""
 
     id: str
-    severity: str
+    severity: Severity
     description: str
     source: str  # public https URL of the page (AWS docs, API reference, pricing) the rule rests on
     remediation: str
     check: Check
     category: str = ""  # what the rule is about (SARIF tags it with this): capacity, network, storage, ...
 
-    def finding(self, ctx: RuleContext, path: Path, message: str, severity: str | None = None,
+    def finding(self, ctx: RuleContext, path: Path, message: str, severity: Severity | None = None,
                 fix: str | None = None) -> Finding:
         """A finding of this rule at key path `path` of the stack; its location comes from the stack's
         locator. `fix` says what to change in this stack, when the rule can be more precise than its remediation."""
-        from planner.locate import locate
+        from planner.locate import locate, restate
 
         where = locate(ctx.stack, path)
         return Finding(self.id, severity or self.severity, message, where.file, where.line,
-                       resource=where.logical, path=tuple(path), fix=fix)
+                       resource=where.logical, path=tuple(path), fix=restate(ctx.stack, fix, path, where, self.category))
 
     def run(self, ctx: RuleContext) -> list[Finding]:
         return list(self.check(self, ctx))
@@ -82,7 +82,7 @@ class Registry:
         self._rules: dict[str, Rule] = {}
         self._loaded = False
 
-    def register(self, id: str, severity: str, description: str, source: str, remediation: str,
+    def register(self, id: str, severity: Severity, description: str, source: str, remediation: str,
                  *, category: str) -> Callable[[Check], Check]:
         """Register `check(rule, ctx) -> findings` under `id`; metadata is checked here, once."""
         if severity not in SEVERITIES:
