@@ -53,12 +53,15 @@ def _value(o: Any, newline: str, out: list[str]) -> None:
             out.append("{" + inner + _flat(inner)(o)[1:-1] + newline + "}")
             return
         sep = "{" + inner
-        for k, v in o.items():
-            out.append(sep)
-            out.append(_key(k))
-            out.append(": ")
-            if isinstance(v, str):
+        for k, v in o.items():  # the commonest values written here, without a call each
+            t = type(v)
+            out.append(sep + (encode_basestring(k) if type(k) is str else _key(k)) + ": ")
+            if t is str:
                 out.append(encode_basestring(v))
+            elif t is int:
+                out.append(int.__repr__(v))
+            elif v is None:
+                out.append("null")
             else:
                 _value(v, inner, out)
             sep = "," + inner
