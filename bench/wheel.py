@@ -40,17 +40,44 @@ def install(work: Path = WHEEL_WORK) -> Path:
     shutil.copytree(ROOT / "planner", src / "planner", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--disable-pip-version-check",
-          "-q", "-w", str(dist), str(src)])
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "-q",
+            "-w",
+            str(dist),
+            str(src),
+        ]
+    )
     (wheel,) = dist.glob("*.whl")
     venv.EnvBuilder(with_pip=False).create(where)
     python = where / "bin" / "python"
-    _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
-          "--disable-pip-version-check", "-q", str(wheel)])
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--disable-pip-version-check",
+            "-q",
+            str(wheel),
+        ]
+    )
     site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['platlib'])"]).strip())
     _copy_pyyaml(site)
-    imported = _run([str(python), "-c", "import planner, yaml; print(planner.__file__); print(yaml.__with_libyaml__)"],
-                    cwd=work).split()
+    imported = _run(
+        [str(python), "-c", "import planner, yaml; print(planner.__file__); print(yaml.__with_libyaml__)"], cwd=work
+    ).split()
     if not imported[0].startswith(str(where)) or imported[1] != "True":
         raise RuntimeError(f"the fresh virtualenv imports planner from {imported[0]} (libyaml: {imported[1]})")
     return where
@@ -77,16 +104,25 @@ def commands(where: Path, stacks: Path) -> dict[str, list[str]]:
     """The floor, what planner's imports cost before planner's own code, and the bundled-stack plan,
     in the fresh virtualenv (the `planner` script users run)."""
     python = str(where / "bin" / "python")
-    return {"wheel-floor": [python, "-c", "pass"],
-            "wheel-yaml": [python, "-c", "import yaml"],
-            "wheel-dependencies": [python, "-c", DEPENDENCIES],
-            "wheel-bundled": [str(where / "bin" / "planner"), "plan", str(stacks)],
-            "wheel-bundled-json": [str(where / "bin" / "planner"), "plan", str(stacks), "--format", "json"]}
+    return {
+        "wheel-floor": [python, "-c", "pass"],
+        "wheel-yaml": [python, "-c", "import yaml"],
+        "wheel-dependencies": [python, "-c", DEPENDENCIES],
+        "wheel-bundled": [str(where / "bin" / "planner"), "plan", str(stacks)],
+        "wheel-bundled-json": [str(where / "bin" / "planner"), "plan", str(stacks), "--format", "json"],
+    }
 
 
 def _run(cmd: Sequence[str], cwd: Path | None = None, env: Mapping[str, str] | None = None) -> str:
-    proc = subprocess.run(list(cmd), cwd=cwd, env=dict(env or user_environment()), capture_output=True, text=True,
-                          check=False, timeout=300)
+    proc = subprocess.run(
+        list(cmd),
+        cwd=cwd,
+        env=dict(env or user_environment()),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}: {proc.stderr.strip()[-500:]}")
     return proc.stdout

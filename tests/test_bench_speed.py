@@ -23,21 +23,43 @@ def test_wheel_ratio_and_json_time_are_judged_against_the_issue_23_limits() -> N
     assert judged["json-per-stack"]["measured"] == 0.5 and judged["json-per-stack"]["result"] == "pass"
     missed = {t["id"]: t["result"] for t in speed.targets({**wheel_ok, "wheel-bundled": slow}, _s(0.7), 1000)}
     assert missed == {"wheel-startup-ratio": "FAIL", "json-per-stack": "FAIL"}
-    broken = {t["id"]: t["result"] for t in speed.targets({**wheel_ok, "wheel-bundled": _s(0.05, code=2)}, _s(0.1, code=2), 1000)}
+    broken = {
+        t["id"]: t["result"]
+        for t in speed.targets({**wheel_ok, "wheel-bundled": _s(0.05, code=2)}, _s(0.1, code=2), 1000)
+    }
     assert broken == {"wheel-startup-ratio": "FAIL", "json-per-stack": "FAIL"}  # fast but failing is no pass
     assert speed.targets(None, None, 1000) == []
 
 
 def test_the_run_reports_them_in_its_targets_table_and_results() -> None:
     fast = _s(0.03, 0.03, 0.03)
-    proc = {"floor": fast, "dependencies": fast, "bundled": fast, "ultracluster": fast,
-            **{f"stacks-{n}": _s(1.0) for n in run.COUNTS}}
+    proc = {
+        "floor": fast,
+        "dependencies": fast,
+        "bundled": fast,
+        "ultracluster": fast,
+        **{f"stacks-{n}": _s(1.0) for n in run.COUNTS},
+    }
     inproc = {n: _s(n * 0.001) for n in run.COUNTS}
-    mocked = {name: {"instances": 1, "node_groups": 1, "plan_exit": 0, "resources": 2, "error": None,
-                     "program_s": 0.1, "process_median_s": 0.5}
-              for name in ("ultracluster-100k", "ultracluster-98x1", "ultracluster-1x16")}
-    w = {"wheel-floor": _s(0.01), "wheel-yaml": _s(0.03), "wheel-dependencies": _s(0.045), "wheel-bundled": _s(0.09),
-         "wheel-bundled-json": _s(0.08)}
+    mocked = {
+        name: {
+            "instances": 1,
+            "node_groups": 1,
+            "plan_exit": 0,
+            "resources": 2,
+            "error": None,
+            "program_s": 0.1,
+            "process_median_s": 0.5,
+        }
+        for name in ("ultracluster-100k", "ultracluster-98x1", "ultracluster-1x16")
+    }
+    w = {
+        "wheel-floor": _s(0.01),
+        "wheel-yaml": _s(0.03),
+        "wheel-dependencies": _s(0.045),
+        "wheel-bundled": _s(0.09),
+        "wheel-bundled-json": _s(0.08),
+    }
     r = run._results(3, 1, ["yaml"], [], proc, inproc, stacks.ultracluster(100_000), fast, mocked, None, w, _s(0.4))
     ids = {t["id"]: t["result"] for t in r["targets"]}
     assert ids["wheel-startup-ratio"] == "FAIL" and ids["json-per-stack"] == "pass"
@@ -53,5 +75,9 @@ def test_the_wheel_runs_as_users_run_it(monkeypatch: pytest.MonkeyPatch) -> None
     env = wheel.user_environment()
     assert not {"PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONPATH"} & set(env)
     cmds = wheel.commands(Path("/v"), Path("/repo/stacks"))
-    assert cmds["wheel-floor"] == ["/v/bin/python", "-c", "pass"] and cmds["wheel-yaml"] == ["/v/bin/python", "-c", "import yaml"]
+    assert cmds["wheel-floor"] == ["/v/bin/python", "-c", "pass"] and cmds["wheel-yaml"] == [
+        "/v/bin/python",
+        "-c",
+        "import yaml",
+    ]
     assert cmds["wheel-bundled"] == ["/v/bin/planner", "plan", "/repo/stacks"]  # the script: no `-m` from a checkout

@@ -14,8 +14,11 @@ from planner.report import json_text
 
 _scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
 _keys = st.text() | st.integers() | st.booleans() | st.none() | st.floats(allow_nan=False, allow_infinity=False)
-_documents = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
-                          | st.dictionaries(_keys, inner, max_size=4), max_leaves=30)
+_documents = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner) | st.dictionaries(_keys, inner, max_size=4),
+    max_leaves=30,
+)
 
 
 def _stdlib(obj: Any) -> str:
@@ -33,8 +36,15 @@ def test_the_same_text_for_a_plan_report() -> None:
 
     doc = json.loads(run_cli("plan", "stacks", "--format", "json").out)
     assert json_text.dumps(doc) == _stdlib(doc)
-    edge = {"empty": {}, "none": [], "nested": [[], {}, [[1.5e300, -0.0, 10**30]]], 1: "int key", None: "\u2028\x85 \"q\" \\",
-            2.5: True, False: None}
+    edge = {
+        "empty": {},
+        "none": [],
+        "nested": [[], {}, [[1.5e300, -0.0, 10**30]]],
+        1: "int key",
+        None: '\u2028\x85 "q" \\',
+        2.5: True,
+        False: None,
+    }
     assert json_text.dumps(edge) == _stdlib(edge)
 
 

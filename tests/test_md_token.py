@@ -25,7 +25,11 @@ def test_the_same_text_as_escaping_every_character(s: str) -> None:
 
 
 def test_urls_mentions_and_punctuation() -> None:
-    for s in ("see https://x.y/a_b, then www.example.com", "@team #12 a@b.c", "SCRATCH_2 *x* [l](u) a|b ~s~ <b>&",
-              "x://y"):
+    for s in (
+        "see https://x.y/a_b, then www.example.com",
+        "@team #12 a@b.c",
+        "SCRATCH_2 *x* [l](u) a|b ~s~ <b>&",
+        "x://y",
+    ):
         assert text.md_inert(s) == _escaping_every_character(s)
     assert "(?P<char>.)" in _EVERY_CHARACTER.pattern and "(?P<char>.)" not in text._MD_TOKEN.pattern

@@ -68,4 +68,3 @@ def test_the_generator_refuses_what_python_literals_cannot_say() -> None:
     for bad in (float("nan"), float("inf"), _dt.datetime(2026, 1, 1), object()):
         with pytest.raises(TypeError):
             gen_prebuilt_data.literal(bad)
-

@@ -31,8 +31,15 @@ def test_plan_imports_only_its_own_command_and_no_archive_or_tempfile_modules(fm
 def _at_start() -> set[str]:
     """The modules Python has loaded before planner runs (here the editable install's finder loads some)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", "import sys, json; print(json.dumps(sorted(sys.modules)))"],
-                         cwd=ROOT, env=env, check=True, capture_output=True, text=True, timeout=60).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys, json; print(json.dumps(sorted(sys.modules)))"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
     return set(json.loads(out)) - {"json", "json.decoder", "json.scanner", "json.encoder"}
 
 
@@ -43,12 +50,21 @@ def test_the_whole_parser_is_built_when_no_command_is_named() -> None:
 
 def test_plan_does_not_parse_the_shipped_yaml() -> None:
     """Every shipped file planning reads comes from the literals: parsing one fails the run here."""
-    wrapper = ("import planner.yamlload\n"
-               "def refuse(name): raise AssertionError(f'shipped {name} parsed as YAML')\n"
-               "planner.yamlload.load_data = refuse\n" + _WRAPPER)
+    wrapper = (
+        "import planner.yamlload\n"
+        "def refuse(name): raise AssertionError(f'shipped {name} parsed as YAML')\n"
+        "planner.yamlload.load_data = refuse\n" + _WRAPPER
+    )
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-c", wrapper, "plan", "stacks", "--format", "json"],
-                          cwd=ROOT, env=env, check=False, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", wrapper, "plan", "stacks", "--format", "json"],
+        cwd=ROOT,
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.splitlines()[-1])["code"] in (0, 1)
 

@@ -92,8 +92,9 @@ def _flat(inner: str) -> Callable[[Any], str]:
     the separator between items carries the line break and indent, so none is added later."""
     encode = _FLAT.get(inner)
     if encode is None:
-        encode = _FLAT[inner] = JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False,
-                                            separators=("," + inner, ": ")).encode
+        encode = _FLAT[inner] = JSONEncoder(
+            ensure_ascii=False, allow_nan=False, check_circular=False, separators=("," + inner, ": ")
+        ).encode
     return encode
 
 
