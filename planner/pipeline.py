@@ -169,7 +169,7 @@ COMMAND_LINE = "command line"
 
 def unknown_rule_message(rule_id: str) -> str | None:
     """Why `rule_id` cannot be suppressed (it names no rule), or None when it is a rule id."""
-    from planner.registry import known, lookup
+    from planner.rules import known, lookup
 
     if lookup(rule_id) is not None:
         return None

@@ -75,6 +75,7 @@ def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, 
     Resources that planner components created are left out: those clusters are planned
     from the components themselves, never twice.
     """
+    from planner.policy.resource_checks import program_violations
     from planner.policy.resources import AWS_PROVIDER, Graph, Resource
     from planner.policy.topology import rebuild, to_stack
 
@@ -97,6 +98,8 @@ def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, 
             "region" in g.message for g in rebuilt.gaps)):
         raise InputError([Problem(main, None, "aws:region", "cannot tell the AWS region of the program's resources: set "
                                                             f"`aws:region` in Pulumi.{stack}.yaml (or give a subnet an AZ)")])
+    # the pack's resource checks that judge resources, not the cluster (IMDSv2, security groups), under their rules' ids
+    rebuilt.gaps.extend(program_violations(graph))
     found, problems = to_stack(rebuilt, stack, main, planning.data if planning else None)
     if problems:
         raise InputError([_problem(p.message, p.urn, sources, main) for p in problems])
@@ -139,7 +142,7 @@ def in_program_terms(f: Finding, urn: str | None, where: tuple[str, int | None] 
     """A read-back finding's fix against the resource it concerns (`planner.program_terms`); the
     read-back rules' own fixes already name the program's resources and stay as they are."""
     from planner.program_terms import restate
-    from planner.registry import lookup
+    from planner.rules import lookup
 
     rule = lookup(f.rule)
     if not f.fix or not urn or (rule is not None and rule.category == "readback"):

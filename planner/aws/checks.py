@@ -1,8 +1,9 @@
-"""The preflight checks: a registry of metadata plus functions, like the spec rules.
+"""The preflight checks' functions, attached to the ids `planner.rules.preflight` declares.
 
-Each check is a `planner.registry.Rule` record (id, severity, description, source,
-remediation, category, function), kept in its own `Registry` instance, `CHECKS`, so that `planner plan` never runs them
-(they need the account) while `planner rules` can list them (`registry()`). A check reads
+Each check's metadata (id, severity, description, source, remediation, category) is declared
+in the core (`planner.rules.preflight.PREFLIGHT`), so that `planner plan` and `planner rules`
+know it without this adapter; the modules named in `_load` attach their functions with
+`@check(id)`, and `registry()` returns the checks with them. A check reads
 `ctx.options["account"]` (an `Account`) and `ctx.options["region"]`, and yields findings
 through `r.finding(ctx, path, message)`, which point at the file and line of the value at
 fault. Ids are a contract, like rule ids: never rename one.
@@ -14,44 +15,32 @@ the check's `remediation` is only the general advice `planner rules` lists.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Mapping
 
 from planner.aws.errors import DENIED, REJECTED_CREDENTIALS, THROTTLED, AwsCallError
 from planner.findings import Finding
 from planner.model import NodeGroup, Path
-from planner.registry import Check, Registry, Rule, RuleContext
+from planner.registry import Check, Rule, RuleContext
+from planner.rules.preflight import AWS_ERROR, CATEGORY, PREFLIGHT
 
-MODULES = ("offerings", "quotas", "reservations", "network")
-AWS_ERROR = "preflight-aws-error"
+__all__ = ["AWS_ERROR", "CATEGORY", "CHECKS", "aws_error", "check", "registry", "run"]
 
-CHECKS = Registry("preflight check", modules=tuple(f"planner.aws.{name}" for name in MODULES))
-CATEGORY = "preflight"
-
-
-def check(id: str, severity: str, description: str, source: str, remediation: str) -> Callable[[Check], Check]:
-    """Register a preflight check under `id`: the rules' decorator, into `CHECKS`, category `preflight`."""
-    return CHECKS.register(id, severity, description, source, remediation, category=CATEGORY)
+CHECKS = PREFLIGHT  # the one registry of preflight checks: declared in the core, functions attached here
 
 
-def _no_check(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    """preflight-aws-error has no check of its own: the other checks raise it."""
-    return iter(())
+def check(id: str) -> Callable[[Check], Check]:
+    """Attach a preflight check's function to the id `planner.rules.preflight` declares."""
+    return CHECKS.attach(id)
 
 
-CHECKS.add(Rule(
-    AWS_ERROR, "error",
-    "An AWS call a preflight check needs failed (no credentials, access denied, throttling, an API not in the "
-    "region): that check's result is unknown.",
-    "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_actions-resources-contextkeys.html",
-    "Fix what the message names (grant the IAM action listed in the preflight docs, refresh credentials, retry later); "
-    "suppress preflight-aws-error to accept a partial preflight.",
-    _no_check,
-    CATEGORY,
-))
+def _load() -> None:
+    """The modules that attach the checks' functions (explicit imports, so import-linter sees them)."""
+    from planner.aws import network, offerings, quotas, reservations  # noqa: F401 - imported for their @check
 
 
 def registry() -> Mapping[str, Rule]:
-    """Every preflight check, by id, sorted by id."""
+    """Every preflight check, by id, sorted by id, with its function attached."""
+    _load()
     return CHECKS.all()
 
 

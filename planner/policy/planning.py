@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 from planner import catalogue as _catalogue
 from planner import rules as _rules
-from planner.cost import PriceBook
+from planner.cost import PriceBook, load_price_book
 from planner.findings import Finding
 from planner.model import Cluster, Stack
-from planner.pipeline import PlanOptions, StackPlan, plan_stack
+from planner.pipeline import PlanOptions, StackPlan, plan_stack, settle, unused_suppressions
 from planner.policy.resources import Graph, from_policy
 from planner.policy.topology import Rebuilt, Violation, rebuild, to_stack
 
@@ -67,20 +67,60 @@ def plan_resources(resources: Iterable[Any], config: Mapping[str, Any], extra: M
 
     `extra` adds `planner:cluster` keys (schedule, budget) to the rebuilt mapping;
     `suppress` lists rule ids suppressed on top of the policy config's `suppress`.
+
+    The engine calls every stack policy with the same preview's resources: the planning is
+    shared (`_planned`), keyed by those resources and by what planning depends on, and each
+    policy only settles its own suppressions on it, so a preview is planned once, not once per policy.
     """
     graph = Graph(from_policy(r) for r in resources)
-    rebuilt = rebuild(graph, _text(config.get("region")), _text(config.get("availabilityZone")))
-    outcome = Outcome(rebuilt)
+    region, zone = _text(config.get("region")), _text(config.get("availabilityZone"))
     rule_ids = set(_rules.registry())
     wanted = [r for r in tuple(config.get("suppress") or ()) + tuple(suppress) if isinstance(r, str)]
-    outcome.config_problems = [Violation(f"policy config `suppress` names unknown rule '{r}'; `planner rules` lists the rule ids")
-                               for r in dict.fromkeys(wanted) if r not in rule_ids]
-    stack, outcome.problems = to_stack(rebuilt, stack_name(), STACK_FILE, dict(extra or {}))
-    if stack is None:
-        return outcome
-    options = PlanOptions(suppress=tuple(dict.fromkeys(r for r in wanted if r in rule_ids)), price_book=price_book)
-    outcome.plan = plan_stack(stack, options)
+    config_problems = [Violation(f"policy config `suppress` names unknown rule '{r}'; `planner rules` lists the rule ids")
+                       for r in dict.fromkeys(wanted) if r not in rule_ids]
+    book = price_book or load_price_book(None)
+    shared = _planned(graph, region, zone, dict(extra or {}), book)
+    outcome = Outcome(shared.rebuilt, None, list(shared.problems), config_problems)
+    if shared.plan is not None:
+        outcome.plan = _settled(shared.plan, tuple(dict.fromkeys(r for r in wanted if r in rule_ids)))
     return outcome
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """One preview's resources rebuilt and planned without suppressions (policies settle their own)."""
+
+    rebuilt: Rebuilt
+    plan: StackPlan | None
+    problems: tuple[Violation, ...]
+    book: PriceBook  # kept so that the key's id(book) names this book while the entry lives
+
+
+_SHARED: dict[tuple[Any, ...], _Shared] = {}
+_SHARED_MAX = 8  # one preview asks a few questions (with and without a budget); older previews are dropped
+
+
+def _planned(graph: Graph, region: str | None, zone: str | None, extra: dict[str, Any], book: PriceBook) -> _Shared:
+    """The preview planned once per question: the same resources, region, AZ, added keys and price book."""
+    key = (repr(graph.resources), region, zone, repr(sorted(extra.items())), stack_name(), id(book))
+    found = _SHARED.get(key)
+    if found is not None:
+        return found
+    rebuilt = rebuild(graph, region, zone)
+    stack, problems = to_stack(rebuilt, stack_name(), STACK_FILE, extra)
+    plan = plan_stack(stack, PlanOptions(price_book=book)) if stack is not None else None
+    if len(_SHARED) >= _SHARED_MAX:
+        _SHARED.pop(next(iter(_SHARED)))
+    found = _SHARED[key] = _Shared(rebuilt, plan, tuple(problems), book)
+    return found
+
+
+def _settled(plan: StackPlan, suppress: tuple[str, ...]) -> StackPlan:
+    """The shared plan with one policy's suppressions (the stack's own, then the policy's) settled on it."""
+    if not suppress:  # the stack's own suppressions were settled when it was planned
+        return plan
+    findings = settle(plan.findings, plan.stack, suppress)
+    return replace(plan, findings=findings, unused_suppressions=unused_suppressions(findings, plan.stack, suppress))
 
 
 def describe(finding: Finding, config_fixes: bool = False) -> str:

@@ -35,6 +35,7 @@ from planner.policy.planning import (
 )
 from planner.policy.resources import Graph, dig, from_policy, plain
 from planner.report.cost_report import headline
+from planner.rules import resource_checks as resource_rules
 
 TOPOLOGY = "planner-topology"
 TOPOLOGY_WARNINGS = "planner-topology-warnings"
@@ -47,6 +48,7 @@ LUSTRE_VALUES = "planner-lustre-values"
 
 BUDGET_RULE = "budget-exceeded"
 PRICE_UNKNOWN_RULE = "price-unknown"
+EFA_SECURITY_GROUP_RULE = resource_rules.EFA_SECURITY_GROUP
 NOT_SOLD_RULE = "purchase-not-sold"  # no price because AWS does not sell it: as incomplete as an unknown one
 
 _LOCATION_SCHEMA: dict[str, dict[str, Any]] = {
@@ -173,15 +175,30 @@ def _size_unsized(unsized: list[Any], config: Mapping[str, Any], data: Mapping[s
 
 
 def validate_efa_security_groups(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-    _report(security_groups.violations(Graph(from_policy(r) for r in args.resources)), report_violation)
+    if EFA_SECURITY_GROUP_RULE in _suppressed(args.get_config()):
+        return
+    _report([Violation(f"[{EFA_SECURITY_GROUP_RULE}] {v.message}", v.urn)
+             for v in security_groups.violations(Graph(from_policy(r) for r in args.resources))], report_violation)
 
 
 # --- resource policies ---------------------------------------------------------------------
 
-def _resource_validation(check: Callable[[str, Mapping[str, Any]], list[str]]) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
+def _suppressed(config: Mapping[str, Any]) -> set[str]:
+    """Rule ids a resource policy does not report: the stack's `planner:cluster` suppressions and its own `suppress`."""
+    own = config.get("suppress") or ()
+    return set(declared_suppressions(declared_cluster())) | {r for r in own if isinstance(r, str)}
+
+
+def _resource_validation(check: Callable[[str, Mapping[str, Any]], list[tuple[str, str]]]
+                         ) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-        for message in check(args.resource_type, plain(args.props)):
-            report_violation(message, args.urn)
+        found = check(args.resource_type, plain(args.props))
+        if not found:
+            return
+        suppressed = _suppressed(args.get_config())
+        for rule, message in found:
+            if rule not in suppressed:
+                report_violation(message, args.urn)
 
     validate.__doc__ = check.__doc__
     validate.__name__ = f"validate_{check.__name__}"
@@ -235,12 +252,14 @@ efa_security_group = StackValidationPolicy(
     validate=validate_efa_security_groups,
     enforcement_level=EnforcementLevel.MANDATORY,
     url=security_groups.EFA_SECURITY_DOC,
+    config_schema=PolicyConfigSchema({"suppress": _suppress_schema()}),
 )
 
-def _resource_policy(name: str, description: str, check: Callable[[str, Mapping[str, Any]], list[str]],
+def _resource_policy(name: str, description: str, check: Callable[[str, Mapping[str, Any]], list[tuple[str, str]]],
                      url: str | None = None) -> ResourceValidationPolicy:
     return ResourceValidationPolicy(name=name, description=description, validate=_resource_validation(check),
-                                    enforcement_level=EnforcementLevel.MANDATORY, url=url)
+                                    enforcement_level=EnforcementLevel.MANDATORY, url=url,
+                                    config_schema=PolicyConfigSchema({"suppress": _suppress_schema()}))
 
 
 efa_interfaces = _resource_policy(

@@ -82,11 +82,11 @@ def _result(plan: StackPlan, f: Finding, index: dict[str, int]) -> dict[str, Any
 
 
 def to_sarif(plans: Iterable[StackPlan]) -> dict[str, Any]:
-    from planner import registry, rules
+    from planner import rules
 
     plans = list(plans)
     named = {f.rule for p in plans for f in p.findings}
-    ids = registry.known()  # the rules, then the preflight checks its findings name (planner preflight)
+    ids = rules.known()  # the rules, then the preflight checks its findings name (planner preflight)
     descriptors = [_rule_descriptor(r) for r in rules.registry().values()]
     descriptors += [_rule_descriptor(ids[i]) for i in sorted(named - set(rules.registry())) if i in ids]
     index = {d["id"]: i for i, d in enumerate(descriptors)}
