@@ -113,7 +113,8 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         _report([Violation(f"policy config `priceBook`: {p.message}") for p in exc.problems], report_violation)
         return
     extra: dict[str, Any] = {"schedule": {"hours": hours}, "budget": budget}
-    outcome = plan_resources(args.resources, config, extra=extra, price_book=book)
+    suppress = declared_suppressions(declared)  # the stack's own, as in `planner plan`; the config's `suppress` too
+    outcome = plan_resources(args.resources, config, extra=extra, price_book=book, suppress=suppress)
     unsized = [u for u in outcome.plan.stack.cluster.unplanned if u.reason in ("unsized", "unpriced")] if outcome.plan else []
     if unsized:
         # "nothing priced" is no pass: compute that cannot be sized fails the budget unless the user sizes it
@@ -122,7 +123,8 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
             _report([Violation(m, outcome.rebuilt.urn_of(u.path)) for m, u in problems],
                     report_violation)
             return
-        outcome = plan_resources(args.resources, config, extra=dict(extra, node_groups=sized), price_book=book)
+        outcome = plan_resources(args.resources, config, extra=dict(extra, node_groups=sized), price_book=book,
+                                 suppress=suppress)
     if outcome.plan is None or outcome.plan.cost is None:
         # a cluster that could not be read back cannot be shown to be within budget
         unseen = [Violation(f"cannot price the cluster: {g.message}", g.urn) for g in outcome.gaps] if outcome.rebuilt.data is None else []
@@ -243,6 +245,7 @@ budget = StackValidationPolicy(
         "priceBook": {"type": "string", "description": "price book: current (default), seed-2024, or a YAML file "
                                                        "(relative to the policy pack folder) over the current book"},
         **_LOCATION_SCHEMA,
+        "suppress": _suppress_schema(),
     }),
 )
 
