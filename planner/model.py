@@ -234,6 +234,9 @@ class Stack:
     lines: Lines = field(default_factory=dict, compare=False, repr=False)
     # read-back stacks (a program, the policy pack): the URN each key path came from (see planner.locate)
     resources: dict[Path, str | None] = field(default_factory=dict, compare=False, repr=False)
+    # read-back stacks of a program: where its key paths were declared (a `planner.locate.Locator`:
+    # the program's file and line, the stack config's line); None: the stack file's own lines
+    locator: Any = field(default=None, compare=False, repr=False)
 
     def line(self, path: Path) -> int | None:
         return line_of(self.lines, path)

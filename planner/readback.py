@@ -2,26 +2,22 @@
 
 The child process that runs the program (`planner.program_child`) sends every resource
 it registered; this module turns them into the policy pack's `Graph`, reads the cluster
-back with the pack's own code (`planner.policy.topology`), and remembers where each
-resource was declared, so that findings point at the program's file and line and carry
-the resource's URN (SARIF logical location).
+back with the pack's own code (`planner.policy.topology`), and gives the stack a locator
+(`ProgramLocator`) naming where each resource was declared, so that findings are made at
+the program's file and line, carry the resource's URN (SARIF logical location) and say their
+fix in the program's terms.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from typing import Any
 
 from planner.errors import InputError, Problem
-from planner.findings import Finding
-from planner.model import Stack
+from planner.locate import Location
+from planner.model import Path, Stack
 from planner.parse import CLUSTER_PATH
 from planner.yamlload import Lines
-
-# id(stack) -> (the stack, source per URN, its planning config): how to relocate its findings.
-# The stack itself is kept so that its id cannot be reused by another object until it is relocated.
-_LOCATIONS: dict[int, tuple[Stack, dict[str, tuple[str, int | None]], "Planning | None"]] = {}
-
 
 @dataclass(frozen=True)
 class Planning:
@@ -105,8 +101,7 @@ def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, 
         raise InputError([_problem(p.message, p.urn, sources, main) for p in problems])
     if found is None:
         return None
-    _LOCATIONS[id(found)] = (found, sources, planning)
-    return found
+    return replace(found, locator=ProgramLocator(sources, planning))
 
 
 def _problem(message: str, urn: str | None, sources: dict[str, tuple[str, int | None]], main: str) -> Problem:
@@ -114,37 +109,33 @@ def _problem(message: str, urn: str | None, sources: dict[str, tuple[str, int | 
     return Problem(file, line, "", message)
 
 
-def relocate(plans: Iterable[Any]) -> list[Any]:
-    """Findings of read-back stacks moved to the program's file and line, with the resource's URN."""
-    out = []
-    for plan in plans:
-        where = _LOCATIONS.get(id(plan.stack))
-        if where is None or where[0] is not plan.stack:
-            out.append(plan)
-            continue
-        _, sources, planning = _LOCATIONS.pop(id(plan.stack))
-        moved = []
-        for f in plan.findings:
-            urn = f.resource  # the read-back's locator: the URN the finding's key path came from
-            in_config = planning.where(f.path) if planning else None
-            if in_config is not None:  # a schedule, budget or suppression of the stack config: its line there
-                moved.append(replace(f, file=in_config[0], line=in_config[1], resource=None))
-                continue
-            file, line = sources.get(urn, (plan.stack.file, None)) if urn else (plan.stack.file, None)
-            moved.append(replace(f, file=file, line=line, resource=urn, fix=in_program_terms(f, urn, sources.get(urn or ""))))
-        out.append(replace(plan, findings=tuple(sorted(moved, key=Finding.sort_key))))
-    return out
+@dataclass(frozen=True)
+class ProgramLocator:
+    """Where a read-back stack's values were declared: a planning key (schedule, budget,
+    suppression) at its line of the stack config, any other value at the program's file and
+    line of the resource it was read from (`sources`, per URN), with that URN."""
 
+    sources: dict[str, tuple[str, int | None]]
+    planning: Planning | None = None
 
+    def locate(self, stack: Stack, path: Path) -> Location:
+        from planner.locate import nearest
+        from planner.reader import key_path
 
+        key = key_path(path)
+        in_config = self.planning.where(path) if self.planning else None
+        if in_config is not None:
+            return Location(in_config[0], in_config[1], None, key)
+        urn = nearest(stack.resources, path)
+        file, line = self.sources.get(urn, (stack.file, None)) if urn else (stack.file, None)
+        return Location(file, line, urn, key)
 
-def in_program_terms(f: Finding, urn: str | None, where: tuple[str, int | None] | None) -> str | None:
-    """A read-back finding's fix against the resource it concerns (`planner.program_terms`); the
-    read-back rules' own fixes already name the program's resources and stay as they are."""
-    from planner.program_terms import restate
-    from planner.rules import lookup
+    def restate(self, fix: str, path: Path, where: Location, category: str) -> str:
+        """The fix against the resource it concerns (`planner.program_terms`); the read-back rules'
+        own fixes already name the program's resources, and a planning key's fix is the config's."""
+        from planner.program_terms import restate
 
-    rule = lookup(f.rule)
-    if not f.fix or not urn or (rule is not None and rule.category == "readback"):
-        return f.fix
-    return restate(f.fix, f.path, urn, where)
+        urn = where.logical
+        if not urn or category == "readback":
+            return fix
+        return restate(fix, path, urn, self.sources.get(urn))

@@ -62,11 +62,11 @@ class Rule:
                 fix: str | None = None) -> Finding:
         """A finding of this rule at key path `path` of the stack; its location comes from the stack's
         locator. `fix` says what to change in this stack, when the rule can be more precise than its remediation."""
-        from planner.locate import locate
+        from planner.locate import locate, restate
 
         where = locate(ctx.stack, path)
         return Finding(self.id, severity or self.severity, message, where.file, where.line,
-                       resource=where.logical, path=tuple(path), fix=fix)
+                       resource=where.logical, path=tuple(path), fix=restate(ctx.stack, fix, path, where, self.category))
 
     def run(self, ctx: RuleContext) -> list[Finding]:
         return list(self.check(self, ctx))

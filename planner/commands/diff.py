@@ -337,8 +337,6 @@ def _compare_program(args: argparse.Namespace) -> tuple[dict[str, Any], list[Any
     from planner.commands.plan import rule_options
     from planner.pipeline import PlanOptions, plan_stacks
     from planner.programs import load, stacks_for_cli
-    from planner.readback import relocate
-
     where = "planner diff"
     if not args.program or not args.stack:
         raise InputError([Problem(where, None, "--program" if not args.program else "--stack",
@@ -369,8 +367,8 @@ def _compare_program(args: argparse.Namespace) -> tuple[dict[str, Any], list[Any
                                   for p in exc.problems]) from None
         book = book_from_args(args, [*base_stacks, *head_stacks])
         options = PlanOptions(price_book=book, rule_options=rule_options(args))
-        base_plans = _at_ref(relocate(plan_stacks(base_stacks, options)), tree, args.base_ref)
-    head_plans = relocate(plan_stacks(head_stacks, options))
+        base_plans = _at_ref(plan_stacks(base_stacks, options), tree, args.base_ref)  # located at the program's lines
+    head_plans = plan_stacks(head_stacks, options)
     return _document(base_plans, head_plans, f"{args.base_ref}:{inside}", "working tree", book.name), head_plans
 
 

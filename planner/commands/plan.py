@@ -51,10 +51,6 @@ def run(args: argparse.Namespace) -> int:
         stacks = stacks_from_args(args, args.paths or [_project_stacks()])
     plans = plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress), price_book=book_from_args(args, stacks),
                                             rule_options=rule_options(args)))
-    if args.program:
-        from planner.readback import relocate
-
-        plans = relocate(plans)
     text = render(plans, args.format, args.fail_on)
     write(text, args.output)
     return exit_code(plans, args.fail_on)

@@ -65,10 +65,6 @@ def run(args: argparse.Namespace) -> int:
             error_line(f"preflight: {exc}")
             return 2
         plans = [_preflight(s, account, args) for s in stacks]
-    if args.program:
-        from planner.readback import relocate
-
-        plans = relocate(plans)  # findings at the program's file and line, with the resource's URN
     plan.write(plan.render(plans, args.format, args.fail_on), args.output)
     return exit_code(plans, args.fail_on)
 

@@ -9,14 +9,19 @@ engineers named in /work/brief/common.md; each section is a frozen dataclass wit
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, get_args
 
-if TYPE_CHECKING:  # each section lives in its own module of this package
-    pass
+from planner.core.document.stacks import StackReport
 
 VERSION = 2  # the JSON document's version: 1 was `{"version": 1, "stacks": [...]}` of `plan`
 
 Command = Literal["plan", "preflight", "diff", "compare", "capacity", "components", "pack"]
+COMMANDS: tuple[str, ...] = get_args(Command)
+_RANK = {"info": 0, "warning": 1, "error": 2}
+
+
+class NotAReport(ValueError):
+    """The JSON is not a planner report of this version: what `planner render` says in one line."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,9 @@ class RuleInfo:
 
 @dataclass(frozen=True)
 class RenderContext:
-    """How to render, not what: terminal width (None: not a terminal), colour, the exit threshold."""
+    """How to render, not what: the width human output is fitted to (None: natural widths, as
+    `--wide`), colour (ANSI styles in human output), and the exit threshold the table's last line
+    states (`--fail-on`)."""
 
     width: int | None = None
     colour: bool = False
@@ -71,10 +78,73 @@ class Report:
     """One run of planner. Sections a command does not produce are empty/None."""
 
     command: Command
-    stacks: tuple[Any, ...] = ()  # StackReport (planner.core.document.stacks), in input order
+    stacks: tuple[StackReport, ...] = ()  # in input order
     problems: tuple[InputProblem, ...] = ()
-    rules: tuple[RuleInfo, ...] = ()  # every registered check (SARIF lists them all), sorted by id
+    # every spec rule (SARIF lists them all), sorted by id, then the other checks the findings
+    # name (preflight), sorted by id: the order SARIF's `tool.driver.rules` has
+    rules: tuple[RuleInfo, ...] = ()
     diff: Any = None  # DiffSection (planner.core.document.diff): base report and per-resource differences
     compare: Any = None  # CompareSection (planner.core.document.compare)
     capacity: Any = None  # CapacitySection (planner.core.document.capacity)
     version: int = VERSION
+
+    def rule(self, rule_id: str) -> RuleInfo | None:
+        """A check's metadata, as copied into the document (None: not a check this report knows)."""
+        for r in self.rules:
+            if r.id == rule_id:
+                return r
+        return None
+
+    def exit_code(self, fail_on: str = "error") -> int:
+        """2 on input problems; 1 when an unsuppressed finding at or above `fail_on` exists; else 0."""
+        if self.problems:
+            return 2
+        threshold = _RANK[fail_on]
+        for s in self.stacks:
+            for f in s.findings:
+                if not f.suppressed and _RANK[f.severity] >= threshold:
+                    return 1
+        return 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The document as `--format json` writes it (docs/output.md); `from_json` reads it back."""
+        out: dict[str, Any] = {
+            "version": self.version,
+            "command": self.command,
+            "stacks": [s.to_json() for s in self.stacks],
+            "problems": [p.to_json() for p in self.problems],
+            "rules": [r.to_json() for r in self.rules],
+        }
+        for name in ("diff", "compare", "capacity"):  # a section only when the command produced it
+            section = getattr(self, name)
+            if section is not None:
+                out[name] = section.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, d: Any) -> "Report":  # noqa: ANN401 - any parsed JSON value
+        """A saved report; NotAReport (one line) for JSON that is not a planner report of this version."""
+        if not isinstance(d, dict) or "version" not in d:
+            raise NotAReport("not a planner report (expected a JSON object with `version`, `command` and `stacks`, "
+                             "as `planner plan --format json` writes)")
+        if d["version"] != VERSION:
+            raise NotAReport(f"a planner report of version {d['version']!r}; this planner reads version {VERSION} "
+                             "(re-run the command that wrote it with this planner)")
+        if d.get("command") not in COMMANDS:
+            raise NotAReport(f"unknown command {d.get('command')!r} in the report; expected one of {', '.join(COMMANDS)}")
+        try:
+            return cls(
+                command=d["command"],
+                stacks=tuple(StackReport.from_json(s) for s in d.get("stacks") or ()),
+                problems=tuple(InputProblem.from_json(p) for p in d.get("problems") or ()),
+                rules=tuple(RuleInfo.from_json(r) for r in d.get("rules") or ()),
+                **_sections(d),
+            )
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise NotAReport(f"not a planner report of version {VERSION}: {type(exc).__name__} {exc}") from None
+
+
+def _sections(d: dict[str, Any]) -> dict[str, Any]:
+    """The sections other than stacks, read by their own modules (each imported only when present)."""
+    out: dict[str, Any] = {}
+    return out
