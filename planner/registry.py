@@ -139,3 +139,17 @@ class Registry:
 
     def get(self, rule_id: str) -> Rule | None:
         return self.all().get(rule_id)
+
+
+def known() -> dict[str, Rule]:
+    """Every id a finding or a suppression may name (`planner.rules.known`: the rules, then the preflight checks)."""
+    from planner.rules import known as every_id
+
+    return every_id()
+
+
+def lookup(rule_id: str) -> Rule | None:
+    """The rule or preflight check behind an id (`planner.rules.lookup`)."""
+    from planner.rules import lookup as of_id
+
+    return of_id(rule_id)

@@ -14,6 +14,9 @@ from typing import Any, Iterable, Mapping
 
 from planner import catalogue as _catalogue
 from planner import rules as _rules
+from planner.core.document.build import report as build_report
+from planner.core.document.report import Report, RuleInfo
+from planner.core.document.stacks import ReportedFinding
 from planner.cost import PriceBook, load_price_book
 from planner.findings import Finding
 from planner.model import Cluster, Stack
@@ -123,8 +126,14 @@ def _settled(plan: StackPlan, suppress: tuple[str, ...]) -> StackPlan:
     return replace(plan, findings=findings, unused_suppressions=unused_suppressions(findings, plan.stack, suppress))
 
 
-def describe(finding: Finding, config_fixes: bool = False) -> str:
-    """A finding as a violation message: rule id, message, and what to do.
+def document(plan: StackPlan) -> Report:
+    """The pack's planning as the one output document (`planner.core.document`): every violation
+    message of a stack policy is built from its findings and the rule metadata it carries."""
+    return build_report("pack", [plan])
+
+
+def describe(finding: ReportedFinding, rule: RuleInfo | None, config_fixes: bool = False) -> str:
+    """A finding of the document as a violation message: rule id, message, and what to do.
 
     What to do is the finding's own fix when it speaks the program's language: always for
     the read-back rules (they name the resource's properties), and for the other rules
@@ -132,18 +141,30 @@ def describe(finding: Finding, config_fixes: bool = False) -> str:
     the ones those fixes name. Otherwise a fix such as "set schedule.hours: 336" would name
     a key the program does not have, so the rule's general remediation is given instead.
     """
-    r = _rules.get(finding.rule)
-    if finding.fix and (config_fixes or (r is not None and r.category == "readback")):
-        where = "" if r is not None and r.category == "readback" else "in the planner:cluster config, "
+    readback = rule is not None and rule.category == "readback"
+    if finding.fix and (config_fixes or readback):
+        where = "" if readback else "in the planner:cluster config, "
         fix = f" Fix: {where}{finding.fix.rstrip('.')}."
     elif finding.fix and finding.resource:  # the rule's own fix, restated against the resource it concerns
         from planner.program_terms import restate
 
-        fix = f" Fix: {restate(finding.fix, finding.path, finding.resource).rstrip('.')}."
+        fix = f" Fix: {restate(finding.fix, _leaf(finding.path), finding.resource).rstrip('.')}."
     else:
-        fix = f" Fix: {r.remediation}" if r is not None and r.remediation else ""
+        fix = f" Fix: {rule.remediation}" if rule is not None and rule.remediation else ""
     stop = "" if finding.message.endswith(".") else "."
     return f"[{finding.rule}] {finding.message}{stop}{fix}"
+
+
+def described(doc: Report, config_fixes: bool = False) -> list[tuple[ReportedFinding, str]]:
+    """Every finding of the document with its violation message (`describe`)."""
+    return [(f, describe(f, doc.rule(f.rule), config_fixes)) for s in doc.stacks for f in s.findings]
+
+
+def _leaf(key: str) -> tuple[str, ...]:
+    """A finding's key (`planner:cluster.node_groups[0].count`) as the key path its last key ends
+    (what `planner.program_terms.restate` names the resource's property by)."""
+    last = key.rsplit(".", 1)[-1].split("[", 1)[0]
+    return (last,) if last else ()
 
 
 def findings_as_violations(outcome: Outcome, severities: tuple[str, ...], config_fixes: bool = False,
@@ -153,23 +174,25 @@ def findings_as_violations(outcome: Outcome, severities: tuple[str, ...], config
     if outcome.plan is None:
         return []
     left_to_others = set(exclude)
-    return [Violation(describe(f, config_fixes), f.resource) for f in outcome.plan.findings
+    return [Violation(message, f.resource) for f, message in described(document(outcome.plan), config_fixes)
             if not f.suppressed and f.severity in severities and f.rule not in left_to_others]
 
 
-def run_rules(cluster: Cluster, region: str, rule_ids: Iterable[str]) -> list[Finding]:
-    """Run the named rules on a small model (one file system, one node group) built from one resource.
+def rules_report(cluster: Cluster, region: str, rule_ids: Iterable[str]) -> Report:
+    """Run the named rules on a small model (one file system, one node group) built from one resource,
+    as the one document (no cost, no summary: only these rules' findings).
 
     Resource policies reuse the rules this way instead of restating their logic.
     """
-    ctx = _rules.RuleContext(Stack(stack_name(), STACK_FILE, region, cluster), _catalogue.load())
+    stack = Stack(stack_name(), STACK_FILE, region, cluster)
+    ctx = _rules.RuleContext(stack, _catalogue.load())
     out: list[Finding] = []
     for rid in rule_ids:
         r = _rules.get(rid)
         if r is None:
             raise LookupError(f"rule {rid!r} is not registered")
         out.extend(r.run(ctx))
-    return out
+    return document(StackPlan(stack, {}, tuple(out)))
 
 
 def _text(v: Any) -> str | None:

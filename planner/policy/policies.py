@@ -29,7 +29,8 @@ from planner.policy.planning import (
     Violation,
     declared_cluster,
     declared_suppressions,
-    describe,
+    described,
+    document,
     findings_as_violations,
     plan_resources,
 )
@@ -131,11 +132,13 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         _report(outcome.problems + unseen, report_violation)
         return
     verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
-    priced = outcome.plan.cost.to_json()
+    doc = document(outcome.plan)
+    (stack,) = doc.stacks
+    priced = stack.cost or {}
     estimate = headline(priced) + (f"; at the maximum: {headline(priced['maximum_estimate'])}"
                                    if priced.get("maximum_estimate") else "")
-    _report([Violation(f"{_in_pack_terms(describe(f)) if from_pack else describe(f)} Estimate: {estimate}", f.resource)
-             for f in outcome.plan.findings if f.rule in verdicts and not f.suppressed], report_violation)
+    _report([Violation(f"{_in_pack_terms(message) if from_pack else message} Estimate: {estimate}", f.resource)
+             for f, message in described(doc) if f.rule in verdicts and not f.suppressed], report_violation)
 
 
 PACK_BUDGET_KEYS = {"total_usd": "maxTotalUsd", "monthly_usd": "maxMonthlyUsd"}  # stack budget key -> the pack's config key

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 from planner import catalogue as _catalogue
 from planner.model import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup
 from planner.policy import security_groups
-from planner.policy.planning import describe, run_rules
+from planner.policy.planning import described, rules_report
 from planner.policy.topology import Violation
 from planner.policy.resources import (
     INSTANCE,
@@ -96,7 +96,7 @@ def public_ip(resource_type: str, props: Mapping[str, Any]) -> Reported:
     # several declared interfaces = the EFA-on-every-card layout the rule counts; none or one = one interface
     group = NodeGroup(name="resource", instance_type=itype, count=1, public_ip=True, efa=len(interfaces) > 1)
     cluster = Cluster(availability_zone="", node_groups=(group,))
-    return [(f.rule, describe(f)) for f in run_rules(cluster, _NO_REGION, PUBLIC_IP_RULES)]
+    return [(f.rule, message) for f, message in described(rules_report(cluster, _NO_REGION, PUBLIC_IP_RULES))]
 
 
 def lustre_values(resource_type: str, props: Mapping[str, Any]) -> Reported:
@@ -111,7 +111,7 @@ def lustre_values(resource_type: str, props: Mapping[str, Any]) -> Reported:
     fs = Lustre(deployment_type=dtype, storage_capacity_gib=capacity, per_unit_storage_throughput=as_int(throughput),
                 efa_enabled=truthy(props.get("efaEnabled")))
     cluster = Cluster(availability_zone="", node_groups=(), lustre=fs)
-    return [(f.rule, describe(f)) for f in run_rules(cluster, _NO_REGION, LUSTRE_RULES)]
+    return [(f.rule, message) for f, message in described(rules_report(cluster, _NO_REGION, LUSTRE_RULES))]
 
 
 # checks of one resource whose rules only the read-back of resources can fire: run per resource by
