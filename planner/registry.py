@@ -126,6 +126,12 @@ class Registry:
             raise ValueError(f"{self.kind} id {r.id!r} registered twice")
         self._rules[r.id] = r
 
+    def loads_with(self, load: Callable[[], object]) -> None:
+        """Give the registry the function that imports the modules declaring its checks (explicit imports),
+        run on its first listing: the package that lists them sets it, so those modules never import it."""
+        self._load_modules = load
+        self._loaded = False
+
     def _load(self) -> None:
         if not self._loaded:
             self._loaded = True
@@ -140,16 +146,3 @@ class Registry:
     def get(self, rule_id: str) -> Rule | None:
         return self.all().get(rule_id)
 
-
-def known() -> dict[str, Rule]:
-    """Every id a finding or a suppression may name (`planner.rules.known`: the rules, then the preflight checks)."""
-    from planner.rules import known as every_id
-
-    return every_id()
-
-
-def lookup(rule_id: str) -> Rule | None:
-    """The rule or preflight check behind an id (`planner.rules.lookup`)."""
-    from planner.rules import lookup as of_id
-
-    return of_id(rule_id)

@@ -48,7 +48,8 @@ def test_a_rule_without_a_category_is_refused() -> None:
 def test_one_registry_type_two_instances() -> None:
     """The spec rules and the preflight checks are the same `Registry` type; ids never overlap; every
     preflight check is declared in the core and its function attached by the AWS adapter."""
-    from planner.aws.checks import CHECKS, registry
+    from planner.aws.checks import CHECKS
+    from planner.aws.preflight import registry
     from planner.registry import Registry, not_attached
     from planner.rules.preflight import PREFLIGHT
 

@@ -3,7 +3,7 @@
 Each check's metadata (id, severity, description, source, remediation, category) is declared
 in the core (`planner.rules.preflight.PREFLIGHT`), so that `planner plan` and `planner rules`
 know it without this adapter; the modules named in `_load` attach their functions with
-`@check(id)`, and `registry()` returns the checks with them. A check reads
+`@check(id)`; `planner.aws.preflight.registry()` imports them and returns the checks with them. A check reads
 `ctx.options["account"]` (an `Account`) and `ctx.options["region"]`, and yields findings
 through `r.finding(ctx, path, message)`, which point at the file and line of the value at
 fault. Ids are a contract, like rule ids: never rename one.
@@ -15,15 +15,15 @@ the check's `remediation` is only the general advice `planner rules` lists.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Callable
 
 from planner.aws.errors import DENIED, REJECTED_CREDENTIALS, THROTTLED, AwsCallError
 from planner.findings import Finding
 from planner.model import NodeGroup, Path
-from planner.registry import Check, Rule, RuleContext
+from planner.registry import Check, RuleContext
 from planner.rules.preflight import AWS_ERROR, CATEGORY, PREFLIGHT
 
-__all__ = ["AWS_ERROR", "CATEGORY", "CHECKS", "aws_error", "check", "registry", "run"]
+__all__ = ["AWS_ERROR", "CATEGORY", "CHECKS", "aws_error", "aws_error_fix", "check", "zone_key", "zone_path"]
 
 CHECKS = PREFLIGHT  # the one registry of preflight checks: declared in the core, functions attached here
 
@@ -31,17 +31,6 @@ CHECKS = PREFLIGHT  # the one registry of preflight checks: declared in the core
 def check(id: str) -> Callable[[Check], Check]:
     """Attach a preflight check's function to the id `planner.rules.preflight` declares."""
     return CHECKS.attach(id)
-
-
-def _load() -> None:
-    """The modules that attach the checks' functions (explicit imports, so import-linter sees them)."""
-    from planner.aws import network, offerings, quotas, reservations  # noqa: F401 - imported for their @check
-
-
-def registry() -> Mapping[str, Rule]:
-    """Every preflight check, by id, sorted by id, with its function attached."""
-    _load()
-    return CHECKS.all()
 
 
 def aws_error(ctx: RuleContext, path: Path, err: AwsCallError, what: str) -> Finding:
@@ -97,18 +86,3 @@ def zone_path(g: NodeGroup, ctx: RuleContext) -> Path:
     if "availability_zone" in g.declared:
         return g.path + ("availability_zone",)
     return ctx.cluster.path + ("availability_zone",)
-
-
-def run(ctx: RuleContext) -> list[Finding]:
-    """Every check on one stack, each isolated: one check's AWS failure never hides another's result."""
-    out: list[Finding] = []
-    for r in registry().values():
-        try:
-            out.extend(r.run(ctx))
-        except AwsCallError as err:
-            out.append(aws_error(ctx, ctx.cluster.path, err, r.id.removeprefix("preflight-")))
-        except Exception as exc:  # noqa: BLE001 - an endpoint that answers oddly must not stop the other checks
-            err = AwsCallError(r.id, f"{type(exc).__name__}: {exc}", type(exc).__name__)
-            out.append(aws_error(ctx, ctx.cluster.path, err, r.id.removeprefix("preflight-")))
-    unique = {(f.rule, f.line, f.message): f for f in out}  # one AWS failure seen by two checks is one finding
-    return list(unique.values())

@@ -1,8 +1,9 @@
 """The spec rules' registry: one small rule per concern, like cfn-lint and ParallelCluster validators.
 
-A rule is a function decorated with `@rule(...)` in a module of this package; the module is
-named in `_load` (explicit imports, in file-name order), so adding a rule touches that module
-(or a new one plus its line in `_load`) plus its test. Rule ids are a contract (suppressions
+A rule is a function decorated with `@rule(...)` (from `planner.rules.spec_rules`, which holds
+the registry instance) in a module of this package; the module is named in `_load` (explicit
+imports, in file-name order), so adding a rule touches that module (or a new one plus its line
+in `_load`) plus its test. Rule ids are a contract (suppressions
 and SARIF refer to them): never rename one. `known()` adds the preflight checks, declared in
 `planner.rules.preflight` (their functions are the AWS adapter's). This module only
 registers: suppressions are settled by `planner.pipeline`, the reference page is printed by
@@ -14,8 +15,8 @@ from __future__ import annotations
 from typing import Iterator, Mapping
 
 from planner.findings import Finding
-from planner.model import NodeGroup, Path
-from planner.registry import Check, Registry, Rule, RuleContext
+from planner.registry import Check, Rule, RuleContext
+from planner.rules.spec_rules import RULES, count_path, rule
 
 __all__ = ["RULES", "Check", "Rule", "RuleContext", "count_path", "evaluate", "get", "known", "lookup", "registry",
            "rule"]
@@ -42,8 +43,7 @@ def _load() -> None:
     )
 
 
-RULES = Registry("rule", load=_load)
-rule = RULES.register
+RULES.loads_with(_load)
 
 
 def registry() -> Mapping[str, Rule]:
@@ -78,8 +78,3 @@ def get(rule_id: str) -> Rule | None:
 def evaluate(ctx: RuleContext) -> Iterator[Finding]:
     for r in registry().values():
         yield from r.run(ctx)
-
-
-def count_path(g: NodeGroup) -> Path:
-    """The key that states a group's size: `ultraservers` when the user wrote it, else `count`."""
-    return g.path + ("ultraservers" if g.ultraservers is not None else "count",)

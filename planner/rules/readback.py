@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Iterator
 
 from planner.findings import Finding
-from planner.rules import Rule, RuleContext, count_path, rule
+from planner.rules.spec_rules import Rule, RuleContext, count_path, rule
 
 AZ_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-regions-availability-zones.html"
 ACCELERATED_DOC = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from planner.findings import Finding
-from planner.rules import Rule, RuleContext, rule
+from planner.rules.spec_rules import Rule, RuleContext, rule
 from planner.rules.readback import readback_notes
 
 IMDS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-IMDS-new-instances.html"

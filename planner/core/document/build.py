@@ -37,10 +37,10 @@ def problems_report(command: Command, problems: Sequence["Problem"]) -> Report:
 
 def rules_for(named: Iterable[str]) -> tuple[RuleInfo, ...]:
     """Every spec rule, by id, then the other checks (preflight) that `named` findings name, by id."""
-    from planner import registry, rules
+    from planner import rules
 
     spec = rules.registry()
-    known = registry.known()
+    known = rules.known()
     others = sorted({i for i in named if i not in spec and i in known})
     return tuple(_info(r) for r in [*spec.values(), *(known[i] for i in others)])
 
