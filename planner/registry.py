@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from planner.catalogue import Catalogue
 from planner.findings import SEVERITIES, Finding
-from planner.model import Path, Stack
+from planner.model import Cluster, Path, Stack
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class RuleContext:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     @property
-    def cluster(self):  # noqa: ANN201 - the model's Cluster
+    def cluster(self) -> Cluster:
         return self.stack.cluster
 
 

@@ -17,7 +17,7 @@ from test_policy_pack import LT, by_name, hand_written
 
 from planner import rules
 from planner.policy import POLICIES, planning, policies
-from planner.policy.testing import Spec, check, resource_args, stack_args, violations
+from planner.policy.testing import Spec, check, resource_args, violations
 
 RESOURCE_RULES = ("imdsv2-required", "interface-security-groups", "efa-security-group")
 

@@ -20,7 +20,13 @@ from planner.core.document.stacks import ReportedFinding
 from planner.cost import PriceBook, load_price_book
 from planner.findings import Finding
 from planner.model import Cluster, Stack
-from planner.pipeline import PlanOptions, StackPlan, plan_stack, settle, unused_suppressions
+from planner.pipeline import (
+    PlanOptions,
+    StackPlan,
+    plan_stack,
+    settle,
+    unused_suppressions,
+)
 from planner.policy.resources import Graph, from_policy
 from planner.policy.topology import Rebuilt, Violation, rebuild, to_stack
 

@@ -19,19 +19,24 @@ from planner import catalogue as _catalogue
 from planner.model import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup
 from planner.policy import security_groups
 from planner.policy.planning import described, rules_report
-from planner.policy.topology import Violation
 from planner.policy.resources import (
     INSTANCE,
     LAUNCH_TEMPLATE,
     LUSTRE,
+    Graph,
     as_int,
     as_list,
     dig,
-    Graph,
     known,
     truthy,
 )
-from planner.rules.resource_checks import EFA_SECURITY_GROUP, IMDS_DOC, IMDSV2, INTERFACE_SECURITY_GROUPS
+from planner.policy.topology import Violation
+from planner.rules.resource_checks import (
+    EFA_SECURITY_GROUP,
+    IMDS_DOC,
+    IMDSV2,
+    INTERFACE_SECURITY_GROUPS,
+)
 
 EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html"
 Reported = list[tuple[str, str]]  # (rule id, violation message as the pack reports it)

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from planner.findings import Finding
-from planner.rules.spec_rules import Rule, RuleContext, rule
 from planner.rules.readback import readback_notes
+from planner.rules.spec_rules import RULES, Rule, RuleContext
 
 IMDS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-IMDS-new-instances.html"
 LAUNCH_TEMPLATE_DATA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_RequestLaunchTemplateData.html"
@@ -26,20 +26,22 @@ INTERFACE_SECURITY_GROUPS = "interface-security-groups"
 EFA_SECURITY_GROUP = "efa-security-group"
 
 
-@rule(
-    id=IMDSV2,
+def _reported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """What the read-back of a program's resources found under rule `r` (its notes)."""
+    yield from readback_notes(r, ctx)
+
+RULES.declare(
+    IMDSV2,
     severity="error",
     category="security",
     description="A launch template or instance does not require IMDSv2 session tokens (metadataOptions.httpTokens).",
     source=IMDS_DOC,
     remediation="Set metadataOptions.httpTokens to 'required' on the launch template (or the instance).",
+    check=_reported,
 )
-def imdsv2_required(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    yield from readback_notes(r, ctx)
 
-
-@rule(
-    id=INTERFACE_SECURITY_GROUPS,
+RULES.declare(
+    INTERFACE_SECURITY_GROUPS,
     severity="error",
     category="network",
     description="A launch template that declares network interfaces sets security groups at its top level, which EC2 "
@@ -47,18 +49,15 @@ def imdsv2_required(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     source=LAUNCH_TEMPLATE_DATA_DOC,
     remediation="Set the security groups on each network interface (networkInterfaces[].securityGroups) instead of "
                 "vpcSecurityGroupIds or securityGroupNames.",
+    check=_reported,
 )
-def interface_security_groups(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    yield from readback_notes(r, ctx)
 
-
-@rule(
-    id=EFA_SECURITY_GROUP,
+RULES.declare(
+    EFA_SECURITY_GROUP,
     severity="error",
     category="network",
     description="A security group of EFA interfaces does not allow all traffic in from and out to itself.",
     source=EFA_SECURITY_DOC,
     remediation="Add an all-traffic (protocol -1) inbound and outbound rule naming the security group itself.",
+    check=_reported,
 )
-def efa_security_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    yield from readback_notes(r, ctx)
