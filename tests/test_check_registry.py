@@ -87,6 +87,22 @@ def test_the_pack_plans_a_preview_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(calls) == 2
 
 
+def test_the_budget_shares_the_read_back_and_plans_its_own_question(monkeypatch: pytest.MonkeyPatch) -> None:
+    """planner-budget prices the stack for its hours and limits (another planning question), on the same read-back."""
+    from planner.policy import topology
+
+    plans, rebuilds = [], []
+    real_plan, real_rebuild = planning.plan_stack, planning.rebuild
+    monkeypatch.setattr(planning, "plan_stack", lambda stack, options: plans.append(1) or real_plan(stack, options))
+    monkeypatch.setattr(planning, "rebuild", lambda *a: rebuilds.append(1) or real_rebuild(*a))
+    monkeypatch.setattr(planning, "_SHARED", {})
+    monkeypatch.setattr(planning, "_REBUILT", {})
+    assert planning.rebuild is not topology.rebuild
+    reported = check(hand_written(), config={"planner-budget": {"maxTotalUsd": 1000, "hours": 24}})
+    assert (len(rebuilds), len(plans)) == (1, 2)
+    assert [r.policy for r in reported if r.message.startswith("[budget-exceeded]")] == ["planner-budget"]
+
+
 def test_plan_program_reports_the_resource_checks_at_the_resource(tmp_path: Path) -> None:
     """The pack's IMDSv2 check judges a program's launch templates under `plan --program`, same id, at its line;
     `--suppress` takes the id like any rule's."""

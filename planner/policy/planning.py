@@ -109,17 +109,25 @@ _SHARED: dict[tuple[Any, ...], _Shared] = {}
 _SHARED_MAX = 8  # one preview asks a few questions (with and without a budget); older previews are dropped
 
 
+_REBUILT: dict[tuple[Any, ...], Rebuilt] = {}
+
+
 def _planned(graph: Graph, region: str | None, zone: str | None, extra: dict[str, Any], book: PriceBook) -> _Shared:
-    """The preview planned once per question: the same resources, region, AZ, added keys and price book."""
-    key = (repr(graph.resources), region, zone, repr(sorted(extra.items())), stack_name(), id(book))
+    """The preview planned once per question: the same resources, region, AZ, added keys and price book.
+    Its read-back is shared by every question (the budget's hours and limits only change the planning)."""
+    seen = (repr(graph.resources), region, zone)
+    key = (*seen, repr(sorted(extra.items())), stack_name(), id(book))
     found = _SHARED.get(key)
     if found is not None:
         return found
-    rebuilt = rebuild(graph, region, zone)
+    rebuilt = _REBUILT.get(seen)
+    if rebuilt is None:
+        rebuilt = _REBUILT[seen] = rebuild(graph, region, zone)
     stack, problems = to_stack(rebuilt, stack_name(), STACK_FILE, extra)
     plan = plan_stack(stack, PlanOptions(price_book=book)) if stack is not None else None
-    if len(_SHARED) >= _SHARED_MAX:
-        _SHARED.pop(next(iter(_SHARED)))
+    for cache in (_SHARED, _REBUILT):
+        while len(cache) >= _SHARED_MAX:
+            cache.pop(next(iter(cache)))
     found = _SHARED[key] = _Shared(rebuilt, plan, tuple(problems), book)
     return found
 
