@@ -136,3 +136,17 @@ def test_no_registry_is_loaded_by_a_module_name() -> None:
                  "planner/aws/preflight.py", "planner/rules/preflight.py"):
         text = (ROOT / path).read_text(encoding="utf-8")
         assert "importlib" not in text and "pkgutil" not in text, path
+
+
+def test_plan_suppressing_a_preflight_check_imports_no_adapter() -> None:
+    """A suppression naming a preflight check is checked against the core's declaration: `planner plan`
+    still imports neither planner.aws nor boto3/botocore."""
+    import subprocess
+    import sys
+
+    code = ("import json, sys; from planner.cli import main; "
+            "c = main(['plan', 'stacks/Pulumi.trn2-dev.yaml', '--suppress', 'preflight-quota', '--format', 'json', "
+            "'-o', __import__('os').devnull]); "
+            "print(json.dumps([c, [m for m in sys.modules if m.startswith(('planner.aws', 'boto', 'pulumi'))]]))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [0, []]
