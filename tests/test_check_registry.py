@@ -114,6 +114,9 @@ def test_plan_program_reports_the_resource_checks_at_the_resource(tmp_path: Path
     assert f["severity"] == "error" and f["file"].endswith("__main__.py") and f["line"]
     assert f["resource"].endswith("aws:ec2/launchTemplate:LaunchTemplate::" + f["resource"].rsplit("::", 1)[1])
     assert f["message"].startswith("metadataOptions.httpTokens is 'optional'; set it to 'required'")
+    # the fix in the program's terms (pulumi_aws's Python names), on the resource as declared
+    assert f["fix"].startswith('in aws.ec2.LaunchTemplate "') and f["fix"].endswith(
+        ': set metadata_options={"http_tokens": "required"}')
     quiet = run_cli("plan", "--program", "tests/corpus/eks-p5-capacity-block-unmanaged", "--stack", "test",
                     "--format", "json", "--suppress", "imdsv2-required")
     assert quiet.code == 0, quiet.err

@@ -139,6 +139,17 @@ def program_violations(graph: Graph) -> list[Violation]:
     """What the resource checks find in a program's resources, each with its rule and the resource's URN:
     notes of the read-back that `planner plan --program` reports under those rules (the pack runs the
     same checks as its resource policies and `planner-efa-security-group`)."""
-    out = [Violation(message, r.urn, rule=rule)
+    out = [Violation(message, r.urn, fix=PROGRAM_FIXES[rule], rule=rule)
            for r in graph.resources for rule, check in ONE_RESOURCE.items() for message in check(r.type, r.props)]
-    return out + [replace(v, rule=EFA_SECURITY_GROUP) for v in security_groups.violations(graph)]
+    return out + [replace(v, rule=EFA_SECURITY_GROUP, fix=PROGRAM_FIXES[EFA_SECURITY_GROUP])
+                  for v in security_groups.violations(graph)]
+
+
+# what to change, in pulumi_aws's Python names (restated against the resource, with its file and line)
+PROGRAM_FIXES = {
+    IMDSV2: 'set metadata_options={"http_tokens": "required"}',
+    INTERFACE_SECURITY_GROUPS: ("move the groups of vpc_security_group_ids (or security_group_names) into "
+                                "security_groups of each of its network_interfaces"),
+    EFA_SECURITY_GROUP: ('add an ingress and an egress rule with protocol "-1" and self=True (or an '
+                         "aws.vpc.SecurityGroupIngressRule and EgressRule naming the group itself)"),
+}
