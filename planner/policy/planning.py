@@ -103,6 +103,7 @@ class _Shared:
     plan: StackPlan | None
     problems: tuple[Violation, ...]
     book: PriceBook  # kept so that the key's id(book) names this book while the entry lives
+    catalogue: Any  # the same, for the catalogue it was planned with
 
 
 _SHARED: dict[tuple[Any, ...], _Shared] = {}
@@ -116,7 +117,7 @@ def _planned(graph: Graph, region: str | None, zone: str | None, extra: dict[str
     """The preview planned once per question: the same resources, region, AZ, added keys and price book.
     Its read-back is shared by every question (the budget's hours and limits only change the planning)."""
     seen = (repr(graph.resources), region, zone)
-    key = (*seen, repr(sorted(extra.items())), stack_name(), id(book))
+    key = (*seen, repr(sorted(extra.items())), stack_name(), id(book), id(_catalogue.load()))
     found = _SHARED.get(key)
     if found is not None:
         return found
@@ -128,7 +129,7 @@ def _planned(graph: Graph, region: str | None, zone: str | None, extra: dict[str
     for cache in (_SHARED, _REBUILT):
         while len(cache) >= _SHARED_MAX:
             cache.pop(next(iter(cache)))
-    found = _SHARED[key] = _Shared(rebuilt, plan, tuple(problems), book)
+    found = _SHARED[key] = _Shared(rebuilt, plan, tuple(problems), book, _catalogue.load())
     return found
 
 
