@@ -116,8 +116,8 @@ _REBUILT: dict[tuple[Any, ...], Rebuilt] = {}
 def _planned(graph: Graph, region: str | None, zone: str | None, extra: dict[str, Any], book: PriceBook) -> _Shared:
     """The preview planned once per question: the same resources, region, AZ, added keys and price book.
     Its read-back is shared by every question (the budget's hours and limits only change the planning)."""
-    seen = (repr(graph.resources), region, zone)
-    key = (*seen, repr(sorted(extra.items())), stack_name(), id(book), id(_catalogue.load()))
+    seen = (repr(graph.resources), region, zone, id(_catalogue.load()))  # the read-back reads the catalogue too
+    key = (*seen, repr(sorted(extra.items())), stack_name(), id(book))
     found = _SHARED.get(key)
     if found is not None:
         return found
