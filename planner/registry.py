@@ -9,8 +9,10 @@ and `@registry.attach(id)` gives it its function later (the preflight checks: de
 known without importing an adapter: `planner plan` checks a suppression of a preflight check
 and `planner rules` lists it without importing boto3.
 
-A registry loads the modules that declare its checks through `load`, a function of explicit
-imports (import-linter sees them; nothing is imported by name). What a finding does next
+A registry loads the modules that declare its checks through a function of explicit imports
+(`load`, or `loads_with(load)` from the package that lists them, so that those modules import
+only the registry instance and no import goes round in a circle; import-linter sees every one,
+nothing is imported by name). What a finding does next
 (suppression, settling, reporting) belongs to the pipeline and the renderers, not here.
 """
 
