@@ -16,12 +16,19 @@ $(STAMP): pyproject.toml
 plan: setup
 	$(BIN)/planner plan stacks/
 
+# The checks before the tests: lint and format (ruff), types (mypy, strict on the core), layers
+# (lint-imports); docs/development.md, "Checks you run", says what each one holds.
 test: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
+# Speed (bench/run.py), then the bounds the tests no longer time: hostile input, deadlines (bench/bounds.py)
 bench: setup
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench.bounds
 
 # The documentation site (MkDocs + Material) into site/; `make test` builds it too, strictly.
 docs: setup

@@ -95,13 +95,17 @@ if [ -z "${PLANNER_PROGRAM:-}" ] && [ ${#paths[@]} -eq 0 ]; then
   exit 0
 fi
 
-# annotations in the log
-planner plan "${target[@]}" "${select[@]}" "${book[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format github -- "${paths[@]}"
-# The exit code and the total cost both come from this run and the JSON it writes.
-planner plan "${target[@]}" "${select[@]}" "${book[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format json "--output=$out/plan.json" -- "${paths[@]}"
+# Planned once: the exit code and the total cost come from this run and the JSON document it
+# writes; the annotations, the SARIF and (without a base) the comment are rendered from that
+# document (`planner render`), so a program runs once and every report says the same. On
+# unusable input the document holds the problems (a broken stack file is a SARIF result and
+# an annotation on its line); a run that could not start writes none.
+planner plan "${target[@]}" "${select[@]}" "${book[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format json "--output=$out/plan.json" -- "${paths[@]}" 2> "$out/stderr.txt"
 code=$?
-if [ "$code" -ne 2 ]; then
-  planner plan "${target[@]}" "${select[@]}" "${book[@]}" --format sarif "--output=$out/planner.sarif" -- "${paths[@]}" || true
+cat "$out/stderr.txt" >&2  # planner's lines stay in the log
+if [ -f "$out/plan.json" ]; then
+  planner render --format github -- "$out/plan.json" || true  # annotations in the log
+  planner render --format sarif "--output=$out/planner.sarif" -- "$out/plan.json" || true
 fi
 
 {
@@ -115,8 +119,8 @@ fi
   # stays under GitHub's 65,536 and the sticky comment is always replaced.
   if [ -n "${PLANNER_BASE_REF:-}" ]; then
     planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" --format markdown -- "${paths[@]}" 2> "$out/stderr.txt" || true
-  else
-    planner plan "${target[@]}" "${select[@]}" "${book[@]}" --format markdown -- "${paths[@]}" 2> "$out/stderr.txt" || true
+  elif [ -f "$out/plan.json" ]; then  # the plan's own lines on standard error are in stderr.txt already
+    planner render --format markdown -- "$out/plan.json" || true
   fi
   # planner's `info:` lines (the plain Pulumi stacks a folder held, skipped) are information,
   # not errors: their own block, above the errors, cut at 1,000 characters

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from planner import data as _data
 from planner.data import LocalZone
+
+if TYPE_CHECKING:
+    from planner.model import Purchase
 
 PRECISIONS = ("bf16_dense", "fp8_dense", "fp8_sparse")
 
@@ -71,7 +74,7 @@ class InstanceType:
     capacity_block_regions: tuple[str, ...] = ()
     capacity_block_local_zones: tuple[LocalZone, ...] = ()  # Local Zones the pricing page sells its blocks in
 
-    def sold_in(self, region: str, purchase: str) -> bool:
+    def sold_in(self, region: str, purchase: Purchase) -> bool:
         """Listed in `region` for `purchase`: the offerings, plus the Capacity Blocks pricing page's regions for blocks."""
         return region in self.regions or (purchase == "capacity-block" and region in self.capacity_block_regions)
 
@@ -146,8 +149,11 @@ class UltraServerType:
 class _Grouped(Protocol):
     """What `Catalogue.ultraserver_of` reads from a node group (planner.model.NodeGroup)."""
 
-    instance_type: str
-    ultraserver_type: str | None
+    @property
+    def instance_type(self) -> str: ...
+
+    @property
+    def ultraserver_type(self) -> str | None: ...
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Sequence
 from planner import __version__
 from planner.errors import InputError, error_line  # noqa: F401 - error_line stays importable from here
 
-COMMANDS = ("plan", "catalog", "rules", "compare", "diff", "preflight", "capacity", "prices", "schema")
+COMMANDS = ("plan", "catalog", "rules", "compare", "diff", "preflight", "capacity", "prices", "schema", "render")
 EXIT_INPUT = 2
 
 

@@ -9,13 +9,15 @@ came from. A suppressed finding records how (`inSource`, `external`) and why.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal, get_args
 
-SEVERITIES = ("error", "warning", "info")
-_RANK = {"info": 0, "warning": 1, "error": 2}
+# How bad a finding is; `--fail-on` names one of the first two.
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)
+_RANK: dict[Severity, int] = {"info": 0, "warning": 1, "error": 2}
 
 
-def at_least(severity: str, threshold: str) -> bool:
+def at_least(severity: Severity, threshold: Severity) -> bool:
     return _RANK[severity] >= _RANK[threshold]
 
 
@@ -24,7 +26,7 @@ class Finding:
     """What a rule found in one stack: its key path, the location worked out from it, and what to do."""
 
     rule: str
-    severity: str
+    severity: Severity
     message: str
     file: str
     line: int | None = None

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from planner.findings import Finding
 from planner.model import Path, Stack
 from planner.reader import key_path
 from planner.yamlload import line_of
@@ -69,8 +68,3 @@ def restate(stack: Stack, fix: str | None, path: Path, where: Location, category
         return fix
     said: str = stack.locator.restate(fix, tuple(path), where, category)
     return said
-
-
-def of(f: Finding) -> Location:
-    """A finding's location, as its rule's locator found it."""
-    return Location(f.file, f.line, f.resource, f.key)

@@ -9,13 +9,17 @@ the line a finding should point at. Values are the declared ones with defaults a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from planner.yamlload import Lines, line_of
 
-PURCHASES = ("on-demand", "capacity-block", "spot")
+# How a node group's instances are bought (the stack's `purchase`, a price book's key).
+Purchase = Literal["on-demand", "capacity-block", "spot"]
+PURCHASES: tuple[Purchase, ...] = get_args(Purchase)
 PLACEMENTS = ("cluster", "none")
-LUSTRE_DEPLOYMENTS = ("SCRATCH_1", "SCRATCH_2", "PERSISTENT_1", "PERSISTENT_2")
+# The FSx for Lustre deployment types (the API's DeploymentType values).
+DeploymentType = Literal["SCRATCH_1", "SCRATCH_2", "PERSISTENT_1", "PERSISTENT_2"]
+LUSTRE_DEPLOYMENTS: tuple[DeploymentType, ...] = get_args(DeploymentType)
 PRECISIONS = ("bf16", "fp8")
 # The gp3 root volume of each instance the components launch: the size they create when the
 # stack leaves `root_volume_gib` out, and the range gp3 accepts (1 GiB to 16 TiB, Amazon EBS
@@ -33,7 +37,7 @@ class NodeGroup:
     name: str
     instance_type: str
     count: int  # instances, also when declared as `ultraservers`
-    purchase: str = "on-demand"
+    purchase: Purchase = "on-demand"
     efa: bool = True
     availability_zone: str = ""  # effective AZ (group's own, else the cluster's)
     public_ip: bool = False
@@ -64,7 +68,7 @@ class NodeGroup:
 class Lustre:
     """The cluster's FSx for Lustre file system as declared (effective AZ filled in)."""
 
-    deployment_type: str
+    deployment_type: DeploymentType
     storage_capacity_gib: int
     per_unit_storage_throughput: int | None = None
     availability_zone: str = ""  # effective AZ
@@ -145,7 +149,7 @@ class Unplanned:
     fix: str | None = None  # what to change in the program, for this resource
     # the most instances of each catalogue type it may run at once (its limits allow), for the cost at the maximum
     maxima: tuple[tuple[str, int], ...] = ()
-    purchase: str = "on-demand"  # how its instances are bought, for the cost at the maximum
+    purchase: Purchase = "on-demand"  # how its instances are bought, for the cost at the maximum
     detail: str = ""  # what else the read-back saw, in the resource's own terms (named in its finding)
     name: str = ""  # the resource's own name (its line items at the maximum carry it)
     # when one limit binds every type: what one instance of each takes of it (vCPUs, GPUs, 1 per instance)

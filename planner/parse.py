@@ -619,12 +619,12 @@ def find(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[st
     if problems:
         raise InputError(problems)
     seen: set[str] = set()
-    unique = []
-    for f in found:
-        real = os.path.realpath(f.path)
+    unique: list[Found] = []
+    for one in found:
+        real = os.path.realpath(one.path)
         if real not in seen:
             seen.add(real)
-            unique.append(f)
+            unique.append(one)
     return unique
 
 

@@ -9,8 +9,9 @@ from typing import Any, Iterable
 from planner import catalogue as _catalogue
 from planner import cost as _cost
 from planner import rules as _rules
+from planner.core.document.stacks import COMMAND_LINE, EXTERNAL, IN_SOURCE  # suppression kinds, as SARIF names them
 from planner.errors import InputError, Problem
-from planner.findings import Finding, at_least
+from planner.findings import Finding
 from planner.model import Stack
 from planner.summary import summarize
 
@@ -26,26 +27,14 @@ class PlanOptions:
 
 @dataclass(frozen=True)
 class StackPlan:
-    """One stack planned: summary, findings and cost, the document every report renders."""
+    """One stack planned: summary, findings and cost. Reports render the document built from
+    it (`planner.core.document.build.report`), never the plan itself."""
 
     stack: Stack
     summary: dict[str, Any]
     findings: tuple[Finding, ...]
     cost: _cost.CostEstimate | None = None
     unused_suppressions: tuple["UnusedSuppression", ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        out = {
-            "stack": self.stack.name,
-            "file": self.stack.file,
-            "region": self.stack.region,
-            "summary": self.summary,
-            "findings": [f.to_json() for f in self.findings],
-            "cost": None if self.cost is None else self.cost.to_json(),
-        }
-        if self.unused_suppressions:  # only when there is one, like a finding's `fix`
-            out["unused_suppressions"] = [u.to_json() for u in self.unused_suppressions]
-        return out
 
 
 @dataclass(frozen=True)
@@ -67,21 +56,6 @@ class UnusedSuppression:
 
         return key_path(self.path) if self.path else None
 
-    @property
-    def where(self) -> str:
-        """`stacks/x.yaml:12` for the stack's own suppression, `command line` for `--suppress`."""
-        if self.kind == EXTERNAL:
-            return COMMAND_LINE
-        return self.file + (f":{self.line}" if self.line else "")
-
-    @property
-    def message(self) -> str:
-        said = f"--suppress {self.rule}" if self.kind == EXTERNAL else f"suppression of '{self.rule}'"
-        return f"{said} matched no finding in this stack; remove it, or check that it names the rule meant"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"rule": self.rule, "reason": self.reason, "kind": self.kind, "line": self.line, "path": self.key}
-
 
 def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
     problems = suppression_problems(stack, options.suppress)
@@ -95,14 +69,10 @@ def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
     return StackPlan(stack, summary, findings, cost, unused_suppressions(findings, stack, options.suppress))
 
 
-IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
-EXTERNAL = "external"
-
-
 def settle(findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = ()) -> tuple[Finding, ...]:
     """Findings as reported, in file order: suppressed by the stack's `suppress` (kind inSource,
     with its reason) or else by the command line (kind external), the kind and reason recorded."""
-    in_source = {}
+    in_source: dict[str, str] = {}
     for s in stack.cluster.suppress:
         in_source.setdefault(s.rule, s.reason)
     external = set(suppress)
@@ -139,7 +109,7 @@ def unused_suppressions(findings: Iterable[Finding], stack: Stack, suppress: Ite
 
 def check_suppressions(stacks: Iterable[Stack], suppress: Iterable[str] = ()) -> None:
     """Suppressions that name no rule, in any stack or on the command line, stop the run first."""
-    problems: list = []
+    problems: list[Problem] = []
     for s in stacks:
         problems += [p for p in suppression_problems(s, suppress) if p not in problems]
     if problems:
@@ -153,18 +123,8 @@ def plan_stacks(stacks: Iterable[Stack], options: PlanOptions = PlanOptions()) -
     return [plan_stack(s, options) for s in stacks]
 
 
-def exit_code(plans: Iterable[StackPlan], fail_on: str = "error") -> int:
-    """1 when an unsuppressed finding at or above `fail_on` exists, else 0."""
-    for p in plans:
-        for f in p.findings:
-            if not f.suppressed and at_least(f.severity, fail_on):
-                return 1
-    return 0
-
-
 # --- suppressions that name no rule ------------------------------------------------------
 
-COMMAND_LINE = "command line"
 
 
 def unknown_rule_message(rule_id: str) -> str | None:

@@ -165,7 +165,8 @@ class Reader:
             assert f.pattern is not None
             return self.pattern(f.pattern, f.what)
         if f.kind in ("string", "boolean", "positive_int", "positive_number"):
-            return getattr(self, f.kind)
+            named: Callable[[Any, Path], Any] = getattr(self, f.kind)
+            return named
         raise ValueError(f"field kind {f.kind!r} is read by its own code, not by a converter")
 
     def one_or_list(self, conv: Callable[[Any, Path], Any], what: str) -> Callable[[Any, Path], tuple[Any, ...] | None]:

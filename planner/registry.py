@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
 
 from planner.catalogue import Catalogue
-from planner.findings import SEVERITIES, Finding
+from planner.findings import SEVERITIES, Finding, Severity
 from planner.model import Cluster, Path, Stack
 
 
@@ -53,14 +53,14 @@ class Rule:
     """A declared rule or check: stable id, severity, source, remediation, category and its function."""
 
     id: str
-    severity: str
+    severity: Severity
     description: str
     source: str  # public https URL of the page (AWS docs, API reference, pricing) the rule rests on
     remediation: str
     check: Check = not_attached
     category: str = ""  # what the rule is about (SARIF tags it with this): capacity, network, storage, ...
 
-    def finding(self, ctx: RuleContext, path: Path, message: str, severity: str | None = None,
+    def finding(self, ctx: RuleContext, path: Path, message: str, severity: Severity | None = None,
                 fix: str | None = None) -> Finding:
         """A finding of this rule at key path `path` of the stack; its location comes from the stack's
         locator. `fix` says what to change in this stack, when the rule can be more precise than its remediation."""
@@ -83,7 +83,7 @@ class Registry:
         self._rules: dict[str, Rule] = {}
         self._loaded = load is None
 
-    def declare(self, id: str, severity: str, description: str, source: str, remediation: str,
+    def declare(self, id: str, severity: Severity, description: str, source: str, remediation: str,
                 *, category: str, check: Check = not_attached) -> Rule:
         """Record a check's metadata (checked here, once); its function may be attached later (`attach`)."""
         self._check_metadata(id, severity, source, category)
@@ -91,7 +91,7 @@ class Registry:
         self.add(r)
         return r
 
-    def register(self, id: str, severity: str, description: str, source: str, remediation: str,
+    def register(self, id: str, severity: Severity, description: str, source: str, remediation: str,
                  *, category: str) -> Callable[[Check], Check]:
         """Declare `id` and attach `check(rule, ctx) -> findings` to it: a rule whose function is core."""
         self._check_metadata(id, severity, source, category)

@@ -16,8 +16,8 @@ import os
 from typing import Any
 
 from planner import parse
-from planner.parse import SCHEMA, Field, Table
-from planner.reader import NUMBER, REGION
+from planner.parse import SCHEMA
+from planner.reader import NUMBER, REGION, Field, Table
 
 SCHEMA_ID = "https://planner.invalid/schema/stack.schema.json"  # an identifier, not fetched
 SHIPPED = os.path.join(os.path.dirname(__file__), "data", "schema", "stack.schema.json")

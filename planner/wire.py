@@ -50,7 +50,7 @@ def _decode(hint: Any, value: Any) -> Any:
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in typing.get_args(hint) if a is not type(None)]
         return _decode(inner[0], value) if len(inner) == 1 else value
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):  # a record's class (hints hold no instances)
         if not isinstance(value, dict):
             raise TypeError(f"expected a mapping for {hint.__name__}")
         hints = _hints(hint)

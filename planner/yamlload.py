@@ -38,7 +38,7 @@ _constructor = yaml.constructor.SafeConstructor()
 
 
 class _Limit(Exception):
-    def __init__(self, line: int, message: str):
+    def __init__(self, line: int | None, message: str) -> None:
         self.line = line
         self.message = message
 
@@ -106,7 +106,8 @@ def _precount(text: str) -> None:
         if isinstance(event, _NODE_EVENTS):
             events += 1
             if events > 2 * MAX_NODES:
-                raise _Limit(event.start_mark.line + 1, f"document has more than {MAX_NODES} values; refused")
+                line = event.start_mark.line + 1 if event.start_mark is not None else None
+                raise _Limit(line, f"document has more than {MAX_NODES} values; refused")
 
 
 def _scalar(node: yaml.ScalarNode) -> Any:

@@ -39,6 +39,30 @@ def run_cli(*args: str, cwd: Path | None = None) -> Result:
     return Result(code, out.getvalue(), err.getvalue())
 
 
+def document(plans, command: str = "plan"):  # noqa: ANN001, ANN201 - list[StackPlan] -> Report
+    """The document of `plans`, as `planner plan` (or `command`) builds it: what renderers take."""
+    from planner.core.document.build import report
+
+    return report(command, plans)  # type: ignore[arg-type]
+
+
+def no_plan(out: str) -> bool:
+    """What `plan` and `preflight` write on unusable input: nothing (a run that could not start)
+    or the report of the input problems alone, in whichever format (never a plan)."""
+    import json
+
+    if out == "":
+        return True
+    if out.startswith("{"):
+        doc = json.loads(out)
+        if "runs" in doc:  # SARIF: only invalid-input results
+            results = doc["runs"][0]["results"]
+            return bool(results) and all(r["ruleId"] == "invalid-input" for r in results)
+        return doc["stacks"] == [] and bool(doc["problems"])
+    lines = out.splitlines()
+    return "nothing planned" in lines[-1] or (len(lines) > 1 and "nothing planned" in lines[1])  # table, github; markdown
+
+
 def run_process(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
     """Run `python -m planner ARGS` as a separate process, as users and CI do."""
     full_env = dict(os.environ, PYTHONPATH=str(ROOT))

@@ -10,6 +10,7 @@ install step finds it and installs nothing (tests/test_wheel.py tests the instal
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -143,7 +144,10 @@ def test_unusable_input_is_exit_2_with_no_cost(tmp_path: Path) -> None:
     (repo / "stacks" / "Pulumi.broken.yaml").write_text("config:\n  planner:cluster: {}\n", encoding="utf-8")
     res = run_action(repo, tmp_path)
     assert res["failed"] == "Gate" and res["code"] == 2
-    assert res["outputs"]["exit-code"] == "2" and res["outputs"]["total-cost"] == "" and res["outputs"]["sarif-file"] == ""
+    assert res["outputs"]["exit-code"] == "2" and res["outputs"]["total-cost"] == ""
+    sarif = json.loads(Path(res["outputs"]["sarif-file"]).read_text(encoding="utf-8"))  # the broken file, on its line
+    assert {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+            for r in sarif["runs"][0]["results"]} == {("invalid-input", "stacks/Pulumi.broken.yaml")}
 
 
 def _commit_as_origin_main(repo: Path) -> None:

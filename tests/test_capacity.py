@@ -54,7 +54,11 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> StubbedAws:
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any] | str, str]:
     code = main(["capacity", *argv])
     out, err = capsys.readouterr()
-    return code, (json.loads(out) if "json" in argv else out), err
+    if "json" not in argv:
+        return code, out, err
+    doc = json.loads(out)
+    assert (doc["version"], doc["command"]) == (2, "capacity")
+    return code, doc["capacity"], err
 
 
 def expect(aws: StubbedAws, region: str, hours: int, response: dict[str, Any], count: int = 16,
@@ -518,7 +522,7 @@ def test_progress_is_shown_on_a_terminal_only_and_erased(aws: StubbedAws, capsys
     shown = term.getvalue()
     assert "asking 3 regions: 1 answered (" in shown and "asking 3 regions: 2 answered (" in shown
     assert shown.endswith("\r\033[K")  # the last answer erases the line: nothing of it stays on the screen
-    assert json.loads(capsys.readouterr().out)["pick"] is not None  # standard output holds only the report
+    assert json.loads(capsys.readouterr().out)["capacity"]["pick"] is not None  # standard output holds only the report
 
 
 def test_compare_capacity_prices_block_rows_from_offerings(aws: StubbedAws, capsys) -> None:
@@ -528,7 +532,7 @@ def test_compare_capacity_prices_block_rows_from_offerings(aws: StubbedAws, caps
     expect(aws, "us-east-2", 264, answers())
     code = main(["compare", "--parameters", "70e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "16",
                  "--instance-type", "p5en.48xlarge", "--capacity", "--format", "json"])
-    doc = json.loads(capsys.readouterr().out)
+    doc = json.loads(capsys.readouterr().out)["compare"]
     assert code == 0
     row = next(c for c in doc["candidates"] if c["purchase"] == "capacity-block")
     assert row["offering"]["offering_ids"] == ["cb-07c0000000000072a"] and row["total_usd"] == 60000.0
@@ -594,7 +598,7 @@ def test_the_same_answers_give_byte_identical_json(aws: StubbedAws, capsys) -> N
         main(["capacity", *P5EN, "--regions", "us-west-2,us-east-1,us-east-2", "--deadline", "2027-01-06", "--format", "json"])
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1]
-    assert [r["region"] for r in json.loads(outs[0])["regions"]] == ["us-west-2", "us-east-1", "us-east-2"]  # as asked
+    assert [r["region"] for r in json.loads(outs[0])["capacity"]["regions"]] == ["us-west-2", "us-east-1", "us-east-2"]  # as asked
 
 
 def test_no_credentials_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path) -> None:
@@ -704,3 +708,22 @@ def test_block_sizes_and_what_cannot_be_booked() -> None:
         block_sizes(257)
     with pytest.raises(NoBlock):
         durations(4368.5)
+
+
+def test_a_saved_search_renders_as_the_run(aws: StubbedAws, capsys, tmp_path) -> None:
+    """`planner render` of the saved JSON prints what the search printed (a CI job posts it from an artifact)."""
+    for _ in range(3):  # the JSON run, then the table and the Markdown
+        three_regions(aws)
+    args = (*P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06")
+    saved = tmp_path / "capacity.json"
+    assert main(["capacity", *args, "--format", "json", "--output", str(saved)]) == 0
+    capsys.readouterr()
+    for fmt in ("table", "markdown"):
+        code, printed, _ = run(capsys, *args, "--format", fmt)
+        assert code == 0
+        assert main(["render", "--format", fmt, str(saved)]) == 0
+        assert capsys.readouterr().out == printed
+    for s in aws.stubbers.values():
+        s.assert_no_pending_responses()
+    assert main(["render", "--format", "sarif", str(saved)]) == 2
+    assert "a capacity report renders as table, json, markdown" in capsys.readouterr().err

@@ -37,7 +37,7 @@ def test_the_search_goes_to_the_configured_endpoint(tmp_path: Path, setting: str
                          "--hours", "336", "--regions", "us-east-1,us-east-2,us-west-2,eu-north-1,us-west-1",
                          "--deadline", "2027-01-06", "--format", "json")
     assert done.returncode == 0, done.stderr
-    doc = json.loads(done.stdout)
+    doc = json.loads(done.stdout)["capacity"]
     assert doc["pick"]["offering_ids"] == ["cb-0e2b7d1c5a9f3e826"] and doc["pick"]["hours"] == 340.5
     by_region = {r["region"]: r for r in doc["regions"]}
     assert by_region["eu-north-1"]["code"] == "UnauthorizedOperation"
@@ -53,6 +53,6 @@ def test_moto_server_which_lacks_the_call_is_a_region_line(tmp_path: Path, endpo
     done = _capacity(tmp_path, {"AWS_ENDPOINT_URL_EC2": endpoint}, "--instance-type", "p5en.48xlarge", "--count", "2",
                      "--hours", "24", "--regions", "us-east-1", "--format", "json")
     assert done.returncode == 1, done.stderr
-    doc = json.loads(done.stdout)
+    doc = json.loads(done.stdout)["capacity"]
     assert doc["options"] == [] and doc["pick"] is None
     assert doc["regions"][0]["error"] and doc["regions"][0]["code"] == "NotAws"

@@ -14,11 +14,11 @@ def test_plan_bundled_stacks_json_shape():
     res = run_cli("plan", "--format", "json")
     assert res.code == 0, res.err
     data = json.loads(res.out)
-    assert data["version"] == 1
+    assert data["version"] == 2 and data["command"] == "plan" and data["problems"] == []
     names = [s["stack"] for s in data["stacks"]]
     assert names == sorted(names) and {"trn2-dev", "ultraserver-prod", "p5en-train"} <= set(names)
     for s in data["stacks"]:
-        assert set(s) == {"stack", "file", "region", "summary", "findings", "cost"}
+        assert set(s) == {"stack", "file", "region", "summary", "findings", "cost", "topology"}
         assert s["file"].startswith("stacks/Pulumi.")
         assert set(s["summary"]["peak_pflops"]) == {"bf16_dense", "fp8_dense", "fp8_sparse"}
 
@@ -51,11 +51,14 @@ def test_table_output_names_every_stack():
     assert "peak PFLOPS: BF16 dense" in res.out
 
 
-def test_invalid_input_exits_2_and_writes_nothing(stack_file, tmp_path):
+def test_invalid_input_exits_2_and_writes_only_the_problems(stack_file, tmp_path):
     path = stack_file("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: -1}")
     out = tmp_path / "report.json"
     res = run_cli("plan", "--format", "json", "-o", str(out), str(path))
-    assert res.code == 2 and res.out == "" and not out.exists()
+    assert res.code == 2 and res.out == ""
+    assert json.loads(out.read_text(encoding="utf-8"))["problems"] == [  # no plan: the report of the problem
+        {"file": str(path), "line": 6, "key": "planner:cluster.node_groups[0].count",
+         "message": "expected a positive integer, got -1"}]
     assert res.err.strip().splitlines() == [
         f"planner: {path}:6: planner:cluster.node_groups[0].count: expected a positive integer, got -1"]
 

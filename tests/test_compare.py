@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import pytest
 
 from cost_support import make_book, write_book
 from planner import catalogue
-from planner.cost.compare import Job, compare
+from planner.cost.compare import Job
+from planner.cost.compare import compare as compare_section
 from tests.conftest import run_cli
 
 P, T = 8e9, 1e11  # 4.8e21 FLOPs
 CAT = catalogue.load()
+
+
+def compare(*args: Any) -> dict[str, Any]:
+    """The compare section as JSON (`--format json`'s "compare"): the form these tests read."""
+    return compare_section(*args).to_json()
 
 
 def _hours(itype: str, n: int, mfu: float, precision: str = "bf16") -> float:
@@ -78,7 +85,7 @@ def test_cli_json_and_sparse_headline_notes(tmp_path) -> None:
             "--instance-type", "trn2.48xlarge", "--instance-type", "p5en.48xlarge", "--price-book", str(book))
     res = run_cli(*args, "--format", "json")
     assert res.code == 0, res.err
-    data = json.loads(res.out)
+    data = json.loads(res.out)["compare"]
     for c in data["candidates"]:
         assert set(c) >= {"instance_type", "purchase", "instances", "run_hours", "billed_hours", "total_usd", "usd_per_dense_pflop_hour"}
     p5en = _by(data, "p5en.48xlarge", "on-demand")
@@ -131,7 +138,7 @@ def test_the_count_column_is_always_shown() -> None:
 def test_the_summary_names_the_smallest_count_when_it_is_not_the_cheapest() -> None:
     res = run_cli("compare", "--parameters", "70e9", "--tokens", "1e12", "--mfu", "0.4", "--deadline-hours", "720", "--wide")
     data = json.loads(run_cli("compare", "--parameters", "70e9", "--tokens", "1e12", "--mfu", "0.4", "--deadline-hours", "720",
-                              "--format", "json").out)
+                              "--format", "json").out)["compare"]
     priced = [c for c in data["candidates"] if c["total_usd"] is not None]
     best = min(priced, key=lambda c: c["total_usd"])
     fewest = min(data["candidates"], key=lambda c: c["instances"])
@@ -139,3 +146,14 @@ def test_the_summary_names_the_smallest_count_when_it_is_not_the_cheapest() -> N
     last = res.out.splitlines()[-1]
     assert f"({best['instances']:,} instances)" in last
     assert f"fewest instances: {fewest['instances']:,} x {fewest['instance_type']} {fewest['purchase']}" in last
+
+
+def test_a_saved_report_renders_as_the_run(tmp_path) -> None:
+    """`planner render` of the saved JSON prints what compare printed, in each of its formats."""
+    args = ("compare", "--parameters", "70e9", "--tokens", "1e12", "--mfu", "0.4", "--deadline-hours", "720")
+    saved = tmp_path / "compare.json"
+    assert run_cli(*args, "--format", "json", "--output", str(saved)).code == 0
+    for fmt in ("table", "markdown", "json"):
+        assert run_cli("render", "--format", fmt, str(saved)).out == run_cli(*args, "--format", fmt).out
+    res = run_cli("render", "--format", "github", str(saved))
+    assert res.code == 2 and "a compare report renders as table, json, markdown; got github" in res.err

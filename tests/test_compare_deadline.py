@@ -4,14 +4,22 @@ and applies plan's region and scale checks."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from planner import catalogue
 from planner.cost import load_price_book
-from planner.cost.compare import Job, billed_hours, compare, total_usd
+from planner.cost.compare import Job, billed_hours, total_usd
+from planner.cost.compare import compare as compare_section
 from planner.cost.training import dense_peak, run_hours
 from tests.conftest import run_cli
+
+
+def compare(*args: Any) -> dict[str, Any]:
+    """The compare section as JSON (`--format json`'s "compare"): the form these tests read."""
+    return compare_section(*args).to_json()
+
 
 CAT = catalogue.load()
 JOBS = [Job(70e9, 15e12, "bf16", {"*": 0.35}, region, deadline_hours=d)
@@ -94,5 +102,5 @@ def test_a_misspelt_region_is_refused_with_a_suggestion() -> None:
 def test_deadline_json_keeps_both_counts() -> None:
     res = run_cli("compare", "--parameters", "70e9", "--tokens", "15e12", "--mfu", "0.35", "--deadline-hours", "720",
                   "--region", "us-east-2", "--instance-type", "trn2u.48xlarge", "--format", "json")
-    c = json.loads(res.out)["candidates"][0]
+    c = json.loads(res.out)["compare"]["candidates"][0]
     assert c["instances"] >= c["smallest_instances"]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import document
 from cost_support import make_book
 from planner.parse import load_stack
-from planner.pipeline import PlanOptions, exit_code, plan_stack
+from planner.pipeline import PlanOptions, plan_stack
 from planner.rules import registry
 
 AZ = "availability_zone: us-east-2a\n"
@@ -32,7 +33,7 @@ def test_total_over_budget_is_an_error_with_both_figures(stack_file) -> None:
     (f,) = _budget(plan)
     assert f.severity == "error" and f.line == 9
     assert "$2,010.00" in f.message and "budget.total_usd $1,500.00" in f.message and "by $510.00" in f.message
-    assert exit_code([plan]) == 1
+    assert document([plan]).exit_code() == 1
 
 
 def test_monthly_over_budget(stack_file) -> None:
@@ -58,7 +59,7 @@ def test_known_part_alone_can_exceed_the_budget(stack_file) -> None:
 def test_budget_finding_can_be_suppressed(stack_file) -> None:
     plan = _plan(stack_file, "budget:\n  total_usd: 1500\nsuppress:\n  - {rule: budget-exceeded, reason: approved overrun}\n")
     (f,) = _budget(plan)
-    assert f.suppressed and exit_code([plan]) == 0
+    assert f.suppressed and document([plan]).exit_code() == 0
 
 
 def test_budget_fix_says_how_many_instances_to_cut(stack_file) -> None:
@@ -103,14 +104,14 @@ def test_a_budget_never_passes_on_an_incomplete_cost(stack_file) -> None:
     (f,) = _incomplete(plan)
     assert f.severity == "error" and f.line == 10 and _budget(plan) == []
     assert f.message == "budget.total_usd $5,000.00 cannot be checked: the estimate leaves out g (p5.48xlarge) (cost at least $2,015.00)"
-    assert "budget.allow_incomplete: true" in f.fix and exit_code([plan]) == 1
+    assert "budget.allow_incomplete: true" in f.fix and document([plan]).exit_code() == 1
     assert plan.cost.to_json()["complete"] is False
 
 
 def test_allow_incomplete_checks_the_priced_part_only(stack_file) -> None:
     plan = plan_stack(load_stack(str(stack_file(AZ + UNPRICED + "budget:\n  total_usd: 5000\n  allow_incomplete: true\n"))),
                       PlanOptions(price_book=make_book()))
-    assert _incomplete(plan) == [] and _budget(plan) == [] and exit_code([plan]) == 0
+    assert _incomplete(plan) == [] and _budget(plan) == [] and document([plan]).exit_code() == 0
 
 
 def test_fail_on_incomplete_cost_without_a_budget(stack_file) -> None:

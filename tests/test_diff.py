@@ -41,7 +41,7 @@ def test_two_folders_cost_change_and_findings(tmp_path: Path) -> None:
     _write(tmp_path / "head", "train", 4)  # $4,020: over the $3,100 budget
     res = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book), "--format", "json")
     assert res.code == 0, res.err
-    data = json.loads(res.out)
+    data = json.loads(res.out)["diff"]
     (s,) = data["stacks"]
     assert s["status"] == "changed"
     assert s["total"] == {"before_usd": 2010, "after_usd": 4020, "change_usd": 2010, "change_percent": 100.0}
@@ -52,7 +52,7 @@ def test_two_folders_cost_change_and_findings(tmp_path: Path) -> None:
     assert failing.code == 1
     assert "+$2,010.00 (+100.0%)" in failing.out
     back = run_cli("diff", str(tmp_path / "head"), str(tmp_path / "base"), "--price-book", str(book), "--format", "json")
-    s = json.loads(back.out)["stacks"][0]
+    s = json.loads(back.out)["diff"]["stacks"][0]
     assert s["total"]["change_percent"] == -50.0 and [f["rule"] for f in s["findings_resolved"]] == ["budget-exceeded"]
 
 
@@ -63,7 +63,7 @@ def test_a_budget_already_broken_is_not_new_when_its_figure_moves(tmp_path: Path
     _write(tmp_path / "base", "train", before)
     _write(tmp_path / "head", "train", after)
     args = ("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book))
-    (s,) = json.loads(run_cli(*args, "--format", "json").out)["stacks"]
+    (s,) = json.loads(run_cli(*args, "--format", "json").out)["diff"]["stacks"]
     assert [f["rule"] for f in s["findings_added"]] == ["budget-exceeded"] == [f["rule"] for f in s["findings_resolved"]]
     assert f"${after * 1005:,}.00 exceeds" in s["findings_added"][0]["message"]
     assert run_cli(*args, "--fail-on", "error").code == 0
@@ -90,7 +90,7 @@ def test_base_ref_in_a_temporary_repository(tmp_path: Path) -> None:
     book = write_book(tmp_path)
     res = run_cli("diff", "--base-ref", "HEAD", "--price-book", str(book), "--format", "json", cwd=repo)
     assert res.code == 0, res.err
-    data = json.loads(res.out)
+    data = json.loads(res.out)["diff"]
     by = {s["stack"]: s for s in data["stacks"]}
     assert {k: v["status"] for k, v in by.items()} == {"new": "added", "old": "removed", "train": "changed"}
     assert by["train"]["total"]["change_usd"] == 1005 and by["train"]["total"]["change_percent"] == 50.0
@@ -109,7 +109,7 @@ def test_base_ref_in_a_temporary_repository(tmp_path: Path) -> None:
     assert "| train | a | changed | EC2 instances trn2.48xlarge x 2 (on-demand) -&gt; EC2 instances trn2.48xlarge x 3 (on-demand) |" in md.out
     assert md.out == run_cli("diff", "--base-ref", "HEAD", "stacks", "--price-book", str(book), "--format", "markdown", cwd=repo).out
     one = run_cli("diff", "--base-ref", "HEAD", "stacks/Pulumi.train.yaml", "--price-book", str(book), "--format", "json", cwd=repo)
-    assert [s["stack"] for s in json.loads(one.out)["stacks"]] == ["train"]
+    assert [s["stack"] for s in json.loads(one.out)["diff"]["stacks"]] == ["train"]
 
 
 def test_unknown_prices_show_the_change_of_priced_items(tmp_path: Path) -> None:
@@ -117,7 +117,7 @@ def test_unknown_prices_show_the_change_of_priced_items(tmp_path: Path) -> None:
         path = _write(tmp_path / folder, "train", count)
         path.write_text(path.read_text().replace("us-east-2", "ap-south-2"), encoding="utf-8")
     res = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--format", "json")
-    s = json.loads(res.out)["stacks"][0]
+    s = json.loads(res.out)["diff"]["stacks"][0]
     # only the root volumes are priced, at gp3 in ap-south-2 ($0.0912): $24.99 for 4 instances less $12.49 for 2
     assert s["total"]["change_usd"] is None and s["total"]["change_known_usd"] == 12.5
     assert "unknown (priced items +$12.50)" in run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head")).out
@@ -136,7 +136,8 @@ def test_unusable_input_exits_2(tmp_path: Path, args: tuple[str, ...]) -> None:
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "base")
     res = run_cli(*args, cwd=repo)
-    assert res.code == 2 and res.out == "" and len(res.err.strip().splitlines()) == 1, (res.code, res.err)
+    assert res.code == 2 and len(res.err.strip().splitlines()) == 1, (res.code, res.err)
+    assert res.out.startswith("Input problems\n") and "nothing planned; exit 2" in res.out  # the report says it too
 
 
 def _program_repo(tmp_path: Path) -> Path:
@@ -166,7 +167,7 @@ def test_diff_of_a_program_against_a_git_ref(tmp_path: Path) -> None:
     args = ("diff", "--program", "infra", "--stack", "test", "--base-ref", "HEAD")
     res = run_cli(*args, "--format", "json", cwd=repo)
     assert res.code == 0, res.err
-    data = json.loads(res.out)
+    data = json.loads(res.out)["diff"]
     (s,) = data["stacks"]
     assert s["status"] == "changed" and s["base_file"] == "HEAD:infra/__main__.py" and s["head_file"] == "infra/__main__.py"
     (item,) = [i for i in s["line_items"] if i["name"] == "cbr"]
@@ -176,7 +177,7 @@ def test_diff_of_a_program_against_a_git_ref(tmp_path: Path) -> None:
     # change is that of the priced items
     assert s["total"]["change_usd"] is None and s["total"]["change_known_usd"] == item["total_change_usd"]
     assert data["total"]["monthly_change_usd"] is None and data["total"]["monthly_change_known_usd"] == item["monthly_change_usd"] > 0
-    assert data["base"] == "HEAD:infra"
+    assert data["base_label"] == "HEAD:infra" and data["base"]["stacks"][0]["file"] == "HEAD:infra/__main__.py"
     md = run_cli(*args, "--format", "markdown", cwd=repo).out
     assert md.index("**Changed line items**") < md.index("### `test`")
     assert "EC2 Capacity Block p5e.48xlarge x 2 -&gt; EC2 Capacity Block p5e.48xlarge x 4" in md
@@ -192,7 +193,8 @@ def test_diff_of_a_program_needs_a_ref_and_a_stack(tmp_path: Path) -> None:
                            (("--program", "infra", "--base-ref", "HEAD"), "--stack: --program DIR and --stack NAME go together"),
                            (("--program", "infra", "--stack", "test", "--base-ref", "nope"), "'nope' is not a commit")):
         res = run_cli("diff", *args, cwd=repo)
-        assert res.code == 2 and res.out == "" and expected in res.err and len(res.err.strip().splitlines()) == 1, res.err
+        assert res.code == 2 and expected in res.err and len(res.err.strip().splitlines()) == 1, res.err
+        assert res.out.startswith("Input problems\n") and "nothing planned; exit 2" in res.out
 
 
 def test_a_program_new_at_head_is_added(tmp_path: Path) -> None:
@@ -200,7 +202,7 @@ def test_a_program_new_at_head_is_added(tmp_path: Path) -> None:
     shutil.copytree(repo / "infra", repo / "more")
     res = run_cli("diff", "--program", "more", "--stack", "test", "--base-ref", "HEAD", "--format", "json", cwd=repo)
     assert res.code == 0, res.err
-    assert [s["status"] for s in json.loads(res.out)["stacks"]] == ["added"]
+    assert [s["status"] for s in json.loads(res.out)["diff"]["stacks"]] == ["added"]
 
 
 def test_a_program_failing_at_the_base_is_named_at_the_ref(tmp_path: Path) -> None:
@@ -211,7 +213,7 @@ def test_a_program_failing_at_the_base_is_named_at_the_ref(tmp_path: Path) -> No
     _git(repo, "commit", "-qam", "broken")
     main.write_text(good, encoding="utf-8")
     res = run_cli("diff", "--program", "infra", "--stack", "test", "--base-ref", "HEAD", cwd=repo)
-    assert res.code == 2 and res.out == ""
+    assert res.code == 2 and "HEAD:infra/__main__.py:" in res.out  # the problem, in the report asked for (a table)
     (line,) = res.err.strip().splitlines()
     assert line.startswith("planner: HEAD:infra/__main__.py:") and "the program failed: ValueError: broken at the base" in line
     assert "planner-base-" not in line
@@ -223,10 +225,40 @@ def test_fail_on_incomplete_cost_as_in_plan() -> None:
     base, head = "stacks/Pulumi.p5en-train.yaml", "tests/invalid_stacks/Pulumi.price-unknown.yaml"
     plain = run_cli("diff", base, head, "--format", "json", "--fail-on", "error")
     assert plain.code == 0, plain.err
-    assert not [f for f in json.loads(plain.out)["stacks"][0]["findings_added"] if f["rule"] == "budget-incomplete-cost"]
+    assert not [f for f in json.loads(plain.out)["diff"]["stacks"][0]["findings_added"] if f["rule"] == "budget-incomplete-cost"]
     res = run_cli("diff", base, head, "--format", "json", "--fail-on", "error", "--fail-on-incomplete-cost")
     assert res.code == 1, res.err
-    (added,) = [f for f in json.loads(res.out)["stacks"][0]["findings_added"] if f["rule"] == "budget-incomplete-cost"]
+    (added,) = [f for f in json.loads(res.out)["diff"]["stacks"][0]["findings_added"] if f["rule"] == "budget-incomplete-cost"]
     plan = run_cli("plan", head, "--format", "json", "--fail-on-incomplete-cost")
     (planned,) = [f for f in json.loads(plan.out)["stacks"][0]["findings"] if f["rule"] == "budget-incomplete-cost"]
     assert added["severity"] == "error" and added["message"] == planned["message"]
+
+
+def test_a_saved_diff_renders_as_the_run(tmp_path: Path) -> None:
+    """`planner render` of the saved JSON prints the table and the pull-request comment diff printed."""
+    book = write_book(tmp_path)
+    _write(tmp_path / "base", "train", 2)
+    _write(tmp_path / "head", "train", 4)
+    _write(tmp_path / "head", "new", 1)
+    args = ("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book))
+    saved = tmp_path / "diff.json"
+    assert run_cli(*args, "--format", "json", "--output", str(saved)).code == 0
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    assert [s["stack"] for s in data["stacks"]] == ["new", "train"]  # the head side, as plan reports it
+    assert [s["stack"] for s in data["diff"]["base"]["stacks"]] == ["train"]  # the base side
+    for fmt in ("table", "markdown", "json"):
+        assert run_cli("render", "--format", fmt, str(saved)).out == run_cli(*args, "--format", fmt).out
+
+
+def test_a_broken_stack_file_is_in_the_comment_and_the_json(tmp_path: Path) -> None:
+    """Unusable input on either side: the report asked for holds the problem (the pull-request comment
+    names the file and line), exit 2, and the one line on standard error stays."""
+    _write(tmp_path / "base", "train", 2)
+    head = _write(tmp_path / "head", "train", 2)
+    head.write_text(head.read_text(encoding="utf-8").replace("count: 2", "count: lots"), encoding="utf-8")
+    args = ("diff", str(tmp_path / "base"), str(tmp_path / "head"))
+    md = run_cli(*args, "--format", "markdown")
+    assert md.code == 2 and len(md.err.strip().splitlines()) == 1
+    assert "input problem" in md.out and f"{head}:6" in md.out
+    doc = json.loads(run_cli(*args, "--format", "json").out)
+    assert doc["command"] == "diff" and "diff" not in doc and doc["problems"][0]["line"] == 6

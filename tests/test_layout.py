@@ -75,6 +75,25 @@ def test_makefile_targets_set_up_first() -> None:
     assert "venv" in recipe and "install" in recipe and ".[all,test,docs]" in recipe
 
 
+def test_make_test_lints_formats_and_type_checks_before_the_tests() -> None:
+    """ruff, mypy and lint-imports run before pytest, from the venv the test extra fills."""
+    recipe = _makefile_rules()["test"][1]
+    tools = [r.split()[0].rsplit("/", 1)[-1] + ("" if len(r.split()) < 2 else " " + r.split()[1]) for r in recipe]
+    assert tools == ["ruff check", "ruff format", "mypy", "lint-imports", "python -m"] and "pytest" in recipe[-1]
+    assert all(r.startswith("$(BIN)/") for r in recipe)
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    test = {re.split(r"[<>=\[]", d)[0].lower() for d in config["project"]["optional-dependencies"]["test"]}
+    assert {"ruff", "mypy", "types-pyyaml"} <= test
+    mypy = config["tool"]["mypy"]
+    assert mypy["strict"] is True
+    # strict on the core: every module the import contract forbids pulumi/boto3 is type-checked
+    forbidden = next(c for c in config["tool"]["importlinter"]["contracts"]
+                     if c["type"] == "forbidden" and "pulumi" in c["forbidden_modules"])
+    core = {m.removeprefix("planner.").replace(".", "/") for m in forbidden["source_modules"]}
+    checked = {f.removeprefix("planner/").removesuffix(".py") for f in mypy["files"]}
+    assert core <= checked, core - checked
+
+
 def test_ci_runs_make_test() -> None:
     run = ROOT / ".ci" / "run"
     assert os.access(run, os.X_OK)

@@ -296,7 +296,7 @@ def test_compare_with_live_prices(stubbed_pricing: StubbedAws) -> None:
     res = run_cli("compare", "--parameters", "7e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "2",
                   "--instance-type", "trn2.48xlarge", "--region", "us-east-2", "--live-prices", "--format", "json")
     assert res.code == 0, res.err
-    (on_demand,) = [c for c in json.loads(res.out)["candidates"] if c["purchase"] == "on-demand"]
+    (on_demand,) = [c for c in json.loads(res.out)["compare"]["candidates"] if c["purchase"] == "on-demand"]
     assert on_demand["usd_per_hour"] == 37.5 and on_demand["as_of"] == dt.datetime.now(dt.timezone.utc).date().isoformat()
 
 
@@ -310,7 +310,7 @@ def test_diff_with_live_prices(stubbed_pricing: StubbedAws, stack_file) -> None:
     head = head_dir / "Pulumi.a.yaml"
     head.write_text(base.read_text().replace("count: 2", "count: 4"))
     res = run_cli("diff", str(base), str(head), "--live-prices", "--format", "json")
-    (stack,) = json.loads(res.out)["stacks"]
+    (stack,) = json.loads(res.out)["diff"]["stacks"]
     root = 6.0  # a root volume over the run at the live gp3 price: 500 GiB x 100 h / 730 x 0.0876
     assert (stack["total"]["before_usd"], stack["total"]["after_usd"]) == (round(2 * (37.5 * 100 + root), 2),
                                                                            round(4 * (37.5 * 100 + root), 2))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.locate import locate, nearest, of
+from planner.locate import locate, nearest
 from planner.parse import load_stack
 from planner.pipeline import plan_stack
 from planner.reader import key_path
@@ -39,7 +39,6 @@ def test_every_finding_has_a_path_that_locates_its_line(path: Path) -> None:
         assert f.path and f.path[:2] == ("config", "planner:cluster"), f
         where = locate(stack, f.path)
         assert (where.file, where.line) == (f.file, f.line), f
-        assert of(f).path == key_path(f.path)
         assert f.to_json()["path"] == key_path(f.path)
 
 
@@ -53,3 +52,30 @@ def test_json_and_sarif_carry_the_path() -> None:
     result = next(r for r in sarif["runs"][0]["results"] if r["ruleId"] == "capacity-block-size")
     assert result["locations"][0]["logicalLocations"] == [{"fullyQualifiedName": hit["path"], "kind": "member"}]
     assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == hit["line"]
+
+
+def test_a_read_back_stack_is_located_where_the_program_declares_it() -> None:
+    """A program's stack carries its locator: a finding is made at the program's file and line,
+    with the resource's URN, and a planning key at its stack config's line (nothing moved later)."""
+    import dataclasses
+
+    from planner.model import Stack
+    from planner.parse import CLUSTER_PATH
+    from planner.readback import Planning, ProgramLocator
+
+    urn = "urn:pulumi:dev::p::aws:ec2/instance:Instance::gpu"
+    base = load_stack("stacks/Pulumi.p5en-train.yaml")
+    config_lines = {CLUSTER_PATH + ("schedule", "hours"): 7}
+    planning = Planning({"schedule": {"hours": 10}}, "Pulumi.dev.yaml", config_lines)
+    stack = Stack("dev", "__main__.py", base.region, base.cluster, resources={CLUSTER_PATH + ("node_groups", 0): urn},
+                  locator=ProgramLocator({urn: ("infra/__main__.py", 42)}, planning))
+    where = locate(stack, CLUSTER_PATH + ("node_groups", 0, "count"))
+    assert (where.file, where.line, where.logical) == ("infra/__main__.py", 42, urn)
+    where = locate(stack, CLUSTER_PATH + ("schedule", "hours"))
+    assert (where.file, where.line, where.logical) == ("Pulumi.dev.yaml", 7, None)
+    where = locate(stack, CLUSTER_PATH + ("placement_group",))  # from no resource: the program's main file
+    assert (where.file, where.line, where.logical) == ("__main__.py", None, None)
+    findings = plan_stack(dataclasses.replace(stack, cluster=dataclasses.replace(
+        base.cluster, node_groups=(dataclasses.replace(base.cluster.node_groups[0], efa=False),)))).findings
+    efa = next(f for f in findings if f.rule == "efa-recommended")
+    assert (efa.file, efa.line, efa.resource) == ("infra/__main__.py", 42, urn)

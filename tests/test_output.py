@@ -153,15 +153,19 @@ MOOT = """config:
 
 def test_price_unknown_is_left_out_where_an_error_rules_the_part_out(tmp_path: Path) -> None:
     """trn2u.48xlarge is not offered as Spot (an error), so its missing Spot price is not the thing to fix."""
+    from conftest import document
+
     from planner.parse import load_stack
     from planner.pipeline import plan_stack
     from planner.report.digest import for_people, moot
 
     path = _stack(tmp_path, MOOT)
-    p = plan_stack(load_stack(str(path)))
+    report = document([plan_stack(load_stack(str(path)))])
+    p = report.stacks[0]
     assert {f.rule for f in p.findings} == {"price-unknown", "spot-unsupported"}
+    assert {f.parts for f in p.findings} == {(0,)}  # both on the one node group's lines
     assert [f.rule for f in moot(p)] == ["price-unknown"]
-    assert [s.finding.rule for s in for_people(p)] == ["spot-unsupported"]
+    assert [s.finding.rule for s in for_people(p, report)] == ["spot-unsupported"]
     res = run_cli("plan", str(path))
     assert "    warning  price-unknown" not in res.out and "1 price-unknown not shown" in res.out
     assert '"rule": "price-unknown"' in run_cli("plan", str(path), "--format", "json").out  # the document keeps it
@@ -170,7 +174,7 @@ def test_price_unknown_is_left_out_where_an_error_rules_the_part_out(tmp_path: P
 def test_misspelt_region_is_named_with_a_suggestion(tmp_path: Path) -> None:
     body = (ROOT / P5EN).read_text(encoding="utf-8").replace("us-east-1", "us-esat-1")
     res = run_cli("plan", str(_stack(tmp_path, body)))
-    assert res.code == 2 and res.out == ""
+    assert res.code == 2 and res.out.startswith("Input problems\n")  # the report holds the problem, no plan
     assert res.err.splitlines() == [f"planner: {tmp_path}/Pulumi.t.yaml:4: aws:region: unknown region 'us-esat-1' "
                                     "(did you mean 'us-east-1'?)"]
 
@@ -229,7 +233,7 @@ def test_diff_of_two_named_files_pairs_them_whatever_their_names() -> None:
     res = run_cli("diff", P5EN, TRN2, "--format", "json")
     import json
 
-    stacks = json.loads(res.out)["stacks"]
+    stacks = json.loads(res.out)["diff"]["stacks"]
     assert [(s["stack"], s["status"]) for s in stacks] == [("p5en-train -> trn2-dev", "changed")]
 
 

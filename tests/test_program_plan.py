@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import ROOT, run_cli, run_process
+from conftest import ROOT, no_plan, run_cli, run_process
 
 PROGRAM = (ROOT / "planner" / "program" / "__main__.py").read_text()
 
@@ -89,7 +89,7 @@ node_groups:
   - {name: t, instance_type: trn2.48xlarge, cout: 2}
 """)
     result = run_cli("plan", "--program", str(d), "--stack", "dev")
-    assert result.code == 2 and result.out == ""
+    assert result.code == 2 and no_plan(result.out)
     assert "node_groups[0].cout: unknown key (did you mean 'count'?)" in result.err
     assert all(line.startswith("planner: ") for line in result.err.splitlines())
 
@@ -149,7 +149,7 @@ def test_sys_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
         (tmp_path / str(i)).mkdir()
         d = project(tmp_path / str(i), "schedule: {hours: 24}", main=HAND_WRITTEN + ending)
         result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
-        assert result.code == 2 and result.out == "", (ending, result.out)
+        assert result.code == 2 and no_plan(result.out), (ending, result.out)
         assert len(result.err.strip().splitlines()) == 1 and "the program failed:" in result.err, result.err
         assert "Traceback" not in result.err
 
@@ -157,18 +157,15 @@ def test_sys_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
 def test_os_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
     d = project(tmp_path, "schedule: {hours: 24}", main=HAND_WRITTEN + "import os\nos._exit(0)\n")
     result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
-    assert result.code == 2 and result.out == ""
+    assert result.code == 2 and no_plan(result.out)
     assert result.err.strip() == f"planner: {d / 'app.py'}: the program ended its process (exit status 0) before planner could read what it declares"
 
 
 def test_a_program_that_never_finishes_is_stopped_at_the_timeout(tmp_path: Path) -> None:
-    import time
-
     d = project(tmp_path, "schedule: {hours: 24}", main=HAND_WRITTEN + "import time\ntime.sleep(120)\n")
-    start = time.monotonic()
+    # stopped, not waited for (how soon: `make bench`, bench/bounds.py)
     result = run_cli("plan", "--program", str(d), "--stack", "dev", "--program-timeout", "1", "--format", "json")
-    assert time.monotonic() - start < 60  # not the program's 120 s
-    assert result.code == 2 and result.out == ""
+    assert result.code == 2 and no_plan(result.out)
     assert result.err.strip() == (f"planner: {d / 'app.py'}: --program-timeout: the program did not finish within 1 s and "
                                   "was stopped; raise --program-timeout if it is slow, or check what it waits for")
     bad = run_cli("plan", "--program", str(d), "--stack", "dev", "--program-timeout", "0")
@@ -206,7 +203,7 @@ def test_a_program_without_accelerated_compute_says_so_in_one_line(tmp_path: Pat
     web = "import pulumi_aws as aws\naws.ec2.Instance('web', instance_type='t3.micro', ami='ami-0123456789abcdef0')\n"
     d = project(tmp_path, "schedule: {hours: 24}", main=web)
     result = run_cli("plan", "--program", str(d), "--stack", "dev")
-    assert result.code == 2 and result.out == ""
+    assert result.code == 2 and no_plan(result.out)
     assert len(result.err.strip().splitlines()) == 1 and "declares no accelerated compute" in result.err
 
 
@@ -221,7 +218,7 @@ def test_region_from_the_zones_else_one_line_asking_for_it(tmp_path: Path) -> No
         if expected:
             assert result.code in (0, 1) and json.loads(result.out)["stacks"][0]["region"] == expected, result.err
         else:
-            assert result.code == 2 and result.out == ""
+            assert result.code == 2 and no_plan(result.out)
             assert result.err.strip().endswith("aws:region: cannot tell the AWS region of the program's resources: "
                                                "set `aws:region` in Pulumi.dev.yaml (or give a subnet an AZ)")
 
@@ -263,7 +260,7 @@ def test_planning_suppressions_hold_for_the_read_back(tmp_path: Path) -> None:
 
 def test_a_topology_key_with_a_program_is_a_one_line_error(tmp_path: Path) -> None:
     d, result = _planned(tmp_path, "schedule: {hours: 24}\nnode_groups:\n  - {name: x, instance_type: p5.48xlarge, count: 1}\n")
-    assert result.code == 2 and result.out == ""
+    assert result.code == 2 and no_plan(result.out)
     (line,) = result.err.strip().splitlines()
     assert line.startswith(f"planner: {d / 'stacks' / 'Pulumi.dev.yaml'}:5: planner:cluster.node_groups: cannot apply "
                            "to a program's cluster: its resources declare the topology")
@@ -276,7 +273,7 @@ def test_a_bad_planning_value_or_unknown_key_names_its_line(tmp_path: Path) -> N
                                            ":5: planner:cluster.suppress[0].rule: unknown rule 'budget-exeeded'"))):
         (tmp_path / str(i)).mkdir()
         d, result = _planned(tmp_path / str(i), text)
-        assert result.code == 2 and result.out == "", result.err
+        assert result.code == 2 and no_plan(result.out), result.err
         (line,) = result.err.strip().splitlines()
         assert expected in line, line
 
@@ -287,6 +284,6 @@ def test_a_failing_program_shows_its_own_file_and_line(tmp_path: Path) -> None:
     d = project(tmp_path, "schedule: {hours: 24}", main=main)
     (d / "helpers.py").write_text("def size(text):\n    return int(text)\n", encoding="utf-8")
     result = run_cli("plan", "--program", str(d), "--stack", "dev")
-    assert result.code == 2 and result.out == ""
+    assert result.code == 2 and no_plan(result.out)
     (line,) = result.err.strip().splitlines()
     assert line.startswith(f"planner: {d / 'helpers.py'}:2: the program failed: ValueError: invalid literal for int()"), line

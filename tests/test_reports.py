@@ -14,7 +14,7 @@ from planner.findings import Finding
 from planner.parse import load_stack
 from planner.pipeline import PlanOptions, StackPlan, plan_stack
 from planner.report import github, markdown, sarif, table
-from tests.conftest import run_cli
+from tests.conftest import document, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
@@ -55,16 +55,16 @@ def _plans(path: str, suppress: tuple[str, ...] = ("efa-recommended",)) -> list[
 # --- SARIF -------------------------------------------------------------------------------
 
 def test_sarif_validates_against_the_2_1_0_schema(mixed: str) -> None:
-    doc = json.loads(sarif.render(_plans(mixed)))
+    doc = json.loads(sarif.render(document(_plans(mixed))))
     jsonschema.Draft4Validator(SCHEMA).validate(doc)
-    bundled = json.loads(sarif.render([plan_stack(load_stack(str(p))) for p in sorted((ROOT / "stacks").glob("*.yaml"))]))
+    bundled = json.loads(sarif.render(document([plan_stack(load_stack(str(p))) for p in sorted((ROOT / "stacks").glob("*.yaml"))])))
     jsonschema.Draft4Validator(SCHEMA).validate(bundled)
 
 
 def test_sarif_rules_results_and_suppressions(mixed: str) -> None:
     from planner import rules
 
-    run = json.loads(sarif.render(_plans(mixed)))["runs"][0]
+    run = json.loads(sarif.render(document(_plans(mixed))))["runs"][0]
     descriptors = run["tool"]["driver"]["rules"]
     assert [d["id"] for d in descriptors] == list(rules.registry())
     lustre = next(d for d in descriptors if d["id"] == "lustre-capacity")
@@ -106,7 +106,7 @@ def test_github_annotation_escaping() -> None:
 
 def test_github_format_one_line_per_finding(mixed: str) -> None:
     plans = _plans(mixed)
-    lines = github.render(plans).splitlines()
+    lines = github.render(document(plans)).splitlines()
     findings = plans[0].findings
     assert len(lines) == len(findings) + 1
     assert all(re.match(r"^::(error|warning|notice) file=[^:]+,line=\d+,title=[^:]+::", line) for line in lines[:-1])
@@ -146,7 +146,7 @@ def _check_mermaid(lines: list[str]) -> set[str]:
 
 
 def test_markdown_comment(mixed: str) -> None:
-    text = markdown.render(_plans(mixed))
+    text = markdown.render(document(_plans(mixed)))
     assert text.startswith(markdown.MARKER + "\n## :x: planner: 1 stack, ")
     assert "| `mixed` | us-east-2 | 26 | 416 |" in text
     assert "| :x: error | `lustre-capacity` |" in text
@@ -182,7 +182,7 @@ def test_markdown_renders_the_cost() -> None:
 
     (plan,) = _plans(str(ROOT / "stacks" / "Pulumi.p5en-train.yaml"), ())
     assert plan.cost is not None
-    text = markdown.render([plan])
+    text = markdown.render(document([plan]))
     cost = plan.cost.to_json()
     assert cost_markdown(cost) in text  # the cost code's own rendering, whole
     assert f"| {usd(cost['total_usd'])} |" in text.split("###")[0]  # and the total in the overview
@@ -191,7 +191,7 @@ def test_markdown_renders_the_cost() -> None:
 # --- table, determinism --------------------------------------------------------------------
 
 def test_table_shows_fix_and_reason(mixed: str) -> None:
-    text = table.render(_plans(mixed))
+    text = table.render(document(_plans(mixed)))
     flat = " ".join(text.split())  # wrapped to the width: compare the words
     assert "fix: set lustre.storage_capacity_gib: 4800 (the nearest valid capacity above 3,600 GiB), or 2400 to stay under it" in flat
     assert "reason: block booked, id added after purchase" in flat

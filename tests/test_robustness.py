@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import signal
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,16 +18,17 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import ROOT, Result, run_cli, run_process
+from conftest import ROOT, Result, no_plan, run_cli, run_process
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench import hostile
 from planner import parse, yamlload
 from planner.errors import InputError
 
 BUNDLED = sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))
 HANG_SECONDS = 20  # a single plan taking this long is a hang, not a slow machine
-QUICK_SECONDS = 5  # hostile documents (bombs, deep nesting, huge files) must be refused within this
+# How fast hostile documents are refused is measured by `make bench` (bench/bounds.py), not here.
 
 PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -83,7 +83,7 @@ def assert_clean(result: Result, path: Path) -> None:
     if result.code == 2:
         lines = result.err.splitlines()
         assert lines, "exit 2 without saying why"
-        assert result.out == "", "nothing is written on invalid input"
+        assert no_plan(result.out), "no plan is written on invalid input, only its problems"
         for line in lines:
             m = _PROBLEM.match(line)
             assert m, f"not a one-line problem: {line!r}"
@@ -231,17 +231,7 @@ config:
 @settings(PROPERTY, max_examples=25)
 @given(depth=st.integers(1, 5000), style=st.sampled_from(["flow-list", "flow-map", "block-map", "block-list"]))
 def test_deep_nesting(workdir: Path, depth: int, style: str) -> None:
-    if style == "flow-list":
-        inner = "[" * depth + "]" * depth
-    elif style == "flow-map":
-        inner = "{a: " * depth + "1" + "}" * depth
-    elif style == "block-map":
-        inner = "".join("\n" + "  " * (i + 3) + f"k{i}:" for i in range(min(depth, 800))) + " 1"
-    else:
-        inner = "".join("\n" + "  " * (i + 3) + "-" for i in range(min(depth, 800))) + " 1"
-    start = time.perf_counter()
-    plan_file(workdir, f"config:\n  aws:region: us-east-2\n  planner:cluster: {inner}\n")
-    assert time.perf_counter() - start < QUICK_SECONDS
+    plan_file(workdir, hostile.deep(depth, style))
 
 
 def _price_book_values() -> st.SearchStrategy[Any]:
@@ -286,71 +276,47 @@ def test_mutated_stacks_through_the_pulumi_program(project: Path, data: st.DataO
         result = run_cli("plan", "--program", str(project), "--stack", "fuzz")
     assert "Traceback" not in result.err and result.code in (0, 1, 2), result.err
     if result.code == 2:
-        assert result.err and result.out == ""
+        assert result.err and no_plan(result.out)
         assert all(_PROBLEM.match(line) for line in result.err.splitlines()), result.err
 
 
-# --- hostile documents, each refused quickly with a clean error ---------------------------
+# --- hostile documents, each refused with a clean error (how fast: `make bench`) -------------
 
-def _laughs(levels: int, fan: int, kind: str) -> str:
-    if kind == "list":
-        lines = ['a0: &a0 ["lol"]'] + [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * fan)}]" for i in range(1, levels)]
-    elif kind == "map":
-        lines = ["a0: &a0 {k: lol}"] + [f"a{i}: &a{i} {{{', '.join(f'k{j}: *a{i - 1}' for j in range(fan))}}}" for i in range(1, levels)]
-    else:  # merge keys copy a mapping per alias
-        lines = ["a0: &a0 {k0: lol}"] + [f"a{i}: &a{i} {{{', '.join(f'k{j}: *a{i - 1}' for j in range(fan))}, <<: *a{i - 1}}}" for i in range(1, levels)]
-    return "\n".join(lines) + f"\nconfig: {{aws:region: us-east-2, planner:cluster: *a{levels - 1}}}\n"
-
-
-@pytest.mark.parametrize("kind", ["list", "map", "merge"])
-@pytest.mark.parametrize("levels,fan", [(10, 10), (30, 2), (6, 40)])
-def test_yaml_bombs_are_refused_quickly(workdir: Path, kind: str, levels: int, fan: int) -> None:
-    start = time.perf_counter()
-    result, _ = plan_file(workdir, _laughs(levels, fan, kind))
-    assert time.perf_counter() - start < QUICK_SECONDS
+@pytest.mark.parametrize("kind", hostile.BOMB_KINDS)
+@pytest.mark.parametrize("levels,fan", hostile.BOMB_SHAPES)
+def test_yaml_bombs_are_refused(workdir: Path, kind: str, levels: int, fan: int) -> None:
+    result, _ = plan_file(workdir, hostile.laughs(levels, fan, kind))
     assert result.code == 2
     assert "refused" in result.err
 
 
 def test_file_over_the_size_limit_is_refused(workdir: Path) -> None:
-    raw = BUNDLED[0].read_bytes() + b"#" * (yamlload.MAX_BYTES + 1)
-    start = time.perf_counter()
-    result, _ = plan_file(workdir, raw)
-    assert time.perf_counter() - start < QUICK_SECONDS
+    result, _ = plan_file(workdir, hostile.over_the_size_limit())
     assert result.code == 2 and f"expected at most {yamlload.MAX_BYTES}" in result.err
 
 
 def test_large_valid_file_is_planned(workdir: Path) -> None:
-    """Just under the limit: a valid stack padded with 7 MiB of comments plans in seconds."""
-    raw = BUNDLED[0].read_bytes() + (b"# padding " + b"x" * 100 + b"\n") * (7 * 1024 * 1024 // 111)
+    """Just under the limit: a valid stack padded with 7 MiB of comments is planned."""
+    raw = hostile.large_valid()
     assert len(raw) < yamlload.MAX_BYTES
-    start = time.perf_counter()
     result, _ = plan_file(workdir, raw)
-    assert time.perf_counter() - start < QUICK_SECONDS
     assert result.code in (0, 1)
 
 
-@pytest.mark.parametrize("groups", [5_000, 60_000])
+@pytest.mark.parametrize("groups", hostile.MANY_GROUPS)
 def test_many_node_groups(workdir: Path, groups: int) -> None:
-    """Thousands of node groups are planned; past the value budget (4 values each) refused; quickly."""
-    body = "".join(f"      - {{name: g{i}, instance_type: trn2.48xlarge, count: 1}}\n" for i in range(groups))
-    start = time.perf_counter()
-    result, _ = plan_file(workdir, "config:\n  aws:region: us-east-2\n  planner:cluster:\n"
-                                   f"    availability_zone: us-east-2b\n    node_groups:\n{body}")
-    assert time.perf_counter() - start < 3 * QUICK_SECONDS
+    """Thousands of node groups are planned; past the value budget (4 values each) refused."""
+    result, _ = plan_file(workdir, hostile.many_groups(groups))
     if groups * 4 > yamlload.MAX_NODES:
         assert result.code == 2 and "refused" in result.err
     else:
         assert result.code in (0, 1)
 
 
-@pytest.mark.parametrize("body", ["[" + "1," * 4_000_000 + "1]", "{" + "a," * 4_000_000 + "b}",
-                                  "\n" + "  - x\n" * 1_300_000], ids=["flow-list", "flow-map", "block-list"])
-def test_dense_documents_near_the_size_limit_are_refused_quickly(workdir: Path, body: str) -> None:
+@pytest.mark.parametrize("name", sorted(hostile.DENSE))
+def test_dense_documents_near_the_size_limit_are_refused(workdir: Path, name: str) -> None:
     """Millions of tiny values in under 8 MiB: refused before composing (was 40 s and 1.2 GB)."""
-    start = time.perf_counter()
-    result, _ = plan_file(workdir, "config:\n  aws:region: us-east-2\n  planner:cluster: " + body + "\n")
-    assert time.perf_counter() - start < QUICK_SECONDS
+    result, _ = plan_file(workdir, hostile.dense(hostile.DENSE[name]))
     assert result.code == 2 and "refused" in result.err
 
 
@@ -417,16 +383,14 @@ def test_loader_drops_its_cache_between_documents() -> None:
 
 @pytest.mark.parametrize("content", [
     b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
-    _laughs(10, 10, "list").encode(),
+    hostile.laughs(10, 10, "list").encode(),
     b'config: {aws:region: us-east-2, planner:cluster: {availability_zone: "\\ud800"}}\n',
     _cluster_with(instance_type='"trn2\\u202e\\U0001f680\\nx"').encode(),
 ], ids=["binary", "bomb", "surrogate-escape", "unicode-and-newline"])
 def test_hostile_files_in_a_process(workdir: Path, content: bytes) -> None:
     path = workdir / "Pulumi.process.yaml"
     path.write_bytes(content)
-    start = time.perf_counter()
     result = run_process("plan", str(path))
-    assert time.perf_counter() - start < 30
     assert_clean(result, path)
     assert result.code == 2
 

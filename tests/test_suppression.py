@@ -64,19 +64,23 @@ def test_suppressing_one_rule_leaves_the_others(stack_file) -> None:
 def test_unknown_rule_in_file_is_bad_input(stack_file, tmp_path) -> None:
     out = tmp_path / "report.json"
     path = stack_file(WARN_ONLY + "suppress:\n  - rule: efa-recomended\n    reason: typo\n", region=R)
-    res = run_cli("plan", str(path), "--output", str(out))
+    res = run_cli("plan", str(path), "--format", "json", "--output", str(out))
     assert res.code == 2 and res.out == ""
     lines = res.err.strip().splitlines()
     assert len(lines) == 1
     assert lines[0] == (f"planner: {path}:11: planner:cluster.suppress[0].rule: unknown rule 'efa-recomended' "
                         "(did you mean 'efa-recommended'?); `planner rules` lists the rule ids")
-    assert not out.exists()  # nothing written on bad input
+    doc = json.loads(out.read_text(encoding="utf-8"))  # no plan: the report of the problem, on its line
+    assert doc["stacks"] == [] and doc["problems"] == [
+        {"file": str(path), "line": 11, "key": "planner:cluster.suppress[0].rule",
+         "message": "unknown rule 'efa-recomended' (did you mean 'efa-recommended'?); `planner rules` lists the rule ids"}]
 
 
 def test_unknown_rule_on_command_line_is_bad_input(stack_file) -> None:
     res = run_cli("plan", str(stack_file(WARN_ONLY, region=R)), "--suppress", "no-such-rule")
-    assert res.code == 2 and res.out == ""
+    assert res.code == 2
     assert res.err.strip() == "planner: command line: --suppress: unknown rule 'no-such-rule'; `planner rules` lists the rule ids"
+    assert "Input problems\n  error    command line: --suppress: unknown rule 'no-such-rule'" in res.out  # and in the report
 
 
 def test_suppression_needs_a_reason(stack_file) -> None:

@@ -11,7 +11,7 @@ import jsonschema
 from planner.parse import load_stack
 from planner.pipeline import PlanOptions, plan_stack
 from planner.report import github, markdown, sarif
-from tests.conftest import run_cli
+from tests.conftest import document, run_cli
 
 R = "us-east-1"
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
@@ -39,10 +39,10 @@ def test_json_lists_the_unused_suppressions_with_line_and_key(stack_file) -> Non
     doc = json.loads(res.out)["stacks"][0]
     assert [f["rule"] for f in doc["findings"]] == ["public-ip-multi-card"]
     assert doc["unused_suppressions"] == [
-        {"rule": "efa-recommended", "reason": "stale | *after* the fix", "kind": "inSource", "line": 13,
+        {"rule": "efa-recommended", "reason": "stale | *after* the fix", "kind": "inSource", "file": path, "line": 13,
          "path": "planner:cluster.suppress[1]"},
         {"rule": "lustre-capacity", "reason": "suppressed on the command line (--suppress lustre-capacity)",
-         "kind": "external", "line": None, "path": None},
+         "kind": "external", "file": path, "line": None, "path": None},
     ]
     assert res.out == run_cli("plan", path, "--format", "json", "--suppress", "lustre-capacity").out  # deterministic
 
@@ -79,14 +79,14 @@ def test_table_says_it_once_per_suppression_as_info(stack_file, monkeypatch) -> 
 def test_markdown_github_and_sarif(stack_file) -> None:
     path = str(stack_file(STACK, region=R))
     plans = [plan_stack(load_stack(path), PlanOptions(suppress=("lustre-capacity",)))]
-    md = markdown.render(plans)
+    md = markdown.render(document(plans))
     assert (f":information_source: Unused suppression `efa-recommended` at `{path}:13`: suppression of "
             "'efa-recommended' matched no finding in this stack; remove it, or check that it names the rule meant") in md
-    gh = github.render(plans).splitlines()
+    gh = github.render(document(plans)).splitlines()
     assert (f"::notice file={github.escape_property(path)},line=13,title=unused suppression%3A efa-recommended::"
             "suppression of 'efa-recommended' matched no finding in this stack; remove it, or check that it names "
             "the rule meant") in gh
-    doc = json.loads(sarif.render(plans))
+    doc = json.loads(sarif.render(document(plans)))
     jsonschema.Draft4Validator(SCHEMA).validate(doc)
     notes = doc["runs"][0]["invocations"][0]["toolConfigurationNotifications"]
     assert [(n["level"], n["associatedRule"]["id"]) for n in notes] == [("note", "efa-recommended"), ("note", "lustre-capacity")]

@@ -192,7 +192,7 @@ def test_planner_plan_in_another_repository(clean_venv: Path, tmp_path: Path) ->
     broken.write_text("config:\n  planner:cluster:\n    node_groups: []\n", encoding="utf-8")
     res = subprocess.run([str(clean_venv / "bin" / "planner"), "plan", "stacks/Pulumi.broken.yaml"], cwd=repo,
                          capture_output=True, text=True, timeout=60)
-    assert res.returncode == 2 and res.stdout == ""
+    assert res.returncode == 2 and "nothing planned" in res.stdout  # the report of the problems, no plan
     assert res.stderr.startswith("planner: stacks/Pulumi.broken.yaml")
 
 

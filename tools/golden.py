@@ -1,8 +1,11 @@
-"""Golden files: what every output format prints for the bundled stacks (tests/golden/).
+"""Golden files: what `rules` and `catalog` print (tests/golden/).
 
-Why: each format is an interface (people read the table, GitHub reads SARIF and the
-annotations, scripts read the JSON plan document), so a change to any of them shows up
-as a reviewed diff of these files rather than by surprise. `tests/test_golden.py` renders
+Why: each format is an interface, so a change to any of them shows up as a reviewed diff of
+these files rather than by surprise. `plan`, `preflight`, `compare`, `capacity` and `diff`
+have none: their formats are snapshot-tested on synthetic documents (`tools.snapshots`,
+tests/snapshots/), so a price update does not rewrite them, and the CLI is run end to end by
+tests/test_end_to_end.py and the commands' own tests (render of the saved JSON is what the
+command printed). `tests/test_golden.py` renders
 each case and compares; after an intended change, one command rewrites them all:
 
     .venv/bin/python -m tools.golden          # rewrite tests/golden/*
@@ -16,31 +19,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import os
 import sys
 from pathlib import Path
+from typing import Callable, Iterable
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 
-P5EN, TRN2 = "stacks/Pulumi.p5en-train.yaml", "stacks/Pulumi.trn2-dev.yaml"
-COMPARE = ("compare", "--parameters", "70e9", "--tokens", "2e12", "--mfu", "0.4", "--instances", "16")
-
 # file name -> (COLUMNS, argv after `planner`)
 CASES: dict[str, tuple[int, tuple[str, ...]]] = {
-    "plan.table.txt": (100, ("plan", "stacks")),
-    "plan.table.80.txt": (80, ("plan", "stacks")),
-    "plan.json": (100, ("plan", "stacks", "--format", "json")),
-    "plan.md": (100, ("plan", "stacks", "--format", "markdown")),
-    "plan.sarif": (100, ("plan", "stacks", "--format", "sarif")),
-    "plan.github.txt": (100, ("plan", "stacks", "--format", "github")),
-    "compare.table.txt": (100, COMPARE),
-    "compare.md": (100, (*COMPARE, "--format", "markdown")),
-    "compare.json": (100, (*COMPARE, "--format", "json")),
-    "diff.table.txt": (100, ("diff", P5EN, TRN2)),
-    "diff.md": (100, ("diff", P5EN, TRN2, "--format", "markdown")),
-    "diff.json": (100, ("diff", P5EN, TRN2, "--format", "json")),
     "rules.table.txt": (100, ("rules",)),
     "catalog.table.txt": (100, ("catalog",)),
 }
@@ -69,15 +59,17 @@ def render(columns: int, argv: tuple[str, ...]) -> str:
     return out.getvalue()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.golden", description=__doc__.splitlines()[0])
+def sync(prog: str, folder: Path, texts: Iterable[tuple[str, Callable[[], str]]], argv: list[str] | None = None) -> int:
+    """`python -m PROG [--check]`: rewrite each file of `folder` whose text differs (or, with
+    `--check`, only list them and exit 1); shared by the golden files and the snapshots."""
+    parser = argparse.ArgumentParser(prog=prog, description=f"rewrite (or --check) {folder.relative_to(ROOT)}")
     parser.add_argument("--check", action="store_true", help="only compare; exit 1 when a file differs")
     args = parser.parse_args(argv)
     stale = []
-    GOLDEN.mkdir(parents=True, exist_ok=True)
-    for name, (columns, case) in CASES.items():
-        text = render(columns, case)
-        path = GOLDEN / name
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, make in texts:
+        text = make()
+        path = folder / name
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             stale.append(name)
             if not args.check:
@@ -85,6 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     if stale:
         print(("stale: " if args.check else "rewrote: ") + ", ".join(stale), file=sys.stderr)
     return 1 if stale and args.check else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    cases = [(name, functools.partial(render, columns, case)) for name, (columns, case) in CASES.items()]
+    return sync("python -m tools.golden", GOLDEN, cases, argv)
 
 
 if __name__ == "__main__":

@@ -173,18 +173,11 @@ def _extension(args: argparse.Namespace, w: Wanted) -> int:
 
 
 def _write(result: Any, args: argparse.Namespace) -> None:
-    from planner.commands.plan import write
-    from planner.report import capacity_report
+    """The search (or the check of the stack's blocks) as the document's capacity section, in --format."""
+    from planner.commands.plan import show
+    from planner.core.document import Report
 
-    if args.format == "json":
-        from planner.report.json_report import dumps
-
-        text = dumps(result.to_json())
-    elif args.format == "markdown":
-        text = capacity_report.render_markdown(result.to_json())
-    else:
-        text = capacity_report.render_table(result.to_json())
-    write(text, args.output)
+    show(Report("capacity", capacity=result.section()), args)
 
 
 def _progress():  # noqa: ANN202 - a progress callback, or None off a terminal

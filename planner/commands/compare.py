@@ -99,8 +99,6 @@ def parse_mfu(text: str, families: set[str]) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.fileio import emit
-
     from planner import catalogue
     from planner.commands import book_from_args
     from planner.cost.compare import Job, compare
@@ -122,48 +120,44 @@ def run(args: argparse.Namespace) -> int:
     result = compare(job, book_from_args(args), cat, tuple(args.types))
     if args.capacity:
         result = _with_offerings(result, args)
-    from planner.commands.plan import write
+    from planner.commands.plan import show
+    from planner.core.document import Report
 
-    if args.format == "json":
-        from planner.report.json_report import dumps
-
-        write(dumps(result), args.output)
-    else:
-        from planner.report import compare_report
-
-        write(compare_report.render_markdown(result) if args.format == "markdown" else compare_report.render_table(result),
-              args.output)
+    show(Report("compare", compare=result), args)
     return 0
 
 
-def _with_offerings(result: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+def _with_offerings(result: Any, args: argparse.Namespace) -> Any:
     """The Capacity Block rows priced from the offerings found (`planner.cost.capacity.priced_from_offerings`)."""
     import datetime as dt
+    from dataclasses import replace
 
     from planner.aws.capacity_blocks import need_for, offerings_for
     from planner.cost.capacity import NoBlock, priced_from_offerings
+    from planner.cost.compare import ranking
 
     from planner import catalogue
 
     cat = catalogue.load()
-    rows = [i for i, c in enumerate(result["candidates"]) if c["purchase"] == "capacity-block"]
+    candidates = list(result.candidates)
+    rows = [i for i, c in enumerate(candidates) if c.purchase == "capacity-block"]
     wanted, asked = [], []
     for i in rows:
-        c = result["candidates"][i]
-        ultras = cat.ultraservers_of(c["instance_type"])  # compare counts in the smallest UltraServer of the type
+        c = candidates[i]
+        ultras = cat.ultraservers_of(c.instance_type)  # compare counts in the smallest UltraServer of the type
         try:
-            wanted.append((need_for(c["instance_type"], c["instances"], c["run_hours"], "compare",
+            wanted.append((need_for(c.instance_type, c.instances, c.run_hours, "compare",
                                     ultras[0].name if ultras else None), args.region))
             asked.append(i)
         except NoBlock as exc:
-            result["candidates"][i] = priced_from_offerings(c, [], str(exc), "")
+            candidates[i] = priced_from_offerings(c, [], str(exc), "")
     today = dt.datetime.now(dt.timezone.utc).date().isoformat()
     for i, (options, why) in zip(asked, offerings_for(wanted, args.aws_timeout, args.profile)):
-        result["candidates"][i] = priced_from_offerings(result["candidates"][i], options, why, today)
-    result["candidates"].sort(key=lambda c: (c["total_usd"] is None, c["total_usd"] or 0, c["instance_type"], c["purchase"]))
-    result["notes"].append(f"Capacity Block rows: priced from the offerings DescribeCapacityBlockOfferings showed in "
-                           f"{args.region} on {today} where one was found, the price book's figure beside them")
-    return result
+        candidates[i] = priced_from_offerings(candidates[i], options, why, today)
+    candidates.sort(key=ranking)
+    return replace(result, candidates=tuple(candidates), notes=(
+        *result.notes, f"Capacity Block rows: priced from the offerings DescribeCapacityBlockOfferings showed in "
+                       f"{args.region} on {today} where one was found, the price book's figure beside them"))
 
 
 def _check_region(region: str, cat: Any) -> None:

@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections import Counter
 from dataclasses import replace
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from planner.errors import InputError, Problem
 from planner.findings import SEVERITIES
 
-HOURS_PER_MONTH = 730  # planner.cost.HOURS_PER_MONTH; not imported here: every `planner` run imports this module
+if TYPE_CHECKING:
+    from planner.core.document import Report
 
 FORMATS = ("table", "markdown", "json")
-VERSION = 1
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -135,156 +134,11 @@ def _working_tree_stacks(paths: Sequence[str], must_exist: bool, args: argparse.
     return stacks_from_args(args or argparse.Namespace(), present) if present else []
 
 
-# --- comparing ----------------------------------------------------------------------------
-
-def _key(f: Any) -> tuple[str, str, str]:
-    return (f.rule, f.severity, f.message)
-
-
-def _findings_delta(base: Any, head: Any) -> tuple[list[Any], list[Any]]:
-    """Unsuppressed findings in head and not in base (added), and the reverse (resolved)."""
-    b = [f for f in (base.findings if base else ()) if not f.suppressed]
-    h = [f for f in (head.findings if head else ()) if not f.suppressed]
-    bc, hc = Counter(_key(f) for f in b), Counter(_key(f) for f in h)
-    added, resolved = [], []
-    for f in h:
-        if bc[_key(f)] > 0:
-            bc[_key(f)] -= 1
-        else:
-            added.append(f)
-    for f in b:
-        if hc[_key(f)] > 0:
-            hc[_key(f)] -= 1
-        else:
-            resolved.append(f)
-    return added, resolved
-
-
-def _change(before: float | None, after: float | None, base_exists: bool, head_exists: bool,
-            known: tuple[float | None, float | None] = (None, None)) -> dict[str, Any]:
-    """Before, after and the change; a stack absent on one side costs 0 there.
-
-    When a side is incomplete (a price unknown), the change is unknown; `change_known_usd`
-    is then the change of the priced line items only, labelled as such in reports.
-    """
-    b = before if base_exists else 0.0
-    a = after if head_exists else 0.0
-    delta = None if a is None or b is None else round(a - b, 2)
-    pct = None if delta is None or not b else round(100.0 * delta / b, 2)
-    out = {"before_usd": before if base_exists else None, "after_usd": after if head_exists else None,
-           "change_usd": delta, "change_percent": pct}
-    if delta is None:
-        kb = (known[0] or 0.0) if base_exists else 0.0
-        ka = (known[1] or 0.0) if head_exists else 0.0
-        out["change_known_usd"] = round(ka - kb, 2)
-    return out
-
-
-def compare_plans(base: Sequence[Any], head: Sequence[Any], pair: bool = False) -> list[dict[str, Any]]:
-    """Stacks matched by name; with `pair` (two stack files named on the command line), the
-    one stack on each side is compared with the other whatever their names (`a -> b`)."""
-    by_base = {p.stack.name: p for p in base}
-    by_head = {p.stack.name: p for p in head}
-    if pair and len(base) == 1 and len(head) == 1 and base[0].stack.name != head[0].stack.name:
-        name = f"{base[0].stack.name} -> {head[0].stack.name}"
-        by_base, by_head = {name: base[0]}, {name: head[0]}
-    out = []
-    for name in sorted(set(by_base) | set(by_head)):
-        b, h = by_base.get(name), by_head.get(name)
-        bc = b.cost.to_json() if b else None
-        hc = h.cost.to_json() if h else None
-        added, resolved = _findings_delta(b, h)
-        if b is None:
-            status = "added"
-        elif h is None:
-            status = "removed"
-        else:
-            status = "changed" if (bc != hc or added or resolved) else "unchanged"
-        out.append({
-            "stack": name,
-            "status": status,
-            "base_file": b.stack.file if b else None,
-            "head_file": h.stack.file if h else None,
-            "total": _change(bc and bc["total_usd"], hc and hc["total_usd"], b is not None, h is not None,
-                             (bc and bc["known_total_usd"], hc and hc["known_total_usd"])),
-            "monthly": _change(bc and bc["monthly_usd"], hc and hc["monthly_usd"], b is not None, h is not None,
-                               (_known_monthly(bc), _known_monthly(hc))),
-            "line_items": line_item_changes(bc, hc),
-            "findings_added": [f.to_json() for f in added],
-            "findings_resolved": [f.to_json() for f in resolved],
-            "base_cost": bc,
-            "head_cost": hc,
-        })
-    return out
-
-
-def _known_monthly(cost: dict[str, Any] | None) -> float | None:
-    """The monthly (730 h) cost of the priced line items: a lower bound when the estimate leaves something out."""
-    rates = [i["hourly_usd"] for i in (cost or {}).get("line_items", []) if i.get("hourly_usd") is not None]
-    return round(sum(rates) * HOURS_PER_MONTH, 2) if rates else None
-
-
-def _item_key(item: dict[str, Any]) -> tuple[str, str]:
-    return (str(item["name"]), str(item["resource"]))
-
-
-def _delta(before: float | None, after: float | None) -> float | None:
-    return None if before is None or after is None else round(after - before, 2)
-
-
-def line_item_changes(base: dict[str, Any] | None, head: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The line items that changed between two estimates (JSON), matched by name and resource:
-    added, removed or changed, with both sides and the monthly (730 h) and the run's difference.
-    An item absent on one side costs 0 there; an unknown figure makes its difference unknown."""
-    before = {_item_key(i): i for i in (base or {}).get("line_items", [])}
-    after = {_item_key(i): i for i in (head or {}).get("line_items", [])}
-    out = []
-    for key in [*before, *(k for k in after if k not in before)]:
-        b, a = before.get(key), after.get(key)
-        if b == a:
-            continue
-        status = "added" if b is None else "removed" if a is None else "changed"
-        monthly = [None if i is None or i.get("hourly_usd") is None else round(i["hourly_usd"] * HOURS_PER_MONTH, 2) for i in (b, a)]
-        totals = [i.get("total_usd") if i is not None else None for i in (b, a)]
-        monthly = [0.0 if i is None else m for i, m in zip((b, a), monthly)]
-        totals = [0.0 if i is None else t for i, t in zip((b, a), totals)]
-        out.append({"name": key[0], "resource": key[1], "status": status, "before": b, "after": a,
-                    "monthly_before_usd": monthly[0], "monthly_after_usd": monthly[1], "monthly_change_usd": _delta(*monthly),
-                    "total_before_usd": totals[0], "total_after_usd": totals[1], "total_change_usd": _delta(*totals)})
-    return out
-
-
-def _sum(values: Iterable[float | None]) -> float | None:
-    vs = list(values)
-    return None if any(v is None for v in vs) else round(sum(v for v in vs if v is not None), 2)
-
-
-def summarize(stacks: list[dict[str, Any]]) -> dict[str, Any]:
-    before = _sum(0.0 if s["base_file"] is None else s["total"]["before_usd"] for s in stacks)
-    after = _sum(0.0 if s["head_file"] is None else s["total"]["after_usd"] for s in stacks)
-    delta = None if before is None or after is None else round(after - before, 2)
-    known = None if delta is not None else round(sum(s["total"].get("change_known_usd", s["total"]["change_usd"] or 0.0)
-                                                     for s in stacks), 2)
-    monthly = _sum(s["monthly"]["change_usd"] for s in stacks)
-    monthly_known = None if monthly is not None else round(
-        sum(s["monthly"].get("change_known_usd", s["monthly"]["change_usd"] or 0.0) for s in stacks), 2)
-    return {"before_usd": before, "after_usd": after, "change_usd": delta,
-            "change_percent": None if delta is None or not before else round(100.0 * delta / before, 2),
-            **({} if known is None else {"change_known_usd": known}),
-            "monthly_change_usd": monthly,
-            **({} if monthly_known is None else {"monthly_change_known_usd": monthly_known}),
-            "findings_added": sum(len(s["findings_added"]) for s in stacks),
-            "findings_resolved": sum(len(s["findings_resolved"]) for s in stacks)}
-
-
 # --- the command --------------------------------------------------------------------------
 
-def diff(args: argparse.Namespace) -> dict[str, Any]:
-    return compare(args)[0]
-
-
-def compare(args: argparse.Namespace) -> tuple[dict[str, Any], list[Any]]:
-    """The diff document, and the head side's plans (the pull-request comment shows them in full)."""
+def compare(args: argparse.Namespace) -> "Report":
+    """The diff report: the head side's stacks, and the diff section (the base side's report, each
+    stack's difference, the totals)."""
     from planner.commands import book_from_args
     from planner.pipeline import PlanOptions, plan_stacks
 
@@ -313,24 +167,29 @@ def compare(args: argparse.Namespace) -> tuple[dict[str, Any], list[Any]]:
     options = PlanOptions(price_book=book, rule_options=rule_options(args))
     base_plans, head_plans = plan_stacks(base_stacks, options), plan_stacks(head_stacks, options)
     pair = not args.base_ref and all(os.path.isfile(p) for p in args.paths)
-    return _document(base_plans, head_plans, base_label, head_label, book.name, pair), head_plans
+    return _document(base_plans, head_plans, base_label, head_label, book.name, pair)
 
 
 def _document(base_plans: list[Any], head_plans: list[Any], base_label: str, head_label: str, book: str,
-              pair: bool = False) -> dict[str, Any]:
+              pair: bool = False) -> "Report":
+    """The diff report of two sides' plans: each side's stacks as `plan` reports them, and their difference."""
+    from dataclasses import replace
+
+    from planner.core.document.build import report
+    from planner.core.document.build_diff import diff_section
+
     for plans, label in ((base_plans, base_label), (head_plans, head_label)):
         names = [p.stack.name for p in plans]
         dup = next((n for n in names if names.count(n) > 1), None)
         if dup:
             raise InputError([Problem(label, None, "", f"two stacks named '{dup}'; expected one file per stack name")])
-    stacks = compare_plans(base_plans, head_plans, pair)
-    return {"version": VERSION, "base": base_label, "head": head_label, "price_book": book,
-            "total": summarize(stacks), "stacks": stacks}
+    base, head = report("plan", base_plans), report("diff", head_plans)
+    return replace(head, diff=diff_section(base, head, base_label, head_label, book, pair))
 
 
 # --- a program at a git ref ----------------------------------------------------------------
 
-def _compare_program(args: argparse.Namespace) -> tuple[dict[str, Any], list[Any]]:
+def _compare_program(args: argparse.Namespace) -> "Report":
     """`diff --program DIR --stack NAME --base-ref REF`: the program run (as `plan --program`, the
     same runner and limits) at REF, checked out in a temporary `git worktree`, and in the working tree."""
     from planner.commands import book_from_args
@@ -369,7 +228,7 @@ def _compare_program(args: argparse.Namespace) -> tuple[dict[str, Any], list[Any
         options = PlanOptions(price_book=book, rule_options=rule_options(args))
         base_plans = _at_ref(plan_stacks(base_stacks, options), tree, args.base_ref)  # located at the program's lines
     head_plans = plan_stacks(head_stacks, options)
-    return _document(base_plans, head_plans, f"{args.base_ref}:{inside}", "working tree", book.name), head_plans
+    return _document(base_plans, head_plans, f"{args.base_ref}:{inside}", "working tree", book.name)
 
 
 def _at_ref_path(path: str, tree: str, ref: str) -> str:
@@ -409,44 +268,14 @@ class _worktree:
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.commands.plan import write
+    from planner.commands.plan import problems_shown, show
     from planner.findings import at_least
 
-    result, head_plans = compare(args)
-    if args.format == "json":
-        from planner.report.json_report import dumps
-
-        text = dumps(result)
-    elif args.format == "markdown":
-        from planner.report.diff_report import render_markdown
-
-        text = render_markdown(result, head_plans)
-    else:
-        from planner.report.diff_report import render_table
-
-        text = render_table(result)
-    write(text, args.output)
+    with problems_shown("diff", args):  # a broken stack file on either side: its problems, in the format asked for
+        document = compare(args)
+    show(document, args)
     if args.fail_on:
-        for s in result["stacks"]:
-            if any(at_least(f["severity"], args.fail_on) for f in new_findings(s)):
+        for s in document.diff.stacks:
+            if any(at_least(f.severity, args.fail_on) for f in s.new_findings()):
                 return 1
     return 0
-
-
-def new_findings(stack: dict[str, Any]) -> list[dict[str, Any]]:
-    """Added findings that are not a resolved one reworded: what `--fail-on` fails on.
-
-    A finding whose message carries a figure (budget-exceeded's total, a checkpoint time)
-    is re-worded when the figure moves; it shows as added and resolved, but it was there
-    before, so it is not new. Each resolved finding excuses one added finding of the same
-    rule and severity in the same stack.
-    """
-    excused = Counter((f["rule"], f["severity"]) for f in stack["findings_resolved"])
-    out = []
-    for f in stack["findings_added"]:
-        key = (f["rule"], f["severity"])
-        if excused[key] > 0:
-            excused[key] -= 1
-        elif not f["suppressed"]:
-            out.append(f)
-    return out

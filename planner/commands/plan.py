@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import importlib
+from typing import TYPE_CHECKING, Any
 
 from planner.findings import SEVERITIES
+from planner.report.formats import FORMATS
 
-# --format -> module in planner.report with `render(plans) -> str`
-RENDERERS = {"table": "table", "json": "json_report", "markdown": "markdown", "sarif": "sarif", "github": "github"}
-FORMATS = tuple(RENDERERS)
+if TYPE_CHECKING:
+    from planner.core.document import RenderContext, Report
+
+__all__ = ["FORMATS", "register", "run", "show", "write"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,23 +39,73 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.commands import requires
+    from planner.core.document.build import report
+
+    # a missing extra is not a problem of the input: the run does not start, and writes nothing
+    if args.program or args.stack:
+        requires("pulumi", "planner plan --program")
+    if getattr(args, "live_prices", False):
+        requires("aws", "--live-prices")
+    with problems_shown("plan", args):
+        plans = _plans(args)
+    document = report("plan", plans)
+    show(document, args)
+    return document.exit_code(args.fail_on)
+
+
+def _plans(args: argparse.Namespace) -> list[Any]:  # list[StackPlan]
     from planner.commands import book_from_args, stacks_from_args
-    from planner.pipeline import PlanOptions, exit_code, plan_stacks
+    from planner.pipeline import PlanOptions, plan_stacks
 
     if args.program or args.stack:
-        from planner.commands import requires
-
-        requires("pulumi", "planner plan --program")
         from planner.programs import stacks_for_cli
 
         stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
     else:
         stacks = stacks_from_args(args, args.paths or [_project_stacks()])
-    plans = plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress), price_book=book_from_args(args, stacks),
-                                            rule_options=rule_options(args)))
-    text = render(plans, args.format, args.fail_on)
-    write(text, args.output)
-    return exit_code(plans, args.fail_on)
+    return plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress), price_book=book_from_args(args, stacks),
+                                           rule_options=rule_options(args)))
+
+
+class problems_shown:
+    """`with problems_shown(command, args):` a run stopped by unusable input still writes its
+    report, in the format asked for, holding the problems (a SARIF result and an annotation on
+    the stack file's line, JSON `problems`, ...); the InputError goes on, so each problem is
+    also one line on standard error and the exit code is 2."""
+
+    def __init__(self, command: str, args: argparse.Namespace) -> None:
+        self.command, self.args = command, args
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> None:
+        from planner.errors import InputError
+
+        if isinstance(exc, InputError):
+            from planner.core.document.build import problems_report
+
+            try:
+                show(problems_report(self.command, exc.problems), self.args)  # type: ignore[arg-type]
+            except InputError as unwritten:  # the report could not be written either: say both
+                raise InputError([*exc.problems, *unwritten.problems]) from None
+
+
+def render_context(fail_on: str = "error") -> "RenderContext":
+    """The render context of this run: the layout the CLI chose (`planner.report.text.term`) and `--fail-on`."""
+    from planner.core.document import RenderContext
+    from planner.report.text import term
+
+    t = term()
+    return RenderContext(width=None if t.wide else t.width, colour=t.color, fail_on=fail_on)  # type: ignore[arg-type]
+
+
+def show(document: "Report", args: argparse.Namespace) -> None:
+    """Render `document` in `--format` and write it (`--output`, else standard output)."""
+    from planner.report.formats import render
+
+    write(render(document, args.format, render_context(getattr(args, "fail_on", "error"))), args.output)
 
 
 def add_rule_option_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,15 +129,8 @@ def _project_stacks(command: str = "plan") -> str:
     return stack_config_dir(".", command)
 
 
-def render(plans, fmt: str, fail_on: str = "error") -> str:  # noqa: ANN001 - list[StackPlan]
-    module = importlib.import_module(f"planner.report.{RENDERERS[fmt]}")
-    if fmt == "table":  # the human report ends with what the exit code will be
-        return module.render(plans, fail_on=fail_on)
-    return module.render(plans)
-
-
 def write(text: str, output: str | None) -> None:
-    """Write the report; only called once the input was valid, so nothing is written on bad input.
+    """Write the report (of the plan, or of the input problems that stopped it).
 
     An `--output` that cannot be written is unusable input like a bad stack: one line, exit 2,
     and the file keeps what it held.

@@ -43,17 +43,19 @@ def run(args: argparse.Namespace) -> int:
     requires("aws", "planner preflight")
     if args.program or args.stack:
         requires("pulumi", "planner preflight --program")
-    from planner.aws.preflight import SetupError, open_account, preflight_stack
+    from planner.aws.preflight import SetupError, open_account
     from planner.commands import stacks_from_args
-    from planner.pipeline import check_suppressions, exit_code
+    from planner.core.document.build import report
+    from planner.pipeline import check_suppressions
 
-    if args.program or args.stack:  # the program's cluster, read back as `plan --program` reads it
-        from planner.programs import stacks_for_cli
+    with plan.problems_shown("preflight", args):
+        if args.program or args.stack:  # the program's cluster, read back as `plan --program` reads it
+            from planner.programs import stacks_for_cli
 
-        stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
-    else:
-        stacks = stacks_from_args(args, args.paths or [plan._project_stacks("preflight")])  # no path: the project's stacks
-    check_suppressions(stacks, args.suppress)
+            stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
+        else:
+            stacks = stacks_from_args(args, args.paths or [plan._project_stacks("preflight")])  # no path: the project's stacks
+        check_suppressions(stacks, args.suppress)
     from planner.aws import deadline
 
     with deadline.limit(args.aws_timeout):  # every AWS call of the run, credentials included
@@ -65,8 +67,9 @@ def run(args: argparse.Namespace) -> int:
             error_line(f"preflight: {exc}")
             return 2
         plans = [_preflight(s, account, args) for s in stacks]
-    plan.write(plan.render(plans, args.format, args.fail_on), args.output)
-    return exit_code(plans, args.fail_on)
+    document = report("preflight", plans)
+    plan.show(document, args)
+    return document.exit_code(args.fail_on)
 
 
 def _preflight(stack, account, args: argparse.Namespace):  # noqa: ANN001, ANN202 - Stack, Account -> StackPlan

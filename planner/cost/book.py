@@ -15,12 +15,12 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from planner import data as _data
 from planner import yamlload
 from planner.errors import InputError, Problem
-from planner.model import LUSTRE_DEPLOYMENTS, PURCHASES, Path
+from planner.model import LUSTRE_DEPLOYMENTS, PURCHASES, DeploymentType, Path, Purchase
 from planner.yamlload import Lines
 
 BUILTIN = ("current", "seed-2024")
@@ -64,12 +64,12 @@ class Derivation:
     """Price `instance_type` bought as `purchase` like `source_type` when it has no price of its own."""
 
     instance_type: str
-    purchase: str
+    purchase: Purchase
     source_type: str
     basis: str
 
 
-def lustre_key(region: str, deployment_type: str, throughput: int | None) -> LustreKey:
+def lustre_key(region: str, deployment_type: DeploymentType, throughput: int | None) -> LustreKey:
     """SCRATCH file systems have a fixed throughput, so it is not part of their price key."""
     return (region, deployment_type, None if deployment_type.startswith("SCRATCH") else throughput)
 
@@ -79,12 +79,12 @@ class Override:
     """A one-off `--price TYPE[:PURCHASE][@REGION]=USD` from the command line; None matches any."""
 
     instance_type: str
-    purchase: str | None
+    purchase: Purchase | None
     region: str | None
     usd: float
     text: str  # as typed, for the report
 
-    def matches(self, instance_type: str, region: str, purchase: str) -> bool:
+    def matches(self, instance_type: str, region: str, purchase: Purchase) -> bool:
         return (self.instance_type == instance_type and self.purchase in (None, purchase)
                 and self.region in (None, region))
 
@@ -109,7 +109,7 @@ class PriceBook:
             return self
         return replace(self, name=f"{self.name} + --price", overrides=self.overrides + overrides)
 
-    def instance(self, instance_type: str, region: str, purchase: str) -> Price | None:
+    def instance(self, instance_type: str, region: str, purchase: Purchase) -> Price | None:
         """The price of one instance-hour, or None when unknown. Derived prices carry their basis."""
         for o in reversed(self.overrides):
             if o.matches(instance_type, region, purchase):
@@ -128,7 +128,7 @@ class PriceBook:
             why += f"; {base.assumption}"
         return replace(base, assumption=why)
 
-    def lustre_price(self, region: str, deployment_type: str, throughput: int | None) -> Price | None:
+    def lustre_price(self, region: str, deployment_type: DeploymentType, throughput: int | None) -> Price | None:
         return self.lustre.get(lustre_key(region, deployment_type, throughput))
 
     def ebs_price(self, region: str, volume_type: str) -> Price | None:
@@ -196,7 +196,7 @@ def _describe(v: Any) -> str:
 def _price(r: Any) -> Any:
     """The converter of a price: a positive number up to the reader's bound, at least MIN_USD."""
     def conv(v: Any, path: Path) -> float | None:
-        usd = r.positive_number(v, path)
+        usd: float | None = r.positive_number(v, path)
         if usd is not None and usd < MIN_USD:
             r.fail(path, f"expected at least {MIN_USD:g} USD (smaller prices would show as $0), got {_describe(v)}")
             return None
@@ -254,7 +254,7 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     instances: dict[InstanceKey, Price] = {}
     for p, m in _entries(r, top, "instances"):
         r.mapping(m, p, INSTANCE_KEYS, required=("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of"))
-        vals = (r.get(m, "instance_type", p, type_conv), r.get(m, "region", p, region_conv),
+        vals: tuple[Any, ...] = (r.get(m, "instance_type", p, type_conv), r.get(m, "region", p, region_conv),
                 r.get(m, "purchase", p, r.choice(PURCHASES)), r.get(m, "usd_per_hour", p, _price(r)),
                 r.get(m, "source", p, r.string), r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
         if None in vals:
@@ -345,7 +345,7 @@ def parse_override(text: str) -> Override:
         raise bad(f"unknown purchase '{purchase}'{_closest(purchase, PURCHASES)}; expected one of: {', '.join(PURCHASES)}")
     if at and not _REGION.fullmatch(region):
         raise bad(f"expected an AWS region such as us-east-2 after '@', got '{region}'")
-    return Override(itype, purchase if colon else None, region if at else None, usd, text)
+    return Override(itype, cast(Purchase, purchase) if colon else None, region if at else None, usd, text)  # checked above
 
 
 def load_file(path: str, base: PriceBook | None = None) -> PriceBook:

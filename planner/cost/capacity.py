@@ -17,9 +17,13 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from planner import blocks
+from planner.core.document import capacity as doc
+
+if TYPE_CHECKING:
+    from planner.core.document.compare import Candidate
 
 ACTION = "ec2:DescribeCapacityBlockOfferings"
 EXTENSION_ACTION = "ec2:DescribeCapacityBlockExtensionOfferings"
@@ -98,13 +102,11 @@ class Query:
             p["EndDateRange"] = latest_end
         return p
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"capacity_duration_hours": self.duration_hours}
+    def section(self) -> doc.CapacityQuery:
         if self.ultraserver_type:
-            out.update(ultraserver_type=self.ultraserver_type, ultraserver_count=self.ultraserver_count)
-        else:
-            out.update(instance_type=self.instance_type, instance_count=self.instance_count)
-        return out
+            return doc.CapacityQuery(self.duration_hours, ultraserver_type=self.ultraserver_type,
+                                     ultraserver_count=self.ultraserver_count)
+        return doc.CapacityQuery(self.duration_hours, self.instance_type, self.instance_count)
 
 
 class NoBlock(ValueError):
@@ -457,10 +459,9 @@ class RegionAnswer:
     code: str | None = None  # the AWS error code, or planner's (Timeout, NotAws)
     instance_type: str = ""  # the need it was asked for
 
-    def to_json(self) -> dict[str, Any]:
-        return {"region": self.region, "instance_type": self.instance_type, "asked": [q.to_json() for q in self.asked],
-                "offerings": len(self.offerings), "offering_ids": [o.offering_id for o in self.offerings],
-                "error": self.error, "code": self.code}
+    def section(self) -> doc.RegionAnswer:
+        return doc.RegionAnswer(self.region, self.instance_type, tuple(q.section() for q in self.asked), len(self.offerings),
+                                tuple(o.offering_id for o in self.offerings), self.error, self.code)
 
 
 @dataclass
@@ -490,22 +491,16 @@ class Search:
         """0 when the pick fits; 1 when there is none, or it misses the deadline or --max-usd."""
         return 0 if self.pick.option is not None and self.pick.fits else 1
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "needs": [need_json(n) for n in self.needs],
-            "node_group": self.node_group, "source": self.source,
-            "earliest": iso(self.earliest), "deadline": iso(self.deadline), "max_usd": self.max_usd,
-            "regions": [r.to_json() for r in self.regions],
-            "options": [option_json(o) for o in self.options],
-            "pick": None if self.pick.option is None else {**option_json(self.pick.option), "fits": self.pick.fits,
-                                                           "why": self.pick.why},
-            "next": None if self.pick.option is None else {
-                "purchase_commands": purchase_commands(self.pick.option),
-                "stack_keys": stack_keys(self.pick.option, self.node_group)},
-            "notes": self.notes,
-            "source_page": OFFERINGS_DOC,
-            "purchase_source": PURCHASE_DOC,
-        }
+    def section(self) -> doc.CapacitySearch:
+        """The search as the document's capacity section."""
+        option = self.pick.option
+        return doc.CapacitySearch(
+            tuple(need_section(n) for n in self.needs), self.node_group, self.source, iso(self.earliest), iso(self.deadline),
+            self.max_usd, tuple(r.section() for r in self.regions), tuple(option_section(o) for o in self.options),
+            None if option is None else doc.CapacityPick(option_section(option), self.pick.fits, self.pick.why),
+            None if option is None else doc.NextSteps(tuple(purchase_commands(option)),
+                                                      tuple(stack_keys(option, self.node_group))),
+            tuple(self.notes), OFFERINGS_DOC, PURCHASE_DOC, round(blocks.TERMINATION_LEAD_HOURS * 60))
 
 
 def answer(needs: Sequence[Need], regions: list[RegionAnswer], earliest: dt.datetime | None,
@@ -523,33 +518,32 @@ def answer(needs: Sequence[Need], regions: list[RegionAnswer], earliest: dt.date
     return out
 
 
-def need_json(n: Need) -> dict[str, Any]:
-    return {"instance_type": n.instance_type, "instances": n.instances,
-            "ultraserver_type": None if n.ultraserver is None else n.ultraserver.name,
-            "ultraservers": n.ultraservers, "run_hours": round(n.run_hours, 3), "hours_basis": n.hours_basis}
+def need_section(n: Need) -> doc.CapacityNeed:
+    return doc.CapacityNeed(n.instance_type, n.instances, None if n.ultraserver is None else n.ultraserver.name,
+                            n.ultraservers, round(n.run_hours, 3), n.hours_basis)
 
 
-def option_json(o: Option) -> dict[str, Any]:
+def option_section(o: Option) -> doc.CapacityOption:
     first = o.first
-    return {
-        "instance_type": o.need.instance_type,
-        "ultraserver_type": first.ultraserver_type,
-        "offering_ids": [x.offering_id for x in o.offerings],
-        "region": first.region,
-        "availability_zone": first.availability_zone,
-        "local_zone": first.local_zone,
-        "opt_in_group": local_zone_group(first.availability_zone) if first.local_zone else None,
-        "start": iso(first.start),
-        "end": iso(first.end),
-        "hours": round(first.hours, 3),
-        "usable_hours": round(o.usable_hours, 3),
-        "instances": o.instances,
-        "blocks": list(o.blocks),
-        "upfront_usd": float(o.upfront_usd),
-        "usd_per_instance_hour": round(o.usd_per_instance_hour, 4),
-        "finish": iso(o.finish),
-        "meets_deadline": o.meets_deadline,
-    }
+    return doc.CapacityOption(
+        instance_type=o.need.instance_type,
+        ultraserver_type=first.ultraserver_type,
+        offering_ids=tuple(x.offering_id for x in o.offerings),
+        region=first.region,
+        availability_zone=first.availability_zone,
+        local_zone=first.local_zone,
+        opt_in_group=local_zone_group(first.availability_zone) if first.local_zone else None,
+        start=iso(first.start),
+        end=iso(first.end),
+        hours=round(first.hours, 3),
+        usable_hours=round(o.usable_hours, 3),
+        instances=o.instances,
+        blocks=tuple(o.blocks),
+        upfront_usd=float(o.upfront_usd),
+        usd_per_instance_hour=round(o.usd_per_instance_hour, 4),
+        finish=iso(o.finish),
+        meets_deadline=o.meets_deadline,
+    )
 
 
 # --- a block already bought: is it long enough, else its extension offerings ------------
@@ -732,28 +726,28 @@ class ExtensionSearch:
         picks = None if self.covered else self.picks()
         return 0 if in_time and (self.covered or (picks is not None and self.within_budget(picks))) else 1
 
-    def _block_json(self, b: Booked, pick: Extension | None) -> dict[str, Any]:
+    def _block(self, b: Booked, pick: Extension | None) -> doc.BookedBlock:
         r = b.reservation
-        return {
-            "capacity_reservation_id": b.reservation_id,
-            "availability_zone": None if r is None else r.availability_zone,
-            "instance_type": None if r is None else r.instance_type,
-            "instances": None if r is None else r.instances,
-            "start": None if r is None else iso(r.start), "end": None if r is None else iso(r.end),
-            "hours": None if r is None else round(r.hours, 3),
-            "usable_hours": None if r is None else round(r.usable_hours, 3),
-            "covers_run": self.covers(b), "error": b.error,
-            "short_by_hours": None if r is None else round(self.missing_hours(b), 3),
-            "asked_extension_hours": list(b.asked),
-            "extensions": [{"offering_id": e.offering_id, "start": iso(e.start), "end": iso(e.end), "hours": e.hours,
-                            "usable_hours_after": None if r is None else round(self.hours_after(e), 3),
-                            "upfront_usd": float(e.upfront_fee), "currency": e.currency} for e in
-                           sorted(b.extensions, key=lambda e: (e.upfront_fee, e.end, e.offering_id))],
-            "pick": None if pick is None else {"offering_id": pick.offering_id, "upfront_usd": float(pick.upfront_fee),
-                                               "end": iso(pick.end)},
-        }
+        return doc.BookedBlock(
+            capacity_reservation_id=b.reservation_id,
+            availability_zone=None if r is None else r.availability_zone,
+            instance_type=None if r is None else r.instance_type,
+            instances=None if r is None else r.instances,
+            start=None if r is None else iso(r.start), end=None if r is None else iso(r.end),
+            hours=None if r is None else round(r.hours, 3),
+            usable_hours=None if r is None else round(r.usable_hours, 3),
+            covers_run=self.covers(b), error=b.error,
+            short_by_hours=None if r is None else round(self.missing_hours(b), 3),
+            asked_extension_hours=tuple(b.asked),
+            extensions=tuple(doc.ExtensionOffer(e.offering_id, iso(e.start), iso(e.end), e.hours,
+                                                None if r is None else round(self.hours_after(e), 3),
+                                                float(e.upfront_fee), e.currency)
+                             for e in sorted(b.extensions, key=lambda e: (e.upfront_fee, e.end, e.offering_id))),
+            pick=None if pick is None else doc.ExtensionPick(pick.offering_id, float(pick.upfront_fee), iso(pick.end)),
+        )
 
-    def to_json(self) -> dict[str, Any]:
+    def section(self) -> doc.CapacityExtension:
+        """The check as the document's capacity section."""
         picks = {} if self.covered or not self.complete else (self.picks() or {})
         fits = bool(picks) and len(picks) == sum(1 for b in self.booked if not self.covers(b))
         ids = self.reservation_ids
@@ -764,55 +758,56 @@ class ExtensionSearch:
                      f"each extension lengthens its reservation ({', '.join(picks)})")
         if self.resource_group_arn is not None:
             key, named = "capacity_reservation_resource_group_arn", self.resource_group_arn
-        return {
-            "needs": [need_json(self.need)], "node_group": self.node_group, "source": self.source,
-            "deadline": iso(self.deadline), "max_usd": self.max_usd, "region": self.region,
-            "resource_group_arn": self.resource_group_arn, "error": self.error,
-            "run_start": iso(self.run_start), "finish": iso(self.finish), "covers_run": self.covered,
-            "meets_deadline": None if self.deadline is None or self.finish is None else self.finish <= self.deadline,
-            "reservations": [self._block_json(b, picks.get(b.reservation_id)) for b in self.booked],
-            "extension_upfront_usd": float(self.upfront(picks)) if fits else None,
-            "within_budget": self.within_budget(picks) if fits else None,
-            "next": None if not fits else {
-                "purchase_commands": [f"aws ec2 purchase-capacity-block-extension --region {self.region} "
-                                      f"--capacity-block-extension-offering-id {e.offering_id} "
-                                      f"--capacity-reservation-id {rid}" for rid, e in picks.items()],
-                "stack_keys": [f"{key}: {named} (unchanged: {lengthens}, which then ends "
-                               f"{', '.join(sorted({iso(e.end) or '' for e in picks.values()}))})"]},
-            "source_page": EXTENSION_DOC,
-        }
+        return doc.CapacityExtension(
+            need=need_section(self.need), node_group=self.node_group, source=self.source,
+            deadline=iso(self.deadline), max_usd=self.max_usd, region=self.region,
+            resource_group_arn=self.resource_group_arn, error=self.error,
+            run_start=iso(self.run_start), finish=iso(self.finish), covers_run=self.covered,
+            meets_deadline=None if self.deadline is None or self.finish is None else self.finish <= self.deadline,
+            reservations=tuple(self._block(b, picks.get(b.reservation_id)) for b in self.booked),
+            extension_upfront_usd=float(self.upfront(picks)) if fits else None,
+            within_budget=self.within_budget(picks) if fits else None,
+            next=None if not fits else doc.NextSteps(
+                tuple(f"aws ec2 purchase-capacity-block-extension --region {self.region} "
+                      f"--capacity-block-extension-offering-id {e.offering_id} "
+                      f"--capacity-reservation-id {rid}" for rid, e in picks.items()),
+                (f"{key}: {named} (unchanged: {lengthens}, which then ends "
+                 f"{', '.join(sorted({iso(e.end) or '' for e in picks.values()}))})",)),
+            source_page=EXTENSION_DOC,
+        )
 
 
 # --- compare --capacity and plan --live-prices: offerings beside the book ---------------
 
-def priced_from_offerings(candidate: dict[str, Any], options: Sequence[Option], why_none: str | None,
-                          as_of: str) -> dict[str, Any]:
+def priced_from_offerings(candidate: Candidate, options: Sequence[Option], why_none: str | None,
+                          as_of: str) -> Candidate:
     """A compare candidate (Capacity Block) priced from the cheapest offering found, the book's figure beside it.
 
     With no offering the candidate keeps the book's price, with a note saying why (none
     offered, or the region's one-line fault).
     """
+    from dataclasses import replace
+
+    from planner.core.document.compare import BookPrice, Offered
     from planner.report.text import num, usd
 
-    c = dict(candidate, notes=list(candidate["notes"]))
-    book = {k: candidate[k] for k in ("usd_per_hour", "total_usd", "source", "as_of", "price_book")}
+    c = candidate
     if not options:
-        c["offering"] = None
-        c["notes"].append(f"no Capacity Block offering for {c['instances']:,} instances and {num(c['run_hours'])} h "
-                          f"({why_none or 'none offered'}): priced from the book")
-        return c
+        return replace(c, offered=Offered(None), notes=(*c.notes, (
+            f"no Capacity Block offering for {c.instances:,} instances and {num(c.run_hours)} h "
+            f"({why_none or 'none offered'}): priced from the book")))
+    book = BookPrice(c.usd_per_hour, c.total_usd, c.source, c.as_of, c.price_book)
     o = options[0]
     rate = round(o.usd_per_instance_hour, 4)
-    peak = candidate.get("dense_pflops_per_instance")
-    c.update(usd_per_hour=rate, total_usd=float(o.upfront_usd), billed_hours=round(o.first.hours, 3),
-             source=f"{OFFERINGS_DOC} ({' + '.join(x.offering_id for x in o.offerings)})", as_of=as_of,
-             price_book="Capacity Block offerings", usd_per_dense_pflop_hour=round(rate / peak, 4) if peak else None,
-             offering=option_json(o), book=book)
-    c["notes"].append(f"priced from the offering {' + '.join(x.offering_id for x in o.offerings)} in "
-                      f"{o.first.availability_zone}, {iso(o.first.start)} to {iso(o.first.end)}: "
-                      f"{usd(float(o.upfront_usd))} upfront; the book's figure: {usd(book['usd_per_hour'])}/h, "
-                      f"{usd(book['total_usd'])} in all ({book['as_of']})")
-    return c
+    peak = c.dense_pflops_per_instance
+    ids = " + ".join(x.offering_id for x in o.offerings)
+    note = (f"priced from the offering {ids} in {o.first.availability_zone}, {iso(o.first.start)} to {iso(o.first.end)}: "
+            f"{usd(float(o.upfront_usd))} upfront; the book's figure: {usd(book.usd_per_hour)}/h, "
+            f"{usd(book.total_usd)} in all ({book.as_of})")
+    return replace(c, usd_per_hour=rate, total_usd=float(o.upfront_usd), billed_hours=round(o.first.hours, 3),
+                   source=f"{OFFERINGS_DOC} ({ids})", as_of=as_of, price_book="Capacity Block offerings",
+                   usd_per_dense_pflop_hour=round(rate / peak, 4) if peak else None,
+                   offered=Offered(option_section(o), book), notes=(*c.notes, note))
 
 
 DEVIATION = 0.25  # plan --live-prices: a book price this far (25 %) from what AWS offers now is reported

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Mapping
 
 from planner import blocks
 from planner import data as _data
 from planner.catalogue import Catalogue, InstanceType, load
+from planner.core.document.compare import Candidate, CompareInputs, CompareSection, ListedWithoutCost
 from planner.cost.book import PriceBook
 from planner.cost.items import instance_key
 from planner.cost.offers import not_sold
 from planner.cost.training import dense_peak, instances_for_deadline, run_hours
-from planner.model import PURCHASES
+from planner.model import PURCHASES, Purchase
 
 MIN_BLOCK_HOURS = blocks.bookable_hours()[0]
 
@@ -41,7 +42,7 @@ class Job:
         return self.mfu.get(family, self.mfu.get("*"))
 
 
-def _offered(t: InstanceType) -> list[str]:
+def _offered(t: InstanceType) -> list[Purchase]:
     """Purchase options the catalogue says exist for a type (UltraServer members: Capacity Blocks only)."""
     return [p for p in PURCHASES
             if (p == "on-demand" and not load().is_member(t.name)) or (p == "spot" and t.spot) or (p == "capacity-block" and t.capacity_block)]
@@ -57,7 +58,7 @@ def _r(x: float | None, digits: int) -> float | None:
     return None if x is None else round(x, digits)
 
 
-def billed_hours(run: float, purchase: str) -> float | None:
+def billed_hours(run: float, purchase: Purchase) -> float | None:
     """Hours paid for a run: Capacity Blocks round up to bookable durations (consecutive blocks
     beyond the longest), as the estimate bills them."""
     from planner.cost.estimate import billed
@@ -65,12 +66,12 @@ def billed_hours(run: float, purchase: str) -> float | None:
     return billed(run, purchase)[0]
 
 
-def total_usd(n: int, run: float, purchase: str, usd_per_hour: float) -> float | None:
+def total_usd(n: int, run: float, purchase: Purchase, usd_per_hour: float) -> float | None:
     billed = billed_hours(run, purchase)
     return None if billed is None else round(n * billed * usd_per_hour, 2)
 
 
-def cheapest_for_deadline(job: Job, peak: float, mfu: float, purchase: str, usd_per_hour: float,
+def cheapest_for_deadline(job: Job, peak: float, mfu: float, purchase: Purchase, usd_per_hour: float,
                           unit: int = 1, max_count: int | None = None) -> tuple[int, int]:
     """(cheapest count, smallest count) of instances, multiples of `unit`, that finish within the deadline.
 
@@ -96,11 +97,11 @@ def cheapest_for_deadline(job: Job, peak: float, mfu: float, purchase: str, usd_
     return best_n, smallest
 
 
-def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = ()) -> dict[str, Any]:
+def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = ()) -> CompareSection:
     """Every (instance type, purchase) with a price in `job.region`, cheapest total first."""
     from planner.rules.scale import ULTRACLUSTER_MAX
 
-    candidates: list[dict[str, Any]] = []
+    candidates: list[Candidate] = []
     unpriced: list[str] = []
     unsold: list[str] = []
     not_offered: list[str] = []
@@ -166,24 +167,24 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
             if unsold_here is not None:
                 notes.append(f"AWS does not sell {t.name} {purchase} in {job.region}: {unsold_here.reason}")
             used_families.add(t.family)
-            candidates.append({
-                "instance_type": t.name,
-                "purchase": purchase,
-                "instances": n,
-                "smallest_instances": smallest,
-                "run_hours": _r(run, 3),
-                "billed_hours": _r(billed, 3),
-                "total_usd": None if billed is None else round(n * billed * price.usd, 2),
-                "usd_per_dense_pflop_hour": _r(price.usd / peak, 4),
-                "usd_per_hour": price.usd,
-                "dense_pflops_per_instance": _r(peak, 3),
-                "mfu": mfu,
-                "source": price.source,
-                "as_of": price.as_of,
-                "price_book": price.book,
-                "notes": notes,
-            })
-    candidates.sort(key=lambda c: (c["total_usd"] is None, c["total_usd"] or 0, c["instance_type"], c["purchase"]))
+            candidates.append(Candidate(
+                instance_type=t.name,
+                purchase=purchase,
+                instances=n,
+                smallest_instances=smallest,
+                run_hours=round(run, 3),
+                billed_hours=_r(billed, 3),
+                total_usd=None if billed is None else round(n * billed * price.usd, 2),
+                usd_per_dense_pflop_hour=_r(price.usd / peak, 4),
+                usd_per_hour=price.usd,
+                dense_pflops_per_instance=_r(peak, 3),
+                mfu=mfu,
+                source=price.source,
+                as_of=price.as_of,
+                price_book=price.book,
+                notes=tuple(notes),
+            ))
+    candidates.sort(key=ranking)
     notes = [f"{fam}: {text}" for fam, text in sorted(headline_notes().items()) if fam in used_families]
     if not_offered:
         notes.append(f"not offered in {job.region} (left out): {', '.join(not_offered)}")
@@ -196,21 +197,20 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
     listed = [] if types else _listed_without_cost(job, cat)
     if listed:
         notes.append("listed without a cost (the EC2 API lists no instance type for them and AWS publishes no price yet): "
-                     + "; ".join(f"{u['name']} ({u['accelerators']} {u['accelerator']}, {u['dense_pflops']:,.1f} dense PFLOPS "
-                                 f"{job.precision}" + (f", {u['run_hours']:,.1f} h on one" if u["run_hours"] is not None else "")
+                     + "; ".join(f"{u.name} ({u.accelerators} {u.accelerator}, {u.dense_pflops:,.1f} dense PFLOPS "
+                                 f"{job.precision}" + (f", {u.run_hours:,.1f} h on one" if u.run_hours is not None else "")
                                  + ")" for u in listed))
-    return {
-        "price_book": book.name,
-        "inputs": {"parameters": job.parameters, "tokens": job.tokens, "precision": job.precision,
-                   "mfu": dict(sorted(job.mfu.items())), "region": job.region, "instances": job.instances,
-                   "deadline_hours": job.deadline_hours},
-        "candidates": candidates,
-        "listed_without_cost": listed,
-        "notes": notes,
-    }
+    inputs = CompareInputs(job.parameters, job.tokens, job.precision, tuple(sorted(job.mfu.items())), job.region,
+                           job.instances, job.deadline_hours)
+    return CompareSection(book.name, inputs, tuple(candidates), tuple(listed), tuple(notes))
 
 
-def _listed_without_cost(job: Job, cat: Catalogue) -> list[dict[str, Any]]:
+def ranking(c: Candidate) -> tuple[bool, float, str, str]:
+    """Cheapest total first; a row without a total last."""
+    return (c.total_usd is None, c.total_usd or 0, c.instance_type, c.purchase)
+
+
+def _listed_without_cost(job: Job, cat: Catalogue) -> list[ListedWithoutCost]:
     """UltraServer types AWS sells whose member the EC2 API does not list (Trn3): their figures and the job's
     run time on one of them, no price (none is published)."""
     out = []
@@ -221,8 +221,7 @@ def _listed_without_cost(job: Job, cat: Catalogue) -> list[dict[str, Any]]:
         mfu = job.mfu_for(u.family or "")
         if peak is None:
             continue
-        out.append({"ultraserver_type": u.name, "name": u.title, "accelerators": u.accelerators,
-                    "accelerator": u.accelerator.name, "dense_pflops": _r(peak, 3),
-                    "run_hours": None if mfu is None else _r(run_hours(job.parameters, job.tokens, peak, mfu), 1),
-                    "why": "the EC2 API lists no instance type for it yet and AWS publishes no price", "source": u.source})
+        out.append(ListedWithoutCost(u.name, u.title, u.accelerators, u.accelerator.name, round(peak, 3),
+                                     None if mfu is None else round(run_hours(job.parameters, job.tokens, peak, mfu), 1),
+                                     "the EC2 API lists no instance type for it yet and AWS publishes no price", u.source))
     return out

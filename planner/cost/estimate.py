@@ -32,7 +32,7 @@ from planner.cost.items import (
     unpriced_root_volumes,
 )
 from planner.cost.training import dense_peak, run_hours
-from planner.model import Cluster, NodeGroup, Path, Stack
+from planner.model import Cluster, NodeGroup, Path, Purchase, Stack
 
 CURRENCY = "USD"
 __all__ = ["CAPACITY_BLOCK_RESOURCE", "EBS_RESOURCE", "EC2_RESOURCE", "HOURS_PER_MONTH", "LUSTRE_RESOURCE", "CostEstimate", "LineItem",
@@ -215,7 +215,7 @@ def workload_hours(cluster: Cluster, cat: Catalogue) -> float | None:
     return run_hours(w.parameters, w.tokens, peak, w.mfu)
 
 
-def billed(run: float | None, purchase: str) -> tuple[float | None, str | None]:
+def billed(run: float | None, purchase: Purchase) -> tuple[float | None, str | None]:
     """Billed hours of a run: Capacity Blocks round up to bookable durations.
 
     A run longer than the longest block needs consecutive blocks: as many of the longest
@@ -285,7 +285,7 @@ def _pool_groups(stack: Stack, u: Any, choices: tuple[tuple[str, int], ...], boo
     binding limit allows (`u.fill`: what each type takes of `u.capacity`), else the dearest single type."""
     from planner.cost.items import instance_key
 
-    purchase = u.purchase if u.purchase in ("on-demand", "spot", "capacity-block") else "on-demand"
+    purchase: Purchase = u.purchase if u.purchase in ("on-demand", "spot", "capacity-block") else "on-demand"
 
     def price(itype: str) -> float:
         found = instance_key(itype, stack.region, purchase).look_up(book) if book is not None else None
@@ -328,12 +328,12 @@ def _dearest_mix(capacity: int | None, units: dict[str, int], prices: dict[str, 
     counts: dict[str, int] = {}
     c = room
     while c > 0:
-        t = last[c]
-        if t is None:
+        took = last[c]
+        if took is None:
             c -= 1
             continue
-        counts[t] = counts.get(t, 0) + 1
-        c -= weight[t]
+        counts[took] = counts.get(took, 0) + 1
+        c -= weight[took]
     return sorted(counts.items())
 
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable, Iterator
 from planner import blocks
 from planner.catalogue import Catalogue
 from planner.cost.book import Price, PriceBook
-from planner.model import Lustre, NodeGroup, Path, Stack
+from planner.model import Lustre, NodeGroup, Path, Purchase, Stack
 
 HOURS_PER_MONTH = 730
 EC2_RESOURCE = "aws:ec2/instance:Instance"
@@ -49,7 +49,7 @@ class PriceKey:
         raise ValueError(f"no price lookup for {self.kind!r}")
 
 
-def instance_key(instance_type: str, region: str, purchase: str) -> PriceKey:
+def instance_key(instance_type: str, region: str, purchase: Purchase) -> PriceKey:
     return PriceKey("instance", (instance_type, region, purchase))
 
 
@@ -91,7 +91,7 @@ class Component:
         return None if price is None else self.amount * price.usd / self.divisor
 
 
-Billed = Callable[[float | None, str], tuple[float | None, str | None]]
+Billed = Callable[[float | None, Purchase], tuple[float | None, str | None]]
 
 
 def node_group(stack: Stack, g: NodeGroup, run: float | None, cat: Catalogue, billed: Billed) -> Iterator[Component]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from planner import data as _data
+from planner.model import Purchase
 
 FILE = "prices/not-sold.yaml"
 
@@ -21,14 +22,14 @@ class NotSold:
     """`instance_type` bought as `purchase` is not sold in `regions` (None: any region)."""
 
     instance_type: str
-    purchase: str
+    purchase: Purchase
     regions: tuple[str, ...] | None
     reason: str
     source: str
     as_of: str
     note: str | None = None
 
-    def covers(self, instance_type: str, region: str, purchase: str) -> bool:
+    def covers(self, instance_type: str, region: str, purchase: Purchase) -> bool:
         return (self.instance_type == instance_type and self.purchase == purchase
                 and (self.regions is None or region in self.regions))
 
@@ -45,6 +46,6 @@ def entries() -> tuple[NotSold, ...]:
     return tuple(out)
 
 
-def not_sold(instance_type: str, region: str, purchase: str) -> NotSold | None:
+def not_sold(instance_type: str, region: str, purchase: Purchase) -> NotSold | None:
     """The entry saying AWS does not sell this combination, or None."""
     return next((e for e in entries() if e.covers(instance_type, region, purchase)), None)

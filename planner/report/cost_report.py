@@ -13,7 +13,10 @@ unknown figure prints as "unknown", never as $0.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from planner.report.text import Line
 
 RESOURCE_NAMES = {
     "aws:ec2/instance:Instance": "EC2 instances",
@@ -79,7 +82,7 @@ def sum_totals(costs: list[dict[str, Any]]) -> str:
     """Total of several estimates for the summary line: `$277,294.59`, or `at least $X (2 stacks incomplete)`."""
     if not costs:
         return "none"
-    known = sum((c.get("total_usd") if c.get("total_usd") is not None else (c.get("known_total_usd") or 0.0)) for c in costs)
+    known = sum((c["total_usd"] if c.get("total_usd") is not None else (c.get("known_total_usd") or 0.0)) for c in costs)
     incomplete = sum(1 for c in costs if c.get("total_usd") is None)
     if not incomplete:
         return usd(known)
@@ -132,7 +135,7 @@ HEADERS = ("name", "resource", "quantity", "unit price", "total", "notes", "pric
 TABLE_HEADERS = ("name", "resource", "quantity", "unit price", "total", "notes")
 
 
-def table_lines(cost: dict[str, Any], margin: int = 0) -> list:
+def table_lines(cost: dict[str, Any], margin: int = 0) -> list[Line]:
     """The cost block of the table report: headline, one row per line item, then numbered notes.
 
     Price sources (URLs) are notes too, so the table fits the terminal; `--wide` keeps them
@@ -153,7 +156,7 @@ def table_lines(cost: dict[str, Any], margin: int = 0) -> list:
             marks = (marks if marks != "-" else "") + f"[{foot.index(text) + 1}]"
         cells = (*row[:3], "unknown" if price is None else unit_price(price, item["unit"]).rsplit("/", 1)[0], row[4], marks)
         table_rows.append(cells + ((row[6],) if wide else ()))
-    out: list = [[Span("cost: ", "total"), Span(headline(cost), "total" if cost.get("total_usd") is not None else "warning"),
+    out: list[Line] = [[Span("cost: ", "total"), Span(headline(cost), "total" if cost.get("total_usd") is not None else "warning"),
                   Span(f"; price book {cost.get('price_book')}")]]
     if cost.get("workload_estimate"):
         out.append(f"cost on the hours the workload needs: {headline(cost['workload_estimate'])}")

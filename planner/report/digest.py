@@ -1,22 +1,16 @@
-"""What every report says the same way: counts per severity, why a finding is suppressed,
-where it points, and how text is made safe for a Markdown table cell."""
+"""What every report says the same way: counts per severity, findings in the order people act
+on them, and how text is made safe for a Markdown table cell. Works on the document alone."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
-from planner.findings import SEVERITIES, Finding
-
-if TYPE_CHECKING:
-    from planner.pipeline import StackPlan
-
-IN_SOURCE = "inSource"  # SARIF suppression kinds (the pipeline records them on the finding)
-EXTERNAL = "external"
+from planner.core.document import SEVERITIES, Report, ReportedFinding, StackReport
 
 
-def counts(findings: Iterable[Finding]) -> dict[str, int]:
+def counts(findings: Iterable[ReportedFinding]) -> dict[str, int]:
     """Unsuppressed findings per severity, plus `suppressed` (all severities)."""
-    out = {s: 0 for s in SEVERITIES}
+    out: dict[str, int] = {s: 0 for s in SEVERITIES}
     out["suppressed"] = 0
     for f in findings:
         out["suppressed" if f.suppressed else f.severity] += 1
@@ -35,18 +29,10 @@ def count_text(c: dict[str, int], short: bool = False) -> str:
         f", {c['suppressed']} suppressed"
 
 
-def suppression(plan: "StackPlan", f: Finding) -> tuple[str, str] | None:
-    """(kind, justification) of a suppressed finding, as the pipeline recorded it: in the stack
-    file (with its reason) or on the command line."""
-    if not f.suppressed:
-        return None
-    return f.suppression or (EXTERNAL, f"suppressed on the command line (--suppress {f.rule})")
-
-
-def where(f: Finding) -> str:
-    from planner.locate import of
-
-    return of(f).where()
+def problems_text(report: Report) -> str:
+    """`1 input problem, nothing planned`: what a report of unusable input says instead of counts."""
+    n = len(report.problems)
+    return f"{n} input problem{'' if n == 1 else 's'}, nothing planned"
 
 
 def md_cell(text: str) -> str:
@@ -59,7 +45,7 @@ def md_cell(text: str) -> str:
 # --- Findings for people: most important first, repeats collapsed, moot ones left out -----
 
 import re as _re
-from dataclasses import dataclass as _dataclass, fields as _fields
+from dataclasses import dataclass as _dataclass
 
 _GROUP = _re.compile(r"node group '((?:[^'\\]|\\.)*)'")
 
@@ -68,7 +54,7 @@ _GROUP = _re.compile(r"node group '((?:[^'\\]|\\.)*)'")
 class Shown:
     """One finding as people see it: maybe standing for several node groups' identical findings."""
 
-    finding: Finding
+    finding: ReportedFinding
     message: str
     where: str
     fix: str | None
@@ -76,46 +62,26 @@ class Shown:
     count: int = 1
 
 
-def _part_lines(plan: "StackPlan") -> list[set[int]]:
-    """For each node group and the Lustre file system: the lines of the stack file it spans (its keys)."""
-    c = plan.stack.cluster
-    parts = list(c.node_groups) + ([c.lustre] if c.lustre is not None else [])
-    out = []
-    for part in parts:
-        lines = {plan.stack.line(part.path)} | {plan.stack.line(part.path + (f.name,)) for f in _fields(part)}
-        out.append({n for n in lines if n})
-    return out
-
-
-def moot(plan: "StackPlan") -> set[Finding]:
+def moot(stack: StackReport) -> set[ReportedFinding]:
     """`price-unknown` findings about a node group or file system that an error already rules out:
     a price for a part that cannot be deployed as declared is not the thing to fix."""
-    parts = _part_lines(plan)
-    errors = [f for f in plan.findings if f.severity == "error" and not f.suppressed and f.line]
-    out = set()
-    for f in plan.findings:
-        if f.rule != "price-unknown" or not f.line:
-            continue
-        for lines in parts:
-            if f.line in lines and any(e.line in lines for e in errors):
-                out.add(f)
-    return out
+    ruled_out = {p for f in stack.findings if f.severity == "error" and not f.suppressed and f.line for p in f.parts}
+    return {f for f in stack.findings if f.rule == "price-unknown" and f.line and ruled_out.intersection(f.parts)}
 
 
 _ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-def for_people(plan: "StackPlan") -> list[Shown]:
+def for_people(stack: StackReport, report: Report) -> list[Shown]:
     """The stack's findings in the order to act on them: unsuppressed before suppressed, then
     severity, then file and line. Findings of one rule that differ only in the node group they
-    name collapse into one naming all the groups; moot `price-unknown` findings are left out."""
-    from planner import rules
-
-    skip = moot(plan)
-    ordered = sorted((f for f in plan.findings if f not in skip),
+    name collapse into one naming all the groups; moot `price-unknown` findings are left out.
+    A finding without a fix of its own gets its rule's remediation (from `report.rules`)."""
+    skip = moot(stack)
+    ordered = sorted((f for f in stack.findings if f not in skip),
                      key=lambda f: (f.suppressed, _ORDER[f.severity], f.file, f.line or 0, f.rule, f.message))
-    groups: dict[tuple, list[Finding]] = {}
-    names: dict[tuple, list[str]] = {}
+    groups: dict[tuple[bool, str, str, str, str], list[ReportedFinding]] = {}
+    names: dict[tuple[bool, str, str, str, str], list[str]] = {}
     for f in ordered:
         m = _GROUP.search(f.message)
         template = f.message if m is None else f.message[:m.start()] + "\0" + f.message[m.end():]
@@ -126,6 +92,7 @@ def for_people(plan: "StackPlan") -> list[Shown]:
     for key, found in groups.items():
         first = found[0]
         message = first.message
+        listed = ""
         if len(found) > 1:
             quoted = [f"'{n}'" for n in names[key]]
             listed = ", ".join(quoted[:-1]) + " and " + quoted[-1]
@@ -133,11 +100,11 @@ def for_people(plan: "StackPlan") -> list[Shown]:
         lines = [str(f.line) for f in found if f.line]
         where_text = first.file + (f":{', '.join(lines)}" if lines else "")
         if first.resource and len(found) == 1:
-            where_text = where(first)
-        sup = suppression(plan, first)
-        r = rules.get(first.rule)
+            where_text = first.where
+        r = report.rule(first.rule)
         fix = first.fix or (None if r is None else r.remediation)
         if len(found) > 1 and first.fix:  # the fix names the first group: name them all
             fix = first.fix.replace(f"node group '{names[key][0]}'", "node groups " + listed, 1)
-        out.append(Shown(first, message, where_text, fix, None if sup is None else sup[1], len(found)))
+        reason = None if first.suppression is None else first.suppression.reason
+        out.append(Shown(first, message, where_text, fix, reason, len(found)))
     return out

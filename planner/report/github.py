@@ -8,11 +8,8 @@ percent-encoded; in property values `:` and `,` are too.
 
 from __future__ import annotations
 
-from typing import Iterable
-
-from planner.findings import Finding
-from planner.pipeline import StackPlan, UnusedSuppression
-from planner.report.digest import count_text, counts
+from planner.core.document import InputProblem, RenderContext, Report, ReportedFinding, UnusedSuppressionReport
+from planner.report.digest import count_text, counts, problems_text
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -28,7 +25,7 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(f: Finding) -> str:
+def annotation(f: ReportedFinding) -> str:
     command = "notice" if f.suppressed else COMMANDS[f.severity]
     props = [f"file={escape_property(f.file)}"]
     if f.line:
@@ -39,7 +36,7 @@ def annotation(f: Finding) -> str:
     return f"::{command} {','.join(props)}::{escape_data(text)}"
 
 
-def unused_annotation(u: UnusedSuppression) -> str:
+def unused_annotation(u: UnusedSuppressionReport) -> str:
     """A notice for a suppression that suppressed nothing: on its line of the stack file, or
     (`--suppress`) on the stack file as a whole."""
     props = [f"file={escape_property(u.file)}"] + ([f"line={u.line}"] if u.line else [])
@@ -47,12 +44,23 @@ def unused_annotation(u: UnusedSuppression) -> str:
     return f"::notice {','.join(props)}::{escape_data(u.message)}"
 
 
-def render(plans: Iterable[StackPlan]) -> str:
-    plans = list(plans)
+def problem_annotation(p: InputProblem) -> str:
+    """An error on the line of the input that cannot be used (the stack file as a whole without one)."""
+    props = [f"file={escape_property(p.file)}"] + ([f"line={p.line}"] if p.line else [])
+    props.append(f"title={escape_property('invalid input')}")
+    text = f"{p.key}: {p.message}" if p.key else p.message
+    return f"::error {','.join(props)}::{escape_data(text)}"
+
+
+def render(report: Report, context: RenderContext = RenderContext()) -> str:
+    from planner.report.text import join_lines
+
+    if report.problems:
+        lines = [problem_annotation(p) for p in report.problems] + [f"planner: {problems_text(report)}"]
+        return join_lines(lines) + "\n"
+    plans = report.stacks
     lines = [annotation(f) for p in plans for f in p.findings]
     lines += [unused_annotation(u) for p in plans for u in p.unused_suppressions]
     total = counts(f for p in plans for f in p.findings)
     lines.append(f"planner: {len(plans)} stack{'s' if len(plans) != 1 else ''}, {count_text(total)}")
-    from planner.report.text import join_lines
-
     return join_lines(lines) + "\n"

@@ -1,13 +1,12 @@
-"""Machine output: stable key order and formatting so PR diffs of it are meaningful."""
+"""Machine output: the document's own serialisation (`Report.to_json`, version 2), with stable
+key order and formatting so PR diffs of it are meaningful and `planner render` reads it back."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from typing import Any
 
-from planner.pipeline import StackPlan
-
-VERSION = 1
+from planner.core.document import RenderContext, Report
 
 
 def dumps(obj: Any) -> str:
@@ -20,5 +19,5 @@ def dumps(obj: Any) -> str:
     return text + "\n"
 
 
-def render(plans: Iterable[StackPlan]) -> str:
-    return dumps({"version": VERSION, "stacks": [p.to_json() for p in plans]})
+def render(report: Report, context: RenderContext = RenderContext()) -> str:
+    return dumps(report.to_json())

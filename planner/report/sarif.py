@@ -5,20 +5,18 @@ viewer can explain a rule that did not fire in this run) and one result per find
 located at the stack file and line of the value at fault, with its key path (for a cluster
 read back from a program's resources, the resource's URN instead) as logical location. Suppressed findings stay, with a
 `suppressions` entry: `inSource` when the stack file suppresses the rule (with its
-reason), `external` when the command line did. GitHub hides suppressed results.
+reason), `external` when the command line did. GitHub hides suppressed results. Unusable
+input (a broken stack file) is a result too, of the rule `invalid-input`, on its line.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import PurePath
-from typing import Any, Iterable
+from typing import Any
 
 from planner import __version__
-from planner.findings import Finding
-from planner.locate import Location, of
-from planner.pipeline import StackPlan
-from planner.report.digest import suppression
+from planner.core.document import InputProblem, RenderContext, Report, ReportedFinding, RuleInfo, UnusedSuppressionReport
 from planner.report.json_report import dumps
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -36,7 +34,22 @@ def _uri(file: str) -> str:
     return quote(PurePath(file).as_posix(), safe="/")
 
 
-def _rule_descriptor(r: Any) -> dict[str, Any]:  # noqa: ANN401 - planner.rules.Rule
+INVALID_INPUT = "invalid-input"  # the rule of an input problem's result (no check: planner could not read the input)
+_INVALID_INPUT = {
+    "id": INVALID_INPUT,
+    "name": "InvalidInput",
+    "shortDescription": {"text": "Input planner cannot use: nothing was planned."},
+    "fullDescription": {"text": "A stack file (or another input) that planner cannot read or that is not valid; "
+                                "nothing was planned or priced."},
+    "help": {"text": "Correct the key the result names, as its message says; `planner schema` prints the stack schema.",
+             "markdown": "**Fix:** correct the key the result names, as its message says; `planner schema` prints "
+                         "the stack schema."},
+    "defaultConfiguration": {"level": "error"},
+    "properties": {"tags": ["planner", "input"]},
+}
+
+
+def _rule_descriptor(r: RuleInfo) -> dict[str, Any]:
     # every rule's source is a public https page (planner.rules.rule refuses any other)
     out: dict[str, Any] = {
         "id": r.id,
@@ -51,19 +64,18 @@ def _rule_descriptor(r: Any) -> dict[str, Any]:  # noqa: ANN401 - planner.rules.
     return out
 
 
-def _logical(where: Location) -> list[dict[str, Any]]:
+def _logical(f: ReportedFinding) -> list[dict[str, Any]]:
     """The key path (`member`) of a stack file's value; for a value read back from a program, the
     resource's URN (`resource`) alone: the program has no `planner:cluster` key path."""
-    if where.logical:
-        return [{"fullyQualifiedName": where.logical, "kind": "resource"}]
-    return [{"fullyQualifiedName": where.path, "kind": "member"}] if where.path else []
+    if f.resource:
+        return [{"fullyQualifiedName": f.resource, "kind": "resource"}]
+    return [{"fullyQualifiedName": f.path, "kind": "member"}] if f.path else []
 
 
-def _result(plan: StackPlan, f: Finding, index: dict[str, int]) -> dict[str, Any]:
-    where = of(f)
-    location: dict[str, Any] = {"artifactLocation": {"uri": _uri(where.file)}}
-    if where.line:
-        location["region"] = {"startLine": where.line}
+def _result(f: ReportedFinding, index: dict[str, int]) -> dict[str, Any]:
+    location: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.file)}}
+    if f.line:
+        location["region"] = {"startLine": f.line}
     out: dict[str, Any] = {
         "ruleId": f.rule,
         "level": LEVELS[f.severity],
@@ -72,25 +84,36 @@ def _result(plan: StackPlan, f: Finding, index: dict[str, int]) -> dict[str, Any
     }
     if f.rule in index:
         out["ruleIndex"] = index[f.rule]
-    logical = _logical(where)
+    logical = _logical(f)
     if logical:
         out["locations"][0]["logicalLocations"] = logical
-    sup = suppression(plan, f)
-    if sup is not None:
-        out["suppressions"] = [{"kind": sup[0], "justification": sup[1]}]
+    if f.suppression is not None:
+        out["suppressions"] = [{"kind": f.suppression.kind, "justification": f.suppression.reason}]
     return out
 
 
-def to_sarif(plans: Iterable[StackPlan]) -> dict[str, Any]:
-    from planner import rules
+def _problem(p: InputProblem, index: dict[str, int]) -> dict[str, Any]:
+    """An input problem as an error result on its line (the key path as its logical location)."""
+    location: dict[str, Any] = {"artifactLocation": {"uri": _uri(p.file)}}
+    if p.line:
+        location["region"] = {"startLine": p.line}
+    out: dict[str, Any] = {"ruleId": INVALID_INPUT, "ruleIndex": index[INVALID_INPUT], "level": "error",
+                           "message": {"text": f"{p.key}: {p.message}" if p.key else p.message},
+                           "locations": [{"physicalLocation": location}]}
+    if p.key:
+        out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": p.key, "kind": "member"}]
+    return out
 
-    plans = list(plans)
-    named = {f.rule for p in plans for f in p.findings}
-    ids = rules.known()  # the rules, then the preflight checks its findings name (planner preflight)
-    descriptors = [_rule_descriptor(r) for r in rules.registry().values()]
-    descriptors += [_rule_descriptor(ids[i]) for i in sorted(named - set(rules.registry())) if i in ids]
+
+def to_sarif(report: Report) -> dict[str, Any]:
+    plans = report.stacks
+    # the spec rules, then the preflight checks its findings name (planner preflight): `report.rules`
+    descriptors = [_rule_descriptor(r) for r in report.rules]
+    if report.problems:
+        descriptors.append(_INVALID_INPUT)
     index = {d["id"]: i for i, d in enumerate(descriptors)}
-    results = [_result(p, f, index) for p in plans for f in p.findings]
+    results = [_result(f, index) for p in plans for f in p.findings]
+    results += [_problem(p, index) for p in report.problems]
     run: dict[str, Any] = {
         "tool": {"driver": {
             "name": "planner",
@@ -104,10 +127,12 @@ def to_sarif(plans: Iterable[StackPlan]) -> dict[str, Any]:
     notes = [_unused(u) for p in plans for u in p.unused_suppressions]
     if notes:  # not results (no rule fired): notes about the run, as SARIF has them
         run["invocations"] = [{"executionSuccessful": True, "toolConfigurationNotifications": notes}]
+    if report.problems:  # the run stopped on its input
+        run["invocations"] = [{"executionSuccessful": False, "exitCode": 2}]
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
-def _unused(u: Any) -> dict[str, Any]:  # noqa: ANN401 - planner.pipeline.UnusedSuppression
+def _unused(u: UnusedSuppressionReport) -> dict[str, Any]:
     """A configuration notification (level note) for a suppression that suppressed nothing."""
     location: dict[str, Any] = {"artifactLocation": {"uri": _uri(u.file)}}
     if u.line:
@@ -115,10 +140,10 @@ def _unused(u: Any) -> dict[str, Any]:  # noqa: ANN401 - planner.pipeline.Unused
     out: dict[str, Any] = {"level": "note", "message": {"text": u.message},
                            "locations": [{"physicalLocation": location}],
                            "associatedRule": {"id": u.rule}}
-    if u.key:
-        out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": u.key, "kind": "member"}]
+    if u.path:
+        out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": u.path, "kind": "member"}]
     return out
 
 
-def render(plans: Iterable[StackPlan]) -> str:
-    return dumps(to_sarif(plans))
+def render(report: Report, context: RenderContext = RenderContext()) -> str:
+    return dumps(to_sarif(report))

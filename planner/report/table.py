@@ -3,22 +3,22 @@ first, with what to do), then one summary line; fitted to the terminal (`planner
 
 from __future__ import annotations
 
-from typing import Sequence
-
-from planner.pipeline import StackPlan
+from planner.core.document import RenderContext, Report, StackReport
 from planner.report.text import Line, Span, grid, human, indent, num  # noqa: F401 - grid, num: shared with other renderers
 
 SEVERITY_STYLE = {"error": "error", "warning": "warning", "info": "info"}
 
 
-def render_summary(p: StackPlan) -> list[Line]:
+def render_summary(p: StackReport) -> list[Line]:
     s = p.summary
-    out: list[Line] = [[Span(f"Stack {p.stack.name}", "heading"), Span(f" ({p.stack.file}, {p.stack.region})")]]
-    rows = [
+    out: list[Line] = [[Span(f"Stack {p.name}", "heading"), Span(f" ({p.file}, {p.region})")]]
+    rows: list[tuple[str, ...]] = [
         (g["name"], g["instance_type"], g["purchase"], num(g["instances"]), num(g["ultraservers"]) if g["ultraservers"] else "-",
          num(g["accelerators"]), g["availability_zone"], "yes" if g["efa"] else "no")
         for g in s["node_groups"]
     ]
+    headers: tuple[str, ...]
+    right: tuple[int, ...]
     headers, right = ("node group", "type", "purchase", "instances", "UltraServers", "accelerators", "AZ", "EFA"), (3, 4, 5)
     if not s["ultraservers"]:  # no UltraServer in the stack: the column would only hold dashes
         headers, right = headers[:4] + headers[5:], (3, 4)
@@ -52,14 +52,14 @@ def _inner(margin: int) -> int | None:
     return None if limit is None else limit - margin
 
 
-def render_findings(p: StackPlan) -> list[Line]:
+def render_findings(p: StackReport, report: Report) -> list[Line]:
     """Findings most important first (`digest.for_people`): severity and rule, where, the
     message, then the fix (or, for a suppressed one, why it is suppressed)."""
     from planner.report.digest import count_text, counts, for_people
 
     if not p.findings:
         return ["  findings: none"]
-    shown = for_people(p)
+    shown = for_people(p, report)
     out: list[Line] = [f"  findings: {count_text(counts(p.findings), short=True)}"]
     hidden = len(p.findings) - sum(item.count for item in shown)
     if hidden:
@@ -78,7 +78,7 @@ def render_findings(p: StackPlan) -> list[Line]:
     return out
 
 
-def render_unused(p: StackPlan) -> list[Line]:
+def render_unused(p: StackReport) -> list[Line]:
     """Two lines per suppression that suppressed nothing (info): what and where, then what to do."""
     from planner.report.text import one_line
 
@@ -90,23 +90,23 @@ def render_unused(p: StackPlan) -> list[Line]:
     return out
 
 
-def render_cost(p: StackPlan) -> list[Line]:
+def render_cost(p: StackReport) -> list[Line]:
     if p.cost is None:
         return []
     from planner.report.cost_report import table_lines
 
-    return indent("  ", table_lines(p.cost.to_json(), margin=2))
+    return indent("  ", table_lines(p.cost, margin=2))
 
 
-def summary_line(plans: Sequence[StackPlan], fail_on: str = "error") -> Line:
+def summary_line(report: Report, fail_on: str = "error") -> Line:
     """The last line of the report: stacks, findings, the total cost, and what the exit code will be."""
-    from planner.pipeline import exit_code
     from planner.report.cost_report import sum_totals
     from planner.report.digest import counts
 
+    plans = report.stacks
     total = counts(f for p in plans for f in p.findings)
-    code = exit_code(plans, fail_on)
-    cost = sum_totals([p.cost.to_json() for p in plans if p.cost is not None])
+    code = report.exit_code(fail_on)
+    cost = sum_totals([p.cost for p in plans if p.cost is not None])
     meaning = "errors" if fail_on == "error" else "warnings or errors"
     verdict = f"exit {code}" + (f" (unsuppressed {meaning})" if code else f" (no unsuppressed {meaning})")
     n = len(plans)
@@ -122,9 +122,24 @@ def summary_line(plans: Sequence[StackPlan], fail_on: str = "error") -> Line:
             Span((f"; cost {cost}" if priced else "") + f"; {verdict}", "total")]
 
 
-def render(plans: Sequence[StackPlan], fail_on: str = "error") -> str:
-    out: list[Line] = []
-    for p in plans:
-        out += render_summary(p) + render_cost(p) + render_findings(p) + render_unused(p) + [""]
-    out.append(summary_line(plans, fail_on))
-    return human(out)
+def render_problems(report: Report) -> list[Line]:
+    """Unusable input, one line each as on standard error, then what the exit code is."""
+    from planner.report.digest import problems_text
+    from planner.report.text import one_line
+
+    out: list[Line] = [[Span("Input problems", "heading")]]
+    out += [[Span("  "), Span(f"{'error':<8}", "error"), Span(f" {one_line(p.text)}")] for p in report.problems]
+    return out + ["", [Span(problems_text(report), "error"), Span("; exit 2 (unusable input)", "total")]]
+
+
+def render(report: Report, context: RenderContext = RenderContext()) -> str:
+    from planner.report.text import term_for, using
+
+    with using(term_for(context.width, context.colour)):
+        if report.problems:
+            return human(render_problems(report))
+        out: list[Line] = []
+        for p in report.stacks:
+            out += render_summary(p) + render_cost(p) + render_findings(p, report) + render_unused(p) + [""]
+        out.append(summary_line(report, context.fail_on))
+        return human(out)

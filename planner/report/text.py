@@ -147,7 +147,7 @@ def md_code(text: object) -> str:
 
 import os as _os
 from dataclasses import dataclass as _dataclass
-from typing import NamedTuple, Sequence, Union
+from typing import Any, Mapping, NamedTuple, Sequence
 
 DEFAULT_WIDTH = 100
 MIN_WIDTH = 40  # below this, wrapping makes tables unreadable: fold at 40 instead
@@ -182,11 +182,31 @@ def configure(t: Term) -> Term:
     return old
 
 
+def term_for(width: int | None, colour: bool) -> Term:
+    """The layout a render context asks for (`RenderContext.width`, None: natural widths)."""
+    return Term(width=DEFAULT_WIDTH if width is None else width, color=colour, wide=width is None)
+
+
+class using:
+    """`with using(t):` lays out human output with `t`, then restores the previous layout, so
+    a renderer given a context is a function of its arguments."""
+
+    def __init__(self, t: Term) -> None:
+        self.t = t
+
+    def __enter__(self) -> Term:
+        self.old = configure(self.t)
+        return self.t
+
+    def __exit__(self, *exc: object) -> None:
+        configure(self.old)
+
+
 def _env_flag(env: dict, name: str) -> bool:
     return bool(env.get(name, ""))
 
 
-def term_from_env(stream: object, *, no_color: bool = False, wide: bool = False, env: dict | None = None) -> Term:
+def term_from_env(stream: object, *, no_color: bool = False, wide: bool = False, env: Mapping[str, str] | None = None) -> Term:
     """The layout for writing to `stream`.
 
     Width: `COLUMNS` (a whole number of at least 1), else the terminal's, else 100.
@@ -232,7 +252,7 @@ class Span(NamedTuple):
     style: str | None = None
 
 
-Line = Union[str, Sequence[Span]]
+Line = str | Sequence[Span]
 
 
 def _plain(line: Line) -> tuple[str, list[tuple[int, int, str]]]:
@@ -324,7 +344,7 @@ def human(lines: Iterable[Line], t: Term | None = None) -> str:
     return "\n".join(fit(lines, t)) + "\n"
 
 
-Cell = Union[str, Span, None]
+Cell = str | Span | None
 
 
 def _cell(c: Cell) -> Span:
@@ -380,7 +400,7 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence
             # per row, the tallest cell and the tallest of the other columns
             top = [max(range(ncol), key=lambda k: heights[k][row]) for row in range(len(heights[0]))]
             second = [max([heights[k][row] for k in range(ncol) if k != top[row]] or [1]) for row in range(len(top))]
-            best = None
+            best: tuple[tuple[Any, ...], int, int, list[int]] | None = None
             for i in shrinkable:
                 step = min(chunk, excess, widths[i] - floor[i])
                 trial = lines_at(i, widths[i] - step)
@@ -388,6 +408,7 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence
                 key = (widths[i] - step < words[i], total, i in right, -widths[i], i)  # split a word last
                 if best is None or key < best[0]:
                     best = (key, i, step, trial)
+            assert best is not None  # shrinkable is not empty
             _, i, step, trial = best
             widths[i] -= step
             heights[i] = trial
@@ -397,13 +418,13 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence
         if excess > 0:  # even wrapped, the columns do not fit side by side: one block per row
             return _records(head, body, width)
 
-    def physical(row: list[Span]) -> list[list[Span]]:
+    def physical(row: list[Span]) -> list[Line]:
         pieces = []
         for i, c in enumerate(row):
             rng = wrap_ranges(c.text, widths[i]) if c.text else [(0, 0)]
             pieces.append([Span(c.text[a:b], c.style) for a, b in rng])
         height = max(len(p) for p in pieces)
-        lines = []
+        lines: list[Line] = []
         for k in range(height):
             spans: list[Span] = []
             for i, p in enumerate(pieces):

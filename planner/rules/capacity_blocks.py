@@ -9,6 +9,7 @@ from typing import Iterator
 
 from planner import blocks
 from planner.findings import Finding
+from planner.model import NodeGroup
 from planner.rules.spec_rules import Rule, RuleContext, count_path, rule
 
 LAUNCH_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html"
@@ -24,7 +25,7 @@ CAPACITY_BLOCK_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API
 RESOURCE_GROUP_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/cb-group.html"
 
 
-def _block_groups(ctx: RuleContext):  # noqa: ANN202 - tuple of NodeGroup
+def _block_groups(ctx: RuleContext) -> tuple[NodeGroup, ...]:
     return tuple(g for g in ctx.cluster.node_groups if g.purchase == "capacity-block")
 
 
@@ -65,13 +66,13 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def _ultraserver_size(ctx: RuleContext, g) -> int | None:  # noqa: ANN001 - NodeGroup
+def _ultraserver_size(ctx: RuleContext, g: NodeGroup) -> int | None:
     """Instances per UltraServer of the group's UltraServer type; None for instance types sold one by one."""
     ultra = ctx.catalogue.ultraserver_of(g)
     return ultra.members if ultra else None
 
 
-def _split_fix(g) -> str:  # noqa: ANN001 - NodeGroup
+def _split_fix(g: NodeGroup) -> str:
     """`split node group 'big' (count: 150) into groups of count: 64, 64, 22, one Capacity Block each`."""
     full, rest = divmod(g.count, blocks.MAX_INSTANCES_PER_BLOCK)
     counts = [blocks.MAX_INSTANCES_PER_BLOCK] * full + ([rest] if rest else [])
@@ -152,7 +153,7 @@ def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                             fix=f"book the block, then set capacity_reservation_id: cr-... (its reservation id) in node group '{g.name}'")
 
 
-def _ultraserver_block(ctx: RuleContext, g) -> bool:  # noqa: ANN001 - NodeGroup
+def _ultraserver_block(ctx: RuleContext, g: NodeGroup) -> bool:
     """An UltraServer type bought as a Capacity Block: the only group that takes several targets."""
     return g.purchase == "capacity-block" and _ultraserver_size(ctx, g) is not None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterator
 
-from planner.cost.estimate import HOURS_PER_MONTH
+from planner.cost.estimate import HOURS_PER_MONTH, LineItem
 from planner.cost.items import ROOT_VOLUMES_SUFFIX
 from planner.findings import Finding
 from planner.rules.spec_rules import Rule, RuleContext, rule
@@ -34,7 +34,7 @@ def price_unknown(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                             fix=_price_fix(ctx, item))
 
 
-def _price_fix(ctx: RuleContext, item) -> str:  # noqa: ANN001 - planner.cost LineItem
+def _price_fix(ctx: RuleContext, item: LineItem) -> str:
     """For instances, the `--price` that fills this gap; for storage, a price book file."""
     t, purchase = item.detail.get("instance_type"), item.detail.get("purchase")
     book = "add the price (with its source and date) to a price book file and pass it with --price-book FILE"
@@ -160,6 +160,7 @@ def budget_incomplete_cost(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if budget is not None and not _already_over(budget, basis):
         key = "total_usd" if budget.total_usd is not None else "monthly_usd"
         limit = budget.total_usd if budget.total_usd is not None else budget.monthly_usd
+        assert limit is not None  # a budget has total_usd or monthly_usd (planner.parse)
         yield r.finding(ctx, budget.path + (key,),
                         f"budget.{key} {_usd(limit)} cannot be checked: the estimate leaves out {', '.join(missing)}"
                         f"{at_least}", fix=_incomplete_fix(missing, budget is not None and not forced))

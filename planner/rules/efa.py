@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from planner.findings import Finding
+from planner.model import NodeGroup
 from planner.rules.spec_rules import Rule, RuleContext, rule
 
 EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html"
@@ -49,7 +50,7 @@ def recommended(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
-def efa_groups(ctx: RuleContext):  # noqa: ANN201 - list of NodeGroup
+def efa_groups(ctx: RuleContext) -> list[NodeGroup]:
     """Node groups that will have EFA interfaces."""
     return [g for g in ctx.cluster.node_groups if g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported]
 

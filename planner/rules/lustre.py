@@ -12,7 +12,7 @@ from typing import Any, Iterator, Mapping
 
 from planner import data as _data
 from planner.findings import Finding
-from planner.model import Lustre
+from planner.model import Lustre, Path
 from planner.rules.spec_rules import Rule, RuleContext, rule
 
 API_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html"
@@ -59,7 +59,7 @@ class StorageRule:
 
 
 @dataclass(frozen=True)
-class DeploymentType:
+class DeploymentSpec:
     """An FSx for Lustre deployment type as fsx_lustre.yaml describes it (tiers, capacities, S3 links)."""
 
     name: str
@@ -91,11 +91,11 @@ def _storage(raw: Mapping[str, Any]) -> StorageRule:
 
 
 @lru_cache(maxsize=1)
-def deployment_types() -> Mapping[str, DeploymentType]:
+def deployment_types() -> Mapping[str, DeploymentSpec]:
     raw = _data.raw("fsx_lustre.yaml")[0]["deployment_types"]
     out = {}
     for name, v in raw.items():
-        out[name] = DeploymentType(
+        out[name] = DeploymentSpec(
             name=name,
             fixed_throughput=v.get("fixed_throughput"),
             throughputs={int(k): (t["media"], _storage(t["storage"])) for k, t in (v.get("throughputs") or {}).items()},
@@ -121,14 +121,14 @@ def aggregate_throughput_mbps(fs: Lustre) -> float | None:
     return None if unit is None else fs.storage_capacity_gib / 1024 * unit
 
 
-def _path(fs: Lustre, key: str):  # noqa: ANN202 - a key path
+def _path(fs: Lustre, key: str) -> Path:
     return fs.path + (key,)
 
 
-def _declared(ctx: RuleContext) -> tuple[Lustre, DeploymentType] | tuple[None, None]:
-    """The declared file system and what its deployment type accepts, or (None, None)."""
+def _declared(ctx: RuleContext) -> tuple[Lustre, DeploymentSpec] | None:
+    """The declared file system and what its deployment type accepts, or None."""
     fs = ctx.cluster.lustre
-    return (fs, deployment_types()[fs.deployment_type]) if fs is not None else (None, None)
+    return (fs, deployment_types()[fs.deployment_type]) if fs is not None else None
 
 
 @rule(
@@ -140,13 +140,13 @@ def _declared(ctx: RuleContext) -> tuple[Lustre, DeploymentType] | tuple[None, N
     remediation="Use a valid capacity: SCRATCH_2, PERSISTENT_1 SSD and PERSISTENT_2 take 1,200 or multiples of 2,400 GiB; SCRATCH_1 1,200, 2,400 or multiples of 3,600.",
 )
 def capacity(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    fs, dt = _declared(ctx)
-    if fs is None:
+    if (declared := _declared(ctx)) is None:
         return
+    fs, dt = declared
     storage = dt.storage_for(fs.per_unit_storage_throughput)
     if storage is None or storage.accepts(fs.storage_capacity_gib):
         return
-    media = "" if dt.fixed_throughput is not None else f" {dt.throughputs[fs.per_unit_storage_throughput][0]} at {fs.per_unit_storage_throughput} MB/s/TiB"
+    media = "" if dt.fixed_throughput is not None or fs.per_unit_storage_throughput is None else f" {dt.throughputs[fs.per_unit_storage_throughput][0]} at {fs.per_unit_storage_throughput} MB/s/TiB"
     yield r.finding(ctx, _path(fs, "storage_capacity_gib"),
                     f"{fs.storage_capacity_gib:,} GiB is not a valid capacity for {fs.deployment_type}{media}; expected "
                     f"{storage.describe()} (nearest above: {storage.nearest(fs.storage_capacity_gib):,})",
@@ -169,9 +169,9 @@ def _capacity_fix(gib: int, storage: StorageRule) -> str:
     remediation="PERSISTENT_2: 125, 250, 500 or 1000 MB/s/TiB; PERSISTENT_1: 50, 100, 200 (SSD) or 12, 40 (HDD); SCRATCH: leave it out (fixed at 200).",
 )
 def throughput(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    fs, dt = _declared(ctx)
-    if fs is None:
+    if (declared := _declared(ctx)) is None:
         return
+    fs, dt = declared
     given = fs.per_unit_storage_throughput
     if dt.fixed_throughput is not None:
         if given is not None:
@@ -192,7 +192,7 @@ def throughput(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                             f"offered: {_tiers(dt)})")
 
 
-def _missing_throughput_fix(fs: Lustre, dt: DeploymentType) -> str:
+def _missing_throughput_fix(fs: Lustre, dt: DeploymentSpec) -> str:
     """The throughputs that also accept the declared capacity, by media; else all of them."""
     fits = {t: v for t, v in dt.throughputs.items() if v[1].accepts(fs.storage_capacity_gib)}
     if fits:
@@ -212,7 +212,7 @@ def _to_persistent_2(fs: Lustre) -> str:
             f"MB/s/TiB offered: {_tiers(dt)})")
 
 
-def _tiers(dt: DeploymentType, only: Mapping[int, Any] | None = None) -> str:
+def _tiers(dt: DeploymentSpec, only: Mapping[int, Any] | None = None) -> str:
     """`125, 250 SSD; 12, 40 HDD`: the offered throughputs of a deployment type by storage media."""
     media: dict[str, list[int]] = {}
     for t, (m, _) in sorted((only if only is not None else dt.throughputs).items()):
@@ -263,8 +263,10 @@ def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     remediation="Use `deployment_type: PERSISTENT_2` for an EFA-enabled file system, or set `efa_enabled: false`.",
 )
 def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    fs, dt = _declared(ctx)
-    if fs is not None and fs.efa_enabled and not dt.efa:
+    if (declared := _declared(ctx)) is None:
+        return
+    fs, dt = declared
+    if fs.efa_enabled and not dt.efa:
         yield r.finding(ctx, _path(fs, "efa_enabled"), f"{fs.deployment_type} file systems cannot be EFA-enabled; only PERSISTENT_2 can",
                         fix=f"{_to_persistent_2(fs)}, or set lustre.efa_enabled: false")
 
@@ -278,8 +280,10 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     remediation="Enable EFA on the node groups that read the file system (an EFA-capable type, `efa: true`), or set `efa_enabled: false`.",
 )
 def efa_clients(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    fs, dt = _declared(ctx)
-    if fs is None or not fs.efa_enabled or not dt.efa:
+    if (declared := _declared(ctx)) is None:
+        return
+    fs, dt = declared
+    if not fs.efa_enabled or not dt.efa:
         return
     tcp = [g.name for g in ctx.cluster.node_groups if not (g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported)]
     if tcp:
@@ -310,8 +314,10 @@ def s3_association(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """planner sends `s3_import_path` as ImportPath where AWS accepts it (SCRATCH_1, SCRATCH_2,
     PERSISTENT_1) and as a data repository association on PERSISTENT_2, which bars ImportPath;
     only a type that accepts neither is an error (none of the shipped ones)."""
-    fs, dt = _declared(ctx)
-    if fs is not None and fs.s3_import_path and dt.s3_link is None:
+    if (declared := _declared(ctx)) is None:
+        return
+    fs, dt = declared
+    if fs.s3_import_path and dt.s3_link is None:
         yield r.finding(ctx, _path(fs, "s3_import_path"),
                         f"{fs.deployment_type} file systems cannot be linked to S3 ({fs.s3_import_path}): AWS accepts "
                         "neither ImportPath nor a data repository association for them",
@@ -329,9 +335,10 @@ def s3_association(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     remediation="Use PERSISTENT_2 for long runs, or export checkpoints to S3 regularly.",
 )
 def scratch_long_run(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    (fs, dt), sched = _declared(ctx), ctx.cluster.schedule
-    if fs is None or sched is None or dt.replicated:
+    declared, sched = _declared(ctx), ctx.cluster.schedule
+    if declared is None or sched is None or declared[1].replicated:
         return
+    fs = declared[0]
     if sched.hours > SCRATCH_LONG_RUN_HOURS:
         yield r.finding(ctx, _path(fs, "deployment_type"),
                         f"{fs.deployment_type} keeps one copy of the data and has no backups, for a {sched.hours:g}-hour run; "

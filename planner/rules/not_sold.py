@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from planner.findings import Finding
+from planner.model import NodeGroup, Purchase
 from planner.rules.spec_rules import Rule, RuleContext, rule
 
 CAPACITY_BLOCKS_PRICING = "https://aws.amazon.com/ec2/capacityblocks/pricing/"
@@ -39,12 +40,13 @@ def purchase_not_sold(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                         fix=_fix(ctx, g))
 
 
-def _fix(ctx: RuleContext, g) -> str:  # noqa: ANN001 - NodeGroup
+def _fix(ctx: RuleContext, g: NodeGroup) -> str:
     """The purchase options the data and catalogue leave for this type in this region."""
     from planner.cost.offers import not_sold
 
     t = ctx.catalogue.instance_types[g.instance_type]
-    options = [p for p, offered in (("capacity-block", t.capacity_block), ("on-demand", True), ("spot", t.spot))
+    offers: tuple[tuple[Purchase, bool], ...] = (("capacity-block", t.capacity_block), ("on-demand", True), ("spot", t.spot))
+    options = [p for p, offered in offers
                if offered and p != g.purchase and not_sold(g.instance_type, ctx.stack.region, p) is None]
     if not options:
         return f"in node group '{g.name}', choose another instance_type or region (`planner catalog`)"

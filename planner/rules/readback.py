@@ -10,9 +10,10 @@ the launch interfaces of a template). They never fire on a stack file.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterator
+from typing import Any, Iterator
 
-from planner.findings import Finding
+from planner.catalogue import Catalogue, InstanceType
+from planner.findings import Finding, Severity
 from planner.rules.spec_rules import Rule, RuleContext, count_path, rule
 
 AZ_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-regions-availability-zones.html"
@@ -91,7 +92,7 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     prices = {}
     if ctx.cost is not None:
         prices = {i.name: i.unit_price_usd for i in ctx.cost.line_items}
-    at_most: dict[tuple, list] = {}  # per unplanned entry: its instance line items at the maximum
+    at_most: dict[tuple[Any, ...], list[Any]] = {}  # per unplanned entry: its instance line items at the maximum
     for i in (ctx.cost.maximum.line_items if ctx.cost is not None and ctx.cost.maximum else ()):
         if i.path[-1:] == ("instance_type",) and i.path[-3:-2] == ("maximum",):
             at_most.setdefault(i.path[:-3], []).append(i)
@@ -164,20 +165,22 @@ def efa_interface_layout(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in ctx.cluster.node_groups:
         if g.interfaces is None:
             continue
-        for severity, found in (("error", layout_problems), ("warning", layout_advice)):
+        checks: tuple[tuple[Severity, Any], ...] = (("error", layout_problems), ("warning", layout_advice))
+        for severity, found in checks:
             for message, fix in found(g.instance_type, g.interfaces, ctx.catalogue):
                 yield r.finding(ctx, g.path + ("interfaces",), f"node group '{g.name}': {message}", severity=severity,
                                 fix=f"in the launch template of node group '{g.name}', {fix}")
 
 
-def _efa(itype: str, interfaces: tuple[tuple[int, int, str], ...], catalogue):  # noqa: ANN001, ANN202
+def _efa(itype: str, interfaces: tuple[tuple[int, int, str], ...],
+         catalogue: Catalogue) -> tuple[InstanceType | None, list[tuple[int, int]]]:
     spec = catalogue.instance_types.get(itype)
     efa = [(card, dev) for card, dev, kind in interfaces if kind in ("efa", "efa-only")]
     return (None, []) if spec is None or not efa else (spec, efa)
 
 
 def layout_problems(itype: str, interfaces: tuple[tuple[int, int, str], ...],
-                    catalogue) -> list[tuple[str, str]]:  # noqa: ANN001
+                    catalogue: Catalogue) -> list[tuple[str, str]]:
     """What EC2 refuses in (card, device, type) launch interfaces on `itype` (an efa-only primary, a card
     the type lacks), and what to change; [] when fine or without EFA."""
     spec, efa = _efa(itype, interfaces, catalogue)
@@ -186,7 +189,7 @@ def layout_problems(itype: str, interfaces: tuple[tuple[int, int, str], ...],
     out = []
     cards = Counter(card for card, _ in efa)
     beyond = sorted(c for c in cards if spec.network_cards is not None and c >= spec.network_cards)
-    if beyond:
+    if beyond and spec.network_cards is not None:
         out.append((f"networkCardIndex {ranges(beyond)} does not exist on {itype} (cards 0-{spec.network_cards - 1})",
                     f"remove the interfaces on networkCardIndex {ranges(beyond)} (use 0-{spec.network_cards - 1})"))
     if any(card == 0 and dev == 0 and kind == "efa-only" for card, dev, kind in interfaces):
@@ -197,7 +200,7 @@ def layout_problems(itype: str, interfaces: tuple[tuple[int, int, str], ...],
 
 
 def layout_advice(itype: str, interfaces: tuple[tuple[int, int, str], ...],
-                  catalogue) -> list[tuple[str, str]]:  # noqa: ANN001
+                  catalogue: Catalogue) -> list[tuple[str, str]]:
     """Where the layout departs from the one AWS recommends for full bandwidth (one EFA interface per
     EFA-capable card, up to the type's limit); [] when it matches, without EFA or for a type whose cards are not published."""
     spec, efa = _efa(itype, interfaces, catalogue)
@@ -223,9 +226,10 @@ def layout_advice(itype: str, interfaces: tuple[tuple[int, int, str], ...],
 def ranges(numbers: list[int]) -> str:
     """[4, 5, 6, 9] -> '4-6, 9'."""
     out: list[str] = []
-    start = prev = None
-    for n in sorted(numbers) + [None]:  # type: ignore[list-item]
-        if start is not None and (n is None or n != prev + 1):
+    start: int | None = None
+    prev: int | None = None
+    for n in [*sorted(numbers), None]:
+        if start is not None and prev is not None and (n is None or n != prev + 1):
             out.append(str(start) if start == prev else f"{start}-{prev}")
             start = None
         if n is not None and start is None:

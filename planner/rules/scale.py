@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from planner.data import limits
 from planner.findings import Finding
+from planner.model import NodeGroup
 from planner.rules.spec_rules import Rule, RuleContext, rule
 
 
@@ -35,7 +36,7 @@ def _documented_text() -> str:
 )
 def ultracluster_scale(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     chips: dict[str, int] = defaultdict(int)
-    first = {}
+    first: dict[str, NodeGroup] = {}
     for g in ctx.cluster.node_groups:
         t = ctx.catalogue.instance_types[g.instance_type]
         chips[t.accelerator.name] += g.count * t.accelerator_count
@@ -51,9 +52,9 @@ def ultracluster_scale(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                                  f"{name} per cluster ({n - doc.accelerators:,} fewer)"))
 
 
-def _nearest(region: str, regions) -> str:  # noqa: ANN001 - a sequence of region names
+def _nearest(region: str, regions: Iterable[str]) -> str:
     """The listed region whose name is closest (same geography first: us-east-1 for us-east-3)."""
-    from planner.parse import edits
+    from planner.reader import edits
 
     return min(regions, key=lambda r: (r.split("-")[0] != region.split("-")[0], edits(region, r), r))
 

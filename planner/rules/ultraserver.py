@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from planner.findings import Finding
+from planner.model import NodeGroup
 from planner.rules.spec_rules import Rule, RuleContext, count_path, rule
 
 ULTRASERVER_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-ultraservers.html"
@@ -50,7 +51,7 @@ def whole_units(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def _idle_cost(ctx: RuleContext, g, idle: int) -> str:  # noqa: ANN001 - NodeGroup
+def _idle_cost(ctx: RuleContext, g: NodeGroup, idle: int) -> str:
     """`, costing $X of the estimate` from the group's line item (billed whole UltraServers), when priced."""
     cost = ctx.cost
     if cost is None:

@@ -8,10 +8,18 @@ resolve everything a renderer shows (locations, rule metadata, fixes) before the
 built (`planner.core.document.build` for stacks).
 """
 
-from planner.core.document.report import VERSION, InputProblem, NotAReport, RenderContext, Report, RuleInfo
-from planner.core.document.stacks import (GroupTopology, LustreTopology, ReportedFinding, StackReport, Suppression,
-                                          Topology, UltraServerUnit, UnusedSuppressionReport)
+from planner.core.document.report import SEVERITIES, VERSION, InputProblem, NotAReport, RenderContext, Report, RuleInfo
+from planner.core.document.stacks import (
+                                          GroupTopology,
+                                          LustreTopology,
+                                          ReportedFinding,
+                                          StackReport,
+                                          Suppression,
+                                          Topology,
+                                          UltraServerUnit,
+                                          UnusedSuppressionReport,
+)
 
-__all__ = ["VERSION", "GroupTopology", "InputProblem", "LustreTopology", "NotAReport", "RenderContext", "Report",
+__all__ = ["SEVERITIES", "VERSION", "GroupTopology", "InputProblem", "LustreTopology", "NotAReport", "RenderContext", "Report",
            "ReportedFinding", "RuleInfo", "StackReport", "Suppression", "Topology", "UltraServerUnit",
            "UnusedSuppressionReport"]

@@ -8,12 +8,22 @@ located (`planner.locate`: the stack file's line, or a program's file, line and 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import fields
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from planner.core.document.report import Command, InputProblem, Report, RuleInfo
-from planner.core.document.stacks import (EXTERNAL, GroupTopology, LustreTopology, ReportedFinding, StackReport,
-                                          Suppression, Topology, UltraServerUnit, UnusedSuppressionReport)
+from planner.core.document.stacks import (
+    EXTERNAL,
+    GroupTopology,
+    LustreTopology,
+    ReportedFinding,
+    StackReport,
+    Suppression,
+    Topology,
+    UltraServerUnit,
+    UnusedSuppressionReport,
+)
 
 if TYPE_CHECKING:
     from planner.catalogue import Catalogue
@@ -23,13 +33,13 @@ if TYPE_CHECKING:
     from planner.pipeline import StackPlan, UnusedSuppression
 
 
-def report(command: Command, plans: Iterable["StackPlan"]) -> Report:
+def report(command: Command, plans: Iterable[StackPlan]) -> Report:
     """The document of `plan` or `preflight`: one StackReport per plan, in order, and the rules."""
     stacks = tuple(stack_report(p) for p in plans)
     return Report(command, stacks=stacks, rules=rules_for(f.rule for s in stacks for f in s.findings))
 
 
-def problems_report(command: Command, problems: Sequence["Problem"]) -> Report:
+def problems_report(command: Command, problems: Sequence[Problem]) -> Report:
     """The document of a run stopped by unusable input: its problems, shown in every format."""
     return Report(command, problems=tuple(InputProblem(p.file, p.line, p.key, p.message) for p in problems),
                   rules=rules_for(()))
@@ -40,20 +50,27 @@ def rules_for(named: Iterable[str]) -> tuple[RuleInfo, ...]:
     from planner import rules
 
     spec = rules.registry()
-    known = rules.known()
-    others = sorted({i for i in named if i not in spec and i in known})
-    return tuple(_info(r) for r in [*spec.values(), *(known[i] for i in others)])
+    others = {i for i in named if i not in spec}
+    known = rules.known() if others else {}  # the preflight checks load only when a finding names one
+    return tuple(_info(r) for r in [*spec.values(), *(known[i] for i in sorted(others) if i in known)])
 
 
-def _info(r: Any) -> RuleInfo:  # noqa: ANN401 - planner.registry.Rule
-    return RuleInfo(r.id, r.severity, r.description, r.source, r.remediation, r.category)
+_INFOS: dict[int, RuleInfo] = {}  # registered rules live as long as the process: each is copied once
 
 
-def stack_report(plan: "StackPlan") -> StackReport:
+def _info(r: Any) -> RuleInfo:  # planner.registry.Rule
+    info = _INFOS.get(id(r))
+    if info is None or info.id != r.id:
+        info = _INFOS[id(r)] = RuleInfo(r.id, r.severity, r.description, r.source, r.remediation, r.category)
+    return info
+
+
+def stack_report(plan: StackPlan) -> StackReport:
     from planner import catalogue
 
     stack = plan.stack
-    parts = _part_lines(stack)
+    # the parts' lines matter only to findings with a line of the stack file
+    parts = _part_lines(stack) if any(f.line and f.file == stack.file for f in plan.findings) else []
     return StackReport(
         name=stack.name,
         file=stack.file,
@@ -66,7 +83,7 @@ def stack_report(plan: "StackPlan") -> StackReport:
     )
 
 
-def finding(f: "Finding", stack: "Stack", parts: Sequence[set[int]] = ()) -> ReportedFinding:
+def finding(f: Finding, stack: Stack, parts: Sequence[set[int]] = ()) -> ReportedFinding:
     sup = None
     if f.suppressed:  # as the pipeline recorded it; a finding suppressed by hand is the command line's
         kind, reason = f.suppression or (EXTERNAL, f"suppressed on the command line (--suppress {f.rule})")
@@ -75,11 +92,11 @@ def finding(f: "Finding", stack: "Stack", parts: Sequence[set[int]] = ()) -> Rep
     return ReportedFinding(f.rule, f.severity, f.message, f.file, f.line, f.key, sup, f.resource, f.fix, on)
 
 
-def unused(u: "UnusedSuppression") -> UnusedSuppressionReport:
+def unused(u: UnusedSuppression) -> UnusedSuppressionReport:
     return UnusedSuppressionReport(u.rule, u.reason, u.kind, u.file, u.line, u.key)
 
 
-def _part_lines(stack: "Stack") -> list[set[int]]:
+def _part_lines(stack: Stack) -> list[set[int]]:
     """For each node group and the Lustre file system: the lines of the stack file it spans (its keys)."""
     c = stack.cluster
     parts = list(c.node_groups) + ([c.lustre] if c.lustre is not None else [])
@@ -90,7 +107,7 @@ def _part_lines(stack: "Stack") -> list[set[int]]:
     return out
 
 
-def topology(stack: "Stack", cat: "Catalogue") -> Topology:
+def topology(stack: Stack, cat: Catalogue) -> Topology:
     """What the Markdown diagram draws, with the catalogue's figures it needs."""
     c = stack.cluster
     groups = []

@@ -1,23 +1,24 @@
 """The top of the document: what one run of planner says, in one typed value.
 
-SKELETON written by the lead so that several engineers can fill sections in parallel:
-`stacks` (plan/preflight/components/pack), `diff`, `compare` and `capacity` are owned by the
-engineers named in /work/brief/common.md; each section is a frozen dataclass with
-`to_json()` and `from_json()` that round-trip exactly (from_json(to_json(x)) == x).
+Sections: `stacks` (plan, preflight, the components, the pack: `planner.core.document.stacks`),
+`diff`, `compare` and `capacity`, each a frozen dataclass with `to_json()` and `from_json()`
+that round-trip exactly (`from_json(to_json(x)) == x`); input problems and the rule metadata
+the findings refer to. `Report.to_json()` is what `--format json` writes (docs/output.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from planner.core.document.stacks import StackReport
+from planner.findings import SEVERITIES, at_least
 
 VERSION = 2  # the JSON document's version: 1 was `{"version": 1, "stacks": [...]}` of `plan`
 
 Command = Literal["plan", "preflight", "diff", "compare", "capacity", "components", "pack"]
 COMMANDS: tuple[str, ...] = get_args(Command)
-_RANK = {"info": 0, "warning": 1, "error": 2}
+__all__ = ["COMMANDS", "SEVERITIES", "VERSION", "InputProblem", "NotAReport", "RenderContext", "Report", "RuleInfo"]
 
 
 class NotAReport(ValueError):
@@ -34,11 +35,23 @@ class InputProblem:
     key: str
     message: str
 
+    @property
+    def where(self) -> str:
+        """`file:line`, or the file alone."""
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    @property
+    def text(self) -> str:
+        """The problem in one line, as planner says it on standard error (`planner.errors.Problem`)."""
+        from planner.errors import Problem
+
+        return str(Problem(self.file, self.line, self.key, self.message))
+
     def to_json(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "key": self.key, "message": self.message}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "InputProblem":
+    def from_json(cls, d: dict[str, Any]) -> InputProblem:
         return cls(d["file"], d.get("line"), d.get("key", ""), d["message"])
 
 
@@ -58,7 +71,7 @@ class RuleInfo:
                 "source": self.source, "remediation": self.remediation, "category": self.category}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "RuleInfo":
+    def from_json(cls, d: dict[str, Any]) -> RuleInfo:
         return cls(d["id"], d["severity"], d["description"], d["source"], d["remediation"], d.get("category", ""))
 
 
@@ -68,7 +81,7 @@ class RenderContext:
     `--wide`), colour (ANSI styles in human output), and the exit threshold the table's last line
     states (`--fail-on`)."""
 
-    width: int | None = None
+    width: int | None = 100  # what planner fits to when piped (planner.report.text.DEFAULT_WIDTH)
     colour: bool = False
     fail_on: Literal["error", "warning"] = "error"
 
@@ -99,10 +112,9 @@ class Report:
         """2 on input problems; 1 when an unsuppressed finding at or above `fail_on` exists; else 0."""
         if self.problems:
             return 2
-        threshold = _RANK[fail_on]
         for s in self.stacks:
             for f in s.findings:
-                if not f.suppressed and _RANK[f.severity] >= threshold:
+                if not f.suppressed and at_least(f.severity, fail_on):
                     return 1
         return 0
 
@@ -122,7 +134,7 @@ class Report:
         return out
 
     @classmethod
-    def from_json(cls, d: Any) -> "Report":  # noqa: ANN401 - any parsed JSON value
+    def from_json(cls, d: Any) -> Report:
         """A saved report; NotAReport (one line) for JSON that is not a planner report of this version."""
         if not isinstance(d, dict) or "version" not in d:
             raise NotAReport("not a planner report (expected a JSON object with `version`, `command` and `stacks`, "
@@ -145,6 +157,19 @@ class Report:
 
 
 def _sections(d: dict[str, Any]) -> dict[str, Any]:
-    """The sections other than stacks, read by their own modules (each imported only when present)."""
+    """The sections other than stacks (`diff`, `compare`, `capacity`), each read by its own module,
+    imported by an explicit `from ... import` only when the section is present."""
     out: dict[str, Any] = {}
+    if d.get("compare") is not None:
+        from planner.core.document.compare import CompareSection
+
+        out["compare"] = CompareSection.from_json(d["compare"])
+    if d.get("capacity") is not None:
+        from planner.core.document.capacity import capacity_from_json
+
+        out["capacity"] = capacity_from_json(d["capacity"])
+    if d.get("diff") is not None:
+        from planner.core.document.diff import DiffSection
+
+        out["diff"] = DiffSection.from_json(d["diff"], Report.from_json)
     return out

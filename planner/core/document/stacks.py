@@ -35,7 +35,7 @@ class Suppression:
         return {"kind": self.kind, "reason": self.reason}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "Suppression":
+    def from_json(cls, d: dict[str, Any]) -> Suppression:
         return cls(d["kind"], d["reason"])
 
 
@@ -90,7 +90,7 @@ class ReportedFinding:
         return out
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "ReportedFinding":
+    def from_json(cls, d: dict[str, Any]) -> ReportedFinding:
         sup = d.get("suppression")
         return cls(d["rule"], d["severity"], d["message"], d["file"], d.get("line"), d.get("path") or "",
                    None if sup is None else Suppression.from_json(sup), d.get("resource"), d.get("fix"),
@@ -125,7 +125,7 @@ class UnusedSuppressionReport:
                 "line": self.line, "path": self.path}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "UnusedSuppressionReport":
+    def from_json(cls, d: dict[str, Any]) -> UnusedSuppressionReport:
         return cls(d["rule"], d["reason"], d["kind"], d.get("file", ""), d.get("line"), d.get("path"))
 
 
@@ -143,7 +143,7 @@ class UltraServerUnit:
                 "interconnect": self.interconnect}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "UltraServerUnit":
+    def from_json(cls, d: dict[str, Any]) -> UltraServerUnit:
         return cls(d["name"], d["members"], d["accelerators"], d["interconnect"])
 
 
@@ -170,7 +170,7 @@ class GroupTopology:
                 "ultraserver": None if self.ultraserver is None else self.ultraserver.to_json()}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "GroupTopology":
+    def from_json(cls, d: dict[str, Any]) -> GroupTopology:
         u = d.get("ultraserver")
         return cls(d["name"], d["instance_type"], d["purchase"], d["count"], d["availability_zone"], d["efa"],
                    d["efa_supported"], d["accelerators"], d["accelerator"],
@@ -194,7 +194,7 @@ class LustreTopology:
                 "availability_zone": self.availability_zone, "s3_import_path": self.s3_import_path}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "LustreTopology":
+    def from_json(cls, d: dict[str, Any]) -> LustreTopology:
         return cls(d["deployment_type"], d["storage_capacity_gib"], d.get("per_unit_storage_throughput"),
                    d["efa_enabled"], d.get("availability_zone"), d.get("s3_import_path"))
 
@@ -216,7 +216,7 @@ class Topology:
                 "lustre": None if self.lustre is None else self.lustre.to_json()}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "Topology":
+    def from_json(cls, d: dict[str, Any]) -> Topology:
         fs = d.get("lustre")
         return cls(d["placement"], tuple(GroupTopology.from_json(g) for g in d.get("node_groups") or ()),
                    None if fs is None else LustreTopology.from_json(fs))
@@ -237,19 +237,21 @@ class StackReport:
     unused_suppressions: tuple[UnusedSuppressionReport, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "stack": self.name,
             "file": self.file,
             "region": self.region,
             "summary": self.summary,
             "findings": [f.to_json() for f in self.findings],
             "cost": self.cost,
-            "unused_suppressions": [u.to_json() for u in self.unused_suppressions],
-            "topology": self.topology.to_json(),
         }
+        if self.unused_suppressions:  # only when there is one, like a finding's `fix`
+            out["unused_suppressions"] = [u.to_json() for u in self.unused_suppressions]
+        out["topology"] = self.topology.to_json()
+        return out
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "StackReport":
+    def from_json(cls, d: dict[str, Any]) -> StackReport:
         return cls(d["stack"], d["file"], d["region"], d["summary"], Topology.from_json(d["topology"]),
                    tuple(ReportedFinding.from_json(f) for f in d.get("findings") or ()), d.get("cost"),
                    tuple(UnusedSuppressionReport.from_json(u) for u in d.get("unused_suppressions") or ()))

@@ -1,0 +1,79 @@
+"""`planner render --format F REPORT.json`: a saved report in another format, without planning again.
+
+What a CI job needs to post a pull-request comment (or upload SARIF) from the JSON artifact of
+an earlier step: the JSON is the document itself (`planner.core.document.Report`, version 2),
+so every format renders from it exactly as from the run that wrote it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from planner.findings import SEVERITIES
+from planner.report.formats import FORMATS
+
+if TYPE_CHECKING:
+    from planner.core.document import Report
+
+MAX_BYTES = 64 * 1024 * 1024  # a report, not a device: larger files are refused, not read
+STDIN = "<standard input>"
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    p = sub.add_parser("render", help="render a saved JSON report (`planner plan --format json`) in another format")
+    p.add_argument("report", metavar="REPORT", help="a JSON report planner wrote with --format json (- for standard input)")
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help="table (people), json, markdown (PR comment), sarif (code scanning), github (annotations); default: table")
+    p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error",
+                   help="the threshold the table's last line states the exit code for (render itself exits 0)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from planner.commands.plan import show
+    from planner.report.formats import formats_of
+
+    report = read(args.report)
+    if args.format not in formats_of(report):
+        from planner.errors import InputError, Problem
+
+        raise InputError([Problem(STDIN if args.report == "-" else args.report, None, "--format",
+                                  f"a {report.command} report renders as {', '.join(formats_of(report))}; "
+                                  f"got {args.format}")])
+    show(report, args)
+    return 0
+
+
+def read(path: str) -> Report:
+    """The report saved at `path`; InputError (one line, exit 2) for a file that is not a planner
+    report of this version."""
+    import json
+
+    from planner.core.document import NotAReport, Report
+    from planner.errors import InputError, Problem
+    from planner.fileio import read_regular
+
+    if path == "-":
+        import sys
+
+        path = STDIN
+        raw = sys.stdin.buffer.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            raise InputError([Problem(path, None, "", f"more than {MAX_BYTES} bytes; expected a planner JSON report")])
+    else:
+        raw = read_regular(path, MAX_BYTES, "the report")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(path, None, "", f"not UTF-8 text (byte {exc.start}); expected a planner JSON report")]) from None
+    except json.JSONDecodeError as exc:
+        raise InputError([Problem(path, exc.lineno, "", f"not JSON ({exc.msg}); expected a planner JSON report "
+                                                        "(`planner plan --format json`)")]) from None
+    except RecursionError:
+        raise InputError([Problem(path, None, "", "JSON nested too deeply; expected a planner JSON report")]) from None
+    try:
+        return Report.from_json(data)
+    except NotAReport as exc:
+        raise InputError([Problem(path, None, "", str(exc))]) from None
