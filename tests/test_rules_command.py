@@ -13,7 +13,7 @@ import pytest
 from planner import rules
 from planner.commands import rules as reference
 from planner.findings import SEVERITIES
-from tests.conftest import ROOT, run_cli, run_process
+from tests.conftest import run_cli, run_process
 
 ROOT = Path(__file__).resolve().parent.parent
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
