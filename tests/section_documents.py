@@ -26,7 +26,14 @@ from planner.core.document.capacity import (
     NextSteps,
     RegionAnswer,
 )
-from planner.core.document.compare import BookPrice, Candidate, CompareInputs, CompareSection, ListedWithoutCost, Offered
+from planner.core.document.compare import (
+    BookPrice,
+    Candidate,
+    CompareInputs,
+    CompareSection,
+    ListedWithoutCost,
+    Offered,
+)
 from planner.core.document.stacks import StackReport
 from tests.snapshot_documents import RULES, _cost, gpu_stack, ultraserver_stack
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from planner.core.document import SEVERITIES, Report, ReportedFinding, StackReport
+from planner.core.document import SEVERITIES, Report, ReportedFinding, Severity, StackReport
 
 
 def counts(findings: Iterable[ReportedFinding]) -> dict[str, int]:
@@ -80,8 +80,8 @@ def for_people(stack: StackReport, report: Report) -> list[Shown]:
     skip = moot(stack)
     ordered = sorted((f for f in stack.findings if f not in skip),
                      key=lambda f: (f.suppressed, _ORDER[f.severity], f.file, f.line or 0, f.rule, f.message))
-    groups: dict[tuple[bool, str, str, str, str], list[ReportedFinding]] = {}
-    names: dict[tuple[bool, str, str, str, str], list[str]] = {}
+    groups: dict[tuple[bool, Severity, str, str, str], list[ReportedFinding]] = {}
+    names: dict[tuple[bool, Severity, str, str, str], list[str]] = {}
     for f in ordered:
         m = _GROUP.search(f.message)
         template = f.message if m is None else f.message[:m.start()] + "\0" + f.message[m.end():]

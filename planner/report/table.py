@@ -3,7 +3,7 @@ first, with what to do), then one summary line; fitted to the terminal (`planner
 
 from __future__ import annotations
 
-from planner.core.document import RenderContext, Report, StackReport
+from planner.core.document import RenderContext, Report, Severity, StackReport
 from planner.report.text import Line, Span, grid, human, indent, num  # noqa: F401 - grid, num: shared with other renderers
 
 SEVERITY_STYLE = {"error": "error", "warning": "warning", "info": "info"}
@@ -98,7 +98,7 @@ def render_cost(p: StackReport) -> list[Line]:
     return indent("  ", table_lines(p.cost, margin=2))
 
 
-def summary_line(report: Report, fail_on: str = "error") -> Line:
+def summary_line(report: Report, fail_on: Severity = "error") -> Line:
     """The last line of the report: stacks, findings, the total cost, and what the exit code will be."""
     from planner.report.cost_report import sum_totals
     from planner.report.digest import counts

@@ -202,7 +202,7 @@ class using:
         configure(self.old)
 
 
-def _env_flag(env: dict, name: str) -> bool:
+def _env_flag(env: Mapping[str, str], name: str) -> bool:
     return bool(env.get(name, ""))
 
 

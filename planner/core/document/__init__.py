@@ -8,7 +8,7 @@ resolve everything a renderer shows (locations, rule metadata, fixes) before the
 built (`planner.core.document.build` for stacks).
 """
 
-from planner.core.document.report import SEVERITIES, VERSION, InputProblem, NotAReport, RenderContext, Report, RuleInfo
+from planner.core.document.report import SEVERITIES, VERSION, InputProblem, NotAReport, RenderContext, Report, RuleInfo, Severity
 from planner.core.document.stacks import (
                                           GroupTopology,
                                           LustreTopology,
@@ -20,6 +20,6 @@ from planner.core.document.stacks import (
                                           UnusedSuppressionReport,
 )
 
-__all__ = ["SEVERITIES", "VERSION", "GroupTopology", "InputProblem", "LustreTopology", "NotAReport", "RenderContext", "Report",
-           "ReportedFinding", "RuleInfo", "StackReport", "Suppression", "Topology", "UltraServerUnit",
+__all__ = ["SEVERITIES", "VERSION", "GroupTopology", "InputProblem", "LustreTopology", "NotAReport", "RenderContext",
+           "Report", "ReportedFinding", "RuleInfo", "Severity", "StackReport", "Suppression", "Topology", "UltraServerUnit",
            "UnusedSuppressionReport"]

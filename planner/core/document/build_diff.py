@@ -10,7 +10,8 @@ estimate's JSON), so `planner diff` builds it from the reports it already made.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Literal, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
 
 from planner.core.document.diff import Change, DiffSection, DiffTotal, LineItemChange, StackDiff, Status
 from planner.core.document.report import Report

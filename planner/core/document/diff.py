@@ -11,8 +11,9 @@ format and never compute; `from_json(to_json(x)) == x`.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from planner.core.document.stacks import ReportedFinding, StackReport
 

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from planner.core.document.stacks import StackReport
-from planner.findings import SEVERITIES, at_least
+from planner.findings import SEVERITIES, Severity, at_least
 
 VERSION = 2  # the JSON document's version: 1 was `{"version": 1, "stacks": [...]}` of `plan`
 
 Command = Literal["plan", "preflight", "diff", "compare", "capacity", "components", "pack"]
 COMMANDS: tuple[str, ...] = get_args(Command)
-__all__ = ["COMMANDS", "SEVERITIES", "VERSION", "InputProblem", "NotAReport", "RenderContext", "Report", "RuleInfo"]
+__all__ = ["COMMANDS", "SEVERITIES", "VERSION", "Severity", "InputProblem", "NotAReport", "RenderContext", "Report", "RuleInfo"]
 
 
 class NotAReport(ValueError):
@@ -108,7 +108,7 @@ class Report:
                 return r
         return None
 
-    def exit_code(self, fail_on: str = "error") -> int:
+    def exit_code(self, fail_on: Severity = "error") -> int:
         """2 on input problems; 1 when an unsuppressed finding at or above `fail_on` exists; else 0."""
         if self.problems:
             return 2

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from planner.findings import Severity
+
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
 EXTERNAL = "external"
 COMMAND_LINE = "command line"  # where an `--suppress` suppression is
@@ -50,7 +52,7 @@ class ReportedFinding:
     """
 
     rule: str
-    severity: str  # error | warning | info
+    severity: Severity
     message: str
     file: str
     line: int | None = None
