@@ -129,7 +129,7 @@ def plan_stacks(stacks: Iterable[Stack], options: PlanOptions = PlanOptions()) -
 
 def unknown_rule_message(rule_id: str) -> str | None:
     """Why `rule_id` cannot be suppressed (it names no rule), or None when it is a rule id."""
-    from planner.registry import known, lookup
+    from planner.rules import known, lookup
 
     if lookup(rule_id) is not None:
         return None

@@ -71,6 +71,7 @@ def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, 
     Resources that planner components created are left out: those clusters are planned
     from the components themselves, never twice.
     """
+    from planner.policy.resource_checks import program_violations
     from planner.policy.resources import AWS_PROVIDER, Graph, Resource
     from planner.policy.topology import rebuild, to_stack
 
@@ -93,6 +94,8 @@ def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, 
             "region" in g.message for g in rebuilt.gaps)):
         raise InputError([Problem(main, None, "aws:region", "cannot tell the AWS region of the program's resources: set "
                                                             f"`aws:region` in Pulumi.{stack}.yaml (or give a subnet an AZ)")])
+    # the pack's resource checks that judge resources, not the cluster (IMDSv2, security groups), under their rules' ids
+    rebuilt.gaps.extend(program_violations(graph))
     found, problems = to_stack(rebuilt, stack, main, planning.data if planning else None)
     if problems:
         raise InputError([_problem(p.message, p.urn, sources, main) for p in problems])

@@ -1,30 +1,29 @@
-"""One registry type for everything that yields findings: the spec rules and the preflight checks.
+"""One registry type for everything that yields findings: spec rules, preflight checks, read-back checks.
 
-A `Registry` only registers and lists: `@registry.register(...)` records a `Rule` (metadata
-plus the function), and the first listing imports the modules that declare them. Two
-instances exist: `planner.rules.RULES` (run by every plan) and `planner.aws.checks.CHECKS`
-(run by `planner preflight`, since they need the account). What a finding does next
+A `Registry` only records and lists. A check is declared once, with its metadata (id,
+severity, description, public source, remediation, category), in the core; its function is
+attached where it can run: `@registry.register(...)` declares and attaches in one step (the
+spec rules, whose functions are core too), `registry.declare(...)` records the metadata alone
+and `@registry.attach(id)` gives it its function later (the preflight checks: declared in
+`planner.rules.preflight`, run by `planner.aws`). So every id, its severity and its source are
+known without importing an adapter: `planner plan` checks a suppression of a preflight check
+and `planner rules` lists it without importing boto3.
+
+A registry loads the modules that declare its checks through a function of explicit imports
+(`load`, or `loads_with(load)` from the package that lists them, so that those modules import
+only the registry instance and no import goes round in a circle; import-linter sees every one,
+nothing is imported by name). What a finding does next
 (suppression, settling, reporting) belongs to the pipeline and the renderers, not here.
-
-`known()` is every id a finding or a suppression may name. The core cannot import the AWS
-adapters, so the registries are named in `REGISTRIES` ("module:attribute", as a setuptools
-entry point would name them) and each is imported only when an id is not found before it:
-`planner plan` never imports the preflight checks unless a suppression names one.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Mapping
 
 from planner.catalogue import Catalogue
 from planner.findings import SEVERITIES, Finding, Severity
 from planner.model import Cluster, Path, Stack
-
-# every registry, in lookup order, loaded by name on demand
-REGISTRIES = ("planner.rules:RULES", "planner.aws.checks:CHECKS")
 
 
 @dataclass(frozen=True)
@@ -44,16 +43,21 @@ class RuleContext:
 Check = Callable[["Rule", RuleContext], Iterable[Finding]]
 
 
+def not_attached(r: "Rule", ctx: RuleContext) -> Iterable[Finding]:
+    """The function of a check declared in the core whose adapter has not attached its own."""
+    raise LookupError(f"{r.id} is declared but no check is attached to it (its adapter was not imported)")
+
+
 @dataclass(frozen=True)
 class Rule:
-    """A registered rule or preflight check: stable id, severity, source, remediation and its check."""
+    """A declared rule or check: stable id, severity, source, remediation, category and its function."""
 
     id: str
     severity: Severity
     description: str
     source: str  # public https URL of the page (AWS docs, API reference, pricing) the rule rests on
     remediation: str
-    check: Check
+    check: Check = not_attached
     category: str = ""  # what the rule is about (SARIF tags it with this): capacity, network, storage, ...
 
     def finding(self, ctx: RuleContext, path: Path, message: str, severity: Severity | None = None,
@@ -71,20 +75,34 @@ class Rule:
 
 
 class Registry:
-    """Rules of one kind by id; `modules` (names, or a package whose modules all declare rules) load on first use."""
+    """Checks of one kind by id; `load` (explicit imports of the modules that declare them) runs on first listing."""
 
-    def __init__(self, kind: str, *, modules: Iterable[str] = (), package: str | None = None,
-                 package_path: Iterable[str] = ()) -> None:
+    def __init__(self, kind: str, load: Callable[[], object] | None = None) -> None:
         self.kind = kind
-        self._modules = tuple(modules)
-        self._package = package
-        self._package_path = list(package_path)
+        self._load_modules = load
         self._rules: dict[str, Rule] = {}
-        self._loaded = False
+        self._loaded = load is None
+
+    def declare(self, id: str, severity: Severity, description: str, source: str, remediation: str,
+                *, category: str, check: Check = not_attached) -> Rule:
+        """Record a check's metadata (checked here, once); its function may be attached later (`attach`)."""
+        self._check_metadata(id, severity, source, category)
+        r = Rule(id, severity, description, source, remediation, check, category)
+        self.add(r)
+        return r
 
     def register(self, id: str, severity: Severity, description: str, source: str, remediation: str,
                  *, category: str) -> Callable[[Check], Check]:
-        """Register `check(rule, ctx) -> findings` under `id`; metadata is checked here, once."""
+        """Declare `id` and attach `check(rule, ctx) -> findings` to it: a rule whose function is core."""
+        self._check_metadata(id, severity, source, category)
+
+        def register(check: Check) -> Check:
+            self.declare(id, severity, description, source, remediation, category=category, check=check)
+            return check
+
+        return register
+
+    def _check_metadata(self, id: str, severity: str, source: str, category: str) -> None:
         if severity not in SEVERITIES:
             raise ValueError(f"{self.kind} {id}: severity {severity!r} not in {SEVERITIES}")
         if not source.startswith("https://"):
@@ -92,57 +110,41 @@ class Registry:
         if not category:
             raise ValueError(f"{self.kind} {id}: no category")
 
-        def register(check: Check) -> Check:
-            self.add(Rule(id, severity, description, source, remediation, check, category))
+    def attach(self, id: str) -> Callable[[Check], Check]:
+        """Attach `check` to the declared `id` (an adapter's implementation of a check declared in the core)."""
+        def attach(check: Check) -> Check:
+            declared = self._rules.get(id)
+            if declared is None:
+                raise ValueError(f"{self.kind} {id!r} is not declared")
+            if declared.check is not not_attached and declared.check is not check:
+                raise ValueError(f"{self.kind} {id!r} has a check attached already")
+            self._rules[id] = replace(declared, check=check)
             return check
 
-        return register
+        return attach
 
     def add(self, r: Rule) -> None:
         if r.id in self._rules and self._rules[r.id].check is not r.check:
             raise ValueError(f"{self.kind} id {r.id!r} registered twice")
         self._rules[r.id] = r
 
+    def loads_with(self, load: Callable[[], object]) -> None:
+        """Give the registry the function that imports the modules declaring its checks (explicit imports),
+        run on its first listing: the package that lists them sets it, so those modules never import it."""
+        self._load_modules = load
+        self._loaded = False
+
     def _load(self) -> None:
-        if self._loaded:
-            return
-        names = list(self._modules)
-        if self._package:
-            names += [f"{self._package}.{m.name}" for m in sorted(pkgutil.iter_modules(self._package_path),
-                                                                   key=lambda m: m.name)
-                      if not m.name.startswith("_")]
-        for name in names:
-            importlib.import_module(name)
-        self._loaded = True
+        if not self._loaded:
+            self._loaded = True
+            assert self._load_modules is not None
+            self._load_modules()
 
     def all(self) -> dict[str, Rule]:
-        """Every registered rule, by id, sorted by id."""
+        """Every declared rule, by id, sorted by id."""
         self._load()
         return dict(sorted(self._rules.items()))
 
     def get(self, rule_id: str) -> Rule | None:
         return self.all().get(rule_id)
 
-
-def registries() -> Iterator[Registry]:
-    """The registries named in `REGISTRIES`, each imported when reached."""
-    for spec in REGISTRIES:
-        module, _, attr = spec.partition(":")
-        yield getattr(importlib.import_module(module), attr)
-
-
-def known() -> dict[str, Rule]:
-    """Every id a finding or a suppression may name: the rules, then the preflight checks."""
-    out: dict[str, Rule] = {}
-    for reg in registries():
-        out.update({k: v for k, v in reg.all().items() if k not in out})
-    return out
-
-
-def lookup(rule_id: str) -> Rule | None:
-    """The rule or check behind an id; a later registry is only imported for ids an earlier one lacks."""
-    for reg in registries():
-        r = reg.get(rule_id)
-        if r is not None:
-            return r
-    return None

@@ -302,6 +302,14 @@ def test_rejection_message_lists_the_findings() -> None:
     assert "spot-unsupported" in str(info.value)
     assert "nothing was deployed" in str(info.value)
     assert info.value.findings[0].severity == "error"
+    # the message is rendered from the one output document, which the error carries (as `plan` would write it)
+    doc = info.value.report
+    assert doc is not None and doc.command == "components" and doc.rule("spot-unsupported") is not None
+    (stack,) = doc.stacks
+    listed = [f for f in stack.findings if f.severity == "error" and not f.suppressed]
+    assert info.value.findings == listed
+    assert str(info.value).splitlines()[1:] == [f"  {f.where}: error [{f.rule}] {f.message}" for f in listed]
+    assert type(doc).from_json(doc.to_json()) == doc
 
 
 def test_warnings_go_to_pulumi_log(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:

@@ -55,12 +55,12 @@ def test_batch_compute_environment_is_unsized_never_silent() -> None:
     p4d.24xlarge between 0 and 100000 vCPUs: planned at 0 now, its maximum (100,000 // 96 vCPUs = 1,041 instances)
     named and priced as the second figure."""
     code, stack = planned("batch-p4d")
-    assert code == 0 and groups(stack) == []
-    assert findings(stack) == [("scaling-maximum", "info")]
+    assert code == 1 and groups(stack) == []  # 1: its launch template does not require IMDSv2
+    assert findings(stack) == [("imdsv2-required", "error"), ("scaling-maximum", "info")]
     (text,) = message(stack, "scaling-maximum")
     assert text.startswith("AWS Batch compute environment 'distributed-deep-learning-ce' launches p4d.24xlarge on demand "
                            "(planned at 0 now): maxVcpus 100,000 allows at most 1,041 p4d.24xlarge (")
-    (f,) = stack["findings"]
+    (f,) = [f for f in stack["findings"] if f["rule"] == "scaling-maximum"]
     assert f["file"] == "tests/corpus/batch-p4d/__main__.py" and f["line"] == 43
     assert f["resource"].endswith("aws:batch/computeEnvironment:ComputeEnvironment::distributed-deep-learning-ce")
     (item,) = stack["cost"]["maximum_estimate"]["line_items"]
@@ -72,10 +72,10 @@ def test_unmanaged_capacity_block_group_plans_at_desired_and_reports_the_maximum
     """awsome-distributed-training 1.architectures/4.amazon-eks/amazon-eks-nodegroup.yaml: desired 3, max 4,
     32 EFA interfaces on a p5.48xlarge Capacity Block; no placement group (and none advised)."""
     code, stack = planned("eks-p5-capacity-block-unmanaged")
-    assert code == 0
+    assert code == 1  # its launch template sets httpTokens: optional (imdsv2-required)
     assert groups(stack) == [("node-group", "p5.48xlarge", 3, "capacity-block", True, "us-east-2a")]
     assert stack["summary"]["placement_group"] == "none"
-    assert findings(stack) == [("scaling-maximum", "info")]
+    assert findings(stack) == [("imdsv2-required", "error"), ("scaling-maximum", "info")]
     (text,) = message(stack, "scaling-maximum")
     assert "may scale to 4 p5.48xlarge" in text and "/h at the maximum" in text
 
@@ -120,7 +120,8 @@ def test_neuron_groups_scaled_to_zero_are_reported_never_planned_at_their_maximu
     """awslabs/data-on-eks ai-ml/trainium-inferentia/eks.tf: trn1/trn1n groups at desired 0 (max 4 and 2), inf2
     (outside the catalogue) at desired 0: nothing is planned, nothing is dropped without a word."""
     code, stack = planned("eks-trn1-neuron")
-    assert code == 0 and groups(stack) == [] and stack["summary"]["instances"] == 0
+    assert code == 1 and groups(stack) == [] and stack["summary"]["instances"] == 0  # 1: imdsv2-required
+    assert len(message(stack, "imdsv2-required")) == 2
     assert [m.split(" ($")[0] for m in sorted(message(stack, "scaling-maximum"))] == [
         "EKS node group 'trn1-32xl-ng1' has a desired size of 0 (planned at 0 instances) and may scale to 4 trn1.32xlarge",
         "EKS node group 'trn1n-32xl-ng' has a desired size of 0 (planned at 0 instances) and may scale to 2 trn1n.32xlarge"]
@@ -246,7 +247,10 @@ def test_the_pack_and_the_cli_read_the_same_topology(name: str) -> None:
     assert outcome.plan is not None and outcome.problems == []
     _, stack = planned(name)
     assert outcome.plan.summary == stack["summary"]
-    assert sorted((f.rule, f.message) for f in outcome.plan.findings) == sorted((f["rule"], f["message"]) for f in stack["findings"])
+    # the checks of single resources (IMDSv2, security groups) are the pack's resource policies, not its planning
+    of_resources = {"imdsv2-required", "interface-security-groups", "efa-security-group"}
+    assert sorted((f.rule, f.message) for f in outcome.plan.findings) == sorted(
+        (f["rule"], f["message"]) for f in stack["findings"] if f["rule"] not in of_resources)
 
 
 RULE_ID = re.compile(r"^\[([a-z0-9-]+)\] ")
@@ -255,8 +259,8 @@ RULE_ID = re.compile(r"^\[([a-z0-9-]+)\] ")
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_the_whole_pack_reports_what_the_cli_finds_each_once(name: str) -> None:
     """Done when (issue 25): every policy of the pack on the program, against `planner plan --program`: the same
-    rules, as often, and no violation twice (one policy owns each rule). Pack-only checks (IMDSv2, EFA security
-    groups) carry no rule id and are not findings of the CLI."""
+    rules, as often, and no violation twice (one policy owns each rule). The resource checks (IMDSv2, security
+    groups) too: the pack's resource policies and `plan --program` report them under the same rule ids."""
     from collections import Counter
 
     from planner import programs

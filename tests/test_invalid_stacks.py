@@ -28,6 +28,8 @@ NO_STACK = {
                                                     "efa-interface-layout", "instance-type-unlisted",
                                                     "node-group-multi-az", "readback-gap", "scaling-maximum",
                                                     "scaling-size-refused")},
+    # checks of a program's resources (the pack's resource policies): tests/test_check_registry.py
+    **{r: "a resource's properties only" for r in ("efa-security-group", "imdsv2-required", "interface-security-groups")},
 }
 # Stacks that must break one more rule, and why (each is marked `# expect:` in the stack too).
 ALSO_BREAKS = {"workload-exceeds-schedule": {"budget-exceeded": "the budget is checked on the hours the workload needs"},

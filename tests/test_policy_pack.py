@@ -320,7 +320,7 @@ def test_efa_interfaces_groups_per_interface() -> None:
     bad = Spec(LT, "bad", dict(lt.props, networkInterfaces=efa_interfaces(16, first="efa-only"), vpcSecurityGroupIds=["sg-0abc"]))
     messages = [m for m, _ in violations(policies.efa_interfaces, resource_args(bad))]
     assert [m.split(";")[0] for m in messages] == [
-        "security groups are set at the top level of a launch template that declares network interfaces"]
+        "[interface-security-groups] security groups are set at the top level of a launch template that declares network interfaces"]
 
 
 def test_lustre_values_are_reported_once_by_their_resource_policy() -> None:
@@ -334,8 +334,8 @@ def test_imdsv2() -> None:
     assert violations(policies.imdsv2, resource_args(lt)) == []
     optional = Spec(LT, "v1", dict(lt.props, metadataOptions={"httpTokens": "optional"}))
     unset = Spec(INSTANCE, "node", {"instanceType": "trn2.48xlarge"})
-    assert violations(policies.imdsv2, resource_args(optional))[0][0].startswith("metadataOptions.httpTokens is 'optional'; set it to 'required'")
-    assert violations(policies.imdsv2, resource_args(unset))[0][0].startswith("metadataOptions.httpTokens is not set;")
+    assert violations(policies.imdsv2, resource_args(optional))[0][0].startswith("[imdsv2-required] metadataOptions.httpTokens is 'optional'; set it to 'required'")
+    assert violations(policies.imdsv2, resource_args(unset))[0][0].startswith("[imdsv2-required] metadataOptions.httpTokens is not set;")
     # a value computed from another resource at preview is left to the update
     later = Spec(LT, "later", dict(lt.props, metadataOptions={"httpTokens": UNKNOWN}))
     assert violations(policies.imdsv2, resource_args(later)) == []

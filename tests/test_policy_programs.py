@@ -149,10 +149,12 @@ def test_component_made_stack_broken_after_the_fact(component_stacks: dict) -> N
     asg = next(s for s in specs if s.type == "aws:autoscaling/group:Group")
     asg.props["desiredCapacity"] = asg.props["maxSize"] = asg.props["minSize"] = 14  # min above desired: refused
     specs = [s for s in specs if not s.name.endswith("-efa-out-self")]  # drop the EFA group's self egress rule
-    found = {(r.policy, r.message[1:].split("]")[0] if r.message.startswith("[") else "sg", r.urn)
-             for r in check(specs, region=region) if r.enforcement == "mandatory"}
+    found = {(r.policy, r.message[1:].split("]")[0], r.urn) for r in check(specs, region=region) if r.enforcement == "mandatory"}
     sg = next(s for s in specs if s.type == "aws:ec2/securityGroup:SecurityGroup" and s.name.endswith("-efa"))
-    assert found == {("planner-efa-security-group", "sg", sg.urn)}
+    assert found == {("planner-efa-security-group", "efa-security-group", sg.urn)}
+    # suppressed in the policy's config (as any rule), it is not reported
+    assert not [r for r in check(specs, region=region, config={"planner-efa-security-group": {"suppress": ["efa-security-group"]}})
+                if r.policy == "planner-efa-security-group"]
     # 14 trn2u.48xlarge are 3.5 UltraServers: allowed, the idle members are paid for (a warning)
     warned = {(r.message[1:].split("]")[0], r.urn) for r in check(specs, region=region) if r.enforcement == "advisory"}
     assert ("ultraserver-whole-units", asg.urn) in warned

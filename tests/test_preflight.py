@@ -17,7 +17,7 @@ from botocore.exceptions import EndpointConnectionError
 from conftest import run_cli, run_process
 from test_preflight_helpers import StubbedAws, isolate
 
-from planner.aws import checks
+from planner.aws import preflight
 from planner.aws.account import Account
 from planner.aws.preflight import preflight_stack
 from planner.parse import load_stack
@@ -46,13 +46,13 @@ def run_check(check_id: str, stack_path: Path | str, account: Account, region: s
 
     stack = load_stack(str(stack_path))
     ctx = RuleContext(stack, catalogue.load(), None, {"account": account, "region": region or stack.region})
-    return checks.registry()[check_id].run(ctx)
+    return preflight.registry()[check_id].run(ctx)
 
 
 # --- the registry --------------------------------------------------------------------------
 
 def test_registry_holds_every_check_with_its_metadata() -> None:
-    reg = checks.registry()
+    reg = preflight.registry()
     assert set(reg) == {"preflight-aws-error", "preflight-catalogue", "preflight-efa", "preflight-network",
                         "preflight-offering", "preflight-quota", "preflight-reservation"}
     for r in reg.values():
@@ -64,7 +64,7 @@ def test_registry_holds_every_check_with_its_metadata() -> None:
 def test_preflight_checks_are_not_plan_rules() -> None:
     from planner import rules
 
-    assert not set(checks.registry()) & set(rules.registry())
+    assert not set(preflight.registry()) & set(rules.registry())
 
 
 # --- against moto ----------------------------------------------------------------------------

@@ -138,22 +138,28 @@ def test_readback_fixes_name_the_program_property_and_value() -> None:
 
 
 def test_pack_gives_the_case_fix_for_programs_and_the_remediation_for_stack_keys() -> None:
-    from planner.policy.planning import describe, findings_as_violations
+    from planner.policy.planning import describe, document, findings_as_violations
 
     outcome = plan_resources(stack_args(cluster(cards=8, pg=False)).resources, {})
     assert outcome.plan is not None
-    by_rule = {f.rule: f for f in outcome.plan.findings}
+    doc = document(outcome.plan)  # the pack's messages are built from the one document
+    (stack,) = doc.stacks
+    by_rule = {f.rule: f for f in stack.findings}
+
+    def said(f, config_fixes=False):  # noqa: ANN001, ANN202
+        return describe(f, doc.rule(f.rule), config_fixes)
+
     # a read-back rule's fix names launch template properties: the pack gives it as is
-    assert describe(by_rule["efa-interface-layout"]).endswith("Fix: " + by_rule["efa-interface-layout"].fix + ".")
+    assert said(by_rule["efa-interface-layout"]).endswith("Fix: " + by_rule["efa-interface-layout"].fix + ".")
     # a stack rule's fix names planner:cluster keys, which a plain program does not have: restated against the
     # resource it concerns (its class and name, the property that holds the value)
-    other = next(f for f in outcome.plan.findings if f.fix and rules.get(f.rule).category != "readback")
+    other = next(f for f in stack.findings if f.fix and rules.get(f.rule).category != "readback")
     from planner.program_terms import declared_as
 
-    assert other.resource and f"Fix: in " in describe(other) and declared_as(other.resource) in describe(other)
-    assert "node group '" not in describe(other).split("Fix: ")[1]
+    assert other.resource and f"Fix: in " in said(other) and declared_as(other.resource) in said(other)
+    assert "node group '" not in said(other).split("Fix: ")[1]
     # ... unless the stack declares planner:cluster config, whose keys those fixes name
-    assert describe(other, config_fixes=True).endswith(f"Fix: in the planner:cluster config, {other.fix.rstrip('.')}.")
+    assert said(other, config_fixes=True).endswith(f"Fix: in the planner:cluster config, {other.fix.rstrip('.')}.")
     assert all(v.message.startswith("[") for v in findings_as_violations(outcome, ("error", "warning", "info")))
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -44,23 +46,59 @@ def test_a_rule_without_a_category_is_refused() -> None:
 
 
 def test_one_registry_type_two_instances() -> None:
-    """The spec rules and the preflight checks are the same `Registry` type; ids never overlap."""
+    """The spec rules and the preflight checks are the same `Registry` type; ids never overlap; every
+    preflight check is declared in the core and its function attached by the AWS adapter."""
     from planner.aws.checks import CHECKS
-    from planner.registry import Registry, known
+    from planner.aws.preflight import registry
+    from planner.registry import Registry, not_attached
+    from planner.rules.preflight import PREFLIGHT
 
-    assert isinstance(rules.RULES, Registry) and isinstance(CHECKS, Registry)
+    assert CHECKS is PREFLIGHT and isinstance(rules.RULES, Registry) and isinstance(CHECKS, Registry)
     assert not set(rules.RULES.all()) & set(CHECKS.all())
-    assert set(known()) == set(rules.RULES.all()) | set(CHECKS.all())
+    assert set(rules.known()) == set(rules.RULES.all()) | set(CHECKS.all())
     assert {r.category for r in CHECKS.all().values()} == {"preflight"}
     assert all(r.category for r in rules.RULES.all().values())
+    assert all(r.check is not not_attached for r in registry().values())
+
+
+def test_known_ids_need_no_adapter() -> None:
+    """`known()` (suppressions, SARIF) and `planner rules` list the preflight checks from their core
+    declarations: neither imports planner.aws (nor boto3)."""
+    code = ("import sys, json; from planner import rules; from planner.commands import rules as cmd; "
+            "ids = set(rules.known()); listed = [r['id'] for r in cmd.to_json()['rules']]; "
+            "print(json.dumps([sorted(ids), listed, [m for m in sys.modules if m.startswith(('planner.aws', 'boto'))]]))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    ids, listed, loaded = json.loads(out.stdout)
+    assert "preflight-quota" in ids and "imdsv2-required" in ids and listed == sorted(ids)
+    assert loaded == []
+
+
+def test_attach_needs_a_declared_id_and_attaches_once() -> None:
+    from planner.registry import Registry, RuleContext
+
+    reg = Registry("check")
+    reg.declare("made-up", "error", "A check.", "https://docs.aws.amazon.com/x.html", "Fix it.", category="preflight")
+    with pytest.raises(ValueError, match="not declared"):
+        reg.attach("other")(lambda r, ctx: [])
+    with pytest.raises(LookupError, match="no check is attached"):
+        reg.get("made-up").run(RuleContext(None, None))  # type: ignore[arg-type]
+
+    def found(r, ctx):  # noqa: ANN001, ANN202
+        return []
+
+    reg.attach("made-up")(found)
+    assert reg.get("made-up").check is found and reg.get("made-up").severity == "error"
+    with pytest.raises(ValueError, match="attached already"):
+        reg.attach("made-up")(lambda r, ctx: [])
 
 
 def test_rules_json_lists_every_rule() -> None:
     res = run_cli("rules", "--format", "json")
     assert res.code == 0
     listed = json.loads(res.out)["rules"]
-    assert [r["id"] for r in listed] == list(rules.registry())
-    assert set(listed[0]) == {"id", "severity", "description", "source", "remediation"}
+    assert [r["id"] for r in listed] == sorted(rules.known())  # the rules and the preflight checks
+    assert set(listed[0]) == {"id", "severity", "category", "description", "source", "remediation"}
+    assert {r["category"] for r in listed if r["id"].startswith("preflight-")} == {"preflight"}
 
 
 def test_rules_table() -> None:
@@ -69,8 +107,8 @@ def test_rules_table() -> None:
     lines = res.out.splitlines()
     assert lines[0].split() == ["rule", "severity", "description", "source"]
     rows = [line.split()[0] for line in lines[2:] if line and not line.startswith(" ") and not line.startswith("[")]
-    assert rows[:len(rules.registry())] == list(rules.registry())  # one row per rule (descriptions wrap under it)
-    assert lines[-1] == f"{len(rules.registry())} rules"
+    assert rows[:len(rules.known())] == sorted(rules.known())  # one row per rule or check (descriptions wrap under it)
+    assert lines[-1] == f"{len(rules.known())} rules"
     assert any(line.startswith("lustre-efa ") and "error" in line for line in lines)
     assert all(len(line) <= 100 for line in lines)  # piped: 100 columns; sources are numbered notes
     assert any(line.startswith("[1] https://") for line in lines)
@@ -92,7 +130,7 @@ def test_docs_rule_reference_is_current() -> None:
 def test_markdown_format_is_the_reference() -> None:
     res = run_cli("rules", "--format", "markdown")
     assert res.out == reference.reference_markdown()
-    assert res.out.count("\n| `") == len(rules.registry())
+    assert res.out.count("\n| `") == len(rules.known())
 
 
 def test_update_readme(tmp_path) -> None:

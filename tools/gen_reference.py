@@ -40,11 +40,14 @@ def rules_page(current: str | None = None) -> str:
     from planner.commands import rules
 
     head = ("# Rules reference\n\n" + HEADER +
-            "Every rule `planner plan` runs, from the registry (`planner/rules/`). Rule ids are a contract: "
-            "suppressions, SARIF and dashboards refer to them, and they are never renamed. "
-            "`planner rules --format json` gives the same for tools; the "
-            "[rules page](../rules.md) explains the figures behind them and how to suppress a finding. "
-            "The preflight checks are listed on the [preflight page](../tasks/preflight.md).\n\n"
+            "Every rule and check planner has, from the registry (`planner/rules/`): the rules `planner plan` "
+            "runs (those of category `readback`, `security` and some of `network` fire only on a program's "
+            "resources, under `planner plan --program` and in the policy pack), and the checks "
+            "`planner preflight` runs against the account (category `preflight`; see the "
+            "[preflight page](../tasks/preflight.md)). Ids are a contract: "
+            "suppressions, SARIF and dashboards refer to them, and they are never renamed; every id here may be "
+            "suppressed. `planner rules --format json` gives the same for tools; the "
+            "[rules page](../rules.md) explains the figures behind them and how to suppress a finding.\n\n"
             f"{rules.REFERENCE_START}\n{rules.REFERENCE_END}\n")
     return rules.replace_reference(current if current and rules.REFERENCE_START in current else head)
 

@@ -1,8 +1,9 @@
-"""The preflight checks: a registry of metadata plus functions, like the spec rules.
+"""The preflight checks' functions, attached to the ids `planner.rules.preflight` declares.
 
-Each check is a `planner.registry.Rule` record (id, severity, description, source,
-remediation, category, function), kept in its own `Registry` instance, `CHECKS`, so that `planner plan` never runs them
-(they need the account) while `planner rules` can list them (`registry()`). A check reads
+Each check's metadata (id, severity, description, source, remediation, category) is declared
+in the core (`planner.rules.preflight.PREFLIGHT`), so that `planner plan` and `planner rules`
+know it without this adapter; the modules named in `_load` attach their functions with
+`@check(id)`; `planner.aws.preflight.registry()` imports them and returns the checks with them. A check reads
 `ctx.options["account"]` (an `Account`) and `ctx.options["region"]`, and yields findings
 through `r.finding(ctx, path, message)`, which point at the file and line of the value at
 fault. Ids are a contract, like rule ids: never rename one.
@@ -14,45 +15,22 @@ the check's `remediation` is only the general advice `planner rules` lists.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Mapping
+from typing import Callable
 
 from planner.aws.errors import DENIED, REJECTED_CREDENTIALS, THROTTLED, AwsCallError
 from planner.findings import Finding
 from planner.model import NodeGroup, Path
-from planner.registry import Check, Registry, Rule, RuleContext
+from planner.registry import Check, RuleContext
+from planner.rules.preflight import AWS_ERROR, CATEGORY, PREFLIGHT
 
-MODULES = ("offerings", "quotas", "reservations", "network")
-AWS_ERROR = "preflight-aws-error"
+__all__ = ["AWS_ERROR", "CATEGORY", "CHECKS", "aws_error", "aws_error_fix", "check", "zone_key", "zone_path"]
 
-CHECKS = Registry("preflight check", modules=tuple(f"planner.aws.{name}" for name in MODULES))
-CATEGORY = "preflight"
-
-
-def check(id: str, severity: str, description: str, source: str, remediation: str) -> Callable[[Check], Check]:
-    """Register a preflight check under `id`: the rules' decorator, into `CHECKS`, category `preflight`."""
-    return CHECKS.register(id, severity, description, source, remediation, category=CATEGORY)
+CHECKS = PREFLIGHT  # the one registry of preflight checks: declared in the core, functions attached here
 
 
-def _no_check(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    """preflight-aws-error has no check of its own: the other checks raise it."""
-    return iter(())
-
-
-CHECKS.add(Rule(
-    AWS_ERROR, "error",
-    "An AWS call a preflight check needs failed (no credentials, access denied, throttling, an API not in the "
-    "region): that check's result is unknown.",
-    "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_actions-resources-contextkeys.html",
-    "Fix what the message names (grant the IAM action listed in the preflight docs, refresh credentials, retry later); "
-    "suppress preflight-aws-error to accept a partial preflight.",
-    _no_check,
-    CATEGORY,
-))
-
-
-def registry() -> Mapping[str, Rule]:
-    """Every preflight check, by id, sorted by id."""
-    return CHECKS.all()
+def check(id: str) -> Callable[[Check], Check]:
+    """Attach a preflight check's function to the id `planner.rules.preflight` declares."""
+    return CHECKS.attach(id)
 
 
 def aws_error(ctx: RuleContext, path: Path, err: AwsCallError, what: str) -> Finding:
@@ -108,18 +86,3 @@ def zone_path(g: NodeGroup, ctx: RuleContext) -> Path:
     if "availability_zone" in g.declared:
         return g.path + ("availability_zone",)
     return ctx.cluster.path + ("availability_zone",)
-
-
-def run(ctx: RuleContext) -> list[Finding]:
-    """Every check on one stack, each isolated: one check's AWS failure never hides another's result."""
-    out: list[Finding] = []
-    for r in registry().values():
-        try:
-            out.extend(r.run(ctx))
-        except AwsCallError as err:
-            out.append(aws_error(ctx, ctx.cluster.path, err, r.id.removeprefix("preflight-")))
-        except Exception as exc:  # noqa: BLE001 - an endpoint that answers oddly must not stop the other checks
-            err = AwsCallError(r.id, f"{type(exc).__name__}: {exc}", type(exc).__name__)
-            out.append(aws_error(ctx, ctx.cluster.path, err, r.id.removeprefix("preflight-")))
-    unique = {(f.rule, f.line, f.message): f for f in out}  # one AWS failure seen by two checks is one finding
-    return list(unique.values())

@@ -13,18 +13,9 @@ from planner.aws.errors import AwsCallError
 from planner.findings import Finding
 from planner.rules import Rule, RuleContext
 
-NETWORK_DOC = "https://docs.aws.amazon.com/vpc/latest/userguide/configure-subnets.html"
 
 
-@check(
-    id="preflight-network",
-    severity="error",
-    description="A declared network.vpc_id or network.subnet_id does not exist in the region, or the subnet is in "
-                "another VPC or Availability Zone than the cluster declares.",
-    source=NETWORK_DOC,
-    remediation="Declare a subnet of the declared VPC in the cluster's Availability Zone (aws ec2 describe-subnets), "
-                "or drop `network` to let the components create the VPC.",
-)
+@check("preflight-network")
 def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     account, region = ctx.options["account"], ctx.options["region"]
     net = ctx.cluster.network

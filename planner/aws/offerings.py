@@ -18,20 +18,10 @@ from planner.model import NodeGroup
 from planner.parse import az_in_region
 from planner.rules import Rule, RuleContext
 
-OFFERINGS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeInstanceTypeOfferings.html"
-TYPES_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeInstanceTypes.html"
-EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types"
 GIB = 1024.0
 
 
-@check(
-    id="preflight-offering",
-    severity="error",
-    description="An instance type is not offered in the Availability Zone its node group is declared in.",
-    source=OFFERINGS_DOC,
-    remediation="Move the node group to an Availability Zone the message lists, or to a region that offers the type; "
-                "for Capacity Blocks, book the block in the declared zone and declare its capacity_reservation_id.",
-)
+@check("preflight-offering")
 def offering(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     account, region = ctx.options["account"], ctx.options["region"]
     for g in ctx.cluster.node_groups:
@@ -108,15 +98,7 @@ def _described(r: Rule, ctx: RuleContext) -> Iterator[tuple[NodeGroup, InstanceT
             yield g, t, None, aws_error(ctx, g.path + ("instance_type",), err, f"{g.instance_type} against DescribeInstanceTypes")
 
 
-@check(
-    id="preflight-efa",
-    severity="error",
-    description="The account's DescribeInstanceTypes does not confirm the EFA support or the network cards "
-                "(one EFA interface per card for full bandwidth) that the catalogue and the declared group assume.",
-    source=EFA_DOC,
-    remediation="Set efa: false or choose an EFA-capable type; when the catalogue's card or interface count is "
-                "stale, correct planner/data/catalogue.yaml with its source.",
-)
+@check("preflight-efa")
 def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     region = ctx.options["region"]
     seen: set[str] = set()
@@ -180,15 +162,7 @@ def _differs(api: float, catalogue: float) -> bool:
     return abs(api - catalogue) > max(1.0, 0.01 * abs(catalogue))
 
 
-@check(
-    id="preflight-catalogue",
-    severity="warning",
-    description="A figure of the catalogue (vCPUs, memory, accelerators, accelerator memory) differs from the "
-                "account's DescribeInstanceTypes; info when the catalogue documents why it uses another source.",
-    source=TYPES_DOC,
-    remediation="Check the figure's sources (planner catalog --format json); correct planner/data/catalogue.yaml, "
-                "or document the decision in the entry's notes and field_sources.",
-)
+@check("preflight-catalogue")
 def catalogue_figures(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     region = ctx.options["region"]
     seen: set[str] = set()

@@ -6,16 +6,46 @@ through the same renderers, formats and exit codes as `planner plan`.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from planner import catalogue as _catalogue
-from planner.aws import checks
 from planner.aws.account import Account, Clients
-from planner.aws.errors import NO_CREDENTIALS, explain
+from planner.aws.checks import CHECKS, aws_error
+from planner.aws.errors import NO_CREDENTIALS, AwsCallError, explain
+from planner.findings import Finding
 from planner.model import Stack
 from planner.pipeline import StackPlan, settle, unused_suppressions
+from planner.registry import Rule
 from planner.rules import RuleContext
 from planner.summary import summarize
+
+
+def _load() -> None:
+    """The modules that attach the checks' functions (explicit imports: import-linter and the import graph see them)."""
+    from planner.aws import network, offerings, quotas, reservations  # noqa: F401 - imported for their @check
+
+
+CHECKS.loads_with(_load)
+
+
+def registry() -> Mapping[str, Rule]:
+    """Every preflight check, by id, sorted by id, with its function attached."""
+    return CHECKS.all()
+
+
+def run(ctx: RuleContext) -> list[Finding]:
+    """Every check on one stack, each isolated: one check's AWS failure never hides another's result."""
+    out: list[Finding] = []
+    for r in registry().values():
+        try:
+            out.extend(r.run(ctx))
+        except AwsCallError as err:
+            out.append(aws_error(ctx, ctx.cluster.path, err, r.id.removeprefix("preflight-")))
+        except Exception as exc:  # noqa: BLE001 - an endpoint that answers oddly must not stop the other checks
+            err = AwsCallError(r.id, f"{type(exc).__name__}: {exc}", type(exc).__name__)
+            out.append(aws_error(ctx, ctx.cluster.path, err, r.id.removeprefix("preflight-")))
+    unique = {(f.rule, f.line, f.message): f for f in out}  # one AWS failure seen by two checks is one finding
+    return list(unique.values())
 
 
 class SetupError(Exception):
@@ -51,7 +81,7 @@ def preflight_stack(stack: Stack, account: Account, region: str | None = None, s
     """Every preflight check on `stack`, asking `region` (default: the stack's aws:region)."""
     cat = _catalogue.load()
     ctx = RuleContext(stack, cat, None, {"account": account, "region": region or stack.region})
-    findings = settle(checks.run(ctx), stack, suppress)
+    findings = settle(run(ctx), stack, suppress)
     # only `--suppress` is judged: the stack's own suppressions are for `planner plan`'s rules
     unused = unused_suppressions(findings, stack, suppress, in_source=False)
     return StackPlan(stack, summarize(stack.cluster, cat), findings, None, unused)

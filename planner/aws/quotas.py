@@ -20,7 +20,6 @@ from planner.findings import Finding
 from planner.model import NodeGroup
 from planner.rules import Rule, RuleContext, count_path
 
-QUOTA_DOC = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-quotas.html"
 COUNTED = ("on-demand", "spot")  # capacity-block groups are bounded by their block (see the data file)
 
 
@@ -43,15 +42,7 @@ def quota_for(family: str, purchase: str) -> QuotaRef | None:
     return quota_table().get((letters.group(0) if letters else family, purchase))
 
 
-@check(
-    id="preflight-quota",
-    severity="error",
-    description="The account's EC2 vCPU quota for an instance family (Service Quotas) is smaller than the declared "
-                "on-demand or spot instances need (instances x vCPUs).",
-    source=QUOTA_DOC,
-    remediation="Request a quota increase in Service Quotas (the message names the quota code) before deploying, "
-                "or reduce the node groups; instances already running count against the same quota.",
-)
+@check("preflight-quota")
 def vcpu_quota(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     account, region = ctx.options["account"], ctx.options["region"]
     needs: dict[QuotaRef, list[NodeGroup]] = {}

@@ -19,21 +19,11 @@ from planner.findings import Finding
 from planner.model import NodeGroup
 from planner.rules import Rule, RuleContext
 
-RESERVATION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html"
 USABLE = ("active", "scheduled", "pending", "assessing", "delayed")
 LINUX = "Linux/UNIX"
 
 
-@check(
-    id="preflight-reservation",
-    severity="error",
-    description="A declared capacity_reservation_id does not exist in the region, is not a Capacity Block where the "
-                "group buys one (or is one where it does not), is over or unusable, or does not match the group's "
-                "instance type, Availability Zone or size.",
-    source=RESERVATION_DOC,
-    remediation="Declare the id of a reservation in the group's region, AZ and type that holds its instances "
-                "(aws ec2 describe-capacity-reservations); for capacity-block groups, the Capacity Block's id.",
-)
+@check("preflight-reservation")
 def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     account, region = ctx.options["account"], ctx.options["region"]
     users: dict[str, list[NodeGroup]] = {}

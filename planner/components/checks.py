@@ -1,6 +1,7 @@
 """Plan before build: every component runs `plan_stack` (the CLI's pipeline) first.
 
-Errors stop the program with the findings as the message, raised before the component
+The plan becomes the one output document (`planner.core.document`, command `components`),
+and what the component says is rendered from it. Errors stop the program with the findings as the message, raised before the component
 registers anything, so `pulumi preview` fails before a single resource is planned for
 creation; warnings go to `pulumi.log.warn`. Input problems (what the CLI exits 2 for)
 raise `ClusterInputError`, which carries the same `Problem`s.
@@ -17,8 +18,10 @@ import pulumi
 from planner import catalogue as _catalogue
 from planner.components import registry
 from planner.components.errors import ClusterInputError
+from planner.core.document.build import report as build_report
+from planner.core.document.report import Report
+from planner.core.document.stacks import ReportedFinding, StackReport
 from planner.errors import InputError, Problem
-from planner.findings import Finding
 from planner.model import Stack
 from planner.parse import parse_cluster
 from planner.pipeline import StackPlan, plan_stack
@@ -26,14 +29,16 @@ from planner.yamlload import Lines
 
 
 class ClusterRejected(pulumi.RunError):
-    """The planner found errors in the declared cluster; nothing was created."""
+    """The planner found errors in the declared cluster; nothing was created.
 
-    def __init__(self, label: str, errors: Sequence[Finding]):
+    `report` is the one output document of the component's planning (`planner.core.document`);
+    `findings` its unsuppressed errors, which the message lists."""
+
+    def __init__(self, label: str, errors: Sequence[ReportedFinding], report: Report | None = None):
         self.findings = list(errors)
+        self.report = report
         lines = [f"{label}: planner found {len(errors)} error(s), nothing was deployed:"]
-        for f in errors:
-            where = f"{f.file}:{f.line}" if f.line else f.file
-            lines.append(f"  {where}: error [{f.rule}] {f.message}")
+        lines += [f"  {f.where}: error [{f.rule}] {f.message}" for f in errors]
         super().__init__("\n".join(lines))
 
 
@@ -83,21 +88,24 @@ def plan_or_stop(label: str, stack: Stack) -> StackPlan:
     registry.record(stack)
     if registry.is_collecting():
         return plan
-    for f in plan.findings:
+    doc = build_report("components", [plan])  # the one document: the logs and the error are rendered from it
+    (planned,) = doc.stacks
+    for f in planned.findings:
         if f.suppressed:
             continue
         if f.severity == "warning":
             pulumi.log.warn(f"{label}: [{f.rule}] {f.message}")
         elif f.severity == "info":
             pulumi.log.info(f"{label}: [{f.rule}] {f.message}")
-    errors = rejected(plan)
+    errors = rejected(planned)
     if errors:
-        raise ClusterRejected(label, errors)
+        raise ClusterRejected(label, errors, doc)
     return plan
 
 
-def rejected(plan: StackPlan) -> list[Finding]:
-    return [f for f in plan.findings if f.severity == "error" and not f.suppressed]
+def rejected(stack: StackReport) -> list[ReportedFinding]:
+    """The unsuppressed errors of a planned stack: what stops the component."""
+    return [f for f in stack.findings if f.severity == "error" and not f.suppressed]
 
 
 def cost_json(plan: StackPlan) -> Any:

@@ -9,15 +9,24 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 from planner import catalogue as _catalogue
 from planner import rules as _rules
-from planner.cost import PriceBook
+from planner.core.document.build import report as build_report
+from planner.core.document.report import Report, RuleInfo
+from planner.core.document.stacks import ReportedFinding
+from planner.cost import PriceBook, load_price_book
 from planner.findings import Finding
 from planner.model import Cluster, Stack
-from planner.pipeline import PlanOptions, StackPlan, plan_stack
+from planner.pipeline import (
+    PlanOptions,
+    StackPlan,
+    plan_stack,
+    settle,
+    unused_suppressions,
+)
 from planner.policy.resources import Graph, from_policy
 from planner.policy.topology import Rebuilt, Violation, rebuild, to_stack
 
@@ -67,24 +76,79 @@ def plan_resources(resources: Iterable[Any], config: Mapping[str, Any], extra: M
 
     `extra` adds `planner:cluster` keys (schedule, budget) to the rebuilt mapping;
     `suppress` lists rule ids suppressed on top of the policy config's `suppress`.
+
+    The engine calls every stack policy with the same preview's resources: the planning is
+    shared (`_planned`), keyed by those resources and by what planning depends on, and each
+    policy only settles its own suppressions on it, so a preview is planned once, not once per policy.
     """
     graph = Graph(from_policy(r) for r in resources)
-    rebuilt = rebuild(graph, _text(config.get("region")), _text(config.get("availabilityZone")))
-    outcome = Outcome(rebuilt)
+    region, zone = _text(config.get("region")), _text(config.get("availabilityZone"))
     rule_ids = set(_rules.registry())
     wanted = [r for r in tuple(config.get("suppress") or ()) + tuple(suppress) if isinstance(r, str)]
-    outcome.config_problems = [Violation(f"policy config `suppress` names unknown rule '{r}'; `planner rules` lists the rule ids")
-                               for r in dict.fromkeys(wanted) if r not in rule_ids]
-    stack, outcome.problems = to_stack(rebuilt, stack_name(), STACK_FILE, dict(extra or {}))
-    if stack is None:
-        return outcome
-    options = PlanOptions(suppress=tuple(dict.fromkeys(r for r in wanted if r in rule_ids)), price_book=price_book)
-    outcome.plan = plan_stack(stack, options)
+    config_problems = [Violation(f"policy config `suppress` names unknown rule '{r}'; `planner rules` lists the rule ids")
+                       for r in dict.fromkeys(wanted) if r not in rule_ids]
+    book = price_book or load_price_book(None)
+    shared = _planned(graph, region, zone, dict(extra or {}), book)
+    outcome = Outcome(shared.rebuilt, None, list(shared.problems), config_problems)
+    if shared.plan is not None:
+        outcome.plan = _settled(shared.plan, tuple(dict.fromkeys(r for r in wanted if r in rule_ids)))
     return outcome
 
 
-def describe(finding: Finding, config_fixes: bool = False) -> str:
-    """A finding as a violation message: rule id, message, and what to do.
+@dataclass(frozen=True)
+class _Shared:
+    """One preview's resources rebuilt and planned without suppressions (policies settle their own)."""
+
+    rebuilt: Rebuilt
+    plan: StackPlan | None
+    problems: tuple[Violation, ...]
+    book: PriceBook  # kept so that the key's id(book) names this book while the entry lives
+    catalogue: Any  # the same, for the catalogue it was planned with
+
+
+_SHARED: dict[tuple[Any, ...], _Shared] = {}
+_SHARED_MAX = 8  # one preview asks a few questions (with and without a budget); older previews are dropped
+
+
+_REBUILT: dict[tuple[Any, ...], Rebuilt] = {}
+
+
+def _planned(graph: Graph, region: str | None, zone: str | None, extra: dict[str, Any], book: PriceBook) -> _Shared:
+    """The preview planned once per question: the same resources, region, AZ, added keys and price book.
+    Its read-back is shared by every question (the budget's hours and limits only change the planning)."""
+    seen = (repr(graph.resources), region, zone, id(_catalogue.load()))  # the read-back reads the catalogue too
+    key = (*seen, repr(sorted(extra.items())), stack_name(), id(book))
+    found = _SHARED.get(key)
+    if found is not None:
+        return found
+    rebuilt = _REBUILT.get(seen)
+    if rebuilt is None:
+        rebuilt = _REBUILT[seen] = rebuild(graph, region, zone)
+    stack, problems = to_stack(rebuilt, stack_name(), STACK_FILE, extra)
+    plan = plan_stack(stack, PlanOptions(price_book=book)) if stack is not None else None
+    for cache in (_SHARED, _REBUILT):
+        while len(cache) >= _SHARED_MAX:
+            cache.pop(next(iter(cache)))
+    found = _SHARED[key] = _Shared(rebuilt, plan, tuple(problems), book, _catalogue.load())
+    return found
+
+
+def _settled(plan: StackPlan, suppress: tuple[str, ...]) -> StackPlan:
+    """The shared plan with one policy's suppressions (the stack's own, then the policy's) settled on it."""
+    if not suppress:  # the stack's own suppressions were settled when it was planned
+        return plan
+    findings = settle(plan.findings, plan.stack, suppress)
+    return replace(plan, findings=findings, unused_suppressions=unused_suppressions(findings, plan.stack, suppress))
+
+
+def document(plan: StackPlan) -> Report:
+    """The pack's planning as the one output document (`planner.core.document`): every violation
+    message of a stack policy is built from its findings and the rule metadata it carries."""
+    return build_report("pack", [plan])
+
+
+def describe(finding: ReportedFinding, rule: RuleInfo | None, config_fixes: bool = False) -> str:
+    """A finding of the document as a violation message: rule id, message, and what to do.
 
     What to do is the finding's own fix when it speaks the program's language: always for
     the read-back rules (they name the resource's properties), and for the other rules
@@ -92,18 +156,30 @@ def describe(finding: Finding, config_fixes: bool = False) -> str:
     the ones those fixes name. Otherwise a fix such as "set schedule.hours: 336" would name
     a key the program does not have, so the rule's general remediation is given instead.
     """
-    r = _rules.get(finding.rule)
-    if finding.fix and (config_fixes or (r is not None and r.category == "readback")):
-        where = "" if r is not None and r.category == "readback" else "in the planner:cluster config, "
+    readback = rule is not None and rule.category == "readback"
+    if finding.fix and (config_fixes or readback):
+        where = "" if readback else "in the planner:cluster config, "
         fix = f" Fix: {where}{finding.fix.rstrip('.')}."
     elif finding.fix and finding.resource:  # the rule's own fix, restated against the resource it concerns
         from planner.program_terms import restate
 
-        fix = f" Fix: {restate(finding.fix, finding.path, finding.resource).rstrip('.')}."
+        fix = f" Fix: {restate(finding.fix, _leaf(finding.path), finding.resource).rstrip('.')}."
     else:
-        fix = f" Fix: {r.remediation}" if r is not None and r.remediation else ""
+        fix = f" Fix: {rule.remediation}" if rule is not None and rule.remediation else ""
     stop = "" if finding.message.endswith(".") else "."
     return f"[{finding.rule}] {finding.message}{stop}{fix}"
+
+
+def described(doc: Report, config_fixes: bool = False) -> list[tuple[ReportedFinding, str]]:
+    """Every finding of the document with its violation message (`describe`)."""
+    return [(f, describe(f, doc.rule(f.rule), config_fixes)) for s in doc.stacks for f in s.findings]
+
+
+def _leaf(key: str) -> tuple[str, ...]:
+    """A finding's key (`planner:cluster.node_groups[0].count`) as the key path its last key ends
+    (what `planner.program_terms.restate` names the resource's property by)."""
+    last = key.rsplit(".", 1)[-1].split("[", 1)[0]
+    return (last,) if last else ()
 
 
 def findings_as_violations(outcome: Outcome, severities: tuple[str, ...], config_fixes: bool = False,
@@ -113,23 +189,25 @@ def findings_as_violations(outcome: Outcome, severities: tuple[str, ...], config
     if outcome.plan is None:
         return []
     left_to_others = set(exclude)
-    return [Violation(describe(f, config_fixes), f.resource) for f in outcome.plan.findings
+    return [Violation(message, f.resource) for f, message in described(document(outcome.plan), config_fixes)
             if not f.suppressed and f.severity in severities and f.rule not in left_to_others]
 
 
-def run_rules(cluster: Cluster, region: str, rule_ids: Iterable[str]) -> list[Finding]:
-    """Run the named rules on a small model (one file system, one node group) built from one resource.
+def rules_report(cluster: Cluster, region: str, rule_ids: Iterable[str]) -> Report:
+    """Run the named rules on a small model (one file system, one node group) built from one resource,
+    as the one document (no cost, no summary: only these rules' findings).
 
     Resource policies reuse the rules this way instead of restating their logic.
     """
-    ctx = _rules.RuleContext(Stack(stack_name(), STACK_FILE, region, cluster), _catalogue.load())
+    stack = Stack(stack_name(), STACK_FILE, region, cluster)
+    ctx = _rules.RuleContext(stack, _catalogue.load())
     out: list[Finding] = []
     for rid in rule_ids:
         r = _rules.get(rid)
         if r is None:
             raise LookupError(f"rule {rid!r} is not registered")
         out.extend(r.run(ctx))
-    return out
+    return document(StackPlan(stack, {}, tuple(out)))
 
 
 def _text(v: Any) -> str | None:

@@ -29,12 +29,14 @@ from planner.policy.planning import (
     Violation,
     declared_cluster,
     declared_suppressions,
-    describe,
+    described,
+    document,
     findings_as_violations,
     plan_resources,
 )
 from planner.policy.resources import Graph, dig, from_policy, plain
 from planner.report.cost_report import headline
+from planner.rules import resource_checks as resource_rules
 
 TOPOLOGY = "planner-topology"
 TOPOLOGY_WARNINGS = "planner-topology-warnings"
@@ -47,6 +49,7 @@ LUSTRE_VALUES = "planner-lustre-values"
 
 BUDGET_RULE = "budget-exceeded"
 PRICE_UNKNOWN_RULE = "price-unknown"
+EFA_SECURITY_GROUP_RULE = resource_rules.EFA_SECURITY_GROUP
 NOT_SOLD_RULE = "purchase-not-sold"  # no price because AWS does not sell it: as incomplete as an unknown one
 
 _LOCATION_SCHEMA: dict[str, dict[str, Any]] = {
@@ -111,7 +114,8 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         _report([Violation(f"policy config `priceBook`: {p.message}") for p in exc.problems], report_violation)
         return
     extra: dict[str, Any] = {"schedule": {"hours": hours}, "budget": budget}
-    outcome = plan_resources(args.resources, config, extra=extra, price_book=book)
+    suppress = declared_suppressions(declared)  # the stack's own, as in `planner plan`; the config's `suppress` too
+    outcome = plan_resources(args.resources, config, extra=extra, price_book=book, suppress=suppress)
     unsized = [u for u in outcome.plan.stack.cluster.unplanned if u.reason in ("unsized", "unpriced")] if outcome.plan else []
     if unsized:
         # "nothing priced" is no pass: compute that cannot be sized fails the budget unless the user sizes it
@@ -120,18 +124,21 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
             _report([Violation(m, outcome.rebuilt.urn_of(u.path)) for m, u in problems],
                     report_violation)
             return
-        outcome = plan_resources(args.resources, config, extra=dict(extra, node_groups=sized), price_book=book)
+        outcome = plan_resources(args.resources, config, extra=dict(extra, node_groups=sized), price_book=book,
+                                 suppress=suppress)
     if outcome.plan is None or outcome.plan.cost is None:
         # a cluster that could not be read back cannot be shown to be within budget
         unseen = [Violation(f"cannot price the cluster: {g.message}", g.urn) for g in outcome.gaps] if outcome.rebuilt.data is None else []
         _report(outcome.problems + unseen, report_violation)
         return
     verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
-    priced = outcome.plan.cost.to_json()
+    doc = document(outcome.plan)
+    (stack,) = doc.stacks
+    priced = stack.cost or {}
     estimate = headline(priced) + (f"; at the maximum: {headline(priced['maximum_estimate'])}"
                                    if priced.get("maximum_estimate") else "")
-    _report([Violation(f"{_in_pack_terms(describe(f)) if from_pack else describe(f)} Estimate: {estimate}", f.resource)
-             for f in outcome.plan.findings if f.rule in verdicts and not f.suppressed], report_violation)
+    _report([Violation(f"{_in_pack_terms(message) if from_pack else message} Estimate: {estimate}", f.resource)
+             for f, message in described(doc) if f.rule in verdicts and not f.suppressed], report_violation)
 
 
 PACK_BUDGET_KEYS = {"total_usd": "maxTotalUsd", "monthly_usd": "maxMonthlyUsd"}  # stack budget key -> the pack's config key
@@ -173,15 +180,30 @@ def _size_unsized(unsized: list[Any], config: Mapping[str, Any], data: Mapping[s
 
 
 def validate_efa_security_groups(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-    _report(security_groups.violations(Graph(from_policy(r) for r in args.resources)), report_violation)
+    if EFA_SECURITY_GROUP_RULE in _suppressed(args.get_config()):
+        return
+    _report([Violation(f"[{EFA_SECURITY_GROUP_RULE}] {v.message}", v.urn)
+             for v in security_groups.violations(Graph(from_policy(r) for r in args.resources))], report_violation)
 
 
 # --- resource policies ---------------------------------------------------------------------
 
-def _resource_validation(check: Callable[[str, Mapping[str, Any]], list[str]]) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
+def _suppressed(config: Mapping[str, Any]) -> set[str]:
+    """Rule ids a resource policy does not report: the stack's `planner:cluster` suppressions and its own `suppress`."""
+    own = config.get("suppress") or ()
+    return set(declared_suppressions(declared_cluster())) | {r for r in own if isinstance(r, str)}
+
+
+def _resource_validation(check: Callable[[str, Mapping[str, Any]], list[tuple[str, str]]]
+                         ) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-        for message in check(args.resource_type, plain(args.props)):
-            report_violation(message, args.urn)
+        found = check(args.resource_type, plain(args.props))
+        if not found:
+            return
+        suppressed = _suppressed(args.get_config())
+        for rule, message in found:
+            if rule not in suppressed:
+                report_violation(message, args.urn)
 
     validate.__doc__ = check.__doc__
     validate.__name__ = f"validate_{check.__name__}"
@@ -226,6 +248,7 @@ budget = StackValidationPolicy(
         "priceBook": {"type": "string", "description": "price book: current (default), seed-2024, or a YAML file "
                                                        "(relative to the policy pack folder) over the current book"},
         **_LOCATION_SCHEMA,
+        "suppress": _suppress_schema(),
     }),
 )
 
@@ -235,12 +258,14 @@ efa_security_group = StackValidationPolicy(
     validate=validate_efa_security_groups,
     enforcement_level=EnforcementLevel.MANDATORY,
     url=security_groups.EFA_SECURITY_DOC,
+    config_schema=PolicyConfigSchema({"suppress": _suppress_schema()}),
 )
 
-def _resource_policy(name: str, description: str, check: Callable[[str, Mapping[str, Any]], list[str]],
+def _resource_policy(name: str, description: str, check: Callable[[str, Mapping[str, Any]], list[tuple[str, str]]],
                      url: str | None = None) -> ResourceValidationPolicy:
     return ResourceValidationPolicy(name=name, description=description, validate=_resource_validation(check),
-                                    enforcement_level=EnforcementLevel.MANDATORY, url=url)
+                                    enforcement_level=EnforcementLevel.MANDATORY, url=url,
+                                    config_schema=PolicyConfigSchema({"suppress": _suppress_schema()}))
 
 
 efa_interfaces = _resource_policy(

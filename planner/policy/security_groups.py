@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from planner.policy.planning import Violation
+from planner.rules.resource_checks import EFA_SECURITY_DOC
 from planner.policy.resources import (
     EFA_INTERFACE_TYPES,
     LAUNCH_TEMPLATE,
@@ -26,7 +27,6 @@ from planner.policy.resources import (
     truthy,
 )
 
-EFA_SECURITY_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html#efa-start-security"
 ALL_PROTOCOLS = ("-1", "all")
 DIRECTIONS = ("ingress", "egress")
 

@@ -10,7 +10,7 @@ from typing import Iterator
 from planner import blocks
 from planner.findings import Finding
 from planner.model import NodeGroup
-from planner.rules import Rule, RuleContext, count_path, rule
+from planner.rules.spec_rules import Rule, RuleContext, count_path, rule
 
 LAUNCH_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html"
 # "Describes a target Capacity Reservation or Capacity Reservation group": one CapacityReservationId

@@ -12,7 +12,7 @@ from typing import Any, Iterator
 from planner.cost.estimate import HOURS_PER_MONTH, LineItem
 from planner.cost.items import ROOT_VOLUMES_SUFFIX
 from planner.findings import Finding
-from planner.rules import Rule, RuleContext, rule
+from planner.rules.spec_rules import Rule, RuleContext, rule
 
 PRICING_DOC = "https://aws.amazon.com/ec2/pricing/"
 

@@ -6,7 +6,7 @@ from typing import Iterator
 
 from planner.findings import Finding
 from planner.model import NodeGroup
-from planner.rules import Rule, RuleContext, rule
+from planner.rules.spec_rules import Rule, RuleContext, rule
 
 EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html"
 EFA_TYPES_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types"

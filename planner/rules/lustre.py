@@ -13,7 +13,7 @@ from typing import Any, Iterator, Mapping
 from planner import data as _data
 from planner.findings import Finding
 from planner.model import Lustre, Path
-from planner.rules import Rule, RuleContext, rule
+from planner.rules.spec_rules import Rule, RuleContext, rule
 
 API_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html"
 LUSTRE_CONFIG_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystemLustreConfiguration.html"

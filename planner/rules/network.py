@@ -7,7 +7,7 @@ from typing import Iterator
 from planner.catalogue import InstanceType
 from planner.findings import Finding
 from planner.model import NodeGroup
-from planner.rules import Rule, RuleContext, rule
+from planner.rules.spec_rules import Rule, RuleContext, rule
 
 PUBLIC_IP_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_InstanceNetworkInterfaceSpecification.html"
 SUBNET_DOC = "https://docs.aws.amazon.com/vpc/latest/userguide/configure-subnets.html"

@@ -14,7 +14,7 @@ from typing import Iterator
 
 from planner.findings import Finding
 from planner.model import NodeGroup, Purchase
-from planner.rules import Rule, RuleContext, rule
+from planner.rules.spec_rules import Rule, RuleContext, rule
 
 CAPACITY_BLOCKS_PRICING = "https://aws.amazon.com/ec2/capacityblocks/pricing/"
 

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 from planner.catalogue import Catalogue, InstanceType
 from planner.findings import Finding, Severity
-from planner.rules import Rule, RuleContext, count_path, rule
+from planner.rules.spec_rules import Rule, RuleContext, count_path, rule
 
 AZ_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-regions-availability-zones.html"
 ACCELERATED_DOC = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
@@ -32,10 +32,10 @@ EFA_ACC_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-
     remediation="Declare the value on the resource (or set `aws:region`; in the pack, its `region`/`availabilityZone` config).",
 )
 def readback_gap(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    yield from _notes(r, ctx)
+    yield from readback_notes(r, ctx)
 
 
-def _notes(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+def readback_notes(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """The read-back's notes that rule `r` reports (each note names its rule)."""
     for note in ctx.cluster.notes:
         if note.rule == r.id:
@@ -52,7 +52,7 @@ def _notes(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     remediation="Keep minimum <= desired <= maximum on the resource.",
 )
 def scaling_size_refused(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    yield from _notes(r, ctx)
+    yield from readback_notes(r, ctx)
 
 
 @rule(

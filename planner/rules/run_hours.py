@@ -15,7 +15,7 @@ from typing import Iterator
 
 from planner import blocks
 from planner.findings import Finding
-from planner.rules import Rule, RuleContext, rule
+from planner.rules.spec_rules import Rule, RuleContext, rule
 
 KAPLAN = "https://arxiv.org/abs/2001.08361"
 ERROR_RATIO = 2.0  # more than twice the schedule: an error, not a margin to argue about

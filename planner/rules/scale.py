@@ -8,7 +8,7 @@ from typing import Iterable, Iterator
 from planner.data import limits
 from planner.findings import Finding
 from planner.model import NodeGroup
-from planner.rules import Rule, RuleContext, rule
+from planner.rules.spec_rules import Rule, RuleContext, rule
 
 
 # UltraCluster sizes AWS documents per accelerator (planner/data/aws-limits.yaml says which

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from planner.findings import Finding
 from planner.model import NodeGroup
-from planner.rules import Rule, RuleContext, count_path, rule
+from planner.rules.spec_rules import Rule, RuleContext, count_path, rule
 
 ULTRASERVER_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-ultraservers.html"
 FSX_LUSTRE_FAQ = "https://aws.amazon.com/fsx/lustre/faqs/"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from planner.findings import Finding
-from planner.rules import Rule, RuleContext, rule
+from planner.rules.spec_rules import Rule, RuleContext, rule
 
 BATCH_COMPUTE_RESOURCE_DOC = "https://docs.aws.amazon.com/batch/latest/APIReference/API_ComputeResource.html"
 KARPENTER_NODEPOOLS_DOC = "https://karpenter.sh/docs/concepts/nodepools/"

@@ -13,7 +13,7 @@ import math
 from typing import Iterator
 
 from planner.findings import Finding
-from planner.rules import Rule, RuleContext, rule
+from planner.rules.spec_rules import Rule, RuleContext, rule
 from planner.model import Lustre
 from planner.rules.lustre import aggregate_throughput_mbps, deployment_types, per_unit_throughput
 

@@ -47,11 +47,11 @@ def problems_report(command: Command, problems: Sequence[Problem]) -> Report:
 
 def rules_for(named: Iterable[str]) -> tuple[RuleInfo, ...]:
     """Every spec rule, by id, then the other checks (preflight) that `named` findings name, by id."""
-    from planner import registry, rules
+    from planner import rules
 
     spec = rules.registry()
     others = {i for i in named if i not in spec}
-    known = registry.known() if others else {}  # the preflight checks load only when a finding names one
+    known = rules.known() if others else {}  # the preflight checks load only when a finding names one
     return tuple(_info(r) for r in [*spec.values(), *(known[i] for i in sorted(others) if i in known)])
 
 

@@ -1,0 +1,155 @@
+"""One check registry (issue 23 item 5): spec rules, preflight checks and the pack's resource checks.
+
+Every check has a declared id, severity, public source, remediation and category; `planner rules`
+lists them all; every id can be suppressed (stack `suppress:`, `--suppress`, the pack's config);
+the resource checks run under `planner plan --program` with the ids the pack reports; the pack
+plans a preview once for all its stack policies; and no registry is loaded by a module name.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, run_cli
+from test_policy_pack import LT, by_name, hand_written
+
+from planner import rules
+from planner.policy import POLICIES, planning, policies
+from planner.policy.testing import Spec, check, resource_args, violations
+
+RESOURCE_RULES = ("imdsv2-required", "interface-security-groups", "efa-security-group")
+
+
+@pytest.fixture(autouse=True)
+def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pulumi.runtime
+
+    monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None)
+
+
+def test_every_check_of_the_pack_has_a_registered_rule_id() -> None:
+    """Each resource check is a rule (listed, with severity, source and remediation); a pack violation names it."""
+    for rid in RESOURCE_RULES:
+        r = rules.registry()[rid]
+        assert r.severity == "error" and r.source.startswith("https://") and r.remediation and r.category
+    lt = by_name(hand_written(), LT)
+    bad = Spec(LT, "bad", dict(lt.props, metadataOptions={"httpTokens": "optional"}, vpcSecurityGroupIds=["sg-0abc"]))
+    for policy, rid in ((policies.imdsv2, "imdsv2-required"), (policies.efa_interfaces, "interface-security-groups")):
+        (found,) = violations(policy, resource_args(bad))
+        assert found[0].startswith(f"[{rid}] ")
+
+
+def test_resource_checks_are_suppressed_by_the_policy_config_and_by_the_stack(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pulumi.runtime
+
+    lt = by_name(hand_written(), LT)
+    bad = Spec(LT, "bad", dict(lt.props, metadataOptions={"httpTokens": "optional"}))
+    assert [r.policy for r in check([bad], [policies.imdsv2])] == ["planner-imdsv2"]
+    assert check([bad], [policies.imdsv2], config={"planner-imdsv2": {"suppress": ["imdsv2-required"]}}) == []
+    declared = {"suppress": [{"rule": "imdsv2-required", "reason": "the AMI enforces IMDSv2 (ImdsSupport v2.0)"}]}
+    monkeypatch.setattr(pulumi.runtime, "get_config", lambda k: json.dumps(declared) if k == "planner:cluster" else None)
+    assert check([bad], [policies.imdsv2]) == []
+
+
+def test_the_pack_suppress_schemas_name_every_rule_it_may_report() -> None:
+    for policy in POLICIES:
+        schema = getattr(policy, "config_schema", None)
+        if schema is None:
+            continue
+        suppress = schema.properties.get("suppress")
+        assert suppress is not None, policy.name
+        assert set(RESOURCE_RULES) <= set(suppress["items"]["enum"]), policy.name
+
+
+def test_the_pack_plans_a_preview_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every stack policy of one preview shares one planning (each settles its own suppressions on it)."""
+    calls = []
+    real = planning.plan_stack
+
+    def counted(stack, options):  # noqa: ANN001, ANN202
+        calls.append(stack.name)
+        return real(stack, options)
+
+    monkeypatch.setattr(planning, "plan_stack", counted)
+    monkeypatch.setattr(planning, "_SHARED", {})
+    specs = hand_written(instance_type="trn2u.48xlarge", desired=6)  # warnings: not whole UltraServers
+    reported = check(specs)
+    assert len(calls) == 1, calls  # planner-topology, planner-topology-warnings (and planner-budget: no budget)
+    assert any(r.message.startswith("[ultraserver-whole-units]") for r in reported)
+    # a second preview of the same resources with another policy's suppressions: no new planning, settled apart
+    quiet = check(specs, config={"planner-topology-warnings": {"suppress": ["ultraserver-whole-units"]}})
+    assert len(calls) == 1 and not any(r.message.startswith("[ultraserver-whole-units]") for r in quiet)
+    assert check(specs) == reported
+    # other resources are another preview: planned again
+    check(hand_written(desired=4))
+    assert len(calls) == 2
+
+
+def test_the_budget_shares_the_read_back_and_plans_its_own_question(monkeypatch: pytest.MonkeyPatch) -> None:
+    """planner-budget prices the stack for its hours and limits (another planning question), on the same read-back."""
+    from planner.policy import topology
+
+    plans, rebuilds = [], []
+    real_plan, real_rebuild = planning.plan_stack, planning.rebuild
+    monkeypatch.setattr(planning, "plan_stack", lambda stack, options: plans.append(1) or real_plan(stack, options))
+    monkeypatch.setattr(planning, "rebuild", lambda *a: rebuilds.append(1) or real_rebuild(*a))
+    monkeypatch.setattr(planning, "_SHARED", {})
+    monkeypatch.setattr(planning, "_REBUILT", {})
+    assert planning.rebuild is not topology.rebuild
+    reported = check(hand_written(), config={"planner-budget": {"maxTotalUsd": 1000, "hours": 24}})
+    assert (len(rebuilds), len(plans)) == (1, 2)
+    assert [r.policy for r in reported if r.message.startswith("[budget-exceeded]")] == ["planner-budget"]
+
+
+def test_plan_program_reports_the_resource_checks_at_the_resource(tmp_path: Path) -> None:
+    """The pack's IMDSv2 check judges a program's launch templates under `plan --program`, same id, at its line;
+    `--suppress` takes the id like any rule's."""
+    result = run_cli("plan", "--program", "tests/corpus/eks-p5-capacity-block-unmanaged", "--stack", "test",
+                     "--format", "json")
+    assert result.code == 1, result.err
+    (stack,) = json.loads(result.out)["stacks"]
+    (f,) = [f for f in stack["findings"] if f["rule"] == "imdsv2-required"]
+    assert f["severity"] == "error" and f["file"].endswith("__main__.py") and f["line"]
+    assert f["resource"].endswith("aws:ec2/launchTemplate:LaunchTemplate::" + f["resource"].rsplit("::", 1)[1])
+    assert f["message"].startswith("metadataOptions.httpTokens is 'optional'; set it to 'required'")
+    # the fix in the program's terms (pulumi_aws's Python names), on the resource as declared
+    assert f["fix"].startswith('in aws.ec2.LaunchTemplate "') and f["fix"].endswith(
+        ': set metadata_options={"http_tokens": "required"}')
+    quiet = run_cli("plan", "--program", "tests/corpus/eks-p5-capacity-block-unmanaged", "--stack", "test",
+                    "--format", "json", "--suppress", "imdsv2-required")
+    assert quiet.code == 0, quiet.err
+
+
+def test_a_suppression_of_a_preflight_or_resource_check_is_accepted_by_plan(tmp_path: Path) -> None:
+    """`planner plan` knows every id (from the core's declarations): suppressing one that cannot fire on a
+    stack file is an unused suppression (info), not an unknown rule (exit 2)."""
+    for rid in ("preflight-quota", "imdsv2-required"):
+        result = run_cli("plan", "stacks/Pulumi.trn2-dev.yaml", "--format", "json", "--suppress", rid)
+        assert result.code == 0, result.err
+        (stack,) = json.loads(result.out)["stacks"]
+        assert [u["rule"] for u in stack["unused_suppressions"]] == [rid]
+    assert run_cli("plan", "stacks/Pulumi.trn2-dev.yaml", "--suppress", "imdsv2-require").code == 2
+
+
+def test_no_registry_is_loaded_by_a_module_name() -> None:
+    """Registries load their modules by explicit imports (import-linter sees them): no importlib, no pkgutil."""
+    for path in ("planner/registry.py", "planner/rules/__init__.py", "planner/rules/spec_rules.py", "planner/aws/checks.py",
+                 "planner/aws/preflight.py", "planner/rules/preflight.py"):
+        text = (ROOT / path).read_text(encoding="utf-8")
+        assert "importlib" not in text and "pkgutil" not in text, path
+
+
+def test_plan_suppressing_a_preflight_check_imports_no_adapter() -> None:
+    """A suppression naming a preflight check is checked against the core's declaration: `planner plan`
+    still imports neither planner.aws nor boto3/botocore."""
+    import subprocess
+    import sys
+
+    code = ("import json, sys; from planner.cli import main; "
+            "c = main(['plan', 'stacks/Pulumi.trn2-dev.yaml', '--suppress', 'preflight-quota', '--format', 'json', "
+            "'-o', __import__('os').devnull]); "
+            "print(json.dumps([c, [m for m in sys.modules if m.startswith(('planner.aws', 'boto', 'pulumi'))]]))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [0, []]
