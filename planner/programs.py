@@ -20,6 +20,7 @@ from typing import Any
 
 import pulumi
 
+import planner
 from planner import yamlload
 from planner.errors import InputError, Problem
 from planner.mocking import EchoMocks
@@ -31,6 +32,8 @@ CONFIG_FILES = ("Pulumi.yaml", "Pulumi.yml")
 # Where `planner plan --program` was started while it runs a program (which runs in the
 # program's folder, as under Pulumi): stack file paths are shown relative to it.
 _ORIGIN: str | None = None
+# the folder of the planner package (its parent goes on the child's PYTHONPATH; its frames are planner's own)
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(planner.__file__))
 
 
 @dataclass(frozen=True)
@@ -309,7 +312,7 @@ def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIM
                    "limits": sandbox.limits_for_child()}
         env = sandbox.scrubbed_env(os.environ)
         # the child imports the planner that runs this command, wherever it is installed
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        root = os.path.dirname(_PACKAGE_DIR)
         env["PYTHONPATH"] = os.pathsep.join([root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
         # what the program prints goes to stderr, one line as planner prints any: stdout carries the report
         outcome = sandbox.run([sys.executable, "-m", "planner.program_child", json.dumps(request)], env, timeout,
@@ -425,7 +428,7 @@ class _SourceRecorder:
             skip.append(os.path.dirname(pulumi_aws.__file__))
         except ImportError:
             pass
-        skip.append(os.path.dirname(os.path.abspath(__file__)))
+        skip.append(_PACKAGE_DIR)  # planner's own frames, whichever folder they are in
         self._skip = tuple(p + os.sep for p in skip)
 
     def __enter__(self) -> "_SourceRecorder":

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
 from planner.errors import Problem
-from planner.model import Path
 from planner.report.text import escape_char, first_control, one_line
-from planner.yamlload import Lines, line_of
+from planner.yamlload import Lines, Path, line_of
 
 _REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$", re.ASCII)
 _NUMBER = re.compile(r"^[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?$", re.ASCII)

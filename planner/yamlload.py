@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+import planner
 from planner.errors import InputError, Problem
 
 try:  # the C loader is ~10x faster; fall back for Pythons built without libyaml
@@ -152,7 +153,8 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     return value
 
 
-DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+# planner/data/, found from the package itself so this module can live in any of its folders
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(planner.__file__)), "data")
 
 
 def load_data(relpath: str) -> tuple[Any, Lines]:

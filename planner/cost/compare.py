@@ -99,7 +99,9 @@ def cheapest_for_deadline(job: Job, peak: float, mfu: float, purchase: Purchase,
 
 def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = ()) -> CompareSection:
     """Every (instance type, purchase) with a price in `job.region`, cheapest total first."""
-    from planner.rules.scale import ULTRACLUSTER_MAX
+    from planner.data import limits
+
+    ULTRACLUSTER_MAX = limits().ultracluster_max
 
     candidates: list[Candidate] = []
     unpriced: list[str] = []

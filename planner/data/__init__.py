@@ -81,6 +81,11 @@ class Limits:
     ultraclusters_page: str
     ultraclusters: dict[str, UltraCluster]  # by accelerator name
 
+    @property
+    def ultracluster_max(self) -> dict[str, int]:
+        """Accelerator name -> its documented UltraCluster size, for callers that only need the number."""
+        return {name: doc.accelerators for name, doc in self.ultraclusters.items()}
+
 
 def _positive(value: Any, where: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:

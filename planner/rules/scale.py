@@ -15,8 +15,7 @@ from planner.rules.spec_rules import Rule, RuleContext, rule
 # exist and why the others are left out). A documented size is not a hard limit, hence a warning.
 _LIMITS = limits()
 ULTRACLUSTER_DOCUMENTED = _LIMITS.ultraclusters
-# accelerator -> the documented UltraCluster size, for callers that only need the number (compare)
-ULTRACLUSTER_MAX = {name: doc.accelerators for name, doc in ULTRACLUSTER_DOCUMENTED.items()}
+ULTRACLUSTER_MAX = _LIMITS.ultracluster_max
 ULTRACLUSTERS_PAGE = _LIMITS.ultraclusters_page
 
 
