@@ -71,7 +71,7 @@ def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, 
     Resources that planner components created are left out: those clusters are planned
     from the components themselves, never twice.
     """
-    from planner.policy.resource_checks import program_violations
+    from planner.policy.resource_inputs import program_violations
     from planner.policy.resources import AWS_PROVIDER, Graph, Resource
     from planner.policy.topology import rebuild, to_stack
 

@@ -97,6 +97,7 @@ FILE_MOVES: dict[str, str] = {
     "planner/policy/karpenter.py": "planner/readback/karpenter.py",
     "planner/policy/elastic.py": "planner/readback/elastic_compute.py",
     "planner/policy/security_groups.py": "planner/readback/security_groups.py",
+    "planner/policy/resource_inputs.py": "planner/readback/resource_inputs.py",
 }
 
 # What stays where it is (anything else loose under planner/ is reported: add it to a table).

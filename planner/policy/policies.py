@@ -274,7 +274,7 @@ efa_interfaces = _resource_policy(
     resource_checks.efa_interfaces, resource_checks.EFA_DOC)
 imdsv2 = _resource_policy(
     IMDSV2, "Launch templates and instances require IMDSv2 (metadataOptions.httpTokens = required).",
-    resource_checks.imdsv2, resource_checks.IMDS_DOC)
+    resource_checks.imdsv2, resource_rules.IMDS_DOC)
 public_ip = _resource_policy(
     PUBLIC_IP, "No public IP at launch in a request with more than one network interface (EFA on a multi-card type).", resource_checks.public_ip)
 lustre_values = _resource_policy(
