@@ -32,7 +32,7 @@ while IFS= read -r line; do
   raw+=("${words[@]}")
   [ ${#words[@]} -gt 0 ] && lines=$((lines + 1))
 done <<< "${PLANNER_PATHS:-stacks/}"
-is_stack_file() { [[ "${1##*/}" =~ ^Pulumi\.[A-Za-z0-9_.-]+\.ya?ml$ ]]; }  # planner.parse._STACK_FILE
+is_stack_file() { [[ "${1##*/}" =~ ^Pulumi\.[A-Za-z0-9_.-]+\.ya?ml$ ]]; }  # planner.core.input.stack_files._STACK_FILE
 paths=()
 select=()
 files=()

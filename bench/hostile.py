@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from planner import yamlload
+from planner.core.reading import yaml_lines as yamlload
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))

@@ -1,7 +1,7 @@
 """`python -m bench.mocks STACK_FILE [--moto]`: run the Pulumi program under mocks, print what it registered.
 
 Runs the program that `Pulumi.yaml` names, with STACK_FILE's config, through
-`planner.programs` (the same runner `planner plan --program` and `planner.testing` use):
+`planner.runtime.offline_run` (the same runner `planner plan --program` and `planner.testing` use):
 no Pulumi CLI, engine, credentials or network. By default under offline mocks that
 count each registration (what the program and the Pulumi runtime cost); with `--moto`
 under `planner.testing.MotoMocks`, which also creates each resource in a moto account
@@ -21,7 +21,8 @@ from typing import Any
 
 import pulumi
 
-from planner import parse, programs
+from planner.core.input import stack_files as parse
+from planner.runtime import offline_run as programs
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -27,7 +27,7 @@ from typing import Any
 from bench import speed, stacks, startup, wheel
 from bench.speed import target as _target
 from bench.timing import ROOT, WORK, Sample, environment, python, side_by_side
-from planner.model import Stack
+from planner.core.model.cluster import Stack
 
 MOCKS_MODULE = "bench.mocks"
 FLOOR_RATIO_MAX = 3.0  # in this checkout's virtualenv (its editable finder in the floor too); the wheel: bench.speed
@@ -183,7 +183,7 @@ def measure(runs: int, mock_runs: int, log: Callable[[str], None]) -> dict[str, 
 
 
 def _load(f: Path) -> Stack:
-    from planner.parse import load_stack
+    from planner.core.input.stack_files import load_stack
 
     return load_stack(str(f))
 
@@ -249,7 +249,7 @@ def _results(runs: int, mock_runs: int, deps: list[str], heavy: list[str], proc:
 
 
 def table(r: dict[str, Any]) -> str:
-    from planner.report.text import Term, fit, grid
+    from planner.core.text import Term, fit, grid
 
     s, u = r["startup"], r["ultracluster"]
     rows = [

@@ -10,7 +10,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner import catalogue
+from planner.core.catalogue import instance_types as catalogue
 
 ULTRASERVER_TYPE = "trn2u.48xlarge"
 # EC2 Capacity Blocks for ML: at most 64 instances per block

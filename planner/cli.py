@@ -12,7 +12,7 @@ import sys
 from typing import Any, Sequence
 
 from planner import __version__
-from planner.errors import InputError, error_line  # noqa: F401 - error_line stays importable from here
+from planner.core.reading.problems import InputError, error_line  # noqa: F401 - error_line stays importable from here
 
 COMMANDS = ("plan", "catalog", "rules", "compare", "diff", "preflight", "capacity", "prices", "schema", "render")
 EXIT_INPUT = 2
@@ -48,7 +48,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
     def error(self, message: str) -> None:  # argparse prints usage + exits 2; keep it to one line
-        from planner.report.text import one_line
+        from planner.core.text import one_line
 
         # one prefix for every error planner prints: `planner: <where>: <what>`
         message = _with_suggestion(message)
@@ -98,9 +98,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _layout(args: argparse.Namespace) -> None:
-    """Width and colour for this run's human output (`planner.report.text.term_from_env`);
+    """Width and colour for this run's human output (`planner.core.text.term_from_env`);
     a report written to --output never gets colour."""
-    from planner.report.text import configure, term_from_env
+    from planner.core.text import configure, term_from_env
 
     to_file = bool(getattr(args, "output", None))
     configure(term_from_env(None if to_file else sys.stdout, no_color=args.no_color or to_file, wide=args.wide))
@@ -123,12 +123,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     _layout(args)
     try:
         if getattr(args, "output", None) is not None:  # before anything is planned or fetched
-            from planner.fileio import check_output
+            from planner.core.reading.bounded_files import check_output
 
             check_output(args.output)
         code = args.run(args)
         if sys.stdout is not None:  # closed and unused (the report went to --output): nothing to flush
-            from planner.fileio import emit
+            from planner.core.reading.bounded_files import emit
 
             emit("")  # flush now, so a write that fails fails here (exit 2), not at interpreter exit
     except InputError as exc:

@@ -41,7 +41,7 @@ def run_cli(*args: str, cwd: Path | None = None) -> Result:
 
 def document(plans, command: str = "plan"):  # noqa: ANN001, ANN201 - list[StackPlan] -> Report
     """The document of `plans`, as `planner plan` (or `command`) builds it: what renderers take."""
-    from planner.core.document.build import report
+    from planner.core.planning.build_report import report
 
     return report(command, plans)  # type: ignore[arg-type]
 

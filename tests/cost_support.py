@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from planner import yamlload
-from planner.cost import PriceBook
+from planner.core.reading import yaml_lines as yamlload
+from planner.core.cost import PriceBook
 
 SOURCE = "https://example.test/prices"
 EBS_USD = 0.073  # gp3, USD per GB-month: a 500 GiB root volume costs $0.05 an instance-hour (500 x 0.073 / 730)

@@ -72,7 +72,7 @@ def test_program_under_mocks_registers_per_group_not_per_instance(tmp_path: Path
                               text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout)
-        assert out["error"] is None and out["program"] == "planner/program"
+        assert out["error"] is None and out["program"] == "planner/pulumi_program"
         assert out["resources"] == out["custom_resources"] + out["component_resources"] == sum(out["by_type"].values())
         assert out["by_type"]["aws:autoscaling/group:Group"] == 2
         counts.append(out["resources"])
@@ -93,7 +93,7 @@ def test_program_readback_target_is_judged_on_the_whole_process() -> None:
 
 def test_the_benchmarked_program_is_the_largest_of_the_corpus() -> None:
     """Largest by resources registered: counted from a real run of each corpus program."""
-    from planner.programs import collect
+    from planner.runtime.offline_run import collect
 
     sizes = {}
     for folder in sorted((ROOT / "tests" / "corpus").iterdir()):

@@ -4,7 +4,7 @@ bound is judged on the answer as well as on the time, so a fast wrong answer is 
 from __future__ import annotations
 
 from bench import bounds, hostile
-from planner import yamlload
+from planner.core.reading import yaml_lines as yamlload
 
 
 def test_a_bound_passes_only_in_time_and_with_the_right_answer() -> None:

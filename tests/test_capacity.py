@@ -547,7 +547,7 @@ def test_compare_capacity_prices_block_rows_from_offerings(aws: StubbedAws, caps
 
 def block_price(region: str) -> Any:
     """The built-in book's p5en.48xlarge Capacity Block price in `region` (what the tests hold the offerings to)."""
-    from planner.cost.book import builtin
+    from planner.core.cost.book import builtin
 
     return builtin("current").instance("p5en.48xlarge", region, "capacity-block")
 
@@ -695,13 +695,13 @@ def test_markdown_of_a_booked_block_and_output_to_a_file(aws: StubbedAws, capsys
     (4368, (4368,)),
 ])
 def test_the_durations_asked_for_are_those_whose_offerings_may_cover_the_run(run_hours: float, asked: tuple[int, ...]) -> None:
-    from planner.cost.capacity import durations
+    from planner.core.cost.capacity import durations
 
     assert durations(run_hours) == asked
 
 
 def test_block_sizes_and_what_cannot_be_booked() -> None:
-    from planner.cost.capacity import NoBlock, block_sizes, durations
+    from planner.core.cost.capacity import NoBlock, block_sizes, durations
 
     assert block_sizes(64) == (64,) and block_sizes(96) == (64, 32) and block_sizes(256) == (64, 64, 64, 64)
     with pytest.raises(NoBlock):

@@ -10,7 +10,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from planner.catalogue import load
+from planner.core.catalogue.instance_types import load
 from tests.conftest import run_cli
 
 CAT = load()

@@ -15,7 +15,7 @@ import pytest
 from conftest import ROOT, run_cli
 from test_policy_pack import LT, by_name, hand_written
 
-from planner import rules
+from planner.core import rules
 from planner.policy import POLICIES, planning, policies
 from planner.policy.testing import Spec, check, resource_args, violations
 
@@ -89,7 +89,7 @@ def test_the_pack_plans_a_preview_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_budget_shares_the_read_back_and_plans_its_own_question(monkeypatch: pytest.MonkeyPatch) -> None:
     """planner-budget prices the stack for its hours and limits (another planning question), on the same read-back."""
-    from planner.policy import topology
+    from planner.readback import topology
 
     plans, rebuilds = [], []
     real_plan, real_rebuild = planning.plan_stack, planning.rebuild
@@ -135,8 +135,8 @@ def test_a_suppression_of_a_preflight_or_resource_check_is_accepted_by_plan(tmp_
 
 def test_no_registry_is_loaded_by_a_module_name() -> None:
     """Registries load their modules by explicit imports (import-linter sees them): no importlib, no pkgutil."""
-    for path in ("planner/registry.py", "planner/rules/__init__.py", "planner/rules/spec_rules.py", "planner/aws/checks.py",
-                 "planner/aws/preflight.py", "planner/rules/preflight.py"):
+    for path in ("planner/core/rules/rule_registry.py", "planner/core/rules/__init__.py", "planner/core/rules/spec_rules.py", "planner/aws/checks.py",
+                 "planner/aws/preflight.py", "planner/core/rules/preflight.py"):
         text = (ROOT / path).read_text(encoding="utf-8")
         assert "importlib" not in text and "pkgutil" not in text, path
 

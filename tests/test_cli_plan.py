@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from planner.catalogue import load
+from planner.core.catalogue.instance_types import load
 from tests.conftest import run_cli, run_process
 
 CAT = load()

@@ -7,12 +7,12 @@ import dataclasses
 import re
 from pathlib import Path
 
-from planner.core.document.build import report
+from planner.core.planning.build_report import report
 from planner.core.document.build_diff import diff_section
-from planner.parse import load_stack, load_stacks
-from planner.pipeline import plan_stacks
-from planner.report import diff_report, markdown
-from planner.report.bounded import MAX_CHARS
+from planner.core.input.stack_files import load_stack, load_stacks
+from planner.core.planning.pipeline import plan_stacks
+from planner.core.render import diff_report, markdown
+from planner.core.render.bounded import MAX_CHARS
 from tests.conftest import document
 
 ROOT = Path(__file__).resolve().parent.parent

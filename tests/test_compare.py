@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from cost_support import make_book, write_book
-from planner import catalogue
-from planner.cost.compare import Job
-from planner.cost.compare import compare as compare_section
+from planner.core.catalogue import instance_types as catalogue
+from planner.core.cost.compare import Job
+from planner.core.cost.compare import compare as compare_section
 from tests.conftest import run_cli
 
 P, T = 8e9, 1e11  # 4.8e21 FLOPs

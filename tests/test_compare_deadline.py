@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from planner import catalogue
-from planner.cost import load_price_book
-from planner.cost.compare import Job, billed_hours, total_usd
-from planner.cost.compare import compare as compare_section
-from planner.cost.training import dense_peak, run_hours
+from planner.core.catalogue import instance_types as catalogue
+from planner.core.cost import load_price_book
+from planner.core.cost.compare import Job, billed_hours, total_usd
+from planner.core.cost.compare import compare as compare_section
+from planner.core.cost.training import dense_peak, run_hours
 from tests.conftest import run_cli
 
 
@@ -30,7 +30,7 @@ JOBS = [Job(70e9, 15e12, "bf16", {"*": 0.35}, region, deadline_hours=d)
 def test_no_count_up_to_25_percent_above_the_pick_is_cheaper(job: Job) -> None:
     """For every priced type: every count from the smallest that meets the deadline to 25 % above
     the pick costs at least as much as the pick (counts beyond an UltraCluster are no option)."""
-    from planner.rules.scale import ULTRACLUSTER_MAX
+    from planner.core.rules.scale import ULTRACLUSTER_MAX
 
     result = compare(job, load_price_book(None), CAT)
     assert result["candidates"]

@@ -15,27 +15,12 @@ import pytest
 from conftest import ROOT
 from moto import mock_aws
 
-from planner import catalogue
-from planner.components import (
-    AcceleratedCluster,
-    ClusterArgs,
-    ClusterInputError,
-    ClusterRejected,
-    EfaNetwork,
-    EfaNetworkArgs,
-    LustreArgs,
-    LustreStorage,
-    LustreStorageArgs,
-    NodeGroupArgs,
-    P5enCluster,
-    Trn2Cluster,
-    UltraServerCluster,
-    from_config,
-    registry,
-)
-from planner.findings import Finding
-from planner.parse import load_stack
-from planner.pipeline import plan_stack
+from planner.core.catalogue import instance_types as catalogue
+from planner.components import AcceleratedCluster, ClusterArgs, ClusterInputError, ClusterRejected, EfaNetwork, EfaNetworkArgs, LustreArgs, LustreStorage, LustreStorageArgs, NodeGroupArgs, P5enCluster, Trn2Cluster, UltraServerCluster, from_config
+from planner.runtime import declared_clusters as registry
+from planner.core.model.findings import Finding
+from planner.core.input.stack_files import load_stack
+from planner.core.planning.pipeline import plan_stack
 from planner.testing import MotoMocks, deploy, run
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -287,7 +272,7 @@ def test_rejected_program_creates_nothing_in_aws(tmp_path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     (project / "Pulumi.yaml").write_text("name: bad\nruntime: python\nmain: program.py\n")
-    (project / "program.py").write_text((ROOT / "planner" / "program" / "__main__.py").read_text())
+    (project / "program.py").write_text((ROOT / "planner" / "pulumi_program" / "__main__.py").read_text())
     (project / "Pulumi.odd.yaml").write_text(
         "config:\n  aws:region: us-east-2\n  bad:unused: 1\n  planner:cluster:\n    availability_zone: us-east-2b\n"
         "    node_groups:\n      - {name: u, instance_type: trn2u.48xlarge, count: 8, purchase: spot}\n")
@@ -379,7 +364,7 @@ def test_network_and_storage_refuse_bad_input_before_registering() -> None:
 @pytest.mark.parametrize("stack_name", ["trn2-dev", "ultraserver-prod", "p5en-train"])
 def test_args_round_trip_the_declared_topology(stack_name: str) -> None:
     """from_config goes mapping -> model -> ClusterArgs -> mapping: nothing added or lost."""
-    from planner.parse import parse_cluster
+    from planner.core.input.stack_files import parse_cluster
 
     parsed = parse_cluster(_raw_cluster(stack_name), "us-east-1" if stack_name == "p5en-train" else "us-east-2")
     again = parse_cluster(ClusterArgs.from_model(parsed).to_config(), "us-east-1" if stack_name == "p5en-train" else "us-east-2")
@@ -407,7 +392,7 @@ def test_every_nested_argument_is_one_pulumi_aws_knows() -> None:
     """Nested dicts (interfaces, market options, mixed instances policy, FSx metadata, DRA
     S3 policy) are not checked by Python; a misspelt key would pass the moto tests and only
     fail under the Pulumi CLI. Every path the components take is exercised here."""
-    from planner.programs import OfflineMocks, run_with_mocks
+    from planner.runtime.offline_run import OfflineMocks, run_with_mocks
 
     seen: list[tuple[str, str, dict[str, Any]]] = []
 

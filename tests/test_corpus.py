@@ -235,7 +235,7 @@ def test_no_corpus_program_calls_a_cost_complete_while_compute_is_left_out() -> 
 def test_the_pack_and_the_cli_read_the_same_topology(name: str) -> None:
     """The same program through `planner.policy.testing.capture` and the pack's planning: same node groups,
     same summary, same findings (rule and message) as `planner plan --program`."""
-    from planner import programs
+    from planner.runtime import offline_run as programs
     from planner.policy.planning import plan_resources
     from planner.policy.testing import capture, stack_args
 
@@ -263,7 +263,7 @@ def test_the_whole_pack_reports_what_the_cli_finds_each_once(name: str) -> None:
     groups) too: the pack's resource policies and `plan --program` report them under the same rule ids."""
     from collections import Counter
 
-    from planner import programs
+    from planner.runtime import offline_run as programs
     from planner.policy.testing import capture, check
 
     project = programs.load(str(CORPUS / name))
@@ -278,7 +278,7 @@ def test_the_whole_pack_reports_what_the_cli_finds_each_once(name: str) -> None:
 
 
 def _pack(name: str, policy_config: dict[str, Any]) -> list[Any]:
-    from planner import programs
+    from planner.runtime import offline_run as programs
     from planner.policy import policies
     from planner.policy.testing import capture, check
 

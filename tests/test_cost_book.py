@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from cost_support import SOURCE, make_book, write_book
-from planner.cost import BUILTIN, PriceBook, load_price_book
-from planner.cost.book import builtin
-from planner.errors import InputError
+from planner.core.cost import BUILTIN, PriceBook, load_price_book
+from planner.core.cost.book import builtin
+from planner.core.reading.problems import InputError
 from tests.conftest import no_plan, run_cli
 
 DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")

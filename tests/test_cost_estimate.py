@@ -7,11 +7,11 @@ import json
 import pytest
 
 from cost_support import EBS_USD, SOURCE, make_book, root_volumes_usd, write_book
-from planner import catalogue
-from planner.cost import estimate
-from planner.parse import load_stack
-from planner.pipeline import PlanOptions, plan_stack
-from planner.report import cost_report
+from planner.core.catalogue import instance_types as catalogue
+from planner.core.cost import estimate
+from planner.core.input.stack_files import load_stack
+from planner.core.planning.pipeline import PlanOptions, plan_stack
+from planner.core.render import cost_report
 from tests.conftest import run_cli
 
 AZ = "availability_zone: us-east-2a\n"
@@ -186,7 +186,7 @@ def test_markdown_lines_items_escape_and_footnotes() -> None:
     md = cost_report.markdown(cost)
     assert "| lustre | FSx for Lustre SCRATCH_2 1,200 GiB | unknown GB-month | unknown | unknown | \\[1\\] | no price |" in md
     assert "1. no price" in md and "- a \\| b" in md
-    from planner.report.text import fit
+    from planner.core.text import fit
 
     lines = fit(cost_report.table_lines(cost))
     assert lines[0].startswith("cost: at least $5.00 for 24 h (run 10.0 h); no price for lustre")
@@ -212,12 +212,12 @@ schedule: {hours: 10}
 def test_cost_components_then_one_pricing_pass() -> None:
     """A builder per resource kind emits components with price keys; one pass prices them, and
     the live-price overlay asks for exactly the on-demand keys the builders emit."""
-    from planner import catalogue
+    from planner.core.catalogue import instance_types as catalogue
     from planner.aws.live_prices import needs_for
-    from planner.cost.book import load_price_book
-    from planner.cost.estimate import billed, price_components
-    from planner.cost.items import build, instance_key, keys
-    from planner.parse import load_stack
+    from planner.core.cost.book import load_price_book
+    from planner.core.cost.estimate import billed, price_components
+    from planner.core.cost.items import build, instance_key, keys
+    from planner.core.input.stack_files import load_stack
 
     stack = load_stack("stacks/Pulumi.p5en-train.yaml")
     cat = catalogue.load()
@@ -235,7 +235,7 @@ def test_cost_components_then_one_pricing_pass() -> None:
 
 
 def estimate_items(stack, book):  # noqa: ANN001, ANN201 - the estimate's own line items for the same stack
-    from planner.cost.estimate import estimate
+    from planner.core.cost.estimate import estimate
 
     return estimate(stack, book).line_items
 
@@ -268,7 +268,7 @@ schedule: {{hours: {hours}}}
 
 
 def test_a_missing_gp3_price_is_unknown_not_zero(stack_file) -> None:
-    from planner.cost import PriceBook
+    from planner.core.cost import PriceBook
 
     book = PriceBook("empty").overlay({"name": "no-ebs", "instances": [
         {"instance_type": "trn2.48xlarge", "region": "us-east-2", "purchase": "on-demand", "usd_per_hour": 10.0,

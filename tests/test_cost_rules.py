@@ -6,9 +6,9 @@ import pytest
 
 from conftest import document
 from cost_support import make_book
-from planner.parse import load_stack
-from planner.pipeline import PlanOptions, plan_stack
-from planner.rules import registry
+from planner.core.input.stack_files import load_stack
+from planner.core.planning.pipeline import PlanOptions, plan_stack
+from planner.core.rules import registry
 
 AZ = "availability_zone: us-east-2a\n"
 GROUPS = "node_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 2}\nschedule: {hours: 100}\n"
@@ -141,7 +141,7 @@ def test_compute_left_out_makes_the_estimate_incomplete(stack_file) -> None:
     """Read-back compute the estimate cannot size is in no line item: `complete` is false, and it is named."""
     import dataclasses
 
-    from planner.model import Unplanned
+    from planner.core.model.cluster import Unplanned
 
     stack = load_stack(str(stack_file(AZ + GROUPS + "budget:\n  total_usd: 5000\n")))
     batch = Unplanned("AWS Batch compute environment 'ce'", "unsized", ("p5.48xlarge",), range="0-1024 vCPUs")

@@ -1,4 +1,4 @@
-"""AWS limits are data (planner/data/aws-limits.yaml) loaded through `planner.data`; the code
+"""AWS limits are data (planner/data/aws-limits.yaml) loaded through `planner.core.catalogue.shipped_data`; the code
 and the rule texts take their figures from the loaded values, never a second copy."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner import blocks, data, rules
+from planner.core.catalogue import capacity_blocks as blocks, shipped_data as data
+from planner.core import rules
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,20 +37,20 @@ def test_blocks_and_rule_texts_come_from_the_loaded_values() -> None:
 
 
 def test_no_limit_is_written_twice_in_the_code() -> None:
-    for rel in ("planner/blocks.py", "planner/rules/scale.py", "planner/rules/capacity_blocks.py"):
+    for rel in ("planner/core/catalogue/capacity_blocks.py", "planner/core/rules/scale.py", "planner/core/rules/capacity_blocks.py"):
         code = (ROOT / rel).read_text(encoding="utf-8")
         for figure in ("20_000", "20,000", "182", "4368", "256"):
             assert not re.search(rf"(?<![\w.]){re.escape(figure)}(?![\w])", code), f"{rel} writes {figure}: read it from data"
 
 
 def test_every_data_file_is_read_through_the_data_package() -> None:
-    from planner import yamlload
+    from planner.core.reading import yaml_lines as yamlload
 
     readers = {Path(yamlload.__file__).resolve(), Path(data.__file__).resolve()}  # wherever they live
     for path in (ROOT / "planner").rglob("*.py"):
         if path.resolve() in readers:
             continue
-        assert "load_data(" not in path.read_text(encoding="utf-8"), f"{path}: read shipped data through planner.data"
+        assert "load_data(" not in path.read_text(encoding="utf-8"), f"{path}: read shipped data through planner.core.catalogue.shipped_data"
 
 
 def test_shipped_data_reads_the_same_through_the_fast_path() -> None:
@@ -58,7 +59,7 @@ def test_shipped_data_reads_the_same_through_the_fast_path() -> None:
     import glob
     import os
 
-    from planner import yamlload
+    from planner.core.reading import yaml_lines as yamlload
 
     files = sorted(glob.glob(os.path.join(yamlload.DATA_DIR, "**", "*.yaml"), recursive=True))
     assert len(files) >= 8

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.stacks import team_stack, ultracluster
-from planner import catalogue
+from planner.core.catalogue import instance_types as catalogue
 from planner.cli import build_parser
-from planner.model import LUSTRE_DEPLOYMENTS, PURCHASES
+from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, PURCHASES
 
 SEEDS = ("0", "1", "4242")
 

@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT, run_cli
 
 from planner.core.document import VERSION, Report
-from planner.report.formats import FORMATS
+from planner.core.render.formats import FORMATS
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@ AWS text it rests on, in tests/test_rules.py and the rule modules)."""
 
 from __future__ import annotations
 
-from planner.parse import load_stack
-from planner.pipeline import plan_stack
+from planner.core.input.stack_files import load_stack
+from planner.core.planning.pipeline import plan_stack
 from tests.test_rules import CB, P2, group, lustre as lustre_fs, trn2, workload  # the stacks the rule tests use
 
 

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 import yaml
 
-from planner.errors import InputError
-from planner.parse import load_stack
-from planner.pipeline import plan_stack
+from planner.core.reading.problems import InputError
+from planner.core.input.stack_files import load_stack
+from planner.core.planning.pipeline import plan_stack
 
 HERE = Path(__file__).parent / "invalid_stacks"
 STACKS = sorted(HERE.glob("Pulumi.*.yaml"))

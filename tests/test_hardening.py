@@ -24,8 +24,8 @@ import pytest
 from conftest import ROOT, no_plan, run_cli, run_process
 from test_preflight_helpers import StubbedAws, fake_session, isolate
 
-from planner import parse
-from planner.errors import InputError
+from planner.core.input import stack_files as parse
+from planner.core.reading.problems import InputError
 
 TRN2_DEV = "stacks/Pulumi.trn2-dev.yaml"
 GOOD_GROUP = "name: a\n    instance_type: trn2.48xlarge\n    count: 2"
@@ -255,7 +255,7 @@ def test_item3_price_book_text_is_inert_in_the_cost_section(tmp_path: Path) -> N
 
 
 def test_item3_md_inert_escapes_each_construct() -> None:
-    from planner.report.text import html_inert, md_code, md_inert
+    from planner.core.text import html_inert, md_code, md_inert
 
     assert md_inert("<b>&</b>") == "&lt;b&gt;&amp;&lt;/b&gt;"
     assert md_inert("[a](b) ![c](d)") == "\\[a\\](b) !\\[c\\](d)"
@@ -442,7 +442,7 @@ def test_item7_an_unexpected_exception_is_one_line_exit_2(monkeypatch: pytest.Mo
     def boom(*_: Any, **__: Any) -> Any:
         raise Odd("line one\n::error::forged")
 
-    monkeypatch.setattr("planner.pipeline.plan_stacks", boom)
+    monkeypatch.setattr("planner.core.planning.pipeline.plan_stacks", boom)
     res = run_cli("plan", TRN2_DEV)
     assert res.code == 2
     (line,) = one_line_errors(res)
@@ -664,7 +664,7 @@ def test_item13_a_corrupt_cache_entry_is_discarded_with_a_warning(monkeypatch: p
     from test_live_prices import ec2_product, expect_ec2
 
     from planner.aws import live_prices
-    from planner.cost import load_price_book
+    from planner.core.cost import load_price_book
 
     isolate(monkeypatch, tmp_path)
     now = dt.datetime(2026, 11, 29, 15, 0, tzinfo=dt.timezone.utc)
@@ -777,7 +777,7 @@ def test_item15_sarif_uri_is_percent_encoded(tmp_path: Path) -> None:
     uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
             for r in json.loads(res.out)["runs"][0]["results"] for loc in r["locations"]}
     assert uris == {"file://" + str(folder).replace(" ", "%20").replace("#", "%23").replace("%c", "%25c") + "/Pulumi.x.yaml"}
-    from planner.report.sarif import _uri
+    from planner.core.render.sarif import _uri
 
     assert _uri("stacks/a b#c%d.yaml") == "stacks/a%20b%23c%25d.yaml"
     assert _uri("HEAD:stacks/Pulumi.x.yaml") == "HEAD%3Astacks/Pulumi.x.yaml"

@@ -376,8 +376,8 @@ def test_refresh_leaves_out_what_price_book_refuses_and_says_so(tmp_path: Path, 
     from test_preflight_helpers import StubbedAws
 
     from planner.commands import prices
-    from planner.cost import load_price_book
-    from planner.cost.book import load_file
+    from planner.core.cost import load_price_book
+    from planner.core.cost.book import load_file
 
     aws = StubbedAws()
     types = _hostile_price_list(aws)
@@ -399,8 +399,8 @@ def test_refresh_leaves_out_what_price_book_refuses_and_says_so(tmp_path: Path, 
 
 
 def test_the_price_book_refuses_a_price_that_would_show_as_zero(tmp_path: Path) -> None:
-    from planner.cost.book import parse_data
-    from planner.errors import InputError
+    from planner.core.cost.book import parse_data
+    from planner.core.reading.problems import InputError
 
     entry = {"instance_type": "p5en.48xlarge", "region": "us-east-1", "purchase": "on-demand", "source": "x", "as_of": "2026"}
     for usd in (5e-324, 1e-9, "5e-324"):
@@ -507,8 +507,8 @@ def test_two_prices_for_one_key_are_an_input_error_naming_both_lines(tmp_path: P
 
 
 def test_two_prices_for_one_lustre_or_ebs_key_are_refused_too() -> None:
-    from planner.cost.book import parse_data
-    from planner.errors import InputError
+    from planner.core.cost.book import parse_data
+    from planner.core.reading.problems import InputError
 
     lustre = {"region": "us-east-1", "deployment_type": "PERSISTENT_2", "per_unit_storage_throughput": 125,
               "usd_per_gb_month": 0.145, "source": "x", "as_of": "2026"}
@@ -578,11 +578,11 @@ def test_a_fifo_a_device_or_a_folder_is_refused_before_anything_is_planned(tmp_p
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     from conftest import run_cli
 
-    import planner.pipeline
+    import planner.core.planning.pipeline
 
     planned: list[int] = []
-    original = planner.pipeline.plan_stacks
-    monkeypatch.setattr(planner.pipeline, "plan_stacks", lambda *a, **k: planned.append(1) or original(*a, **k))
+    original = planner.core.planning.pipeline.plan_stacks
+    monkeypatch.setattr(planner.core.planning.pipeline, "plan_stacks", lambda *a, **k: planned.append(1) or original(*a, **k))
     cases = {"/dev/zero": "is a device, FIFO or socket", str(tmp_path): "is a folder; expected a file path"}
     for path, why in cases.items():
         res = run_cli("plan", str(P5EN), "-o", path)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from planner import rules
+from planner.core import rules
 from tests.conftest import run_cli
 
 HERE = Path(__file__).parent / "invalid_stacks"
@@ -53,7 +53,7 @@ def test_every_rule_has_an_invalid_stack() -> None:
 
 
 def test_no_stack_exemptions_still_hold() -> None:
-    from planner.rules.lustre import deployment_types
+    from planner.core.rules.lustre import deployment_types
 
     assert all(dt.s3_link for dt in deployment_types().values()), (
         "a deployment type now links to S3 in no way: add tests/invalid_stacks/Pulumi.lustre-s3-association.yaml")

@@ -1,4 +1,4 @@
-"""`planner.report.json_text.dumps` writes what `json.dumps(indent=2, ensure_ascii=False,
+"""`planner.core.render.json_text.dumps` writes what `json.dumps(indent=2, ensure_ascii=False,
 allow_nan=False)` writes, byte for byte (it is only faster), and refuses what json refuses."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.report import json_text
+from planner.core.render import json_text
 
 _scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
 _keys = st.text() | st.integers() | st.booleans() | st.none() | st.floats(allow_nan=False, allow_infinity=False)

@@ -20,8 +20,8 @@ from test_preflight_helpers import StubbedAws, isolate
 
 from planner.aws import live_prices, pricing
 from planner.aws.live_prices import PriceCache, PriceNeeds, fetch, needs_for
-from planner.cost import load_price_book
-from planner.parse import load_stack
+from planner.core.cost import load_price_book
+from planner.core.input.stack_files import load_stack
 
 TRN2_DEV = "stacks/Pulumi.trn2-dev.yaml"
 NOW = dt.datetime(2026, 11, 29, 15, 0, tzinfo=dt.timezone.utc)

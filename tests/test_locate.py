@@ -1,5 +1,5 @@
 """Findings keep their key path; the location (file, line, URN) is worked out from it by the
-stack's locator (`planner.locate`), and JSON and SARIF show the path."""
+stack's locator (`planner.core.input.locations`), and JSON and SARIF show the path."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from planner.locate import locate, nearest
-from planner.parse import load_stack
-from planner.pipeline import plan_stack
-from planner.reader import key_path
+from planner.core.input.locations import locate, nearest
+from planner.core.input.stack_files import load_stack
+from planner.core.planning.pipeline import plan_stack
+from planner.core.reading.fields import key_path
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,9 +59,9 @@ def test_a_read_back_stack_is_located_where_the_program_declares_it() -> None:
     with the resource's URN, and a planning key at its stack config's line (nothing moved later)."""
     import dataclasses
 
-    from planner.model import Stack
-    from planner.parse import CLUSTER_PATH
-    from planner.readback import Planning, ProgramLocator
+    from planner.core.model.cluster import Stack
+    from planner.core.input.stack_files import CLUSTER_PATH
+    from planner.readback.program_resources import Planning, ProgramLocator
 
     urn = "urn:pulumi:dev::p::aws:ec2/instance:Instance::gpu"
     base = load_stack("stacks/Pulumi.p5en-train.yaml")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, run_cli
 
-from planner.report import text
+from planner.core import text
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 P5EN, TRN2 = "stacks/Pulumi.p5en-train.yaml", "stacks/Pulumi.trn2-dev.yaml"
@@ -155,9 +155,9 @@ def test_price_unknown_is_left_out_where_an_error_rules_the_part_out(tmp_path: P
     """trn2u.48xlarge is not offered as Spot (an error), so its missing Spot price is not the thing to fix."""
     from conftest import document
 
-    from planner.parse import load_stack
-    from planner.pipeline import plan_stack
-    from planner.report.digest import for_people, moot
+    from planner.core.input.stack_files import load_stack
+    from planner.core.planning.pipeline import plan_stack
+    from planner.core.render.digest import for_people, moot
 
     path = _stack(tmp_path, MOOT)
     report = document([plan_stack(load_stack(str(path)))])

@@ -9,7 +9,7 @@ import pytest
 
 def test_workload_args_take_checkpoint_max_minutes_like_the_stack_schema(tmp_path: Path) -> None:
     from planner.components.args import ClusterArgs, WorkloadArgs
-    from planner.parse import load_stack
+    from planner.core.input.stack_files import load_stack
 
     path = tmp_path / "Pulumi.w.yaml"
     path.write_text("""config:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalogue import load
-from planner.errors import InputError
-from planner.parse import load_stack, load_stacks, parse_cluster
+from planner.core.catalogue.instance_types import load
+from planner.core.reading.problems import InputError
+from planner.core.input.stack_files import load_stack, load_stacks, parse_cluster
 from tests.conftest import ROOT
 
 VALID = """

@@ -16,9 +16,9 @@ from unittest import mock
 import pytest
 
 from planner.policy import POLICIES, policies
-from planner.policy.resources import Graph, from_policy
+from planner.readback.resources import Graph, from_policy
 from planner.policy.testing import UNKNOWN, Spec, check, resource_args, stack_args, violations
-from planner.policy.topology import rebuild
+from planner.readback.topology import rebuild
 
 ROOT = Path(__file__).resolve().parent.parent
 LT, ASG, INSTANCE = "aws:ec2/launchTemplate:LaunchTemplate", "aws:autoscaling/group:Group", "aws:ec2/instance:Instance"
@@ -508,7 +508,7 @@ def test_core_does_not_import_the_pack() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, planner.cli, planner.pipeline, planner.rules; planner.rules.registry(); "
+    code = ("import sys, planner.cli, planner.core.planning.pipeline, planner.core.rules; planner.core.rules.registry(); "
             "print(sorted(m for m in ('pulumi', 'pulumi_policy', 'planner.policy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -524,7 +524,7 @@ def _rules_found(policy: Any, specs: list[Spec], **config: Any) -> dict[str, set
 
 
 def test_resource_policies_run_the_rules_they_reuse() -> None:
-    from planner import rules
+    from planner.core import rules
     from planner.policy import resource_checks
 
     assert set(resource_checks.LUSTRE_RULES + resource_checks.PUBLIC_IP_RULES) <= set(rules.registry())

@@ -114,9 +114,9 @@ def _topology(cluster: Any) -> tuple[Any, ...]:
 
 def test_components_round_trip_through_the_rebuild(component_stacks: dict) -> None:
     """Config -> components -> registered resources -> rebuilt cluster: the same topology."""
-    from planner.parse import parse_cluster
-    from planner.policy.resources import Graph, from_policy
-    from planner.policy.topology import rebuild
+    from planner.core.input.stack_files import parse_cluster
+    from planner.readback.resources import Graph, from_policy
+    from planner.readback.topology import rebuild
 
     assert set(component_stacks) == {"p5en-train", "trn2-dev", "ultraserver-prod"}
     for name, (declared, region, specs) in component_stacks.items():
@@ -129,8 +129,8 @@ def test_components_round_trip_through_the_rebuild(component_stacks: dict) -> No
 
 def test_component_made_stacks_pass_and_agree_with_planner_plan(component_stacks: dict) -> None:
     """No mandatory violation; every finding the pack reports is one `planner plan` reports for the config."""
-    from planner.parse import load_stack
-    from planner.pipeline import plan_stack
+    from planner.core.input.stack_files import load_stack
+    from planner.core.planning.pipeline import plan_stack
 
     for name, (_declared, region, specs) in component_stacks.items():
         reported = check(specs, region=region)
@@ -166,9 +166,9 @@ def test_component_made_stack_with_moto_outputs() -> None:
     from moto import mock_aws
 
     from planner import components
-    from planner.parse import parse_cluster
-    from planner.policy.resources import Graph, from_policy
-    from planner.policy.topology import rebuild
+    from planner.core.input.stack_files import parse_cluster
+    from planner.readback.resources import Graph, from_policy
+    from planner.readback.topology import rebuild
     from planner.testing import MotoMocks
 
     config = yaml.safe_load((STACKS / "Pulumi.ultraserver-prod.yaml").read_text())["config"]

@@ -1,4 +1,4 @@
-"""`planner/data/prebuilt.py` is the shipped YAML as literals: regenerated it is unchanged, it holds
+"""`planner/core/catalogue/prebuilt_data.py` is the shipped YAML as literals: regenerated it is unchanged, it holds
 exactly what PyYAML builds from each file, and an edited file is read as YAML, not from stale literals."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from planner import data, yamlload
-from planner.data import prebuilt
+from planner.core.catalogue import shipped_data as data
+from planner.core.reading import yaml_lines as yamlload
+from planner.core.catalogue import prebuilt_data as prebuilt
 from tools import gen_prebuilt_data
 
 

@@ -20,7 +20,7 @@ from test_preflight_helpers import StubbedAws, isolate
 from planner.aws import preflight
 from planner.aws.account import Account
 from planner.aws.preflight import preflight_stack
-from planner.parse import load_stack
+from planner.core.input.stack_files import load_stack
 
 UTC = dt.timezone.utc
 TRN2_DEV = "stacks/Pulumi.trn2-dev.yaml"
@@ -41,8 +41,8 @@ def by_rule(fs: list[dict[str, Any]], rule: str) -> list[dict[str, Any]]:
 
 def run_check(check_id: str, stack_path: Path | str, account: Account, region: str | None = None) -> list[Any]:
     """One check on one stack, as `planner preflight` runs it."""
-    from planner import catalogue
-    from planner.rules import RuleContext
+    from planner.core.catalogue import instance_types as catalogue
+    from planner.core.rules import RuleContext
 
     stack = load_stack(str(stack_path))
     ctx = RuleContext(stack, catalogue.load(), None, {"account": account, "region": region or stack.region})
@@ -62,7 +62,7 @@ def test_registry_holds_every_check_with_its_metadata() -> None:
 
 
 def test_preflight_checks_are_not_plan_rules() -> None:
-    from planner import rules
+    from planner.core import rules
 
     assert not set(preflight.registry()) & set(rules.registry())
 

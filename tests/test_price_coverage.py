@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import pytest
 
-from planner import catalogue
-from planner.cost import load_price_book
-from planner.cost.offers import entries, not_sold
+from planner.core.catalogue import instance_types as catalogue
+from planner.core.cost import load_price_book
+from planner.core.cost.offers import entries, not_sold
 
 BASE_REGIONS = {"us-east-1", "us-east-2", "us-west-2"}
 CAT = catalogue.load()
@@ -108,7 +108,7 @@ def test_purchase_not_sold_rests_on_the_capacity_blocks_pages() -> None:
     """EC2 User Guide, "Capacity Blocks for ML": "Capacity Blocks are availale for select instance
     types in some AWS Regions." (sic); the Capacity Blocks pricing page lists the rate of each
     type per region, so a region it does not list for a type sells no blocks of it."""
-    from planner import rules
+    from planner.core import rules
 
     r = rules.registry()["purchase-not-sold"]
     assert r.source == "https://aws.amazon.com/ec2/capacityblocks/pricing/" and r.severity == "warning"

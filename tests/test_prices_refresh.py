@@ -15,9 +15,9 @@ from test_preflight_helpers import StubbedAws
 
 from planner.aws import pricing, refresh
 from planner.commands import prices
-from planner.catalogue import load as load_catalogue
-from planner.cost import load_price_book
-from planner.cost.offers import not_sold
+from planner.core.catalogue.instance_types import load as load_catalogue
+from planner.core.cost import load_price_book
+from planner.core.cost.offers import not_sold
 
 CAT = load_catalogue()
 
@@ -160,7 +160,7 @@ def test_a_failed_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.Monke
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    from planner.errors import InputError
+    from planner.core.reading.problems import InputError
 
     with pytest.raises(InputError, match="cannot write: disk full"):  # one line naming the file (exit 2)
         refresh.write_book(str(tmp_path / "aws.yaml"), {"name": "x"})

@@ -14,7 +14,7 @@ import pytest
 from moto import mock_aws
 from test_preflight_helpers import isolate
 
-from planner import rules
+from planner.core import rules
 from tests.conftest import run_cli
 
 PRIVATE = re.compile(r"the facts|shared/(seeds|facts)|\bseeds?\b", re.IGNORECASE)

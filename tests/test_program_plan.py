@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import ROOT, no_plan, run_cli, run_process
 
-PROGRAM = (ROOT / "planner" / "program" / "__main__.py").read_text()
+PROGRAM = (ROOT / "planner" / "pulumi_program" / "__main__.py").read_text()
 
 
 def project(tmp_path: Path, cluster_yaml: str, main: str = PROGRAM, stack: str = "dev") -> Path:
@@ -226,7 +226,7 @@ def test_region_from_the_zones_else_one_line_asking_for_it(tmp_path: Path) -> No
 def test_collect_leaves_the_origin_of_shown_paths_as_it_was() -> None:
     """`collect` shows paths relative to its `origin` only while the program runs: a later
     in-process run (a test, tools.doc_examples) shows its paths relative to its own folder."""
-    from planner import programs
+    from planner.runtime import offline_run as programs
 
     before = programs._ORIGIN
     programs.collect(str(ROOT / "tests" / "corpus" / "eks-p5-capacity-block-unmanaged"), "test", "/")

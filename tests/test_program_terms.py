@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from planner.program_terms import declared_as, python_class, restate
+from planner.readback.program_terms import declared_as, python_class, restate
 from tests.conftest import run_cli
 
 ASG = "urn:pulumi:dev::sample::aws:autoscaling/group:Group::trainers"

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from planner import catalogue
-from planner.policy import karpenter
+from planner.core.catalogue import instance_types as catalogue
+from planner.readback import karpenter
 from planner.policy.planning import plan_resources
-from planner.policy.resources import as_list, dig
+from planner.readback.resources import as_list, dig
 from planner.policy.testing import UNKNOWN, Spec, stack_args
 
 POOL = "kubernetes:karpenter.sh/v1:NodePool"
@@ -143,8 +143,8 @@ def test_a_pool_under_one_limit_is_priced_at_its_dearest_mix_of_types() -> None:
     maximum is the dearest combination within the limit (checked against every combination)."""
     from itertools import product
 
-    from planner.cost import load_price_book
-    from planner.cost.items import instance_key
+    from planner.core.cost import load_price_book
+    from planner.core.cost.items import instance_key
 
     pool = Spec(POOL, "gpu", {"spec": {"template": {"spec": {"requirements": [
         {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p5.48xlarge", "p4d.24xlarge"]}]}},

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from planner import rules
+from planner.core import rules
 from planner.policy.planning import plan_resources
 from planner.policy.testing import Spec, stack_args
 
@@ -106,7 +106,7 @@ def test_rule_fires_and_keeps_quiet_on_the_near_miss(rule_id: str) -> None:
 
 def test_every_readback_rule_has_cases() -> None:
     owned = {rid for rid, r in rules.registry().items()
-             if r.check.__module__ in ("planner.rules.readback", "planner.rules.unsized")}
+             if r.check.__module__ in ("planner.core.rules.readback", "planner.core.rules.unsized")}
     assert owned == set(READBACK_RULES) == set(CASES)
 
 
@@ -154,7 +154,7 @@ def test_pack_gives_the_case_fix_for_programs_and_the_remediation_for_stack_keys
     # a stack rule's fix names planner:cluster keys, which a plain program does not have: restated against the
     # resource it concerns (its class and name, the property that holds the value)
     other = next(f for f in stack.findings if f.fix and rules.get(f.rule).category != "readback")
-    from planner.program_terms import declared_as
+    from planner.readback.program_terms import declared_as
 
     assert other.resource and f"Fix: in " in said(other) and declared_as(other.resource) in said(other)
     assert "node group '" not in said(other).split("Fix: ")[1]

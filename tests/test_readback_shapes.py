@@ -1,4 +1,4 @@
-"""Shapes real programs use, read back by the one read-back (`planner.policy.topology`), each built
+"""Shapes real programs use, read back by the one read-back (`planner.readback.topology`), each built
 from a public example named in its docstring. Resources are given as the engine shows them."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from planner.policy.planning import plan_resources
-from planner.policy.resources import Graph, from_policy
+from planner.readback.resources import Graph, from_policy
 from planner.policy.testing import Spec, stack_args
-from planner.policy.topology import rebuild
+from planner.readback.topology import rebuild
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 ASG = "aws:autoscaling/group:Group"

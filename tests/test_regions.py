@@ -6,8 +6,8 @@ data and moto's copy of AWS's zone offerings; this test regenerates it and fails
 
 from __future__ import annotations
 
-from planner import data
-from planner.parse import bad_zone, unknown_region
+from planner.core.catalogue import shipped_data as data
+from planner.core.input.stack_files import bad_zone, unknown_region
 from tools import gen_regions
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from planner.findings import Finding
-from planner.parse import load_stack
-from planner.pipeline import PlanOptions, StackPlan, plan_stack
-from planner.report import github, markdown, sarif, table
+from planner.core.model.findings import Finding
+from planner.core.input.stack_files import load_stack
+from planner.core.planning.pipeline import PlanOptions, StackPlan, plan_stack
+from planner.core.render import github, markdown, sarif, table
 from tests.conftest import document, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +62,7 @@ def test_sarif_validates_against_the_2_1_0_schema(mixed: str) -> None:
 
 
 def test_sarif_rules_results_and_suppressions(mixed: str) -> None:
-    from planner import rules
+    from planner.core import rules
 
     run = json.loads(sarif.render(document(_plans(mixed))))["runs"][0]
     descriptors = run["tool"]["driver"]["rules"]
@@ -161,7 +161,7 @@ def test_markdown_comment(mixed: str) -> None:
 
 
 def test_markdown_cells_are_escaped() -> None:
-    from planner.report.digest import md_cell
+    from planner.core.render.digest import md_cell
 
     # the line break is shown (escaped), never a break: a cell stays one cell
     assert md_cell('a|b <script>\n"c" & d') == 'a\\|b &lt;script&gt;\\\\n"c" &amp; d'
@@ -178,7 +178,7 @@ def test_markdown_for_bundled_stacks_is_well_formed() -> None:
 
 
 def test_markdown_renders_the_cost() -> None:
-    from planner.report.cost_report import markdown as cost_markdown, usd
+    from planner.core.render.cost_report import markdown as cost_markdown, usd
 
     (plan,) = _plans(str(ROOT / "stacks" / "Pulumi.p5en-train.yaml"), ())
     assert plan.cost is not None

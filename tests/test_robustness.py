@@ -23,8 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench import hostile
-from planner import parse, yamlload
-from planner.errors import InputError
+from planner.core.input import stack_files as parse
+from planner.core.reading import yaml_lines as yamlload
+from planner.core.reading.problems import InputError
 
 BUNDLED = sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))
 HANG_SECONDS = 20  # a single plan taking this long is a hang, not a slow machine
@@ -235,7 +236,7 @@ def test_deep_nesting(workdir: Path, depth: int, style: str) -> None:
 
 
 def _price_book_values() -> st.SearchStrategy[Any]:
-    from planner.cost import book
+    from planner.core.cost import book
 
     entry = st.dictionaries(st.sampled_from(sorted({*book.INSTANCE_KEYS, *book.LUSTRE_KEYS, *book.DERIVED_KEYS})) | KEYS,
                             SCALARS, max_size=8)
@@ -257,7 +258,7 @@ def test_random_price_book_files(workdir: Path, content: str) -> None:
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A Pulumi project running planner's program, its stack config beside Pulumi.yaml."""
     folder = tmp_path_factory.mktemp("project")
-    (folder / "Pulumi.yaml").write_text(f"name: fuzz\nruntime: python\nmain: {ROOT / 'planner' / 'program'}\n",
+    (folder / "Pulumi.yaml").write_text(f"name: fuzz\nruntime: python\nmain: {ROOT / 'planner' / 'pulumi_program'}\n",
                                         encoding="utf-8")
     return folder
 
@@ -331,7 +332,7 @@ def test_degenerate_files(workdir: Path, content: bytes) -> None:
     assert result.code == 2
 
 
-# --- regressions: crashes found by these tests, fixed in planner/yamlload.py and parse.py --
+# --- regressions: crashes found by these tests, fixed in planner/core/reading/yaml_lines.py and parse.py --
 
 def _cluster_with(**group: str) -> str:
     fields = {"name": "g", "instance_type": "trn2.48xlarge", "count": "2", **group}

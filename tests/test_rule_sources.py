@@ -13,12 +13,14 @@ import re
 
 import pytest
 
-from planner import blocks, catalogue, rules, yamlload
-from planner.cost import book as _book
-from planner.cost.estimate import estimate
-from planner.parse import load_stack
-from planner.pipeline import plan_stack
-from planner.rules import lustre as lustre_rules
+from planner.core.catalogue import capacity_blocks as blocks, instance_types as catalogue
+from planner.core import rules
+from planner.core.reading import yaml_lines as yamlload
+from planner.core.cost import book as _book
+from planner.core.cost.estimate import estimate
+from planner.core.input.stack_files import load_stack
+from planner.core.planning.pipeline import plan_stack
+from planner.core.rules import lustre as lustre_rules
 from tests.conftest import run_cli
 
 
@@ -197,7 +199,7 @@ def test_capacity_block_regions_come_from_the_pricing_page_with_a_date(stack_fil
     (Ohio) among others, and not in Middle East (UAE). A block in a region the page does not list
     is `purchase-not-sold` (a warning, with the entry's source and date), not a second finding of
     `capacity-block-supported`, which keeps to types never sold in blocks."""
-    from planner.cost.offers import not_sold
+    from planner.core.cost.offers import not_sold
 
     gone = not_sold("p5en.48xlarge", "me-central-1", "capacity-block")
     assert gone is not None and gone.as_of == "2026-07-22" and gone.source.startswith("https://")

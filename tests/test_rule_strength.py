@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from planner import blocks, rules
-from planner.catalogue import load
-from planner.rules.readback import layout_advice, layout_problems
+from planner.core.catalogue import capacity_blocks as blocks
+from planner.core import rules
+from planner.core.catalogue.instance_types import load
+from planner.core.rules.readback import layout_advice, layout_problems
 
 CAT = load()
 

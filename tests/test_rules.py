@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from planner import catalogue, rules
-from planner.parse import load_stack
-from planner.pipeline import plan_stack
+from planner.core.catalogue import instance_types as catalogue
+from planner.core import rules
+from planner.core.input.stack_files import load_stack
+from planner.core.planning.pipeline import plan_stack
 
 TRN2 = """
 availability_zone: us-east-2b
@@ -233,8 +234,8 @@ def test_rule_triggers_and_near_miss_does_not(stack_file, rule_id: str, severity
 def test_every_rule_has_cases() -> None:
     tested = set(CASES) | {"efa-unsupported", "lustre-s3-association"}  # both tested with patched data
     # rules of clusters read back from a program never fire on a stack file: tests/test_readback_rules.py
-    readback = ("planner.rules.cost", "planner.rules.readback", "planner.rules.unsized",
-                "planner.rules.resource_checks")  # the last: tests/test_check_registry.py
+    readback = ("planner.core.rules.cost", "planner.core.rules.readback", "planner.core.rules.unsized",
+                "planner.core.rules.resource_checks")  # the last: tests/test_check_registry.py
     owned = {rid for rid, r in rules.registry().items() if r.check.__module__ not in readback}
     assert owned <= tested, f"rules without trigger/near-miss cases: {sorted(owned - tested)}"
 
@@ -267,8 +268,8 @@ def test_checkpoint_arithmetic_is_stated(stack_file) -> None:
 
 
 def test_bundled_stacks_have_no_error_findings() -> None:
-    from planner.parse import load_stacks
-    from planner.pipeline import plan_stacks
+    from planner.core.input.stack_files import load_stacks
+    from planner.core.planning.pipeline import plan_stacks
 
     root = Path(__file__).resolve().parent.parent
     plans = plan_stacks(load_stacks([str(root / "stacks")]))

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from planner import rules
+from planner.core import rules
 from planner.commands import rules as reference
-from planner.findings import SEVERITIES
+from planner.core.model.findings import SEVERITIES
 from tests.conftest import run_cli, run_process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +30,7 @@ def test_every_rule_has_complete_metadata() -> None:
 
 
 def test_a_rule_without_a_public_source_is_refused() -> None:
-    from planner.registry import Registry
+    from planner.core.rules.rule_registry import Registry
 
     with pytest.raises(ValueError, match="not a public https URL"):
         Registry("rule").register("made-up", "error", "A rule.", "notes/article.txt", "Fix it.", category="capacity")
@@ -38,7 +38,7 @@ def test_a_rule_without_a_public_source_is_refused() -> None:
 
 def test_a_rule_without_a_category_is_refused() -> None:
     """SARIF tags each rule with its declared category; none is guessed from module names."""
-    from planner.registry import Registry
+    from planner.core.rules.rule_registry import Registry
 
     with pytest.raises(ValueError, match="no category"):
         Registry("rule").register("made-up", "error", "A rule.", "https://docs.aws.amazon.com/x.html", "Fix it.",
@@ -50,8 +50,8 @@ def test_one_registry_type_two_instances() -> None:
     preflight check is declared in the core and its function attached by the AWS adapter."""
     from planner.aws.checks import CHECKS
     from planner.aws.preflight import registry
-    from planner.registry import Registry, not_attached
-    from planner.rules.preflight import PREFLIGHT
+    from planner.core.rules.rule_registry import Registry, not_attached
+    from planner.core.rules.preflight import PREFLIGHT
 
     assert CHECKS is PREFLIGHT and isinstance(rules.RULES, Registry) and isinstance(CHECKS, Registry)
     assert not set(rules.RULES.all()) & set(CHECKS.all())
@@ -64,7 +64,7 @@ def test_one_registry_type_two_instances() -> None:
 def test_known_ids_need_no_adapter() -> None:
     """`known()` (suppressions, SARIF) and `planner rules` list the preflight checks from their core
     declarations: neither imports planner.aws (nor boto3)."""
-    code = ("import sys, json; from planner import rules; from planner.commands import rules as cmd; "
+    code = ("import sys, json; from planner.core import rules; from planner.commands import rules as cmd; "
             "ids = set(rules.known()); listed = [r['id'] for r in cmd.to_json()['rules']]; "
             "print(json.dumps([sorted(ids), listed, [m for m in sys.modules if m.startswith(('planner.aws', 'boto'))]]))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -74,7 +74,7 @@ def test_known_ids_need_no_adapter() -> None:
 
 
 def test_attach_needs_a_declared_id_and_attaches_once() -> None:
-    from planner.registry import Registry, RuleContext
+    from planner.core.rules.rule_registry import Registry, RuleContext
 
     reg = Registry("check")
     reg.declare("made-up", "error", "A check.", "https://docs.aws.amazon.com/x.html", "Fix it.", category="preflight")

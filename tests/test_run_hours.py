@@ -7,10 +7,10 @@ import json
 import pytest
 
 from cost_support import make_book, root_volumes_usd
-from planner import catalogue
-from planner.cost import estimate
-from planner.cost.estimate import workload_hours
-from planner.parse import load_stack
+from planner.core.catalogue import instance_types as catalogue
+from planner.core.cost import estimate
+from planner.core.cost.estimate import workload_hours
+from planner.core.input.stack_files import load_stack
 from tests.conftest import ROOT, run_cli
 
 EXAMPLE = "tests/invalid_stacks/Pulumi.workload-exceeds-schedule.yaml"
@@ -95,7 +95,7 @@ schedule: {hours: 5000}
 
 def test_the_rule_quotes_its_formula_source() -> None:
     """Kaplan et al. 2020, section 2.1: "C ~ 6NBS" training compute, i.e. 6 x parameters x tokens."""
-    from planner import rules
+    from planner.core import rules
 
     r = rules.registry()["workload-exceeds-schedule"]
     assert r.source == "https://arxiv.org/abs/2001.08361" and r.severity == "warning"

@@ -4,7 +4,7 @@ It is generated from the parser's field tables; these tests keep the shipped cop
 to a fresh one, check every stack the project ships against it, and compare schema and
 parser on generated values field by field, so an editor never marks a stack red that
 `planner plan` reads, nor passes a value the parser refuses (values written as strings
-where a number is expected are the parser's to judge: see planner/schema.py).
+where a number is expected are the parser's to judge: see planner/core/input/json_schema.py).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner import parse, schema
+from planner.core.input import stack_files as parse, json_schema as schema
 from planner.cli import main
-from planner.errors import InputError
+from planner.core.reading.problems import InputError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STACK_FILES = sorted(glob.glob(os.path.join(ROOT, "stacks", "Pulumi.*.yaml"))

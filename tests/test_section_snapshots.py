@@ -10,7 +10,7 @@ import json
 import pytest
 
 from planner.core.document import RenderContext, Report
-from planner.report.formats import SECTION_FORMATS, render
+from planner.core.render.formats import SECTION_FORMATS, render
 from tests.section_documents import REPORTS
 from tools import snapshots
 

@@ -40,7 +40,7 @@ def _modules_after_main(*args: str) -> tuple[int, list[str]]:
 def test_plan_imports_no_heavy_sdk(fmt: str) -> None:
     code, modules = _modules_after_main("plan", "stacks", "--format", fmt, "-o", os.devnull)
     assert code in (0, 1)
-    assert "planner.parse" in modules  # the wrapper really ran the plan
+    assert "planner.core.input.stack_files" in modules  # the wrapper really ran the plan
     assert startup.heavy(modules) == []
 
 
@@ -68,7 +68,7 @@ def test_importtime_reader_sees_heavy_modules_when_they_are_imported() -> None:
 def test_plan_reads_yaml_with_the_c_parser_only() -> None:
     """PyYAML's pure-Python scanner is ~10x slower than libyaml (9 ms for the 2 KB FSx
     table, a tenth of the start-up budget); every YAML file on the plan path goes through
-    `planner.yamlload` or a `CSafeLoader`, never `yaml.safe_load`."""
+    `planner.core.reading.yaml_lines` or a `CSafeLoader`, never `yaml.safe_load`."""
     wrapper = ("import sys, yaml.scanner\n"
                "def refuse(*a, **k): raise AssertionError('pure-Python YAML scanner used')\n"
                "yaml.scanner.Scanner.__init__ = refuse\n" + _WRAPPER)
@@ -83,6 +83,6 @@ def test_table_plan_loads_neither_the_preflight_checks_nor_importlib_resources()
     """Both cost milliseconds on every run and a plan needs neither (data files are read
     from beside the package; rule look-ups try the rules before the preflight checks)."""
     code, modules = _modules_after_main("plan", "stacks", "-o", os.devnull)
-    assert code in (0, 1) and "planner.rules" in modules
+    assert code in (0, 1) and "planner.core.rules" in modules
     assert not [m for m in modules if m.startswith("planner.aws")]
     assert "importlib.resources" not in modules

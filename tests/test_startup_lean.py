@@ -25,7 +25,7 @@ def test_plan_imports_only_its_own_command_and_no_archive_or_tempfile_modules(fm
     assert code in (0, 1) and "planner.commands.plan" in modules
     assert [m for m in modules if m.startswith("planner.commands.")] == ["planner.commands.plan"]
     assert not {"shutil", "tempfile", "bz2", "lzma", "fnmatch"} & (set(modules) - _at_start())
-    assert "planner.data.prebuilt" in modules
+    assert "planner.core.catalogue.prebuilt_data" in modules
 
 
 def _at_start() -> set[str]:
@@ -51,9 +51,9 @@ def test_the_whole_parser_is_built_when_no_command_is_named() -> None:
 def test_plan_does_not_parse_the_shipped_yaml() -> None:
     """Every shipped file planning reads comes from the literals: parsing one fails the run here."""
     wrapper = (
-        "import planner.yamlload\n"
+        "import planner.core.reading.yaml_lines\n"
         "def refuse(name): raise AssertionError(f'shipped {name} parsed as YAML')\n"
-        "planner.yamlload.load_data = refuse\n" + _WRAPPER
+        "planner.core.reading.yaml_lines.load_data = refuse\n" + _WRAPPER
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.run(

@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 from moto import mock_aws
 
-from planner.components import registry
+from planner.runtime import declared_clusters as registry
 from planner.testing import MotoMocks, deploy, run
 
 ASSUME_EC2 = json.dumps({"Version": "2012-10-17", "Statement": [
@@ -162,8 +162,8 @@ def test_a_failed_registration_does_not_leak_into_the_next_run() -> None:
 
 def test_one_mock_family_offline_readback_echo_and_moto() -> None:
     """Every mock planner runs programs under shares one base: registrations, custom, calls, the lock."""
-    from planner.mocking import EchoMocks, PlannerMocks
-    from planner.programs import OfflineMocks, ReadbackMocks, run_with_mocks
+    from planner.runtime.mocks import EchoMocks, PlannerMocks
+    from planner.runtime.offline_run import OfflineMocks, ReadbackMocks, run_with_mocks
 
     for cls in (OfflineMocks, ReadbackMocks, EchoMocks, MotoMocks):
         assert issubclass(cls, PlannerMocks), cls

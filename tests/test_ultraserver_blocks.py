@@ -27,10 +27,10 @@ from typing import Any
 
 import pytest
 
-from planner import rules
-from planner.errors import InputError
-from planner.parse import load_stack, parse_cluster
-from planner.pipeline import plan_stack
+from planner.core import rules
+from planner.core.reading.problems import InputError
+from planner.core.input.stack_files import load_stack, parse_cluster
+from planner.core.planning.pipeline import plan_stack
 from planner.policy.testing import capture, check, stack_args
 from tests.conftest import no_plan, run_cli
 
@@ -100,7 +100,7 @@ def test_cli_exit_2_names_file_key_and_expected(tmp_path: Path) -> None:
 def test_the_editor_schema_takes_one_id_or_a_list() -> None:
     import jsonschema
 
-    from planner import schema
+    from planner.core.input import json_schema as schema
 
     def valid(group: dict[str, Any]) -> bool:
         doc = {"config": {"aws:region": "us-east-2", "planner:cluster": ultra(**group)}}
@@ -276,8 +276,8 @@ def test_the_read_back_is_the_declared_cluster(group: dict[str, Any]) -> None:
     """Config -> components -> resources -> the pack's read-back: one node group again (the
     per-UltraServer Auto Scaling groups joined by their planner tags), no gap, and no finding
     `planner plan` does not report for the config."""
-    from planner.policy.resources import Graph, from_policy
-    from planner.policy.topology import rebuild
+    from planner.readback.resources import Graph, from_policy
+    from planner.readback.topology import rebuild
 
     declared = ultra(**group)
     specs = build(declared)
@@ -312,8 +312,8 @@ def test_per_ultraserver_groups_that_differ_stay_apart() -> None:
     """Hand-edited after the fact (one UltraServer's group on another type): not one node group."""
     import copy
 
-    from planner.policy.resources import Graph, from_policy
-    from planner.policy.topology import rebuild
+    from planner.readback.resources import Graph, from_policy
+    from planner.readback.topology import rebuild
 
     specs = copy.deepcopy(build(ultra(2, capacity_reservation_id=IDS[:2])))
     lt = next(s for s in specs if s.type == LT and s.name.endswith("-us2"))
@@ -338,8 +338,8 @@ def test_a_hand_written_template_with_a_resource_group_is_read_back() -> None:
     """`capacityReservationResourceGroupArn` of a launch template is read back; one that is no ARN is a gap."""
     import pulumi_aws as aws
 
-    from planner.policy.resources import Graph, from_policy
-    from planner.policy.topology import rebuild
+    from planner.readback.resources import Graph, from_policy
+    from planner.readback.topology import rebuild
 
     def program(arn: str) -> Any:
         def run() -> None:

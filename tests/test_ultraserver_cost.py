@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from cost_support import make_book
-from planner.cost import estimate
-from planner.parse import load_stack
+from planner.core.cost import estimate
+from planner.core.input.stack_files import load_stack
 
 
 def test_ultraserver_line_item_counts_ultraservers(stack_file) -> None:

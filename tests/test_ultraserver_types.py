@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from planner.catalogue import load
-from planner.parse import parse_cluster
+from planner.core.catalogue.instance_types import load
+from planner.core.input.stack_files import parse_cluster
 from tests.conftest import run_cli
 
 GB200 = """config:

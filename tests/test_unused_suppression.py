@@ -8,9 +8,9 @@ from pathlib import Path
 
 import jsonschema
 
-from planner.parse import load_stack
-from planner.pipeline import PlanOptions, plan_stack
-from planner.report import github, markdown, sarif
+from planner.core.input.stack_files import load_stack
+from planner.core.planning.pipeline import PlanOptions, plan_stack
+from planner.core.render import github, markdown, sarif
 from tests.conftest import document, run_cli
 
 R = "us-east-1"

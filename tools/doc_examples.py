@@ -410,7 +410,7 @@ def run_component_error(block: Block) -> str:
         project = Path(tmp)
         shutil.copy(ROOT / "Pulumi.yaml", project / "Pulumi.yaml")
         (project / "planner").mkdir()
-        shutil.copytree(ROOT / "planner/program", project / "planner/program")
+        shutil.copytree(ROOT / "planner/pulumi_program", project / "planner/pulumi_program")
         (project / "stacks").mkdir()
         name = stack.group(2)
         (project / f"stacks/Pulumi.{name}.yaml").write_text(stack.group(1), encoding="utf-8")

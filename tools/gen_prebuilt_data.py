@@ -1,10 +1,10 @@
-"""Write `planner/data/prebuilt.py`: the shipped YAML data files as Python literals.
+"""Write `planner/core/catalogue/prebuilt_data.py`: the shipped YAML data files as Python literals.
 
 PyYAML takes about 60 ms to construct the shipped data (price book, catalogue, regions, ...)
 on every `planner` start, more than planning the bundled stacks. The same values written as
 Python literals are compiled to bytecode when the wheel is installed and load in about a
 millisecond. The YAML files stay the source of truth: each function here is generated from
-one of them and records the file's length and CRC-32, and `planner.yamlload.load_data` reads
+one of them and records the file's length and CRC-32, and `planner.core.reading.yaml_lines.load_data` reads
 the YAML instead whenever the file beside it no longer matches (an edited checkout).
 `tests/test_prebuilt_data.py` regenerates the module and fails when it drifts:
 run `.venv/bin/python -m tools.gen_prebuilt_data` after editing a file in `planner/data/`.
@@ -24,11 +24,11 @@ from typing import Any
 
 import yaml
 
-import planner.data  # the data folder is found through its package, so these paths follow it if it moves
+import planner.core.catalogue.shipped_data  # the data folder is found through its package, so these paths follow it if it moves
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(planner.data.__file__).resolve().parent
-OUT = DATA / "prebuilt.py"
+DATA = Path(planner.core.catalogue.shipped_data.__file__).resolve().parent
+OUT = ROOT / "planner" / "core" / "catalogue" / "prebuilt_data.py"
 _INDENT = "    "
 
 _HEADER = '''# ruff: noqa
@@ -36,7 +36,7 @@ _HEADER = '''# ruff: noqa
 """The shipped data files of `planner/data/` as Python literals (GENERATED: do not edit).
 
 Written by `python -m tools.gen_prebuilt_data` from the YAML files, which stay the source of
-truth: `planner.yamlload.load_data` uses a function here only while the file's length and
+truth: `planner.core.reading.yaml_lines.load_data` uses a function here only while the file's length and
 CRC-32 match the ones recorded in `FILES`, and reads the YAML otherwise. Each call builds
 new objects, as parsing the file would, so callers may change what they get.
 """

@@ -42,7 +42,7 @@ def render(name: str) -> str:
     """Case `name` rendered; the planner version in SARIF is written `VERSION`, so a release leaves it alone."""
     from planner import __version__
     from planner.core.document import RenderContext
-    from planner.report.formats import render as render_format
+    from planner.core.render.formats import render as render_format
     from tests.section_documents import REPORTS
     from tests.snapshot_documents import DOCUMENTS
 

@@ -39,10 +39,10 @@ class PriceNeeds:
 
 
 def needs_for(stacks: Iterable[Any] = (), region: str | None = None, types: Iterable[str] = ()) -> PriceNeeds:
-    """On-demand, Lustre and EBS prices the stacks use (the price keys of their cost components, `planner.cost.items`);
+    """On-demand, Lustre and EBS prices the stacks use (the price keys of their cost components, `planner.core.cost.items`);
     with `region` (compare), every catalogue type (or `types`) there."""
-    from planner import catalogue as _catalogue
-    from planner.cost.items import keys
+    from planner.core.catalogue import instance_types as _catalogue
+    from planner.core.cost.items import keys
 
     instances: set[InstanceNeed] = set()
     lustre: set[LustreNeed] = set()
@@ -59,7 +59,7 @@ def needs_for(stacks: Iterable[Any] = (), region: str | None = None, types: Iter
         elif key.kind == "ebs":
             ebs.add(key.parts)
     if region:
-        from planner import catalogue
+        from planner.core.catalogue import instance_types as catalogue
 
         wanted = list(types) or list(catalogue.load().instance_types)
         instances |= {(t, region) for t in wanted}
@@ -79,8 +79,8 @@ class PriceCache:
         self.entries: dict[str, dict[str, Any]] = {}
         self.problems: list[str] = []  # what was wrong with the file, for one warning line each
         self.dirty = False
-        from planner.errors import InputError
-        from planner.fileio import read_regular
+        from planner.core.reading.problems import InputError
+        from planner.core.reading.bounded_files import read_regular
 
         if not os.path.lexists(path):
             return  # no cache yet
@@ -255,8 +255,8 @@ def _corrupt(hit: dict[str, Any] | None, kind: str) -> str | None:
     entry = hit["entry"]
     if not isinstance(entry, dict):
         return "the entry is not a mapping"
-    from planner.cost.book import PriceBook
-    from planner.errors import InputError
+    from planner.core.cost.book import PriceBook
+    from planner.core.reading.problems import InputError
 
     try:
         PriceBook("cache").overlay({"name": "live", kind: [entry]}, ORIGIN)
@@ -297,7 +297,7 @@ def pricing_client(profile: str | None = None) -> Callable[[], Any]:
 def live_book(book: Any, needs: PriceNeeds, client: Callable[[], Any] | None = None,
               now: dt.datetime | None = None, warn: Callable[[str], None] | None = None) -> Any:
     """`book` with current on-demand prices layered over it (`PriceBook.overlay`), or `book` with a warning."""
-    from planner.errors import error_line
+    from planner.core.reading.problems import error_line
 
     say = warn or error_line
     cache = PriceCache(cache_path(), now or dt.datetime.now(dt.timezone.utc))

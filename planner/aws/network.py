@@ -10,8 +10,8 @@ from typing import Iterator
 
 from planner.aws.checks import aws_error, check, zone_key
 from planner.aws.errors import AwsCallError
-from planner.findings import Finding
-from planner.rules import Rule, RuleContext
+from planner.core.model.findings import Finding
+from planner.core.rules import Rule, RuleContext
 
 
 

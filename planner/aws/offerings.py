@@ -12,11 +12,11 @@ from typing import Any, Iterator
 
 from planner.aws.checks import aws_error, check, zone_key, zone_path
 from planner.aws.errors import AwsCallError
-from planner.catalogue import InstanceType
-from planner.findings import Finding
-from planner.model import NodeGroup
-from planner.parse import az_in_region
-from planner.rules import Rule, RuleContext
+from planner.core.catalogue.instance_types import InstanceType
+from planner.core.model.findings import Finding
+from planner.core.model.cluster import NodeGroup
+from planner.core.input.stack_files import az_in_region
+from planner.core.rules import Rule, RuleContext
 
 GIB = 1024.0
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from planner import catalogue as _catalogue
+from planner.core.catalogue import instance_types as _catalogue
 from planner.aws.account import Account, Clients
 from planner.aws.checks import CHECKS, aws_error
 from planner.aws.errors import NO_CREDENTIALS, AwsCallError, explain
-from planner.findings import Finding
-from planner.model import Stack
-from planner.pipeline import StackPlan, settle, unused_suppressions
-from planner.registry import Rule
-from planner.rules import RuleContext
-from planner.summary import summarize
+from planner.core.model.findings import Finding
+from planner.core.model.cluster import Stack
+from planner.core.planning.pipeline import StackPlan, settle, unused_suppressions
+from planner.core.rules.rule_registry import Rule
+from planner.core.rules import RuleContext
+from planner.core.planning.summary import summarize
 
 
 def _load() -> None:

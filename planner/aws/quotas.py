@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
 
-from planner import data as _data
+from planner.core.catalogue import shipped_data as _data
 from planner.aws.account import Quota
 from planner.aws.checks import aws_error, check
 from planner.aws.errors import AwsCallError
-from planner.findings import Finding
-from planner.model import NodeGroup
-from planner.rules import Rule, RuleContext, count_path
+from planner.core.model.findings import Finding
+from planner.core.model.cluster import NodeGroup
+from planner.core.rules import Rule, RuleContext, count_path
 
 COUNTED = ("on-demand", "spot")  # capacity-block groups are bounded by their block (see the data file)
 

@@ -69,7 +69,7 @@ class Item:
 
 def capacity_block_entry(client: Any, instance_type: str, region: str, today: str) -> dict[str, Any] | None:
     """The Capacity Block price per instance-hour from the cheapest 24 h offering, or None without one."""
-    from planner.catalogue import load
+    from planner.core.catalogue.instance_types import load
 
     types = load().ultraservers_of(instance_type)  # the catalogue's UltraServer types; the smallest is asked for
     ultra = types[0].name if types else None
@@ -102,7 +102,7 @@ def capacity_block_entry(client: Any, instance_type: str, region: str, today: st
 
 def items(cat: Any, regions: Iterable[str] | None, today: str, capacity_blocks: bool = True) -> list[Item]:
     """What to fetch for the catalogue's types and regions (or only `regions`), in a stable order."""
-    from planner.cost.offers import not_sold
+    from planner.core.cost.offers import not_sold
 
     wanted = set(regions) if regions else None
     out: list[Item] = []
@@ -226,7 +226,7 @@ def _endpoint(client: Callable[[str, str], Any], family: str, region: str) -> st
 def _what(exc: BaseException) -> str:
     """Why an answer is not the API's, short: the page or JSON itself is never quoted whole."""
     from planner.aws.errors import NotAwsAnswer
-    from planner.report.text import one_line
+    from planner.core.text import one_line
 
     if isinstance(exc, NotAwsAnswer):
         return "no AWS request id: a captive portal, proxy or firewall page?"
@@ -244,10 +244,10 @@ def checked(data: dict[str, Any], origin: str) -> tuple[dict[str, Any], list[str
     price, a control character in a SKU or source, ...), and one line per entry left out.
 
     Each entry is read alone, as written to YAML and read back, by the parser `--price-book`
-    uses (`planner.cost.book.parse_data`): the answer is about the file, not about Python values.
+    uses (`planner.core.cost.book.parse_data`): the answer is about the file, not about Python values.
     """
-    from planner.cost.book import parse_data
-    from planner.errors import InputError
+    from planner.core.cost.book import parse_data
+    from planner.core.reading.problems import InputError
 
     kept: dict[str, Any] = {k: v for k, v in data.items() if not isinstance(v, list)}
     dropped: list[str] = []
@@ -277,7 +277,7 @@ def render(data: dict[str, Any]) -> str:
 
 
 def _round_trip(data: dict[str, Any]) -> Any:
-    from planner import yamlload
+    from planner.core.reading import yaml_lines as yamlload
 
     return yamlload.load(render(data), "<refresh>")[0]
 
@@ -285,12 +285,12 @@ def _round_trip(data: dict[str, Any]) -> Any:
 def write_book(path: str, data: dict[str, Any]) -> None:
     """Write `data` as YAML, if `--price-book` reads the text back whole; else InputError and nothing written.
 
-    Written through a temporary file beside `path` and a rename (`planner.fileio.write_atomic`):
+    Written through a temporary file beside `path` and a rename (`planner.core.reading.bounded_files.write_atomic`):
     a failed run leaves the old book; the new file keeps the old one's mode (a new one gets the umask's).
     """
-    from planner import yamlload
-    from planner.cost.book import parse_data
-    from planner.fileio import write_atomic
+    from planner.core.reading import yaml_lines as yamlload
+    from planner.core.cost.book import parse_data
+    from planner.core.reading.bounded_files import write_atomic
 
     text = render(data)
     loaded, lines = yamlload.load(text, path)

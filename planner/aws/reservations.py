@@ -12,12 +12,12 @@ import datetime as dt
 import math
 from typing import Any, Iterator
 
-from planner import blocks
+from planner.core.catalogue import capacity_blocks as blocks
 from planner.aws.checks import aws_error, check, zone_key
 from planner.aws.errors import AwsCallError
-from planner.findings import Finding
-from planner.model import NodeGroup
-from planner.rules import Rule, RuleContext
+from planner.core.model.findings import Finding
+from planner.core.model.cluster import NodeGroup
+from planner.core.rules import Rule, RuleContext
 
 USABLE = ("active", "scheduled", "pending", "assessing", "delayed")
 LINUX = "Linux/UNIX"

@@ -6,9 +6,9 @@ import argparse
 from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:
-    from planner.cost import PriceBook
-    from planner.cost.book import Override
-    from planner.model import Stack
+    from planner.core.cost import PriceBook
+    from planner.core.cost.book import Override
+    from planner.core.model.cluster import Stack
 
 
 AWS_TIMEOUT_SECONDS = 60.0  # --aws-timeout default (planner.aws.deadline; kept here so plan starts without planner.aws)
@@ -23,7 +23,7 @@ def aws_timeout_arg(text: str) -> float:
     except ValueError:
         v = math.nan
     if not 1 <= v <= 3600:
-        from planner.report.text import one_line
+        from planner.core.text import one_line
 
         raise argparse.ArgumentTypeError(f"expected seconds from 1 to 3600, got '{one_line(text[:24])}'")
     return v
@@ -31,7 +31,7 @@ def aws_timeout_arg(text: str) -> float:
 
 def region_arg(text: str) -> str:
     """argparse type for `--region`: the shape of an AWS region name, as stack files are checked."""
-    from planner.reader import REGION as _REGION
+    from planner.core.reading.fields import REGION as _REGION
 
     if not _REGION.fullmatch(text):
         raise argparse.ArgumentTypeError(f"expected an AWS region such as us-east-2, got '{text[:24]}'")
@@ -40,7 +40,7 @@ def region_arg(text: str) -> str:
 
 def add_price_book_argument(parser: argparse.ArgumentParser) -> None:
     """The `--price-book` option, identical in every command that prices something."""
-    from planner.cost import BUILTIN
+    from planner.core.cost import BUILTIN
 
     parser.add_argument("--price-book", metavar="NAME|FILE", default=None,
                         help=f"price book: {' or '.join(BUILTIN)} (built-in; default current), or a YAML file "
@@ -75,7 +75,7 @@ def requires(extra: str, what: str) -> None:
 
     missing = [m for m in EXTRAS[extra] if importlib.util.find_spec(m) is None]
     if missing:
-        from planner.errors import InputError, Problem
+        from planner.core.reading.problems import InputError, Problem
 
         raise InputError([Problem(what, None, "", f"needs the [{extra}] extra ({', '.join(missing)} not installed): "
                                                   f"pip install '{DISTRIBUTION}[{extra}]'")])
@@ -93,7 +93,7 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
 def stacks_from_args(args: argparse.Namespace, paths: Iterable[str]) -> list["Stack"]:
     """The stacks under `paths` selected by `--include`/`--exclude`; plain Pulumi stack files
     found in a folder (no `planner:cluster`) are skipped with one info line naming them."""
-    from planner.parse import read_stacks
+    from planner.core.input.stack_files import read_stacks
 
     loaded = read_stacks(paths, getattr(args, "include", ()), getattr(args, "exclude", ()))
     report_skipped(loaded.skipped)
@@ -103,7 +103,7 @@ def stacks_from_args(args: argparse.Namespace, paths: Iterable[str]) -> list["St
 def report_skipped(skipped: list[str]) -> None:
     """The one info line on standard error for the plain Pulumi stack files a folder held."""
     if skipped:
-        from planner.errors import error_line
+        from planner.core.reading.problems import error_line
 
         error_line(f"info: skipped {len(skipped)} stack file{'s' if len(skipped) != 1 else ''} without planner:cluster "
                    f"(plain Pulumi stacks): {', '.join(skipped)}")
@@ -112,7 +112,7 @@ def report_skipped(skipped: list[str]) -> None:
 def _unmatched_prices(overrides: tuple["Override", ...], stacks: list["Stack"]) -> None:
     """A warning for each `--price` that prices no node group of `stacks`: a typo in the type,
     purchase or region would otherwise leave the estimate on the book's figure, silently."""
-    from planner.errors import error_line
+    from planner.core.reading.problems import error_line
 
     groups = {(g.instance_type, s.region, g.purchase) for s in stacks for g in s.cluster.node_groups}
     for o in overrides:
@@ -129,7 +129,7 @@ def book_from_args(args: argparse.Namespace, stacks: Iterable["Stack"] = ()) -> 
     With `--live-prices`, current on-demand prices for what `stacks` use (or, for compare,
     every type of `args.region`) are layered over the book; boto3 is imported only then.
     """
-    from planner.cost.book import load_price_book, parse_override
+    from planner.core.cost.book import load_price_book, parse_override
 
     overrides = tuple(parse_override(t) for t in getattr(args, "price", None) or ())
     stacks = list(stacks)
@@ -152,7 +152,7 @@ def book_from_args(args: argparse.Namespace, stacks: Iterable["Stack"] = ()) -> 
         stacks = list(stacks)
         if stacks:  # Capacity Blocks have no Price List entry: their offerings are the live price
             from planner.aws.capacity_blocks import warn_block_prices
-            from planner.errors import error_line
+            from planner.core.reading.problems import error_line
 
             warn_block_prices(stacks, book.with_overrides(overrides),
                               getattr(args, "aws_timeout", deadline.DEFAULT_SECONDS), error_line)

@@ -3,7 +3,7 @@
 From a stack (its Capacity Block node group, count or UltraServers, and hours) or ad hoc
 (`--instance-type`, `--count`/`--ultraservers`, `--hours` or a workload), asks
 DescribeCapacityBlockOfferings in each region (`planner.aws.capacity_blocks`) and ranks
-what is for sale (`planner.cost.capacity`). Nothing is bought: the purchase commands and
+what is for sale (`planner.core.cost.capacity`). Nothing is bought: the purchase commands and
 the stack keys are printed. Exit codes: 0 the pick fits the deadline and budget, 1 no
 pick or it misses them, 2 unusable input.
 """
@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.errors import InputError, Problem
+from planner.core.reading.problems import InputError, Problem
 
 FORMATS = ("table", "json", "markdown")
 ARGS = "<command line>"
@@ -27,7 +27,7 @@ ARGS = "<command line>"
 class Wanted:
     """What the command line (and the stack) ask for."""
 
-    needs: list[Any]  # planner.cost.capacity.Need
+    needs: list[Any]  # planner.core.cost.capacity.Need
     node_group: str | None = None
     source: str = ARGS
     region: str | None = None  # the stack's region: the default for --regions
@@ -96,8 +96,8 @@ def _bad(key: str, message: str, file: str = ARGS, line: int | None = None) -> I
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner import blocks
-    from planner.cost.capacity import NoBlock, answer, queries
+    from planner.core.catalogue import capacity_blocks as blocks
+    from planner.core.cost.capacity import NoBlock, answer, queries
 
     w = _needs(args)
     if w.reservations or w.resource_group:
@@ -144,7 +144,7 @@ def _open(args: argparse.Namespace, opener: Any = None) -> Any:
         with deadline.limit(args.aws_timeout):  # the credential lookup: a hung credential_process must not hang this
             return (opener or capacity_blocks.open_ec2)(args.profile)
     except (SetupError, deadline.DeadlineExceeded) as exc:
-        from planner.errors import error_line
+        from planner.core.reading.problems import error_line
 
         error_line(f"capacity: {exc}")
         return None
@@ -153,7 +153,7 @@ def _open(args: argparse.Namespace, opener: Any = None) -> Any:
 def _extension(args: argparse.Namespace, w: Wanted) -> int:
     """The stack names its block: is it long enough for the run, else its extension offerings."""
     from planner.aws.capacity_blocks import extend, open_resource_groups
-    from planner.cost.capacity import ExtensionSearch
+    from planner.core.cost.capacity import ExtensionSearch
 
     assert w.region is not None
     client_for = _open(args)
@@ -199,10 +199,10 @@ def _progress():  # noqa: ANN202 - a progress callback, or None off a terminal
 
 def _regions(args: argparse.Namespace, instance_type: str, default: str | None, notes: list[str]) -> list[str]:
     """`--regions` as a list; `all` from the price data; else the stack's region."""
-    from planner import catalogue
+    from planner.core.catalogue import instance_types as catalogue
     from planner.commands import region_arg
-    from planner.cost.book import builtin
-    from planner.cost.capacity import regions_sold
+    from planner.core.cost.book import builtin
+    from planner.core.cost.capacity import regions_sold
 
     sold = regions_sold(instance_type, catalogue.load(), builtin("current"))
     if args.regions is None:
@@ -231,7 +231,7 @@ def _regions(args: argparse.Namespace, instance_type: str, default: str | None, 
 
 def _needs(args: argparse.Namespace) -> Wanted:
     """What to search for, from the stack or the options."""
-    from planner import catalogue
+    from planner.core.catalogue import instance_types as catalogue
 
     cat = catalogue.load()
     if args.stack and args.types:
@@ -271,7 +271,7 @@ def _type_named(name: str, cat: Any) -> tuple[Any, str | None]:
 def _need(args: argparse.Namespace, cat: Any, t: Any, count: int | None, ultraservers: int | None,
           stack_hours: tuple[float, str] | None, key: str, file: str = ARGS, declared: str | None = None) -> Any:
     """One `Need`: instances (whole UltraServers for member types) and the run's hours."""
-    from planner.cost.capacity import Need, NoBlock, ultraserver_type
+    from planner.core.cost.capacity import Need, NoBlock, ultraserver_type
 
     try:
         us = ultraserver_type(cat, t.name, declared)
@@ -300,9 +300,9 @@ def _hours(args: argparse.Namespace, t: Any, count: int, stack_hours: tuple[floa
         if not all(x is not None for x in workload):
             raise _bad("--mfu" if args.mfu is None else "--tokens" if args.tokens is None else "--parameters",
                        "expected --parameters, --tokens and --mfu together (or --hours)")
-        from planner import catalogue
+        from planner.core.catalogue import instance_types as catalogue
         from planner.commands.compare import parse_mfu
-        from planner.cost.training import dense_peak, run_hours
+        from planner.core.cost.training import dense_peak, run_hours
 
         mfu = parse_mfu(args.mfu, {x.family for x in catalogue.load().instance_types.values()})
         m = mfu.get(t.family, mfu.get("*"))
@@ -320,8 +320,8 @@ def _hours(args: argparse.Namespace, t: Any, count: int, stack_hours: tuple[floa
 
 def _stack_need(args: argparse.Namespace, cat: Any) -> Wanted:
     """The stack's Capacity Block node group: its type, count or UltraServers, hours, region and booked block."""
-    from planner.cost.estimate import workload_hours
-    from planner.parse import load_stacks
+    from planner.core.cost.estimate import workload_hours
+    from planner.core.input.stack_files import load_stacks
 
     stacks = load_stacks([args.stack])
     if len(stacks) != 1:

@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def to_json() -> dict[str, Any]:
-    from planner.catalogue import PRECISIONS, load
+    from planner.core.catalogue.instance_types import PRECISIONS, load
 
     cat = load()
     types = []
@@ -73,15 +73,15 @@ def _r(x: float | None) -> float | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.fileio import emit
+    from planner.core.reading.bounded_files import emit
 
     data = to_json()
     if args.format == "json":
-        from planner.report.json_report import dumps
+        from planner.core.render.json_report import dumps
 
         emit(dumps(data))
         return 0
-    from planner.report.text import grid, human, num
+    from planner.core.text import grid, human, num
 
     rows = []
     for t in data["instance_types"]:

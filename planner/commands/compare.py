@@ -6,14 +6,14 @@ import argparse
 import math
 from typing import Any
 
-from planner.errors import InputError, Problem
+from planner.core.reading.problems import InputError, Problem
 
 FORMATS = ("table", "json", "markdown")
 ARGS = "<command line>"
-MAX_MAGNITUDE = 1e30  # parameters and tokens: the stack schema's bound (planner.parse.MAX_MAGNITUDE)
-MIN_HOURS = 1.0  # --deadline-hours: the stack schema's bound on schedule.hours (planner.parse.MIN_HOURS)
+MAX_MAGNITUDE = 1e30  # parameters and tokens: the stack schema's bound (planner.core.input.stack_files.MAX_MAGNITUDE)
+MIN_HOURS = 1.0  # --deadline-hours: the stack schema's bound on schedule.hours (planner.core.input.stack_files.MIN_HOURS)
 MAX_COUNT = 10**9  # --instances: the bound of a node group's count
-MIN_MFU = 0.01  # --mfu: the stack schema's bound on workload.mfu (planner.parse.MIN_MFU)
+MIN_MFU = 0.01  # --mfu: the stack schema's bound on workload.mfu (planner.core.input.stack_files.MIN_MFU)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _shown(text: str) -> str:
     """At most a typo's worth of a command-line value, on one line."""
-    from planner.report.text import one_line
+    from planner.core.text import one_line
 
     return one_line(text if len(text) <= 24 else text[:21] + "...")
 
@@ -99,9 +99,9 @@ def parse_mfu(text: str, families: set[str]) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner import catalogue
+    from planner.core.catalogue import instance_types as catalogue
     from planner.commands import book_from_args
-    from planner.cost.compare import Job, compare
+    from planner.core.cost.compare import Job, compare
 
     cat = catalogue.load()
     if args.instances is not None and args.instances <= 0:
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     _check_region(args.region, cat)
     unknown = [t for t in args.types if t not in cat.instance_types]
     if unknown:
-        from planner.reader import closest
+        from planner.core.reading.fields import closest
 
         hint = closest(unknown[0], cat.instance_types)
         raise InputError([Problem(ARGS, None, "--instance-type",
@@ -128,15 +128,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _with_offerings(result: Any, args: argparse.Namespace) -> Any:
-    """The Capacity Block rows priced from the offerings found (`planner.cost.capacity.priced_from_offerings`)."""
+    """The Capacity Block rows priced from the offerings found (`planner.core.cost.capacity.priced_from_offerings`)."""
     import datetime as dt
     from dataclasses import replace
 
     from planner.aws.capacity_blocks import need_for, offerings_for
-    from planner.cost.capacity import NoBlock, priced_from_offerings
-    from planner.cost.compare import ranking
+    from planner.core.cost.capacity import NoBlock, priced_from_offerings
+    from planner.core.cost.compare import ranking
 
-    from planner import catalogue
+    from planner.core.catalogue import instance_types as catalogue
 
     cat = catalogue.load()
     candidates = list(result.candidates)
@@ -165,7 +165,7 @@ def _check_region(region: str, cat: Any) -> None:
     known = sorted({r for t in cat.instance_types.values() for r in t.regions})
     if region in known:
         return
-    from planner.parse import edits
+    from planner.core.input.stack_files import edits
 
     dist, close = min((edits(region, r), r) for r in known)
     hint = f" (did you mean '{close}'?)" if dist <= 2 else f"; expected one of: {', '.join(known)}"

@@ -14,8 +14,8 @@ import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from planner.errors import InputError, Problem
-from planner.findings import SEVERITIES
+from planner.core.reading.problems import InputError, Problem
+from planner.core.model.findings import SEVERITIES
 
 if TYPE_CHECKING:
     from planner.core.document import Report
@@ -94,8 +94,8 @@ def tree_files(listing: bytes) -> list[str]:
 def stacks_at_ref(ref: str, paths: Iterable[str], include: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[Any]:
     """The stacks under `paths` (relative to the current directory) as they were at git `ref`;
     in a folder, plain Pulumi stack files (no `planner:cluster`) are left out, as `plan` does."""
-    from planner import yamlload
-    from planner.parse import declares_cluster, matches, parse_stack, stack_name
+    from planner.core.reading import yaml_lines as yamlload
+    from planner.core.input.stack_files import declares_cluster, matches, parse_stack, stack_name
 
     if ref.startswith("-"):  # git would read it as an option
         raise InputError([Problem("<command line>", None, "--base-ref", "expected a git ref (a branch, tag or commit), "
@@ -140,7 +140,7 @@ def compare(args: argparse.Namespace) -> "Report":
     """The diff report: the head side's stacks, and the diff section (the base side's report, each
     stack's difference, the totals)."""
     from planner.commands import book_from_args
-    from planner.pipeline import PlanOptions, plan_stacks
+    from planner.core.planning.pipeline import PlanOptions, plan_stacks
 
     if args.program or args.stack:
         from planner.commands import requires
@@ -175,7 +175,7 @@ def _document(base_plans: list[Any], head_plans: list[Any], base_label: str, hea
     """The diff report of two sides' plans: each side's stacks as `plan` reports them, and their difference."""
     from dataclasses import replace
 
-    from planner.core.document.build import report
+    from planner.core.planning.build_report import report
     from planner.core.document.build_diff import diff_section
 
     for plans, label in ((base_plans, base_label), (head_plans, head_label)):
@@ -194,8 +194,8 @@ def _compare_program(args: argparse.Namespace) -> "Report":
     same runner and limits) at REF, checked out in a temporary `git worktree`, and in the working tree."""
     from planner.commands import book_from_args
     from planner.commands.plan import rule_options
-    from planner.pipeline import PlanOptions, plan_stacks
-    from planner.programs import load, stacks_for_cli
+    from planner.core.planning.pipeline import PlanOptions, plan_stacks
+    from planner.runtime.offline_run import load, stacks_for_cli
     where = "planner diff"
     if not args.program or not args.stack:
         raise InputError([Problem(where, None, "--program" if not args.program else "--stack",
@@ -269,7 +269,7 @@ class _worktree:
 
 def run(args: argparse.Namespace) -> int:
     from planner.commands.plan import problems_shown, show
-    from planner.findings import at_least
+    from planner.core.model.findings import at_least
 
     with problems_shown("diff", args):  # a broken stack file on either side: its problems, in the format asked for
         document = compare(args)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from planner.findings import SEVERITIES
-from planner.report.formats import FORMATS
+from planner.core.model.findings import SEVERITIES
+from planner.core.render.formats import FORMATS
 
 if TYPE_CHECKING:
     from planner.core.document import RenderContext, Report
@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from planner.commands import requires
-    from planner.core.document.build import report
+    from planner.core.planning.build_report import report
 
     # a missing extra is not a problem of the input: the run does not start, and writes nothing
     if args.program or args.stack:
@@ -56,10 +56,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _plans(args: argparse.Namespace) -> list[Any]:  # list[StackPlan]
     from planner.commands import book_from_args, stacks_from_args
-    from planner.pipeline import PlanOptions, plan_stacks
+    from planner.core.planning.pipeline import PlanOptions, plan_stacks
 
     if args.program or args.stack:
-        from planner.programs import stacks_for_cli
+        from planner.runtime.offline_run import stacks_for_cli
 
         stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
     else:
@@ -81,10 +81,10 @@ class problems_shown:
         return None
 
     def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> None:
-        from planner.errors import InputError
+        from planner.core.reading.problems import InputError
 
         if isinstance(exc, InputError):
-            from planner.core.document.build import problems_report
+            from planner.core.planning.build_report import problems_report
 
             try:
                 show(problems_report(self.command, exc.problems), self.args)  # type: ignore[arg-type]
@@ -93,9 +93,9 @@ class problems_shown:
 
 
 def render_context(fail_on: str = "error") -> "RenderContext":
-    """The render context of this run: the layout the CLI chose (`planner.report.text.term`) and `--fail-on`."""
+    """The render context of this run: the layout the CLI chose (`planner.core.text.term`) and `--fail-on`."""
     from planner.core.document import RenderContext
-    from planner.report.text import term
+    from planner.core.text import term
 
     t = term()
     return RenderContext(width=None if t.wide else t.width, colour=t.color, fail_on=fail_on)  # type: ignore[arg-type]
@@ -103,7 +103,7 @@ def render_context(fail_on: str = "error") -> "RenderContext":
 
 def show(document: "Report", args: argparse.Namespace) -> None:
     """Render `document` in `--format` and write it (`--output`, else standard output)."""
-    from planner.report.formats import render
+    from planner.core.render.formats import render
 
     write(render(document, args.format, render_context(getattr(args, "fail_on", "error"))), args.output)
 
@@ -117,14 +117,14 @@ def add_rule_option_arguments(parser: argparse.ArgumentParser) -> None:
 
 def rule_options(args: argparse.Namespace) -> dict[str, object]:
     """The rule options a command's flags set (`--fail-on-incomplete-cost`)."""
-    from planner.rules.cost import FAIL_ON_INCOMPLETE
+    from planner.core.rules.cost import FAIL_ON_INCOMPLETE
 
     return {FAIL_ON_INCOMPLETE: True} if getattr(args, "fail_on_incomplete_cost", False) else {}
 
 
 def _project_stacks(command: str = "plan") -> str:
     """No path given: the stack files of the Pulumi project in the current folder."""
-    from planner.project import stack_config_dir
+    from planner.core.input.pulumi_project import stack_config_dir
 
     return stack_config_dir(".", command)
 
@@ -135,7 +135,7 @@ def write(text: str, output: str | None) -> None:
     An `--output` that cannot be written is unusable input like a bad stack: one line, exit 2,
     and the file keeps what it held.
     """
-    from planner.fileio import emit, write_atomic
+    from planner.core.reading.bounded_files import emit, write_atomic
 
     if output:
         write_atomic(output, text, "--output")  # a temporary file, then a rename: never a half-written report

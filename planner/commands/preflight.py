@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from planner.commands import plan, region_arg
-from planner.findings import SEVERITIES
+from planner.core.model.findings import SEVERITIES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,12 +45,12 @@ def run(args: argparse.Namespace) -> int:
         requires("pulumi", "planner preflight --program")
     from planner.aws.preflight import SetupError, open_account
     from planner.commands import stacks_from_args
-    from planner.core.document.build import report
-    from planner.pipeline import check_suppressions
+    from planner.core.planning.build_report import report
+    from planner.core.planning.pipeline import check_suppressions
 
     with plan.problems_shown("preflight", args):
         if args.program or args.stack:  # the program's cluster, read back as `plan --program` reads it
-            from planner.programs import stacks_for_cli
+            from planner.runtime.offline_run import stacks_for_cli
 
             stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
         else:

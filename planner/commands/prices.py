@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from planner.errors import InputError, Problem
+from planner.core.reading.problems import InputError, Problem
 
 ARGS = "<command line>"
 REFRESH_TIMEOUT_SECONDS = 600.0  # several hundred Price List calls; other commands default to 60 s
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (serv
     """Fetch, then write atomically; exit 0 when everything was priced, 1 when the book is partial or empty."""
     import os
 
-    from planner import catalogue
+    from planner.core.catalogue import instance_types as catalogue
     from planner.commands import requires
 
     if client is None:
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (serv
     unpriced = len(result.missing) + result.not_asked + len(dropped)
     if unpriced:
         done += f"; partial: {unpriced} of {len(todo)} items not priced (listed above)"
-    from planner.fileio import emit
+    from planner.core.reading.bounded_files import emit
 
     emit(done + "\n")
     return 1 if unpriced else 0

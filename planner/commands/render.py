@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from planner.findings import SEVERITIES
-from planner.report.formats import FORMATS
+from planner.core.model.findings import SEVERITIES
+from planner.core.render.formats import FORMATS
 
 if TYPE_CHECKING:
     from planner.core.document import Report
@@ -33,11 +33,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from planner.commands.plan import show
-    from planner.report.formats import formats_of
+    from planner.core.render.formats import formats_of
 
     report = read(args.report)
     if args.format not in formats_of(report):
-        from planner.errors import InputError, Problem
+        from planner.core.reading.problems import InputError, Problem
 
         raise InputError([Problem(STDIN if args.report == "-" else args.report, None, "--format",
                                   f"a {report.command} report renders as {', '.join(formats_of(report))}; "
@@ -52,8 +52,8 @@ def read(path: str) -> Report:
     import json
 
     from planner.core.document import NotAReport, Report
-    from planner.errors import InputError, Problem
-    from planner.fileio import read_regular
+    from planner.core.reading.problems import InputError, Problem
+    from planner.core.reading.bounded_files import read_regular
 
     if path == "-":
         import sys

@@ -50,7 +50,7 @@ def reference_markdown() -> str:
         "| rule | severity | category | what it checks | remediation | source |",
         "|---|---|---|---|---|---|",
     ]
-    from planner.report.text import md_own_cell
+    from planner.core.text import md_own_cell
 
     for r in listed():
         lines.append(f"| `{r.id}` | {r.severity} | {r.category} | {md_own_cell(r.description)} | "
@@ -69,7 +69,7 @@ def replace_reference(text: str) -> str:
 
 def listed() -> list[Any]:
     """Every rule and check, by id (the spec rules and the preflight checks: ids never overlap)."""
-    from planner import rules
+    from planner.core import rules
 
     return sorted(rules.known().values(), key=lambda r: r.id)
 
@@ -83,12 +83,12 @@ def to_json() -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.fileio import emit
+    from planner.core.reading.bounded_files import emit
 
     if args.update_readme:
-        from planner.errors import InputError, Problem
+        from planner.core.reading.problems import InputError, Problem
 
-        from planner.fileio import read_regular, write_atomic
+        from planner.core.reading.bounded_files import read_regular, write_atomic
 
         raw = read_regular(args.update_readme, README_MAX_BYTES, "the README")
         try:
@@ -103,13 +103,13 @@ def run(args: argparse.Namespace) -> int:
             write_atomic(args.update_readme, updated, "--update-readme")  # a failed write leaves the README whole
         return 0
     if args.format == "json":
-        from planner.report.json_report import dumps
+        from planner.core.render.json_report import dumps
 
         emit(dumps(to_json()))
     elif args.format == "markdown":
         emit(reference_markdown())
     else:
-        from planner.report.text import Span, grid, human, term
+        from planner.core.text import Span, grid, human, term
 
         rules_json = to_json()["rules"]
         if term().wide:

@@ -13,9 +13,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.schema import render
+    from planner.core.input.json_schema import render
 
-    from planner.fileio import emit
+    from planner.core.reading.bounded_files import emit
 
     emit(render())
     return 0

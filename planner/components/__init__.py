@@ -1,7 +1,7 @@
 """Pulumi components for the clusters planner validates and prices (imports pulumi_aws).
 
 The core never imports this package; it imports the core. Every component plans its
-declared topology through `planner.pipeline.plan_stack` before creating anything.
+declared topology through `planner.core.planning.pipeline.plan_stack` before creating anything.
 """
 
 from planner.components.args import (

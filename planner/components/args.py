@@ -2,7 +2,7 @@
 
 The topology fields are the `planner:cluster` keys of the stack schema (docs/stack-schema.md), so a
 component's arguments turn into the same mapping a stack file holds and go through the
-same parser (`planner.parse.parse_cluster`): a typo is rejected with the same message
+same parser (`planner.core.input.stack_files.parse_cluster`): a typo is rejected with the same message
 whether it was written in YAML or in Python. The root volume size is topology (the
 estimate prices it); deployment-only fields (image, instance profile, key, tags) are not
 part of the topology and are never planned.
@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import pulumi
 
-from planner.model import ROOT_VOLUME_RANGE, Cluster, Lustre, NodeGroup
+from planner.core.model.cluster import ROOT_VOLUME_RANGE, Cluster, Lustre, NodeGroup
 
 T = TypeVar("T")
 
@@ -213,16 +213,16 @@ def _is_input(v: Any, allow_output: bool = True) -> bool:
 
 
 def region_problems(region: Any, label: str, key: str = "region") -> list[Any]:
-    from planner.errors import Problem
+    from planner.core.reading.problems import Problem
 
     if region is None:
         return []
     if not isinstance(region, str):
         return [Problem(label, None, key, f"expected an AWS region name such as us-east-2, got {_kind(region)}")]
-    from planner import data
+    from planner.core.catalogue import shipped_data as data
 
     if not data.regions().known(region):  # the CLI's region list (botocore's partition data, shipped): no boto3 needed
-        from planner.report.text import one_line
+        from planner.core.text import one_line
 
         return [Problem(label, None, key, f"unknown AWS region '{one_line(region[:24])}'; expected one such as us-east-2")]
     return []
@@ -231,7 +231,7 @@ def region_problems(region: Any, label: str, key: str = "region") -> list[Any]:
 def check_cluster_args(args: Any, label: str) -> None:
     """Raise ClusterInputError (every problem, each naming its argument) unless `args` can be planned and built."""
     from planner.components.errors import ClusterInputError
-    from planner.errors import Problem
+    from planner.core.reading.problems import Problem
 
     if not isinstance(args, ClusterArgs):
         raise ClusterInputError([Problem(label, None, "args", f"expected ClusterArgs, got {_kind(args)}")])
@@ -277,8 +277,8 @@ def check_cluster_args(args: Any, label: str) -> None:
 
 def tag_problems(tags: Any, label: str, key: str = "tags") -> list[Any]:
     """Tags EC2 accepts: string keys of 1-128 characters without the reserved `aws:` prefix, values up to 256."""
-    from planner.errors import Problem
-    from planner.report.text import first_control, one_line
+    from planner.core.reading.problems import Problem
+    from planner.core.text import first_control, one_line
 
     if not isinstance(tags, Mapping):
         return [Problem(label, None, key, f"expected a mapping of tag keys to values, got {_kind(tags)}")]
@@ -301,8 +301,8 @@ def cidr_problems(vpc_cidr: Any, subnet_cidr: Any, label: str) -> list[Any]:
     """An IPv4 VPC block of /16 to /28, and a subnet block inside it (Amazon VPC CIDR rules)."""
     import ipaddress
 
-    from planner.errors import Problem
-    from planner.report.text import one_line
+    from planner.core.reading.problems import Problem
+    from planner.core.text import one_line
 
     out = []
     nets = {}

@@ -15,17 +15,17 @@ from typing import Any
 
 import pulumi
 
-from planner import catalogue as _catalogue
-from planner.components import registry
+from planner.core.catalogue import instance_types as _catalogue
+from planner.runtime import declared_clusters as registry
 from planner.components.errors import ClusterInputError
-from planner.core.document.build import report as build_report
+from planner.core.planning.build_report import report as build_report
 from planner.core.document.report import Report
 from planner.core.document.stacks import ReportedFinding, StackReport
-from planner.errors import InputError, Problem
-from planner.model import Stack
-from planner.parse import parse_cluster
-from planner.pipeline import StackPlan, plan_stack
-from planner.yamlload import Lines
+from planner.core.reading.problems import InputError, Problem
+from planner.core.model.cluster import Stack
+from planner.core.input.stack_files import parse_cluster
+from planner.core.planning.pipeline import StackPlan, plan_stack
+from planner.core.reading.yaml_lines import Lines
 
 
 class ClusterRejected(pulumi.RunError):

@@ -17,16 +17,16 @@ from typing import Any, ClassVar
 import pulumi
 import pulumi_aws as aws
 
-from planner import catalogue as _catalogue
-from planner.catalogue import InstanceType
+from planner.core.catalogue import instance_types as _catalogue
+from planner.core.catalogue.instance_types import InstanceType
 from planner.components import checks, images
 from planner.components.args import ClusterArgs, check_cluster_args
 from planner.components.network import EfaNetwork, EfaNetworkArgs
 from planner.components.storage import LustreStorage, LustreStorageArgs
-from planner.errors import Problem
-from planner.model import NodeGroup, Stack
-from planner.rules.network import launch_interfaces
-from planner.yamlload import Lines
+from planner.core.reading.problems import Problem
+from planner.core.model.cluster import NodeGroup, Stack
+from planner.core.rules.network import launch_interfaces
+from planner.core.reading.yaml_lines import Lines
 
 
 class AcceleratedCluster(pulumi.ComponentResource):

@@ -14,7 +14,7 @@ from planner.components.cluster import (
     Trn2Cluster,
     UltraServerCluster,
 )
-from planner.yamlload import Lines
+from planner.core.reading.yaml_lines import Lines
 
 _BY_TYPE: dict[str, type[AcceleratedCluster]] = {
     cls.INSTANCE_TYPE: cls for cls in (Trn2Cluster, UltraServerCluster, P5enCluster) if cls.INSTANCE_TYPE
@@ -29,12 +29,12 @@ def from_config(name: str, cluster: Any, region: str, *, file: str | None = None
     a `pulumi.RunError`, one problem per line); the component class follows the node
     groups' instance type (Trn2Cluster, UltraServerCluster, P5enCluster, else
     AcceleratedCluster). `deployment` holds ClusterArgs' deployment-only fields
-    (image_id, instance_profile, ...). `file` and `lines` (from `planner.yamlload`) name
+    (image_id, instance_profile, ...). `file` and `lines` (from `planner.core.reading.yaml_lines`) name
     the stack file and lines in messages and findings.
     """
     source = file or f"planner:cluster of {name}"
     from planner.components.args import DEPLOYMENT_FIELDS, region_problems
-    from planner.errors import Problem
+    from planner.core.reading.problems import Problem
 
     problems = [Problem(source, None, k, f"unknown argument; expected one of: {', '.join(DEPLOYMENT_FIELDS)}")
                 for k in sorted(deployment) if k not in DEPLOYMENT_FIELDS] + region_problems(region, source, "aws:region")

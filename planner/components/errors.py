@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pulumi
 
-from planner.errors import Problem
+from planner.core.reading.problems import Problem
 
 
 class ClusterInputError(pulumi.RunError):

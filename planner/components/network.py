@@ -16,8 +16,8 @@ import pulumi_aws as aws
 
 from planner.components import checks
 from planner.components.args import cidr_problems, region_problems
-from planner.errors import Problem
-from planner.parse import az_in_region
+from planner.core.reading.problems import Problem
+from planner.core.input.stack_files import az_in_region
 
 # FSx for Lustre: TCP 988 and 1018-1023 between clients and file servers.
 LUSTRE_PORTS: tuple[tuple[int, int], ...] = ((988, 988), (1018, 1023))

@@ -15,7 +15,7 @@ PACK_NAME = "planner"
 
 def __getattr__(name: str) -> Any:
     """`POLICIES` loads pulumi_policy: only when asked for, so the read-back in
-    `planner.policy.topology` serves `planner plan --program` without it."""
+    `planner.readback.topology` serves `planner plan --program` without it."""
     if name == "POLICIES":
         from planner.policy.policies import POLICIES
 

@@ -12,23 +12,23 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
-from planner import catalogue as _catalogue
-from planner import rules as _rules
-from planner.core.document.build import report as build_report
+from planner.core.catalogue import instance_types as _catalogue
+from planner.core import rules as _rules
+from planner.core.planning.build_report import report as build_report
 from planner.core.document.report import Report, RuleInfo
 from planner.core.document.stacks import ReportedFinding
-from planner.cost import PriceBook, load_price_book
-from planner.findings import Finding
-from planner.model import Cluster, Stack
-from planner.pipeline import (
+from planner.core.cost import PriceBook, load_price_book
+from planner.core.model.findings import Finding
+from planner.core.model.cluster import Cluster, Stack
+from planner.core.planning.pipeline import (
     PlanOptions,
     StackPlan,
     plan_stack,
     settle,
     unused_suppressions,
 )
-from planner.policy.resources import Graph, from_policy
-from planner.policy.topology import Rebuilt, Violation, rebuild, to_stack
+from planner.readback.resources import Graph, from_policy
+from planner.readback.topology import Rebuilt, Violation, rebuild, to_stack
 
 STACK_FILE = "<stack resources>"
 
@@ -161,7 +161,7 @@ def describe(finding: ReportedFinding, rule: RuleInfo | None, config_fixes: bool
         where = "" if readback else "in the planner:cluster config, "
         fix = f" Fix: {where}{finding.fix.rstrip('.')}."
     elif finding.fix and finding.resource:  # the rule's own fix, restated against the resource it concerns
-        from planner.program_terms import restate
+        from planner.readback.program_terms import restate
 
         fix = f" Fix: {restate(finding.fix, _leaf(finding.path), finding.resource).rstrip('.')}."
     else:
@@ -177,7 +177,7 @@ def described(doc: Report, config_fixes: bool = False) -> list[tuple[ReportedFin
 
 def _leaf(key: str) -> tuple[str, ...]:
     """A finding's key (`planner:cluster.node_groups[0].count`) as the key path its last key ends
-    (what `planner.program_terms.restate` names the resource's property by)."""
+    (what `planner.readback.program_terms.restate` names the resource's property by)."""
     last = key.rsplit(".", 1)[-1].split("[", 1)[0]
     return (last,) if last else ()
 

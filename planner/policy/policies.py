@@ -21,10 +21,11 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from planner import rules as _rules
-from planner.cost import HOURS_PER_MONTH, load_price_book
-from planner.errors import InputError
-from planner.policy import resource_checks, security_groups
+from planner.core import rules as _rules
+from planner.core.cost import HOURS_PER_MONTH, load_price_book
+from planner.core.reading.problems import InputError
+from planner.policy import resource_checks
+from planner.readback import security_groups
 from planner.policy.planning import (
     Violation,
     declared_cluster,
@@ -34,9 +35,9 @@ from planner.policy.planning import (
     findings_as_violations,
     plan_resources,
 )
-from planner.policy.resources import Graph, dig, from_policy, plain
-from planner.report.cost_report import headline
-from planner.rules import resource_checks as resource_rules
+from planner.readback.resources import Graph, dig, from_policy, plain
+from planner.core.render.cost_report import headline
+from planner.core.rules import resource_checks as resource_rules
 
 TOPOLOGY = "planner-topology"
 TOPOLOGY_WARNINGS = "planner-topology-warnings"
@@ -156,7 +157,7 @@ def _size_unsized(unsized: list[Any], config: Mapping[str, Any], data: Mapping[s
                   ) -> tuple[list[dict[str, Any]], list[tuple[str, Any]]]:
     """The read-back's node groups plus one per unsized compute resource, `instances` of its first
     catalogue type, when the policy config sets both `hours` and `instances`; else why not."""
-    from planner import catalogue as _catalogue
+    from planner.core.catalogue import instance_types as _catalogue
 
     cat = _catalogue.load()
     count, hours = config.get("instances"), config.get("hours")

@@ -2,7 +2,7 @@
 
 Each check takes the resource type and its plain props (camelCase, as the engine passes
 inputs) and returns `(rule id, violation message)` pairs: every check has the id of a rule
-declared in the core (`planner.rules.resource_checks`, `planner.rules.lustre`, ...), so it is
+declared in the core (`planner.core.rules.resource_checks`, `planner.core.rules.lustre`, ...), so it is
 listed by `planner rules` and suppressed like any rule. Where the rules engine already holds
 the logic (public IPs with several launch interfaces, FSx for Lustre values), the check builds
 a one-part model and runs those rules, so the pack and `planner plan` cannot disagree; the
@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from planner import catalogue as _catalogue
-from planner.model import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup
+from planner.core.catalogue import instance_types as _catalogue
+from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup
 from planner.policy.planning import described, rules_report
-from planner.policy.resource_inputs import _interfaces, imdsv2_required, interface_security_groups
-from planner.policy.resources import (
+from planner.readback.resource_inputs import _interfaces, imdsv2_required, interface_security_groups
+from planner.readback.resources import (
     INSTANCE,
     LAUNCH_TEMPLATE,
     LUSTRE,
@@ -26,7 +26,7 @@ from planner.policy.resources import (
     known,
     truthy,
 )
-from planner.rules.resource_checks import (
+from planner.core.rules.resource_checks import (
     IMDSV2,
     INTERFACE_SECURITY_GROUPS,
 )

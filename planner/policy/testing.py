@@ -175,8 +175,8 @@ def capture(program: Callable[[], Any], config: Mapping[str, str] | None = None,
     """
     from pulumi.runtime.settings import get_monitor
 
-    from planner.mocking import EchoMocks
-    from planner.programs import run_with_mocks
+    from planner.runtime.mocks import EchoMocks
+    from planner.runtime.offline_run import run_with_mocks
 
     echo = EchoMocks(provider_fields=True, components_too=True)
     run_with_mocks(program, mocks or echo, dict(config or {}), project=project, stack=stack)

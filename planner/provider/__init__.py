@@ -61,7 +61,7 @@ def provider_class() -> type[Any]:
     from planner.components.checks import ClusterRejected
     from planner.components.errors import ClusterInputError
     from planner.provider import inputs as shapes
-    from planner.report.text import one_line
+    from planner.core.text import one_line
 
     class PlannerComponentProvider(ComponentProvider):
         def construct(self, name: str, resource_type: str, inputs: Any, options: Any = None) -> Any:

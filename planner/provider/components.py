@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Optional
 import pulumi
 
 from planner import components as py
-from planner.errors import Problem
+from planner.core.reading.problems import Problem
 from planner.provider.args import (
     ClusterArgs,
     EfaNetworkArgs,

@@ -38,7 +38,7 @@ def _properties(provider: Any, value: Any, properties: dict[str, Any], path: str
 def _check(provider: Any, value: Any, prop: Any, path: str, out: list[tuple[str, str]]) -> None:
     from pulumi import Output
 
-    from planner.reader import kind
+    from planner.core.reading.fields import kind
 
     if value is None or isinstance(value, Output):  # absent (the SDK checks required inputs), or unknown in a preview
         return

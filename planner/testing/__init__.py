@@ -30,7 +30,7 @@ def deploy(directory: str, stack: str, region: str | None = None) -> MotoMocks:
     The region defaults to the stack's `aws:region`. Call inside `moto.mock_aws()`; the
     returned mocks list every registered resource. Raises what the program raises.
     """
-    from planner import programs
+    from planner.runtime import offline_run as programs
 
     program = programs.load(directory)
     mocks = MotoMocks(region or program.config(stack).get("aws:region") or "us-east-1")
@@ -46,7 +46,7 @@ def run(declare: Callable[[], Any], mocks: MotoMocks, config: dict[str, Any] | N
     `aws:region` defaults to the mocks' region. Waits for every registration; raises what
     `declare` raises.
     """
-    from planner.programs import run_with_mocks
+    from planner.runtime.offline_run import run_with_mocks
 
     values = {"aws:region": mocks.region, **(config or {})}
     strings = {k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items()}

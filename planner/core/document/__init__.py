@@ -5,7 +5,7 @@ Like Infracost's `output.Root`: typed, versioned, and re-renderable from its own
 artifact without planning again. Renderers import only these types and text helpers;
 producers (plan, preflight, diff, compare, capacity, the components and the policy pack)
 resolve everything a renderer shows (locations, rule metadata, fixes) before the document is
-built (`planner.core.document.build` for stacks).
+built (`planner.core.planning.build_report` for stacks).
 """
 
 from planner.core.document.report import SEVERITIES, VERSION, InputProblem, NotAReport, RenderContext, Report, RuleInfo, Severity

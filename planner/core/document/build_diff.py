@@ -17,7 +17,7 @@ from planner.core.document.diff import Change, DiffSection, DiffTotal, LineItemC
 from planner.core.document.report import Report
 from planner.core.document.stacks import ReportedFinding, StackReport
 
-HOURS_PER_MONTH = 730  # planner.cost.HOURS_PER_MONTH (not imported: the document does not depend on the cost model)
+HOURS_PER_MONTH = 730  # planner.core.cost.HOURS_PER_MONTH (not imported: the document does not depend on the cost model)
 
 
 def diff_section(base: Report, head: Report, base_label: str, head_label: str, price_book: str,

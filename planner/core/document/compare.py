@@ -1,7 +1,7 @@
 """The compare section of the document: what one training job costs, and how long it takes,
 on each instance type and purchase option with a price (`planner compare`).
 
-Figures are as the producer (`planner.cost.compare`) rounded them, so the renderers format
+Figures are as the producer (`planner.core.cost.compare`) rounded them, so the renderers format
 and never compute; `from_json(to_json(x)) == x`.
 """
 

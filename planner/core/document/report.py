@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from planner.core.document.stacks import StackReport
-from planner.findings import SEVERITIES, Severity, at_least
+from planner.core.model.findings import SEVERITIES, Severity, at_least
 
 VERSION = 2  # the JSON document's version: 1 was `{"version": 1, "stacks": [...]}` of `plan`
 
@@ -42,8 +42,8 @@ class InputProblem:
 
     @property
     def text(self) -> str:
-        """The problem in one line, as planner says it on standard error (`planner.errors.Problem`)."""
-        from planner.errors import Problem
+        """The problem in one line, as planner says it on standard error (`planner.core.reading.problems.Problem`)."""
+        from planner.core.reading.problems import Problem
 
         return str(Problem(self.file, self.line, self.key, self.message))
 
@@ -81,7 +81,7 @@ class RenderContext:
     `--wide`), colour (ANSI styles in human output), and the exit threshold the table's last line
     states (`--fail-on`)."""
 
-    width: int | None = 100  # what planner fits to when piped (planner.report.text.DEFAULT_WIDTH)
+    width: int | None = 100  # what planner fits to when piped (planner.core.text.DEFAULT_WIDTH)
     colour: bool = False
     fail_on: Literal["error", "warning"] = "error"
 

@@ -1,13 +1,13 @@
 """The stack section of the document: one planned (or preflighted) stack as every format shows it.
 
 Everything a renderer needs is here, resolved by the producer before the document is built
-(`planner.core.document.build`): a finding's file, line and resource (for a cluster read back
+(`planner.core.planning.build_report`): a finding's file, line and resource (for a cluster read back
 from a program: the program's file and line and the resource's URN), its stack-specific fix,
 the parts of the cluster its line belongs to (so "a price for a part an error rules out" is
 decided without the stack file), and the declared topology the Markdown diagram draws. So no
 renderer asks the registry, the catalogue, the pipeline or the locator.
 
-`summary` and `cost` are the JSON forms `planner.summary.summarize` and the cost estimate
+`summary` and `cost` are the JSON forms `planner.core.planning.summary.summarize` and the cost estimate
 (`CostEstimate.to_json`) produce: the contract between those modules and every renderer,
 documented in docs/output.md, kept as plain JSON values so that the document round-trips
 exactly (`StackReport.from_json(s.to_json()) == s`).
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.findings import Severity
+from planner.core.model.findings import Severity
 
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
 EXTERNAL = "external"

@@ -1,0 +1,271 @@
+"""The spec catalogue (data in `data/catalogue.yaml`), loaded once into typed records.
+
+Figures live in the data file with their sources; this module only gives them types and
+the few derived values (per-instance peak, an UltraServer's chips) that rules and cost share.
+UltraServer types are entries of their own (`Catalogue.ultraserver_types`), each naming its
+member instance type: code asks the catalogue which UltraServer a node group is made of
+(`Catalogue.ultraserver_of`), never a type name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
+
+from planner.core.catalogue import shipped_data as _data
+from planner.core.catalogue.shipped_data import LocalZone
+
+if TYPE_CHECKING:
+    from planner.core.model.cluster import Purchase
+
+PRECISIONS = ("bf16_dense", "fp8_dense", "fp8_sparse")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A public page the catalogue cites for its figures, with the date it was read."""
+
+    id: str
+    title: str
+    url: str
+    as_of: str
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """An accelerator chip as its vendor documents it (memory, peak TFLOPS per precision)."""
+
+    name: str
+    vendor: str
+    memory_gib: float
+    peak_tflops: Mapping[str, float | None]
+    source: str
+    neuron_cores: int | None = None
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class InstanceType:
+    """An EC2 instance type with the figures planner plans with, each traceable to a source."""
+
+    name: str
+    family: str
+    accelerator: Accelerator
+    accelerator_count: int
+    vcpus: int
+    memory_gib: int
+    network_cards: int | None  # None: not published for the type (p6e-gb200.36xlarge)
+    network_bandwidth_gbps: float
+    efa_supported: bool
+    efa_generation: int | None
+    efa_max_interfaces: int | None
+    max_network_interfaces: int | None
+    local_nvme_disks: int | None
+    local_nvme_disk_gb: int | None
+    spot: bool
+    capacity_block: bool
+    regions: tuple[str, ...]
+    source: str
+    field_sources: Mapping[str, str] = field(default_factory=dict)
+    notes: str = ""
+    efa_first_card: int = 0  # the first network card that takes EFA (p6-b300.48xlarge: card 0 is ENA only)
+    # regions where the Capacity Blocks pricing page sells the type's blocks beyond `regions` (the offerings)
+    capacity_block_regions: tuple[str, ...] = ()
+    capacity_block_local_zones: tuple[LocalZone, ...] = ()  # Local Zones the pricing page sells its blocks in
+
+    def sold_in(self, region: str, purchase: Purchase) -> bool:
+        """Listed in `region` for `purchase`: the offerings, plus the Capacity Blocks pricing page's regions for blocks."""
+        return region in self.regions or (purchase == "capacity-block" and region in self.capacity_block_regions)
+
+    @property
+    def efa_cards(self) -> tuple[int, ...]:
+        """The network cards that take one EFA interface each for the type's full bandwidth; () when unknown."""
+        if not self.efa_supported or self.network_cards is None or self.efa_max_interfaces is None:
+            return ()
+        n = min(self.network_cards - self.efa_first_card, self.efa_max_interfaces)
+        return tuple(range(self.efa_first_card, self.efa_first_card + n))
+
+    @property
+    def neuron_cores(self) -> int | None:
+        per_chip = self.accelerator.neuron_cores
+        return per_chip * self.accelerator_count if per_chip else None
+
+    @property
+    def accelerator_memory_gib(self) -> float:
+        return self.accelerator.memory_gib * self.accelerator_count
+
+    def peak_pflops(self, precision: str) -> float | None:
+        """Peak PFLOPS of one instance at `precision` (bf16_dense, fp8_dense, fp8_sparse)."""
+        tf = self.accelerator.peak_tflops.get(precision)
+        return None if tf is None else tf * self.accelerator_count / 1000.0
+
+    def source_of(self, figure: str) -> str:
+        return self.field_sources.get(figure, self.source)
+
+
+@dataclass(frozen=True)
+class UltraServerType:
+    """An UltraServer type as AWS sells it: `members` instances of one type joined by an accelerator
+    interconnect, booked whole (one Capacity Block per UltraServer).
+
+    `member_instance_type` is None while AWS's EC2 API lists no instance type for it (Trn3):
+    then it is listed with its figures and not declarable."""
+
+    name: str  # AWS's UltraserverType, such as u-trn2x64
+    title: str
+    member_instance_type: str | None
+    members: int
+    accelerator: Accelerator
+    accelerators_per_member: int
+    interconnect: str
+    purchase: tuple[str, ...]
+    regions: tuple[str, ...]
+    local_zones: tuple[LocalZone, ...]
+    source: str
+    general_availability: str | None = None
+    field_sources: Mapping[str, str] = field(default_factory=dict)
+    notes: str = ""
+    family: str | None = None  # the instance family its members will have, while the API lists none (trn3)
+
+    @property
+    def accelerators(self) -> int:
+        return self.members * self.accelerators_per_member
+
+    @property
+    def declarable(self) -> bool:
+        return self.member_instance_type is not None
+
+    @property
+    def accelerator_memory_gib(self) -> float:
+        return self.accelerator.memory_gib * self.accelerators
+
+    def peak_pflops(self, precision: str) -> float | None:
+        """Peak PFLOPS of one whole UltraServer at `precision`."""
+        tf = self.accelerator.peak_tflops.get(precision)
+        return None if tf is None else tf * self.accelerators / 1000.0
+
+
+class _Grouped(Protocol):
+    """What `Catalogue.ultraserver_of` reads from a node group (planner.core.model.cluster.NodeGroup)."""
+
+    @property
+    def instance_type(self) -> str: ...
+
+    @property
+    def ultraserver_type(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """Everything catalogue.yaml declares, keyed by name: the only source of hardware figures."""
+
+    sources: Mapping[str, Source]
+    accelerators: Mapping[str, Accelerator]
+    instance_types: Mapping[str, InstanceType]
+    ultraserver_types: Mapping[str, UltraServerType]
+
+    def get(self, name: str) -> InstanceType | None:
+        return self.instance_types.get(name)
+
+    def ultraservers_of(self, instance_type: str) -> tuple[UltraServerType, ...]:
+        """The UltraServer types `instance_type` is a member of, smallest first (p6e-gb200.36xlarge: two)."""
+        return tuple(sorted((u for u in self.ultraserver_types.values() if u.member_instance_type == instance_type),
+                            key=lambda u: (u.members, u.name)))
+
+    def is_member(self, instance_type: str) -> bool:
+        """True for an instance type sold only as part of UltraServers."""
+        return bool(self.ultraservers_of(instance_type))
+
+    def ultraserver_of(self, group: _Grouped) -> UltraServerType | None:
+        """The UltraServer type a node group is made of: the one it names, else the only one its
+        instance type belongs to; None for instance types sold one by one (or a member type of
+        several UltraServer types whose group names none, which only a read-back can produce)."""
+        if group.ultraserver_type is not None:
+            return self.ultraserver_types.get(group.ultraserver_type)
+        types = self.ultraservers_of(group.instance_type)
+        return types[0] if len(types) == 1 else None
+
+    def unit_of(self, group: _Grouped) -> int:
+        """Instances a group is bought in: its UltraServer's members, else 1."""
+        ultra = self.ultraserver_of(group)
+        return ultra.members if ultra else 1
+
+    def not_yet_listed(self, instance_type: str) -> tuple[UltraServerType, ...]:
+        """UltraServer types of the family `instance_type` names (trn3.48xlarge: Trn3) that AWS sells but
+        whose instance types the EC2 API does not list yet."""
+        family = instance_type.split(".")[0].lower()
+        return tuple(u for u in self.ultraserver_types.values() if not u.declarable and u.family and family.startswith(u.family))
+
+    @property
+    def declarable_ultraserver_types(self) -> tuple[UltraServerType, ...]:
+        return tuple(u for u in self.ultraserver_types.values() if u.declarable)
+
+
+def _accelerator(name: str, raw: dict[str, Any]) -> Accelerator:
+    return Accelerator(
+        name=name,
+        vendor=raw["vendor"],
+        memory_gib=raw["memory_gib"],
+        peak_tflops=dict(raw["peak_tflops"]),
+        source=raw["source"],
+        neuron_cores=raw.get("neuron_cores"),
+        notes=raw.get("notes", ""),
+    )
+
+
+def _zones(raw: Any) -> tuple[LocalZone, ...]:
+    return tuple(LocalZone(z["zone"], z["region"], bool(z.get("opt_in"))) for z in raw or ())
+
+
+def build(raw: dict[str, Any]) -> Catalogue:
+    sources = {k: Source(k, v["title"], v["url"], str(v["as_of"])) for k, v in raw["sources"].items()}
+    accelerators = {k: _accelerator(k, v) for k, v in raw["accelerators"].items()}
+    types: dict[str, InstanceType] = {}
+    for name, v in raw["instance_types"].items():
+        efa = v["efa"]
+        types[name] = InstanceType(
+            name=name,
+            family=v["family"],
+            accelerator=accelerators[v["accelerator"]],
+            accelerator_count=v["accelerator_count"],
+            vcpus=v["vcpus"],
+            memory_gib=v["memory_gib"],
+            network_cards=v["network_cards"],
+            network_bandwidth_gbps=v["network_bandwidth_gbps"],
+            efa_supported=efa["supported"],
+            efa_generation=efa.get("generation"),
+            efa_max_interfaces=efa.get("max_interfaces", 0) if efa["supported"] else 0,
+            efa_first_card=efa.get("first_card", 0),
+            capacity_block_regions=tuple(v.get("capacity_block_regions") or ()),
+            capacity_block_local_zones=_zones(v.get("capacity_block_local_zones")),
+            max_network_interfaces=v["max_network_interfaces"],
+            local_nvme_disks=v["local_nvme"]["disks"],
+            local_nvme_disk_gb=v["local_nvme"]["disk_gb"],
+            spot=v["spot"],
+            capacity_block=v["capacity_block"],
+            regions=tuple(v["regions"]),
+            source=v["source"],
+            field_sources=dict(v.get("field_sources") or {}),
+            notes=v.get("notes", ""),
+        )
+    ultra = {}
+    for name, v in (raw.get("ultraserver_types") or {}).items():
+        ultra[name] = UltraServerType(
+            name=name, title=v["name"], member_instance_type=v.get("member_instance_type"), members=v["members"],
+            accelerator=accelerators[v["accelerator"]], accelerators_per_member=v["accelerators_per_member"],
+            interconnect=v["interconnect"], purchase=tuple(v.get("purchase") or ()), regions=tuple(v.get("regions") or ()),
+            local_zones=_zones(v.get("local_zones")),
+            source=v["source"], general_availability=None if v.get("general_availability") is None else str(v["general_availability"]),
+            field_sources=dict(v.get("field_sources") or {}), notes=v.get("notes", ""), family=v.get("family"),
+        )
+    for u in ultra.values():
+        if u.member_instance_type is not None and u.member_instance_type not in types:
+            raise ValueError(f"catalogue: UltraServer type {u.name} names unknown member instance type {u.member_instance_type}")
+    return Catalogue(sources, accelerators, types, ultra)
+
+
+@lru_cache(maxsize=1)
+def load() -> Catalogue:
+    """The shipped catalogue (parsed once per process)."""
+    return build(_data.raw("catalogue.yaml")[0])

@@ -1,0 +1,375 @@
+"""Price books: prices as data, each with its source and the date it was read.
+
+A book maps (instance_type, region, purchase) to USD per instance-hour, (region,
+deployment_type, per_unit_storage_throughput) to USD per GB-month of FSx for Lustre, and
+(region, volume_type) to USD per GB-month of EBS storage (the instances' root volumes).
+Books layer: a user's file, or live prices, are overlaid on the built-in book and win
+where they overlap, so a team can correct one price without copying the rest. Nothing
+is ever priced at zero by default: a missing key is an unknown price.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any, Mapping, cast
+
+from planner.core.catalogue import shipped_data as _data
+from planner.core.reading import yaml_lines as yamlload
+from planner.core.reading.problems import InputError, Problem
+from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, PURCHASES, DeploymentType, Path, Purchase
+from planner.core.reading.yaml_lines import Lines
+
+BUILTIN = ("current", "seed-2024")
+DEFAULT = "current"
+
+INSTANCE_KEYS = ("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of", "assumption", "note")
+LUSTRE_KEYS = ("region", "deployment_type", "per_unit_storage_throughput", "usd_per_gb_month", "source", "as_of",
+               "assumption", "note")
+EBS_KEYS = ("region", "volume_type", "usd_per_gb_month", "source", "as_of", "assumption", "note")
+EBS_VOLUME_TYPES = ("gp3",)  # the root volumes the components create; other types are not priced
+DERIVED_KEYS = ("instance_type", "purchase", "from", "basis")
+TOP_KEYS = ("name", "description", "instances", "lustre", "ebs", "derived")
+
+_AS_OF = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?", re.ASCII)
+# The smallest price a book may hold: planner shows rates to at most four decimals
+# (`planner.core.text.usd_rate`), so a smaller one (5e-324, say) would print as $0, and
+# nothing is ever priced at zero. Every real EC2, FSx or EBS price is far above it.
+MIN_USD = 0.0001
+
+
+@dataclass(frozen=True)
+class Price:
+    """One sourced price: USD per `unit`, read on `as_of` from `source`."""
+
+    usd: float
+    unit: str  # "instance-hour" or "GB-month"
+    source: str
+    as_of: str
+    book: str  # the book (or file) the entry came from
+    assumption: str | None = None
+    note: str | None = None
+
+
+InstanceKey = tuple[str, str, str]  # instance_type, region, purchase
+LustreKey = tuple[str, str, int | None]  # region, deployment_type, per-unit throughput (None for SCRATCH)
+EbsKey = tuple[str, str]  # region, volume_type
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """Price `instance_type` bought as `purchase` like `source_type` when it has no price of its own."""
+
+    instance_type: str
+    purchase: Purchase
+    source_type: str
+    basis: str
+
+
+def lustre_key(region: str, deployment_type: DeploymentType, throughput: int | None) -> LustreKey:
+    """SCRATCH file systems have a fixed throughput, so it is not part of their price key."""
+    return (region, deployment_type, None if deployment_type.startswith("SCRATCH") else throughput)
+
+
+@dataclass(frozen=True)
+class Override:
+    """A one-off `--price TYPE[:PURCHASE][@REGION]=USD` from the command line; None matches any."""
+
+    instance_type: str
+    purchase: Purchase | None
+    region: str | None
+    usd: float
+    text: str  # as typed, for the report
+
+    def matches(self, instance_type: str, region: str, purchase: Purchase) -> bool:
+        return (self.instance_type == instance_type and self.purchase in (None, purchase)
+                and self.region in (None, region))
+
+    def price(self) -> Price:
+        return Price(self.usd, "instance-hour", f"your figure (--price {self.text})", "command line", "--price")
+
+
+@dataclass(frozen=True)
+class PriceBook:
+    """Prices by key with their sources and dates; a key missing here is unknown, never zero."""
+
+    name: str
+    instances: Mapping[InstanceKey, Price] = field(default_factory=dict)
+    lustre: Mapping[LustreKey, Price] = field(default_factory=dict)
+    ebs: Mapping[EbsKey, Price] = field(default_factory=dict)
+    derived: Mapping[tuple[str, str], Derivation] = field(default_factory=dict)
+    overrides: tuple[Override, ...] = ()  # --price: win over every entry; the last one given wins
+
+    def with_overrides(self, overrides: tuple[Override, ...]) -> "PriceBook":
+        """This book with the user's --price figures on top."""
+        if not overrides:
+            return self
+        return replace(self, name=f"{self.name} + --price", overrides=self.overrides + overrides)
+
+    def instance(self, instance_type: str, region: str, purchase: Purchase) -> Price | None:
+        """The price of one instance-hour, or None when unknown. Derived prices carry their basis."""
+        for o in reversed(self.overrides):
+            if o.matches(instance_type, region, purchase):
+                return o.price()
+        direct = self.instances.get((instance_type, region, purchase))
+        if direct is not None:
+            return direct
+        d = self.derived.get((instance_type, purchase))
+        if d is None:
+            return None
+        base = self.instances.get((d.source_type, region, purchase))
+        if base is None:
+            return None
+        why = f"{d.basis} ({d.source_type} {purchase} in {region}: {base.usd} USD/h)"
+        if base.assumption:
+            why += f"; {base.assumption}"
+        return replace(base, assumption=why)
+
+    def lustre_price(self, region: str, deployment_type: DeploymentType, throughput: int | None) -> Price | None:
+        return self.lustre.get(lustre_key(region, deployment_type, throughput))
+
+    def ebs_price(self, region: str, volume_type: str) -> Price | None:
+        """USD per GB-month of EBS storage of `volume_type` in `region`, or None when unknown."""
+        return self.ebs.get((region, volume_type))
+
+    def overlay(self, data: dict[str, Any], origin: str, lines: Lines | None = None) -> "PriceBook":
+        """This book with the entries of `data` (the user-file shape) added, winning on equal keys.
+
+        `origin` names where `data` came from (a file, "aws-price-list", ...): it is the
+        `book` of every entry it adds and appears in the estimate. Invalid data raises
+        InputError with one problem per bad key.
+        """
+        parsed = _parse(data, origin, lines or {})
+        return PriceBook(
+            name=f"{self.name} + {parsed.name}" if parsed.name != self.name else self.name,
+            instances={**self.instances, **parsed.instances},
+            lustre={**self.lustre, **parsed.lustre},
+            ebs={**self.ebs, **parsed.ebs},
+            derived={**self.derived, **parsed.derived},
+            overrides=self.overrides,
+        )
+
+    def purchases(self, instance_type: str, region: str) -> list[str]:
+        """Purchase options with a known (direct or derived) price for a type in a region."""
+        return [p for p in PURCHASES if self.instance(instance_type, region, p) is not None]
+
+    def entries(self) -> list[tuple[str, Price]]:
+        """Every price entry with a readable key, for listing and tests."""
+        out = [(f"{t} {r} {p}", v) for (t, r, p), v in self.instances.items()]
+        out += [(f"lustre {r} {d} {t or ''}".rstrip(), v) for (r, d, t), v in self.lustre.items()]
+        out += [(f"ebs {r} {t}", v) for (r, t), v in self.ebs.items()]
+        return out
+
+
+# --- reading and validating --------------------------------------------------------------
+
+def _real_date(text: str) -> bool:
+    """2026, 2026-08 and 2026-08-01 are dates; 2026-13 and 2026-02-30 are not."""
+    year, month, day = (text.split("-") + ["01", "01"])[:3]
+    try:
+        _dt.date(int(year), int(month), int(day))
+    except ValueError:
+        return False
+    return True
+
+
+def _as_of(r: Any, v: Any, path: Path) -> str | None:
+    if isinstance(v, _dt.date):
+        return v.isoformat()
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = str(v)
+    if isinstance(v, str) and _AS_OF.fullmatch(v) and _real_date(v):
+        return v
+    r.fail(path, f"expected a date such as 2026-08-01 (or 2026-08, 2026), got {_describe(v)}")
+    return None
+
+
+def _describe(v: Any) -> str:
+    from planner.core.reading.fields import kind
+
+    return kind(v)
+
+
+def _price(r: Any) -> Any:
+    """The converter of a price: a positive number up to the reader's bound, at least MIN_USD."""
+    def conv(v: Any, path: Path) -> float | None:
+        usd: float | None = r.positive_number(v, path)
+        if usd is not None and usd < MIN_USD:
+            r.fail(path, f"expected at least {MIN_USD:g} USD (smaller prices would show as $0), got {_describe(v)}")
+            return None
+        return usd
+
+    return conv
+
+
+def _entries(r: Any, data: dict[str, Any], key: str) -> list[tuple[Path, dict[str, Any]]]:
+    raw = data.get(key)
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        r.fail((key,), f"expected a list of price entries, got {_describe(raw)}")
+        return []
+    out = []
+    for i, item in enumerate(raw):
+        if isinstance(item, dict):
+            out.append(((key, i), item))
+        else:
+            r.fail((key, i), f"expected a mapping, got {_describe(item)}")
+    return out
+
+
+def _repeated(r: Any, seen: dict[tuple[Any, ...], Path], key: tuple[Any, ...], path: Path, what: str) -> bool:
+    """Whether `key` was priced by an earlier entry; then a problem naming both entries' lines.
+
+    Two prices for one key, written twice or copied in through a YAML merge key (`<<: *a`),
+    would leave the estimate to whichever comes last: the book is refused instead."""
+    first = seen.setdefault(key, path)
+    if first == path:
+        return False
+    from planner.core.reading.yaml_lines import line_of
+
+    at = line_of(r.lines, first)
+    where = f"line {at}" if at else f"{first[0]}[{first[1]}]"
+    r.fail(path, f"a second price for {what} (the first is at {where}); expected one entry per key")
+    return True
+
+
+def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
+    from planner.core.catalogue import instance_types as _catalogue
+    from planner.core.reading.fields import REGION as _REGION
+    from planner.core.reading.fields import Reader
+
+    r = Reader(origin, lines)
+    top = r.mapping(data, (), TOP_KEYS)
+    if top is None:
+        raise InputError(r.problems)
+    types = _catalogue.load().instance_types
+    name = r.get(top, "name", (), r.string) or os.path.basename(origin)
+    region_conv = r.pattern(_REGION, "an AWS region such as us-east-2")
+    type_conv = r.choice(tuple(types))
+    seen: dict[tuple[Any, ...], Path] = {}  # each price's key -> the entry that gave it
+    instances: dict[InstanceKey, Price] = {}
+    for p, m in _entries(r, top, "instances"):
+        r.mapping(m, p, INSTANCE_KEYS, required=("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of"))
+        vals: tuple[Any, ...] = (r.get(m, "instance_type", p, type_conv), r.get(m, "region", p, region_conv),
+                r.get(m, "purchase", p, r.choice(PURCHASES)), r.get(m, "usd_per_hour", p, _price(r)),
+                r.get(m, "source", p, r.string), r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
+        if None in vals:
+            continue
+        itype, region, purchase, usd, source, as_of = vals
+        if _repeated(r, seen, (itype, region, purchase), p, f"{itype} {purchase} in {region}"):
+            continue
+        instances[(itype, region, purchase)] = Price(
+            usd, "instance-hour", source, as_of, name,
+            r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
+    lustre: dict[LustreKey, Price] = {}
+    for p, m in _entries(r, top, "lustre"):
+        r.mapping(m, p, LUSTRE_KEYS, required=("region", "deployment_type", "usd_per_gb_month", "source", "as_of"))
+        vals = (r.get(m, "region", p, region_conv), r.get(m, "deployment_type", p, r.choice(LUSTRE_DEPLOYMENTS)),
+                r.get(m, "usd_per_gb_month", p, _price(r)), r.get(m, "source", p, r.string),
+                r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
+        throughput = r.get(m, "per_unit_storage_throughput", p, r.positive_int)
+        if None in vals:
+            continue
+        region, dtype, usd, source, as_of = vals
+        if throughput is None and not dtype.startswith("SCRATCH"):
+            r.fail(p, f"missing required key 'per_unit_storage_throughput' (MB/s per TiB) for {dtype}")
+            continue
+        tput = f" {throughput} MB/s/TiB" if throughput is not None and not dtype.startswith("SCRATCH") else ""
+        if _repeated(r, seen, ("lustre",) + lustre_key(region, dtype, throughput), p, f"FSx for Lustre {dtype}{tput} in {region}"):
+            continue
+        lustre[lustre_key(region, dtype, throughput)] = Price(
+            usd, "GB-month", source, as_of, name,
+            r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
+    ebs: dict[EbsKey, Price] = {}
+    for p, m in _entries(r, top, "ebs"):
+        r.mapping(m, p, EBS_KEYS, required=("region", "volume_type", "usd_per_gb_month", "source", "as_of"))
+        vals = (r.get(m, "region", p, region_conv), r.get(m, "volume_type", p, r.choice(EBS_VOLUME_TYPES)),
+                r.get(m, "usd_per_gb_month", p, _price(r)), r.get(m, "source", p, r.string),
+                r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
+        if None in vals:
+            continue
+        region, vtype, usd, source, as_of = vals
+        if _repeated(r, seen, ("ebs", region, vtype), p, f"EBS {vtype} in {region}"):
+            continue
+        ebs[(region, vtype)] = Price(usd, "GB-month", source, as_of, name,
+                                     r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
+    derived: dict[tuple[str, str], Derivation] = {}
+    for p, m in _entries(r, top, "derived"):
+        r.mapping(m, p, DERIVED_KEYS, required=DERIVED_KEYS)
+        vals = (r.get(m, "instance_type", p, type_conv), r.get(m, "purchase", p, r.choice(PURCHASES)),
+                r.get(m, "from", p, type_conv), r.get(m, "basis", p, r.string))
+        if None not in vals and not _repeated(r, seen, ("derived", vals[0], vals[1]), p, f"{vals[0]} {vals[1]} (derived)"):
+            derived[(vals[0], vals[1])] = Derivation(*vals)
+    if r.problems:
+        raise InputError(r.problems)
+    return PriceBook(name, instances, lustre, ebs, derived)
+
+
+def parse_data(data: Any, origin: str, lines: Lines | None = None) -> PriceBook:
+    """`data` (the price-book file's shape, as loaded from YAML) read exactly as `--price-book
+    FILE` reads it; InputError with one problem per unusable key. `prices refresh` checks what
+    it is about to write with this, so it never writes a book planner refuses."""
+    return _parse(data, origin, lines or {})
+
+
+def parse_override(text: str) -> Override:
+    """`TYPE[:PURCHASE][@REGION]=USD_PER_HOUR`, checked like a stack's keys (did you mean)."""
+    import math
+
+    from planner.core.catalogue import instance_types as _catalogue
+    from planner.core.reading.fields import _REGION, MAX_MAGNITUDE, SHOWN_CHARS, _closest
+
+    def bad(why: str) -> InputError:
+        shown = text if len(text) <= 2 * SHOWN_CHARS else text[:2 * SHOWN_CHARS - 3] + "..."
+        return InputError([Problem("<command line>", None, "--price", f"'{shown}': {why}")])
+
+    key, eq, value = text.partition("=")
+    if not eq:
+        raise bad("expected TYPE[:PURCHASE][@REGION]=USD_PER_HOUR, such as trn2.48xlarge:capacity-block@us-east-2=35.76")
+    try:
+        usd = float(value)
+    except ValueError:
+        usd = math.nan
+    if not (math.isfinite(usd) and 0 < usd <= MAX_MAGNITUDE):  # 1e308 x hours would overflow the estimate
+        raise bad(f"expected a positive USD per instance-hour up to {MAX_MAGNITUDE:g} after '=', got '{value[:SHOWN_CHARS]}'")
+    key, at, region = key.partition("@")
+    itype, colon, purchase = key.partition(":")
+    types = _catalogue.load().instance_types
+    if itype not in types:
+        raise bad(f"unknown instance type '{itype}'{_closest(itype, types)}")
+    if colon and purchase not in PURCHASES:
+        raise bad(f"unknown purchase '{purchase}'{_closest(purchase, PURCHASES)}; expected one of: {', '.join(PURCHASES)}")
+    if at and not _REGION.fullmatch(region):
+        raise bad(f"expected an AWS region such as us-east-2 after '@', got '{region}'")
+    return Override(itype, cast(Purchase, purchase) if colon else None, region if at else None, usd, text)  # checked above
+
+
+def load_file(path: str, base: PriceBook | None = None) -> PriceBook:
+    """Read a price book file; layered over `base` when given."""
+    data, lines = yamlload.load_path(path, "price book")
+    if data is None:
+        raise InputError([Problem(path, None, "", "empty price book; expected a mapping with 'instances', 'lustre' and/or 'ebs'")])
+    if base is None:
+        return _parse(data, path, lines)
+    return base.overlay(data, path, lines)
+
+
+@lru_cache(maxsize=None)
+def builtin(name: str) -> PriceBook:
+    """A price book shipped in `planner/data/prices/NAME.yaml`."""
+    data, lines = _data.raw(f"prices/{name}.yaml")
+    return _parse(data, f"planner/data/prices/{name}.yaml", lines)
+
+
+def load_price_book(spec: str | None) -> PriceBook:
+    """None or "current": the built-in book; "seed-2024": the seed's; a path: that file over "current"."""
+    if spec is None or spec in BUILTIN:
+        return builtin(spec or DEFAULT)
+    if not os.path.isfile(spec):
+        raise InputError([Problem(spec, None, "--price-book",
+                                  f"no such file; expected a YAML price book or one of: {', '.join(BUILTIN)}")])
+    return load_file(spec, builtin(DEFAULT))

@@ -1,0 +1,70 @@
+"""Where a key path is, worked out at the edge (as cfn-lint turns a match's path into a line).
+
+Rules speak in key paths; a stack's locator turns one into a `Location`: a line of the
+stack file for a YAML stack, or the URN of the resource a value was read back from for a
+Pulumi program or the policy pack (`Stack.resources`). A stack read back from a program
+also carries a `Locator` (`Stack.locator`, from `planner.readback.program_resources`) naming the program's file
+and line per resource, so a finding is located where the user declared it when it is made,
+never moved afterwards; the document (`planner.core.document`) carries the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from planner.core.model.cluster import Path, Stack
+from planner.core.reading.fields import key_path
+from planner.core.reading.yaml_lines import line_of
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str
+    line: int | None = None  # a line of `file`; None: the file as a whole, or a read-back stack
+    logical: str | None = None  # the URN of the resource at fault (read-back stacks)
+    path: str = ""  # the key path, `planner:cluster.node_groups[0].count`
+
+    def where(self) -> str:
+        """`file:line`, or the file alone."""
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+def nearest(mapping: dict[Path, Any], path: Path) -> Any:
+    """The value at `path` or at its nearest ancestor present in `mapping` (a missing key's parent)."""
+    while True:
+        if path in mapping:
+            return mapping[path]
+        if not path:
+            return None
+        path = path[:-1]
+
+
+class Locator(Protocol):
+    """Where the key paths of a read-back stack were declared, and its fixes in those terms."""
+
+    def locate(self, stack: Stack, path: Path) -> Location:
+        """The file, line and resource URN the value at `path` was declared at."""
+        ...
+
+    def restate(self, fix: str, path: Path, where: Location, category: str) -> str:
+        """`fix` (said in stack-file keys) as the change to make where `where` is."""
+        ...
+
+
+def locate(stack: Stack, path: Path) -> Location:
+    """`path` of `stack`: its line (stack files) or the URN it was read back from (programs, the pack),
+    at the program's file and line when the stack has a locator."""
+    if stack.locator is not None:
+        found: Location = stack.locator.locate(stack, tuple(path))
+        return found
+    return Location(stack.file, line_of(stack.lines, tuple(path)), nearest(stack.resources, tuple(path)),
+                    key_path(tuple(path)))
+
+
+def restate(stack: Stack, fix: str | None, path: Path, where: Location, category: str) -> str | None:
+    """A rule's fix for `stack` in the terms of where its value was declared (a program's resource)."""
+    if fix is None or stack.locator is None:
+        return fix
+    said: str = stack.locator.restate(fix, tuple(path), where, category)
+    return said

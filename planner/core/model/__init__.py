@@ -1,0 +1,1 @@
+"""The declared cluster (frozen records that keep their key paths) and the findings about it."""

@@ -1,0 +1,246 @@
+"""The declared cluster: typed, immutable, and every value traceable to its file and line.
+
+Each record keeps `path`, its key path inside the stack file (for example
+`("config", "planner:cluster", "node_groups", 0)`); `Stack.line(path)` turns a path into
+the line a finding should point at. Values are the declared ones with defaults applied;
+`declared` says which keys the user actually wrote, for rules that care about intent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from planner.core.reading.yaml_lines import Lines, line_of
+
+# How a node group's instances are bought (the stack's `purchase`, a price book's key).
+Purchase = Literal["on-demand", "capacity-block", "spot"]
+PURCHASES: tuple[Purchase, ...] = get_args(Purchase)
+PLACEMENTS = ("cluster", "none")
+# The FSx for Lustre deployment types (the API's DeploymentType values).
+DeploymentType = Literal["SCRATCH_1", "SCRATCH_2", "PERSISTENT_1", "PERSISTENT_2"]
+LUSTRE_DEPLOYMENTS: tuple[DeploymentType, ...] = get_args(DeploymentType)
+PRECISIONS = ("bf16", "fp8")
+# The gp3 root volume of each instance the components launch: the size they create when the
+# stack leaves `root_volume_gib` out, and the range gp3 accepts (1 GiB to 16 TiB, Amazon EBS
+# User Guide, "General Purpose SSD volumes": https://docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html).
+ROOT_VOLUME_GIB = 500
+ROOT_VOLUME_RANGE = (1, 16384)
+
+Path = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class NodeGroup:
+    """Instances of one type bought one way in one AZ: the unit rules check and the estimate prices."""
+
+    name: str
+    instance_type: str
+    count: int  # instances, also when declared as `ultraservers`
+    purchase: Purchase = "on-demand"
+    efa: bool = True
+    availability_zone: str = ""  # effective AZ (group's own, else the cluster's)
+    public_ip: bool = False
+    # where the group launches: the reservations (Capacity Blocks) it targets, as declared (one id,
+    # or one per UltraServer), or a resource group of UltraServer Capacity Blocks; empty/None: none named
+    capacity_reservation_ids: tuple[str, ...] = ()
+    capacity_reservation_resource_group_arn: str | None = None
+    ultraservers: int | None = None  # as declared; None when `count` was given
+    # the UltraServer type (catalogue `ultraserver_types`) the group is made of: as declared, or the only
+    # one its instance type belongs to; None for instance types sold one by one
+    ultraserver_type: str | None = None
+    path: Path = ()
+    declared: frozenset[str] = frozenset()
+    max_count: int | None = None  # read back from an Auto Scaling or EKS node group: the most it may scale to
+    zones: tuple[str, ...] = ()  # read back: every AZ the group's subnets span, when more than one
+    interfaces: tuple[tuple[int, int, str], ...] | None = None  # read back: (card, device, type) of each launch interface
+    # effective gp3 root volume per instance, GiB: the cluster's `root_volume_gib`; read back from a
+    # program, the launch template's own, or None when the read-back cannot tell (then not priced)
+    root_volume_gib: int | None = ROOT_VOLUME_GIB
+
+    @property
+    def launch_target(self) -> bool:
+        """True when the group names where it launches (a reservation id, or a resource group of them)."""
+        return bool(self.capacity_reservation_ids) or self.capacity_reservation_resource_group_arn is not None
+
+
+@dataclass(frozen=True)
+class Lustre:
+    """The cluster's FSx for Lustre file system as declared (effective AZ filled in)."""
+
+    deployment_type: DeploymentType
+    storage_capacity_gib: int
+    per_unit_storage_throughput: int | None = None
+    availability_zone: str = ""  # effective AZ
+    efa_enabled: bool = False
+    s3_import_path: str | None = None
+    path: Path = ()
+    declared: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """How long the cluster runs: the hours the estimate bills and Capacity Blocks must fit."""
+
+    hours: float
+    path: Path = ()
+
+
+@dataclass(frozen=True)
+class Workload:
+    """The training job (parameters, tokens, precision, MFU) that implies the hours it needs."""
+
+    parameters: float
+    tokens: float
+    precision: str = "bf16"
+    mfu: float = 0.4
+    path: Path = ()
+    declared: frozenset[str] = frozenset()
+    checkpoint_max_minutes: float | None = None  # lustre-checkpoint-time threshold; None = the rule's default
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The limits the estimate is held to (`budget-exceeded`)."""
+
+    total_usd: float | None = None
+    monthly_usd: float | None = None
+    path: Path = ()
+    allow_incomplete: bool = False  # check against the priced part when the estimate is incomplete
+
+
+@dataclass(frozen=True)
+class Suppression:
+    """A rule the stack accepts, with the reason the reports show."""
+
+    rule: str
+    reason: str
+    path: Path = ()
+
+
+@dataclass(frozen=True)
+class Network:
+    """An existing VPC and subnet to build in, instead of a new VPC."""
+
+    vpc_id: str | None = None
+    subnet_id: str | None = None
+    path: Path = ()
+
+
+@dataclass(frozen=True)
+class Unplanned:
+    """Compute read back from a program that will launch instances planner cannot count or price.
+
+    Kept so that a rule names it: an AWS Batch compute environment sized in vCPUs, a
+    Karpenter node pool, an instance type outside the catalogue, a group scaled to zero.
+    Reasons: `elastic` (launches on demand, up to a known maximum per type: `maxima`),
+    `unsized` (no maximum: unbounded), `unlisted` (types outside the catalogue), `scaled-to-zero`,
+    `unpriced` (counted, but sold by a service planner has no price for: SageMaker HyperPod).
+    """
+
+    resource: str  # what it is, as a user would name it: "AWS Batch compute environment 'ce'"
+    reason: str  # elastic | unsized | unlisted | scaled-to-zero | unpriced
+    instance_types: tuple[str, ...] = ()
+    count: int | None = None  # instances it runs now (desired), when known
+    minimum: int | None = None
+    maximum: int | None = None
+    range: str = ""  # the range it allows, in its own units ("0-100000 vCPUs")
+    path: Path = ()
+    fix: str | None = None  # what to change in the program, for this resource
+    # the most instances of each catalogue type it may run at once (its limits allow), for the cost at the maximum
+    maxima: tuple[tuple[str, int], ...] = ()
+    purchase: Purchase = "on-demand"  # how its instances are bought, for the cost at the maximum
+    detail: str = ""  # what else the read-back saw, in the resource's own terms (named in its finding)
+    name: str = ""  # the resource's own name (its line items at the maximum carry it)
+    # when one limit binds every type: what one instance of each takes of it (vCPUs, GPUs, 1 per instance)
+    # and the limit, so the estimate can find the dearest mix of types within it
+    fill: tuple[tuple[str, int], ...] = ()
+    capacity: int | None = None
+    root_volume_gib: int | None = None  # gp3 root volume per instance, where the program says (Karpenter EC2NodeClass)
+
+    @property
+    def left_out_now(self) -> str | None:
+        """What the estimate of its current size leaves out, in a few words; None: nothing (it runs none now)."""
+        if self.reason == "unsized":
+            return f"{self.resource} (unbounded: no limit)"
+        if self.reason == "unpriced":
+            many = self.count if self.count is not None else "an unknown number of"
+            return f"{self.resource} ({many} x {', '.join(self.instance_types)}: no price)"
+        if self.reason == "unlisted" and self.count != 0:
+            return f"{self.resource} ({', '.join(self.instance_types)}: outside the catalogue)"
+        if self.reason == "elastic" and self.count and len(self.instance_types) > 1:
+            return f"{self.resource} ({self.count} instance(s) now, of {', '.join(self.instance_types)}: which is unknown)"
+        return None
+
+    @property
+    def left_out_at_maximum(self) -> str | None:
+        """What the estimate at the maximum leaves out; None: its maximum is priced (or zero)."""
+        now = self.left_out_now
+        if now is not None:
+            return now
+        if self.reason == "unlisted" and self.maximum != 0:
+            return f"{self.resource} ({', '.join(self.instance_types)}: outside the catalogue)"
+        if self.reason == "scaled-to-zero" and self.maximum is None:
+            return f"{self.resource} (no known maximum)"
+        return None
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the read-back of a program could not see, or had to assume."""
+
+    message: str
+    path: Path = ()
+    fix: str | None = None  # what to change in the program, when the read-back can say
+    rule: str = "readback-gap"  # the rule that reports it (`scaling-size-refused` for sizes AWS refuses)
+    left_out: str | None = None  # compute the estimate leaves out because of it, in a few words
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """One declared training cluster: what every rule, the estimate and the components read."""
+
+    availability_zone: str
+    node_groups: tuple[NodeGroup, ...]
+    placement_group: str | None = None  # as declared; see `placement`
+    lustre: Lustre | None = None
+    schedule: Schedule | None = None
+    workload: Workload | None = None
+    budget: Budget | None = None
+    suppress: tuple[Suppression, ...] = ()
+    network: Network | None = None
+    path: Path = ()
+    root_volume_gib: int | None = ROOT_VOLUME_GIB  # as declared (default 500); None when read back from a program
+    unplanned: tuple[Unplanned, ...] = ()  # read back from a program only
+    notes: tuple[Note, ...] = ()  # read back from a program only
+
+    @property
+    def placement(self) -> str:
+        """The placement strategy in force: declared, else `cluster` for on-demand EFA groups."""
+        if self.placement_group is not None:
+            return self.placement_group
+        wants = any(g.purchase == "on-demand" and g.efa for g in self.node_groups)
+        return "cluster" if wants else "none"
+
+    @property
+    def instances(self) -> int:
+        return sum(g.count for g in self.node_groups)
+
+
+@dataclass(frozen=True)
+class Stack:
+    """A cluster with where it was declared (file, region, key lines) so findings can point at it."""
+
+    name: str
+    file: str
+    region: str
+    cluster: Cluster
+    lines: Lines = field(default_factory=dict, compare=False, repr=False)
+    # read-back stacks (a program, the policy pack): the URN each key path came from (see planner.core.input.locations)
+    resources: dict[Path, str | None] = field(default_factory=dict, compare=False, repr=False)
+    # read-back stacks of a program: where its key paths were declared (a `planner.core.input.locations.Locator`:
+    # the program's file and line, the stack config's line); None: the stack file's own lines
+    locator: Any = field(default=None, compare=False, repr=False)
+
+    def line(self, path: Path) -> int | None:
+        return line_of(self.lines, path)

@@ -1,0 +1,66 @@
+"""A finding: one thing wrong or risky in a declared cluster, at a key path of its stack.
+
+`path` is the key path of the value at fault (`planner:cluster.node_groups[0].count` in
+JSON); `file`, `line` and `resource` are where that path was found by the stack's locator
+(`planner.core.input.locations`): a line of a stack file, or the URN of the resource a read-back value
+came from. A suppressed finding records how (`inSource`, `external`) and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal, get_args
+
+# How bad a finding is; `--fail-on` names one of the first two.
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)
+_RANK: dict[Severity, int] = {"info": 0, "warning": 1, "error": 2}
+
+
+def at_least(severity: Severity, threshold: Severity) -> bool:
+    return _RANK[severity] >= _RANK[threshold]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a rule found in one stack: its key path, the location worked out from it, and what to do."""
+
+    rule: str
+    severity: Severity
+    message: str
+    file: str
+    line: int | None = None
+    suppressed: bool = False
+    resource: str | None = None  # a Pulumi URN, when the finding comes from a deployed program
+    path: tuple[Any, ...] = ()  # the key path of the value at fault; () for the stack as a whole
+    suppression: tuple[str, str] | None = None  # (kind, reason) when suppressed: inSource or external
+    fix: str | None = None  # what to change in this stack (key, value), when the rule can say; else its remediation
+
+    def suppress(self, kind: str = "external", reason: str = "") -> "Finding":
+        return replace(self, suppressed=True, suppression=(kind, reason))
+
+    @property
+    def key(self) -> str:
+        """The key path as written under `config:` (`planner:cluster.node_groups[0].count`)."""
+        from planner.core.reading.fields import key_path
+
+        return key_path(self.path)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+            "path": self.key,
+            "suppressed": self.suppressed,
+        }
+        if self.resource is not None:
+            out["resource"] = self.resource
+        if self.fix is not None:
+            out["fix"] = self.fix
+        return out
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (self.file, self.line or 0, -_RANK[self.severity], self.rule, self.message)

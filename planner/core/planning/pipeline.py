@@ -1,0 +1,161 @@
+"""One truth, many entry points: the CLI, the Pulumi components and the policy pack all
+plan a stack through `plan_stack`, so they run the same rules and the same cost code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from planner.core.catalogue import instance_types as _catalogue
+from planner.core import cost as _cost
+from planner.core import rules as _rules
+from planner.core.document.stacks import COMMAND_LINE, EXTERNAL, IN_SOURCE  # suppression kinds, as SARIF names them
+from planner.core.reading.problems import InputError, Problem
+from planner.core.model.findings import Finding
+from planner.core.model.cluster import Stack
+from planner.core.planning.summary import summarize
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """What a command adds to planning a stack: suppressions, rule options, the price book."""
+
+    suppress: tuple[str, ...] = ()  # rule ids suppressed from the command line
+    rule_options: dict[str, Any] = field(default_factory=dict)
+    price_book: _cost.PriceBook | None = None  # None: the built-in current book
+
+
+@dataclass(frozen=True)
+class StackPlan:
+    """One stack planned: summary, findings and cost. Reports render the document built from
+    it (`planner.core.planning.build_report.report`), never the plan itself."""
+
+    stack: Stack
+    summary: dict[str, Any]
+    findings: tuple[Finding, ...]
+    cost: _cost.CostEstimate | None = None
+    unused_suppressions: tuple["UnusedSuppression", ...] = ()
+
+
+@dataclass(frozen=True)
+class UnusedSuppression:
+    """A suppression that suppressed no finding of its stack: stale after a fix, or aimed at a
+    rule that does not fire here. Reported at info level (never changes the exit code), so a
+    suppression left behind does not silently hide the next finding of that rule."""
+
+    rule: str
+    reason: str
+    kind: str  # inSource (the stack's `suppress:` list) or external (`--suppress` on the command line)
+    file: str
+    line: int | None = None
+    path: tuple[Any, ...] = ()
+
+    @property
+    def key(self) -> str | None:
+        from planner.core.reading.fields import key_path
+
+        return key_path(self.path) if self.path else None
+
+
+def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
+    problems = suppression_problems(stack, options.suppress)
+    if problems:
+        raise InputError(problems)
+    cat = _catalogue.load()
+    summary = summarize(stack.cluster, cat)
+    cost = _cost.estimate(stack, options.price_book or _cost.load_price_book(None), cat)
+    ctx = _rules.RuleContext(stack, cat, cost, options.rule_options)
+    findings = settle(_rules.evaluate(ctx), stack, options.suppress)
+    return StackPlan(stack, summary, findings, cost, unused_suppressions(findings, stack, options.suppress))
+
+
+def settle(findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = ()) -> tuple[Finding, ...]:
+    """Findings as reported, in file order: suppressed by the stack's `suppress` (kind inSource,
+    with its reason) or else by the command line (kind external), the kind and reason recorded."""
+    in_source: dict[str, str] = {}
+    for s in stack.cluster.suppress:
+        in_source.setdefault(s.rule, s.reason)
+    external = set(suppress)
+
+    def one(f: Finding) -> Finding:
+        if f.rule in in_source:
+            return f.suppress(IN_SOURCE, in_source[f.rule])
+        if f.rule in external:
+            return f.suppress(EXTERNAL, f"suppressed on the command line (--suppress {f.rule})")
+        return f
+
+    return tuple(sorted((one(f) for f in findings), key=Finding.sort_key))
+
+
+def unused_suppressions(findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = (),
+                        in_source: bool = True) -> tuple[UnusedSuppression, ...]:
+    """The suppressions that suppressed none of `findings` (after `settle`): the stack's own,
+    in file order (`in_source`), then each `--suppress` rule once, in the order given."""
+    used = {(f.suppression[0], f.rule) for f in findings if f.suppressed and f.suppression}
+    out = []
+    seen = set()
+    for s in stack.cluster.suppress if in_source else ():
+        if s.rule in seen:  # a repeat of a rule: the first entry is the one that suppresses
+            out.append(UnusedSuppression(s.rule, s.reason, IN_SOURCE, stack.file, stack.line(s.path), s.path))
+            continue
+        seen.add(s.rule)
+        if (IN_SOURCE, s.rule) not in used:
+            out.append(UnusedSuppression(s.rule, s.reason, IN_SOURCE, stack.file, stack.line(s.path), s.path))
+    for rule in dict.fromkeys(suppress):
+        if (EXTERNAL, rule) not in used:
+            out.append(UnusedSuppression(rule, f"suppressed on the command line (--suppress {rule})", EXTERNAL, stack.file))
+    return tuple(out)
+
+
+def check_suppressions(stacks: Iterable[Stack], suppress: Iterable[str] = ()) -> None:
+    """Suppressions that name no rule, in any stack or on the command line, stop the run first."""
+    problems: list[Problem] = []
+    for s in stacks:
+        problems += [p for p in suppression_problems(s, suppress) if p not in problems]
+    if problems:
+        raise InputError(problems)
+
+
+def plan_stacks(stacks: Iterable[Stack], options: PlanOptions = PlanOptions()) -> list[StackPlan]:
+    """Plan every stack; unusable suppressions in any of them stop the run before any planning."""
+    stacks = list(stacks)
+    check_suppressions(stacks, options.suppress)
+    return [plan_stack(s, options) for s in stacks]
+
+
+# --- suppressions that name no rule ------------------------------------------------------
+
+
+
+def unknown_rule_message(rule_id: str) -> str | None:
+    """Why `rule_id` cannot be suppressed (it names no rule), or None when it is a rule id."""
+    from planner.core.rules import known, lookup
+
+    if lookup(rule_id) is not None:
+        return None
+    ids = known()
+    if rule_id in ids:
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(rule_id, list(ids), n=1, cutoff=0.6)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return f"unknown rule '{rule_id}'{hint}; `planner rules` lists the rule ids"
+
+
+def suppression_problems(stack: Stack, cli_rules: Iterable[str] = ()) -> list[Problem]:
+    """Suppressions that name no rule: in the stack file (with its line) or on the command line.
+
+    A typo in a suppression would silently suppress nothing, so it is bad input (exit 2).
+    """
+    problems = []
+    for rid in cli_rules:
+        msg = unknown_rule_message(rid)
+        if msg:
+            problems.append(Problem(COMMAND_LINE, None, "--suppress", msg))
+    for i, s in enumerate(stack.cluster.suppress):
+        msg = unknown_rule_message(s.rule)
+        if msg:
+            path = s.path + ("rule",)
+            problems.append(Problem(stack.file, stack.line(path), f"planner:cluster.suppress[{i}].rule", msg))
+    return problems

@@ -1,0 +1,75 @@
+"""What a declared cluster adds up to: instances, chips, memory, bandwidth, peak compute.
+
+Every figure is arithmetic on catalogue entries, so `planner plan` never prints a number
+that has no source.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.core.catalogue.instance_types import PRECISIONS, Catalogue
+from planner.core.model.cluster import Cluster
+
+
+def _r(x: float) -> float | int:
+    """Round for stable output; integers stay integers."""
+    x = round(x, 3)
+    return int(x) if float(x).is_integer() else x
+
+
+def summarize(cluster: Cluster, cat: Catalogue) -> dict[str, Any]:
+    groups = []
+    totals = {"instances": 0, "ultraservers": 0, "accelerators": 0, "neuron_cores": 0, "vcpus": 0,
+              "accelerator_memory_gib": 0.0, "efa_bandwidth_gbps": 0}
+    peak = {p: 0.0 for p in PRECISIONS}
+    peak_known = {p: True for p in PRECISIONS}
+    for g in cluster.node_groups:
+        t = cat.instance_types[g.instance_type]
+        ultra = cat.ultraserver_of(g)
+        us = -(-g.count // ultra.members) if ultra else 0  # booked whole: 6 of 4-member UltraServers occupy 2
+        acc = g.count * t.accelerator_count
+        efa_bw = g.count * t.network_bandwidth_gbps if g.efa and t.efa_supported else 0
+        totals["instances"] += g.count
+        totals["ultraservers"] += us
+        totals["accelerators"] += acc
+        totals["neuron_cores"] += g.count * (t.neuron_cores or 0)
+        totals["vcpus"] += g.count * t.vcpus
+        totals["accelerator_memory_gib"] += g.count * t.accelerator_memory_gib
+        totals["efa_bandwidth_gbps"] += efa_bw
+        for p in PRECISIONS:
+            v = t.peak_pflops(p)
+            if v is None:
+                peak_known[p] = False
+            else:
+                peak[p] += g.count * v
+        groups.append({
+            "name": g.name,
+            "instance_type": g.instance_type,
+            "purchase": g.purchase,
+            "instances": g.count,
+            "ultraservers": us,
+            "ultraserver_type": ultra.name if ultra else None,
+            "accelerators": acc,
+            "accelerator": t.accelerator.name,
+            "availability_zone": g.availability_zone,
+            "efa": g.efa,
+        })
+    return {
+        "instances": totals["instances"],
+        "ultraservers": totals["ultraservers"],
+        "accelerators": totals["accelerators"],
+        "neuron_cores": totals["neuron_cores"],
+        "vcpus": totals["vcpus"],
+        "accelerator_memory_gib": _r(totals["accelerator_memory_gib"]),
+        "efa_bandwidth_gbps": totals["efa_bandwidth_gbps"],
+        "peak_pflops": {p: (_r(peak[p]) if peak_known[p] else None) for p in PRECISIONS},
+        "placement_group": cluster.placement,
+        "lustre": None if cluster.lustre is None else {
+            "deployment_type": cluster.lustre.deployment_type,
+            "storage_capacity_gib": cluster.lustre.storage_capacity_gib,
+            "per_unit_storage_throughput": cluster.lustre.per_unit_storage_throughput,
+            "availability_zone": cluster.lustre.availability_zone,
+        },
+        "node_groups": groups,
+    }

@@ -1,0 +1,24 @@
+"""Machine output: the document's own serialisation (`Report.to_json`, version 2), with stable
+key order and formatting so PR diffs of it are meaningful and `planner render` reads it back."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from planner.core.document import RenderContext, Report
+from planner.core.render import json_text
+
+
+def dumps(obj: Any) -> str:
+    """Indented JSON; characters that are not printable (line separators, bidi overrides,
+    C1 controls: json.dumps leaves them raw) are written as `\\uXXXX` escapes, so no
+    reader splits a line inside a string and what a reviewer sees is what is there."""
+    text = json_text.dumps(obj)  # = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False), faster
+    if not text.replace("\n", "").isprintable():
+        text = "".join(c if c.isprintable() or c == "\n" else json.dumps(c)[1:-1] for c in text)
+    return text + "\n"
+
+
+def render(report: Report, context: RenderContext = RenderContext()) -> str:
+    return dumps(report.to_json())

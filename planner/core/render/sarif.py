@@ -1,0 +1,149 @@
+"""SARIF 2.1.0 for GitHub code scanning (and any SARIF viewer).
+
+One run, tool `planner`, with every registered rule as `tool.driver.rules` metadata (so a
+viewer can explain a rule that did not fire in this run) and one result per finding,
+located at the stack file and line of the value at fault, with its key path (for a cluster
+read back from a program's resources, the resource's URN instead) as logical location. Suppressed findings stay, with a
+`suppressions` entry: `inSource` when the stack file suppresses the rule (with its
+reason), `external` when the command line did. GitHub hides suppressed results. Unusable
+input (a broken stack file) is a result too, of the rule `invalid-input`, on its line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import PurePath
+from typing import Any
+
+from planner import __version__
+from planner.core.document import InputProblem, RenderContext, Report, ReportedFinding, RuleInfo, UnusedSuppressionReport
+from planner.core.render.json_report import dumps
+
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def _uri(file: str) -> str:
+    """The artifact URI: the relative path as given (forward slashes), or a file:// URI for
+    absolute paths; percent-encoded (RFC 3986), so `#`, `%`, `?` and spaces in a file name
+    stay part of the path instead of starting a fragment or a query."""
+    from urllib.parse import quote
+
+    if os.path.isabs(file):
+        return "file://" + quote(PurePath(file).as_posix(), safe="/")
+    return quote(PurePath(file).as_posix(), safe="/")
+
+
+INVALID_INPUT = "invalid-input"  # the rule of an input problem's result (no check: planner could not read the input)
+_INVALID_INPUT = {
+    "id": INVALID_INPUT,
+    "name": "InvalidInput",
+    "shortDescription": {"text": "Input planner cannot use: nothing was planned."},
+    "fullDescription": {"text": "A stack file (or another input) that planner cannot read or that is not valid; "
+                                "nothing was planned or priced."},
+    "help": {"text": "Correct the key the result names, as its message says; `planner schema` prints the stack schema.",
+             "markdown": "**Fix:** correct the key the result names, as its message says; `planner schema` prints "
+                         "the stack schema."},
+    "defaultConfiguration": {"level": "error"},
+    "properties": {"tags": ["planner", "input"]},
+}
+
+
+def _rule_descriptor(r: RuleInfo) -> dict[str, Any]:
+    # every rule's source is a public https page (planner.core.rules.rule refuses any other)
+    out: dict[str, Any] = {
+        "id": r.id,
+        "name": "".join(part.capitalize() for part in r.id.split("-")),
+        "shortDescription": {"text": r.description},
+        "fullDescription": {"text": r.description},
+        "help": {"text": r.remediation, "markdown": f"**Fix:** {r.remediation}\n\nSource: {r.source}"},
+        "defaultConfiguration": {"level": LEVELS[r.severity]},
+        "properties": {"tags": ["planner", r.category]},
+        "helpUri": r.source,
+    }
+    return out
+
+
+def _logical(f: ReportedFinding) -> list[dict[str, Any]]:
+    """The key path (`member`) of a stack file's value; for a value read back from a program, the
+    resource's URN (`resource`) alone: the program has no `planner:cluster` key path."""
+    if f.resource:
+        return [{"fullyQualifiedName": f.resource, "kind": "resource"}]
+    return [{"fullyQualifiedName": f.path, "kind": "member"}] if f.path else []
+
+
+def _result(f: ReportedFinding, index: dict[str, int]) -> dict[str, Any]:
+    location: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.file)}}
+    if f.line:
+        location["region"] = {"startLine": f.line}
+    out: dict[str, Any] = {
+        "ruleId": f.rule,
+        "level": LEVELS[f.severity],
+        "message": {"text": f.message + (f". Fix: {f.fix}" if f.fix and not f.suppressed else "")},
+        "locations": [{"physicalLocation": location}],
+    }
+    if f.rule in index:
+        out["ruleIndex"] = index[f.rule]
+    logical = _logical(f)
+    if logical:
+        out["locations"][0]["logicalLocations"] = logical
+    if f.suppression is not None:
+        out["suppressions"] = [{"kind": f.suppression.kind, "justification": f.suppression.reason}]
+    return out
+
+
+def _problem(p: InputProblem, index: dict[str, int]) -> dict[str, Any]:
+    """An input problem as an error result on its line (the key path as its logical location)."""
+    location: dict[str, Any] = {"artifactLocation": {"uri": _uri(p.file)}}
+    if p.line:
+        location["region"] = {"startLine": p.line}
+    out: dict[str, Any] = {"ruleId": INVALID_INPUT, "ruleIndex": index[INVALID_INPUT], "level": "error",
+                           "message": {"text": f"{p.key}: {p.message}" if p.key else p.message},
+                           "locations": [{"physicalLocation": location}]}
+    if p.key:
+        out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": p.key, "kind": "member"}]
+    return out
+
+
+def to_sarif(report: Report) -> dict[str, Any]:
+    plans = report.stacks
+    # the spec rules, then the preflight checks its findings name (planner preflight): `report.rules`
+    descriptors = [_rule_descriptor(r) for r in report.rules]
+    if report.problems:
+        descriptors.append(_INVALID_INPUT)
+    index = {d["id"]: i for i, d in enumerate(descriptors)}
+    results = [_result(f, index) for p in plans for f in p.findings]
+    results += [_problem(p, index) for p in report.problems]
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "planner",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "rules": descriptors,
+        }},
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+    }
+    notes = [_unused(u) for p in plans for u in p.unused_suppressions]
+    if notes:  # not results (no rule fired): notes about the run, as SARIF has them
+        run["invocations"] = [{"executionSuccessful": True, "toolConfigurationNotifications": notes}]
+    if report.problems:  # the run stopped on its input
+        run["invocations"] = [{"executionSuccessful": False, "exitCode": 2}]
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def _unused(u: UnusedSuppressionReport) -> dict[str, Any]:
+    """A configuration notification (level note) for a suppression that suppressed nothing."""
+    location: dict[str, Any] = {"artifactLocation": {"uri": _uri(u.file)}}
+    if u.line:
+        location["region"] = {"startLine": u.line}
+    out: dict[str, Any] = {"level": "note", "message": {"text": u.message},
+                           "locations": [{"physicalLocation": location}],
+                           "associatedRule": {"id": u.rule}}
+    if u.path:
+        out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": u.path, "kind": "member"}]
+    return out
+
+
+def render(report: Report, context: RenderContext = RenderContext()) -> str:
+    return dumps(to_sarif(report))

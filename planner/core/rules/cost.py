@@ -1,0 +1,186 @@
+"""Cost rules: they read the estimate (`ctx.cost`), computed before rules run.
+
+An unknown price must be visible (it is never counted as zero), and a declared budget is a
+promise the estimate can check before anything is deployed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterator
+
+from planner.core.cost.estimate import HOURS_PER_MONTH, LineItem
+from planner.core.cost.items import ROOT_VOLUMES_SUFFIX
+from planner.core.model.findings import Finding
+from planner.core.rules.spec_rules import Rule, RuleContext, rule
+
+PRICING_DOC = "https://aws.amazon.com/ec2/pricing/"
+
+
+@rule(
+    id="price-unknown",
+    severity="warning",
+    category="cost",
+    description="A resource has no price in the selected price book, so the estimate is incomplete.",
+    source=PRICING_DOC,
+    remediation="Add the price, with its source and date, to a price book file and pass it with --price-book FILE.",
+)
+def price_unknown(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    if ctx.cost is None:
+        return
+    for item in ctx.cost.line_items:
+        if item.price is None and not item.detail.get("not_sold"):  # not sold: `purchase-not-sold` says so
+            yield r.finding(ctx, item.path, f"{item.note}: its cost is unknown (not zero) and the estimate is incomplete",
+                            fix=_price_fix(ctx, item))
+
+
+def _price_fix(ctx: RuleContext, item: LineItem) -> str:
+    """For instances, the `--price` that fills this gap; for storage, a price book file."""
+    t, purchase = item.detail.get("instance_type"), item.detail.get("purchase")
+    book = "add the price (with its source and date) to a price book file and pass it with --price-book FILE"
+    if t and purchase:
+        return f"{book}, or give your own: --price {t}:{purchase}@{ctx.stack.region}=USD_PER_INSTANCE_HOUR"
+    return book
+
+
+def _usd(x: float) -> str:
+    return f"${x:,.2f}"
+
+
+def _budget_fix(ctx: RuleContext, cost: Any, key: str, value: float, limit: float) -> str:  # noqa: ANN401 - CostEstimate
+    """What to cut to fit: in the node group that costs most, the fewest instances (whole
+    UltraServers for an UltraServer type) whose share of the estimate (with their root volumes)
+    covers the overrun; else
+    (the overrun is more than that group costs) the budget to declare."""
+    over = value - limit
+    raise_it = f"raise budget.{key} to {math.ceil(round(value * 100, 6)) / 100:.2f}"  # 14673.000000000002 is 14673.00
+    if ctx.cost is not None and cost is ctx.cost.maximum:  # elastic pools at their maximum: their limits are the lever
+        return f"cut {_usd(over)}: lower the pools' limits (maximum sizes), or {raise_it}"
+    if cost is not ctx.cost:  # priced on the workload's hours: fewer instances take longer at about the same cost
+        return (f"cut {_usd(over)}: train on fewer tokens or parameters, or choose a cheaper purchase option "
+                f"(fewer instances would run longer for about the same cost), or {raise_it}")
+    groups = {g.name: g for g in ctx.cluster.node_groups}
+    shares: dict[str, float] = {}  # per node group: its instances and their root volumes (each instance has one)
+    for item in cost.line_items:
+        name = item.name.removesuffix(ROOT_VOLUMES_SUFFIX) if item.detail.get("volume_type") else item.name
+        g = groups.get(name)
+        share = item.total_usd if key == "total_usd" else (None if item.hourly_usd is None else item.hourly_usd * HOURS_PER_MONTH)
+        if g is not None and "instances" in item.detail and share and g.count:
+            shares[name] = shares.get(name, 0.0) + share
+    costs = [(share, groups[name]) for name, share in shares.items()]
+    if not costs:
+        return f"cut {_usd(over)}: fewer instances or hours, a cheaper purchase option, or {raise_it}"
+    share, g = max(costs, key=lambda c: c[0])
+    size = ctx.catalogue.unit_of(g)
+    per_unit = share / g.count * size
+    units = math.ceil(round(over / per_unit, 9))
+    left = g.count - units * size
+    if left < size:
+        return (f"cut {_usd(over)}: more than node group '{g.name}' (the largest cost, {_usd(share)}) can give up; "
+                f"fewer hours, a cheaper purchase option, or {raise_it}")
+    what = f"ultraservers: {left // size}" if g.ultraservers is not None else f"count: {left}"
+    return (f"cut {_usd(over)}: in node group '{g.name}', set {what} ({units * size:,} fewer instance{'' if units * size == 1 else 's'} save "
+            f"{_usd(per_unit * units)}), or {raise_it}")
+
+
+@rule(
+    id="budget-exceeded",
+    severity="error",
+    category="cost",
+    description="The estimated cost is above the declared budget (total or monthly).",
+    source=PRICING_DOC,
+    remediation="Reduce instances, hours or storage, choose a cheaper purchase option, or raise the budget.",
+)
+def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    budget, cost = ctx.cluster.budget, ctx.cost
+    if budget is None or cost is None:
+        return
+    cost = cost.budget_basis  # the workload's hours when they exceed schedule.hours; the maximum of on-demand pools
+    on = ("" if cost is ctx.cost else " at the maximum the program allows" if cost is ctx.cost.maximum
+          else f" on the {cost.run_hours:,.1f} h the workload needs")
+    checks = (
+        ("total_usd", budget.total_usd, cost.total_usd, cost.known_total_usd, "total"),
+        ("monthly_usd", budget.monthly_usd, cost.monthly_usd, cost.known_hourly_usd * HOURS_PER_MONTH or None, "monthly cost (730 h)"),
+    )
+    for key, limit, value, lower_bound, what in checks:
+        if limit is None:
+            continue
+        # compared as printed, to the cent: 20.1 $/h x 730 is 14673.000000000002, within a 14673 budget
+        value = None if value is None else round(value, 2)
+        lower_bound = None if lower_bound is None else round(lower_bound, 2)
+        if value is not None and value > limit:
+            yield r.finding(ctx, budget.path + (key,),
+                            f"estimated {what}{on} {_usd(value)} exceeds budget.{key} {_usd(limit)} by {_usd(value - limit)}",
+                            fix=_budget_fix(ctx, cost, key, value, limit))
+        elif value is None and lower_bound is not None and lower_bound > limit:
+            yield r.finding(ctx, budget.path + (key,),
+                            f"estimated {what}{on} is at least {_usd(lower_bound)} ({'some prices unknown' if not cost.left_out else 'some cost left out'}), above budget.{key} "
+                            f"{_usd(limit)} by at least {_usd(lower_bound - limit)}",
+                            fix=_budget_fix(ctx, cost, key, lower_bound, limit).replace(
+                                f"cut {_usd(lower_bound - limit)}", f"cut at least {_usd(lower_bound - limit)}", 1))
+
+
+FAIL_ON_INCOMPLETE = "fail_on_incomplete_cost"  # rule option: `--fail-on-incomplete-cost`
+
+
+def _lacking(ctx: RuleContext) -> tuple[list[str], bool]:
+    """What the estimate a budget is checked against lacks (unpriced items, what is left out, and
+    the hours when a total is limited), and whether it lacks anything."""
+    cost = ctx.cost.budget_basis
+    missing = list(cost.unpriced)
+    budget = ctx.cluster.budget
+    wants_total = ctx.options.get(FAIL_ON_INCOMPLETE) or (budget is not None and budget.total_usd is not None)
+    if cost.run_hours is None and wants_total:
+        missing.append("the hours (schedule.hours or a workload)")
+    return missing, bool(missing)
+
+
+@rule(
+    id="budget-incomplete-cost",
+    severity="error",
+    category="cost",
+    description=("A budget is declared (or --fail-on-incomplete-cost given) but the estimate is incomplete: a price "
+                 "unknown, compute or hours left out, so the budget cannot be checked."),
+    source=PRICING_DOC,
+    remediation=("Price what is missing (`--price TYPE:PURCHASE@REGION=USD` or a price book file), give the hours, "
+                 "size the compute left out, or check the budget against the priced part only with "
+                 "`budget.allow_incomplete: true`."),
+)
+def budget_incomplete_cost(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    budget, cost = ctx.cluster.budget, ctx.cost
+    forced = bool(ctx.options.get(FAIL_ON_INCOMPLETE))
+    if cost is None or not (forced or (budget is not None and not budget.allow_incomplete)):
+        return
+    missing, lacking = _lacking(ctx)
+    if not lacking:
+        return
+    basis = cost.budget_basis
+    known = basis.known_total_usd
+    at_least = f" (cost at least {_usd(known)})" if known else ""
+    if budget is not None and not _already_over(budget, basis):
+        key = "total_usd" if budget.total_usd is not None else "monthly_usd"
+        limit = budget.total_usd if budget.total_usd is not None else budget.monthly_usd
+        assert limit is not None  # a budget has total_usd or monthly_usd (planner.core.input.stack_files)
+        yield r.finding(ctx, budget.path + (key,),
+                        f"budget.{key} {_usd(limit)} cannot be checked: the estimate leaves out {', '.join(missing)}"
+                        f"{at_least}", fix=_incomplete_fix(missing, budget is not None and not forced))
+    elif budget is None:
+        yield r.finding(ctx, ctx.cluster.path, f"the estimate is incomplete (--fail-on-incomplete-cost): it leaves out "
+                                               f"{', '.join(missing)}{at_least}", fix=_incomplete_fix(missing, False))
+
+
+def _already_over(budget: Any, cost: Any) -> bool:  # noqa: ANN401 - Budget, CostEstimate
+    """The priced part alone is over a limit: `budget-exceeded` fails the budget already."""
+    known = cost.known_total_usd
+    monthly = cost.known_hourly_usd * HOURS_PER_MONTH
+    return bool((budget.total_usd is not None and known is not None and round(known, 2) > budget.total_usd)
+                or (budget.monthly_usd is not None and monthly and round(monthly, 2) > budget.monthly_usd))
+
+
+def _incomplete_fix(missing: list[str], allow: bool) -> str:
+    fix = "price what is missing (--price TYPE:PURCHASE@REGION=USD, or a price book file with --price-book FILE)"
+    if any(m.startswith("the hours") for m in missing):
+        fix += ", set schedule.hours"
+    if allow:
+        fix += ", or set budget.allow_incomplete: true to check the budget against the priced part only"
+    return fix

@@ -1,0 +1,346 @@
+"""FSx for Lustre: capacity and throughput per deployment type, AZ, EFA, S3 links, durability.
+
+What each deployment type accepts is data (`planner/data/fsx_lustre.yaml`, with sources);
+this module reads it and checks a declared file system against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterator, Mapping
+
+from planner.core.catalogue import shipped_data as _data
+from planner.core.model.findings import Finding
+from planner.core.model.cluster import Lustre, Path
+from planner.core.rules.spec_rules import Rule, RuleContext, rule
+
+API_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html"
+LUSTRE_CONFIG_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystemLustreConfiguration.html"
+DEPLOYMENT_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/using-fsx-lustre.html"
+EFA_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/efa-file-systems.html"
+DRA_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/create-dra-linked-data-repo.html"
+EFA_LIMITS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-limits"
+FSX_PRICING = "https://aws.amazon.com/fsx/lustre/pricing/"
+
+IMPORT_PATH = "import_path"
+DATA_REPOSITORY_ASSOCIATION = "data_repository_association"
+
+# planner's policy, not an AWS figure: a run longer than a week on a file system that keeps
+# one copy of its data is a run that should not bet its checkpoints on it.
+SCRATCH_LONG_RUN_HOURS = 7 * 24
+
+
+@dataclass(frozen=True)
+class StorageRule:
+    """The storage capacities (GiB) an FSx for Lustre deployment type and tier accepts."""
+
+    listed: tuple[int, ...]
+    multiple_of: int
+
+    def accepts(self, gib: int) -> bool:
+        return gib in self.listed or gib % self.multiple_of == 0
+
+    def describe(self) -> str:
+        head = ", ".join(f"{x:,}" for x in self.listed)
+        return (f"{head}, or a multiple of {self.multiple_of:,}" if head else f"a multiple of {self.multiple_of:,}") + " GiB"
+
+    def nearest(self, gib: int) -> int:
+        """The smallest valid capacity at or above `gib`."""
+        bigger = [x for x in self.listed if x >= gib]
+        step = -(-gib // self.multiple_of) * self.multiple_of
+        return min(bigger + [step])
+
+    def below(self, gib: int) -> int | None:
+        """The largest valid capacity below `gib`, or None when there is none."""
+        smaller = [x for x in self.listed if x < gib]
+        step = (gib - 1) // self.multiple_of * self.multiple_of
+        return max(smaller + ([step] if step > 0 else []), default=None)
+
+
+@dataclass(frozen=True)
+class DeploymentSpec:
+    """An FSx for Lustre deployment type as fsx_lustre.yaml describes it (tiers, capacities, S3 links)."""
+
+    name: str
+    fixed_throughput: int | None
+    throughputs: Mapping[int, tuple[str, StorageRule]]  # per-unit MB/s/TiB -> (media, storage)
+    storage: StorageRule | None  # for types with a fixed throughput
+    replicated: bool
+    s3_links: tuple[str, ...]  # how AWS lets a file system of this type link to S3 (fsx_lustre.yaml)
+    efa: bool
+
+    @property
+    def s3_link(self) -> str | None:
+        """How planner links `s3_import_path`: ImportPath where AWS accepts it, else a data
+        repository association; None when AWS accepts neither for this type."""
+        for way in (IMPORT_PATH, DATA_REPOSITORY_ASSOCIATION):
+            if way in self.s3_links:
+                return way
+        return None
+
+    def storage_for(self, throughput: int | None) -> StorageRule | None:
+        if self.fixed_throughput is not None:
+            return self.storage
+        entry = self.throughputs.get(throughput) if throughput is not None else None
+        return entry[1] if entry else None
+
+
+def _storage(raw: Mapping[str, Any]) -> StorageRule:
+    return StorageRule(tuple(raw.get("listed") or ()), int(raw["multiple_of"]))
+
+
+@lru_cache(maxsize=1)
+def deployment_types() -> Mapping[str, DeploymentSpec]:
+    raw = _data.raw("fsx_lustre.yaml")[0]["deployment_types"]
+    out = {}
+    for name, v in raw.items():
+        out[name] = DeploymentSpec(
+            name=name,
+            fixed_throughput=v.get("fixed_throughput"),
+            throughputs={int(k): (t["media"], _storage(t["storage"])) for k, t in (v.get("throughputs") or {}).items()},
+            storage=_storage(v["storage"]) if "storage" in v else None,
+            replicated=bool(v["replicated"]),
+            s3_links=tuple(v.get("s3_links") or ()),
+            efa=bool(v["efa"]),
+        )
+    return out
+
+
+def per_unit_throughput(fs: Lustre) -> int | None:
+    """MB/s per TiB in force: the fixed SCRATCH figure, else the declared one (if valid)."""
+    dt = deployment_types()[fs.deployment_type]
+    if dt.fixed_throughput is not None:
+        return dt.fixed_throughput
+    return fs.per_unit_storage_throughput if fs.per_unit_storage_throughput in dt.throughputs else None
+
+
+def aggregate_throughput_mbps(fs: Lustre) -> float | None:
+    """The file system's throughput in MB/s: capacity in TiB x per-unit throughput (FSx docs)."""
+    unit = per_unit_throughput(fs)
+    return None if unit is None else fs.storage_capacity_gib / 1024 * unit
+
+
+def _path(fs: Lustre, key: str) -> Path:
+    return fs.path + (key,)
+
+
+def _declared(ctx: RuleContext) -> tuple[Lustre, DeploymentSpec] | None:
+    """The declared file system and what its deployment type accepts, or None."""
+    fs = ctx.cluster.lustre
+    return (fs, deployment_types()[fs.deployment_type]) if fs is not None else None
+
+
+@rule(
+    id="lustre-capacity",
+    severity="error",
+    category="storage",
+    description="An FSx for Lustre storage capacity that the deployment type (and throughput) does not accept.",
+    source=API_DOC,
+    remediation="Use a valid capacity: SCRATCH_2, PERSISTENT_1 SSD and PERSISTENT_2 take 1,200 or multiples of 2,400 GiB; SCRATCH_1 1,200, 2,400 or multiples of 3,600.",
+)
+def capacity(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    if (declared := _declared(ctx)) is None:
+        return
+    fs, dt = declared
+    storage = dt.storage_for(fs.per_unit_storage_throughput)
+    if storage is None or storage.accepts(fs.storage_capacity_gib):
+        return
+    media = "" if dt.fixed_throughput is not None or fs.per_unit_storage_throughput is None else f" {dt.throughputs[fs.per_unit_storage_throughput][0]} at {fs.per_unit_storage_throughput} MB/s/TiB"
+    yield r.finding(ctx, _path(fs, "storage_capacity_gib"),
+                    f"{fs.storage_capacity_gib:,} GiB is not a valid capacity for {fs.deployment_type}{media}; expected "
+                    f"{storage.describe()} (nearest above: {storage.nearest(fs.storage_capacity_gib):,})",
+                    fix=_capacity_fix(fs.storage_capacity_gib, storage))
+
+
+def _capacity_fix(gib: int, storage: StorageRule) -> str:
+    """The nearest valid capacity above (enough room), and the one below when there is one."""
+    below = storage.below(gib)
+    return (f"set lustre.storage_capacity_gib: {storage.nearest(gib)} (the nearest valid capacity above {gib:,} GiB)"
+            + (f", or {below} to stay under it" if below else ""))
+
+
+@rule(
+    id="lustre-throughput",
+    severity="error",
+    category="storage",
+    description="An FSx for Lustre per-unit throughput not valid for the deployment type (or missing for PERSISTENT, or given for SCRATCH).",
+    source=API_DOC,
+    remediation="PERSISTENT_2: 125, 250, 500 or 1000 MB/s/TiB; PERSISTENT_1: 50, 100, 200 (SSD) or 12, 40 (HDD); SCRATCH: leave it out (fixed at 200).",
+)
+def throughput(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    if (declared := _declared(ctx)) is None:
+        return
+    fs, dt = declared
+    given = fs.per_unit_storage_throughput
+    if dt.fixed_throughput is not None:
+        if given is not None:
+            yield r.finding(ctx, _path(fs, "per_unit_storage_throughput"),
+                            f"{fs.deployment_type} has a fixed throughput of {dt.fixed_throughput} MB/s/TiB; "
+                            "per_unit_storage_throughput cannot be set",
+                            fix=f"remove lustre.per_unit_storage_throughput ({fs.deployment_type} runs at {dt.fixed_throughput} MB/s/TiB)")
+        return
+    valid = ", ".join(str(t) for t in sorted(dt.throughputs))
+    if given is None:
+        yield r.finding(ctx, fs.path, f"{fs.deployment_type} needs per_unit_storage_throughput (MB/s per TiB): one of {valid}",
+                        fix=_missing_throughput_fix(fs, dt))
+    elif given not in dt.throughputs:
+        near = min(dt.throughputs, key=lambda t: (abs(t - given), -t))
+        yield r.finding(ctx, _path(fs, "per_unit_storage_throughput"),
+                        f"{given} MB/s/TiB is not offered for {fs.deployment_type}; expected one of {valid}",
+                        fix=f"set lustre.per_unit_storage_throughput: {near} (the nearest offered for {fs.deployment_type}; "
+                            f"offered: {_tiers(dt)})")
+
+
+def _missing_throughput_fix(fs: Lustre, dt: DeploymentSpec) -> str:
+    """The throughputs that also accept the declared capacity, by media; else all of them."""
+    fits = {t: v for t, v in dt.throughputs.items() if v[1].accepts(fs.storage_capacity_gib)}
+    if fits:
+        return (f"set lustre.per_unit_storage_throughput (MB/s/TiB) to a tier that takes {fs.storage_capacity_gib:,} GiB: "
+                f"{_tiers(dt, fits)}")
+    return f"set lustre.per_unit_storage_throughput (MB/s/TiB): {_tiers(dt)}, and a capacity that tier accepts"
+
+
+def _to_persistent_2(fs: Lustre) -> str:
+    """`set lustre.deployment_type: PERSISTENT_2 and lustre.per_unit_storage_throughput: 125 (...)`: a complete
+    change (PERSISTENT_2 needs a throughput tier), the lowest tier that takes the declared capacity."""
+    dt = deployment_types()["PERSISTENT_2"]
+    fits = sorted(t for t, v in dt.throughputs.items() if v[1].accepts(fs.storage_capacity_gib))
+    tier = fits[0] if fits else min(dt.throughputs)
+    why = (f"the lowest tier that takes {fs.storage_capacity_gib:,} GiB" if fits else "and a capacity that tier accepts")
+    return (f"set lustre.deployment_type: PERSISTENT_2 and lustre.per_unit_storage_throughput: {tier} ({why}; "
+            f"MB/s/TiB offered: {_tiers(dt)})")
+
+
+def _tiers(dt: DeploymentSpec, only: Mapping[int, Any] | None = None) -> str:
+    """`125, 250 SSD; 12, 40 HDD`: the offered throughputs of a deployment type by storage media."""
+    media: dict[str, list[int]] = {}
+    for t, (m, _) in sorted((only if only is not None else dt.throughputs).items()):
+        media.setdefault(m, []).append(t)
+    return "; ".join(f"{', '.join(map(str, ts))} {m}" for m, ts in media.items())
+
+
+@rule(
+    id="lustre-same-az",
+    severity="warning",
+    category="storage",
+    description=("The FSx for Lustre file system is in another Availability Zone than compute node groups: slower, with "
+                 "cross-AZ data transfer charges (an error when the file system uses EFA, which cannot cross AZs)."),
+    source=FSX_PRICING,
+    remediation="Put the file system in the node groups' AZ (remove `lustre.availability_zone` to use the cluster's).",
+)
+def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """Clients in another AZ reach the file system, at a price: the FSx for Lustre pricing page
+    charges data "transferred 'in' to and 'out' from Amazon FSx across Availability Zones", so
+    that is a warning naming latency and charges. EFA traffic cannot cross an AZ (EC2 EFA
+    limits), so an EFA-enabled file system in another AZ is an error."""
+    fs = ctx.cluster.lustre
+    if fs is None:
+        return
+    away = [g for g in ctx.cluster.node_groups if g.availability_zone != fs.availability_zone]
+    if not away:
+        return
+    names = ", ".join(f"'{g.name}' ({g.availability_zone})" for g in away)
+    zones = sorted({g.availability_zone for g in ctx.cluster.node_groups})
+    fix = (f"set lustre.availability_zone: {zones[0]} (that of the node groups)" if len(zones) == 1 else
+           f"put the node groups in one AZ and the file system with them (now in {', '.join(zones)})")
+    if fs.efa_enabled:
+        yield r.finding(ctx, _path(fs, "availability_zone"),
+                        f"the EFA-enabled file system is in {fs.availability_zone} but node group(s) {names} are not: "
+                        f"EFA traffic cannot cross Availability Zones ({EFA_LIMITS_DOC})", severity="error", fix=fix)
+        return
+    yield r.finding(ctx, _path(fs, "availability_zone"),
+                    f"the file system is in {fs.availability_zone} but node group(s) {names} are not: every read and "
+                    "checkpoint crosses AZs, with higher latency and cross-AZ data transfer charges in both directions", fix=fix)
+
+
+@rule(
+    id="lustre-efa",
+    severity="error",
+    category="storage",
+    description="`efa_enabled` on an FSx for Lustre file system that is not PERSISTENT_2 (only PERSISTENT_2 supports EFA).",
+    source=EFA_DOC,
+    remediation="Use `deployment_type: PERSISTENT_2` for an EFA-enabled file system, or set `efa_enabled: false`.",
+)
+def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    if (declared := _declared(ctx)) is None:
+        return
+    fs, dt = declared
+    if fs.efa_enabled and not dt.efa:
+        yield r.finding(ctx, _path(fs, "efa_enabled"), f"{fs.deployment_type} file systems cannot be EFA-enabled; only PERSISTENT_2 can",
+                        fix=f"{_to_persistent_2(fs)}, or set lustre.efa_enabled: false")
+
+
+@rule(
+    id="lustre-efa-clients",
+    severity="warning",
+    category="storage",
+    description="An EFA-enabled file system read by node groups without EFA: those clients reach it over TCP, without EFA's throughput.",
+    source=EFA_DOC,
+    remediation="Enable EFA on the node groups that read the file system (an EFA-capable type, `efa: true`), or set `efa_enabled: false`.",
+)
+def efa_clients(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    if (declared := _declared(ctx)) is None:
+        return
+    fs, dt = declared
+    if not fs.efa_enabled or not dt.efa:
+        return
+    tcp = [g.name for g in ctx.cluster.node_groups if not (g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported)]
+    if tcp:
+        yield r.finding(ctx, _path(fs, "efa_enabled"),
+                        f"the file system is EFA-enabled but node group(s) {', '.join(tcp)} have no EFA and read it over TCP",
+                        fix=_efa_clients_fix(ctx, tcp))
+
+
+def _efa_clients_fix(ctx: RuleContext, tcp: list[str]) -> str:
+    """Turn EFA on where the type has it; a type without EFA can only be swapped or left on TCP."""
+    cat = ctx.catalogue.instance_types
+    off = [g.name for g in ctx.cluster.node_groups if g.name in tcp and cat[g.instance_type].efa_supported]
+    fix = f"in node group(s) {', '.join(repr(n) for n in off)}, remove efa: false" if off else \
+        "use an EFA-capable instance_type in node group(s) " + ", ".join(repr(n) for n in tcp)
+    return fix + ", or set lustre.efa_enabled: false"
+
+
+@rule(
+    id="lustre-s3-association",
+    severity="error",
+    category="storage",
+    description=("An S3 link (`s3_import_path`) on a deployment type that AWS lets link to S3 neither through "
+                 "ImportPath nor through a data repository association."),
+    source=LUSTRE_CONFIG_DOC,
+    remediation="Use a deployment type that links to S3 (SCRATCH_1, SCRATCH_2 and PERSISTENT_1 through ImportPath, PERSISTENT_2 through a data repository association), or copy the data in another way.",
+)
+def s3_association(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """planner sends `s3_import_path` as ImportPath where AWS accepts it (SCRATCH_1, SCRATCH_2,
+    PERSISTENT_1) and as a data repository association on PERSISTENT_2, which bars ImportPath;
+    only a type that accepts neither is an error (none of the shipped ones)."""
+    if (declared := _declared(ctx)) is None:
+        return
+    fs, dt = declared
+    if fs.s3_import_path and dt.s3_link is None:
+        yield r.finding(ctx, _path(fs, "s3_import_path"),
+                        f"{fs.deployment_type} file systems cannot be linked to S3 ({fs.s3_import_path}): AWS accepts "
+                        "neither ImportPath nor a data repository association for them",
+                        fix=(f"set lustre.deployment_type to one that links to S3 "
+                             f"({', '.join(n for n, t in deployment_types().items() if t.s3_link)}), "
+                             "or remove lustre.s3_import_path and copy the data in another way"))
+
+
+@rule(
+    id="lustre-scratch-long-run",
+    severity="warning",
+    category="storage",
+    description=f"A SCRATCH file system (data not replicated, no backups) for a run longer than {SCRATCH_LONG_RUN_HOURS} hours (planner's policy).",
+    source=DEPLOYMENT_DOC,
+    remediation="Use PERSISTENT_2 for long runs, or export checkpoints to S3 regularly.",
+)
+def scratch_long_run(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    declared, sched = _declared(ctx), ctx.cluster.schedule
+    if declared is None or sched is None or declared[1].replicated:
+        return
+    fs = declared[0]
+    if sched.hours > SCRATCH_LONG_RUN_HOURS:
+        yield r.finding(ctx, _path(fs, "deployment_type"),
+                        f"{fs.deployment_type} keeps one copy of the data and has no backups, for a {sched.hours:g}-hour run; "
+                        "a file server failure loses checkpoints written since the last export",
+                        fix=f"{_to_persistent_2(fs)}, or export checkpoints to S3 regularly")

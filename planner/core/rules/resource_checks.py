@@ -1,0 +1,63 @@
+"""Checks of single resources (and of EFA security groups): the policy pack's resource policies.
+
+A program's launch template or instance says things a stack file cannot (its IMDS options,
+where it sets security groups, what its security groups allow), so these rules never fire
+on a stack file. The checks themselves read resource properties (`planner.policy.resource_checks`,
+`planner.readback.security_groups`): the pack runs them per resource (each is one policy, with its
+own enforcement level), and `planner plan --program` runs them on the program's resources and
+leaves their results as notes of the read-back, which these rules report with the same ids
+(located at the resource, suppressible like any rule).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from planner.core.model.findings import Finding
+from planner.core.rules.readback import readback_notes
+from planner.core.rules.spec_rules import RULES, Rule, RuleContext
+
+IMDS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-IMDS-new-instances.html"
+LAUNCH_TEMPLATE_DATA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_RequestLaunchTemplateData.html"
+EFA_SECURITY_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html#efa-start-security"
+
+IMDSV2 = "imdsv2-required"
+INTERFACE_SECURITY_GROUPS = "interface-security-groups"
+EFA_SECURITY_GROUP = "efa-security-group"
+
+
+def _reported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """What the read-back of a program's resources found under rule `r` (its notes)."""
+    yield from readback_notes(r, ctx)
+
+RULES.declare(
+    IMDSV2,
+    severity="error",
+    category="security",
+    description="A launch template or instance does not require IMDSv2 session tokens (metadataOptions.httpTokens).",
+    source=IMDS_DOC,
+    remediation="Set metadataOptions.httpTokens to 'required' on the launch template (or the instance).",
+    check=_reported,
+)
+
+RULES.declare(
+    INTERFACE_SECURITY_GROUPS,
+    severity="error",
+    category="network",
+    description="A launch template that declares network interfaces sets security groups at its top level, which EC2 "
+                "does not take with network interfaces.",
+    source=LAUNCH_TEMPLATE_DATA_DOC,
+    remediation="Set the security groups on each network interface (networkInterfaces[].securityGroups) instead of "
+                "vpcSecurityGroupIds or securityGroupNames.",
+    check=_reported,
+)
+
+RULES.declare(
+    EFA_SECURITY_GROUP,
+    severity="error",
+    category="network",
+    description="A security group of EFA interfaces does not allow all traffic in from and out to itself.",
+    source=EFA_SECURITY_DOC,
+    remediation="Add an all-traffic (protocol -1) inbound and outbound rule naming the security group itself.",
+    check=_reported,
+)

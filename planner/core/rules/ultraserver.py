@@ -1,0 +1,152 @@
+"""UltraServer rules: an UltraServer is a catalogue entry (`ultraserver_types`): `members`
+instances of one type joined by an accelerator interconnect, booked whole through Capacity Blocks."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from planner.core.model.findings import Finding
+from planner.core.model.cluster import NodeGroup
+from planner.core.rules.spec_rules import Rule, RuleContext, count_path, rule
+
+ULTRASERVER_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-ultraservers.html"
+FSX_LUSTRE_FAQ = "https://aws.amazon.com/fsx/lustre/faqs/"
+CAPACITY_BLOCKS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html"
+# "Launching an instance into a Capacity Block reduces the available capacity by the number of instances
+# launched. For example, if your purchased instance capacity is eight instances and you launch four
+# instances, the available capacity is reduced by four."
+LAUNCH_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html"
+
+
+@rule(
+    id="ultraserver-whole-units",
+    severity="warning",
+    category="ultraserver",
+    description=("A node group of UltraServer members that is not a whole number of UltraServers: UltraServers are "
+                 "booked whole, launching fewer instances is allowed, and the idle members are paid for."),
+    source=LAUNCH_DOC,
+    remediation="Use every member you pay for (`ultraservers: N`), or accept the idle members' cost the warning states.",
+)
+def whole_units(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """AWS reserves UltraServers as units (an UltraServer Capacity Block is one UltraServer) and lets
+    you launch fewer instances than a block holds ("if your purchased instance capacity is eight
+    instances and you launch four instances, the available capacity is reduced by four"): a partial
+    UltraServer is allowed, the estimate bills the whole one, and this warning says what the idle
+    members cost."""
+    for g in ctx.cluster.node_groups:
+        ultra = ctx.catalogue.ultraserver_of(g)
+        if ultra is None or not g.count % ultra.members:
+            continue
+        size = ultra.members
+        booked = -(-g.count // size)
+        idle = booked * size - g.count
+        yield r.finding(
+            ctx, count_path(g),
+            f"node group '{g.name}' declares {g.count} {g.instance_type}, not a whole number of {ultra.name} "
+            f"UltraServers ({size} instances each): {booked} UltraServer{'s' if booked != 1 else ''} "
+            f"({booked * size} instances) are booked, {idle} member{'s' if idle != 1 else ''} idle{_idle_cost(ctx, g, idle)}",
+            fix=(f"in node group '{g.name}', set count: {booked * size} (the {booked} UltraServer{'s' if booked != 1 else ''} "
+                 "you pay for)" + (f" or count: {g.count // size * size}" if g.count // size else "")
+                 + f", or ultraservers: {booked}"),
+        )
+
+
+def _idle_cost(ctx: RuleContext, g: NodeGroup, idle: int) -> str:
+    """`, costing $X of the estimate` from the group's line item (billed whole UltraServers), when priced."""
+    cost = ctx.cost
+    if cost is None:
+        return ""
+    for item in cost.line_items:
+        if item.name == g.name and item.detail.get("idle_instances") == idle:
+            if item.unit_price_usd is None:
+                return " (no price: their cost is unknown)"
+            if item.hours is None:
+                return (f", costing ${idle * item.unit_price_usd:,.2f} an hour (${item.unit_price_usd:,.2f} per "
+                        "instance-hour; no hours to total them over)")
+            usd = idle * item.unit_price_usd * item.hours
+            return f", costing ${usd:,.2f} of the estimate (${item.unit_price_usd:,.2f} per instance-hour, {item.hours:,.0f} h)"
+    return " (on a purchase billed per instance, they cost nothing; on a Capacity Block they are paid for)"
+
+
+@rule(
+    id="ultraserver-requires-lustre",
+    severity="error",
+    category="ultraserver",
+    description=("planner's design rule: training across more than one UltraServer needs one shared file system for "
+                 "the datasets and checkpoints that every UltraServer reads and writes; planner asks for FSx for Lustre."),
+    source=FSX_LUSTRE_FAQ,
+    remediation="Add a `lustre:` file system (PERSISTENT_2 for long runs), or run a single UltraServer.",
+)
+def requires_lustre(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """The UltraServer's interconnect (NeuronLink, NVLink) joins its members only;
+    beyond one UltraServer, instances share data over the network, and a job that checkpoints
+    and restarts needs storage they all see. AWS positions FSx for Lustre for "machine
+    learning, high performance computing" workloads where speed matters (FSx for Lustre FAQ);
+    this is planner's choice for clustered UltraServers, not an AWS requirement."""
+    if ctx.cluster.lustre is not None:
+        return
+    members = [g for g in ctx.cluster.node_groups if ctx.catalogue.ultraserver_of(g) is not None]
+    if not members:
+        return
+    size = ctx.catalogue.unit_of(members[0])
+    total = sum(g.count for g in members)
+    if total > size:
+        yield r.finding(
+            ctx, count_path(members[0]),
+            f"{total} UltraServer instances ({total / size:g} UltraServers) are clustered without FSx for Lustre; "
+            "planner requires a shared Lustre file system for the datasets and checkpoints of a multi-UltraServer job",
+            fix=("add lustre: with deployment_type: PERSISTENT_2, per_unit_storage_throughput and storage_capacity_gib "
+                 f"(in {members[0].availability_zone})"
+                 + (f", or in node group '{members[0].name}', set "
+                    + ("ultraservers: 1" if members[0].ultraservers is not None else f"count: {size}") + " (one UltraServer)"
+                    if len(members) == 1 else "")),
+        )
+
+
+@rule(
+    id="ultraserver-purchase",
+    severity="warning",
+    category="ultraserver",
+    description=("UltraServer members (such as trn2u.48xlarge) bought on demand: AWS documents reserving UltraServers through EC2 "
+                 "Capacity Blocks; DescribeInstanceTypes also lists an on-demand usage class, so this is not an error."),
+    source=CAPACITY_BLOCKS_DOC,
+    remediation="Set `purchase: capacity-block` on the UltraServer node group, or confirm on-demand UltraServer capacity with AWS first.",
+)
+def purchase(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """The Capacity Blocks user guide: "You can also use Capacity Blocks to reserve capacity for
+    Amazon EC2 UltraServers." Nothing AWS publishes bars on-demand trn2u.48xlarge (its
+    DescribeInstanceTypes answer lists the on-demand usage class), so planner warns."""
+    for g in ctx.cluster.node_groups:
+        if ctx.catalogue.ultraserver_of(g) is not None and g.purchase == "on-demand":
+            yield r.finding(
+                ctx, g.path + ("purchase",),
+                f"node group '{g.name}': {g.instance_type} on demand; AWS documents reserving UltraServers through "
+                "Capacity Blocks and does not document on-demand capacity for whole UltraServers",
+                fix=f"in node group '{g.name}', set purchase: capacity-block (or confirm on-demand UltraServer capacity with AWS)",
+            )
+
+
+@rule(
+    id="ultraserver-zone",
+    severity="warning",
+    category="ultraserver",
+    description="An UltraServer Capacity Block group outside the regions and Local Zones where its UltraServer type is sold.",
+    source="https://aws.amazon.com/ec2/capacityblocks/pricing/",
+    remediation="Put the group in a zone where the UltraServer type is sold (`planner catalog` lists them).",
+)
+def zone(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """Where an UltraServer type is sold is catalogue data: the Capacity Blocks pricing page lists the
+    regions and Local Zones of each (P6e-GB200: the Dallas Local Zone us-east-1-dfw-2a only)."""
+    region = ctx.stack.region
+    for g in ctx.cluster.node_groups:
+        ultra = ctx.catalogue.ultraserver_of(g)
+        if ultra is None or g.purchase != "capacity-block":
+            continue
+        if g.availability_zone in {z.zone for z in ultra.local_zones} or region in ultra.regions:
+            continue
+        where = g.path + ("availability_zone",) if "availability_zone" in g.declared else ctx.cluster.path + ("availability_zone",)
+        sold = ", ".join(list(ultra.regions) + [f"{z.zone} ({z.region})" for z in ultra.local_zones]) or "nowhere yet"
+        fix = (f"set availability_zone: {ultra.local_zones[0].zone} (and aws:region: {ultra.local_zones[0].region})"
+               if ultra.local_zones else f"set aws:region: {ultra.regions[0]}" if ultra.regions else None)
+        yield r.finding(ctx, where, f"node group '{g.name}': {ultra.name} UltraServers are sold in {sold}, not in "
+                        f"{g.availability_zone}", fix=fix)

@@ -1,0 +1,1 @@
+"""Resources -> the declared cluster: the one read-back the policy pack and `plan --program` share."""

@@ -1,0 +1,322 @@
+"""Compute that sizes itself, read back as a range: what it runs now and the most it allows.
+
+AWS Batch compute environments scale between `minvCpus` and `maxvCpus` as jobs arrive;
+Karpenter NodePools launch what pending pods ask for, up to `spec.limits`; AWS PCS compute
+node groups between `minInstanceCount` and `maxInstanceCount`. Each becomes an `Unplanned`
+entry with the catalogue types it may launch and, per type, the most instances it may run
+at once (`maxima`), so the estimate can price its maximum; without a maximum it is
+`unsized` (unbounded). SageMaker HyperPod instance groups have a fixed `InstanceCount`,
+but are sold by SageMaker: counted, never priced as EC2 (`unpriced`).
+
+Gaps are returned as keyword dicts for `planner.readback.topology.Violation`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from planner.core.model.cluster import Unplanned
+from planner.readback import karpenter
+from planner.readback.resources import (
+    BATCH_COMPUTE_ENVIRONMENT,
+    ROOT_DEVICES,
+    UNKNOWN,
+    SUBNET,
+    Graph,
+    Resource,
+    as_int,
+    as_list,
+    dig,
+    known,
+)
+
+HYPERPOD_TYPES = ("aws-native:sagemaker:Cluster", "aws:sagemaker/cluster:Cluster")
+PCS_TYPES = ("aws-native:pcs:ComputeNodeGroup", "aws:pcs/computeNodeGroup:ComputeNodeGroup")
+HYPERPOD_PRICING = "https://aws.amazon.com/sagemaker/ai/pricing/"
+_ACCELERATED = re.compile(r"^(p\d+[a-z0-9-]*|g\d+[a-z0-9-]*|trn\d+[a-z0-9]*|inf\d+[a-z0-9]*|dl\d+[a-z0-9]*)(\.|$)")
+_BATCH_PURCHASE = {"EC2": "on-demand", "SPOT": "spot"}
+
+Found = list[tuple[Unplanned, str | None]]
+Gaps = list[dict[str, Any]]
+
+
+def read(graph: Graph, cat: Any) -> tuple[Found, Gaps]:
+    """Every self-sizing compute resource of `graph` that may launch accelerated instances."""
+    found: Found = []
+    gaps: Gaps = []
+    for r in graph.resources:
+        if r.type == BATCH_COMPUTE_ENVIRONMENT:
+            _batch(r, cat, found, gaps)
+        elif r.type.startswith("kubernetes:karpenter.sh/") and r.type.endswith(":NodePool"):
+            _node_pool(graph, r, cat, found, gaps)
+        elif r.type in HYPERPOD_TYPES:
+            _hyperpod(r, cat, found)
+        elif r.type in PCS_TYPES:
+            _pcs(r, cat, found, gaps)
+    return found, gaps
+
+
+def _split(types: list[str], cat: Any) -> tuple[list[str], list[str]]:
+    """(catalogue types, accelerated types or families outside it) of a list of types or families."""
+    listed: list[str] = []
+    outside: list[str] = []
+    for t in types:
+        hits = [t] if t in cat.instance_types else [n for n in sorted(cat.instance_types) if n.split(".")[0] == t]
+        if hits:
+            listed += [h for h in hits if h not in listed]
+        elif _ACCELERATED.match(t):
+            outside.append(t)
+    return listed, outside
+
+
+def _maxima(listed: list[str], per: Any) -> tuple[tuple[str, int], ...]:
+    return tuple((t, per(t)) for t in listed)
+
+
+def _shown(maxima: tuple[tuple[str, int], ...]) -> str:
+    return " or ".join(f"{n:,} {t}" for t, n in maxima)
+
+
+def _refused(what: str, prop_lo: str, lo: int | None, prop_hi: str, hi: int | None, r: Resource, gaps: Gaps) -> None:
+    """The API refuses a minimum above the maximum: an error naming the resource and both properties."""
+    if lo is not None and hi is not None and lo > hi:
+        gaps.append({"message": f"{what} '{r.name}' has {prop_lo} {lo} above {prop_hi} {hi}: AWS refuses to create it",
+                     "urn": r.urn, "rule": "scaling-size-refused",
+                     "fix": f"set {prop_lo} of {what} '{r.name}' to at most {hi} (or raise {prop_hi} to {lo})"})
+
+
+def _batch(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
+    cr = r.get("computeResources")
+    if not isinstance(cr, dict):
+        return
+    kind = "AWS Batch compute environment"
+    types = [str(x) for x in as_list(cr.get("instanceTypes")) if known(x)]
+    listed, outside = _split(types, cat)
+    if not listed and not outside and types:
+        return  # CPU-only (or "optimal": C, M and R families)
+    lo, hi, desired = as_int(cr.get("minVcpus")), as_int(cr.get("maxVcpus")), as_int(cr.get("desiredVcpus"))
+    _refused(kind, "computeResources.minVcpus", lo, "computeResources.maxVcpus", hi, r, gaps)
+    rng = f"{lo if lo is not None else 0}-{hi if hi is not None else '?'} vCPUs"
+    purchase = _BATCH_PURCHASE.get(str(cr.get("type")), "on-demand")
+    name = f"{kind} '{r.name}'"
+    if outside and not listed:
+        found.append((Unplanned(name, "unlisted", tuple(outside), None, None, None, rng, name=r.name,
+                                fix=unlisted_fix(tuple(outside))), r.urn))
+        return
+    now_vcpus = desired if desired is not None else (lo or 0)
+    if hi is None or not listed:
+        found.append((Unplanned(name, "unsized", tuple(listed or types), None, None, None, rng, name=r.name,
+                                purchase=purchase, fix="set computeResources.maxVcpus to the most you mean to pay for"),
+                      r.urn))
+        return
+    maxima = _maxima(listed, lambda t: hi // cat.instance_types[t].vcpus)
+    first = cat.instance_types[listed[0]]
+    now = math.ceil(now_vcpus / first.vcpus) if now_vcpus else 0
+    found.append((Unplanned(name, "elastic", tuple(listed), now, lo, hi, rng, name=r.name, purchase=purchase,
+                            maxima=maxima, fill=tuple((t, cat.instance_types[t].vcpus) for t in listed), capacity=hi,
+                            detail=(f"maxVcpus {hi:,} allows at most {_shown(maxima)}"
+                                    + (f"; also names {', '.join(outside)}, outside planner's catalogue" if outside else "")),
+                            fix=(f"budget for the maximum, or lower computeResources.maxVcpus of {kind} '{r.name}' to "
+                                 "what you mean to pay for")), r.urn))
+
+
+def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
+    spec = r.get("spec") or {}
+    reqs = as_list(dig(spec, "template", "spec", "requirements"))
+    if spec is UNKNOWN or any(q is UNKNOWN or (isinstance(q, dict) and any(v is UNKNOWN for v in
+                                                                          [q.get("key"), *as_list(q.get("values"))]))
+                              for q in reqs):
+        gaps.append({"message": f"cannot tell which instance types Karpenter node pool '{r.name}' may launch (its "
+                                "requirements are unknown during preview); not planned or priced", "urn": r.urn,
+                     "fix": f"write the requirements of Karpenter node pool '{r.name}' as literals, not outputs",
+                     "left_out": f"Karpenter node pool '{r.name}' (requirements unknown)"})
+        return
+    pool = karpenter.read(spec, dict(cat.instance_types), dig, as_list)
+    if not pool.accelerated:
+        return  # only instances without accelerators: not the training cluster
+    kind = "Karpenter node pool"
+    name = f"{kind} '{r.name}'"
+    purchase = next((p for p in ("on-demand", "spot") if p in pool.purchases), "on-demand")
+    limits = ", ".join(f"{k} {_quantity(v)}" for k, v in sorted(pool.limits.items())) or "no limits"
+    details = []
+    joined, root = _node_class(graph, r, spec)
+    if joined:
+        details.append(joined)
+    if pool.outside and pool.types:
+        details.append(f"also names {', '.join(pool.outside)}, outside planner's catalogue (not priced)")
+    if pool.purchases == ("reserved",):  # what an On-Demand Capacity Reservation bills; a Capacity Block differs
+        details.append("capacity type reserved, priced at the On-Demand rate")
+    elif pool.purchases and pool.purchases != ("on-demand",):
+        details.append(f"capacity types {', '.join(pool.purchases)}")
+    if pool.zones:
+        details.append(f"zones {', '.join(pool.zones)}")
+    read_keys = [k for k in pool.unread if k.startswith(("karpenter", "limits.")) or "kubernetes.io/" in k]
+    if read_keys:
+        details.append(f"not read: {', '.join(read_keys)}")
+    types = tuple(t.name for t in pool.types)
+    if not types:
+        found.append((Unplanned(name, "unlisted", tuple(pool.outside), 0, 0, None, limits, name=r.name,
+                                detail="; ".join(details), fix=unlisted_fix(tuple(pool.outside))), r.urn))
+        return
+    unbound = [t for t, n in pool.maxima.items() if n is None]
+    if unbound:
+        found.append((Unplanned(name, "unsized", types, 0, 0, None, "unbounded" if not pool.limits else
+                                f"{limits}, which do not bound {', '.join(unbound)}", name=r.name, purchase=purchase,
+                                detail="; ".join(details),
+                                fix=(f"set spec.limits on {kind} '{r.name}' (cpu, or "
+                                     f"{_accelerator_resource(pool)}) to the most you mean to pay for")), r.urn))
+        return
+    maxima = tuple((t, n) for t, n in pool.maxima.items() if n is not None)
+    details.insert(0, f"spec.limits ({limits}) allow at most {_shown(maxima)}")
+    fill, room = _one_limit(pool)
+    found.append((Unplanned(name, "elastic", types, 0, 0, max(n for _, n in maxima), limits, name=r.name,
+                            purchase=purchase, maxima=maxima, detail="; ".join(details), fill=fill, capacity=room,
+                            root_volume_gib=root,
+                            fix=f"budget for the maximum, or lower spec.limits of {kind} '{r.name}'"), r.urn))
+
+
+def _one_limit(pool: karpenter.Pool) -> tuple[tuple[tuple[str, int], ...], int | None]:
+    """When one limit alone binds the pool's types (integral per instance: cpu, GPUs, Neuron devices),
+    what each type takes of it and the limit; else nothing (the estimate then fills with one type)."""
+    binding = [k for k in pool.limits if any(karpenter.capacity(t)[k] > 0 for t in pool.types)]
+    if len(binding) != 1 or binding[0] == "memory":
+        return (), None
+    key = binding[0]
+    per = {t.name: karpenter.capacity(t)[key] for t in pool.types}
+    if not all(v > 0 and float(v).is_integer() for v in per.values()):
+        return (), None
+    return tuple((t, int(v)) for t, v in per.items()), int(pool.limits[key])
+
+
+def _accelerator_resource(pool: karpenter.Pool) -> str:
+    nvidia = any(t.accelerator.vendor.upper() == "NVIDIA" for t in pool.types)
+    return "nvidia.com/gpu" if nvidia else "aws.amazon.com/neuron"
+
+
+def _quantity(v: float) -> str:
+    for unit, size in (("Ti", 2 ** 40), ("Gi", 2 ** 30)):
+        if v >= size and v % size == 0:
+            return f"{int(v // size):,}{unit}"
+    return f"{int(v):,}" if float(v).is_integer() else f"{v:g}"
+
+
+def _node_class(graph: Graph, pool: Resource, spec: Any) -> tuple[str, int | None]:
+    """The pool's EC2NodeClass joined in: where it launches (subnets, AZs), its security groups and
+    reservations, in words; and the GiB of its gp3 root volume when its block device mappings say."""
+    ref = dig(spec, "template", "spec", "nodeClassRef", "name")
+    if not isinstance(ref, str):
+        return "", None
+    classes = [c for c in graph.resources if c.type.startswith("kubernetes:karpenter.k8s.aws/")
+               and c.type.endswith(":EC2NodeClass") and ref in (c.get("metadata", "name"), c.name)]
+    if not classes:
+        return f"EC2NodeClass '{ref}' is not a resource of this stack", None
+    nc = classes[0]
+    cspec = nc.get("spec") or {}
+    subnets = _selected(graph, as_list(dig(cspec, "subnetSelectorTerms")), SUBNET)
+    zones = sorted({z for s in subnets for z in [s.get("availabilityZone")] if isinstance(z, str) and known(z)})
+    groups = _selected(graph, as_list(dig(cspec, "securityGroupSelectorTerms")), "aws:ec2/securityGroup:SecurityGroup")
+    reservations = [t.get("id") for t in as_list(dig(cspec, "capacityReservationSelectorTerms"))
+                    if isinstance(t, dict) and isinstance(t.get("id"), str)]
+    tagged = [t for t in as_list(dig(cspec, "capacityReservationSelectorTerms")) if isinstance(t, dict) and t.get("tags")]
+    parts = [f"EC2NodeClass '{ref}'"]
+    parts.append(f"subnets in {', '.join(zones)}" if zones else "subnets not resources of this stack (AZ unknown)")
+    if groups:
+        parts.append(f"{len(groups)} security group(s) of this stack")
+    if reservations or tagged:
+        parts.append("capacity reservations " + ", ".join(reservations + [f"tagged {t['tags']}" for t in tagged]))
+    return ": ".join(parts[:1]) + ": " + ", ".join(parts[1:]), _root_gib(as_list(dig(cspec, "blockDeviceMappings")))
+
+
+def _root_gib(mappings: list[Any]) -> int | None:
+    """GiB of the gp3 root volume an EC2NodeClass maps (`rootVolume: true`, else a root device name)."""
+    roots = [m for m in mappings if isinstance(m, dict) and m.get("rootVolume") is True]
+    roots = roots or [m for m in mappings if isinstance(m, dict) and m.get("deviceName") in ROOT_DEVICES]
+    ebs = roots[0].get("ebs") if roots else None
+    if not isinstance(ebs, dict) or ebs.get("volumeType") != "gp3":
+        return None
+    size = karpenter.quantity(ebs.get("volumeSize"))
+    return int(size // 2 ** 30) if size is not None and size >= 2 ** 30 and size % 2 ** 30 == 0 else None
+
+
+def _selected(graph: Graph, terms: list[Any], type_: str) -> list[Resource]:
+    """Resources of `type_` a Karpenter selector term list picks: by `id`, or by every tag (`*` any value)."""
+    out: list[Resource] = []
+    for term in terms:
+        if not isinstance(term, dict):
+            continue
+        for res in graph.of_type(type_):
+            tags = res.get("tags") or {}
+            if term.get("id") is not None and term.get("id") in res.identifiers():
+                out.append(res)
+            elif isinstance(term.get("tags"), dict) and isinstance(tags, dict) and all(
+                    k in tags and (v == "*" or tags[k] == v) for k, v in term["tags"].items()):
+                out.append(res)
+    return list({r.urn: r for r in out}.values())
+
+
+def _hyperpod(r: Resource, cat: Any, found: Found) -> None:
+    """One entry per accelerated instance group: type (ml. prefix dropped for its specs) and InstanceCount."""
+    groups = [g for g in as_list(r.get("instanceGroups")) if isinstance(g, dict)]
+    others = []
+    for g in groups:
+        ml = g.get("instanceType")
+        if not known(ml):
+            found.append((Unplanned(f"SageMaker HyperPod cluster '{r.name}' instance group "
+                                    f"'{g.get('instanceGroupName') or '?'}'", "unpriced", (), as_int(g.get("instanceCount")),
+                                    name=f"{r.name}-{g.get('instanceGroupName') or 'group'}",
+                                    detail="an instance type unknown during preview",
+                                    fix="write the instance group's instanceType as a literal"), r.urn))
+            continue
+        ec2 = ml.removeprefix("ml.") if isinstance(ml, str) else None
+        if ec2 is None or not (ec2 in cat.instance_types or _ACCELERATED.match(ec2)):
+            if isinstance(ml, str):
+                others.append(f"{as_int(g.get('instanceCount'))} {ml}")
+            continue
+        count = as_int(g.get("instanceCount"))
+        spec = cat.instance_types.get(ec2)
+        accel = f", {count * spec.accelerator_count} {spec.accelerator.name}" if spec is not None and count else ""
+        group = g.get("instanceGroupName") or "?"
+        found.append((Unplanned(f"SageMaker HyperPod cluster '{r.name}' instance group '{group}'", "unpriced",
+                                (ml,), count, count, count, f"InstanceCount {count if count is not None else '?'}",
+                                name=f"{r.name}-{group}",
+                                detail=(f"{count} x {ml} ({ec2}{accel}); EFA and placement are provided by HyperPod "
+                                        "(not checked as EC2 launches)"),
+                                fix=(f"price {count} {ml} from SageMaker HyperPod pricing ({HYPERPOD_PRICING}) and "
+                                     "budget for it: planner has no HyperPod price, and the EC2 price is not it")),
+                      r.urn))
+    if others and found and found[-1][1] == r.urn:
+        last, urn = found[-1]
+        found[-1] = (Unplanned(**{**last.__dict__, "detail": f"{last.detail}; the cluster also runs "
+                                                            f"{', '.join(others)} (no accelerators)"}), urn)
+
+
+def _pcs(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
+    types = [str(t) for t in (dig(i, "instanceType") for i in as_list(r.get("instanceConfigs"))) if known(t) and t]
+    listed, outside = _split(types, cat)
+    if not listed and not outside:
+        return
+    kind = "AWS PCS compute node group"
+    sc = r.get("scalingConfiguration") or r.get("scalingConfig") or {}
+    lo, hi = as_int(dig(sc, "minInstanceCount")), as_int(dig(sc, "maxInstanceCount"))
+    _refused(kind, "scalingConfiguration.minInstanceCount", lo, "scalingConfiguration.maxInstanceCount", hi, r, gaps)
+    rng = f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances"
+    name = f"{kind} '{r.name}'"
+    if not listed:
+        found.append((Unplanned(name, "unlisted", tuple(outside), lo, lo, hi, rng, name=r.name,
+                                fix=unlisted_fix(tuple(outside))), r.urn))
+    elif hi is None:
+        found.append((Unplanned(name, "unsized", tuple(listed), lo, lo, None, rng, name=r.name,
+                                fix="set scalingConfiguration.maxInstanceCount to the most you mean to pay for"), r.urn))
+    else:
+        found.append((Unplanned(name, "elastic", tuple(listed), lo or 0, lo, hi, rng, name=r.name,
+                                maxima=_maxima(listed, lambda t: hi), fill=tuple((t, 1) for t in listed), capacity=hi,
+                                detail=f"maxInstanceCount {hi} allows at most {hi} instances",
+                                fix=f"budget for the maximum, or lower scalingConfiguration.maxInstanceCount of '{r.name}'"),
+                      r.urn))
+
+
+def unlisted_fix(types: tuple[str, ...]) -> str:
+    return (f"check {', '.join(types)} on AWS's instance type and pricing pages and budget for it yourself, "
+            "or plan a catalogue type instead (`planner catalog` lists them)")

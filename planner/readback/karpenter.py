@@ -1,0 +1,184 @@
+"""Karpenter NodePools read as Karpenter reads them, against planner's catalogue.
+
+A NodePool names no instance type: its `spec.template.spec.requirements` select types by
+well-known labels (`node.kubernetes.io/instance-type`, `karpenter.k8s.aws/instance-family`,
+`-category`, `-generation`, `-size`, `-cpu`, `-memory`, `-gpu-count`, `-gpu-name`,
+`-gpu-manufacturer`, `-accelerator-count`, `-accelerator-name`, `-accelerator-manufacturer`)
+with `In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt` and `Lt`; `karpenter.sh/capacity-type`
+and `topology.kubernetes.io/zone` pick how and where. Each label's value for a catalogue
+type is derived from the catalogue's own figures, so the types a pool may launch are the
+catalogue types whose labels satisfy every requirement. `spec.limits` (cpu, memory,
+`nvidia.com/gpu`, `aws.amazon.com/neuron`, `aws.amazon.com/neuroncore`) bound the sum of
+the pool's node capacities: the most instances of each type it may run is the floor of
+each limit over what one instance has.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from planner.core.catalogue.instance_types import InstanceType
+
+SCHEDULING_DOC = "https://karpenter.sh/docs/concepts/scheduling/"
+NODEPOOLS_DOC = "https://karpenter.sh/docs/concepts/nodepools/"
+
+_AWS = "karpenter.k8s.aws/"
+INSTANCE_TYPE = "node.kubernetes.io/instance-type"
+FAMILY = _AWS + "instance-family"
+CATEGORY = _AWS + "instance-category"
+CAPACITY_TYPE = "karpenter.sh/capacity-type"
+ZONE = "topology.kubernetes.io/zone"
+# labels that choose the type by name: when a pool names values here, only those can launch
+NAMING = (INSTANCE_TYPE, FAMILY, CATEGORY)
+_PURCHASE = {"on-demand": "on-demand", "spot": "spot", "reserved": "reserved"}
+_FAMILY = re.compile(r"^([a-z]+)(\d+)")
+# families with GPUs, Trainium or Inferentia (their category letters)
+ACCELERATED_CATEGORIES = ("p", "g", "trn", "inf", "dl", "gr")
+
+
+def labels(t: InstanceType) -> dict[str, str]:
+    """The well-known Karpenter labels of a catalogue type, from its name and catalogue figures."""
+    family, size = t.name.split(".", 1)
+    m = _FAMILY.match(family)
+    out = {INSTANCE_TYPE: t.name, FAMILY: family, _AWS + "instance-size": size,
+           _AWS + "instance-cpu": str(t.vcpus), _AWS + "instance-memory": str(t.memory_gib * 1024)}
+    if m:
+        out[CATEGORY], out[_AWS + "instance-generation"] = m.group(1), m.group(2)
+    accel = t.accelerator
+    if accel.vendor.upper() == "NVIDIA":
+        out[_AWS + "instance-gpu-count"] = str(t.accelerator_count)
+        out[_AWS + "instance-gpu-name"] = accel.name.split("-")[0].lower()
+        out[_AWS + "instance-gpu-manufacturer"] = "nvidia"
+    else:  # Trainium, Inferentia: Neuron devices
+        out[_AWS + "instance-accelerator-count"] = str(t.accelerator_count)
+        out[_AWS + "instance-accelerator-name"] = accel.name.lower()
+        out[_AWS + "instance-accelerator-manufacturer"] = accel.vendor.lower()
+    return out
+
+
+def capacity(t: InstanceType) -> dict[str, float]:
+    """What one instance adds to the pool's resources, as `spec.limits` counts them."""
+    nvidia = t.accelerator.vendor.upper() == "NVIDIA"
+    return {"cpu": float(t.vcpus), "memory": float(t.memory_gib) * 2 ** 30,
+            "nvidia.com/gpu": float(t.accelerator_count if nvidia else 0),
+            "aws.amazon.com/neuron": float(0 if nvidia else t.accelerator_count),
+            "aws.amazon.com/neurondevice": float(0 if nvidia else t.accelerator_count),
+            "aws.amazon.com/neuroncore": float(t.neuron_cores or 0)}
+
+
+_SUFFIX = {"m": 1e-3, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
+           "Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60}
+_QUANTITY = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(Ki|Mi|Gi|Ti|Pi|Ei|m|k|K|M|G|T|P|E)?\s*$")
+
+
+def quantity(value: Any) -> float | None:
+    """A Kubernetes resource quantity (`1000`, `1000Gi`, `500m`) as a number; None if it is not one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    m = _QUANTITY.match(value) if isinstance(value, str) else None
+    if not m:
+        return None
+    return float(m.group(1)) * (_SUFFIX[m.group(2)] if m.group(2) else 1.0)
+
+
+@dataclass(frozen=True)
+class Requirement:
+    key: str
+    operator: str
+    values: tuple[str, ...]
+
+    def matches(self, value: str | None) -> bool:
+        """Kubernetes node-selector semantics: NotIn and DoesNotExist match a type without the label."""
+        op = self.operator
+        if op == "In":
+            return value is not None and value in self.values
+        if op == "NotIn":
+            return value is None or value not in self.values
+        if op == "Exists":
+            return value is not None
+        if op == "DoesNotExist":
+            return value is None
+        if op in ("Gt", "Lt") and value is not None and self.values:
+            try:
+                have, bound = int(value), int(self.values[0])
+            except ValueError:
+                return False
+            return have > bound if op == "Gt" else have < bound
+        return False
+
+
+@dataclass
+class Pool:
+    """What a NodePool may launch: catalogue types, named types outside the catalogue, how, where, how many."""
+
+    types: list[InstanceType]
+    outside: list[str]  # accelerated types, families or categories it names that the catalogue lacks
+    accelerated: bool  # False: it can only launch instances without accelerators
+    purchases: tuple[str, ...]
+    zones: tuple[str, ...]
+    maxima: dict[str, int | None]  # per catalogue type: most instances under the limits (None: no limit binds)
+    limits: dict[str, float]
+    unread: list[str] = field(default_factory=list)  # requirement keys and limits not evaluated
+
+
+def requirements(spec: Any, dig: Callable[..., Any], as_list: Callable[[Any], list[Any]]) -> list[Requirement]:
+    reqs = []
+    for q in as_list(dig(spec, "template", "spec", "requirements")):
+        if isinstance(q, dict) and isinstance(q.get("key"), str) and isinstance(q.get("operator"), str):
+            values = tuple(str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+                           for v in as_list(q.get("values")))
+            reqs.append(Requirement(q["key"], q["operator"], values))
+    return reqs
+
+
+def read(spec: Any, catalogue: dict[str, InstanceType], dig: Callable[..., Any],
+         as_list: Callable[[Any], list[Any]]) -> Pool:
+    """The pool `spec` (a NodePool's `spec`) describes, resolved against `catalogue`."""
+    reqs = requirements(spec, dig, as_list)
+    known_keys = set().union(*(labels(t) for t in catalogue.values())) | {CAPACITY_TYPE, ZONE}
+    unread = sorted({q.key for q in reqs if q.key not in known_keys})
+    typed = [q for q in reqs if q.key in known_keys and q.key not in (CAPACITY_TYPE, ZONE)]
+    types = [t for t in catalogue.values() if all(q.matches(labels(t).get(q.key)) for q in typed)]
+    named = [q for q in typed if q.key in NAMING and q.operator == "In"]
+    outside = _outside(named, catalogue)
+    accelerated = bool(types) or bool(outside)
+    purchases = ("on-demand",)  # Karpenter's default when the pool does not say
+    for q in reqs:
+        if q.key == CAPACITY_TYPE:
+            all_types = tuple(_PURCHASE)
+            purchases = tuple(p for p in all_types if q.matches(p))
+    zones = tuple(v for q in reqs if q.key == ZONE and q.operator == "In" for v in q.values)
+    limits: dict[str, float] = {}
+    raw = dig(spec, "limits")
+    for key, value in (raw.items() if isinstance(raw, dict) else ()):
+        amount = quantity(value)
+        if amount is None or key not in capacity(next(iter(catalogue.values()))):
+            unread.append(f"limits.{key}")
+        else:
+            limits[key] = amount
+    maxima = {t.name: most(capacity(t), limits) for t in types}
+    return Pool(types, outside, accelerated, purchases, zones, maxima, limits, unread)
+
+
+def most(per_instance: dict[str, float], limits: dict[str, float]) -> int | None:
+    """Instances of one type that fit under every limit on a resource it has; None when none binds it."""
+    counts = [int(limits[k] // v) for k, v in per_instance.items() if k in limits and v > 0]
+    return min(counts) if counts else None
+
+
+def _outside(named: list[Requirement], catalogue: dict[str, InstanceType]) -> list[str]:
+    """Accelerated types, families and categories the pool names (In) that the catalogue has none of."""
+    out: list[str] = []
+    have = {key: {labels(t).get(key) for t in catalogue.values()} for key in NAMING}
+    for q in named:
+        for v in q.values:
+            family = v.split(".", 1)[0]
+            m = _FAMILY.match(family)
+            category = m.group(1) if m else family
+            if category in ACCELERATED_CATEGORIES and v not in have[q.key] and v not in out:
+                out.append(v)
+    return out

@@ -1,0 +1,80 @@
+"""Checks of one resource's inputs that a read-back of a program runs on every resource.
+
+`planner plan --program` reports them under their rules' ids (declared in the core,
+`planner.core.rules.resource_checks`), at the resource's file and line, with a fix in pulumi_aws's
+Python names; the policy pack runs the same functions as its resource policies
+(`planner.policy.resource_checks`), so both say the same thing. They read plain props
+(camelCase, as the engine passes inputs) and need no Pulumi import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from planner.readback import security_groups
+from planner.readback.resources import INSTANCE, LAUNCH_TEMPLATE, Graph, as_list, dig, known
+from planner.readback.topology import Violation
+from planner.core.rules.resource_checks import EFA_SECURITY_GROUP, IMDS_DOC, IMDSV2, INTERFACE_SECURITY_GROUPS
+
+
+def _interfaces(props: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [n for n in as_list(props.get("networkInterfaces")) if isinstance(n, dict)]
+
+
+def interface_security_groups(resource_type: str, props: Mapping[str, Any]) -> list[str]:
+    """A launch template with network interfaces sets its security groups per interface.
+
+    The EFA layout itself (one EFA interface per network card, a full EFA interface first)
+    is the `efa-interface-layout` rule's, reported once, by `planner-topology`: it checks the
+    type the template is launched as (an Auto Scaling group's override included), which
+    this resource alone cannot tell.
+    """
+    if resource_type != LAUNCH_TEMPLATE:
+        return []
+    interfaces = _interfaces(props)
+    if interfaces and (as_list(props.get("vpcSecurityGroupIds")) or as_list(props.get("securityGroupNames"))):
+        return ["security groups are set at the top level of a launch template that declares network interfaces; "
+                "set them per interface (networkInterfaces[].securityGroups) instead"]
+    return []
+
+
+def imdsv2_required(resource_type: str, props: Mapping[str, Any]) -> list[str]:
+    """Launch templates and instances require IMDSv2 session tokens (metadataOptions.httpTokens)."""
+    if resource_type not in (LAUNCH_TEMPLATE, INSTANCE):
+        return []
+    tokens = dig(props, "metadataOptions", "httpTokens")
+    if tokens is None and resource_type == INSTANCE and props.get("launchTemplate") is not None:
+        return []  # launched from a template: the template's metadata options apply, and it is checked itself
+    if tokens is not None and not known(tokens):
+        return []  # computed from another resource; checked at update
+    if tokens == "required":
+        return []
+    shown = "not set" if tokens is None else f"'{tokens}'"
+    return [f"metadataOptions.httpTokens is {shown}; set it to 'required' so that only IMDSv2 (session tokens) "
+            f"can read instance credentials. See {IMDS_DOC}"]
+
+
+# checks of one resource whose rules only the read-back of resources can fire: run per resource by
+# the pack, and on every resource of a program by `planner plan --program`
+ONE_RESOURCE = {IMDSV2: imdsv2_required, INTERFACE_SECURITY_GROUPS: interface_security_groups}
+
+
+def program_violations(graph: Graph) -> list[Violation]:
+    """What the resource checks find in a program's resources, each with its rule and the resource's URN:
+    notes of the read-back that `planner plan --program` reports under those rules (the pack runs the
+    same checks as its resource policies and `planner-efa-security-group`)."""
+    out = [Violation(message, r.urn, fix=PROGRAM_FIXES[rule], rule=rule)
+           for r in graph.resources for rule, check in ONE_RESOURCE.items() for message in check(r.type, r.props)]
+    return out + [replace(v, rule=EFA_SECURITY_GROUP, fix=PROGRAM_FIXES[EFA_SECURITY_GROUP])
+                  for v in security_groups.violations(graph)]
+
+
+# what to change, in pulumi_aws's Python names (restated against the resource, with its file and line)
+PROGRAM_FIXES = {
+    IMDSV2: 'set metadata_options={"http_tokens": "required"}',
+    INTERFACE_SECURITY_GROUPS: ("move the groups of vpc_security_group_ids (or security_group_names) into "
+                                "security_groups of each of its network_interfaces"),
+    EFA_SECURITY_GROUP: ('add an ingress and an egress rule with protocol "-1" and self=True (or an '
+                         "aws.vpc.SecurityGroupIngressRule and EgressRule naming the group itself)"),
+}

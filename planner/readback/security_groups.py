@@ -1,0 +1,109 @@
+"""EFA security groups: all traffic in from, and out to, the group itself.
+
+AWS's EFA guide (and the AWS PCS guide's EFA security group commands) ask for both rules
+naming the security group itself, so planner does not take an egress rule to 0.0.0.0/0 for
+the outbound one. This needs the stack's resources together
+(the launch template says which groups its EFA interfaces use; the groups and their
+separate rule resources say what they allow), so it is a stack policy.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from planner.readback.topology import Violation
+from planner.core.rules.resource_checks import EFA_SECURITY_DOC
+from planner.readback.resources import (
+    EFA_INTERFACE_TYPES,
+    LAUNCH_TEMPLATE,
+    SECURITY_GROUP,
+    SECURITY_GROUP_EGRESS,
+    SECURITY_GROUP_INGRESS,
+    SECURITY_GROUP_RULE,
+    Graph,
+    Resource,
+    as_list,
+    known,
+    truthy,
+)
+
+ALL_PROTOCOLS = ("-1", "all")
+DIRECTIONS = ("ingress", "egress")
+
+
+def efa_security_groups(graph: Graph) -> dict[str, tuple[Resource, list[Resource]]]:
+    """Security groups (by URN) used by EFA interfaces of launch templates, with those templates."""
+    out: dict[str, tuple[Resource, list[Resource]]] = {}
+    for lt in graph.of_type(LAUNCH_TEMPLATE):
+        interfaces = [n for n in as_list(lt.get("networkInterfaces")) if isinstance(n, dict)]
+        ids = [sg for n in interfaces if n.get("interfaceType") in EFA_INTERFACE_TYPES
+               for sg in as_list(n.get("securityGroups"))]
+        if not ids:
+            continue
+        for sg in graph.resolve(lt, "networkInterfaces", ids, SECURITY_GROUP):
+            out.setdefault(sg.urn, (sg, []))[1].append(lt)
+    return out
+
+
+def _all_traffic(protocol: Any) -> bool:
+    return isinstance(protocol, str) and protocol.lower() in ALL_PROTOCOLS
+
+
+def _inline_self(sg: Resource, direction: str) -> bool:
+    for rule in as_list(sg.get(direction)):
+        if not isinstance(rule, dict) or not _all_traffic(rule.get("protocol")):
+            continue
+        others = {g for g in as_list(rule.get("securityGroups")) if isinstance(g, str) and known(g)}
+        if truthy(rule.get("self")) or others & sg.identifiers():
+            return True
+    return False
+
+
+def _attached(graph: Graph, rule: Resource, sg: Resource) -> bool:
+    return any(g.urn == sg.urn for g in graph.resolve(rule, "securityGroupId", [rule.get("securityGroupId")], SECURITY_GROUP))
+
+
+def _separate_rules(graph: Graph, sg: Resource) -> Iterator[tuple[str, Resource, list[Resource]]]:
+    """(direction, rule, groups it lets traffic from/to) for rule resources attached to `sg`."""
+    for rule in graph.of_type(SECURITY_GROUP_RULE):
+        if not _attached(graph, rule, sg):
+            continue
+        if not _all_traffic(rule.get("protocol")):
+            continue
+        peers = [sg] if truthy(rule.get("self")) else graph.resolve(
+            rule, "sourceSecurityGroupId", [rule.get("sourceSecurityGroupId")], SECURITY_GROUP)
+        yield str(rule.get("type")), rule, peers
+    for type_, direction in ((SECURITY_GROUP_INGRESS, "ingress"), (SECURITY_GROUP_EGRESS, "egress")):
+        for rule in graph.of_type(type_):
+            if not _attached(graph, rule, sg):
+                continue
+            if not _all_traffic(rule.get("ipProtocol")):
+                continue
+            peers = graph.resolve(rule, "referencedSecurityGroupId", [rule.get("referencedSecurityGroupId")], SECURITY_GROUP)
+            yield direction, rule, peers
+
+
+def self_referencing(graph: Graph, sg: Resource) -> set[str]:
+    """The directions (ingress, egress) in which `sg` allows all traffic with itself."""
+    found = {d for d in DIRECTIONS if _inline_self(sg, d)}
+    for direction, _rule, peers in _separate_rules(graph, sg):
+        if any(p.urn == sg.urn for p in peers):
+            found.add(direction)
+    return found
+
+
+def violations(graph: Graph) -> list[Violation]:
+    out = []
+    for sg, templates in efa_security_groups(graph).values():
+        missing = [d for d in DIRECTIONS if d not in self_referencing(graph, sg)]
+        if not missing:
+            continue
+        users = ", ".join(sorted(t.name for t in templates))
+        rules = " and ".join({"ingress": "inbound from", "egress": "outbound to"}[d] for d in missing)
+        out.append(Violation(
+            f"security group '{sg.name}' is used by EFA interfaces (launch template {users}) but does not allow all "
+            f"traffic {rules} itself; AWS's EFA guide asks for an all-traffic (protocol -1) rule naming the group "
+            f"itself in each direction (planner does not take an egress rule to 0.0.0.0/0 for one). See {EFA_SECURITY_DOC}",
+            sg.urn,
+        ))
+    return out

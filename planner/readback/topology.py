@@ -1,0 +1,817 @@
+"""Rebuild the declared `planner:cluster` from a stack's AWS resources: the one read-back.
+
+Both the policy pack (at `pulumi preview`) and `planner plan --program` (through
+`planner.readback.program_resources`) use this module. A cluster written by hand with plain pulumi-aws
+resources has no planner config, so its topology is read back from what the program
+registers: launch templates
+(instance type, EFA interfaces, market options, reservation, gp3 root volume), Auto Scaling groups or
+instances (how many, in which subnets and placement group), subnets (the AZ), placement
+groups (the strategy) and FSx for Lustre. The result is a plain `planner:cluster` mapping
+that goes through `parse_cluster` and `plan_stack` like a stack file, so the pack runs the
+same rules as `planner plan`.
+
+Findings point at key paths; each path of the rebuilt mapping records the URN of the
+resource it came from (`Stack.resources`, the read-back's locator, see `planner.core.input.locations`),
+so a finding lands on the resource at fault.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from planner.core.catalogue import instance_types as _catalogue
+from planner.core.model.cluster import Note, Path, Stack, Unplanned
+from planner.core.input.stack_files import CLUSTER_PATH, RESOURCE_GROUP_ARN
+from planner.readback.elastic_compute import read as read_elastic
+from planner.readback.elastic_compute import unlisted_fix
+from planner.readback.resources import (
+    AUTOSCALING_GROUP,
+    DATA_REPOSITORY_ASSOCIATION,
+    EFA_INTERFACE_TYPES,
+    EKS_NODE_GROUP,
+    INSTANCE,
+    LAUNCH_TEMPLATE,
+    LUSTRE,
+    NETWORK_INTERFACE,
+    PLACEMENT_GROUP,
+    ROOT_DEVICES,
+    SUBNET,
+    UNKNOWN,
+    Graph,
+    Resource,
+    as_int,
+    as_list,
+    dig,
+    known,
+    truthy,
+)
+
+_NAME_OK = re.compile(r"[^a-z0-9-]+")
+_RESERVATION = re.compile(r"cr-[0-9a-f]{8,17}")
+_AZ = re.compile(r"^([a-z]{2}(-gov)?-[a-z]+-\d)[a-z]$")
+_MARKETS = {"capacity-block": "capacity-block", "spot": "spot"}
+_EKS_CAPACITY = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND": "on-demand"}
+# families with GPUs, Trainium or Inferentia: compute worth naming when the catalogue lacks the type
+_ACCELERATED = re.compile(r"^(p\d+[a-z0-9-]*|g\d+[a-z0-9-]*|trn\d+[a-z0-9]*|inf\d+[a-z0-9]*|dl\d+[a-z0-9]*)\.")
+UNKNOWN_AZ = ""  # the cluster's AZ when no resource of the stack tells it
+DEPLOY_TARGET = "deploy_target"  # launch values key: (model field, what it names) of a reference known at deploy
+_PARENT_KEY = re.compile(r"(\.[^.\[]*|\[\d+\])$")  # the last step of a key path
+
+
+@dataclass(frozen=True)
+class Violation:
+    """What a policy reports: a message, and the URN of the resource at fault (None: the stack).
+
+    The rebuild's own gaps (what it could not see, and what it assumed) are reported this way.
+    """
+
+    message: str
+    urn: str | None = None
+    fix: str | None = None  # what to change in the program, for this case (`readback-gap` reports it)
+    rule: str = "readback-gap"  # the rule that reports it once planned (`scaling-size-refused`: sizes AWS refuses)
+    left_out: str | None = None  # compute the estimate leaves out because of it, in a few words
+
+
+@dataclass
+class Rebuilt:
+    """A `planner:cluster` mapping read back from resources, with where each part came from.
+
+    `unplanned` is compute that will launch but cannot be planned (unsized, outside the
+    catalogue, scaled to zero); `max_counts`, `zones` and `interfaces` carry, per node
+    group index, what the mapping has no key for.
+    """
+
+    data: dict[str, Any] | None
+    region: str | None
+    resources: dict[Path, str | None] = field(default_factory=dict)  # the URN each key path came from
+    gaps: list[Violation] = field(default_factory=list)
+    unplanned: list[Unplanned] = field(default_factory=list)
+    max_counts: dict[int, int] = field(default_factory=dict)
+    zones: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    interfaces: dict[int, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
+    root_volumes: dict[int, int] = field(default_factory=dict)  # gp3 root volume GiB, where the template says
+    targets: dict[int, tuple[str, str]] = field(default_factory=dict)  # launch targets known only at deploy
+    zone_known: bool = True
+
+    def locate(self, path: Path, urn: str | None) -> None:
+        self.resources[path] = urn
+
+    def urn_of(self, path: Path) -> str | None:
+        """The URN behind a key path, or behind its nearest located ancestor (None: the stack as a whole)."""
+        from planner.core.input.locations import nearest
+
+        return nearest(self.resources, tuple(path))
+
+    def urn_of_key(self, key: str) -> str | None:
+        """The URN behind a problem's key (`planner:cluster.node_groups[0].count`), or its nearest ancestor's."""
+        from planner.core.reading.fields import key_path
+
+        by_key = {key_path(p): urn for p, urn in self.resources.items()}
+        while key:
+            if key in by_key:
+                return by_key[key]
+            key = _PARENT_KEY.sub("", key)
+        return None
+
+
+@dataclass
+class _Group:
+    """One node group before it becomes a mapping: values plus the resource each came from."""
+
+    name: str
+    instance_type: str
+    count: int
+    capacity: Resource  # the Auto Scaling group, or the first instance
+    template: Resource | None
+    values: dict[str, Any]
+    sources: dict[str, Resource]
+    placement_groups: list[Resource]
+    zones: list[str]
+    maximum: int | None = None
+    external_placement: str | None = None  # a placement group named that is not a resource of the stack
+    interfaces: tuple[tuple[int, int, str], ...] | None = None
+    root_volume_gib: int | None = None  # gp3 root volume per instance, when the launch template (or instance) says
+    ultraserver: tuple[str, str, int] | None = None  # (cluster, node group, k): the planner tags of one UltraServer's ASG
+
+
+def rebuild(graph: Graph, region: str | None = None, availability_zone: str | None = None) -> Rebuilt:
+    """Read the cluster back from `graph`; `region`/`availability_zone` are policy-config fallbacks."""
+    cat = _catalogue.load()
+    gaps: list[Violation] = []
+    unplanned: list[tuple[Unplanned, str | None]] = []
+    region = region or graph.region() or _region_of_zones(graph)
+    groups = (_merge_ultraservers(_asg_groups(graph, cat, gaps, unplanned)) + _eks_groups(graph, cat, gaps, unplanned)
+              + _instance_groups(graph, cat, gaps, unplanned))
+    elastic, refused = read_elastic(graph, cat)
+    unplanned += elastic
+    gaps += [Violation(**g) for g in refused]
+    out = Rebuilt(None, region, gaps=gaps)
+    lustres = graph.of_type(LUSTRE)
+    if not groups and not unplanned:
+        return out
+    if region is None:
+        gaps.append(Violation("cannot tell the AWS region (no aws provider region, and no subnet or Availability Zone "
+                              "in the stack); set the policy's `region` config (or `aws:region` in the stack config)",
+                              fix="set aws:region in the stack's Pulumi.<stack>.yaml (or the policy pack's `region` config)"))
+        return out
+
+    out.locate(CLUSTER_PATH, None)
+    # in URN order: a program registers from several threads, and each entry's key path
+    # (`planner:cluster.unplanned[i]`, reported with its findings) must not depend on which ran first
+    for i, (u, urn) in enumerate(sorted(unplanned, key=lambda pair: (pair[1] or "", pair[0].resource, pair[0].reason))):
+        path = CLUSTER_PATH + ("unplanned", i)
+        out.locate(path, urn)
+        out.unplanned.append(replace(u, path=path))
+
+    zones = [z for g in groups for z in g.zones]
+    cluster_az = availability_zone or (Counter(zones).most_common(1)[0][0] if zones else None)
+    if cluster_az is None:
+        out.zone_known = False
+        if groups:
+            gaps.append(Violation("cannot tell the Availability Zone of any node group (their subnets are not resources of "
+                                  "this stack); checks that need it (same-AZ EFA, file system AZ) are not run; give a subnet "
+                                  "of the stack an availability_zone (or the policy pack its `availabilityZone` config)",
+                                  groups[0].capacity.urn,
+                                  fix=(f"launch '{groups[0].capacity.name}' into a subnet created in this program with "
+                                       "availabilityZone set (or set the policy pack's `availabilityZone` config)")))
+    origin = next((g.capacity.urn for g in groups if cluster_az in g.zones), None)
+    out.locate(CLUSTER_PATH + ("availability_zone",), origin)
+    node_groups: list[dict[str, Any]] = []
+    names: set[str] = set()
+    for g in groups:
+        i = len(node_groups)
+        path = CLUSTER_PATH + ("node_groups", i)
+        g.name = _unique_name(g.name, names)
+        values = dict(g.values)
+        target = values.pop(DEPLOY_TARGET, None)
+        if target is not None:
+            out.targets[i] = target
+        entry: dict[str, Any] = {"name": g.name, "instance_type": g.instance_type, "count": g.count, **values}
+        ultra = _ultraserver_type(g)
+        if ultra is not None:
+            entry["ultraserver_type"], assumed = ultra
+            if assumed:
+                gaps.append(Violation(f"node group '{g.name}': {g.instance_type} belongs to several UltraServer types; "
+                                      f"planned as {ultra[0]}", g.capacity.urn,
+                                      fix=f"tag '{g.capacity.name}' with {_ULTRASERVER_TYPE_TAG}: the UltraServer type it books"))
+        out.locate(path, g.capacity.urn)
+        for key in ("name", "count"):
+            out.locate(path + (key,), g.capacity.urn)
+        for key, src in g.sources.items():
+            out.locate(path + (key,), src.urn)
+        if g.zones:
+            entry["availability_zone"] = g.zones[0]
+            if len(g.zones) > 1:
+                out.zones[i] = tuple(g.zones)
+        elif cluster_az is not None:
+            gaps.append(Violation(f"cannot tell the Availability Zone of node group '{g.name}'; assumed {cluster_az}",
+                                  g.capacity.urn,
+                                  fix=(f"launch '{g.capacity.name}' into a subnet created in this program with "
+                                       f"availabilityZone: {cluster_az} (the cluster's AZ)")))
+        out.locate(path + ("availability_zone",), g.capacity.urn)
+        if g.maximum is not None and g.maximum > g.count:
+            out.max_counts[i] = g.maximum
+        if g.interfaces is not None:
+            out.interfaces[i] = g.interfaces
+            out.locate(path + ("interfaces",), (g.template or g.capacity).urn)
+        if g.root_volume_gib is not None:
+            out.root_volumes[i] = g.root_volume_gib
+        node_groups.append(entry)
+
+    data: dict[str, Any] = {"availability_zone": cluster_az or UNKNOWN_AZ, "node_groups": node_groups}
+    placement = [pg for g in groups for pg in g.placement_groups if pg.get("strategy") == "cluster"]
+    external = [g for g in groups if g.external_placement is not None and not g.placement_groups]
+    for g in external:
+        gaps.append(Violation(f"placement group '{g.external_placement}' of '{g.capacity.name}' is not a resource of this "
+                              "stack (an existing group); read as a cluster placement group", g.capacity.urn,
+                              fix=(f"declare placement group '{g.external_placement}' in this program "
+                                   "(aws.ec2.PlacementGroup with strategy: cluster) so it can be checked")))
+    if groups:
+        data["placement_group"] = "cluster" if placement or external else "none"
+        # a missing placement group is the fault of the groups launched without one
+        where = placement[0].urn if placement else (external[0].capacity.urn if external else groups[0].capacity.urn)
+        out.locate(CLUSTER_PATH + ("placement_group",), where)
+
+    if lustres:  # kept with self-sizing compute too: a HyperPod cluster mounts it through its lifecycle scripts
+        data["lustre"] = _lustre(graph, lustres[0], cluster_az, gaps)
+        out.locate(CLUSTER_PATH + ("lustre",), lustres[0].urn)
+        for extra in lustres[1:]:
+            gaps.append(Violation("planner models one FSx for Lustre file system per cluster; this one is checked by "
+                                  "the resource policies but not planned or priced", extra.urn,
+                                  fix=(f"price file system '{extra.name}' separately (a stack file with its lustre "
+                                       "settings), or plan each file system's cluster as its own stack")))
+    out.data = data
+    return out
+
+
+# --- node groups ---------------------------------------------------------------------------
+
+def _template_of(graph: Graph, owner: Resource, spec: Any, prop: str) -> Resource | None:
+    values = [dig(spec, "id"), dig(spec, "name"), dig(spec, "launchTemplateId"), dig(spec, "launchTemplateName")]
+    if not any(v is not None for v in values):
+        return None
+    hits = graph.resolve(owner, prop, [v for v in values if v is not None], LAUNCH_TEMPLATE)
+    return hits[0] if hits else None
+
+
+def _size(desired: Any, minimum: Any, maximum: Any) -> tuple[int | None, int | None, int | None]:
+    """(planned, min, max): the desired size, else the minimum (what AWS starts with); never the maximum."""
+    d, lo, hi = as_int(desired), as_int(minimum), as_int(maximum)
+    planned = d if d is not None else lo
+    return planned, lo, hi
+
+
+def _refused_sizes(kind: str, r: Resource, props: tuple[str, str, str], desired: int | None, lo: int | None,
+                   hi: int | None, gaps: list[Violation]) -> None:
+    """Sizes the Auto Scaling and EKS APIs refuse at creation (min above desired, desired above max, min above
+    max): an error naming the resource and its properties, in the program's terms."""
+    want, least, most = props
+    what = f"{kind} '{r.name}'"
+    if lo is not None and hi is not None and lo > hi:
+        gaps.append(Violation(f"{what} has {least} {lo} above {most} {hi}: AWS refuses to create it", r.urn,
+                              fix=f"set {least} of {what} to at most {hi} (or raise {most} to {lo})",
+                              rule="scaling-size-refused"))
+    elif desired is not None and lo is not None and desired < lo:
+        gaps.append(Violation(f"{what} has {least} {lo} above {want} {desired}: AWS refuses to create it "
+                              f"({want} must lie between {least} and {most})", r.urn,
+                              fix=f"set {want} of {what} to at least {lo}, or lower {least} to {desired}",
+                              rule="scaling-size-refused"))
+    elif desired is not None and hi is not None and desired > hi:
+        gaps.append(Violation(f"{what} has {want} {desired} above {most} {hi}: AWS refuses to create it "
+                              f"({want} must lie between {least} and {most})", r.urn,
+                              fix=f"raise {most} of {what} to at least {desired}, or lower {want} to {hi}",
+                              rule="scaling-size-refused"))
+
+
+def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]) -> list[_Group]:
+    groups = []
+    for asg in graph.of_type(AUTOSCALING_GROUP):
+        template = _template_of(graph, asg, asg.get("launchTemplate"), "launchTemplate")
+        types: list[Any] = []
+        type_source: Resource | None = None
+        if template is None:
+            spec = asg.get("mixedInstancesPolicy", "launchTemplate", "launchTemplateSpecification")
+            template = _template_of(graph, asg, spec, "mixedInstancesPolicy")
+        overrides = as_list(asg.get("mixedInstancesPolicy", "launchTemplate", "overrides"))
+        types = [o.get("instanceType") for o in overrides if isinstance(o, dict) and o.get("instanceType") is not None]
+        if types:
+            type_source = asg
+        elif template is not None:
+            types, type_source = [template.get("instanceType")], template
+        planned, lo, hi = _size(asg.get("desiredCapacity"), asg.get("minSize"), asg.get("maxSize"))
+        itype = _pick(types, cat, asg, gaps, unplanned, "Auto Scaling group", planned, lo, hi)
+        if itype is None:
+            continue
+        _refused_sizes("Auto Scaling group", asg, ("desiredCapacity", "minSize", "maxSize"),
+                       as_int(asg.get("desiredCapacity")), lo, hi, gaps)
+        if planned is None:
+            gaps.append(Violation(f"cannot tell how many instances Auto Scaling group '{asg.name}' runs "
+                                  "(desiredCapacity and minSize unknown); not planned", asg.urn,
+                                  fix=f"set desiredCapacity (or minSize) of Auto Scaling group '{asg.name}' to a number "
+                                      "known at preview", left_out=f"Auto Scaling group '{asg.name}' (size unknown)"))
+            continue
+        if planned == 0:
+            purchase = _launch_values(graph, template, None)[0].get("purchase", "on-demand")
+            unplanned.append((Unplanned(f"Auto Scaling group '{asg.name}'", "scaled-to-zero", (itype,), 0, lo, hi,
+                                        f"{lo or 0}-{hi if hi is not None else '?'} instances",
+                                        fix=_zero_fix(f"desiredCapacity of Auto Scaling group '{asg.name}'", hi, "maxSize"),
+                                        maxima=((itype, hi),) if hi else (), purchase=purchase, name=asg.name),
+                              asg.urn))
+            continue
+        subnets = graph.resolve(asg, "vpcZoneIdentifiers", as_list(asg.get("vpcZoneIdentifiers")), SUBNET)
+        zones = _zones(subnets) or [z for z in as_list(asg.get("availabilityZones")) if isinstance(z, str) and known(z)]
+        zones, pgs, external = _where(graph, asg, template, zones)
+        values, sources, interfaces = _launch_values(graph, template, None, gaps)
+        if type_source is not None:
+            sources["instance_type"] = type_source
+        groups.append(_Group(asg.name, itype, planned, asg, template, values, sources, pgs, zones, hi, external, interfaces,
+                             root_volume_gib=_root_volume(template, None), ultraserver=_ultraserver_tags(asg)))
+    return groups
+
+
+# the planner components' tags (planner.components.cluster): a node group of an UltraServer Capacity
+# Block that names one reservation per UltraServer is built as one Auto Scaling group per UltraServer
+_CLUSTER_TAG, _GROUP_TAG, _ULTRASERVER_TAG = "planner:cluster", "planner:node-group", "planner:ultraserver"
+_ULTRASERVER_TYPE_TAG = "planner:ultraserver-type"
+
+
+def _ultraserver_type(g: _Group) -> tuple[str, bool] | None:
+    """(UltraServer type, assumed) for a group whose instance type is a member of several UltraServer types:
+    the components' tag, else the smallest type whose members divide the count (said as a gap); None otherwise."""
+    cat = _catalogue.load()
+    options = cat.ultraservers_of(g.instance_type)
+    if len(options) < 2:
+        return None
+    raw = g.capacity.get("tags")
+    tags = raw if isinstance(raw, dict) else {t.get("key"): t.get("value") for t in as_list(raw) if isinstance(t, dict)}
+    tagged = tags.get(_ULTRASERVER_TYPE_TAG)
+    if isinstance(tagged, str) and tagged in {u.name for u in options}:
+        return tagged, False
+    fits = [u for u in options if g.count % u.members == 0]
+    return (fits or list(options))[0].name, True
+
+
+def _ultraserver_tags(asg: Resource) -> tuple[str, str, int] | None:
+    tags = {t.get("key"): t.get("value") for t in as_list(asg.get("tags")) if isinstance(t, dict)}
+    cluster, group, k = tags.get(_CLUSTER_TAG), tags.get(_GROUP_TAG), tags.get(_ULTRASERVER_TAG)
+    if not all(isinstance(v, str) and known(v) for v in (cluster, group, k)) or not str(k).isdigit():
+        return None
+    return str(cluster), str(group), int(str(k))
+
+
+def _merge_ultraservers(groups: list[_Group]) -> list[_Group]:
+    """One node group again from the per-UltraServer Auto Scaling groups the components build for
+    it (same planner tags, type and launch settings, one reservation each): its count the sum, its
+    reservation ids in UltraServer order, as the stack declared them. Anything that differs stays apart."""
+    parts: dict[tuple[str, str], list[_Group]] = {}
+    for g in groups:
+        if g.ultraserver is not None:
+            parts.setdefault(g.ultraserver[:2], []).append(g)
+    out: list[_Group] = []
+    done: set[tuple[str, str]] = set()
+    for g in groups:
+        key = g.ultraserver[:2] if g.ultraserver is not None else None
+        members = sorted(parts.get(key, []), key=lambda m: m.ultraserver[2]) if key else []  # type: ignore[index]
+        if key is None or len(members) < 2 or not _alike(members):
+            out.append(g)
+            continue
+        if key in done:
+            continue
+        done.add(key)
+        first = members[0]
+        suffix = f"-us{first.ultraserver[2]}"  # type: ignore[index]
+        values = dict(first.values, capacity_reservation_id=[m.values["capacity_reservation_id"] for m in members])
+        maxima = [m.maximum for m in members]
+        out.append(replace(first, name=first.name[:-len(suffix)] if first.name.endswith(suffix) else first.name,
+                           count=sum(m.count for m in members), values=values,
+                           maximum=None if None in maxima else sum(m for m in maxima if m is not None)))
+    return out
+
+
+def _alike(members: list[_Group]) -> bool:
+    """Same type, zones and launch settings but for the reservation, one distinct reservation each."""
+    def same(m: _Group) -> tuple[Any, ...]:
+        rest = {k: v for k, v in m.values.items() if k != "capacity_reservation_id"}
+        return (m.instance_type, tuple(m.zones), sorted(rest.items()), m.interfaces,
+                tuple(pg.urn for pg in m.placement_groups), m.external_placement, m.root_volume_gib)
+
+    ids = [m.values.get("capacity_reservation_id") for m in members]
+    return (all(isinstance(i, str) for i in ids) and len(set(ids)) == len(ids)
+            and len({m.ultraserver[2] for m in members}) == len(members)  # type: ignore[index]
+            and all(same(m) == same(members[0]) for m in members))
+
+
+def _eks_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]) -> list[_Group]:
+    """EKS managed node groups: `scalingConfig.desiredSize` instances of `instanceTypes[0]` or the template's type."""
+    groups = []
+    for ng in graph.of_type(EKS_NODE_GROUP):
+        template = _template_of(graph, ng, ng.get("launchTemplate"), "launchTemplate")
+        types, type_source = [t for t in as_list(ng.get("instanceTypes")) if t is not None], ng
+        if not types and template is not None:
+            types, type_source = [template.get("instanceType")], template
+        planned, lo, hi = _size(ng.get("scalingConfig", "desiredSize"), ng.get("scalingConfig", "minSize"),
+                                ng.get("scalingConfig", "maxSize"))
+        itype = _pick(types, cat, ng, gaps, unplanned, "EKS node group", planned, lo, hi)
+        if itype is None:
+            continue
+        _refused_sizes("EKS node group", ng, ("scalingConfig.desiredSize", "scalingConfig.minSize", "scalingConfig.maxSize"),
+                       as_int(ng.get("scalingConfig", "desiredSize")), lo, hi, gaps)
+        if planned is None:
+            gaps.append(Violation(f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned", ng.urn,
+                                  fix=f"set scalingConfig.desiredSize of EKS node group '{ng.name}' to a number known "
+                                      "at preview", left_out=f"EKS node group '{ng.name}' (size unknown)"))
+            continue
+        if planned == 0:
+            capacity = ng.get("capacityType")
+            purchase = _EKS_CAPACITY.get(capacity, "on-demand") if isinstance(capacity, str) else \
+                _launch_values(graph, template, None)[0].get("purchase", "on-demand")
+            unplanned.append((Unplanned(f"EKS node group '{ng.name}'", "scaled-to-zero", (itype,), 0, lo, hi,
+                                        f"{lo or 0}-{hi if hi is not None else '?'} instances",
+                                        fix=_zero_fix(f"scalingConfig.desiredSize of EKS node group '{ng.name}'", hi,
+                                                      "scalingConfig.maxSize"),
+                                        maxima=((itype, hi),) if hi else (), purchase=purchase, name=ng.name), ng.urn))
+            continue
+        zones, pgs, external = _where(graph, ng, template,
+                                      _zones(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET)))
+        values, sources, interfaces = _launch_values(graph, template, None, gaps)
+        capacity = ng.get("capacityType")
+        if isinstance(capacity, str) and capacity in _EKS_CAPACITY:
+            values["purchase"], sources["purchase"] = _EKS_CAPACITY[capacity], ng
+        sources["instance_type"] = type_source
+        groups.append(_Group(ng.name, itype, planned, ng, template, values, sources, pgs, zones, hi, external, interfaces,
+                             _root_volume(template, None)))
+    return groups
+
+
+def _instance_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]) -> list[_Group]:
+    """Instances launched directly: one group per (launch template, type, AZ, placement group, interfaces)."""
+    by_key: dict[tuple[Any, ...], _Group] = {}
+    outside: dict[str, tuple[list[Resource], str]] = {}
+    for inst in graph.of_type(INSTANCE):
+        template = _template_of(graph, inst, inst.get("launchTemplate"), "launchTemplate")
+        itype = inst.get("instanceType")
+        type_source = inst
+        if not known(itype) and template is not None:
+            itype, type_source = template.get("instanceType"), template
+        if not known(itype):
+            gaps.append(Violation(f"cannot tell the instance type of '{inst.name}' (unknown during preview); not planned",
+                                  inst.urn, fix=f"set instanceType of '{inst.name}' (or of its launch template) to a "
+                                               "literal type, not an output of another resource",
+                                  left_out=f"EC2 instance '{inst.name}' (instance type unknown)"))
+            continue
+        if not isinstance(itype, str) or itype not in cat.instance_types:
+            if isinstance(itype, str) and _ACCELERATED.match(itype):
+                outside.setdefault(itype, ([], inst.urn))[0].append(inst)
+            continue
+        az = inst.get("availabilityZone")
+        zones = [az] if isinstance(az, str) and known(az) else []
+        if not zones:
+            zones = _zones(graph.resolve(inst, "subnetId", [inst.get("subnetId")], SUBNET))
+        values, sources, interfaces = _launch_values(graph, template, inst, gaps)
+        if not zones:
+            zones = _zones(_interface_subnets(graph, inst))
+        zones, pgs, external = _where(graph, inst, template, zones)
+        sources["instance_type"] = type_source
+        root = _root_volume(template, inst)
+        key = (template.urn if template else None, itype, tuple(zones), tuple(p.urn for p in pgs), external,
+               tuple(sorted((k, str(v)) for k, v in values.items())), interfaces, root)
+        if key in by_key:
+            by_key[key].count += 1
+            continue
+        name = template.name if template is not None else re.sub(r"[-_]?\d+$", "", inst.name) or inst.name
+        by_key[key] = _Group(name, itype, 1, inst, template, values, sources, pgs, zones, None, external, interfaces, root)
+    for itype, (instances, urn) in outside.items():
+        unplanned.append((Unplanned(f"{len(instances)} EC2 instance(s) ({', '.join(i.name for i in instances[:3])}"
+                                    f"{', ...' if len(instances) > 3 else ''})", "unlisted", (itype,), len(instances),
+                                    fix=unlisted_fix((itype,))), urn))
+    return list(by_key.values())
+
+
+def _pick(types: list[Any], cat: Any, res: Resource, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]],
+          kind: str, planned: int | None, lo: int | None, hi: int | None) -> str | None:
+    """The type a group is planned with: the first catalogue type it may launch.
+
+    A bastion or head node (no accelerated type) is not the training cluster: skipped.
+    Accelerated types outside the catalogue are kept as unplanned compute, named with their count.
+    """
+    if not types or not all(known(t) for t in types):
+        gaps.append(Violation(f"cannot tell the instance type of '{res.name}' (unknown during preview, or set nowhere); "
+                              "not planned", res.urn, fix=f"set the instance type of '{res.name}' (or of its launch "
+                                                          "template) to a literal type, not an output of another resource",
+                              left_out=f"{kind} '{res.name}' (instance type unknown)"))
+        return None
+    names = [t for t in types if isinstance(t, str)]
+    listed = [t for t in names if t in cat.instance_types]
+    others = [t for t in names if t not in cat.instance_types and _ACCELERATED.match(t)]
+    if not listed:
+        if others:
+            unplanned.append((Unplanned(f"{kind} '{res.name}'", "unlisted", tuple(others), planned, lo, hi,
+                                        f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances",
+                                        fix=unlisted_fix(tuple(others))), res.urn))
+        return None
+    if len(names) > 1:
+        gaps.append(Violation(f"{kind} '{res.name}' may launch any of {', '.join(names)}; planned as {listed[0]}", res.urn,
+                              fix=(f"give {kind} '{res.name}' the one type {listed[0]}, or split it into one group per "
+                                   "type, so each is planned and priced")))
+    return listed[0]
+
+
+def _zero_fix(desired: str, hi: int | None, maximum: str) -> str:
+    most = f" (at most {hi}, its {maximum})" if hi is not None else ""
+    return f"to have it planned and priced, set {desired} to the number of instances it will run{most}"
+
+
+def _interface_subnets(graph: Graph, inst: Resource) -> list[Resource]:
+    enis = _attached(graph, inst)
+    return [s for e in enis for s in graph.resolve(e, "subnetId", [e.get("subnetId")], SUBNET)]
+
+
+def _attached(graph: Graph, inst: Resource) -> list[Resource]:
+    """The network interfaces attached to `inst` at launch (`networkInterfaces[].networkInterfaceId`)."""
+    ids = [n.get("networkInterfaceId") for n in as_list(inst.get("networkInterfaces")) if isinstance(n, dict)]
+    return graph.resolve(inst, "networkInterfaces", [i for i in ids if i is not None], NETWORK_INTERFACE) if ids else []
+
+
+def _launch_values(graph: Graph, template: Resource | None, inst: Resource | None, gaps: list[Violation] | None = None
+                   ) -> tuple[dict[str, Any], dict[str, Resource], tuple[tuple[int, int, str], ...] | None]:
+    """purchase, efa, public_ip and capacity reservation from the instance, else its launch template;
+    and the launch interfaces as (card, device, type), as declared."""
+    values: dict[str, Any] = {}
+    sources: dict[str, Resource] = {}
+    layout: tuple[tuple[int, int, str], ...] | None = None
+    for res in (template, inst):  # the instance's own settings override its template's
+        if res is None:
+            continue
+        market = res.get("instanceMarketOptions", "marketType")
+        if isinstance(market, str) and known(market):
+            values["purchase"] = _MARKETS.get(market, "on-demand")
+            sources["purchase"] = res
+        interfaces = [n for n in as_list(res.get("networkInterfaces")) if isinstance(n, dict)]
+        if res.type == LAUNCH_TEMPLATE:
+            layout = tuple(_card(n, n.get("interfaceType")) for n in interfaces)
+            if any(truthy(n.get("associatePublicIpAddress")) for n in interfaces):
+                values["public_ip"] = True
+                sources["public_ip"] = res
+        elif interfaces:  # an instance's interfaces are network interface resources attached at launch
+            enis = _attached(graph, res)
+            by_id = {ident: e for e in enis for ident in e.identifiers()}
+            cards = []
+            for k, n in enumerate(interfaces):
+                eni = by_id.get(n.get("networkInterfaceId"))
+                if eni is None and len(enis) == len(interfaces):  # ids unknown at preview: in declaration order
+                    eni = enis[k]
+                cards.append(_card(n, eni.get("interfaceType") if eni is not None else None))
+            layout = tuple(cards)
+        if truthy(res.get("associatePublicIpAddress")):
+            values["public_ip"] = True
+            sources["public_ip"] = res
+        for target in _TARGETS:
+            _launch_target(graph, res, target, values, sources, gaps)
+    # EFA as declared, never assumed: no EFA interface means no EFA
+    values["efa"] = any(kind in EFA_INTERFACE_TYPES for _, _, kind in layout or ())
+    sources["efa"] = template if template is not None and inst is None else (inst or template)  # type: ignore[assignment]
+    return values, {k: v for k, v in sources.items() if v is not None}, (layout or None)
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Where a launch goes: one capacityReservationTarget property, its model key, the form AWS takes,
+    and what to say when the value is wrong or only known at deploy."""
+
+    prop: str
+    key: str
+    pattern: re.Pattern[str]
+    what: str
+    at_deploy: str  # said of a reference to another resource (`{res}`, `{ref}`)
+    at_deploy_fix: str
+    wrong: str  # said of a literal value AWS refuses (`{res}`, `{value}`)
+    wrong_fix: str
+
+
+_TARGETS = (
+    _Target("capacityReservationResourceGroupArn", "capacity_reservation_resource_group_arn", RESOURCE_GROUP_ARN,
+            "resource group ARN",
+            "'{res}' targets the capacity reservation resource group '{ref}', whose ARN is known only at deploy: its "
+            "region and the reservations it holds are not checked",
+            "check that resource group '{ref}' is in the stack's region and holds the reservations the group launches into",
+            "'{res}' targets capacity reservation resource group '{value}', which is not a resource group ARN: the "
+            "launch would fail; planned without it",
+            "set capacityReservationTarget.capacityReservationResourceGroupArn of '{res}' to "
+            "arn:aws:resource-groups:REGION:ACCOUNT:group/NAME"),
+    _Target("capacityReservationId", "capacity_reservation_id", _RESERVATION, "reservation id",
+            "'{res}' targets capacity reservation '{ref}', whose id is known only at deploy: that it matches the "
+            "group's type, AZ and size is not checked",
+            "check that capacity reservation '{ref}' matches the instance type, AZ and count of the group that targets it",
+            "'{res}' targets capacity reservation '{value}', which is not a reservation id (cr- and 8 to 17 hex "
+            "digits): the launch would fail; planned without it",
+            "set capacityReservationTarget.capacityReservationId of '{res}' to the reservation id (cr-...) of the "
+            "booked block or reservation"),
+)
+
+
+def _launch_target(graph: Graph, res: Resource, t: _Target, values: dict[str, Any], sources: dict[str, Resource],
+                   gaps: list[Violation] | None) -> None:
+    """A capacity reservation target as declared. A value that is another resource's output (unknown at
+    preview, or the made-up id or ARN of the mocks) is known only at deploy: a stated gap, never judged."""
+    value = res.get("capacityReservationSpecification", "capacityReservationTarget", t.prop)
+    if value is UNKNOWN or (isinstance(value, str) and graph.referenced(value) is not None):
+        ref = graph.referenced(value)
+        values[DEPLOY_TARGET] = (t.key, f"the {t.what} of '{ref.name}' (at deploy)" if ref else f"a {t.what} known at deploy")
+        sources[t.key] = res
+        if gaps is not None:
+            name = ref.name if ref else "another resource"
+            gaps.append(Violation(t.at_deploy.format(res=res.name, ref=name), res.urn,
+                                  fix=t.at_deploy_fix.format(res=res.name, ref=name)))
+    elif isinstance(value, str) and value:
+        if t.pattern.fullmatch(value):
+            values[t.key] = value  # the parser checks a resource group's region
+            sources[t.key] = res
+        elif gaps is not None:
+            gaps.append(Violation(t.wrong.format(res=res.name, value=value[:60]), res.urn,
+                                  fix=t.wrong_fix.format(res=res.name)))
+
+
+
+
+def _root_volume(template: Resource | None, inst: Resource | None) -> int | None:
+    """GiB of the gp3 root volume each instance gets, or None when the program does not say.
+
+    Read from the instance's `rootBlockDevice`, else the launch template's block device mapping
+    for the root device; only a declared size with volumeType gp3 counts (a mapping without a
+    type takes the AMI's, which the read-back cannot see), so anything else stays unpriced.
+    """
+    if inst is not None:
+        root = inst.get("rootBlockDevice")
+        if isinstance(root, dict) and root.get("volumeType") is not None:
+            return _gp3_size(root)
+    if template is None:
+        return None
+    for m in as_list(template.get("blockDeviceMappings")):
+        if isinstance(m, dict) and m.get("deviceName") in ROOT_DEVICES and isinstance(m.get("ebs"), dict):
+            return _gp3_size(m["ebs"])
+    return None
+
+
+def _gp3_size(ebs: dict[str, Any]) -> int | None:
+    size = as_int(ebs.get("volumeSize"))
+    return size if ebs.get("volumeType") == "gp3" and size is not None and size > 0 else None
+
+
+def _card(n: dict[str, Any], kind: Any) -> tuple[int, int, str]:
+    return (as_int(n.get("networkCardIndex")) or 0, as_int(n.get("deviceIndex")) or 0,
+            kind if isinstance(kind, str) and known(kind) else "interface")
+
+
+def _where(graph: Graph, owner: Resource, template: Resource | None, zones: list[str]
+           ) -> tuple[list[str], list[Resource], str | None]:
+    """AZs (the owner's, else its template's), placement groups (the owner's, else its
+    template's), and the name of a placement group that is not a resource of the stack."""
+    if not zones and template is not None:
+        zones = _template_zones(graph, template)
+    named = owner.get("placementGroup")
+    pgs = graph.resolve(owner, "placementGroup", [named], PLACEMENT_GROUP)
+    external = named if not pgs and isinstance(named, str) and known(named) and named else None
+    if not pgs and external is None and template is not None:
+        pgs = _template_placement(graph, template)
+        name = template.get("placement", "groupName")
+        if not pgs and isinstance(name, str) and known(name) and name:
+            external = name
+    return zones, pgs, external
+def _template_zones(graph: Graph, template: Resource) -> list[str]:
+    az = template.get("placement", "availabilityZone")
+    if isinstance(az, str) and known(az) and az:
+        return [az]
+    subnets = [n.get("subnetId") for n in as_list(template.get("networkInterfaces")) if isinstance(n, dict)]
+    return _zones(graph.resolve(template, "networkInterfaces", [s for s in subnets if s is not None], SUBNET))
+
+
+def _template_placement(graph: Graph, template: Resource) -> list[Resource]:
+    name = template.get("placement", "groupName")
+    return graph.resolve(template, "placement", [name], PLACEMENT_GROUP) if name is not None else []
+
+
+def _zones(subnets: list[Resource]) -> list[str]:
+    zones = [s.get("availabilityZone") for s in subnets]
+    return list(dict.fromkeys(z for z in zones if isinstance(z, str) and known(z)))
+
+
+def _unique_name(raw: str, taken: set[str]) -> str:
+    """A valid node group name (lower-case letters, digits, dashes, at most 32) from a resource name."""
+    base = _NAME_OK.sub("-", raw.lower()).strip("-")[:32].strip("-") or "group"
+    name, n = base, 2
+    while name in taken:
+        suffix = f"-{n}"
+        name = base[: 32 - len(suffix)].strip("-") + suffix
+        n += 1
+    taken.add(name)
+    return name
+
+
+# --- file system and region ----------------------------------------------------------------
+
+def _lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violation]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, prop in (("deployment_type", "deploymentType"), ("storage_capacity_gib", "storageCapacity"),
+                      ("per_unit_storage_throughput", "perUnitStorageThroughput"), ("s3_import_path", "importPath")):
+        v = fs.get(prop)
+        if known(v) and v != "":
+            out[key] = as_int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+    if "s3_import_path" not in out:  # PERSISTENT_2 links S3 through data repository associations
+        for dra in graph.of_type(DATA_REPOSITORY_ASSOCIATION):
+            linked = graph.resolve(dra, "fileSystemId", [dra.get("fileSystemId")], LUSTRE)
+            path = dra.get("dataRepositoryPath")
+            if any(f.urn == fs.urn for f in linked) and isinstance(path, str) and known(path):
+                out["s3_import_path"] = path
+                break
+    if known(fs.get("efaEnabled")):
+        out["efa_enabled"] = truthy(fs.get("efaEnabled"))
+    out.setdefault("deployment_type", "SCRATCH_1")  # the FSx API's default deployment type
+    zones = _zones(graph.resolve(fs, "subnetIds", as_list(fs.get("subnetIds")), SUBNET))
+    if zones:
+        out["availability_zone"] = zones[0]
+    elif cluster_az is None:  # no node group tells an AZ either (compute HyperPod or Karpenter runs)
+        gaps.append(Violation(f"cannot tell the Availability Zone of file system '{fs.name}' (its subnet is not a "
+                              "resource of this stack, or names no availabilityZone): checks that need it are not run",
+                              fs.urn, fix=f"give file system '{fs.name}' a subnet created in this program with "
+                                          "availabilityZone set"))
+    else:
+        gaps.append(Violation(f"cannot tell the Availability Zone of file system '{fs.name}'; assumed "
+                              f"{cluster_az or 'the one of the node groups'}", fs.urn,
+                              fix=(f"give file system '{fs.name}' a subnet created in this program with availabilityZone"
+                                   + (f": {cluster_az} (the node groups' AZ)" if cluster_az else " set"))))
+    return out
+
+
+def _region_of_zones(graph: Graph) -> str | None:
+    """The region of the first Availability Zone any resource names (`us-east-2b` is in `us-east-2`)."""
+    for r in graph.resources:
+        for value in (r.get("availabilityZone"), r.get("placement", "availabilityZone"),
+                      *as_list(r.get("availabilityZones"))):
+            m = _AZ.match(str(value)) if isinstance(value, str) else None
+            if m:
+                return m.group(1)
+    return None
+
+
+# --- the planner model ---------------------------------------------------------------------
+
+def to_stack(rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | None = None
+             ) -> tuple[Stack | None, list[Violation]]:
+    """The read-back as a `Stack` (through `parse_cluster`, as a stack file), or the problems
+    that keep it from being planned, each with the URN at fault. None: nothing to plan.
+
+    What the mapping has no key for (unplanned compute, the read-back's gaps, scaling
+    maxima, AZ spans, interface layouts) is added to the parsed model; gaps become notes
+    that the `readback-gap` rule reports, located at the resource they concern.
+    """
+    from planner.core.reading.problems import InputError
+    from planner.core.input.stack_files import parse_cluster
+
+    if rebuilt.region is None or (rebuilt.data is None and not rebuilt.unplanned):
+        return None, []
+    data = dict(rebuilt.data or {"availability_zone": UNKNOWN_AZ, "node_groups": []}, **(extra or {}))
+    stand_in = f"{rebuilt.region}a"  # parses an unknown AZ; replaced by "" (unknown) right after
+    known_az = bool(data.get("availability_zone"))
+    if not known_az:
+        data["availability_zone"] = stand_in
+    groups = data.get("node_groups") or []
+    if not groups:  # only unplanned compute: the schema wants a group, so one is parsed and dropped
+        data["node_groups"] = [{"name": "placeholder", "instance_type": min(_catalogue.load().instance_types), "count": 1}]
+        fs_az = (data.get("lustre") or {}).get("availability_zone")
+        if not known_az and fs_az:  # the file system's AZ is the only one the stack names
+            data["availability_zone"], known_az = fs_az, True
+    try:
+        cluster = parse_cluster(data, rebuilt.region, file)
+    except InputError as exc:
+        return None, [Violation(f"cannot plan the cluster read from the stack's resources: {p.key}: {p.message}",
+                                rebuilt.urn_of_key(p.key)) for p in exc.problems]
+    node_groups = tuple(replace(_deploy_target(g, rebuilt.targets.get(i)), max_count=rebuilt.max_counts.get(i),
+                                zones=rebuilt.zones.get(i, ()),
+                                interfaces=rebuilt.interfaces.get(i), root_volume_gib=rebuilt.root_volumes.get(i),
+                                availability_zone=g.availability_zone if known_az or g.availability_zone != stand_in
+                                else UNKNOWN_AZ)
+                        for i, g in enumerate(cluster.node_groups)) if groups else ()
+    lustre = cluster.lustre
+    if lustre is not None and not known_az and lustre.availability_zone == stand_in:
+        lustre = replace(lustre, availability_zone=UNKNOWN_AZ)
+    notes = []
+    for k, gap in enumerate(rebuilt.gaps):
+        path = CLUSTER_PATH + ("notes", k)
+        rebuilt.locate(path, gap.urn)
+        notes.append(Note(gap.message, path, gap.fix, gap.rule, gap.left_out))
+    cluster = replace(cluster, availability_zone=cluster.availability_zone if known_az else UNKNOWN_AZ,
+                      node_groups=node_groups, root_volume_gib=None, lustre=lustre, unplanned=tuple(rebuilt.unplanned), notes=tuple(notes))
+    return Stack(name, file, rebuilt.region, cluster, resources=dict(rebuilt.resources)), []
+
+
+def _deploy_target(g: Any, target: tuple[str, str] | None) -> Any:
+    """A node group with the launch target that is another resource's output (known at deploy) filled in."""
+    if target is None:
+        return g
+    key, what = target
+    if key == "capacity_reservation_id":
+        return replace(g, capacity_reservation_ids=(what,))
+    return replace(g, capacity_reservation_resource_group_arn=what)
