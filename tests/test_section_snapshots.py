@@ -19,7 +19,8 @@ CONTEXT = RenderContext(width=100)
 
 def test_every_report_has_a_snapshot_per_format() -> None:
     assert {(doc, fmt) for doc, fmt, _ in snapshots.SECTION_CASES.values()} == {
-        (d, f) for d in REPORTS for f in SECTION_FORMATS}
+        (d, f) for d in REPORTS for f in SECTION_FORMATS
+    }
 
 
 @pytest.mark.parametrize("name", sorted(REPORTS))

@@ -20,8 +20,9 @@ from planner.core.document.stacks import ReportedFinding, StackReport
 HOURS_PER_MONTH = 730  # planner.core.cost.HOURS_PER_MONTH (not imported: the document does not depend on the cost model)
 
 
-def diff_section(base: Report, head: Report, base_label: str, head_label: str, price_book: str,
-                 pair: bool = False) -> DiffSection:
+def diff_section(
+    base: Report, head: Report, base_label: str, head_label: str, price_book: str, pair: bool = False
+) -> DiffSection:
     """The change from `base` to `head`; with `pair` (two stack files named on the command line), the one
     stack on each side is compared with the other whatever their names (`a -> b`)."""
     stacks = tuple(compare_stacks(base.stacks, head.stacks, pair))
@@ -48,16 +49,33 @@ def compare_stacks(base: Sequence[StackReport], head: Sequence[StackReport], pai
             status = "removed"
         else:
             status = "changed" if (bc != hc or added or resolved) else "unchanged"
-        out.append(StackDiff(
-            stack=name, status=status, base_stack=b.name if b else None, head_stack=h.name if h else None,
-            base_file=b.file if b else None, head_file=h.file if h else None,
-            total=_change(_figure(bc, "total_usd"), _figure(hc, "total_usd"), b is not None, h is not None,
-                          (_figure(bc, "known_total_usd"), _figure(hc, "known_total_usd"))),
-            monthly=_change(_figure(bc, "monthly_usd"), _figure(hc, "monthly_usd"), b is not None, h is not None,
-                            (_known_monthly(bc), _known_monthly(hc))),
-            line_items=tuple(line_item_changes(bc, hc)),
-            findings_added=tuple(added), findings_resolved=tuple(resolved),
-        ))
+        out.append(
+            StackDiff(
+                stack=name,
+                status=status,
+                base_stack=b.name if b else None,
+                head_stack=h.name if h else None,
+                base_file=b.file if b else None,
+                head_file=h.file if h else None,
+                total=_change(
+                    _figure(bc, "total_usd"),
+                    _figure(hc, "total_usd"),
+                    b is not None,
+                    h is not None,
+                    (_figure(bc, "known_total_usd"), _figure(hc, "known_total_usd")),
+                ),
+                monthly=_change(
+                    _figure(bc, "monthly_usd"),
+                    _figure(hc, "monthly_usd"),
+                    b is not None,
+                    h is not None,
+                    (_known_monthly(bc), _known_monthly(hc)),
+                ),
+                line_items=tuple(line_item_changes(bc, hc)),
+                findings_added=tuple(added),
+                findings_resolved=tuple(resolved),
+            )
+        )
     return out
 
 
@@ -70,7 +88,9 @@ def _key(f: ReportedFinding) -> tuple[str, str, str]:
     return (f.rule, f.severity, f.message)
 
 
-def _findings_delta(base: StackReport | None, head: StackReport | None) -> tuple[list[ReportedFinding], list[ReportedFinding]]:
+def _findings_delta(
+    base: StackReport | None, head: StackReport | None
+) -> tuple[list[ReportedFinding], list[ReportedFinding]]:
     """Unsuppressed findings in head and not in base (added), and the reverse (resolved)."""
     b = [f for f in (base.findings if base else ()) if not f.suppressed]
     h = [f for f in (head.findings if head else ()) if not f.suppressed]
@@ -89,8 +109,13 @@ def _findings_delta(base: StackReport | None, head: StackReport | None) -> tuple
     return added, resolved
 
 
-def _change(before: float | None, after: float | None, base_exists: bool, head_exists: bool,
-            known: tuple[float | None, float | None] = (None, None)) -> Change:
+def _change(
+    before: float | None,
+    after: float | None,
+    base_exists: bool,
+    head_exists: bool,
+    known: tuple[float | None, float | None] = (None, None),
+) -> Change:
     """Before, after and the change; a stack absent on one side costs 0 there."""
     b = before if base_exists else 0.0
     a = after if head_exists else 0.0
@@ -130,13 +155,28 @@ def line_item_changes(base: dict[str, Any] | None, head: dict[str, Any] | None) 
         if b == a:
             continue
         status: Literal["added", "removed", "changed"] = "added" if b is None else "removed" if a is None else "changed"
-        monthly = [None if i is None or i.get("hourly_usd") is None else round(i["hourly_usd"] * HOURS_PER_MONTH, 2)
-                   for i in (b, a)]
+        monthly = [
+            None if i is None or i.get("hourly_usd") is None else round(i["hourly_usd"] * HOURS_PER_MONTH, 2)
+            for i in (b, a)
+        ]
         totals = [i.get("total_usd") if i is not None else None for i in (b, a)]
         monthly = [0.0 if i is None else m for i, m in zip((b, a), monthly)]
         totals = [0.0 if i is None else t for i, t in zip((b, a), totals)]
-        out.append(LineItemChange(key[0], key[1], status, b, a, monthly[0], monthly[1], _delta(*monthly),
-                                  totals[0], totals[1], _delta(*totals)))
+        out.append(
+            LineItemChange(
+                key[0],
+                key[1],
+                status,
+                b,
+                a,
+                monthly[0],
+                monthly[1],
+                _delta(*monthly),
+                totals[0],
+                totals[1],
+                _delta(*totals),
+            )
+        )
     return out
 
 
@@ -153,9 +193,17 @@ def summarize(stacks: Sequence[StackDiff]) -> DiffTotal:
     known = None if delta is not None else round(sum(_known_or_change(s.total) for s in stacks), 2)
     monthly = _sum(s.monthly.change_usd for s in stacks)
     monthly_known = None if monthly is not None else round(sum(_known_or_change(s.monthly) for s in stacks), 2)
-    return DiffTotal(before, after, delta, None if delta is None or not before else round(100.0 * delta / before, 2),
-                     known, monthly, monthly_known, sum(len(s.findings_added) for s in stacks),
-                     sum(len(s.findings_resolved) for s in stacks))
+    return DiffTotal(
+        before,
+        after,
+        delta,
+        None if delta is None or not before else round(100.0 * delta / before, 2),
+        known,
+        monthly,
+        monthly_known,
+        sum(len(s.findings_added) for s in stacks),
+        sum(len(s.findings_resolved) for s in stacks),
+    )
 
 
 def _known_or_change(c: Change) -> float:

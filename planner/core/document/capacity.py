@@ -29,14 +29,25 @@ class CapacityNeed:
     hours_basis: str  # where the hours came from: "--hours", "schedule.hours", "workload"
 
     def to_json(self) -> dict[str, Any]:
-        return {"instance_type": self.instance_type, "instances": self.instances,
-                "ultraserver_type": self.ultraserver_type, "ultraservers": self.ultraservers,
-                "run_hours": self.run_hours, "hours_basis": self.hours_basis}
+        return {
+            "instance_type": self.instance_type,
+            "instances": self.instances,
+            "ultraserver_type": self.ultraserver_type,
+            "ultraservers": self.ultraservers,
+            "run_hours": self.run_hours,
+            "hours_basis": self.hours_basis,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> CapacityNeed:
-        return cls(d["instance_type"], d["instances"], d["ultraserver_type"], d["ultraservers"], d["run_hours"],
-                   d["hours_basis"])
+        return cls(
+            d["instance_type"],
+            d["instances"],
+            d["ultraserver_type"],
+            d["ultraservers"],
+            d["run_hours"],
+            d["hours_basis"],
+        )
 
 
 @dataclass(frozen=True)
@@ -59,8 +70,13 @@ class CapacityQuery:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> CapacityQuery:
-        return cls(d["capacity_duration_hours"], d.get("instance_type"), d.get("instance_count"),
-                   d.get("ultraserver_type"), d.get("ultraserver_count"))
+        return cls(
+            d["capacity_duration_hours"],
+            d.get("instance_type"),
+            d.get("instance_count"),
+            d.get("ultraserver_type"),
+            d.get("ultraserver_count"),
+        )
 
 
 @dataclass(frozen=True)
@@ -76,14 +92,27 @@ class RegionAnswer:
     code: str | None  # the AWS error code, or planner's (Timeout, NotAws)
 
     def to_json(self) -> dict[str, Any]:
-        return {"region": self.region, "instance_type": self.instance_type, "asked": [q.to_json() for q in self.asked],
-                "offerings": self.offerings, "offering_ids": list(self.offering_ids), "error": self.error,
-                "code": self.code}
+        return {
+            "region": self.region,
+            "instance_type": self.instance_type,
+            "asked": [q.to_json() for q in self.asked],
+            "offerings": self.offerings,
+            "offering_ids": list(self.offering_ids),
+            "error": self.error,
+            "code": self.code,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> RegionAnswer:
-        return cls(d["region"], d["instance_type"], tuple(CapacityQuery.from_json(q) for q in d["asked"]),
-                   d["offerings"], _strs(d["offering_ids"]), d["error"], d["code"])
+        return cls(
+            d["region"],
+            d["instance_type"],
+            tuple(CapacityQuery.from_json(q) for q in d["asked"]),
+            d["offerings"],
+            _strs(d["offering_ids"]),
+            d["error"],
+            d["code"],
+        )
 
 
 @dataclass(frozen=True)
@@ -109,20 +138,47 @@ class CapacityOption:
     meets_deadline: bool | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"instance_type": self.instance_type, "ultraserver_type": self.ultraserver_type,
-                "offering_ids": list(self.offering_ids), "region": self.region,
-                "availability_zone": self.availability_zone, "local_zone": self.local_zone,
-                "opt_in_group": self.opt_in_group, "start": self.start, "end": self.end, "hours": self.hours,
-                "usable_hours": self.usable_hours, "instances": self.instances, "blocks": list(self.blocks),
-                "upfront_usd": self.upfront_usd, "usd_per_instance_hour": self.usd_per_instance_hour,
-                "finish": self.finish, "meets_deadline": self.meets_deadline}
+        return {
+            "instance_type": self.instance_type,
+            "ultraserver_type": self.ultraserver_type,
+            "offering_ids": list(self.offering_ids),
+            "region": self.region,
+            "availability_zone": self.availability_zone,
+            "local_zone": self.local_zone,
+            "opt_in_group": self.opt_in_group,
+            "start": self.start,
+            "end": self.end,
+            "hours": self.hours,
+            "usable_hours": self.usable_hours,
+            "instances": self.instances,
+            "blocks": list(self.blocks),
+            "upfront_usd": self.upfront_usd,
+            "usd_per_instance_hour": self.usd_per_instance_hour,
+            "finish": self.finish,
+            "meets_deadline": self.meets_deadline,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> CapacityOption:
-        return cls(d["instance_type"], d["ultraserver_type"], _strs(d["offering_ids"]), d["region"],
-                   d["availability_zone"], d["local_zone"], d["opt_in_group"], d["start"], d["end"], d["hours"],
-                   d["usable_hours"], d["instances"], tuple(d["blocks"]), d["upfront_usd"],
-                   d["usd_per_instance_hour"], d["finish"], d["meets_deadline"])
+        return cls(
+            d["instance_type"],
+            d["ultraserver_type"],
+            _strs(d["offering_ids"]),
+            d["region"],
+            d["availability_zone"],
+            d["local_zone"],
+            d["opt_in_group"],
+            d["start"],
+            d["end"],
+            d["hours"],
+            d["usable_hours"],
+            d["instances"],
+            tuple(d["blocks"]),
+            d["upfront_usd"],
+            d["usd_per_instance_hour"],
+            d["finish"],
+            d["meets_deadline"],
+        )
 
 
 @dataclass(frozen=True)
@@ -188,23 +244,40 @@ class CapacitySearch:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "needs": [n.to_json() for n in self.needs], "node_group": self.node_group, "source": self.source,
-            "earliest": self.earliest, "deadline": self.deadline, "max_usd": self.max_usd,
-            "regions": [r.to_json() for r in self.regions], "options": [o.to_json() for o in self.options],
+            "needs": [n.to_json() for n in self.needs],
+            "node_group": self.node_group,
+            "source": self.source,
+            "earliest": self.earliest,
+            "deadline": self.deadline,
+            "max_usd": self.max_usd,
+            "regions": [r.to_json() for r in self.regions],
+            "options": [o.to_json() for o in self.options],
             "pick": None if self.pick is None else self.pick.to_json(),
             "next": None if self.next is None else self.next.to_json(),
-            "notes": list(self.notes), "source_page": self.source_page, "purchase_source": self.purchase_source,
+            "notes": list(self.notes),
+            "source_page": self.source_page,
+            "purchase_source": self.purchase_source,
             "termination_lead_minutes": self.termination_lead_minutes,
         }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> CapacitySearch:
-        return cls(tuple(CapacityNeed.from_json(n) for n in d["needs"]), d["node_group"], d["source"], d["earliest"],
-                   d["deadline"], d["max_usd"], tuple(RegionAnswer.from_json(r) for r in d["regions"]),
-                   tuple(CapacityOption.from_json(o) for o in d["options"]),
-                   None if d["pick"] is None else CapacityPick.from_json(d["pick"]),
-                   None if d["next"] is None else NextSteps.from_json(d["next"]), _strs(d["notes"]),
-                   d["source_page"], d["purchase_source"], d["termination_lead_minutes"])
+        return cls(
+            tuple(CapacityNeed.from_json(n) for n in d["needs"]),
+            d["node_group"],
+            d["source"],
+            d["earliest"],
+            d["deadline"],
+            d["max_usd"],
+            tuple(RegionAnswer.from_json(r) for r in d["regions"]),
+            tuple(CapacityOption.from_json(o) for o in d["options"]),
+            None if d["pick"] is None else CapacityPick.from_json(d["pick"]),
+            None if d["next"] is None else NextSteps.from_json(d["next"]),
+            _strs(d["notes"]),
+            d["source_page"],
+            d["purchase_source"],
+            d["termination_lead_minutes"],
+        )
 
 
 @dataclass(frozen=True)
@@ -220,14 +293,21 @@ class ExtensionOffer:
     currency: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"offering_id": self.offering_id, "start": self.start, "end": self.end, "hours": self.hours,
-                "usable_hours_after": self.usable_hours_after, "upfront_usd": self.upfront_usd,
-                "currency": self.currency}
+        return {
+            "offering_id": self.offering_id,
+            "start": self.start,
+            "end": self.end,
+            "hours": self.hours,
+            "usable_hours_after": self.usable_hours_after,
+            "upfront_usd": self.upfront_usd,
+            "currency": self.currency,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ExtensionOffer:
-        return cls(d["offering_id"], d["start"], d["end"], d["hours"], d["usable_hours_after"], d["upfront_usd"],
-                   d["currency"])
+        return cls(
+            d["offering_id"], d["start"], d["end"], d["hours"], d["usable_hours_after"], d["upfront_usd"], d["currency"]
+        )
 
 
 @dataclass(frozen=True)
@@ -266,21 +346,41 @@ class BookedBlock:
     pick: ExtensionPick | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"capacity_reservation_id": self.capacity_reservation_id, "availability_zone": self.availability_zone,
-                "instance_type": self.instance_type, "instances": self.instances, "start": self.start, "end": self.end,
-                "hours": self.hours, "usable_hours": self.usable_hours, "covers_run": self.covers_run,
-                "error": self.error, "short_by_hours": self.short_by_hours,
-                "asked_extension_hours": list(self.asked_extension_hours),
-                "extensions": [e.to_json() for e in self.extensions],
-                "pick": None if self.pick is None else self.pick.to_json()}
+        return {
+            "capacity_reservation_id": self.capacity_reservation_id,
+            "availability_zone": self.availability_zone,
+            "instance_type": self.instance_type,
+            "instances": self.instances,
+            "start": self.start,
+            "end": self.end,
+            "hours": self.hours,
+            "usable_hours": self.usable_hours,
+            "covers_run": self.covers_run,
+            "error": self.error,
+            "short_by_hours": self.short_by_hours,
+            "asked_extension_hours": list(self.asked_extension_hours),
+            "extensions": [e.to_json() for e in self.extensions],
+            "pick": None if self.pick is None else self.pick.to_json(),
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> BookedBlock:
-        return cls(d["capacity_reservation_id"], d["availability_zone"], d["instance_type"], d["instances"],
-                   d["start"], d["end"], d["hours"], d["usable_hours"], d["covers_run"], d["error"],
-                   d["short_by_hours"], tuple(d["asked_extension_hours"]),
-                   tuple(ExtensionOffer.from_json(e) for e in d["extensions"]),
-                   None if d["pick"] is None else ExtensionPick.from_json(d["pick"]))
+        return cls(
+            d["capacity_reservation_id"],
+            d["availability_zone"],
+            d["instance_type"],
+            d["instances"],
+            d["start"],
+            d["end"],
+            d["hours"],
+            d["usable_hours"],
+            d["covers_run"],
+            d["error"],
+            d["short_by_hours"],
+            tuple(d["asked_extension_hours"]),
+            tuple(ExtensionOffer.from_json(e) for e in d["extensions"]),
+            None if d["pick"] is None else ExtensionPick.from_json(d["pick"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -313,23 +413,47 @@ class CapacityExtension:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "needs": [self.need.to_json()], "node_group": self.node_group, "source": self.source,
-            "deadline": self.deadline, "max_usd": self.max_usd, "region": self.region,
-            "resource_group_arn": self.resource_group_arn, "error": self.error, "run_start": self.run_start,
-            "finish": self.finish, "covers_run": self.covers_run, "meets_deadline": self.meets_deadline,
+            "needs": [self.need.to_json()],
+            "node_group": self.node_group,
+            "source": self.source,
+            "deadline": self.deadline,
+            "max_usd": self.max_usd,
+            "region": self.region,
+            "resource_group_arn": self.resource_group_arn,
+            "error": self.error,
+            "run_start": self.run_start,
+            "finish": self.finish,
+            "covers_run": self.covers_run,
+            "meets_deadline": self.meets_deadline,
             "reservations": [b.to_json() for b in self.reservations],
-            "extension_upfront_usd": self.extension_upfront_usd, "within_budget": self.within_budget,
-            "next": None if self.next is None else self.next.to_json(), "source_page": self.source_page,
+            "extension_upfront_usd": self.extension_upfront_usd,
+            "within_budget": self.within_budget,
+            "next": None if self.next is None else self.next.to_json(),
+            "source_page": self.source_page,
         }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> CapacityExtension:
         (need,) = d["needs"]
-        return cls(CapacityNeed.from_json(need), d["node_group"], d["source"], d["deadline"], d["max_usd"], d["region"],
-                   d["resource_group_arn"], d["error"], d["run_start"], d["finish"], d["covers_run"],
-                   d["meets_deadline"], tuple(BookedBlock.from_json(b) for b in d["reservations"]),
-                   d["extension_upfront_usd"], d["within_budget"],
-                   None if d["next"] is None else NextSteps.from_json(d["next"]), d["source_page"])
+        return cls(
+            CapacityNeed.from_json(need),
+            d["node_group"],
+            d["source"],
+            d["deadline"],
+            d["max_usd"],
+            d["region"],
+            d["resource_group_arn"],
+            d["error"],
+            d["run_start"],
+            d["finish"],
+            d["covers_run"],
+            d["meets_deadline"],
+            tuple(BookedBlock.from_json(b) for b in d["reservations"]),
+            d["extension_upfront_usd"],
+            d["within_budget"],
+            None if d["next"] is None else NextSteps.from_json(d["next"]),
+            d["source_page"],
+        )
 
 
 CapacitySection = CapacitySearch | CapacityExtension

@@ -27,14 +27,27 @@ class CompareInputs:
     deadline_hours: float | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"parameters": self.parameters, "tokens": self.tokens, "precision": self.precision,
-                "mfu": dict(self.mfu), "region": self.region, "instances": self.instances,
-                "deadline_hours": self.deadline_hours}
+        return {
+            "parameters": self.parameters,
+            "tokens": self.tokens,
+            "precision": self.precision,
+            "mfu": dict(self.mfu),
+            "region": self.region,
+            "instances": self.instances,
+            "deadline_hours": self.deadline_hours,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> CompareInputs:
-        return cls(d["parameters"], d["tokens"], d["precision"], tuple(d["mfu"].items()), d["region"], d["instances"],
-                   d["deadline_hours"])
+        return cls(
+            d["parameters"],
+            d["tokens"],
+            d["precision"],
+            tuple(d["mfu"].items()),
+            d["region"],
+            d["instances"],
+            d["deadline_hours"],
+        )
 
 
 @dataclass(frozen=True)
@@ -48,8 +61,13 @@ class BookPrice:
     price_book: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"usd_per_hour": self.usd_per_hour, "total_usd": self.total_usd, "source": self.source,
-                "as_of": self.as_of, "price_book": self.price_book}
+        return {
+            "usd_per_hour": self.usd_per_hour,
+            "total_usd": self.total_usd,
+            "source": self.source,
+            "as_of": self.as_of,
+            "price_book": self.price_book,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> BookPrice:
@@ -88,12 +106,21 @@ class Candidate:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "instance_type": self.instance_type, "purchase": self.purchase, "instances": self.instances,
-            "smallest_instances": self.smallest_instances, "run_hours": self.run_hours,
-            "billed_hours": self.billed_hours, "total_usd": self.total_usd,
-            "usd_per_dense_pflop_hour": self.usd_per_dense_pflop_hour, "usd_per_hour": self.usd_per_hour,
-            "dense_pflops_per_instance": self.dense_pflops_per_instance, "mfu": self.mfu, "source": self.source,
-            "as_of": self.as_of, "price_book": self.price_book, "notes": list(self.notes),
+            "instance_type": self.instance_type,
+            "purchase": self.purchase,
+            "instances": self.instances,
+            "smallest_instances": self.smallest_instances,
+            "run_hours": self.run_hours,
+            "billed_hours": self.billed_hours,
+            "total_usd": self.total_usd,
+            "usd_per_dense_pflop_hour": self.usd_per_dense_pflop_hour,
+            "usd_per_hour": self.usd_per_hour,
+            "dense_pflops_per_instance": self.dense_pflops_per_instance,
+            "mfu": self.mfu,
+            "source": self.source,
+            "as_of": self.as_of,
+            "price_book": self.price_book,
+            "notes": list(self.notes),
         }
         if self.offered is not None:
             out["offering"] = None if self.offered.offering is None else self.offered.offering.to_json()
@@ -105,12 +132,28 @@ class Candidate:
     def from_json(cls, d: dict[str, Any]) -> Candidate:
         offered = None
         if "offering" in d:
-            offered = Offered(None if d["offering"] is None else CapacityOption.from_json(d["offering"]),
-                              BookPrice.from_json(d["book"]) if "book" in d else None)
-        return cls(d["instance_type"], d["purchase"], d["instances"], d["smallest_instances"], d["run_hours"],
-                   d["billed_hours"], d["total_usd"], d["usd_per_dense_pflop_hour"], d["usd_per_hour"],
-                   d["dense_pflops_per_instance"], d["mfu"], d["source"], d["as_of"], d["price_book"],
-                   tuple(d["notes"]), offered)
+            offered = Offered(
+                None if d["offering"] is None else CapacityOption.from_json(d["offering"]),
+                BookPrice.from_json(d["book"]) if "book" in d else None,
+            )
+        return cls(
+            d["instance_type"],
+            d["purchase"],
+            d["instances"],
+            d["smallest_instances"],
+            d["run_hours"],
+            d["billed_hours"],
+            d["total_usd"],
+            d["usd_per_dense_pflop_hour"],
+            d["usd_per_hour"],
+            d["dense_pflops_per_instance"],
+            d["mfu"],
+            d["source"],
+            d["as_of"],
+            d["price_book"],
+            tuple(d["notes"]),
+            offered,
+        )
 
 
 @dataclass(frozen=True)
@@ -128,14 +171,29 @@ class ListedWithoutCost:
     source: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"ultraserver_type": self.ultraserver_type, "name": self.name, "accelerators": self.accelerators,
-                "accelerator": self.accelerator, "dense_pflops": self.dense_pflops, "run_hours": self.run_hours,
-                "why": self.why, "source": self.source}
+        return {
+            "ultraserver_type": self.ultraserver_type,
+            "name": self.name,
+            "accelerators": self.accelerators,
+            "accelerator": self.accelerator,
+            "dense_pflops": self.dense_pflops,
+            "run_hours": self.run_hours,
+            "why": self.why,
+            "source": self.source,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ListedWithoutCost:
-        return cls(d["ultraserver_type"], d["name"], d["accelerators"], d["accelerator"], d["dense_pflops"],
-                   d["run_hours"], d["why"], d["source"])
+        return cls(
+            d["ultraserver_type"],
+            d["name"],
+            d["accelerators"],
+            d["accelerator"],
+            d["dense_pflops"],
+            d["run_hours"],
+            d["why"],
+            d["source"],
+        )
 
 
 @dataclass(frozen=True)
@@ -150,12 +208,20 @@ class CompareSection:
     notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"price_book": self.price_book, "inputs": self.inputs.to_json(),
-                "candidates": [c.to_json() for c in self.candidates],
-                "listed_without_cost": [u.to_json() for u in self.listed_without_cost], "notes": list(self.notes)}
+        return {
+            "price_book": self.price_book,
+            "inputs": self.inputs.to_json(),
+            "candidates": [c.to_json() for c in self.candidates],
+            "listed_without_cost": [u.to_json() for u in self.listed_without_cost],
+            "notes": list(self.notes),
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> CompareSection:
-        return cls(d["price_book"], CompareInputs.from_json(d["inputs"]),
-                   tuple(Candidate.from_json(c) for c in d["candidates"]),
-                   tuple(ListedWithoutCost.from_json(u) for u in d["listed_without_cost"]), tuple(d["notes"]))
+        return cls(
+            d["price_book"],
+            CompareInputs.from_json(d["inputs"]),
+            tuple(Candidate.from_json(c) for c in d["candidates"]),
+            tuple(ListedWithoutCost.from_json(u) for u in d["listed_without_cost"]),
+            tuple(d["notes"]),
+        )

@@ -44,8 +44,12 @@ class Change:
     change_known_usd: float | None = None  # only when change_usd is None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"before_usd": self.before_usd, "after_usd": self.after_usd,
-                               "change_usd": self.change_usd, "change_percent": self.change_percent}
+        out: dict[str, Any] = {
+            "before_usd": self.before_usd,
+            "after_usd": self.after_usd,
+            "change_usd": self.change_usd,
+            "change_percent": self.change_percent,
+        }
         if self.change_usd is None:
             out["change_known_usd"] = self.change_known_usd
         return out
@@ -73,17 +77,35 @@ class LineItemChange:
     total_change_usd: float | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "resource": self.resource, "status": self.status, "before": self.before,
-                "after": self.after, "monthly_before_usd": self.monthly_before_usd,
-                "monthly_after_usd": self.monthly_after_usd, "monthly_change_usd": self.monthly_change_usd,
-                "total_before_usd": self.total_before_usd, "total_after_usd": self.total_after_usd,
-                "total_change_usd": self.total_change_usd}
+        return {
+            "name": self.name,
+            "resource": self.resource,
+            "status": self.status,
+            "before": self.before,
+            "after": self.after,
+            "monthly_before_usd": self.monthly_before_usd,
+            "monthly_after_usd": self.monthly_after_usd,
+            "monthly_change_usd": self.monthly_change_usd,
+            "total_before_usd": self.total_before_usd,
+            "total_after_usd": self.total_after_usd,
+            "total_change_usd": self.total_change_usd,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> LineItemChange:
-        return cls(d["name"], d["resource"], d["status"], d["before"], d["after"], d["monthly_before_usd"],
-                   d["monthly_after_usd"], d["monthly_change_usd"], d["total_before_usd"], d["total_after_usd"],
-                   d["total_change_usd"])
+        return cls(
+            d["name"],
+            d["resource"],
+            d["status"],
+            d["before"],
+            d["after"],
+            d["monthly_before_usd"],
+            d["monthly_after_usd"],
+            d["monthly_change_usd"],
+            d["total_before_usd"],
+            d["total_after_usd"],
+            d["total_change_usd"],
+        )
 
 
 @dataclass(frozen=True)
@@ -123,20 +145,35 @@ class StackDiff:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        return {"stack": self.stack, "status": self.status, "base_stack": self.base_stack,
-                "head_stack": self.head_stack, "base_file": self.base_file, "head_file": self.head_file,
-                "total": self.total.to_json(), "monthly": self.monthly.to_json(),
-                "line_items": [i.to_json() for i in self.line_items],
-                "findings_added": [f.to_json() for f in self.findings_added],
-                "findings_resolved": [f.to_json() for f in self.findings_resolved]}
+        return {
+            "stack": self.stack,
+            "status": self.status,
+            "base_stack": self.base_stack,
+            "head_stack": self.head_stack,
+            "base_file": self.base_file,
+            "head_file": self.head_file,
+            "total": self.total.to_json(),
+            "monthly": self.monthly.to_json(),
+            "line_items": [i.to_json() for i in self.line_items],
+            "findings_added": [f.to_json() for f in self.findings_added],
+            "findings_resolved": [f.to_json() for f in self.findings_resolved],
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> StackDiff:
-        return cls(d["stack"], d["status"], d["base_stack"], d["head_stack"], d["base_file"], d["head_file"],
-                   Change.from_json(d["total"]), Change.from_json(d["monthly"]),
-                   tuple(LineItemChange.from_json(i) for i in d["line_items"]),
-                   tuple(ReportedFinding.from_json(f) for f in d["findings_added"]),
-                   tuple(ReportedFinding.from_json(f) for f in d["findings_resolved"]))
+        return cls(
+            d["stack"],
+            d["status"],
+            d["base_stack"],
+            d["head_stack"],
+            d["base_file"],
+            d["head_file"],
+            Change.from_json(d["total"]),
+            Change.from_json(d["monthly"]),
+            tuple(LineItemChange.from_json(i) for i in d["line_items"]),
+            tuple(ReportedFinding.from_json(f) for f in d["findings_added"]),
+            tuple(ReportedFinding.from_json(f) for f in d["findings_resolved"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -159,8 +196,12 @@ class DiffTotal:
         return Change(self.before_usd, self.after_usd, self.change_usd, self.change_percent, self.change_known_usd)
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"before_usd": self.before_usd, "after_usd": self.after_usd, "change_usd": self.change_usd,
-                               "change_percent": self.change_percent}
+        out: dict[str, Any] = {
+            "before_usd": self.before_usd,
+            "after_usd": self.after_usd,
+            "change_usd": self.change_usd,
+            "change_percent": self.change_percent,
+        }
         if self.change_known_usd is not None:
             out["change_known_usd"] = self.change_known_usd
         out["monthly_change_usd"] = self.monthly_change_usd
@@ -171,9 +212,17 @@ class DiffTotal:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> DiffTotal:
-        return cls(d["before_usd"], d["after_usd"], d["change_usd"], d["change_percent"], d.get("change_known_usd"),
-                   d["monthly_change_usd"], d.get("monthly_change_known_usd"), d["findings_added"],
-                   d["findings_resolved"])
+        return cls(
+            d["before_usd"],
+            d["after_usd"],
+            d["change_usd"],
+            d["change_percent"],
+            d.get("change_known_usd"),
+            d["monthly_change_usd"],
+            d.get("monthly_change_known_usd"),
+            d["findings_added"],
+            d["findings_resolved"],
+        )
 
 
 @dataclass(frozen=True)
@@ -193,15 +242,26 @@ class DiffSection:
         return next((p for p in self.base.stacks if p.name == s.base_stack), None) if s.base_stack is not None else None
 
     def to_json(self) -> dict[str, Any]:
-        return {"base_label": self.base_label, "head_label": self.head_label, "price_book": self.price_book,
-                "total": self.total.to_json(), "stacks": [s.to_json() for s in self.stacks],
-                "base": self.base.to_json()}
+        return {
+            "base_label": self.base_label,
+            "head_label": self.head_label,
+            "price_book": self.price_book,
+            "total": self.total.to_json(),
+            "stacks": [s.to_json() for s in self.stacks],
+            "base": self.base.to_json(),
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any], read_report: Callable[[dict[str, Any]], SideReport]) -> DiffSection:
         """The section; `read_report` reads the base side (`Report.from_json`)."""
-        return cls(d["base_label"], d["head_label"], d["price_book"], read_report(d["base"]),
-                   tuple(StackDiff.from_json(s) for s in d["stacks"]), DiffTotal.from_json(d["total"]))
+        return cls(
+            d["base_label"],
+            d["head_label"],
+            d["price_book"],
+            read_report(d["base"]),
+            tuple(StackDiff.from_json(s) for s in d["stacks"]),
+            DiffTotal.from_json(d["total"]),
+        )
 
 
 def head_stack(report: SideReport, s: StackDiff) -> StackReport | None:
