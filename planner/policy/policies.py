@@ -22,6 +22,7 @@ from pulumi_policy import (
 )
 
 from planner import rules as _rules
+from planner.core.document.cost import CostReport
 from planner.cost import HOURS_PER_MONTH, load_price_book
 from planner.errors import InputError
 from planner.policy import resource_checks, security_groups
@@ -127,9 +128,9 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         _report(outcome.problems + unseen, report_violation)
         return
     verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
-    priced = outcome.plan.cost.to_json()
-    estimate = headline(priced) + (f"; at the maximum: {headline(priced['maximum_estimate'])}"
-                                   if priced.get("maximum_estimate") else "")
+    priced = CostReport.from_json(outcome.plan.cost.to_json())  # as the document has it (rounded)
+    estimate = headline(priced) + (f"; at the maximum: {headline(priced.maximum_estimate)}"
+                                   if priced.maximum_estimate else "")
     _report([Violation(f"{_in_pack_terms(describe(f)) if from_pack else describe(f)} Estimate: {estimate}", f.resource)
              for f in outcome.plan.findings if f.rule in verdicts and not f.suppressed], report_violation)
 

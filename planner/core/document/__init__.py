@@ -8,6 +8,7 @@ resolve everything a renderer shows (locations, rule metadata, fixes) before the
 built (`planner.core.document.build` for stacks).
 """
 
+from planner.core.document.cost import CostReport, InstanceDetail, LineItem, LustreDetail, VolumeDetail
 from planner.core.document.report import SEVERITIES, VERSION, InputProblem, NotAReport, RenderContext, Report, RuleInfo, Severity
 from planner.core.document.stacks import (
                                           GroupTopology,
@@ -20,6 +21,7 @@ from planner.core.document.stacks import (
                                           UnusedSuppressionReport,
 )
 
-__all__ = ["SEVERITIES", "VERSION", "GroupTopology", "InputProblem", "LustreTopology", "NotAReport", "RenderContext",
+__all__ = ["SEVERITIES", "VERSION", "CostReport", "GroupTopology", "InstanceDetail", "LineItem", "LustreDetail",
+           "VolumeDetail", "InputProblem", "LustreTopology", "NotAReport", "RenderContext",
            "Report", "ReportedFinding", "RuleInfo", "Severity", "StackReport", "Suppression", "Topology", "UltraServerUnit",
            "UnusedSuppressionReport"]

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
+from planner.core.document.cost import CostReport
 from planner.core.document.report import Command, InputProblem, Report, RuleInfo
 from planner.core.document.stacks import (
     EXTERNAL,
@@ -78,7 +79,7 @@ def stack_report(plan: StackPlan) -> StackReport:
         summary=plan.summary,
         topology=topology(stack, catalogue.load()),
         findings=tuple(finding(f, stack, parts) for f in plan.findings),
-        cost=None if plan.cost is None else plan.cost.to_json(),
+        cost=None if plan.cost is None else CostReport.from_json(plan.cost.to_json()),  # the estimate as rounded
         unused_suppressions=tuple(unused(u) for u in plan.unused_suppressions),
     )
 

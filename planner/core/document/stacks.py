@@ -7,10 +7,10 @@ the parts of the cluster its line belongs to (so "a price for a part an error ru
 decided without the stack file), and the declared topology the Markdown diagram draws. So no
 renderer asks the registry, the catalogue, the pipeline or the locator.
 
-`summary` and `cost` are the JSON forms `planner.summary.summarize` and the cost estimate
-(`CostEstimate.to_json`) produce: the contract between those modules and every renderer,
-documented in docs/output.md, kept as plain JSON values so that the document round-trips
-exactly (`StackReport.from_json(s.to_json()) == s`).
+`summary` is the JSON form `planner.summary.summarize` produces, kept as a plain JSON value;
+`cost` is typed (`planner.core.document.cost.CostReport`, line item by line item). Both
+serialise to the same JSON as before (docs/output.md), and the document round-trips exactly
+(`StackReport.from_json(s.to_json()) == s`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from planner.core.document.cost import CostReport
 from planner.findings import Severity
 
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
@@ -235,7 +236,7 @@ class StackReport:
     summary: dict[str, Any]
     topology: Topology
     findings: tuple[ReportedFinding, ...] = ()
-    cost: dict[str, Any] | None = None
+    cost: CostReport | None = None
     unused_suppressions: tuple[UnusedSuppressionReport, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
@@ -245,7 +246,7 @@ class StackReport:
             "region": self.region,
             "summary": self.summary,
             "findings": [f.to_json() for f in self.findings],
-            "cost": self.cost,
+            "cost": None if self.cost is None else self.cost.to_json(),
         }
         if self.unused_suppressions:  # only when there is one, like a finding's `fix`
             out["unused_suppressions"] = [u.to_json() for u in self.unused_suppressions]
@@ -254,6 +255,8 @@ class StackReport:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> StackReport:
+        cost = d.get("cost")
         return cls(d["stack"], d["file"], d["region"], d["summary"], Topology.from_json(d["topology"]),
-                   tuple(ReportedFinding.from_json(f) for f in d.get("findings") or ()), d.get("cost"),
+                   tuple(ReportedFinding.from_json(f) for f in d.get("findings") or ()),
+                   None if cost is None else CostReport.from_json(cost),
                    tuple(UnusedSuppressionReport.from_json(u) for u in d.get("unused_suppressions") or ()))
