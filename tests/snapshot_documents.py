@@ -18,6 +18,7 @@ from planner.core.document import (
     ReportedFinding,
     RuleInfo,
     StackReport,
+    Summary,
     Suppression,
     Topology,
     UltraServerUnit,
@@ -65,14 +66,14 @@ def _cost(items: list[dict[str, object]], hours: float, notes: tuple[str, ...] =
 
 
 def _summary(groups: list[dict[str, object]], lustre: dict[str, object] | None, placement: str,
-             memory_per_accelerator: int, pflops_per_accelerator: float) -> dict[str, object]:
+             memory_per_accelerator: int, pflops_per_accelerator: float) -> Summary:
     acc = sum(int(g["accelerators"]) for g in groups)  # type: ignore[call-overload]
-    return {"instances": sum(int(g["instances"]) for g in groups), "ultraservers": sum(int(g["ultraservers"]) for g in groups),  # type: ignore[call-overload]
+    return Summary.from_json({"instances": sum(int(g["instances"]) for g in groups), "ultraservers": sum(int(g["ultraservers"]) for g in groups),  # type: ignore[call-overload]
             "accelerators": acc, "neuron_cores": 0, "vcpus": 192 * sum(int(g["instances"]) for g in groups),  # type: ignore[call-overload]
             "accelerator_memory_gib": acc * memory_per_accelerator, "efa_bandwidth_gbps": 3200 * sum(int(g["instances"]) for g in groups),  # type: ignore[call-overload]
             "peak_pflops": {"bf16_dense": acc * pflops_per_accelerator, "fp8_dense": acc * pflops_per_accelerator * 2,
                             "fp8_sparse": None},
-            "placement_group": placement, "lustre": lustre, "node_groups": groups}
+            "placement_group": placement, "lustre": lustre, "node_groups": groups})
 
 
 def gpu_stack() -> StackReport:

@@ -20,8 +20,9 @@ from planner.core.document.stacks import (
                                           UltraServerUnit,
                                           UnusedSuppressionReport,
 )
+from planner.core.document.summary import GroupSummary, LustreSummary, PeakPflops, Summary
 
-__all__ = ["SEVERITIES", "VERSION", "CostReport", "GroupTopology", "InstanceDetail", "LineItem", "LustreDetail",
-           "VolumeDetail", "InputProblem", "LustreTopology", "NotAReport", "RenderContext",
-           "Report", "ReportedFinding", "RuleInfo", "Severity", "StackReport", "Suppression", "Topology", "UltraServerUnit",
-           "UnusedSuppressionReport"]
+__all__ = ["SEVERITIES", "VERSION", "CostReport", "GroupSummary", "GroupTopology", "InputProblem", "InstanceDetail",
+           "LineItem", "LustreDetail", "LustreSummary", "LustreTopology", "NotAReport", "PeakPflops",
+           "RenderContext", "Report", "ReportedFinding", "RuleInfo", "Severity", "StackReport", "Summary",
+           "Suppression", "Topology", "UltraServerUnit", "UnusedSuppressionReport", "VolumeDetail"]

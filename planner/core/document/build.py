@@ -25,6 +25,7 @@ from planner.core.document.stacks import (
     UltraServerUnit,
     UnusedSuppressionReport,
 )
+from planner.core.document.summary import Summary
 
 if TYPE_CHECKING:
     from planner.catalogue import Catalogue
@@ -76,7 +77,7 @@ def stack_report(plan: StackPlan) -> StackReport:
         name=stack.name,
         file=stack.file,
         region=stack.region,
-        summary=plan.summary,
+        summary=Summary.from_json(plan.summary),  # as `planner.summary.summarize` rounded it
         topology=topology(stack, catalogue.load()),
         findings=tuple(finding(f, stack, parts) for f in plan.findings),
         cost=None if plan.cost is None else CostReport.from_json(plan.cost.to_json()),  # the estimate as rounded

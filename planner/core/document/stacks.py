@@ -7,9 +7,10 @@ the parts of the cluster its line belongs to (so "a price for a part an error ru
 decided without the stack file), and the declared topology the Markdown diagram draws. So no
 renderer asks the registry, the catalogue, the pipeline or the locator.
 
-`summary` is the JSON form `planner.summary.summarize` produces, kept as a plain JSON value;
-`cost` is typed (`planner.core.document.cost.CostReport`, line item by line item). Both
-serialise to the same JSON as before (docs/output.md), and the document round-trips exactly
+`summary` (`planner.core.document.summary.Summary`) and `cost`
+(`planner.core.document.cost.CostReport`, line item by line item) are typed; they serialise to
+the JSON `planner.summary.summarize` and the cost estimate (`CostEstimate.to_json`) have always
+produced (docs/output.md), and the document round-trips exactly
 (`StackReport.from_json(s.to_json()) == s`).
 """
 
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.core.document.cost import CostReport
+from planner.core.document.summary import Summary
 from planner.findings import Severity
 
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
@@ -233,7 +235,7 @@ class StackReport:
     name: str
     file: str
     region: str
-    summary: dict[str, Any]
+    summary: Summary
     topology: Topology
     findings: tuple[ReportedFinding, ...] = ()
     cost: CostReport | None = None
@@ -244,7 +246,7 @@ class StackReport:
             "stack": self.name,
             "file": self.file,
             "region": self.region,
-            "summary": self.summary,
+            "summary": self.summary.to_json(),
             "findings": [f.to_json() for f in self.findings],
             "cost": None if self.cost is None else self.cost.to_json(),
         }
@@ -256,7 +258,7 @@ class StackReport:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> StackReport:
         cost = d.get("cost")
-        return cls(d["stack"], d["file"], d["region"], d["summary"], Topology.from_json(d["topology"]),
+        return cls(d["stack"], d["file"], d["region"], Summary.from_json(d["summary"]), Topology.from_json(d["topology"]),
                    tuple(ReportedFinding.from_json(f) for f in d.get("findings") or ()),
                    None if cost is None else CostReport.from_json(cost),
                    tuple(UnusedSuppressionReport.from_json(u) for u in d.get("unused_suppressions") or ()))
