@@ -9,7 +9,16 @@ built (`planner.core.document.build` for stacks).
 """
 
 from planner.core.document.cost import CostReport, InstanceDetail, LineItem, LustreDetail, VolumeDetail
-from planner.core.document.report import SEVERITIES, VERSION, InputProblem, NotAReport, RenderContext, Report, RuleInfo, Severity
+from planner.core.document.report import (
+                                          SEVERITIES,
+                                          VERSION,
+                                          InputProblem,
+                                          NotAReport,
+                                          RenderContext,
+                                          Report,
+                                          RuleInfo,
+                                          Severity,
+)
 from planner.core.document.stacks import (
                                           GroupTopology,
                                           LustreTopology,
