@@ -54,23 +54,24 @@ def python(*args: str) -> list[str]:
     return [sys.executable, *args]
 
 
-def run_once(cmd: Sequence[str], env: Mapping[str, str]) -> tuple[float, int]:
+def run_once(cmd: Sequence[str], env: Mapping[str, str], cwd: Path = ROOT) -> tuple[float, int]:
     start = time.perf_counter()
-    proc = subprocess.run(list(cmd), cwd=ROOT, env=dict(env), check=False, stdout=subprocess.DEVNULL,
+    proc = subprocess.run(list(cmd), cwd=cwd, env=dict(env), check=False, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL)
     return time.perf_counter() - start, proc.returncode
 
 
-def side_by_side(commands: Mapping[str, Sequence[str]], runs: int, env: Mapping[str, str] | None = None) -> dict[str, Sample]:
+def side_by_side(commands: Mapping[str, Sequence[str]], runs: int, env: Mapping[str, str] | None = None,
+                 cwd: Path = ROOT) -> dict[str, Sample]:
     """Median-ready samples of each command, run round-robin after one warm-up each."""
     env = env or environment()
     for cmd in commands.values():
-        run_once(cmd, env)
+        run_once(cmd, env, cwd)
     times: dict[str, list[float]] = {k: [] for k in commands}
     codes: dict[str, list[int]] = {k: [] for k in commands}
     for _ in range(runs):
         for name, cmd in commands.items():
-            seconds, code = run_once(cmd, env)
+            seconds, code = run_once(cmd, env, cwd)
             times[name].append(seconds)
             codes[name].append(code)
     return {k: Sample(tuple(times[k]), tuple(codes[k])) for k in commands}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 from planner import __version__
 from planner.errors import InputError, error_line  # noqa: F401 - error_line stays importable from here
@@ -18,7 +18,35 @@ COMMANDS = ("plan", "catalog", "rules", "compare", "diff", "preflight", "capacit
 EXIT_INPUT = 2
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout, its width found without `shutil`: argparse imports shutil (and,
+    through it, bz2 and lzma) for `get_terminal_size` each time a parser or an argument is made,
+    about 2 ms of every `planner` start. The same width: COLUMNS, else the terminal's, else 80, less 2."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+def _columns() -> int:
+    """`shutil.get_terminal_size().columns`, as argparse reads it."""
+    import os
+
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, formatter_class: type[argparse.HelpFormatter] = _Formatter, **kwargs: Any) -> None:
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+
     def error(self, message: str) -> None:  # argparse prints usage + exits 2; keep it to one line
         from planner.report.text import one_line
 
@@ -54,12 +82,14 @@ def _with_suggestion(message: str) -> str:
     return f"{m.group(1)} (did you mean '{close[0]}'?){m.group(3)}" if close else message
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with `only` (a command name) just that command's part: every
+    command module imported and every parser built costs each `planner` run its time."""
     parser = _Parser(prog="planner", description="Validate and price AWS ML training clusters declared in Pulumi stacks.")
     parser.add_argument("--version", action="version", version=f"planner {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     parser.set_defaults(_commands=sub.choices)
-    for name in COMMANDS:
+    for name in (only,) if only in COMMANDS else COMMANDS:
         importlib.import_module(f"planner.commands.{name}").register(sub)
     for p in sub.choices.values():  # how human output looks, the same for every command
         p.add_argument("--no-color", action="store_true", help="no colour even on a terminal (also: NO_COLOR=1)")
@@ -76,8 +106,14 @@ def _layout(args: argparse.Namespace) -> None:
     configure(term_from_env(None if to_file else sys.stdout, no_color=args.no_color or to_file, wide=args.wide))
 
 
+def _command(argv: Sequence[str]) -> str | None:
+    """The command `argv` runs when its first word names one (`plan ...`), else None: then the
+    whole parser is built, so `planner --help` and a mistyped command read as before."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(_command(sys.argv[1:] if argv is None else argv))
     args, extras = parser.parse_known_args(argv)
     if extras:  # said by the command whose options they resemble, with a did-you-mean
         getattr(args, "_commands", {}).get(args.command, parser).unrecognized(extras)

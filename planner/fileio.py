@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 
 from planner.errors import InputError, Problem
 
@@ -104,6 +103,8 @@ def write_atomic(path: str, data: str, key: str = "") -> None:
             return
         folder = os.path.dirname(os.path.abspath(path))
         mode = stat.S_IMODE(os.stat(path).st_mode) if os.path.exists(path) else None
+        import tempfile  # here, not at the top: only a report written to a file needs it (2 ms of imports)
+
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -547,6 +547,9 @@ def declares_cluster(data: Any) -> bool:
 def matches(path: str, globs: Iterable[str]) -> bool:
     """`path` matches one of the `--include`/`--exclude` globs: by its path as given (`stacks/Pulumi.prod-*.yaml`,
     `*/gpu/*`) or by its file name (`Pulumi.prod-*.yaml`)."""
+    globs = tuple(globs)
+    if not globs:  # the common case: no --include/--exclude, and no fnmatch import
+        return False
     import fnmatch
 
     norm = os.path.normpath(path)

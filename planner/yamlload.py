@@ -35,6 +35,35 @@ PRECOUNT_CHARS = 64 * 1024
 _NODE_EVENTS = (yaml.ScalarEvent, yaml.AliasEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)
 
 _constructor = yaml.constructor.SafeConstructor()
+_STR = "tag:yaml.org,2002:str"
+# what `Resolver.resolve` said for short scalars: a pure function of its arguments (no path
+# resolvers are registered), called for every scalar of every file
+_RESOLVED: dict[tuple[Any, str, Any], str] = {}
+_RESOLVED_MAX = 4096
+_RESOLVED_CHARS = 64
+
+
+class _ComposeLoader(_Loader):  # type: ignore[misc]
+    """The safe loader, with the per-node work libyaml's composer calls back into Python cut down:
+    no path resolvers are registered, so descending and ascending them is a no-op, and the tag a
+    short scalar resolves to is remembered (a stack file repeats `true`, `count`, `us-east-2` ...)."""
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if not isinstance(value, str) or len(value) > _RESOLVED_CHARS:
+            return str(super().resolve(kind, value, implicit))
+        key = (kind, value, implicit)
+        tag = _RESOLVED.get(key)
+        if tag is None:
+            tag = str(super().resolve(kind, value, implicit))
+            if len(_RESOLVED) < _RESOLVED_MAX:
+                _RESOLVED[key] = tag
+        return tag
 
 
 class _Limit(Exception):
@@ -65,7 +94,7 @@ def load(text: str | bytes, file: str) -> tuple[Any, Lines]:
     try:
         if len(text) > PRECOUNT_CHARS:
             _precount(text)
-        node = yaml.compose(text, Loader=_Loader)
+        node = yaml.compose(text, Loader=_ComposeLoader)
     except _Limit as exc:
         raise InputError([Problem(file, exc.line, "", exc.message)]) from None
     except yaml.MarkedYAMLError as exc:
@@ -112,6 +141,8 @@ def _precount(text: str) -> None:
 
 def _scalar(node: yaml.ScalarNode) -> Any:
     """The scalar's value, or its text when its tag cannot build one (`!!bool maybe`, `!!int x`)."""
+    if node.tag == _STR:  # most values and keys: what SafeConstructor would return, without its dispatch
+        return node.value
     try:
         value = _constructor.construct_object(node)
     except Exception:  # noqa: BLE001 - SafeConstructor fails with KeyError, ValueError, ...; the text stays usable
@@ -172,7 +203,7 @@ def _build(node: yaml.Node, path: Path, lines: Lines, budget: list[int], depth: 
                 continue
             if not isinstance(key_node, yaml.ScalarNode):
                 raise _Limit(key_node.start_mark.line + 1, "mapping keys must be plain scalars")
-            key = _scalar(key_node) if key_node.tag != "tag:yaml.org,2002:str" else key_node.value
+            key = _scalar(key_node) if key_node.tag != _STR else key_node.value
             if not isinstance(key, (str, int, float, bool)) and key is not None:
                 key = key_node.value
             if key in out:

@@ -11,6 +11,8 @@ figure lives in one file and rule texts are built from the loaded value.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -20,8 +22,27 @@ from planner.yamlload import Lines
 
 
 def raw(name: str) -> tuple[Any, Lines]:
-    """A data file (`catalogue.yaml`, `prices/current.yaml`, ...) as plain data, with the line of every key."""
-    return yamlload.load_data(name)
+    """A data file (`catalogue.yaml`, `prices/current.yaml`, ...) as plain data, with the line of every key.
+
+    The values come from `planner.data.prebuilt` (the same files as Python literals, generated
+    by tools/gen_prebuilt_data.py: PyYAML takes about 60 ms to construct them, on every `planner`
+    start) while the file still has the length and CRC-32 recorded there; a file edited since
+    is parsed, so what planner uses is always the YAML. No lines either way (`load_data`).
+    """
+    with open(os.path.join(yamlload.DATA_DIR, name), "rb") as fh:
+        text = fh.read()
+    built = _prebuilt(name, text)
+    return (built(), {}) if built is not None else yamlload.load_data(name)
+
+
+def _prebuilt(name: str, text: bytes) -> Callable[[], Any] | None:
+    """The generated literals of shipped file `name`, if they were generated from exactly `text`."""
+    import zlib
+
+    from planner.data.prebuilt import FILES
+
+    entry = FILES.get(name)
+    return entry[2] if entry is not None and entry[:2] == (len(text), zlib.crc32(text)) else None
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ _MD_ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 # A whole URL (`https://host/path`) goes into one code span: escaping only its `://` would
 # show `https` and `//host` around a one-character code span.
 _MD_TOKEN = re.compile(r"(?i)(?P<url>\b[a-z][a-z0-9+.-]*://[^\s<>()`|\\]*[^\s<>()`|\\.,;:!?'\"])|"
-                       r"(?P<link>://|www\.|[@#](?=\w))|(?P<char>.)", re.S)
+                       r"(?P<link>://|www\.|[@#](?=\w))|(?P<char>[\\`*_\[\]|~&<>])", re.S)  # other characters stay as they are
 _INTRAWORD_UNDERSCORE = re.compile(r"(?<=[A-Za-z0-9])\\_(?=[A-Za-z0-9])")
 
 
