@@ -3,8 +3,8 @@
 The producer side of `planner.core.document.diff`: stacks matched by name, their costs'
 changes (a stack absent on one side costs 0 there; an unknown price makes a change unknown,
 and the priced items' change is given beside it), the line items that changed, and the
-findings added and resolved. Works on the documents alone (`StackReport.cost` is the
-estimate's JSON), so `planner diff` builds it from the reports it already made.
+findings added and resolved. Works on the documents alone (`StackReport.cost`, the estimate
+with its line items), so `planner diff` builds it from the reports it already made.
 """
 
 from __future__ import annotations

@@ -138,10 +138,6 @@ class LineItem:
     note: str | None = None
     detail: Detail | None = None
 
-    @property
-    def priced(self) -> bool:
-        return self.unit_price_usd is not None
-
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "resource": self.resource,
