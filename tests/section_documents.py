@@ -498,8 +498,8 @@ def _renamed(s: StackReport, name: str, file: str) -> StackReport:
 def _smaller_gpu() -> StackReport:
     """The GPU stack before the change: one evals instance fewer, and one EFA finding fewer (it is added)."""
     s = gpu_stack()
-    cost = dict(s.cost or {})
-    items = [dict(i) for i in cost["line_items"]]
+    assert s.cost is not None
+    items = [i.to_json() for i in s.cost.line_items]
     items[1].update(quantity=100, total_usd=5000.0, hourly_usd=50.0, instances=1)
     return dataclasses.replace(
         s, findings=tuple(f for f in s.findings if "'evals'" not in f.message), cost=_cost(items, 100)

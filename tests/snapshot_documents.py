@@ -10,6 +10,7 @@ round numbers that add up, so a reader can check a snapshot by eye.
 from __future__ import annotations
 
 from planner.core.document import (
+    CostReport,
     GroupTopology,
     InputProblem,
     LustreTopology,
@@ -17,6 +18,7 @@ from planner.core.document import (
     ReportedFinding,
     RuleInfo,
     StackReport,
+    Summary,
     Suppression,
     Topology,
     UltraServerUnit,
@@ -53,25 +55,25 @@ def _item(name: str, resource: str, unit: str, quantity: float, price: float | N
             "assumption": None, "price_book": "synthetic", "note": None, **detail}
 
 
-def _cost(items: list[dict[str, object]], hours: float, notes: tuple[str, ...] = ()) -> dict[str, object]:
+def _cost(items: list[dict[str, object]], hours: float, notes: tuple[str, ...] = ()) -> CostReport:
     known = round(sum(i["total_usd"] for i in items if i["total_usd"] is not None), 2)  # type: ignore[misc]
     complete = all(i["total_usd"] is not None for i in items)
     hourly = round(sum(i["hourly_usd"] for i in items if i["hourly_usd"] is not None), 4)  # type: ignore[misc]
-    return {"currency": "USD", "price_book": "synthetic", "hours_basis": "schedule.hours", "run_hours": hours,
+    return CostReport.from_json({"currency": "USD", "price_book": "synthetic", "hours_basis": "schedule.hours", "run_hours": hours,
             "workload_hours": None, "hours": hours, "hourly_usd": hourly if complete else None,
             "monthly_usd": round(hourly * 730, 2) if complete else None, "total_usd": known if complete else None,
-            "known_total_usd": known, "complete": complete, "line_items": items, "notes": list(notes)}
+            "known_total_usd": known, "complete": complete, "line_items": items, "notes": list(notes)})
 
 
 def _summary(groups: list[dict[str, object]], lustre: dict[str, object] | None, placement: str,
-             memory_per_accelerator: int, pflops_per_accelerator: float) -> dict[str, object]:
+             memory_per_accelerator: int, pflops_per_accelerator: float) -> Summary:
     acc = sum(int(g["accelerators"]) for g in groups)  # type: ignore[call-overload]
-    return {"instances": sum(int(g["instances"]) for g in groups), "ultraservers": sum(int(g["ultraservers"]) for g in groups),  # type: ignore[call-overload]
+    return Summary.from_json({"instances": sum(int(g["instances"]) for g in groups), "ultraservers": sum(int(g["ultraservers"]) for g in groups),  # type: ignore[call-overload]
             "accelerators": acc, "neuron_cores": 0, "vcpus": 192 * sum(int(g["instances"]) for g in groups),  # type: ignore[call-overload]
             "accelerator_memory_gib": acc * memory_per_accelerator, "efa_bandwidth_gbps": 3200 * sum(int(g["instances"]) for g in groups),  # type: ignore[call-overload]
             "peak_pflops": {"bf16_dense": acc * pflops_per_accelerator, "fp8_dense": acc * pflops_per_accelerator * 2,
                             "fp8_sparse": None},
-            "placement_group": placement, "lustre": lustre, "node_groups": groups}
+            "placement_group": placement, "lustre": lustre, "node_groups": groups})
 
 
 def gpu_stack() -> StackReport:
@@ -92,7 +94,8 @@ def gpu_stack() -> StackReport:
         _item("evals", ec2, "instance-hour", 200, 50.0, 100, EC2_PRICING, instance_type="p5.48xlarge",
               purchase="on-demand", region="us-east-1", instances=2),
         _item("lustre", "aws:fsx/lustreFileSystem:LustreFileSystem", "GB-month", 1000, 0.5, 100, FSX_PRICING,
-              deployment_type="PERSISTENT_2", storage_capacity_gib=1000, per_unit_storage_throughput=250),
+              deployment_type="PERSISTENT_2", per_unit_storage_throughput=250, storage_capacity_gib=1000,
+              region="us-east-1"),
     ]
     findings = (
         ReportedFinding("spot-unsupported", "error", "node group 'trainers': p5.48xlarge is not offered as Spot", file, 9,
@@ -130,7 +133,8 @@ def ultraserver_stack() -> StackReport:
                "availability_zone": "us-east-2b", "efa": True}]
     items = [_item("ultra", "aws:ec2/capacityBlockReservation:CapacityBlockReservation", "instance-hour", 1152, 40.0,
                    144, EC2_PRICING, instance_type="trn2u.48xlarge", purchase="capacity-block", region="us-east-2",
-                   instances=6, ultraservers=2, idle_instances=2, billed_instances=8)]
+                   instances=6, ultraserver_type="u-trn2x64", ultraservers=2, billed_instances=8, idle_instances=2,
+                   usd_per_ultraserver_hour=160.0)]
     items[0]["quantity"] = 1152  # 8 billed instances x 144 h
     findings = (ReportedFinding("ultraserver-whole-units", "warning",
                                 "node group 'ultra': 6 instances is 1.5 UltraServers of 4; 2 members idle", file, 42,

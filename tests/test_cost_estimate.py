@@ -7,11 +7,12 @@ import json
 import pytest
 
 from cost_support import EBS_USD, SOURCE, make_book, root_volumes_usd, write_book
-from planner.core.catalogue import instance_types as catalogue
-from planner.core.cost import estimate
-from planner.core.input.stack_files import load_stack
-from planner.core.planning.pipeline import PlanOptions, plan_stack
-from planner.core.render import cost_report
+from planner import catalogue
+from planner.core.document.cost import CostReport
+from planner.cost import estimate
+from planner.parse import load_stack
+from planner.pipeline import PlanOptions, plan_stack
+from planner.report import cost_report
 from tests.conftest import run_cli
 
 AZ = "availability_zone: us-east-2a\n"
@@ -114,8 +115,9 @@ schedule: {hours: 10}
     assert len(found) == 1 and found[0].severity == "warning"
     assert "p5.48xlarge" in found[0].message and "unknown (not zero)" in found[0].message
     assert found[0].line == 7  # the unpriced group (lines: config, region, cluster, az, node_groups, a, gpus)
-    assert cost_report.headline(j) == "at least $201.50 for 10 h; no price for gpus"  # a lower bound, never $0
-    assert cost_report.total(j) == "at least $201.50"
+    shown = CostReport.from_json(j)  # as the document carries it
+    assert cost_report.headline(shown) == "at least $201.50 for 10 h; no price for gpus"  # a lower bound, never $0
+    assert cost_report.total(shown) == "at least $201.50"
 
 
 def test_derived_price_is_labelled_as_an_assumption(stack_file) -> None:
@@ -177,12 +179,12 @@ schedule: {hours: 30}
 
 
 def test_markdown_lines_items_escape_and_footnotes() -> None:
-    cost = {"currency": "USD", "run_hours": 10, "hours": 24, "hourly_usd": None, "monthly_usd": None, "total_usd": None,
+    cost = CostReport.from_json({"currency": "USD", "hours_basis": "schedule.hours", "run_hours": 10, "hours": 24, "hourly_usd": None, "monthly_usd": None, "total_usd": None,
             "known_total_usd": 5.0, "complete": False, "price_book": "x", "notes": ["a | b"],
             "line_items": [{"resource": "aws:fsx/lustreFileSystem:LustreFileSystem", "name": "lustre", "unit": "GB-month",
                             "quantity": None, "unit_price_usd": None, "total_usd": None, "source": None, "as_of": None,
                             "assumption": None, "note": "no price", "deployment_type": "SCRATCH_2",
-                            "storage_capacity_gib": 1200, "per_unit_storage_throughput": None}]}
+                            "storage_capacity_gib": 1200, "per_unit_storage_throughput": None, "region": "us-east-1"}]})
     md = cost_report.markdown(cost)
     assert "| lustre | FSx for Lustre SCRATCH_2 1,200 GiB | unknown GB-month | unknown | unknown | \\[1\\] | no price |" in md
     assert "1. no price" in md and "- a \\| b" in md

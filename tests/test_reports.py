@@ -10,10 +10,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from planner.core.model.findings import Finding
-from planner.core.input.stack_files import load_stack
-from planner.core.planning.pipeline import PlanOptions, StackPlan, plan_stack
-from planner.core.render import github, markdown, sarif, table
+from planner.core.document.cost import CostReport
+from planner.findings import Finding
+from planner.parse import load_stack
+from planner.pipeline import PlanOptions, StackPlan, plan_stack
+from planner.report import github, markdown, sarif, table
 from tests.conftest import document, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -183,9 +184,9 @@ def test_markdown_renders_the_cost() -> None:
     (plan,) = _plans(str(ROOT / "stacks" / "Pulumi.p5en-train.yaml"), ())
     assert plan.cost is not None
     text = markdown.render(document([plan]))
-    cost = plan.cost.to_json()
+    cost = CostReport.from_json(plan.cost.to_json())
     assert cost_markdown(cost) in text  # the cost code's own rendering, whole
-    assert f"| {usd(cost['total_usd'])} |" in text.split("###")[0]  # and the total in the overview
+    assert f"| {usd(cost.total_usd)} |" in text.split("###")[0]  # and the total in the overview
 
 
 # --- table, determinism --------------------------------------------------------------------

@@ -21,11 +21,11 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from planner.core import rules as _rules
-from planner.core.cost import HOURS_PER_MONTH, load_price_book
-from planner.core.reading.problems import InputError
-from planner.policy import resource_checks
-from planner.readback import security_groups
+from planner import rules as _rules
+from planner.core.document.cost import CostReport
+from planner.cost import HOURS_PER_MONTH, load_price_book
+from planner.errors import InputError
+from planner.policy import resource_checks, security_groups
 from planner.policy.planning import (
     Violation,
     declared_cluster,
@@ -133,13 +133,11 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         _report(outcome.problems + unseen, report_violation)
         return
     verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
-    doc = document(outcome.plan)
-    (stack,) = doc.stacks
-    priced = stack.cost or {}
-    estimate = headline(priced) + (f"; at the maximum: {headline(priced['maximum_estimate'])}"
-                                   if priced.get("maximum_estimate") else "")
-    _report([Violation(f"{_in_pack_terms(message) if from_pack else message} Estimate: {estimate}", f.resource)
-             for f, message in described(doc) if f.rule in verdicts and not f.suppressed], report_violation)
+    priced = CostReport.from_json(outcome.plan.cost.to_json())  # as the document has it (rounded)
+    estimate = headline(priced) + (f"; at the maximum: {headline(priced.maximum_estimate)}"
+                                   if priced.maximum_estimate else "")
+    _report([Violation(f"{_in_pack_terms(describe(f)) if from_pack else describe(f)} Estimate: {estimate}", f.resource)
+             for f in outcome.plan.findings if f.rule in verdicts and not f.suppressed], report_violation)
 
 
 PACK_BUDGET_KEYS = {"total_usd": "maxTotalUsd", "monthly_usd": "maxMonthlyUsd"}  # stack budget key -> the pack's config key

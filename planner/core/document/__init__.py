@@ -8,7 +8,17 @@ resolve everything a renderer shows (locations, rule metadata, fixes) before the
 built (`planner.core.planning.build_report` for stacks).
 """
 
-from planner.core.document.report import SEVERITIES, VERSION, InputProblem, NotAReport, RenderContext, Report, RuleInfo, Severity
+from planner.core.document.cost import CostReport, InstanceDetail, LineItem, LustreDetail, VolumeDetail
+from planner.core.document.report import (
+                                          SEVERITIES,
+                                          VERSION,
+                                          InputProblem,
+                                          NotAReport,
+                                          RenderContext,
+                                          Report,
+                                          RuleInfo,
+                                          Severity,
+)
 from planner.core.document.stacks import (
                                           GroupTopology,
                                           LustreTopology,
@@ -19,7 +29,9 @@ from planner.core.document.stacks import (
                                           UltraServerUnit,
                                           UnusedSuppressionReport,
 )
+from planner.core.document.summary import GroupSummary, LustreSummary, PeakPflops, Summary
 
-__all__ = ["SEVERITIES", "VERSION", "GroupTopology", "InputProblem", "LustreTopology", "NotAReport", "RenderContext",
-           "Report", "ReportedFinding", "RuleInfo", "Severity", "StackReport", "Suppression", "Topology", "UltraServerUnit",
-           "UnusedSuppressionReport"]
+__all__ = ["SEVERITIES", "VERSION", "CostReport", "GroupSummary", "GroupTopology", "InputProblem", "InstanceDetail",
+           "LineItem", "LustreDetail", "LustreSummary", "LustreTopology", "NotAReport", "PeakPflops",
+           "RenderContext", "Report", "ReportedFinding", "RuleInfo", "Severity", "StackReport", "Summary",
+           "Suppression", "Topology", "UltraServerUnit", "UnusedSuppressionReport", "VolumeDetail"]

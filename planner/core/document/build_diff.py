@@ -3,16 +3,17 @@
 The producer side of `planner.core.document.diff`: stacks matched by name, their costs'
 changes (a stack absent on one side costs 0 there; an unknown price makes a change unknown,
 and the priced items' change is given beside it), the line items that changed, and the
-findings added and resolved. Works on the documents alone (`StackReport.cost` is the
-estimate's JSON), so `planner diff` builds it from the reports it already made.
+findings added and resolved. Works on the documents alone (`StackReport.cost`, the estimate
+with its line items), so `planner diff` builds it from the reports it already made.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Literal
 
+from planner.core.document.cost import CostReport, LineItem
 from planner.core.document.diff import Change, DiffSection, DiffTotal, LineItemChange, StackDiff, Status
 from planner.core.document.report import Report
 from planner.core.document.stacks import ReportedFinding, StackReport
@@ -79,9 +80,11 @@ def compare_stacks(base: Sequence[StackReport], head: Sequence[StackReport], pai
     return out
 
 
-def _figure(cost: dict[str, Any] | None, key: str) -> float | None:
-    """A figure of an estimate (JSON); None without an estimate, or when the figure is unknown."""
-    return None if not cost else cost[key]
+def _figure(cost: CostReport | None, key: Literal["total_usd", "known_total_usd", "monthly_usd"]) -> float | None:
+    """A figure of an estimate; None without an estimate, or when the figure is unknown."""
+    if cost is None:
+        return None
+    return cost.total_usd if key == "total_usd" else cost.known_total_usd if key == "known_total_usd" else cost.monthly_usd
 
 
 def _key(f: ReportedFinding) -> tuple[str, str, str]:
@@ -129,37 +132,35 @@ def _change(
     return Change(before if base_exists else None, after if head_exists else None, delta, pct, known_change)
 
 
-def _known_monthly(cost: dict[str, Any] | None) -> float | None:
+def _known_monthly(cost: CostReport | None) -> float | None:
     """The monthly (730 h) cost of the priced line items: a lower bound when the estimate leaves something out."""
-    rates = [i["hourly_usd"] for i in (cost or {}).get("line_items", []) if i.get("hourly_usd") is not None]
-    return round(sum(rates) * HOURS_PER_MONTH, 2) if rates else None
+    rate = None if cost is None else cost.known_hourly_usd
+    return None if rate is None else round(rate * HOURS_PER_MONTH, 2)
 
 
-def _item_key(item: dict[str, Any]) -> tuple[str, str]:
-    return (str(item["name"]), str(item["resource"]))
+def _item_key(item: LineItem) -> tuple[str, str]:
+    return (item.name, item.resource)
 
 
 def _delta(before: float | None, after: float | None) -> float | None:
     return None if before is None or after is None else round(after - before, 2)
 
 
-def line_item_changes(base: dict[str, Any] | None, head: dict[str, Any] | None) -> list[LineItemChange]:
-    """The line items that changed between two estimates (JSON), matched by name and resource:
+def line_item_changes(base: CostReport | None, head: CostReport | None) -> list[LineItemChange]:
+    """The line items that changed between two estimates, matched by name and resource:
     added, removed or changed, with both sides and the monthly (730 h) and the run's difference.
     An item absent on one side costs 0 there; an unknown figure makes its difference unknown."""
-    before = {_item_key(i): i for i in (base or {}).get("line_items", [])}
-    after = {_item_key(i): i for i in (head or {}).get("line_items", [])}
+    before = {_item_key(i): i for i in (base.line_items if base else ())}
+    after = {_item_key(i): i for i in (head.line_items if head else ())}
     out = []
     for key in [*before, *(k for k in after if k not in before)]:
         b, a = before.get(key), after.get(key)
         if b == a:
             continue
         status: Literal["added", "removed", "changed"] = "added" if b is None else "removed" if a is None else "changed"
-        monthly = [
-            None if i is None or i.get("hourly_usd") is None else round(i["hourly_usd"] * HOURS_PER_MONTH, 2)
-            for i in (b, a)
-        ]
-        totals = [i.get("total_usd") if i is not None else None for i in (b, a)]
+        monthly = [None if i is None or i.hourly_usd is None else round(i.hourly_usd * HOURS_PER_MONTH, 2)
+                   for i in (b, a)]
+        totals = [i.total_usd if i is not None else None for i in (b, a)]
         monthly = [0.0 if i is None else m for i, m in zip((b, a), monthly)]
         totals = [0.0 if i is None else t for i, t in zip((b, a), totals)]
         out.append(

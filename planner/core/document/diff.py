@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from planner.core.document.cost import LineItem
 from planner.core.document.stacks import ReportedFinding, StackReport
 
 Status = Literal["added", "removed", "changed", "unchanged"]
@@ -62,13 +63,13 @@ class Change:
 @dataclass(frozen=True)
 class LineItemChange:
     """A line item added, removed or changed (matched by name and resource), both sides as the
-    estimate's JSON has them, with the monthly (730 h) and the run's difference."""
+    stacks' estimates have them, with the monthly (730 h) and the run's difference."""
 
     name: str
     resource: str
     status: Literal["added", "removed", "changed"]
-    before: dict[str, Any] | None  # the base side's line item (`stacks[].cost.line_items[]`); None when added
-    after: dict[str, Any] | None  # the head side's; None when removed
+    before: LineItem | None  # the base side's line item (`stacks[].cost.line_items[]`); None when added
+    after: LineItem | None  # the head side's; None when removed
     monthly_before_usd: float | None
     monthly_after_usd: float | None
     monthly_change_usd: float | None
@@ -77,35 +78,20 @@ class LineItemChange:
     total_change_usd: float | None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "resource": self.resource,
-            "status": self.status,
-            "before": self.before,
-            "after": self.after,
-            "monthly_before_usd": self.monthly_before_usd,
-            "monthly_after_usd": self.monthly_after_usd,
-            "monthly_change_usd": self.monthly_change_usd,
-            "total_before_usd": self.total_before_usd,
-            "total_after_usd": self.total_after_usd,
-            "total_change_usd": self.total_change_usd,
-        }
+        return {"name": self.name, "resource": self.resource, "status": self.status,
+                "before": None if self.before is None else self.before.to_json(),
+                "after": None if self.after is None else self.after.to_json(), "monthly_before_usd": self.monthly_before_usd,
+                "monthly_after_usd": self.monthly_after_usd, "monthly_change_usd": self.monthly_change_usd,
+                "total_before_usd": self.total_before_usd, "total_after_usd": self.total_after_usd,
+                "total_change_usd": self.total_change_usd}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> LineItemChange:
-        return cls(
-            d["name"],
-            d["resource"],
-            d["status"],
-            d["before"],
-            d["after"],
-            d["monthly_before_usd"],
-            d["monthly_after_usd"],
-            d["monthly_change_usd"],
-            d["total_before_usd"],
-            d["total_after_usd"],
-            d["total_change_usd"],
-        )
+        before, after = d["before"], d["after"]
+        return cls(d["name"], d["resource"], d["status"], None if before is None else LineItem.from_json(before),
+                   None if after is None else LineItem.from_json(after), d["monthly_before_usd"],
+                   d["monthly_after_usd"], d["monthly_change_usd"], d["total_before_usd"], d["total_after_usd"],
+                   d["total_change_usd"])
 
 
 @dataclass(frozen=True)

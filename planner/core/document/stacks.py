@@ -7,10 +7,11 @@ the parts of the cluster its line belongs to (so "a price for a part an error ru
 decided without the stack file), and the declared topology the Markdown diagram draws. So no
 renderer asks the registry, the catalogue, the pipeline or the locator.
 
-`summary` and `cost` are the JSON forms `planner.core.planning.summary.summarize` and the cost estimate
-(`CostEstimate.to_json`) produce: the contract between those modules and every renderer,
-documented in docs/output.md, kept as plain JSON values so that the document round-trips
-exactly (`StackReport.from_json(s.to_json()) == s`).
+`summary` (`planner.core.document.summary.Summary`) and `cost`
+(`planner.core.document.cost.CostReport`, line item by line item) are typed; they serialise to
+the JSON `planner.summary.summarize` and the cost estimate (`CostEstimate.to_json`) have always
+produced (docs/output.md), and the document round-trips exactly
+(`StackReport.from_json(s.to_json()) == s`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.core.model.findings import Severity
+from planner.core.document.cost import CostReport
+from planner.core.document.summary import Summary
+from planner.findings import Severity
 
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
 EXTERNAL = "external"
@@ -232,10 +235,10 @@ class StackReport:
     name: str
     file: str
     region: str
-    summary: dict[str, Any]
+    summary: Summary
     topology: Topology
     findings: tuple[ReportedFinding, ...] = ()
-    cost: dict[str, Any] | None = None
+    cost: CostReport | None = None
     unused_suppressions: tuple[UnusedSuppressionReport, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
@@ -243,9 +246,9 @@ class StackReport:
             "stack": self.name,
             "file": self.file,
             "region": self.region,
-            "summary": self.summary,
+            "summary": self.summary.to_json(),
             "findings": [f.to_json() for f in self.findings],
-            "cost": self.cost,
+            "cost": None if self.cost is None else self.cost.to_json(),
         }
         if self.unused_suppressions:  # only when there is one, like a finding's `fix`
             out["unused_suppressions"] = [u.to_json() for u in self.unused_suppressions]
@@ -254,6 +257,8 @@ class StackReport:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> StackReport:
-        return cls(d["stack"], d["file"], d["region"], d["summary"], Topology.from_json(d["topology"]),
-                   tuple(ReportedFinding.from_json(f) for f in d.get("findings") or ()), d.get("cost"),
+        cost = d.get("cost")
+        return cls(d["stack"], d["file"], d["region"], Summary.from_json(d["summary"]), Topology.from_json(d["topology"]),
+                   tuple(ReportedFinding.from_json(f) for f in d.get("findings") or ()),
+                   None if cost is None else CostReport.from_json(cost),
                    tuple(UnusedSuppressionReport.from_json(u) for u in d.get("unused_suppressions") or ()))

@@ -1,19 +1,15 @@
 """Cost rendering shared by the table and markdown reports.
 
-Works on the estimate's JSON form (`StackPlan.cost.to_json()`), the contract between the
-cost code and every renderer:
-
-    {"currency": "USD", "run_hours", "hours", "hourly_usd", "monthly_usd", "total_usd",
-     "complete", "line_items": [{"resource", "name", "unit", "quantity", "unit_price_usd",
-     "total_usd", "source", "as_of", "assumption"}]}
-
-(plus `price_book`, `known_total_usd`, `notes` and per-item `hours`, `note`, ...). An
-unknown figure prints as "unknown", never as $0.
+Works on the document's cost section (`planner.core.document.cost.CostReport`: totals and
+typed line items, figures as the cost model rounded them). An unknown figure prints as
+"unknown", never as $0.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from planner.core.document.cost import CostReport, InstanceDetail, LineItem, VolumeDetail
 
 if TYPE_CHECKING:
     from planner.core.text import Line
@@ -40,37 +36,33 @@ def unit_price(x: float | None, unit: str) -> str:
     return usd_rate(x, unit)
 
 
-def total(cost: dict[str, Any]) -> str:
+def total(cost: CostReport) -> str:
     """The total, or "unknown (at least $X)" when only some line items are priced: never $0."""
-    known = cost.get("known_total_usd")
-    if cost.get("total_usd") is None and known is not None:
+    known = cost.known_total_usd
+    if cost.total_usd is None and known is not None:
         return f"at least {usd(known)}"
-    return usd(cost.get("total_usd"))
+    return usd(cost.total_usd)
 
 
-def _unpriced(cost: dict[str, Any]) -> list[str]:
-    return [str(i.get("name")) for i in cost.get("line_items", []) if i.get("unit_price_usd") is None]
-
-
-def headline(cost: dict[str, Any]) -> str:
+def headline(cost: CostReport) -> str:
     """The estimate in one sentence; an incomplete one as a lower bound, said once, with what has no
     price and what is left out (never "complete" while anything is).
 
     `$85,118.17 for 168 h ($506.66/h, $369,858.72 a month of 730 h)`, or
     `at least $38.66 for 168 h; no price for trainers; left out: Karpenter node pool 'gpu' (unbounded: no limit)`.
     """
-    hours = cost.get("hours")
-    run = cost.get("run_hours")
+    hours = cost.hours
+    run = cost.run_hours
     span = "" if hours is None else f" for {hours:,.0f} h" + (f" (run {run:,.1f} h)" if run is not None and run != hours else "")
-    missing = _unpriced(cost)
-    left = list(cost.get("left_out") or [])
-    if not missing and not left and cost.get("total_usd") is not None:
-        return f"{usd(cost['total_usd'])}{span} ({usd(cost.get('hourly_usd'))}/h, {usd(cost.get('monthly_usd'))} a month of 730 h)"
+    missing = cost.unpriced
+    left = list(cost.left_out)
+    if not missing and not left and cost.total_usd is not None:
+        return f"{usd(cost.total_usd)}{span} ({usd(cost.hourly_usd)}/h, {usd(cost.monthly_usd)} a month of 730 h)"
     if not missing and not left:  # priced, but no hours to total them over
-        return f"{usd(cost.get('hourly_usd'))}/h ({usd(cost.get('monthly_usd'))} a month of 730 h); total unknown: no hours"
+        return f"{usd(cost.hourly_usd)}/h ({usd(cost.monthly_usd)} a month of 730 h); total unknown: no hours"
     why = ([f"no price for {', '.join(missing)}"] if missing else []) + ([f"left out: {'; '.join(left)}"] if left else [])
-    known = cost.get("known_total_usd")
-    rate = sum(i["hourly_usd"] for i in cost.get("line_items", []) if i.get("hourly_usd") is not None)
+    known = cost.known_total_usd
+    rate = sum(i.hourly_usd for i in cost.line_items if i.hourly_usd is not None)
     if known is None and rate:  # no hours: the priced part as a rate
         return f"at least {usd(rate)}/h; total unknown: no hours; {'; '.join(why)}"
     if known is None:
@@ -78,12 +70,12 @@ def headline(cost: dict[str, Any]) -> str:
     return f"at least {usd(known)}{span}; {'; '.join(why)}"
 
 
-def sum_totals(costs: list[dict[str, Any]]) -> str:
+def sum_totals(costs: list[CostReport]) -> str:
     """Total of several estimates for the summary line: `$277,294.59`, or `at least $X (2 stacks incomplete)`."""
     if not costs:
         return "none"
-    known = sum((c["total_usd"] if c.get("total_usd") is not None else (c.get("known_total_usd") or 0.0)) for c in costs)
-    incomplete = sum(1 for c in costs if c.get("total_usd") is None)
+    known = sum((c.total_usd if c.total_usd is not None else (c.known_total_usd or 0.0)) for c in costs)
+    incomplete = sum(1 for c in costs if c.total_usd is None)
     if not incomplete:
         return usd(known)
     if not known:
@@ -91,42 +83,45 @@ def sum_totals(costs: list[dict[str, Any]]) -> str:
     return f"at least {usd(known)} ({incomplete} without a full total)"
 
 
-def _what(item: dict[str, Any]) -> str:
-    kind = RESOURCE_NAMES.get(item["resource"], item["resource"])
-    if "instance_type" in item:
-        purchase = "" if item["purchase"] == "capacity-block" else f" ({item['purchase']})"
-        n = item.get("ultraservers")
+def _what(item: LineItem) -> str:
+    kind = RESOURCE_NAMES.get(item.resource, item.resource)
+    d = item.detail
+    if isinstance(d, InstanceDetail):
+        purchase = "" if d.purchase == "capacity-block" else f" ({d.purchase})"
+        n = d.ultraservers
         units = f" ({n} UltraServer{'' if n == 1 else 's'})" if n else ""
-        if item.get("idle_instances"):
-            units += f", billed {item['billed_instances']}"
-        return f"{kind} {item['instance_type']} x {item['instances']}{units}{purchase}"
-    if "volume_type" in item:
-        return f"{kind} {item['volume_type']} {item['gib_per_instance']:,} GiB x {item['instances']}"
-    tput = item.get("per_unit_storage_throughput")
-    return f"{kind} {item.get('deployment_type')} {item.get('storage_capacity_gib'):,} GiB" + (f" @ {tput} MB/s/TiB" if tput else "")
+        if d.idle_instances:
+            units += f", billed {d.billed_instances}"
+        return f"{kind} {d.instance_type} x {d.instances}{units}{purchase}"
+    if isinstance(d, VolumeDetail):
+        return f"{kind} {d.volume_type} {d.gib_per_instance:,} GiB x {d.instances}"
+    if d is None:
+        return kind
+    tput = d.per_unit_storage_throughput
+    return f"{kind} {d.deployment_type} {d.storage_capacity_gib:,} GiB" + (f" @ {tput} MB/s/TiB" if tput else "")
 
 
-def _quantity(item: dict[str, Any]) -> str:
-    q = item.get("quantity")
+def _quantity(item: LineItem) -> str:
+    q = item.quantity
     if q is None:
         return "unknown"
     return f"{q:,.0f}" if float(q).is_integer() else f"{q:,.2f}"
 
 
-def _rows(cost: dict[str, Any]) -> tuple[list[tuple[str, ...]], list[str]]:
+def _rows(cost: CostReport) -> tuple[list[tuple[str, ...]], list[str]]:
     """Line-item rows and the footnotes (assumptions, notes) they refer to by number."""
     rows: list[tuple[str, ...]] = []
     foot: list[str] = []
-    for item in cost.get("line_items", []):
+    for item in cost.line_items:
         marks = ""
-        for text in (item.get("assumption"), item.get("note")):
+        for text in (item.assumption, item.note):
             if text:
                 if text not in foot:
                     foot.append(text)
                 marks += f"[{foot.index(text) + 1}]"
-        source = f"{item['source']} ({item['as_of']})" if item.get("source") else "no price"
-        rows.append((item["name"], _what(item), f"{_quantity(item)} {item['unit']}",
-                     unit_price(item.get("unit_price_usd"), item["unit"]), usd(item.get("total_usd")),
+        source = f"{item.source} ({item.as_of})" if item.source else "no price"
+        rows.append((item.name, _what(item), f"{_quantity(item)} {item.unit}",
+                     unit_price(item.unit_price_usd, item.unit), usd(item.total_usd),
                      marks or "-", source))
     return rows, foot
 
@@ -135,7 +130,7 @@ HEADERS = ("name", "resource", "quantity", "unit price", "total", "notes", "pric
 TABLE_HEADERS = ("name", "resource", "quantity", "unit price", "total", "notes")
 
 
-def table_lines(cost: dict[str, Any], margin: int = 0) -> list[Line]:
+def table_lines(cost: CostReport, margin: int = 0) -> list[Line]:
     """The cost block of the table report: headline, one row per line item, then numbered notes.
 
     Price sources (URLs) are notes too, so the table fits the terminal; `--wide` keeps them
@@ -147,25 +142,25 @@ def table_lines(cost: dict[str, Any], margin: int = 0) -> list[Line]:
     wide = term().wide
     limit = term().limit
     table_rows = []
-    for row, item in zip(rows, cost.get("line_items", [])):
-        marks, src, price = row[5], item.get("source"), item.get("unit_price_usd")
+    for row, item in zip(rows, cost.line_items):
+        marks, src, price = row[5], item.source, item.unit_price_usd
         if src and not wide:
-            text = f"price: {src} (as of {item.get('as_of') or 'no date'})"
+            text = f"price: {src} (as of {item.as_of or 'no date'})"
             if text not in foot:
                 foot.append(text)
             marks = (marks if marks != "-" else "") + f"[{foot.index(text) + 1}]"
-        cells = (*row[:3], "unknown" if price is None else unit_price(price, item["unit"]).rsplit("/", 1)[0], row[4], marks)
+        cells = (*row[:3], "unknown" if price is None else unit_price(price, item.unit).rsplit("/", 1)[0], row[4], marks)
         table_rows.append(cells + ((row[6],) if wide else ()))
-    out: list[Line] = [[Span("cost: ", "total"), Span(headline(cost), "total" if cost.get("total_usd") is not None else "warning"),
-                  Span(f"; price book {cost.get('price_book')}")]]
-    if cost.get("workload_estimate"):
-        out.append(f"cost on the hours the workload needs: {headline(cost['workload_estimate'])}")
-    if cost.get("maximum_estimate"):
-        out.append(f"cost at the maximum it may scale to: {headline(cost['maximum_estimate'])}")
+    out: list[Line] = [[Span("cost: ", "total"), Span(headline(cost), "total" if cost.total_usd is not None else "warning"),
+                  Span(f"; price book {cost.price_book}")]]
+    if cost.workload_estimate:
+        out.append(f"cost on the hours the workload needs: {headline(cost.workload_estimate)}")
+    if cost.maximum_estimate:
+        out.append(f"cost at the maximum it may scale to: {headline(cost.maximum_estimate)}")
     out += ["  " + line if isinstance(line, str) else [Span("  "), *line]
             for line in grid(TABLE_HEADERS[:6] + (HEADERS[6:] if wide else ()), table_rows, right=(2, 3, 4), width=None if limit is None else limit - margin - 2)]
     out += [f"  [{i}] {text}" for i, text in enumerate(foot, 1)]
-    out += [f"  note: {n}" for n in cost.get("notes", [])]
+    out += [f"  note: {n}" for n in cost.notes]
     return out
 
 
@@ -175,7 +170,7 @@ def _cell(text: str) -> str:
     return md_inert(text)
 
 
-def markdown(cost: dict[str, Any]) -> str:
+def markdown(cost: CostReport) -> str:
     """The cost section of a markdown report (a pull-request comment): headline, line items, notes.
 
     Price book text (name, source, note, assumption) may come from a user's file: it is
@@ -184,19 +179,19 @@ def markdown(cost: dict[str, Any]) -> str:
     from planner.core.text import md_code
 
     rows, foot = _rows(cost)
-    out = [f"**Cost:** {_cell(headline(cost))} (price book {md_code(cost.get('price_book'))})", ""]
-    if cost.get("workload_estimate"):
-        out[-1:] = [f"**Cost on the hours the workload needs:** {_cell(headline(cost['workload_estimate']))}", ""]
-    if cost.get("maximum_estimate"):
-        out[-1:] = [f"**Cost at the maximum it may scale to:** {_cell(headline(cost['maximum_estimate']))}", ""]
+    out = [f"**Cost:** {_cell(headline(cost))} (price book {md_code(cost.price_book)})", ""]
+    if cost.workload_estimate:
+        out[-1:] = [f"**Cost on the hours the workload needs:** {_cell(headline(cost.workload_estimate))}", ""]
+    if cost.maximum_estimate:
+        out[-1:] = [f"**Cost at the maximum it may scale to:** {_cell(headline(cost.maximum_estimate))}", ""]
     out += ["| " + " | ".join(h.capitalize() for h in HEADERS) + " |", "|---|---|---:|---:|---:|---|---|"]
-    for row, item in zip(rows, cost.get("line_items", [])):
-        source = md_code(row[-1]) if item.get("source") else row[-1]  # "no price" is planner's; a source may be a user's
+    for row, item in zip(rows, cost.line_items):
+        source = md_code(row[-1]) if item.source else row[-1]  # "no price" is planner's; a source may be a user's
         out.append("| " + " | ".join([*(_cell(c) for c in row[:-1]), source]) + " |")
-    if foot or cost.get("notes"):
+    if foot or cost.notes:
         out.append("")
     out += [f"{i}. {_cell(text)}" for i, text in enumerate(foot, 1)]
-    out += [f"- {_cell(n)}" for n in cost.get("notes", [])]
-    from planner.core.text import join_lines
+    out += [f"- {_cell(n)}" for n in cost.notes]
+    from planner.report.text import join_lines
 
     return join_lines(out) + "\n"

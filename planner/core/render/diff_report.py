@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner.core.document import RenderContext, Report
+from planner.core.document.cost import CostReport, LineItem
 from planner.core.document.diff import Change, DiffSection, DiffTotal, LineItemChange, StackDiff
 from planner.core.document.stacks import ReportedFinding
 from planner.core.text import Line
@@ -49,16 +50,16 @@ def _pct(x: float | None) -> str:
     return "" if x is None else f" ({'+' if x >= 0 else ''}{x:,.1f}%)"
 
 
-def _cost_cell(value: float | None, exists: bool, cost: dict[str, Any] | None) -> str:
-    from planner.core.render.cost_report import total, usd
+def _cost_cell(value: float | None, exists: bool, cost: CostReport | None) -> str:
+    from planner.report.cost_report import total, usd
 
     if not exists:
         return "-"
     return total(cost) if cost else usd(value)
 
 
-def _costs(report: Report, s: StackDiff) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """The estimates (JSON) of the stack's two sides, from the base report and the report's stacks."""
+def _costs(report: Report, s: StackDiff) -> tuple[CostReport | None, CostReport | None]:
+    """The estimates of the stack's two sides, from the base report and the report's stacks."""
     from planner.core.document.diff import head_stack
 
     diff = section(report)
@@ -142,7 +143,7 @@ def _table(report: Report) -> str:
     return human(out)
 
 
-def item_what(item: dict[str, Any] | None) -> str:
+def item_what(item: LineItem | None) -> str:
     """A line item as the cost table names it (`EC2 instances p5en.48xlarge x 8`), "-" when absent."""
     from planner.core.render.cost_report import _what
 

@@ -64,8 +64,8 @@ def overview_row(p: StackReport) -> str:
 
     c = counts(p.findings)
     cost = "-" if p.cost is None else total(p.cost)
-    return (f"| {md_code(p.name)} | {md_cell(p.region)} | {num(p.summary['instances'])} | "
-            f"{num(p.summary['accelerators'])} | {c['error']} | {c['warning']} | {c['suppressed']} | {cost} |")
+    return (f"| {md_code(p.name)} | {md_cell(p.region)} | {num(p.summary.instances)} | "
+            f"{num(p.summary.accelerators)} | {c['error']} | {c['warning']} | {c['suppressed']} | {cost} |")
 
 
 def full_block(report: Report, p: StackReport, order: float, extra: Sequence[str] = ()) -> Block:
@@ -86,14 +86,14 @@ def full_block(report: Report, p: StackReport, order: float, extra: Sequence[str
 
 def _stack(report: Report, p: StackReport) -> list[str]:
     s = p.summary
-    pk = s["peak_pflops"]
+    pk = s.peak_pflops
     out = [
         f"### {md_code(p.name)}",
         "",
-        f"{md_code(p.file)}, {md_cell(p.region)}: {num(s['instances'])} instances, "
-        + (f"{num(s['ultraservers'])} UltraServers, " if s["ultraservers"] else "")  # GPU stacks have none to count
-        + f"{num(s['accelerators'])} accelerators, {num(s['accelerator_memory_gib'])} GiB accelerator memory, "
-        f"{num(s['efa_bandwidth_gbps'])} Gbps EFA, peak {num(pk['bf16_dense'])} PFLOPS BF16 dense.",
+        f"{md_code(p.file)}, {md_cell(p.region)}: {num(s.instances)} instances, "
+        + (f"{num(s.ultraservers)} UltraServers, " if s.ultraservers else "")  # GPU stacks have none to count
+        + f"{num(s.accelerators)} accelerators, {num(s.accelerator_memory_gib)} GiB accelerator memory, "
+        f"{num(s.efa_bandwidth_gbps)} Gbps EFA, peak {num(pk.bf16_dense)} PFLOPS BF16 dense.",
         "",
     ]
     out += _findings(report, p)

@@ -13,32 +13,32 @@ def render_summary(p: StackReport) -> list[Line]:
     s = p.summary
     out: list[Line] = [[Span(f"Stack {p.name}", "heading"), Span(f" ({p.file}, {p.region})")]]
     rows: list[tuple[str, ...]] = [
-        (g["name"], g["instance_type"], g["purchase"], num(g["instances"]), num(g["ultraservers"]) if g["ultraservers"] else "-",
-         num(g["accelerators"]), g["availability_zone"], "yes" if g["efa"] else "no")
-        for g in s["node_groups"]
+        (g.name, g.instance_type, g.purchase, num(g.instances), num(g.ultraservers) if g.ultraservers else "-",
+         num(g.accelerators), g.availability_zone, "yes" if g.efa else "no")
+        for g in s.node_groups
     ]
     headers: tuple[str, ...]
     right: tuple[int, ...]
     headers, right = ("node group", "type", "purchase", "instances", "UltraServers", "accelerators", "AZ", "EFA"), (3, 4, 5)
-    if not s["ultraservers"]:  # no UltraServer in the stack: the column would only hold dashes
+    if not s.ultraservers:  # no UltraServer in the stack: the column would only hold dashes
         headers, right = headers[:4] + headers[5:], (3, 4)
         rows = [r[:4] + r[5:] for r in rows]
     out += indent("  ", grid(headers, rows, right=right, width=_inner(2)))
-    pk = s["peak_pflops"]
-    us = f", {num(s['ultraservers'])} UltraServer{'' if s['ultraservers'] == 1 else 's'}" if s["ultraservers"] else ""
+    pk = s.peak_pflops
+    us = f", {num(s.ultraservers)} UltraServer{'' if s.ultraservers == 1 else 's'}" if s.ultraservers else ""
     out.append(
-        f"  total: {num(s['instances'])} instances{us}, {num(s['accelerators'])} accelerators, "
-        f"{num(s['accelerator_memory_gib'])} GiB accelerator memory, {num(s['efa_bandwidth_gbps'])} Gbps EFA"
+        f"  total: {num(s.instances)} instances{us}, {num(s.accelerators)} accelerators, "
+        f"{num(s.accelerator_memory_gib)} GiB accelerator memory, {num(s.efa_bandwidth_gbps)} Gbps EFA"
     )
     out.append(
-        f"  peak PFLOPS: BF16 dense {num(pk['bf16_dense'])}, FP8 dense {num(pk['fp8_dense'])}, FP8 sparse {num(pk['fp8_sparse'])}"
+        f"  peak PFLOPS: BF16 dense {num(pk.bf16_dense)}, FP8 dense {num(pk.fp8_dense)}, FP8 sparse {num(pk.fp8_sparse)}"
     )
-    lustre = s["lustre"]
-    extra = f"placement group: {s['placement_group']}"
+    lustre = s.lustre
+    extra = f"placement group: {s.placement_group}"
     if lustre:
-        tput = lustre["per_unit_storage_throughput"]
-        extra += f"; FSx for Lustre {lustre['deployment_type']} {num(lustre['storage_capacity_gib'])} GiB" + (
-            f" at {tput} MB/s/TiB" if tput else "") + f" in {lustre['availability_zone'] or 'an AZ the program does not name'}"
+        tput = lustre.per_unit_storage_throughput
+        extra += f"; FSx for Lustre {lustre.deployment_type} {num(lustre.storage_capacity_gib)} GiB" + (
+            f" at {tput} MB/s/TiB" if tput else "") + f" in {lustre.availability_zone or 'an AZ the program does not name'}"
     else:
         extra += "; no FSx for Lustre"
     out.append("  " + extra)
