@@ -7,12 +7,12 @@ import json
 import pytest
 
 from cost_support import EBS_USD, SOURCE, make_book, root_volumes_usd, write_book
-from planner import catalogue
+from planner.core.catalogue import instance_types as catalogue
 from planner.core.document.cost import CostReport
-from planner.cost import estimate
-from planner.parse import load_stack
-from planner.pipeline import PlanOptions, plan_stack
-from planner.report import cost_report
+from planner.core.cost import estimate
+from planner.core.input.stack_files import load_stack
+from planner.core.planning.pipeline import PlanOptions, plan_stack
+from planner.core.render import cost_report
 from tests.conftest import run_cli
 
 AZ = "availability_zone: us-east-2a\n"

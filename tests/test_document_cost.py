@@ -11,7 +11,7 @@ from typing import get_args
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.catalogue import PRECISIONS
+from planner.core.catalogue.instance_types import PRECISIONS
 from planner.core.document import (
     CostReport,
     GroupSummary,
@@ -23,9 +23,9 @@ from planner.core.document import (
     Summary,
     VolumeDetail,
 )
-from planner.model import DeploymentType, Purchase
-from planner.parse import load_stack
-from planner.pipeline import PlanOptions, plan_stack
+from planner.core.model.cluster import DeploymentType, Purchase
+from planner.core.input.stack_files import load_stack
+from planner.core.planning.pipeline import PlanOptions, plan_stack
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,7 +104,7 @@ def test_peak_pflops_has_every_precision_in_the_catalogue_order() -> None:
 def test_every_optional_key_of_a_line_item_survives(stack_file) -> None:
     """The keys only some estimates have: idle UltraServer members billed, a purchase AWS does not
     sell, the workload's longer estimate, compute left out; each read and written unchanged."""
-    from planner.model import Unplanned
+    from planner.core.model.cluster import Unplanned
 
     stack = load_stack(str(stack_file("""\
 availability_zone: us-east-2a

@@ -11,10 +11,10 @@ import jsonschema
 import pytest
 
 from planner.core.document.cost import CostReport
-from planner.findings import Finding
-from planner.parse import load_stack
-from planner.pipeline import PlanOptions, StackPlan, plan_stack
-from planner.report import github, markdown, sarif, table
+from planner.core.model.findings import Finding
+from planner.core.input.stack_files import load_stack
+from planner.core.planning.pipeline import PlanOptions, StackPlan, plan_stack
+from planner.core.render import github, markdown, sarif, table
 from tests.conftest import document, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent

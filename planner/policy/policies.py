@@ -21,11 +21,12 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from planner import rules as _rules
+from planner.core import rules as _rules
 from planner.core.document.cost import CostReport
-from planner.cost import HOURS_PER_MONTH, load_price_book
-from planner.errors import InputError
-from planner.policy import resource_checks, security_groups
+from planner.core.cost import HOURS_PER_MONTH, load_price_book
+from planner.core.reading.problems import InputError
+from planner.policy import resource_checks
+from planner.readback import security_groups
 from planner.policy.planning import (
     Violation,
     declared_cluster,

@@ -1,6 +1,6 @@
 """The cost section of a stack: the estimate as every format shows it, line item by line item.
 
-Figures are as the cost model (`planner.cost.estimate.CostEstimate.to_json`) rounded them:
+Figures are as the cost model (`planner.core.cost.estimate.CostEstimate.to_json`) rounded them:
 the document carries them, it does not compute them, so a renderer prints what the JSON
 says and a saved report re-renders to the same bytes. What a line item bills is in its
 `detail`, one shape per kind of resource (instances, root volumes, the Lustre file system),
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.model import DeploymentType, Purchase
+from planner.core.model.cluster import DeploymentType, Purchase
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ renderer asks the registry, the catalogue, the pipeline or the locator.
 
 `summary` (`planner.core.document.summary.Summary`) and `cost`
 (`planner.core.document.cost.CostReport`, line item by line item) are typed; they serialise to
-the JSON `planner.summary.summarize` and the cost estimate (`CostEstimate.to_json`) have always
+the JSON `planner.core.planning.summary.summarize` and the cost estimate (`CostEstimate.to_json`) have always
 produced (docs/output.md), and the document round-trips exactly
 (`StackReport.from_json(s.to_json()) == s`).
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 from planner.core.document.cost import CostReport
 from planner.core.document.summary import Summary
-from planner.findings import Severity
+from planner.core.model.findings import Severity
 
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
 EXTERNAL = "external"

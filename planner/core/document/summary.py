@@ -1,6 +1,6 @@
 """The summary section of a stack: what the declared cluster adds up to, as every format shows it.
 
-Filled from `planner.summary.summarize` (arithmetic on catalogue entries, rounded there), so a
+Filled from `planner.core.planning.summary.summarize` (arithmetic on catalogue entries, rounded there), so a
 renderer prints figures it does not compute; `to_json` gives the JSON that function has
 always produced, key for key (docs/output.md).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.model import DeploymentType, Purchase
+from planner.core.model.cluster import DeploymentType, Purchase
 
 
 @dataclass(frozen=True)

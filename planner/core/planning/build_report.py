@@ -77,7 +77,7 @@ def stack_report(plan: StackPlan) -> StackReport:
         name=stack.name,
         file=stack.file,
         region=stack.region,
-        summary=Summary.from_json(plan.summary),  # as `planner.summary.summarize` rounded it
+        summary=Summary.from_json(plan.summary),  # as `planner.core.planning.summary.summarize` rounded it
         topology=topology(stack, catalogue.load()),
         findings=tuple(finding(f, stack, parts) for f in plan.findings),
         cost=None if plan.cost is None else CostReport.from_json(plan.cost.to_json()),  # the estimate as rounded

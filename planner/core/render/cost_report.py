@@ -192,6 +192,6 @@ def markdown(cost: CostReport) -> str:
         out.append("")
     out += [f"{i}. {_cell(text)}" for i, text in enumerate(foot, 1)]
     out += [f"- {_cell(n)}" for n in cost.notes]
-    from planner.report.text import join_lines
+    from planner.core.text import join_lines
 
     return join_lines(out) + "\n"

@@ -51,7 +51,7 @@ def _pct(x: float | None) -> str:
 
 
 def _cost_cell(value: float | None, exists: bool, cost: CostReport | None) -> str:
-    from planner.report.cost_report import total, usd
+    from planner.core.render.cost_report import total, usd
 
     if not exists:
         return "-"
