@@ -18,7 +18,7 @@ PLAN_SCRIPT = ROOT / "action" / "plan.sh"
 # What the script's variables hold with the Action's defaults on a pull request against main.
 DEFAULTS = {'"${paths[@]}"': "stacks/", '"${book[@]}"': "", '"${target[@]}"': "", '"${select[@]}"': "", '"--fail-on=${PLANNER_FAIL_ON:-error}"': "--fail-on=error",
             '"--base-ref=$PLANNER_BASE_REF"': "--base-ref=origin/main", '"--output=$out/plan.json"': "--output=plan.json",
-            '"--output=$out/planner.sarif"': "--output=planner.sarif"}
+            '"--output=$out/planner.sarif"': "--output=planner.sarif", '"$out/plan.json"': "plan.json"}
 
 
 def _steps() -> list[dict]:
@@ -29,7 +29,7 @@ def _steps() -> list[dict]:
 def _planner_commands() -> list[list[str]]:
     out = []
     for line in PLAN_SCRIPT.read_text(encoding="utf-8").splitlines():
-        m = re.match(r"^\s*planner (.+?)( 2>(&1|>? ?\S+))?( \|\| true)?$", line)
+        m = re.match(r"^\s*planner (.+?)( 2>(&1|>? ?\S+))?( \|\| true)?(\s+#.*)?$", line)
         if m:
             text = m.group(1)
             for var, value in DEFAULTS.items():
@@ -41,13 +41,15 @@ def _planner_commands() -> list[list[str]]:
 def test_workflow_uses_the_action_which_runs_plan_sarif_markdown_and_diff() -> None:
     assert any(step.get("uses") == "./" for step in _steps())
     commands = _planner_commands()
-    # the paths always after `--` (issue 21, item 1): no path is read as an option
-    assert ["plan", "--fail-on=error", "--format", "github", "--", "stacks/"] == commands[0]  # annotations
-    assert ["plan", "--fail-on=error", "--format", "json", "--output=plan.json", "--", "stacks/"] == commands[1]  # outputs
-    assert ["plan", "--format", "sarif", "--output=planner.sarif", "--", "stacks/"] in commands
-    assert ["plan", "--format", "markdown", "--", "stacks/"] in commands
+    # planned once (a program runs once); every other report is rendered from that document
+    assert ["plan", "--fail-on=error", "--format", "json", "--output=plan.json", "--", "stacks/"] == commands[0]
+    assert [argv for argv in commands if argv[0] == "plan"] == [commands[0]]
+    assert ["render", "--format", "github", "--", "plan.json"] in commands  # annotations
+    assert ["render", "--format", "sarif", "--output=planner.sarif", "--", "plan.json"] in commands
+    assert ["render", "--format", "markdown", "--", "plan.json"] in commands  # the comment without a base
     assert ["diff", "--base-ref=origin/main", "--format", "markdown", "--", "stacks/"] in commands
-    assert all(argv[-2:] == ["--", "stacks/"] for argv in commands)
+    # the paths always after `--` (issue 21, item 1): no path is read as an option
+    assert all(argv[-2:] in (["--", "stacks/"], ["--", "plan.json"]) for argv in commands)
     steps = yaml.safe_load(ACTION.read_text(encoding="utf-8"))["runs"]["steps"]
     assert steps[-1]["name"] == "Gate" and 'case "$EXIT_CODE" in' in steps[-1]["run"]  # the gate, last
 
