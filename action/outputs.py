@@ -32,7 +32,9 @@ def total_cost(report: Any) -> str:
     for stack in stacks:
         cost = stack.get("cost") if isinstance(stack, dict) else None
         total = cost.get("total_usd") if isinstance(cost, dict) else None
-        if total is not None and (isinstance(total, bool) or not isinstance(total, (int, float)) or not math.isfinite(total)):
+        if total is not None and (
+            isinstance(total, bool) or not isinstance(total, (int, float)) or not math.isfinite(total)
+        ):
             raise ValueError("total_usd is not a number")
         totals.append(total)
     return "unknown" if any(t is None for t in totals) else f"{sum(totals):.2f}"

@@ -49,8 +49,13 @@ def machine() -> dict[str, Any]:
             if line.startswith("model name"):
                 model = line.split(":", 1)[1].strip()
                 break
-    return {"cpus": os.cpu_count(), "cpu_model": model or platform.processor(), "platform": platform.platform(),
-            "python": platform.python_version(), "load_average_1m_at_end": round(os.getloadavg()[0], 2)}
+    return {
+        "cpus": os.cpu_count(),
+        "cpu_model": model or platform.processor(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "load_average_1m_at_end": round(os.getloadavg()[0], 2),
+    }
 
 
 def _in_process(argvs: dict[Any, list[str]], runs: int, repeat: dict[Any, int]) -> dict[Any, Sample]:
@@ -92,7 +97,9 @@ def _mocks(file: Path, runs: int, env: dict[str, str], moto: bool = False) -> di
         start = time.perf_counter()
         cmd = python("-m", MOCKS_MODULE, str(file), *(["--moto"] if moto else []))
         try:
-            proc = subprocess.run(cmd, cwd=ROOT, env=env, check=False, capture_output=True, text=True, timeout=MOCKS_TIMEOUT_S)
+            proc = subprocess.run(
+                cmd, cwd=ROOT, env=env, check=False, capture_output=True, text=True, timeout=MOCKS_TIMEOUT_S
+            )
         except subprocess.TimeoutExpired:
             return {"error": f"timed out after {MOCKS_TIMEOUT_S} s"}
         walls.append(time.perf_counter() - start)
@@ -143,13 +150,20 @@ def measure(runs: int, mock_runs: int, log: Callable[[str], None]) -> dict[str, 
     proc = side_by_side(commands, runs, env)
     log("the wheel: built, installed into a fresh virtualenv, timed side by side ...")
     where = wheel.install()
-    wheel_proc = side_by_side(wheel.commands(where, ROOT / _BUNDLED), runs, wheel.user_environment(), cwd=wheel.WHEEL_WORK)
+    wheel_proc = side_by_side(
+        wheel.commands(where, ROOT / _BUNDLED), runs, wheel.user_environment(), cwd=wheel.WHEEL_WORK
+    )
 
     log("in-process plan times (start-up excluded) ...")
-    timed = _in_process({**{n: ["plan", str(folders[n]), "-o", os.devnull] for n in COUNTS},
-                         "ultracluster": ["plan", str(ultra_file), "-o", os.devnull],
-                         "json": ["plan", str(folders[COUNTS[-1]]), "--format", "json", "-o", os.devnull]},
-                        runs, {**{n: COUNTS[-1] // n for n in COUNTS}, "ultracluster": 1, "json": 1})
+    timed = _in_process(
+        {
+            **{n: ["plan", str(folders[n]), "-o", os.devnull] for n in COUNTS},
+            "ultracluster": ["plan", str(ultra_file), "-o", os.devnull],
+            "json": ["plan", str(folders[COUNTS[-1]]), "--format", "json", "-o", os.devnull],
+        },
+        runs,
+        {**{n: COUNTS[-1] // n for n in COUNTS}, "ultracluster": 1, "json": 1},
+    )
     ultra_inproc = timed.pop("ultracluster")
     json_inproc = timed.pop("json")
     inproc = timed
@@ -169,15 +183,30 @@ def measure(runs: int, mock_runs: int, log: Callable[[str], None]) -> dict[str, 
     for f in sorted((ROOT / _BUNDLED).glob("Pulumi.*.yaml")):
         s = _load(f)
         bundled.append(s.name)
-        mock_files[s.name] = (f, {"instances": sum(g.count for g in s.cluster.node_groups), "node_groups": len(s.cluster.node_groups)})
+        mock_files[s.name] = (
+            f,
+            {"instances": sum(g.count for g in s.cluster.node_groups), "node_groups": len(s.cluster.node_groups)},
+        )
     mocked = {}
     for name, (f, shape) in mock_files.items():
         mocked[name] = {**shape, "plan_exit": _plan_exit(f), **_mocks(f, mock_runs, env)}
     moto_names = dict.fromkeys(n for n in (largest_valid(mocked), largest_valid({k: mocked[k] for k in bundled})) if n)
     log(f"Pulumi program under moto-backed mocks: {', '.join(moto_names)} (one run each) ...")
     moto = {n: {**mock_files[n][1], **_mocks(mock_files[n][0], 1, env, moto=True)} for n in moto_names}
-    results = _results(runs, mock_runs, deps, startup.heavy(plan_modules), proc, inproc, ultra, ultra_inproc, mocked, moto,
-                       wheel_proc, json_inproc)
+    results = _results(
+        runs,
+        mock_runs,
+        deps,
+        startup.heavy(plan_modules),
+        proc,
+        inproc,
+        ultra,
+        ultra_inproc,
+        mocked,
+        moto,
+        wheel_proc,
+        json_inproc,
+    )
     results["machine"]["load_average_1m_at_start"] = load_at_start
     return results
 
@@ -188,10 +217,20 @@ def _load(f: Path) -> Stack:
     return load_stack(str(f))
 
 
-def _results(runs: int, mock_runs: int, deps: list[str], heavy: list[str], proc: dict[str, Sample],
-             inproc: dict[int, Sample], ultra: stacks.Ultracluster, ultra_inproc: Sample,
-             mocked: dict[str, dict[str, Any]], moto: dict[str, dict[str, Any]] | None = None,
-             wheel_proc: dict[str, Sample] | None = None, json_inproc: Sample | None = None) -> dict[str, Any]:
+def _results(
+    runs: int,
+    mock_runs: int,
+    deps: list[str],
+    heavy: list[str],
+    proc: dict[str, Sample],
+    inproc: dict[int, Sample],
+    ultra: stacks.Ultracluster,
+    ultra_inproc: Sample,
+    mocked: dict[str, dict[str, Any]],
+    moto: dict[str, dict[str, Any]] | None = None,
+    wheel_proc: dict[str, Sample] | None = None,
+    json_inproc: Sample | None = None,
+) -> dict[str, Any]:
     ratio = proc["bundled"].median / proc["floor"].median
     per_stack = {n: inproc[n].median / n for n in COUNTS}
     # linear: the time per stack does not rise as the count does (a quadratic step would
@@ -203,24 +242,48 @@ def _results(runs: int, mock_runs: int, deps: list[str], heavy: list[str], proc:
     counted = all("resources" in m and not m.get("error") for m in (a, b, c))
     grows_with_instances = None if not counted or a["resources"] == 0 else a["resources"] != b["resources"]
     targets = [
-        _target("startup-ratio", f"bundled-stack plan within {FLOOR_RATIO_MAX:g}x the `python -c pass` floor (this checkout's virtualenv)",
-                round(ratio, 2), f"<= {FLOOR_RATIO_MAX}", ratio <= FLOOR_RATIO_MAX and set(proc["bundled"].exit_codes) <= {0, 1}),
-        _target("thousand-stacks", "1,000 stacks planned in under 10 s (whole process)",
-                round(thousand.median, 3), f"< {THOUSAND_STACKS_MAX_S} s",
-                thousand.median < THOUSAND_STACKS_MAX_S and set(thousand.exit_codes) <= {0, 1}),
-        _target("linear", "time per stack does not grow from 10 to 100 to 1,000 stacks (largest step ratio)",
-                round(growth, 2), f"<= {LINEAR_GROWTH_MAX}", growth <= LINEAR_GROWTH_MAX),
-        _target("no-heavy-imports", "`planner plan` imports no pulumi, boto3 or botocore",
-                heavy, "none", not heavy),
-        _target("resources-not-instances", "Pulumi resources grow with node groups, not instances "
-                "(98 groups of 16 vs 98 groups of 1 UltraServer)",
-                None if not counted else [a["resources"], b["resources"]], "equal", None if grows_with_instances is None else not grows_with_instances),
+        _target(
+            "startup-ratio",
+            f"bundled-stack plan within {FLOOR_RATIO_MAX:g}x the `python -c pass` floor (this checkout's virtualenv)",
+            round(ratio, 2),
+            f"<= {FLOOR_RATIO_MAX}",
+            ratio <= FLOOR_RATIO_MAX and set(proc["bundled"].exit_codes) <= {0, 1},
+        ),
+        _target(
+            "thousand-stacks",
+            "1,000 stacks planned in under 10 s (whole process)",
+            round(thousand.median, 3),
+            f"< {THOUSAND_STACKS_MAX_S} s",
+            thousand.median < THOUSAND_STACKS_MAX_S and set(thousand.exit_codes) <= {0, 1},
+        ),
+        _target(
+            "linear",
+            "time per stack does not grow from 10 to 100 to 1,000 stacks (largest step ratio)",
+            round(growth, 2),
+            f"<= {LINEAR_GROWTH_MAX}",
+            growth <= LINEAR_GROWTH_MAX,
+        ),
+        _target("no-heavy-imports", "`planner plan` imports no pulumi, boto3 or botocore", heavy, "none", not heavy),
+        _target(
+            "resources-not-instances",
+            "Pulumi resources grow with node groups, not instances (98 groups of 16 vs 98 groups of 1 UltraServer)",
+            None if not counted else [a["resources"], b["resources"]],
+            "equal",
+            None if grows_with_instances is None else not grows_with_instances,
+        ),
     ]
     if "program" in proc:
         p = proc["program"]
-        targets.append(_target("program-readback", f"`planner plan --program {PROGRAM}` (read back from its resources) "
-                               f"in under {PROGRAM_MAX_S:g} s (whole process)", round(p.median, 3), f"< {PROGRAM_MAX_S:g} s",
-                               p.median < PROGRAM_MAX_S and set(p.exit_codes) <= {0, 1}))
+        targets.append(
+            _target(
+                "program-readback",
+                f"`planner plan --program {PROGRAM}` (read back from its resources) "
+                f"in under {PROGRAM_MAX_S:g} s (whole process)",
+                round(p.median, 3),
+                f"< {PROGRAM_MAX_S:g} s",
+                p.median < PROGRAM_MAX_S and set(p.exit_codes) <= {0, 1},
+            )
+        )
     targets += speed.targets(wheel_proc, json_inproc, COUNTS[-1])
     return {
         "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -228,8 +291,8 @@ def _results(runs: int, mock_runs: int, deps: list[str], heavy: list[str], proc:
         "runs": runs,
         "mock_runs": mock_runs,
         "timing": "median wall-clock seconds of whole processes run round-robin after one warm-up each; "
-                  "bytecode cached; in-process times exclude interpreter start-up and imports; per_stack_ms is "
-                  "the in-process time for N stacks over N",
+        "bytecode cached; in-process times exclude interpreter start-up and imports; per_stack_ms is "
+        "the in-process time for N stacks over N",
         "startup": {
             "floor_python_c_pass": proc["floor"].to_json(),
             "dependencies": {"modules": deps, **proc["dependencies"].to_json()},
@@ -237,10 +300,19 @@ def _results(runs: int, mock_runs: int, deps: list[str], heavy: list[str], proc:
             "ratio_to_floor": round(ratio, 2),
             "heavy_modules_imported": heavy,
         },
-        "ultracluster": {**ultra.describe(), "process": proc["ultracluster"].to_json(),
-                         "in_process": ultra_inproc.to_json()},
-        "many_stacks": {str(n): {"process": proc[f"stacks-{n}"].to_json(), "in_process": inproc[n].to_json(),
-                                 "per_stack_ms": round(per_stack[n] * 1000, 3)} for n in COUNTS},
+        "ultracluster": {
+            **ultra.describe(),
+            "process": proc["ultracluster"].to_json(),
+            "in_process": ultra_inproc.to_json(),
+        },
+        "many_stacks": {
+            str(n): {
+                "process": proc[f"stacks-{n}"].to_json(),
+                "in_process": inproc[n].to_json(),
+                "per_stack_ms": round(per_stack[n] * 1000, 3),
+            }
+            for n in COUNTS
+        },
         "pulumi_mocks": {"stacks": mocked, "largest_valid": largest, "moto": moto or {}},
         **({"program": {"path": PROGRAM, "process": proc["program"].to_json()}} if "program" in proc else {}),
         **speed.results(wheel_proc, json_inproc, COUNTS[-1]),
@@ -254,19 +326,36 @@ def table(r: dict[str, Any]) -> str:
     s, u = r["startup"], r["ultracluster"]
     rows = [
         ("python -c pass (floor)", f"{s['floor_python_c_pass']['median_s']:.3f}", ""),
-        (f"python -c 'import {', '.join(s['dependencies']['modules']) or 'nothing'}'", f"{s['dependencies']['median_s']:.3f}", ""),
+        (
+            f"python -c 'import {', '.join(s['dependencies']['modules']) or 'nothing'}'",
+            f"{s['dependencies']['median_s']:.3f}",
+            "",
+        ),
         ("planner plan stacks (3 bundled)", f"{s['bundled_plan']['median_s']:.3f}", f"{s['ratio_to_floor']}x floor"),
-        (f"planner plan: {u['chips']:,} Trainium2 chips ({u['instances']:,} instances, {u['node_groups']} groups)",
-         f"{u['process']['median_s']:.3f}", f"in-process {u['in_process']['median_s']:.3f} s"),
+        (
+            f"planner plan: {u['chips']:,} Trainium2 chips ({u['instances']:,} instances, {u['node_groups']} groups)",
+            f"{u['process']['median_s']:.3f}",
+            f"in-process {u['in_process']['median_s']:.3f} s",
+        ),
     ]
     for n in map(str, COUNTS):
         m = r["many_stacks"][n]
-        rows.append((f"planner plan: {int(n):,} generated stacks", f"{m['process']['median_s']:.3f}",
-                     f"in-process {m['per_stack_ms']:.2f} ms per stack"))
+        rows.append(
+            (
+                f"planner plan: {int(n):,} generated stacks",
+                f"{m['process']['median_s']:.3f}",
+                f"in-process {m['per_stack_ms']:.2f} ms per stack",
+            )
+        )
     rows += speed.rows(r)
     if "program" in r:
-        rows.append((f"planner plan --program {r['program']['path']}", f"{r['program']['process']['median_s']:.3f}",
-                     "read back from the program's resources; the program runs in a child process"))
+        rows.append(
+            (
+                f"planner plan --program {r['program']['path']}",
+                f"{r['program']['process']['median_s']:.3f}",
+                "read back from the program's resources; the program runs in a child process",
+            )
+        )
     for kind, stacks_ in (("mocks", r["pulumi_mocks"]["stacks"]), ("moto-backed mocks", r["pulumi_mocks"]["moto"])):
         for name, m in stacks_.items():
             label = f"Pulumi program under {kind}: {name}"
@@ -274,16 +363,29 @@ def table(r: dict[str, Any]) -> str:
                 rows.append((label, "-", f"{m['instances']:,} instances in {m['node_groups']} groups; {m['error']}"))
                 continue
             note = f"{m['resources']} resources for {m['instances']:,} instances in {m['node_groups']} groups"
-            note += f"; program {m['program_s']:.3f} s" + ("" if m.get("plan_exit", 0) == 0 else f"; plan exit {m['plan_exit']}")
+            note += f"; program {m['program_s']:.3f} s" + (
+                "" if m.get("plan_exit", 0) == 0 else f"; plan exit {m['plan_exit']}"
+            )
             note += f"; {m['error']}" if m.get("error") else ""
             rows.append((label, f"{m['process_median_s']:.3f}", note))
     m = r["machine"]
-    lines = [(f"planner benchmarks, {r['date']}, {m['cpus']} CPUs ({m['cpu_model']}), Python {m['python']}, "
-              f"load average {m.get('load_average_1m_at_start', '?')} at start, {m['load_average_1m_at_end']} at end; "
-              f"medians of {r['runs']} runs ({r['mock_runs']} under mocks, 1 under moto)"), ""]
+    lines = [
+        (
+            f"planner benchmarks, {r['date']}, {m['cpus']} CPUs ({m['cpu_model']}), Python {m['python']}, "
+            f"load average {m.get('load_average_1m_at_start', '?')} at start, {m['load_average_1m_at_end']} at end; "
+            f"medians of {r['runs']} runs ({r['mock_runs']} under mocks, 1 under moto)"
+        ),
+        "",
+    ]
     lines += grid(("measurement", "seconds", "notes"), rows, right=(1,), width=None)
-    lines += ["", *grid(("target", "measured", "limit", "result"),
-                        [(t["target"], json.dumps(t["measured"]), t["limit"], t["result"]) for t in r["targets"]], width=None)]
+    lines += [
+        "",
+        *grid(
+            ("target", "measured", "limit", "result"),
+            [(t["target"], json.dumps(t["measured"]), t["limit"], t["result"]) for t in r["targets"]],
+            width=None,
+        ),
+    ]
     largest = r["pulumi_mocks"]["largest_valid"]
     lines += ["", f"Largest valid cluster under mocks: {largest or 'none (every candidate had error findings)'}."]
     return "\n".join(fit(lines, Term(wide=True))) + "\n"  # a file for docs/benchmarks.md: rows kept whole

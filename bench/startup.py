@@ -17,8 +17,15 @@ _SITE_ONLY = ("sitecustomize", "_distutils_hack")
 
 def imported_modules(args: Sequence[str], env: Mapping[str, str], cwd: str) -> list[str]:
     """Every module `python ARGS` imports, in import order (from `-X importtime`)."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", *args], cwd=cwd, env=dict(env), check=False,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", *args],
+        cwd=cwd,
+        env=dict(env),
+        check=False,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     names = []
     for line in proc.stderr.splitlines():
         if line.startswith("import time:") and "|" in line:

@@ -32,9 +32,13 @@ class Sample:
         return statistics.median(self.seconds)
 
     def to_json(self) -> dict[str, object]:
-        return {"median_s": round(self.median, 4), "min_s": round(min(self.seconds), 4),
-                "max_s": round(max(self.seconds), 4), "runs": len(self.seconds),
-                "exit_codes": sorted(set(self.exit_codes))}
+        return {
+            "median_s": round(self.median, 4),
+            "min_s": round(min(self.seconds), 4),
+            "max_s": round(max(self.seconds), 4),
+            "runs": len(self.seconds),
+            "exit_codes": sorted(set(self.exit_codes)),
+        }
 
 
 def environment() -> dict[str, str]:
@@ -56,13 +60,15 @@ def python(*args: str) -> list[str]:
 
 def run_once(cmd: Sequence[str], env: Mapping[str, str], cwd: Path = ROOT) -> tuple[float, int]:
     start = time.perf_counter()
-    proc = subprocess.run(list(cmd), cwd=cwd, env=dict(env), check=False, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
+    proc = subprocess.run(
+        list(cmd), cwd=cwd, env=dict(env), check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     return time.perf_counter() - start, proc.returncode
 
 
-def side_by_side(commands: Mapping[str, Sequence[str]], runs: int, env: Mapping[str, str] | None = None,
-                 cwd: Path = ROOT) -> dict[str, Sample]:
+def side_by_side(
+    commands: Mapping[str, Sequence[str]], runs: int, env: Mapping[str, str] | None = None, cwd: Path = ROOT
+) -> dict[str, Sample]:
     """Median-ready samples of each command, run round-robin after one warm-up each."""
     env = env or environment()
     for cmd in commands.values():

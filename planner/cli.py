@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from planner import __version__
 from planner.core.reading.problems import InputError, error_line  # noqa: F401 - error_line stays importable from here
@@ -85,7 +86,9 @@ def _with_suggestion(message: str) -> str:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line, or with `only` (a command name) just that command's part: every
     command module imported and every parser built costs each `planner` run its time."""
-    parser = _Parser(prog="planner", description="Validate and price AWS ML training clusters declared in Pulumi stacks.")
+    parser = _Parser(
+        prog="planner", description="Validate and price AWS ML training clusters declared in Pulumi stacks."
+    )
     parser.add_argument("--version", action="version", version=f"planner {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     parser.set_defaults(_commands=sub.choices)
@@ -93,7 +96,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         importlib.import_module(f"planner.commands.{name}").register(sub)
     for p in sub.choices.values():  # how human output looks, the same for every command
         p.add_argument("--no-color", action="store_true", help="no colour even on a terminal (also: NO_COLOR=1)")
-        p.add_argument("--wide", action="store_true", help="do not wrap to the terminal width (COLUMNS, else the terminal's, else 100)")
+        p.add_argument(
+            "--wide",
+            action="store_true",
+            help="do not wrap to the terminal width (COLUMNS, else the terminal's, else 100)",
+        )
     return parser
 
 
@@ -143,7 +150,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc, RecursionError):
             error_line("input nested too deeply to process; expected a simpler document")
         else:
-            error_line(f"internal error: {type(exc).__name__}: {exc}; nothing was written "
-                       "(please report it with the command that caused it)")
+            error_line(
+                f"internal error: {type(exc).__name__}: {exc}; nothing was written "
+                "(please report it with the command that caused it)"
+            )
         return EXIT_INPUT
     return code

@@ -60,15 +60,23 @@ def no_plan(out: str) -> bool:
             return bool(results) and all(r["ruleId"] == "invalid-input" for r in results)
         return doc["stacks"] == [] and bool(doc["problems"])
     lines = out.splitlines()
-    return "nothing planned" in lines[-1] or (len(lines) > 1 and "nothing planned" in lines[1])  # table, github; markdown
+    return "nothing planned" in lines[-1] or (
+        len(lines) > 1 and "nothing planned" in lines[1]
+    )  # table, github; markdown
 
 
 def run_process(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
     """Run `python -m planner ARGS` as a separate process, as users and CI do."""
     full_env = dict(os.environ, PYTHONPATH=str(ROOT))
     full_env.update(env or {})
-    proc = subprocess.run([sys.executable, "-m", "planner", *args], cwd=cwd or ROOT, capture_output=True,
-                          text=True, env=full_env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "planner", *args],
+        cwd=cwd or ROOT,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=120,
+    )
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from planner.core.reading import yaml_lines as yamlload
 from planner.core.cost import PriceBook
+from planner.core.reading import yaml_lines as yamlload
 
 SOURCE = "https://example.test/prices"
 EBS_USD = 0.073  # gp3, USD per GB-month: a 500 GiB root volume costs $0.05 an instance-hour (500 x 0.073 / 730)
@@ -14,6 +14,7 @@ EBS_USD = 0.073  # gp3, USD per GB-month: a 500 GiB root volume costs $0.05 an i
 def root_volumes_usd(instances: int, hours: float, gib: int = 500) -> float:
     """The root-volume line item's total: instances x GiB x hours / 730 GB-months at EBS_USD, to the cent."""
     return round(instances * gib * hours / 730 * EBS_USD, 2)
+
 
 TEST_BOOK = f"""\
 name: test

@@ -70,17 +70,22 @@ def offerings_xml(offers: list[Offer]) -> str:
             f"<capacityBlockDurationMinutes>{m % 60}</capacityBlockDurationMinutes>"
             f"<upfrontFee>{escape(o.fee)}</upfrontFee><currencyCode>USD</currencyCode><tenancy>default</tenancy>"
             f"<zoneType>{escape(o.zone_type)}</zoneType>"
-            "</item>")
-    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<DescribeCapacityBlockOfferingsResponse xmlns="{NS}">'
-            "<requestId>7a62c49f-347e-4fc4-9331-6e8eEXAMPLE</requestId>"
-            f"<capacityBlockOfferingSet>{''.join(items)}</capacityBlockOfferingSet>"
-            "</DescribeCapacityBlockOfferingsResponse>")
+            "</item>"
+        )
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<DescribeCapacityBlockOfferingsResponse xmlns="{NS}">'
+        "<requestId>7a62c49f-347e-4fc4-9331-6e8eEXAMPLE</requestId>"
+        f"<capacityBlockOfferingSet>{''.join(items)}</capacityBlockOfferingSet>"
+        "</DescribeCapacityBlockOfferingsResponse>"
+    )
 
 
 def error_xml(code: str) -> str:
-    return ('<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error>'
-            f"<Code>{escape(code)}</Code><Message>You are not authorized to perform this operation.</Message>"
-            "</Error></Errors><RequestID>7a62c49f-347e-4fc4-9331-6e8eEXAMPLE</RequestID></Response>")
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error>'
+        f"<Code>{escape(code)}</Code><Message>You are not authorized to perform this operation.</Message>"
+        "</Error></Errors><RequestID>7a62c49f-347e-4fc4-9331-6e8eEXAMPLE</RequestID></Response>"
+    )
 
 
 def handler(scenario: Scenario) -> type[BaseHTTPRequestHandler]:
@@ -103,8 +108,12 @@ def handler(scenario: Scenario) -> type[BaseHTTPRequestHandler]:
                 self._send(400, error_xml("InvalidAction"))
             else:
                 asked, count = int(params.get("CapacityDurationHours", 0)), int(params.get("InstanceCount", 0))
-                self._send(200, offerings_xml([o for o in scenario.offers.get(region, [])
-                                               if o.asked == asked and o.count == count]))
+                self._send(
+                    200,
+                    offerings_xml(
+                        [o for o in scenario.offers.get(region, []) if o.asked == asked and o.count == count]
+                    ),
+                )
 
         def _send(self, status: int, text: str, kind: str = "text/xml;charset=UTF-8") -> None:
             data = text.encode()
@@ -133,13 +142,50 @@ def serve(scenario: Scenario) -> Iterator[str]:
 def three_regions() -> Scenario:
     """16 x p5en.48xlarge for 336 h: us-east-1 cheapest but late, us-east-2 in time, us-west-2 early and dear,
     eu-north-1 denied (the find-capacity page's example)."""
-    return Scenario(offers={
-        "us-east-1": [Offer(336, 16, "cb-0e1a4c2f9d3b7a615", "us-east-1a", "2027-01-10T09:30:00Z", "2027-01-24T11:30:00Z",
-                            "280064.00")],
-        "us-east-2": [Offer(336, 16, "cb-0e2b7d1c5a9f3e826", "us-east-2b", "2026-12-20T07:00:00Z", "2027-01-03T11:30:00Z",
-                            "329472.00"),
-                      Offer(504, 16, "cb-0e2c3f8a6b1d9e437", "us-east-2c", "2026-12-14T11:30:00Z", "2027-01-04T11:30:00Z",
-                            "469504.00")],
-        "us-west-2": [Offer(336, 16, "cb-0e3a9b4d2c7f1e058", "us-west-2a", "2026-12-05T05:00:00Z", "2026-12-19T11:30:00Z",
-                            "410176.00")],
-    }, errors={"eu-north-1": ("UnauthorizedOperation", 403)})
+    return Scenario(
+        offers={
+            "us-east-1": [
+                Offer(
+                    336,
+                    16,
+                    "cb-0e1a4c2f9d3b7a615",
+                    "us-east-1a",
+                    "2027-01-10T09:30:00Z",
+                    "2027-01-24T11:30:00Z",
+                    "280064.00",
+                )
+            ],
+            "us-east-2": [
+                Offer(
+                    336,
+                    16,
+                    "cb-0e2b7d1c5a9f3e826",
+                    "us-east-2b",
+                    "2026-12-20T07:00:00Z",
+                    "2027-01-03T11:30:00Z",
+                    "329472.00",
+                ),
+                Offer(
+                    504,
+                    16,
+                    "cb-0e2c3f8a6b1d9e437",
+                    "us-east-2c",
+                    "2026-12-14T11:30:00Z",
+                    "2027-01-04T11:30:00Z",
+                    "469504.00",
+                ),
+            ],
+            "us-west-2": [
+                Offer(
+                    336,
+                    16,
+                    "cb-0e3a9b4d2c7f1e058",
+                    "us-west-2a",
+                    "2026-12-05T05:00:00Z",
+                    "2026-12-19T11:30:00Z",
+                    "410176.00",
+                )
+            ],
+        },
+        errors={"eu-north-1": ("UnauthorizedOperation", 403)},
+    )

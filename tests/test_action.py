@@ -42,8 +42,9 @@ def run_action(workdir: Path, tmp: Path, github: dict[str, str] | None = None, *
         "github": {"action_path": str(ROOT), "base_ref": "", "event_name": "push"} | (github or {}),
         "steps": {},
     }
-    env_base = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-                    RUNNER_TEMP=str(tmp))
+    env_base = dict(
+        os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", RUNNER_TEMP=str(tmp)
+    )
     logs, skipped = [], []
     for i, step in enumerate(ACTION["runs"]["steps"]):
         if "uses" in step:
@@ -52,21 +53,38 @@ def run_action(workdir: Path, tmp: Path, github: dict[str, str] | None = None, *
         assert step["shell"] == "bash" and "if" not in step
         out_file = tmp / f"output-{i}"
         out_file.write_text("", encoding="utf-8")
-        env = env_base | {k: EXPR.sub(lambda m: _lookup(context, m.group(1)), str(v)) for k, v in step.get("env", {}).items()}
+        env = env_base | {
+            k: EXPR.sub(lambda m: _lookup(context, m.group(1)), str(v)) for k, v in step.get("env", {}).items()
+        }
         env["GITHUB_OUTPUT"] = str(out_file)
         script = EXPR.sub(lambda m: _lookup(context, m.group(1)), step["run"])
-        proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=workdir,
-                              env=env, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+            cwd=workdir,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         logs.append((step["name"], proc.returncode, proc.stdout, proc.stderr))
         if "id" in step:
-            outputs = dict(line.split("=", 1) for line in out_file.read_text(encoding="utf-8").splitlines() if "=" in line)
+            outputs = dict(
+                line.split("=", 1) for line in out_file.read_text(encoding="utf-8").splitlines() if "=" in line
+            )
             context["steps"][step["id"]] = {"outputs": outputs}
         if proc.returncode != 0:
             break
-    outputs = {name: EXPR.sub(lambda m: _lookup(context, m.group(1)), spec["value"])
-               for name, spec in ACTION["outputs"].items()}
-    return {"outputs": outputs, "logs": logs, "skipped": skipped, "failed": next(
-        (name for name, code, _, _ in logs if code != 0), None), "code": logs[-1][1]}
+    outputs = {
+        name: EXPR.sub(lambda m: _lookup(context, m.group(1)), spec["value"])
+        for name, spec in ACTION["outputs"].items()
+    }
+    return {
+        "outputs": outputs,
+        "logs": logs,
+        "skipped": skipped,
+        "failed": next((name for name, code, _, _ in logs if code != 0), None),
+        "code": logs[-1][1],
+    }
 
 
 def _repo(tmp_path: Path, *stacks: Path) -> Path:
@@ -146,8 +164,10 @@ def test_unusable_input_is_exit_2_with_no_cost(tmp_path: Path) -> None:
     assert res["failed"] == "Gate" and res["code"] == 2
     assert res["outputs"]["exit-code"] == "2" and res["outputs"]["total-cost"] == ""
     sarif = json.loads(Path(res["outputs"]["sarif-file"]).read_text(encoding="utf-8"))  # the broken file, on its line
-    assert {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
-            for r in sarif["runs"][0]["results"]} == {("invalid-input", "stacks/Pulumi.broken.yaml")}
+    assert {
+        (r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+        for r in sarif["runs"][0]["results"]
+    } == {("invalid-input", "stacks/Pulumi.broken.yaml")}
 
 
 def _commit_as_origin_main(repo: Path) -> None:
@@ -186,23 +206,41 @@ def test_pre_commit_hook_runs_planner_plan_on_stack_files(tmp_path: Path) -> Non
     entry = shlex.split(hook["entry"])
     assert entry[0] == "planner"  # the console script the package installs
     bin_dir = Path(sys.executable).parent
-    ok = subprocess.run([str(bin_dir / entry[0]), *entry[1:], "stacks/Pulumi.p5en-train.yaml"], cwd=ROOT,
-                        capture_output=True, text=True)
+    ok = subprocess.run(
+        [str(bin_dir / entry[0]), *entry[1:], "stacks/Pulumi.p5en-train.yaml"], cwd=ROOT, capture_output=True, text=True
+    )
     assert ok.returncode == 0, ok.stderr
-    bad = subprocess.run([str(bin_dir / entry[0]), *entry[1:], "tests/invalid_stacks/Pulumi.lustre-capacity.yaml"],
-                         cwd=ROOT, capture_output=True, text=True)
+    bad = subprocess.run(
+        [str(bin_dir / entry[0]), *entry[1:], "tests/invalid_stacks/Pulumi.lustre-capacity.yaml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 1 and "    error    lustre-capacity" in bad.stdout
 
 
 def test_paths_may_be_a_list_of_changed_files(tmp_path: Path) -> None:
     """One path per line, as a changed-files step gives them: the cluster stacks are planned, a plain
     Pulumi stack is skipped, other files and deleted ones are left out."""
-    repo = _repo(tmp_path, ROOT / "stacks" / "Pulumi.p5en-train.yaml", ROOT / "stacks" / "Pulumi.trn2-dev.yaml",
-                 ROOT / "stacks" / "Pulumi.ultraserver-prod.yaml")
-    (repo / "stacks" / "Pulumi.web.yaml").write_text("config:\n  aws:region: us-east-2\n  web:replicas: 2\n", encoding="utf-8")
+    repo = _repo(
+        tmp_path,
+        ROOT / "stacks" / "Pulumi.p5en-train.yaml",
+        ROOT / "stacks" / "Pulumi.trn2-dev.yaml",
+        ROOT / "stacks" / "Pulumi.ultraserver-prod.yaml",
+    )
+    (repo / "stacks" / "Pulumi.web.yaml").write_text(
+        "config:\n  aws:region: us-east-2\n  web:replicas: 2\n", encoding="utf-8"
+    )
     (repo / "README.md").write_text("# infra\n", encoding="utf-8")
-    changed = "\n".join(["README.md", "stacks/Pulumi.p5en-train.yaml", "stacks/Pulumi.web.yaml", "stacks/Pulumi.gone.yaml",
-                         "stacks/Pulumi.trn2-dev.yaml"])
+    changed = "\n".join(
+        [
+            "README.md",
+            "stacks/Pulumi.p5en-train.yaml",
+            "stacks/Pulumi.web.yaml",
+            "stacks/Pulumi.gone.yaml",
+            "stacks/Pulumi.trn2-dev.yaml",
+        ]
+    )
     res = run_action(repo, tmp_path, paths=changed)
     assert res["failed"] is None and res["outputs"]["exit-code"] == "0", res["logs"]
     import json
@@ -211,8 +249,10 @@ def test_paths_may_be_a_list_of_changed_files(tmp_path: Path) -> None:
     assert [s["stack"] for s in report["stacks"]] == ["p5en-train", "trn2-dev"]  # not ultraserver-prod: unchanged
     comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
     # information, in its own block: not in the error block (here there is none)
-    info = ":information_source: Information:\n\n````text\nplanner: info: skipped 1 stack file without planner:cluster " \
-           "(plain Pulumi stacks): stacks/Pulumi.web.yaml\n````\n"
+    info = (
+        ":information_source: Information:\n\n````text\nplanner: info: skipped 1 stack file without planner:cluster "
+        "(plain Pulumi stacks): stacks/Pulumi.web.yaml\n````\n"
+    )
     assert comment.endswith(info) and comment.count("````") == 2
 
 
@@ -234,13 +274,16 @@ def test_a_program_is_planned_and_diffed_against_the_base(tmp_path: Path) -> Non
     repo = tmp_path / "infra"
     shutil.copytree(ROOT / "tests" / "corpus" / "eks-p5e-capacity-block-managed", repo / "cluster")
     config = repo / "cluster" / "Pulumi.test.yaml"
-    config.write_text(config.read_text(encoding="utf-8") + "  planner:cluster:\n    schedule: {hours: 336}\n", encoding="utf-8")
+    config.write_text(
+        config.read_text(encoding="utf-8") + "  planner:cluster:\n    schedule: {hours: 336}\n", encoding="utf-8"
+    )
     _commit_as_origin_main(repo)
     main = repo / "cluster" / "__main__.py"
     old = '"min_size": 2, "max_size": 2, "desired_size": 2},\n    subnet_ids=[private[0].id]'
     main.write_text(main.read_text(encoding="utf-8").replace(old, old.replace("2", "4")), encoding="utf-8")
-    res = run_action(repo, tmp_path, github={"base_ref": "main", "event_name": "pull_request"},
-                     program="cluster", stack="test")
+    res = run_action(
+        repo, tmp_path, github={"base_ref": "main", "event_name": "pull_request"}, program="cluster", stack="test"
+    )
     assert res["failed"] is None and res["outputs"]["exit-code"] == "0", res["logs"]
     # the template gives no root volume size: left out, so the total is unknown, never a guess
     assert res["outputs"]["total-cost"] == "unknown"
@@ -255,7 +298,9 @@ def test_the_comment_stays_under_githubs_limit_with_many_errors(tmp_path: Path) 
     sticky comment can always be replaced."""
     repo = _repo(tmp_path)
     for i in range(300):
-        (repo / "stacks" / f"Pulumi.broken-{i:03}.yaml").write_text("config:\n  planner:cluster: {}\n", encoding="utf-8")
+        (repo / "stacks" / f"Pulumi.broken-{i:03}.yaml").write_text(
+            "config:\n  planner:cluster: {}\n", encoding="utf-8"
+        )
     res = run_action(repo, tmp_path)
     assert res["outputs"]["exit-code"] == "2"
     comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
@@ -271,7 +316,12 @@ def test_changed_files_without_a_stack_file_plan_nothing_and_pass(tmp_path: Path
     for changed in ("README.md", "README.md\nstacks/Pulumi.gone.yaml"):
         res = run_action(repo, tmp_path, paths=changed)
         assert res["failed"] is None and res["code"] == 0, res["logs"]
-        assert res["outputs"] | {"comment-file": ""} == {"exit-code": "0", "total-cost": "", "sarif-file": "", "comment-file": ""}
+        assert res["outputs"] | {"comment-file": ""} == {
+            "exit-code": "0",
+            "total-cost": "",
+            "sarif-file": "",
+            "comment-file": "",
+        }
         plan_log = res["logs"][1][2]
         (line,) = [x for x in plan_log.splitlines() if x.startswith("planner: nothing to plan")]
         assert "planner not run" in line and "README.md" in line
@@ -288,7 +338,9 @@ def test_changed_files_under_a_folder_given_whole(tmp_path: Path) -> None:
     (repo / "other").mkdir()
     shutil.copy(ROOT / "stacks" / "Pulumi.ultraserver-prod.yaml", repo / "other")
     shutil.copy(ROOT / "stacks" / "Pulumi.p5en-train.yaml", repo / "other" / "Pulumi.p5en-copy.yaml")
-    res = run_action(repo, tmp_path, paths="stacks/\nstacks/Pulumi.trn2-dev.yaml\nother/Pulumi.ultraserver-prod.yaml\nnotes.txt")
+    res = run_action(
+        repo, tmp_path, paths="stacks/\nstacks/Pulumi.trn2-dev.yaml\nother/Pulumi.ultraserver-prod.yaml\nnotes.txt"
+    )
     assert res["failed"] is None and res["outputs"]["exit-code"] == "0", res["logs"]
     import json
 

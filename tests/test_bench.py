@@ -44,17 +44,36 @@ def test_generated_team_stacks_are_valid_input(tmp_path: Path) -> None:
 
 def test_targets_report_a_miss_as_fail() -> None:
     fast, slow = Sample((0.03, 0.03, 0.03), (0, 0, 0)), Sample((0.2, 0.2, 0.2), (0, 0, 0))
-    proc = {"floor": fast, "dependencies": fast, "bundled": slow, "ultracluster": fast,
-            **{f"stacks-{n}": Sample((11.0,), (0,)) for n in run.COUNTS}}
+    proc = {
+        "floor": fast,
+        "dependencies": fast,
+        "bundled": slow,
+        "ultracluster": fast,
+        **{f"stacks-{n}": Sample((11.0,), (0,)) for n in run.COUNTS},
+    }
     inproc = {n: Sample((n * 0.001,), (0,)) for n in run.COUNTS}
     u = stacks.ultracluster(100_000)
-    mocked = {name: {"instances": 1, "node_groups": 1, "plan_exit": 0, "resources": r, "error": None,
-                    "program_s": 0.1, "process_median_s": 0.5}
-              for name, r in (("ultracluster-100k", 7), ("ultracluster-98x1", 5), ("ultracluster-1x16", 2))}
+    mocked = {
+        name: {
+            "instances": 1,
+            "node_groups": 1,
+            "plan_exit": 0,
+            "resources": r,
+            "error": None,
+            "program_s": 0.1,
+            "process_median_s": 0.5,
+        }
+        for name, r in (("ultracluster-100k", 7), ("ultracluster-98x1", 5), ("ultracluster-1x16", 2))
+    }
     r = run._results(3, 1, ["yaml"], ["pulumi"], proc, inproc, u, fast, mocked)
     results = {t["id"]: t["result"] for t in r["targets"]}
-    assert results == {"startup-ratio": "FAIL", "thousand-stacks": "FAIL", "linear": "pass",
-                       "no-heavy-imports": "FAIL", "resources-not-instances": "FAIL"}
+    assert results == {
+        "startup-ratio": "FAIL",
+        "thousand-stacks": "FAIL",
+        "linear": "pass",
+        "no-heavy-imports": "FAIL",
+        "resources-not-instances": "FAIL",
+    }
     assert "FAIL" in run.table(r)
     quadratic = {n: Sample((n * n * 1e-5,), (0,)) for n in run.COUNTS}
     r = run._results(3, 1, ["yaml"], [], proc, quadratic, u, fast, mocked)
@@ -68,8 +87,14 @@ def test_program_under_mocks_registers_per_group_not_per_instance(tmp_path: Path
     for per_group in (16, 1):
         path = tmp_path / f"Pulumi.us-{per_group}.yaml"
         path.write_text(stacks.ultracluster(100_000, ultraservers_per_group=per_group, groups=2).text, encoding="utf-8")
-        proc = subprocess.run([sys.executable, "-m", "bench.mocks", str(path)], cwd=ROOT, check=False, capture_output=True,
-                              text=True, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-m", "bench.mocks", str(path)],
+            cwd=ROOT,
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout)
         assert out["error"] is None and out["program"] == "planner/pulumi_program"
@@ -81,8 +106,13 @@ def test_program_under_mocks_registers_per_group_not_per_instance(tmp_path: Path
 
 def test_program_readback_target_is_judged_on_the_whole_process() -> None:
     fast = Sample((0.03, 0.03, 0.03), (0, 0, 0))
-    proc = {"floor": fast, "dependencies": fast, "bundled": fast, "ultracluster": fast,
-            **{f"stacks-{n}": Sample((1.0,), (0,)) for n in run.COUNTS}}
+    proc = {
+        "floor": fast,
+        "dependencies": fast,
+        "bundled": fast,
+        "ultracluster": fast,
+        **{f"stacks-{n}": Sample((1.0,), (0,)) for n in run.COUNTS},
+    }
     inproc = {n: Sample((n * 0.001,), (0,)) for n in run.COUNTS}
     u = stacks.ultracluster(100_000)
     for seconds, code, verdict in ((2.5, 1, "pass"), (3.2, 0, "FAIL"), (1.0, 2, "FAIL")):

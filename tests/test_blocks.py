@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from planner.core.catalogue import capacity_blocks as blocks
 
@@ -19,14 +20,39 @@ def test_bookable_hours_are_the_documented_steps() -> None:
     assert len(hours) == 14 + (182 - 14) // 7
 
 
-@pytest.mark.parametrize("hours,bookable", [(24, True), (336, True), (504, True), (4368, True),
-                                            (23, False), (100, False), (360, False), (24.5, False), (4536, False)])
+@pytest.mark.parametrize(
+    "hours,bookable",
+    [
+        (24, True),
+        (336, True),
+        (504, True),
+        (4368, True),
+        (23, False),
+        (100, False),
+        (360, False),
+        (24.5, False),
+        (4536, False),
+    ],
+)
 def test_is_bookable(hours: float, bookable: bool) -> None:
     assert blocks.is_bookable(hours) is bookable
 
 
-@pytest.mark.parametrize("hours,up", [(1, 24), (24, 24), (24.01, 48), (100, 120), (336, 336), (337, 504), (400, 504),
-                                      (4368, 4368), (4368.5, None), (math.inf, None)])
+@pytest.mark.parametrize(
+    "hours,up",
+    [
+        (1, 24),
+        (24, 24),
+        (24.01, 48),
+        (100, 120),
+        (336, 336),
+        (337, 504),
+        (400, 504),
+        (4368, 4368),
+        (4368.5, None),
+        (math.inf, None),
+    ],
+)
 def test_round_up_to_block(hours: float, up: int | None) -> None:
     assert blocks.round_up_to_block(hours) == up
 
@@ -48,6 +74,7 @@ def test_usable_hours_end_thirty_minutes_before_the_block():
     # event that tells you that any instances running in the reservation will begin to terminate
     # in 10 minutes" (EC2 User Guide, Monitor Capacity Blocks using EventBridge).
     from planner.core.catalogue import capacity_blocks as blocks
+
     assert blocks.TERMINATION_LEAD_HOURS == 0.5
     assert blocks.usable_hours(24) == 23.5
     assert blocks.usable_hours(0) == 0.0

@@ -18,7 +18,7 @@ from tests.test_ultraserver_types import GB200 as ULTRA  # two u-p6e-gb200x72, o
 
 pytestmark = pytest.mark.usefixtures("isolated_aws")
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 META = {"ResponseMetadata": {"RequestId": "2f1e0c55-0a7b-4c1e-9d0e-8b3b1d1f0a01", "HTTPStatusCode": 200}}
 
 
@@ -26,15 +26,27 @@ def at(text: str) -> dt.datetime:
     return dt.datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
-def offering(oid: str, az: str, start: str, end: str, fee: str, count: int = 16, itype: str = "p5en.48xlarge",
-             **extra: Any) -> dict[str, Any]:
+def offering(
+    oid: str, az: str, start: str, end: str, fee: str, count: int = 16, itype: str = "p5en.48xlarge", **extra: Any
+) -> dict[str, Any]:
     """A CapacityBlockOffering as EC2 returns it (the duration from the dates, as AWS reports it)."""
     s, e = at(start), at(end)
     minutes = int((e - s).total_seconds() // 60)
-    return {"CapacityBlockOfferingId": oid, "InstanceType": itype, "AvailabilityZone": az, "InstanceCount": count,
-            "StartDate": s, "EndDate": e, "CapacityBlockDurationHours": minutes // 60,
-            "CapacityBlockDurationMinutes": minutes % 60, "UpfrontFee": fee, "CurrencyCode": "USD",
-            "Tenancy": "default", "ZoneType": "availability-zone", **extra}
+    return {
+        "CapacityBlockOfferingId": oid,
+        "InstanceType": itype,
+        "AvailabilityZone": az,
+        "InstanceCount": count,
+        "StartDate": s,
+        "EndDate": e,
+        "CapacityBlockDurationHours": minutes // 60,
+        "CapacityBlockDurationMinutes": minutes % 60,
+        "UpfrontFee": fee,
+        "CurrencyCode": "USD",
+        "Tenancy": "default",
+        "ZoneType": "availability-zone",
+        **extra,
+    }
 
 
 def answers(*offerings: dict[str, Any]) -> dict[str, Any]:
@@ -46,8 +58,10 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> StubbedAws:
     """Stubbed EC2 clients per region, handed to `planner capacity` in place of boto3's."""
     stubbed = StubbedAws()
     monkeypatch.setattr("planner.aws.capacity_blocks.open_ec2", lambda profile=None: lambda r: stubbed.client("ec2", r))
-    monkeypatch.setattr("planner.aws.capacity_blocks.open_resource_groups",
-                        lambda profile=None: lambda r: stubbed.client("resource-groups", r))
+    monkeypatch.setattr(
+        "planner.aws.capacity_blocks.open_resource_groups",
+        lambda profile=None: lambda r: stubbed.client("resource-groups", r),
+    )
     return stubbed
 
 
@@ -61,11 +75,14 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, 
     return code, doc["capacity"], err
 
 
-def expect(aws: StubbedAws, region: str, hours: int, response: dict[str, Any], count: int = 16,
-           itype: str = "p5en.48xlarge") -> None:
+def expect(
+    aws: StubbedAws, region: str, hours: int, response: dict[str, Any], count: int = 16, itype: str = "p5en.48xlarge"
+) -> None:
     aws.stub("ec2", region).add_response(
-        "describe_capacity_block_offerings", response,
-        {"CapacityDurationHours": hours, "AllAvailabilityZones": True, "InstanceType": itype, "InstanceCount": count})
+        "describe_capacity_block_offerings",
+        response,
+        {"CapacityDurationHours": hours, "AllAvailabilityZones": True, "InstanceType": itype, "InstanceCount": count},
+    )
 
 
 P5EN = ("--instance-type", "p5en.48xlarge", "--count", "16", "--hours", "336")
@@ -73,36 +90,70 @@ P5EN = ("--instance-type", "p5en.48xlarge", "--count", "16", "--hours", "336")
 
 def three_regions(aws: StubbedAws) -> None:
     """us-east-1 cheapest but late, us-east-2 in time at a middle price, us-west-2 early and dear."""
-    expect(aws, "us-east-1", 336, answers(offering("cb-0e1a000000000001a", "us-east-1a", "2027-01-10T09:30:00",
-                                                   "2027-01-24T11:30:00", "280000.00")))
+    expect(
+        aws,
+        "us-east-1",
+        336,
+        answers(
+            offering("cb-0e1a000000000001a", "us-east-1a", "2027-01-10T09:30:00", "2027-01-24T11:30:00", "280000.00")
+        ),
+    )
     expect(aws, "us-east-1", 504, answers())
-    expect(aws, "us-east-2", 336, answers(offering("cb-0e2b000000000002b", "us-east-2b", "2026-12-20T07:00:00",
-                                                   "2027-01-03T11:30:00", "330000.00")))
-    expect(aws, "us-east-2", 504, answers(offering("cb-0e2c000000000002c", "us-east-2c", "2026-12-14T11:30:00",
-                                                   "2027-01-04T11:30:00", "470000.00")))
-    expect(aws, "us-west-2", 336, answers(offering("cb-0e3a000000000003a", "us-west-2a", "2026-12-05T05:00:00",
-                                                   "2026-12-19T11:30:00", "410000.00")))
+    expect(
+        aws,
+        "us-east-2",
+        336,
+        answers(
+            offering("cb-0e2b000000000002b", "us-east-2b", "2026-12-20T07:00:00", "2027-01-03T11:30:00", "330000.00")
+        ),
+    )
+    expect(
+        aws,
+        "us-east-2",
+        504,
+        answers(
+            offering("cb-0e2c000000000002c", "us-east-2c", "2026-12-14T11:30:00", "2027-01-04T11:30:00", "470000.00")
+        ),
+    )
+    expect(
+        aws,
+        "us-west-2",
+        336,
+        answers(
+            offering("cb-0e3a000000000003a", "us-west-2a", "2026-12-05T05:00:00", "2026-12-19T11:30:00", "410000.00")
+        ),
+    )
     expect(aws, "us-west-2", 504, answers())
 
 
 def test_the_pick_is_the_cheapest_that_finishes_before_the_deadline(aws: StubbedAws, capsys) -> None:
     three_regions(aws)
-    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06",
-                       "--format", "json")
+    code, doc, _ = run(
+        capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06", "--format", "json"
+    )
     assert code == 0
-    assert [o["offering_ids"] for o in doc["options"]] == [["cb-0e1a000000000001a"], ["cb-0e2b000000000002b"],
-                                                           ["cb-0e3a000000000003a"], ["cb-0e2c000000000002c"]]
+    assert [o["offering_ids"] for o in doc["options"]] == [
+        ["cb-0e1a000000000001a"],
+        ["cb-0e2b000000000002b"],
+        ["cb-0e3a000000000003a"],
+        ["cb-0e2c000000000002c"],
+    ]
     assert [o["meets_deadline"] for o in doc["options"]] == [False, True, True, True]
     pick = doc["pick"]
     assert pick["offering_ids"] == ["cb-0e2b000000000002b"] and pick["fits"] is True
     assert (pick["region"], pick["availability_zone"], pick["start"], pick["end"]) == (
-        "us-east-2", "us-east-2b", "2026-12-20T07:00:00Z", "2027-01-03T11:30:00Z")
+        "us-east-2",
+        "us-east-2b",
+        "2026-12-20T07:00:00Z",
+        "2027-01-03T11:30:00Z",
+    )
     assert pick["hours"] == 340.5 and pick["usable_hours"] == 340.0 and pick["instances"] == 16
     assert pick["upfront_usd"] == 330000.0
     assert pick["usd_per_instance_hour"] == round(330000 / (16 * 340.5), 4)
     assert doc["next"]["purchase_commands"] == [
         "aws ec2 purchase-capacity-block --region us-east-2 --capacity-block-offering-id cb-0e2b000000000002b "
-        "--instance-platform Linux/UNIX"]
+        "--instance-platform Linux/UNIX"
+    ]
     assert "availability_zone: us-east-2b" in " ".join(doc["next"]["stack_keys"])
     assert "schedule.hours: 336" in doc["next"]["stack_keys"]
     assert [r["offerings"] for r in doc["regions"]] == [1, 2, 1]
@@ -112,8 +163,9 @@ def test_the_pick_is_the_cheapest_that_finishes_before_the_deadline(aws: Stubbed
 
 def test_without_a_deadline_the_cheapest_wins_and_over_budget_exits_1(aws: StubbedAws, capsys) -> None:
     three_regions(aws)
-    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--max-usd", "250000",
-                       "--format", "json")
+    code, doc, _ = run(
+        capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--max-usd", "250000", "--format", "json"
+    )
     assert code == 1
     assert doc["pick"]["fits"] is False and "--max-usd" in doc["pick"]["why"]
     assert doc["pick"]["offering_ids"] == ["cb-0e3a000000000003a"]  # none in budget: the one that finishes first
@@ -121,8 +173,9 @@ def test_without_a_deadline_the_cheapest_wins_and_over_budget_exits_1(aws: Stubb
 
 def test_no_option_in_time_shows_the_earliest_finish_and_exits_1(aws: StubbedAws, capsys) -> None:
     three_regions(aws)
-    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2026-12-10",
-                       "--format", "json")
+    code, doc, _ = run(
+        capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2026-12-10", "--format", "json"
+    )
     assert code == 1
     assert doc["pick"]["offering_ids"] == ["cb-0e3a000000000003a"]
     assert "no option finishes by the deadline 2026-12-10T00:00:00Z" in doc["pick"]["why"]
@@ -130,8 +183,14 @@ def test_no_option_in_time_shows_the_earliest_finish_and_exits_1(aws: StubbedAws
 
 def test_a_block_too_short_once_instances_stop_is_left_out(aws: StubbedAws, capsys) -> None:
     # 336 h exactly: instances stop 30 minutes before the end, 335.5 h for a 336 h run
-    expect(aws, "us-east-2", 336, answers(offering("cb-0f00000000000000a", "us-east-2a", "2026-12-10T11:30:00",
-                                                   "2026-12-24T11:30:00", "300000.00")))
+    expect(
+        aws,
+        "us-east-2",
+        336,
+        answers(
+            offering("cb-0f00000000000000a", "us-east-2a", "2026-12-10T11:30:00", "2026-12-24T11:30:00", "300000.00")
+        ),
+    )
     expect(aws, "us-east-2", 504, answers())
     code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-2", "--format", "json")
     assert code == 1 and doc["options"] == [] and doc["pick"] is None
@@ -140,24 +199,58 @@ def test_a_block_too_short_once_instances_stop_is_left_out(aws: StubbedAws, caps
 
 def test_96_instances_are_two_blocks_in_one_zone_with_the_same_dates(aws: StubbedAws, capsys) -> None:
     s, e = "2026-12-12T08:00:00", "2026-12-26T11:30:00"
-    expect(aws, "us-east-2", 336, answers(offering("cb-064a00000000000a1", "us-east-2a", s, e, "900000.00", 64),
-                                          offering("cb-064b00000000000b1", "us-east-2b", s, e, "880000.00", 64)), 64)
-    expect(aws, "us-east-2", 336, answers(offering("cb-032a00000000000a2", "us-east-2a", s, e, "450000.00", 32),
-                                          offering("cb-032c00000000000c2", "us-east-2c", s, e, "400000.00", 32)), 32)
+    expect(
+        aws,
+        "us-east-2",
+        336,
+        answers(
+            offering("cb-064a00000000000a1", "us-east-2a", s, e, "900000.00", 64),
+            offering("cb-064b00000000000b1", "us-east-2b", s, e, "880000.00", 64),
+        ),
+        64,
+    )
+    expect(
+        aws,
+        "us-east-2",
+        336,
+        answers(
+            offering("cb-032a00000000000a2", "us-east-2a", s, e, "450000.00", 32),
+            offering("cb-032c00000000000c2", "us-east-2c", s, e, "400000.00", 32),
+        ),
+        32,
+    )
     expect(aws, "us-east-2", 504, answers(), 64)
     expect(aws, "us-east-2", 504, answers(), 32)
-    code, doc, out = run(capsys, "--instance-type", "p5en.48xlarge", "--count", "96", "--hours", "336",
-                         "--regions", "us-east-2", "--format", "json")
+    code, doc, out = run(
+        capsys,
+        "--instance-type",
+        "p5en.48xlarge",
+        "--count",
+        "96",
+        "--hours",
+        "336",
+        "--regions",
+        "us-east-2",
+        "--format",
+        "json",
+    )
     assert code == 0
     assert len(doc["options"]) == 1  # only us-east-2a has both sizes on the same dates
     o = doc["options"][0]
     assert o["offering_ids"] == ["cb-064a00000000000a1", "cb-032a00000000000a2"]
-    assert (o["availability_zone"], o["instances"], o["blocks"], o["upfront_usd"]) == ("us-east-2a", 96, [64, 32], 1350000.0)
+    assert (o["availability_zone"], o["instances"], o["blocks"], o["upfront_usd"]) == (
+        "us-east-2a",
+        96,
+        [64, 32],
+        1350000.0,
+    )
     assert len(doc["next"]["purchase_commands"]) == 2
 
 
 def test_more_than_the_account_holds_is_unusable_input(aws: StubbedAws, capsys) -> None:
-    code, _, err = run(capsys, "--instance-type", "p5en.48xlarge", "--count", "257", "--hours", "24", "--regions", "us-east-2")
+    code, _, err = run(
+        capsys, "--instance-type", "p5en.48xlarge", "--count", "257", "--hours", "24", "--regions", "us-east-2"
+    )
     assert code == 2 and "256" in err and "Traceback" not in err
 
 
@@ -165,25 +258,37 @@ def test_one_region_denied_still_answers_and_names_it(aws: StubbedAws, capsys) -
     three_regions(aws)
     aws.stubbers.pop(("ec2", "us-west-2"))
     aws.clients.pop(("ec2", "us-west-2"))
-    aws.stub("ec2", "us-west-2").add_client_error("describe_capacity_block_offerings", "UnauthorizedOperation",
-                                                  "You are not authorized to perform this operation.", 403)
-    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06",
-                       "--format", "json")
+    aws.stub("ec2", "us-west-2").add_client_error(
+        "describe_capacity_block_offerings",
+        "UnauthorizedOperation",
+        "You are not authorized to perform this operation.",
+        403,
+    )
+    code, doc, _ = run(
+        capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06", "--format", "json"
+    )
     assert code == 0 and doc["pick"]["offering_ids"] == ["cb-0e2b000000000002b"]
     denied = [r for r in doc["regions"] if r["error"]]
     assert [(r["region"], r["code"]) for r in denied] == [("us-west-2", "UnauthorizedOperation")]
     assert "access denied to ec2:DescribeCapacityBlockOfferings in us-west-2" in denied[0]["error"]
-    aws.stub("ec2", "us-west-2").add_client_error("describe_capacity_block_offerings", "UnauthorizedOperation",
-                                                  "You are not authorized to perform this operation.", 403)
+    aws.stub("ec2", "us-west-2").add_client_error(
+        "describe_capacity_block_offerings",
+        "UnauthorizedOperation",
+        "You are not authorized to perform this operation.",
+        403,
+    )
     code, text, _ = run(capsys, *P5EN, "--regions", "us-west-2")
     assert code == 1
     assert "us-west-2: no answer: access denied" in text and "not an answer about capacity" in text
 
 
-@pytest.mark.parametrize("code_, words", [
-    ("RequestLimitExceeded", "AWS throttled ec2:DescribeCapacityBlockOfferings in us-east-2"),
-    ("OptInRequired", "us-east-2 is not enabled for this account (OptInRequired)"),
-])
+@pytest.mark.parametrize(
+    "code_, words",
+    [
+        ("RequestLimitExceeded", "AWS throttled ec2:DescribeCapacityBlockOfferings in us-east-2"),
+        ("OptInRequired", "us-east-2 is not enabled for this account (OptInRequired)"),
+    ],
+)
 def test_throttling_and_opt_in_are_region_lines(aws: StubbedAws, capsys, code_: str, words: str) -> None:
     aws.stub("ec2", "us-east-2").add_client_error("describe_capacity_block_offerings", code_, "nope", 400)
     code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-2", "--format", "json")
@@ -237,12 +342,40 @@ def test_a_region_that_does_not_answer_in_time_is_a_line(aws: StubbedAws, capsys
 def test_ultraservers_are_asked_by_ultraserver_type(aws: StubbedAws, capsys) -> None:
     aws.stub("ec2", "us-east-2").add_response(
         "describe_capacity_block_offerings",
-        answers(offering("cb-0a0b0c0d0e0f01020", "us-east-2b", "2026-12-09T10:00:00", "2026-12-16T11:30:00",
-                         "600000.00", 16, "trn2u.48xlarge", UltraserverType="u-trn2x64", UltraserverCount=4)),
-        {"CapacityDurationHours": 168, "AllAvailabilityZones": True, "UltraserverType": "u-trn2x64", "UltraserverCount": 4})
+        answers(
+            offering(
+                "cb-0a0b0c0d0e0f01020",
+                "us-east-2b",
+                "2026-12-09T10:00:00",
+                "2026-12-16T11:30:00",
+                "600000.00",
+                16,
+                "trn2u.48xlarge",
+                UltraserverType="u-trn2x64",
+                UltraserverCount=4,
+            )
+        ),
+        {
+            "CapacityDurationHours": 168,
+            "AllAvailabilityZones": True,
+            "UltraserverType": "u-trn2x64",
+            "UltraserverCount": 4,
+        },
+    )
     aws.stub("ec2", "us-east-2").add_response("describe_capacity_block_offerings", answers())
-    code, doc, _ = run(capsys, "--instance-type", "trn2u.48xlarge", "--ultraservers", "4", "--hours", "168",
-                       "--regions", "all", "--format", "json")
+    code, doc, _ = run(
+        capsys,
+        "--instance-type",
+        "trn2u.48xlarge",
+        "--ultraservers",
+        "4",
+        "--hours",
+        "168",
+        "--regions",
+        "all",
+        "--format",
+        "json",
+    )
     assert code == 0
     assert doc["needs"][0]["ultraserver_type"] == "u-trn2x64" and doc["needs"][0]["instances"] == 16
     assert doc["pick"]["ultraserver_type"] == "u-trn2x64" and doc["pick"]["instances"] == 16
@@ -251,39 +384,77 @@ def test_ultraservers_are_asked_by_ultraserver_type(aws: StubbedAws, capsys) -> 
 
 def test_an_ultraserver_type_by_name_in_its_local_zone(aws: StubbedAws, capsys) -> None:
     # u-p6e-gb200x72: 18 p6e-gb200.36xlarge, sold in the Dallas Local Zone of us-east-1 (the catalogue)
-    lz = offering("cb-0b2000000000000d1", "us-east-1-dfw-2a", "2026-12-09T10:00:00", "2026-12-10T11:30:00",
-                  "190000.00", 18, "p6e-gb200.36xlarge", ZoneType="local-zone", UltraserverType="u-p6e-gb200x72",
-                  UltraserverCount=1)
+    lz = offering(
+        "cb-0b2000000000000d1",
+        "us-east-1-dfw-2a",
+        "2026-12-09T10:00:00",
+        "2026-12-10T11:30:00",
+        "190000.00",
+        18,
+        "p6e-gb200.36xlarge",
+        ZoneType="local-zone",
+        UltraserverType="u-p6e-gb200x72",
+        UltraserverCount=1,
+    )
     ec2 = aws.stub("ec2", "us-east-1")
-    ec2.add_response("describe_capacity_block_offerings", answers(lz),
-                     {"CapacityDurationHours": 24, "AllAvailabilityZones": True, "UltraserverType": "u-p6e-gb200x72",
-                      "UltraserverCount": 1})
+    ec2.add_response(
+        "describe_capacity_block_offerings",
+        answers(lz),
+        {
+            "CapacityDurationHours": 24,
+            "AllAvailabilityZones": True,
+            "UltraserverType": "u-p6e-gb200x72",
+            "UltraserverCount": 1,
+        },
+    )
     ec2.add_response("describe_capacity_block_offerings", answers())
-    code, doc, _ = run(capsys, "--instance-type", "u-p6e-gb200x72", "--ultraservers", "1", "--hours", "20",
-                       "--regions", "all", "--format", "json")
+    code, doc, _ = run(
+        capsys,
+        "--instance-type",
+        "u-p6e-gb200x72",
+        "--ultraservers",
+        "1",
+        "--hours",
+        "20",
+        "--regions",
+        "all",
+        "--format",
+        "json",
+    )
     assert code == 0 and [r["region"] for r in doc["regions"]] == ["us-east-1"]
     assert doc["pick"]["local_zone"] is True and doc["pick"]["instances"] == 18
-    assert doc["next"]["purchase_commands"][1].startswith("aws ec2 modify-availability-zone-group --region us-east-1 "
-                                                          "--group-name us-east-1-dfw-2 ")
+    assert doc["next"]["purchase_commands"][1].startswith(
+        "aws ec2 modify-availability-zone-group --region us-east-1 --group-name us-east-1-dfw-2 "
+    )
 
 
 def test_a_local_zone_is_marked_with_its_opt_in(aws: StubbedAws, capsys) -> None:
-    lz = offering("cb-0d0d0d0d0d0d0d0d0", "us-east-1-dfw-2a", "2026-12-09T10:00:00", "2026-12-23T11:30:00",
-                  "500000.00", ZoneType="local-zone")
+    lz = offering(
+        "cb-0d0d0d0d0d0d0d0d0",
+        "us-east-1-dfw-2a",
+        "2026-12-09T10:00:00",
+        "2026-12-23T11:30:00",
+        "500000.00",
+        ZoneType="local-zone",
+    )
     expect(aws, "us-east-1", 336, answers(lz))
     expect(aws, "us-east-1", 504, answers())
     code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1", "--format", "json")
     assert code == 0 and doc["pick"]["local_zone"] is True and doc["pick"]["opt_in_group"] == "us-east-1-dfw-2"
-    assert doc["next"]["purchase_commands"][0].startswith("aws ec2 describe-availability-zones --region us-east-1 "
-                                                          "--all-availability-zones --zone-names us-east-1-dfw-2a ")
-    assert doc["next"]["purchase_commands"][1] == ("aws ec2 modify-availability-zone-group --region us-east-1 "
-                                                   "--group-name us-east-1-dfw-2 --opt-in-status opted-in")
+    assert doc["next"]["purchase_commands"][0].startswith(
+        "aws ec2 describe-availability-zones --region us-east-1 --all-availability-zones --zone-names us-east-1-dfw-2a "
+    )
+    assert doc["next"]["purchase_commands"][1] == (
+        "aws ec2 modify-availability-zone-group --region us-east-1 "
+        "--group-name us-east-1-dfw-2 --opt-in-status opted-in"
+    )
     assert doc["next"]["purchase_commands"][2].startswith("aws ec2 purchase-capacity-block --region us-east-1 ")
 
 
 def test_the_stack_gives_type_count_hours_and_region(aws: StubbedAws, capsys, tmp_path) -> None:
     stack = tmp_path / "Pulumi.train.yaml"
-    stack.write_text("""config:
+    stack.write_text(
+        """config:
   aws:region: us-east-2
   planner:cluster:
     availability_zone: us-east-2a
@@ -295,9 +466,17 @@ def test_the_stack_gives_type_count_hours_and_region(aws: StubbedAws, capsys, tm
     placement_group: none
     schedule:
       hours: 336
-""", encoding="utf-8")
-    expect(aws, "us-east-2", 336, answers(offering("cb-0e2b000000000002b", "us-east-2b", "2026-12-20T07:00:00",
-                                                   "2027-01-03T11:30:00", "330000.00")))
+""",
+        encoding="utf-8",
+    )
+    expect(
+        aws,
+        "us-east-2",
+        336,
+        answers(
+            offering("cb-0e2b000000000002b", "us-east-2b", "2026-12-20T07:00:00", "2027-01-03T11:30:00", "330000.00")
+        ),
+    )
     expect(aws, "us-east-2", 504, answers())
     code, doc, _ = run(capsys, str(stack), "--format", "json")
     assert code == 0
@@ -305,18 +484,33 @@ def test_the_stack_gives_type_count_hours_and_region(aws: StubbedAws, capsys, tm
     assert "node group 'gpus': availability_zone: us-east-2b" in doc["next"]["stack_keys"]
 
 
-@pytest.mark.parametrize("argv, words", [
-    (("--instance-type", "p5en.48xlarge", "--hours", "24"), "--count"),
-    (("--instance-type", "nope.48xlarge", "--count", "1", "--hours", "24"), "unknown instance type"),
-    (("--instance-type", "trn2u.48xlarge", "--count", "6", "--hours", "24"), "multiple of 4"),
-    (("--instance-type", "p6e-gb200.36xlarge", "--ultraservers", "1", "--hours", "24"), "u-p6e-gb200x36, u-p6e-gb200x72"),
-    (("--instance-type", "p5en.48xlarge", "--ultraservers", "1", "--hours", "24"), "sold by the instance"),
-    (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "9000"), "longer than the longest Capacity Block"),
-    (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--regions", "us-east-2,Nowhere"), "--regions"),
-    (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--deadline", "soon"), "--deadline"),
-    (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--earliest", "2099-01-01"), "8 weeks"),
-    (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--earliest", "2020-01-01"), "in the past"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (("--instance-type", "p5en.48xlarge", "--hours", "24"), "--count"),
+        (("--instance-type", "nope.48xlarge", "--count", "1", "--hours", "24"), "unknown instance type"),
+        (("--instance-type", "trn2u.48xlarge", "--count", "6", "--hours", "24"), "multiple of 4"),
+        (
+            ("--instance-type", "p6e-gb200.36xlarge", "--ultraservers", "1", "--hours", "24"),
+            "u-p6e-gb200x36, u-p6e-gb200x72",
+        ),
+        (("--instance-type", "p5en.48xlarge", "--ultraservers", "1", "--hours", "24"), "sold by the instance"),
+        (
+            ("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "9000"),
+            "longer than the longest Capacity Block",
+        ),
+        (
+            ("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--regions", "us-east-2,Nowhere"),
+            "--regions",
+        ),
+        (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--deadline", "soon"), "--deadline"),
+        (("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--earliest", "2099-01-01"), "8 weeks"),
+        (
+            ("--instance-type", "p5en.48xlarge", "--count", "1", "--hours", "24", "--earliest", "2020-01-01"),
+            "in the past",
+        ),
+    ],
+)
 def test_unusable_input_is_one_line_and_exit_2(aws: StubbedAws, capsys, argv: tuple[str, ...], words: str) -> None:
     code = None
     try:
@@ -334,8 +528,9 @@ def test_table_and_markdown_say_the_same(aws: StubbedAws, capsys) -> None:
     assert "Pick: option 2, us-east-2 us-east-2b" in table and "aws ec2 purchase-capacity-block" in table
     assert table.rstrip().endswith("4 options from 3 of 3 regions answering; pick fits; exit 0")
     three_regions(aws)
-    code, md, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06",
-                      "--format", "markdown")
+    code, md, _ = run(
+        capsys, *P5EN, "--regions", "us-east-1,us-east-2,us-west-2", "--deadline", "2027-01-06", "--format", "markdown"
+    )
     assert "| 2 | us-east-2b | 2026-12-20 07:00 |" in md and "```sh" in md
 
 
@@ -355,33 +550,72 @@ BOOKED = """config:
 """
 
 
-def extension(oid: str, itype: str, count: int, az: str, start: str, from_: str, hours: int, fee: str) -> dict[str, Any]:
+def extension(
+    oid: str, itype: str, count: int, az: str, start: str, from_: str, hours: int, fee: str
+) -> dict[str, Any]:
     """A CapacityBlockExtensionOffering as EC2 returns it: `hours` more from the block's end `from_`."""
-    return {"CapacityBlockExtensionOfferingId": oid, "InstanceType": itype, "InstanceCount": count,
-            "AvailabilityZone": az, "StartDate": at(start), "CapacityBlockExtensionStartDate": at(from_),
-            "CapacityBlockExtensionEndDate": at(from_) + dt.timedelta(hours=hours),
-            "CapacityBlockExtensionDurationHours": hours, "UpfrontFee": fee, "CurrencyCode": "USD", "Tenancy": "default"}
+    return {
+        "CapacityBlockExtensionOfferingId": oid,
+        "InstanceType": itype,
+        "InstanceCount": count,
+        "AvailabilityZone": az,
+        "StartDate": at(start),
+        "CapacityBlockExtensionStartDate": at(from_),
+        "CapacityBlockExtensionEndDate": at(from_) + dt.timedelta(hours=hours),
+        "CapacityBlockExtensionDurationHours": hours,
+        "UpfrontFee": fee,
+        "CurrencyCode": "USD",
+        "Tenancy": "default",
+    }
 
 
 def reservation(start: str, end: str) -> dict[str, Any]:
-    return {"CapacityReservations": [{
-        "CapacityReservationId": "cr-0f1e2d3c4b5a69788", "InstanceType": "p5en.48xlarge", "InstancePlatform": "Linux/UNIX",
-        "AvailabilityZone": "us-east-1a", "Tenancy": "default", "TotalInstanceCount": 8, "AvailableInstanceCount": 8,
-        "State": "scheduled", "StartDate": at(start), "EndDate": at(end), "EndDateType": "limited",
-        "ReservationType": "capacity-block"}], **META}
+    return {
+        "CapacityReservations": [
+            {
+                "CapacityReservationId": "cr-0f1e2d3c4b5a69788",
+                "InstanceType": "p5en.48xlarge",
+                "InstancePlatform": "Linux/UNIX",
+                "AvailabilityZone": "us-east-1a",
+                "Tenancy": "default",
+                "TotalInstanceCount": 8,
+                "AvailableInstanceCount": 8,
+                "State": "scheduled",
+                "StartDate": at(start),
+                "EndDate": at(end),
+                "EndDateType": "limited",
+                "ReservationType": "capacity-block",
+            }
+        ],
+        **META,
+    }
 
 
 def test_a_booked_block_too_short_for_the_run_gets_its_extension_offerings(aws: StubbedAws, capsys, tmp_path) -> None:
     stack = tmp_path / "Pulumi.booked.yaml"
     stack.write_text(BOOKED, encoding="utf-8")
     ec2 = aws.stub("ec2", "us-east-1")
-    ec2.add_response("describe_capacity_reservations", reservation("2026-12-10T11:30:00", "2026-12-17T11:30:00"),
-                     {"CapacityReservationIds": ["cr-0f1e2d3c4b5a69788"]})
+    ec2.add_response(
+        "describe_capacity_reservations",
+        reservation("2026-12-10T11:30:00", "2026-12-17T11:30:00"),
+        {"CapacityReservationIds": ["cr-0f1e2d3c4b5a69788"]},
+    )
     # 168 h booked, 167.5 h usable: 168.5 h more -> a 192 h extension is asked for
-    ext = extension("cbe-0a1b2c3d4e5f60718", "p5en.48xlarge", 8, "us-east-1a", "2026-12-10T11:30:00",
-                    "2026-12-17T11:30:00", 192, "97000.00")
-    ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [ext], **META},
-                     {"CapacityBlockExtensionDurationHours": 192, "CapacityReservationId": "cr-0f1e2d3c4b5a69788"})
+    ext = extension(
+        "cbe-0a1b2c3d4e5f60718",
+        "p5en.48xlarge",
+        8,
+        "us-east-1a",
+        "2026-12-10T11:30:00",
+        "2026-12-17T11:30:00",
+        192,
+        "97000.00",
+    )
+    ec2.add_response(
+        "describe_capacity_block_extension_offerings",
+        {"CapacityBlockExtensionOfferings": [ext], **META},
+        {"CapacityBlockExtensionDurationHours": 192, "CapacityReservationId": "cr-0f1e2d3c4b5a69788"},
+    )
     code, doc, _ = run(capsys, str(stack), "--format", "json")
     assert code == 0
     (r,) = doc["reservations"]
@@ -391,18 +625,22 @@ def test_a_booked_block_too_short_for_the_run_gets_its_extension_offerings(aws: 
     assert r["pick"]["offering_id"] == "cbe-0a1b2c3d4e5f60718" and doc["extension_upfront_usd"] == 97000.0
     assert doc["next"]["purchase_commands"] == [
         "aws ec2 purchase-capacity-block-extension --region us-east-1 --capacity-block-extension-offering-id "
-        "cbe-0a1b2c3d4e5f60718 --capacity-reservation-id cr-0f1e2d3c4b5a69788"]
+        "cbe-0a1b2c3d4e5f60718 --capacity-reservation-id cr-0f1e2d3c4b5a69788"
+    ]
     ec2.assert_no_pending_responses()
 
 
 def test_a_booked_block_that_covers_the_run_asks_for_nothing_more(aws: StubbedAws, capsys, tmp_path) -> None:
     stack = tmp_path / "Pulumi.booked.yaml"
     stack.write_text(BOOKED, encoding="utf-8")
-    aws.stub("ec2", "us-east-1").add_response("describe_capacity_reservations",
-                                              reservation("2026-12-10T09:00:00", "2026-12-24T11:30:00"))
+    aws.stub("ec2", "us-east-1").add_response(
+        "describe_capacity_reservations", reservation("2026-12-10T09:00:00", "2026-12-24T11:30:00")
+    )
     code, text, _ = run(capsys, str(stack))
     assert code == 0
-    assert "338.5 h, 338 h usable (covers the run)" in text and text.rstrip().endswith("the block covers the run; exit 0")
+    assert "338.5 h, 338 h usable (covers the run)" in text and text.rstrip().endswith(
+        "the block covers the run; exit 0"
+    )
 
 
 ULTRA_IDS = ["cr-0123456789abcdef0", "cr-0123456789abcdef1"]
@@ -410,52 +648,98 @@ ULTRA_IDS = ["cr-0123456789abcdef0", "cr-0123456789abcdef1"]
 
 def ultra_block(rid: str, start: str, end: str) -> dict[str, Any]:
     """One UltraServer's Capacity Block as DescribeCapacityReservations returns it (18 instances each)."""
-    return {"CapacityReservationId": rid, "InstanceType": "p6e-gb200.36xlarge", "InstancePlatform": "Linux/UNIX",
-            "AvailabilityZone": "us-east-1-dfw-2a", "Tenancy": "default", "TotalInstanceCount": 18,
-            "AvailableInstanceCount": 18, "State": "scheduled", "StartDate": at(start), "EndDate": at(end),
-            "EndDateType": "limited", "ReservationType": "capacity-block"}
+    return {
+        "CapacityReservationId": rid,
+        "InstanceType": "p6e-gb200.36xlarge",
+        "InstancePlatform": "Linux/UNIX",
+        "AvailabilityZone": "us-east-1-dfw-2a",
+        "Tenancy": "default",
+        "TotalInstanceCount": 18,
+        "AvailableInstanceCount": 18,
+        "State": "scheduled",
+        "StartDate": at(start),
+        "EndDate": at(end),
+        "EndDateType": "limited",
+        "ReservationType": "capacity-block",
+    }
 
 
-def test_every_block_of_an_ultraserver_group_is_read_in_one_call_and_judged_together(aws: StubbedAws, capsys,
-                                                                                       tmp_path) -> None:
+def test_every_block_of_an_ultraserver_group_is_read_in_one_call_and_judged_together(
+    aws: StubbedAws, capsys, tmp_path
+) -> None:
     stack = tmp_path / "Pulumi.ultra.yaml"
     stack.write_text(ULTRA, encoding="utf-8")
     ec2 = aws.stub("ec2", "us-east-1")
     # the first block starts a day earlier but ends first: the run (168 h) starts when the second does,
     # 2026-12-11 11:30, and ends 2026-12-18 11:30; the first block runs instances to 2026-12-17 11:00 (143.5 h of
     # the run), 24.5 h short -> a 48 h extension; the second (to 2026-12-25) covers the run and is not extended
-    ec2.add_response("describe_capacity_reservations", {"CapacityReservations": [
-        ultra_block(ULTRA_IDS[1], "2026-12-11T11:30:00", "2026-12-25T11:30:00"),
-        ultra_block(ULTRA_IDS[0], "2026-12-10T11:30:00", "2026-12-17T11:30:00")], **META},
-        {"CapacityReservationIds": ULTRA_IDS})
-    ext = extension("cbe-0b2c3d4e5f6071829", "p6e-gb200.36xlarge", 18, "us-east-1-dfw-2a", "2026-12-10T11:30:00",
-                    "2026-12-17T11:30:00", 48, "41000.00")
-    ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [ext], **META},
-                     {"CapacityBlockExtensionDurationHours": 48, "CapacityReservationId": ULTRA_IDS[0]})
+    ec2.add_response(
+        "describe_capacity_reservations",
+        {
+            "CapacityReservations": [
+                ultra_block(ULTRA_IDS[1], "2026-12-11T11:30:00", "2026-12-25T11:30:00"),
+                ultra_block(ULTRA_IDS[0], "2026-12-10T11:30:00", "2026-12-17T11:30:00"),
+            ],
+            **META,
+        },
+        {"CapacityReservationIds": ULTRA_IDS},
+    )
+    ext = extension(
+        "cbe-0b2c3d4e5f6071829",
+        "p6e-gb200.36xlarge",
+        18,
+        "us-east-1-dfw-2a",
+        "2026-12-10T11:30:00",
+        "2026-12-17T11:30:00",
+        48,
+        "41000.00",
+    )
+    ec2.add_response(
+        "describe_capacity_block_extension_offerings",
+        {"CapacityBlockExtensionOfferings": [ext], **META},
+        {"CapacityBlockExtensionDurationHours": 48, "CapacityReservationId": ULTRA_IDS[0]},
+    )
     code, doc, _ = run(capsys, str(stack), "--format", "json", "--deadline", "2026-12-20")
     ec2.assert_no_pending_responses()
     assert code == 0
-    assert (doc["run_start"], doc["finish"], doc["meets_deadline"]) == ("2026-12-11T11:30:00Z", "2026-12-18T11:30:00Z",
-                                                                        True)
+    assert (doc["run_start"], doc["finish"], doc["meets_deadline"]) == (
+        "2026-12-11T11:30:00Z",
+        "2026-12-18T11:30:00Z",
+        True,
+    )
     first, second = doc["reservations"]
     assert [first["capacity_reservation_id"], second["capacity_reservation_id"]] == ULTRA_IDS  # the stack's order
-    assert (first["covers_run"], first["asked_extension_hours"], second["covers_run"], second["asked_extension_hours"]) \
-        == (False, [48], True, [])
+    assert (
+        first["covers_run"],
+        first["asked_extension_hours"],
+        second["covers_run"],
+        second["asked_extension_hours"],
+    ) == (False, [48], True, [])
     assert (first["short_by_hours"], second["short_by_hours"]) == (24.5, 0)
     assert first["extensions"][0]["usable_hours_after"] == 191.5 and second["pick"] is None
     assert doc["next"]["purchase_commands"] == [
         "aws ec2 purchase-capacity-block-extension --region us-east-1 --capacity-block-extension-offering-id "
-        f"cbe-0b2c3d4e5f6071829 --capacity-reservation-id {ULTRA_IDS[0]}"]
-    ec2.add_response("describe_capacity_reservations", {"CapacityReservations": [
-        ultra_block(ULTRA_IDS[1], "2026-12-11T11:30:00", "2026-12-25T11:30:00"),
-        ultra_block(ULTRA_IDS[0], "2026-12-10T11:30:00", "2026-12-17T11:30:00")], **META})
+        f"cbe-0b2c3d4e5f6071829 --capacity-reservation-id {ULTRA_IDS[0]}"
+    ]
+    ec2.add_response(
+        "describe_capacity_reservations",
+        {
+            "CapacityReservations": [
+                ultra_block(ULTRA_IDS[1], "2026-12-11T11:30:00", "2026-12-25T11:30:00"),
+                ultra_block(ULTRA_IDS[0], "2026-12-10T11:30:00", "2026-12-17T11:30:00"),
+            ],
+            **META,
+        },
+    )
     ec2.add_response("describe_capacity_block_extension_offerings", {"CapacityBlockExtensionOfferings": [ext], **META})
     code, text, _ = run(capsys, str(stack), "--max-usd", "40000")
     assert code == 1
     text = " ".join(text.split())  # the table wraps to the terminal
     assert text.startswith("2 Capacity Blocks cr-0123456789abcdef0, cr-0123456789abcdef1 (us-east-1) for 36 x ")
-    assert f"{ULTRA_IDS[0]}: us-east-1-dfw-2a, 2026-12-10 11:30 to 2026-12-17 11:30 UTC: 168 h, 167.5 h usable " \
-           "(ends 24.5 h too early for the run)" in text
+    assert (
+        f"{ULTRA_IDS[0]}: us-east-1-dfw-2a, 2026-12-10 11:30 to 2026-12-17 11:30 UTC: 168 h, 167.5 h usable "
+        "(ends 24.5 h too early for the run)" in text
+    )
     assert "the extensions cost $41,000.00 upfront, more than --max-usd $40,000.00" in text
     assert "the run uses every block: it starts 2026-12-11 11:30" in text
     assert text.rstrip().endswith("the extensions are over --max-usd; exit 1")
@@ -464,21 +748,39 @@ def test_every_block_of_an_ultraserver_group_is_read_in_one_call_and_judged_toge
 def test_a_resource_group_of_blocks_is_listed_then_read_in_one_call(aws: StubbedAws, capsys, tmp_path) -> None:
     group = "arn:aws:resource-groups:us-east-1:123456789012:group/nvl72-blocks"
     stack = tmp_path / "Pulumi.ultra.yaml"
-    stack.write_text(ULTRA.replace("capacity_reservation_id: [cr-0123456789abcdef0, cr-0123456789abcdef1]",
-                                   f"capacity_reservation_resource_group_arn: {group}"), encoding="utf-8")
+    stack.write_text(
+        ULTRA.replace(
+            "capacity_reservation_id: [cr-0123456789abcdef0, cr-0123456789abcdef1]",
+            f"capacity_reservation_resource_group_arn: {group}",
+        ),
+        encoding="utf-8",
+    )
     rg = aws.stub("resource-groups", "us-east-1")
     asked = {"Group": group, "Filters": [{"Name": "resource-type", "Values": ["AWS::EC2::CapacityReservation"]}]}
 
     def member(rid: str) -> dict[str, Any]:
-        return {"Identifier": {"ResourceArn": f"arn:aws:ec2:us-east-1:123456789012:capacity-reservation/{rid}",
-                               "ResourceType": "AWS::EC2::CapacityReservation"}}
+        return {
+            "Identifier": {
+                "ResourceArn": f"arn:aws:ec2:us-east-1:123456789012:capacity-reservation/{rid}",
+                "ResourceType": "AWS::EC2::CapacityReservation",
+            }
+        }
+
     rg.add_response("list_group_resources", {"Resources": [member(ULTRA_IDS[0])], "NextToken": "page-2", **META}, asked)
-    rg.add_response("list_group_resources", {"Resources": [member(ULTRA_IDS[1])], **META},
-                    {**asked, "NextToken": "page-2"})
+    rg.add_response(
+        "list_group_resources", {"Resources": [member(ULTRA_IDS[1])], **META}, {**asked, "NextToken": "page-2"}
+    )
     ec2 = aws.stub("ec2", "us-east-1")
-    ec2.add_response("describe_capacity_reservations", {"CapacityReservations": [
-        ultra_block(rid, "2026-12-10T11:30:00", "2026-12-24T11:30:00") for rid in ULTRA_IDS], **META},
-        {"CapacityReservationIds": ULTRA_IDS})
+    ec2.add_response(
+        "describe_capacity_reservations",
+        {
+            "CapacityReservations": [
+                ultra_block(rid, "2026-12-10T11:30:00", "2026-12-24T11:30:00") for rid in ULTRA_IDS
+            ],
+            **META,
+        },
+        {"CapacityReservationIds": ULTRA_IDS},
+    )
     code, doc, _ = run(capsys, str(stack), "--format", "json")
     rg.assert_no_pending_responses()
     ec2.assert_no_pending_responses()
@@ -487,23 +789,30 @@ def test_a_resource_group_of_blocks_is_listed_then_read_in_one_call(aws: Stubbed
     rg.add_response("list_group_resources", {"Resources": [], **META}, asked)
     code, text, _ = run(capsys, str(stack))
     assert code == 1
-    assert " ".join(text.split()) == (f"the Capacity Blocks of {group} (us-east-1) for 36 x p6e-gb200.36xlarge, a run of "
-                                      f"168 h (schedule.hours) no answer: the resource group {group} holds no capacity "
-                                      "reservation no answer; exit 1")
+    assert " ".join(text.split()) == (
+        f"the Capacity Blocks of {group} (us-east-1) for 36 x p6e-gb200.36xlarge, a run of "
+        f"168 h (schedule.hours) no answer: the resource group {group} holds no capacity "
+        "reservation no answer; exit 1"
+    )
 
 
 def test_a_block_aws_does_not_know_is_a_line_and_exit_1(aws: StubbedAws, capsys, tmp_path) -> None:
     stack = tmp_path / "Pulumi.ultra.yaml"
     stack.write_text(ULTRA, encoding="utf-8")
     aws.stub("ec2", "us-east-1").add_client_error(
-        "describe_capacity_reservations", "InvalidCapacityReservationId.NotFound",
-        "The capacity reservation ID 'cr-0123456789abcdef1' does not exist", 400,
-        expected_params={"CapacityReservationIds": ULTRA_IDS})
+        "describe_capacity_reservations",
+        "InvalidCapacityReservationId.NotFound",
+        "The capacity reservation ID 'cr-0123456789abcdef1' does not exist",
+        400,
+        expected_params={"CapacityReservationIds": ULTRA_IDS},
+    )
     code, text, err = run(capsys, str(stack))
     assert code == 1 and "Traceback" not in err
-    assert ("no answer: a reservation (one of the node group's cr-0123456789abcdef0, cr-0123456789abcdef1) is not a "
-            "capacity reservation of this account in us-east-1 (InvalidCapacityReservationId.NotFound: The capacity "
-            "reservation ID 'cr-0123456789abcdef1' does not exist)") in " ".join(text.split())
+    assert (
+        "no answer: a reservation (one of the node group's cr-0123456789abcdef0, cr-0123456789abcdef1) is not a "
+        "capacity reservation of this account in us-east-1 (InvalidCapacityReservationId.NotFound: The capacity "
+        "reservation ID 'cr-0123456789abcdef1' does not exist)"
+    ) in " ".join(text.split())
     assert text.rstrip().endswith("no answer; exit 1")
 
 
@@ -527,11 +836,33 @@ def test_progress_is_shown_on_a_terminal_only_and_erased(aws: StubbedAws, capsys
 
 def test_compare_capacity_prices_block_rows_from_offerings(aws: StubbedAws, capsys) -> None:
     # 70e9 x 1e11 tokens at MFU 0.4 on 16 p5en: a 230.4 h run -> 240 h and 264 h blocks are asked for
-    expect(aws, "us-east-2", 240, answers(offering("cb-07c0000000000072a", "us-east-2a", "2026-12-08T08:00:00",
-                                                   "2026-12-18T11:30:00", "60000.00")))
+    expect(
+        aws,
+        "us-east-2",
+        240,
+        answers(
+            offering("cb-07c0000000000072a", "us-east-2a", "2026-12-08T08:00:00", "2026-12-18T11:30:00", "60000.00")
+        ),
+    )
     expect(aws, "us-east-2", 264, answers())
-    code = main(["compare", "--parameters", "70e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "16",
-                 "--instance-type", "p5en.48xlarge", "--capacity", "--format", "json"])
+    code = main(
+        [
+            "compare",
+            "--parameters",
+            "70e9",
+            "--tokens",
+            "1e11",
+            "--mfu",
+            "0.4",
+            "--instances",
+            "16",
+            "--instance-type",
+            "p5en.48xlarge",
+            "--capacity",
+            "--format",
+            "json",
+        ]
+    )
     doc = json.loads(capsys.readouterr().out)["compare"]
     assert code == 0
     row = next(c for c in doc["candidates"] if c["purchase"] == "capacity-block")
@@ -553,25 +884,41 @@ def block_price(region: str) -> Any:
 
 
 def test_plan_live_prices_says_when_the_book_is_far_from_the_offerings(aws: StubbedAws, capsys, monkeypatch) -> None:
-    monkeypatch.setattr("planner.aws.live_prices.live_book", lambda book, needs, **_: book)  # on-demand: not this test's
-    expect(aws, "us-east-1", 168, answers(offering("cb-0168000000000000a", "us-east-1a", "2026-12-08T09:30:00",
-                                                   "2026-12-15T11:30:00", "54400.00", 8)), 8)
+    monkeypatch.setattr(
+        "planner.aws.live_prices.live_book", lambda book, needs, **_: book
+    )  # on-demand: not this test's
+    expect(
+        aws,
+        "us-east-1",
+        168,
+        answers(
+            offering("cb-0168000000000000a", "us-east-1a", "2026-12-08T09:30:00", "2026-12-15T11:30:00", "54400.00", 8)
+        ),
+        8,
+    )
     expect(aws, "us-east-1", 192, answers(), 8)
     stack = ROOT / "stacks" / "Pulumi.p5en-train.yaml"
     main(["plan", str(stack), "--live-prices", "--format", "json"])
     err = capsys.readouterr().err
     book = block_price("us-east-1")
     assert book.usd > 40 / 0.75  # the case: the book is more than 25 % above the offering
-    assert ("node group 'gpus': the cheapest Capacity Block offering AWS shows now for p5en.48xlarge in us-east-1 "
-            f"($40.00/h, cb-0168000000000000a in us-east-1a) is {(book.usd - 40) / book.usd:.0%} below the price "
-            f"book's (${book.usd:,.2f}/h, as of {book.as_of}") in err
+    assert (
+        "node group 'gpus': the cheapest Capacity Block offering AWS shows now for p5en.48xlarge in us-east-1 "
+        f"($40.00/h, cb-0168000000000000a in us-east-1a) is {(book.usd - 40) / book.usd:.0%} below the price "
+        f"book's (${book.usd:,.2f}/h, as of {book.as_of}"
+    ) in err
 
 
 def test_plan_live_prices_is_quiet_when_the_book_is_close(aws: StubbedAws, capsys, monkeypatch) -> None:
     monkeypatch.setattr("planner.aws.live_prices.live_book", lambda book, needs, **_: book)
     fee = f"{block_price('us-east-1').usd * 8 * 170:.2f}"
-    expect(aws, "us-east-1", 168, answers(offering("cb-0168000000000000b", "us-east-1a", "2026-12-08T09:30:00",
-                                                   "2026-12-15T11:30:00", fee, 8)), 8)
+    expect(
+        aws,
+        "us-east-1",
+        168,
+        answers(offering("cb-0168000000000000b", "us-east-1a", "2026-12-08T09:30:00", "2026-12-15T11:30:00", fee, 8)),
+        8,
+    )
     expect(aws, "us-east-1", 192, answers(), 8)
     main(["plan", str(ROOT / "stacks" / "Pulumi.p5en-train.yaml"), "--live-prices", "--format", "json"])
     assert "Capacity Block offering" not in capsys.readouterr().err
@@ -582,11 +929,31 @@ def test_earliest_is_sent_as_the_start_of_the_window(aws: StubbedAws, capsys) ->
     start = dt.datetime(day.year, day.month, day.day, tzinfo=UTC)
     for hours in (24, 48):
         aws.stub("ec2", "us-east-2").add_response(
-            "describe_capacity_block_offerings", answers(),
-            {"CapacityDurationHours": hours, "AllAvailabilityZones": True, "InstanceType": "p5en.48xlarge",
-             "InstanceCount": 2, "StartDateRange": start})
-    code, doc, _ = run(capsys, "--instance-type", "p5en.48xlarge", "--count", "2", "--hours", "20",
-                       "--regions", "us-east-2", "--earliest", day.isoformat(), "--format", "json")
+            "describe_capacity_block_offerings",
+            answers(),
+            {
+                "CapacityDurationHours": hours,
+                "AllAvailabilityZones": True,
+                "InstanceType": "p5en.48xlarge",
+                "InstanceCount": 2,
+                "StartDateRange": start,
+            },
+        )
+    code, doc, _ = run(
+        capsys,
+        "--instance-type",
+        "p5en.48xlarge",
+        "--count",
+        "2",
+        "--hours",
+        "20",
+        "--regions",
+        "us-east-2",
+        "--earliest",
+        day.isoformat(),
+        "--format",
+        "json",
+    )
     assert code == 1 and doc["earliest"] == f"{day.isoformat()}T00:00:00Z" and doc["regions"][0]["error"] is None
     aws.stub("ec2", "us-east-2").assert_no_pending_responses()
 
@@ -595,10 +962,25 @@ def test_the_same_answers_give_byte_identical_json(aws: StubbedAws, capsys) -> N
     outs = []
     for _ in range(2):
         three_regions(aws)
-        main(["capacity", *P5EN, "--regions", "us-west-2,us-east-1,us-east-2", "--deadline", "2027-01-06", "--format", "json"])
+        main(
+            [
+                "capacity",
+                *P5EN,
+                "--regions",
+                "us-west-2,us-east-1,us-east-2",
+                "--deadline",
+                "2027-01-06",
+                "--format",
+                "json",
+            ]
+        )
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1]
-    assert [r["region"] for r in json.loads(outs[0])["capacity"]["regions"]] == ["us-west-2", "us-east-1", "us-east-2"]  # as asked
+    assert [r["region"] for r in json.loads(outs[0])["capacity"]["regions"]] == [
+        "us-west-2",
+        "us-east-1",
+        "us-east-2",
+    ]  # as asked
 
 
 def test_no_credentials_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path) -> None:
@@ -614,12 +996,22 @@ def test_no_credentials_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path) ->
 def test_pages_are_followed_and_other_currencies_left_out(aws: StubbedAws, capsys) -> None:
     ec2 = aws.stub("ec2", "us-east-2")
     first = offering("cb-0aaa00000000000a1", "us-east-2a", "2026-12-10T09:00:00", "2026-12-24T11:30:00", "300000.00")
-    yen = dict(offering("cb-0aaa00000000000a2", "us-east-2b", "2026-12-10T09:00:00", "2026-12-24T11:30:00", "1.00"),
-               CurrencyCode="JPY")
+    yen = dict(
+        offering("cb-0aaa00000000000a2", "us-east-2b", "2026-12-10T09:00:00", "2026-12-24T11:30:00", "1.00"),
+        CurrencyCode="JPY",
+    )
     ec2.add_response("describe_capacity_block_offerings", {**answers(first), "NextToken": "page-2"})
-    ec2.add_response("describe_capacity_block_offerings", answers(yen),
-                     {"CapacityDurationHours": 336, "AllAvailabilityZones": True, "InstanceType": "p5en.48xlarge",
-                      "InstanceCount": 16, "NextToken": "page-2"})
+    ec2.add_response(
+        "describe_capacity_block_offerings",
+        answers(yen),
+        {
+            "CapacityDurationHours": 336,
+            "AllAvailabilityZones": True,
+            "InstanceType": "p5en.48xlarge",
+            "InstanceCount": 16,
+            "NextToken": "page-2",
+        },
+    )
     ec2.add_response("describe_capacity_block_offerings", answers())
     code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-2", "--format", "json")
     assert code == 0 and doc["regions"][0]["offerings"] == 2
@@ -628,35 +1020,91 @@ def test_pages_are_followed_and_other_currencies_left_out(aws: StubbedAws, capsy
 
 
 def test_several_types_are_alternatives_ranked_together(aws: StubbedAws, capsys) -> None:
-    expect(aws, "us-east-2", 48, answers(offering("cb-0bbb00000000000b1", "us-east-2a", "2026-12-10T09:00:00",
-                                                  "2026-12-12T11:30:00", "90000.00", 2)), 2)
+    expect(
+        aws,
+        "us-east-2",
+        48,
+        answers(
+            offering("cb-0bbb00000000000b1", "us-east-2a", "2026-12-10T09:00:00", "2026-12-12T11:30:00", "90000.00", 2)
+        ),
+        2,
+    )
     expect(aws, "us-east-2", 72, answers(), 2)
-    expect(aws, "us-east-2", 48, answers(offering("cb-0bbb00000000000b2", "us-east-2b", "2026-12-10T09:00:00",
-                                                  "2026-12-12T11:30:00", "70000.00", 2, "p5.48xlarge")), 2, "p5.48xlarge")
+    expect(
+        aws,
+        "us-east-2",
+        48,
+        answers(
+            offering(
+                "cb-0bbb00000000000b2",
+                "us-east-2b",
+                "2026-12-10T09:00:00",
+                "2026-12-12T11:30:00",
+                "70000.00",
+                2,
+                "p5.48xlarge",
+            )
+        ),
+        2,
+        "p5.48xlarge",
+    )
     expect(aws, "us-east-2", 72, answers(), 2, "p5.48xlarge")
-    code, doc, out = run(capsys, "--instance-type", "p5en.48xlarge", "--instance-type", "p5.48xlarge", "--count", "2",
-                         "--hours", "40", "--regions", "us-east-2", "--format", "json")
+    code, doc, out = run(
+        capsys,
+        "--instance-type",
+        "p5en.48xlarge",
+        "--instance-type",
+        "p5.48xlarge",
+        "--count",
+        "2",
+        "--hours",
+        "40",
+        "--regions",
+        "us-east-2",
+        "--format",
+        "json",
+    )
     assert code == 0
     assert [(o["instance_type"], o["offering_ids"][0]) for o in doc["options"]] == [
-        ("p5.48xlarge", "cb-0bbb00000000000b2"), ("p5en.48xlarge", "cb-0bbb00000000000b1")]
+        ("p5.48xlarge", "cb-0bbb00000000000b2"),
+        ("p5en.48xlarge", "cb-0bbb00000000000b1"),
+    ]
     assert doc["pick"]["instance_type"] == "p5.48xlarge"
-    assert [(r["region"], r["instance_type"]) for r in doc["regions"]] == [("us-east-2", "p5en.48xlarge"),
-                                                                           ("us-east-2", "p5.48xlarge")]
+    assert [(r["region"], r["instance_type"]) for r in doc["regions"]] == [
+        ("us-east-2", "p5en.48xlarge"),
+        ("us-east-2", "p5.48xlarge"),
+    ]
 
 
 def test_the_run_hours_from_a_workload(aws: StubbedAws, capsys) -> None:
     # 70e9 x 1e11 tokens at MFU 0.4 on 16 p5en: 230.4 h, so 240 h and 264 h blocks are asked for
     expect(aws, "us-east-2", 240, answers())
     expect(aws, "us-east-2", 264, answers())
-    code, doc, _ = run(capsys, "--instance-type", "p5en.48xlarge", "--count", "16", "--parameters", "70e9",
-                       "--tokens", "1e11", "--mfu", "0.4", "--regions", "us-east-2", "--format", "json")
+    code, doc, _ = run(
+        capsys,
+        "--instance-type",
+        "p5en.48xlarge",
+        "--count",
+        "16",
+        "--parameters",
+        "70e9",
+        "--tokens",
+        "1e11",
+        "--mfu",
+        "0.4",
+        "--regions",
+        "us-east-2",
+        "--format",
+        "json",
+    )
     assert code == 1 and doc["needs"][0]["hours_basis"] == "workload"
     assert doc["needs"][0]["run_hours"] == pytest.approx(230.399, abs=1e-3)
 
 
 def test_a_stack_with_several_block_groups_needs_node_group(aws: StubbedAws, capsys, tmp_path) -> None:
     stack = tmp_path / "Pulumi.two.yaml"
-    stack.write_text("""config:
+    stack.write_text(
+        """config:
   aws:region: us-east-2
   planner:cluster:
     availability_zone: us-east-2a
@@ -666,7 +1114,9 @@ def test_a_stack_with_several_block_groups_needs_node_group(aws: StubbedAws, cap
     placement_group: none
     schedule:
       hours: 24
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     assert main(["capacity", str(stack)]) == 2
     err = capsys.readouterr().err
     assert "2 Capacity Block node groups (a, b); expected --node-group NAME" in err
@@ -679,8 +1129,9 @@ def test_a_stack_with_several_block_groups_needs_node_group(aws: StubbedAws, cap
 def test_markdown_of_a_booked_block_and_output_to_a_file(aws: StubbedAws, capsys, tmp_path) -> None:
     stack = tmp_path / "Pulumi.booked.yaml"
     stack.write_text(BOOKED, encoding="utf-8")
-    aws.stub("ec2", "us-east-1").add_response("describe_capacity_reservations",
-                                              reservation("2026-12-10T09:00:00", "2026-12-24T11:30:00"))
+    aws.stub("ec2", "us-east-1").add_response(
+        "describe_capacity_reservations", reservation("2026-12-10T09:00:00", "2026-12-24T11:30:00")
+    )
     report = tmp_path / "capacity.md"
     code = main(["capacity", str(stack), "--format", "markdown", "--output", str(report)])
     assert code == 0 and capsys.readouterr().out == ""
@@ -690,11 +1141,21 @@ def test_markdown_of_a_booked_block_and_output_to_a_file(aws: StubbedAws, capsys
     assert text.rstrip().endswith("the block covers the run; exit 0")
 
 
-@pytest.mark.parametrize("run_hours, asked", [
-    (20, (24, 48)), (100, (96, 120)), (168, (168, 192)), (230.4, (240, 264)), (336, (336, 504)), (340, (336, 504)),
-    (4368, (4368,)),
-])
-def test_the_durations_asked_for_are_those_whose_offerings_may_cover_the_run(run_hours: float, asked: tuple[int, ...]) -> None:
+@pytest.mark.parametrize(
+    "run_hours, asked",
+    [
+        (20, (24, 48)),
+        (100, (96, 120)),
+        (168, (168, 192)),
+        (230.4, (240, 264)),
+        (336, (336, 504)),
+        (340, (336, 504)),
+        (4368, (4368,)),
+    ],
+)
+def test_the_durations_asked_for_are_those_whose_offerings_may_cover_the_run(
+    run_hours: float, asked: tuple[int, ...]
+) -> None:
     from planner.core.cost.capacity import durations
 
     assert durations(run_hours) == asked

@@ -72,7 +72,10 @@ def test_accelerators_match_ec2(described, name):
         gpu = d["GpuInfo"]["Gpus"][0]
         # EC2 names both A100 parts "A100"; the catalogue keeps the 80 GB one apart ("A100-80GB")
         assert (gpu["Name"], gpu["Count"]) == (t.accelerator.name.removesuffix("-80GB"), t.accelerator_count)
-        assert round(gpu["MemoryInfo"]["SizeInMiB"] / 1024, 1 if name == "p6-b300.48xlarge" else None) == t.accelerator.memory_gib
+        assert (
+            round(gpu["MemoryInfo"]["SizeInMiB"] / 1024, 1 if name == "p6-b300.48xlarge" else None)
+            == t.accelerator.memory_gib
+        )
     elif "NeuronInfo" in d:
         dev = d["NeuronInfo"]["NeuronDevices"][0]
         assert (dev["Name"], dev["Count"]) == (t.accelerator.name, t.accelerator_count)
@@ -97,9 +100,12 @@ def test_regions_follow_ec2_offerings():
             for region in t.regions:
                 if CAT.is_member(name):
                     continue  # sold as UltraServers through Capacity Blocks (pricing page); see the catalogue notes
-                ec2 = boto3.client("ec2", region_name=region, aws_access_key_id="testing", aws_secret_access_key="testing")
+                ec2 = boto3.client(
+                    "ec2", region_name=region, aws_access_key_id="testing", aws_secret_access_key="testing"
+                )
                 offered = ec2.describe_instance_type_offerings(
-                    LocationType="region", Filters=[{"Name": "instance-type", "Values": [name]}])["InstanceTypeOfferings"]
+                    LocationType="region", Filters=[{"Name": "instance-type", "Values": [name]}]
+                )["InstanceTypeOfferings"]
                 assert offered, f"{name} not offered in {region}"
 
 
@@ -121,7 +127,9 @@ def test_p6e_gb200_follows_the_ultraserver_figures():
     x36, x72 = CAT.ultraserver_types["u-p6e-gb200x36"], CAT.ultraserver_types["u-p6e-gb200x72"]
     member = CAT.instance_types["p6e-gb200.36xlarge"]
     assert (x36.accelerators, x72.accelerators) == (36, 72)
-    assert x72.members * member.network_bandwidth_gbps == 28_800 and x36.members * member.network_bandwidth_gbps == 14_400
+    assert (
+        x72.members * member.network_bandwidth_gbps == 28_800 and x36.members * member.network_bandwidth_gbps == 14_400
+    )
     assert (x36.peak_pflops("fp8_dense"), x72.peak_pflops("fp8_dense")) == (180, 360)
     assert [z.zone for z in x72.local_zones] == ["us-east-1-dfw-2a"] and x72.local_zones[0].opt_in
     assert [u.name for u in CAT.ultraservers_of("p6e-gb200.36xlarge")] == ["u-p6e-gb200x36", "u-p6e-gb200x72"]
@@ -168,6 +176,10 @@ def test_catalog_command_json_lists_types_sources_and_trainium3():
     assert [t["instance_type"] for t in data["instance_types"]] == list(CAT.instance_types)
     ultra = {u["ultraserver_type"]: u for u in data["ultraserver_types"]}
     assert ultra["trn3-gen2"]["accelerator"] == "Trainium3" and not ultra["trn3-gen2"]["declarable"]
-    assert ultra["u-p6e-gb200x72"]["local_zones"] == [{"zone": "us-east-1-dfw-2a", "region": "us-east-1", "opt_in_required": True}]
+    assert ultra["u-p6e-gb200x72"]["local_zones"] == [
+        {"zone": "us-east-1-dfw-2a", "region": "us-east-1", "opt_in_required": True}
+    ]
     table = run_cli("catalog")
-    assert table.code == 0 and "trn2u.48xlarge" in table.out and "trn3-gen1" in table.out and "u-p6e-gb200x72" in table.out
+    assert (
+        table.code == 0 and "trn2u.48xlarge" in table.out and "trn3-gen1" in table.out and "u-p6e-gb200x72" in table.out
+    )

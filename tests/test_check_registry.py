@@ -49,7 +49,9 @@ def test_resource_checks_are_suppressed_by_the_policy_config_and_by_the_stack(mo
     assert [r.policy for r in check([bad], [policies.imdsv2])] == ["planner-imdsv2"]
     assert check([bad], [policies.imdsv2], config={"planner-imdsv2": {"suppress": ["imdsv2-required"]}}) == []
     declared = {"suppress": [{"rule": "imdsv2-required", "reason": "the AMI enforces IMDSv2 (ImdsSupport v2.0)"}]}
-    monkeypatch.setattr(pulumi.runtime, "get_config", lambda k: json.dumps(declared) if k == "planner:cluster" else None)
+    monkeypatch.setattr(
+        pulumi.runtime, "get_config", lambda k: json.dumps(declared) if k == "planner:cluster" else None
+    )
     assert check([bad], [policies.imdsv2]) == []
 
 
@@ -106,8 +108,9 @@ def test_the_budget_shares_the_read_back_and_plans_its_own_question(monkeypatch:
 def test_plan_program_reports_the_resource_checks_at_the_resource(tmp_path: Path) -> None:
     """The pack's IMDSv2 check judges a program's launch templates under `plan --program`, same id, at its line;
     `--suppress` takes the id like any rule's."""
-    result = run_cli("plan", "--program", "tests/corpus/eks-p5-capacity-block-unmanaged", "--stack", "test",
-                     "--format", "json")
+    result = run_cli(
+        "plan", "--program", "tests/corpus/eks-p5-capacity-block-unmanaged", "--stack", "test", "--format", "json"
+    )
     assert result.code == 1, result.err
     (stack,) = json.loads(result.out)["stacks"]
     (f,) = [f for f in stack["findings"] if f["rule"] == "imdsv2-required"]
@@ -116,9 +119,19 @@ def test_plan_program_reports_the_resource_checks_at_the_resource(tmp_path: Path
     assert f["message"].startswith("metadataOptions.httpTokens is 'optional'; set it to 'required'")
     # the fix in the program's terms (pulumi_aws's Python names), on the resource as declared
     assert f["fix"].startswith('in aws.ec2.LaunchTemplate "') and f["fix"].endswith(
-        ': set metadata_options={"http_tokens": "required"}')
-    quiet = run_cli("plan", "--program", "tests/corpus/eks-p5-capacity-block-unmanaged", "--stack", "test",
-                    "--format", "json", "--suppress", "imdsv2-required")
+        ': set metadata_options={"http_tokens": "required"}'
+    )
+    quiet = run_cli(
+        "plan",
+        "--program",
+        "tests/corpus/eks-p5-capacity-block-unmanaged",
+        "--stack",
+        "test",
+        "--format",
+        "json",
+        "--suppress",
+        "imdsv2-required",
+    )
     assert quiet.code == 0, quiet.err
 
 
@@ -135,8 +148,14 @@ def test_a_suppression_of_a_preflight_or_resource_check_is_accepted_by_plan(tmp_
 
 def test_no_registry_is_loaded_by_a_module_name() -> None:
     """Registries load their modules by explicit imports (import-linter sees them): no importlib, no pkgutil."""
-    for path in ("planner/core/rules/rule_registry.py", "planner/core/rules/__init__.py", "planner/core/rules/spec_rules.py", "planner/aws/checks.py",
-                 "planner/aws/preflight.py", "planner/core/rules/preflight.py"):
+    for path in (
+        "planner/core/rules/rule_registry.py",
+        "planner/core/rules/__init__.py",
+        "planner/core/rules/spec_rules.py",
+        "planner/aws/checks.py",
+        "planner/aws/preflight.py",
+        "planner/core/rules/preflight.py",
+    ):
         text = (ROOT / path).read_text(encoding="utf-8")
         assert "importlib" not in text and "pkgutil" not in text, path
 
@@ -147,9 +166,11 @@ def test_plan_suppressing_a_preflight_check_imports_no_adapter() -> None:
     import subprocess
     import sys
 
-    code = ("import json, sys; from planner.cli import main; "
-            "c = main(['plan', 'stacks/Pulumi.trn2-dev.yaml', '--suppress', 'preflight-quota', '--format', 'json', "
-            "'-o', __import__('os').devnull]); "
-            "print(json.dumps([c, [m for m in sys.modules if m.startswith(('planner.aws', 'boto', 'pulumi'))]]))")
+    code = (
+        "import json, sys; from planner.cli import main; "
+        "c = main(['plan', 'stacks/Pulumi.trn2-dev.yaml', '--suppress', 'preflight-quota', '--format', 'json', "
+        "'-o', __import__('os').devnull]); "
+        "print(json.dumps([c, [m for m in sys.modules if m.startswith(('planner.aws', 'boto', 'pulumi'))]]))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [0, []]

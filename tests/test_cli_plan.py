@@ -36,8 +36,11 @@ def test_ultraserver_summary_is_catalogue_arithmetic():
 
 
 def test_mixed_cluster_without_sparse_figure_reports_null(stack_file):
-    path = stack_file("availability_zone: us-east-1a\nnode_groups:\n  - {name: a, instance_type: trn1.32xlarge, count: 2}\n"
-                      "  - {name: b, instance_type: p5.48xlarge, count: 1}", region="us-east-1")
+    path = stack_file(
+        "availability_zone: us-east-1a\nnode_groups:\n  - {name: a, instance_type: trn1.32xlarge, count: 2}\n"
+        "  - {name: b, instance_type: p5.48xlarge, count: 1}",
+        region="us-east-1",
+    )
     s = json.loads(run_cli("plan", "--format", "json", str(path)).out)["stacks"][0]["summary"]
     assert s["peak_pflops"]["fp8_sparse"] is None  # Trainium publishes no sparse figure: never guess
     assert s["accelerators"] == 2 * 16 + 8
@@ -52,15 +55,23 @@ def test_table_output_names_every_stack():
 
 
 def test_invalid_input_exits_2_and_writes_only_the_problems(stack_file, tmp_path):
-    path = stack_file("availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: -1}")
+    path = stack_file(
+        "availability_zone: us-east-2b\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: -1}"
+    )
     out = tmp_path / "report.json"
     res = run_cli("plan", "--format", "json", "-o", str(out), str(path))
     assert res.code == 2 and res.out == ""
     assert json.loads(out.read_text(encoding="utf-8"))["problems"] == [  # no plan: the report of the problem
-        {"file": str(path), "line": 6, "key": "planner:cluster.node_groups[0].count",
-         "message": "expected a positive integer, got -1"}]
+        {
+            "file": str(path),
+            "line": 6,
+            "key": "planner:cluster.node_groups[0].count",
+            "message": "expected a positive integer, got -1",
+        }
+    ]
     assert res.err.strip().splitlines() == [
-        f"planner: {path}:6: planner:cluster.node_groups[0].count: expected a positive integer, got -1"]
+        f"planner: {path}:6: planner:cluster.node_groups[0].count: expected a positive integer, got -1"
+    ]
 
 
 def test_missing_path_and_empty_folder(tmp_path):
@@ -94,7 +105,9 @@ def test_unwritable_output_is_one_line_exit_2(tmp_path):
     res = run_process("plan", "--format", "json", "-o", str(target), "stacks")
     assert res.code == 2 and "Traceback" not in res.err, res.err
     (line,) = res.err.strip().splitlines()
-    assert line.startswith(f"planner: {target}: --output: cannot write: ") and line.endswith("expected a writable file path")
+    assert line.startswith(f"planner: {target}: --output: cannot write: ") and line.endswith(
+        "expected a writable file path"
+    )
     # a folder is refused before anything is planned (issue 21, item 6; tests/test_hardening_21.py)
     res = run_process("plan", "--format", "json", "-o", str(tmp_path), "stacks")
     assert res.code == 2 and res.err.strip() == f"planner: {tmp_path}: --output: is a folder; expected a file path"
@@ -105,4 +118,8 @@ def test_a_stack_named_twice_is_planned_once():
     assert res.code == 0, res.err
     files = [s["file"] for s in json.loads(res.out)["stacks"]]
     assert files[0] == "stacks/Pulumi.trn2-dev.yaml"
-    assert sorted(s.rsplit("/", 1)[1] for s in files) == ["Pulumi.p5en-train.yaml", "Pulumi.trn2-dev.yaml", "Pulumi.ultraserver-prod.yaml"]
+    assert sorted(s.rsplit("/", 1)[1] for s in files) == [
+        "Pulumi.p5en-train.yaml",
+        "Pulumi.trn2-dev.yaml",
+        "Pulumi.ultraserver-prod.yaml",
+    ]

@@ -7,9 +7,9 @@ import dataclasses
 import re
 from pathlib import Path
 
-from planner.core.planning.build_report import report
 from planner.core.document.build_diff import diff_section
 from planner.core.input.stack_files import load_stack, load_stacks
+from planner.core.planning.build_report import report
 from planner.core.planning.pipeline import plan_stacks
 from planner.core.render import diff_report, markdown
 from planner.core.render.bounded import MAX_CHARS
@@ -62,14 +62,18 @@ def test_a_diff_of_many_stacks_stays_under_the_limit_and_puts_the_change_first(t
     base = _many(tmp_path / "base", 250)
     head = _many(tmp_path / "head", 250, failing={3})
     head_report = report("diff", head)
-    result = dataclasses.replace(head_report, diff=diff_section(report("plan", base), head_report, "main", "working tree",
-                                                                "current"))
+    result = dataclasses.replace(
+        head_report, diff=diff_section(report("plan", base), head_report, "main", "working tree", "current")
+    )
     text = diff_report.render_markdown(result)
     assert len(text) < MAX_CHARS
     assert "1 of 250 stacks changed or failing" in text.splitlines()[1]
     assert text.index("| s003 | changed |") < text.index("| s000 | unchanged |")
     assert text.index("**Changed line items**") < text.index("### `s003`")
-    assert "| s003 | lustre | changed | FSx for Lustre SCRATCH_2 1,200 GiB -&gt; FSx for Lustre SCRATCH_2 1,000 GiB |" in text
+    assert (
+        "| s003 | lustre | changed | FSx for Lustre SCRATCH_2 1,200 GiB -&gt; FSx for Lustre SCRATCH_2 1,000 GiB |"
+        in text
+    )
     assert "Shortened" not in text and text.count("| unchanged |") == 249  # the others: one row each
     short = diff_report.render_markdown(result, limit=8_000)
     assert len(short) <= 8_000 and "| s003 | changed |" in short and "lustre-capacity" in short
@@ -88,8 +92,10 @@ def test_source_urls_are_one_code_span_and_gpu_stacks_count_no_ultraservers() ->
 def test_input_problems_stay_under_the_limit_and_say_how_many_were_left_out() -> None:
     from planner.core.document import InputProblem, Report
 
-    problems = tuple(InputProblem(f"stacks/Pulumi.b{i:04}.yaml", 3, "planner:cluster", "missing required key 'x' " * 4)
-                     for i in range(3000))
+    problems = tuple(
+        InputProblem(f"stacks/Pulumi.b{i:04}.yaml", 3, "planner:cluster", "missing required key 'x' " * 4)
+        for i in range(3000)
+    )
     text = markdown.render(Report("plan", problems=problems))
     assert len(text) < MAX_CHARS and "3000 input problems, nothing planned" in text.splitlines()[1]
     assert "| `stacks/Pulumi.b0000.yaml:3` |" in text and "input problem rows" in text.splitlines()[-1]

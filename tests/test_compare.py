@@ -7,8 +7,8 @@ import math
 from typing import Any
 
 import pytest
-
 from cost_support import make_book, write_book
+
 from planner.core.catalogue import instance_types as catalogue
 from planner.core.cost.compare import Job
 from planner.core.cost.compare import compare as compare_section
@@ -35,13 +35,20 @@ def _by(result: dict, itype: str, purchase: str) -> dict:
 def test_fixed_instances_every_priced_type_and_purchase() -> None:
     result = compare(Job(P, T, "bf16", {"*": 0.4}, "us-east-2", instances=4), make_book(), CAT)
     keys = {(c["instance_type"], c["purchase"]) for c in result["candidates"]}
-    assert keys == {("trn2.48xlarge", "on-demand"), ("trn2.48xlarge", "capacity-block"), ("p5en.48xlarge", "on-demand"),
-                    ("p5en.48xlarge", "capacity-block"), ("trn2u.48xlarge", "capacity-block")}
+    assert keys == {
+        ("trn2.48xlarge", "on-demand"),
+        ("trn2.48xlarge", "capacity-block"),
+        ("p5en.48xlarge", "on-demand"),
+        ("p5en.48xlarge", "capacity-block"),
+        ("trn2u.48xlarge", "capacity-block"),
+    }
     od = _by(result, "p5en.48xlarge", "on-demand")
     h = _hours("p5en.48xlarge", 4, 0.4)
     assert od["run_hours"] == pytest.approx(h, abs=1e-3) and od["billed_hours"] == od["run_hours"]
     assert od["total_usd"] == pytest.approx(4 * h * 12.0, abs=0.01)
-    assert od["usd_per_dense_pflop_hour"] == pytest.approx(12.0 / CAT.instance_types["p5en.48xlarge"].peak_pflops("bf16_dense"), abs=1e-4)
+    assert od["usd_per_dense_pflop_hour"] == pytest.approx(
+        12.0 / CAT.instance_types["p5en.48xlarge"].peak_pflops("bf16_dense"), abs=1e-4
+    )
     cb = _by(result, "trn2.48xlarge", "capacity-block")
     run = _hours("trn2.48xlarge", 4, 0.4)
     billed = 24 * math.ceil(run / 24)
@@ -81,15 +88,40 @@ def test_families_without_mfu_are_left_out_and_said() -> None:
 
 def test_cli_json_and_sparse_headline_notes(tmp_path) -> None:
     book = write_book(tmp_path)
-    args = ("compare", "--parameters", "8e9", "--tokens", "1e11", "--mfu", "0.35,p5en=0.4", "--instances", "2",
-            "--instance-type", "trn2.48xlarge", "--instance-type", "p5en.48xlarge", "--price-book", str(book))
+    args = (
+        "compare",
+        "--parameters",
+        "8e9",
+        "--tokens",
+        "1e11",
+        "--mfu",
+        "0.35,p5en=0.4",
+        "--instances",
+        "2",
+        "--instance-type",
+        "trn2.48xlarge",
+        "--instance-type",
+        "p5en.48xlarge",
+        "--price-book",
+        str(book),
+    )
     res = run_cli(*args, "--format", "json")
     assert res.code == 0, res.err
     data = json.loads(res.out)["compare"]
     for c in data["candidates"]:
-        assert set(c) >= {"instance_type", "purchase", "instances", "run_hours", "billed_hours", "total_usd", "usd_per_dense_pflop_hour"}
+        assert set(c) >= {
+            "instance_type",
+            "purchase",
+            "instances",
+            "run_hours",
+            "billed_hours",
+            "total_usd",
+            "usd_per_dense_pflop_hour",
+        }
     p5en = _by(data, "p5en.48xlarge", "on-demand")
-    assert p5en["mfu"] == 0.4 and p5en["total_usd"] == pytest.approx(2 * _hours("p5en.48xlarge", 2, 0.4) * 12.0, abs=0.01)
+    assert p5en["mfu"] == 0.4 and p5en["total_usd"] == pytest.approx(
+        2 * _hours("p5en.48xlarge", 2, 0.4) * 12.0, abs=0.01
+    )
     assert _by(data, "trn2.48xlarge", "on-demand")["mfu"] == 0.35
     notes = " ".join(data["notes"])
     assert "83.2" in notes and "3.96" in notes and "sparse" in notes
@@ -98,11 +130,20 @@ def test_cli_json_and_sparse_headline_notes(tmp_path) -> None:
     assert "USD per" in table and "PF-h" in table and "trn2.48xlarge" in table and "Dense peaks only" in table
 
 
-@pytest.mark.parametrize("bad", [
-    ("--mfu", "1.5"), ("--mfu", "trn9=0.3"), ("--mfu", "abc"), ("--instances", "0"), ("--instance-type", "x9.large"),
-    ("--region", "us-east2"), ("--region", "mars-1"),
-    ("--mfu", "0.4,0.5"), ("--mfu", "trn2=0.3,trn2=0.4"),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ("--mfu", "1.5"),
+        ("--mfu", "trn9=0.3"),
+        ("--mfu", "abc"),
+        ("--instances", "0"),
+        ("--instance-type", "x9.large"),
+        ("--region", "us-east2"),
+        ("--region", "mars-1"),
+        ("--mfu", "0.4,0.5"),
+        ("--mfu", "trn2=0.3,trn2=0.4"),
+    ],
+)
 def test_bad_input_exits_2(bad: tuple[str, str]) -> None:
     args = {"--parameters": "8e9", "--tokens": "1e11", "--mfu": "0.4", "--instances": "2"}
     args[bad[0]] = bad[1]
@@ -111,7 +152,19 @@ def test_bad_input_exits_2(bad: tuple[str, str]) -> None:
 
 
 def test_instances_and_deadline_are_exclusive() -> None:
-    res = run_cli("compare", "--parameters", "8e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "2", "--deadline-hours", "5")
+    res = run_cli(
+        "compare",
+        "--parameters",
+        "8e9",
+        "--tokens",
+        "1e11",
+        "--mfu",
+        "0.4",
+        "--instances",
+        "2",
+        "--deadline-hours",
+        "5",
+    )
     assert res.code == 2 and "not allowed with" in res.err
 
 
@@ -119,15 +172,31 @@ def test_capacity_block_counts_above_the_block_and_account_limits_are_said() -> 
     """64 instances fit one block; 65 need several; above 256 the default account limit is passed."""
     book, itype = make_book(), "trn2.48xlarge"
     for n, expected in ((64, None), (65, "several Capacity Blocks"), (257, "above the default account limit")):
-        cb = _by(compare(Job(P, T, "bf16", {"*": 0.4}, "us-east-2", instances=n), book, CAT, (itype,)), itype, "capacity-block")
+        cb = _by(
+            compare(Job(P, T, "bf16", {"*": 0.4}, "us-east-2", instances=n), book, CAT, (itype,)),
+            itype,
+            "capacity-block",
+        )
         said = [x for x in cb["notes"] if "instances:" in x]
         assert (said == []) if expected is None else (len(said) == 1 and expected in said[0]), said
 
 
 def test_the_count_column_is_always_shown() -> None:
     """One candidate left (or --instances N) still shows how many instances it is priced for."""
-    out = run_cli("compare", "--parameters", "70e9", "--tokens", "1e12", "--mfu", "0.4", "--instances", "4",
-                  "--instance-type", "p5en.48xlarge", "--wide").out.splitlines()
+    out = run_cli(
+        "compare",
+        "--parameters",
+        "70e9",
+        "--tokens",
+        "1e12",
+        "--mfu",
+        "0.4",
+        "--instances",
+        "4",
+        "--instance-type",
+        "p5en.48xlarge",
+        "--wide",
+    ).out.splitlines()
     header = next(line for line in out if line.startswith("type"))
     assert "count" in header.split()
     row = next(line for line in out if line.split()[:2] == ["p5en.48xlarge", "on-demand"])
@@ -136,9 +205,24 @@ def test_the_count_column_is_always_shown() -> None:
 
 
 def test_the_summary_names_the_smallest_count_when_it_is_not_the_cheapest() -> None:
-    res = run_cli("compare", "--parameters", "70e9", "--tokens", "1e12", "--mfu", "0.4", "--deadline-hours", "720", "--wide")
-    data = json.loads(run_cli("compare", "--parameters", "70e9", "--tokens", "1e12", "--mfu", "0.4", "--deadline-hours", "720",
-                              "--format", "json").out)["compare"]
+    res = run_cli(
+        "compare", "--parameters", "70e9", "--tokens", "1e12", "--mfu", "0.4", "--deadline-hours", "720", "--wide"
+    )
+    data = json.loads(
+        run_cli(
+            "compare",
+            "--parameters",
+            "70e9",
+            "--tokens",
+            "1e12",
+            "--mfu",
+            "0.4",
+            "--deadline-hours",
+            "720",
+            "--format",
+            "json",
+        ).out
+    )["compare"]
     priced = [c for c in data["candidates"] if c["total_usd"] is not None]
     best = min(priced, key=lambda c: c["total_usd"])
     fewest = min(data["candidates"], key=lambda c: c["instances"])

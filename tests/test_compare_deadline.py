@@ -22,8 +22,11 @@ def compare(*args: Any) -> dict[str, Any]:
 
 
 CAT = catalogue.load()
-JOBS = [Job(70e9, 15e12, "bf16", {"*": 0.35}, region, deadline_hours=d)
-        for region in ("us-east-2", "us-east-1", "us-west-2") for d in (100.0, 300.0, 720.0, 1500.0)]
+JOBS = [
+    Job(70e9, 15e12, "bf16", {"*": 0.35}, region, deadline_hours=d)
+    for region in ("us-east-2", "us-east-1", "us-west-2")
+    for d in (100.0, 300.0, 720.0, 1500.0)
+]
 
 
 @pytest.mark.parametrize("job", JOBS, ids=lambda j: f"{j.region}-{j.deadline_hours:g}h")
@@ -47,15 +50,22 @@ def test_no_count_up_to_25_percent_above_the_pick_is_cheaper(job: Job) -> None:
             if run > job.deadline_hours:
                 continue
             other = total_usd(n, run, c["purchase"], c["usd_per_hour"])
-            assert other is None or other >= c["total_usd"], (c["instance_type"], c["purchase"], n, other, c["total_usd"])
+            assert other is None or other >= c["total_usd"], (
+                c["instance_type"],
+                c["purchase"],
+                n,
+                other,
+                c["total_usd"],
+            )
 
 
 def test_a_few_more_instances_can_fit_a_shorter_block() -> None:
     """The issue's case: the smallest trn2u count runs past 672 h and is billed 840 h; a larger
     count finishes within 672 h and costs less."""
     job = Job(70e9, 15e12, "bf16", {"*": 0.35}, "us-east-2", deadline_hours=720)
-    c = next(x for x in compare(job, load_price_book(None), CAT)["candidates"]
-             if x["instance_type"] == "trn2u.48xlarge")
+    c = next(
+        x for x in compare(job, load_price_book(None), CAT)["candidates"] if x["instance_type"] == "trn2u.48xlarge"
+    )
     assert c["instances"] > c["smallest_instances"] and c["instances"] % 4 == 0
     peak = dense_peak(CAT.instance_types["trn2u.48xlarge"], "bf16")
     small_run = run_hours(70e9, 15e12, c["smallest_instances"] * peak, 0.35)
@@ -93,14 +103,40 @@ def test_ultracluster_size_limits_the_search() -> None:
 
 
 def test_a_misspelt_region_is_refused_with_a_suggestion() -> None:
-    res = run_cli("compare", "--parameters", "8e9", "--tokens", "1e12", "--mfu", "0.4", "--instances", "4",
-                  "--region", "us-eest-2")
+    res = run_cli(
+        "compare",
+        "--parameters",
+        "8e9",
+        "--tokens",
+        "1e12",
+        "--mfu",
+        "0.4",
+        "--instances",
+        "4",
+        "--region",
+        "us-eest-2",
+    )
     assert res.code == 2 and res.out == ""
     assert res.err.strip().count("\n") == 0 and "did you mean 'us-east-2'" in res.err
 
 
 def test_deadline_json_keeps_both_counts() -> None:
-    res = run_cli("compare", "--parameters", "70e9", "--tokens", "15e12", "--mfu", "0.35", "--deadline-hours", "720",
-                  "--region", "us-east-2", "--instance-type", "trn2u.48xlarge", "--format", "json")
+    res = run_cli(
+        "compare",
+        "--parameters",
+        "70e9",
+        "--tokens",
+        "15e12",
+        "--mfu",
+        "0.35",
+        "--deadline-hours",
+        "720",
+        "--region",
+        "us-east-2",
+        "--instance-type",
+        "trn2u.48xlarge",
+        "--format",
+        "json",
+    )
     c = json.loads(res.out)["compare"]["candidates"][0]
     assert c["instances"] >= c["smallest_instances"]

@@ -15,12 +15,27 @@ import pytest
 from conftest import ROOT
 from moto import mock_aws
 
+from planner.components import (
+    AcceleratedCluster,
+    ClusterArgs,
+    ClusterInputError,
+    ClusterRejected,
+    EfaNetwork,
+    EfaNetworkArgs,
+    LustreArgs,
+    LustreStorage,
+    LustreStorageArgs,
+    NodeGroupArgs,
+    P5enCluster,
+    Trn2Cluster,
+    UltraServerCluster,
+    from_config,
+)
 from planner.core.catalogue import instance_types as catalogue
-from planner.components import AcceleratedCluster, ClusterArgs, ClusterInputError, ClusterRejected, EfaNetwork, EfaNetworkArgs, LustreArgs, LustreStorage, LustreStorageArgs, NodeGroupArgs, P5enCluster, Trn2Cluster, UltraServerCluster, from_config
-from planner.runtime import declared_clusters as registry
-from planner.core.model.findings import Finding
 from planner.core.input.stack_files import load_stack
+from planner.core.model.findings import Finding
 from planner.core.planning.pipeline import plan_stack
+from planner.runtime import declared_clusters as registry
 from planner.testing import MotoMocks, deploy, run
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -55,12 +70,16 @@ def our_subnet(region: str) -> dict[str, Any]:
 
 
 def group_named(region: str, suffix: str) -> dict[str, Any]:
-    return only([g for g in ec2(region).describe_security_groups()["SecurityGroups"] if g["GroupName"].endswith(suffix)])
+    return only(
+        [g for g in ec2(region).describe_security_groups()["SecurityGroups"] if g["GroupName"].endswith(suffix)]
+    )
 
 
 def all_traffic_with(perms: list[dict[str, Any]], group_id: str) -> bool:
-    return any(p["IpProtocol"] == "-1" and any(pair["GroupId"] == group_id for pair in p.get("UserIdGroupPairs", []))
-               for p in perms)
+    return any(
+        p["IpProtocol"] == "-1" and any(pair["GroupId"] == group_id for pair in p.get("UserIdGroupPairs", []))
+        for p in perms
+    )
 
 
 def check_efa_template(region: str, data: dict[str, Any], instance_type: str, subnet_id: str, efa_sg: str) -> None:
@@ -98,8 +117,11 @@ def test_bundled_stack_deploys_into_moto(stack_name: str) -> None:
             assert not any(r["CidrIp"] == "0.0.0.0/0" for r in p.get("IpRanges", [])), g["GroupName"]
 
     lustre_sg = group_named(region, "-lustre")
-    ports = {(p["FromPort"], p["ToPort"]) for p in lustre_sg["IpPermissions"]
-             if p["IpProtocol"] == "tcp" and any(x["GroupId"] == efa["GroupId"] for x in p["UserIdGroupPairs"])}
+    ports = {
+        (p["FromPort"], p["ToPort"])
+        for p in lustre_sg["IpPermissions"]
+        if p["IpProtocol"] == "tcp" and any(x["GroupId"] == efa["GroupId"] for x in p["UserIdGroupPairs"])
+    }
     assert ports == {(988, 988), (1018, 1023)}
 
     (group,) = cluster.node_groups
@@ -126,8 +148,10 @@ def test_bundled_stack_deploys_into_moto(stack_name: str) -> None:
         assert not placement and not asg.get("PlacementGroup")
     instances = [i for r in ec2(region).describe_instances()["Reservations"] for i in r["Instances"]]
     assert len(instances) == group.count
-    assert all(not i.get("PublicIpAddress") and i["Placement"]["AvailabilityZone"] == cluster.availability_zone
-               for i in instances)
+    assert all(
+        not i.get("PublicIpAddress") and i["Placement"]["AvailabilityZone"] == cluster.availability_zone
+        for i in instances
+    )
 
     fs = only(boto3.client("fsx", region_name=region).describe_file_systems()["FileSystems"])
     lu = cluster.lustre
@@ -175,8 +199,18 @@ def test_from_config_picks_the_component_for_the_type() -> None:
     def declare() -> None:
         made.append(from_config("a", _raw_cluster("ultraserver-prod"), "us-east-2"))
         made.append(from_config("b", _raw_cluster("p5en-train"), "us-east-1"))
-        made.append(from_config("c", {"availability_zone": "us-east-1a", "node_groups": [
-            {"name": "h100", "instance_type": "p5.48xlarge", "count": 2, "purchase": "capacity-block"}]}, "us-east-1"))
+        made.append(
+            from_config(
+                "c",
+                {
+                    "availability_zone": "us-east-1a",
+                    "node_groups": [
+                        {"name": "h100", "instance_type": "p5.48xlarge", "count": 2, "purchase": "capacity-block"}
+                    ],
+                },
+                "us-east-1",
+            )
+        )
 
     run(declare, MotoMocks("us-east-1"))
     assert [type(c) for c in made] == [UltraServerCluster, P5enCluster, AcceleratedCluster]
@@ -184,26 +218,47 @@ def test_from_config_picks_the_component_for_the_type() -> None:
 
 def test_p5_gets_one_efa_interface_per_card_on_32_cards() -> None:
     def declare() -> None:
-        AcceleratedCluster("h100", ClusterArgs(availability_zone="us-east-1a", node_groups=[
-            NodeGroupArgs(name="gpus", instance_type="p5.48xlarge", count=2, purchase="capacity-block",
-                          capacity_reservation_id="cr-0123456789abcdef0")]))
+        AcceleratedCluster(
+            "h100",
+            ClusterArgs(
+                availability_zone="us-east-1a",
+                node_groups=[
+                    NodeGroupArgs(
+                        name="gpus",
+                        instance_type="p5.48xlarge",
+                        count=2,
+                        purchase="capacity-block",
+                        capacity_reservation_id="cr-0123456789abcdef0",
+                    )
+                ],
+            ),
+        )
 
     mocks = run(declare, MotoMocks("us-east-1"))
     data = template_data("us-east-1", only(mocks.of_type(LT)).id)
     assert len(data["NetworkInterfaces"]) == 32
-    assert data["CapacityReservationSpecification"]["CapacityReservationTarget"]["CapacityReservationId"] == "cr-0123456789abcdef0"
+    assert (
+        data["CapacityReservationSpecification"]["CapacityReservationTarget"]["CapacityReservationId"]
+        == "cr-0123456789abcdef0"
+    )
     assert data["ImageId"].startswith("resolve:ssm:/aws/service/deeplearning/")
 
 
 def test_existing_vpc_and_subnet_are_used_not_created() -> None:
     client = ec2("us-east-2")
     vpc = client.create_vpc(CidrBlock="10.8.0.0/16")["Vpc"]["VpcId"]
-    subnet = client.create_subnet(VpcId=vpc, CidrBlock="10.8.0.0/20", AvailabilityZone="us-east-2b")["Subnet"]["SubnetId"]
+    subnet = client.create_subnet(VpcId=vpc, CidrBlock="10.8.0.0/20", AvailabilityZone="us-east-2b")["Subnet"][
+        "SubnetId"
+    ]
     before = len(client.describe_vpcs()["Vpcs"])
 
     def declare() -> None:
-        Trn2Cluster("dev", ClusterArgs(availability_zone="us-east-2b", subnet_id=subnet,
-                                       node_groups=[NodeGroupArgs(name="trainers", count=2)]))
+        Trn2Cluster(
+            "dev",
+            ClusterArgs(
+                availability_zone="us-east-2b", subnet_id=subnet, node_groups=[NodeGroupArgs(name="trainers", count=2)]
+            ),
+        )
 
     mocks = run(declare, MotoMocks("us-east-2"))
     assert len(client.describe_vpcs()["Vpcs"]) == before
@@ -216,15 +271,28 @@ def test_existing_vpc_and_subnet_are_used_not_created() -> None:
 
 def test_efa_enabled_lustre_and_scratch_import_path() -> None:
     def declare() -> None:
-        Trn2Cluster("efa", ClusterArgs(
-            availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)],
-            lustre=LustreArgs("PERSISTENT_2", 4800, 250, efa_enabled=True)))
-        Trn2Cluster("scratch", ClusterArgs(
-            availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)],
-            lustre=LustreArgs("SCRATCH_2", 1200, s3_import_path="s3://bucket/prefix")))
+        Trn2Cluster(
+            "efa",
+            ClusterArgs(
+                availability_zone="us-east-2b",
+                node_groups=[NodeGroupArgs(name="t", count=2)],
+                lustre=LustreArgs("PERSISTENT_2", 4800, 250, efa_enabled=True),
+            ),
+        )
+        Trn2Cluster(
+            "scratch",
+            ClusterArgs(
+                availability_zone="us-east-2b",
+                node_groups=[NodeGroupArgs(name="t", count=2)],
+                lustre=LustreArgs("SCRATCH_2", 1200, s3_import_path="s3://bucket/prefix"),
+            ),
+        )
 
     mocks = run(declare, MotoMocks("us-east-2"))
-    systems = {s["Tags"][0]["Value"]: s for s in boto3.client("fsx", region_name="us-east-2").describe_file_systems()["FileSystems"]}
+    systems = {
+        s["Tags"][0]["Value"]: s
+        for s in boto3.client("fsx", region_name="us-east-2").describe_file_systems()["FileSystems"]
+    }
     efa_fs = systems["efa-lustre-fs"]["LustreConfiguration"]
     assert efa_fs["EfaEnabled"] is True and efa_fs["MetadataConfiguration"] == {"Mode": "AUTOMATIC"}
     assert mocks.named("efa-network-efa").id in mocks.named("efa-lustre-fs").inputs["securityGroupIds"]
@@ -235,9 +303,12 @@ def test_efa_enabled_lustre_and_scratch_import_path() -> None:
 
 
 def test_children_are_parented_and_named_after_the_component() -> None:
-    mocks = run(lambda: Trn2Cluster("dev", ClusterArgs(availability_zone="us-east-2b",
-                                                       node_groups=[NodeGroupArgs(name="t", count=2)])),
-                MotoMocks("us-east-2"))
+    mocks = run(
+        lambda: Trn2Cluster(
+            "dev", ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)])
+        ),
+        MotoMocks("us-east-2"),
+    )
     assert all(r.name.startswith("dev") for r in mocks.resources)
     assert [r.type for r in mocks.resources if r.backend == "component"].count("planner:index:EfaNetwork") == 1
 
@@ -245,16 +316,42 @@ def test_children_are_parented_and_named_after_the_component() -> None:
 # --- invalid topologies stop before anything is registered ----------------------------------
 
 INVALID = {
-    "UltraServers on Spot": (ClusterRejected, lambda: UltraServerCluster("us", ClusterArgs(
-        availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="u", ultraservers=2, purchase="spot")]))),
-    "unknown key in config": (ClusterInputError, lambda: from_config("x", {
-        "availability_zone": "us-east-2b", "node_group": []}, "us-east-2")),
-    "AZ outside the region": (ClusterInputError, lambda: Trn2Cluster("x", ClusterArgs(
-        availability_zone="us-west-2a", node_groups=[NodeGroupArgs(name="t", count=2)]))),
-    "wrong type for the component": (ClusterInputError, lambda: Trn2Cluster("x", ClusterArgs(
-        availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", instance_type="p5en.48xlarge", count=2)]))),
-    "public IP on a multi-card type": (pulumi.RunError, lambda: Trn2Cluster("x", ClusterArgs(
-        availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2, public_ip=True)]))),
+    "UltraServers on Spot": (
+        ClusterRejected,
+        lambda: UltraServerCluster(
+            "us",
+            ClusterArgs(
+                availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="u", ultraservers=2, purchase="spot")]
+            ),
+        ),
+    ),
+    "unknown key in config": (
+        ClusterInputError,
+        lambda: from_config("x", {"availability_zone": "us-east-2b", "node_group": []}, "us-east-2"),
+    ),
+    "AZ outside the region": (
+        ClusterInputError,
+        lambda: Trn2Cluster(
+            "x", ClusterArgs(availability_zone="us-west-2a", node_groups=[NodeGroupArgs(name="t", count=2)])
+        ),
+    ),
+    "wrong type for the component": (
+        ClusterInputError,
+        lambda: Trn2Cluster(
+            "x",
+            ClusterArgs(
+                availability_zone="us-east-2b",
+                node_groups=[NodeGroupArgs(name="t", instance_type="p5en.48xlarge", count=2)],
+            ),
+        ),
+    ),
+    "public IP on a multi-card type": (
+        pulumi.RunError,
+        lambda: Trn2Cluster(
+            "x",
+            ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2, public_ip=True)]),
+        ),
+    ),
 }
 
 
@@ -275,7 +372,8 @@ def test_rejected_program_creates_nothing_in_aws(tmp_path) -> None:
     (project / "program.py").write_text((ROOT / "planner" / "pulumi_program" / "__main__.py").read_text())
     (project / "Pulumi.odd.yaml").write_text(
         "config:\n  aws:region: us-east-2\n  bad:unused: 1\n  planner:cluster:\n    availability_zone: us-east-2b\n"
-        "    node_groups:\n      - {name: u, instance_type: trn2u.48xlarge, count: 8, purchase: spot}\n")
+        "    node_groups:\n      - {name: u, instance_type: trn2u.48xlarge, count: 8, purchase: spot}\n"
+    )
     with pytest.raises(ClusterRejected):
         deploy(str(project), "odd")
     assert [v for v in ec2("us-east-2").describe_vpcs()["Vpcs"] if not v["IsDefault"]] == []
@@ -307,22 +405,38 @@ def test_warnings_go_to_pulumi_log(monkeypatch: pytest.MonkeyPatch, caplog: pyte
 
     monkeypatch.setattr(checks, "plan_stack", with_warning)
     with caplog.at_level(logging.WARNING):
-        run(lambda: Trn2Cluster("w", ClusterArgs(availability_zone="us-east-2b",
-                                                 node_groups=[NodeGroupArgs(name="t", count=2)])), MotoMocks("us-east-2"))
+        run(
+            lambda: Trn2Cluster(
+                "w", ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)])
+            ),
+            MotoMocks("us-east-2"),
+        )
     assert "[example-warning] a warning the planner found" in caplog.text
 
 
 def test_components_record_their_stack_for_plan_program() -> None:
-    run(lambda: Trn2Cluster("dev", ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)])),
-        MotoMocks("us-east-2"))
+    run(
+        lambda: Trn2Cluster(
+            "dev", ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)])
+        ),
+        MotoMocks("us-east-2"),
+    )
     (stack,) = registry.declared()
     assert stack.name == "dev" and stack.cluster.node_groups[0].instance_type == "trn2.48xlarge"
 
 
 def test_spot_groups_use_a_mixed_instances_policy_and_the_template_has_no_market() -> None:
-    mocks = run(lambda: Trn2Cluster("s", ClusterArgs(availability_zone="us-east-2b", placement_group="none",
-                                                     node_groups=[NodeGroupArgs(name="t", count=2, purchase="spot")])),
-                MotoMocks("us-east-2"))
+    mocks = run(
+        lambda: Trn2Cluster(
+            "s",
+            ClusterArgs(
+                availability_zone="us-east-2b",
+                placement_group="none",
+                node_groups=[NodeGroupArgs(name="t", count=2, purchase="spot")],
+            ),
+        ),
+        MotoMocks("us-east-2"),
+    )
     asg = only(boto3.client("autoscaling", region_name="us-east-2").describe_auto_scaling_groups()["AutoScalingGroups"])
     policy = asg["MixedInstancesPolicy"]
     assert policy["InstancesDistribution"]["OnDemandPercentageAboveBaseCapacity"] == 0
@@ -332,11 +446,17 @@ def test_spot_groups_use_a_mixed_instances_policy_and_the_template_has_no_market
 
 def test_network_and_storage_on_their_own() -> None:
     """Used without a cluster: EfaNetwork checks its AZ, LustreStorage plans its file system."""
+
     def declare() -> None:
         net = EfaNetwork("shared", EfaNetworkArgs(availability_zone="us-east-2a", placement_group=True))
-        LustreStorage("scratch", LustreStorageArgs(
-            lustre=LustreArgs("SCRATCH_2", 2400, availability_zone="us-east-2a"),
-            subnet_id=net.subnet_id, security_group_ids=[net.lustre_security_group_id]))
+        LustreStorage(
+            "scratch",
+            LustreStorageArgs(
+                lustre=LustreArgs("SCRATCH_2", 2400, availability_zone="us-east-2a"),
+                subnet_id=net.subnet_id,
+                security_group_ids=[net.lustre_security_group_id],
+            ),
+        )
 
     mocks = run(declare, MotoMocks("us-east-2"))
     assert our_subnet("us-east-2")["AvailabilityZone"] == "us-east-2a"
@@ -349,11 +469,26 @@ def test_network_and_storage_on_their_own() -> None:
 def test_network_and_storage_refuse_bad_input_before_registering() -> None:
     for declare in (
         lambda: EfaNetwork("n", EfaNetworkArgs(availability_zone="eu-west-1a")),
-        lambda: EfaNetwork("n", EfaNetworkArgs(availability_zone="us-east-2a", vpc_id=pulumi.Output.from_input("vpc-0123456789abcdef0"))),
-        lambda: Trn2Cluster("c", ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)],
-                                             vpc_id=pulumi.Output.from_input("vpc-0123456789abcdef0"))),
-        lambda: LustreStorage("l", LustreStorageArgs(lustre=LustreArgs("SCRATCH_3", 1200, availability_zone="us-east-2a"),
-                                                     subnet_id="subnet-0123456789abcdef0", security_group_ids=[])),
+        lambda: EfaNetwork(
+            "n",
+            EfaNetworkArgs(availability_zone="us-east-2a", vpc_id=pulumi.Output.from_input("vpc-0123456789abcdef0")),
+        ),
+        lambda: Trn2Cluster(
+            "c",
+            ClusterArgs(
+                availability_zone="us-east-2b",
+                node_groups=[NodeGroupArgs(name="t", count=2)],
+                vpc_id=pulumi.Output.from_input("vpc-0123456789abcdef0"),
+            ),
+        ),
+        lambda: LustreStorage(
+            "l",
+            LustreStorageArgs(
+                lustre=LustreArgs("SCRATCH_3", 1200, availability_zone="us-east-2a"),
+                subnet_id="subnet-0123456789abcdef0",
+                security_group_ids=[],
+            ),
+        ),
     ):
         mocks = MotoMocks("us-east-2")
         with pytest.raises(ClusterInputError):
@@ -367,7 +502,9 @@ def test_args_round_trip_the_declared_topology(stack_name: str) -> None:
     from planner.core.input.stack_files import parse_cluster
 
     parsed = parse_cluster(_raw_cluster(stack_name), "us-east-1" if stack_name == "p5en-train" else "us-east-2")
-    again = parse_cluster(ClusterArgs.from_model(parsed).to_config(), "us-east-1" if stack_name == "p5en-train" else "us-east-2")
+    again = parse_cluster(
+        ClusterArgs.from_model(parsed).to_config(), "us-east-1" if stack_name == "p5en-train" else "us-east-2"
+    )
     assert again == parsed
 
 
@@ -406,29 +543,57 @@ def test_every_nested_argument_is_one_pulumi_aws_knows() -> None:
             return {"vpcId": "vpc-0123456789abcdef0"}
 
     deployment: dict[str, Any] = {
-        "instance_profile": "nodes", "key_name": "ops", "user_data": "IyEvYmluL3NoCg==", "tags": {"team": "ml"},
-        "security_group_ids": ["sg-0123456789abcdef0"], "image_id": "ami-0123456789abcdef0",
+        "instance_profile": "nodes",
+        "key_name": "ops",
+        "user_data": "IyEvYmluL3NoCg==",
+        "tags": {"team": "ml"},
+        "security_group_ids": ["sg-0123456789abcdef0"],
+        "image_id": "ami-0123456789abcdef0",
     }
 
     def declare() -> None:
         for name in ("trn2-dev", "ultraserver-prod"):
             from_config(name, _raw_cluster(name), "us-east-2", **deployment)
-        Trn2Cluster("spot", ClusterArgs(availability_zone="us-east-2b", placement_group="none",
-                                        subnet_id="subnet-0123456789abcdef0",
-                                        node_groups=[NodeGroupArgs(name="t", count=2, purchase="spot")]))
-        Trn2Cluster("efa", ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)],
-                                       lustre=LustreArgs("PERSISTENT_2", 4800, 250, efa_enabled=True,
-                                                         s3_import_path="s3://bucket/prefix")))
-        Trn2Cluster("scratch", ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)],
-                                           lustre=LustreArgs("SCRATCH_2", 1200, s3_import_path="s3://bucket/prefix")))
+        Trn2Cluster(
+            "spot",
+            ClusterArgs(
+                availability_zone="us-east-2b",
+                placement_group="none",
+                subnet_id="subnet-0123456789abcdef0",
+                node_groups=[NodeGroupArgs(name="t", count=2, purchase="spot")],
+            ),
+        )
+        Trn2Cluster(
+            "efa",
+            ClusterArgs(
+                availability_zone="us-east-2b",
+                node_groups=[NodeGroupArgs(name="t", count=2)],
+                lustre=LustreArgs("PERSISTENT_2", 4800, 250, efa_enabled=True, s3_import_path="s3://bucket/prefix"),
+            ),
+        )
+        Trn2Cluster(
+            "scratch",
+            ClusterArgs(
+                availability_zone="us-east-2b",
+                node_groups=[NodeGroupArgs(name="t", count=2)],
+                lustre=LustreArgs("SCRATCH_2", 1200, s3_import_path="s3://bucket/prefix"),
+            ),
+        )
 
     run_with_mocks(declare, Recording(), {"aws:region": "us-east-2"})
     kinds = {t for t, _, _ in seen}
-    assert {LT, FSX, "aws:autoscaling/group:Group", "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation",
-            "aws:ec2/getSubnet:getSubnet"} <= kinds
+    assert {
+        LT,
+        FSX,
+        "aws:autoscaling/group:Group",
+        "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation",
+        "aws:ec2/getSubnet:getSubnet",
+    } <= kinds
     templates = [i for t, _, i in seen if t == LT]
-    assert any("iamInstanceProfile" in i and "capacityReservationSpecification" in i and "instanceMarketOptions" in i
-               for i in templates)
+    assert any(
+        "iamInstanceProfile" in i and "capacityReservationSpecification" in i and "instanceMarketOptions" in i
+        for i in templates
+    )
     assert any("mixedInstancesPolicy" in i for t, _, i in seen if t == "aws:autoscaling/group:Group")
     bad = {f"{t} {n}{key}" for t, n, i in seen if t.startswith("aws:") for key in _unknown_keys(i)}
     assert not bad, sorted(bad)
@@ -439,10 +604,16 @@ def test_one_ena_interface_gets_its_public_ip_and_scratch_1_its_import_path() ->
     request": a node group without EFA launches with one interface, so its public IP goes
     through, even on a 16-card type. SCRATCH_1 takes ImportPath (CreateFileSystemLustreConfiguration:
     only Persistent_2 refuses it)."""
+
     def declare() -> None:
-        Trn2Cluster("edge", ClusterArgs(
-            availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="bastion", count=1, efa=False, public_ip=True)],
-            lustre=LustreArgs("SCRATCH_1", 2400, s3_import_path="s3://bucket/prefix")))
+        Trn2Cluster(
+            "edge",
+            ClusterArgs(
+                availability_zone="us-east-2b",
+                node_groups=[NodeGroupArgs(name="bastion", count=1, efa=False, public_ip=True)],
+                lustre=LustreArgs("SCRATCH_1", 2400, s3_import_path="s3://bucket/prefix"),
+            ),
+        )
 
     mocks = run(declare, MotoMocks("us-east-2"))
     (nic,) = template_data("us-east-2", only(mocks.of_type(LT)).id)["NetworkInterfaces"]
@@ -461,14 +632,25 @@ def test_root_volume_size_comes_from_the_cluster_and_is_priced(how: str) -> None
     """`root_volume_gib` is topology: a ClusterArgs argument or a `planner:cluster` key, the size of
     each instance's gp3 root volume in the launch template, and a line item of the component's cost."""
     seen: dict[str, Any] = {}
-    cluster = {"availability_zone": "us-east-2b", "placement_group": "none", "schedule": {"hours": 48},
-               "node_groups": [{"name": "t", "instance_type": "trn2.48xlarge", "count": 2, "purchase": "spot"}]}
+    cluster = {
+        "availability_zone": "us-east-2b",
+        "placement_group": "none",
+        "schedule": {"hours": 48},
+        "node_groups": [{"name": "t", "instance_type": "trn2.48xlarge", "count": 2, "purchase": "spot"}],
+    }
 
     def declare() -> None:
         if how == "args":
-            c = Trn2Cluster("r", ClusterArgs(availability_zone="us-east-2b", placement_group="none", schedule_hours=48,
-                                             node_groups=[NodeGroupArgs(name="t", count=2, purchase="spot")],
-                                             root_volume_gib=1000))
+            c = Trn2Cluster(
+                "r",
+                ClusterArgs(
+                    availability_zone="us-east-2b",
+                    placement_group="none",
+                    schedule_hours=48,
+                    node_groups=[NodeGroupArgs(name="t", count=2, purchase="spot")],
+                    root_volume_gib=1000,
+                ),
+            )
         else:
             c = from_config("r", {**cluster, "root_volume_gib": 1000}, "us-east-2")
         c.cost.apply(lambda s: seen.__setitem__("cost", s))
@@ -483,11 +665,29 @@ def test_root_volume_size_comes_from_the_cluster_and_is_priced(how: str) -> None
 
 
 def test_root_volume_defaults_to_500_gib_and_rejects_sizes_gp3_has_not() -> None:
-    mocks = run(lambda: Trn2Cluster("d", ClusterArgs(availability_zone="us-east-2b", placement_group="none",
-                                                     node_groups=[NodeGroupArgs(name="t", count=1, purchase="spot")])),
-                MotoMocks("us-east-2"))
+    mocks = run(
+        lambda: Trn2Cluster(
+            "d",
+            ClusterArgs(
+                availability_zone="us-east-2b",
+                placement_group="none",
+                node_groups=[NodeGroupArgs(name="t", count=1, purchase="spot")],
+            ),
+        ),
+        MotoMocks("us-east-2"),
+    )
     assert _root_volume("us-east-2", only(mocks.of_type(LT)).id)["Ebs"]["VolumeSize"] == 500
     with pytest.raises(ClusterInputError) as err:
-        run(lambda: from_config("d", {"availability_zone": "us-east-2b", "root_volume_gib": 16385, "node_groups": [
-            {"name": "t", "instance_type": "trn2.48xlarge", "count": 1}]}, "us-east-2"), MotoMocks("us-east-2"))
+        run(
+            lambda: from_config(
+                "d",
+                {
+                    "availability_zone": "us-east-2b",
+                    "root_volume_gib": 16385,
+                    "node_groups": [{"name": "t", "instance_type": "trn2.48xlarge", "count": 1}],
+                },
+                "us-east-2",
+            ),
+            MotoMocks("us-east-2"),
+        )
     assert "root_volume_gib: expected 1 to 16384 GiB (a gp3 volume), got 16385" in str(err.value)

@@ -10,19 +10,17 @@ from __future__ import annotations
 import json
 import re
 import runpy
-from functools import lru_cache
-from pathlib import Path
+from functools import cache
 from typing import Any
 
 import pytest
-
 from conftest import ROOT, run_cli
 
 CORPUS = ROOT / "tests" / "corpus"
 PROGRAMS = sorted(p.name for p in CORPUS.iterdir() if (p / "Pulumi.yaml").is_file())
 
 
-@lru_cache(maxsize=None)
+@cache
 def planned(name: str) -> tuple[int, dict[str, Any]]:
     result = run_cli("plan", "--program", f"tests/corpus/{name}", "--stack", "test", "--format", "json")
     assert result.code in (0, 1), result.err
@@ -31,8 +29,10 @@ def planned(name: str) -> tuple[int, dict[str, Any]]:
 
 
 def groups(stack: dict[str, Any]) -> list[tuple[Any, ...]]:
-    return [(g["name"], g["instance_type"], g["instances"], g["purchase"], g["efa"], g["availability_zone"])
-            for g in stack["summary"]["node_groups"]]
+    return [
+        (g["name"], g["instance_type"], g["instances"], g["purchase"], g["efa"], g["availability_zone"])
+        for g in stack["summary"]["node_groups"]
+    ]
 
 
 def findings(stack: dict[str, Any]) -> list[tuple[str, str]]:
@@ -58,8 +58,10 @@ def test_batch_compute_environment_is_unsized_never_silent() -> None:
     assert code == 1 and groups(stack) == []  # 1: its launch template does not require IMDSv2
     assert findings(stack) == [("imdsv2-required", "error"), ("scaling-maximum", "info")]
     (text,) = message(stack, "scaling-maximum")
-    assert text.startswith("AWS Batch compute environment 'distributed-deep-learning-ce' launches p4d.24xlarge on demand "
-                           "(planned at 0 now): maxVcpus 100,000 allows at most 1,041 p4d.24xlarge (")
+    assert text.startswith(
+        "AWS Batch compute environment 'distributed-deep-learning-ce' launches p4d.24xlarge on demand "
+        "(planned at 0 now): maxVcpus 100,000 allows at most 1,041 p4d.24xlarge ("
+    )
     (f,) = [f for f in stack["findings"] if f["rule"] == "scaling-maximum"]
     assert f["file"] == "tests/corpus/batch-p4d/__main__.py" and f["line"] == 43
     assert f["resource"].endswith("aws:batch/computeEnvironment:ComputeEnvironment::distributed-deep-learning-ce")
@@ -100,7 +102,8 @@ def test_mixed_instances_group_over_two_zones_is_one_error_not_a_split() -> None
     assert groups(stack) == [("node-group", "p5.48xlarge", 2, "on-demand", True, "us-west-2a")]
     assert message(stack, "node-group-multi-az") == [
         "node group 'node-group' may launch in us-west-2a, us-west-2b: EFA traffic does not cross AZs, so its "
-        "instances in different AZs cannot reach each other over EFA"]
+        "instances in different AZs cannot reach each other over EFA"
+    ]
 
 
 def test_instances_with_efa_network_interfaces_read_efa_from_the_interfaces() -> None:
@@ -124,15 +127,18 @@ def test_neuron_groups_scaled_to_zero_are_reported_never_planned_at_their_maximu
     assert len(message(stack, "imdsv2-required")) == 2
     assert [m.split(" ($")[0] for m in sorted(message(stack, "scaling-maximum"))] == [
         "EKS node group 'trn1-32xl-ng1' has a desired size of 0 (planned at 0 instances) and may scale to 4 trn1.32xlarge",
-        "EKS node group 'trn1n-32xl-ng' has a desired size of 0 (planned at 0 instances) and may scale to 2 trn1n.32xlarge"]
+        "EKS node group 'trn1n-32xl-ng' has a desired size of 0 (planned at 0 instances) and may scale to 2 trn1n.32xlarge",
+    ]
     unlisted = message(stack, "instance-type-unlisted")
     assert len(unlisted) == 2 and all("inf2." in m and "0-2 instances" in m for m in unlisted)
     # nothing runs now; at the maximum, the inf2 groups (outside the catalogue) are left out, and said so
     assert stack["cost"]["complete"] is True and stack["cost"]["line_items"] == []
     most = stack["cost"]["maximum_estimate"]
     assert most["complete"] is False and [i["instances"] for i in most["line_items"] if "instance_type" in i] == [4, 2]
-    assert most["left_out"][:2] == ["EKS node group 'inf2-24xl-ng' (inf2.24xlarge: outside the catalogue)",
-                                    "EKS node group 'inf2-48xl-ng' (inf2.48xlarge: outside the catalogue)"]
+    assert most["left_out"][:2] == [
+        "EKS node group 'inf2-24xl-ng' (inf2.24xlarge: outside the catalogue)",
+        "EKS node group 'inf2-48xl-ng' (inf2.48xlarge: outside the catalogue)",
+    ]
 
 
 def test_pcs_launch_template_without_a_type_and_its_node_group() -> None:
@@ -141,8 +147,10 @@ def test_pcs_launch_template_without_a_type_and_its_node_group() -> None:
     code, stack = planned("pcs-p5-efa-launch-template")
     assert code == 0 and groups(stack) == []
     (text,) = message(stack, "scaling-maximum")
-    assert text.startswith("AWS PCS compute node group 'p5-nodes' launches p5.48xlarge on demand (planned at 0 now): "
-                           "maxInstanceCount 4 allows at most 4 instances ($220.16/h at the maximum: 4 p5.48xlarge)")
+    assert text.startswith(
+        "AWS PCS compute node group 'p5-nodes' launches p5.48xlarge on demand (planned at 0 now): "
+        "maxInstanceCount 4 allows at most 4 instances ($220.16/h at the maximum: 4 p5.48xlarge)"
+    )
 
 
 def test_odcr_resource_group_is_a_deploy_time_reference_and_min_above_desired_is_refused() -> None:
@@ -152,13 +160,20 @@ def test_odcr_resource_group_is_a_deploy_time_reference_and_min_above_desired_is
     code, stack = planned("eks-p5-odcr-resource-group")
     assert code == 1
     assert groups(stack) == [("odcr", "p5.48xlarge", 2, "on-demand", True, "us-west-2a")]
-    assert findings(stack) == [("readback-gap", "warning"), ("scaling-maximum", "info"), ("scaling-size-refused", "error")]
+    assert findings(stack) == [
+        ("readback-gap", "warning"),
+        ("scaling-maximum", "info"),
+        ("scaling-size-refused", "error"),
+    ]
     (gap,) = message(stack, "readback-gap")
-    assert gap == ("'odcr' targets the capacity reservation resource group 'odcr', whose ARN is known only at deploy: "
-                   "its region and the reservations it holds are not checked")
+    assert gap == (
+        "'odcr' targets the capacity reservation resource group 'odcr', whose ARN is known only at deploy: "
+        "its region and the reservations it holds are not checked"
+    )
     assert message(stack, "scaling-size-refused") == [
         "EKS node group 'odcr' has scalingConfig.minSize 4 above scalingConfig.desiredSize 2: AWS refuses to create it "
-        "(scalingConfig.desiredSize must lie between scalingConfig.minSize and scalingConfig.maxSize)"]
+        "(scalingConfig.desiredSize must lie between scalingConfig.minSize and scalingConfig.maxSize)"
+    ]
     (most,) = [i for i in stack["cost"]["maximum_estimate"]["line_items"] if "instance_type" in i]
     assert most["instances"] == 5 and "may scale to 5 p5.48xlarge" in message(stack, "scaling-maximum")[0]
 
@@ -173,7 +188,10 @@ def test_elastic_eksctl_group_is_planned_at_desired_and_priced_at_its_maximum() 
     assert cost["complete"] is True and "left_out" not in cost
     most = cost["maximum_estimate"]
     assert most["complete"] is True
-    assert [(i["name"], i["instances"]) for i in most["line_items"]] == [("p4de-odcr", 10), ("p4de-odcr root volumes", 10)]
+    assert [(i["name"], i["instances"]) for i in most["line_items"]] == [
+        ("p4de-odcr", 10),
+        ("p4de-odcr root volumes", 10),
+    ]
     assert most["hourly_usd"] == pytest.approx(5 * cost["hourly_usd"])
     (gap,) = message(stack, "readback-gap")
     assert "'PLACEHOLDER_CAPACITY_RESERVATION_ID', which is not a reservation id" in gap
@@ -191,12 +209,17 @@ def test_karpenter_pools_are_read_by_family_with_their_limits() -> None:
     assert "EC2NodeClass 'trainium-trn1': subnets in us-west-2a, us-west-2b" in trn1
     unlisted = sorted(message(stack, "instance-type-unlisted"))
     assert [m.split(" may launch ")[0] for m in unlisted] == [
-        "Karpenter node pool 'g5-gpu-karpenter'", "Karpenter node pool 'g6-gpu-karpenter'",
-        "Karpenter node pool 'g6e-gpu-karpenter'", "Karpenter node pool 'inferentia-inf2'"]
+        "Karpenter node pool 'g5-gpu-karpenter'",
+        "Karpenter node pool 'g6-gpu-karpenter'",
+        "Karpenter node pool 'g6e-gpu-karpenter'",
+        "Karpenter node pool 'inferentia-inf2'",
+    ]
     text = json.dumps(stack)
     assert "x86-cpu-karpenter" not in text and "graviton-cpu-karpenter" not in text
     most = stack["cost"]["maximum_estimate"]
-    assert most["complete"] is False and any("'inferentia-inf2' (inf2: outside the catalogue)" in x for x in most["left_out"])
+    assert most["complete"] is False and any(
+        "'inferentia-inf2' (inf2: outside the catalogue)" in x for x in most["left_out"]
+    )
 
 
 def test_hyperpod_instance_groups_are_counted_never_priced_as_ec2_and_keep_their_lustre() -> None:
@@ -206,13 +229,16 @@ def test_hyperpod_instance_groups_are_counted_never_priced_as_ec2_and_keep_their
     code, stack = planned("hyperpod-trn1-lustre")
     assert code == 0
     (hp,) = message(stack, "compute-unsized")
-    assert hp.startswith("SageMaker HyperPod cluster 'ml-cluster' instance group 'compute-nodes' runs 4 x ml.trn1.32xlarge "
-                         "(trn1.32xlarge, 64 Trainium); EFA and placement are provided by HyperPod")
+    assert hp.startswith(
+        "SageMaker HyperPod cluster 'ml-cluster' instance group 'compute-nodes' runs 4 x ml.trn1.32xlarge "
+        "(trn1.32xlarge, 64 Trainium); EFA and placement are provided by HyperPod"
+    )
     assert "also runs 1 ml.c5.xlarge (no accelerators)" in hp and "never at the EC2 price" in hp
     assert stack["summary"]["lustre"]["deployment_type"] == "PERSISTENT_2"
     cost = stack["cost"]
     assert cost["complete"] is False and cost["left_out"] == [
-        "SageMaker HyperPod cluster 'ml-cluster' instance group 'compute-nodes' (4 x ml.trn1.32xlarge: no price)"]
+        "SageMaker HyperPod cluster 'ml-cluster' instance group 'compute-nodes' (4 x ml.trn1.32xlarge: no price)"
+    ]
     assert [i["name"] for i in cost["line_items"]] == ["lustre"]  # no EC2 line for the HyperPod nodes
     assert all("trn1" not in (i.get("instance_type") or "") for i in cost["line_items"])
 
@@ -222,8 +248,13 @@ def test_no_corpus_program_calls_a_cost_complete_while_compute_is_left_out() -> 
     for name in PROGRAMS:
         _, stack = planned(name)
         cost = stack["cost"]
-        unpriced_compute = [f for f in stack["findings"] if f["rule"] in ("compute-unsized", "instance-type-unlisted")
-                            and "0 instance(s)" not in f["message"] and " may launch " not in f["message"]]
+        unpriced_compute = [
+            f
+            for f in stack["findings"]
+            if f["rule"] in ("compute-unsized", "instance-type-unlisted")
+            and "0 instance(s)" not in f["message"]
+            and " may launch " not in f["message"]
+        ]
         if unpriced_compute:
             assert cost["complete"] is False and cost["left_out"], name
         elastic = [f for f in stack["findings"] if f["rule"] == "scaling-maximum"]
@@ -235,14 +266,18 @@ def test_no_corpus_program_calls_a_cost_complete_while_compute_is_left_out() -> 
 def test_the_pack_and_the_cli_read_the_same_topology(name: str) -> None:
     """The same program through `planner.policy.testing.capture` and the pack's planning: same node groups,
     same summary, same findings (rule and message) as `planner plan --program`."""
-    from planner.runtime import offline_run as programs
     from planner.policy.planning import plan_resources
     from planner.policy.testing import capture, stack_args
+    from planner.runtime import offline_run as programs
 
     project = programs.load(str(CORPUS / name))
     config = project.config("test")
-    specs = capture(lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"), config=config,
-                    stack="test", project=project.name)
+    specs = capture(
+        lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"),
+        config=config,
+        stack="test",
+        project=project.name,
+    )
     outcome = plan_resources(stack_args(specs, region=config.get("aws:region")).resources, {})
     assert outcome.plan is not None and outcome.problems == []
     _, stack = planned(name)
@@ -250,7 +285,8 @@ def test_the_pack_and_the_cli_read_the_same_topology(name: str) -> None:
     # the checks of single resources (IMDSv2, security groups) are the pack's resource policies, not its planning
     of_resources = {"imdsv2-required", "interface-security-groups", "efa-security-group"}
     assert sorted((f.rule, f.message) for f in outcome.plan.findings) == sorted(
-        (f["rule"], f["message"]) for f in stack["findings"] if f["rule"] not in of_resources)
+        (f["rule"], f["message"]) for f in stack["findings"] if f["rule"] not in of_resources
+    )
 
 
 RULE_ID = re.compile(r"^\[([a-z0-9-]+)\] ")
@@ -263,13 +299,17 @@ def test_the_whole_pack_reports_what_the_cli_finds_each_once(name: str) -> None:
     groups) too: the pack's resource policies and `plan --program` report them under the same rule ids."""
     from collections import Counter
 
-    from planner.runtime import offline_run as programs
     from planner.policy.testing import capture, check
+    from planner.runtime import offline_run as programs
 
     project = programs.load(str(CORPUS / name))
     config = project.config("test")
-    specs = capture(lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"), config=config,
-                    stack="test", project=project.name)
+    specs = capture(
+        lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"),
+        config=config,
+        stack="test",
+        project=project.name,
+    )
     reported = check(specs, region=config.get("aws:region"))
     assert len({(r.message, r.urn) for r in reported}) == len(reported), "a violation reported twice"
     by_rule = Counter(m.group(1) for r in reported for m in [RULE_ID.match(r.message)] if m)
@@ -278,14 +318,18 @@ def test_the_whole_pack_reports_what_the_cli_finds_each_once(name: str) -> None:
 
 
 def _pack(name: str, policy_config: dict[str, Any]) -> list[Any]:
-    from planner.runtime import offline_run as programs
     from planner.policy import policies
     from planner.policy.testing import capture, check
+    from planner.runtime import offline_run as programs
 
     project = programs.load(str(CORPUS / name))
     config = project.config("test")
-    specs = capture(lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"), config=config,
-                    stack="test", project=project.name)
+    specs = capture(
+        lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"),
+        config=config,
+        stack="test",
+        project=project.name,
+    )
     return [r for r in check(specs, [policies.budget], policy_config, region=config.get("aws:region"))]
 
 
@@ -296,14 +340,19 @@ def test_budget_holds_pools_that_launch_on_demand_to_their_maximum() -> None:
     (v,) = found
     assert v.enforcement == "mandatory" and v.message.startswith(
         "[budget-exceeded] estimated total at the maximum the program allows is at least $160,716.80 (some cost left "
-        "out), above planner-budget's maxTotalUsd $1,000.00")  # the pack's own key
-    assert v.message.endswith("at the maximum: at least $160,716.80 for 730 h; left out: root volumes of node group(s) "
-                             "'p5-nodes' (size unknown)")
+        "out), above planner-budget's maxTotalUsd $1,000.00"
+    )  # the pack's own key
+    assert v.message.endswith(
+        "at the maximum: at least $160,716.80 for 730 h; left out: root volumes of node group(s) "
+        "'p5-nodes' (size unknown)"
+    )
     assert _pack("pcs-p5-efa-launch-template", {"planner-budget": {"maxTotalUsd": 200000}}) == []
 
 
 def test_sarif_and_annotations_land_on_the_programs_code_with_the_urn() -> None:
-    result = run_cli("plan", "--program", "tests/corpus/eks-mixed-instances-efa", "--stack", "test", "--format", "sarif")
+    result = run_cli(
+        "plan", "--program", "tests/corpus/eks-mixed-instances-efa", "--stack", "test", "--format", "sarif"
+    )
     assert result.code == 1, result.err
     results = json.loads(result.out)["runs"][0]["results"]
     (multi,) = [r for r in results if r["ruleId"] == "node-group-multi-az"]
@@ -313,8 +362,15 @@ def test_sarif_and_annotations_land_on_the_programs_code_with_the_urn() -> None:
     assert lines[loc["physicalLocation"]["region"]["startLine"] - 1].startswith("aws.autoscaling.Group(")
     # the resource it came from, by URN: the program has no planner:cluster key path
     assert loc["logicalLocations"] == [
-        {"fullyQualifiedName": "urn:pulumi:test::eks-mixed-instances-efa::aws:autoscaling/group:Group::node-group",
-         "kind": "resource"}]
-    github = run_cli("plan", "--program", "tests/corpus/eks-mixed-instances-efa", "--stack", "test", "--format", "github")
-    assert any(line.startswith("::error file=tests/corpus/eks-mixed-instances-efa/__main__.py,line=")
-               for line in github.out.splitlines())
+        {
+            "fullyQualifiedName": "urn:pulumi:test::eks-mixed-instances-efa::aws:autoscaling/group:Group::node-group",
+            "kind": "resource",
+        }
+    ]
+    github = run_cli(
+        "plan", "--program", "tests/corpus/eks-mixed-instances-efa", "--stack", "test", "--format", "github"
+    )
+    assert any(
+        line.startswith("::error file=tests/corpus/eks-mixed-instances-efa/__main__.py,line=")
+        for line in github.out.splitlines()
+    )

@@ -17,9 +17,20 @@ def test_bookable_durations_are_daily_then_weekly() -> None:
     assert len(hours) == 14 + (182 - 14) // 7
 
 
-@pytest.mark.parametrize(("run", "billed"), [
-    (0.5, 24), (24, 24), (24.01, 48), (100, 120), (336, 336), (336.5, 504), (505, 672), (4367.9, 4368), (4368, 4368),
-])
+@pytest.mark.parametrize(
+    ("run", "billed"),
+    [
+        (0.5, 24),
+        (24, 24),
+        (24.01, 48),
+        (100, 120),
+        (336, 336),
+        (336.5, 504),
+        (505, 672),
+        (4367.9, 4368),
+        (4368, 4368),
+    ],
+)
 def test_round_up_to_next_bookable_duration(run: float, billed: int) -> None:
     assert round_up_to_block(run) == billed
 

@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from cost_support import SOURCE, make_book, write_book
+
 from planner.core.cost import BUILTIN, PriceBook, load_price_book
 from planner.core.cost.book import builtin
 from planner.core.reading.problems import InputError
@@ -61,23 +61,40 @@ def test_seed_book_is_selectable_by_name() -> None:
 
 
 def test_user_file_takes_precedence_and_keeps_the_rest(tmp_path: Path) -> None:
-    path = write_book(tmp_path, f"""\
+    path = write_book(
+        tmp_path,
+        f"""\
 instances:
   - {{instance_type: p5en.48xlarge, region: us-east-1, purchase: on-demand, usd_per_hour: 1.5, source: "{SOURCE}", as_of: 2026-02-01}}
-""")
+""",
+    )
     base = load_price_book(None)
     layered = load_price_book(str(path))
     price = layered.instance("p5en.48xlarge", "us-east-1", "on-demand")
     assert price is not None and price.usd == 1.5 and price.book == "prices.yaml" and price.as_of == "2026-02-01"
     assert base.instance("p5en.48xlarge", "us-east-1", "on-demand").usd != 1.5  # the built-in book is unchanged
-    assert layered.instance("p5.48xlarge", "us-east-1", "on-demand") == base.instance("p5.48xlarge", "us-east-1", "on-demand")
+    assert layered.instance("p5.48xlarge", "us-east-1", "on-demand") == base.instance(
+        "p5.48xlarge", "us-east-1", "on-demand"
+    )
     assert layered.name == "current + prices.yaml"
 
 
 def test_overlay_takes_plain_data_for_live_prices() -> None:
-    book = PriceBook("empty").overlay({"instances": [
-        {"instance_type": "trn2.48xlarge", "region": "us-east-2", "purchase": "on-demand", "usd_per_hour": 3.25,
-         "source": SOURCE, "as_of": "2026-03-04"}]}, "aws-price-list")
+    book = PriceBook("empty").overlay(
+        {
+            "instances": [
+                {
+                    "instance_type": "trn2.48xlarge",
+                    "region": "us-east-2",
+                    "purchase": "on-demand",
+                    "usd_per_hour": 3.25,
+                    "source": SOURCE,
+                    "as_of": "2026-03-04",
+                }
+            ]
+        },
+        "aws-price-list",
+    )
     price = book.instance("trn2.48xlarge", "us-east-2", "on-demand")
     assert price is not None and price.usd == 3.25 and price.book == "aws-price-list"
 
@@ -87,9 +104,21 @@ def test_derived_price_carries_its_basis_and_a_direct_entry_wins() -> None:
     derived = book.instance("trn2u.48xlarge", "us-east-2", "capacity-block")
     assert derived is not None and derived.usd == 8.0
     assert "test basis: same chips" in derived.assumption and "trn2.48xlarge" in derived.assumption
-    direct = book.overlay({"instances": [
-        {"instance_type": "trn2u.48xlarge", "region": "us-east-2", "purchase": "capacity-block", "usd_per_hour": 7.0,
-         "source": SOURCE, "as_of": "2026-03-04"}]}, "direct")
+    direct = book.overlay(
+        {
+            "instances": [
+                {
+                    "instance_type": "trn2u.48xlarge",
+                    "region": "us-east-2",
+                    "purchase": "capacity-block",
+                    "usd_per_hour": 7.0,
+                    "source": SOURCE,
+                    "as_of": "2026-03-04",
+                }
+            ]
+        },
+        "direct",
+    )
     assert direct.instance("trn2u.48xlarge", "us-east-2", "capacity-block").usd == 7.0
     assert direct.instance("trn2u.48xlarge", "us-east-2", "capacity-block").assumption is None
     assert book.instance("trn2u.48xlarge", "us-east-1", "capacity-block") is None  # no base price there
@@ -112,19 +141,24 @@ BAD = [
 
 
 def _entry(extra: str) -> str:
-    return ("instances:\n"
-            "  # a comment line\n"
-            f"  - {{instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, {extra}, source: x, as_of: 2026-01-01}}\n")
+    return (
+        "instances:\n"
+        "  # a comment line\n"
+        f"  - {{instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, {extra}, source: x, as_of: 2026-01-01}}\n"
+    )
 
 
 @pytest.mark.parametrize(("extra", "line", "key", "expected"), BAD)
-def test_validation_errors_name_file_line_key_and_expectation(tmp_path: Path, stack_file, extra: str, line: int, key: str,
-                                                              expected: str) -> None:
+def test_validation_errors_name_file_line_key_and_expectation(
+    tmp_path: Path, stack_file, extra: str, line: int, key: str, expected: str
+) -> None:
     text = _entry(extra).replace(", source: x, as_of: 2026-01-01", ", source: x") if "as_of" in extra else _entry(extra)
     if "prise" in extra:
         expected = "unknown key"
     path = write_book(tmp_path, text)
-    stack = stack_file("availability_zone: us-east-2a\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\n")
+    stack = stack_file(
+        "availability_zone: us-east-2a\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\n"
+    )
     res = run_cli("plan", str(stack), "--price-book", str(path))
     assert res.code == 2, res.err
     assert no_plan(res.out)
@@ -133,31 +167,64 @@ def test_validation_errors_name_file_line_key_and_expectation(tmp_path: Path, st
     assert f"{path}:{line}: {key}: " in err[0] and expected in err[0]
 
 
-@pytest.mark.parametrize(("text", "key", "expected"), [
-    ("instances:\n  - {instance_type: trn9.huge, region: us-east-2, purchase: on-demand, usd_per_hour: 1, source: x, as_of: 2026}\n",
-     "instances[0].instance_type", "expected one of"),
-    ("instances:\n  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: reserved, usd_per_hour: 1, source: x, as_of: 2026}\n",
-     "instances[0].purchase", "expected one of on-demand, capacity-block, spot"),
-    ("instances:\n  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, usd_per_hour: 1, source: x}\n",
-     "instances[0]", "missing required key 'as_of'"),
-    ("lustre:\n  - {region: us-east-2, deployment_type: PERSISTENT_2, usd_per_gb_month: 0.2, source: x, as_of: 2026}\n",
-     "lustre[0]", "per_unit_storage_throughput"),
-    ("\ninstances: {}\n", "instances", "expected a list"),
-    # dates that have the right shape but are not dates
-    ("instances:\n  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, usd_per_hour: 1, source: x, as_of: 2026-13-45}\n",
-     "instances[0].as_of", "expected a date"),
-    ("instances:\n  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, usd_per_hour: 1, source: x, as_of: 2026-02-30}\n",
-     "instances[0].as_of", "expected a date"),
-    ("lustre:\n  - {region: us-east-2, deployment_type: SCRATCH_2, usd_per_gb_month: 0.2, source: x, as_of: 2026-00}\n",
-     "lustre[0].as_of", "expected a date"),
-    # the root volumes' EBS storage: gp3 only, with its source and date
-    ("ebs:\n  - {region: us-east-2, volume_type: gp2, usd_per_gb_month: 0.1, source: x, as_of: 2026}\n",
-     "ebs[0].volume_type", "expected one of gp3"),
-    ("ebs:\n  - {region: us-east-2, volume_type: gp3, usd_per_gb_month: 0.08, as_of: 2026}\n",
-     "ebs[0]", "missing required key 'source'"),
-    ("ebs:\n  - {region: us-east-2, volume_type: gp3, usd_per_gb_month: free, source: x, as_of: 2026}\n",
-     "ebs[0].usd_per_gb_month", "expected a positive number"),
-])
+@pytest.mark.parametrize(
+    ("text", "key", "expected"),
+    [
+        (
+            "instances:\n  - {instance_type: trn9.huge, region: us-east-2, purchase: on-demand, usd_per_hour: 1, source: x, as_of: 2026}\n",
+            "instances[0].instance_type",
+            "expected one of",
+        ),
+        (
+            "instances:\n  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: reserved, usd_per_hour: 1, source: x, as_of: 2026}\n",
+            "instances[0].purchase",
+            "expected one of on-demand, capacity-block, spot",
+        ),
+        (
+            "instances:\n  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, usd_per_hour: 1, source: x}\n",
+            "instances[0]",
+            "missing required key 'as_of'",
+        ),
+        (
+            "lustre:\n  - {region: us-east-2, deployment_type: PERSISTENT_2, usd_per_gb_month: 0.2, source: x, as_of: 2026}\n",
+            "lustre[0]",
+            "per_unit_storage_throughput",
+        ),
+        ("\ninstances: {}\n", "instances", "expected a list"),
+        # dates that have the right shape but are not dates
+        (
+            "instances:\n  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, usd_per_hour: 1, source: x, as_of: 2026-13-45}\n",
+            "instances[0].as_of",
+            "expected a date",
+        ),
+        (
+            "instances:\n  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, usd_per_hour: 1, source: x, as_of: 2026-02-30}\n",
+            "instances[0].as_of",
+            "expected a date",
+        ),
+        (
+            "lustre:\n  - {region: us-east-2, deployment_type: SCRATCH_2, usd_per_gb_month: 0.2, source: x, as_of: 2026-00}\n",
+            "lustre[0].as_of",
+            "expected a date",
+        ),
+        # the root volumes' EBS storage: gp3 only, with its source and date
+        (
+            "ebs:\n  - {region: us-east-2, volume_type: gp2, usd_per_gb_month: 0.1, source: x, as_of: 2026}\n",
+            "ebs[0].volume_type",
+            "expected one of gp3",
+        ),
+        (
+            "ebs:\n  - {region: us-east-2, volume_type: gp3, usd_per_gb_month: 0.08, as_of: 2026}\n",
+            "ebs[0]",
+            "missing required key 'source'",
+        ),
+        (
+            "ebs:\n  - {region: us-east-2, volume_type: gp3, usd_per_gb_month: free, source: x, as_of: 2026}\n",
+            "ebs[0].usd_per_gb_month",
+            "expected a positive number",
+        ),
+    ],
+)
 def test_more_validation_errors(tmp_path: Path, text: str, key: str, expected: str) -> None:
     path = write_book(tmp_path, text)
     with pytest.raises(InputError) as exc:
@@ -169,15 +236,20 @@ def test_more_validation_errors(tmp_path: Path, text: str, key: str, expected: s
 
 
 def test_unknown_book_name_is_an_input_error(stack_file) -> None:
-    stack = stack_file("availability_zone: us-east-2a\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\n")
+    stack = stack_file(
+        "availability_zone: us-east-2a\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\n"
+    )
     res = run_cli("plan", str(stack), "--price-book", "seed-1999")
     assert res.code == 2
     assert "seed-1999: --price-book: no such file; expected a YAML price book or one of: current, seed-2024" in res.err
 
 
 def test_a_users_ebs_price_wins_over_the_built_in_one(tmp_path: Path) -> None:
-    path = write_book(tmp_path, "ebs:\n  - {region: us-east-2, volume_type: gp3, usd_per_gb_month: 0.07, "
-                                f"source: \"{SOURCE}\", as_of: 2026-08-01}}\n")
+    path = write_book(
+        tmp_path,
+        "ebs:\n  - {region: us-east-2, volume_type: gp3, usd_per_gb_month: 0.07, "
+        f'source: "{SOURCE}", as_of: 2026-08-01}}\n',
+    )
     book = load_price_book(str(path))
     assert book.ebs_price("us-east-2", "gp3").usd == 0.07 and book.ebs_price("us-east-2", "gp3").source == SOURCE
     assert book.ebs_price("us-east-1", "gp3").usd == 0.08  # the built-in entry stays underneath

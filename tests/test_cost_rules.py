@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import document
 from cost_support import make_book
+
 from planner.core.input.stack_files import load_stack
 from planner.core.planning.pipeline import PlanOptions, plan_stack
 from planner.core.rules import registry
@@ -48,38 +48,59 @@ def test_at_or_under_budget_is_fine(stack_file, budget: str) -> None:
 
 
 def test_known_part_alone_can_exceed_the_budget(stack_file) -> None:
-    path = stack_file(AZ + GROUPS.replace("schedule", "  - {name: g, instance_type: p5.48xlarge, count: 1}\nschedule")
-                      + "budget:\n  total_usd: 1000\n")
+    path = stack_file(
+        AZ
+        + GROUPS.replace("schedule", "  - {name: g, instance_type: p5.48xlarge, count: 1}\nschedule")
+        + "budget:\n  total_usd: 1000\n"
+    )
     plan = plan_stack(load_stack(str(path)), PlanOptions(price_book=make_book()))
     (f,) = _budget(plan)
-    assert "at least $2,015.00" in f.message  # p5's root volume is priced, its instance-hours are not and "some prices unknown" in f.message
+    assert (
+        "at least $2,015.00" in f.message
+    )  # p5's root volume is priced, its instance-hours are not and "some prices unknown" in f.message
     assert [x.rule for x in plan.findings if x.rule == "price-unknown"] == ["price-unknown"]
 
 
 def test_budget_finding_can_be_suppressed(stack_file) -> None:
-    plan = _plan(stack_file, "budget:\n  total_usd: 1500\nsuppress:\n  - {rule: budget-exceeded, reason: approved overrun}\n")
+    plan = _plan(
+        stack_file, "budget:\n  total_usd: 1500\nsuppress:\n  - {rule: budget-exceeded, reason: approved overrun}\n"
+    )
     (f,) = _budget(plan)
     assert f.suppressed and document([plan]).exit_code() == 0
 
 
 def test_budget_fix_says_how_many_instances_to_cut(stack_file) -> None:
-    (f,) = _budget(_plan(stack_file, "budget:\n  total_usd: 1500\n"))  # $1,005 per instance (and root volume) over the run
-    assert f.fix == "cut $510.00: in node group 'a', set count: 1 (1 fewer instance save $1,005.00), or raise budget.total_usd to 2010.00"
+    (f,) = _budget(
+        _plan(stack_file, "budget:\n  total_usd: 1500\n")
+    )  # $1,005 per instance (and root volume) over the run
+    assert (
+        f.fix
+        == "cut $510.00: in node group 'a', set count: 1 (1 fewer instance save $1,005.00), or raise budget.total_usd to 2010.00"
+    )
     (f,) = _budget(_plan(stack_file, "budget:\n  total_usd: 5000\n  monthly_usd: 14000\n"))  # $7,300 per instance-month
-    assert f.fix == ("cut $673.00: in node group 'a', set count: 1 (1 fewer instance save $7,336.50), "
-                     "or raise budget.monthly_usd to 14673.00")
+    assert f.fix == (
+        "cut $673.00: in node group 'a', set count: 1 (1 fewer instance save $7,336.50), "
+        "or raise budget.monthly_usd to 14673.00"
+    )
     (f,) = _budget(_plan(stack_file, "budget:\n  total_usd: 100\n"))  # more than the one group costs
-    assert f.fix == ("cut $1,910.00: more than node group 'a' (the largest cost, $2,010.00) can give up; fewer hours, "
-                     "a cheaper purchase option, or raise budget.total_usd to 2010.00")
+    assert f.fix == (
+        "cut $1,910.00: more than node group 'a' (the largest cost, $2,010.00) can give up; fewer hours, "
+        "a cheaper purchase option, or raise budget.total_usd to 2010.00"
+    )
 
 
 def test_budget_fix_cuts_whole_ultraservers(stack_file) -> None:
     groups = "node_groups:\n  - {name: u, instance_type: trn2u.48xlarge, ultraservers: 3, purchase: capacity-block}\nschedule: {hours: 96}\n"
-    plan = plan_stack(load_stack(str(stack_file(AZ + groups + "budget:\n  total_usd: 8000\n"))), PlanOptions(price_book=make_book()))
+    plan = plan_stack(
+        load_stack(str(stack_file(AZ + groups + "budget:\n  total_usd: 8000\n"))), PlanOptions(price_book=make_book())
+    )
     (f,) = _budget(plan)
     # 12 instances x ($8 + $0.05 root volume)/h x 96 h = $9,273.60; one UltraServer (4 instances) is $3,091.20
     assert "$9,273.60" in f.message
-    assert f.fix == "cut $1,273.60: in node group 'u', set ultraservers: 2 (4 fewer instances save $3,091.20), or raise budget.total_usd to 9273.60"
+    assert (
+        f.fix
+        == "cut $1,273.60: in node group 'u', set ultraservers: 2 (4 fewer instances save $3,091.20), or raise budget.total_usd to 9273.60"
+    )
 
 
 def test_budget_fix_on_the_workloads_hours_does_not_cut_instances() -> None:
@@ -87,30 +108,41 @@ def test_budget_fix_on_the_workloads_hours_does_not_cut_instances() -> None:
     plan = plan_stack(load_stack("tests/invalid_stacks/Pulumi.workload-exceeds-schedule.yaml"))
     (f,) = _budget(plan)
     over = f.message.rsplit(" by ", 1)[1]
-    assert f.fix.startswith(f"cut {over}: train on fewer tokens or parameters, or choose a cheaper purchase option "
-                            "(fewer instances would run longer for about the same cost), or raise budget.total_usd to ")
+    assert f.fix.startswith(
+        f"cut {over}: train on fewer tokens or parameters, or choose a cheaper purchase option "
+        "(fewer instances would run longer for about the same cost), or raise budget.total_usd to "
+    )
 
 
 def _incomplete(plan):
     return [f for f in plan.findings if f.rule == "budget-incomplete-cost"]
 
 
-UNPRICED = GROUPS.replace("schedule", "  - {name: g, instance_type: p5.48xlarge, count: 1}\nschedule")  # make_book has no p5
+UNPRICED = GROUPS.replace(
+    "schedule", "  - {name: g, instance_type: p5.48xlarge, count: 1}\nschedule"
+)  # make_book has no p5
 
 
 def test_a_budget_never_passes_on_an_incomplete_cost(stack_file) -> None:
     """The priced part ($2,015) is under the limit, but p5 has no price: the budget cannot be checked, so it fails."""
-    plan = plan_stack(load_stack(str(stack_file(AZ + UNPRICED + "budget:\n  total_usd: 5000\n"))), PlanOptions(price_book=make_book()))
+    plan = plan_stack(
+        load_stack(str(stack_file(AZ + UNPRICED + "budget:\n  total_usd: 5000\n"))), PlanOptions(price_book=make_book())
+    )
     (f,) = _incomplete(plan)
     assert f.severity == "error" and f.line == 10 and _budget(plan) == []
-    assert f.message == "budget.total_usd $5,000.00 cannot be checked: the estimate leaves out g (p5.48xlarge) (cost at least $2,015.00)"
+    assert (
+        f.message
+        == "budget.total_usd $5,000.00 cannot be checked: the estimate leaves out g (p5.48xlarge) (cost at least $2,015.00)"
+    )
     assert "budget.allow_incomplete: true" in f.fix and document([plan]).exit_code() == 1
     assert plan.cost.to_json()["complete"] is False
 
 
 def test_allow_incomplete_checks_the_priced_part_only(stack_file) -> None:
-    plan = plan_stack(load_stack(str(stack_file(AZ + UNPRICED + "budget:\n  total_usd: 5000\n  allow_incomplete: true\n"))),
-                      PlanOptions(price_book=make_book()))
+    plan = plan_stack(
+        load_stack(str(stack_file(AZ + UNPRICED + "budget:\n  total_usd: 5000\n  allow_incomplete: true\n"))),
+        PlanOptions(price_book=make_book()),
+    )
     assert _incomplete(plan) == [] and _budget(plan) == [] and document([plan]).exit_code() == 0
 
 
@@ -118,22 +150,31 @@ def test_fail_on_incomplete_cost_without_a_budget(stack_file) -> None:
     path = str(stack_file(AZ + UNPRICED))
     options = PlanOptions(price_book=make_book(), rule_options={"fail_on_incomplete_cost": True})
     (f,) = _incomplete(plan_stack(load_stack(path), options))
-    assert f.severity == "error" and "leaves out g (p5.48xlarge)" in f.message and "--fail-on-incomplete-cost" in f.message
-    assert _incomplete(plan_stack(load_stack(path), PlanOptions(price_book=make_book()))) == []  # without the option: a warning only
+    assert (
+        f.severity == "error" and "leaves out g (p5.48xlarge)" in f.message and "--fail-on-incomplete-cost" in f.message
+    )
+    assert (
+        _incomplete(plan_stack(load_stack(path), PlanOptions(price_book=make_book()))) == []
+    )  # without the option: a warning only
     complete = plan_stack(load_stack(str(stack_file(AZ + GROUPS))), options)
     assert _incomplete(complete) == []
 
 
 def test_a_total_budget_without_hours_cannot_be_checked(stack_file) -> None:
     plan = plan_stack(
-        load_stack(str(stack_file(AZ + GROUPS.replace("schedule: {hours: 100}\n", "") + "budget:\n  total_usd: 5000\n"))),
-        PlanOptions(price_book=make_book()))
+        load_stack(
+            str(stack_file(AZ + GROUPS.replace("schedule: {hours: 100}\n", "") + "budget:\n  total_usd: 5000\n"))
+        ),
+        PlanOptions(price_book=make_book()),
+    )
     (f,) = _incomplete(plan)
     assert "the hours (schedule.hours or a workload)" in f.message and "set schedule.hours" in f.fix
 
 
 def test_the_priced_part_over_the_budget_is_reported_once(stack_file) -> None:
-    plan = plan_stack(load_stack(str(stack_file(AZ + UNPRICED + "budget:\n  total_usd: 1000\n"))), PlanOptions(price_book=make_book()))
+    plan = plan_stack(
+        load_stack(str(stack_file(AZ + UNPRICED + "budget:\n  total_usd: 1000\n"))), PlanOptions(price_book=make_book())
+    )
     assert len(_budget(plan)) == 1 and _incomplete(plan) == []
 
 
@@ -159,7 +200,9 @@ def test_cli_fail_on_incomplete_cost(tmp_path) -> None:
 
     res = run_cli("plan", "tests/invalid_stacks/Pulumi.price-unknown.yaml")
     assert res.code == 0
-    res = run_cli("plan", "tests/invalid_stacks/Pulumi.price-unknown.yaml", "--fail-on-incomplete-cost", "--format", "json")
+    res = run_cli(
+        "plan", "tests/invalid_stacks/Pulumi.price-unknown.yaml", "--fail-on-incomplete-cost", "--format", "json"
+    )
     import json
 
     assert res.code == 1

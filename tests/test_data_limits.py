@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner.core.catalogue import capacity_blocks as blocks, shipped_data as data
 from planner.core import rules
+from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue import shipped_data as data
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,10 +38,16 @@ def test_blocks_and_rule_texts_come_from_the_loaded_values() -> None:
 
 
 def test_no_limit_is_written_twice_in_the_code() -> None:
-    for rel in ("planner/core/catalogue/capacity_blocks.py", "planner/core/rules/scale.py", "planner/core/rules/capacity_blocks.py"):
+    for rel in (
+        "planner/core/catalogue/capacity_blocks.py",
+        "planner/core/rules/scale.py",
+        "planner/core/rules/capacity_blocks.py",
+    ):
         code = (ROOT / rel).read_text(encoding="utf-8")
         for figure in ("20_000", "20,000", "182", "4368", "256"):
-            assert not re.search(rf"(?<![\w.]){re.escape(figure)}(?![\w])", code), f"{rel} writes {figure}: read it from data"
+            assert not re.search(rf"(?<![\w.]){re.escape(figure)}(?![\w])", code), (
+                f"{rel} writes {figure}: read it from data"
+            )
 
 
 def test_every_data_file_is_read_through_the_data_package() -> None:
@@ -50,7 +57,9 @@ def test_every_data_file_is_read_through_the_data_package() -> None:
     for path in (ROOT / "planner").rglob("*.py"):
         if path.resolve() in readers:
             continue
-        assert "load_data(" not in path.read_text(encoding="utf-8"), f"{path}: read shipped data through planner.core.catalogue.shipped_data"
+        assert "load_data(" not in path.read_text(encoding="utf-8"), (
+            f"{path}: read shipped data through planner.core.catalogue.shipped_data"
+        )
 
 
 def test_shipped_data_reads_the_same_through_the_fast_path() -> None:

@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.stacks import team_stack, ultracluster
-from planner.core.catalogue import instance_types as catalogue
 from planner.cli import build_parser
+from planner.core.catalogue import instance_types as catalogue
 from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, PURCHASES
 
 SEEDS = ("0", "1", "4242")
@@ -50,7 +50,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for i in range(12):
         (folder / f"Pulumi.team-{i:02d}.yaml").write_text(team_stack(i), encoding="utf-8")
     (folder / "Pulumi.ultracluster.yaml").write_text(ultracluster(100_000).text, encoding="utf-8")
-    (folder / "Pulumi.findings.yaml").write_text("""config:
+    (folder / "Pulumi.findings.yaml").write_text(
+        """config:
   aws:region: us-east-2
   planner:cluster:
     availability_zone: us-east-2a
@@ -64,7 +65,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     schedule: {hours: 5000}
     suppress:
       - {rule: placement-group, reason: "Capacity Blocks place instances themselves; \u00e9quipe ML"}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     return folder
 
 
@@ -86,8 +89,10 @@ def test_same_input_across_processes_and_hash_seeds(corpus: Path, fmt: str, tmp_
         assert result.code in (0, 1), result.err
         outs.add(result.out.encode("utf-8"))
         target = tmp_path / f"report-{seed}"
-        assert run_process("plan", str(corpus), "--format", fmt, "-o", str(target),
-                           env={"PYTHONHASHSEED": seed}).code == result.code
+        assert (
+            run_process("plan", str(corpus), "--format", fmt, "-o", str(target), env={"PYTHONHASHSEED": seed}).code
+            == result.code
+        )
         files.add(target.read_bytes())
     assert len(outs) == 1 and len(files) == 1
     assert files == outs
@@ -95,10 +100,15 @@ def test_same_input_across_processes_and_hash_seeds(corpus: Path, fmt: str, tmp_
 
 def test_input_errors_are_deterministic_across_hash_seeds(tmp_path: Path) -> None:
     """Problems (exit 2) come out in the same order whatever the hash seed."""
-    for i, snippet in enumerate(["{nodes: 1, zone: x, budget: {}, lustre: []}",
-                                 "{availability_zone: us-east-9a, node_groups: [{name: A, count: -1, x: 1, y: 2}]}"]):
+    for i, snippet in enumerate(
+        [
+            "{nodes: 1, zone: x, budget: {}, lustre: []}",
+            "{availability_zone: us-east-9a, node_groups: [{name: A, count: -1, x: 1, y: 2}]}",
+        ]
+    ):
         (tmp_path / f"Pulumi.bad-{i}.yaml").write_text(
-            f"config:\n  aws:region: us-east-2\n  planner:cluster: {snippet}\n", encoding="utf-8")
+            f"config:\n  aws:region: us-east-2\n  planner:cluster: {snippet}\n", encoding="utf-8"
+        )
     errs = {run_process("plan", str(tmp_path), env={"PYTHONHASHSEED": seed}).err for seed in SEEDS}
     assert len(errs) == 1 and next(iter(errs)).count("\n") >= 4
 
@@ -108,31 +118,50 @@ def test_input_errors_are_deterministic_across_hash_seeds(tmp_path: Path) -> Non
 _TYPES = sorted(catalogue.load().instance_types)
 _GROUP = st.fixed_dictionaries(
     {"instance_type": st.sampled_from(_TYPES), "count": st.integers(1, 200), "purchase": st.sampled_from(PURCHASES)},
-    optional={"efa": st.booleans(), "public_ip": st.booleans(), "availability_zone": st.sampled_from(["us-east-2a", "us-east-2c"])},
+    optional={
+        "efa": st.booleans(),
+        "public_ip": st.booleans(),
+        "availability_zone": st.sampled_from(["us-east-2a", "us-east-2c"]),
+    },
 )
 _CLUSTER = st.fixed_dictionaries(
     {"availability_zone": st.just("us-east-2b"), "node_groups": st.lists(_GROUP, min_size=1, max_size=6)},
     optional={
         "placement_group": st.sampled_from(["cluster", "none"]),
-        "lustre": st.fixed_dictionaries({"deployment_type": st.sampled_from(LUSTRE_DEPLOYMENTS),
-                                         "storage_capacity_gib": st.sampled_from([1200, 2400, 4800, 3600, 1000])}),
+        "lustre": st.fixed_dictionaries(
+            {
+                "deployment_type": st.sampled_from(LUSTRE_DEPLOYMENTS),
+                "storage_capacity_gib": st.sampled_from([1200, 2400, 4800, 3600, 1000]),
+            }
+        ),
         "schedule": st.fixed_dictionaries({"hours": st.integers(1, 5000)}),
-        "workload": st.fixed_dictionaries({"parameters": st.sampled_from([7e9, 70e9, 405e9]),
-                                           "tokens": st.sampled_from([1e12, 15e12]),
-                                           "mfu": st.floats(0.05, 1.0)}),
+        "workload": st.fixed_dictionaries(
+            {
+                "parameters": st.sampled_from([7e9, 70e9, 405e9]),
+                "tokens": st.sampled_from([1e12, 15e12]),
+                "mfu": st.floats(0.05, 1.0),
+            }
+        ),
         "budget": st.fixed_dictionaries({"total_usd": st.integers(1, 10**8)}),
     },
 )
 
 
-@settings(max_examples=30, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(cluster=_CLUSTER)
 def test_random_valid_clusters_render_identically(tmp_path: Path, cluster: dict[str, Any]) -> None:
     for i, g in enumerate(cluster["node_groups"]):
         g["name"] = f"g{i}"
     path = tmp_path / "Pulumi.random.yaml"
-    path.write_text(yaml.safe_dump({"config": {"aws:region": "us-east-2", "planner:cluster": cluster}}), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump({"config": {"aws:region": "us-east-2", "planner:cluster": cluster}}), encoding="utf-8"
+    )
     for fmt in FORMATS:
         first, second = run_cli("plan", str(path), "--format", fmt), run_cli("plan", str(path), "--format", fmt)
         assert first.code in (0, 1, 2) and "Traceback" not in first.err

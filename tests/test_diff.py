@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from cost_support import write_book
+
 from tests.conftest import run_cli
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is needed for --base-ref")
@@ -48,10 +48,14 @@ def test_two_folders_cost_change_and_findings(tmp_path: Path) -> None:
     assert s["monthly"]["change_usd"] == pytest.approx(20.1 * 730)
     assert [f["rule"] for f in s["findings_added"]] == ["budget-exceeded"] and s["findings_resolved"] == []
     assert data["total"]["change_usd"] == 2010 and data["total"]["findings_added"] == 1
-    failing = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book), "--fail-on", "error")
+    failing = run_cli(
+        "diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book), "--fail-on", "error"
+    )
     assert failing.code == 1
     assert "+$2,010.00 (+100.0%)" in failing.out
-    back = run_cli("diff", str(tmp_path / "head"), str(tmp_path / "base"), "--price-book", str(book), "--format", "json")
+    back = run_cli(
+        "diff", str(tmp_path / "head"), str(tmp_path / "base"), "--price-book", str(book), "--format", "json"
+    )
     s = json.loads(back.out)["diff"]["stacks"][0]
     assert s["total"]["change_percent"] == -50.0 and [f["rule"] for f in s["findings_resolved"]] == ["budget-exceeded"]
 
@@ -64,7 +68,9 @@ def test_a_budget_already_broken_is_not_new_when_its_figure_moves(tmp_path: Path
     _write(tmp_path / "head", "train", after)
     args = ("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book))
     (s,) = json.loads(run_cli(*args, "--format", "json").out)["diff"]["stacks"]
-    assert [f["rule"] for f in s["findings_added"]] == ["budget-exceeded"] == [f["rule"] for f in s["findings_resolved"]]
+    assert (
+        [f["rule"] for f in s["findings_added"]] == ["budget-exceeded"] == [f["rule"] for f in s["findings_resolved"]]
+    )
     assert f"${after * 1005:,}.00 exceeds" in s["findings_added"][0]["message"]
     assert run_cli(*args, "--fail-on", "error").code == 0
     _write(tmp_path / "head", "other", 5)  # a second stack over its budget: that one is new
@@ -72,8 +78,12 @@ def test_a_budget_already_broken_is_not_new_when_its_figure_moves(tmp_path: Path
 
 
 def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.test", "-c", "commit.gpgsign=false", *args],
-                   cwd=repo, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.test", "-c", "commit.gpgsign=false", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
 
 
 def test_base_ref_in_a_temporary_repository(tmp_path: Path) -> None:
@@ -97,8 +107,15 @@ def test_base_ref_in_a_temporary_repository(tmp_path: Path) -> None:
     assert by["train"]["base_file"] == "HEAD:stacks/Pulumi.train.yaml"
     assert by["new"]["total"] == {"before_usd": None, "after_usd": 1005, "change_usd": 1005, "change_percent": None}
     assert by["old"]["total"]["change_usd"] == -1005
-    assert data["total"] == {"before_usd": 3015, "after_usd": 4020, "change_usd": 1005, "change_percent": 33.33,
-                             "monthly_change_usd": 7336.5, "findings_added": 0, "findings_resolved": 0}
+    assert data["total"] == {
+        "before_usd": 3015,
+        "after_usd": 4020,
+        "change_usd": 1005,
+        "change_percent": 33.33,
+        "monthly_change_usd": 7336.5,
+        "findings_added": 0,
+        "findings_resolved": 0,
+    }
     md = run_cli("diff", "--base-ref", "HEAD", "stacks", "--price-book", str(book), "--format", "markdown", cwd=repo)
     assert md.code == 0
     assert "| Stack | Status | Before | After | Change | Findings added / resolved |" in md.out
@@ -106,9 +123,27 @@ def test_base_ref_in_a_temporary_repository(tmp_path: Path) -> None:
     # the changed stacks in full, after the cost change: their heading, what changed, both sides
     assert "### `new`" in md.out and "**Added:** +$1,005.00" in md.out
     assert md.out.index("| train | changed |") < md.out.index("### `new`")
-    assert "| train | a | changed | EC2 instances trn2.48xlarge x 2 (on-demand) -&gt; EC2 instances trn2.48xlarge x 3 (on-demand) |" in md.out
-    assert md.out == run_cli("diff", "--base-ref", "HEAD", "stacks", "--price-book", str(book), "--format", "markdown", cwd=repo).out
-    one = run_cli("diff", "--base-ref", "HEAD", "stacks/Pulumi.train.yaml", "--price-book", str(book), "--format", "json", cwd=repo)
+    assert (
+        "| train | a | changed | EC2 instances trn2.48xlarge x 2 (on-demand) -&gt; EC2 instances trn2.48xlarge x 3 (on-demand) |"
+        in md.out
+    )
+    assert (
+        md.out
+        == run_cli(
+            "diff", "--base-ref", "HEAD", "stacks", "--price-book", str(book), "--format", "markdown", cwd=repo
+        ).out
+    )
+    one = run_cli(
+        "diff",
+        "--base-ref",
+        "HEAD",
+        "stacks/Pulumi.train.yaml",
+        "--price-book",
+        str(book),
+        "--format",
+        "json",
+        cwd=repo,
+    )
     assert [s["stack"] for s in json.loads(one.out)["diff"]["stacks"]] == ["train"]
 
 
@@ -123,11 +158,14 @@ def test_unknown_prices_show_the_change_of_priced_items(tmp_path: Path) -> None:
     assert "unknown (priced items +$12.50)" in run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head")).out
 
 
-@pytest.mark.parametrize("args", [
-    ("diff", "only-one-path"),
-    ("diff", "missing-a", "missing-b"),
-    ("diff", "--base-ref", "no-such-ref"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("diff", "only-one-path"),
+        ("diff", "missing-a", "missing-b"),
+        ("diff", "--base-ref", "no-such-ref"),
+    ],
+)
 def test_unusable_input_exits_2(tmp_path: Path, args: tuple[str, ...]) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -159,39 +197,55 @@ def test_diff_of_a_program_against_a_git_ref(tmp_path: Path) -> None:
     repo = _program_repo(tmp_path)
     main = repo / "infra" / "__main__.py"
     text = main.read_text()
-    main.write_text(text.replace('instance_types=["p5e.48xlarge"],\n    capacity_type="CAPACITY_BLOCK",\n    '
-                                 'scaling_config={"min_size": 2, "max_size": 2, "desired_size": 2}',
-                                 'instance_types=["p5e.48xlarge"],\n    capacity_type="CAPACITY_BLOCK",\n    '
-                                 'scaling_config={"min_size": 4, "max_size": 4, "desired_size": 4}'), encoding="utf-8")
+    main.write_text(
+        text.replace(
+            'instance_types=["p5e.48xlarge"],\n    capacity_type="CAPACITY_BLOCK",\n    '
+            'scaling_config={"min_size": 2, "max_size": 2, "desired_size": 2}',
+            'instance_types=["p5e.48xlarge"],\n    capacity_type="CAPACITY_BLOCK",\n    '
+            'scaling_config={"min_size": 4, "max_size": 4, "desired_size": 4}',
+        ),
+        encoding="utf-8",
+    )
     assert main.read_text() != text
     args = ("diff", "--program", "infra", "--stack", "test", "--base-ref", "HEAD")
     res = run_cli(*args, "--format", "json", cwd=repo)
     assert res.code == 0, res.err
     data = json.loads(res.out)["diff"]
     (s,) = data["stacks"]
-    assert s["status"] == "changed" and s["base_file"] == "HEAD:infra/__main__.py" and s["head_file"] == "infra/__main__.py"
+    assert (
+        s["status"] == "changed"
+        and s["base_file"] == "HEAD:infra/__main__.py"
+        and s["head_file"] == "infra/__main__.py"
+    )
     (item,) = [i for i in s["line_items"] if i["name"] == "cbr"]
     assert item["status"] == "changed" and (item["before"]["instances"], item["after"]["instances"]) == (2, 4)
     assert item["total_change_usd"] == round(item["total_after_usd"] - item["total_before_usd"], 2) > 0
     # the root volumes have no size in the launch template: left out, so the totals are lower bounds and the
     # change is that of the priced items
     assert s["total"]["change_usd"] is None and s["total"]["change_known_usd"] == item["total_change_usd"]
-    assert data["total"]["monthly_change_usd"] is None and data["total"]["monthly_change_known_usd"] == item["monthly_change_usd"] > 0
+    assert (
+        data["total"]["monthly_change_usd"] is None
+        and data["total"]["monthly_change_known_usd"] == item["monthly_change_usd"] > 0
+    )
     assert data["base_label"] == "HEAD:infra" and data["base"]["stacks"][0]["file"] == "HEAD:infra/__main__.py"
     md = run_cli(*args, "--format", "markdown", cwd=repo).out
     assert md.index("**Changed line items**") < md.index("### `test`")
     assert "EC2 Capacity Block p5e.48xlarge x 2 -&gt; EC2 Capacity Block p5e.48xlarge x 4" in md
     table = run_cli(*args, cwd=repo).out
-    assert "~ cbr: EC2 Capacity Block p5e.48xlarge x 2 -> EC2 Capacity Block p5e.48xlarge x 4" in table.replace("\n    ", " ")
+    assert "~ cbr: EC2 Capacity Block p5e.48xlarge x 2 -> EC2 Capacity Block p5e.48xlarge x 4" in table.replace(
+        "\n    ", " "
+    )
     listing = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True).stdout
     assert len(listing.strip().splitlines()) == 1  # the temporary worktree is gone
 
 
 def test_diff_of_a_program_needs_a_ref_and_a_stack(tmp_path: Path) -> None:
     repo = _program_repo(tmp_path)
-    for args, expected in ((("--program", "infra", "--stack", "test"), "--base-ref: --program needs --base-ref REF"),
-                           (("--program", "infra", "--base-ref", "HEAD"), "--stack: --program DIR and --stack NAME go together"),
-                           (("--program", "infra", "--stack", "test", "--base-ref", "nope"), "'nope' is not a commit")):
+    for args, expected in (
+        (("--program", "infra", "--stack", "test"), "--base-ref: --program needs --base-ref REF"),
+        (("--program", "infra", "--base-ref", "HEAD"), "--stack: --program DIR and --stack NAME go together"),
+        (("--program", "infra", "--stack", "test", "--base-ref", "nope"), "'nope' is not a commit"),
+    ):
         res = run_cli("diff", *args, cwd=repo)
         assert res.code == 2 and expected in res.err and len(res.err.strip().splitlines()) == 1, res.err
         assert res.out.startswith("Input problems\n") and "nothing planned; exit 2" in res.out
@@ -215,7 +269,10 @@ def test_a_program_failing_at_the_base_is_named_at_the_ref(tmp_path: Path) -> No
     res = run_cli("diff", "--program", "infra", "--stack", "test", "--base-ref", "HEAD", cwd=repo)
     assert res.code == 2 and "HEAD:infra/__main__.py:" in res.out  # the problem, in the report asked for (a table)
     (line,) = res.err.strip().splitlines()
-    assert line.startswith("planner: HEAD:infra/__main__.py:") and "the program failed: ValueError: broken at the base" in line
+    assert (
+        line.startswith("planner: HEAD:infra/__main__.py:")
+        and "the program failed: ValueError: broken at the base" in line
+    )
     assert "planner-base-" not in line
 
 
@@ -225,10 +282,14 @@ def test_fail_on_incomplete_cost_as_in_plan() -> None:
     base, head = "stacks/Pulumi.p5en-train.yaml", "tests/invalid_stacks/Pulumi.price-unknown.yaml"
     plain = run_cli("diff", base, head, "--format", "json", "--fail-on", "error")
     assert plain.code == 0, plain.err
-    assert not [f for f in json.loads(plain.out)["diff"]["stacks"][0]["findings_added"] if f["rule"] == "budget-incomplete-cost"]
+    assert not [
+        f for f in json.loads(plain.out)["diff"]["stacks"][0]["findings_added"] if f["rule"] == "budget-incomplete-cost"
+    ]
     res = run_cli("diff", base, head, "--format", "json", "--fail-on", "error", "--fail-on-incomplete-cost")
     assert res.code == 1, res.err
-    (added,) = [f for f in json.loads(res.out)["diff"]["stacks"][0]["findings_added"] if f["rule"] == "budget-incomplete-cost"]
+    (added,) = [
+        f for f in json.loads(res.out)["diff"]["stacks"][0]["findings_added"] if f["rule"] == "budget-incomplete-cost"
+    ]
     plan = run_cli("plan", head, "--format", "json", "--fail-on-incomplete-cost")
     (planned,) = [f for f in json.loads(plan.out)["stacks"][0]["findings"] if f["rule"] == "budget-incomplete-cost"]
     assert added["severity"] == "error" and added["message"] == planned["message"]

@@ -15,8 +15,8 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-
 from conftest import ROOT
+
 from tools import doc_examples as de
 
 BLOCKS = de.all_blocks()
@@ -26,10 +26,12 @@ BLOCKS = de.all_blocks()
 NOT_RUN: dict[tuple[str, str], str] = {
     ("docs/benchmarks.md", "planner benchmarks,"): "timings of one machine, written by `make bench`; not reproducible",
     ("docs/output.md", "planner: stacks/Pulumi.dev.yaml:4:"): (
-        "error lines of four different inputs, abbreviated with (...); each is asserted in tests/test_output.py"),
+        "error lines of four different inputs, abbreviated with (...); each is asserted in tests/test_output.py"
+    ),
     ("docs/rules.md", "    info     unused suppression:"): (
         "an excerpt of the table for an illustrative Pulumi.dev.yaml; its lines are asserted in "
-        "tests/test_unused_suppression.py"),
+        "tests/test_unused_suppression.py"
+    ),
     ("docs/tasks/compare.md", "planner compare --parameters N"): "usage synopsis, not output",
     ("docs/tasks/compare.md", "planner diff BASE HEAD"): "usage synopsis, not output",
     ("docs/tasks/preflight.md", "planner preflight [PATH ...]"): "usage synopsis, not output",
@@ -65,8 +67,13 @@ def test_the_pages_have_their_examples() -> None:
     assert compare == ["compare", "compare", "diff"]  # the seed comparison under both books, the diff
     assert ["echo", "$?"] in by_page["docs/rules.md"]
     assert ["planner", "preflight", "stacks/Pulumi.p5-research.yaml"] in by_page["docs/tasks/preflight.md"]
-    for page in ("docs/cost.md", "docs/tasks/price-a-cluster.md", "docs/tasks/pull-requests.md",
-                 "docs/tasks/your-own-program.md", "docs/programs.md"):
+    for page in (
+        "docs/cost.md",
+        "docs/tasks/price-a-cluster.md",
+        "docs/tasks/pull-requests.md",
+        "docs/tasks/your-own-program.md",
+        "docs/programs.md",
+    ):
         assert by_page[page], page
     kinds = [b.kind for b in BLOCKS]
     assert kinds.count("policy-snippet") == 1 and kinds.count("component-error") == 1 and kinds.count("mermaid") == 1
@@ -76,19 +83,24 @@ def test_the_pages_have_their_examples() -> None:
 def test_example_is_what_it_prints(block: de.Block) -> None:
     got = de.render(block)
     assert de.matches(block.shown, got.rstrip("\n").split("\n")), (
-        f"{block.title} is stale; run `.venv/bin/python -m tools.doc_examples`. It prints:\n{got}")
+        f"{block.title} is stale; run `.venv/bin/python -m tools.doc_examples`. It prints:\n{got}"
+    )
 
 
 def test_preflight_example_runs_in_moto_and_reports_errors() -> None:
     """The preflight page's stack in moto's account: the AWS errors and checks it shows are found (exit 1)."""
-    (block,) = [b for b in BLOCKS if b.title == "docs/tasks/preflight.md: planner preflight stacks/Pulumi.p5-research.yaml"]
+    (block,) = [
+        b for b in BLOCKS if b.title == "docs/tasks/preflight.md: planner preflight stacks/Pulumi.p5-research.yaml"
+    ]
     with de.setup_for(block)() as cwd:
         code, out = de.run_planner(block.commands[0].argv[1:], cwd)
     assert code == 1 and "preflight-offering" in out
 
 
 def test_rules_page_exit_code_is_the_commands() -> None:
-    (block,) = [b for b in BLOCKS if b.title == "docs/rules.md: planner plan tests/invalid_stacks/Pulumi.lustre-capacity.yaml"]
+    (block,) = [
+        b for b in BLOCKS if b.title == "docs/rules.md: planner plan tests/invalid_stacks/Pulumi.lustre-capacity.yaml"
+    ]
     assert block.commands[1].shown == ["1"]
     assert de.run_planner(block.commands[0].argv[1:], ROOT)[0] == 1
 
@@ -106,7 +118,9 @@ def test_program_diff_example_runs_on_the_program_and_the_edit_the_page_describe
     with de.setup_for(block)() as repo:
         main = (repo / "infra" / "__main__.py").read_text(encoding="utf-8")
         assert de.PROGRAM_EDIT[1] in main and de.PROGRAM_EDIT[0] not in main
-        committed = subprocess.run(["git", "show", "HEAD:infra/__main__.py"], cwd=repo, capture_output=True, text=True).stdout
+        committed = subprocess.run(
+            ["git", "show", "HEAD:infra/__main__.py"], cwd=repo, capture_output=True, text=True
+        ).stdout
         assert de.PROGRAM_EDIT[0] in committed
         assert "hours: 336" in (repo / "infra" / "Pulumi.test.yaml").read_text(encoding="utf-8")
 
@@ -119,6 +133,11 @@ def test_reelide_keeps_elisions_between_the_lines_around_them() -> None:
     # A line next to an elision that changed (a wider column) is found by similarity.
     old = ["$ planner plan x", "  ...", "    name          resource   total", "  ...", "  findings: none"]
     new = ["$ planner plan x", "  table", "    name               resource   total", "    row", "  findings: none"]
-    assert de.reelide(old, new) == ["$ planner plan x", "  ...", "    name               resource   total", "  ...",
-                                    "  findings: none"]
+    assert de.reelide(old, new) == [
+        "$ planner plan x",
+        "  ...",
+        "    name               resource   total",
+        "  ...",
+        "  findings: none",
+    ]
     assert de.matches(["a", "...", "c"], ["a", "b", "c"]) and not de.matches(["a", "...", "d"], ["a", "b", "c"])

@@ -27,8 +27,14 @@ def test_mkdocs_build_is_strict_and_clean(tmp_path: Path) -> None:
     mkdocs = Path(sys.executable).parent / "mkdocs"
     if not mkdocs.exists():
         pytest.fail("mkdocs is not installed: `make setup` installs the docs extra")
-    res = subprocess.run([str(mkdocs), "build", "--strict", "--site-dir", str(tmp_path / "site")], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    res = subprocess.run(
+        [str(mkdocs), "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+    )
     assert res.returncode == 0, res.stderr
     assert "WARNING" not in res.stderr, res.stderr
     assert (tmp_path / "site" / "tasks" / "components" / "index.html").is_file()
@@ -40,7 +46,8 @@ def test_reference_page_is_generated_from_the_code(name: str) -> None:
     path = (gen_reference.REFERENCE / name).resolve()
     assert path.is_file(), f"{path.relative_to(ROOT)} is missing: run `.venv/bin/python -m tools.gen_reference`"
     assert path.read_text(encoding="utf-8") == gen_reference.pages()[name], (
-        f"{path.relative_to(ROOT)} is stale: run `.venv/bin/python -m tools.gen_reference`")
+        f"{path.relative_to(ROOT)} is stale: run `.venv/bin/python -m tools.gen_reference`"
+    )
 
 
 def test_the_rules_reference_lists_every_rule() -> None:
@@ -88,8 +95,14 @@ def test_every_task_page_is_in_the_nav_and_linked_from_the_readme() -> None:
     for task in tasks:
         assert task in nav, task
         assert f"(docs/{task})" in readme, task
-    for page in ("getting-started.md", "design.md", "benchmarks.md", "security.md", "editor-schema.md",
-                 "reference/rule-sources.md"):
+    for page in (
+        "getting-started.md",
+        "design.md",
+        "benchmarks.md",
+        "security.md",
+        "editor-schema.md",
+        "reference/rule-sources.md",
+    ):
         assert page in nav, page
         assert f"(docs/{page})" in readme, page
 

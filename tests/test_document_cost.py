@@ -23,8 +23,8 @@ from planner.core.document import (
     Summary,
     VolumeDetail,
 )
-from planner.core.model.cluster import DeploymentType, Purchase
 from planner.core.input.stack_files import load_stack
+from planner.core.model.cluster import DeploymentType, Purchase
 from planner.core.planning.pipeline import PlanOptions, plan_stack
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,31 +36,94 @@ maybe_text = st.none() | text
 purchase = st.sampled_from(get_args(Purchase))
 
 instance_detail = st.builds(
-    InstanceDetail, text, purchase, text, count, st.none() | st.floats(0, 1e4, allow_nan=False),
-    st.none() | text, count, st.none() | count, st.none() | count, money, st.booleans(),
-).map(lambda d: d if d.ultraserver_type is not None else dataclasses.replace(d, ultraservers=None, usd_per_ultraserver_hour=None))
+    InstanceDetail,
+    text,
+    purchase,
+    text,
+    count,
+    st.none() | st.floats(0, 1e4, allow_nan=False),
+    st.none() | text,
+    count,
+    st.none() | count,
+    st.none() | count,
+    money,
+    st.booleans(),
+).map(
+    lambda d: (
+        d
+        if d.ultraserver_type is not None
+        else dataclasses.replace(d, ultraservers=None, usd_per_ultraserver_hour=None)
+    )
+)
 instance_detail = instance_detail.map(
-    lambda d: d if d.billed_instances is not None else dataclasses.replace(d, idle_instances=None))
-details = st.none() | instance_detail | st.builds(VolumeDetail, text, count, count, text) | st.builds(
-    LustreDetail, st.sampled_from(get_args(DeploymentType)), st.none() | count, count, text)
-items = st.builds(LineItem, text, text, text, money, money, money, money, money, money, maybe_text, maybe_text,
-                  maybe_text, maybe_text, maybe_text, details)
+    lambda d: d if d.billed_instances is not None else dataclasses.replace(d, idle_instances=None)
+)
+details = (
+    st.none()
+    | instance_detail
+    | st.builds(VolumeDetail, text, count, count, text)
+    | st.builds(LustreDetail, st.sampled_from(get_args(DeploymentType)), st.none() | count, count, text)
+)
+items = st.builds(
+    LineItem,
+    text,
+    text,
+    text,
+    money,
+    money,
+    money,
+    money,
+    money,
+    money,
+    maybe_text,
+    maybe_text,
+    maybe_text,
+    maybe_text,
+    maybe_text,
+    details,
+)
 
 
 def _report(nested: st.SearchStrategy[CostReport | None]) -> st.SearchStrategy[CostReport]:
-    return st.builds(CostReport, text, st.sampled_from(["schedule.hours", "workload", "none"]), money, money, money,
-                     money, money, money, money, st.booleans(), st.lists(items, max_size=3).map(tuple),
-                     st.lists(text, max_size=2).map(tuple), st.lists(text, max_size=2).map(tuple), st.just("USD"),
-                     nested, nested)
+    return st.builds(
+        CostReport,
+        text,
+        st.sampled_from(["schedule.hours", "workload", "none"]),
+        money,
+        money,
+        money,
+        money,
+        money,
+        money,
+        money,
+        st.booleans(),
+        st.lists(items, max_size=3).map(tuple),
+        st.lists(text, max_size=2).map(tuple),
+        st.lists(text, max_size=2).map(tuple),
+        st.just("USD"),
+        nested,
+        nested,
+    )
 
 
 costs = _report(st.none() | _report(st.none()))
 summaries = st.builds(
-    Summary, count, count, count, count, count, money.filter(lambda x: x is not None),
-    money.filter(lambda x: x is not None), st.builds(PeakPflops, money, money, money), text,
-    st.none() | st.builds(LustreSummary, st.sampled_from(get_args(DeploymentType)), count, st.none() | count, maybe_text),
-    st.lists(st.builds(GroupSummary, text, text, purchase, count, count, maybe_text, count, text, text, st.booleans()),
-             max_size=3).map(tuple),
+    Summary,
+    count,
+    count,
+    count,
+    count,
+    count,
+    money.filter(lambda x: x is not None),
+    money.filter(lambda x: x is not None),
+    st.builds(PeakPflops, money, money, money),
+    text,
+    st.none()
+    | st.builds(LustreSummary, st.sampled_from(get_args(DeploymentType)), count, st.none() | count, maybe_text),
+    st.lists(
+        st.builds(GroupSummary, text, text, purchase, count, count, maybe_text, count, text, text, st.booleans()),
+        max_size=3,
+    ).map(tuple),
 )
 
 
@@ -106,14 +169,18 @@ def test_every_optional_key_of_a_line_item_survives(stack_file) -> None:
     sell, the workload's longer estimate, compute left out; each read and written unchanged."""
     from planner.core.model.cluster import Unplanned
 
-    stack = load_stack(str(stack_file("""\
+    stack = load_stack(
+        str(
+            stack_file("""\
 availability_zone: us-east-2a
 node_groups:
   - {name: ultra, instance_type: trn2u.48xlarge, count: 6, purchase: capacity-block}
   - {name: od, instance_type: p5e.48xlarge, count: 1}
 schedule: {hours: 10}
 workload: {parameters: 70e9, tokens: 1e12, mfu: 0.4}
-""")))
+""")
+        )
+    )
     batch = Unplanned("AWS Batch compute environment 'ce'", "unsized", ("p5.48xlarge",), range="0-1024 vCPUs")
     stack = dataclasses.replace(stack, cluster=dataclasses.replace(stack.cluster, unplanned=(batch,)))
     plan = plan_stack(stack, PlanOptions())

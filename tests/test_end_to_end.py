@@ -45,11 +45,15 @@ def test_render_of_the_saved_json_is_what_plan_printed(saved: Path, fmt: str) ->
 
 def test_the_table_ends_with_the_verdict() -> None:
     res = run_cli("plan", str(ROOT / "stacks"))
-    assert re.fullmatch(r"3 stacks, 0 errors, 0 warnings; cost \$[\d,]+\.\d\d; exit 0 \(no unsuppressed errors\)",
-                        res.out.splitlines()[-1])
+    assert re.fullmatch(
+        r"3 stacks, 0 errors, 0 warnings; cost \$[\d,]+\.\d\d; exit 0 \(no unsuppressed errors\)",
+        res.out.splitlines()[-1],
+    )
 
 
-BROKEN = "config:\n  aws:region: us-east-1\n  planner:cluster:\n    node_groups:\n      - name: a\n        count: lots\n"
+BROKEN = (
+    "config:\n  aws:region: us-east-1\n  planner:cluster:\n    node_groups:\n      - name: a\n        count: lots\n"
+)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -65,24 +69,39 @@ def test_a_broken_stack_file_is_in_every_format(tmp_path: Path, fmt: str) -> Non
         results = json.loads(res.out)["runs"][0]["results"]
         assert {"ruleId": "invalid-input", "line": 6} in [
             {"ruleId": r["ruleId"], "line": r["locations"][0]["physicalLocation"].get("region", {}).get("startLine")}
-            for r in results]
+            for r in results
+        ]
     elif fmt == "github":
         assert f"::error file={path},line=6,title=invalid input::planner:cluster.node_groups[0].count: " in res.out
     elif fmt == "json":
         doc = json.loads(res.out)
-        assert doc["stacks"] == [] and {"file": str(path), "line": 6, "key": "planner:cluster.node_groups[0].count",
-                                        "message": "expected a positive integer, got 'lots'"} in doc["problems"]
+        assert (
+            doc["stacks"] == []
+            and {
+                "file": str(path),
+                "line": 6,
+                "key": "planner:cluster.node_groups[0].count",
+                "message": "expected a positive integer, got 'lots'",
+            }
+            in doc["problems"]
+        )
     else:
         assert f"{path}:6" in res.out and "nothing planned" in res.out
 
 
-@pytest.mark.parametrize(("text", "said"), [
-    ("not json", "not JSON (Expecting value); expected a planner JSON report"),
-    ('{"version": 1, "stacks": []}', "a planner report of version 1; this planner reads version 2"),
-    ('{"version": 2, "command": "deploy"}', "unknown command 'deploy' in the report"),
-    ('[1, 2]', "not a planner report"),
-    ('{"version": 2, "command": "plan", "stacks": [{"stack": "x"}]}', "not a planner report of version 2: KeyError"),
-])
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("not json", "not JSON (Expecting value); expected a planner JSON report"),
+        ('{"version": 1, "stacks": []}', "a planner report of version 1; this planner reads version 2"),
+        ('{"version": 2, "command": "deploy"}', "unknown command 'deploy' in the report"),
+        ("[1, 2]", "not a planner report"),
+        (
+            '{"version": 2, "command": "plan", "stacks": [{"stack": "x"}]}',
+            "not a planner report of version 2: KeyError",
+        ),
+    ],
+)
 def test_render_refuses_what_is_not_a_report(tmp_path: Path, text: str, said: str) -> None:
     path = tmp_path / "report.json"
     path.write_text(text, encoding="utf-8")

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 import yaml
 
-from planner.core.reading.problems import InputError
 from planner.core.input.stack_files import load_stack
 from planner.core.planning.pipeline import plan_stack
+from planner.core.reading.problems import InputError
 
 HERE = Path(__file__).parent / "invalid_stacks"
 STACKS = sorted(HERE.glob("Pulumi.*.yaml"))
@@ -31,9 +31,18 @@ NOT_APPLICABLE = {
     ("capacity-block-reservation-count", "capacity-block-reservation-count"): "needs reservation ids only the user has",
     ("capacity-block-reservation", "capacity-block-reservation"): "needs the booked block's reservation id",
     ("capacity-block-resource-group", "capacity-block-resource-group"): "needs the block's reservation id",
-    ("subnet-single-az", "subnet-single-az"): "moves every resource into an existing subnet's AZ, which only the user knows",
-    ("ultracluster-scale", "ultracluster-scale"): "asks to confirm with AWS (or to shrink by 8 chips, 1 instance: applied below)",
-    ("capacity-reservation-list", "capacity-reservation-list"): "declares a node group per reservation: the split is the user's",
+    (
+        "subnet-single-az",
+        "subnet-single-az",
+    ): "moves every resource into an existing subnet's AZ, which only the user knows",
+    (
+        "ultracluster-scale",
+        "ultracluster-scale",
+    ): "asks to confirm with AWS (or to shrink by 8 chips, 1 instance: applied below)",
+    (
+        "capacity-reservation-list",
+        "capacity-reservation-list",
+    ): "declares a node group per reservation: the split is the user's",
     ("local-zone-opt-in", "local-zone-opt-in"): "an AWS account setting (opt in to the Local Zone), not a stack change",
 }
 PRICE_FIX = "add the price"  # price-unknown: a price book change, not a stack change
@@ -72,13 +81,15 @@ def _apply_one(doc: dict[str, Any], fix: str) -> bool:
     m = re.match(r"in node group(?:\(s\))? '([^']+)', (.*)$", fix)
     if m:
         target, fix = _group(doc, m.group(1)), m.group(2)
-    m = re.match(r"split node group '([^']+)' \(count: (\d+)\) into groups of count: ([\d, ]+), one Capacity Block each", fix)
+    m = re.match(
+        r"split node group '([^']+)' \(count: (\d+)\) into groups of count: ([\d, ]+), one Capacity Block each", fix
+    )
     if m:
         g = _group(doc, m.group(1))
         groups = _cluster(doc)["node_groups"]
         i = groups.index(g)
         parts = [int(x) for x in m.group(3).split(",")]
-        groups[i:i + 1] = [dict(g, name=f"{g['name']}-{k}", count=n) for k, n in enumerate(parts, 1)]
+        groups[i : i + 1] = [dict(g, name=f"{g['name']}-{k}", count=n) for k, n in enumerate(parts, 1)]
         return True
     m = re.search(r"raise budget\.(\w+) to ([\d.]+)", fix)
     if m:
@@ -103,7 +114,7 @@ def _alternatives(fix: str) -> list[str]:
     """`A, or B` / `A or B`: the alternatives in order; a clause in parentheses stays with its own."""
     head = re.match(r"(in node group(?:\(s\))? '[^']+', )", fix)
     prefix = head.group(1) if head else ""
-    body = fix[len(prefix):]
+    body = fix[len(prefix) :]
     parts = re.split(r",? or (?=(?:set|remove|in node group|raise|add|split|plan|export|train|ask|confirm)\b)", body)
     out = []
     for p in parts:
@@ -120,7 +131,7 @@ def _cases() -> list[Any]:
     out = []
     for path in STACKS:
         plan = plan_stack(load_stack(str(path)))
-        name = path.name[len("Pulumi."):-len(".yaml")]
+        name = path.name[len("Pulumi.") : -len(".yaml")]
         for f in plan.findings:
             if f.fix and not f.fix.startswith(PRICE_FIX):
                 out.append(pytest.param(path, f.rule, f.fix, id=f"{name}:{f.rule}"))
@@ -129,7 +140,7 @@ def _cases() -> list[Any]:
 
 @pytest.mark.parametrize("path,rule_id,fix", _cases())
 def test_a_fix_raises_no_new_error(tmp_path: Path, path: Path, rule_id: str, fix: str) -> None:
-    name = path.name[len("Pulumi."):-len(".yaml")]
+    name = path.name[len("Pulumi.") : -len(".yaml")]
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     before = _errors(path)
     for alt in _alternatives(fix):
@@ -153,12 +164,16 @@ def test_the_workload_fix_is_a_block_that_holds_the_run(stack_file) -> None:
     """The workload needs 3,904 h on a Capacity Block cluster. Its fix names the block
     whose usable hours (it ends 30 minutes early for instances) hold the run, 4,032 h (168 days), which
     capacity-block-duration accepts; it used to propose 3905, which that rule then refused."""
-    cluster = ("availability_zone: us-east-2b\nplacement_group: none\nnode_groups:\n"
-               "  - {name: t, instance_type: trn2.48xlarge, count: 16, purchase: capacity-block, capacity_reservation_id: cr-0123456789abcdef0}\n"
-               "schedule: {hours: 336}\nworkload: {parameters: 70e9, tokens: 2e12, mfu: 0.35}\n")
+    cluster = (
+        "availability_zone: us-east-2b\nplacement_group: none\nnode_groups:\n"
+        "  - {name: t, instance_type: trn2.48xlarge, count: 16, purchase: capacity-block, capacity_reservation_id: cr-0123456789abcdef0}\n"
+        "schedule: {hours: 336}\nworkload: {parameters: 70e9, tokens: 2e12, mfu: 0.35}\n"
+    )
     plan = plan_stack(load_stack(str(stack_file(cluster))))
     (f,) = [f for f in plan.findings if f.rule == "workload-exceeds-schedule"]
-    assert f.fix.startswith("set schedule.hours: 4032 (a 168-day (4,032 h) Capacity Block: instances run 4,031.5 h of it, "
-                            "enough for the 3,904.3 h the workload needs)")
+    assert f.fix.startswith(
+        "set schedule.hours: 4032 (a 168-day (4,032 h) Capacity Block: instances run 4,031.5 h of it, "
+        "enough for the 3,904.3 h the workload needs)"
+    )
     fixed = plan_stack(load_stack(str(stack_file(cluster.replace("hours: 336", "hours: 4032")))))
     assert not [x for x in fixed.findings if x.rule in ("workload-exceeds-schedule", "capacity-block-duration")]

@@ -14,4 +14,5 @@ def test_output_is_the_golden_file(name: str) -> None:
     path = golden.GOLDEN / name
     assert path.is_file(), f"{path} missing: run python -m tools.golden"
     assert golden.render(columns, argv) == path.read_text(encoding="utf-8"), (
-        f"planner {' '.join(argv)} no longer prints {path.name}; if intended, run python -m tools.golden and review the diff")
+        f"planner {' '.join(argv)} no longer prints {path.name}; if intended, run python -m tools.golden and review the diff"
+    )

@@ -25,7 +25,6 @@ from conftest import ROOT, no_plan, run_cli, run_process
 from test_preflight_helpers import StubbedAws, fake_session, isolate
 
 from planner.core.input import stack_files as parse
-from planner.core.reading.problems import InputError
 
 TRN2_DEV = "stacks/Pulumi.trn2-dev.yaml"
 GOOD_GROUP = "name: a\n    instance_type: trn2.48xlarge\n    count: 2"
@@ -45,14 +44,33 @@ def cluster(tmp_path: Path, body: str, region: str = "us-east-2", name: str = "t
 
 def base(**over: str) -> str:
     """A valid cluster with any key replaced by a YAML scalar (already quoted)."""
-    values = {"availability_zone": "us-east-2b", "name": "a", "instance_type": "trn2.48xlarge", "count": "2",
-              "purchase": "on-demand", "reservation": None, "s3": None, "reason": None, "rule": "efa-recommended",
-              "vpc": None, "subnet": None, "lustre_az": None, "deployment_type": "SCRATCH_2", "precision": "bf16",
-              "placement": "cluster"}
+    values = {
+        "availability_zone": "us-east-2b",
+        "name": "a",
+        "instance_type": "trn2.48xlarge",
+        "count": "2",
+        "purchase": "on-demand",
+        "reservation": None,
+        "s3": None,
+        "reason": None,
+        "rule": "efa-recommended",
+        "vpc": None,
+        "subnet": None,
+        "lustre_az": None,
+        "deployment_type": "SCRATCH_2",
+        "precision": "bf16",
+        "placement": "cluster",
+    }
     values.update(over)
-    out = [f"    availability_zone: {values['availability_zone']}", f"    placement_group: {values['placement']}",
-           "    node_groups:", f"      - name: {values['name']}", f"        instance_type: {values['instance_type']}",
-           f"        count: {values['count']}", f"        purchase: {values['purchase']}"]
+    out = [
+        f"    availability_zone: {values['availability_zone']}",
+        f"    placement_group: {values['placement']}",
+        "    node_groups:",
+        f"      - name: {values['name']}",
+        f"        instance_type: {values['instance_type']}",
+        f"        count: {values['count']}",
+        f"        purchase: {values['purchase']}",
+    ]
     if values["reservation"]:
         out.append(f"        capacity_reservation_id: {values['reservation']}")
     out += ["    lustre:", f"      deployment_type: {values['deployment_type']}", "      storage_capacity_gib: 1200"]
@@ -60,12 +78,21 @@ def base(**over: str) -> str:
         out.append(f"      s3_import_path: {values['s3']}")
     if values["lustre_az"]:
         out.append(f"      availability_zone: {values['lustre_az']}")
-    out += ["    workload:", "      parameters: 7e9", "      tokens: 1e11", "      mfu: 0.4", f"      precision: {values['precision']}"]
+    out += [
+        "    workload:",
+        "      parameters: 7e9",
+        "      tokens: 1e11",
+        "      mfu: 0.4",
+        f"      precision: {values['precision']}",
+    ]
     if values["reason"]:
         out += ["    suppress:", f"      - rule: {values['rule']}", f"        reason: {values['reason']}"]
     if values["vpc"] or values["subnet"]:
-        out += ["    network:", f"      vpc_id: {values['vpc'] or 'vpc-0123456789abcdef0'}",
-                f"      subnet_id: {values['subnet'] or 'subnet-0123456789abcdef0'}"]
+        out += [
+            "    network:",
+            f"      vpc_id: {values['vpc'] or 'vpc-0123456789abcdef0'}",
+            f"      subnet_id: {values['subnet'] or 'subnet-0123456789abcdef0'}",
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -80,8 +107,25 @@ def one_line_errors(res: Any) -> list[str]:
 
 # --- item 1: control characters are refused in every string the schema accepts ------------
 
-CONTROL = ["\r", "\n", "\x1b", "\x00", "\x7f", "\x85", "\x9b", "\u202e", "\u202a", "\u2066", "\u2069", "\u200e", "\u200f",
-           "\u061c", "\u2028", "\u2029", "\t"]
+CONTROL = [
+    "\r",
+    "\n",
+    "\x1b",
+    "\x00",
+    "\x7f",
+    "\x85",
+    "\x9b",
+    "\u202e",
+    "\u202a",
+    "\u2066",
+    "\u2069",
+    "\u200e",
+    "\u200f",
+    "\u061c",
+    "\u2028",
+    "\u2029",
+    "\t",
+]
 STRING_FIELDS = {
     "availability_zone": lambda v: base(availability_zone=v),
     "name": lambda v: base(name=v),
@@ -98,11 +142,22 @@ STRING_FIELDS = {
     "vpc_id": lambda v: base(vpc=v),
     "subnet_id": lambda v: base(subnet=v),
 }
-VALID = {"availability_zone": "us-east-2b", "name": "a", "instance_type": "trn2.48xlarge", "purchase": "on-demand",
-         "capacity_reservation_id": "cr-0123456789abcdef0", "s3_import_path": "s3://bucket/prefix",
-         "lustre.availability_zone": "us-east-2b", "deployment_type": "SCRATCH_2", "precision": "bf16",
-         "placement_group": "cluster", "suppress.rule": "efa-recommended", "suppress.reason": "accepted",
-         "vpc_id": "vpc-0123456789abcdef0", "subnet_id": "subnet-0123456789abcdef0"}
+VALID = {
+    "availability_zone": "us-east-2b",
+    "name": "a",
+    "instance_type": "trn2.48xlarge",
+    "purchase": "on-demand",
+    "capacity_reservation_id": "cr-0123456789abcdef0",
+    "s3_import_path": "s3://bucket/prefix",
+    "lustre.availability_zone": "us-east-2b",
+    "deployment_type": "SCRATCH_2",
+    "precision": "bf16",
+    "placement_group": "cluster",
+    "suppress.rule": "efa-recommended",
+    "suppress.reason": "accepted",
+    "vpc_id": "vpc-0123456789abcdef0",
+    "subnet_id": "subnet-0123456789abcdef0",
+}
 
 
 @pytest.mark.parametrize("field", sorted(STRING_FIELDS))
@@ -148,7 +203,9 @@ def test_item1_reports_escape_what_reaches_them_anyway(tmp_path: Path) -> None:
         res = run_cli("plan", str(path), "--format", fmt)
         assert res.code in (0, 1), res.err
         for line in res.out.splitlines():
-            assert not line.lstrip().startswith("::") or (fmt == "github" and re.match(r"::(error|warning|notice) ", line))
+            assert not line.lstrip().startswith("::") or (
+                fmt == "github" and re.match(r"::(error|warning|notice) ", line)
+            )
             assert "\u202e" not in line
         assert "\r" not in res.out
         if fmt in ("json", "sarif"):
@@ -156,6 +213,7 @@ def test_item1_reports_escape_what_reaches_them_anyway(tmp_path: Path) -> None:
 
 
 # --- item 2: user text with line feeds never starts a line of its own -----------------------
+
 
 def test_item2_suppress_on_the_command_line_stays_on_one_line() -> None:
     res = run_cli("plan", TRN2_DEV, "--suppress", "efa\n::error file=x::forged")
@@ -165,8 +223,19 @@ def test_item2_suppress_on_the_command_line_stays_on_one_line() -> None:
 
 
 def test_item2_compare_instance_type_stays_on_one_line() -> None:
-    res = run_cli("compare", "--parameters", "7e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "1",
-                  "--instance-type", "trn2\n::error::forged")
+    res = run_cli(
+        "compare",
+        "--parameters",
+        "7e9",
+        "--tokens",
+        "1e11",
+        "--mfu",
+        "0.4",
+        "--instances",
+        "1",
+        "--instance-type",
+        "trn2\n::error::forged",
+    )
     assert res.code == 2
     one_line_errors(res)
 
@@ -182,8 +251,14 @@ def test_item2_stack_option_and_argparse_errors_stay_on_one_line() -> None:
 
 @pytest.mark.parametrize("key", ["name", "source", "note", "assumption"])
 def test_item2_price_book_text_with_line_feeds_is_refused(tmp_path: Path, key: str) -> None:
-    entry = {"instance_type": "trn2.48xlarge", "region": "us-east-2", "purchase": "on-demand", "usd_per_hour": 40,
-             "source": "https://example.test/prices", "as_of": "2026-01-01"}
+    entry = {
+        "instance_type": "trn2.48xlarge",
+        "region": "us-east-2",
+        "purchase": "on-demand",
+        "usd_per_hour": 40,
+        "source": "https://example.test/prices",
+        "as_of": "2026-01-01",
+    }
     book: dict[str, Any] = {"name": "mine", "instances": [entry]}
     if key == "name":
         book["name"] = "x\n::error::forged"
@@ -199,9 +274,22 @@ def test_item2_price_book_text_with_line_feeds_is_refused(tmp_path: Path, key: s
 
 def test_item2_a_price_book_file_name_with_a_line_feed_stays_on_one_line(tmp_path: Path) -> None:
     path = tmp_path / "b\n::error::forged.yaml"  # the book's default name is its file name
-    path.write_text(json.dumps({"instances": [{"instance_type": "trn2.48xlarge", "region": "us-east-2",
-                                               "purchase": "on-demand", "usd_per_hour": 40,
-                                               "source": "https://example.test/prices", "as_of": "2026-01-01"}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "instances": [
+                    {
+                        "instance_type": "trn2.48xlarge",
+                        "region": "us-east-2",
+                        "purchase": "on-demand",
+                        "usd_per_hour": 40,
+                        "source": "https://example.test/prices",
+                        "as_of": "2026-01-01",
+                    }
+                ]
+            }
+        )
+    )
     for fmt in ("table", "github", "markdown"):
         res = run_cli("plan", TRN2_DEV, "--price-book", str(path), "--format", fmt)
         assert res.code in (0, 1), res.err
@@ -225,8 +313,20 @@ def assert_inert(markdown: str, allowed_tags: tuple[str, ...] = ()) -> None:
     assert not re.search(r"(?<!\\)!(?<!\\)\[", markdown), "an image"
     assert "https://evil" not in markdown and "www.evil" not in markdown, "an autolink"
     tags = set(re.findall(r"</?[A-Za-z][^>]*>", markdown))
-    known = {"<details open>", "<summary>", "</summary>", "</details>", "<br>", "<br/>", "<details>", "<b>", "</b>",
-             "<code>", "</code>", *allowed_tags}
+    known = {
+        "<details open>",
+        "<summary>",
+        "</summary>",
+        "</details>",
+        "<br>",
+        "<br/>",
+        "<details>",
+        "<b>",
+        "</b>",
+        "<code>",
+        "</code>",
+        *allowed_tags,
+    }
     assert tags <= known, tags - known
     assert "#12" not in markdown, "an issue reference"
 
@@ -243,8 +343,16 @@ def test_item3_suppression_reason_is_inert_in_the_comment(tmp_path: Path) -> Non
 
 
 def test_item3_price_book_text_is_inert_in_the_cost_section(tmp_path: Path) -> None:
-    entry = {"instance_type": "trn2.48xlarge", "region": "us-east-2", "purchase": "on-demand", "usd_per_hour": 40,
-             "source": HOSTILE, "as_of": "2026-01-01", "note": HOSTILE, "assumption": HOSTILE}
+    entry = {
+        "instance_type": "trn2.48xlarge",
+        "region": "us-east-2",
+        "purchase": "on-demand",
+        "usd_per_hour": 40,
+        "source": HOSTILE,
+        "as_of": "2026-01-01",
+        "note": HOSTILE,
+        "assumption": HOSTILE,
+    }
     path = tmp_path / "book.yaml"
     path.write_text(json.dumps({"name": HOSTILE, "instances": [entry]}))
     for command in (["plan", TRN2_DEV], ["diff", TRN2_DEV, TRN2_DEV]):
@@ -274,13 +382,15 @@ def test_item3_error_lines_in_the_actions_comment_are_fenced(tmp_path: Path) -> 
     repo = _repo(tmp_path)
     (repo / "stacks" / "Pulumi.evil.yaml").write_text(
         "config:\n  aws:region: us-east-2\n  planner:cluster:\n    availability_zone: us-east-2b\n"
-        "    node_groups:\n      - name: a\n        instance_type: \"<img src=x> @octo-team [x](https://evil.example)\"\n"
-        "        count: 1\n", encoding="utf-8")
+        '    node_groups:\n      - name: a\n        instance_type: "<img src=x> @octo-team [x](https://evil.example)"\n'
+        "        count: 1\n",
+        encoding="utf-8",
+    )
     res = run_action(repo, tmp_path)
     assert res["outputs"]["exit-code"] == "2"
     comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
     fence = comment.index("````text\n")
-    errors = comment[fence + len("````text\n"):]
+    errors = comment[fence + len("````text\n") :]
     assert errors.endswith("````\n") and "<img src=x>" in errors  # shown as text, inside the fence
     assert "<img" not in comment[:fence]
     for line in errors.splitlines()[:-1]:
@@ -323,12 +433,15 @@ def test_item4_wrong_values_are_shown_only_as_far_as_needed(tmp_path: Path) -> N
 
 # --- item 5: a key left empty is a type error, not a dropped node group ---------------------
 
+
 @pytest.mark.parametrize("key,value", [("count", ""), ("efa", ""), ("ultraservers", "")])
 def test_item5_null_count_efa_ultraservers_is_an_error(tmp_path: Path, key: str, value: str) -> None:
     itype = "trn2u.48xlarge" if key == "ultraservers" else "trn2.48xlarge"
     size = "" if key == "count" or key == "ultraservers" else "\n        count: 2"
-    body = (f"    availability_zone: us-east-2b\n    node_groups:\n      - name: a\n        instance_type: {itype}"
-            f"{size}\n        {key}:{value}\n        purchase: capacity-block\n")
+    body = (
+        f"    availability_zone: us-east-2b\n    node_groups:\n      - name: a\n        instance_type: {itype}"
+        f"{size}\n        {key}:{value}\n        purchase: capacity-block\n"
+    )
     res = run_cli("plan", str(cluster(tmp_path, body)))
     assert res.code == 2, res.out
     assert f"node_groups[0].{key}: expected" in res.err and "got nothing" in res.err
@@ -336,17 +449,28 @@ def test_item5_null_count_efa_ultraservers_is_an_error(tmp_path: Path, key: str,
 
 # --- item 6: patterns are full matches: a trailing newline fails ----------------------------
 
-@pytest.mark.parametrize("rx,good", [(parse._NAME, "a-b"), (parse._REGION, "us-east-2"),
-                                     (parse._RESERVATION, "cr-0123456789abcdef0"), (parse._VPC, "vpc-0123456789abcdef0"),
-                                     (parse._SUBNET, "subnet-0123456789abcdef0"), (parse._S3_URL, "s3://bucket/x"),
-                                     (parse._STACK_FILE, "Pulumi.dev.yaml")])
+
+@pytest.mark.parametrize(
+    "rx,good",
+    [
+        (parse._NAME, "a-b"),
+        (parse._REGION, "us-east-2"),
+        (parse._RESERVATION, "cr-0123456789abcdef0"),
+        (parse._VPC, "vpc-0123456789abcdef0"),
+        (parse._SUBNET, "subnet-0123456789abcdef0"),
+        (parse._S3_URL, "s3://bucket/x"),
+        (parse._STACK_FILE, "Pulumi.dev.yaml"),
+    ],
+)
 def test_item6_patterns_refuse_a_trailing_newline(rx: re.Pattern[str], good: str) -> None:
     assert rx.fullmatch(good)
     assert not rx.fullmatch(good + "\n")
     assert parse.stack_name("Pulumi.dev.yaml\n") is None
 
 
-@pytest.mark.parametrize("field", ["availability_zone", "name", "capacity_reservation_id", "vpc_id", "subnet_id", "s3_import_path"])
+@pytest.mark.parametrize(
+    "field", ["availability_zone", "name", "capacity_reservation_id", "vpc_id", "subnet_id", "s3_import_path"]
+)
 def test_item6_values_ending_in_a_newline_are_refused(tmp_path: Path, field: str) -> None:
     res = run_cli("plan", str(cluster(tmp_path, STRING_FIELDS[field](yq(VALID[field] + "\n")))))
     assert res.code == 2
@@ -355,11 +479,26 @@ def test_item6_values_ending_in_a_newline_are_refused(tmp_path: Path, field: str
 def test_item6_region_ending_in_a_newline_is_refused(tmp_path: Path) -> None:
     res = run_cli("plan", str(cluster(tmp_path, base(), region=yq("us-east-2\n"))))
     assert res.code == 2 and "aws:region" in res.err
-    assert run_cli("compare", "--parameters", "7e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "1",
-                   "--region", "us-east-2\n").code == 2
+    assert (
+        run_cli(
+            "compare",
+            "--parameters",
+            "7e9",
+            "--tokens",
+            "1e11",
+            "--mfu",
+            "0.4",
+            "--instances",
+            "1",
+            "--region",
+            "us-east-2\n",
+        ).code
+        == 2
+    )
 
 
 # --- item 7: no traceback, no exit 1 for unusable input ----------------------------------------
+
 
 def test_item7_huge_workloads_give_findings_not_infinity(tmp_path: Path) -> None:
     body = base().replace("parameters: 7e9", "parameters: 1e30").replace("tokens: 1e11", "tokens: 1e30")
@@ -370,12 +509,15 @@ def test_item7_huge_workloads_give_findings_not_infinity(tmp_path: Path) -> None
     assert res.code == 2 and "workload.mfu: expected a fraction of peak between 0.01 and 1" in res.err
 
 
-@pytest.mark.parametrize("args", [
-    ["--parameters", "1e308", "--tokens", "1e308", "--mfu", "0.4", "--instances", "1"],
-    ["--parameters", "7e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "9" * 400],
-    ["--parameters", "7e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "0"],
-    ["--parameters", "7e9", "--tokens", "1e11", "--mfu", "5e-324", "--instances", "1"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--parameters", "1e308", "--tokens", "1e308", "--mfu", "0.4", "--instances", "1"],
+        ["--parameters", "7e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "9" * 400],
+        ["--parameters", "7e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "0"],
+        ["--parameters", "7e9", "--tokens", "1e11", "--mfu", "5e-324", "--instances", "1"],
+    ],
+)
 def test_item7_compare_numbers_out_of_range_exit_2(args: list[str]) -> None:
     res = run_cli("compare", *args)
     assert res.code == 2
@@ -398,19 +540,44 @@ def test_item7_an_unreadable_folder_is_one_line(monkeypatch: pytest.MonkeyPatch,
 def test_item7_standard_output_full_or_closed_exits_2() -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([sys.executable, "-m", "planner", "plan", "stacks"], cwd=ROOT, stdout=full,
-                              stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "planner", "plan", "stacks"],
+            cwd=ROOT,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=120,
+        )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip().splitlines() == ["planner: <standard output>: cannot write the report: No space left on device"]
-    proc = subprocess.run(f"'{sys.executable}' -m planner plan stacks >&-", shell=True, cwd=ROOT,
-                          stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+    assert proc.stderr.strip().splitlines() == [
+        "planner: <standard output>: cannot write the report: No space left on device"
+    ]
+    proc = subprocess.run(
+        f"'{sys.executable}' -m planner plan stacks >&-",
+        shell=True,
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
-    proc = subprocess.run(f"'{sys.executable}' -m planner plan stacks -o /dev/null >&-", shell=True, cwd=ROOT,
-                          stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+    proc = subprocess.run(
+        f"'{sys.executable}' -m planner plan stacks -o /dev/null >&-",
+        shell=True,
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode in (0, 1) and proc.stderr == ""  # the report went to --output: a closed stdout is no error
 
 
-def test_item7_update_readme_write_failure_leaves_the_readme_whole(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_item7_update_readme_write_failure_leaves_the_readme_whole(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     readme = tmp_path / "README.md"
     readme.write_text("# x\n<!-- rules:start -->\nold\n<!-- rules:end -->\n")
     before = readme.read_text()
@@ -425,7 +592,9 @@ def test_item7_update_readme_write_failure_leaves_the_readme_whole(monkeypatch: 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md"]  # no temporary file left
 
 
-def test_item7_credential_process_printing_non_json_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_item7_credential_process_printing_non_json_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     isolate(monkeypatch, tmp_path, credentials=False)
     config = tmp_path / "no-aws-config"
     config.write_text("[default]\ncredential_process = echo this-is-not-json\n")
@@ -436,6 +605,7 @@ def test_item7_credential_process_printing_non_json_is_one_line(monkeypatch: pyt
 
 def test_item7_an_unexpected_exception_is_one_line_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
     """A bug, or a --program raising BaseException, must not exit 1 (which means "findings")."""
+
     class Odd(BaseException):
         pass
 
@@ -450,6 +620,7 @@ def test_item7_an_unexpected_exception_is_one_line_exit_2(monkeypatch: pytest.Mo
 
 
 # --- item 8: reports are written whole or not at all; devices are not read ------------------
+
 
 def test_item8_a_failed_output_write_keeps_the_previous_report(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     out = tmp_path / "report.json"
@@ -510,11 +681,15 @@ def test_item8_oversized_readme_is_refused(tmp_path: Path) -> None:
 
 # --- item 10: sane lower bounds ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("snippet,message", [
-    ("    schedule:\n      hours: 5e-324\n", "schedule.hours: expected at least 1"),
-    ("    budget:\n      total_usd: 5e-324\n", "budget.total_usd: expected at least 0.01"),
-    ("    budget:\n      monthly_usd: 0.001\n", "budget.monthly_usd: expected at least 0.01"),
-])
+
+@pytest.mark.parametrize(
+    "snippet,message",
+    [
+        ("    schedule:\n      hours: 5e-324\n", "schedule.hours: expected at least 1"),
+        ("    budget:\n      total_usd: 5e-324\n", "budget.total_usd: expected at least 0.01"),
+        ("    budget:\n      monthly_usd: 0.001\n", "budget.monthly_usd: expected at least 0.01"),
+    ],
+)
 def test_item10_tiny_hours_and_budgets_are_refused(tmp_path: Path, snippet: str, message: str) -> None:
     res = run_cli("plan", str(cluster(tmp_path, base() + snippet)))
     assert res.code == 2 and message in res.err
@@ -527,6 +702,7 @@ def test_item10_compare_deadline_has_a_lower_bound() -> None:
 
 # --- item 11: every AWS call is bounded -------------------------------------------------------------
 
+
 def test_item11_clients_have_timeouts_and_a_retry_budget() -> None:
     from planner.aws import account
 
@@ -536,7 +712,9 @@ def test_item11_clients_have_timeouts_and_a_retry_budget() -> None:
     assert config.retries == {"mode": "standard", "total_max_attempts": account.MAX_ATTEMPTS}
 
 
-def test_item11_a_hung_credential_process_is_cut_by_the_deadline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_item11_a_hung_credential_process_is_cut_by_the_deadline(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     isolate(monkeypatch, tmp_path, credentials=False)
     (tmp_path / "no-aws-config").write_text("[default]\ncredential_process = sleep 30\n")
     res = run_process("preflight", TRN2_DEV, "--aws-timeout", "1")  # how soon it ends: `make bench`
@@ -571,25 +749,36 @@ def silent_endpoint() -> Any:
     server.close()
 
 
-def test_item11_a_silent_endpoint_ends_in_findings_within_the_deadline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                                                        silent_endpoint: str) -> None:
+def test_item11_a_silent_endpoint_ends_in_findings_within_the_deadline(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, silent_endpoint: str
+) -> None:
     isolate(monkeypatch, tmp_path)
     # 3 s, not 1: the deadline also counts loading boto3's credentials, which a loaded CI machine
     # can take a second over; the endpoint then holds the first call until the deadline (how soon
     # the command ends after it: `make bench`, bench/bounds.py)
-    res = run_process("preflight", TRN2_DEV, "--aws-timeout", "3", "--format", "json",
-                      env={"AWS_ENDPOINT_URL": silent_endpoint})
+    res = run_process(
+        "preflight", TRN2_DEV, "--aws-timeout", "3", "--format", "json", env={"AWS_ENDPOINT_URL": silent_endpoint}
+    )
     assert res.code == 1 and "Traceback" not in res.err, res.err
     rules = {f["rule"] for s in json.loads(res.out)["stacks"] for f in s["findings"]}
     assert rules == {"preflight-aws-error"}
     assert "no answer from AWS within 3 s" in res.out
 
 
-def test_item11_live_prices_fall_back_within_the_deadline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                                          silent_endpoint: str) -> None:
+def test_item11_live_prices_fall_back_within_the_deadline(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, silent_endpoint: str
+) -> None:
     isolate(monkeypatch, tmp_path)
-    res = run_process("plan", TRN2_DEV, "--live-prices", "--aws-timeout", "1", "--format", "json",
-                      env={"AWS_ENDPOINT_URL": silent_endpoint})
+    res = run_process(
+        "plan",
+        TRN2_DEV,
+        "--live-prices",
+        "--aws-timeout",
+        "1",
+        "--format",
+        "json",
+        env={"AWS_ENDPOINT_URL": silent_endpoint},
+    )
     assert res.code in (0, 1) and "live prices unavailable" in res.err and "within 1 s" in res.err
     json.loads(res.out)
 
@@ -611,6 +800,7 @@ def test_item11_the_deadline_stops_later_calls_at_once() -> None:
 
 # --- item 12: an HTTP 200 that AWS did not send is an AWS error, not an answer -----------------------
 
+
 def _portal(client: Any, body: bytes) -> None:
     from botocore.awsrequest import AWSResponse
 
@@ -618,13 +808,22 @@ def _portal(client: Any, body: bytes) -> None:
         def stream(self, **_: Any) -> Any:
             yield body
 
-    client.meta.events.register_first("before-send", lambda request, **_: AWSResponse(
-        request.url, 200, {"Content-Type": "text/html"}, Raw()))
+    client.meta.events.register_first(
+        "before-send", lambda request, **_: AWSResponse(request.url, 200, {"Content-Type": "text/html"}, Raw())
+    )
 
 
-@pytest.mark.parametrize("body", [b"<html><head><title>Wi-Fi</title></head><body>Sign in</body></html>",
-                                  b"<html><body><p>Sign in<br></body></html>", b""])
-def test_item12_a_captive_portal_gives_preflight_aws_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, body: bytes) -> None:
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"<html><head><title>Wi-Fi</title></head><body>Sign in</body></html>",
+        b"<html><body><p>Sign in<br></body></html>",
+        b"",
+    ],
+)
+def test_item12_a_captive_portal_gives_preflight_aws_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, body: bytes
+) -> None:
     from planner.aws.account import Account, Clients
     from planner.aws.preflight import preflight_stack
 
@@ -652,7 +851,7 @@ def test_item12_a_captive_portal_gives_no_live_price(monkeypatch: pytest.MonkeyP
     isolate(monkeypatch, tmp_path)
     client = Clients(session=fake_session()).client("pricing", "us-east-1")
     _portal(client, b"<html>portal</html>")
-    cache = live_prices.PriceCache(live_prices.cache_path(), dt.datetime(2026, 11, 29, tzinfo=dt.timezone.utc))
+    cache = live_prices.PriceCache(live_prices.cache_path(), dt.datetime(2026, 11, 29, tzinfo=dt.UTC))
     got = live_prices.fetch(live_prices.PriceNeeds(frozenset({("trn2.48xlarge", "us-east-2")})), lambda: client, cache)
     assert got.failure and "captive portal" in got.failure
     assert got.missing == () and cache.entries == {}  # not cached as "no price" for 24 h
@@ -660,25 +859,42 @@ def test_item12_a_captive_portal_gives_no_live_price(monkeypatch: pytest.MonkeyP
 
 # --- item 13: a corrupt live-price cache entry is discarded, with a warning --------------------------
 
-def test_item13_a_corrupt_cache_entry_is_discarded_with_a_warning(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+
+def test_item13_a_corrupt_cache_entry_is_discarded_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from test_live_prices import ec2_product, expect_ec2
 
     from planner.aws import live_prices
     from planner.core.cost import load_price_book
 
     isolate(monkeypatch, tmp_path)
-    now = dt.datetime(2026, 11, 29, 15, 0, tzinfo=dt.timezone.utc)
+    now = dt.datetime(2026, 11, 29, 15, 0, tzinfo=dt.UTC)
     path = Path(live_prices.cache_path())
     path.parent.mkdir(parents=True)
-    bad = {"instance_type": "trn2.48xlarge", "region": "us-east-2", "purchase": "on-demand", "usd_per_hour": "lots",
-           "source": "x", "as_of": "2026-11-29"}
-    path.write_text(json.dumps({"version": live_prices.CACHE_VERSION, "entries": {
-        "ec2 trn2.48xlarge us-east-2": {"fetched_at": now.isoformat(), "entry": bad}}}))
+    bad = {
+        "instance_type": "trn2.48xlarge",
+        "region": "us-east-2",
+        "purchase": "on-demand",
+        "usd_per_hour": "lots",
+        "source": "x",
+        "as_of": "2026-11-29",
+    }
+    path.write_text(
+        json.dumps(
+            {
+                "version": live_prices.CACHE_VERSION,
+                "entries": {"ec2 trn2.48xlarge us-east-2": {"fetched_at": now.isoformat(), "entry": bad}},
+            }
+        )
+    )
     aws = StubbedAws()
     expect_ec2(aws, "trn2.48xlarge", "us-east-2", [ec2_product("trn2.48xlarge", "us-east-2", "37.5", "T")])
     warnings: list[str] = []
     needs = live_prices.PriceNeeds(frozenset({("trn2.48xlarge", "us-east-2")}))
-    book = live_prices.live_book(load_price_book(None), needs, lambda: aws.client("pricing", "us-east-1"), now, warnings.append)
+    book = live_prices.live_book(
+        load_price_book(None), needs, lambda: aws.client("pricing", "us-east-1"), now, warnings.append
+    )
     assert book.instance("trn2.48xlarge", "us-east-2", "on-demand").usd == 37.5
     assert any(str(path) in w and "discarded the entry 'ec2 trn2.48xlarge us-east-2'" in w for w in warnings), warnings
     saved = json.loads(path.read_text())["entries"]["ec2 trn2.48xlarge us-east-2"]["entry"]
@@ -692,12 +908,14 @@ def test_item13_a_corrupt_cache_file_is_named_in_a_warning(monkeypatch: pytest.M
     path = Path(live_prices.cache_path())
     path.parent.mkdir(parents=True)
     path.write_text("{not json")
-    cache = live_prices.PriceCache(str(path), dt.datetime(2026, 11, 29, tzinfo=dt.timezone.utc))
+    cache = live_prices.PriceCache(str(path), dt.datetime(2026, 11, 29, tzinfo=dt.UTC))
     assert cache.entries == {} and cache.problems == [
-        f"discarded the price cache {path}: unreadable (not JSON); prices are fetched again"]
+        f"discarded the price cache {path}: unreadable (not JSON); prices are fetched again"
+    ]
 
 
 # --- item 14: component arguments are checked before the first resource ----------------------------
+
 
 def _component_error(declare: Any) -> Any:
     from planner.components import ClusterInputError
@@ -718,22 +936,25 @@ def _args(**over: Any) -> Any:
     return ClusterArgs(**values)
 
 
-@pytest.mark.parametrize("make,key", [
-    (lambda: None, "args"),
-    (lambda: _args(node_groups="x"), "node_groups"),
-    (lambda: _args(node_groups=["x"]), "node_groups[0]"),
-    (lambda: _args(region="mars-north-1"), "region"),
-    (lambda: _args(region=7), "region"),
-    (lambda: _args(root_volume_gib=0), "root_volume_gib"),
-    (lambda: _args(root_volume_gib=20000), "root_volume_gib"),
-    (lambda: _args(root_volume_gib="500"), "root_volume_gib"),
-    (lambda: _args(tags={"aws:owner": "me"}), "tags[aws:owner]"),
-    (lambda: _args(tags={"k" * 129: "v"}), "tags[" + "k" * 40 + "]"),
-    (lambda: _args(tags="team=ml"), "tags"),
-    (lambda: _args(security_group_ids="sg-0123456789abcdef0"), "security_group_ids"),
-    (lambda: _args(lustre="SCRATCH_2"), "lustre"),
-    (lambda: _args(suppress=None), "suppress"),
-])
+@pytest.mark.parametrize(
+    "make,key",
+    [
+        (lambda: None, "args"),
+        (lambda: _args(node_groups="x"), "node_groups"),
+        (lambda: _args(node_groups=["x"]), "node_groups[0]"),
+        (lambda: _args(region="mars-north-1"), "region"),
+        (lambda: _args(region=7), "region"),
+        (lambda: _args(root_volume_gib=0), "root_volume_gib"),
+        (lambda: _args(root_volume_gib=20000), "root_volume_gib"),
+        (lambda: _args(root_volume_gib="500"), "root_volume_gib"),
+        (lambda: _args(tags={"aws:owner": "me"}), "tags[aws:owner]"),
+        (lambda: _args(tags={"k" * 129: "v"}), "tags[" + "k" * 40 + "]"),
+        (lambda: _args(tags="team=ml"), "tags"),
+        (lambda: _args(security_group_ids="sg-0123456789abcdef0"), "security_group_ids"),
+        (lambda: _args(lustre="SCRATCH_2"), "lustre"),
+        (lambda: _args(suppress=None), "suppress"),
+    ],
+)
 def test_item14_cluster_arguments_are_checked_by_name(make: Any, key: str) -> None:
     from planner.components import Trn2Cluster
 
@@ -741,28 +962,56 @@ def test_item14_cluster_arguments_are_checked_by_name(make: Any, key: str) -> No
     assert any(p.key == key for p in err.problems), [str(p) for p in err.problems]
 
 
-@pytest.mark.parametrize("vpc,subnet,key", [("10.0.0.0/16", "10.1.0.0/19", "subnet_cidr"), ("10.0.0.0/8", "10.0.0.0/19", "vpc_cidr"),
-                                            ("10.0.0.1/16", "10.0.0.0/19", "vpc_cidr"), ("fd00::/56", "fd00::/64", "vpc_cidr")])
+@pytest.mark.parametrize(
+    "vpc,subnet,key",
+    [
+        ("10.0.0.0/16", "10.1.0.0/19", "subnet_cidr"),
+        ("10.0.0.0/8", "10.0.0.0/19", "vpc_cidr"),
+        ("10.0.0.1/16", "10.0.0.0/19", "vpc_cidr"),
+        ("fd00::/56", "fd00::/64", "vpc_cidr"),
+    ],
+)
 def test_item14_network_cidrs_must_nest_in_the_vpc(vpc: str, subnet: str, key: str) -> None:
     from planner.components import EfaNetwork, EfaNetworkArgs
 
-    err = _component_error(lambda: EfaNetwork("n", EfaNetworkArgs(availability_zone="us-east-2b", vpc_cidr=vpc,
-                                                                   subnet_cidr=subnet, region="us-east-2")))
+    err = _component_error(
+        lambda: EfaNetwork(
+            "n", EfaNetworkArgs(availability_zone="us-east-2b", vpc_cidr=vpc, subnet_cidr=subnet, region="us-east-2")
+        )
+    )
     assert any(p.key == key for p in err.problems), [str(p) for p in err.problems]
 
 
 def test_item14_reservation_ids_and_unknown_deployment_arguments() -> None:
     from planner.components import NodeGroupArgs, Trn2Cluster, from_config
 
-    err = _component_error(lambda: Trn2Cluster("x", _args(node_groups=[NodeGroupArgs(
-        name="t", count=2, purchase="capacity-block", capacity_reservation_id="cr-123\n")])))
+    err = _component_error(
+        lambda: Trn2Cluster(
+            "x",
+            _args(
+                node_groups=[
+                    NodeGroupArgs(name="t", count=2, purchase="capacity-block", capacity_reservation_id="cr-123\n")
+                ]
+            ),
+        )
+    )
     assert any(p.key.endswith("node_groups[0].capacity_reservation_id") for p in err.problems)
-    err = _component_error(lambda: from_config("x", {"availability_zone": "us-east-2b", "node_groups": [
-        {"name": "t", "instance_type": "trn2.48xlarge", "count": 2}]}, "us-east-2", root_volume=10))
+    err = _component_error(
+        lambda: from_config(
+            "x",
+            {
+                "availability_zone": "us-east-2b",
+                "node_groups": [{"name": "t", "instance_type": "trn2.48xlarge", "count": 2}],
+            },
+            "us-east-2",
+            root_volume=10,
+        )
+    )
     assert [p.key for p in err.problems] == ["root_volume"]
 
 
 # --- item 15: SARIF artifact URIs are percent-encoded ------------------------------------------------
+
 
 def test_item15_sarif_uri_is_percent_encoded(tmp_path: Path) -> None:
     folder = tmp_path / "a #b%c"
@@ -770,13 +1019,21 @@ def test_item15_sarif_uri_is_percent_encoded(tmp_path: Path) -> None:
     path = folder / "Pulumi.x.yaml"  # SCRATCH_1: unpriced, so a finding (price-unknown) has a location
     path.write_text((ROOT / TRN2_DEV).read_text().replace("SCRATCH_2", "SCRATCH_1"))
     res = run_cli("plan", "Pulumi.x.yaml", "--format", "sarif", cwd=folder)
-    uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
-            for r in json.loads(res.out)["runs"][0]["results"] for loc in r["locations"]}
+    uris = {
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for r in json.loads(res.out)["runs"][0]["results"]
+        for loc in r["locations"]
+    }
     assert uris == {"Pulumi.x.yaml"}
     res = run_cli("plan", str(path), "--format", "sarif")
-    uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
-            for r in json.loads(res.out)["runs"][0]["results"] for loc in r["locations"]}
-    assert uris == {"file://" + str(folder).replace(" ", "%20").replace("#", "%23").replace("%c", "%25c") + "/Pulumi.x.yaml"}
+    uris = {
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for r in json.loads(res.out)["runs"][0]["results"]
+        for loc in r["locations"]
+    }
+    assert uris == {
+        "file://" + str(folder).replace(" ", "%20").replace("#", "%23").replace("%c", "%25c") + "/Pulumi.x.yaml"
+    }
     from planner.core.render.sarif import _uri
 
     assert _uri("stacks/a b#c%d.yaml") == "stacks/a%20b%23c%25d.yaml"

@@ -38,7 +38,8 @@ def _plant(repo: Path, marker: Path) -> None:
     for name in HIJACKS:
         (repo / f"{name}.py").write_text(
             f"open({str(marker)!r}, 'a').write({name!r} + '\\n')\nprint('exit-code=0')\nprint('total-cost=0.00')\n",
-            encoding="utf-8")
+            encoding="utf-8",
+        )
 
 
 def test_the_plan_step_imports_nothing_from_the_checkout(tmp_path: Path) -> None:
@@ -71,10 +72,22 @@ def test_the_install_step_runs_no_python_from_the_checkout(tmp_path: Path) -> No
     (bin_dir / "python3").symlink_to(getattr(sys, "_base_executable", sys.executable))
     runner_temp = tmp_path / "runner"
     runner_temp.mkdir()
-    env = {"PATH": f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin", "HOME": str(tmp_path), "RUNNER_TEMP": str(runner_temp),
-           "ACTION_PATH": str(ROOT), "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(tmp_path)}
-    proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(ROOT / "action" / "install.sh")],
-                          cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+    env = {
+        "PATH": f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin",
+        "HOME": str(tmp_path),
+        "RUNNER_TEMP": str(runner_temp),
+        "ACTION_PATH": str(ROOT),
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(tmp_path),
+    }
+    proc = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(ROOT / "action" / "install.sh")],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert not marker.exists(), (marker.read_text(), proc.stderr)
     assert (runner_temp / "planner-venv" / "bin" / "python").exists(), proc.stderr  # the real venv module ran
 
@@ -153,7 +166,12 @@ def test_the_outputs_come_only_from_planners_json(tmp_path: Path) -> None:
     report.write_text(json.dumps({"version": 1, "stacks": [{"cost": {"total_usd": 1.5}}, {"cost": {"total_usd": 2}}]}))
     assert outputs.outputs("1", str(report)) == {"exit-code": "1", "total-cost": "3.50"}
     assert outputs.outputs("0; echo", str(report))["exit-code"] == "2"
-    for forged in ({"stacks": []}, {"stacks": [{"cost": {"total_usd": "0.00"}}]}, [1], {"stacks": [{"cost": {"total_usd": True}}]}):
+    for forged in (
+        {"stacks": []},
+        {"stacks": [{"cost": {"total_usd": "0.00"}}]},
+        [1],
+        {"stacks": [{"cost": {"total_usd": True}}]},
+    ):
         report.write_text(json.dumps(forged))
         assert outputs.outputs("0", str(report)) == {"exit-code": "2", "total-cost": ""}, forged
     report.write_text('{"stacks": [{"cost": {"total_usd": Infinity}}]}')
@@ -163,7 +181,6 @@ def test_the_outputs_come_only_from_planners_json(tmp_path: Path) -> None:
 
 
 # --- item 2: `--program` is a sealed box ---------------------------------------------------------
-
 
 
 def program(tmp_path: Path, main: str, runtime: str = "python", name: str = "app.py") -> Path:
@@ -233,8 +250,13 @@ def test_when_planner_is_stopped_the_programs_group_is_stopped_too(tmp_path: Pat
 
     pidfile = tmp_path / "pid"
     d = program(tmp_path, SPAWN.format(pidfile=str(pidfile)) + "import time\ntime.sleep(60)\n")
-    proc = subprocess.Popen([sys.executable, "-m", "planner", "plan", "--program", str(d), "--stack", "dev"], cwd=ROOT,
-                            env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "planner", "plan", "--program", str(d), "--stack", "dev"],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         for _ in range(600):  # until the program has started its child (at most a minute under load)
             if pidfile.exists() and pidfile.read_text():
@@ -250,11 +272,13 @@ def test_when_planner_is_stopped_the_programs_group_is_stopped_too(tmp_path: Pat
 
 
 def test_what_the_program_prints_is_data_never_control(tmp_path: Path) -> None:
-    noisy = ("import os, sys\n"
-             "print('::error file=x::forged')\n"
-             "print('ok\\r::warning::overwritten')\n"
-             "sys.stderr.write('\\x1b]52;c;aGVsbG8=\\x07 clipboard \\x1b]8;;https://evil.example\\x07link\\x1b]8;;\\x07\\n')\n"
-             "os.write(1, b'\\n::add-mask::x\\xff\\n')\n")
+    noisy = (
+        "import os, sys\n"
+        "print('::error file=x::forged')\n"
+        "print('ok\\r::warning::overwritten')\n"
+        "sys.stderr.write('\\x1b]52;c;aGVsbG8=\\x07 clipboard \\x1b]8;;https://evil.example\\x07link\\x1b]8;;\\x07\\n')\n"
+        "os.write(1, b'\\n::add-mask::x\\xff\\n')\n"
+    )
     d = program(tmp_path, noisy + HAND_WRITTEN)
     result = plan_program(d)
     assert result.code == 0, result.err
@@ -274,8 +298,10 @@ def test_the_programs_output_is_capped_and_the_rest_counted(tmp_path: Path) -> N
     assert result.code == 0, result.err
     shown = [line for line in result.err.splitlines() if line.startswith("planner: program: xxx")]
     assert len(shown) == 1024  # 1 MiB of 1 KiB lines
-    m = re.search(r"planner: program: \.\.\. ([\d,]+) more bytes of output not shown \(planner shows the first 1 MiB\)",
-                  result.err)
+    m = re.search(
+        r"planner: program: \.\.\. ([\d,]+) more bytes of output not shown \(planner shows the first 1 MiB\)",
+        result.err,
+    )
     assert m and int(m.group(1).replace(",", "")) == 2 * 1024 * 1024, result.err[-300:]
     # one endless line is cut into pieces, never held whole
     d2 = program(tmp_path / "long", "import os\nos.write(1, b'y' * (3 * 1024 * 1024))\n" + HAND_WRITTEN)
@@ -292,17 +318,29 @@ def test_the_programs_memory_and_open_files_are_bounded_with_one_line(tmp_path: 
     files = program(tmp_path / "files", "import os\nfds = [os.open(os.devnull, os.O_RDONLY) for _ in range(5000)]\n")
     result = plan_program(files)
     assert result.code == 2 and "went over planner's limit of 1,024 open files for a program" in result.err, result.err
-    seen = program(tmp_path / "seen", "import resource\nprint('limits', resource.getrlimit(resource.RLIMIT_AS), "
-                                      "resource.getrlimit(resource.RLIMIT_NOFILE))\n" + HAND_WRITTEN)
+    seen = program(
+        tmp_path / "seen",
+        "import resource\nprint('limits', resource.getrlimit(resource.RLIMIT_AS), "
+        "resource.getrlimit(resource.RLIMIT_NOFILE))\n" + HAND_WRITTEN,
+    )
     result = plan_program(seen)
-    assert f"limits ({8 * 1024 ** 3}, {8 * 1024 ** 3}) (1024, 1024)" in result.err, result.err
+    assert f"limits ({8 * 1024**3}, {8 * 1024**3}) (1024, 1024)" in result.err, result.err
 
 
 def test_the_program_never_sees_credentials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    secrets = {"AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "AWS_SECRET_ACCESS_KEY": "s3cr3t-aws", "AWS_SESSION_TOKEN": "tok-aws",
-               "AWS_PROFILE": "prod", "GITHUB_TOKEN": "ghs_secret", "GH_TOKEN": "gho_secret",
-               "ACTIONS_RUNTIME_TOKEN": "rt-secret", "ACTIONS_ID_TOKEN_REQUEST_URL": "https://oidc.example",
-               "PULUMI_ACCESS_TOKEN": "pul-secret", "NPM_TOKEN": "npm-secret", "MY_DB_PASSWORD": "pw-secret"}
+    secrets = {
+        "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE",
+        "AWS_SECRET_ACCESS_KEY": "s3cr3t-aws",
+        "AWS_SESSION_TOKEN": "tok-aws",
+        "AWS_PROFILE": "prod",
+        "GITHUB_TOKEN": "ghs_secret",
+        "GH_TOKEN": "gho_secret",
+        "ACTIONS_RUNTIME_TOKEN": "rt-secret",
+        "ACTIONS_ID_TOKEN_REQUEST_URL": "https://oidc.example",
+        "PULUMI_ACCESS_TOKEN": "pul-secret",
+        "NPM_TOKEN": "npm-secret",
+        "MY_DB_PASSWORD": "pw-secret",
+    }
     for k, v in secrets.items():
         monkeypatch.setenv(k, v)
     monkeypatch.setenv("AWS_REGION", "us-east-2")
@@ -318,9 +356,17 @@ def test_the_program_never_sees_credentials(tmp_path: Path, monkeypatch: pytest.
 
 def test_a_double_colon_in_a_resource_name_keeps_the_resource(tmp_path: Path) -> None:
     """4 p5en instances, 3 named `extra::N`, were counted as 1 (the URN was split at every `::`)."""
-    main = "\n".join(["import pulumi_aws as aws"] + [
-        f"aws.ec2.Instance({name!r}, instance_type='p5en.48xlarge', ami='ami-0123456789abcdef0', "
-        "availability_zone='us-east-1a')" for name in ("main", "extra::1", "extra::2", "extra::3")]) + "\n"
+    main = (
+        "\n".join(
+            ["import pulumi_aws as aws"]
+            + [
+                f"aws.ec2.Instance({name!r}, instance_type='p5en.48xlarge', ami='ami-0123456789abcdef0', "
+                "availability_zone='us-east-1a')"
+                for name in ("main", "extra::1", "extra::2", "extra::3")
+            ]
+        )
+        + "\n"
+    )
     d = program(tmp_path, main)
     (d / "stacks" / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
     result = plan_program(d)
@@ -328,7 +374,9 @@ def test_a_double_colon_in_a_resource_name_keeps_the_resource(tmp_path: Path) ->
     assert sum(s["summary"]["instances"] for s in json.loads(result.out)["stacks"]) == 4
 
 
-@pytest.mark.parametrize("runtime", ["nodejs", "go", "dotnet", "java", "yaml", "{name: nodejs, options: {typescript: false}}"])
+@pytest.mark.parametrize(
+    "runtime", ["nodejs", "go", "dotnet", "java", "yaml", "{name: nodejs, options: {typescript: false}}"]
+)
 def test_a_project_of_another_runtime_is_one_line_not_run_as_python(tmp_path: Path, runtime: str) -> None:
     marker = tmp_path / "ran"
     # valid Python and valid JavaScript alike: if run as Python it leaves the marker
@@ -336,17 +384,22 @@ def test_a_project_of_another_runtime_is_one_line_not_run_as_python(tmp_path: Pa
     result = plan_program(d)
     assert result.code == 2 and not marker.exists()
     shown_runtime = "nodejs" if runtime.startswith("{") else runtime
-    assert result.err.strip() == (f"planner: {d / 'Pulumi.yaml'}:2: runtime: runtime {shown_runtime} cannot be planned "
-                                  "with --program, which runs Python programs only (runtime: python); expected a "
-                                  "Python Pulumi project")
+    assert result.err.strip() == (
+        f"planner: {d / 'Pulumi.yaml'}:2: runtime: runtime {shown_runtime} cannot be planned "
+        "with --program, which runs Python programs only (runtime: python); expected a "
+        "Python Pulumi project"
+    )
 
 
 # --- item 3: `prices refresh` never writes a book planner refuses ---------------------------------
 
+
 def _refresh_args(out: Path) -> Any:
     import argparse
 
-    return argparse.Namespace(output=str(out), region=["us-east-2"], no_capacity_blocks=True, profile=None, aws_timeout=60.0)
+    return argparse.Namespace(
+        output=str(out), region=["us-east-2"], no_capacity_blocks=True, profile=None, aws_timeout=60.0
+    )
 
 
 def _hostile_price_list(aws: Any) -> list[str]:
@@ -362,17 +415,28 @@ def _hostile_price_list(aws: Any) -> list[str]:
     answers += [(f"{20 + i}.25", f"SKUOK{i}") for i in range(len(types) - len(answers))]
     stub = aws.stub("pricing", "us-east-1")
     for itype, (usd, sku) in zip(types, answers):
-        stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": [ec2_product(itype, "us-east-2", usd, sku)]},
-                          {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ec2_filters(itype, "us-east-2")})
-    stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": LUSTRE_ROWS},
-                      {"ServiceCode": "AmazonFSx", "FormatVersion": "aws_v1", "Filters": pricing.lustre_filters("us-east-2")})
-    stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": [ebs_product("us-east-2", "gp3", "0.08", "GP3")]},
-                      {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ebs_filters("us-east-2")})
+        stub.add_response(
+            "get_products",
+            {"FormatVersion": "aws_v1", "PriceList": [ec2_product(itype, "us-east-2", usd, sku)]},
+            {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ec2_filters(itype, "us-east-2")},
+        )
+    stub.add_response(
+        "get_products",
+        {"FormatVersion": "aws_v1", "PriceList": LUSTRE_ROWS},
+        {"ServiceCode": "AmazonFSx", "FormatVersion": "aws_v1", "Filters": pricing.lustre_filters("us-east-2")},
+    )
+    stub.add_response(
+        "get_products",
+        {"FormatVersion": "aws_v1", "PriceList": [ebs_product("us-east-2", "gp3", "0.08", "GP3")]},
+        {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ebs_filters("us-east-2")},
+    )
     return types
 
 
 @pytest.mark.usefixtures("isolated_aws")
-def test_refresh_leaves_out_what_price_book_refuses_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_refresh_leaves_out_what_price_book_refuses_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from test_preflight_helpers import StubbedAws
 
     from planner.commands import prices
@@ -402,7 +466,13 @@ def test_the_price_book_refuses_a_price_that_would_show_as_zero(tmp_path: Path) 
     from planner.core.cost.book import parse_data
     from planner.core.reading.problems import InputError
 
-    entry = {"instance_type": "p5en.48xlarge", "region": "us-east-1", "purchase": "on-demand", "source": "x", "as_of": "2026"}
+    entry = {
+        "instance_type": "p5en.48xlarge",
+        "region": "us-east-1",
+        "purchase": "on-demand",
+        "source": "x",
+        "as_of": "2026",
+    }
     for usd in (5e-324, 1e-9, "5e-324"):
         with pytest.raises(InputError, match="expected at least 0.0001 USD"):
             parse_data({"instances": [entry | {"usd_per_hour": usd}]}, "book.yaml")
@@ -437,8 +507,9 @@ def test_refresh_keeps_the_mode_of_the_book_it_replaces(tmp_path: Path, capsys: 
 
 @pytest.mark.usefixtures("isolated_aws")
 @pytest.mark.parametrize("status", [200, 502, 503])
-def test_an_html_page_from_the_endpoint_is_one_line_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                               status: int) -> None:
+def test_an_html_page_from_the_endpoint_is_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], status: int
+) -> None:
     """A captive portal's HTTP 200 page was `internal error: NotAwsAnswer`; a 5xx page was asked again for every item."""
     from botocore.awsrequest import AWSResponse
     from botocore.config import Config
@@ -458,8 +529,10 @@ def test_an_html_page_from_the_endpoint_is_one_line_naming_it(tmp_path: Path, ca
 
             c = session.client(service, region_name=region, config=Config(retries={"total_max_attempts": 1}))
             c.meta.events.register("after-call", require_aws_answer)
-            c.meta.events.register_first("before-send", lambda request, **_: AWSResponse(
-                request.url, status, {"Content-Type": "text/html"}, Raw()))
+            c.meta.events.register_first(
+                "before-send",
+                lambda request, **_: AWSResponse(request.url, status, {"Content-Type": "text/html"}, Raw()),
+            )
             made[(service, region)] = c
         return made[(service, region)]
 
@@ -480,13 +553,16 @@ def test_a_missing_output_folder_is_named_in_one_line(tmp_path: Path) -> None:
 
     res = run_cli("prices", "refresh", "-o", str(tmp_path / "no" / "such" / "aws.yaml"))
     assert res.code == 2 and res.err.strip().splitlines() == [
-        f"planner: <command line>: --output: no such directory: {tmp_path / 'no' / 'such'}"]
+        f"planner: <command line>: --output: no such directory: {tmp_path / 'no' / 'such'}"
+    ]
 
 
 # --- item 4: price books: one price per key; a --price that prices nothing says so ---------------
 
-ENTRY = ("instance_type: p5en.48xlarge\n    region: us-east-1\n    purchase: capacity-block\n    usd_per_hour: {usd}\n"
-         "    source: https://aws.amazon.com/ec2/capacityblocks/pricing/\n    as_of: 2026-11-01\n")
+ENTRY = (
+    "instance_type: p5en.48xlarge\n    region: us-east-1\n    purchase: capacity-block\n    usd_per_hour: {usd}\n"
+    "    source: https://aws.amazon.com/ec2/capacityblocks/pricing/\n    as_of: 2026-11-01\n"
+)
 
 
 @pytest.mark.parametrize("how", ["twice", "merge key"])
@@ -502,23 +578,37 @@ def test_two_prices_for_one_key_are_an_input_error_naming_both_lines(tmp_path: P
     res = run_cli("plan", str(P5EN), "--price-book", str(book), "--format", "json")
     assert res.code == 2 and no_plan(res.out)
     second = 9 if how == "twice" else 10
-    assert res.err.strip() == (f"planner: {book}:{second}: instances[1]: a second price for p5en.48xlarge capacity-block "
-                               "in us-east-1 (the first is at line 3); expected one entry per key")
+    assert res.err.strip() == (
+        f"planner: {book}:{second}: instances[1]: a second price for p5en.48xlarge capacity-block "
+        "in us-east-1 (the first is at line 3); expected one entry per key"
+    )
 
 
 def test_two_prices_for_one_lustre_or_ebs_key_are_refused_too() -> None:
     from planner.core.cost.book import parse_data
     from planner.core.reading.problems import InputError
 
-    lustre = {"region": "us-east-1", "deployment_type": "PERSISTENT_2", "per_unit_storage_throughput": 125,
-              "usd_per_gb_month": 0.145, "source": "x", "as_of": "2026"}
+    lustre = {
+        "region": "us-east-1",
+        "deployment_type": "PERSISTENT_2",
+        "per_unit_storage_throughput": 125,
+        "usd_per_gb_month": 0.145,
+        "source": "x",
+        "as_of": "2026",
+    }
     ebs = {"region": "us-east-1", "volume_type": "gp3", "usd_per_gb_month": 0.08, "source": "x", "as_of": "2026"}
     with pytest.raises(InputError, match=r"lustre\[1\]: a second price for FSx for Lustre PERSISTENT_2 125 MB/s/TiB"):
         parse_data({"lustre": [lustre, lustre | {"usd_per_gb_month": 0.1}]}, "book.yaml")
     with pytest.raises(InputError, match=r"ebs\[1\]: a second price for EBS gp3 in us-east-1"):
         parse_data({"ebs": [ebs, ebs]}, "book.yaml")
     # SCRATCH prices have no throughput in their key: a throughput written on one is not a second key
-    scratch = {"region": "us-east-1", "deployment_type": "SCRATCH_2", "usd_per_gb_month": 0.14, "source": "x", "as_of": "2026"}
+    scratch = {
+        "region": "us-east-1",
+        "deployment_type": "SCRATCH_2",
+        "usd_per_gb_month": 0.14,
+        "source": "x",
+        "as_of": "2026",
+    }
     with pytest.raises(InputError, match="a second price for FSx for Lustre SCRATCH_2 in us-east-1"):
         parse_data({"lustre": [scratch, scratch | {"per_unit_storage_throughput": 200}]}, "book.yaml")
 
@@ -526,18 +616,31 @@ def test_two_prices_for_one_lustre_or_ebs_key_are_refused_too() -> None:
 def test_a_price_that_matches_no_declared_node_group_says_so() -> None:
     from conftest import run_cli
 
-    res = run_cli("plan", str(P5EN), "--price", "p5.48xlarge=10", "--price", "p5en.48xlarge@us-east-2=50",
-                  "--price", "p5en.48xlarge:capacity-block=40", "--format", "json")
+    res = run_cli(
+        "plan",
+        str(P5EN),
+        "--price",
+        "p5.48xlarge=10",
+        "--price",
+        "p5en.48xlarge@us-east-2=50",
+        "--price",
+        "p5en.48xlarge:capacity-block=40",
+        "--format",
+        "json",
+    )
     assert res.code == 0
     assert res.err.splitlines() == [
         f"planner: warning: --price {text} matches no node group of the stacks planned (they declare: "
-        "p5en.48xlarge:capacity-block@us-east-1); it prices nothing" for text in ("p5.48xlarge=10", "p5en.48xlarge@us-east-2=50")]
+        "p5en.48xlarge:capacity-block@us-east-1); it prices nothing"
+        for text in ("p5.48xlarge=10", "p5en.48xlarge@us-east-2=50")
+    ]
     # the one that matches is used
     items = json.loads(res.out)["stacks"][0]["cost"]["line_items"]
     assert any("--price p5en.48xlarge:capacity-block=40" in json.dumps(item) for item in items)
 
 
 # --- item 5: `diff --base-ref` reads names git would quote ----------------------------------------
+
 
 @pytest.mark.parametrize("folder", ["stäcks", 'st"acks', "st\\acks", "st acks"])
 def test_diff_base_ref_compares_folders_git_quotes(tmp_path: Path, folder: str) -> None:
@@ -564,6 +667,7 @@ def test_diff_base_ref_refuses_an_option_as_the_ref(tmp_path: Path) -> None:
 
 # --- item 6: `--output` -----------------------------------------------------------------------------
 
+
 def test_an_empty_output_is_an_input_error() -> None:
     from conftest import run_cli
 
@@ -571,18 +675,23 @@ def test_an_empty_output_is_an_input_error() -> None:
     for command in (("plan", str(P5EN)), ("diff", str(P5EN), str(P5EN)), compare):
         res = run_cli(*command, "-o", "")
         assert res.code == 2 and res.out == "", command
-        assert res.err.strip() == "planner: <command line>: --output: expected a file path, got an empty string", res.err
+        assert res.err.strip() == "planner: <command line>: --output: expected a file path, got an empty string", (
+            res.err
+        )
 
 
-def test_a_fifo_a_device_or_a_folder_is_refused_before_anything_is_planned(tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fifo_a_device_or_a_folder_is_refused_before_anything_is_planned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from conftest import run_cli
 
     import planner.core.planning.pipeline
 
     planned: list[int] = []
     original = planner.core.planning.pipeline.plan_stacks
-    monkeypatch.setattr(planner.core.planning.pipeline, "plan_stacks", lambda *a, **k: planned.append(1) or original(*a, **k))
+    monkeypatch.setattr(
+        planner.core.planning.pipeline, "plan_stacks", lambda *a, **k: planned.append(1) or original(*a, **k)
+    )
     cases = {"/dev/zero": "is a device, FIFO or socket", str(tmp_path): "is a folder; expected a file path"}
     for path, why in cases.items():
         res = run_cli("plan", str(P5EN), "-o", path)
@@ -592,9 +701,16 @@ def test_a_fifo_a_device_or_a_folder_is_refused_before_anything_is_planned(tmp_p
     # a FIFO no one reads held the run for ever: in a process of its own, so that would fail, not hang
     fifo = tmp_path / "report.fifo"
     os.mkfifo(fifo)
-    proc = subprocess.run([sys.executable, "-m", "planner", "plan", str(P5EN), "-o", str(fifo)], capture_output=True,
-                          text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert proc.returncode == 2 and proc.stderr.strip().startswith(f"planner: {fifo}: --output: is a device, FIFO or socket")
+    proc = subprocess.run(
+        [sys.executable, "-m", "planner", "plan", str(P5EN), "-o", str(fifo)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
+    assert proc.returncode == 2 and proc.stderr.strip().startswith(
+        f"planner: {fifo}: --output: is a device, FIFO or socket"
+    )
 
 
 def test_a_symlinked_output_is_refused_never_replaced(tmp_path: Path) -> None:
@@ -606,8 +722,10 @@ def test_a_symlinked_output_is_refused_never_replaced(tmp_path: Path) -> None:
     link.symlink_to(target)
     res = run_cli("plan", str(P5EN), "--format", "json", "-o", str(link))
     assert res.code == 2
-    assert res.err.strip() == (f"planner: {link}: --output: is a symbolic link; planner does not write through links "
-                               "(expected a regular file path)")
+    assert res.err.strip() == (
+        f"planner: {link}: --output: is a symbolic link; planner does not write through links "
+        "(expected a regular file path)"
+    )
     assert link.is_symlink() and target.read_text(encoding="utf-8") == "keep\n"
     dangling = tmp_path / "dangling.json"
     dangling.symlink_to(tmp_path / "nowhere.json")
@@ -617,20 +735,45 @@ def test_a_symlinked_output_is_refused_never_replaced(tmp_path: Path) -> None:
 # --- item 7: the component provider answers unusable input with INVALID_ARGUMENT and one line each --
 
 UNUSABLE = {
-    "infinity": ("Trn2Cluster", {"availabilityZone": "us-east-2b", "nodeGroups": [{"name": "t", "count": math.inf}]},
-                 ["nodeGroups[0].count: expected a finite number, got inf"]),
-    "a string for a number": ("Trn2Cluster", {"availabilityZone": "us-east-2b", "nodeGroups": [{"name": "t", "count": "two"}]},
-                              ["nodeGroups[0].count: expected a whole number, got 'two'"]),
-    "a string for a list": ("Trn2Cluster", {"availabilityZone": "us-east-2b", "nodeGroups": "x"},
-                            ["nodeGroups: expected a list, got 'x'"]),
-    "a string for an object": ("Trn2Cluster", {"availabilityZone": "us-east-2b", "nodeGroups": [{"name": "t", "count": 2}],
-                                               "lustre": "big"}, ["lustre: expected an object (Lustre), got 'big'"]),
-    "a missing input": ("Trn2Cluster", {"availabilityZone": "us-east-2b"},
-                        ["nodeGroups: missing; expected a value (a required input)"]),
-    "several at once": ("LustreStorage", {"lustre": {"deploymentType": "SCRATCH_2", "storageCapacityGib": math.inf},
-                                          "subnetId": 3, "securityGroupIds": "sg", "availabilityZone": "us-east-2b"},
-                        ["lustre.storageCapacityGib: expected a finite number, got inf", "subnetId: expected a string, got 3.0",
-                         "securityGroupIds: expected a list, got 'sg'"]),
+    "infinity": (
+        "Trn2Cluster",
+        {"availabilityZone": "us-east-2b", "nodeGroups": [{"name": "t", "count": math.inf}]},
+        ["nodeGroups[0].count: expected a finite number, got inf"],
+    ),
+    "a string for a number": (
+        "Trn2Cluster",
+        {"availabilityZone": "us-east-2b", "nodeGroups": [{"name": "t", "count": "two"}]},
+        ["nodeGroups[0].count: expected a whole number, got 'two'"],
+    ),
+    "a string for a list": (
+        "Trn2Cluster",
+        {"availabilityZone": "us-east-2b", "nodeGroups": "x"},
+        ["nodeGroups: expected a list, got 'x'"],
+    ),
+    "a string for an object": (
+        "Trn2Cluster",
+        {"availabilityZone": "us-east-2b", "nodeGroups": [{"name": "t", "count": 2}], "lustre": "big"},
+        ["lustre: expected an object (Lustre), got 'big'"],
+    ),
+    "a missing input": (
+        "Trn2Cluster",
+        {"availabilityZone": "us-east-2b"},
+        ["nodeGroups: missing; expected a value (a required input)"],
+    ),
+    "several at once": (
+        "LustreStorage",
+        {
+            "lustre": {"deploymentType": "SCRATCH_2", "storageCapacityGib": math.inf},
+            "subnetId": 3,
+            "securityGroupIds": "sg",
+            "availabilityZone": "us-east-2b",
+        },
+        [
+            "lustre.storageCapacityGib: expected a finite number, got inf",
+            "subnetId: expected a string, got 3.0",
+            "securityGroupIds: expected a list, got 'sg'",
+        ],
+    ),
 }
 
 
@@ -657,13 +800,16 @@ def test_the_provider_answers_an_unknown_component_type_with_invalid_argument(pl
     with pytest.raises(grpc.RpcError) as err:
         construct(plugin, "Nope", "x", {"a": 1})
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert err.value.details() == ("planner:index:Nope: unknown component type; expected one of: planner:index:Trn2Cluster, "
-                                   "planner:index:UltraServerCluster, planner:index:P5enCluster, planner:index:EfaNetwork, "
-                                   "planner:index:LustreStorage")
+    assert err.value.details() == (
+        "planner:index:Nope: unknown component type; expected one of: planner:index:Trn2Cluster, "
+        "planner:index:UltraServerCluster, planner:index:P5enCluster, planner:index:EfaNetwork, "
+        "planner:index:LustreStorage"
+    )
     assert 'File "' not in err.value.details()
 
 
 # --- docs/security.md names the test that holds each promise ----------------------------------------
+
 
 def test_every_test_security_md_names_exists_and_every_test_here_is_named() -> None:
     page = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")

@@ -27,7 +27,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import pytest
 from conftest import ROOT, no_plan, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -35,17 +34,62 @@ from test_hardening import STRING_FIELDS, VALID, assert_inert
 
 FORMATS = ("table", "json", "markdown", "sarif", "github")
 DIFF_FORMATS = ("table", "markdown", "json")
-PROPERTY = settings(max_examples=25, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.function_scoped_fixture])
+PROPERTY = settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
 
-PIECES = st.sampled_from([
-    "@octo-team", "[x](https://evil.example)", "![i](https://evil.example/i.png)", "<img src=x onerror=alert(1)>",
-    "</details>", "<details open>", "`", "```", "|", "::error file=x,line=1::forged", "\n::warning::forged",
-    "\r\n# Approved", "\r", "\n", "\u202e", "\u2066", "\u200f", "\u061c", "\u2028", "\u2029", "\x85", "\x1b[31m", "\x00",
-    "\t", "www.evil.example", "#1", "a@b.co", "&lt;", "&#64;x", "\\", "*", "_", "~~", "<!--", "-->", "%0A::error::x",
-    "[ref]: https://evil.example", "<https://evil.example>", "\U0001f680", "\ud800", ":x:", "- ", "1. ", "> ",
-])
+PIECES = st.sampled_from(
+    [
+        "@octo-team",
+        "[x](https://evil.example)",
+        "![i](https://evil.example/i.png)",
+        "<img src=x onerror=alert(1)>",
+        "</details>",
+        "<details open>",
+        "`",
+        "```",
+        "|",
+        "::error file=x,line=1::forged",
+        "\n::warning::forged",
+        "\r\n# Approved",
+        "\r",
+        "\n",
+        "\u202e",
+        "\u2066",
+        "\u200f",
+        "\u061c",
+        "\u2028",
+        "\u2029",
+        "\x85",
+        "\x1b[31m",
+        "\x00",
+        "\t",
+        "www.evil.example",
+        "#1",
+        "a@b.co",
+        "&lt;",
+        "&#64;x",
+        "\\",
+        "*",
+        "_",
+        "~~",
+        "<!--",
+        "-->",
+        "%0A::error::x",
+        "[ref]: https://evil.example",
+        "<https://evil.example>",
+        "\U0001f680",
+        "\ud800",
+        ":x:",
+        "- ",
+        "1. ",
+        "> ",
+    ]
+)
 TEXT = st.lists(st.one_of(PIECES, st.text(max_size=6)), min_size=1, max_size=6).map("".join)
 _COUNTER = itertools.count()
 
@@ -108,10 +152,12 @@ def write_stack(folder: Path, body: str, name: str = "t") -> Path:
     return path
 
 
-FIELDS = {**STRING_FIELDS,
-          # a key of the user's own (an unknown key) and the region, beside the schema's string values
-          "a key": lambda v: STRING_FIELDS["name"]('"a"').replace("        count:", f"        {v}: 1\n        count:"),
-          "aws:region": lambda v: STRING_FIELDS["name"]('"a"')}
+FIELDS = {
+    **STRING_FIELDS,
+    # a key of the user's own (an unknown key) and the region, beside the schema's string values
+    "a key": lambda v: STRING_FIELDS["name"]('"a"').replace("        count:", f"        {v}: 1\n        count:"),
+    "aws:region": lambda v: STRING_FIELDS["name"]('"a"'),
+}
 VALUES = {**VALID, "a key": "", "aws:region": "us-east-2"}
 
 
@@ -137,10 +183,16 @@ def test_arbitrary_printable_reason_reaches_every_report_inert(text: str) -> Non
     reason = "".join(c for c in text if c.isprintable()) or "x"
     folder = workdir()
     unpriced = "deployment_type: SCRATCH_1"  # no price in the default book: price-unknown fires
-    plain = write_stack(folder, STRING_FIELDS["name"]('"a"').replace("deployment_type: SCRATCH_2", unpriced), name="plain")
+    plain = write_stack(
+        folder, STRING_FIELDS["name"]('"a"').replace("deployment_type: SCRATCH_2", unpriced), name="plain"
+    )
     fired = json.loads(run_cli("plan", str(plain), "--format", "json").out)["stacks"][0]["findings"][0]["rule"]
-    path = write_stack(folder, STRING_FIELDS["suppress.reason"](yaml_quote(reason)).replace("efa-recommended", fired)
-                       .replace("deployment_type: SCRATCH_2", unpriced))
+    path = write_stack(
+        folder,
+        STRING_FIELDS["suppress.reason"](yaml_quote(reason))
+        .replace("efa-recommended", fired)
+        .replace("deployment_type: SCRATCH_2", unpriced),
+    )
     for fmt in FORMATS:
         res = run_cli("plan", str(path), "--format", fmt)
         if reason.strip():
@@ -154,13 +206,21 @@ def test_arbitrary_printable_reason_reaches_every_report_inert(text: str) -> Non
 def test_arbitrary_text_in_every_price_book_string(key: str, text: str, printable: bool) -> None:
     if printable:
         text = "".join(c for c in text if c.isprintable()) or "x"
-    entry = {"instance_type": "trn2.48xlarge", "region": "us-east-2", "purchase": "on-demand", "usd_per_hour": "40",
-             "source": "https://example.test/prices", "as_of": "2026-01-01"}
+    entry = {
+        "instance_type": "trn2.48xlarge",
+        "region": "us-east-2",
+        "purchase": "on-demand",
+        "usd_per_hour": "40",
+        "source": "https://example.test/prices",
+        "as_of": "2026-01-01",
+    }
     book: dict[str, Any] = {"name": "mine", "instances": [entry]}
     if key == "name":
         book["name"] = text
     elif key == "basis":
-        book["derived"] = [{"instance_type": "trn2.48xlarge", "purchase": "spot", "from": "trn2.48xlarge", "basis": text}]
+        book["derived"] = [
+            {"instance_type": "trn2.48xlarge", "purchase": "spot", "from": "trn2.48xlarge", "basis": text}
+        ]
     else:
         entry[key] = text
     lines = [f"name: {yaml_quote(book['name'])}", "instances:"]
@@ -202,6 +262,19 @@ def test_arbitrary_command_line_values_give_one_line_errors(option: str, text: s
         text = str(workdir() / "missing" / text.replace("/", "_"))
     res = run_cli("plan", "stacks", option, text)
     check_run(res, "table")
-    compare = run_cli("compare", "--parameters", "7e9", "--tokens", "1e11", "--mfu", text, "--instance-type", text,
-                      "--region", text, "--instances", text)
+    compare = run_cli(
+        "compare",
+        "--parameters",
+        "7e9",
+        "--tokens",
+        "1e11",
+        "--mfu",
+        text,
+        "--instance-type",
+        text,
+        "--region",
+        text,
+        "--instances",
+        text,
+    )
     check_run(compare, "table")

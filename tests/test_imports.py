@@ -120,5 +120,7 @@ def test_the_layers_contract_holds() -> None:
     exe = Path(sys.executable).with_name("lint-imports")
     result = subprocess.run([str(exe)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    declared = len(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"])
+    declared = len(
+        tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    )
     assert f"Contracts: {declared} kept, 0 broken." in result.stdout

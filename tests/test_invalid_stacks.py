@@ -20,24 +20,40 @@ HERE = Path(__file__).parent / "invalid_stacks"
 STACKS = sorted(HERE.glob("Pulumi.*.yaml"))
 # Rules that no stack can trigger with the shipped catalogue, and why (checked below).
 NO_STACK = {
-    "lustre-s3-association": ("every shipped deployment type links to S3 (ImportPath, or a data repository association on "
-                              "PERSISTENT_2); tested with modified data in test_rule_sources.py"),
+    "lustre-s3-association": (
+        "every shipped deployment type links to S3 (ImportPath, or a data repository association on "
+        "PERSISTENT_2); tested with modified data in test_rule_sources.py"
+    ),
     # rules of clusters read back from a program's resources: a stack file cannot trigger them; their
     # invalid inputs are the programs of tests/corpus and the cases of tests/test_readback_rules.py
-    **{r: "read back from a program only" for r in ("budget-unbounded-compute", "compute-unsized",
-                                                    "efa-interface-layout", "instance-type-unlisted",
-                                                    "node-group-multi-az", "readback-gap", "scaling-maximum",
-                                                    "scaling-size-refused")},
+    **{
+        r: "read back from a program only"
+        for r in (
+            "budget-unbounded-compute",
+            "compute-unsized",
+            "efa-interface-layout",
+            "instance-type-unlisted",
+            "node-group-multi-az",
+            "readback-gap",
+            "scaling-maximum",
+            "scaling-size-refused",
+        )
+    },
     # checks of a program's resources (the pack's resource policies): tests/test_check_registry.py
-    **{r: "a resource's properties only" for r in ("efa-security-group", "imdsv2-required", "interface-security-groups")},
+    **{
+        r: "a resource's properties only"
+        for r in ("efa-security-group", "imdsv2-required", "interface-security-groups")
+    },
 }
 # Stacks that must break one more rule, and why (each is marked `# expect:` in the stack too).
-ALSO_BREAKS = {"workload-exceeds-schedule": {"budget-exceeded": "the budget is checked on the hours the workload needs"},
-               "budget-incomplete-cost": {"price-unknown": "the unknown price is why the budget cannot be checked"}}
+ALSO_BREAKS = {
+    "workload-exceeds-schedule": {"budget-exceeded": "the budget is checked on the hours the workload needs"},
+    "budget-incomplete-cost": {"price-unknown": "the unknown price is why the budget cannot be checked"},
+}
 
 
 def _rule_of(path: Path) -> str:
-    return path.name[len("Pulumi."):-len(".yaml")]
+    return path.name[len("Pulumi.") : -len(".yaml")]
 
 
 def _expected_lines(path: Path, rule_id: str) -> list[int]:
@@ -56,7 +72,8 @@ def test_no_stack_exemptions_still_hold() -> None:
     from planner.core.rules.lustre import deployment_types
 
     assert all(dt.s3_link for dt in deployment_types().values()), (
-        "a deployment type now links to S3 in no way: add tests/invalid_stacks/Pulumi.lustre-s3-association.yaml")
+        "a deployment type now links to S3 in no way: add tests/invalid_stacks/Pulumi.lustre-s3-association.yaml"
+    )
 
 
 @pytest.mark.parametrize("path", STACKS, ids=[_rule_of(p) for p in STACKS])

@@ -47,8 +47,10 @@ def test_pyproject_declares_the_package_script_and_test_extra() -> None:
     assert meta["scripts"] == {"planner": "planner.cli:main"}
     runtime = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["dependencies"]}
     assert runtime == {"pyyaml"}  # the light install: stack files need nothing else
-    extra = {name: {re.split(r"[<>=\[]", d)[0].lower() for d in meta["optional-dependencies"][name]}
-             for name in ("pulumi", "aws", "all")}
+    extra = {
+        name: {re.split(r"[<>=\[]", d)[0].lower() for d in meta["optional-dependencies"][name]}
+        for name in ("pulumi", "aws", "all")
+    }
     assert extra["pulumi"] == {"pulumi", "pulumi-aws", "pulumi-policy"} and extra["aws"] == {"boto3"}
     assert meta["optional-dependencies"]["all"] == ["pulumi-cluster-planner[pulumi,aws]"]
     test = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["optional-dependencies"]["test"]}
@@ -57,8 +59,9 @@ def test_pyproject_declares_the_package_script_and_test_extra() -> None:
     docs = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["optional-dependencies"]["docs"]}
     assert {"mkdocs", "mkdocs-material"} <= docs
     extras = meta["optional-dependencies"]
-    assert all(">=" in d for d in meta["dependencies"] + extras["test"] + extras["docs"] + extras["pulumi"] + extras["aws"]), \
-        "lower bounds"
+    assert all(
+        ">=" in d for d in meta["dependencies"] + extras["test"] + extras["docs"] + extras["pulumi"] + extras["aws"]
+    ), "lower bounds"
 
 
 def test_makefile_targets_set_up_first() -> None:
@@ -87,8 +90,11 @@ def test_make_test_lints_formats_and_type_checks_before_the_tests() -> None:
     mypy = config["tool"]["mypy"]
     assert mypy["strict"] is True
     # strict on the core: every module the import contract forbids pulumi/boto3 is type-checked
-    forbidden = next(c for c in config["tool"]["importlinter"]["contracts"]
-                     if c["type"] == "forbidden" and "pulumi" in c["forbidden_modules"])
+    forbidden = next(
+        c
+        for c in config["tool"]["importlinter"]["contracts"]
+        if c["type"] == "forbidden" and "pulumi" in c["forbidden_modules"]
+    )
     core = {m.removeprefix("planner.").replace(".", "/") for m in forbidden["source_modules"]}
     checked = {f.removeprefix("planner/").removesuffix(".py") for f in mypy["files"]}
     assert core <= checked, core - checked

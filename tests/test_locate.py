@@ -15,7 +15,9 @@ from planner.core.reading.fields import key_path
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
-STACKS = sorted((ROOT / "tests" / "invalid_stacks").glob("Pulumi.*.yaml")) + sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))
+STACKS = sorted((ROOT / "tests" / "invalid_stacks").glob("Pulumi.*.yaml")) + sorted(
+    (ROOT / "stacks").glob("Pulumi.*.yaml")
+)
 
 
 def test_key_path_spells_keys_as_written_under_config() -> None:
@@ -59,23 +61,35 @@ def test_a_read_back_stack_is_located_where_the_program_declares_it() -> None:
     with the resource's URN, and a planning key at its stack config's line (nothing moved later)."""
     import dataclasses
 
-    from planner.core.model.cluster import Stack
     from planner.core.input.stack_files import CLUSTER_PATH
+    from planner.core.model.cluster import Stack
     from planner.readback.program_resources import Planning, ProgramLocator
 
     urn = "urn:pulumi:dev::p::aws:ec2/instance:Instance::gpu"
     base = load_stack("stacks/Pulumi.p5en-train.yaml")
     config_lines = {CLUSTER_PATH + ("schedule", "hours"): 7}
     planning = Planning({"schedule": {"hours": 10}}, "Pulumi.dev.yaml", config_lines)
-    stack = Stack("dev", "__main__.py", base.region, base.cluster, resources={CLUSTER_PATH + ("node_groups", 0): urn},
-                  locator=ProgramLocator({urn: ("infra/__main__.py", 42)}, planning))
+    stack = Stack(
+        "dev",
+        "__main__.py",
+        base.region,
+        base.cluster,
+        resources={CLUSTER_PATH + ("node_groups", 0): urn},
+        locator=ProgramLocator({urn: ("infra/__main__.py", 42)}, planning),
+    )
     where = locate(stack, CLUSTER_PATH + ("node_groups", 0, "count"))
     assert (where.file, where.line, where.logical) == ("infra/__main__.py", 42, urn)
     where = locate(stack, CLUSTER_PATH + ("schedule", "hours"))
     assert (where.file, where.line, where.logical) == ("Pulumi.dev.yaml", 7, None)
     where = locate(stack, CLUSTER_PATH + ("placement_group",))  # from no resource: the program's main file
     assert (where.file, where.line, where.logical) == ("__main__.py", None, None)
-    findings = plan_stack(dataclasses.replace(stack, cluster=dataclasses.replace(
-        base.cluster, node_groups=(dataclasses.replace(base.cluster.node_groups[0], efa=False),)))).findings
+    findings = plan_stack(
+        dataclasses.replace(
+            stack,
+            cluster=dataclasses.replace(
+                base.cluster, node_groups=(dataclasses.replace(base.cluster.node_groups[0], efa=False),)
+            ),
+        )
+    ).findings
     efa = next(f for f in findings if f.rule == "efa-recommended")
     assert (efa.file, efa.line, efa.resource) == ("infra/__main__.py", 42, urn)

@@ -41,7 +41,9 @@ COMMANDS = [
 
 @pytest.mark.parametrize("columns", [80, 100])
 @pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: " ".join(a) or "planner")
-def test_no_line_is_wider_than_the_terminal(argv: tuple[str, ...], columns: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_line_is_wider_than_the_terminal(
+    argv: tuple[str, ...], columns: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COLUMNS", str(columns))
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     res = run_cli(*argv)
@@ -69,8 +71,10 @@ def test_wrapping_cuts_nothing() -> None:
 
 
 def test_records_when_columns_cannot_fit() -> None:
-    lines = text.fit(text.grid(tuple(f"column{i}" for i in range(12)), [tuple("x" * 9 for _ in range(12))], width=40),
-                     text.Term(width=40))
+    lines = text.fit(
+        text.grid(tuple(f"column{i}" for i in range(12)), [tuple("x" * 9 for _ in range(12))], width=40),
+        text.Term(width=40),
+    )
     assert lines[0].startswith("- column0") and all(len(ln) <= 40 for ln in lines)
 
 
@@ -109,22 +113,29 @@ def _stack(tmp_path: Path, body: str, name: str = "t") -> Path:
     return path
 
 
-SIX_GROUPS = """config:
+SIX_GROUPS = (
+    """config:
   aws:region: us-east-2
   planner:cluster:
     availability_zone: us-east-2b
     schedule:
       hours: 168
     node_groups:
-""" + "".join(f"""      - name: g{i}
+"""
+    + "".join(
+        f"""      - name: g{i}
         instance_type: p5.48xlarge
         count: 2
         purchase: capacity-block
-""" for i in range(3)) + """      - name: bad
+"""
+        for i in range(3)
+    )
+    + """      - name: bad
         instance_type: p5.48xlarge
         count: 2
         purchase: spot
 """
+)
 
 
 def test_findings_most_important_first_and_repeats_collapsed(tmp_path: Path) -> None:
@@ -175,13 +186,16 @@ def test_misspelt_region_is_named_with_a_suggestion(tmp_path: Path) -> None:
     body = (ROOT / P5EN).read_text(encoding="utf-8").replace("us-east-1", "us-esat-1")
     res = run_cli("plan", str(_stack(tmp_path, body)))
     assert res.code == 2 and res.out.startswith("Input problems\n")  # the report holds the problem, no plan
-    assert res.err.splitlines() == [f"planner: {tmp_path}/Pulumi.t.yaml:4: aws:region: unknown region 'us-esat-1' "
-                                    "(did you mean 'us-east-1'?)"]
+    assert res.err.splitlines() == [
+        f"planner: {tmp_path}/Pulumi.t.yaml:4: aws:region: unknown region 'us-esat-1' (did you mean 'us-east-1'?)"
+    ]
 
 
 def test_tab_indentation_is_named(tmp_path: Path) -> None:
     res = run_cli("plan", str(_stack(tmp_path, "config:\n\taws:region: us-east-1\n")))
-    assert res.code == 2 and res.err.strip().endswith(":2: YAML syntax error: tabs cannot indent YAML; indent with spaces")
+    assert res.code == 2 and res.err.strip().endswith(
+        ":2: YAML syntax error: tabs cannot indent YAML; indent with spaces"
+    )
 
 
 def test_project_file_is_not_a_stack_file() -> None:
@@ -209,7 +223,9 @@ def test_plan_with_no_path_reads_the_projects_stack_config_dir(tmp_path: Path) -
     res = run_cli("plan", "--format", "json", cwd=tmp_path)
     assert res.code == 0, res.err
     assert '"file": "config/Pulumi.gpu.yaml"' in res.out
-    (tmp_path / "Pulumi.yaml").write_text("name: demo\nruntime: python\n", encoding="utf-8")  # no stackConfigDir: the project folder
+    (tmp_path / "Pulumi.yaml").write_text(
+        "name: demo\nruntime: python\n", encoding="utf-8"
+    )  # no stackConfigDir: the project folder
     (tmp_path / "Pulumi.top.yaml").write_text((ROOT / P5EN).read_text(encoding="utf-8"), encoding="utf-8")
     res = run_cli("plan", "--format", "json", cwd=tmp_path)
     assert res.code == 0 and '"file": "Pulumi.top.yaml"' in res.out and "Pulumi.gpu" not in res.out
@@ -218,7 +234,11 @@ def test_plan_with_no_path_reads_the_projects_stack_config_dir(tmp_path: Path) -
 def test_plan_with_no_path_and_no_project_says_so(tmp_path: Path) -> None:
     (tmp_path / "stacks").mkdir()
     res = run_cli("plan", cwd=tmp_path)
-    assert res.code == 2 and res.err == "planner: Pulumi.yaml: not found: no Pulumi project in this folder; name stack files or folders instead (planner plan PATH)\n"
+    assert (
+        res.code == 2
+        and res.err
+        == "planner: Pulumi.yaml: not found: no Pulumi project in this folder; name stack files or folders instead (planner plan PATH)\n"
+    )
 
 
 def test_compare_markdown_to_a_file(tmp_path: Path) -> None:
@@ -239,13 +259,21 @@ def test_diff_of_two_named_files_pairs_them_whatever_their_names() -> None:
 
 # --- colour on a terminal -------------------------------------------------------------
 
+
 def _in_pty(argv: list[str], env: dict[str, str]) -> str:
     """What `python -m planner ARGV` writes to a pseudo-terminal."""
     master, slave = pty.openpty()
     full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS")}
     full.update(env, PYTHONPATH=str(ROOT), TERM="xterm")
-    proc = subprocess.Popen([sys.executable, "-m", "planner", *argv], cwd=ROOT, stdin=slave, stdout=slave, stderr=slave,
-                            env=full, close_fds=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "planner", *argv],
+        cwd=ROOT,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=full,
+        close_fds=True,
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -295,32 +323,43 @@ def test_term_from_env_reads_columns_then_defaults_to_100() -> None:
 
 # --- fixes for the case at hand -------------------------------------------------------
 
+
 def test_fix_names_the_key_and_value_for_this_stack(tmp_path: Path) -> None:
     body = SIX_GROUPS.replace("count: 2\n        purchase: spot", "count: 6\n        purchase: spot").replace(
-        "p5.48xlarge\n        count: 6", "trn2u.48xlarge\n        count: 6")
+        "p5.48xlarge\n        count: 6", "trn2u.48xlarge\n        count: 6"
+    )
     res = run_cli("plan", str(_stack(tmp_path, body)), "--format", "json")
     import json
 
     fixes = {f["rule"]: f.get("fix") for f in json.loads(res.out)["stacks"][0]["findings"]}
     assert fixes["spot-unsupported"] == "in node group 'bad', set purchase: capacity-block"
-    assert fixes["ultraserver-whole-units"] == ("in node group 'bad', set count: 8 (the 2 UltraServers you pay for) or count: 4, "
-                                                "or ultraservers: 2")
+    assert fixes["ultraserver-whole-units"] == (
+        "in node group 'bad', set count: 8 (the 2 UltraServers you pay for) or count: 4, or ultraservers: 2"
+    )
     assert fixes["capacity-block-reservation"].startswith("book the block, then set capacity_reservation_id")
     table = run_cli("plan", str(_stack(tmp_path, body)), "--wide").out
     assert "fix: in node group 'bad', set purchase: capacity-block" in table
-    assert "fix: book the block, then set capacity_reservation_id: cr-... (its reservation id) in node groups 'g0', 'g1' and 'g2'" in table
+    assert (
+        "fix: book the block, then set capacity_reservation_id: cr-... (its reservation id) in node groups 'g0', 'g1' and 'g2'"
+        in table
+    )
 
 
 def test_fix_for_a_bookable_duration_is_the_next_one_up(tmp_path: Path) -> None:
     res = run_cli("plan", str(_stack(tmp_path, SIX_GROUPS.replace("hours: 168", "hours: 100"))), "--format", "json")
     import json
 
-    fixes = [f.get("fix") for f in json.loads(res.out)["stacks"][0]["findings"] if f["rule"] == "capacity-block-duration"]
+    fixes = [
+        f.get("fix") for f in json.loads(res.out)["stacks"][0]["findings"] if f["rule"] == "capacity-block-duration"
+    ]
     assert fixes and fixes[0].startswith("set schedule.hours: 120")
 
 
 def test_every_human_report_ends_with_a_summary_line() -> None:
-    assert re.match(r"\d+ candidates; cheapest \S+ \S+ at \$[\d,]+\.\d\d \(16 instances\); exit 0$", run_cli(*COMPARE, "--instances", "16").out.splitlines()[-1])
+    assert re.match(
+        r"\d+ candidates; cheapest \S+ \S+ at \$[\d,]+\.\d\d \(16 instances\); exit 0$",
+        run_cli(*COMPARE, "--instances", "16").out.splitlines()[-1],
+    )
     assert run_cli("catalog").out.splitlines()[-1].endswith("UltraServer types (2 not declarable yet)")
     assert run_cli("rules").out.splitlines()[-1].endswith(" rules")
     assert run_cli("diff", P5EN, TRN2).out.splitlines()[-1].startswith("1 stack: change ")

@@ -12,14 +12,17 @@ def test_workload_args_take_checkpoint_max_minutes_like_the_stack_schema(tmp_pat
     from planner.core.input.stack_files import load_stack
 
     path = tmp_path / "Pulumi.w.yaml"
-    path.write_text("""config:
+    path.write_text(
+        """config:
   aws:region: us-east-2
   planner:cluster:
     availability_zone: us-east-2b
     node_groups:
       - {name: t, instance_type: trn2.48xlarge, count: 2, purchase: capacity-block}
     workload: {parameters: 7.0e+10, tokens: 1.0e+12, mfu: 0.4, checkpoint_max_minutes: 5}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     args = ClusterArgs.from_model(load_stack(str(path)).cluster)
     assert args.workload == WorkloadArgs(parameters=7e10, tokens=1e12, mfu=0.4, checkpoint_max_minutes=5)
     assert args.to_config()["workload"]["checkpoint_max_minutes"] == 5

@@ -16,8 +16,8 @@ from unittest import mock
 import pytest
 
 from planner.policy import POLICIES, policies
-from planner.readback.resources import Graph, from_policy
 from planner.policy.testing import UNKNOWN, Spec, check, resource_args, stack_args, violations
+from planner.readback.resources import Graph, from_policy
 from planner.readback.topology import rebuild
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,42 +40,110 @@ def arn(kind: str, rid: str) -> str:
     return f"arn:aws:ec2:us-east-2:{ACCOUNT}:{kind}/{rid}"
 
 
-def efa_interfaces(cards: int, sg: str = "sg-0efa000000000001", first: str = "efa", rest: str = "efa-only") -> list[dict[str, Any]]:
-    return [{"networkCardIndex": c, "deviceIndex": 0 if c == 0 else 1, "interfaceType": first if c == 0 else rest,
-             "securityGroups": [sg], "deleteOnTermination": "true"} for c in range(cards)]
+def efa_interfaces(
+    cards: int, sg: str = "sg-0efa000000000001", first: str = "efa", rest: str = "efa-only"
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "networkCardIndex": c,
+            "deviceIndex": 0 if c == 0 else 1,
+            "interfaceType": first if c == 0 else rest,
+            "securityGroups": [sg],
+            "deleteOnTermination": "true",
+        }
+        for c in range(cards)
+    ]
 
 
 def self_sg(sg_id: str = "sg-0efa000000000001", ingress_self: bool = True, egress_self: bool = True) -> Spec:
-    egress = [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": egress_self, "cidrBlocks": [] if egress_self else ["0.0.0.0/0"]}]
-    return Spec(SG, "efa", {"arn": arn("security-group", sg_id), "name": "efa-4c1f2e3", "vpcId": "vpc-0a1b2c3d4e5f60718",
-                            "ingress": [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": ingress_self}], "egress": egress})
+    egress = [
+        {
+            "protocol": "-1",
+            "fromPort": 0,
+            "toPort": 0,
+            "self": egress_self,
+            "cidrBlocks": [] if egress_self else ["0.0.0.0/0"],
+        }
+    ]
+    return Spec(
+        SG,
+        "efa",
+        {
+            "arn": arn("security-group", sg_id),
+            "name": "efa-4c1f2e3",
+            "vpcId": "vpc-0a1b2c3d4e5f60718",
+            "ingress": [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": ingress_self}],
+            "egress": egress,
+        },
+    )
 
 
-def hand_written(instance_type: str = "trn2.48xlarge", cards: int = 16, desired: int = 2, zones: tuple[str, ...] = ("us-east-2b",),
-                 lustre: dict[str, Any] | None = None, template: dict[str, Any] | None = None, placement: bool = True,
-                 sg: Spec | None = None) -> list[Spec]:
+def hand_written(
+    instance_type: str = "trn2.48xlarge",
+    cards: int = 16,
+    desired: int = 2,
+    zones: tuple[str, ...] = ("us-east-2b",),
+    lustre: dict[str, Any] | None = None,
+    template: dict[str, Any] | None = None,
+    placement: bool = True,
+    sg: Spec | None = None,
+) -> list[Spec]:
     """A cluster written by hand with plain pulumi-aws resources, as its stack holds it after `pulumi up`."""
-    subnets = [Spec(SUBNET, f"private-{z}", {"arn": arn("subnet", f"subnet-0{i}a2b3c4d5e6f70809"), "availabilityZone": z,
-                                             "cidrBlock": f"10.0.{i}.0/24", "vpcId": "vpc-0a1b2c3d4e5f60718"})
-               for i, z in enumerate(zones)]
+    subnets = [
+        Spec(
+            SUBNET,
+            f"private-{z}",
+            {
+                "arn": arn("subnet", f"subnet-0{i}a2b3c4d5e6f70809"),
+                "availabilityZone": z,
+                "cidrBlock": f"10.0.{i}.0/24",
+                "vpcId": "vpc-0a1b2c3d4e5f60718",
+            },
+        )
+        for i, z in enumerate(zones)
+    ]
     group = sg or self_sg()
-    pg = Spec(PG, "trainers", {"name": "trainers-7a1b2c3", "strategy": "cluster", "arn": arn("placement-group", "trainers-7a1b2c3")})
-    lt_props = {"arn": arn("launch-template", "lt-0123456789abcdef0"), "name": "trainers-1d2e3f4", "instanceType": instance_type,
-                "imageId": "ami-0123456789abcdef0", "latestVersion": 1, "networkInterfaces": efa_interfaces(cards),
-                "metadataOptions": {"httpTokens": "required", "httpEndpoint": "enabled"}}
+    pg = Spec(
+        PG,
+        "trainers",
+        {"name": "trainers-7a1b2c3", "strategy": "cluster", "arn": arn("placement-group", "trainers-7a1b2c3")},
+    )
+    lt_props = {
+        "arn": arn("launch-template", "lt-0123456789abcdef0"),
+        "name": "trainers-1d2e3f4",
+        "instanceType": instance_type,
+        "imageId": "ami-0123456789abcdef0",
+        "latestVersion": 1,
+        "networkInterfaces": efa_interfaces(cards),
+        "metadataOptions": {"httpTokens": "required", "httpEndpoint": "enabled"},
+    }
     lt_props.update(template or {})
     lt = Spec(LT, "trainers", lt_props)
-    asg_props: dict[str, Any] = {"arn": f"arn:aws:autoscaling:us-east-2:{ACCOUNT}:autoScalingGroup:1:autoScalingGroupName/trainers",
-                                 "name": "trainers-5e6f7a8", "desiredCapacity": desired, "maxSize": desired, "minSize": 0,
-                                 "launchTemplate": {"id": "lt-0123456789abcdef0", "version": "$Latest"},
-                                 "vpcZoneIdentifiers": [f"subnet-0{i}a2b3c4d5e6f70809" for i in range(len(zones))]}
+    asg_props: dict[str, Any] = {
+        "arn": f"arn:aws:autoscaling:us-east-2:{ACCOUNT}:autoScalingGroup:1:autoScalingGroupName/trainers",
+        "name": "trainers-5e6f7a8",
+        "desiredCapacity": desired,
+        "maxSize": desired,
+        "minSize": 0,
+        "launchTemplate": {"id": "lt-0123456789abcdef0", "version": "$Latest"},
+        "vpcZoneIdentifiers": [f"subnet-0{i}a2b3c4d5e6f70809" for i in range(len(zones))],
+    }
     if placement:
         asg_props["placementGroup"] = "trainers-7a1b2c3"
     asg = Spec(ASG, "trainers", asg_props)
     specs = subnets + [group, pg, lt, asg]
     if lustre is not None:
-        specs.append(Spec(FSX, "scratch", {"arn": f"arn:aws:fsx:us-east-2:{ACCOUNT}:file-system/fs-0123456789abcdef0",
-                                           "subnetIds": "subnet-00a2b3c4d5e6f70809", **lustre}))
+        specs.append(
+            Spec(
+                FSX,
+                "scratch",
+                {
+                    "arn": f"arn:aws:fsx:us-east-2:{ACCOUNT}:file-system/fs-0123456789abcdef0",
+                    "subnetIds": "subnet-00a2b3c4d5e6f70809",
+                    **lustre,
+                },
+            )
+        )
     return specs
 
 
@@ -84,6 +152,7 @@ def by_name(specs: list[Spec], type_: str) -> Spec:
 
 
 # --- the pack ------------------------------------------------------------------------------
+
 
 def test_main_only_builds_the_pack() -> None:
     """policy/__main__.py constructs one PolicyPack with every policy, and nothing else."""
@@ -98,17 +167,25 @@ def test_pack_files_name_python_runtime_and_this_project() -> None:
     spec = yaml.safe_load((ROOT / "policy" / "PulumiPolicy.yaml").read_text())
     assert spec["runtime"]["name"] == "python"
     assert spec["runtime"]["options"]["virtualenv"] == "../.venv"
-    reqs = [line.strip() for line in (ROOT / "policy" / "requirements.txt").read_text().splitlines()
-            if line.strip() and not line.startswith("#")]
+    reqs = [
+        line.strip()
+        for line in (ROOT / "policy" / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     assert reqs == ["-e ..[pulumi]"]  # the pack needs the [pulumi] extra (pulumi-policy)
 
 
 def test_enforcement_levels_and_config_schemas() -> None:
     levels = {p.name: p.enforcement_level.value for p in POLICIES}
     assert levels == {
-        "planner-topology": "mandatory", "planner-topology-warnings": "advisory", "planner-budget": "mandatory",
-        "planner-efa-security-group": "mandatory", "planner-efa-interfaces": "mandatory", "planner-imdsv2": "mandatory",
-        "planner-no-public-ip-multi-card": "mandatory", "planner-lustre-values": "mandatory",
+        "planner-topology": "mandatory",
+        "planner-topology-warnings": "advisory",
+        "planner-budget": "mandatory",
+        "planner-efa-security-group": "mandatory",
+        "planner-efa-interfaces": "mandatory",
+        "planner-imdsv2": "mandatory",
+        "planner-no-public-ip-multi-card": "mandatory",
+        "planner-lustre-values": "mandatory",
     }
     schema = policies.budget.config_schema.properties
     assert {"maxTotalUsd", "maxMonthlyUsd", "hours", "requireCompletePricing"} <= set(schema)
@@ -127,11 +204,14 @@ def test_example_config_matches_the_schemas() -> None:
         if isinstance(value, dict):
             props = {k: v for k, v in value.items() if k != "enforcementLevel"}
             schema = named[name].config_schema
-            jsonschema.validate(props, {"type": "object", "properties": schema.properties if schema else {},
-                                        "additionalProperties": False})
+            jsonschema.validate(
+                props,
+                {"type": "object", "properties": schema.properties if schema else {}, "additionalProperties": False},
+            )
 
 
 # --- rebuilding the topology ---------------------------------------------------------------
+
 
 def test_rebuild_reads_the_cluster_from_hand_written_resources() -> None:
     specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
@@ -140,8 +220,15 @@ def test_rebuild_reads_the_cluster_from_hand_written_resources() -> None:
     assert out.region == "us-east-2"
     assert out.data == {
         "availability_zone": "us-east-2b",
-        "node_groups": [{"name": "trainers", "instance_type": "trn2.48xlarge", "count": 2, "efa": True,
-                         "availability_zone": "us-east-2b"}],
+        "node_groups": [
+            {
+                "name": "trainers",
+                "instance_type": "trn2.48xlarge",
+                "count": 2,
+                "efa": True,
+                "availability_zone": "us-east-2b",
+            }
+        ],
         "placement_group": "cluster",
         "lustre": {"deployment_type": "SCRATCH_2", "storage_capacity_gib": 1200, "availability_zone": "us-east-2b"},
     }
@@ -150,18 +237,45 @@ def test_rebuild_reads_the_cluster_from_hand_written_resources() -> None:
 
 def test_rebuild_reads_instances_market_options_and_reservation() -> None:
     """Instances launched from one capacity-block template form one group; a bastion is not a node group."""
-    lt = Spec(LT, "p5en", {"name": "p5en-1", "arn": arn("launch-template", "lt-0aaa"), "instanceType": "p5en.48xlarge",
-                           "networkInterfaces": efa_interfaces(16),
-                           "instanceMarketOptions": {"marketType": "capacity-block"},
-                           "capacityReservationSpecification": {"capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}},
-                           "metadataOptions": {"httpTokens": "required"}})
+    lt = Spec(
+        LT,
+        "p5en",
+        {
+            "name": "p5en-1",
+            "arn": arn("launch-template", "lt-0aaa"),
+            "instanceType": "p5en.48xlarge",
+            "networkInterfaces": efa_interfaces(16),
+            "instanceMarketOptions": {"marketType": "capacity-block"},
+            "capacityReservationSpecification": {
+                "capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}
+            },
+            "metadataOptions": {"httpTokens": "required"},
+        },
+    )
     subnet = Spec(SUBNET, "a", {"arn": arn("subnet", "subnet-0aaa1111"), "availabilityZone": "us-east-1d"})
-    nodes = [Spec(INSTANCE, f"p5en-{i}", {"launchTemplate": {"id": "lt-0aaa"}, "subnetId": "subnet-0aaa1111"}) for i in range(8)]
-    bastion = Spec(INSTANCE, "bastion", {"instanceType": "t3.micro", "subnetId": "subnet-0aaa1111", "associatePublicIpAddress": True})
-    out = rebuild(Graph(from_policy(r) for r in stack_args([subnet, lt, *nodes, bastion], region="us-east-1").resources))
-    assert out.data["node_groups"] == [{"name": "p5en", "instance_type": "p5en.48xlarge", "count": 8, "purchase": "capacity-block",
-                                        "efa": True, "capacity_reservation_id": "cr-0123456789abcdef0",
-                                        "availability_zone": "us-east-1d"}]
+    nodes = [
+        Spec(INSTANCE, f"p5en-{i}", {"launchTemplate": {"id": "lt-0aaa"}, "subnetId": "subnet-0aaa1111"})
+        for i in range(8)
+    ]
+    bastion = Spec(
+        INSTANCE,
+        "bastion",
+        {"instanceType": "t3.micro", "subnetId": "subnet-0aaa1111", "associatePublicIpAddress": True},
+    )
+    out = rebuild(
+        Graph(from_policy(r) for r in stack_args([subnet, lt, *nodes, bastion], region="us-east-1").resources)
+    )
+    assert out.data["node_groups"] == [
+        {
+            "name": "p5en",
+            "instance_type": "p5en.48xlarge",
+            "count": 8,
+            "purchase": "capacity-block",
+            "efa": True,
+            "capacity_reservation_id": "cr-0123456789abcdef0",
+            "availability_zone": "us-east-1d",
+        }
+    ]
     assert out.data["placement_group"] == "none"
 
 
@@ -182,15 +296,41 @@ def test_rebuild_at_preview_follows_property_dependencies() -> None:
     """At preview ids and ARNs are unknown: references resolve through the engine's property dependencies."""
     subnet = Spec(SUBNET, "private", {"arn": UNKNOWN, "availabilityZone": "us-east-2b", "vpcId": UNKNOWN})
     pg = Spec(PG, "trainers", {"name": "trainers-7a1b2c3", "strategy": "cluster", "arn": UNKNOWN})
-    lt = Spec(LT, "trainers", {"arn": UNKNOWN, "name": "trainers-1d2e3f4", "instanceType": "trn2u.48xlarge",
-                               "networkInterfaces": efa_interfaces(16, sg=UNKNOWN), "metadataOptions": {"httpTokens": "required"}})
-    asg = Spec(ASG, "trainers", {"desiredCapacity": 6, "maxSize": 6, "launchTemplate": {"id": UNKNOWN, "version": "$Latest"},
-                                 "vpcZoneIdentifiers": [UNKNOWN], "placementGroup": "trainers-7a1b2c3", "availabilityZones": UNKNOWN},
-               property_dependencies={"launchTemplate": [lt], "vpcZoneIdentifiers": [subnet]})
+    lt = Spec(
+        LT,
+        "trainers",
+        {
+            "arn": UNKNOWN,
+            "name": "trainers-1d2e3f4",
+            "instanceType": "trn2u.48xlarge",
+            "networkInterfaces": efa_interfaces(16, sg=UNKNOWN),
+            "metadataOptions": {"httpTokens": "required"},
+        },
+    )
+    asg = Spec(
+        ASG,
+        "trainers",
+        {
+            "desiredCapacity": 6,
+            "maxSize": 6,
+            "launchTemplate": {"id": UNKNOWN, "version": "$Latest"},
+            "vpcZoneIdentifiers": [UNKNOWN],
+            "placementGroup": "trainers-7a1b2c3",
+            "availabilityZones": UNKNOWN,
+        },
+        property_dependencies={"launchTemplate": [lt], "vpcZoneIdentifiers": [subnet]},
+    )
     args = stack_args([subnet, pg, lt, asg])
     out = rebuild(Graph(from_policy(r) for r in args.resources))
-    assert out.data["node_groups"] == [{"name": "trainers", "instance_type": "trn2u.48xlarge", "count": 6, "efa": True,
-                                        "availability_zone": "us-east-2b"}]
+    assert out.data["node_groups"] == [
+        {
+            "name": "trainers",
+            "instance_type": "trn2u.48xlarge",
+            "count": 6,
+            "efa": True,
+            "availability_zone": "us-east-2b",
+        }
+    ]
     # and the topology policy names the Auto Scaling group, whose size is not whole UltraServers (a warning:
     # fewer instances than booked is allowed, the idle members are paid for)
     found = violations(policies.topology_warnings, args)
@@ -206,20 +346,31 @@ def test_no_accelerated_nodes_means_nothing_to_check() -> None:
 
 def test_unknown_zone_is_reported_not_guessed() -> None:
     lt = Spec(LT, "trainers", {"name": "t", "instanceType": "trn2.48xlarge", "networkInterfaces": efa_interfaces(16)})
-    asg = Spec(ASG, "trainers", {"desiredCapacity": 2, "launchTemplate": {"name": "t"}, "vpcZoneIdentifiers": ["subnet-0fromconfig"]})
+    asg = Spec(
+        ASG,
+        "trainers",
+        {"desiredCapacity": 2, "launchTemplate": {"name": "t"}, "vpcZoneIdentifiers": ["subnet-0fromconfig"]},
+    )
     args = stack_args([lt, asg])
     assert violations(policies.topology, args) == []
     warnings = [(m, u) for m, u in violations(policies.topology_warnings, args) if "Availability Zone" in m]
     # the cluster is still planned (types, counts, prices); the unknown AZ is stated once, never guessed
     assert [(m.split(";")[0], u) for m, u in warnings] == [
-        ("[readback-gap] cannot tell the Availability Zone of any node group (their subnets are not resources of "
-         "this stack)", asg.urn)]
+        (
+            "[readback-gap] cannot tell the Availability Zone of any node group (their subnets are not resources of "
+            "this stack)",
+            asg.urn,
+        )
+    ]
     # with the zone given in the policy config the cluster is planned
     args = stack_args([lt, asg], config={"availabilityZone": "us-east-2b"})
-    assert not any("cannot tell the Availability Zone of any" in m for m, _ in violations(policies.topology_warnings, args))
+    assert not any(
+        "cannot tell the Availability Zone of any" in m for m, _ in violations(policies.topology_warnings, args)
+    )
 
 
 # --- planner-topology ------------------------------------------------------------------------
+
 
 def test_valid_hand_written_cluster_passes_topology() -> None:
     specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
@@ -231,10 +382,20 @@ def test_topology_reports_error_findings_on_the_resource_at_fault() -> None:
     found = violations(policies.topology, stack_args(specs))
     asg = by_name(specs, ASG)
     assert [(m.split(";")[0], u) for m, u in found] == [
-        ("[ultraserver-requires-lustre] 6 UltraServer instances (1.5 UltraServers) are clustered without FSx for Lustre", asg.urn)]
+        (
+            "[ultraserver-requires-lustre] 6 UltraServer instances (1.5 UltraServers) are clustered without FSx for Lustre",
+            asg.urn,
+        )
+    ]
     warned = violations(policies.topology_warnings, stack_args(specs))
-    assert any(m.startswith("[ultraserver-whole-units] node group 'trainers' declares 6 trn2u.48xlarge, not a whole number "
-                            "of u-trn2x64 UltraServers (4 instances each)") and u == asg.urn for m, u in warned)
+    assert any(
+        m.startswith(
+            "[ultraserver-whole-units] node group 'trainers' declares 6 trn2u.48xlarge, not a whole number "
+            "of u-trn2x64 UltraServers (4 instances each)"
+        )
+        and u == asg.urn
+        for m, u in warned
+    )
 
 
 def test_topology_suppress_config() -> None:
@@ -243,7 +404,10 @@ def test_topology_suppress_config() -> None:
     assert any("ultraserver-whole-units" in m for m, _ in violations(policies.topology_warnings, stack_args(specs)))
     assert not any("ultraserver-whole-units" in m for m, _ in violations(policies.topology_warnings, args))
     bad = violations(policies.topology, stack_args(specs, config={"suppress": ["ultraserver-whole-unit"]}))
-    assert ("policy config `suppress` names unknown rule 'ultraserver-whole-unit'; `planner rules` lists the rule ids", None) in bad
+    assert (
+        "policy config `suppress` names unknown rule 'ultraserver-whole-unit'; `planner rules` lists the rule ids",
+        None,
+    ) in bad
 
 
 def test_topology_honours_the_stacks_declared_suppressions(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -253,8 +417,12 @@ def test_topology_honours_the_stacks_declared_suppressions(monkeypatch: pytest.M
     import pulumi.runtime
 
     specs = hand_written(instance_type="trn2u.48xlarge", desired=6)
-    declared = {"suppress": [{"rule": "ultraserver-whole-units", "reason": "migrating to whole UltraServers next sprint"}]}
-    monkeypatch.setattr(pulumi.runtime, "get_config", lambda k: json.dumps(declared) if k == "planner:cluster" else None)
+    declared = {
+        "suppress": [{"rule": "ultraserver-whole-units", "reason": "migrating to whole UltraServers next sprint"}]
+    }
+    monkeypatch.setattr(
+        pulumi.runtime, "get_config", lambda k: json.dumps(declared) if k == "planner:cluster" else None
+    )
     assert not any("ultraserver-whole-units" in m for m, _ in violations(policies.topology_warnings, stack_args(specs)))
 
 
@@ -268,6 +436,7 @@ def test_topology_reports_input_the_planner_refuses() -> None:
 
 
 # --- planner-efa-security-group ------------------------------------------------------------
+
 
 def test_efa_security_group_with_self_rules_passes() -> None:
     assert violations(policies.efa_security_group, stack_args(hand_written())) == []
@@ -286,13 +455,31 @@ def test_efa_security_group_without_self_egress() -> None:
 def test_efa_security_group_rules_as_separate_resources_at_preview() -> None:
     """Rules as aws.ec2.SecurityGroupRule resources, ids unknown: linked through property dependencies."""
     sg = Spec(SG, "efa", {"arn": UNKNOWN, "name": "efa-1", "ingress": UNKNOWN, "egress": UNKNOWN})
-    ingress = Spec(SG_RULE, "efa-in", {"type": "ingress", "protocol": "-1", "fromPort": 0, "toPort": 0, "self": True,
-                                       "securityGroupId": UNKNOWN}, property_dependencies={"securityGroupId": [sg]})
-    egress = Spec(SG_RULE, "efa-out", {"type": "egress", "protocol": "-1", "fromPort": 0, "toPort": 0,
-                                       "securityGroupId": UNKNOWN, "sourceSecurityGroupId": UNKNOWN},
-                  property_dependencies={"securityGroupId": [sg], "sourceSecurityGroupId": [sg]})
-    lt = Spec(LT, "trainers", {"name": "t", "instanceType": "trn2.48xlarge", "networkInterfaces": efa_interfaces(16, sg=UNKNOWN)},
-              property_dependencies={"networkInterfaces": [sg]})
+    ingress = Spec(
+        SG_RULE,
+        "efa-in",
+        {"type": "ingress", "protocol": "-1", "fromPort": 0, "toPort": 0, "self": True, "securityGroupId": UNKNOWN},
+        property_dependencies={"securityGroupId": [sg]},
+    )
+    egress = Spec(
+        SG_RULE,
+        "efa-out",
+        {
+            "type": "egress",
+            "protocol": "-1",
+            "fromPort": 0,
+            "toPort": 0,
+            "securityGroupId": UNKNOWN,
+            "sourceSecurityGroupId": UNKNOWN,
+        },
+        property_dependencies={"securityGroupId": [sg], "sourceSecurityGroupId": [sg]},
+    )
+    lt = Spec(
+        LT,
+        "trainers",
+        {"name": "t", "instanceType": "trn2.48xlarge", "networkInterfaces": efa_interfaces(16, sg=UNKNOWN)},
+        property_dependencies={"networkInterfaces": [sg]},
+    )
     assert violations(policies.efa_security_group, stack_args([sg, ingress, egress, lt])) == []
     found = violations(policies.efa_security_group, stack_args([sg, ingress, lt]))
     assert [(u, "outbound to itself" in m) for m, u in found] == [(sg.urn, True)]
@@ -300,14 +487,18 @@ def test_efa_security_group_rules_as_separate_resources_at_preview() -> None:
 
 # --- resource policies -----------------------------------------------------------------------
 
+
 def test_efa_layout_is_reported_once_by_the_topology() -> None:
     """One policy owns each rule: the EFA layout is the topology's (it knows the type the template is launched as);
     `planner-efa-interfaces` keeps what only the resource shows (security groups set at the top level). Fewer EFA
     interfaces than cards is allowed (AWS recommends one per card): advisory; an efa-only primary: mandatory."""
     short = hand_written(cards=4)
     assert violations(policies.efa_interfaces, resource_args(by_name(short, LT))) == []
-    (found,) = [m for m, _ in violations(policies.topology_warnings, stack_args(short))
-                if m.startswith("[efa-interface-layout]")]
+    (found,) = [
+        m
+        for m, _ in violations(policies.topology_warnings, stack_args(short))
+        if m.startswith("[efa-interface-layout]")
+    ]
     assert "missing card(s) 4-15" in found
     assert not [m for m, _ in violations(policies.topology, stack_args(short)) if "efa-interface-layout" in m]
     primary = hand_written(template={"networkInterfaces": efa_interfaces(16, first="efa-only")})
@@ -317,10 +508,15 @@ def test_efa_layout_is_reported_once_by_the_topology() -> None:
 
 def test_efa_interfaces_groups_per_interface() -> None:
     lt = by_name(hand_written(), LT)
-    bad = Spec(LT, "bad", dict(lt.props, networkInterfaces=efa_interfaces(16, first="efa-only"), vpcSecurityGroupIds=["sg-0abc"]))
+    bad = Spec(
+        LT,
+        "bad",
+        dict(lt.props, networkInterfaces=efa_interfaces(16, first="efa-only"), vpcSecurityGroupIds=["sg-0abc"]),
+    )
     messages = [m for m, _ in violations(policies.efa_interfaces, resource_args(bad))]
     assert [m.split(";")[0] for m in messages] == [
-        "[interface-security-groups] security groups are set at the top level of a launch template that declares network interfaces"]
+        "[interface-security-groups] security groups are set at the top level of a launch template that declares network interfaces"
+    ]
 
 
 def test_lustre_values_are_reported_once_by_their_resource_policy() -> None:
@@ -334,8 +530,12 @@ def test_imdsv2() -> None:
     assert violations(policies.imdsv2, resource_args(lt)) == []
     optional = Spec(LT, "v1", dict(lt.props, metadataOptions={"httpTokens": "optional"}))
     unset = Spec(INSTANCE, "node", {"instanceType": "trn2.48xlarge"})
-    assert violations(policies.imdsv2, resource_args(optional))[0][0].startswith("[imdsv2-required] metadataOptions.httpTokens is 'optional'; set it to 'required'")
-    assert violations(policies.imdsv2, resource_args(unset))[0][0].startswith("[imdsv2-required] metadataOptions.httpTokens is not set;")
+    assert violations(policies.imdsv2, resource_args(optional))[0][0].startswith(
+        "[imdsv2-required] metadataOptions.httpTokens is 'optional'; set it to 'required'"
+    )
+    assert violations(policies.imdsv2, resource_args(unset))[0][0].startswith(
+        "[imdsv2-required] metadataOptions.httpTokens is not set;"
+    )
     # a value computed from another resource at preview is left to the update
     later = Spec(LT, "later", dict(lt.props, metadataOptions={"httpTokens": UNKNOWN}))
     assert violations(policies.imdsv2, resource_args(later)) == []
@@ -350,24 +550,68 @@ def component_made(instances: int = 16, public_ip: bool = False, lustre_capacity
     """An UltraServer cluster as planner components register it: children of one component resource."""
     top = Spec(COMPONENT, "prod", {})
     net = Spec("planner:index:EfaNetwork", "prod-net", {}, parent=top)
-    subnet = Spec(SUBNET, "prod-net-subnet", {"arn": arn("subnet", "subnet-0bbb2222"), "availabilityZone": "us-east-2b"}, parent=net)
-    sg = Spec(SG, "prod-net-efa", {"arn": arn("security-group", "sg-0bbb2222"), "name": "prod-net-efa",
-                                   "ingress": [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True}],
-                                   "egress": [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True}]}, parent=net)
+    subnet = Spec(
+        SUBNET,
+        "prod-net-subnet",
+        {"arn": arn("subnet", "subnet-0bbb2222"), "availabilityZone": "us-east-2b"},
+        parent=net,
+    )
+    sg = Spec(
+        SG,
+        "prod-net-efa",
+        {
+            "arn": arn("security-group", "sg-0bbb2222"),
+            "name": "prod-net-efa",
+            "ingress": [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True}],
+            "egress": [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True}],
+        },
+        parent=net,
+    )
     interfaces = efa_interfaces(16, sg="sg-0bbb2222")
     if public_ip:
         interfaces[0]["associatePublicIpAddress"] = "true"
-    lt = Spec(LT, "prod-trainers", {"arn": arn("launch-template", "lt-0bbb2222"), "name": "prod-trainers", "instanceType": "trn2u.48xlarge",
-                                    "networkInterfaces": interfaces, "metadataOptions": {"httpTokens": "required"},
-                                    "instanceMarketOptions": {"marketType": "capacity-block"},
-                                    "capacityReservationSpecification": {"capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}}},
-              parent=top)
-    nodes = [Spec(INSTANCE, f"prod-trainers-{i}", {"launchTemplate": {"id": "lt-0bbb2222", "version": "$Latest"},
-                                                   "subnetId": "subnet-0bbb2222", "availabilityZone": "us-east-2b"}, parent=top)
-             for i in range(instances)]
-    fs = Spec(FSX, "prod-lustre", {"arn": f"arn:aws:fsx:us-east-2:{ACCOUNT}:file-system/fs-0bbb2222", "deploymentType": "PERSISTENT_2",
-                                   "storageCapacity": lustre_capacity, "perUnitStorageThroughput": 250, "subnetIds": "subnet-0bbb2222",
-                                   "efaEnabled": False}, parent=top)
+    lt = Spec(
+        LT,
+        "prod-trainers",
+        {
+            "arn": arn("launch-template", "lt-0bbb2222"),
+            "name": "prod-trainers",
+            "instanceType": "trn2u.48xlarge",
+            "networkInterfaces": interfaces,
+            "metadataOptions": {"httpTokens": "required"},
+            "instanceMarketOptions": {"marketType": "capacity-block"},
+            "capacityReservationSpecification": {
+                "capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}
+            },
+        },
+        parent=top,
+    )
+    nodes = [
+        Spec(
+            INSTANCE,
+            f"prod-trainers-{i}",
+            {
+                "launchTemplate": {"id": "lt-0bbb2222", "version": "$Latest"},
+                "subnetId": "subnet-0bbb2222",
+                "availabilityZone": "us-east-2b",
+            },
+            parent=top,
+        )
+        for i in range(instances)
+    ]
+    fs = Spec(
+        FSX,
+        "prod-lustre",
+        {
+            "arn": f"arn:aws:fsx:us-east-2:{ACCOUNT}:file-system/fs-0bbb2222",
+            "deploymentType": "PERSISTENT_2",
+            "storageCapacity": lustre_capacity,
+            "perUnitStorageThroughput": 250,
+            "subnetIds": "subnet-0bbb2222",
+            "efaEnabled": False,
+        },
+        parent=top,
+    )
     return [top, net, subnet, sg, lt, *nodes, fs]
 
 
@@ -375,11 +619,24 @@ def test_component_made_cluster_is_rebuilt_and_passes() -> None:
     specs = component_made()
     args = stack_args(specs)
     out = rebuild(Graph(from_policy(r) for r in args.resources))
-    assert out.data["node_groups"] == [{"name": "prod-trainers", "instance_type": "trn2u.48xlarge", "count": 16,
-                                        "purchase": "capacity-block", "efa": True,
-                                        "capacity_reservation_id": "cr-0123456789abcdef0", "availability_zone": "us-east-2b"}]
-    assert out.data["lustre"] == {"deployment_type": "PERSISTENT_2", "storage_capacity_gib": 4800,
-                                  "per_unit_storage_throughput": 250, "efa_enabled": False, "availability_zone": "us-east-2b"}
+    assert out.data["node_groups"] == [
+        {
+            "name": "prod-trainers",
+            "instance_type": "trn2u.48xlarge",
+            "count": 16,
+            "purchase": "capacity-block",
+            "efa": True,
+            "capacity_reservation_id": "cr-0123456789abcdef0",
+            "availability_zone": "us-east-2b",
+        }
+    ]
+    assert out.data["lustre"] == {
+        "deployment_type": "PERSISTENT_2",
+        "storage_capacity_gib": 4800,
+        "per_unit_storage_throughput": 250,
+        "efa_enabled": False,
+        "availability_zone": "us-east-2b",
+    }
     for policy in (policies.topology, policies.efa_security_group):
         assert violations(policy, args) == []
     for spec in specs:
@@ -392,8 +649,12 @@ def test_component_made_cluster_of_broken_ultraservers() -> None:
     assert violations(policies.topology, stack_args(specs)) == []  # fewer instances than booked: allowed
     found = violations(policies.topology_warnings, stack_args(specs))
     first_node = next(s for s in specs if s.type == INSTANCE)
-    assert [(m.split("]")[0], u) for m, u in found if "ultraserver-whole-units" in m] == [("[ultraserver-whole-units", first_node.urn)]
-    assert "child of" not in first_node.urn and first_node.urn.endswith(f"{COMPONENT}$aws:ec2/instance:Instance::prod-trainers-0")
+    assert [(m.split("]")[0], u) for m, u in found if "ultraserver-whole-units" in m] == [
+        ("[ultraserver-whole-units", first_node.urn)
+    ]
+    assert "child of" not in first_node.urn and first_node.urn.endswith(
+        f"{COMPONENT}$aws:ec2/instance:Instance::prod-trainers-0"
+    )
 
 
 # --- planner-budget --------------------------------------------------------------------------
@@ -430,16 +691,26 @@ def test_budget_exceeded_total_and_monthly(price_book: str) -> None:
     messages = sorted(m for m, _ in found)
     # the template declares no root volume: left out, so each figure is a lower bound; the limits are the
     # pack's, so its messages name the pack's config keys, not a stack file's
-    assert messages[0].startswith("[budget-exceeded] estimated monthly cost (730 h) is at least $58,575.20 (some cost left "
-                                  "out), above planner-budget's maxMonthlyUsd $50,000.00 by at least $8,575.20.")
-    assert messages[1].startswith("[budget-exceeded] estimated total is at least $8,024.00 (some cost left out), above "
-                                  "planner-budget's maxTotalUsd $8,000.00 by at least $24.00.")
+    assert messages[0].startswith(
+        "[budget-exceeded] estimated monthly cost (730 h) is at least $58,575.20 (some cost left "
+        "out), above planner-budget's maxMonthlyUsd $50,000.00 by at least $8,575.20."
+    )
+    assert messages[1].startswith(
+        "[budget-exceeded] estimated total is at least $8,024.00 (some cost left out), above "
+        "planner-budget's maxTotalUsd $8,000.00 by at least $24.00."
+    )
     assert "budget.total_usd" not in messages[1] and "budget.monthly_usd" not in messages[0]
-    assert all(m.endswith("Estimate: at least $8,024.00 for 100 h; left out: root volumes of node group(s) 'trainers' "
-                          "(size unknown)") for m in messages)
+    assert all(
+        m.endswith(
+            "Estimate: at least $8,024.00 for 100 h; left out: root volumes of node group(s) 'trainers' (size unknown)"
+        )
+        for m in messages
+    )
 
 
-def test_budget_hours_default_to_the_declared_schedule_then_a_month(price_book: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_budget_hours_default_to_the_declared_schedule_then_a_month(
+    price_book: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import json
 
     import pulumi.runtime
@@ -449,17 +720,23 @@ def test_budget_hours_default_to_the_declared_schedule_then_a_month(price_book: 
     # no hours anywhere: one billing month, 2 x 40 x 730 = 58,400 $
     assert "estimated total is at least $58,400.00" in violations(policies.budget, args)[0][0]
     declared = {"schedule": {"hours": 168}, "budget": {"total_usd": 10000}}
-    monkeypatch.setattr(pulumi.runtime, "get_config", lambda k: json.dumps(declared) if k == "planner:cluster" else None)
+    monkeypatch.setattr(
+        pulumi.runtime, "get_config", lambda k: json.dumps(declared) if k == "planner:cluster" else None
+    )
     # the stack's schedule: 2 x 40 x 168 = 13,440 $ against the policy's 50,000
     assert violations(policies.budget, args) == []
     # and without policy limits, the stack's own budget
     found = violations(policies.budget, stack_args(specs, config={"priceBook": price_book}))
-    assert "estimated total is at least $13,440.00 (some cost left out), above budget.total_usd $10,000.00" in found[0][0]
+    assert (
+        "estimated total is at least $13,440.00 (some cost left out), above budget.total_usd $10,000.00" in found[0][0]
+    )
 
 
 def test_budget_unknown_prices(price_book: str) -> None:
     """p5e on-demand is not sold (no price) in us-east-2: a lower bound can still exceed; requireCompletePricing refuses."""
-    specs = hand_written(instance_type="p5e.48xlarge", cards=32, lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
+    specs = hand_written(
+        instance_type="p5e.48xlarge", cards=32, lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200}
+    )
     lenient = {"maxTotalUsd": 1000, "hours": 100, "priceBook": price_book}
     assert violations(policies.budget, stack_args(specs, config=lenient)) == []
     strict = dict(lenient, requireCompletePricing=True)
@@ -467,12 +744,18 @@ def test_budget_unknown_prices(price_book: str) -> None:
     # the purchase option AWS does not sell is set by the auto scaling group
     assert [(m.split("]")[0], u) for m, u in found] == [("[purchase-not-sold", by_name(specs, ASG).urn)]
     below = dict(lenient, maxTotalUsd=10)
-    assert "is at least $24.00 (some cost left out)" in violations(policies.budget, stack_args(specs, config=below))[0][0]
+    assert (
+        "is at least $24.00 (some cost left out)" in violations(policies.budget, stack_args(specs, config=below))[0][0]
+    )
 
 
 def test_budget_config_problems() -> None:
-    found = violations(policies.budget, stack_args(hand_written(), config={"maxTotalUsd": 1, "priceBook": "/nonexistent.yaml"}))
-    assert found == [("policy config `priceBook`: no such file; expected a YAML price book or one of: current, seed-2024", None)]
+    found = violations(
+        policies.budget, stack_args(hand_written(), config={"maxTotalUsd": 1, "priceBook": "/nonexistent.yaml"})
+    )
+    assert found == [
+        ("policy config `priceBook`: no such file; expected a YAML price book or one of: current, seed-2024", None)
+    ]
     assert violations(policies.budget, stack_args(hand_written(), config={})) == []
 
 
@@ -491,14 +774,29 @@ def test_check_applies_a_policy_pack_config_file() -> None:
 def test_rebuild_reads_eks_managed_node_groups() -> None:
     specs = hand_written()
     lt = by_name(specs, LT)
-    ng = Spec("aws:eks/nodeGroup:NodeGroup", "trainers-eks", {
-        "clusterName": "training", "capacityType": "CAPACITY_BLOCK", "subnetIds": ["subnet-00a2b3c4d5e6f70809"],
-        "scalingConfig": {"desiredSize": 4, "maxSize": 4, "minSize": 0},
-        "launchTemplate": {"id": "lt-0123456789abcdef0", "version": "1"}})
+    ng = Spec(
+        "aws:eks/nodeGroup:NodeGroup",
+        "trainers-eks",
+        {
+            "clusterName": "training",
+            "capacityType": "CAPACITY_BLOCK",
+            "subnetIds": ["subnet-00a2b3c4d5e6f70809"],
+            "scalingConfig": {"desiredSize": 4, "maxSize": 4, "minSize": 0},
+            "launchTemplate": {"id": "lt-0123456789abcdef0", "version": "1"},
+        },
+    )
     specs = [s for s in specs if s.type != ASG] + [ng]
     out = rebuild(Graph(from_policy(r) for r in stack_args(specs).resources))
-    assert out.data["node_groups"] == [{"name": "trainers-eks", "instance_type": "trn2.48xlarge", "count": 4,
-                                        "efa": True, "purchase": "capacity-block", "availability_zone": "us-east-2b"}]
+    assert out.data["node_groups"] == [
+        {
+            "name": "trainers-eks",
+            "instance_type": "trn2.48xlarge",
+            "count": 4,
+            "efa": True,
+            "purchase": "capacity-block",
+            "availability_zone": "us-east-2b",
+        }
+    ]
     assert out.urn_of(("config", "planner:cluster", "node_groups", 0, "purchase")) == ng.urn
     assert out.urn_of(("config", "planner:cluster", "node_groups", 0, "instance_type")) == lt.urn
 
@@ -508,13 +806,16 @@ def test_core_does_not_import_the_pack() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, planner.cli, planner.core.planning.pipeline, planner.core.rules; planner.core.rules.registry(); "
-            "print(sorted(m for m in ('pulumi', 'pulumi_policy', 'planner.policy') if m in sys.modules))")
+    code = (
+        "import sys, planner.cli, planner.core.planning.pipeline, planner.core.rules; planner.core.rules.registry(); "
+        "print(sorted(m for m in ('pulumi', 'pulumi_policy', 'planner.policy') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
 
 # --- the rules through the pack (each finding on the resource at fault) --------------------
+
 
 def _rules_found(policy: Any, specs: list[Spec], **config: Any) -> dict[str, set[str | None]]:
     out: dict[str, set[str | None]] = {}
@@ -554,18 +855,31 @@ def test_lustre_findings_point_at_the_file_system() -> None:
     found = violations(policies.lustre_values, resource_args(fs))
     assert [m.split("]")[0] for m, _ in found] == ["[lustre-capacity"]
     assert "1,000 GiB is not a valid capacity for SCRATCH_2" in found[0][0]
-    persistent = Spec(FSX, "p2", {"deploymentType": "PERSISTENT_2", "storageCapacity": 2400, "perUnitStorageThroughput": 300,
-                                  "efaEnabled": True})
-    assert [m.split("]")[0] for m, _ in violations(policies.lustre_values, resource_args(persistent))] == ["[lustre-throughput"]
+    persistent = Spec(
+        FSX,
+        "p2",
+        {
+            "deploymentType": "PERSISTENT_2",
+            "storageCapacity": 2400,
+            "perUnitStorageThroughput": 300,
+            "efaEnabled": True,
+        },
+    )
+    assert [m.split("]")[0] for m, _ in violations(policies.lustre_values, resource_args(persistent))] == [
+        "[lustre-throughput"
+    ]
     scratch_efa = Spec(FSX, "s1", {"deploymentType": "SCRATCH_1", "storageCapacity": 3600, "efaEnabled": True})
-    assert [m.split("]")[0] for m, _ in violations(policies.lustre_values, resource_args(scratch_efa))] == ["[lustre-efa"]
+    assert [m.split("]")[0] for m, _ in violations(policies.lustre_values, resource_args(scratch_efa))] == [
+        "[lustre-efa"
+    ]
     fine = Spec(FSX, "ok", {"deploymentType": "PERSISTENT_2", "storageCapacity": 4800, "perUnitStorageThroughput": 250})
     assert violations(policies.lustre_values, resource_args(fine)) == []
 
 
 def test_lustre_in_another_zone() -> None:
-    specs = hand_written(zones=("us-east-2b", "us-east-2c"), desired=2,
-                         lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
+    specs = hand_written(
+        zones=("us-east-2b", "us-east-2c"), desired=2, lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200}
+    )
     asg = by_name(specs, ASG)
     asg.props["vpcZoneIdentifiers"] = ["subnet-01a2b3c4d5e6f70809"]  # compute in us-east-2c, FSx in us-east-2b
     # a warning (slower, cross-AZ charges), so advisory: planner-topology-warnings, not the mandatory topology
@@ -587,7 +901,11 @@ def test_public_ip_on_a_multi_card_type() -> None:
 
 def test_budget_cannot_be_shown_when_the_cluster_cannot_be_read() -> None:
     lt = Spec(LT, "trainers", {"name": "t", "instanceType": "trn2.48xlarge", "networkInterfaces": efa_interfaces(16)})
-    asg = Spec(ASG, "trainers", {"desiredCapacity": 2, "launchTemplate": {"name": "t"}, "vpcZoneIdentifiers": ["subnet-0fromconfig"]})
+    asg = Spec(
+        ASG,
+        "trainers",
+        {"desiredCapacity": 2, "launchTemplate": {"name": "t"}, "vpcZoneIdentifiers": ["subnet-0fromconfig"]},
+    )
     found = violations(policies.budget, stack_args([lt, asg], config={"maxTotalUsd": 1000}, region=None))
     assert [(m.split(":")[0], u) for m, u in found] == [("cannot price the cluster", None)]
     web = Spec(INSTANCE, "web", {"instanceType": "t3.micro"})

@@ -23,7 +23,9 @@ def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None if key == "planner:cluster" else real(key))
 
 
-def hand_written_program(cards: int = 16, tokens: str = "required", egress_self: bool = True, capacity: int = 1200) -> Any:
+def hand_written_program(
+    cards: int = 16, tokens: str = "required", egress_self: bool = True, capacity: int = 1200
+) -> Any:
     """A Trn2 cluster written with plain pulumi-aws resources, as a team would without planner."""
     import pulumi_aws as aws
 
@@ -32,18 +34,41 @@ def hand_written_program(cards: int = 16, tokens: str = "required", egress_self:
         subnet = aws.ec2.Subnet("private", vpc_id=vpc.id, cidr_block="10.0.1.0/24", availability_zone="us-east-2b")
         egress = {"protocol": "-1", "from_port": 0, "to_port": 0}
         egress.update({"self": True} if egress_self else {"cidr_blocks": ["0.0.0.0/0"]})
-        sg = aws.ec2.SecurityGroup("efa", vpc_id=vpc.id, egress=[egress],
-                                   ingress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "self": True}])
+        sg = aws.ec2.SecurityGroup(
+            "efa",
+            vpc_id=vpc.id,
+            egress=[egress],
+            ingress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "self": True}],
+        )
         pg = aws.ec2.PlacementGroup("trainers", strategy="cluster")
         lt = aws.ec2.LaunchTemplate(
-            "trainers", instance_type="trn2.48xlarge", image_id="ami-0123456789abcdef0",
+            "trainers",
+            instance_type="trn2.48xlarge",
+            image_id="ami-0123456789abcdef0",
             metadata_options={"http_tokens": tokens},
-            network_interfaces=[{"network_card_index": c, "device_index": 0 if c == 0 else 1,
-                                 "interface_type": "efa" if c == 0 else "efa-only",
-                                 "security_groups": [sg.id], "subnet_id": subnet.id} for c in range(cards)])
-        aws.autoscaling.Group("trainers", desired_capacity=2, max_size=2, min_size=0, vpc_zone_identifiers=[subnet.id],
-                              placement_group=pg.name, launch_template={"id": lt.id, "version": "$Latest"})
-        aws.fsx.LustreFileSystem("scratch", deployment_type="SCRATCH_2", storage_capacity=capacity, subnet_ids=subnet.id)
+            network_interfaces=[
+                {
+                    "network_card_index": c,
+                    "device_index": 0 if c == 0 else 1,
+                    "interface_type": "efa" if c == 0 else "efa-only",
+                    "security_groups": [sg.id],
+                    "subnet_id": subnet.id,
+                }
+                for c in range(cards)
+            ],
+        )
+        aws.autoscaling.Group(
+            "trainers",
+            desired_capacity=2,
+            max_size=2,
+            min_size=0,
+            vpc_zone_identifiers=[subnet.id],
+            placement_group=pg.name,
+            launch_template={"id": lt.id, "version": "$Latest"},
+        )
+        aws.fsx.LustreFileSystem(
+            "scratch", deployment_type="SCRATCH_2", storage_capacity=capacity, subnet_ids=subnet.id
+        )
 
     return program
 
@@ -96,19 +121,42 @@ def component_stacks() -> dict[str, tuple[dict[str, Any], str, list[Any]]]:
         name = path.name.split(".")[1]
         config = yaml.safe_load(path.read_text())["config"]
         region = config["aws:region"]
-        specs = capture(lambda: components.from_config(name, config["planner:cluster"], region),  # noqa: B023 - run at once
-                        config={"aws:region": region}, stack=name)
+        specs = capture(
+            lambda: components.from_config(name, config["planner:cluster"], region),  # noqa: B023 - run at once
+            config={"aws:region": region},
+            stack=name,
+        )
         out[name] = (config["planner:cluster"], region, specs)
     return out
 
 
 def _topology(cluster: Any) -> tuple[Any, ...]:
-    groups = tuple((g.instance_type, g.count, g.purchase, g.efa, g.availability_zone, g.public_ip, g.capacity_reservation_ids,
-                    g.capacity_reservation_resource_group_arn)
-                   for g in cluster.node_groups)
+    groups = tuple(
+        (
+            g.instance_type,
+            g.count,
+            g.purchase,
+            g.efa,
+            g.availability_zone,
+            g.public_ip,
+            g.capacity_reservation_ids,
+            g.capacity_reservation_resource_group_arn,
+        )
+        for g in cluster.node_groups
+    )
     fs = cluster.lustre
-    lustre = None if fs is None else (fs.deployment_type, fs.storage_capacity_gib, fs.per_unit_storage_throughput,
-                                      fs.availability_zone, fs.efa_enabled, fs.s3_import_path)
+    lustre = (
+        None
+        if fs is None
+        else (
+            fs.deployment_type,
+            fs.storage_capacity_gib,
+            fs.per_unit_storage_throughput,
+            fs.availability_zone,
+            fs.efa_enabled,
+            fs.s3_import_path,
+        )
+    )
     return cluster.availability_zone, groups, cluster.placement, lustre
 
 
@@ -149,12 +197,21 @@ def test_component_made_stack_broken_after_the_fact(component_stacks: dict) -> N
     asg = next(s for s in specs if s.type == "aws:autoscaling/group:Group")
     asg.props["desiredCapacity"] = asg.props["maxSize"] = asg.props["minSize"] = 14  # min above desired: refused
     specs = [s for s in specs if not s.name.endswith("-efa-out-self")]  # drop the EFA group's self egress rule
-    found = {(r.policy, r.message[1:].split("]")[0], r.urn) for r in check(specs, region=region) if r.enforcement == "mandatory"}
+    found = {
+        (r.policy, r.message[1:].split("]")[0], r.urn)
+        for r in check(specs, region=region)
+        if r.enforcement == "mandatory"
+    }
     sg = next(s for s in specs if s.type == "aws:ec2/securityGroup:SecurityGroup" and s.name.endswith("-efa"))
     assert found == {("planner-efa-security-group", "efa-security-group", sg.urn)}
     # suppressed in the policy's config (as any rule), it is not reported
-    assert not [r for r in check(specs, region=region, config={"planner-efa-security-group": {"suppress": ["efa-security-group"]}})
-                if r.policy == "planner-efa-security-group"]
+    assert not [
+        r
+        for r in check(
+            specs, region=region, config={"planner-efa-security-group": {"suppress": ["efa-security-group"]}}
+        )
+        if r.policy == "planner-efa-security-group"
+    ]
     # 14 trn2u.48xlarge are 3.5 UltraServers: allowed, the idle members are paid for (a warning)
     warned = {(r.message[1:].split("]")[0], r.urn) for r in check(specs, region=region) if r.enforcement == "advisory"}
     assert ("ultraserver-whole-units", asg.urn) in warned
@@ -174,8 +231,12 @@ def test_component_made_stack_with_moto_outputs() -> None:
     config = yaml.safe_load((STACKS / "Pulumi.ultraserver-prod.yaml").read_text())["config"]
     region = config["aws:region"]
     with mock_aws():
-        specs = capture(lambda: components.from_config("prod", config["planner:cluster"], region),
-                        config={"aws:region": region}, stack="prod", mocks=MotoMocks(region))
+        specs = capture(
+            lambda: components.from_config("prod", config["planner:cluster"], region),
+            config={"aws:region": region},
+            stack="prod",
+            mocks=MotoMocks(region),
+        )
     lt = next(s for s in specs if s.type == "aws:ec2/launchTemplate:LaunchTemplate")
     assert lt.props["arn"].startswith(f"arn:aws:ec2:{region}:") and "/lt-" in lt.props["arn"]
     rebuilt = rebuild(Graph(from_policy(r) for r in stack_args(specs, region=region).resources))

@@ -16,9 +16,17 @@ WORKFLOW = ROOT / ".github" / "workflows" / "planner.yml"
 ACTION = ROOT / "action.yml"
 PLAN_SCRIPT = ROOT / "action" / "plan.sh"
 # What the script's variables hold with the Action's defaults on a pull request against main.
-DEFAULTS = {'"${paths[@]}"': "stacks/", '"${book[@]}"': "", '"${target[@]}"': "", '"${select[@]}"': "", '"--fail-on=${PLANNER_FAIL_ON:-error}"': "--fail-on=error",
-            '"--base-ref=$PLANNER_BASE_REF"': "--base-ref=origin/main", '"--output=$out/plan.json"': "--output=plan.json",
-            '"--output=$out/planner.sarif"': "--output=planner.sarif", '"$out/plan.json"': "plan.json"}
+DEFAULTS = {
+    '"${paths[@]}"': "stacks/",
+    '"${book[@]}"': "",
+    '"${target[@]}"': "",
+    '"${select[@]}"': "",
+    '"--fail-on=${PLANNER_FAIL_ON:-error}"': "--fail-on=error",
+    '"--base-ref=$PLANNER_BASE_REF"': "--base-ref=origin/main",
+    '"--output=$out/plan.json"': "--output=plan.json",
+    '"--output=$out/planner.sarif"': "--output=planner.sarif",
+    '"$out/plan.json"': "plan.json",
+}
 
 
 def _steps() -> list[dict]:

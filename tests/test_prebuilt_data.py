@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from planner.core.catalogue import prebuilt_data as prebuilt
 from planner.core.catalogue import shipped_data as data
 from planner.core.reading import yaml_lines as yamlload
-from planner.core.catalogue import prebuilt_data as prebuilt
 from tools import gen_prebuilt_data
 
 

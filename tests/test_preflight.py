@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import EndpointConnectionError
-
 from conftest import run_cli, run_process
 from test_preflight_helpers import StubbedAws, isolate
 
@@ -22,13 +21,11 @@ from planner.aws.account import Account
 from planner.aws.preflight import preflight_stack
 from planner.core.input.stack_files import load_stack
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 TRN2_DEV = "stacks/Pulumi.trn2-dev.yaml"
 
 
 pytestmark = pytest.mark.usefixtures("isolated_aws")  # fake credentials and config (conftest)
-
-
 
 
 def findings(result_out: str) -> list[dict[str, Any]]:
@@ -51,10 +48,18 @@ def run_check(check_id: str, stack_path: Path | str, account: Account, region: s
 
 # --- the registry --------------------------------------------------------------------------
 
+
 def test_registry_holds_every_check_with_its_metadata() -> None:
     reg = preflight.registry()
-    assert set(reg) == {"preflight-aws-error", "preflight-catalogue", "preflight-efa", "preflight-network",
-                        "preflight-offering", "preflight-quota", "preflight-reservation"}
+    assert set(reg) == {
+        "preflight-aws-error",
+        "preflight-catalogue",
+        "preflight-efa",
+        "preflight-network",
+        "preflight-offering",
+        "preflight-quota",
+        "preflight-reservation",
+    }
     for r in reg.values():
         assert r.severity in ("error", "warning", "info")
         assert r.description.endswith(".") and r.remediation
@@ -68,6 +73,7 @@ def test_preflight_checks_are_not_plan_rules() -> None:
 
 
 # --- against moto ----------------------------------------------------------------------------
+
 
 def test_bundled_stack_reports_the_documented_memory_disagreement_and_the_quota_api_gap(moto) -> None:
     res = run_cli("preflight", TRN2_DEV, "--format", "json")
@@ -88,26 +94,35 @@ def test_bundled_stack_reports_the_documented_memory_disagreement_and_the_quota_
 
 
 def test_type_not_offered_in_the_zone_lists_where_it_is(moto, stack_file) -> None:
-    path = stack_file("""
+    path = stack_file(
+        """
 availability_zone: us-east-1b
 node_groups:
   - {name: gpus, instance_type: p5en.48xlarge, count: 2}
-""", region="us-east-1")
+""",
+        region="us-east-1",
+    )
     fs = findings(run_cli("preflight", str(path), "--format", "json").out)
     (f,) = by_rule(fs, "preflight-offering")
     assert f["severity"] == "error" and f["line"] == 4
-    assert "p5en.48xlarge is not offered in us-east-1b for on-demand instances (offered in us-east-1a, us-east-1c)" in f["message"]
+    assert (
+        "p5en.48xlarge is not offered in us-east-1b for on-demand instances (offered in us-east-1a, us-east-1c)"
+        in f["message"]
+    )
 
 
 def test_type_offered_nowhere_in_the_region(moto, stack_file) -> None:
-    path = stack_file("""
+    path = stack_file(
+        """
 availability_zone: us-east-1a
 node_groups:
   - name: trainers
     instance_type: trn2.48xlarge
     count: 2
     availability_zone: us-east-1c
-""", region="us-east-1")
+""",
+        region="us-east-1",
+    )
     fs = findings(run_cli("preflight", str(path), "--format", "json").out)
     (f,) = by_rule(fs, "preflight-offering")
     assert f["line"] == 9 and "offered in no Availability Zone of us-east-1" in f["message"]  # the group's own AZ line
@@ -136,8 +151,13 @@ def test_offering_request_asks_per_availability_zone() -> None:
     aws = StubbedAws()
     aws.stub("ec2", "us-east-2").add_response(
         "describe_instance_type_offerings",
-        {"InstanceTypeOfferings": [{"InstanceType": "trn2.48xlarge", "LocationType": "availability-zone", "Location": "us-east-2b"}]},
-        {"LocationType": "availability-zone", "Filters": [{"Name": "instance-type", "Values": ["trn2.48xlarge"]}]})
+        {
+            "InstanceTypeOfferings": [
+                {"InstanceType": "trn2.48xlarge", "LocationType": "availability-zone", "Location": "us-east-2b"}
+            ]
+        },
+        {"LocationType": "availability-zone", "Filters": [{"Name": "instance-type", "Values": ["trn2.48xlarge"]}]},
+    )
     assert run_check("preflight-offering", TRN2_DEV, Account(aws.client)) == []
     aws.assert_no_pending()
 
@@ -191,23 +211,41 @@ def test_missing_vpc_and_subnet(moto, stack_file) -> None:
 
 # --- against the Stubber: EFA disagreements, quotas, reservations ----------------------------
 
+
 def _trn2(efa: bool = True, cards: int = 16) -> dict[str, Any]:
-    return {"InstanceTypes": [{
-        "InstanceType": "trn2.48xlarge",
-        "VCpuInfo": {"DefaultVCpus": 192, "DefaultCores": 96, "DefaultThreadsPerCore": 2},
-        "MemoryInfo": {"SizeInMiB": 2097152},
-        "NetworkInfo": {"NetworkPerformance": "16x 200 Gigabit", "MaximumNetworkInterfaces": 32,
-                        "MaximumNetworkCards": cards, "EfaSupported": efa,
-                        **({"EfaInfo": {"MaximumEfaInterfaces": cards}} if efa else {})},
-        "NeuronInfo": {"NeuronDevices": [{"Count": 16, "Name": "Trainium2", "CoreInfo": {"Count": 8, "Version": 3},
-                                          "MemoryInfo": {"SizeInMiB": 98304}}]},
-    }]}
+    return {
+        "InstanceTypes": [
+            {
+                "InstanceType": "trn2.48xlarge",
+                "VCpuInfo": {"DefaultVCpus": 192, "DefaultCores": 96, "DefaultThreadsPerCore": 2},
+                "MemoryInfo": {"SizeInMiB": 2097152},
+                "NetworkInfo": {
+                    "NetworkPerformance": "16x 200 Gigabit",
+                    "MaximumNetworkInterfaces": 32,
+                    "MaximumNetworkCards": cards,
+                    "EfaSupported": efa,
+                    **({"EfaInfo": {"MaximumEfaInterfaces": cards}} if efa else {}),
+                },
+                "NeuronInfo": {
+                    "NeuronDevices": [
+                        {
+                            "Count": 16,
+                            "Name": "Trainium2",
+                            "CoreInfo": {"Count": 8, "Version": 3},
+                            "MemoryInfo": {"SizeInMiB": 98304},
+                        }
+                    ]
+                },
+            }
+        ]
+    }
 
 
 def test_efa_not_supported_by_the_account_is_an_error_and_card_drift_a_warning() -> None:
     aws = StubbedAws()
-    aws.stub("ec2", "us-east-2").add_response("describe_instance_types", _trn2(efa=False, cards=8),
-                                              {"InstanceTypes": ["trn2.48xlarge"]})
+    aws.stub("ec2", "us-east-2").add_response(
+        "describe_instance_types", _trn2(efa=False, cards=8), {"InstanceTypes": ["trn2.48xlarge"]}
+    )
     fs = run_check("preflight-efa", TRN2_DEV, Account(aws.client))
     assert [(f.severity, f.line) for f in fs] == [("error", 9), ("warning", 9), ("warning", 9)]
     assert "DescribeInstanceTypes in us-east-2 says trn2.48xlarge does not support EFA" in fs[0].message
@@ -226,48 +264,76 @@ def test_matching_instance_type_gives_no_finding() -> None:
 
 
 def _quota(code: str, value: float, name: str) -> dict[str, Any]:
-    return {"Quota": {"ServiceCode": "ec2", "ServiceName": "Amazon Elastic Compute Cloud (Amazon EC2)",
-                      "QuotaArn": f"arn:aws:servicequotas:us-east-2:123456789012:ec2/{code}", "QuotaCode": code,
-                      "QuotaName": name, "Value": value, "Unit": "None", "Adjustable": True, "GlobalQuota": False}}
+    return {
+        "Quota": {
+            "ServiceCode": "ec2",
+            "ServiceName": "Amazon Elastic Compute Cloud (Amazon EC2)",
+            "QuotaArn": f"arn:aws:servicequotas:us-east-2:123456789012:ec2/{code}",
+            "QuotaCode": code,
+            "QuotaName": name,
+            "Value": value,
+            "Unit": "None",
+            "Adjustable": True,
+            "GlobalQuota": False,
+        }
+    }
 
 
 def test_quota_smaller_than_the_declared_vcpus() -> None:
     aws = StubbedAws()
     aws.stub("service-quotas", "us-east-2").add_response(
-        "get_service_quota", _quota("L-2C3B7624", 256.0, "Running On-Demand Trn instances"),
-        {"ServiceCode": "ec2", "QuotaCode": "L-2C3B7624"})
+        "get_service_quota",
+        _quota("L-2C3B7624", 256.0, "Running On-Demand Trn instances"),
+        {"ServiceCode": "ec2", "QuotaCode": "L-2C3B7624"},
+    )
     (f,) = run_check("preflight-quota", TRN2_DEV, Account(aws.client))
     assert f.severity == "error" and f.line == 10
-    assert f.message == ("node group 'trainers' needs 384 vCPUs (2 x trn2.48xlarge x 192) of 'Running On-Demand Trn "
-                         "instances' (L-2C3B7624); the applied quota in us-east-2 is 256 vCPUs, and running instances "
-                         "count against it too")
+    assert f.message == (
+        "node group 'trainers' needs 384 vCPUs (2 x trn2.48xlarge x 192) of 'Running On-Demand Trn "
+        "instances' (L-2C3B7624); the applied quota in us-east-2 is 256 vCPUs, and running instances "
+        "count against it too"
+    )
 
 
 def test_quota_large_enough_passes_and_falls_back_to_the_aws_default() -> None:
     aws = StubbedAws()
     stub = aws.stub("service-quotas", "us-east-2")
-    stub.add_client_error("get_service_quota", "NoSuchResourceException", "The request failed because the specified "
-                          "service quota does not exist.", 400)
-    stub.add_response("get_aws_default_service_quota", _quota("L-2C3B7624", 384.0, "Running On-Demand Trn instances"),
-                      {"ServiceCode": "ec2", "QuotaCode": "L-2C3B7624"})
+    stub.add_client_error(
+        "get_service_quota",
+        "NoSuchResourceException",
+        "The request failed because the specified service quota does not exist.",
+        400,
+    )
+    stub.add_response(
+        "get_aws_default_service_quota",
+        _quota("L-2C3B7624", 384.0, "Running On-Demand Trn instances"),
+        {"ServiceCode": "ec2", "QuotaCode": "L-2C3B7624"},
+    )
     assert run_check("preflight-quota", TRN2_DEV, Account(aws.client)) == []
     aws.assert_no_pending()
 
 
 def test_spot_groups_use_the_spot_quota_and_capacity_blocks_none(stack_file) -> None:
-    path = stack_file("""
+    path = stack_file(
+        """
 availability_zone: us-east-1a
 node_groups:
   - {name: spot, instance_type: p5.48xlarge, count: 4, purchase: spot}
   - {name: block, instance_type: p5en.48xlarge, count: 8, purchase: capacity-block}
 placement_group: none
-""", region="us-east-1")
+""",
+        region="us-east-1",
+    )
     aws = StubbedAws()
     aws.stub("service-quotas", "us-east-1").add_response(
-        "get_service_quota", _quota("L-7212CCBC", 384.0, "All P Spot Instance Requests"),
-        {"ServiceCode": "ec2", "QuotaCode": "L-7212CCBC"})
+        "get_service_quota",
+        _quota("L-7212CCBC", 384.0, "All P Spot Instance Requests"),
+        {"ServiceCode": "ec2", "QuotaCode": "L-7212CCBC"},
+    )
     (f,) = run_check("preflight-quota", path, Account(aws.client))
-    assert "768 vCPUs (4 x p5.48xlarge x 192)" in f.message and "'All P Spot Instance Requests' (L-7212CCBC)" in f.message
+    assert (
+        "768 vCPUs (4 x p5.48xlarge x 192)" in f.message and "'All P Spot Instance Requests' (L-7212CCBC)" in f.message
+    )
     aws.assert_no_pending()
 
 
@@ -312,14 +378,22 @@ def _block(**over: Any) -> dict[str, Any]:
     return {"CapacityReservations": [cr]}
 
 
-def _reservation_findings(stack_file, answer: dict[str, Any] | None, ultraservers: int = 4, error: str | None = None) -> list[Any]:
+def _reservation_findings(
+    stack_file, answer: dict[str, Any] | None, ultraservers: int = 4, error: str | None = None
+) -> list[Any]:
     aws = StubbedAws()
     stub = aws.stub("ec2", "us-east-2")
     if error:
-        stub.add_client_error("describe_capacity_reservations", error, "The capacity reservation ID 'cr-0123456789abcdef0' "
-                              "does not exist", 400)
+        stub.add_client_error(
+            "describe_capacity_reservations",
+            error,
+            "The capacity reservation ID 'cr-0123456789abcdef0' does not exist",
+            400,
+        )
     else:
-        stub.add_response("describe_capacity_reservations", answer, {"CapacityReservationIds": ["cr-0123456789abcdef0"]})
+        stub.add_response(
+            "describe_capacity_reservations", answer, {"CapacityReservationIds": ["cr-0123456789abcdef0"]}
+        )
     out = run_check("preflight-reservation", stack_file(ULTRA.format(ultraservers=ultraservers)), Account(aws.client))
     aws.assert_no_pending()
     return out
@@ -336,10 +410,18 @@ def test_reservation_that_does_not_exist(stack_file) -> None:
 
 
 def test_reservation_of_the_wrong_kind_type_zone_and_size(stack_file) -> None:
-    answer = _block(ReservationType="default", InstanceType="trn2.48xlarge", AvailabilityZone="us-east-2a",
-                    TotalInstanceCount=8, AvailableInstanceCount=8, State="active")
+    answer = _block(
+        ReservationType="default",
+        InstanceType="trn2.48xlarge",
+        AvailabilityZone="us-east-2a",
+        TotalInstanceCount=8,
+        AvailableInstanceCount=8,
+        State="active",
+    )
     msgs = [f.message for f in _reservation_findings(stack_file, answer)]
-    assert any("is an On-Demand Capacity Reservation (ReservationType default), not a Capacity Block" in m for m in msgs)
+    assert any(
+        "is an On-Demand Capacity Reservation (ReservationType default), not a Capacity Block" in m for m in msgs
+    )
     assert any("reserves trn2.48xlarge, the group declares trn2u.48xlarge" in m for m in msgs)
     assert any("is in us-east-2a, the group is in us-east-2b" in m for m in msgs)
     assert any("holds 8 instances; node group(s) 'ultraservers' declare 16" in m for m in msgs)
@@ -365,34 +447,57 @@ def test_one_reservation_per_ultraserver_is_checked_id_by_id(stack_file) -> None
     ids = ["cr-0123456789abcdef0", "cr-0123456789abcdef1"]
     aws = StubbedAws()
     stub = aws.stub("ec2", "us-east-2")
-    stub.add_response("describe_capacity_reservations", _block(TotalInstanceCount=4, AvailableInstanceCount=4),
-                      {"CapacityReservationIds": [ids[0]]})
-    stub.add_client_error("describe_capacity_reservations", "InvalidCapacityReservationId.NotFound",
-                          f"The capacity reservation ID '{ids[1]}' does not exist", 400)
-    cluster = ULTRA.format(ultraservers=2).replace("    capacity_reservation_id: cr-0123456789abcdef0\n",
-                                                   "    capacity_reservation_id:\n" + "".join(f"      - {i}\n" for i in ids))
+    stub.add_response(
+        "describe_capacity_reservations",
+        _block(TotalInstanceCount=4, AvailableInstanceCount=4),
+        {"CapacityReservationIds": [ids[0]]},
+    )
+    stub.add_client_error(
+        "describe_capacity_reservations",
+        "InvalidCapacityReservationId.NotFound",
+        f"The capacity reservation ID '{ids[1]}' does not exist",
+        400,
+    )
+    cluster = ULTRA.format(ultraservers=2).replace(
+        "    capacity_reservation_id: cr-0123456789abcdef0\n",
+        "    capacity_reservation_id:\n" + "".join(f"      - {i}\n" for i in ids),
+    )
     (f,) = run_check("preflight-reservation", stack_file(cluster), Account(aws.client))
     aws.assert_no_pending()
-    assert f.message == f"node group 'ultraservers': capacity reservation {ids[1]} does not exist in us-east-2 " \
-                        "(or is not shared with this account)"
+    assert (
+        f.message == f"node group 'ultraservers': capacity reservation {ids[1]} does not exist in us-east-2 "
+        "(or is not shared with this account)"
+    )
     assert f.line == 12  # the second id of the list
 
 
 # --- failure paths: each check isolated, one line each, never a traceback ----------------------
+
 
 def test_access_denied_on_one_api_leaves_the_other_checks_reporting() -> None:
     aws = StubbedAws()
     ec2 = aws.stub("ec2", "us-east-2")
     # checks run in id order: catalogue (DescribeInstanceTypes) before offering
     ec2.add_response("describe_instance_types", _trn2(cards=8), {"InstanceTypes": ["trn2.48xlarge"]})
-    ec2.add_client_error("describe_instance_type_offerings", "UnauthorizedOperation",
-                         "You are not authorized to perform this operation.", 403)
+    ec2.add_client_error(
+        "describe_instance_type_offerings",
+        "UnauthorizedOperation",
+        "You are not authorized to perform this operation.",
+        403,
+    )
     aws.stub("service-quotas", "us-east-2").add_client_error(
-        "get_service_quota", "ThrottlingException", "Rate exceeded", 400)
+        "get_service_quota", "ThrottlingException", "Rate exceeded", 400
+    )
     plan = preflight_stack(load_stack(TRN2_DEV), Account(aws.client))
     got = {(f.rule, f.line): f for f in plan.findings}
-    assert "access denied to ec2:DescribeInstanceTypeOfferings in us-east-2 (UnauthorizedOperation)" in got[("preflight-aws-error", 6)].message
-    assert "AWS throttled servicequotas:GetServiceQuota in us-east-2 (ThrottlingException)" in got[("preflight-aws-error", 10)].message
+    assert (
+        "access denied to ec2:DescribeInstanceTypeOfferings in us-east-2 (UnauthorizedOperation)"
+        in got[("preflight-aws-error", 6)].message
+    )
+    assert (
+        "AWS throttled servicequotas:GetServiceQuota in us-east-2 (ThrottlingException)"
+        in got[("preflight-aws-error", 10)].message
+    )
     assert "reports 8" in got[("preflight-efa", 9)].message  # still checked
     aws.assert_no_pending()
 
@@ -402,7 +507,8 @@ def test_unreachable_endpoint_is_one_finding_per_question() -> None:
     err = EndpointConnectionError(endpoint_url="https://ec2.us-east-2.amazonaws.com/")
     aws.fail_on_send("ec2", "us-east-2", err)
     aws.stub("service-quotas", "us-east-2").add_response(
-        "get_service_quota", _quota("L-2C3B7624", 1024.0, "Running On-Demand Trn instances"))
+        "get_service_quota", _quota("L-2C3B7624", 1024.0, "Running On-Demand Trn instances")
+    )
     plan = preflight_stack(load_stack(TRN2_DEV), Account(aws.client))
     assert {f.rule for f in plan.findings} == {"preflight-aws-error"}
     msgs = sorted(f.message for f in plan.findings)
@@ -412,12 +518,15 @@ def test_unreachable_endpoint_is_one_finding_per_question() -> None:
 
 def test_an_api_the_endpoint_does_not_implement_stops_only_its_check(moto, stack_file) -> None:
     """moto has no DescribeCapacityReservations: the reservation check says so, the others still run."""
-    path = stack_file("""
+    path = stack_file(
+        """
 availability_zone: us-east-1b
 node_groups:
   - {name: training, instance_type: p5en.48xlarge, count: 8, purchase: capacity-block, capacity_reservation_id: cr-0a1b2c3d4e5f60718}
 placement_group: none
-""", region="us-east-1")
+""",
+        region="us-east-1",
+    )
     res = run_cli("preflight", str(path), "--format", "json")
     fs = findings(res.out)
     (err,) = [f for f in by_rule(fs, "preflight-aws-error") if "reservation" in f["message"]]
@@ -456,18 +565,20 @@ def test_plan_never_imports_boto3(tmp_path: Path) -> None:
 
     from conftest import ROOT
 
-    code = ("import sys, io, contextlib\nfrom planner.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n    main(['plan'])\n"
-            "assert 'boto3' not in sys.modules and 'botocore' not in sys.modules, 'boto3 imported'\n")
+    code = (
+        "import sys, io, contextlib\nfrom planner.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n    main(['plan'])\n"
+        "assert 'boto3' not in sys.modules and 'botocore' not in sys.modules, 'boto3 imported'\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
 
 
 # --- the formats and suppressions of planner plan -----------------------------------------------
 
+
 def test_sarif_describes_the_preflight_checks_it_reports(moto) -> None:
     import jsonschema
-
     from conftest import ROOT
 
     schema = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
@@ -484,8 +595,10 @@ def test_sarif_describes_the_preflight_checks_it_reports(moto) -> None:
 def test_markdown_shows_the_case_specific_fix_of_a_preflight_check(moto) -> None:
     res = run_cli("preflight", TRN2_DEV, "--format", "markdown")
     assert "`preflight-aws-error`" in res.out
-    assert ("<br>**Fix:** look up the vCPU quota L-2C3B7624 (Running On-Demand Trn instances) in us-east-2 another way "
-            "(the AWS console, or AWS Support), or suppress preflight-aws-error to accept a partial preflight |") in res.out
+    assert (
+        "<br>**Fix:** look up the vCPU quota L-2C3B7624 (Running On-Demand Trn instances) in us-east-2 another way "
+        "(the AWS console, or AWS Support), or suppress preflight-aws-error to accept a partial preflight |"
+    ) in res.out
     assert "Fix what the message names" not in res.out  # the check's general remediation is for planner rules
 
 
@@ -520,7 +633,8 @@ def test_an_unreachable_endpoint_is_not_retried_by_every_check(stack_file) -> No
     aws.stubbers[("ec2", "us-east-2")].deactivate()
     client.meta.events.register_first("before-send", count)
     aws.stub("service-quotas", "us-east-2").add_response(
-        "get_service_quota", _quota("L-2C3B7624", 1024.0, "Running On-Demand Trn instances"))
+        "get_service_quota", _quota("L-2C3B7624", 1024.0, "Running On-Demand Trn instances")
+    )
     path = stack_file(NETWORK.format(vpc="vpc-0123456789abcdef0", subnet="subnet-0123456789abcdef0"))
     plan = preflight_stack(load_stack(str(path)), Account(aws.client))
     assert len(calls) == 1  # instance types, offerings, VPC and subnet: one attempt, then known unreachable
@@ -536,10 +650,14 @@ def test_preflight_with_no_path_reads_the_projects_stack_config_dir(moto, tmp_pa
     root = Path(__file__).resolve().parent.parent
     (tmp_path / "config").mkdir()
     (tmp_path / "Pulumi.yaml").write_text("name: demo\nruntime: python\nstackConfigDir: config\n", encoding="utf-8")
-    (tmp_path / "config" / "Pulumi.dev.yaml").write_text((root / TRN2_DEV).read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "config" / "Pulumi.dev.yaml").write_text(
+        (root / TRN2_DEV).read_text(encoding="utf-8"), encoding="utf-8"
+    )
     res = run_cli("preflight", "--format", "json", cwd=tmp_path)
     assert [s["file"] for s in json.loads(res.out)["stacks"]] == ["config/Pulumi.dev.yaml"], res.err
     (tmp_path / "Pulumi.yaml").unlink()
     res = run_cli("preflight", cwd=tmp_path)
-    assert res.code == 2 and res.err == ("planner: Pulumi.yaml: not found: no Pulumi project in this folder; "
-                                         "name stack files or folders instead (planner preflight PATH)\n")
+    assert res.code == 2 and res.err == (
+        "planner: Pulumi.yaml: not found: no Pulumi project in this folder; "
+        "name stack files or folders instead (planner preflight PATH)\n"
+    )

@@ -18,8 +18,14 @@ FAKE_CREDENTIALS = {
     "AWS_SECURITY_TOKEN": "testing",
     "AWS_SESSION_TOKEN": "testing",
 }
-CLEARED = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-           "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN")
+CLEARED = (
+    "AWS_PROFILE",
+    "AWS_DEFAULT_PROFILE",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_ROLE_ARN",
+)
 
 
 def isolate(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, credentials: bool = True) -> None:
@@ -65,7 +71,9 @@ class StubbedAws:
             from botocore.config import Config
 
             # one attempt: a failure path must not sleep through retries
-            self.clients[key] = self.session.client(service, region_name=region, config=Config(retries={"total_max_attempts": 1}))
+            self.clients[key] = self.session.client(
+                service, region_name=region, config=Config(retries={"total_max_attempts": 1})
+            )
             self.stubbers[key] = Stubber(self.clients[key])
             self.stubbers[key].activate()
         return self.clients[key]
@@ -76,6 +84,7 @@ class StubbedAws:
 
     def fail_on_send(self, service: str, region: str, exc: Exception) -> None:
         """Make every request of this client fail as if the network did (before anything is sent)."""
+
         def boom(**_: Any) -> None:
             raise exc
 

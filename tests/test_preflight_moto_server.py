@@ -36,8 +36,9 @@ def endpoint() -> Iterator[str]:
     port = _free_port()
     server = shutil.which("moto_server", path=os.path.dirname(sys.executable))
     assert server, "moto_server not installed: the test extra needs moto[server]"
-    proc = subprocess.Popen([server, "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [server, "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(300):  # until it answers: a start-up wait, not a measurement (no clock is read)
@@ -58,15 +59,26 @@ def endpoint() -> Iterator[str]:
 def _env(tmp_path: Path, endpoint: str) -> dict[str, str]:
     """The user's shell in the recipe: fake keys, the endpoint, nothing of any real AWS setup."""
     env = {k: v for k, v in os.environ.items() if k not in CLEARED and k not in FAKE_CREDENTIALS}
-    env.update(FAKE_CREDENTIALS, AWS_ENDPOINT_URL=endpoint, AWS_DEFAULT_REGION="us-east-1",
-               AWS_CONFIG_FILE=str(tmp_path / "no-config"), AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "no-credentials"),
-               AWS_EC2_METADATA_DISABLED="true")
+    env.update(
+        FAKE_CREDENTIALS,
+        AWS_ENDPOINT_URL=endpoint,
+        AWS_DEFAULT_REGION="us-east-1",
+        AWS_CONFIG_FILE=str(tmp_path / "no-config"),
+        AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "no-credentials"),
+        AWS_EC2_METADATA_DISABLED="true",
+    )
     return env
 
 
 def _preflight(tmp_path: Path, endpoint: str, *paths: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "planner", "preflight", *paths], cwd=tmp_path, capture_output=True,
-                          text=True, env=dict(_env(tmp_path, endpoint), PYTHONPATH=str(ROOT)), timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "planner", "preflight", *paths],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=dict(_env(tmp_path, endpoint), PYTHONPATH=str(ROOT)),
+        timeout=120,
+    )
 
 
 STACK = """config:
@@ -85,14 +97,20 @@ STACK = """config:
 
 def test_preflight_reads_the_local_account(endpoint: str, tmp_path: Path) -> None:
     """A VPC and subnet created in the server are found; ids that are not there are reported."""
-    ec2 = boto3.client("ec2", region_name="us-east-1", endpoint_url=endpoint,
-                       aws_access_key_id="testing", aws_secret_access_key="testing")
+    ec2 = boto3.client(
+        "ec2",
+        region_name="us-east-1",
+        endpoint_url=endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
     vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
     subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.0.0.0/19", AvailabilityZone="us-east-1a")["Subnet"]["SubnetId"]
     (tmp_path / "stacks").mkdir()
     (tmp_path / "stacks" / "Pulumi.here.yaml").write_text(STACK.format(vpc=vpc, subnet=subnet), encoding="utf-8")
     (tmp_path / "stacks" / "Pulumi.gone.yaml").write_text(
-        STACK.format(vpc="vpc-0123456789abcdef0", subnet="subnet-0123456789abcdef0"), encoding="utf-8")
+        STACK.format(vpc="vpc-0123456789abcdef0", subnet="subnet-0123456789abcdef0"), encoding="utf-8"
+    )
 
     here = _preflight(tmp_path, endpoint, "stacks/Pulumi.here.yaml", "--format", "github")
     assert here.stderr == ""
@@ -112,7 +130,12 @@ def test_the_bundled_trn2_stack_against_the_server(endpoint: str, tmp_path: Path
     shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
     res = _preflight(tmp_path, endpoint, "stacks/Pulumi.trn2-dev.yaml", "--format", "github")
     lines = res.stdout.splitlines()
-    assert [line.split("::")[1].split(",title=")[1] for line in lines[:-1]] == ["preflight-catalogue", "preflight-aws-error"]
-    assert lines[0].startswith("::notice file=stacks/Pulumi.trn2-dev.yaml,line=9,title=preflight-catalogue::"
-                               "trn2.48xlarge: memory per Trainium2 512 GiB in DescribeInstanceTypes (us-east-2)")
+    assert [line.split("::")[1].split(",title=")[1] for line in lines[:-1]] == [
+        "preflight-catalogue",
+        "preflight-aws-error",
+    ]
+    assert lines[0].startswith(
+        "::notice file=stacks/Pulumi.trn2-dev.yaml,line=9,title=preflight-catalogue::"
+        "trn2.48xlarge: memory per Trainium2 512 GiB in DescribeInstanceTypes (us-east-2)"
+    )
     assert lines[-1] == "planner: 1 stack, 1 error, 0 warnings, 1 info, 0 suppressed"

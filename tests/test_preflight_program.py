@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
 from test_program_plan import HAND_WRITTEN, project
 
@@ -20,8 +19,15 @@ def test_preflight_checks_the_cluster_a_program_declares(moto, tmp_path: Path) -
     (stack,) = json.loads(res.out)["stacks"]
     assert stack["region"] == "us-east-2" and stack["summary"]["instances"] == 2
     fs = stack["findings"]
-    assert {f["rule"] for f in fs} <= {"preflight-aws-error", "preflight-catalogue", "preflight-quota", "preflight-efa",
-                                       "preflight-network", "preflight-offering", "preflight-reservation"}
+    assert {f["rule"] for f in fs} <= {
+        "preflight-aws-error",
+        "preflight-catalogue",
+        "preflight-quota",
+        "preflight-efa",
+        "preflight-network",
+        "preflight-offering",
+        "preflight-reservation",
+    }
     # moto's Service Quotas is not in us-east-2: the quota check's error, at the program's line of the group
     (err,) = [f for f in fs if f["rule"] == "preflight-aws-error"]
     assert err["file"] == str(d / "app.py") and err["line"] == 8 and err["resource"].endswith("::trainers")
@@ -36,8 +42,10 @@ def test_a_type_the_region_does_not_offer_is_found_for_a_program(moto, tmp_path:
     fs = json.loads(res.out)["stacks"][0]["findings"]
     offered = [f for f in fs if f["rule"] == "preflight-offering"]
     assert all("is not in sa-east-1" not in f["message"] for f in fs)  # no "zone '' not in the region"
-    assert offered and all(f["file"] == str(d / "app.py") and "offered in no Availability Zone of sa-east-1" in f["message"]
-                           for f in offered)
+    assert offered and all(
+        f["file"] == str(d / "app.py") and "offered in no Availability Zone of sa-east-1" in f["message"]
+        for f in offered
+    )
 
 
 def test_preflight_program_options_go_together(tmp_path: Path) -> None:

@@ -19,7 +19,9 @@ from planner.core.cost.offers import entries, not_sold
 
 BASE_REGIONS = {"us-east-1", "us-east-2", "us-west-2"}
 CAT = catalogue.load()
-REGIONS = BASE_REGIONS | {r for t in ("trn2.48xlarge", "trn2u.48xlarge", "p5en.48xlarge") for r in CAT.instance_types[t].regions}
+REGIONS = BASE_REGIONS | {
+    r for t in ("trn2.48xlarge", "trn2u.48xlarge", "p5en.48xlarge") for r in CAT.instance_types[t].regions
+}
 
 NO_PUBLIC_FIGURE = "no public source read for this project gives this price (searched 2026-12-01)"
 # Instance prices: on-demand offers that the Price List mirror does not list for these regions.
@@ -33,13 +35,26 @@ INSTANCE_GAPS = {
     ("p6-b200.48xlarge", "eu-north-1", "on-demand"): NO_PUBLIC_FIGURE,
     # the Price List mirror (2026-01-21) prices p6-b300.48xlarge on demand in us-west-2 only, and
     # p5.4xlarge / trn2.3xlarge not in these regions
-    **{("p6-b300.48xlarge", r, "on-demand"): NO_PUBLIC_FIGURE for r in ("ap-northeast-2", "ap-south-2", "ap-southeast-3", "us-east-1")},
+    **{
+        ("p6-b300.48xlarge", r, "on-demand"): NO_PUBLIC_FIGURE
+        for r in ("ap-northeast-2", "ap-south-2", "ap-southeast-3", "us-east-1")
+    },
     ("p5.4xlarge", "eu-north-1", "on-demand"): NO_PUBLIC_FIGURE,
     ("trn2.3xlarge", "ap-south-2", "on-demand"): NO_PUBLIC_FIGURE,
 }
-LUSTRE_TIERS = [("SCRATCH_1", None), ("SCRATCH_2", None), ("PERSISTENT_1", 50), ("PERSISTENT_1", 100),
-                ("PERSISTENT_1", 200), ("PERSISTENT_1", 12), ("PERSISTENT_1", 40), ("PERSISTENT_2", 125),
-                ("PERSISTENT_2", 250), ("PERSISTENT_2", 500), ("PERSISTENT_2", 1000)]
+LUSTRE_TIERS = [
+    ("SCRATCH_1", None),
+    ("SCRATCH_2", None),
+    ("PERSISTENT_1", 50),
+    ("PERSISTENT_1", 100),
+    ("PERSISTENT_1", 200),
+    ("PERSISTENT_1", 12),
+    ("PERSISTENT_1", 40),
+    ("PERSISTENT_2", 125),
+    ("PERSISTENT_2", 250),
+    ("PERSISTENT_2", 500),
+    ("PERSISTENT_2", 1000),
+]
 # FSx for Lustre: PERSISTENT_1 SSD and PERSISTENT_2 come from the FSx pricing page's data for
 # every region it lists them in (planner/data/prices/current.yaml says how the tiers were read);
 # SCRATCH_2 only in the US regions. The rest is a gap: no public source read for this project
@@ -48,9 +63,11 @@ LUSTRE_TIERS = [("SCRATCH_1", None), ("SCRATCH_2", None), ("PERSISTENT_1", 50), 
 P1_SSD = [("PERSISTENT_1", 50), ("PERSISTENT_1", 100), ("PERSISTENT_1", 200)]
 P2 = [("PERSISTENT_2", 125), ("PERSISTENT_2", 250), ("PERSISTENT_2", 500), ("PERSISTENT_2", 1000)]
 NO_P2 = {"ap-south-2", "ap-southeast-3", "ap-southeast-4", "eu-south-2", "eu-west-3", "me-central-1", "sa-east-1"}
-LUSTRE_KNOWN = ({(r, "SCRATCH_2", None) for r in BASE_REGIONS}
-                | {(r, d, t) for r in REGIONS for d, t in P1_SSD}
-                | {(r, d, t) for r in REGIONS - NO_P2 for d, t in P2})
+LUSTRE_KNOWN = (
+    {(r, "SCRATCH_2", None) for r in BASE_REGIONS}
+    | {(r, d, t) for r in REGIONS for d, t in P1_SSD}
+    | {(r, d, t) for r in REGIONS - NO_P2 for d, t in P2}
+)
 LUSTRE_GAPS = {(r, d, t): NO_PUBLIC_FIGURE for r in REGIONS for d, t in LUSTRE_TIERS if (r, d, t) not in LUSTRE_KNOWN}
 
 
@@ -58,8 +75,12 @@ def _walk() -> list[tuple[str, str, str]]:
     out = []
     for t in CAT.instance_types.values():
         purchases = ([] if CAT.is_member(t.name) else ["on-demand"]) + (["capacity-block"] if t.capacity_block else [])
-        out += [(t.name, r, p) for r in sorted((set(t.regions) | set(t.capacity_block_regions)) & REGIONS)
-                for p in purchases if t.sold_in(r, p)]
+        out += [
+            (t.name, r, p)
+            for r in sorted((set(t.regions) | set(t.capacity_block_regions)) & REGIONS)
+            for p in purchases
+            if t.sold_in(r, p)
+        ]
     return out
 
 
@@ -75,7 +96,9 @@ def test_every_sold_combination_has_a_price(key: tuple[str, str, str]) -> None:
     assert priced or gone, f"{key}: no price and no not-sold entry in the default price book"
 
 
-@pytest.mark.parametrize("key", [(r, d, t) for r in sorted(REGIONS) for d, t in LUSTRE_TIERS], ids=lambda k: f"{k[0]} {k[1]} {k[2] or ''}")
+@pytest.mark.parametrize(
+    "key", [(r, d, t) for r in sorted(REGIONS) for d, t in LUSTRE_TIERS], ids=lambda k: f"{k[0]} {k[1]} {k[2] or ''}"
+)
 def test_every_lustre_tier_has_a_price_or_is_a_listed_gap(key: tuple[str, str, int | None]) -> None:
     price = load_price_book(None).lustre_price(*key)
     if key in LUSTRE_GAPS:
@@ -130,5 +153,10 @@ def test_gp3_prices_are_the_ebs_pricing_pages_figures() -> None:
     2024-07-18T13:53:37Z, as copied in yeo/ec2.shop at 576c890f: "US East (N. Virginia)" 0.0800000000,
     "US East (Ohio)" 0.0800000000, "US West (Oregon)" 0.0800000000, "South America (Sao Paulo)" 0.1520000000."""
     book = load_price_book(None)
-    assert [book.ebs_price(r, "gp3").usd for r in ("us-east-1", "us-east-2", "us-west-2", "sa-east-1")] == [0.08, 0.08, 0.08, 0.152]
+    assert [book.ebs_price(r, "gp3").usd for r in ("us-east-1", "us-east-2", "us-west-2", "sa-east-1")] == [
+        0.08,
+        0.08,
+        0.08,
+        0.152,
+    ]
     assert all("576c890f33ae177837e93499866aa04a0ac4fa89" in p.source for (_, _), p in book.ebs.items())

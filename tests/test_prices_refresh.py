@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from test_live_prices import LUSTRE_ROWS, ebs_product, ec2_product
 from test_preflight_helpers import StubbedAws
 
@@ -24,8 +23,13 @@ CAT = load_catalogue()
 
 def _sold(purchase: str, region: str = "us-east-2") -> list[str]:
     """The catalogue's types a refresh asks about in `region`, in catalogue order (the order it asks)."""
-    return [t.name for t in CAT.instance_types.values() if region in t.regions and not_sold(t.name, region, purchase) is None
-            and (t.capacity_block if purchase == "capacity-block" else not CAT.is_member(t.name))]
+    return [
+        t.name
+        for t in CAT.instance_types.values()
+        if region in t.regions
+        and not_sold(t.name, region, purchase) is None
+        and (t.capacity_block if purchase == "capacity-block" else not CAT.is_member(t.name))
+    ]
 
 
 pytestmark = pytest.mark.usefixtures("isolated_aws")  # fake credentials and config (conftest)
@@ -33,35 +37,63 @@ pytestmark = pytest.mark.usefixtures("isolated_aws")  # fake credentials and con
 
 # trn2.48xlarge: the Price List answers with no on-demand row (as it did for it in 2026), so the
 # refresh leaves it unpriced and says so
-ON_DEMAND = {"trn2.48xlarge": None, "p4d.24xlarge": "21.9576400000", "p5en.48xlarge": "63.2960000000", "p5.48xlarge": "55.0400000000", "trn1.32xlarge": "21.5000000000",
-             "trn1n.32xlarge": "24.7800000000", "p6-b200.48xlarge": "113.9328000000", "p5.4xlarge": "6.8800000000",
-             "trn1.2xlarge": "1.3437500000"}
+ON_DEMAND = {
+    "trn2.48xlarge": None,
+    "p4d.24xlarge": "21.9576400000",
+    "p5en.48xlarge": "63.2960000000",
+    "p5.48xlarge": "55.0400000000",
+    "trn1.32xlarge": "21.5000000000",
+    "trn1n.32xlarge": "24.7800000000",
+    "p6-b200.48xlarge": "113.9328000000",
+    "p5.4xlarge": "6.8800000000",
+    "trn1.2xlarge": "1.3437500000",
+}
 
 
 def _args(out: Path, *more: str) -> argparse.Namespace:
-    return argparse.Namespace(output=str(out), region=["us-east-2"], no_capacity_blocks="--no-cb" in more, profile=None,
-                              aws_timeout=prices.REFRESH_TIMEOUT_SECONDS)
+    return argparse.Namespace(
+        output=str(out),
+        region=["us-east-2"],
+        no_capacity_blocks="--no-cb" in more,
+        profile=None,
+        aws_timeout=prices.REFRESH_TIMEOUT_SECONDS,
+    )
 
 
 def _stub_pricing(aws: StubbedAws, fail_at: str | None = None) -> None:
     # A Stubber answers in order and rejects a call it did not expect; the refresh records that
     # rejection as one more missing item, so stubs out of line with the catalogue fail silently.
-    assert list(ON_DEMAND) == _sold("on-demand"), "ON_DEMAND must list the catalogue's on-demand types in us-east-2, in order"
+    assert list(ON_DEMAND) == _sold("on-demand"), (
+        "ON_DEMAND must list the catalogue's on-demand types in us-east-2, in order"
+    )
     stub = aws.stub("pricing", "us-east-1")
     for itype, usd in ON_DEMAND.items():  # catalogue order; trn2u and p5e are not sold on demand
-        params = {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ec2_filters(itype, "us-east-2")}
+        params = {
+            "ServiceCode": "AmazonEC2",
+            "FormatVersion": "aws_v1",
+            "Filters": pricing.ec2_filters(itype, "us-east-2"),
+        }
         if itype == fail_at:
             stub.add_client_error("get_products", "ThrottlingException", "Rate exceeded", expected_params=params)
             continue
         if usd is None:
             stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": []}, params)
             continue
-        stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": [ec2_product(itype, "us-east-2", usd, f"SKU{itype[:4]}")]},
-                          params)
-    stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": LUSTRE_ROWS},
-                      {"ServiceCode": "AmazonFSx", "FormatVersion": "aws_v1", "Filters": pricing.lustre_filters("us-east-2")})
-    stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": [ebs_product("us-east-2", "gp3", "0.0800000000", "GP3")]},
-                      {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ebs_filters("us-east-2")})
+        stub.add_response(
+            "get_products",
+            {"FormatVersion": "aws_v1", "PriceList": [ec2_product(itype, "us-east-2", usd, f"SKU{itype[:4]}")]},
+            params,
+        )
+    stub.add_response(
+        "get_products",
+        {"FormatVersion": "aws_v1", "PriceList": LUSTRE_ROWS},
+        {"ServiceCode": "AmazonFSx", "FormatVersion": "aws_v1", "Filters": pricing.lustre_filters("us-east-2")},
+    )
+    stub.add_response(
+        "get_products",
+        {"FormatVersion": "aws_v1", "PriceList": [ebs_product("us-east-2", "gp3", "0.0800000000", "GP3")]},
+        {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ebs_filters("us-east-2")},
+    )
 
 
 def test_on_demand_and_lustre_make_a_book_planner_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,7 +104,9 @@ def test_on_demand_and_lustre_make_a_book_planner_reads(tmp_path: Path, capsys: 
     aws.assert_no_pending()
     unpriced = [line for line in capsys.readouterr().err.splitlines() if "not priced:" in line]
     # every instance type with a Price List row was priced
-    assert unpriced and all("not priced: lustre " in line or "not priced: trn2.48xlarge on-demand" in line for line in unpriced)
+    assert unpriced and all(
+        "not priced: lustre " in line or "not priced: trn2.48xlarge on-demand" in line for line in unpriced
+    )
     assert code == 1  # partial: the test Price List has no SCRATCH_1, PERSISTENT_1 or 1000 MB/s/TiB rows
     book = load_price_book(str(out))
     p5 = book.instance("p5.48xlarge", "us-east-2", "on-demand")
@@ -86,19 +120,36 @@ def test_on_demand_and_lustre_make_a_book_planner_reads(tmp_path: Path, capsys: 
     assert not list(tmp_path.glob(".prices-*"))  # the temporary file was renamed
 
 
-def test_capacity_blocks_per_instance_hour_and_ultraservers_by_ultraserver(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_capacity_blocks_per_instance_hour_and_ultraservers_by_ultraserver(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     aws = StubbedAws()
     _stub_pricing(aws)
     ec2 = aws.stub("ec2", "us-east-2")
     # an answer per type, in catalogue order: trn2, trn2u (by UltraServer), p4d, p5en, p5e, p5, trn1, p6-b200
-    fees = {"trn2.48xlarge": ("858.2592", 1, None), "trn2u.48xlarge": ("3433.0368", None, 1), "p4d.24xlarge": ("283.2", 1, None),
-            "p5en.48xlarge": ("1318.08", 1, None),
-            "p5e.48xlarge": ("1146.24", 1, None), "p5.48xlarge": ("996.672", 1, None), "trn1.32xlarge": ("228.768", 1, None),
-            "p6-b200.48xlarge": ("2372.16", 1, None), "p5.4xlarge": ("124.584", 1, None)}
-    assert list(fees) == _sold("capacity-block"), "fees must list the catalogue's Capacity Block types in us-east-2, in order"
+    fees = {
+        "trn2.48xlarge": ("858.2592", 1, None),
+        "trn2u.48xlarge": ("3433.0368", None, 1),
+        "p4d.24xlarge": ("283.2", 1, None),
+        "p5en.48xlarge": ("1318.08", 1, None),
+        "p5e.48xlarge": ("1146.24", 1, None),
+        "p5.48xlarge": ("996.672", 1, None),
+        "trn1.32xlarge": ("228.768", 1, None),
+        "p6-b200.48xlarge": ("2372.16", 1, None),
+        "p5.4xlarge": ("124.584", 1, None),
+    }
+    assert list(fees) == _sold("capacity-block"), (
+        "fees must list the catalogue's Capacity Block types in us-east-2, in order"
+    )
     for itype, (fee, count, ultra) in fees.items():
-        offer = {"CapacityBlockOfferingId": f"cbr-{itype[:4]}", "AvailabilityZone": "us-east-2b", "CapacityBlockDurationHours": 24,
-                 "UpfrontFee": fee, "CurrencyCode": "USD", "Tenancy": "default"}
+        offer = {
+            "CapacityBlockOfferingId": f"cbr-{itype[:4]}",
+            "AvailabilityZone": "us-east-2b",
+            "CapacityBlockDurationHours": 24,
+            "UpfrontFee": fee,
+            "CurrencyCode": "USD",
+            "Tenancy": "default",
+        }
         ask = {"CapacityDurationHours": 24}
         if ultra:
             offer.update(UltraserverType="u-trn2x64", UltraserverCount=ultra)
@@ -111,7 +162,9 @@ def test_capacity_blocks_per_instance_hour_and_ultraservers_by_ultraserver(tmp_p
     prices.run(_args(out), client=aws.client)
     aws.assert_no_pending()
     unpriced = [line for line in capsys.readouterr().err.splitlines() if "not priced:" in line]
-    assert unpriced and all("not priced: lustre " in line or "not priced: trn2.48xlarge on-demand" in line for line in unpriced)
+    assert unpriced and all(
+        "not priced: lustre " in line or "not priced: trn2.48xlarge on-demand" in line for line in unpriced
+    )
     book = load_price_book(str(out))
     assert book.instance("p4d.24xlarge", "us-east-2", "capacity-block").usd == round(283.2 / 24, 4)
     assert book.instance("trn2.48xlarge", "us-east-2", "capacity-block").usd == round(858.2592 / 24, 4)
@@ -124,9 +177,12 @@ def test_capacity_blocks_per_instance_hour_and_ultraservers_by_ultraserver(tmp_p
 def test_throttling_and_access_denied_give_a_partial_book(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     aws = StubbedAws()
     _stub_pricing(aws, fail_at="trn1.32xlarge")
-    aws.stub("ec2", "us-east-2").add_client_error("describe_capacity_block_offerings", "UnauthorizedOperation",
-                                                  "You are not authorized to perform this operation.",
-                                                  expected_params={"CapacityDurationHours": 24, "InstanceType": "trn2.48xlarge", "InstanceCount": 1})
+    aws.stub("ec2", "us-east-2").add_client_error(
+        "describe_capacity_block_offerings",
+        "UnauthorizedOperation",
+        "You are not authorized to perform this operation.",
+        expected_params={"CapacityDurationHours": 24, "InstanceType": "trn2.48xlarge", "InstanceCount": 1},
+    )
     out = tmp_path / "aws.yaml"
     code = prices.run(_args(out), client=aws.client)
     err = capsys.readouterr().err
@@ -147,6 +203,7 @@ def test_nothing_fetched_writes_nothing_and_keeps_the_old_file(tmp_path: Path) -
 
     def no_credentials(service: str, region: str):  # noqa: ANN202
         from planner.aws.errors import NO_CREDENTIALS, AwsCallError
+
         raise AwsCallError("pricing:GetProducts", NO_CREDENTIALS, "NoCredentials")
 
     assert prices.run(_args(out), client=no_credentials) == 1
@@ -197,7 +254,7 @@ def test_the_overall_deadline_keeps_what_was_fetched(tmp_path: Path, capsys: pyt
     class Slow:
         """The Price List client's paginator: the first answer comes, the second never does."""
 
-        def get_paginator(self, name: str) -> "Slow":
+        def get_paginator(self, name: str) -> Slow:
             return self
 
         def paginate(self, **kw: object) -> list[dict]:

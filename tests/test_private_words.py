@@ -20,14 +20,16 @@ from tests.conftest import run_cli
 PRIVATE = re.compile(r"the facts|shared/(seeds|facts)|\bseeds?\b", re.IGNORECASE)
 BOOKS = ("current", "seed-2024")
 STACK_DIRS = ("stacks", "tests/invalid_stacks")
-INVALID = sorted(str(p.relative_to(Path(__file__).parent.parent))
-                 for p in (Path(__file__).parent / "invalid_stacks").glob("Pulumi.*.yaml"))
+INVALID = sorted(
+    str(p.relative_to(Path(__file__).parent.parent))
+    for p in (Path(__file__).parent / "invalid_stacks").glob("Pulumi.*.yaml")
+)
 
 
 def private_words(text: str) -> list[str]:
     """The private words in `text`, with a little context each."""
     clean = text.replace("seed-2024", "")
-    return [clean[max(0, m.start() - 40):m.end() + 40].replace("\n", " ") for m in PRIVATE.finditer(clean)]
+    return [clean[max(0, m.start() - 40) : m.end() + 40].replace("\n", " ") for m in PRIVATE.finditer(clean)]
 
 
 def _check(*args: str) -> None:
@@ -59,9 +61,11 @@ def test_plan_program(fmt: str) -> None:
 @pytest.mark.parametrize("fmt", ["table", "markdown", "json"])
 @pytest.mark.parametrize("book", BOOKS)
 def test_diff(book: str, fmt: str) -> None:
-    for base, head in (("stacks/Pulumi.trn2-dev.yaml", "stacks/Pulumi.ultraserver-prod.yaml"),
-                       ("stacks/Pulumi.p5en-train.yaml", "stacks/Pulumi.trn2-dev.yaml"),
-                       *(("stacks/Pulumi.trn2-dev.yaml", p) for p in INVALID)):
+    for base, head in (
+        ("stacks/Pulumi.trn2-dev.yaml", "stacks/Pulumi.ultraserver-prod.yaml"),
+        ("stacks/Pulumi.p5en-train.yaml", "stacks/Pulumi.trn2-dev.yaml"),
+        *(("stacks/Pulumi.trn2-dev.yaml", p) for p in INVALID),
+    ):
         _check("diff", base, head, "--format", fmt, "--price-book", book)
 
 
@@ -70,8 +74,22 @@ def test_diff(book: str, fmt: str) -> None:
 @pytest.mark.parametrize("size", [("--instances", "16"), ("--deadline-hours", "720")])
 def test_compare(size: tuple[str, str], book: str, fmt: str) -> None:
     for precision in ("bf16", "fp8"):
-        _check("compare", "--parameters", "70e9", "--tokens", "2e12", "--mfu", "0.35", "--precision", precision,
-               *size, "--price-book", book, "--format", fmt)
+        _check(
+            "compare",
+            "--parameters",
+            "70e9",
+            "--tokens",
+            "2e12",
+            "--mfu",
+            "0.35",
+            "--precision",
+            precision,
+            *size,
+            "--price-book",
+            book,
+            "--format",
+            fmt,
+        )
 
 
 @pytest.mark.parametrize("fmt", ["table", "json", "markdown"])
@@ -93,8 +111,15 @@ def test_preflight(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, where: str, 
 
 
 def test_help_texts() -> None:
-    for args in (("--help",), ("plan", "--help"), ("diff", "--help"), ("compare", "--help"), ("rules", "--help"),
-                 ("catalog", "--help"), ("preflight", "--help")):
+    for args in (
+        ("--help",),
+        ("plan", "--help"),
+        ("diff", "--help"),
+        ("compare", "--help"),
+        ("rules", "--help"),
+        ("catalog", "--help"),
+        ("preflight", "--help"),
+    ):
         res = run_cli(*args)
         assert res.code == 0 and not private_words(res.out + res.err), args
 

@@ -31,21 +31,28 @@ def test_bundled_program_plans_like_the_stack_file() -> None:
 
 
 def test_program_findings_point_at_the_stack_file_line(tmp_path: Path) -> None:
-    d = project(tmp_path, """
+    d = project(
+        tmp_path,
+        """
 availability_zone: us-east-2b
 node_groups:
   - name: u
     instance_type: trn2u.48xlarge
     count: 6
     purchase: capacity-block
-""")
+""",
+    )
     # from the project's parent (a repository with its Pulumi project in a subfolder) and from elsewhere:
     # the path must lead to the stack file from where planner was started, as in SARIF and annotations
-    for cwd, program, shown in ((tmp_path, "project", "project/stacks/Pulumi.dev.yaml"),
-                                (ROOT, str(d), str(d / "stacks" / "Pulumi.dev.yaml"))):
+    for cwd, program, shown in (
+        (tmp_path, "project", "project/stacks/Pulumi.dev.yaml"),
+        (ROOT, str(d), str(d / "stacks" / "Pulumi.dev.yaml")),
+    ):
         result = run_cli("plan", "--program", program, "--stack", "dev", "--format", "json", cwd=cwd)
         assert result.code == 1, result.err
-        (finding,) = [f for s in json.loads(result.out)["stacks"] for f in s["findings"] if f["rule"] == "ultraserver-whole-units"]
+        (finding,) = [
+            f for s in json.loads(result.out)["stacks"] for f in s["findings"] if f["rule"] == "ultraserver-whole-units"
+        ]
         assert (finding["file"], finding["line"]) == (shown, 8)
 
 
@@ -58,11 +65,14 @@ def test_python_program_is_planned() -> None:
 
 
 def test_error_findings_exit_1_with_the_report(tmp_path: Path) -> None:
-    d = project(tmp_path, """
+    d = project(
+        tmp_path,
+        """
 availability_zone: us-east-2b
 node_groups:
   - {name: u, instance_type: trn2u.48xlarge, count: 6, purchase: capacity-block}
-""")
+""",
+    )
     result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
     assert result.code == 1
     rules = [f["rule"] for s in json.loads(result.out)["stacks"] for f in s["findings"]]
@@ -83,11 +93,14 @@ Trn2Cluster("good", ClusterArgs(availability_zone="us-east-2b", node_groups=[Nod
 
 
 def test_input_errors_exit_2_one_line_each(tmp_path: Path) -> None:
-    d = project(tmp_path, """
+    d = project(
+        tmp_path,
+        """
 availability_zone: us-east-2b
 node_groups:
   - {name: t, instance_type: trn2.48xlarge, cout: 2}
-""")
+""",
+    )
     result = run_cli("plan", "--program", str(d), "--stack", "dev")
     assert result.code == 2 and no_plan(result.out)
     assert "node_groups[0].cout: unknown key (did you mean 'count'?)" in result.err
@@ -101,7 +114,10 @@ def test_unusable_program_or_options_exit_2(tmp_path: Path) -> None:
         (("--program", str(raising), "--stack", "dev"), "the program failed: ValueError: boom second line"),
         (("--program", str(ROOT)), "--program DIR and --stack NAME go together"),
         (("--program", str(ROOT), "--stack", "trn2-dev", "stacks"), "not both"),
-        (("--program", str(ROOT), "--stack", "missing"), "stacks/Pulumi.missing.yaml: --stack: stack file missing: no Pulumi.missing.yaml"),
+        (
+            ("--program", str(ROOT), "--stack", "missing"),
+            "stacks/Pulumi.missing.yaml: --stack: stack file missing: no Pulumi.missing.yaml",
+        ),
     ]
     for args, message in cases:
         result = run_cli("plan", *args)
@@ -111,18 +127,28 @@ def test_unusable_program_or_options_exit_2(tmp_path: Path) -> None:
 
 
 def test_cli_process_plans_a_program_without_credentials() -> None:
-    result = run_process("plan", "--program", ".", "--stack", "ultraserver-prod",
-                         env={"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "PULUMI_ACCESS_TOKEN": ""})
+    result = run_process(
+        "plan",
+        "--program",
+        ".",
+        "--stack",
+        "ultraserver-prod",
+        env={"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "PULUMI_ACCESS_TOKEN": ""},
+    )
     assert result.code == 0, result.err
     assert "Stack ultraserver-prod" in result.out and "Traceback" not in result.err
 
 
 def test_what_the_program_prints_does_not_corrupt_the_report(tmp_path: Path) -> None:
-    d = project(tmp_path, """
+    d = project(
+        tmp_path,
+        """
 availability_zone: us-east-2b
 node_groups:
   - {name: t, instance_type: trn2.48xlarge, count: 2}
-""", main="print('hello from the program')\n" + PROGRAM)
+""",
+        main="print('hello from the program')\n" + PROGRAM,
+    )
     result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
     assert result.code == 0, result.err
     assert json.loads(result.out)["stacks"][0]["summary"]["instances"] == 2
@@ -144,8 +170,13 @@ aws.autoscaling.Group("trainers", desired_capacity=2, max_size=2, min_size=0, vp
 
 
 def test_sys_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
-    for i, ending in enumerate(("import sys\nsys.exit(0)\n", "raise SystemExit(3)\n",
-                                "class Stop(BaseException):\n    pass\nraise Stop('halt')\n")):
+    for i, ending in enumerate(
+        (
+            "import sys\nsys.exit(0)\n",
+            "raise SystemExit(3)\n",
+            "class Stop(BaseException):\n    pass\nraise Stop('halt')\n",
+        )
+    ):
         (tmp_path / str(i)).mkdir()
         d = project(tmp_path / str(i), "schedule: {hours: 24}", main=HAND_WRITTEN + ending)
         result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
@@ -158,7 +189,10 @@ def test_os_exit_in_the_program_is_one_line_exit_2(tmp_path: Path) -> None:
     d = project(tmp_path, "schedule: {hours: 24}", main=HAND_WRITTEN + "import os\nos._exit(0)\n")
     result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
     assert result.code == 2 and no_plan(result.out)
-    assert result.err.strip() == f"planner: {d / 'app.py'}: the program ended its process (exit status 0) before planner could read what it declares"
+    assert (
+        result.err.strip()
+        == f"planner: {d / 'app.py'}: the program ended its process (exit status 0) before planner could read what it declares"
+    )
 
 
 def test_a_program_that_never_finishes_is_stopped_at_the_timeout(tmp_path: Path) -> None:
@@ -166,14 +200,18 @@ def test_a_program_that_never_finishes_is_stopped_at_the_timeout(tmp_path: Path)
     # stopped, not waited for (how soon: `make bench`, bench/bounds.py)
     result = run_cli("plan", "--program", str(d), "--stack", "dev", "--program-timeout", "1", "--format", "json")
     assert result.code == 2 and no_plan(result.out)
-    assert result.err.strip() == (f"planner: {d / 'app.py'}: --program-timeout: the program did not finish within 1 s and "
-                                  "was stopped; raise --program-timeout if it is slow, or check what it waits for")
+    assert result.err.strip() == (
+        f"planner: {d / 'app.py'}: --program-timeout: the program did not finish within 1 s and "
+        "was stopped; raise --program-timeout if it is slow, or check what it waits for"
+    )
     bad = run_cli("plan", "--program", str(d), "--stack", "dev", "--program-timeout", "0")
     assert bad.code == 2 and "expected seconds from 1 to 3600, got '0'" in bad.err
 
 
 def test_the_programs_own_stdout_never_reaches_json_or_sarif(tmp_path: Path) -> None:
-    noisy = "import os, sys\nprint('{\"not\": \"json\"')\nos.write(1, b'raw bytes on fd 1\\n')\nsys.stdout.write('more')\n"
+    noisy = (
+        "import os, sys\nprint('{\"not\": \"json\"')\nos.write(1, b'raw bytes on fd 1\\n')\nsys.stdout.write('more')\n"
+    )
     d = project(tmp_path, "schedule: {hours: 24}", main=noisy + HAND_WRITTEN)
     for fmt in ("json", "sarif"):
         result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", fmt)
@@ -186,11 +224,15 @@ def test_plain_resources_are_read_back_and_components_are_not_counted_twice(tmp_
     """A program with a planner component and a hand-written group: the component's cluster as declared, and
     one read-back stack holding only the hand-written group (the component's own resources are left out)."""
     main = PROGRAM + HAND_WRITTEN
-    d = project(tmp_path, """
+    d = project(
+        tmp_path,
+        """
 availability_zone: us-east-2b
 node_groups:
   - {name: t, instance_type: trn2.48xlarge, count: 2}
-""", main=main)
+""",
+        main=main,
+    )
     result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
     assert result.code in (0, 1), result.err
     stacks = json.loads(result.out)["stacks"]
@@ -209,8 +251,9 @@ def test_a_program_without_accelerated_compute_says_so_in_one_line(tmp_path: Pat
 
 def test_region_from_the_zones_else_one_line_asking_for_it(tmp_path: Path) -> None:
     """No `aws:region`: the subnet's `us-east-2b` gives us-east-2; with no AZ either, one line names the key to set."""
-    for i, (main, expected) in enumerate(((HAND_WRITTEN, "us-east-2"),
-                                          (HAND_WRITTEN.replace(', availability_zone="us-east-2b"', ""), None))):
+    for i, (main, expected) in enumerate(
+        ((HAND_WRITTEN, "us-east-2"), (HAND_WRITTEN.replace(', availability_zone="us-east-2b"', ""), None))
+    ):
         (tmp_path / str(i)).mkdir()
         d = project(tmp_path / str(i), "schedule: {hours: 24}", main=main)
         (d / "stacks" / "Pulumi.dev.yaml").write_text("config: {}\n")
@@ -219,8 +262,10 @@ def test_region_from_the_zones_else_one_line_asking_for_it(tmp_path: Path) -> No
             assert result.code in (0, 1) and json.loads(result.out)["stacks"][0]["region"] == expected, result.err
         else:
             assert result.code == 2 and no_plan(result.out)
-            assert result.err.strip().endswith("aws:region: cannot tell the AWS region of the program's resources: "
-                                               "set `aws:region` in Pulumi.dev.yaml (or give a subnet an AZ)")
+            assert result.err.strip().endswith(
+                "aws:region: cannot tell the AWS region of the program's resources: "
+                "set `aws:region` in Pulumi.dev.yaml (or give a subnet an AZ)"
+            )
 
 
 def test_collect_leaves_the_origin_of_shown_paths_as_it_was() -> None:
@@ -251,26 +296,39 @@ def test_planning_keys_in_the_stack_config_apply_to_the_read_back(tmp_path: Path
 
 
 def test_planning_suppressions_hold_for_the_read_back(tmp_path: Path) -> None:
-    _, result = _planned(tmp_path, "schedule: {hours: 24}\nbudget: {total_usd: 1}\n"
-                                   "suppress:\n  - {rule: budget-exceeded, reason: approved}\n"
-                                   "  - {rule: budget-incomplete-cost, reason: approved}\n")
+    _, result = _planned(
+        tmp_path,
+        "schedule: {hours: 24}\nbudget: {total_usd: 1}\n"
+        "suppress:\n  - {rule: budget-exceeded, reason: approved}\n"
+        "  - {rule: budget-incomplete-cost, reason: approved}\n",
+    )
     (stack,) = json.loads(result.out)["stacks"]
     assert all(f["suppressed"] for f in stack["findings"] if f["rule"].startswith("budget-")), stack["findings"]
 
 
 def test_a_topology_key_with_a_program_is_a_one_line_error(tmp_path: Path) -> None:
-    d, result = _planned(tmp_path, "schedule: {hours: 24}\nnode_groups:\n  - {name: x, instance_type: p5.48xlarge, count: 1}\n")
+    d, result = _planned(
+        tmp_path, "schedule: {hours: 24}\nnode_groups:\n  - {name: x, instance_type: p5.48xlarge, count: 1}\n"
+    )
     assert result.code == 2 and no_plan(result.out)
     (line,) = result.err.strip().splitlines()
-    assert line.startswith(f"planner: {d / 'stacks' / 'Pulumi.dev.yaml'}:5: planner:cluster.node_groups: cannot apply "
-                           "to a program's cluster: its resources declare the topology")
+    assert line.startswith(
+        f"planner: {d / 'stacks' / 'Pulumi.dev.yaml'}:5: planner:cluster.node_groups: cannot apply "
+        "to a program's cluster: its resources declare the topology"
+    )
 
 
 def test_a_bad_planning_value_or_unknown_key_names_its_line(tmp_path: Path) -> None:
-    for i, (text, expected) in enumerate((("schedule: {hours: 0}\n", ":4: planner:cluster.schedule.hours: expected a positive number, got 0"),
-                                          ("schedul: {hours: 24}\n", ":4: planner:cluster.schedul: unknown key (did you mean 'schedule'?)"),
-                                          ("suppress:\n  - {rule: budget-exeeded, reason: x}\n",
-                                           ":5: planner:cluster.suppress[0].rule: unknown rule 'budget-exeeded'"))):
+    for i, (text, expected) in enumerate(
+        (
+            ("schedule: {hours: 0}\n", ":4: planner:cluster.schedule.hours: expected a positive number, got 0"),
+            ("schedul: {hours: 24}\n", ":4: planner:cluster.schedul: unknown key (did you mean 'schedule'?)"),
+            (
+                "suppress:\n  - {rule: budget-exeeded, reason: x}\n",
+                ":5: planner:cluster.suppress[0].rule: unknown rule 'budget-exeeded'",
+            ),
+        )
+    ):
         (tmp_path / str(i)).mkdir()
         d, result = _planned(tmp_path / str(i), text)
         assert result.code == 2 and no_plan(result.out), result.err
@@ -286,4 +344,6 @@ def test_a_failing_program_shows_its_own_file_and_line(tmp_path: Path) -> None:
     result = run_cli("plan", "--program", str(d), "--stack", "dev")
     assert result.code == 2 and no_plan(result.out)
     (line,) = result.err.strip().splitlines()
-    assert line.startswith(f"planner: {d / 'helpers.py'}:2: the program failed: ValueError: invalid literal for int()"), line
+    assert line.startswith(
+        f"planner: {d / 'helpers.py'}:2: the program failed: ValueError: invalid literal for int()"
+    ), line

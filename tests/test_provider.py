@@ -15,14 +15,21 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from concurrent import futures
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import grpc
 import pytest
 from google.protobuf import empty_pb2, json_format, struct_pb2
-from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc, provider_pb2, provider_pb2_grpc, resource_pb2, resource_pb2_grpc
+from pulumi.runtime.proto import (
+    engine_pb2,
+    engine_pb2_grpc,
+    provider_pb2,
+    provider_pb2_grpc,
+    resource_pb2,
+    resource_pb2_grpc,
+)
 
 from planner.provider import gen_schema, schema
 from tests.conftest import ROOT
@@ -61,13 +68,17 @@ def test_schema_lists_the_five_components_with_typed_documented_inputs_and_outpu
     # The three cluster components expose the same outputs (their annotations are repeated on purpose).
     outputs = [s["resources"][f"planner:index:{c}"]["properties"] for c in COMPONENTS[:3]]
     assert outputs[0] == outputs[1] == outputs[2]
-    assert s["resources"]["planner:index:LustreStorage"]["inputProperties"]["lustre"]["$ref"] == "#/types/planner:index:Lustre"
+    assert (
+        s["resources"]["planner:index:LustreStorage"]["inputProperties"]["lustre"]["$ref"]
+        == "#/types/planner:index:Lustre"
+    )
 
 
 def test_the_committed_schema_is_the_inferred_one() -> None:
     committed = (ROOT / gen_schema.PATH).read_text(encoding="utf-8")
     assert committed == gen_schema.render(), (
-        f"{gen_schema.PATH} is stale: regenerate it with `.venv/bin/python -m planner.provider.gen_schema`")
+        f"{gen_schema.PATH} is stale: regenerate it with `.venv/bin/python -m planner.provider.gen_schema`"
+    )
 
 
 def test_plugin_manifest_points_at_the_entry_point() -> None:
@@ -80,6 +91,7 @@ def test_plugin_manifest_points_at_the_entry_point() -> None:
 
 # --- Construct over gRPC ---------------------------------------------------------------------
 
+
 class Monitor(resource_pb2_grpc.ResourceMonitorServicer):
     """A resource monitor that records registrations and echoes inputs as outputs."""
 
@@ -88,8 +100,12 @@ class Monitor(resource_pb2_grpc.ResourceMonitorServicer):
         self.lock = threading.Lock()
 
     def GetDeploymentInfo(self, request: Any, context: Any) -> resource_pb2.DeploymentInfo:
-        return resource_pb2.DeploymentInfo(supportedFeatures=[
-            resource_pb2.RESOURCE_MONITOR_FEATURE_SECRETS, resource_pb2.RESOURCE_MONITOR_FEATURE_RESOURCE_REFERENCES])
+        return resource_pb2.DeploymentInfo(
+            supportedFeatures=[
+                resource_pb2.RESOURCE_MONITOR_FEATURE_SECRETS,
+                resource_pb2.RESOURCE_MONITOR_FEATURE_RESOURCE_REFERENCES,
+            ]
+        )
 
     def SupportsFeature(self, request: Any, context: Any) -> resource_pb2.SupportsFeatureResponse:
         return resource_pb2.SupportsFeatureResponse(hasSupport=request.id in ("secrets", "resourceReferences"))
@@ -100,10 +116,19 @@ class Monitor(resource_pb2_grpc.ResourceMonitorServicer):
             chain = request.parent.split("::")[2] + "$" + request.type
         urn = f"urn:pulumi:{STACK}::{PROJECT}::{chain}::{request.name}"
         with self.lock:
-            self.registered.append({"urn": urn, "type": request.type, "name": request.name, "custom": request.custom,
-                                    "parent": request.parent, "inputs": json_format.MessageToDict(request.object)})
-        return resource_pb2.RegisterResourceResponse(urn=urn, id=f"{request.name}-id" if request.custom else "",
-                                                     object=request.object)
+            self.registered.append(
+                {
+                    "urn": urn,
+                    "type": request.type,
+                    "name": request.name,
+                    "custom": request.custom,
+                    "parent": request.parent,
+                    "inputs": json_format.MessageToDict(request.object),
+                }
+            )
+        return resource_pb2.RegisterResourceResponse(
+            urn=urn, id=f"{request.name}-id" if request.custom else "", object=request.object
+        )
 
     def RegisterResourceOutputs(self, request: Any, context: Any) -> empty_pb2.Empty:
         return empty_pb2.Empty()
@@ -134,7 +159,9 @@ class Engine(engine_pb2_grpc.EngineServicer):
 
 
 @pytest.fixture(scope="module")
-def plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[provider_pb2_grpc.ResourceProviderStub, Monitor, int]]:
+def plugin(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[provider_pb2_grpc.ResourceProviderStub, Monitor, int]]:
     """The plugin started as the engine starts it (outside the checkout), with our engine and monitor."""
     monitor, engine = Monitor(), Engine()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
@@ -142,9 +169,13 @@ def plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[provider_
     engine_pb2_grpc.add_EngineServicer_to_server(engine, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
-    proc = subprocess.Popen([sys.executable, "-m", "planner.provider", f"127.0.0.1:{port}"],
-                            cwd=tmp_path_factory.mktemp("consumer"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=dict(os.environ, PULUMI_STACK=STACK))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "planner.provider", f"127.0.0.1:{port}"],
+        cwd=tmp_path_factory.mktemp("consumer"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PULUMI_STACK=STACK),
+    )
     try:
         line = proc.stdout.readline().decode().strip()  # the first line, as the engine reads it
         assert line.isdigit(), proc.stderr.read().decode()
@@ -156,13 +187,26 @@ def plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[provider_
         server.stop(None)
 
 
-def construct(plugin: tuple[Any, Monitor, int], component: str, name: str, inputs: dict[str, Any]) -> provider_pb2.ConstructResponse:
+def construct(
+    plugin: tuple[Any, Monitor, int], component: str, name: str, inputs: dict[str, Any]
+) -> provider_pb2.ConstructResponse:
     stub, _, port = plugin
     args = struct_pb2.Struct()
     args.update(inputs)
-    return stub.Construct(provider_pb2.ConstructRequest(
-        project=PROJECT, stack=STACK, config={"aws:region": "us-east-2"}, dryRun=False, parallel=4,
-        monitorEndpoint=f"127.0.0.1:{port}", type=f"planner:index:{component}", name=name, inputs=args), timeout=60)
+    return stub.Construct(
+        provider_pb2.ConstructRequest(
+            project=PROJECT,
+            stack=STACK,
+            config={"aws:region": "us-east-2"},
+            dryRun=False,
+            parallel=4,
+            monitorEndpoint=f"127.0.0.1:{port}",
+            type=f"planner:index:{component}",
+            name=name,
+            inputs=args,
+        ),
+        timeout=60,
+    )
 
 
 def test_get_schema_over_grpc_is_the_committed_schema(plugin: tuple[Any, Monitor, int]) -> None:
@@ -173,15 +217,30 @@ def test_get_schema_over_grpc_is_the_committed_schema(plugin: tuple[Any, Monitor
 
 def test_construct_builds_an_ultraserver_cluster(plugin: tuple[Any, Monitor, int]) -> None:
     """The bundled ultraserver-prod cluster, sent as a YAML or TypeScript program would send it."""
-    res = construct(plugin, "UltraServerCluster", "pretrain", {
-        "availabilityZone": "us-east-2b",
-        "nodeGroups": [{"name": "trainers", "ultraservers": 4, "purchase": "capacity-block",
-                        "capacityReservationId": "cr-0123456789abcdef0"}],
-        "placementGroup": "none",
-        "lustre": {"deploymentType": "PERSISTENT_2", "storageCapacityGib": 9600, "perUnitStorageThroughput": 250,
-                   "s3ImportPath": "s3://example-training-data/tokens"},
-        "scheduleHours": 336,
-    })
+    res = construct(
+        plugin,
+        "UltraServerCluster",
+        "pretrain",
+        {
+            "availabilityZone": "us-east-2b",
+            "nodeGroups": [
+                {
+                    "name": "trainers",
+                    "ultraservers": 4,
+                    "purchase": "capacity-block",
+                    "capacityReservationId": "cr-0123456789abcdef0",
+                }
+            ],
+            "placementGroup": "none",
+            "lustre": {
+                "deploymentType": "PERSISTENT_2",
+                "storageCapacityGib": 9600,
+                "perUnitStorageThroughput": 250,
+                "s3ImportPath": "s3://example-training-data/tokens",
+            },
+            "scheduleHours": 336,
+        },
+    )
     state = json_format.MessageToDict(res.state)
     assert res.urn == f"urn:pulumi:{STACK}::{PROJECT}::planner:index:UltraServerCluster::pretrain"
     assert state["instances"] == 16 and state["accelerators"] == 256
@@ -210,17 +269,24 @@ def test_construct_builds_an_ultraserver_cluster(plugin: tuple[Any, Monitor, int
 def test_construct_refuses_an_invalid_cluster_before_registering_anything(plugin: tuple[Any, Monitor, int]) -> None:
     before = len(plugin[1].registered)
     with pytest.raises(grpc.RpcError) as err:
-        construct(plugin, "Trn2Cluster", "broken", {
-            "availabilityZone": "us-east-2b",
-            "nodeGroups": [{"name": "trainers", "count": 2}],
-            "lustre": {"deploymentType": "SCRATCH_2", "storageCapacityGib": 3600},
-        })
+        construct(
+            plugin,
+            "Trn2Cluster",
+            "broken",
+            {
+                "availabilityZone": "us-east-2b",
+                "nodeGroups": [{"name": "trainers", "count": 2}],
+                "lustre": {"deploymentType": "SCRATCH_2", "storageCapacityGib": 3600},
+            },
+        )
     # Refused as invalid input properties: the engine shows planner's lines, and no Python stack
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     lines = err.value.details().splitlines()
-    assert lines == ["Trn2Cluster('broken'): planner found 1 error(s), nothing was deployed:",
-                     "  Trn2Cluster('broken'): error [lustre-capacity] 3,600 GiB is not a valid capacity for SCRATCH_2; "
-                     "expected 1,200, or a multiple of 2,400 GiB (nearest above: 4,800)"]
+    assert lines == [
+        "Trn2Cluster('broken'): planner found 1 error(s), nothing was deployed:",
+        "  Trn2Cluster('broken'): error [lustre-capacity] 3,600 GiB is not a valid capacity for SCRATCH_2; "
+        "expected 1,200, or a multiple of 2,400 GiB (nearest above: 4,800)",
+    ]
     # ... each error with the input property it concerns, in the status details the engine reads
     details = dict(err.value.trailing_metadata())["grpc-status-details-bin"]
     assert b"lustre.storageCapacityGib" in details and b"[lustre-capacity] 3,600 GiB" in details
@@ -229,10 +295,17 @@ def test_construct_refuses_an_invalid_cluster_before_registering_anything(plugin
 
 def test_construct_refuses_unusable_input_naming_the_property(plugin: tuple[Any, Monitor, int]) -> None:
     with pytest.raises(grpc.RpcError) as err:
-        construct(plugin, "Trn2Cluster", "typo", {
-            "availabilityZone": "us-east-2b",
-            "nodeGroups": [{"name": "trainers", "count": 2, "purchase": "capacity-block", "capacityReservationId": "nope"}],
-        })
+        construct(
+            plugin,
+            "Trn2Cluster",
+            "typo",
+            {
+                "availabilityZone": "us-east-2b",
+                "nodeGroups": [
+                    {"name": "trainers", "count": 2, "purchase": "capacity-block", "capacityReservationId": "nope"}
+                ],
+            },
+        )
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     (line,) = err.value.details().splitlines()
     assert "capacity_reservation_id" in line and "Traceback" not in line and 'File "' not in line
@@ -240,20 +313,38 @@ def test_construct_refuses_unusable_input_naming_the_property(plugin: tuple[Any,
 
 
 def test_construct_standalone_network_and_storage(plugin: tuple[Any, Monitor, int]) -> None:
-    net = json_format.MessageToDict(construct(plugin, "EfaNetwork", "fabric", {
-        "availabilityZone": "us-east-2b", "placementGroup": True}).state)
+    net = json_format.MessageToDict(
+        construct(plugin, "EfaNetwork", "fabric", {"availabilityZone": "us-east-2b", "placementGroup": True}).state
+    )
     assert net["vpcId"] == "fabric-vpc-id" and net["subnetId"] == "fabric-subnet-id"
-    (pg,) = [r for r in plugin[1].registered if r["type"] == "aws:ec2/placementGroup:PlacementGroup" and "fabric" in r["urn"]]
+    (pg,) = [
+        r for r in plugin[1].registered if r["type"] == "aws:ec2/placementGroup:PlacementGroup" and "fabric" in r["urn"]
+    ]
     assert pg["inputs"]["strategy"] == "cluster"
-    fs = construct(plugin, "LustreStorage", "scratch", {
-        "lustre": {"deploymentType": "SCRATCH_2", "storageCapacityGib": 2400},
-        "subnetId": "subnet-0123456789abcdef0", "securityGroupIds": ["sg-0123456789abcdef0"],
-        "availabilityZone": "us-east-2b"})
+    fs = construct(
+        plugin,
+        "LustreStorage",
+        "scratch",
+        {
+            "lustre": {"deploymentType": "SCRATCH_2", "storageCapacityGib": 2400},
+            "subnetId": "subnet-0123456789abcdef0",
+            "securityGroupIds": ["sg-0123456789abcdef0"],
+            "availabilityZone": "us-east-2b",
+        },
+    )
     assert json_format.MessageToDict(fs.state)["fileSystemId"] == "scratch-fs-id"
     with pytest.raises(grpc.RpcError) as err:
-        construct(plugin, "LustreStorage", "bad", {
-            "lustre": {"deploymentType": "SCRATCH_2", "storageCapacityGib": 1000},
-            "subnetId": "subnet-0123456789abcdef0", "securityGroupIds": [], "availabilityZone": "us-east-2b"})
+        construct(
+            plugin,
+            "LustreStorage",
+            "bad",
+            {
+                "lustre": {"deploymentType": "SCRATCH_2", "storageCapacityGib": 1000},
+                "subnetId": "subnet-0123456789abcdef0",
+                "securityGroupIds": [],
+                "availabilityZone": "us-east-2b",
+            },
+        )
     assert "lustre-capacity" in err.value.details()
 
 
@@ -275,7 +366,9 @@ def test_the_documented_yaml_example_constructs(plugin: tuple[Any, Monitor, int]
     (program,) = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", page, flags=re.S) if "resources:" in b]
     resource = program["resources"]["pretrain"]
     assert resource["type"] == "planner:UltraServerCluster"
-    state = json_format.MessageToDict(construct(plugin, "UltraServerCluster", "documented", resource["properties"]).state)
+    state = json_format.MessageToDict(
+        construct(plugin, "UltraServerCluster", "documented", resource["properties"]).state
+    )
     assert state["instances"] == 16 and state["accelerators"] == 256  # the TypeScript example's comments
     assert state["totalUsd"] == documented_total()
     ts = re.search(r"```typescript\n(.*?)```", page, flags=re.S).group(1)

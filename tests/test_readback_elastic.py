@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from planner.core.catalogue import instance_types as catalogue
-from planner.readback import karpenter
 from planner.policy.planning import plan_resources
-from planner.readback.resources import as_list, dig
 from planner.policy.testing import UNKNOWN, Spec, stack_args
+from planner.readback import karpenter
+from planner.readback.resources import as_list, dig
 
 POOL = "kubernetes:karpenter.sh/v1:NodePool"
 ASG = "aws:autoscaling/group:Group"
@@ -29,8 +29,9 @@ def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def pool_of(*requirements: tuple[str, str, list[str]], limits: dict[str, Any] | None = None) -> karpenter.Pool:
-    spec: dict[str, Any] = {"template": {"spec": {"requirements": [
-        {"key": k, "operator": op, "values": v} for k, op, v in requirements]}}}
+    spec: dict[str, Any] = {
+        "template": {"spec": {"requirements": [{"key": k, "operator": op, "values": v} for k, op, v in requirements]}}
+    }
     if limits is not None:
         spec["limits"] = limits
     return karpenter.read(spec, dict(catalogue.load().instance_types), dig, as_list)
@@ -41,11 +42,14 @@ def names(pool: karpenter.Pool) -> list[str]:
 
 
 def test_requirements_select_catalogue_types_by_their_labels() -> None:
-    nvidia = pool_of(("karpenter.k8s.aws/instance-gpu-count", "Gt", ["0"]),
-                     ("karpenter.k8s.aws/instance-family", "NotIn", ["p4d", "p4de"]))
+    nvidia = pool_of(
+        ("karpenter.k8s.aws/instance-gpu-count", "Gt", ["0"]),
+        ("karpenter.k8s.aws/instance-family", "NotIn", ["p4d", "p4de"]),
+    )
     assert "p5.48xlarge" in names(nvidia) and not [n for n in names(nvidia) if n.startswith("p4")]
-    trainium = pool_of(("karpenter.k8s.aws/instance-category", "In", ["trn"]),
-                       ("karpenter.k8s.aws/instance-generation", "Lt", ["2"]))
+    trainium = pool_of(
+        ("karpenter.k8s.aws/instance-category", "In", ["trn"]), ("karpenter.k8s.aws/instance-generation", "Lt", ["2"])
+    )
     assert names(trainium) and all(n.startswith("trn1") for n in names(trainium))
     # a label a type lacks: Exists excludes it, DoesNotExist keeps it (Kubernetes node-selector semantics)
     neuron = pool_of(("karpenter.k8s.aws/instance-accelerator-count", "Exists", []))
@@ -62,14 +66,19 @@ def test_cpu_only_pools_are_not_accelerated_and_outside_families_are_named() -> 
 
 
 def test_limits_become_the_most_instances_of_each_type() -> None:
-    p = pool_of(("node.kubernetes.io/instance-type", "In", ["p5.48xlarge", "trn1.32xlarge"]),
-                limits={"cpu": "1000", "memory": "4Ti", "nvidia.com/gpu": 20})
+    p = pool_of(
+        ("node.kubernetes.io/instance-type", "In", ["p5.48xlarge", "trn1.32xlarge"]),
+        limits={"cpu": "1000", "memory": "4Ti", "nvidia.com/gpu": 20},
+    )
     # p5.48xlarge: 192 vCPUs, 2,048 GiB, 8 GPUs -> min(5, 2, 2); trn1.32xlarge: 128 vCPUs, 512 GiB, no GPU -> min(7, 8)
     assert p.maxima == {"p5.48xlarge": 2, "trn1.32xlarge": 7}
-    only_gpus = pool_of(("node.kubernetes.io/instance-type", "In", ["p5.48xlarge", "trn1.32xlarge"]),
-                        limits={"nvidia.com/gpu": 16})
+    only_gpus = pool_of(
+        ("node.kubernetes.io/instance-type", "In", ["p5.48xlarge", "trn1.32xlarge"]), limits={"nvidia.com/gpu": 16}
+    )
     assert only_gpus.maxima == {"p5.48xlarge": 2, "trn1.32xlarge": None}  # no limit binds the Trainium type
-    assert karpenter.quantity("500m") == 0.5 and karpenter.quantity("2Gi") == 2 * 2 ** 30 and karpenter.quantity("x") is None
+    assert (
+        karpenter.quantity("500m") == 0.5 and karpenter.quantity("2Gi") == 2 * 2**30 and karpenter.quantity("x") is None
+    )
 
 
 def planned(specs: list[Spec], extra: dict[str, Any] | None = None) -> Any:
@@ -83,15 +92,37 @@ def by_rule(plan: Any, rule: str) -> list[str]:
 
 
 def test_a_pool_limited_to_a_type_it_does_not_bind_is_unbounded_and_an_error_under_a_budget() -> None:
-    pool = Spec(POOL, "mixed", {"spec": {"template": {"spec": {"requirements": [
-        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p5.48xlarge", "trn1.32xlarge"]}]}},
-        "limits": {"nvidia.com/gpu": 16}}})
+    pool = Spec(
+        POOL,
+        "mixed",
+        {
+            "spec": {
+                "template": {
+                    "spec": {
+                        "requirements": [
+                            {
+                                "key": "node.kubernetes.io/instance-type",
+                                "operator": "In",
+                                "values": ["p5.48xlarge", "trn1.32xlarge"],
+                            }
+                        ]
+                    }
+                },
+                "limits": {"nvidia.com/gpu": 16},
+            }
+        },
+    )
     plan = planned([pool])
     (text,) = by_rule(plan, "compute-unsized")
-    assert "may launch p5.48xlarge, trn1.32xlarge with no maximum (nvidia.com/gpu 16, which do not bound trn1.32xlarge)" in text
+    assert (
+        "may launch p5.48xlarge, trn1.32xlarge with no maximum (nvidia.com/gpu 16, which do not bound trn1.32xlarge)"
+        in text
+    )
     assert plan.cost.complete is False and plan.cost.left_out == ("Karpenter node pool 'mixed' (unbounded: no limit)",)
     # a budget that accepts an incomplete estimate still cannot hold an unbounded pool
-    budgeted = planned([pool], extra={"budget": {"total_usd": 1000, "allow_incomplete": True}, "schedule": {"hours": 10}})
+    budgeted = planned(
+        [pool], extra={"budget": {"total_usd": 1000, "allow_incomplete": True}, "schedule": {"hours": 10}}
+    )
     (error,) = by_rule(budgeted, "budget-unbounded-compute")
     assert error.startswith("Karpenter node pool 'mixed' may launch p5.48xlarge, trn1.32xlarge with no maximum")
     # one that does not fails on the estimate it leaves out (budget-incomplete-cost), not twice
@@ -102,17 +133,31 @@ def test_a_pool_limited_to_a_type_it_does_not_bind_is_unbounded_and_an_error_und
 
 
 def group(desired: int, minimum: int, maximum: int) -> list[Spec]:
-    return [Spec(LT, "t", {"id": "lt-01", "instanceType": "trn1.32xlarge"}),
-            Spec(ASG, "g", {"desiredCapacity": desired, "minSize": minimum, "maxSize": maximum,
-                            "launchTemplate": {"id": "lt-01"}, "availabilityZones": ["us-east-2b"]})]
+    return [
+        Spec(LT, "t", {"id": "lt-01", "instanceType": "trn1.32xlarge"}),
+        Spec(
+            ASG,
+            "g",
+            {
+                "desiredCapacity": desired,
+                "minSize": minimum,
+                "maxSize": maximum,
+                "launchTemplate": {"id": "lt-01"},
+                "availabilityZones": ["us-east-2b"],
+            },
+        ),
+    ]
 
 
-@pytest.mark.parametrize(("sizes", "expected"), [
-    ((2, 4, 5), "Auto Scaling group 'g' has minSize 4 above desiredCapacity 2: AWS refuses to create it"),
-    ((3, 0, 2), "Auto Scaling group 'g' has desiredCapacity 3 above maxSize 2: AWS refuses to create it"),
-    ((1, 0, 0), "Auto Scaling group 'g' has desiredCapacity 1 above maxSize 0: AWS refuses to create it"),
-    ((2, 3, 1), "Auto Scaling group 'g' has minSize 3 above maxSize 1: AWS refuses to create it"),
-])
+@pytest.mark.parametrize(
+    ("sizes", "expected"),
+    [
+        ((2, 4, 5), "Auto Scaling group 'g' has minSize 4 above desiredCapacity 2: AWS refuses to create it"),
+        ((3, 0, 2), "Auto Scaling group 'g' has desiredCapacity 3 above maxSize 2: AWS refuses to create it"),
+        ((1, 0, 0), "Auto Scaling group 'g' has desiredCapacity 1 above maxSize 0: AWS refuses to create it"),
+        ((2, 3, 1), "Auto Scaling group 'g' has minSize 3 above maxSize 1: AWS refuses to create it"),
+    ],
+)
 def test_sizes_aws_refuses_are_errors_naming_the_property(sizes: tuple[int, int, int], expected: str) -> None:
     (text,) = by_rule(planned(group(*sizes)), "scaling-size-refused")
     assert text.startswith(expected)
@@ -121,16 +166,20 @@ def test_sizes_aws_refuses_are_errors_naming_the_property(sizes: tuple[int, int,
 def test_batch_minimum_above_maximum_is_refused() -> None:
     ce = Spec(BATCH, "ce", {"computeResources": {"instanceTypes": ["p5"], "minVcpus": 768, "maxVcpus": 384}})
     (text,) = by_rule(planned([ce]), "scaling-size-refused")
-    assert text == ("AWS Batch compute environment 'ce' has computeResources.minVcpus 768 above computeResources.maxVcpus "
-                    "384: AWS refuses to create it")
+    assert text == (
+        "AWS Batch compute environment 'ce' has computeResources.minVcpus 768 above computeResources.maxVcpus "
+        "384: AWS refuses to create it"
+    )
 
 
 def test_a_reservation_known_only_at_preview_is_a_stated_gap_not_an_error() -> None:
     """At `pulumi preview` another resource's id is unknown: the launch still targets a reservation (no
     Capacity Block advice as if it targeted none), and the read-back says what it cannot check."""
     specs = group(2, 0, 2)
-    specs[0].props.update(instanceMarketOptions={"marketType": "capacity-block"},
-                          capacityReservationSpecification={"capacityReservationTarget": {"capacityReservationId": UNKNOWN}})
+    specs[0].props.update(
+        instanceMarketOptions={"marketType": "capacity-block"},
+        capacityReservationSpecification={"capacityReservationTarget": {"capacityReservationId": UNKNOWN}},
+    )
     plan = planned(specs)
     (g,) = plan.stack.cluster.node_groups
     assert g.launch_target and g.purchase == "capacity-block"
@@ -146,15 +195,39 @@ def test_a_pool_under_one_limit_is_priced_at_its_dearest_mix_of_types() -> None:
     from planner.core.cost import load_price_book
     from planner.core.cost.items import instance_key
 
-    pool = Spec(POOL, "gpu", {"spec": {"template": {"spec": {"requirements": [
-        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p5.48xlarge", "p4d.24xlarge"]}]}},
-        "limits": {"cpu": 300}}})
+    pool = Spec(
+        POOL,
+        "gpu",
+        {
+            "spec": {
+                "template": {
+                    "spec": {
+                        "requirements": [
+                            {
+                                "key": "node.kubernetes.io/instance-type",
+                                "operator": "In",
+                                "values": ["p5.48xlarge", "p4d.24xlarge"],
+                            }
+                        ]
+                    }
+                },
+                "limits": {"cpu": 300},
+            }
+        },
+    )
     plan = planned([pool])
     book = load_price_book(None)
     usd = {t: instance_key(t, "us-east-2", "on-demand").look_up(book).usd for t in ("p5.48xlarge", "p4d.24xlarge")}
-    best = max((a * usd["p5.48xlarge"] + b * usd["p4d.24xlarge"], a, b)
-               for a, b in product(range(2), range(4)) if 192 * a + 96 * b <= 300)
-    got = {i.detail["instance_type"]: i.detail["instances"] for i in plan.cost.maximum.line_items if "instance_type" in i.detail}
+    best = max(
+        (a * usd["p5.48xlarge"] + b * usd["p4d.24xlarge"], a, b)
+        for a, b in product(range(2), range(4))
+        if 192 * a + 96 * b <= 300
+    )
+    got = {
+        i.detail["instance_type"]: i.detail["instances"]
+        for i in plan.cost.maximum.line_items
+        if "instance_type" in i.detail
+    }
     assert got == {t: n for t, n in (("p5.48xlarge", best[1]), ("p4d.24xlarge", best[2])) if n}
     assert len(got) == 2  # the mix beats either type alone here
     (text,) = by_rule(plan, "scaling-maximum")
@@ -163,12 +236,35 @@ def test_a_pool_under_one_limit_is_priced_at_its_dearest_mix_of_types() -> None:
 
 def test_a_node_class_root_volume_is_priced_with_the_pool_at_its_maximum() -> None:
     """aws-samples/eks-workshop-v2 nodepool-trn1.yaml's EC2NodeClass: /dev/xvda gp3 500Gi; limits in Neuron devices."""
-    pool = Spec(POOL, "trn1", {"spec": {"template": {"spec": {
-        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "trn1"},
-        "requirements": [{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["trn1"]}]}},
-        "limits": {"aws.amazon.com/neuron": 32}}})
-    node_class = Spec("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "trn1", {"metadata": {"name": "trn1"}, "spec": {
-        "blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "500Gi", "volumeType": "gp3"}}]}})
+    pool = Spec(
+        POOL,
+        "trn1",
+        {
+            "spec": {
+                "template": {
+                    "spec": {
+                        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "trn1"},
+                        "requirements": [
+                            {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["trn1"]}
+                        ],
+                    }
+                },
+                "limits": {"aws.amazon.com/neuron": 32},
+            }
+        },
+    )
+    node_class = Spec(
+        "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass",
+        "trn1",
+        {
+            "metadata": {"name": "trn1"},
+            "spec": {
+                "blockDeviceMappings": [
+                    {"deviceName": "/dev/xvda", "ebs": {"volumeSize": "500Gi", "volumeType": "gp3"}}
+                ]
+            },
+        },
+    )
     plan = planned([pool, node_class], extra={"schedule": {"hours": 10}})
     most = plan.cost.maximum
     volumes = [i for i in most.line_items if i.detail.get("volume_type") == "gp3"]
@@ -182,8 +278,22 @@ def test_a_pool_whose_requirements_are_unknown_at_preview_is_said_and_fails_a_bu
     from planner.policy import policies
     from planner.policy.testing import violations
 
-    pool = Spec(POOL, "gpu", {"spec": {"template": {"spec": {"requirements": [
-        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [UNKNOWN]}]}}, "limits": {"cpu": 100}}})
+    pool = Spec(
+        POOL,
+        "gpu",
+        {
+            "spec": {
+                "template": {
+                    "spec": {
+                        "requirements": [
+                            {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [UNKNOWN]}
+                        ]
+                    }
+                },
+                "limits": {"cpu": 100},
+            }
+        },
+    )
     args = stack_args([pool])
     warned = [m for m, _ in violations(policies.topology_warnings, args)]
     assert any("cannot tell which instance types Karpenter node pool 'gpu' may launch" in m for m in warned)

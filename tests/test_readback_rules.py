@@ -18,8 +18,16 @@ PG = "aws:ec2/placementGroup:PlacementGroup"
 INSTANCE = "aws:ec2/instance:Instance"
 BATCH = "aws:batch/computeEnvironment:ComputeEnvironment"
 
-READBACK_RULES = ("budget-unbounded-compute", "compute-unsized", "efa-interface-layout", "instance-type-unlisted",
-                  "node-group-multi-az", "readback-gap", "scaling-maximum", "scaling-size-refused")
+READBACK_RULES = (
+    "budget-unbounded-compute",
+    "compute-unsized",
+    "efa-interface-layout",
+    "instance-type-unlisted",
+    "node-group-multi-az",
+    "readback-gap",
+    "scaling-maximum",
+    "scaling-size-refused",
+)
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 
 
@@ -35,14 +43,39 @@ def subnets(*zones: str) -> list[Spec]:
     return [Spec(SUBNET, f"s-{z}", {"id": f"subnet-0{i:07x}", "availabilityZone": z}) for i, z in enumerate(zones)]
 
 
-def cluster(cards: int = 16, zones: tuple[str, ...] = ("us-east-2b",), desired: int = 2, maximum: int = 2,
-            pg: bool = True, itype: str = "trn2.48xlarge", subnet_ids: Any = None) -> list[Spec]:
+def cluster(
+    cards: int = 16,
+    zones: tuple[str, ...] = ("us-east-2b",),
+    desired: int = 2,
+    maximum: int = 2,
+    pg: bool = True,
+    itype: str = "trn2.48xlarge",
+    subnet_ids: Any = None,
+) -> list[Spec]:
     subs = subnets(*zones)
-    lt = Spec(LT, "t", {"id": "lt-01", "instanceType": itype, "networkInterfaces": [
-        {"networkCardIndex": c, "deviceIndex": 0 if c == 0 else 1, "interfaceType": "efa" if c == 0 else "efa-only"}
-        for c in range(cards)]})
-    props = {"desiredCapacity": desired, "minSize": 0, "maxSize": maximum, "launchTemplate": {"id": "lt-01"},
-             "vpcZoneIdentifiers": subnet_ids if subnet_ids is not None else [s.props["id"] for s in subs]}
+    lt = Spec(
+        LT,
+        "t",
+        {
+            "id": "lt-01",
+            "instanceType": itype,
+            "networkInterfaces": [
+                {
+                    "networkCardIndex": c,
+                    "deviceIndex": 0 if c == 0 else 1,
+                    "interfaceType": "efa" if c == 0 else "efa-only",
+                }
+                for c in range(cards)
+            ],
+        },
+    )
+    props = {
+        "desiredCapacity": desired,
+        "minSize": 0,
+        "maxSize": maximum,
+        "launchTemplate": {"id": "lt-01"},
+        "vpcZoneIdentifiers": subnet_ids if subnet_ids is not None else [s.props["id"] for s in subs],
+    }
     specs = [*subs, lt]
     if pg:
         specs.append(Spec(PG, "pg", {"name": "pg", "strategy": "cluster"}))
@@ -55,8 +88,11 @@ def batch(types: list[str]) -> list[Spec]:
 
 
 def pool(limits: dict[str, Any] | None) -> list[Spec]:
-    spec: dict[str, Any] = {"template": {"spec": {"requirements": [
-        {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["p5"]}]}}}
+    spec: dict[str, Any] = {
+        "template": {
+            "spec": {"requirements": [{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["p5"]}]}
+        }
+    }
     if limits is not None:
         spec["limits"] = limits
     return [Spec(NODE_POOL, "gpu", {"spec": spec})]
@@ -84,8 +120,10 @@ CASES = {
     # interface." (Maximize network bandwidth on Amazon EC2 instances with multiple network cards)
     "efa-interface-layout": (cluster(cards=8), cluster(cards=16)),
     # accelerated types outside the catalogue (EC2 accelerated computing instance types): named with their count
-    "instance-type-unlisted": (cluster() + [Spec(INSTANCE, "g-0", {"instanceType": "g6.48xlarge", "subnetId": "subnet-00000000"})],
-                               cluster() + [Spec(INSTANCE, "b-0", {"instanceType": "t3.micro", "subnetId": "subnet-00000000"})]),
+    "instance-type-unlisted": (
+        cluster() + [Spec(INSTANCE, "g-0", {"instanceType": "g6.48xlarge", "subnetId": "subnet-00000000"})],
+        cluster() + [Spec(INSTANCE, "b-0", {"instanceType": "t3.micro", "subnetId": "subnet-00000000"})],
+    ),
     # "A cluster placement group is a logical grouping of instances within a single Availability Zone."
     "node-group-multi-az": (cluster(zones=("us-east-2a", "us-east-2b")), cluster(zones=("us-east-2a",))),
     # an Availability Zone belongs to one Region; the read-back states what it cannot tell
@@ -105,8 +143,11 @@ def test_rule_fires_and_keeps_quiet_on_the_near_miss(rule_id: str) -> None:
 
 
 def test_every_readback_rule_has_cases() -> None:
-    owned = {rid for rid, r in rules.registry().items()
-             if r.check.__module__ in ("planner.core.rules.readback", "planner.core.rules.unsized")}
+    owned = {
+        rid
+        for rid, r in rules.registry().items()
+        if r.check.__module__ in ("planner.core.rules.readback", "planner.core.rules.unsized")
+    }
     assert owned == set(READBACK_RULES) == set(CASES)
 
 
@@ -119,18 +160,25 @@ def fixes(specs: list[Spec], rule: str) -> list[str | None]:
 def test_readback_fixes_name_the_program_property_and_value() -> None:
     """Issue 15 item 4 for programs: the fix names the resource's own property (not a stack-file key)."""
     (fix,) = fixes(CASES["efa-interface-layout"][0], "efa-interface-layout")
-    assert fix == ("in the launch template of node group 'g', add 8 network interface(s) with interfaceType 'efa-only' "
-                   "(or 'efa'), one on each networkCardIndex 8-15")
+    assert fix == (
+        "in the launch template of node group 'g', add 8 network interface(s) with interfaceType 'efa-only' "
+        "(or 'efa'), one on each networkCardIndex 8-15"
+    )
     (fix,) = fixes(CASES["node-group-multi-az"][0], "node-group-multi-az")
     assert fix == "give node group 'g' subnets in us-east-2a only (drop those in us-east-2b)"
     (fix,) = fixes(CASES["scaling-maximum"][0], "scaling-maximum")
     assert fix.startswith("budget for 4 instances") and fix.endswith(
-        "or lower the maximum size of node group 'g' to 2 if it is not meant to grow")
+        "or lower the maximum size of node group 'g' to 2 if it is not meant to grow"
+    )
     (fix,) = fixes(CASES["readback-gap"][0], "readback-gap")
-    assert fix == ("launch 'g' into a subnet created in this program with availabilityZone set (or set the policy "
-                   "pack's `availabilityZone` config)")
+    assert fix == (
+        "launch 'g' into a subnet created in this program with availabilityZone set (or set the policy "
+        "pack's `availabilityZone` config)"
+    )
     (fix,) = fixes(CASES["compute-unsized"][0], "compute-unsized")
-    assert fix == ("set spec.limits on Karpenter node pool 'gpu' (cpu, or nvidia.com/gpu) to the most you mean to pay for")
+    assert fix == (
+        "set spec.limits on Karpenter node pool 'gpu' (cpu, or nvidia.com/gpu) to the most you mean to pay for"
+    )
     (fix,) = fixes(CASES["scaling-size-refused"][0], "scaling-size-refused")
     assert fix == "raise maxSize of Auto Scaling group 'g' to at least 4, or lower desiredCapacity to 2"
     (fix,) = fixes(CASES["instance-type-unlisted"][0], "instance-type-unlisted")
@@ -156,7 +204,7 @@ def test_pack_gives_the_case_fix_for_programs_and_the_remediation_for_stack_keys
     other = next(f for f in stack.findings if f.fix and rules.get(f.rule).category != "readback")
     from planner.readback.program_terms import declared_as
 
-    assert other.resource and f"Fix: in " in said(other) and declared_as(other.resource) in said(other)
+    assert other.resource and "Fix: in " in said(other) and declared_as(other.resource) in said(other)
     assert "node group '" not in said(other).split("Fix: ")[1]
     # ... unless the stack declares planner:cluster config, whose keys those fixes name
     assert said(other, config_fixes=True).endswith(f"Fix: in the planner:cluster config, {other.fix.rstrip('.')}.")

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from planner.policy.planning import plan_resources
-from planner.readback.resources import Graph, from_policy
 from planner.policy.testing import Spec, stack_args
+from planner.readback.resources import Graph, from_policy
 from planner.readback.topology import rebuild
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -30,8 +30,15 @@ def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def interfaces(cards: int, first: str = "efa", rest: str = "efa-only", device_of_rest: int = 1) -> list[dict[str, Any]]:
-    return [{"networkCardIndex": c, "deviceIndex": 0 if c == 0 else device_of_rest,
-             "interfaceType": first if c == 0 else rest, "subnetId": "subnet-0aaa1111"} for c in range(cards)]
+    return [
+        {
+            "networkCardIndex": c,
+            "deviceIndex": 0 if c == 0 else device_of_rest,
+            "interfaceType": first if c == 0 else rest,
+            "subnetId": "subnet-0aaa1111",
+        }
+        for c in range(cards)
+    ]
 
 
 def subnet(az: str = "us-east-2b", sid: str = "subnet-0aaa1111") -> Spec:
@@ -55,24 +62,51 @@ def test_template_without_a_type_is_checked_against_the_mixed_instances_override
     instance type that is specified in the launch template". The template names no type; the override's
     trn2.48xlarge (16 network cards) is what the EFA layout (8 cards here) is checked against."""
     lt = Spec(LT, "workers", {"id": "lt-0aaa", "networkInterfaces": interfaces(8)})
-    asg = Spec(ASG, "workers", {"desiredCapacity": 2, "maxSize": 2, "vpcZoneIdentifiers": ["subnet-0aaa1111"],
-                                "mixedInstancesPolicy": {"launchTemplate": {
-                                    "launchTemplateSpecification": {"launchTemplateId": "lt-0aaa"},
-                                    "overrides": [{"instanceType": "trn2.48xlarge"}, {"instanceType": "p5.48xlarge"}]}}})
+    asg = Spec(
+        ASG,
+        "workers",
+        {
+            "desiredCapacity": 2,
+            "maxSize": 2,
+            "vpcZoneIdentifiers": ["subnet-0aaa1111"],
+            "mixedInstancesPolicy": {
+                "launchTemplate": {
+                    "launchTemplateSpecification": {"launchTemplateId": "lt-0aaa"},
+                    "overrides": [{"instanceType": "trn2.48xlarge"}, {"instanceType": "p5.48xlarge"}],
+                }
+            },
+        },
+    )
     out = planned([subnet(), lt, asg])
     (g,) = out.plan.stack.cluster.node_groups
     assert (g.instance_type, g.count, g.efa) == ("trn2.48xlarge", 2, True)
     found = rules_of(out)
-    assert any("trn2.48xlarge takes 16 EFA interfaces" in m and "missing card(s) 8-15" in m for m in found["efa-interface-layout"])
-    assert any("may launch any of trn2.48xlarge, p5.48xlarge; planned as trn2.48xlarge" in m for m in found["readback-gap"])
+    assert any(
+        "trn2.48xlarge takes 16 EFA interfaces" in m and "missing card(s) 8-15" in m
+        for m in found["efa-interface-layout"]
+    )
+    assert any(
+        "may launch any of trn2.48xlarge, p5.48xlarge; planned as trn2.48xlarge" in m for m in found["readback-gap"]
+    )
 
 
 def test_instance_type_from_the_instance_when_the_template_has_none() -> None:
     """pulumi-aws `aws.ec2.Instance(launch_template=..., instance_type=...)`, as in the EFA run-instances scripts
     (whn09/DeepEP start_ec2.sh): the instance's type, the template's `efa-only` primary interface is an error."""
     lt = Spec(LT, "nodes", {"id": "lt-0bbb", "networkInterfaces": interfaces(16, first="efa-only")})
-    nodes = [Spec(INSTANCE, f"node-{i}", {"instanceType": "p5en.48xlarge", "launchTemplate": {"id": "lt-0bbb"},
-                                          "subnetId": "subnet-0aaa1111", "placementGroup": "pg-x"}) for i in range(2)]
+    nodes = [
+        Spec(
+            INSTANCE,
+            f"node-{i}",
+            {
+                "instanceType": "p5en.48xlarge",
+                "launchTemplate": {"id": "lt-0bbb"},
+                "subnetId": "subnet-0aaa1111",
+                "placementGroup": "pg-x",
+            },
+        )
+        for i in range(2)
+    ]
     pg = Spec(PG, "pg-x", {"name": "pg-x", "strategy": "cluster"})
     out = planned([subnet(), lt, pg, *nodes])
     (g,) = out.plan.stack.cluster.node_groups
@@ -84,10 +118,21 @@ def test_efa_is_read_from_attached_network_interfaces_never_assumed() -> None:
     """whn09/DeepEP start_ec2.sh (run-instances with one EFA interface per network card), as pulumi-aws writes
     it: `aws.ec2.NetworkInterface(interface_type="efa")` attached through `network_interfaces`. Without them,
     an instance has no EFA."""
-    enis = [Spec(ENI, f"eni-{c}", {"id": f"eni-0{c:03x}", "interfaceType": "efa", "subnetId": "subnet-0aaa1111"})
-            for c in range(16)]
-    with_efa = Spec(INSTANCE, "gpu-0", {"instanceType": "p5en.48xlarge", "networkInterfaces": [
-        {"networkCardIndex": c, "deviceIndex": 0 if c == 0 else 1, "networkInterfaceId": f"eni-0{c:03x}"} for c in range(16)]})
+    enis = [
+        Spec(ENI, f"eni-{c}", {"id": f"eni-0{c:03x}", "interfaceType": "efa", "subnetId": "subnet-0aaa1111"})
+        for c in range(16)
+    ]
+    with_efa = Spec(
+        INSTANCE,
+        "gpu-0",
+        {
+            "instanceType": "p5en.48xlarge",
+            "networkInterfaces": [
+                {"networkCardIndex": c, "deviceIndex": 0 if c == 0 else 1, "networkInterfaceId": f"eni-0{c:03x}"}
+                for c in range(16)
+            ],
+        },
+    )
     plain = Spec(INSTANCE, "solo-0", {"instanceType": "p5en.48xlarge", "subnetId": "subnet-0aaa1111"})
     out = rebuild(Graph(from_policy(r) for r in stack_args([subnet(), *enis, with_efa, plain]).resources))
     efa = {g["name"]: (g["efa"], g["availability_zone"]) for g in out.data["node_groups"]}
@@ -97,8 +142,16 @@ def test_efa_is_read_from_attached_network_interfaces_never_assumed() -> None:
 def test_eks_group_plans_at_desired_size_and_reports_the_maximum() -> None:
     """aws-samples/awsome-distributed-training 1.architectures/4.amazon-eks/amazon-eks-nodegroup.yaml pattern as an
     EKS managed group (`scaling_config` desired 3, max 4): planned at 3, the maximum an info finding."""
-    ng = Spec(EKS_NG, "p5", {"instanceTypes": ["p5.48xlarge"], "capacityType": "ON_DEMAND", "subnetIds": ["subnet-0aaa1111"],
-                             "scalingConfig": {"desiredSize": 3, "minSize": 1, "maxSize": 4}})
+    ng = Spec(
+        EKS_NG,
+        "p5",
+        {
+            "instanceTypes": ["p5.48xlarge"],
+            "capacityType": "ON_DEMAND",
+            "subnetIds": ["subnet-0aaa1111"],
+            "scalingConfig": {"desiredSize": 3, "minSize": 1, "maxSize": 4},
+        },
+    )
     out = planned([subnet(), ng])
     (g,) = out.plan.stack.cluster.node_groups
     assert (g.count, g.max_count, g.efa) == (3, 4, False)
@@ -109,15 +162,33 @@ def test_existing_placement_group_is_not_no_placement_group() -> None:
     """aws-samples/aws-hpc-recipes recipes/pcs/enable_efa/assets/pcs-lt-efa-p5.yaml takes `PlacementGroupName` of an
     existing group: named, not declared. It is read as a cluster placement group, with a note, and no
     "add a placement group" advice."""
-    lt = Spec(LT, "p5", {"id": "lt-0ccc", "instanceType": "p5.48xlarge", "networkInterfaces": interfaces(32),
-                         "placement": {"groupName": "efa-existing"}})
-    asg = Spec(ASG, "p5", {"desiredCapacity": 4, "maxSize": 4, "vpcZoneIdentifiers": ["subnet-0aaa1111"],
-                           "launchTemplate": {"id": "lt-0ccc"}})
+    lt = Spec(
+        LT,
+        "p5",
+        {
+            "id": "lt-0ccc",
+            "instanceType": "p5.48xlarge",
+            "networkInterfaces": interfaces(32),
+            "placement": {"groupName": "efa-existing"},
+        },
+    )
+    asg = Spec(
+        ASG,
+        "p5",
+        {
+            "desiredCapacity": 4,
+            "maxSize": 4,
+            "vpcZoneIdentifiers": ["subnet-0aaa1111"],
+            "launchTemplate": {"id": "lt-0ccc"},
+        },
+    )
     out = planned([subnet(), lt, asg])
     assert out.plan.stack.cluster.placement_group == "cluster"
     found = rules_of(out)
     assert "placement-group" not in found
-    assert any("placement group 'efa-existing'" in m and "not a resource of this stack" in m for m in found["readback-gap"])
+    assert any(
+        "placement group 'efa-existing'" in m and "not a resource of this stack" in m for m in found["readback-gap"]
+    )
 
 
 def test_targeted_reservation_gets_no_placement_group_advice() -> None:
@@ -125,11 +196,28 @@ def test_targeted_reservation_gets_no_placement_group_advice() -> None:
     targeted On-Demand Capacity Reservation. AWS: a reservation is created in a cluster placement group, or not
     (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/cr-cpg.html): telling the user to add a group the
     reservation is not in would break the launch."""
-    lt = Spec(LT, "odcr", {"id": "lt-0ddd", "instanceType": "p5.48xlarge", "networkInterfaces": interfaces(32),
-                           "capacityReservationSpecification": {"capacityReservationTarget": {
-                               "capacityReservationId": "cr-0123456789abcdef0"}}})
-    asg = Spec(ASG, "odcr", {"desiredCapacity": 4, "maxSize": 4, "vpcZoneIdentifiers": ["subnet-0aaa1111"],
-                             "launchTemplate": {"id": "lt-0ddd"}})
+    lt = Spec(
+        LT,
+        "odcr",
+        {
+            "id": "lt-0ddd",
+            "instanceType": "p5.48xlarge",
+            "networkInterfaces": interfaces(32),
+            "capacityReservationSpecification": {
+                "capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}
+            },
+        },
+    )
+    asg = Spec(
+        ASG,
+        "odcr",
+        {
+            "desiredCapacity": 4,
+            "maxSize": 4,
+            "vpcZoneIdentifiers": ["subnet-0aaa1111"],
+            "launchTemplate": {"id": "lt-0ddd"},
+        },
+    )
     out = planned([subnet(), lt, asg])
     (g,) = out.plan.stack.cluster.node_groups
     assert g.capacity_reservation_ids == ("cr-0123456789abcdef0",) and g.purchase == "on-demand"
@@ -159,8 +247,17 @@ def test_types_outside_the_catalogue_are_kept_and_counted() -> None:
 
 def test_desired_zero_is_never_the_maximum() -> None:
     """awslabs/data-on-eks trn1-32xl-ng1: `desired_size = var.trn1_32xl_desired_size` (default 0), `max_size = 4`."""
-    asg = Spec(ASG, "trn1", {"desiredCapacity": 0, "minSize": 0, "maxSize": 4, "vpcZoneIdentifiers": ["subnet-0aaa1111"],
-                             "launchTemplate": {"id": "lt-0eee"}})
+    asg = Spec(
+        ASG,
+        "trn1",
+        {
+            "desiredCapacity": 0,
+            "minSize": 0,
+            "maxSize": 4,
+            "vpcZoneIdentifiers": ["subnet-0aaa1111"],
+            "launchTemplate": {"id": "lt-0eee"},
+        },
+    )
     lt = Spec(LT, "trn1", {"id": "lt-0eee", "instanceType": "trn1.32xlarge", "networkInterfaces": interfaces(8)})
     out = planned([subnet(), lt, asg])
     assert out.plan.summary["instances"] == 0
@@ -171,22 +268,46 @@ def test_desired_zero_is_never_the_maximum() -> None:
 def test_karpenter_and_hyperpod_compute_is_named_with_its_types_and_range() -> None:
     """awsome-distributed-training 1.architectures/4.amazon-eks/terraform/examples/karpenter-workloads.yaml style
     node pools and SageMaker HyperPod instance groups size themselves: `compute-unsized`, never silence."""
-    pool = Spec("kubernetes:karpenter.sh/v1:NodePool", "gpu", {"spec": {
-        "template": {"spec": {"requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
-                                                 "values": ["p5.48xlarge", "p4d.24xlarge"]}]}},
-        "limits": {"nvidia.com/gpu": 64}}})
-    hyperpod = Spec("aws-native:sagemaker:Cluster", "hp", {"instanceGroups": [
-        {"instanceGroupName": "workers", "instanceType": "ml.p5.48xlarge", "instanceCount": 4.0}]})
+    pool = Spec(
+        "kubernetes:karpenter.sh/v1:NodePool",
+        "gpu",
+        {
+            "spec": {
+                "template": {
+                    "spec": {
+                        "requirements": [
+                            {
+                                "key": "node.kubernetes.io/instance-type",
+                                "operator": "In",
+                                "values": ["p5.48xlarge", "p4d.24xlarge"],
+                            }
+                        ]
+                    }
+                },
+                "limits": {"nvidia.com/gpu": 64},
+            }
+        },
+    )
+    hyperpod = Spec(
+        "aws-native:sagemaker:Cluster",
+        "hp",
+        {"instanceGroups": [{"instanceGroupName": "workers", "instanceType": "ml.p5.48xlarge", "instanceCount": 4.0}]},
+    )
     out = planned([subnet(), pool, hyperpod])
     (elastic,) = rules_of(out)["scaling-maximum"]
-    assert elastic.startswith("Karpenter node pool 'gpu' launches p4d.24xlarge, p5.48xlarge on demand (planned at 0 now): "
-                              "spec.limits (nvidia.com/gpu 64) allow at most 8 p4d.24xlarge or 8 p5.48xlarge")
+    assert elastic.startswith(
+        "Karpenter node pool 'gpu' launches p4d.24xlarge, p5.48xlarge on demand (planned at 0 now): "
+        "spec.limits (nvidia.com/gpu 64) allow at most 8 p4d.24xlarge or 8 p5.48xlarge"
+    )
     (hp,) = rules_of(out)["compute-unsized"]
-    assert hp.startswith("SageMaker HyperPod cluster 'hp' instance group 'workers' runs 4 x ml.p5.48xlarge "
-                         "(p5.48xlarge, 32 H100); EFA and placement are provided by HyperPod")
+    assert hp.startswith(
+        "SageMaker HyperPod cluster 'hp' instance group 'workers' runs 4 x ml.p5.48xlarge "
+        "(p5.48xlarge, 32 H100); EFA and placement are provided by HyperPod"
+    )
     cost = out.plan.cost
     assert not cost.complete and cost.left_out == (
-        "SageMaker HyperPod cluster 'hp' instance group 'workers' (4 x ml.p5.48xlarge: no price)",)
+        "SageMaker HyperPod cluster 'hp' instance group 'workers' (4 x ml.p5.48xlarge: no price)",
+    )
     # the pool at its maximum: 8 p5.48xlarge (64 GPUs), the dearer fill of its two types
     (item,) = cost.maximum.line_items
     assert (item.detail["instance_type"], item.detail["instances"]) == ("p5.48xlarge", 8)
@@ -195,8 +316,10 @@ def test_karpenter_and_hyperpod_compute_is_named_with_its_types_and_range() -> N
 def test_the_same_program_gives_byte_identical_json(tmp_path: Any) -> None:
     from conftest import run_cli
 
-    runs = [run_cli("plan", "--program", "tests/corpus/eks-trn1-neuron", "--stack", "test", "--format", "json")
-            for _ in range(2)]
+    runs = [
+        run_cli("plan", "--program", "tests/corpus/eks-trn1-neuron", "--stack", "test", "--format", "json")
+        for _ in range(2)
+    ]
     assert runs[0].code == runs[1].code == 1 and runs[0].out == runs[1].out  # 1: imdsv2-required
 
 
@@ -204,13 +327,40 @@ def test_root_volumes_are_priced_from_the_launch_templates_gp3_root_device() -> 
     """The components' launch template (`block_device_mappings` of /dev/sda1, gp3, `volume_size`) and the
     data-on-eks trainium-inferentia blueprint's (/dev/xvda, gp3, 100 GiB; tests/corpus/eks-trn1-neuron): the
     size is read back per group and priced; a template without a gp3 root mapping is left unpriced, with a note."""
-    sized = Spec(LT, "sized", {"id": "lt-0aaa", "instanceType": "trn2.48xlarge", "networkInterfaces": interfaces(16),
-                               "blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": 100, "volumeType": "gp3"}}]})
-    bare = Spec(LT, "bare", {"id": "lt-0bbb", "instanceType": "trn2.48xlarge", "networkInterfaces": interfaces(16),
-                             "blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": 100}}]})  # the AMI's type
-    groups = [Spec(ASG, name, {"desiredCapacity": 2, "maxSize": 2, "vpcZoneIdentifiers": ["subnet-0aaa1111"],
-                               "launchTemplate": {"id": lt}, "placementGroup": "pg-x"})
-              for name, lt in (("sized", "lt-0aaa"), ("bare", "lt-0bbb"))]
+    sized = Spec(
+        LT,
+        "sized",
+        {
+            "id": "lt-0aaa",
+            "instanceType": "trn2.48xlarge",
+            "networkInterfaces": interfaces(16),
+            "blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": 100, "volumeType": "gp3"}}],
+        },
+    )
+    bare = Spec(
+        LT,
+        "bare",
+        {
+            "id": "lt-0bbb",
+            "instanceType": "trn2.48xlarge",
+            "networkInterfaces": interfaces(16),
+            "blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": 100}}],
+        },
+    )  # the AMI's type
+    groups = [
+        Spec(
+            ASG,
+            name,
+            {
+                "desiredCapacity": 2,
+                "maxSize": 2,
+                "vpcZoneIdentifiers": ["subnet-0aaa1111"],
+                "launchTemplate": {"id": lt},
+                "placementGroup": "pg-x",
+            },
+        )
+        for name, lt in (("sized", "lt-0aaa"), ("bare", "lt-0bbb"))
+    ]
     pg = Spec(PG, "pg-x", {"name": "pg-x", "strategy": "cluster"})
     out = planned([subnet(), sized, bare, pg, *groups])
     cluster = out.plan.stack.cluster

@@ -32,13 +32,20 @@ def test_a_misspelt_region_gets_a_did_you_mean() -> None:
 
 
 def test_a_zone_given_as_a_region_is_named_as_such() -> None:
-    assert unknown_region("us-east-2b") == ("'us-east-2b' is an Availability Zone of us-east-2, not a region: "
-                                            "set aws:region: us-east-2 (and availability_zone: us-east-2b)")
-    assert unknown_region("us-east-1-dfw-2a").startswith("'us-east-1-dfw-2a' is a Local Zone of us-east-1, not a region")
+    assert unknown_region("us-east-2b") == (
+        "'us-east-2b' is an Availability Zone of us-east-2, not a region: "
+        "set aws:region: us-east-2 (and availability_zone: us-east-2b)"
+    )
+    assert unknown_region("us-east-1-dfw-2a").startswith(
+        "'us-east-1-dfw-2a' is a Local Zone of us-east-1, not a region"
+    )
 
 
 def test_zones_are_checked_against_aws_data_local_zones_included() -> None:
     assert bad_zone("us-east-2b", "us-east-2") is None
     assert bad_zone("us-east-1-dfw-2a", "us-east-1") is None  # the Dallas Local Zone (Capacity Blocks pricing page)
-    assert bad_zone("us-east-2z", "us-east-2") == "us-east-2z is not an Availability Zone of us-east-2; AWS lists us-east-2a, us-east-2b, us-east-2c"
+    assert (
+        bad_zone("us-east-2z", "us-east-2")
+        == "us-east-2z is not an Availability Zone of us-east-2; AWS lists us-east-2a, us-east-2b, us-east-2c"
+    )
     assert bad_zone("us-west-2a", "us-east-2").startswith("expected an Availability Zone of us-east-2")

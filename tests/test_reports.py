@@ -11,8 +11,8 @@ import jsonschema
 import pytest
 
 from planner.core.document.cost import CostReport
-from planner.core.model.findings import Finding
 from planner.core.input.stack_files import load_stack
+from planner.core.model.findings import Finding
 from planner.core.planning.pipeline import PlanOptions, StackPlan, plan_stack
 from planner.core.render import github, markdown, sarif, table
 from tests.conftest import document, run_cli
@@ -55,10 +55,13 @@ def _plans(path: str, suppress: tuple[str, ...] = ("efa-recommended",)) -> list[
 
 # --- SARIF -------------------------------------------------------------------------------
 
+
 def test_sarif_validates_against_the_2_1_0_schema(mixed: str) -> None:
     doc = json.loads(sarif.render(document(_plans(mixed))))
     jsonschema.Draft4Validator(SCHEMA).validate(doc)
-    bundled = json.loads(sarif.render(document([plan_stack(load_stack(str(p))) for p in sorted((ROOT / "stacks").glob("*.yaml"))])))
+    bundled = json.loads(
+        sarif.render(document([plan_stack(load_stack(str(p))) for p in sorted((ROOT / "stacks").glob("*.yaml"))]))
+    )
     jsonschema.Draft4Validator(SCHEMA).validate(bundled)
 
 
@@ -81,7 +84,8 @@ def test_sarif_rules_results_and_suppressions(mixed: str) -> None:
     assert loc["artifactLocation"]["uri"] == Path(mixed).as_uri()  # absolute path given -> file URI
     assert Path(mixed).read_text().splitlines()[loc["region"]["startLine"] - 1].strip() == "storage_capacity_gib: 3600"
     assert by_rule["capacity-block-reservation"]["suppressions"] == [
-        {"kind": "inSource", "justification": "block booked, id added after purchase"}]
+        {"kind": "inSource", "justification": "block booked, id added after purchase"}
+    ]
     assert by_rule["efa-recommended"]["suppressions"][0]["kind"] == "external"
     assert "suppressions" not in res
 
@@ -90,19 +94,25 @@ def test_sarif_uri_is_the_relative_path_as_given() -> None:
     res = run_cli("plan", "tests/invalid_stacks/Pulumi.lustre-efa.yaml", "--format", "sarif")
     (result,) = [r for r in json.loads(res.out)["runs"][0]["results"] if r["ruleId"] == "lustre-efa"]
     assert result["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "tests/invalid_stacks/Pulumi.lustre-efa.yaml"}, "region": {"startLine": 14}}
+        "artifactLocation": {"uri": "tests/invalid_stacks/Pulumi.lustre-efa.yaml"},
+        "region": {"startLine": 14},
+    }
     assert res.code == 1
 
 
 # --- GitHub annotations ------------------------------------------------------------------
 
+
 def test_github_annotation_escaping() -> None:
     f = Finding("lustre-capacity", "error", "50% done\nnext: a,b\r", "dir,x/Pulumi.a:b.yaml", 7)
     assert github.annotation(f) == (
-        "::error file=dir%2Cx/Pulumi.a%3Ab.yaml,line=7,title=lustre-capacity::50%25 done%0Anext: a,b%0D")
+        "::error file=dir%2Cx/Pulumi.a%3Ab.yaml,line=7,title=lustre-capacity::50%25 done%0Anext: a,b%0D"
+    )
     assert github.annotation(Finding("r", "info", "m", "f.yaml")) == "::notice file=f.yaml,title=r::m"
-    assert github.annotation(Finding("r", "error", "m", "f.yaml", 3, suppressed=True)) == \
-        "::notice file=f.yaml,line=3,title=r (suppressed)::m"
+    assert (
+        github.annotation(Finding("r", "error", "m", "f.yaml", 3, suppressed=True))
+        == "::notice file=f.yaml,line=3,title=r (suppressed)::m"
+    )
 
 
 def test_github_format_one_line_per_finding(mixed: str) -> None:
@@ -111,11 +121,14 @@ def test_github_format_one_line_per_finding(mixed: str) -> None:
     findings = plans[0].findings
     assert len(lines) == len(findings) + 1
     assert all(re.match(r"^::(error|warning|notice) file=[^:]+,line=\d+,title=[^:]+::", line) for line in lines[:-1])
-    assert sum(line.startswith("::error ") for line in lines) == sum(1 for f in findings if f.severity == "error" and not f.suppressed)
+    assert sum(line.startswith("::error ") for line in lines) == sum(
+        1 for f in findings if f.severity == "error" and not f.suppressed
+    )
     assert lines[-1].startswith("planner: 1 stack, ")
 
 
 # --- Markdown ----------------------------------------------------------------------------
+
 
 def _mermaid_blocks(text: str) -> list[list[str]]:
     return [block.splitlines() for block in re.findall(r"```mermaid\n(.*?)\n```", text, re.S)]
@@ -152,7 +165,10 @@ def test_markdown_comment(mixed: str) -> None:
     assert "| `mixed` | us-east-2 | 26 | 416 |" in text
     assert "| :x: error | `lustre-capacity` |" in text
     assert "**Fix:** " in text
-    assert "~~warning~~ suppressed | `capacity-block-reservation`" in text and "block booked, id added after purchase" in text
+    assert (
+        "~~warning~~ suppressed | `capacity-block-reservation`" in text
+        and "block booked, id added after purchase" in text
+    )
     (diagram,) = _mermaid_blocks(text)
     ids = _check_mermaid(diagram)
     assert {"az0", "efa0", "g0", "g1", "fsx", "s3"} <= ids
@@ -175,11 +191,12 @@ def test_markdown_for_bundled_stacks_is_well_formed() -> None:
     assert len(blocks) == 3
     for b in blocks:
         _check_mermaid(b)
-    assert "subgraph efa0[\"EFA fabric, placement group: cluster\"]" in res.out
+    assert 'subgraph efa0["EFA fabric, placement group: cluster"]' in res.out
 
 
 def test_markdown_renders_the_cost() -> None:
-    from planner.core.render.cost_report import markdown as cost_markdown, usd
+    from planner.core.render.cost_report import markdown as cost_markdown
+    from planner.core.render.cost_report import usd
 
     (plan,) = _plans(str(ROOT / "stacks" / "Pulumi.p5en-train.yaml"), ())
     assert plan.cost is not None
@@ -191,10 +208,14 @@ def test_markdown_renders_the_cost() -> None:
 
 # --- table, determinism --------------------------------------------------------------------
 
+
 def test_table_shows_fix_and_reason(mixed: str) -> None:
     text = table.render(document(_plans(mixed)))
     flat = " ".join(text.split())  # wrapped to the width: compare the words
-    assert "fix: set lustre.storage_capacity_gib: 4800 (the nearest valid capacity above 3,600 GiB), or 2400 to stay under it" in flat
+    assert (
+        "fix: set lustre.storage_capacity_gib: 4800 (the nearest valid capacity above 3,600 GiB), or 2400 to stay under it"
+        in flat
+    )
     assert "reason: block booked, id added after purchase" in flat
     assert "reason: suppressed on the command line (--suppress efa-recommended)" in flat
     assert "2 suppressed; cost" in flat and flat.endswith("exit 1 (unsuppressed errors)")

@@ -31,27 +31,100 @@ BUNDLED = sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))
 HANG_SECONDS = 20  # a single plan taking this long is a hang, not a slow machine
 # How fast hostile documents are refused is measured by `make bench` (bench/bounds.py), not here.
 
-PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROPERTY = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
-KNOWN_KEYS = sorted({*parse.CLUSTER_KEYS, *parse.GROUP_KEYS, *parse.LUSTRE_KEYS, *parse.WORKLOAD_KEYS,
-                     "hours", "total_usd", "monthly_usd", "rule", "reason", "vpc_id", "subnet_id"})
+KNOWN_KEYS = sorted(
+    {
+        *parse.CLUSTER_KEYS,
+        *parse.GROUP_KEYS,
+        *parse.LUSTRE_KEYS,
+        *parse.WORKLOAD_KEYS,
+        "hours",
+        "total_usd",
+        "monthly_usd",
+        "rule",
+        "reason",
+        "vpc_id",
+        "subnet_id",
+    }
+)
 
 # Values chosen to sit on the edges the parser cares about, beside Hypothesis's own.
-EDGE_SCALARS = st.sampled_from([
-    0, -1, 1, 4, 63, 64, 65, 2**31, 2**63, 10**9, 10**9 + 1, 10**18, -(10**18), 10**40, 0.5, -0.0, 1e308,
-    float("inf"), float("-inf"), float("nan"), True, False, None, "", " ", "\n", "~", "null", "yes", "0x10",
-    "70e9", "1e400", "-5", "1_000", "trn2.48xlarge", "trn2u.48xlarge", "p5en.48xlarge", "trn3.48xlarge",
-    "us-east-2b", "us-east-1a", "capacity-block", "spot", "PERSISTENT_2", "SCRATCH_1", "cluster", "bf16",
-    "\u202etrn2", "\U0001f680", "\u00e9t\u00e9", "a\u2028b", "s3://bucket/\u00e9", "cr-0123456789abcdef0",
-])
+EDGE_SCALARS = st.sampled_from(
+    [
+        0,
+        -1,
+        1,
+        4,
+        63,
+        64,
+        65,
+        2**31,
+        2**63,
+        10**9,
+        10**9 + 1,
+        10**18,
+        -(10**18),
+        10**40,
+        0.5,
+        -0.0,
+        1e308,
+        float("inf"),
+        float("-inf"),
+        float("nan"),
+        True,
+        False,
+        None,
+        "",
+        " ",
+        "\n",
+        "~",
+        "null",
+        "yes",
+        "0x10",
+        "70e9",
+        "1e400",
+        "-5",
+        "1_000",
+        "trn2.48xlarge",
+        "trn2u.48xlarge",
+        "p5en.48xlarge",
+        "trn3.48xlarge",
+        "us-east-2b",
+        "us-east-1a",
+        "capacity-block",
+        "spot",
+        "PERSISTENT_2",
+        "SCRATCH_1",
+        "cluster",
+        "bf16",
+        "\u202etrn2",
+        "\U0001f680",
+        "\u00e9t\u00e9",
+        "a\u2028b",
+        "s3://bucket/\u00e9",
+        "cr-0123456789abcdef0",
+    ]
+)
 SCALARS = st.one_of(
-    EDGE_SCALARS, st.none(), st.booleans(), st.integers(min_value=-(10**30), max_value=10**30),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=30),
+    EDGE_SCALARS,
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=30),
 )
 KEYS = st.one_of(st.sampled_from(KNOWN_KEYS), st.text(max_size=12), st.integers(-5, 5), st.booleans())
 VALUES = st.recursive(
-    SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=5), max_leaves=15,
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=5),
+    max_leaves=15,
 )
 _PROBLEM = re.compile(r"^planner: (?P<where>.+?): (?P<what>.+)$")
 
@@ -89,7 +162,7 @@ def assert_clean(result: Result, path: Path) -> None:
             m = _PROBLEM.match(line)
             assert m, f"not a one-line problem: {line!r}"
             assert m["where"].startswith(str(path)), line
-            assert re.fullmatch(r"(:\d+)?", m["where"][len(str(path)):].split(": ")[0]), line
+            assert re.fullmatch(r"(:\d+)?", m["where"][len(str(path)) :].split(": ")[0]), line
     else:
         assert result.err == "", result.err
         assert result.out.strip(), "a plan prints what was declared"
@@ -135,6 +208,7 @@ def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 # --- properties ----------------------------------------------------------------------------
 
+
 @PROPERTY
 @given(cluster=VALUES, region=st.one_of(st.just("us-east-2"), SCALARS))
 def test_random_cluster_values(workdir: Path, cluster: Any, region: Any) -> None:
@@ -174,14 +248,35 @@ def test_mutated_bundled_stacks(workdir: Path, data: st.DataObject) -> None:
 def test_text_edits_of_bundled_stacks(workdir: Path, data: st.DataObject) -> None:
     """Character-level damage: insertions of YAML punctuation, unicode, control characters; deletions."""
     text = data.draw(st.sampled_from(BUNDLED), label="stack").read_text(encoding="utf-8")
-    noise = st.one_of(st.text(max_size=8), st.sampled_from(["&a ", "*a", "<<: ", "- ", ": ", "{", "]", "'", '"',
-                                                            "!!int ", "!!bool ", "\t", "\r", "\x00", "\ufeff", "#"]))
+    noise = st.one_of(
+        st.text(max_size=8),
+        st.sampled_from(
+            [
+                "&a ",
+                "*a",
+                "<<: ",
+                "- ",
+                ": ",
+                "{",
+                "]",
+                "'",
+                '"',
+                "!!int ",
+                "!!bool ",
+                "\t",
+                "\r",
+                "\x00",
+                "\ufeff",
+                "#",
+            ]
+        ),
+    )
     for _ in range(data.draw(st.integers(1, 4), label="edits")):
         at = data.draw(st.integers(0, len(text)), label="at")
         if data.draw(st.booleans(), label="insert"):
             text = text[:at] + data.draw(noise, label="noise") + text[at:]
         else:
-            text = text[:at] + text[at + data.draw(st.integers(1, 20), label="length"):]
+            text = text[:at] + text[at + data.draw(st.integers(1, 20), label="length") :]
     _, path = plan_file(workdir, text)
     load_clean(path)
 
@@ -200,12 +295,18 @@ def test_binary_junk_inside_a_valid_stack(workdir: Path, junk: bytes, at: int) -
 
 
 @PROPERTY
-@given(copies=st.integers(1, 40), count=st.one_of(st.integers(-3, 70), SCALARS), merge=st.booleans(),
-       override=st.dictionaries(st.sampled_from(parse.GROUP_KEYS), SCALARS, max_size=3))
+@given(
+    copies=st.integers(1, 40),
+    count=st.one_of(st.integers(-3, 70), SCALARS),
+    merge=st.booleans(),
+    override=st.dictionaries(st.sampled_from(parse.GROUP_KEYS), SCALARS, max_size=3),
+)
 def test_anchors_and_aliases(workdir: Path, copies: int, count: Any, merge: bool, override: dict[str, Any]) -> None:
     """Node groups built from anchors, aliases and merge keys, as teams write shared defaults."""
-    extra = "".join(f"\n          {k}: {yaml.safe_dump(v, default_flow_style=True, allow_unicode=True).strip().removesuffix('...').strip() or '~'}"
-                    for k, v in override.items())
+    extra = "".join(
+        f"\n          {k}: {yaml.safe_dump(v, default_flow_style=True, allow_unicode=True).strip().removesuffix('...').strip() or '~'}"
+        for k, v in override.items()
+    )
     if merge:
         groups = "".join(f"\n      - <<: *base\n        name: g{i}{extra if i == 0 else ''}" for i in range(copies))
     else:
@@ -213,7 +314,7 @@ def test_anchors_and_aliases(workdir: Path, copies: int, count: Any, merge: bool
     text = f"""x-defaults:
   base: &base
     instance_type: trn2u.48xlarge
-    count: &n {yaml.safe_dump(count, default_flow_style=True).strip().removesuffix('...').strip() or '~'}
+    count: &n {yaml.safe_dump(count, default_flow_style=True).strip().removesuffix("...").strip() or "~"}
     purchase: capacity-block
 config:
   aws:region: us-east-2
@@ -238,8 +339,11 @@ def test_deep_nesting(workdir: Path, depth: int, style: str) -> None:
 def _price_book_values() -> st.SearchStrategy[Any]:
     from planner.core.cost import book
 
-    entry = st.dictionaries(st.sampled_from(sorted({*book.INSTANCE_KEYS, *book.LUSTRE_KEYS, *book.DERIVED_KEYS})) | KEYS,
-                            SCALARS, max_size=8)
+    entry = st.dictionaries(
+        st.sampled_from(sorted({*book.INSTANCE_KEYS, *book.LUSTRE_KEYS, *book.DERIVED_KEYS})) | KEYS,
+        SCALARS,
+        max_size=8,
+    )
     return st.dictionaries(st.sampled_from(book.TOP_KEYS) | KEYS, st.lists(entry, max_size=3) | VALUES, max_size=5)
 
 
@@ -258,8 +362,9 @@ def test_random_price_book_files(workdir: Path, content: str) -> None:
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A Pulumi project running planner's program, its stack config beside Pulumi.yaml."""
     folder = tmp_path_factory.mktemp("project")
-    (folder / "Pulumi.yaml").write_text(f"name: fuzz\nruntime: python\nmain: {ROOT / 'planner' / 'pulumi_program'}\n",
-                                        encoding="utf-8")
+    (folder / "Pulumi.yaml").write_text(
+        f"name: fuzz\nruntime: python\nmain: {ROOT / 'planner' / 'pulumi_program'}\n", encoding="utf-8"
+    )
     return folder
 
 
@@ -282,6 +387,7 @@ def test_mutated_stacks_through_the_pulumi_program(project: Path, data: st.DataO
 
 
 # --- hostile documents, each refused with a clean error (how fast: `make bench`) -------------
+
 
 @pytest.mark.parametrize("kind", hostile.BOMB_KINDS)
 @pytest.mark.parametrize("levels,fan", hostile.BOMB_SHAPES)
@@ -321,12 +427,32 @@ def test_dense_documents_near_the_size_limit_are_refused(workdir: Path, name: st
     assert result.code == 2 and "refused" in result.err
 
 
-@pytest.mark.parametrize("content", [
-    b"", b"   \n\n", b"# only a comment\n", b"---\n", b"...\n", b"null\n", b"[]\n", b"{}\n", b"42\n", b"'text'\n",
-    b"config:\n", b"config: []\n", b"config: {aws:region: us-east-2}\n", b"a: 1\n---\nb: 2\n",
-    b"\xff\xfe\x00c\x00o\x00n\x00f\x00i\x00g\x00", b"config:\n\tplanner:cluster: {}\n", b"\x00\x00\x00",
-    b"config: {aws:region: us-east-2, planner:cluster: &c [*c]}\n", b"? [a, b]\n: c\n", b"config: !!binary AAAA\n",
-], ids=lambda c: repr(c[:24]))
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"   \n\n",
+        b"# only a comment\n",
+        b"---\n",
+        b"...\n",
+        b"null\n",
+        b"[]\n",
+        b"{}\n",
+        b"42\n",
+        b"'text'\n",
+        b"config:\n",
+        b"config: []\n",
+        b"config: {aws:region: us-east-2}\n",
+        b"a: 1\n---\nb: 2\n",
+        b"\xff\xfe\x00c\x00o\x00n\x00f\x00i\x00g\x00",
+        b"config:\n\tplanner:cluster: {}\n",
+        b"\x00\x00\x00",
+        b"config: {aws:region: us-east-2, planner:cluster: &c [*c]}\n",
+        b"? [a, b]\n: c\n",
+        b"config: !!binary AAAA\n",
+    ],
+    ids=lambda c: repr(c[:24]),
+)
 def test_degenerate_files(workdir: Path, content: bytes) -> None:
     result, _ = plan_file(workdir, content)
     assert result.code == 2
@@ -334,20 +460,26 @@ def test_degenerate_files(workdir: Path, content: bytes) -> None:
 
 # --- regressions: crashes found by these tests, fixed in planner/core/reading/yaml_lines.py and parse.py --
 
+
 def _cluster_with(**group: str) -> str:
     fields = {"name": "g", "instance_type": "trn2.48xlarge", "count": "2", **group}
     body = "".join(f"\n        {k}: {v}" for k, v in fields.items())
-    return (f"config:\n  aws:region: us-east-2\n  planner:cluster:\n    availability_zone: us-east-2b\n"
-            f"    node_groups:\n      - {body.lstrip()}\n")
+    return (
+        f"config:\n  aws:region: us-east-2\n  planner:cluster:\n    availability_zone: us-east-2b\n"
+        f"    node_groups:\n      - {body.lstrip()}\n"
+    )
 
 
-@pytest.mark.parametrize("value", [
-    "!!bool maybe",   # SafeConstructor raised KeyError
-    "!!int twelve",   # ValueError (was caught), kept as text
-    "0x" + "f" * 5000,  # an int Python refuses to print (over 4,300 digits): was a ValueError in the message
-    "!!timestamp 2026-13-45",
-    "!!float 1e99999",
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "!!bool maybe",  # SafeConstructor raised KeyError
+        "!!int twelve",  # ValueError (was caught), kept as text
+        "0x" + "f" * 5000,  # an int Python refuses to print (over 4,300 digits): was a ValueError in the message
+        "!!timestamp 2026-13-45",
+        "!!float 1e99999",
+    ],
+)
 def test_unbuildable_scalars_are_wrong_types_not_crashes(workdir: Path, value: str) -> None:
     result, _ = plan_file(workdir, _cluster_with(count=value))
     assert result.code == 2 and "count: expected a positive integer" in result.err
@@ -360,11 +492,14 @@ def test_unbuildable_keys_are_unknown_keys_not_crashes(workdir: Path, key: str) 
     assert result.code == 2 and "unknown key" in result.err
 
 
-@pytest.mark.parametrize("field,value", [
-    ("instance_type", '"trn2.48xlarge\\nplanner: fake.yaml:1: injected"'),
-    ("availability_zone", '"us-east-1a\\u2028x"'),
-    ('"na\\nme"', "1"),
-])
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("instance_type", '"trn2.48xlarge\\nplanner: fake.yaml:1: injected"'),
+        ("availability_zone", '"us-east-1a\\u2028x"'),
+        ('"na\\nme"', "1"),
+    ],
+)
 def test_line_breaks_in_keys_and_values_stay_on_one_line(workdir: Path, field: str, value: str) -> None:
     """A value or key holding a line break must not split (or forge) a problem line."""
     result, path = plan_file(workdir, _cluster_with(**{field: value}))
@@ -382,12 +517,17 @@ def test_loader_drops_its_cache_between_documents() -> None:
 
 # --- as a separate process, as CI runs it --------------------------------------------------
 
-@pytest.mark.parametrize("content", [
-    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
-    hostile.laughs(10, 10, "list").encode(),
-    b'config: {aws:region: us-east-2, planner:cluster: {availability_zone: "\\ud800"}}\n',
-    _cluster_with(instance_type='"trn2\\u202e\\U0001f680\\nx"').encode(),
-], ids=["binary", "bomb", "surrogate-escape", "unicode-and-newline"])
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
+        hostile.laughs(10, 10, "list").encode(),
+        b'config: {aws:region: us-east-2, planner:cluster: {availability_zone: "\\ud800"}}\n',
+        _cluster_with(instance_type='"trn2\\u202e\\U0001f680\\nx"').encode(),
+    ],
+    ids=["binary", "bomb", "surrogate-escape", "unicode-and-newline"],
+)
 def test_hostile_files_in_a_process(workdir: Path, content: bytes) -> None:
     path = workdir / "Pulumi.process.yaml"
     path.write_bytes(content)
@@ -403,8 +543,11 @@ def test_unicode_free_text_in_a_process(workdir: Path) -> None:
     tests/test_hardening.py), since it reorders what a reviewer sees.
     """
     path = workdir / "Pulumi.unicode.yaml"
-    path.write_text(_cluster_with() + "    suppress:\n      - rule: placement-group\n"
-                    "        reason: \"\u00e9quipe \U0001f680 \u05e9\u05dc\u05d5\u05dd\"\n", encoding="utf-8")
+    path.write_text(
+        _cluster_with() + "    suppress:\n      - rule: placement-group\n"
+        '        reason: "\u00e9quipe \U0001f680 \u05e9\u05dc\u05d5\u05dd"\n',
+        encoding="utf-8",
+    )
     result = run_process("plan", str(path), "--format", "json")
     assert_clean(result, path)
     assert result.code in (0, 1)

@@ -13,13 +13,14 @@ import re
 
 import pytest
 
-from planner.core.catalogue import capacity_blocks as blocks, instance_types as catalogue
 from planner.core import rules
-from planner.core.reading import yaml_lines as yamlload
+from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue import instance_types as catalogue
 from planner.core.cost import book as _book
 from planner.core.cost.estimate import estimate
 from planner.core.input.stack_files import load_stack
 from planner.core.planning.pipeline import plan_stack
+from planner.core.reading import yaml_lines as yamlload
 from planner.core.rules import lustre as lustre_rules
 from tests.conftest import run_cli
 
@@ -30,11 +31,14 @@ def _findings(stack_file, cluster: str, rule_id: str, region: str = "us-east-2")
 
 
 def _trn2(extra: str = "", count: int = 1, itype: str = "trn2.48xlarge", purchase: str = "on-demand") -> str:
-    return (f"availability_zone: us-east-2b\nnode_groups:\n  - name: trainers\n    instance_type: {itype}\n"
-            f"    count: {count}\n    purchase: {purchase}\n{extra}")
+    return (
+        f"availability_zone: us-east-2b\nnode_groups:\n  - name: trainers\n    instance_type: {itype}\n"
+        f"    count: {count}\n    purchase: {purchase}\n{extra}"
+    )
 
 
 # --- every rule: a public https source -------------------------------------------------------
+
 
 def test_every_rule_and_check_has_a_public_https_source() -> None:
     """`planner rules --format json` shows an https source for every rule (issue 13, done when)."""
@@ -51,14 +55,17 @@ def test_every_rule_and_check_has_a_public_https_source() -> None:
 
 # --- 1. lustre-s3-association ---------------------------------------------------------------
 
+
 def test_scratch_1_accepts_an_s3_import_path(stack_file) -> None:
     """FSx API reference, CreateFileSystemLustreConfiguration: "The following parameters are not
     supported for file systems with the Persistent_2 deployment type. Instead, use
     CreateDataRepositoryAssociation ... AutoImportPolicy, ExportPath, ImportedChunkSize,
     ImportPath"; and AutoImportPolicy is "Available with Scratch and Persistent_1 deployment
     types." SCRATCH_1 takes ImportPath, as planner's component sends it."""
-    cluster = _trn2("lustre:\n  deployment_type: SCRATCH_1\n  storage_capacity_gib: 2400\n"
-                    "  s3_import_path: s3://example-training-data/tokens\n")
+    cluster = _trn2(
+        "lustre:\n  deployment_type: SCRATCH_1\n  storage_capacity_gib: 2400\n"
+        "  s3_import_path: s3://example-training-data/tokens\n"
+    )
     assert _findings(stack_file, cluster, "lustre-s3-association") == []
     dt = lustre_rules.deployment_types()
     assert dt["SCRATCH_1"].s3_link == "import_path"
@@ -73,8 +80,16 @@ def test_s3_link_on_a_type_that_accepts_none_is_an_error(stack_file, monkeypatch
     error: run the rule against such data."""
     types = lustre_rules.deployment_types()
     patched = {**types, "SCRATCH_1": dataclasses.replace(types["SCRATCH_1"], s3_links=())}
-    stack = load_stack(str(stack_file(_trn2("lustre:\n  deployment_type: SCRATCH_1\n  storage_capacity_gib: 2400\n"
-                                            "  s3_import_path: s3://example-training-data/tokens\n"))))
+    stack = load_stack(
+        str(
+            stack_file(
+                _trn2(
+                    "lustre:\n  deployment_type: SCRATCH_1\n  storage_capacity_gib: 2400\n"
+                    "  s3_import_path: s3://example-training-data/tokens\n"
+                )
+            )
+        )
+    )
     monkeypatch.setattr(lustre_rules, "deployment_types", lambda: patched)
     hits = rules.get("lustre-s3-association").run(rules.RuleContext(stack, catalogue.load()))
     assert [(f.severity, f.line) for f in hits] == [("error", 13)]
@@ -82,6 +97,7 @@ def test_s3_link_on_a_type_that_accepts_none_is_an_error(stack_file, monkeypatch
 
 
 # --- 2. public-ip-multi-card ----------------------------------------------------------------
+
 
 def test_public_ip_follows_the_interface_count_not_the_card_count(stack_file) -> None:
     """EC2 API reference, InstanceNetworkInterfaceSpecification.AssociatePublicIpAddress: "The
@@ -101,15 +117,28 @@ def test_policy_check_counts_declared_interfaces() -> None:
     with a public IP passes; several fail."""
     from planner.policy import resource_checks as rc
 
-    one = {"instanceType": "trn2.48xlarge", "networkInterfaces": [{"deviceIndex": 0, "associatePublicIpAddress": "true"}]}
-    many = {"instanceType": "trn2.48xlarge", "networkInterfaces": [
-        {"networkCardIndex": i, "deviceIndex": 0, "interfaceType": "efa" if i == 0 else "efa-only",
-         "associatePublicIpAddress": "true" if i == 0 else "false"} for i in range(16)]}
+    one = {
+        "instanceType": "trn2.48xlarge",
+        "networkInterfaces": [{"deviceIndex": 0, "associatePublicIpAddress": "true"}],
+    }
+    many = {
+        "instanceType": "trn2.48xlarge",
+        "networkInterfaces": [
+            {
+                "networkCardIndex": i,
+                "deviceIndex": 0,
+                "interfaceType": "efa" if i == 0 else "efa-only",
+                "associatePublicIpAddress": "true" if i == 0 else "false",
+            }
+            for i in range(16)
+        ],
+    }
     assert rc.public_ip(rc.LAUNCH_TEMPLATE, one) == []
     assert len(rc.public_ip(rc.LAUNCH_TEMPLATE, many)) == 1
 
 
 # --- 3. ultracluster-scale ------------------------------------------------------------------
+
 
 def test_no_made_up_trainium2_or_h200_ceiling(stack_file) -> None:
     """AWS documents no UltraCluster ceiling for Trainium2 (its re:Invent 2024 material speaks of
@@ -155,15 +184,21 @@ def test_lustre_in_another_az_with_efa_is_an_error(stack_file) -> None:
 
 # --- 5. ultraserver-purchase ----------------------------------------------------------------
 
+
 def test_on_demand_ultraserver_is_a_warning_citing_capacity_blocks(stack_file) -> None:
     """EC2 User Guide, Capacity Blocks for ML: "You can also use Capacity Blocks to reserve
     capacity for Amazon EC2 UltraServers." DescribeInstanceTypes lists the on-demand usage class
     for trn2u.48xlarge, and no AWS page bars it: a warning, not an error."""
-    cluster = ("availability_zone: us-east-2b\nnode_groups:\n  - name: ultra\n    instance_type: trn2u.48xlarge\n"
-               "    ultraservers: 1\n    purchase: on-demand\n")
+    cluster = (
+        "availability_zone: us-east-2b\nnode_groups:\n  - name: ultra\n    instance_type: trn2u.48xlarge\n"
+        "    ultraservers: 1\n    purchase: on-demand\n"
+    )
     hits = _findings(stack_file, cluster, "ultraserver-purchase")
     assert [f.severity for f in hits] == ["warning"]
-    assert rules.get("ultraserver-purchase").source == "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html"
+    assert (
+        rules.get("ultraserver-purchase").source
+        == "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html"
+    )
 
 
 def test_describe_instance_types_lists_on_demand_for_trn2u(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # noqa: ANN001
@@ -181,6 +216,7 @@ def test_describe_instance_types_lists_on_demand_for_trn2u(monkeypatch: pytest.M
 
 # --- 6. ultraserver-requires-lustre ---------------------------------------------------------
 
+
 def test_requires_lustre_says_it_is_planners_design_rule() -> None:
     """FSx for Lustre FAQ: "Use Amazon FSx for Lustre for workloads where speed matters, such as
     machine learning, high performance computing (HPC)". Shared storage across UltraServers is
@@ -192,6 +228,7 @@ def test_requires_lustre_says_it_is_planners_design_rule() -> None:
 
 
 # --- 7. Capacity Blocks: regions and the 11:30 UTC end ----------------------------------------
+
 
 def test_capacity_block_regions_come_from_the_pricing_page_with_a_date(stack_file) -> None:
     """EC2 Capacity Blocks pricing page (https://aws.amazon.com/ec2/capacityblocks/pricing/, as
@@ -219,8 +256,12 @@ def test_cost_notes_say_blocks_end_at_11_30_utc(stack_file) -> None:
     so the blocks starting on the same day will have durations that are the closest match to your
     desired duration. One block will have a duration that is slightly less than your desired
     duration, while the other will have a duration slightly greater"."""
-    block = _trn2("    capacity_reservation_id: cr-0123456789abcdef0\nschedule: {hours: 48}\n", 2,
-                  "p5en.48xlarge", "capacity-block")
+    block = _trn2(
+        "    capacity_reservation_id: cr-0123456789abcdef0\nschedule: {hours: 48}\n",
+        2,
+        "p5en.48xlarge",
+        "capacity-block",
+    )
     est = estimate(load_stack(str(stack_file(block))), _book.load_price_book(None))
     assert blocks.END_TIME_NOTE in est.notes
     assert "11:30 UTC" in blocks.END_TIME_NOTE
@@ -229,6 +270,7 @@ def test_cost_notes_say_blocks_end_at_11_30_utc(stack_file) -> None:
 
 
 # --- 8. peak figures ------------------------------------------------------------------------
+
 
 def test_trn2_and_p5_peak_notes_say_what_the_figures_are() -> None:
     """Neuron Trn2 architecture page, performance table: "FP8 PFLOPS | 20.8 | 83.2" for one
@@ -243,12 +285,17 @@ def test_trn2_and_p5_peak_notes_say_what_the_figures_are() -> None:
 
 # --- 9. placement groups --------------------------------------------------------------------
 
+
 def test_capacity_block_placement_finding_cites_aws(stack_file) -> None:
     """EC2 User Guide, Work with Capacity Blocks: "By default, Capacity Blocks deliver
     low-latency, high-throughput network connectivity between the instances inside the Capacity
     Block, so there is no need to use a cluster placement group with a Capacity Block." """
-    cluster = _trn2("    capacity_reservation_id: cr-0123456789abcdef0\nplacement_group: cluster\n", 2,
-                    "p5en.48xlarge", "capacity-block")
+    cluster = _trn2(
+        "    capacity_reservation_id: cr-0123456789abcdef0\nplacement_group: cluster\n",
+        2,
+        "p5en.48xlarge",
+        "capacity-block",
+    )
     hits = _findings(stack_file, cluster, "placement-group")
     assert len(hits) == 1
     assert "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html" in hits[0].message
@@ -266,6 +313,7 @@ def test_targeted_reservation_is_not_told_to_add_a_placement_group(stack_file) -
 
 
 # --- 10. PERSISTENT_2 minimum capacity ------------------------------------------------------
+
 
 @pytest.mark.parametrize("throughput", [125, 250, 500, 1000])
 def test_persistent_2_takes_1200_gib_per_the_create_file_system_reference(stack_file, throughput: int) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from planner.core.catalogue import capacity_blocks as blocks
 from planner.core import rules
+from planner.core.catalogue import capacity_blocks as blocks
 from planner.core.catalogue.instance_types import load
 from planner.core.rules.readback import layout_advice, layout_problems
 
@@ -17,10 +17,15 @@ def _layout(cards: range, primary: str = "efa") -> tuple[tuple[int, int, str], .
 def test_only_an_efa_only_primary_interface_is_an_error() -> None:
     """EC2 User Guide, efa-acc-inst-types: "You can't use an EFA-only network interface as the primary network
     interface." The per-card layout is what AWS recommends ("we recommend the following basic configuration")."""
-    assert rules.get("efa-interface-layout").source == "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html"
+    assert (
+        rules.get("efa-interface-layout").source
+        == "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html"
+    )
     bad = layout_problems("trn2.48xlarge", _layout(range(16), primary="efa-only"), CAT)
-    assert [m for m, _ in bad] == ["the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; AWS: \"You "
-                                   "can't use an EFA-only network interface as the primary network interface\""]
+    assert [m for m, _ in bad] == [
+        "the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; AWS: \"You "
+        "can't use an EFA-only network interface as the primary network interface\""
+    ]
     short = _layout(range(4))
     assert layout_problems("trn2.48xlarge", short, CAT) == []  # allowed
     (advice,) = layout_advice("trn2.48xlarge", short, CAT)  # but fewer than recommended: a warning
@@ -33,7 +38,9 @@ def test_p6_b300_takes_16_efa_interfaces_on_17_cards() -> None:
     t = CAT.instance_types["p6-b300.48xlarge"]
     assert (t.network_cards, t.efa_max_interfaces, t.efa_cards) == (17, 16, tuple(range(1, 17)))
     layout = ((0, 0, "interface"),) + tuple((c, 0, "efa-only") for c in range(1, 17))
-    assert layout_problems("p6-b300.48xlarge", layout, CAT) == [] and layout_advice("p6-b300.48xlarge", layout, CAT) == []
+    assert (
+        layout_problems("p6-b300.48xlarge", layout, CAT) == [] and layout_advice("p6-b300.48xlarge", layout, CAT) == []
+    )
 
 
 def test_the_256_instance_limit_is_not_said_to_be_raisable() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.core.catalogue import instance_types as catalogue
 from planner.core import rules
+from planner.core.catalogue import instance_types as catalogue
 from planner.core.input.stack_files import load_stack
 from planner.core.planning.pipeline import plan_stack
 
@@ -42,8 +42,10 @@ node_groups:
 CB = "    capacity_reservation_id: cr-0123456789abcdef0"
 CB2 = "    capacity_reservation_id: [cr-0123456789abcdef0, cr-0123456789abcdef1]"  # two reservations
 ARN = "    capacity_reservation_resource_group_arn: arn:aws:resource-groups:us-east-2:123456789012:group/ultra-blocks"
-GB200 = ("availability_zone: {az}\nnode_groups:\n  - {{name: g, instance_type: p6e-gb200.36xlarge, ultraserver_type: u-p6e-gb200x36, "
-         "ultraservers: 1, purchase: {purchase}}}\n")
+GB200 = (
+    "availability_zone: {az}\nnode_groups:\n  - {{name: g, instance_type: p6e-gb200.36xlarge, ultraserver_type: u-p6e-gb200x36, "
+    "ultraservers: 1, purchase: {purchase}}}\n"
+)
 P2 = "lustre:\n  deployment_type: PERSISTENT_2\n  storage_capacity_gib: 2400\n  per_unit_storage_throughput: 250"
 
 
@@ -60,66 +62,164 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
     # AWS, capacity-blocks-launch: "if your purchased instance capacity is eight instances and you launch four
     # instances, the available capacity is reduced by four": fewer members than booked is allowed (a warning)
     "ultraserver-whole-units": [
-        ("warning", group("trn2u.48xlarge", 6, "capacity-block", CB + "\n" + P2), group("trn2u.48xlarge", 8, "capacity-block", CB + "\n" + P2), "us-east-2"),
+        (
+            "warning",
+            group("trn2u.48xlarge", 6, "capacity-block", CB + "\n" + P2),
+            group("trn2u.48xlarge", 8, "capacity-block", CB + "\n" + P2),
+            "us-east-2",
+        ),
     ],
     # "To use P6e-GB200 UltraServer Capacity Blocks, you must be opted in to the Dallas Local Zone" (capacity-blocks-launch);
     # where each UltraServer type is sold: the Capacity Blocks pricing page (catalogue ultraserver_types)
     "ultraserver-zone": [
-        ("warning", GB200.format(purchase="capacity-block", az="us-east-1a"), GB200.format(purchase="capacity-block", az="us-east-1-dfw-2a"), "us-east-1"),
+        (
+            "warning",
+            GB200.format(purchase="capacity-block", az="us-east-1a"),
+            GB200.format(purchase="capacity-block", az="us-east-1-dfw-2a"),
+            "us-east-1",
+        ),
     ],
     # "To use Capacity Blocks in Local Zones, you must be opted in to the Local Zone." (capacity-blocks-launch)
     "local-zone-opt-in": [
-        ("info", GB200.format(purchase="capacity-block", az="us-east-1-dfw-2a"), GB200.format(purchase="capacity-block", az="us-east-1a"), "us-east-1"),
+        (
+            "info",
+            GB200.format(purchase="capacity-block", az="us-east-1-dfw-2a"),
+            GB200.format(purchase="capacity-block", az="us-east-1a"),
+            "us-east-1",
+        ),
     ],
     "ultraserver-requires-lustre": [
-        ("error", group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB), group("trn2u.48xlarge", "ultraservers: 1", "capacity-block", CB), "us-east-2"),
-        ("error", group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB), group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB + "\n" + P2), "us-east-2"),
+        (
+            "error",
+            group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB),
+            group("trn2u.48xlarge", "ultraservers: 1", "capacity-block", CB),
+            "us-east-2",
+        ),
+        (
+            "error",
+            group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB),
+            group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB + "\n" + P2),
+            "us-east-2",
+        ),
     ],
     "ultraserver-purchase": [
-        ("warning", group("trn2u.48xlarge", "ultraservers: 1", "on-demand"), group("trn2u.48xlarge", "ultraservers: 1", "capacity-block", CB), "us-east-2"),
+        (
+            "warning",
+            group("trn2u.48xlarge", "ultraservers: 1", "on-demand"),
+            group("trn2u.48xlarge", "ultraservers: 1", "capacity-block", CB),
+            "us-east-2",
+        ),
     ],
     "capacity-block-size": [
-        ("error", group("p5en.48xlarge", 65, "capacity-block", CB), group("p5en.48xlarge", 64, "capacity-block", CB), "us-east-2"),
-        ("warning",
-         "availability_zone: us-east-2b\nnode_groups:\n" + "".join(
-             f"  - {{name: b{i}, instance_type: p5en.48xlarge, count: 64, purchase: capacity-block}}\n" for i in range(5)) + "placement_group: none",
-         "availability_zone: us-east-2b\nnode_groups:\n" + "".join(
-             f"  - {{name: b{i}, instance_type: p5en.48xlarge, count: 64, purchase: capacity-block}}\n" for i in range(4)) + "placement_group: none",
-         "us-east-2"),
+        (
+            "error",
+            group("p5en.48xlarge", 65, "capacity-block", CB),
+            group("p5en.48xlarge", 64, "capacity-block", CB),
+            "us-east-2",
+        ),
+        (
+            "warning",
+            "availability_zone: us-east-2b\nnode_groups:\n"
+            + "".join(
+                f"  - {{name: b{i}, instance_type: p5en.48xlarge, count: 64, purchase: capacity-block}}\n"
+                for i in range(5)
+            )
+            + "placement_group: none",
+            "availability_zone: us-east-2b\nnode_groups:\n"
+            + "".join(
+                f"  - {{name: b{i}, instance_type: p5en.48xlarge, count: 64, purchase: capacity-block}}\n"
+                for i in range(4)
+            )
+            + "placement_group: none",
+            "us-east-2",
+        ),
     ],
     # EC2 User Guide: blocks are booked "in 1-day increments up to 14 days and in 7-day increments up to 182 days":
     # a constraint on the reservation, not the run, so a schedule between two steps is information
     "capacity-block-duration": [
-        ("info", group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 100}"), group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 120}"), "us-east-2"),
-        ("info", group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 400}"), group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 504}"), "us-east-2"),
-        ("info", group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 5000}"), group("p5en.48xlarge", 8, "on-demand", "schedule: {hours: 5000}"), "us-east-2"),
+        (
+            "info",
+            group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 100}"),
+            group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 120}"),
+            "us-east-2",
+        ),
+        (
+            "info",
+            group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 400}"),
+            group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 504}"),
+            "us-east-2",
+        ),
+        (
+            "info",
+            group("p5en.48xlarge", 8, "capacity-block", CB + "\nschedule: {hours: 5000}"),
+            group("p5en.48xlarge", 8, "on-demand", "schedule: {hours: 5000}"),
+            "us-east-2",
+        ),
     ],
     "capacity-block-supported": [
-        ("error", group("trn1n.32xlarge", 2, "capacity-block", CB).replace("us-east-2b", "us-east-1a"),
-         group("trn1.32xlarge", 2, "capacity-block", CB).replace("us-east-2b", "us-east-1a"), "us-east-1"),
+        (
+            "error",
+            group("trn1n.32xlarge", 2, "capacity-block", CB).replace("us-east-2b", "us-east-1a"),
+            group("trn1.32xlarge", 2, "capacity-block", CB).replace("us-east-2b", "us-east-1a"),
+            "us-east-1",
+        ),
     ],
     "capacity-block-reservation": [
-        ("warning", group("p5en.48xlarge", 8, "capacity-block"), group("p5en.48xlarge", 8, "capacity-block", CB), "us-east-2"),
+        (
+            "warning",
+            group("p5en.48xlarge", 8, "capacity-block"),
+            group("p5en.48xlarge", 8, "capacity-block", CB),
+            "us-east-2",
+        ),
         # an UltraServer block may name one id per UltraServer, or a resource group of blocks
-        ("warning", group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", P2),
-         group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB2 + "\n" + P2), "us-east-2"),
-        ("warning", group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", P2),
-         group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", ARN + "\n" + P2), "us-east-2"),
+        (
+            "warning",
+            group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", P2),
+            group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB2 + "\n" + P2),
+            "us-east-2",
+        ),
+        (
+            "warning",
+            group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", P2),
+            group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", ARN + "\n" + P2),
+            "us-east-2",
+        ),
     ],
     "capacity-reservation-list": [
-        ("error", group("p5en.48xlarge", 8, "capacity-block", CB2), group("p5en.48xlarge", 8, "capacity-block", CB), "us-east-2"),
-        ("error", group("trn2.48xlarge", 2, "on-demand", CB2), group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB2 + "\n" + P2),
-         "us-east-2"),
+        (
+            "error",
+            group("p5en.48xlarge", 8, "capacity-block", CB2),
+            group("p5en.48xlarge", 8, "capacity-block", CB),
+            "us-east-2",
+        ),
+        (
+            "error",
+            group("trn2.48xlarge", 2, "on-demand", CB2),
+            group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB2 + "\n" + P2),
+            "us-east-2",
+        ),
     ],
     "capacity-block-reservation-count": [
-        ("error", group("trn2u.48xlarge", "ultraservers: 3", "capacity-block", CB2 + "\n" + P2),
-         group("trn2u.48xlarge", "ultraservers: 3", "capacity-block", CB + "\n" + P2), "us-east-2"),
-        ("error", group("trn2u.48xlarge", "ultraservers: 1", "capacity-block", CB2),
-         group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB2 + "\n" + P2), "us-east-2"),
+        (
+            "error",
+            group("trn2u.48xlarge", "ultraservers: 3", "capacity-block", CB2 + "\n" + P2),
+            group("trn2u.48xlarge", "ultraservers: 3", "capacity-block", CB + "\n" + P2),
+            "us-east-2",
+        ),
+        (
+            "error",
+            group("trn2u.48xlarge", "ultraservers: 1", "capacity-block", CB2),
+            group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB2 + "\n" + P2),
+            "us-east-2",
+        ),
     ],
     "capacity-block-resource-group": [
-        ("error", group("p5en.48xlarge", 8, "capacity-block", ARN), group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", ARN + "\n" + P2),
-         "us-east-2"),
+        (
+            "error",
+            group("p5en.48xlarge", 8, "capacity-block", ARN),
+            group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", ARN + "\n" + P2),
+            "us-east-2",
+        ),
     ],
     "spot-unsupported": [
         ("error", group("trn2u.48xlarge", "ultraservers: 1", "spot"), group("trn2.48xlarge", 4, "spot"), "us-east-2"),
@@ -131,30 +231,61 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
         ("warning", trn2(2, "    efa: false"), trn2(1, "    efa: false"), "us-east-2"),
     ],
     "efa-single-az": [
-        ("error", trn2(1, "  - {name: more, instance_type: trn2.48xlarge, count: 1, availability_zone: us-east-2c}"),
-         trn2(1, "  - {name: more, instance_type: trn2.48xlarge, count: 1, availability_zone: us-east-2c, efa: false}"), "us-east-2"),
+        (
+            "error",
+            trn2(1, "  - {name: more, instance_type: trn2.48xlarge, count: 1, availability_zone: us-east-2c}"),
+            trn2(
+                1, "  - {name: more, instance_type: trn2.48xlarge, count: 1, availability_zone: us-east-2c, efa: false}"
+            ),
+            "us-east-2",
+        ),
     ],
     "placement-group": [
         ("warning", trn2(2, "placement_group: none"), trn2(1, "placement_group: none"), "us-east-2"),
-        ("warning", group("p5en.48xlarge", 8, "capacity-block", CB + "\nplacement_group: cluster"),
-         group("p5en.48xlarge", 8, "capacity-block", CB + "\nplacement_group: none"), "us-east-2"),
+        (
+            "warning",
+            group("p5en.48xlarge", 8, "capacity-block", CB + "\nplacement_group: cluster"),
+            group("p5en.48xlarge", 8, "capacity-block", CB + "\nplacement_group: none"),
+            "us-east-2",
+        ),
         # undeclared: the default cluster placement group (an on-demand EFA group) would hold the block group too
-        ("warning", group("p5en.48xlarge", 8, "capacity-block", CB + "\n  - {name: od, instance_type: p5en.48xlarge, count: 1}"),
-         group("p5en.48xlarge", 8, "capacity-block", CB + "\n  - {name: od, instance_type: p5en.48xlarge, count: 1}\nplacement_group: none"),
-         "us-east-2"),
+        (
+            "warning",
+            group(
+                "p5en.48xlarge", 8, "capacity-block", CB + "\n  - {name: od, instance_type: p5en.48xlarge, count: 1}"
+            ),
+            group(
+                "p5en.48xlarge",
+                8,
+                "capacity-block",
+                CB + "\n  - {name: od, instance_type: p5en.48xlarge, count: 1}\nplacement_group: none",
+            ),
+            "us-east-2",
+        ),
     ],
     "public-ip-multi-card": [
         ("error", trn2(1, "    public_ip: true"), trn2(1, "    public_ip: false"), "us-east-2"),
         ("error", trn2(1, "    public_ip: true"), trn2(1, "    public_ip: true\n    efa: false"), "us-east-2"),
     ],
     "subnet-single-az": [
-        ("error", trn2(1, lustre("PERSISTENT_2", 2400, "  per_unit_storage_throughput: 250\n  availability_zone: us-east-2c\n")
-                       + "network: {vpc_id: vpc-0123456789abcdef0, subnet_id: subnet-0123456789abcdef0}"),
-         trn2(1, P2 + "\nnetwork: {vpc_id: vpc-0123456789abcdef0, subnet_id: subnet-0123456789abcdef0}"), "us-east-2"),
+        (
+            "error",
+            trn2(
+                1,
+                lustre("PERSISTENT_2", 2400, "  per_unit_storage_throughput: 250\n  availability_zone: us-east-2c\n")
+                + "network: {vpc_id: vpc-0123456789abcdef0, subnet_id: subnet-0123456789abcdef0}",
+            ),
+            trn2(1, P2 + "\nnetwork: {vpc_id: vpc-0123456789abcdef0, subnet_id: subnet-0123456789abcdef0}"),
+            "us-east-2",
+        ),
     ],
     "instance-region": [
-        ("warning", trn2(1).replace("us-east-2b", "us-east-1a"),
-         group("p5en.48xlarge", 1).replace("us-east-2b", "us-east-1a"), "us-east-1"),
+        (
+            "warning",
+            trn2(1).replace("us-east-2b", "us-east-1a"),
+            group("p5en.48xlarge", 1).replace("us-east-2b", "us-east-1a"),
+            "us-east-1",
+        ),
     ],
     "ultracluster-scale": [
         ("warning", group("p5.48xlarge", 2501), group("p5.48xlarge", 2500), "us-east-2"),
@@ -162,54 +293,125 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
     "lustre-capacity": [
         ("error", trn2(1, lustre("SCRATCH_2", 3600)), trn2(1, lustre("SCRATCH_2", 4800)), "us-east-2"),
         ("error", trn2(1, lustre("SCRATCH_1", 4800)), trn2(1, lustre("SCRATCH_1", 7200)), "us-east-2"),
-        ("error", trn2(1, lustre("PERSISTENT_1", 1200, "  per_unit_storage_throughput: 12\n")),
-         trn2(1, lustre("PERSISTENT_1", 6000, "  per_unit_storage_throughput: 12\n")), "us-east-2"),
-        ("error", trn2(1, lustre("PERSISTENT_2", 1000, "  per_unit_storage_throughput: 125\n")),
-         trn2(1, lustre("PERSISTENT_2", 1200, "  per_unit_storage_throughput: 125\n")), "us-east-2"),
+        (
+            "error",
+            trn2(1, lustre("PERSISTENT_1", 1200, "  per_unit_storage_throughput: 12\n")),
+            trn2(1, lustre("PERSISTENT_1", 6000, "  per_unit_storage_throughput: 12\n")),
+            "us-east-2",
+        ),
+        (
+            "error",
+            trn2(1, lustre("PERSISTENT_2", 1000, "  per_unit_storage_throughput: 125\n")),
+            trn2(1, lustre("PERSISTENT_2", 1200, "  per_unit_storage_throughput: 125\n")),
+            "us-east-2",
+        ),
     ],
     "lustre-throughput": [
-        ("error", trn2(1, lustre("PERSISTENT_2", 2400, "  per_unit_storage_throughput: 300\n")), trn2(1, P2), "us-east-2"),
+        (
+            "error",
+            trn2(1, lustre("PERSISTENT_2", 2400, "  per_unit_storage_throughput: 300\n")),
+            trn2(1, P2),
+            "us-east-2",
+        ),
         ("error", trn2(1, lustre("PERSISTENT_2", 2400)), trn2(1, P2), "us-east-2"),
-        ("error", trn2(1, lustre("SCRATCH_2", 2400, "  per_unit_storage_throughput: 200\n")), trn2(1, lustre("SCRATCH_2", 2400)), "us-east-2"),
-        ("error", trn2(1, lustre("PERSISTENT_1", 2400, "  per_unit_storage_throughput: 125\n")),
-         trn2(1, lustre("PERSISTENT_1", 2400, "  per_unit_storage_throughput: 100\n")), "us-east-2"),
+        (
+            "error",
+            trn2(1, lustre("SCRATCH_2", 2400, "  per_unit_storage_throughput: 200\n")),
+            trn2(1, lustre("SCRATCH_2", 2400)),
+            "us-east-2",
+        ),
+        (
+            "error",
+            trn2(1, lustre("PERSISTENT_1", 2400, "  per_unit_storage_throughput: 125\n")),
+            trn2(1, lustre("PERSISTENT_1", 2400, "  per_unit_storage_throughput: 100\n")),
+            "us-east-2",
+        ),
     ],
     "lustre-same-az": [
-        ("warning", trn2(1, P2 + "\n  availability_zone: us-east-2c"), trn2(1, P2 + "\n  availability_zone: us-east-2b"), "us-east-2"),
-        ("error", trn2(1, P2 + "\n  efa_enabled: true\n  availability_zone: us-east-2c"),
-         trn2(1, P2 + "\n  efa_enabled: true\n  availability_zone: us-east-2b"), "us-east-2"),
+        (
+            "warning",
+            trn2(1, P2 + "\n  availability_zone: us-east-2c"),
+            trn2(1, P2 + "\n  availability_zone: us-east-2b"),
+            "us-east-2",
+        ),
+        (
+            "error",
+            trn2(1, P2 + "\n  efa_enabled: true\n  availability_zone: us-east-2c"),
+            trn2(1, P2 + "\n  efa_enabled: true\n  availability_zone: us-east-2b"),
+            "us-east-2",
+        ),
     ],
     "lustre-efa": [
-        ("error", trn2(1, lustre("SCRATCH_2", 2400, "  efa_enabled: true\n")), trn2(1, P2 + "\n  efa_enabled: true"), "us-east-2"),
+        (
+            "error",
+            trn2(1, lustre("SCRATCH_2", 2400, "  efa_enabled: true\n")),
+            trn2(1, P2 + "\n  efa_enabled: true"),
+            "us-east-2",
+        ),
     ],
     "lustre-efa-clients": [
-        ("warning", trn2(1, "    efa: false\n" + P2 + "\n  efa_enabled: true"), trn2(1, P2 + "\n  efa_enabled: true"), "us-east-2"),
+        (
+            "warning",
+            trn2(1, "    efa: false\n" + P2 + "\n  efa_enabled: true"),
+            trn2(1, P2 + "\n  efa_enabled: true"),
+            "us-east-2",
+        ),
     ],
     "lustre-scratch-long-run": [
-        ("warning", trn2(1, lustre("SCRATCH_2", 2400) + "schedule: {hours: 169}"), trn2(1, lustre("SCRATCH_2", 2400) + "schedule: {hours: 168}"), "us-east-2"),
-        ("warning", trn2(1, lustre("SCRATCH_1", 2400) + "schedule: {hours: 1000}"), trn2(1, P2 + "\nschedule: {hours: 1000}"), "us-east-2"),
+        (
+            "warning",
+            trn2(1, lustre("SCRATCH_2", 2400) + "schedule: {hours: 169}"),
+            trn2(1, lustre("SCRATCH_2", 2400) + "schedule: {hours: 168}"),
+            "us-east-2",
+        ),
+        (
+            "warning",
+            trn2(1, lustre("SCRATCH_1", 2400) + "schedule: {hours: 1000}"),
+            trn2(1, P2 + "\nschedule: {hours: 1000}"),
+            "us-east-2",
+        ),
     ],
     "lustre-checkpoint-time": [
-        ("warning", trn2(2, lustre("SCRATCH_2", 1200) + workload("70e9")),
-         trn2(2, lustre("SCRATCH_2", 1200) + workload("70e9", "  checkpoint_max_minutes: 70\n")), "us-east-2"),
-        ("warning", trn2(2, lustre("SCRATCH_2", 1200) + workload("70e9")),
-         trn2(2, lustre("PERSISTENT_2", 9600, "  per_unit_storage_throughput: 1000\n") + workload("70e9")), "us-east-2"),
+        (
+            "warning",
+            trn2(2, lustre("SCRATCH_2", 1200) + workload("70e9")),
+            trn2(2, lustre("SCRATCH_2", 1200) + workload("70e9", "  checkpoint_max_minutes: 70\n")),
+            "us-east-2",
+        ),
+        (
+            "warning",
+            trn2(2, lustre("SCRATCH_2", 1200) + workload("70e9")),
+            trn2(2, lustre("PERSISTENT_2", 9600, "  per_unit_storage_throughput: 1000\n") + workload("70e9")),
+            "us-east-2",
+        ),
     ],
     "workload-memory": [
         ("warning", trn2(2, workload("1e12")), trn2(2, workload("70e9")), "us-east-2"),
     ],
     # 6 x 8e9 x 1e12 FLOPs on 4 p5en (31.7 PF BF16 dense) at MFU 0.3: about 1,400 h
     "workload-exceeds-schedule": [
-        ("warning", group("p5en.48xlarge", 4, more=workload("8e9") + "schedule: {hours: 1000}"),
-         group("p5en.48xlarge", 4, more=workload("8e9") + "schedule: {hours: 1500}"), "us-east-2"),
-        ("error", group("p5en.48xlarge", 4, more=workload("8e9") + "schedule: {hours: 500}"),
-         group("p5en.48xlarge", 8, more=workload("8e9") + "schedule: {hours: 1500}"), "us-east-2"),
+        (
+            "warning",
+            group("p5en.48xlarge", 4, more=workload("8e9") + "schedule: {hours: 1000}"),
+            group("p5en.48xlarge", 4, more=workload("8e9") + "schedule: {hours: 1500}"),
+            "us-east-2",
+        ),
+        (
+            "error",
+            group("p5en.48xlarge", 4, more=workload("8e9") + "schedule: {hours: 500}"),
+            group("p5en.48xlarge", 8, more=workload("8e9") + "schedule: {hours: 1500}"),
+            "us-east-2",
+        ),
     ],
     # not-sold.yaml: p5e on demand nowhere; p6-b200 blocks not in ap-south-2 (its on-demand price is unknown, not unsold)
     "purchase-not-sold": [
         ("warning", group("p5e.48xlarge", 2), group("p5e.48xlarge", 2, "capacity-block", CB), "us-east-2"),
-        ("warning", group("p6-b200.48xlarge", 2, "capacity-block", CB).replace("us-east-2b", "ap-south-2a"),
-         group("p6-b200.48xlarge", 2).replace("us-east-2b", "ap-south-2a"), "ap-south-2"),
+        (
+            "warning",
+            group("p6-b200.48xlarge", 2, "capacity-block", CB).replace("us-east-2b", "ap-south-2a"),
+            group("p6-b200.48xlarge", 2).replace("us-east-2b", "ap-south-2a"),
+            "ap-south-2",
+        ),
     ],
 }
 
@@ -224,7 +426,9 @@ PARAMS = [pytest.param(rid, *case, id=f"{rid}-{i}") for rid, cases in CASES.item
 
 
 @pytest.mark.parametrize("rule_id,severity,trigger,near_miss,region", PARAMS)
-def test_rule_triggers_and_near_miss_does_not(stack_file, rule_id: str, severity: str, trigger: str, near_miss: str, region: str) -> None:
+def test_rule_triggers_and_near_miss_does_not(
+    stack_file, rule_id: str, severity: str, trigger: str, near_miss: str, region: str
+) -> None:
     hits = _findings(stack_file, trigger, region, rule_id)
     assert hits and {f.severity for f in hits} == {severity}, hits
     assert all(f.line and f.message for f in hits)
@@ -234,8 +438,12 @@ def test_rule_triggers_and_near_miss_does_not(stack_file, rule_id: str, severity
 def test_every_rule_has_cases() -> None:
     tested = set(CASES) | {"efa-unsupported", "lustre-s3-association"}  # both tested with patched data
     # rules of clusters read back from a program never fire on a stack file: tests/test_readback_rules.py
-    readback = ("planner.core.rules.cost", "planner.core.rules.readback", "planner.core.rules.unsized",
-                "planner.core.rules.resource_checks")  # the last: tests/test_check_registry.py
+    readback = (
+        "planner.core.rules.cost",
+        "planner.core.rules.readback",
+        "planner.core.rules.unsized",
+        "planner.core.rules.resource_checks",
+    )  # the last: tests/test_check_registry.py
     owned = {rid for rid, r in rules.registry().items() if r.check.__module__ not in readback}
     assert owned <= tested, f"rules without trigger/near-miss cases: {sorted(owned - tested)}"
 
@@ -262,7 +470,9 @@ def test_findings_point_at_the_declared_key(stack_file) -> None:
 
 
 def test_checkpoint_arithmetic_is_stated(stack_file) -> None:
-    (hit,) = _findings(stack_file, trn2(2, lustre("SCRATCH_2", 1200) + workload("70e9")), "us-east-2", "lustre-checkpoint-time")
+    (hit,) = _findings(
+        stack_file, trn2(2, lustre("SCRATCH_2", 1200) + workload("70e9")), "us-east-2", "lustre-checkpoint-time"
+    )
     # 70e9 x 14 bytes = 980 GB; 1200/1024 TiB x 200 MB/s/TiB = 234.375 MB/s; 980e9 / 234.375e6 / 60 = 69.7 min
     assert "980 GB" in hit.message and "69.7 minutes" in hit.message and "234 MB/s" in hit.message
 

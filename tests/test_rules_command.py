@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.core import rules
 from planner.commands import rules as reference
+from planner.core import rules
 from planner.core.model.findings import SEVERITIES
 from tests.conftest import run_cli, run_process
 
@@ -41,8 +41,9 @@ def test_a_rule_without_a_category_is_refused() -> None:
     from planner.core.rules.rule_registry import Registry
 
     with pytest.raises(ValueError, match="no category"):
-        Registry("rule").register("made-up", "error", "A rule.", "https://docs.aws.amazon.com/x.html", "Fix it.",
-                                  category="")
+        Registry("rule").register(
+            "made-up", "error", "A rule.", "https://docs.aws.amazon.com/x.html", "Fix it.", category=""
+        )
 
 
 def test_one_registry_type_two_instances() -> None:
@@ -50,8 +51,8 @@ def test_one_registry_type_two_instances() -> None:
     preflight check is declared in the core and its function attached by the AWS adapter."""
     from planner.aws.checks import CHECKS
     from planner.aws.preflight import registry
-    from planner.core.rules.rule_registry import Registry, not_attached
     from planner.core.rules.preflight import PREFLIGHT
+    from planner.core.rules.rule_registry import Registry, not_attached
 
     assert CHECKS is PREFLIGHT and isinstance(rules.RULES, Registry) and isinstance(CHECKS, Registry)
     assert not set(rules.RULES.all()) & set(CHECKS.all())
@@ -64,9 +65,11 @@ def test_one_registry_type_two_instances() -> None:
 def test_known_ids_need_no_adapter() -> None:
     """`known()` (suppressions, SARIF) and `planner rules` list the preflight checks from their core
     declarations: neither imports planner.aws (nor boto3)."""
-    code = ("import sys, json; from planner.core import rules; from planner.commands import rules as cmd; "
-            "ids = set(rules.known()); listed = [r['id'] for r in cmd.to_json()['rules']]; "
-            "print(json.dumps([sorted(ids), listed, [m for m in sys.modules if m.startswith(('planner.aws', 'boto'))]]))")
+    code = (
+        "import sys, json; from planner.core import rules; from planner.commands import rules as cmd; "
+        "ids = set(rules.known()); listed = [r['id'] for r in cmd.to_json()['rules']]; "
+        "print(json.dumps([sorted(ids), listed, [m for m in sys.modules if m.startswith(('planner.aws', 'boto'))]]))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     ids, listed, loaded = json.loads(out.stdout)
     assert "preflight-quota" in ids and "imdsv2-required" in ids and listed == sorted(ids)
@@ -107,7 +110,7 @@ def test_rules_table() -> None:
     lines = res.out.splitlines()
     assert lines[0].split() == ["rule", "severity", "description", "source"]
     rows = [line.split()[0] for line in lines[2:] if line and not line.startswith(" ") and not line.startswith("[")]
-    assert rows[:len(rules.known())] == sorted(rules.known())  # one row per rule or check (descriptions wrap under it)
+    assert rows[: len(rules.known())] == sorted(rules.known())  # one row per rule or check (descriptions wrap under it)
     assert lines[-1] == f"{len(rules.known())} rules"
     assert any(line.startswith("lustre-efa ") and "error" in line for line in lines)
     assert all(len(line) <= 100 for line in lines)  # piped: 100 columns; sources are numbered notes
@@ -121,10 +124,11 @@ def test_docs_rule_reference_is_current() -> None:
     text = (ROOT / REFERENCE_PAGE).read_text(encoding="utf-8")
     start, end = text.find(reference.REFERENCE_START), text.find(reference.REFERENCE_END)
     assert 0 <= start < end, f"{REFERENCE_PAGE} needs a {reference.REFERENCE_START} ... {reference.REFERENCE_END} block"
-    current = text[start:end + len(reference.REFERENCE_END)] + "\n"
+    current = text[start : end + len(reference.REFERENCE_END)] + "\n"
     assert current == reference.reference_markdown(), (
         f"{REFERENCE_PAGE}'s rule reference is stale: regenerate it with "
-        f"`python -m planner rules --update-readme {REFERENCE_PAGE}` (or `python -m tools.gen_reference`)")
+        f"`python -m planner rules --update-readme {REFERENCE_PAGE}` (or `python -m tools.gen_reference`)"
+    )
 
 
 def test_markdown_format_is_the_reference() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cost_support import make_book, root_volumes_usd
+
 from planner.core.catalogue import instance_types as catalogue
 from planner.core.cost import estimate
 from planner.core.cost.estimate import workload_hours

@@ -20,13 +20,16 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner.core.input import stack_files as parse, json_schema as schema
 from planner.cli import main
+from planner.core.input import json_schema as schema
+from planner.core.input import stack_files as parse
 from planner.core.reading.problems import InputError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STACK_FILES = sorted(glob.glob(os.path.join(ROOT, "stacks", "Pulumi.*.yaml"))
-                     + glob.glob(os.path.join(ROOT, "tests", "invalid_stacks", "Pulumi.*.yaml")))
+STACK_FILES = sorted(
+    glob.glob(os.path.join(ROOT, "stacks", "Pulumi.*.yaml"))
+    + glob.glob(os.path.join(ROOT, "tests", "invalid_stacks", "Pulumi.*.yaml"))
+)
 VALIDATOR = jsonschema.Draft7Validator(schema.build())
 
 
@@ -90,34 +93,80 @@ def test_schema_rejects_what_the_parser_rejects_structurally():
 
 
 def _base() -> dict:
-    return {"config": {"aws:region": "us-east-2", "planner:cluster": {
-        "availability_zone": "us-east-2b",
-        "node_groups": [{"name": "g", "instance_type": "trn2.48xlarge", "count": 2}],
-        "lustre": {"deployment_type": "PERSISTENT_2", "storage_capacity_gib": 1200,
-                   "per_unit_storage_throughput": 125},
-        "schedule": {"hours": 10},
-        "workload": {"parameters": 1e9, "tokens": 1e10, "mfu": 0.4},
-        "budget": {"total_usd": 1000},
-        "network": {"vpc_id": "vpc-0123456789abcdef0", "subnet_id": "subnet-0123456789abcdef0"},
-        "suppress": [{"rule": "placement-group", "reason": "test"}],
-    }}}
+    return {
+        "config": {
+            "aws:region": "us-east-2",
+            "planner:cluster": {
+                "availability_zone": "us-east-2b",
+                "node_groups": [{"name": "g", "instance_type": "trn2.48xlarge", "count": 2}],
+                "lustre": {
+                    "deployment_type": "PERSISTENT_2",
+                    "storage_capacity_gib": 1200,
+                    "per_unit_storage_throughput": 125,
+                },
+                "schedule": {"hours": 10},
+                "workload": {"parameters": 1e9, "tokens": 1e10, "mfu": 0.4},
+                "budget": {"total_usd": 1000},
+                "network": {"vpc_id": "vpc-0123456789abcdef0", "subnet_id": "subnet-0123456789abcdef0"},
+                "suppress": [{"rule": "placement-group", "reason": "test"}],
+            },
+        }
+    }
 
 
 # where each table sits in _base()'s cluster
-_SLOT = {"cluster": (), "node_group": ("node_groups", 0), "lustre": ("lustre",), "schedule": ("schedule",),
-         "workload": ("workload",), "budget": ("budget",), "network": ("network",),
-         "suppression": ("suppress", 0)}
+_SLOT = {
+    "cluster": (),
+    "node_group": ("node_groups", 0),
+    "lustre": ("lustre",),
+    "schedule": ("schedule",),
+    "workload": ("workload",),
+    "budget": ("budget",),
+    "network": ("network",),
+    "suppression": ("suppress", 0),
+}
 # keys whose acceptance also depends on other keys (the AZ must be in the region)
 _CROSS = {"availability_zone"}
-_FIELDS = [(t, k) for t, table in parse.SCHEMA.items() for k, f in table.fields.items()
-           if f.kind not in ("mapping", "list") and k not in _CROSS]
+_FIELDS = [
+    (t, k)
+    for t, table in parse.SCHEMA.items()
+    for k, f in table.fields.items()
+    if f.kind not in ("mapping", "list") and k not in _CROSS
+]
 
 _VALUES = st.one_of(
-    st.integers(-3, 2 * 10**9), st.floats(allow_nan=False, allow_infinity=False, width=32), st.booleans(),
-    st.sampled_from(["", " ", "abc", "cluster", "none", "on-demand", "spot", "fp8", "bf16", "SCRATCH_2", "true",
-                     "False", "1", "0.5", "-2", "70e9", "trn2.48xlarge", "cr-0123456789abcdef0",
-                     "vpc-0123456789abcdef0", "subnet-0123456789abcdef0", "s3://bucket/prefix", "g-1", "G"]),
-    st.lists(st.integers(), max_size=1), st.dictionaries(st.text(max_size=2), st.integers(), max_size=1),
+    st.integers(-3, 2 * 10**9),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.booleans(),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "abc",
+            "cluster",
+            "none",
+            "on-demand",
+            "spot",
+            "fp8",
+            "bf16",
+            "SCRATCH_2",
+            "true",
+            "False",
+            "1",
+            "0.5",
+            "-2",
+            "70e9",
+            "trn2.48xlarge",
+            "cr-0123456789abcdef0",
+            "vpc-0123456789abcdef0",
+            "subnet-0123456789abcdef0",
+            "s3://bucket/prefix",
+            "g-1",
+            "G",
+        ]
+    ),
+    st.lists(st.integers(), max_size=1),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=1),
 )
 
 

@@ -21,12 +21,15 @@ from tools import snapshots
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("name", sorted([*snapshots.CASES, *snapshots.SECTION_CASES]))  # sections: test_section_snapshots
+@pytest.mark.parametrize(
+    "name", sorted([*snapshots.CASES, *snapshots.SECTION_CASES])
+)  # sections: test_section_snapshots
 def test_output_is_the_snapshot(name: str) -> None:
     path = snapshots.SNAPSHOTS / name
     assert path.is_file(), f"{path} missing: run python -m tools.snapshots"
     assert snapshots.render(name) == path.read_text(encoding="utf-8"), (
-        f"{name} changed; if intended, run python -m tools.snapshots and review the diff")
+        f"{name} changed; if intended, run python -m tools.snapshots and review the diff"
+    )
 
 
 def test_every_format_and_document_has_a_snapshot() -> None:
@@ -54,8 +57,10 @@ def test_input_problems_are_in_every_format() -> None:
     report = DOCUMENTS["problems"]()
     sarif = json.loads(render(report, "sarif"))["runs"][0]["results"][0]
     assert sarif["ruleId"] == "invalid-input" and sarif["level"] == "error"
-    assert sarif["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": "stacks/Pulumi.broken.yaml"},
-                                                         "region": {"startLine": 7}}
+    assert sarif["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "stacks/Pulumi.broken.yaml"},
+        "region": {"startLine": 7},
+    }
     assert render(report, "github").startswith("::error file=stacks/Pulumi.broken.yaml,line=7,title=invalid input::")
     assert json.loads(render(report, "json"))["problems"][0]["line"] == 7
     for fmt in ("table", "markdown"):
@@ -71,12 +76,25 @@ def test_a_file_system_in_no_named_zone_is_drawn_outside_the_zones() -> None:
     lustre = dataclasses.replace(s.topology.lustre, availability_zone=None)
     report = Report("plan", stacks=(dataclasses.replace(s, topology=dataclasses.replace(s.topology, lustre=lustre)),))
     diagram = render(report, "markdown").split("```mermaid\n")[1].split("```")[0].splitlines()
-    assert diagram[diagram.index("  end") + 1] == ('  fsx[("FSx for Lustre PERSISTENT_2<br/>1,000 GiB, 250 MB/s/TiB, '
-                                                   'in an AZ the program does not name")]')
+    assert diagram[diagram.index("  end") + 1] == (
+        '  fsx[("FSx for Lustre PERSISTENT_2<br/>1,000 GiB, 250 MB/s/TiB, in an AZ the program does not name")]'
+    )
 
 
-RENDERERS = ("table", "json_report", "markdown", "sarif", "github", "digest", "cost_report", "bounded", "formats",
-             "compare_report", "capacity_report", "diff_report")
+RENDERERS = (
+    "table",
+    "json_report",
+    "markdown",
+    "sarif",
+    "github",
+    "digest",
+    "cost_report",
+    "bounded",
+    "formats",
+    "compare_report",
+    "capacity_report",
+    "diff_report",
+)
 ALLOWED = ("planner.core.document", "planner.core.render", "planner.core.text", "planner.__version__")
 
 
@@ -93,14 +111,22 @@ def test_renderers_import_only_the_document_and_text_helpers(module: str) -> Non
     wrong = sorted(m for m in imported if m.startswith("planner") and not m.startswith(ALLOWED))
     assert not wrong, f"planner/core/render/{module}.py imports {wrong}"
 
+
 _TEXT = st.text(max_size=40)
 
 
 @settings(max_examples=60, deadline=None)
-@given(message=_TEXT, reason=_TEXT, fix=st.none() | _TEXT, file=_TEXT, line=st.none() | st.integers(1, 10**6),
-       problem=_TEXT)
-def test_any_text_round_trips_and_renders_the_same(message: str, reason: str, fix: str | None, file: str,
-                                                   line: int | None, problem: str) -> None:
+@given(
+    message=_TEXT,
+    reason=_TEXT,
+    fix=st.none() | _TEXT,
+    file=_TEXT,
+    line=st.none() | st.integers(1, 10**6),
+    problem=_TEXT,
+)
+def test_any_text_round_trips_and_renders_the_same(
+    message: str, reason: str, fix: str | None, file: str, line: int | None, problem: str
+) -> None:
     """Whatever a stack or a program says (line breaks, bidi overrides, lone surrogates), the saved JSON
     reads back to the same document and renders the same."""
     import dataclasses
@@ -108,10 +134,13 @@ def test_any_text_round_trips_and_renders_the_same(message: str, reason: str, fi
     from planner.core.document import InputProblem, ReportedFinding, Suppression
 
     s = DOCUMENTS["plan"]().stacks[0]
-    odd = ReportedFinding("efa-recommended", "warning", message, file, line, "planner:cluster", Suppression("inSource", reason),
-                          fix=fix)
-    for report in (Report("plan", stacks=(dataclasses.replace(s, findings=(odd, *s.findings)),)),
-                   Report("plan", problems=(InputProblem(file, line, "planner:cluster", problem),))):
+    odd = ReportedFinding(
+        "efa-recommended", "warning", message, file, line, "planner:cluster", Suppression("inSource", reason), fix=fix
+    )
+    for report in (
+        Report("plan", stacks=(dataclasses.replace(s, findings=(odd, *s.findings)),)),
+        Report("plan", problems=(InputProblem(file, line, "planner:cluster", problem),)),
+    ):
         again = Report.from_json(json.loads(render(report, "json")))
         assert again == report
         assert render(again, "markdown") == render(report, "markdown")

@@ -29,8 +29,15 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 
 def _modules_after_main(*args: str) -> tuple[int, list[str]]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-c", _WRAPPER, *args], cwd=ROOT, env=env, check=False, capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, *args],
+        cwd=ROOT,
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     last = json.loads(proc.stdout.strip().splitlines()[-1])
     return last["code"], last["modules"]
@@ -69,13 +76,22 @@ def test_plan_reads_yaml_with_the_c_parser_only() -> None:
     """PyYAML's pure-Python scanner is ~10x slower than libyaml (9 ms for the 2 KB FSx
     table, a tenth of the start-up budget); every YAML file on the plan path goes through
     `planner.core.reading.yaml_lines` or a `CSafeLoader`, never `yaml.safe_load`."""
-    wrapper = ("import sys, yaml.scanner\n"
-               "def refuse(*a, **k): raise AssertionError('pure-Python YAML scanner used')\n"
-               "yaml.scanner.Scanner.__init__ = refuse\n" + _WRAPPER)
+    wrapper = (
+        "import sys, yaml.scanner\n"
+        "def refuse(*a, **k): raise AssertionError('pure-Python YAML scanner used')\n"
+        "yaml.scanner.Scanner.__init__ = refuse\n" + _WRAPPER
+    )
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     for fmt in FORMATS:
-        proc = subprocess.run([sys.executable, "-c", wrapper, "plan", "stacks", "--format", fmt, "-o", os.devnull],
-                              cwd=ROOT, env=env, check=False, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [sys.executable, "-c", wrapper, "plan", "stacks", "--format", fmt, "-o", os.devnull],
+            cwd=ROOT,
+            env=env,
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert proc.returncode == 0 and json.loads(proc.stdout.splitlines()[-1])["code"] in (0, 1), proc.stderr
 
 

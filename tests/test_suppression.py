@@ -39,7 +39,11 @@ def test_fail_on_error_and_warning(stack_file) -> None:
 
 
 def test_file_suppression_keeps_the_finding_and_does_not_fail(stack_file) -> None:
-    path = str(stack_file(ERROR + "suppress:\n  - rule: public-ip-multi-card\n    reason: test rig behind a firewall\n", region=R))
+    path = str(
+        stack_file(
+            ERROR + "suppress:\n  - rule: public-ip-multi-card\n    reason: test rig behind a firewall\n", region=R
+        )
+    )
     res = run_cli("plan", path, "--format", "json", "--fail-on", "warning")
     assert res.code == 0, res.out
     (f,) = _findings(res.out)
@@ -55,10 +59,17 @@ def test_cli_suppression(stack_file) -> None:
 
 def test_suppressing_one_rule_leaves_the_others(stack_file) -> None:
     # a second group without EFA draws efa-recommended; the first (EFA on every card) keeps its public IP error
-    path = str(stack_file(ERROR + "  - name: helpers\n    instance_type: p5en.48xlarge\n    count: 1\n    efa: false\n", region=R))
+    path = str(
+        stack_file(
+            ERROR + "  - name: helpers\n    instance_type: p5en.48xlarge\n    count: 1\n    efa: false\n", region=R
+        )
+    )
     res = run_cli("plan", path, "--format", "json", "--suppress", "efa-recommended", "--fail-on", "warning")
     assert res.code == 1
-    assert {f["rule"]: f["suppressed"] for f in _findings(res.out)} == {"efa-recommended": True, "public-ip-multi-card": False}
+    assert {f["rule"]: f["suppressed"] for f in _findings(res.out)} == {
+        "efa-recommended": True,
+        "public-ip-multi-card": False,
+    }
 
 
 def test_unknown_rule_in_file_is_bad_input(stack_file, tmp_path) -> None:
@@ -68,19 +79,31 @@ def test_unknown_rule_in_file_is_bad_input(stack_file, tmp_path) -> None:
     assert res.code == 2 and res.out == ""
     lines = res.err.strip().splitlines()
     assert len(lines) == 1
-    assert lines[0] == (f"planner: {path}:11: planner:cluster.suppress[0].rule: unknown rule 'efa-recomended' "
-                        "(did you mean 'efa-recommended'?); `planner rules` lists the rule ids")
+    assert lines[0] == (
+        f"planner: {path}:11: planner:cluster.suppress[0].rule: unknown rule 'efa-recomended' "
+        "(did you mean 'efa-recommended'?); `planner rules` lists the rule ids"
+    )
     doc = json.loads(out.read_text(encoding="utf-8"))  # no plan: the report of the problem, on its line
     assert doc["stacks"] == [] and doc["problems"] == [
-        {"file": str(path), "line": 11, "key": "planner:cluster.suppress[0].rule",
-         "message": "unknown rule 'efa-recomended' (did you mean 'efa-recommended'?); `planner rules` lists the rule ids"}]
+        {
+            "file": str(path),
+            "line": 11,
+            "key": "planner:cluster.suppress[0].rule",
+            "message": "unknown rule 'efa-recomended' (did you mean 'efa-recommended'?); `planner rules` lists the rule ids",
+        }
+    ]
 
 
 def test_unknown_rule_on_command_line_is_bad_input(stack_file) -> None:
     res = run_cli("plan", str(stack_file(WARN_ONLY, region=R)), "--suppress", "no-such-rule")
     assert res.code == 2
-    assert res.err.strip() == "planner: command line: --suppress: unknown rule 'no-such-rule'; `planner rules` lists the rule ids"
-    assert "Input problems\n  error    command line: --suppress: unknown rule 'no-such-rule'" in res.out  # and in the report
+    assert (
+        res.err.strip()
+        == "planner: command line: --suppress: unknown rule 'no-such-rule'; `planner rules` lists the rule ids"
+    )
+    assert (
+        "Input problems\n  error    command line: --suppress: unknown rule 'no-such-rule'" in res.out
+    )  # and in the report
 
 
 def test_suppression_needs_a_reason(stack_file) -> None:

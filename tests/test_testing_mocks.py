@@ -14,8 +14,12 @@ from moto import mock_aws
 from planner.runtime import declared_clusters as registry
 from planner.testing import MotoMocks, deploy, run
 
-ASSUME_EC2 = json.dumps({"Version": "2012-10-17", "Statement": [
-    {"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+ASSUME_EC2 = json.dumps(
+    {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+    }
+)
 
 
 @pytest.fixture(autouse=True)
@@ -39,8 +43,9 @@ def test_example_program_creates_bucket_role_and_profile_used_by_the_nodes() -> 
     document = iam.get_role_policy(RoleName=roles[0]["RoleName"], PolicyName=policy.outputs["name"])["PolicyDocument"]
     assert document["Statement"][0]["Resource"] == [bucket.outputs["arn"], bucket.outputs["arn"] + "/*"]
     (template,) = mocks.of_type("aws:ec2/launchTemplate:LaunchTemplate")
-    data = boto3.client("ec2", region_name="us-east-2").describe_launch_template_versions(
-        LaunchTemplateId=template.id)["LaunchTemplateVersions"][0]["LaunchTemplateData"]
+    data = boto3.client("ec2", region_name="us-east-2").describe_launch_template_versions(LaunchTemplateId=template.id)[
+        "LaunchTemplateVersions"
+    ][0]["LaunchTemplateData"]
     assert data["IamInstanceProfile"] == {"Name": profile.id}
     assert template.outputs["arn"].endswith(f"launch-template/{template.id}")
 
@@ -51,15 +56,37 @@ def test_plain_resources_and_invokes_go_through_moto() -> None:
     def declare() -> None:
         vpc = aws.ec2.Vpc("v", cidr_block="10.1.0.0/16")
         subnet = aws.ec2.Subnet("s", vpc_id=vpc.id, cidr_block="10.1.0.0/24", availability_zone="us-east-1c")
-        sg = aws.ec2.SecurityGroup("web", vpc_id=vpc.id, description="inline rules",
-                                   ingress=[{"protocol": "tcp", "from_port": 22, "to_port": 22, "cidr_blocks": ["10.0.0.0/8"]}],
-                                   egress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "self": True}])
-        aws.ec2.SecurityGroupRule("https", type="ingress", security_group_id=sg.id, protocol="tcp",
-                                  from_port=443, to_port=443, cidr_blocks=["10.0.0.0/8"])
-        aws.ec2.Instance("box", ami="ami-12c6146b", instance_type="t3.micro", subnet_id=subnet.id,
-                         vpc_security_group_ids=[sg.id], metadata_options={"http_tokens": "required"})
-        aws.ec2.CapacityReservation("cr", instance_type="p5en.48xlarge", instance_platform="Linux/UNIX",
-                                    availability_zone="us-east-1c", instance_count=2)
+        sg = aws.ec2.SecurityGroup(
+            "web",
+            vpc_id=vpc.id,
+            description="inline rules",
+            ingress=[{"protocol": "tcp", "from_port": 22, "to_port": 22, "cidr_blocks": ["10.0.0.0/8"]}],
+            egress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "self": True}],
+        )
+        aws.ec2.SecurityGroupRule(
+            "https",
+            type="ingress",
+            security_group_id=sg.id,
+            protocol="tcp",
+            from_port=443,
+            to_port=443,
+            cidr_blocks=["10.0.0.0/8"],
+        )
+        aws.ec2.Instance(
+            "box",
+            ami="ami-12c6146b",
+            instance_type="t3.micro",
+            subnet_id=subnet.id,
+            vpc_security_group_ids=[sg.id],
+            metadata_options={"http_tokens": "required"},
+        )
+        aws.ec2.CapacityReservation(
+            "cr",
+            instance_type="p5en.48xlarge",
+            instance_platform="Linux/UNIX",
+            availability_zone="us-east-1c",
+            instance_count=2,
+        )
         aws.get_availability_zones_output().names.apply(zones.append)
 
     mocks = run(declare, MotoMocks("us-east-1"))
@@ -92,6 +119,7 @@ def test_set_mocks_directly_with_pulumi_test() -> None:
 
 # --- common programs (issue 11, item 5) -----------------------------------------------------------
 
+
 def _vpc_program(**subnet_args: object):
     def program() -> None:
         import pulumi
@@ -99,8 +127,13 @@ def _vpc_program(**subnet_args: object):
 
         vpc = aws.ec2.Vpc("corpus-vpc", cidr_block="10.1.0.0/21")
         secondary = aws.ec2.VpcIpv4CidrBlockAssociation("secondary", vpc_id=vpc.id, cidr_block="100.64.0.0/16")
-        sub = aws.ec2.Subnet("pods", vpc_id=vpc.id, cidr_block="100.64.0.0/17",
-                             opts=pulumi.ResourceOptions(depends_on=[secondary]), **subnet_args)
+        sub = aws.ec2.Subnet(
+            "pods",
+            vpc_id=vpc.id,
+            cidr_block="100.64.0.0/17",
+            opts=pulumi.ResourceOptions(depends_on=[secondary]),
+            **subnet_args,
+        )
         aws.fsx.LustreFileSystem("scratch", storage_capacity=1200, deployment_type="SCRATCH_2", subnet_ids=sub.id)
 
     return program
@@ -157,7 +190,12 @@ def test_a_failed_registration_does_not_leak_into_the_next_run() -> None:
         with pytest.raises(Exception, match="InvalidSubnet.Range"):
             run(broken, MotoMocks("us-east-1"))
         mocks = run(_vpc_program(availability_zone="us-east-1a"), MotoMocks("us-east-1"))
-        assert [r.name for r in mocks.resources if r.backend == "moto"] == ["corpus-vpc", "secondary", "pods", "scratch"]
+        assert [r.name for r in mocks.resources if r.backend == "moto"] == [
+            "corpus-vpc",
+            "secondary",
+            "pods",
+            "scratch",
+        ]
 
 
 def test_one_mock_family_offline_readback_echo_and_moto() -> None:
@@ -178,7 +216,9 @@ def test_one_mock_family_offline_readback_echo_and_moto() -> None:
     run_with_mocks(declare, offline)
     run_with_mocks(declare, readback)
     assert [(r.type, r.name, r.id, r.backend) for r in offline.resources] == [
-        ("aws:ec2/vpc:Vpc", "net", "net-id", "echo"), ("aws:ec2/subnet:Subnet", "sub", "sub-id", "echo")]
+        ("aws:ec2/vpc:Vpc", "net", "net-id", "echo"),
+        ("aws:ec2/subnet:Subnet", "sub", "sub-id", "echo"),
+    ]
     assert offline.named("sub").outputs == {"cidrBlock": "10.0.1.0/24", "vpcId": "net-id"}
     # the read-back fills in what a provider would: a name and an ARN ending in the id
     assert readback.named("sub").outputs["arn"] == "arn:aws:mock::000000000000:Subnet/sub-id"

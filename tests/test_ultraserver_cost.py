@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cost_support import make_book
+
 from planner.core.cost import estimate
 from planner.core.input.stack_files import load_stack
 

@@ -62,9 +62,18 @@ def test_six_trn2u_plan_with_a_warning_and_the_idle_members_cost() -> None:
 def test_the_components_take_the_ultraserver_type() -> None:
     from planner.components.args import ClusterArgs, NodeGroupArgs
 
-    args = ClusterArgs(availability_zone="us-east-1-dfw-2a", node_groups=[NodeGroupArgs(
-        name="nvl36", instance_type="p6e-gb200.36xlarge", ultraserver_type="u-p6e-gb200x36", ultraservers=3,
-        purchase="capacity-block")])
+    args = ClusterArgs(
+        availability_zone="us-east-1-dfw-2a",
+        node_groups=[
+            NodeGroupArgs(
+                name="nvl36",
+                instance_type="p6e-gb200.36xlarge",
+                ultraserver_type="u-p6e-gb200x36",
+                ultraservers=3,
+                purchase="capacity-block",
+            )
+        ],
+    )
     (g,) = parse_cluster(args.to_config(), "us-east-1").node_groups
     assert (g.count, g.ultraserver_type, load().unit_of(g)) == (27, "u-p6e-gb200x36", 9)
     assert NodeGroupArgs.from_model(g).ultraserver_type == "u-p6e-gb200x36"
@@ -78,7 +87,9 @@ def test_adding_an_ultraserver_type_is_a_data_entry() -> None:
         assert u.accelerators == u.members * cat.instance_types[u.member_instance_type].accelerator_count
     src = "\n".join(p.read_text(encoding="utf-8") for p in Path("planner").rglob("*.py"))
     for u in cat.ultraserver_types:  # a literal of its own (a comparison, a key), not an example in a text
-        assert f'"{u}"' not in src and f"'{u}'" not in src, f"{u} is a literal in code; it belongs in planner/data/catalogue.yaml"
+        assert f'"{u}"' not in src and f"'{u}'" not in src, (
+            f"{u} is a literal in code; it belongs in planner/data/catalogue.yaml"
+        )
 
 
 def test_the_read_back_takes_the_ultraserver_type_from_the_components_tag(monkeypatch) -> None:
@@ -94,9 +105,21 @@ def test_the_read_back_takes_the_ultraserver_type_from_the_components_tag(monkey
 
     def asg(tags: list[dict[str, str]]) -> list[Spec]:
         lt = Spec(LT, "nvl", {"id": "lt-0ccc", "instanceType": "p6e-gb200.36xlarge"})
-        return [subnet("us-east-1-dfw-2a"), lt, Spec(ASG, "nvl", {
-            "desiredCapacity": 18, "maxSize": 18, "vpcZoneIdentifiers": ["subnet-0aaa1111"],
-            "launchTemplate": {"id": "lt-0ccc"}, "tags": tags})]
+        return [
+            subnet("us-east-1-dfw-2a"),
+            lt,
+            Spec(
+                ASG,
+                "nvl",
+                {
+                    "desiredCapacity": 18,
+                    "maxSize": 18,
+                    "vpcZoneIdentifiers": ["subnet-0aaa1111"],
+                    "launchTemplate": {"id": "lt-0ccc"},
+                    "tags": tags,
+                },
+            ),
+        ]
 
     tagged = planned(asg([{"key": "planner:ultraserver-type", "value": "u-p6e-gb200x72"}]), region="us-east-1")
     (g,) = tagged.plan.stack.cluster.node_groups
@@ -104,5 +127,6 @@ def test_the_read_back_takes_the_ultraserver_type_from_the_components_tag(monkey
     untagged = planned(asg([]), region="us-east-1")
     (g,) = untagged.plan.stack.cluster.node_groups
     assert g.ultraserver_type == "u-p6e-gb200x36"
-    assert any("belongs to several UltraServer types; planned as u-p6e-gb200x36" in f.message
-               for f in untagged.plan.findings)
+    assert any(
+        "belongs to several UltraServer types; planned as u-p6e-gb200x36" in f.message for f in untagged.plan.findings
+    )

@@ -39,10 +39,22 @@ def test_json_lists_the_unused_suppressions_with_line_and_key(stack_file) -> Non
     doc = json.loads(res.out)["stacks"][0]
     assert [f["rule"] for f in doc["findings"]] == ["public-ip-multi-card"]
     assert doc["unused_suppressions"] == [
-        {"rule": "efa-recommended", "reason": "stale | *after* the fix", "kind": "inSource", "file": path, "line": 13,
-         "path": "planner:cluster.suppress[1]"},
-        {"rule": "lustre-capacity", "reason": "suppressed on the command line (--suppress lustre-capacity)",
-         "kind": "external", "file": path, "line": None, "path": None},
+        {
+            "rule": "efa-recommended",
+            "reason": "stale | *after* the fix",
+            "kind": "inSource",
+            "file": path,
+            "line": 13,
+            "path": "planner:cluster.suppress[1]",
+        },
+        {
+            "rule": "lustre-capacity",
+            "reason": "suppressed on the command line (--suppress lustre-capacity)",
+            "kind": "external",
+            "file": path,
+            "line": None,
+            "path": None,
+        },
     ]
     assert res.out == run_cli("plan", path, "--format", "json", "--suppress", "lustre-capacity").out  # deterministic
 
@@ -54,8 +66,9 @@ def test_no_key_when_every_suppression_is_used(stack_file) -> None:
 
 
 def test_a_repeated_suppression_is_the_unused_one(stack_file) -> None:
-    path = stack_file(STACK.split("  - rule: efa-recommended")[0]
-                      + "  - rule: public-ip-multi-card\n    reason: again\n", region=R)
+    path = stack_file(
+        STACK.split("  - rule: efa-recommended")[0] + "  - rule: public-ip-multi-card\n    reason: again\n", region=R
+    )
     (u,) = plan_stack(load_stack(str(path))).unused_suppressions
     assert (u.rule, u.reason, u.line) == ("public-ip-multi-card", "again", 13)
 
@@ -67,11 +80,15 @@ def test_table_says_it_once_per_suppression_as_info(stack_file, monkeypatch) -> 
     assert res.code == 0
     lines = res.out.splitlines()
     assert f"    info     unused suppression: efa-recommended  {path}:13" in lines
-    assert ("      suppression of 'efa-recommended' matched no finding in this stack; remove it, "
-            "or check that it names the rule meant") in lines
+    assert (
+        "      suppression of 'efa-recommended' matched no finding in this stack; remove it, "
+        "or check that it names the rule meant"
+    ) in lines
     assert "    info     unused suppression: lustre-capacity  command line" in lines
-    assert ("      --suppress lustre-capacity matched no finding in this stack; remove it, "
-            "or check that it names the rule meant") in lines
+    assert (
+        "      --suppress lustre-capacity matched no finding in this stack; remove it, "
+        "or check that it names the rule meant"
+    ) in lines
     # the summary line counts them, so the last line alone says a suppression needs attention
     assert "2 unused suppressions" in lines[-1]
 
@@ -80,15 +97,22 @@ def test_markdown_github_and_sarif(stack_file) -> None:
     path = str(stack_file(STACK, region=R))
     plans = [plan_stack(load_stack(path), PlanOptions(suppress=("lustre-capacity",)))]
     md = markdown.render(document(plans))
-    assert (f":information_source: Unused suppression `efa-recommended` at `{path}:13`: suppression of "
-            "'efa-recommended' matched no finding in this stack; remove it, or check that it names the rule meant") in md
+    assert (
+        f":information_source: Unused suppression `efa-recommended` at `{path}:13`: suppression of "
+        "'efa-recommended' matched no finding in this stack; remove it, or check that it names the rule meant"
+    ) in md
     gh = github.render(document(plans)).splitlines()
-    assert (f"::notice file={github.escape_property(path)},line=13,title=unused suppression%3A efa-recommended::"
-            "suppression of 'efa-recommended' matched no finding in this stack; remove it, or check that it names "
-            "the rule meant") in gh
+    assert (
+        f"::notice file={github.escape_property(path)},line=13,title=unused suppression%3A efa-recommended::"
+        "suppression of 'efa-recommended' matched no finding in this stack; remove it, or check that it names "
+        "the rule meant"
+    ) in gh
     doc = json.loads(sarif.render(document(plans)))
     jsonschema.Draft4Validator(SCHEMA).validate(doc)
     notes = doc["runs"][0]["invocations"][0]["toolConfigurationNotifications"]
-    assert [(n["level"], n["associatedRule"]["id"]) for n in notes] == [("note", "efa-recommended"), ("note", "lustre-capacity")]
+    assert [(n["level"], n["associatedRule"]["id"]) for n in notes] == [
+        ("note", "efa-recommended"),
+        ("note", "lustre-capacity"),
+    ]
     assert notes[0]["locations"][0]["physicalLocation"]["region"] == {"startLine": 13}
     assert all(r["ruleId"] != "efa-recommended" for r in doc["runs"][0]["results"])  # a note, not a result

@@ -52,9 +52,24 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(ROOT / "planner", src / "planner", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                            "--disable-pip-version-check", "-q", "-w", str(work / "dist"), str(src)],
-                           capture_output=True, text=True, timeout=120)
+    build = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "-q",
+            "-w",
+            str(work / "dist"),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert build.returncode == 0, build.stderr
     (built,) = (work / "dist").glob("*.whl")
     assert built.name == f"pulumi_cluster_planner-{planner.__version__}-py3-none-any.whl"
@@ -66,12 +81,29 @@ def _venv(where: Path, wheel: Path, deps: Path, extra: str = "") -> Path:
     wheel (and `extra`) installed offline: pip resolves the requirements against `deps`."""
     venv.EnvBuilder(with_pip=False).create(where)
     python = where / "bin" / "python"
-    site = Path(subprocess.check_output([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                        text=True).strip())
+    site = Path(
+        subprocess.check_output(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
+        ).strip()
+    )
     (site / "_planner_test_deps.pth").write_text(str(deps) + "\n", encoding="utf-8")
-    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index",
-                              "--disable-pip-version-check", "-q", f"{wheel}{extra}"],
-                             capture_output=True, text=True, timeout=120)
+    install = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-index",
+            "--disable-pip-version-check",
+            "-q",
+            f"{wheel}{extra}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert install.returncode == 0, install.stderr
     return where
 
@@ -90,8 +122,12 @@ def base_venv(wheel: Path) -> Path:
     deps = wheel.parent.parent / "pyyaml-only"
     deps.mkdir()
     purelib = Path(yaml.__file__).parent.parent
-    for name in ("yaml", "_yaml", *(p.name for p in purelib.glob("pyyaml-*.dist-info")),
-                 *(p.name for p in purelib.glob("PyYAML-*.dist-info"))):
+    for name in (
+        "yaml",
+        "_yaml",
+        *(p.name for p in purelib.glob("pyyaml-*.dist-info")),
+        *(p.name for p in purelib.glob("PyYAML-*.dist-info")),
+    ):
         if (purelib / name).exists():
             shutil.copytree(purelib / name, deps / name)
     return _venv(wheel.parent.parent / "base-venv", wheel, deps)
@@ -137,10 +173,16 @@ def _extra_venv(wheel: Path, extra: str) -> Path:
     return _venv(wheel.parent.parent / f"{extra}-venv", wheel, deps, f"[{extra}]")
 
 
-@pytest.mark.parametrize("extra,present,absent", [("pulumi", ("pulumi", "pulumi_aws", "pulumi_policy"), ("boto3", "botocore")),
-                                                  ("aws", ("boto3", "botocore"), ("pulumi", "pulumi_aws", "pulumi_policy"))])
-def test_each_extra_alone_in_a_clean_venv(wheel: Path, tmp_path: Path, extra: str, present: tuple[str, ...],
-                                          absent: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "extra,present,absent",
+    [
+        ("pulumi", ("pulumi", "pulumi_aws", "pulumi_policy"), ("boto3", "botocore")),
+        ("aws", ("boto3", "botocore"), ("pulumi", "pulumi_aws", "pulumi_policy")),
+    ],
+)
+def test_each_extra_alone_in_a_clean_venv(
+    wheel: Path, tmp_path: Path, extra: str, present: tuple[str, ...], absent: tuple[str, ...]
+) -> None:
     """Each extra installed alone brings what its commands need and nothing of the other's."""
     where = _extra_venv(wheel, extra)
     python = where / "bin" / "python"
@@ -152,8 +194,9 @@ def test_each_extra_alone_in_a_clean_venv(wheel: Path, tmp_path: Path, extra: st
     else:  # preflight gets as far as asking for credentials (none here: nothing is called)
         args = ("preflight", "stacks")
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "AWS_EC2_METADATA_DISABLED": "true"}
-    res = subprocess.run([str(where / "bin" / "planner"), *args], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120, env=env)
+    res = subprocess.run(
+        [str(where / "bin" / "planner"), *args], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env
+    )
     assert "extra" not in res.stderr, res.stderr
     if extra == "pulumi":
         assert res.returncode == 0, res.stderr
@@ -164,9 +207,16 @@ def test_each_extra_alone_in_a_clean_venv(wheel: Path, tmp_path: Path, extra: st
 
 def test_the_wheel_installs_the_planner_command_and_its_data(clean_venv: Path) -> None:
     python = clean_venv / "bin" / "python"
-    where = subprocess.check_output([str(python), "-c", "import planner, importlib.metadata as m; "
-                                     "print(planner.__file__); print(m.version('pulumi-cluster-planner'))"], text=True,
-                                    cwd=clean_venv)  # not the checkout: `python -c` puts the working folder first
+    where = subprocess.check_output(
+        [
+            str(python),
+            "-c",
+            "import planner, importlib.metadata as m; "
+            "print(planner.__file__); print(m.version('pulumi-cluster-planner'))",
+        ],
+        text=True,
+        cwd=clean_venv,
+    )  # not the checkout: `python -c` puts the working folder first
     module, version = where.split()
     assert Path(module).is_relative_to(clean_venv), f"planner imported from {module}, not from the wheel"
     assert version == planner.__version__
@@ -182,16 +232,26 @@ def test_planner_plan_in_another_repository(clean_venv: Path, tmp_path: Path) ->
     (repo / "stacks").mkdir(parents=True)
     (repo / "Pulumi.yaml").write_text("name: infra\nruntime: python\nstackConfigDir: stacks\n", encoding="utf-8")
     shutil.copy(ROOT / "stacks" / "Pulumi.p5en-train.yaml", repo / "stacks")
-    res = subprocess.run([str(clean_venv / "bin" / "planner"), "plan", "--format", "json"], cwd=repo,
-                         capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        [str(clean_venv / "bin" / "planner"), "plan", "--format", "json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 0, res.stderr
     (stack,) = json.loads(res.stdout)["stacks"]
     assert stack["stack"] == "p5en-train"
     assert stack["cost"]["total_usd"] == 74046.3  # the documented priced example, from the shipped price book
     broken = repo / "stacks" / "Pulumi.broken.yaml"
     broken.write_text("config:\n  planner:cluster:\n    node_groups: []\n", encoding="utf-8")
-    res = subprocess.run([str(clean_venv / "bin" / "planner"), "plan", "stacks/Pulumi.broken.yaml"], cwd=repo,
-                         capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        [str(clean_venv / "bin" / "planner"), "plan", "stacks/Pulumi.broken.yaml"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 2 and "nothing planned" in res.stdout  # the report of the problems, no plan
     assert res.stderr.startswith("planner: stacks/Pulumi.broken.yaml")
 
@@ -204,26 +264,42 @@ def test_the_base_wheel_needs_nothing_but_pyyaml_and_plans_the_bundled_stacks(ba
     probe = "import importlib.util as u; print(' '.join(m for m in %r if u.find_spec(m)))" % (HEAVY,)
     assert subprocess.check_output([str(python), "-c", probe], text=True, cwd=tmp_path).strip() == ""
     shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
-    res = subprocess.run([str(base_venv / "bin" / "planner"), "plan", "stacks", "--format", "json"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        [str(base_venv / "bin" / "planner"), "plan", "stacks", "--format", "json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 0, res.stderr
     assert [s["stack"] for s in json.loads(res.stdout)["stacks"]] == ["p5en-train", "trn2-dev", "ultraserver-prod"]
     # what needs an extra says which, in one line, exit 2
-    for args, extra in ((("plan", "--program", ".", "--stack", "dev"), "pulumi"), (("preflight", "stacks"), "aws"),
-                        (("plan", "stacks", "--live-prices"), "aws"), (("prices", "refresh", "-o", "book.yaml"), "aws")):
-        res = subprocess.run([str(base_venv / "bin" / "planner"), *args], cwd=tmp_path, capture_output=True, text=True,
-                             timeout=60)
+    for args, extra in (
+        (("plan", "--program", ".", "--stack", "dev"), "pulumi"),
+        (("preflight", "stacks"), "aws"),
+        (("plan", "stacks", "--live-prices"), "aws"),
+        (("prices", "refresh", "-o", "book.yaml"), "aws"),
+    ):
+        res = subprocess.run(
+            [str(base_venv / "bin" / "planner"), *args], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        )
         assert res.returncode == 2 and res.stdout == "", (args, res.stdout)
         (line,) = res.stderr.strip().splitlines()
         assert f"needs the [{extra}] extra" in line and f"pip install 'pulumi-cluster-planner[{extra}]'" in line, line
 
 
-@pytest.mark.parametrize("extra,modules", [("pulumi", ("pulumi", "pulumi_aws", "pulumi_policy")), ("aws", ("boto3",)),
-                                           ("all", ("pulumi", "pulumi_aws", "pulumi_policy", "boto3"))])
+@pytest.mark.parametrize(
+    "extra,modules",
+    [
+        ("pulumi", ("pulumi", "pulumi_aws", "pulumi_policy")),
+        ("aws", ("boto3",)),
+        ("all", ("pulumi", "pulumi_aws", "pulumi_policy", "boto3")),
+    ],
+)
 def test_each_extra_names_what_it_brings(clean_venv: Path, extra: str, modules: tuple[str, ...]) -> None:
     """The installed wheel's metadata: each extra requires its packages; the base requires PyYAML only."""
     python = clean_venv / "bin" / "python"
-    code = ("import importlib.metadata as m, json; print(json.dumps(m.requires('pulumi-cluster-planner')))")
+    code = "import importlib.metadata as m, json; print(json.dumps(m.requires('pulumi-cluster-planner')))"
     requires = json.loads(subprocess.check_output([str(python), "-c", code], text=True, cwd=clean_venv))
     base = [r for r in requires if "extra ==" not in r]
     assert [re.split(r"[<>=;\[ ]", r)[0].lower() for r in base] == ["pyyaml"]
@@ -239,7 +315,21 @@ def test_each_extra_names_what_it_brings(clean_venv: Path, extra: str, modules: 
 
 def test_the_full_install_runs_a_program(clean_venv: Path) -> None:
     """With [pulumi], `plan --program` runs (the bundled program, planner's components)."""
-    res = subprocess.run([str(clean_venv / "bin" / "planner"), "plan", "--program", str(ROOT), "--stack", "trn2-dev",
-                          "--format", "json"], capture_output=True, text=True, timeout=120, cwd=clean_venv)
+    res = subprocess.run(
+        [
+            str(clean_venv / "bin" / "planner"),
+            "plan",
+            "--program",
+            str(ROOT),
+            "--stack",
+            "trn2-dev",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=clean_venv,
+    )
     assert res.returncode == 0, res.stderr
     assert [s["stack"] for s in json.loads(res.stdout)["stacks"]] == ["trn2-dev"]

@@ -124,7 +124,7 @@ class Fence:
 
     @property
     def body(self) -> str:
-        return self.text[self.start:self.end]
+        return self.text[self.start : self.end]
 
 
 def fences(text: str) -> list[Fence]:
@@ -160,7 +160,7 @@ def blocks(rel: str, text: str | None = None) -> list[Block]:
         elif body.startswith("UltraServerCluster(") and "planner found" in body:
             out.append(Block(rel, f.start, f.end, body, kind="component-error"))
     for f in found:
-        if f.lang == "mermaid" and MERMAID.search(text[max(0, f.start - 300):f.start]):
+        if f.lang == "mermaid" and MERMAID.search(text[max(0, f.start - 300) : f.start]):
             out.append(Block(rel, f.start, f.end, f.body, kind="mermaid"))
     return sorted(out, key=lambda b: b.start)
 
@@ -213,11 +213,22 @@ def _no_aws(tmp: Path, credentials: bool) -> contextlib.AbstractContextManager[N
     """Nothing of the real AWS environment: fake (or no) credentials, no config files, no IMDS."""
     fake = "testing" if credentials else None
     return environment(
-        AWS_ACCESS_KEY_ID=fake, AWS_SECRET_ACCESS_KEY=fake, AWS_SECURITY_TOKEN=fake, AWS_SESSION_TOKEN=fake,
-        AWS_PROFILE=None, AWS_DEFAULT_PROFILE=None, AWS_CONTAINER_CREDENTIALS_RELATIVE_URI=None,
-        AWS_CONTAINER_CREDENTIALS_FULL_URI=None, AWS_WEB_IDENTITY_TOKEN_FILE=None, AWS_ROLE_ARN=None,
-        AWS_CONFIG_FILE=str(tmp / "no-aws-config"), AWS_SHARED_CREDENTIALS_FILE=str(tmp / "no-aws-credentials"),
-        AWS_EC2_METADATA_DISABLED="true", AWS_DEFAULT_REGION="us-east-1", XDG_CACHE_HOME=str(tmp / "cache"))
+        AWS_ACCESS_KEY_ID=fake,
+        AWS_SECRET_ACCESS_KEY=fake,
+        AWS_SECURITY_TOKEN=fake,
+        AWS_SESSION_TOKEN=fake,
+        AWS_PROFILE=None,
+        AWS_DEFAULT_PROFILE=None,
+        AWS_CONTAINER_CREDENTIALS_RELATIVE_URI=None,
+        AWS_CONTAINER_CREDENTIALS_FULL_URI=None,
+        AWS_WEB_IDENTITY_TOKEN_FILE=None,
+        AWS_ROLE_ARN=None,
+        AWS_CONFIG_FILE=str(tmp / "no-aws-config"),
+        AWS_SHARED_CREDENTIALS_FILE=str(tmp / "no-aws-credentials"),
+        AWS_EC2_METADATA_DISABLED="true",
+        AWS_DEFAULT_REGION="us-east-1",
+        XDG_CACHE_HOME=str(tmp / "cache"),
+    )
 
 
 def _need(pattern: str, text: str, what: str, flags: int = re.S) -> re.Match[str]:
@@ -235,8 +246,11 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 # The edits the compare page describes before its `diff --base-ref HEAD stacks` example.
-DIFF_EDITS_PROSE = ("doubling `p5en-train` to 16 instances", "lengthening `ultraserver-prod` to\n400 hours",
-                    "deleting `trn2-dev`")
+DIFF_EDITS_PROSE = (
+    "doubling `p5en-train` to 16 instances",
+    "lengthening `ultraserver-prod` to\n400 hours",
+    "deleting `trn2-dev`",
+)
 
 
 @contextlib.contextmanager
@@ -259,15 +273,19 @@ def _git_stacks(text: str) -> Iterator[Path]:
 
 PROGRAM = "eks-p5e-capacity-block-managed"  # the corpus program the program workflow's examples run
 PROGRAM_PAGE = "docs/tasks/your-own-program.md"  # where its stack config and the edit are shown
-PROGRAM_EDIT = ('"min_size": 2, "max_size": 2, "desired_size": 2},\n    subnet_ids=[private[0].id]',  # the cbr group
-                '"min_size": 4, "max_size": 4, "desired_size": 4},\n    subnet_ids=[private[0].id]')
+PROGRAM_EDIT = (
+    '"min_size": 2, "max_size": 2, "desired_size": 2},\n    subnet_ids=[private[0].id]',  # the cbr group
+    '"min_size": 4, "max_size": 4, "desired_size": 4},\n    subnet_ids=[private[0].id]',
+)
 
 
 @contextlib.contextmanager
 def _git_program(text: str, edited: bool) -> Iterator[Path]:
     """A git repository whose HEAD holds a corpus program as `infra/`, with the stack config the
     program page shows (`infra/Pulumi.test.yaml`); with `edited`, the node group doubled in the working tree."""
-    config = _need(r"```yaml\n(# infra/Pulumi\.test\.yaml.*?)```", text, "the program's stack config (infra/Pulumi.test.yaml)")
+    config = _need(
+        r"```yaml\n(# infra/Pulumi\.test\.yaml.*?)```", text, "the program's stack config (infra/Pulumi.test.yaml)"
+    )
     _need(r"`desired_size` of the\s+`cbr` node group\s+from 2 to 4", text, "the edit before the program diff example")
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp)
@@ -325,8 +343,12 @@ def _capacity_endpoint() -> Iterator[Path]:
     page's example offerings, reached through AWS_ENDPOINT_URL_EC2 as the page says."""
     from tests.ec2_capacity_stub import serve, three_regions
 
-    with tempfile.TemporaryDirectory() as tmp, _no_aws(Path(tmp), credentials=True), serve(three_regions()) as url, \
-            environment(AWS_ENDPOINT_URL_EC2=url):
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        _no_aws(Path(tmp), credentials=True),
+        serve(three_regions()) as url,
+        environment(AWS_ENDPOINT_URL_EC2=url),
+    ):
         yield ROOT
 
 
@@ -388,7 +410,7 @@ def run_policy_snippet(block: Block) -> str:
 def run_mermaid(block: Block) -> str:
     """The Markdown report's diagram of the stack file the page names just before it."""
     text = page_text(block.page)
-    matches_ = MERMAID.findall(text[max(0, block.start - 300):block.start])
+    matches_ = MERMAID.findall(text[max(0, block.start - 300) : block.start])
     with environment(COLUMNS=COLUMNS, NO_COLOR="1", FORCE_COLOR=None):
         _, report = run_planner(["plan", matches_[-1], "--format", "markdown"], ROOT)
     diagrams = [f.body for f in fences(report) if f.lang == "mermaid"]
@@ -506,7 +528,7 @@ def refresh(rel: str, report: Callable[[str], None] = print) -> tuple[str, list[
             report(f"cannot place the elisions of {block.title}; it prints:\n{got}")
             continue
         report(f"stale: {block.title}")
-        text = text[:block.start] + "\n".join(new) + "\n" + text[block.end:]
+        text = text[: block.start] + "\n".join(new) + "\n" + text[block.end :]
     return text, failed
 
 

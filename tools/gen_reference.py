@@ -39,16 +39,19 @@ def rules_page(current: str | None = None) -> str:
     """The rule reference block (the same block `planner rules --update-readme FILE` rewrites)."""
     from planner.commands import rules
 
-    head = ("# Rules reference\n\n" + HEADER +
-            "Every rule and check planner has, from the registry (`planner/core/rules/`): the rules `planner plan` "
-            "runs (those of category `readback`, `security` and some of `network` fire only on a program's "
-            "resources, under `planner plan --program` and in the policy pack), and the checks "
-            "`planner preflight` runs against the account (category `preflight`; see the "
-            "[preflight page](../tasks/preflight.md)). Ids are a contract: "
-            "suppressions, SARIF and dashboards refer to them, and they are never renamed; every id here may be "
-            "suppressed. `planner rules --format json` gives the same for tools; the "
-            "[rules page](../rules.md) explains the figures behind them and how to suppress a finding.\n\n"
-            f"{rules.REFERENCE_START}\n{rules.REFERENCE_END}\n")
+    head = (
+        "# Rules reference\n\n"
+        + HEADER
+        + "Every rule and check planner has, from the registry (`planner/core/rules/`): the rules `planner plan` "
+        "runs (those of category `readback`, `security` and some of `network` fire only on a program's "
+        "resources, under `planner plan --program` and in the policy pack), and the checks "
+        "`planner preflight` runs against the account (category `preflight`; see the "
+        "[preflight page](../tasks/preflight.md)). Ids are a contract: "
+        "suppressions, SARIF and dashboards refer to them, and they are never renamed; every id here may be "
+        "suppressed. `planner rules --format json` gives the same for tools; the "
+        "[rules page](../rules.md) explains the figures behind them and how to suppress a finding.\n\n"
+        f"{rules.REFERENCE_START}\n{rules.REFERENCE_END}\n"
+    )
     return rules.replace_reference(current if current and rules.REFERENCE_START in current else head)
 
 
@@ -56,42 +59,88 @@ def catalogue_page() -> str:
     from planner.commands.catalog import to_json
 
     data = to_json()
-    out = ["# Catalogue reference\n", HEADER,
-           "Every instance type planner knows (`planner/data/catalogue.yaml`; `planner catalog --format json`). ",
-           "Peak PFLOPS are per instance, dense unless marked sparse. Where sources disagree, the ",
-           "[catalogue page](../catalogue.md) says which figure planner uses and why.\n\n",
-           "| type | accelerators | GiB each | UltraServer types | vCPU | host GiB | network cards | Gbps | EFA | "
-           "BF16 dense PF | FP8 dense PF | FP8 sparse PF | spot | Capacity Block | regions |\n",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"]
+    out = [
+        "# Catalogue reference\n",
+        HEADER,
+        "Every instance type planner knows (`planner/data/catalogue.yaml`; `planner catalog --format json`). ",
+        "Peak PFLOPS are per instance, dense unless marked sparse. Where sources disagree, the ",
+        "[catalogue page](../catalogue.md) says which figure planner uses and why.\n\n",
+        "| type | accelerators | GiB each | UltraServer types | vCPU | host GiB | network cards | Gbps | EFA | "
+        "BF16 dense PF | FP8 dense PF | FP8 sparse PF | spot | Capacity Block | regions |\n",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    ]
     for t in data["instance_types"]:
         peak = t["peak_pflops"]
         efa = (f"v{t['efa']['generation']}" if t["efa"]["generation"] else "yes") if t["efa"]["supported"] else "no"
-        out.append("| " + " | ".join(_cell(v) for v in (
-            f"`{t['instance_type']}`", f"{t['accelerator_count']} x {t['accelerator']}", t["accelerator_memory_gib_each"],
-            ", ".join(t["ultraserver_types"]) or "-", t["vcpus"], t["memory_gib"],
-            t["network_cards"] if t["network_cards"] is not None else "not published", t["network_bandwidth_gbps"], efa,
-            peak["bf16_dense"], peak["fp8_dense"], peak["fp8_sparse"] if peak["fp8_sparse"] is not None else "n/a",
-            "yes" if t["spot"] else "no", "yes" if t["capacity_block"] else "no",
-            ", ".join(t["regions"] + [f"{r} (blocks)" for r in t["capacity_block_regions"]]
-                      + [f"`{z['zone']}` (blocks, opt-in)" for z in t["capacity_block_local_zones"]]))) + " |\n")
+        out.append(
+            "| "
+            + " | ".join(
+                _cell(v)
+                for v in (
+                    f"`{t['instance_type']}`",
+                    f"{t['accelerator_count']} x {t['accelerator']}",
+                    t["accelerator_memory_gib_each"],
+                    ", ".join(t["ultraserver_types"]) or "-",
+                    t["vcpus"],
+                    t["memory_gib"],
+                    t["network_cards"] if t["network_cards"] is not None else "not published",
+                    t["network_bandwidth_gbps"],
+                    efa,
+                    peak["bf16_dense"],
+                    peak["fp8_dense"],
+                    peak["fp8_sparse"] if peak["fp8_sparse"] is not None else "n/a",
+                    "yes" if t["spot"] else "no",
+                    "yes" if t["capacity_block"] else "no",
+                    ", ".join(
+                        t["regions"]
+                        + [f"{r} (blocks)" for r in t["capacity_block_regions"]]
+                        + [f"`{z['zone']}` (blocks, opt-in)" for z in t["capacity_block_local_zones"]]
+                    ),
+                )
+            )
+            + " |\n"
+        )
     out.append("\n## Notes per type\n\n")
     for t in data["instance_types"]:
         fields = ", ".join(f"{k}: `{v}`" for k, v in sorted(t.get("field_sources", {}).items()))
-        out.append(f"- **`{t['instance_type']}`** (source `{t['source']}`{'; ' + fields if fields else ''})"
-                   + (f": {_cell(t['notes'])}" if t.get("notes") else "") + "\n")
-    out.append("\n## UltraServer types\n\n"
-               "Each is one data entry (`ultraserver_types` in `planner/data/catalogue.yaml`); a node group declares "
-               "`ultraservers: N` of its member instance type (and `ultraserver_type` when the member belongs to several). "
-               "A type whose member the EC2 API does not list yet is listed, not declarable.\n\n"
-               "| UltraServer type | name | member | members | accelerators | BF16 dense PF | FP8 dense PF | interconnect | "
-               "sold through | regions | Local Zones | source |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+        out.append(
+            f"- **`{t['instance_type']}`** (source `{t['source']}`{'; ' + fields if fields else ''})"
+            + (f": {_cell(t['notes'])}" if t.get("notes") else "")
+            + "\n"
+        )
+    out.append(
+        "\n## UltraServer types\n\n"
+        "Each is one data entry (`ultraserver_types` in `planner/data/catalogue.yaml`); a node group declares "
+        "`ultraservers: N` of its member instance type (and `ultraserver_type` when the member belongs to several). "
+        "A type whose member the EC2 API does not list yet is listed, not declarable.\n\n"
+        "| UltraServer type | name | member | members | accelerators | BF16 dense PF | FP8 dense PF | interconnect | "
+        "sold through | regions | Local Zones | source |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+    )
     for u in data["ultraserver_types"]:
-        zones = ", ".join(f"`{z['zone']}` ({z['region']}{', opt-in' if z['opt_in_required'] else ''})" for z in u["local_zones"])
-        out.append("| " + " | ".join(_cell(v) for v in (
-            f"`{u['ultraserver_type']}`", u["name"], f"`{u['member_instance_type']}`" if u["member_instance_type"] else "not in the EC2 API yet",
-            u["members"], f"{u['accelerators']} x {u['accelerator']}", u["peak_pflops"]["bf16_dense"], u["peak_pflops"]["fp8_dense"],
-            u["interconnect"], ", ".join(u["purchase"]) or "-", ", ".join(u["regions"]) or "-", zones or "-",
-            f"`{u['source']}`")) + " |\n")
+        zones = ", ".join(
+            f"`{z['zone']}` ({z['region']}{', opt-in' if z['opt_in_required'] else ''})" for z in u["local_zones"]
+        )
+        out.append(
+            "| "
+            + " | ".join(
+                _cell(v)
+                for v in (
+                    f"`{u['ultraserver_type']}`",
+                    u["name"],
+                    f"`{u['member_instance_type']}`" if u["member_instance_type"] else "not in the EC2 API yet",
+                    u["members"],
+                    f"{u['accelerators']} x {u['accelerator']}",
+                    u["peak_pflops"]["bf16_dense"],
+                    u["peak_pflops"]["fp8_dense"],
+                    u["interconnect"],
+                    ", ".join(u["purchase"]) or "-",
+                    ", ".join(u["regions"]) or "-",
+                    zones or "-",
+                    f"`{u['source']}`",
+                )
+            )
+            + " |\n"
+        )
     out.append("\n")
     for u in data["ultraserver_types"]:
         out.append(f"- **`{u['ultraserver_type']}`**: {_cell(u['notes'])}\n")
@@ -105,23 +154,36 @@ def stack_schema_page() -> str:
     """Every key of the stack schema, from the parser's own tables (planner.core.input.stack_files.SCHEMA)."""
     from planner.core.input import stack_files as parse
 
-    kinds = {"string": "text", "boolean": "true / false", "positive_int": "whole number > 0",
-             "positive_number": "number > 0", "mapping": "mapping", "list": "list"}
-    out = ["# Stack schema reference\n", HEADER,
-           f"The keys the parser (`planner/core/input/stack_files.py`) accepts under `{parse.CLUSTER_KEY}` in a stack file ",
-           f"`Pulumi.<stack>.yaml`, beside `{parse.REGION_KEY}`, from the tables it reads them through. Any other ",
-           "key is unusable input (exit 2, with a \"did you mean\"). The [stack schema page](../stack-schema.md) ",
-           "shows them in an annotated example. Editors can check stack files with the JSON Schema generated from ",
-           "the same tables: [stack.schema.json](stack.schema.json) (also `planner schema`; see the ",
-           "[editor schema page](../editor-schema.md)).\n\n"]
-    out.append(f"With `planner plan --program DIR --stack NAME`, the program's resources declare the topology: "
-               f"the stack config's `{parse.CLUSTER_KEY}` may then hold only the planning keys "
-               f"({', '.join(f'`{k}`' for k in parse.PLANNING_KEYS)}), with the same schema; any other key there is "
-               "unusable input naming its file and line. The `cluster` table's last column says which keys apply where.\n\n")
+    kinds = {
+        "string": "text",
+        "boolean": "true / false",
+        "positive_int": "whole number > 0",
+        "positive_number": "number > 0",
+        "mapping": "mapping",
+        "list": "list",
+    }
+    out = [
+        "# Stack schema reference\n",
+        HEADER,
+        f"The keys the parser (`planner/core/input/stack_files.py`) accepts under `{parse.CLUSTER_KEY}` in a stack file ",
+        f"`Pulumi.<stack>.yaml`, beside `{parse.REGION_KEY}`, from the tables it reads them through. Any other ",
+        'key is unusable input (exit 2, with a "did you mean"). The [stack schema page](../stack-schema.md) ',
+        "shows them in an annotated example. Editors can check stack files with the JSON Schema generated from ",
+        "the same tables: [stack.schema.json](stack.schema.json) (also `planner schema`; see the ",
+        "[editor schema page](../editor-schema.md)).\n\n",
+    ]
+    out.append(
+        f"With `planner plan --program DIR --stack NAME`, the program's resources declare the topology: "
+        f"the stack config's `{parse.CLUSTER_KEY}` may then hold only the planning keys "
+        f"({', '.join(f'`{k}`' for k in parse.PLANNING_KEYS)}), with the same schema; any other key there is "
+        "unusable input naming its file and line. The `cluster` table's last column says which keys apply where.\n\n"
+    )
     for name, table in parse.SCHEMA.items():
         program = name == "cluster"
-        out.append(f"## `{name}`\n\n{table.doc}\n\n| key | value | default | required | what |"
-                   + (" with `--program` |\n|---|---|---|---|---|---|\n" if program else "\n|---|---|---|---|---|\n"))
+        out.append(
+            f"## `{name}`\n\n{table.doc}\n\n| key | value | default | required | what |"
+            + (" with `--program` |\n|---|---|---|---|---|---|\n" if program else "\n|---|---|---|---|---|\n")
+        )
         for key, f in table.fields.items():
             if f.kind == "choice":
                 value = " / ".join(f"`{o}`" for o in f.options)
@@ -132,13 +194,22 @@ def stack_schema_page() -> str:
             else:
                 value = kinds[f.kind]
             if f.minimum is not None or f.maximum is not None:
-                value += f" ({f.minimum if f.minimum is not None else ''}..{f.maximum if f.maximum is not None else ''})"
-            default = "" if f.default is None else f"`{str(f.default).lower() if isinstance(f.default, bool) else f.default}`"
+                value += (
+                    f" ({f.minimum if f.minimum is not None else ''}..{f.maximum if f.maximum is not None else ''})"
+                )
+            default = (
+                "" if f.default is None else f"`{str(f.default).lower() if isinstance(f.default, bool) else f.default}`"
+            )
             applies = ""
             if program:
-                applies = (" also in the program's stack config |" if key in parse.PLANNING_KEYS
-                           else " no: the program's resources declare it |")
-            out.append(f"| `{key}` | {value} | {default} | {'yes' if key in table.required else ''} | {f.doc} |{applies}\n")
+                applies = (
+                    " also in the program's stack config |"
+                    if key in parse.PLANNING_KEYS
+                    else " no: the program's resources declare it |"
+                )
+            out.append(
+                f"| `{key}` | {value} | {default} | {'yes' if key in table.required else ''} | {f.doc} |{applies}\n"
+            )
         out.append("\n")
     return "".join(out).rstrip("\n") + "\n"
 
@@ -153,28 +224,45 @@ def stack_json_schema() -> str:
 def price_book_page() -> str:
     from planner.core.cost.book import builtin
 
-    out = ["# Price book reference\n", HEADER,
-           "The built-in price books (`planner/data/prices/`): every price with the page it comes from and the date ",
-           "it was read. What is not listed is unknown, never zero. The [cost page](../cost.md) explains how the ",
-           "estimate uses them.\n\n"]
+    out = [
+        "# Price book reference\n",
+        HEADER,
+        "The built-in price books (`planner/data/prices/`): every price with the page it comes from and the date ",
+        "it was read. What is not listed is unknown, never zero. The [cost page](../cost.md) explains how the ",
+        "estimate uses them.\n\n",
+    ]
     for name in ("current", "seed-2024"):
         book = builtin(name)
-        out.append(f"## `{name}`\n\n### Instances (USD per instance-hour)\n\n"
-                   "| instance type | region | purchase | USD/h | source (as of) | assumption |\n|---|---|---|---|---|---|\n")
+        out.append(
+            f"## `{name}`\n\n### Instances (USD per instance-hour)\n\n"
+            "| instance type | region | purchase | USD/h | source (as of) | assumption |\n|---|---|---|---|---|---|\n"
+        )
         for (itype, region, purchase), p in sorted(book.instances.items()):
-            out.append(f"| `{itype}` | {region} | {purchase} | {p.usd} | {_source(p.source)} ({p.as_of}) | "
-                       f"{_cell(p.assumption or '')} |\n")
+            out.append(
+                f"| `{itype}` | {region} | {purchase} | {p.usd} | {_source(p.source)} ({p.as_of}) | "
+                f"{_cell(p.assumption or '')} |\n"
+            )
         if book.lustre:
-            out.append("\n### FSx for Lustre (USD per GB-month)\n\n"
-                       "| region | deployment type | MB/s/TiB | USD/GB-month | source (as of) | assumption |\n|---|---|---|---|---|---|\n")
-            for (region, dtype, tput), p in sorted(book.lustre.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or 0)):
-                out.append(f"| {region} | {dtype} | {tput if tput is not None else 'fixed'} | {p.usd} | "
-                           f"{_source(p.source)} ({p.as_of}) | {_cell(p.assumption or '')} |\n")
+            out.append(
+                "\n### FSx for Lustre (USD per GB-month)\n\n"
+                "| region | deployment type | MB/s/TiB | USD/GB-month | source (as of) | assumption |\n|---|---|---|---|---|---|\n"
+            )
+            for (region, dtype, tput), p in sorted(
+                book.lustre.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or 0)
+            ):
+                out.append(
+                    f"| {region} | {dtype} | {tput if tput is not None else 'fixed'} | {p.usd} | "
+                    f"{_source(p.source)} ({p.as_of}) | {_cell(p.assumption or '')} |\n"
+                )
         if book.ebs:
-            out.append("\n### EBS storage: the instances' root volumes (USD per GB-month)\n\n"
-                       "| region | volume type | USD/GB-month | source (as of) | note |\n|---|---|---|---|---|\n")
+            out.append(
+                "\n### EBS storage: the instances' root volumes (USD per GB-month)\n\n"
+                "| region | volume type | USD/GB-month | source (as of) | note |\n|---|---|---|---|---|\n"
+            )
             for (region, vtype), p in sorted(book.ebs.items()):
-                out.append(f"| {region} | {vtype} | {p.usd} | {_source(p.source)} ({p.as_of}) | {_cell(p.note or '')} |\n")
+                out.append(
+                    f"| {region} | {vtype} | {p.usd} | {_source(p.source)} ({p.as_of}) | {_cell(p.note or '')} |\n"
+                )
         if book.derived:
             out.append("\n### Derived prices\n\n| instance type | purchase | priced as | basis |\n|---|---|---|---|\n")
             for (itype, purchase), d in sorted(book.derived.items()):
@@ -191,9 +279,14 @@ def cli_page() -> str:
     try:
         parser = build_parser()
         sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-        out = ["# Command-line reference\n", HEADER,
-               "`planner --help` and `planner COMMAND --help`, as the installed CLI prints them.\n\n",
-               "```text\n", parser.format_help().replace("\n\n\n", "\n\n"), "```\n"]
+        out = [
+            "# Command-line reference\n",
+            HEADER,
+            "`planner --help` and `planner COMMAND --help`, as the installed CLI prints them.\n\n",
+            "```text\n",
+            parser.format_help().replace("\n\n\n", "\n\n"),
+            "```\n",
+        ]
         for name in COMMANDS:
             out += [f"\n## `planner {name}`\n\n```text\n", sub.choices[name].format_help(), "```\n"]
     finally:
@@ -218,7 +311,9 @@ def _type(prop: dict[str, Any]) -> str:
 def _props(props: dict[str, Any], required: list[str]) -> str:
     rows = ["| name | type | required | description |\n|---|---|---|---|\n"]
     for name, prop in props.items():
-        rows.append(f"| `{name}` | {_type(prop)} | {'yes' if name in required else ''} | {_cell(prop.get('description', ''))} |\n")
+        rows.append(
+            f"| `{name}` | {_type(prop)} | {'yes' if name in required else ''} | {_cell(prop.get('description', ''))} |\n"
+        )
     return "".join(rows)
 
 
@@ -227,11 +322,14 @@ def component_schema_page() -> str:
     from planner.provider import schema
 
     s = schema()
-    out = ["# Component package schema\n", HEADER,
-           "What TypeScript, Go, C#, Java, YAML and Python programs see after `pulumi package add` (the package ",
-           "`planner`, inferred from `planner/provider/`; the full schema is `planner/provider/schema.json`). ",
-           "Names are camelCase here and in YAML; each language's SDK spells them its own way. The ",
-           "[components task](../tasks/components.md) shows them in use.\n"]
+    out = [
+        "# Component package schema\n",
+        HEADER,
+        "What TypeScript, Go, C#, Java, YAML and Python programs see after `pulumi package add` (the package ",
+        "`planner`, inferred from `planner/provider/`; the full schema is `planner/provider/schema.json`). ",
+        "Names are camelCase here and in YAML; each language's SDK spells them its own way. The ",
+        "[components task](../tasks/components.md) shows them in use.\n",
+    ]
     for token, res in s["resources"].items():
         name = token.rsplit(":", 1)[-1]
         out.append(f"\n## {name}\n\n`{token}`: {_cell(res.get('description', ''))}\n\n### Inputs\n\n")

@@ -18,8 +18,10 @@ from typing import Any
 
 OUT = Path(__file__).resolve().parent.parent / "planner" / "data" / "regions.yaml"
 PARTITIONS_DOC = "https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-regions.html"
-CB_PRICING_MIRROR = ("https://github.com/koyakimu/ec2-capacity-blocks-for-ml-pricing-json/blob/"
-                     "b3a54aee92b6ef6b3c50ea6cacbcc03536675c7e/data/pricing.json")
+CB_PRICING_MIRROR = (
+    "https://github.com/koyakimu/ec2-capacity-blocks-for-ml-pricing-json/blob/"
+    "b3a54aee92b6ef6b3c50ea6cacbcc03536675c7e/data/pricing.json"
+)
 # Local Zones a public page lists (zone, parent region), with the page: the Capacity Blocks pricing
 # page sells blocks in these (mirror of 2026-07-22). Local Zones need an opt-in (AWS Local Zones
 # User Guide, "Getting started").
@@ -43,7 +45,9 @@ def _regions() -> dict[str, dict[str, Any]]:
 def _zones() -> dict[str, list[str]]:
     import moto
 
-    base = os.path.join(os.path.dirname(moto.__file__), "ec2", "resources", "instance_type_offerings", "availability-zone")
+    base = os.path.join(
+        os.path.dirname(moto.__file__), "ec2", "resources", "instance_type_offerings", "availability-zone"
+    )
     out = {}
     for f in sorted(os.listdir(base)):
         with gzip.open(os.path.join(base, f)) as fh:

@@ -31,8 +31,17 @@ CASES["plan.table.wide.txt"] = ("plan", "table", None)  # --wide: price sources 
 
 # the compare, capacity and diff reports of tests/section_documents.py (tests/test_section_snapshots.py):
 # table, json and markdown, the formats those commands have
-SECTION_DOCUMENTS = ("compare", "compare-deadline", "compare-empty", "capacity", "capacity-nothing", "capacity-extension",
-                     "capacity-extension-failed", "diff", "diff-pair")
+SECTION_DOCUMENTS = (
+    "compare",
+    "compare-deadline",
+    "compare-empty",
+    "capacity",
+    "capacity-nothing",
+    "capacity-extension",
+    "capacity-extension-failed",
+    "diff",
+    "diff-pair",
+)
 SECTION_CASES: dict[str, tuple[str, str, int | None]] = {
     f"{doc}.{EXTENSIONS[fmt]}": (doc, fmt, 100) for doc in SECTION_DOCUMENTS for fmt in ("table", "json", "markdown")
 }
@@ -55,7 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     from tools.golden import sync
 
     sys.path.insert(0, str(ROOT))
-    return sync("python -m tools.snapshots", SNAPSHOTS, [(name, functools.partial(render, name)) for name in [*CASES, *SECTION_CASES]], argv)
+    return sync(
+        "python -m tools.snapshots",
+        SNAPSHOTS,
+        [(name, functools.partial(render, name)) for name in [*CASES, *SECTION_CASES]],
+        argv,
+    )
 
 
 if __name__ == "__main__":

@@ -8,8 +8,9 @@ denied or throttled call is not repeated by every check that needs it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from planner.aws import deadline
 from planner.aws.errors import NOT_IN_REGION, AwsCallError, NotAwsAnswer, error_code, explain, require_aws_answer
@@ -24,7 +25,10 @@ READ_TIMEOUT = 15
 MAX_ATTEMPTS = 4
 NOT_FOUND = {
     "ec2:DescribeInstanceTypes": {"InvalidInstanceType"},
-    "ec2:DescribeCapacityReservations": {"InvalidCapacityReservationId.NotFound", "InvalidCapacityReservationId.Malformed"},
+    "ec2:DescribeCapacityReservations": {
+        "InvalidCapacityReservationId.NotFound",
+        "InvalidCapacityReservationId.Malformed",
+    },
     "ec2:DescribeVpcs": {"InvalidVpcID.NotFound", "InvalidVpcID.Malformed"},
     "ec2:DescribeSubnets": {"InvalidSubnetID.NotFound", "InvalidSubnetID.Malformed"},
 }
@@ -49,8 +53,12 @@ class Clients:
         if key not in self._clients:
             from botocore.config import Config
 
-            config = Config(retries={"mode": "standard", "total_max_attempts": MAX_ATTEMPTS}, connect_timeout=CONNECT_TIMEOUT,
-                            read_timeout=READ_TIMEOUT, user_agent_extra=USER_AGENT)
+            config = Config(
+                retries={"mode": "standard", "total_max_attempts": MAX_ATTEMPTS},
+                connect_timeout=CONNECT_TIMEOUT,
+                read_timeout=READ_TIMEOUT,
+                user_agent_extra=USER_AGENT,
+            )
             client = self.session.client(service, region_name=region, config=config)
             client.meta.events.register("after-call", require_aws_answer)
             self._clients[key] = client
@@ -104,15 +112,22 @@ class Account:
 
     def offered_zones(self, region: str, instance_type: str) -> frozenset[str]:
         """Availability Zones of `region` where `instance_type` is offered (DescribeInstanceTypeOfferings)."""
+
         def call() -> frozenset[str]:
-            pages = self._client("ec2", region).get_paginator("describe_instance_type_offerings").paginate(
-                LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": [instance_type]}])
+            pages = (
+                self._client("ec2", region)
+                .get_paginator("describe_instance_type_offerings")
+                .paginate(
+                    LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": [instance_type]}]
+                )
+            )
             return frozenset(o["Location"] for page in pages for o in page.get("InstanceTypeOfferings", []))
 
         return self._ask(("offerings", region, instance_type), "ec2:DescribeInstanceTypeOfferings", region, call)
 
     def _one(self, region: str, action: str, method: str, ids: str, results: str, ident: str) -> dict[str, Any] | None:
         """The single record an EC2 Describe* call returns for one id, or None when it does not exist."""
+
         def call() -> dict[str, Any] | None:
             found = getattr(self._client("ec2", region), method)(**{ids: [ident]}).get(results, [])
             return found[0] if found else None
@@ -121,8 +136,14 @@ class Account:
 
     def instance_type(self, region: str, instance_type: str) -> dict[str, Any] | None:
         """DescribeInstanceTypes' record for one type, or None when the region does not know it."""
-        return self._one(region, "ec2:DescribeInstanceTypes", "describe_instance_types", "InstanceTypes",
-                         "InstanceTypes", instance_type)
+        return self._one(
+            region,
+            "ec2:DescribeInstanceTypes",
+            "describe_instance_types",
+            "InstanceTypes",
+            "InstanceTypes",
+            instance_type,
+        )
 
     def quota(self, region: str, code: str) -> Quota:
         """The applied value of an EC2 quota, else its AWS default (GetServiceQuota answers only changed quotas)."""
@@ -148,8 +169,14 @@ class Account:
         return self._ask(("default-quota", region, code), "servicequotas:GetAWSDefaultServiceQuota", region, default)
 
     def reservation(self, region: str, reservation_id: str) -> dict[str, Any] | None:
-        return self._one(region, "ec2:DescribeCapacityReservations", "describe_capacity_reservations",
-                         "CapacityReservationIds", "CapacityReservations", reservation_id)
+        return self._one(
+            region,
+            "ec2:DescribeCapacityReservations",
+            "describe_capacity_reservations",
+            "CapacityReservationIds",
+            "CapacityReservations",
+            reservation_id,
+        )
 
     def vpc(self, region: str, vpc_id: str) -> dict[str, Any] | None:
         return self._one(region, "ec2:DescribeVpcs", "describe_vpcs", "VpcIds", "Vpcs", vpc_id)

@@ -17,13 +17,24 @@ import queue
 import re
 import threading
 import time
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from planner.aws.errors import DENIED, AwsCallError, NotAwsAnswer, explain, require_aws_answer
-from planner.core.cost.capacity import (ACTION, EXTENSION_ACTION, BadOffering, ExtensionSearch, Offering, Query,
-                                   RegionAnswer, offering_from_api)
+from planner.core.cost.capacity import (
+    ACTION,
+    EXTENSION_ACTION,
+    BadOffering,
+    ExtensionSearch,
+    Offering,
+    Query,
+    RegionAnswer,
+    offering_from_api,
+)
 
-WORKERS = 8  # regions asked at once: enough for every Capacity Block region in two rounds, few enough for EC2's rate limits
+WORKERS = (
+    8  # regions asked at once: enough for every Capacity Block region in two rounds, few enough for EC2's rate limits
+)
 MAX_PAGES = 20  # pages per request; AWS answers one search in one page, so more is a loop
 ClientFor = Callable[[str], Any]  # region -> botocore EC2 client
 Progress = Callable[[int, int, str], None]  # (answered, total, region just answered)
@@ -52,8 +63,10 @@ RESERVATION_ARN = re.compile(r"^arn:aws[a-z-]*:ec2:[a-z0-9-]+:[0-9]{12}:capacity
 def group_reservations(client: Any, group_arn: str) -> list[str]:
     """The capacity reservation ids a resource group holds (ListGroupResources, page by page), in its order."""
     ids: list[str] = []
-    params: dict[str, Any] = {"Group": group_arn,
-                              "Filters": [{"Name": "resource-type", "Values": ["AWS::EC2::CapacityReservation"]}]}
+    params: dict[str, Any] = {
+        "Group": group_arn,
+        "Filters": [{"Name": "resource-type", "Values": ["AWS::EC2::CapacityReservation"]}],
+    }
     while True:
         page = client.list_group_resources(**params)
         for r in page.get("Resources") or []:
@@ -71,11 +84,19 @@ def _explain(exc: BaseException, action: str, region: str) -> AwsCallError:
     """One line for a failed call, in the words of this command (regions, not IAM for preflight)."""
     err = explain(exc, action, region)
     if err.code == "OptInRequired":
-        return AwsCallError(action, f"{region} is not enabled for this account (OptInRequired); enable it "
-                                    "(Account settings, AWS Regions) or leave it out of --regions", err.code)
+        return AwsCallError(
+            action,
+            f"{region} is not enabled for this account (OptInRequired); enable it "
+            "(Account settings, AWS Regions) or leave it out of --regions",
+            err.code,
+        )
     if err.code in DENIED:
-        return AwsCallError(action, f"access denied to {action} in {region} ({err.code}); grant it to the role or "
-                                    "user, or leave the region out of --regions", err.code)
+        return AwsCallError(
+            action,
+            f"access denied to {action} in {region} ({err.code}); grant it to the role or "
+            "user, or leave the region out of --regions",
+            err.code,
+        )
     return err
 
 
@@ -92,8 +113,9 @@ def _ask(client: Any, action: str, method: str, params: dict[str, Any], results:
     raise BadOffering(f"{action} kept answering with more pages after {MAX_PAGES}")
 
 
-def ask_region(client: Any, region: str, asked: Sequence[Query], earliest: dt.datetime | None,
-               latest_end: dt.datetime | None) -> RegionAnswer:
+def ask_region(
+    client: Any, region: str, asked: Sequence[Query], earliest: dt.datetime | None, latest_end: dt.datetime | None
+) -> RegionAnswer:
     """One region's offerings for every query, or the first failure as its one line."""
     from botocore.exceptions import BotoCoreError, ClientError
     from botocore.parsers import ResponseParserError
@@ -102,12 +124,18 @@ def ask_region(client: Any, region: str, asked: Sequence[Query], earliest: dt.da
     found: list[Offering] = []
     try:
         for q in asked:
-            for d in _ask(client, ACTION, "describe_capacity_block_offerings", q.params(earliest, latest_end),
-                          "CapacityBlockOfferings"):
+            for d in _ask(
+                client,
+                ACTION,
+                "describe_capacity_block_offerings",
+                q.params(earliest, latest_end),
+                "CapacityBlockOfferings",
+            ):
                 found.append(offering_from_api(region, d, q.duration_hours))
     except BadOffering as exc:
-        return RegionAnswer(region, tuple(asked), error=f"{ACTION} in {region}: the answer is not usable ({exc})",
-                            code="NotAws")
+        return RegionAnswer(
+            region, tuple(asked), error=f"{ACTION} in {region}: the answer is not usable ({exc})", code="NotAws"
+        )
     except (ClientError, BotoCoreError, ResponseParserError, NotAwsAnswer) as exc:
         err = _explain(exc, ACTION, region)
         return RegionAnswer(region, tuple(asked), error=err.message, code=err.code)
@@ -115,21 +143,38 @@ def ask_region(client: Any, region: str, asked: Sequence[Query], earliest: dt.da
     return RegionAnswer(region, tuple(asked), tuple(unique[k] for k in sorted(unique)))
 
 
-def search(regions: Iterable[str], asked: Sequence[Query], client_for: ClientFor, timeout: float,
-           earliest: dt.datetime | None = None, latest_end: dt.datetime | None = None,
-           progress: Progress | None = None, workers: int = WORKERS) -> list[RegionAnswer]:
+def search(
+    regions: Iterable[str],
+    asked: Sequence[Query],
+    client_for: ClientFor,
+    timeout: float,
+    earliest: dt.datetime | None = None,
+    latest_end: dt.datetime | None = None,
+    progress: Progress | None = None,
+    workers: int = WORKERS,
+) -> list[RegionAnswer]:
     """Every region's answer to `asked`, in the order given; a region silent after `timeout` seconds says so."""
     regions = list(dict.fromkeys(regions))
-    return search_jobs([(r, tuple(asked)) for r in regions], client_for, timeout, earliest, latest_end, progress, workers)
+    return search_jobs(
+        [(r, tuple(asked)) for r in regions], client_for, timeout, earliest, latest_end, progress, workers
+    )
 
 
-def search_jobs(jobs: Sequence[tuple[str, tuple[Query, ...]]], client_for: ClientFor, timeout: float,
-                earliest: dt.datetime | None = None, latest_end: dt.datetime | None = None,
-                progress: Progress | None = None, workers: int = WORKERS) -> list[RegionAnswer]:
+def search_jobs(
+    jobs: Sequence[tuple[str, tuple[Query, ...]]],
+    client_for: ClientFor,
+    timeout: float,
+    earliest: dt.datetime | None = None,
+    latest_end: dt.datetime | None = None,
+    progress: Progress | None = None,
+    workers: int = WORKERS,
+) -> list[RegionAnswer]:
     """The answer to each (region, queries) job, in order, asked in parallel; `timeout` bounds them all."""
     clients: dict[str, Any] = {}
     answers: dict[int, RegionAnswer] = {}
-    for i, (r, asked) in enumerate(jobs):  # made here, on one thread: a boto3 session is not thread-safe, its clients are
+    for i, (r, asked) in enumerate(
+        jobs
+    ):  # made here, on one thread: a boto3 session is not thread-safe, its clients are
         if r in clients:
             continue
         try:
@@ -154,8 +199,17 @@ def search_jobs(jobs: Sequence[tuple[str, tuple[Query, ...]]], client_for: Clien
             try:
                 done.put((i, ask_region(clients[r], r, asked, earliest, latest_end)))
             except Exception as exc:  # noqa: BLE001 - whatever a client raises is that region's line, never a traceback
-                done.put((i, RegionAnswer(r, asked, error=f"{ACTION} in {r} failed: {type(exc).__name__}: {exc}",
-                                          code=type(exc).__name__)))
+                done.put(
+                    (
+                        i,
+                        RegionAnswer(
+                            r,
+                            asked,
+                            error=f"{ACTION} in {r} failed: {type(exc).__name__}: {exc}",
+                            code=type(exc).__name__,
+                        ),
+                    )
+                )
 
     waiting = todo.qsize()
     for _ in range(min(workers, waiting)):
@@ -171,8 +225,15 @@ def search_jobs(jobs: Sequence[tuple[str, tuple[Query, ...]]], client_for: Clien
         if progress is not None:
             progress(len(answers), len(jobs), a.region)
     for i, (r, asked) in enumerate(jobs):
-        answers.setdefault(i, RegionAnswer(r, asked, error=f"no answer from {ACTION} in {r} within {timeout:g} s "
-                                                           "(--aws-timeout); a slow endpoint or proxy?", code="Timeout"))
+        answers.setdefault(
+            i,
+            RegionAnswer(
+                r,
+                asked,
+                error=f"no answer from {ACTION} in {r} within {timeout:g} s (--aws-timeout); a slow endpoint or proxy?",
+                code="Timeout",
+            ),
+        )
     return [answers[i] for i in range(len(jobs))]
 
 
@@ -196,9 +257,11 @@ def extend(client: Any, search: ExtensionSearch, timeout: float, groups: Any = N
     try:
         return done.get(timeout=timeout)
     except queue.Empty:
-        search.error = (f"no answer about {', '.join(search.reservation_ids) or search.resource_group_arn} in "
-                        f"{search.region} within {timeout:g} s "
-                        "(--aws-timeout); a slow endpoint or proxy?")
+        search.error = (
+            f"no answer about {', '.join(search.reservation_ids) or search.resource_group_arn} in "
+            f"{search.region} within {timeout:g} s "
+            "(--aws-timeout); a slow endpoint or proxy?"
+        )
         return search
 
 
@@ -238,9 +301,13 @@ def _extend(client: Any, search: ExtensionSearch, groups: Any = None) -> Extensi
                 continue
             b.asked = extension_hours(search.missing_hours(b))
             for hours in b.asked:
-                for d in _ask(client, action, "describe_capacity_block_extension_offerings",
-                              {"CapacityBlockExtensionDurationHours": hours, "CapacityReservationId": b.reservation_id},
-                              "CapacityBlockExtensionOfferings"):
+                for d in _ask(
+                    client,
+                    action,
+                    "describe_capacity_block_extension_offerings",
+                    {"CapacityBlockExtensionDurationHours": hours, "CapacityReservationId": b.reservation_id},
+                    "CapacityBlockExtensionOfferings",
+                ):
                     b.extensions.append(extension_from_api(d))
     except BadOffering as exc:
         search.error = f"{action} in {region}: the answer is not usable ({exc})"
@@ -250,8 +317,10 @@ def _extend(client: Any, search: ExtensionSearch, groups: Any = None) -> Extensi
         err = exc.response.get("Error") or {}
         if err.get("Code") in NOT_FOUND:
             which = "" if len(ids) == 1 else " (one of the node group's " + ", ".join(ids) + ")"
-            search.error = (f"{ids[0] if len(ids) == 1 else 'a reservation'}{which} is not a capacity reservation of "
-                            f"this account in {region} ({err.get('Code')}: {err.get('Message') or 'no message'})")
+            search.error = (
+                f"{ids[0] if len(ids) == 1 else 'a reservation'}{which} is not a capacity reservation of "
+                f"this account in {region} ({err.get('Code')}: {err.get('Message') or 'no message'})"
+            )
         else:
             search.error = _explain(exc, action, region).message
     except (BotoCoreError, ResponseParserError, NotAwsAnswer) as exc:
@@ -259,7 +328,9 @@ def _extend(client: Any, search: ExtensionSearch, groups: Any = None) -> Extensi
     return search
 
 
-def offerings_for(wanted: list[tuple[Any, str]], timeout: float, profile: str | None = None) -> list[tuple[list[Any], str | None]]:
+def offerings_for(
+    wanted: list[tuple[Any, str]], timeout: float, profile: str | None = None
+) -> list[tuple[list[Any], str | None]]:
     """For each (Need, region): its options, cheapest first, or the one line why there are none.
 
     Shared by `compare --capacity` and `plan --live-prices`: one parallel search, bounded
@@ -341,8 +412,10 @@ def warn_block_prices(stacks: list[Any], book: Any, timeout: float, say: Any) ->
         if off is None:
             continue
         frac, o = off
-        say(f"warning: {where}: the cheapest Capacity Block offering AWS shows now for {g.instance_type} in {s.region} "
+        say(
+            f"warning: {where}: the cheapest Capacity Block offering AWS shows now for {g.instance_type} in {s.region} "
             f"({usd_rate(o.usd_per_instance_hour)}, {o.first.offering_id} in {o.first.availability_zone}) is "
             f"{abs(frac):.0%} {'above' if frac > 0 else 'below'} the price book's ({usd_rate(price.usd)}, as of "
             f"{price.as_of}; more than {DEVIATION:.0%} apart); the estimate keeps the book's price; "
-            f"planner capacity {s.file} lists the offerings")
+            f"planner capacity {s.file} lists the offerings"
+        )

@@ -15,13 +15,13 @@ the check's `remediation` is only the general advice `planner rules` lists.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from planner.aws.errors import DENIED, REJECTED_CREDENTIALS, THROTTLED, AwsCallError
-from planner.core.model.findings import Finding
 from planner.core.model.cluster import NodeGroup, Path
-from planner.core.rules.rule_registry import Check, RuleContext
+from planner.core.model.findings import Finding
 from planner.core.rules.preflight import AWS_ERROR, CATEGORY, PREFLIGHT
+from planner.core.rules.rule_registry import Check, RuleContext
 
 __all__ = ["AWS_ERROR", "CATEGORY", "CHECKS", "aws_error", "aws_error_fix", "check", "zone_key", "zone_path"]
 
@@ -35,8 +35,12 @@ def check(id: str) -> Callable[[Check], Check]:
 
 def aws_error(ctx: RuleContext, path: Path, err: AwsCallError, what: str) -> Finding:
     """The finding for a check that could not run: `what` it wanted to know, and why it could not."""
-    return CHECKS.all()[AWS_ERROR].finding(ctx, path, f"could not check {what}: {err.message}",
-                                           fix=aws_error_fix(err, ctx.options.get("region") or ctx.stack.region, what))
+    return CHECKS.all()[AWS_ERROR].finding(
+        ctx,
+        path,
+        f"could not check {what}: {err.message}",
+        fix=aws_error_fix(err, ctx.options.get("region") or ctx.stack.region, what),
+    )
 
 
 ACCEPT = "or suppress preflight-aws-error to accept a partial preflight"
@@ -49,7 +53,9 @@ def aws_error_fix(err: AwsCallError, region: str, what: str) -> str:
     if code == "OptInRequired":
         return f"subscribe the account to the service of {action} (OptInRequired), then run preflight again, {ACCEPT}"
     if code in DENIED:
-        return f"allow {action} for the role or user that runs preflight (the IAM policy in the preflight docs), {ACCEPT}"
+        return (
+            f"allow {action} for the role or user that runs preflight (the IAM policy in the preflight docs), {ACCEPT}"
+        )
     if code in REJECTED_CREDENTIALS:
         return f"refresh the AWS credentials ({code}; for example aws sso login) or pass --profile, then run preflight again"
     if code == "NoCredentials":

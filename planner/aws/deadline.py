@@ -31,8 +31,10 @@ class DeadlineExceeded(Exception):
 
 
 def message(seconds: float) -> str:
-    return (f"no answer from AWS within {seconds:g} s (the --aws-timeout deadline; a hung credential_process, "
-            "proxy or endpoint?)")
+    return (
+        f"no answer from AWS within {seconds:g} s (the --aws-timeout deadline; a hung credential_process, "
+        "proxy or endpoint?)"
+    )
 
 
 def check() -> None:

@@ -9,22 +9,47 @@ from __future__ import annotations
 
 from planner.aws.deadline import DeadlineExceeded
 
-THROTTLED = frozenset({"Throttling", "ThrottlingException", "RequestLimitExceeded", "TooManyRequestsException",
-                       "RequestThrottled", "RequestThrottledException", "SlowDown", "PriorRequestNotComplete"})
-DENIED = frozenset({"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "UnauthorizedAccess",
-                    "OptInRequired"})
-REJECTED_CREDENTIALS = frozenset({"AuthFailure", "InvalidClientTokenId", "UnrecognizedClientException",
-                                  "SignatureDoesNotMatch", "ExpiredToken", "ExpiredTokenException", "RequestExpired",
-                                  "InvalidSignatureException", "IncompleteSignature"})
+THROTTLED = frozenset(
+    {
+        "Throttling",
+        "ThrottlingException",
+        "RequestLimitExceeded",
+        "TooManyRequestsException",
+        "RequestThrottled",
+        "RequestThrottledException",
+        "SlowDown",
+        "PriorRequestNotComplete",
+    }
+)
+DENIED = frozenset(
+    {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "UnauthorizedAccess", "OptInRequired"}
+)
+REJECTED_CREDENTIALS = frozenset(
+    {
+        "AuthFailure",
+        "InvalidClientTokenId",
+        "UnrecognizedClientException",
+        "SignatureDoesNotMatch",
+        "ExpiredToken",
+        "ExpiredTokenException",
+        "RequestExpired",
+        "InvalidSignatureException",
+        "IncompleteSignature",
+    }
+)
 NOT_IN_REGION = "not available in the current region"
 SERVICE_NAMES = {"ec2": "EC2", "servicequotas": "Service Quotas", "pricing": "the AWS Price List Query API"}
 
-NO_CREDENTIALS = ("no AWS credentials found (boto3 looks in AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, "
-                  "~/.aws/credentials and config, SSO and instance roles)")
+NO_CREDENTIALS = (
+    "no AWS credentials found (boto3 looks in AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, "
+    "~/.aws/credentials and config, SSO and instance roles)"
+)
 
 
-NOT_AWS = ("the endpoint answered, but not as AWS does (no request id, or a body that is not the API's): "
-           "a captive portal, proxy or firewall page?")
+NOT_AWS = (
+    "the endpoint answered, but not as AWS does (no request id, or a body that is not the API's): "
+    "a captive portal, proxy or firewall page?"
+)
 
 
 class AwsCallError(Exception):
@@ -55,10 +80,15 @@ def explain(exc: BaseException, action: str, region: str | None = None) -> AwsCa
     if isinstance(exc, be.ProfileNotFound):
         return AwsCallError(action, f"{exc}; check --profile or AWS_PROFILE", "ProfileNotFound")
     if isinstance(exc, (be.ConnectTimeoutError, be.ReadTimeoutError)):
-        return AwsCallError(action, f"{action}{where} timed out ({exc}); check the network or proxy and run again", "Timeout")
+        return AwsCallError(
+            action, f"{action}{where} timed out ({exc}); check the network or proxy and run again", "Timeout"
+        )
     if isinstance(exc, be.EndpointConnectionError):
-        return AwsCallError(action, f"could not reach the AWS endpoint for {action}{where} ({exc}); "
-                                    "check the network, proxy and region", "EndpointConnectionError")
+        return AwsCallError(
+            action,
+            f"could not reach the AWS endpoint for {action}{where} ({exc}); check the network, proxy and region",
+            "EndpointConnectionError",
+        )
     if isinstance(exc, (be.UnknownEndpointError, be.NoRegionError)):
         return AwsCallError(action, f"{action} has no endpoint{where} ({exc})", "NoEndpoint")
     if isinstance(exc, be.ClientError):
@@ -67,16 +97,25 @@ def explain(exc: BaseException, action: str, region: str | None = None) -> AwsCa
         if code in THROTTLED:
             return AwsCallError(action, f"AWS throttled {action}{where} ({code}) after retries; run again later", code)
         if code in DENIED:
-            return AwsCallError(action, f"access denied to {action}{where} ({code}); grant it to the role or user "
-                                        "(preflight docs: IAM policy)", code)
+            return AwsCallError(
+                action,
+                f"access denied to {action}{where} ({code}); grant it to the role or user (preflight docs: IAM policy)",
+                code,
+            )
         if code in REJECTED_CREDENTIALS:
-            return AwsCallError(action, f"AWS rejected the credentials calling {action} ({code}); refresh them "
-                                        "(for example aws sso login) or pass --profile", code)
+            return AwsCallError(
+                action,
+                f"AWS rejected the credentials calling {action} ({code}); refresh them "
+                "(for example aws sso login) or pass --profile",
+                code,
+            )
         if NOT_IN_REGION in text.lower():
             prefix = action.split(":", 1)[0]
             service = SERVICE_NAMES.get(prefix, prefix)
             return AwsCallError(action, f"{service} is not available{where} ({code})", code)
-        return AwsCallError(action, f"{action}{where} failed: {code}: {text}" if text else f"{action}{where} failed: {code}", code)
+        return AwsCallError(
+            action, f"{action}{where} failed: {code}: {text}" if text else f"{action}{where} failed: {code}", code
+        )
     if isinstance(exc, NotAwsAnswer) or type(exc).__name__ == "ResponseParserError":
         return AwsCallError(action, f"{action}{where}: {NOT_AWS}", "NotAws")
     if isinstance(exc, DeadlineExceeded):

@@ -15,8 +15,9 @@ import datetime as dt
 import json
 import os
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from planner.aws.errors import AwsCallError, explain
 from planner.aws.pricing import EC2, FSX, PRICING_REGION, NoPrice, Offer, ebs_storage, ec2_on_demand, lustre_storage
@@ -79,8 +80,8 @@ class PriceCache:
         self.entries: dict[str, dict[str, Any]] = {}
         self.problems: list[str] = []  # what was wrong with the file, for one warning line each
         self.dirty = False
-        from planner.core.reading.problems import InputError
         from planner.core.reading.bounded_files import read_regular
+        from planner.core.reading.problems import InputError
 
         if not os.path.lexists(path):
             return  # no cache yet
@@ -92,7 +93,11 @@ class PriceCache:
         except ValueError:
             self._discard("unreadable (not JSON)")
             return
-        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or not isinstance(data.get("entries"), dict):
+        if (
+            not isinstance(data, dict)
+            or data.get("version") != CACHE_VERSION
+            or not isinstance(data.get("entries"), dict)
+        ):
             self._discard("not a cache this version of planner wrote")
             return
         self.entries = data["entries"]
@@ -138,14 +143,25 @@ class PriceCache:
 
 
 def _instance_entry(offer: Offer, instance_type: str, region: str, as_of: str) -> dict[str, Any]:
-    return {"instance_type": instance_type, "region": region, "purchase": "on-demand", "usd_per_hour": offer.usd,
-            "source": offer.source(EC2), "as_of": as_of}
+    return {
+        "instance_type": instance_type,
+        "region": region,
+        "purchase": "on-demand",
+        "usd_per_hour": offer.usd,
+        "source": offer.source(EC2),
+        "as_of": as_of,
+    }
 
 
 def _lustre_entry(offer: Offer, need: LustreNeed, as_of: str) -> dict[str, Any]:
     region, dtype, tput = need
-    entry: dict[str, Any] = {"region": region, "deployment_type": dtype, "usd_per_gb_month": offer.usd,
-                             "source": offer.source(FSX), "as_of": as_of}
+    entry: dict[str, Any] = {
+        "region": region,
+        "deployment_type": dtype,
+        "usd_per_gb_month": offer.usd,
+        "source": offer.source(FSX),
+        "as_of": as_of,
+    }
     if tput is not None:
         entry["per_unit_storage_throughput"] = tput
     return entry
@@ -153,8 +169,13 @@ def _lustre_entry(offer: Offer, need: LustreNeed, as_of: str) -> dict[str, Any]:
 
 def _ebs_entry(offer: Offer, need: EbsNeed, as_of: str) -> dict[str, Any]:
     region, volume_type = need
-    return {"region": region, "volume_type": volume_type, "usd_per_gb_month": offer.usd, "source": offer.source(EC2),
-            "as_of": as_of}
+    return {
+        "region": region,
+        "volume_type": volume_type,
+        "usd_per_gb_month": offer.usd,
+        "source": offer.source(EC2),
+        "as_of": as_of,
+    }
 
 
 @dataclass
@@ -193,17 +214,34 @@ def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> Li
     missing: list[str] = []
     jobs: list[tuple[str, str, Callable[[Any], Offer], Callable[[Offer, str], dict[str, Any]]]] = []
     for itype, region in sorted(needs.instances):
-        jobs.append((f"ec2 {itype} {region}", "instances", lambda c, t=itype, r=region: ec2_on_demand(c, t, r),
-                     lambda o, d, t=itype, r=region: _instance_entry(o, t, r, d)))
+        jobs.append(
+            (
+                f"ec2 {itype} {region}",
+                "instances",
+                lambda c, t=itype, r=region: ec2_on_demand(c, t, r),
+                lambda o, d, t=itype, r=region: _instance_entry(o, t, r, d),
+            )
+        )
     for need in sorted(needs.lustre, key=lambda n: (n[0], n[1], n[2] or 0)):
         region, dtype, tput = need
-        jobs.append((f"lustre {region} {dtype} {tput or ''}".rstrip(), "lustre",
-                     lambda c, r=region, d=dtype, t=tput: lustre_storage(c, r, d, t),
-                     lambda o, d, n=need: _lustre_entry(o, n, d)))
+        jobs.append(
+            (
+                f"lustre {region} {dtype} {tput or ''}".rstrip(),
+                "lustre",
+                lambda c, r=region, d=dtype, t=tput: lustre_storage(c, r, d, t),
+                lambda o, d, n=need: _lustre_entry(o, n, d),
+            )
+        )
     for ebs_need in sorted(needs.ebs):
         region, vtype = ebs_need
-        jobs.append((f"ebs {region} {vtype}", "ebs", lambda c, r=region, v=vtype: ebs_storage(c, r, v),
-                     lambda o, d, n=ebs_need: _ebs_entry(o, n, d)))
+        jobs.append(
+            (
+                f"ebs {region} {vtype}",
+                "ebs",
+                lambda c, r=region, v=vtype: ebs_storage(c, r, v),
+                lambda o, d, n=ebs_need: _ebs_entry(o, n, d),
+            )
+        )
     for key, kind, ask, entry in jobs:
         hit = cache.get(key)
         why = _corrupt(hit, kind)
@@ -275,9 +313,8 @@ def pricing_client(profile: str | None = None) -> Callable[[], Any]:
             from botocore.exceptions import BotoCoreError
 
             from planner.aws.account import Clients
-            from planner.aws.errors import NO_CREDENTIALS
-
             from planner.aws.deadline import DeadlineExceeded
+            from planner.aws.errors import NO_CREDENTIALS
 
             try:
                 clients = Clients(profile)
@@ -286,25 +323,33 @@ def pricing_client(profile: str | None = None) -> Callable[[], Any]:
             except (BotoCoreError, DeadlineExceeded) as exc:
                 raise explain(exc, "pricing:GetProducts", PRICING_REGION) from None
             except (ValueError, OSError) as exc:  # a credential_process printing non-JSON, or one that cannot run
-                raise AwsCallError("pricing:GetProducts", f"cannot load AWS credentials ({type(exc).__name__}: {exc})",
-                                   "Credentials") from None
+                raise AwsCallError(
+                    "pricing:GetProducts", f"cannot load AWS credentials ({type(exc).__name__}: {exc})", "Credentials"
+                ) from None
             made.append(clients.client("pricing", PRICING_REGION))
         return made[0]
 
     return get
 
 
-def live_book(book: Any, needs: PriceNeeds, client: Callable[[], Any] | None = None,
-              now: dt.datetime | None = None, warn: Callable[[str], None] | None = None) -> Any:
+def live_book(
+    book: Any,
+    needs: PriceNeeds,
+    client: Callable[[], Any] | None = None,
+    now: dt.datetime | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Any:
     """`book` with current on-demand prices layered over it (`PriceBook.overlay`), or `book` with a warning."""
     from planner.core.reading.problems import error_line
 
     say = warn or error_line
-    cache = PriceCache(cache_path(), now or dt.datetime.now(dt.timezone.utc))
+    cache = PriceCache(cache_path(), now or dt.datetime.now(dt.UTC))
     result = fetch(needs, client or pricing_client(), cache)
     if result.failure:
-        say(f"warning: live prices unavailable ({result.failure}); using the price book '{book.name}' "
-            f"for {'the prices not cached' if result.cached else 'every price'}")
+        say(
+            f"warning: live prices unavailable ({result.failure}); using the price book '{book.name}' "
+            f"for {'the prices not cached' if result.cached else 'every price'}"
+        )
     for line in result.cache_warnings:
         say(f"warning: {line}")
     if result.cache_problem:

@@ -6,13 +6,12 @@ traffic does not cross zones, and FSx for Lustre lives in exactly one subnet.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from planner.aws.checks import aws_error, check, zone_key
 from planner.aws.errors import AwsCallError
 from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext
-
 
 
 @check("preflight-network")
@@ -26,9 +25,13 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         where = net.path + ("vpc_id",)
         try:
             if account.vpc(region, net.vpc_id) is None:
-                yield r.finding(ctx, where, f"VPC {net.vpc_id} does not exist in {region}",
-                                fix=f"set network.vpc_id to a VPC of {region} (aws ec2 describe-vpcs --region {region}), "
-                                    "or remove network to let the components create one")
+                yield r.finding(
+                    ctx,
+                    where,
+                    f"VPC {net.vpc_id} does not exist in {region}",
+                    fix=f"set network.vpc_id to a VPC of {region} (aws ec2 describe-vpcs --region {region}), "
+                    "or remove network to let the components create one",
+                )
             else:
                 vpc_found = True
         except AwsCallError as err:
@@ -44,14 +47,22 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         return
     if subnet is None:
         of = f" of {net.vpc_id}" if vpc_found else ""
-        yield r.finding(ctx, where, f"subnet {net.subnet_id} does not exist in {region}",
-                        fix=f"set network.subnet_id to a subnet{of} in {az} (aws ec2 describe-subnets --region {region})")
+        yield r.finding(
+            ctx,
+            where,
+            f"subnet {net.subnet_id} does not exist in {region}",
+            fix=f"set network.subnet_id to a subnet{of} in {az} (aws ec2 describe-subnets --region {region})",
+        )
         return
     vpc = subnet.get("VpcId")
     if net.vpc_id and vpc != net.vpc_id:
-        yield r.finding(ctx, where, f"subnet {net.subnet_id} belongs to {vpc}, not to the declared {net.vpc_id}",
-                        fix=f"set network.vpc_id: {vpc} (the subnet's VPC), or network.subnet_id to a subnet of "
-                            f"{net.vpc_id} in {az}")
+        yield r.finding(
+            ctx,
+            where,
+            f"subnet {net.subnet_id} belongs to {vpc}, not to the declared {net.vpc_id}",
+            fix=f"set network.vpc_id: {vpc} (the subnet's VPC), or network.subnet_id to a subnet of "
+            f"{net.vpc_id} in {az}",
+        )
     zone = subnet.get("AvailabilityZone")
     users = [(f"node group '{g.name}'", g.availability_zone, zone_key(g)) for g in ctx.cluster.node_groups]
     fs = ctx.cluster.lustre
@@ -61,13 +72,22 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     of = f" of {net.vpc_id or vpc}" if (net.vpc_id or vpc) else ""
     for who, declared, key in users:
         if zone and declared != zone:
-            yield r.finding(ctx, where, f"subnet {net.subnet_id} is in {zone}; {who} is declared in {declared}",
-                            fix=f"set network.subnet_id to a subnet{of} in {declared}, or {key.removeprefix('set ')}: "
-                                f"{zone} (the subnet's AZ)")
+            yield r.finding(
+                ctx,
+                where,
+                f"subnet {net.subnet_id} is in {zone}; {who} is declared in {declared}",
+                fix=f"set network.subnet_id to a subnet{of} in {declared}, or {key.removeprefix('set ')}: "
+                f"{zone} (the subnet's AZ)",
+            )
     free = subnet.get("AvailableIpAddressCount")
     need = ctx.cluster.instances
     if isinstance(free, int) and free < need:
-        yield r.finding(ctx, where, f"subnet {net.subnet_id} has {free} free IP addresses; the cluster declares {need} "
-                                    "instances, each needing at least one", severity="warning",
-                        fix=f"set network.subnet_id to a subnet{of} in {zone or az} with at least {need} free IP addresses, "
-                            f"or free {need - free} more in {net.subnet_id}")
+        yield r.finding(
+            ctx,
+            where,
+            f"subnet {net.subnet_id} has {free} free IP addresses; the cluster declares {need} "
+            "instances, each needing at least one",
+            severity="warning",
+            fix=f"set network.subnet_id to a subnet{of} in {zone or az} with at least {need} free IP addresses, "
+            f"or free {need - free} more in {net.subnet_id}",
+        )

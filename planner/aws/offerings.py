@@ -8,14 +8,15 @@ catalogue documents why it uses another source (its `field_sources` and `notes`)
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from planner.aws.checks import aws_error, check, zone_key, zone_path
 from planner.aws.errors import AwsCallError
 from planner.core.catalogue.instance_types import InstanceType
-from planner.core.model.findings import Finding
-from planner.core.model.cluster import NodeGroup
 from planner.core.input.stack_files import az_in_region
+from planner.core.model.cluster import NodeGroup
+from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext
 
 GIB = 1024.0
@@ -34,13 +35,23 @@ def offering(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 yield aws_error(ctx, where, err, f"where {g.instance_type} is offered")
                 continue
             if not zones and g.purchase != "capacity-block":
-                yield r.finding(ctx, where, f"node group '{g.name}': {g.instance_type} is offered in no Availability Zone "
-                                            f"of {region}", fix=_zone_fix(ctx, g, [], region))
+                yield r.finding(
+                    ctx,
+                    where,
+                    f"node group '{g.name}': {g.instance_type} is offered in no Availability Zone of {region}",
+                    fix=_zone_fix(ctx, g, [], region),
+                )
             continue
         if not az_in_region(az, region):
-            yield r.finding(ctx, where, f"node group '{g.name}': Availability Zone {az} is not in {region}, the region queried",
-                            fix=(f"run preflight without --region {region} (the stack's region is {ctx.stack.region}), or "
-                                 f"{zone_key(g).removeprefix('set ')}: a zone of {region}"))
+            yield r.finding(
+                ctx,
+                where,
+                f"node group '{g.name}': Availability Zone {az} is not in {region}, the region queried",
+                fix=(
+                    f"run preflight without --region {region} (the stack's region is {ctx.stack.region}), or "
+                    f"{zone_key(g).removeprefix('set ')}: a zone of {region}"
+                ),
+            )
             continue
         try:
             zones = account.offered_zones(region, g.instance_type)
@@ -49,18 +60,30 @@ def offering(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue
         if az in zones:
             continue
-        elsewhere = "offered in " + ", ".join(sorted(zones)) if zones else f"offered in no Availability Zone of {region}"
+        elsewhere = (
+            "offered in " + ", ".join(sorted(zones)) if zones else f"offered in no Availability Zone of {region}"
+        )
         if g.purchase == "capacity-block":
             yield r.finding(
-                ctx, where,
+                ctx,
+                where,
                 f"node group '{g.name}': {g.instance_type} is not in the instance type offerings of {az} ({elsewhere}); "
                 "types sold through Capacity Blocks (such as Trn2 UltraServers) are not always listed there, so the "
-                "block's reservation is what counts" + ("" if g.capacity_reservation_ids else
-                                                        ": declare capacity_reservation_id to have preflight check it"),
-                severity="warning", fix=_block_fix(g))
+                "block's reservation is what counts"
+                + (
+                    "" if g.capacity_reservation_ids else ": declare capacity_reservation_id to have preflight check it"
+                ),
+                severity="warning",
+                fix=_block_fix(g),
+            )
         else:
-            yield r.finding(ctx, where, f"node group '{g.name}': {g.instance_type} is not offered in {az} for {g.purchase} "
-                                        f"instances ({elsewhere})", fix=_zone_fix(ctx, g, sorted(zones), region))
+            yield r.finding(
+                ctx,
+                where,
+                f"node group '{g.name}': {g.instance_type} is not offered in {az} for {g.purchase} "
+                f"instances ({elsewhere})",
+                fix=_zone_fix(ctx, g, sorted(zones), region),
+            )
 
 
 def _zone_fix(ctx: RuleContext, g: NodeGroup, zones: list[str], region: str) -> str:
@@ -70,24 +93,34 @@ def _zone_fix(ctx: RuleContext, g: NodeGroup, zones: list[str], region: str) -> 
         return f"{zone_key(g)}: {zones[0]} ({g.instance_type} is offered in {', '.join(zones)})"
     others = [x for x in ctx.catalogue.instance_types[g.instance_type].regions if x != region]
     listed = f" (the catalogue lists {', '.join(others)})" if others else ""
-    return (f"set aws:region to a region that offers {g.instance_type}{listed}; confirm with aws ec2 "
-            f"describe-instance-type-offerings --location-type availability-zone --filters "
-            f"Name=instance-type,Values={g.instance_type} --region REGION")
+    return (
+        f"set aws:region to a region that offers {g.instance_type}{listed}; confirm with aws ec2 "
+        f"describe-instance-type-offerings --location-type availability-zone --filters "
+        f"Name=instance-type,Values={g.instance_type} --region REGION"
+    )
 
 
 def _block_fix(g: NodeGroup) -> str:
     """A Capacity Block group missing from the offerings: its reservation decides."""
     if g.capacity_reservation_ids:
-        return (f"none if preflight-reservation finds {', '.join(g.capacity_reservation_ids)} in {g.availability_zone}; "
-                f"otherwise book a block there and set its id as capacity_reservation_id in node group '{g.name}'")
+        return (
+            f"none if preflight-reservation finds {', '.join(g.capacity_reservation_ids)} in {g.availability_zone}; "
+            f"otherwise book a block there and set its id as capacity_reservation_id in node group '{g.name}'"
+        )
     if g.capacity_reservation_resource_group_arn:
-        return (f"none if the resource group {g.capacity_reservation_resource_group_arn} holds blocks in "
-                f"{g.availability_zone}; otherwise book one there and add it to the group")
-    return (f"book the block in {g.availability_zone}, then set capacity_reservation_id: cr-... (its reservation id) "
-            f"in node group '{g.name}'")
+        return (
+            f"none if the resource group {g.capacity_reservation_resource_group_arn} holds blocks in "
+            f"{g.availability_zone}; otherwise book one there and add it to the group"
+        )
+    return (
+        f"book the block in {g.availability_zone}, then set capacity_reservation_id: cr-... (its reservation id) "
+        f"in node group '{g.name}'"
+    )
 
 
-def _described(r: Rule, ctx: RuleContext) -> Iterator[tuple[NodeGroup, InstanceType, dict[str, Any] | None, Finding | None]]:
+def _described(
+    r: Rule, ctx: RuleContext
+) -> Iterator[tuple[NodeGroup, InstanceType, dict[str, Any] | None, Finding | None]]:
     """Each node group with its catalogue entry and DescribeInstanceTypes record (or the finding why not)."""
     account, region = ctx.options["account"], ctx.options["region"]
     for g in ctx.cluster.node_groups:
@@ -95,7 +128,12 @@ def _described(r: Rule, ctx: RuleContext) -> Iterator[tuple[NodeGroup, InstanceT
         try:
             yield g, t, account.instance_type(region, g.instance_type), None
         except AwsCallError as err:
-            yield g, t, None, aws_error(ctx, g.path + ("instance_type",), err, f"{g.instance_type} against DescribeInstanceTypes")
+            yield (
+                g,
+                t,
+                None,
+                aws_error(ctx, g.path + ("instance_type",), err, f"{g.instance_type} against DescribeInstanceTypes"),
+            )
 
 
 @check("preflight-efa")
@@ -108,38 +146,64 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             yield failed
             continue
         if info is None:
-            yield r.finding(ctx, where, f"node group '{g.name}': DescribeInstanceTypes in {region} does not know "
-                                        f"{g.instance_type}; its EFA support could not be confirmed", severity="warning",
-                            fix=(f"check that {region} sells {g.instance_type} (aws ec2 describe-instance-types "
-                                 f"--instance-types {g.instance_type} --region {region}), or set aws:region to one that does"))
+            yield r.finding(
+                ctx,
+                where,
+                f"node group '{g.name}': DescribeInstanceTypes in {region} does not know "
+                f"{g.instance_type}; its EFA support could not be confirmed",
+                severity="warning",
+                fix=(
+                    f"check that {region} sells {g.instance_type} (aws ec2 describe-instance-types "
+                    f"--instance-types {g.instance_type} --region {region}), or set aws:region to one that does"
+                ),
+            )
             continue
         net = info.get("NetworkInfo") or {}
         supported = bool(net.get("EfaSupported", False))
         if g.efa and not supported:
-            yield r.finding(ctx, where, f"node group '{g.name}' uses EFA, but DescribeInstanceTypes in {region} says "
-                                        f"{g.instance_type} does not support EFA",
-                            fix=(f"in node group '{g.name}', set efa: false, or instance_type: a type that "
-                                 f"DescribeInstanceTypes in {region} lists with EfaSupported: true"))
+            yield r.finding(
+                ctx,
+                where,
+                f"node group '{g.name}' uses EFA, but DescribeInstanceTypes in {region} says "
+                f"{g.instance_type} does not support EFA",
+                fix=(
+                    f"in node group '{g.name}', set efa: false, or instance_type: a type that "
+                    f"DescribeInstanceTypes in {region} lists with EfaSupported: true"
+                ),
+            )
         if g.instance_type in seen:
             continue
         seen.add(g.instance_type)
         if supported != t.efa_supported:
-            yield r.finding(ctx, where, f"{g.instance_type}: the catalogue says EFA {'is' if t.efa_supported else 'is not'} "
-                                        f"supported; DescribeInstanceTypes in {region} says EfaSupported={supported}",
-                            severity="warning",
-                            fix=_catalogue_fix(f"instance_types.{g.instance_type}.efa.supported", str(supported).lower()))
+            yield r.finding(
+                ctx,
+                where,
+                f"{g.instance_type}: the catalogue says EFA {'is' if t.efa_supported else 'is not'} "
+                f"supported; DescribeInstanceTypes in {region} says EfaSupported={supported}",
+                severity="warning",
+                fix=_catalogue_fix(f"instance_types.{g.instance_type}.efa.supported", str(supported).lower()),
+            )
         cards = net.get("MaximumNetworkCards")
         if cards is not None and cards != t.network_cards:
-            yield r.finding(ctx, where, f"{g.instance_type}: the catalogue assumes {t.network_cards} network cards (one EFA "
-                                        f"interface per card, and the summary's EFA bandwidth, rest on it); "
-                                        f"DescribeInstanceTypes in {region} reports {cards}", severity="warning",
-                            fix=_catalogue_fix(f"instance_types.{g.instance_type}.network_cards", f"{cards}"))
+            yield r.finding(
+                ctx,
+                where,
+                f"{g.instance_type}: the catalogue assumes {t.network_cards} network cards (one EFA "
+                f"interface per card, and the summary's EFA bandwidth, rest on it); "
+                f"DescribeInstanceTypes in {region} reports {cards}",
+                severity="warning",
+                fix=_catalogue_fix(f"instance_types.{g.instance_type}.network_cards", f"{cards}"),
+            )
         interfaces = (net.get("EfaInfo") or {}).get("MaximumEfaInterfaces")
         if supported and interfaces is not None and interfaces != t.efa_max_interfaces:
-            yield r.finding(ctx, where, f"{g.instance_type}: the catalogue assumes at most {t.efa_max_interfaces} EFA "
-                                        f"interfaces; DescribeInstanceTypes in {region} reports {interfaces}",
-                            severity="warning",
-                            fix=_catalogue_fix(f"instance_types.{g.instance_type}.efa.max_interfaces", f"{interfaces}"))
+            yield r.finding(
+                ctx,
+                where,
+                f"{g.instance_type}: the catalogue assumes at most {t.efa_max_interfaces} EFA "
+                f"interfaces; DescribeInstanceTypes in {region} reports {interfaces}",
+                severity="warning",
+                fix=_catalogue_fix(f"instance_types.{g.instance_type}.efa.max_interfaces", f"{interfaces}"),
+            )
 
 
 def _catalogue_fix(key: str, value: str) -> str:
@@ -176,29 +240,54 @@ def catalogue_figures(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         entry = f"instance_types.{g.instance_type}"
         figures = [
             ("vcpus", f"{entry}.vcpus", "vCPUs", (info.get("VCpuInfo") or {}).get("DefaultVCpus"), t.vcpus, ""),
-            ("memory_gib", f"{entry}.memory_gib", "host memory", _gib((info.get("MemoryInfo") or {}).get("SizeInMiB")),
-             t.memory_gib, " GiB"),
+            (
+                "memory_gib",
+                f"{entry}.memory_gib",
+                "host memory",
+                _gib((info.get("MemoryInfo") or {}).get("SizeInMiB")),
+                t.memory_gib,
+                " GiB",
+            ),
             ("accelerator_count", f"{entry}.accelerator_count", "accelerators", count, t.accelerator_count, ""),
-            ("accelerator_memory", f"accelerators.{t.accelerator.name}.memory_gib", f"memory per {t.accelerator.name}",
-             memory, t.accelerator.memory_gib, " GiB"),
+            (
+                "accelerator_memory",
+                f"accelerators.{t.accelerator.name}.memory_gib",
+                f"memory per {t.accelerator.name}",
+                memory,
+                t.accelerator.memory_gib,
+                " GiB",
+            ),
         ]
         for key, setting, label, api, ours, unit in figures:
             if api is None or not _differs(float(api), float(ours)):
                 continue
-            message = (f"{g.instance_type}: {label} {_num(api)}{unit} in DescribeInstanceTypes ({region}), "
-                       f"{_num(ours)}{unit} in the catalogue")
+            message = (
+                f"{g.instance_type}: {label} {_num(api)}{unit} in DescribeInstanceTypes ({region}), "
+                f"{_num(ours)}{unit} in the catalogue"
+            )
             documented = t.field_sources.get(key)
             if documented and documented != "ec2-describe-instance-types" and t.notes:
-                yield r.finding(ctx, g.path + ("instance_type",),
-                                f"{message} (source: {documented}; catalogue note: {' '.join(t.notes.split())})",
-                                severity="info",
-                                fix=(f"none: the catalogue's note says why it uses {_num(ours)}{unit}; "
-                                     "--suppress preflight-catalogue hides this"))
+                yield r.finding(
+                    ctx,
+                    g.path + ("instance_type",),
+                    f"{message} (source: {documented}; catalogue note: {' '.join(t.notes.split())})",
+                    severity="info",
+                    fix=(
+                        f"none: the catalogue's note says why it uses {_num(ours)}{unit}; "
+                        "--suppress preflight-catalogue hides this"
+                    ),
+                )
             else:
-                yield r.finding(ctx, g.path + ("instance_type",), message,
-                                fix=(f"if DescribeInstanceTypes is right, set {setting}: {_num(api)} in "
-                                     f"planner/data/catalogue.yaml with its source; else document the catalogue's "
-                                     f"{_num(ours)}{unit} in the entry's notes and field_sources.{key}"))
+                yield r.finding(
+                    ctx,
+                    g.path + ("instance_type",),
+                    message,
+                    fix=(
+                        f"if DescribeInstanceTypes is right, set {setting}: {_num(api)} in "
+                        f"planner/data/catalogue.yaml with its source; else document the catalogue's "
+                        f"{_num(ours)}{unit} in the entry's notes and field_sources.{key}"
+                    ),
+                )
 
 
 def _gib(mib: float | None) -> float | None:

@@ -6,18 +6,18 @@ through the same renderers, formats and exit codes as `planner plan`.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
-from planner.core.catalogue import instance_types as _catalogue
 from planner.aws.account import Account, Clients
 from planner.aws.checks import CHECKS, aws_error
 from planner.aws.errors import NO_CREDENTIALS, AwsCallError, explain
-from planner.core.model.findings import Finding
+from planner.core.catalogue import instance_types as _catalogue
 from planner.core.model.cluster import Stack
+from planner.core.model.findings import Finding
 from planner.core.planning.pipeline import StackPlan, settle, unused_suppressions
-from planner.core.rules.rule_registry import Rule
-from planner.core.rules import RuleContext
 from planner.core.planning.summary import summarize
+from planner.core.rules import RuleContext
+from planner.core.rules.rule_registry import Rule
 
 
 def _load() -> None:
@@ -67,8 +67,10 @@ def open_clients(profile: str | None = None) -> Clients:
     except (BotoCoreError, DeadlineExceeded) as exc:
         raise SetupError(explain(exc, "sts:GetCallerIdentity").message) from None
     except (ValueError, OSError) as exc:  # a credential_process printing non-JSON, or one that cannot run
-        raise SetupError(f"cannot load AWS credentials ({type(exc).__name__}: {exc}); check credential_process "
-                         "in the AWS config, or pass --profile") from None
+        raise SetupError(
+            f"cannot load AWS credentials ({type(exc).__name__}: {exc}); check credential_process "
+            "in the AWS config, or pass --profile"
+        ) from None
     return clients
 
 
@@ -77,7 +79,9 @@ def open_account(profile: str | None = None) -> Account:
     return Account(open_clients(profile).client)
 
 
-def preflight_stack(stack: Stack, account: Account, region: str | None = None, suppress: Iterable[str] = ()) -> StackPlan:
+def preflight_stack(
+    stack: Stack, account: Account, region: str | None = None, suppress: Iterable[str] = ()
+) -> StackPlan:
     """Every preflight check on `stack`, asking `region` (default: the stack's aws:region)."""
     cat = _catalogue.load()
     ctx = RuleContext(stack, cat, None, {"account": account, "region": region or stack.region})

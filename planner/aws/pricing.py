@@ -12,8 +12,9 @@ taken as the price: the caller then keeps the price book's figure.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 PRICING_REGION = "us-east-1"  # the Query API's endpoint; it serves every region's prices
 EC2 = "AmazonEC2"
@@ -44,9 +45,15 @@ def term(field: str, value: str) -> dict[str, str]:
 
 
 def ec2_filters(instance_type: str, region: str) -> list[dict[str, str]]:
-    return [term("instanceType", instance_type), term("regionCode", region), term("operatingSystem", "Linux"),
-            term("tenancy", "Shared"), term("preInstalledSw", "NA"), term("capacitystatus", "Used"),
-            term("marketoption", "OnDemand")]
+    return [
+        term("instanceType", instance_type),
+        term("regionCode", region),
+        term("operatingSystem", "Linux"),
+        term("tenancy", "Shared"),
+        term("preInstalledSw", "NA"),
+        term("capacitystatus", "Used"),
+        term("marketoption", "OnDemand"),
+    ]
 
 
 def lustre_filters(region: str) -> list[dict[str, str]]:
@@ -70,14 +77,18 @@ def offers(price_list: Iterable[str]) -> list[Offer]:
                 for dim in (t.get("priceDimensions") or {}).values():
                     usd = (dim.get("pricePerUnit") or {}).get("USD")
                     if usd is not None:
-                        out.append(Offer(str(product.get("sku", "")), float(usd), str(dim.get("unit", "")), attrs, published))
+                        out.append(
+                            Offer(str(product.get("sku", "")), float(usd), str(dim.get("unit", "")), attrs, published)
+                        )
         except (ValueError, TypeError, AttributeError) as exc:
             raise NoPrice(f"an unreadable PriceList entry ({type(exc).__name__}: {exc})") from None
     return out
 
 
 def products(client: Any, service_code: str, filters: list[dict[str, str]]) -> list[str]:
-    pages = client.get_paginator("get_products").paginate(ServiceCode=service_code, Filters=filters, FormatVersion="aws_v1")
+    pages = client.get_paginator("get_products").paginate(
+        ServiceCode=service_code, Filters=filters, FormatVersion="aws_v1"
+    )
     return [p for page in pages for p in page.get("PriceList", [])]
 
 
@@ -85,8 +96,9 @@ def single(candidates: list[Offer], what: str) -> Offer:
     """The one price among `candidates`; NoPrice when there is none or they disagree."""
     priced = [o for o in candidates if o.usd > 0]
     if not priced:
-        raise NoPrice(f"no priced on-demand row for {what} in the Price List" +
-                      (" (only rows priced 0)" if candidates else ""))
+        raise NoPrice(
+            f"no priced on-demand row for {what} in the Price List" + (" (only rows priced 0)" if candidates else "")
+        )
     if len({o.usd for o in priced}) > 1:
         listed = ", ".join(f"{o.usd:g} (sku {o.sku})" for o in sorted(priced, key=lambda o: (o.usd, o.sku)))
         raise NoPrice(f"the Price List has several prices for {what}: {listed}")
@@ -95,8 +107,11 @@ def single(candidates: list[Offer], what: str) -> Offer:
 
 def ec2_on_demand(client: Any, instance_type: str, region: str) -> Offer:
     """USD per instance-hour of an on-demand Linux instance."""
-    rows = [o for o in offers(products(client, EC2, ec2_filters(instance_type, region)))
-            if o.unit == "Hrs" and o.attributes.get("marketoption", "OnDemand") == "OnDemand"]
+    rows = [
+        o
+        for o in offers(products(client, EC2, ec2_filters(instance_type, region)))
+        if o.unit == "Hrs" and o.attributes.get("marketoption", "OnDemand") == "OnDemand"
+    ]
     return single(rows, f"on-demand {instance_type} in {region}")
 
 
@@ -107,8 +122,9 @@ def _number(text: str | None) -> float | None:
         return None
 
 
-def lustre_storage(client: Any, region: str, deployment_type: str, throughput: int | None,
-                   price_list: list[str] | None = None) -> Offer:
+def lustre_storage(
+    client: Any, region: str, deployment_type: str, throughput: int | None, price_list: list[str] | None = None
+) -> Offer:
     """USD per GB-month of FSx for Lustre storage for one deployment type and per-unit throughput.
 
     `price_list`: the region's Lustre PriceList, when already fetched (one query serves every tier).

@@ -8,16 +8,16 @@ Trn quota, which new accounts do not have. Quota codes are data (data/aws-quotas
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator
 
-from planner.core.catalogue import shipped_data as _data
 from planner.aws.account import Quota
 from planner.aws.checks import aws_error, check
 from planner.aws.errors import AwsCallError
-from planner.core.model.findings import Finding
+from planner.core.catalogue import shipped_data as _data
 from planner.core.model.cluster import NodeGroup
+from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext, count_path
 
 COUNTED = ("on-demand", "spot")  # capacity-block groups are bounded by their block (see the data file)
@@ -33,8 +33,11 @@ class QuotaRef:
 def quota_table() -> dict[tuple[str, str], QuotaRef]:
     """(family letters, purchase) -> the quota that bounds it."""
     raw = _data.raw("aws-quotas.yaml")[0]
-    return {(q["family"], purchase): QuotaRef(q[purchase]["code"], q[purchase]["name"])
-            for q in raw["quotas"] for purchase in COUNTED}
+    return {
+        (q["family"], purchase): QuotaRef(q[purchase]["code"], q[purchase]["name"])
+        for q in raw["quotas"]
+        for purchase in COUNTED
+    }
 
 
 def quota_for(family: str, purchase: str) -> QuotaRef | None:
@@ -60,20 +63,27 @@ def vcpu_quota(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue
         if vcpus <= quota.value:
             continue
-        parts = " + ".join(f"{g.count} x {g.instance_type} x {ctx.catalogue.instance_types[g.instance_type].vcpus}"
-                           for g in groups)
+        parts = " + ".join(
+            f"{g.count} x {g.instance_type} x {ctx.catalogue.instance_types[g.instance_type].vcpus}" for g in groups
+        )
         names = ", ".join(f"'{g.name}'" for g in groups)
         kind = "applied" if quota.applied else "AWS default"
-        yield r.finding(ctx, where, f"node group{'s' if len(groups) > 1 else ''} {names} need{'' if len(groups) > 1 else 's'} "
-                                    f"{vcpus:,} vCPUs ({parts}) of '{quota.name}' ({ref.code}); the {kind} quota in "
-                                    f"{region} is {quota.value:,.0f} vCPUs, and running instances count against it too",
-                        fix=_fix(ctx, ref, quota, groups, vcpus, region))
+        yield r.finding(
+            ctx,
+            where,
+            f"node group{'s' if len(groups) > 1 else ''} {names} need{'' if len(groups) > 1 else 's'} "
+            f"{vcpus:,} vCPUs ({parts}) of '{quota.name}' ({ref.code}); the {kind} quota in "
+            f"{region} is {quota.value:,.0f} vCPUs, and running instances count against it too",
+            fix=_fix(ctx, ref, quota, groups, vcpus, region),
+        )
 
 
 def _fix(ctx: RuleContext, ref: QuotaRef, quota: Quota, groups: list[NodeGroup], vcpus: int, region: str) -> str:
     """The increase to request (code, name, numbers, region), or the size that fits the quota as it is."""
-    ask = (f"request {ref.code} ({quota.name}) be raised to at least {vcpus:,} vCPUs (now {quota.value:,.0f}) in "
-           f"Service Quotas, region {region}, plus what already runs there")
+    ask = (
+        f"request {ref.code} ({quota.name}) be raised to at least {vcpus:,} vCPUs (now {quota.value:,.0f}) in "
+        f"Service Quotas, region {region}, plus what already runs there"
+    )
     if len(groups) > 1:
         names = ", ".join(f"'{g.name}'" for g in groups)
         return f"{ask}; or shrink node groups {names} to at most {quota.value:,.0f} vCPUs in all"

@@ -17,20 +17,39 @@ to a temporary name and renamed, so a failed run never leaves a half-written boo
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from planner.aws.errors import DENIED, REJECTED_CREDENTIALS, AwsCallError, explain
-from planner.aws.pricing import (EC2, FSX, PRICING_REGION, NoPrice, ebs_storage, ec2_on_demand, lustre_filters,
-                                 lustre_storage, products)
+from planner.aws.pricing import (
+    EC2,
+    FSX,
+    PRICING_REGION,
+    NoPrice,
+    ebs_storage,
+    ec2_on_demand,
+    lustre_filters,
+    lustre_storage,
+    products,
+)
 
 CB_ACTION = "ec2:DescribeCapacityBlockOfferings"
 CB_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockOfferings.html"
 CB_PROBE_HOURS = 24  # the shortest bookable block: the price per instance-hour is the same for every length
 LUSTRE_TIERS: tuple[tuple[str, int | None], ...] = (
-    ("SCRATCH_1", None), ("SCRATCH_2", None), ("PERSISTENT_1", 50), ("PERSISTENT_1", 100), ("PERSISTENT_1", 200),
-    ("PERSISTENT_1", 12), ("PERSISTENT_1", 40), ("PERSISTENT_2", 125), ("PERSISTENT_2", 250), ("PERSISTENT_2", 500),
-    ("PERSISTENT_2", 1000))
+    ("SCRATCH_1", None),
+    ("SCRATCH_2", None),
+    ("PERSISTENT_1", 50),
+    ("PERSISTENT_1", 100),
+    ("PERSISTENT_1", 200),
+    ("PERSISTENT_1", 12),
+    ("PERSISTENT_1", 40),
+    ("PERSISTENT_2", 125),
+    ("PERSISTENT_2", 250),
+    ("PERSISTENT_2", 500),
+    ("PERSISTENT_2", 1000),
+)
 # Errors after which asking again in the same run is pointless (every later call fails alike).
 STOP_CODES = DENIED
 EVERYTHING_STOPS = REJECTED_CREDENTIALS | {"NoCredentials", "ProfileNotFound", "EndpointConnectionError"}
@@ -52,9 +71,13 @@ class Refresh:
         return len(self.instances) + len(self.lustre) + len(self.ebs)
 
     def book(self, today: str) -> dict[str, Any]:
-        return {"name": f"aws-{today}",
-                "description": f"Prices fetched from the AWS Price List Query API and EC2 Capacity Block offerings on {today}",
-                "instances": self.instances, "lustre": self.lustre, "ebs": self.ebs}
+        return {
+            "name": f"aws-{today}",
+            "description": f"Prices fetched from the AWS Price List Query API and EC2 Capacity Block offerings on {today}",
+            "instances": self.instances,
+            "lustre": self.lustre,
+            "ebs": self.ebs,
+        }
 
 
 @dataclass(frozen=True)
@@ -75,7 +98,11 @@ def capacity_block_entry(client: Any, instance_type: str, region: str, today: st
     ultra = types[0].name if types else None
     per_ultraserver = types[0].members if types else 1
     ask: dict[str, Any] = {"CapacityDurationHours": CB_PROBE_HOURS}
-    ask.update({"UltraserverType": ultra, "UltraserverCount": 1} if ultra else {"InstanceType": instance_type, "InstanceCount": 1})
+    ask.update(
+        {"UltraserverType": ultra, "UltraserverCount": 1}
+        if ultra
+        else {"InstanceType": instance_type, "InstanceCount": 1}
+    )
     offers = client.describe_capacity_block_offerings(**ask).get("CapacityBlockOfferings", [])
     rates = []
     for o in offers:
@@ -94,10 +121,16 @@ def capacity_block_entry(client: Any, instance_type: str, region: str, today: st
         return None
     usd, offering, o = min(rates)
     unit = f"{o.get('UltraserverCount')} UltraServer(s) ({ultra})" if ultra else f"{o.get('InstanceCount')} instance(s)"
-    return {"instance_type": instance_type, "region": region, "purchase": "capacity-block", "usd_per_hour": usd,
-            "source": CB_DOC, "as_of": today,
-            "note": f"upfront fee {o['UpfrontFee']} USD for {unit} over {o.get('CapacityBlockDurationHours')} h, "
-                    f"offering {offering} in {o.get('AvailabilityZone')}, fetched {today}"}
+    return {
+        "instance_type": instance_type,
+        "region": region,
+        "purchase": "capacity-block",
+        "usd_per_hour": usd,
+        "source": CB_DOC,
+        "as_of": today,
+        "note": f"upfront fee {o['UpfrontFee']} USD for {unit} over {o.get('CapacityBlockDurationHours')} h, "
+        f"offering {offering} in {o.get('AvailabilityZone')}, fetched {today}",
+    }
 
 
 def items(cat: Any, regions: Iterable[str] | None, today: str, capacity_blocks: bool = True) -> list[Item]:
@@ -113,14 +146,24 @@ def items(cat: Any, regions: Iterable[str] | None, today: str, capacity_blocks: 
                 continue
             all_regions.add(region)
             if not cat.is_member(t.name) and not_sold(t.name, region, "on-demand") is None:
+
                 def od(client: Callable[[str, str], Any], n: str = t.name, r: str = region) -> dict[str, Any]:
                     offer = ec2_on_demand(client("pricing", PRICING_REGION), n, r)
-                    return {"instance_type": n, "region": r, "purchase": "on-demand", "usd_per_hour": offer.usd,
-                            "source": offer.source(EC2), "as_of": today}
+                    return {
+                        "instance_type": n,
+                        "region": r,
+                        "purchase": "on-demand",
+                        "usd_per_hour": offer.usd,
+                        "source": offer.source(EC2),
+                        "as_of": today,
+                    }
+
                 out.append(Item(f"{t.name} on-demand {region}", "pricing", od, "instances"))
             if capacity_blocks and t.capacity_block and not_sold(t.name, region, "capacity-block") is None:
+
                 def cb(client: Callable[[str, str], Any], n: str = t.name, r: str = region) -> dict[str, Any] | None:
                     return capacity_block_entry(client("ec2", r), n, r, today)
+
                 out.append(Item(f"{t.name} capacity-block {region}", f"ec2:{region}", cb, "instances"))
     fetched: dict[str, list[str]] = {}  # region -> its Lustre PriceList: one query serves every tier
 
@@ -131,25 +174,42 @@ def items(cat: Any, regions: Iterable[str] | None, today: str, capacity_blocks: 
 
     for region in sorted(all_regions):
         for dtype, tput in LUSTRE_TIERS:
-            def fs(client: Callable[[str, str], Any], r: str = region, d: str = dtype, u: int | None = tput) -> dict[str, Any]:
+
+            def fs(
+                client: Callable[[str, str], Any], r: str = region, d: str = dtype, u: int | None = tput
+            ) -> dict[str, Any]:
                 pc = client("pricing", PRICING_REGION)
                 offer = lustre_storage(pc, r, d, u, lustre_rows(pc, r))
-                entry: dict[str, Any] = {"region": r, "deployment_type": d, "usd_per_gb_month": offer.usd,
-                                         "source": offer.source(FSX), "as_of": today}
+                entry: dict[str, Any] = {
+                    "region": r,
+                    "deployment_type": d,
+                    "usd_per_gb_month": offer.usd,
+                    "source": offer.source(FSX),
+                    "as_of": today,
+                }
                 if u is not None:
                     entry["per_unit_storage_throughput"] = u
                 return entry
+
             out.append(Item(f"lustre {region} {dtype} {tput or ''}".rstrip(), "pricing", fs, "lustre"))
 
         def ebs(client: Callable[[str, str], Any], r: str = region) -> dict[str, Any]:
             offer = ebs_storage(client("pricing", PRICING_REGION), r)
-            return {"region": r, "volume_type": "gp3", "usd_per_gb_month": offer.usd, "source": offer.source(EC2),
-                    "as_of": today}
+            return {
+                "region": r,
+                "volume_type": "gp3",
+                "usd_per_gb_month": offer.usd,
+                "source": offer.source(EC2),
+                "as_of": today,
+            }
+
         out.append(Item(f"ebs {region} gp3", "pricing", ebs, "ebs"))
     return out
 
 
-def run(todo: list[Item], client: Callable[[str, str], Any], progress: Callable[[int, int, str], None] | None = None) -> Refresh:
+def run(
+    todo: list[Item], client: Callable[[str, str], Any], progress: Callable[[int, int, str], None] | None = None
+) -> Refresh:
     """Fetch every item. After access denied, an API is not asked again; after no credentials
     or no network, nothing is."""
     from botocore.exceptions import BotoCoreError, ClientError
@@ -167,8 +227,9 @@ def run(todo: list[Item], client: Callable[[str, str], Any], progress: Callable[
         if why_not:
             out.not_asked += 1
             continue
-        action, region = (("pricing:GetProducts", PRICING_REGION) if family == "pricing"
-                          else (CB_ACTION, item.api.split(":", 1)[1]))
+        action, region = (
+            ("pricing:GetProducts", PRICING_REGION) if family == "pricing" else (CB_ACTION, item.api.split(":", 1)[1])
+        )
         try:
             with deadline.calling():
                 entry = item.fetch(client)
@@ -183,8 +244,10 @@ def run(todo: list[Item], client: Callable[[str, str], Any], progress: Callable[
             err = exc if isinstance(exc, AwsCallError) else explain(exc, action, region)
             status = _http_status(exc)
             if status is not None and status >= 500:  # an error page, after botocore's retries: this endpoint is down
-                why = (f"{action}: {_endpoint(client, family, region)} answered HTTP {status} "
-                       f"({err.message}); run again later")
+                why = (
+                    f"{action}: {_endpoint(client, family, region)} answered HTTP {status} "
+                    f"({err.message}); run again later"
+                )
                 out.missing.append(f"{item.label}: {why}")
                 out.stopped[item.api] = why
                 continue
@@ -210,7 +273,9 @@ def run(todo: list[Item], client: Callable[[str, str], Any], progress: Callable[
 def _http_status(exc: BaseException) -> int | None:
     """The HTTP status of a botocore ClientError's answer, else None."""
     response = getattr(exc, "response", None)
-    status = ((response or {}).get("ResponseMetadata") or {}).get("HTTPStatusCode") if isinstance(response, dict) else None
+    status = (
+        ((response or {}).get("ResponseMetadata") or {}).get("HTTPStatusCode") if isinstance(response, dict) else None
+    )
     return status if isinstance(status, int) else None
 
 
@@ -264,8 +329,11 @@ def checked(data: dict[str, Any], origin: str) -> tuple[dict[str, Any], list[str
 
 
 def _label(kind: str, entry: Any) -> str:
-    keys = {"instances": ("instance_type", "purchase", "region"), "lustre": ("deployment_type", "region"),
-            "ebs": ("volume_type", "region")}[kind]
+    keys = {
+        "instances": ("instance_type", "purchase", "region"),
+        "lustre": ("deployment_type", "region"),
+        "ebs": ("volume_type", "region"),
+    }[kind]
     return " ".join([kind] + [str(entry.get(k)) for k in keys if isinstance(entry, dict)])
 
 
@@ -288,8 +356,8 @@ def write_book(path: str, data: dict[str, Any]) -> None:
     Written through a temporary file beside `path` and a rename (`planner.core.reading.bounded_files.write_atomic`):
     a failed run leaves the old book; the new file keeps the old one's mode (a new one gets the umask's).
     """
-    from planner.core.reading import yaml_lines as yamlload
     from planner.core.cost.book import parse_data
+    from planner.core.reading import yaml_lines as yamlload
     from planner.core.reading.bounded_files import write_atomic
 
     text = render(data)
@@ -299,4 +367,4 @@ def write_book(path: str, data: dict[str, Any]) -> None:
 
 
 def today_utc() -> str:
-    return dt.datetime.now(dt.timezone.utc).date().isoformat()
+    return dt.datetime.now(dt.UTC).date().isoformat()

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from planner.core.catalogue import capacity_blocks as blocks
 from planner.aws.checks import aws_error, check, zone_key
 from planner.aws.errors import AwsCallError
-from planner.core.model.findings import Finding
+from planner.core.catalogue import capacity_blocks as blocks
 from planner.core.model.cluster import NodeGroup
+from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext
 
 USABLE = ("active", "scheduled", "pending", "assessing", "delayed")
@@ -37,7 +38,9 @@ def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for rid in dict.fromkeys([*users, *several]):
         groups = users.get(rid) or [several[rid][0]]
         g = groups[0]
-        where = g.path + (("capacity_reservation_id", several[rid][1]) if rid not in users else ("capacity_reservation_id",))
+        where = g.path + (
+            ("capacity_reservation_id", several[rid][1]) if rid not in users else ("capacity_reservation_id",)
+        )
         try:
             cr = account.reservation(region, rid)
         except AwsCallError as err:
@@ -45,19 +48,32 @@ def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue
         if cr is None:
             kind = "the id of the Capacity Block" if g.purchase == "capacity-block" else "the id of a reservation"
-            yield r.finding(ctx, where, f"node group '{g.name}': capacity reservation {rid} does not exist in {region} "
-                                        "(or is not shared with this account)",
-                            fix=(f"in node group '{g.name}', set capacity_reservation_id to {kind} booked for "
-                                 f"{g.instance_type} in {g.availability_zone} (aws ec2 describe-capacity-reservations "
-                                 f"--region {region})"))
+            yield r.finding(
+                ctx,
+                where,
+                f"node group '{g.name}': capacity reservation {rid} does not exist in {region} "
+                "(or is not shared with this account)",
+                fix=(
+                    f"in node group '{g.name}', set capacity_reservation_id to {kind} booked for "
+                    f"{g.instance_type} in {g.availability_zone} (aws ec2 describe-capacity-reservations "
+                    f"--region {region})"
+                ),
+            )
             continue
         # a group that names one reservation per UltraServer: how AWS splits a block's instances across
         # reservations is not documented, so each id is checked for what it is, not for a size
         yield from _compare(r, ctx, cr, groups, rid, where, sized=rid in users)
 
 
-def _compare(r: Rule, ctx: RuleContext, cr: dict[str, Any], groups: list[NodeGroup], declared: str,
-             where: tuple[Any, ...], sized: bool = True) -> Iterator[Finding]:
+def _compare(
+    r: Rule,
+    ctx: RuleContext,
+    cr: dict[str, Any],
+    groups: list[NodeGroup],
+    declared: str,
+    where: tuple[Any, ...],
+    sized: bool = True,
+) -> Iterator[Finding]:
     rid = cr.get("CapacityReservationId", declared)
     kind = cr.get("ReservationType", "default")
     state = cr.get("State", "unknown")
@@ -66,37 +82,67 @@ def _compare(r: Rule, ctx: RuleContext, cr: dict[str, Any], groups: list[NodeGro
             where = g.path + ("capacity_reservation_id",)
         label = f"node group '{g.name}': {rid}"
         if g.purchase == "capacity-block" and kind != "capacity-block":
-            yield r.finding(ctx, where, f"{label} is an On-Demand Capacity Reservation (ReservationType {kind}), not a "
-                                        "Capacity Block; declare the block's id, or purchase: on-demand",
-                            fix=(f"in node group '{g.name}', set purchase: on-demand (to use {rid}), or "
-                                 "capacity_reservation_id: the Capacity Block's id"))
+            yield r.finding(
+                ctx,
+                where,
+                f"{label} is an On-Demand Capacity Reservation (ReservationType {kind}), not a "
+                "Capacity Block; declare the block's id, or purchase: on-demand",
+                fix=(
+                    f"in node group '{g.name}', set purchase: on-demand (to use {rid}), or "
+                    "capacity_reservation_id: the Capacity Block's id"
+                ),
+            )
         elif g.purchase != "capacity-block" and kind == "capacity-block":
-            yield r.finding(ctx, where, f"{label} is a Capacity Block; instances launch into it only with "
-                                        "purchase: capacity-block",
-                            fix=(f"in node group '{g.name}', set purchase: capacity-block, or remove capacity_reservation_id "
-                                 f"to buy {g.purchase}"))
+            yield r.finding(
+                ctx,
+                where,
+                f"{label} is a Capacity Block; instances launch into it only with purchase: capacity-block",
+                fix=(
+                    f"in node group '{g.name}', set purchase: capacity-block, or remove capacity_reservation_id "
+                    f"to buy {g.purchase}"
+                ),
+            )
         if cr.get("InstanceType") and cr["InstanceType"] != g.instance_type:
-            yield r.finding(ctx, where, f"{label} reserves {cr['InstanceType']}, the group declares {g.instance_type}",
-                            fix=(f"in node group '{g.name}', set instance_type: {cr['InstanceType']} (what {rid} reserves), "
-                                 f"or capacity_reservation_id to a reservation of {g.instance_type}"))
+            yield r.finding(
+                ctx,
+                where,
+                f"{label} reserves {cr['InstanceType']}, the group declares {g.instance_type}",
+                fix=(
+                    f"in node group '{g.name}', set instance_type: {cr['InstanceType']} (what {rid} reserves), "
+                    f"or capacity_reservation_id to a reservation of {g.instance_type}"
+                ),
+            )
         if cr.get("AvailabilityZone") and cr["AvailabilityZone"] != g.availability_zone:
-            yield r.finding(ctx, where, f"{label} is in {cr['AvailabilityZone']}, the group is in {g.availability_zone}; "
-                                        "instances cannot launch into a reservation from another zone",
-                            fix=(f"{zone_key(g)}: {cr['AvailabilityZone']} (that of {rid}), or in node group '{g.name}', "
-                                 f"set capacity_reservation_id to a reservation in {g.availability_zone}"))
+            yield r.finding(
+                ctx,
+                where,
+                f"{label} is in {cr['AvailabilityZone']}, the group is in {g.availability_zone}; "
+                "instances cannot launch into a reservation from another zone",
+                fix=(
+                    f"{zone_key(g)}: {cr['AvailabilityZone']} (that of {rid}), or in node group '{g.name}', "
+                    f"set capacity_reservation_id to a reservation in {g.availability_zone}"
+                ),
+            )
         platform = cr.get("InstancePlatform")
         if platform and platform != LINUX:
-            yield r.finding(ctx, where, f"{label} is for {platform}; planner plans and prices Linux/UNIX instances",
-                            severity="warning",
-                            fix=f"in node group '{g.name}', set capacity_reservation_id to a {LINUX} reservation ({rid} is {platform})")
+            yield r.finding(
+                ctx,
+                where,
+                f"{label} is for {platform}; planner plans and prices Linux/UNIX instances",
+                severity="warning",
+                fix=f"in node group '{g.name}', set capacity_reservation_id to a {LINUX} reservation ({rid} is {platform})",
+            )
     g = groups[0]
     if sized:
         where = g.path + ("capacity_reservation_id",)
     if state not in USABLE:
-        fix = (f"book a new Capacity Block of {sum(x.count for x in groups)} x {g.instance_type} in {g.availability_zone} "
-               f"and set its id as capacity_reservation_id in node group '{g.name}'" if kind == "capacity-block" else
-               f"in node group '{g.name}', set capacity_reservation_id to an active reservation of {g.instance_type} in "
-               f"{g.availability_zone}, or remove it")
+        fix = (
+            f"book a new Capacity Block of {sum(x.count for x in groups)} x {g.instance_type} in {g.availability_zone} "
+            f"and set its id as capacity_reservation_id in node group '{g.name}'"
+            if kind == "capacity-block"
+            else f"in node group '{g.name}', set capacity_reservation_id to an active reservation of {g.instance_type} in "
+            f"{g.availability_zone}, or remove it"
+        )
         yield r.finding(ctx, where, f"capacity reservation {rid} is {state}; instances cannot launch into it", fix=fix)
         return
     if not sized:
@@ -106,20 +152,40 @@ def _compare(r: Rule, ctx: RuleContext, cr: dict[str, Any], groups: list[NodeGro
     total = cr.get("TotalInstanceCount")
     available = cr.get("AvailableInstanceCount")
     if total is not None and total < need:
-        yield r.finding(ctx, where, f"capacity reservation {rid} holds {total} instances; node group(s) {names} declare {need}",
-                        fix=_size_fix(ctx, groups, total, f"what {rid} holds",
-                                      f"or declare a reservation of at least {need} instances"))
+        yield r.finding(
+            ctx,
+            where,
+            f"capacity reservation {rid} holds {total} instances; node group(s) {names} declare {need}",
+            fix=_size_fix(
+                ctx, groups, total, f"what {rid} holds", f"or declare a reservation of at least {need} instances"
+            ),
+        )
     elif available is not None and available < need and state == "active":
-        yield r.finding(ctx, where, f"capacity reservation {rid} has {available} of {total} instances available now "
-                                    f"(the rest are running); node group(s) {names} declare {need}", severity="warning",
-                        fix=_size_fix(ctx, groups, available, f"what {rid} has free",
-                                      f"or stop {need - available} of the instances running in it before deploying"))
+        yield r.finding(
+            ctx,
+            where,
+            f"capacity reservation {rid} has {available} of {total} instances available now "
+            f"(the rest are running); node group(s) {names} declare {need}",
+            severity="warning",
+            fix=_size_fix(
+                ctx,
+                groups,
+                available,
+                f"what {rid} has free",
+                f"or stop {need - available} of the instances running in it before deploying",
+            ),
+        )
     hours = _hours(cr.get("StartDate"), cr.get("EndDate"))
     schedule = ctx.cluster.schedule
     if kind == "capacity-block" and hours is not None and schedule is not None and hours < schedule.hours:
-        yield r.finding(ctx, where, f"Capacity Block {rid} lasts {hours:,.1f} h; the schedule declares {schedule.hours:,.0f} h "
-                                    "(instances are terminated from 30 minutes before the block ends)", severity="warning",
-                        fix=_hours_fix(hours, schedule.hours))
+        yield r.finding(
+            ctx,
+            where,
+            f"Capacity Block {rid} lasts {hours:,.1f} h; the schedule declares {schedule.hours:,.0f} h "
+            "(instances are terminated from 30 minutes before the block ends)",
+            severity="warning",
+            fix=_hours_fix(hours, schedule.hours),
+        )
 
 
 def _size_fix(ctx: RuleContext, groups: list[NodeGroup], fits: int, why: str, other: str) -> str:
@@ -143,8 +209,11 @@ def _hours_fix(block: float, declared: float) -> str:
     """Run for the block's length, or book one long enough (the next bookable duration)."""
     fit = math.floor(block)
     longer = blocks.round_up_to_block(declared)
-    book = (f"book a block of at least {blocks.describe(longer)}" if longer is not None else
-            f"book consecutive blocks for {declared:,.0f} h")
+    book = (
+        f"book a block of at least {blocks.describe(longer)}"
+        if longer is not None
+        else f"book consecutive blocks for {declared:,.0f} h"
+    )
     return f"set schedule.hours: {fit} (the block's length), or {book}"
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from planner.core.cost import PriceBook
@@ -42,24 +43,41 @@ def add_price_book_argument(parser: argparse.ArgumentParser) -> None:
     """The `--price-book` option, identical in every command that prices something."""
     from planner.core.cost import BUILTIN
 
-    parser.add_argument("--price-book", metavar="NAME|FILE", default=None,
-                        help=f"price book: {' or '.join(BUILTIN)} (built-in; default current), or a YAML file "
-                             "whose entries take precedence over the built-in current book")
-    parser.add_argument("--live-prices", action="store_true",
-                        help="layer current on-demand EC2 and FSx for Lustre prices from the AWS Price List Query API "
-                             "over the price book (cached 24 h; falls back to the book with a warning)")
-    parser.add_argument("--price", action="append", default=[], metavar="TYPE[:PURCHASE][@REGION]=USD",
-                        help="your own USD per instance-hour for a type (optionally one purchase option and region); "
-                             "repeatable, wins over the price book and is shown as your figure")
+    parser.add_argument(
+        "--price-book",
+        metavar="NAME|FILE",
+        default=None,
+        help=f"price book: {' or '.join(BUILTIN)} (built-in; default current), or a YAML file "
+        "whose entries take precedence over the built-in current book",
+    )
+    parser.add_argument(
+        "--live-prices",
+        action="store_true",
+        help="layer current on-demand EC2 and FSx for Lustre prices from the AWS Price List Query API "
+        "over the price book (cached 24 h; falls back to the book with a warning)",
+    )
+    parser.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="TYPE[:PURCHASE][@REGION]=USD",
+        help="your own USD per instance-hour for a type (optionally one purchase option and region); "
+        "repeatable, wins over the price book and is shown as your figure",
+    )
     add_aws_timeout_argument(parser)
 
 
 def add_aws_timeout_argument(parser: argparse.ArgumentParser) -> None:
     """`--aws-timeout`: the overall limit on a command's AWS calls (planner.aws.deadline)."""
     DEFAULT_SECONDS = AWS_TIMEOUT_SECONDS
-    parser.add_argument("--aws-timeout", type=aws_timeout_arg, default=DEFAULT_SECONDS, metavar="SECONDS",
-                        help=f"stop waiting for AWS after SECONDS in all (default {DEFAULT_SECONDS:g}); what was not "
-                             "answered by then is reported as unknown")
+    parser.add_argument(
+        "--aws-timeout",
+        type=aws_timeout_arg,
+        default=DEFAULT_SECONDS,
+        metavar="SECONDS",
+        help=f"stop waiting for AWS after SECONDS in all (default {DEFAULT_SECONDS:g}); what was not "
+        "answered by then is reported as unknown",
+    )
 
 
 # The light install: the base distribution plans stack files with PyYAML alone; what needs more
@@ -77,20 +95,39 @@ def requires(extra: str, what: str) -> None:
     if missing:
         from planner.core.reading.problems import InputError, Problem
 
-        raise InputError([Problem(what, None, "", f"needs the [{extra}] extra ({', '.join(missing)} not installed): "
-                                                  f"pip install '{DISTRIBUTION}[{extra}]'")])
+        raise InputError(
+            [
+                Problem(
+                    what,
+                    None,
+                    "",
+                    f"needs the [{extra}] extra ({', '.join(missing)} not installed): "
+                    f"pip install '{DISTRIBUTION}[{extra}]'",
+                )
+            ]
+        )
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     """`--include`/`--exclude`: which stack files of the folders (and files) given are read."""
-    parser.add_argument("--include", action="append", default=[], metavar="GLOB",
-                        help="only stack files matching GLOB, by path or file name (repeatable), such as 'Pulumi.prod-*.yaml'")
-    parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
-                        help="leave out stack files matching GLOB, by path or file name (repeatable); globs that "
-                             "leave no stack file are an input error")
+    parser.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only stack files matching GLOB, by path or file name (repeatable), such as 'Pulumi.prod-*.yaml'",
+    )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out stack files matching GLOB, by path or file name (repeatable); globs that "
+        "leave no stack file are an input error",
+    )
 
 
-def stacks_from_args(args: argparse.Namespace, paths: Iterable[str]) -> list["Stack"]:
+def stacks_from_args(args: argparse.Namespace, paths: Iterable[str]) -> list[Stack]:
     """The stacks under `paths` selected by `--include`/`--exclude`; plain Pulumi stack files
     found in a folder (no `planner:cluster`) are skipped with one info line naming them."""
     from planner.core.input.stack_files import read_stacks
@@ -105,11 +142,13 @@ def report_skipped(skipped: list[str]) -> None:
     if skipped:
         from planner.core.reading.problems import error_line
 
-        error_line(f"info: skipped {len(skipped)} stack file{'s' if len(skipped) != 1 else ''} without planner:cluster "
-                   f"(plain Pulumi stacks): {', '.join(skipped)}")
+        error_line(
+            f"info: skipped {len(skipped)} stack file{'s' if len(skipped) != 1 else ''} without planner:cluster "
+            f"(plain Pulumi stacks): {', '.join(skipped)}"
+        )
 
 
-def _unmatched_prices(overrides: tuple["Override", ...], stacks: list["Stack"]) -> None:
+def _unmatched_prices(overrides: tuple[Override, ...], stacks: list[Stack]) -> None:
     """A warning for each `--price` that prices no node group of `stacks`: a typo in the type,
     purchase or region would otherwise leave the estimate on the book's figure, silently."""
     from planner.core.reading.problems import error_line
@@ -119,11 +158,13 @@ def _unmatched_prices(overrides: tuple["Override", ...], stacks: list["Stack"]) 
         if not any(o.matches(*g) for g in groups):
             names = sorted({f"{t}:{p}@{r}" for t, r, p in groups})
             declared = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "") or "none"
-            error_line(f"warning: --price {o.text} matches no node group of the stacks planned (they declare: "
-                       f"{declared}); it prices nothing")
+            error_line(
+                f"warning: --price {o.text} matches no node group of the stacks planned (they declare: "
+                f"{declared}); it prices nothing"
+            )
 
 
-def book_from_args(args: argparse.Namespace, stacks: Iterable["Stack"] = ()) -> "PriceBook":
+def book_from_args(args: argparse.Namespace, stacks: Iterable[Stack] = ()) -> PriceBook:
     """The price book selected by a command's options (`--price-book`, `--live-prices`).
 
     With `--live-prices`, current on-demand prices for what `stacks` use (or, for compare,
@@ -154,6 +195,10 @@ def book_from_args(args: argparse.Namespace, stacks: Iterable["Stack"] = ()) -> 
             from planner.aws.capacity_blocks import warn_block_prices
             from planner.core.reading.problems import error_line
 
-            warn_block_prices(stacks, book.with_overrides(overrides),
-                              getattr(args, "aws_timeout", deadline.DEFAULT_SECONDS), error_line)
+            warn_block_prices(
+                stacks,
+                book.with_overrides(overrides),
+                getattr(args, "aws_timeout", deadline.DEFAULT_SECONDS),
+                error_line,
+            )
     return book.with_overrides(overrides)

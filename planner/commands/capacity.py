@@ -40,52 +40,98 @@ def register(sub: argparse._SubParsersAction) -> None:
     from planner.commands import add_aws_timeout_argument
     from planner.commands.compare import _count, _positive
 
-    p = sub.add_parser("capacity", help="where and when Capacity Blocks for a cluster can be bought, cheapest first "
-                                        "(DescribeCapacityBlockOfferings; buys nothing)")
-    p.add_argument("stack", nargs="?", metavar="STACK_FILE",
-                   help="a stack file: its Capacity Block node group, count and hours (schedule.hours or workload); "
-                        "when the group names its capacity_reservation_id (one or a list) or a resource group of blocks (and "
-                        "--regions is not given), "
-                        "those blocks are checked against the run and extension offerings listed for each too short")
-    p.add_argument("--node-group", metavar="NAME", help="the Capacity Block node group to search for (when the stack has several)")
-    p.add_argument("--instance-type", action="append", default=[], metavar="TYPE", dest="types",
-                   help="search for this instance type, or UltraServer type (u-p6e-gb200x72), without a stack "
-                        "(repeatable: alternatives, ranked together)")
+    p = sub.add_parser(
+        "capacity",
+        help="where and when Capacity Blocks for a cluster can be bought, cheapest first "
+        "(DescribeCapacityBlockOfferings; buys nothing)",
+    )
+    p.add_argument(
+        "stack",
+        nargs="?",
+        metavar="STACK_FILE",
+        help="a stack file: its Capacity Block node group, count and hours (schedule.hours or workload); "
+        "when the group names its capacity_reservation_id (one or a list) or a resource group of blocks (and "
+        "--regions is not given), "
+        "those blocks are checked against the run and extension offerings listed for each too short",
+    )
+    p.add_argument(
+        "--node-group", metavar="NAME", help="the Capacity Block node group to search for (when the stack has several)"
+    )
+    p.add_argument(
+        "--instance-type",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        dest="types",
+        help="search for this instance type, or UltraServer type (u-p6e-gb200x72), without a stack "
+        "(repeatable: alternatives, ranked together)",
+    )
     size = p.add_mutually_exclusive_group()
     size.add_argument("--count", type=_count, metavar="N", help="instances (with --instance-type)")
-    size.add_argument("--ultraservers", type=_count, metavar="N", help="UltraServers (with an UltraServer type or its member instance type)")
-    p.add_argument("--hours", type=_positive("--hours", 1.0), metavar="H",
-                   help="hours the run needs (default: the stack's schedule.hours, else its workload's hours)")
-    p.add_argument("--parameters", type=_positive("--parameters", 1.0), help="model parameters, for the run's hours (70e9)")
+    size.add_argument(
+        "--ultraservers",
+        type=_count,
+        metavar="N",
+        help="UltraServers (with an UltraServer type or its member instance type)",
+    )
+    p.add_argument(
+        "--hours",
+        type=_positive("--hours", 1.0),
+        metavar="H",
+        help="hours the run needs (default: the stack's schedule.hours, else its workload's hours)",
+    )
+    p.add_argument(
+        "--parameters", type=_positive("--parameters", 1.0), help="model parameters, for the run's hours (70e9)"
+    )
     p.add_argument("--tokens", type=_positive("--tokens", 1.0), help="training tokens, for the run's hours (2e12)")
     p.add_argument("--mfu", metavar="MFU", help="model FLOPs utilisation as in compare (0.4, or trn2=0.3,p5en=0.4)")
     p.add_argument("--precision", choices=("bf16", "fp8"), default="bf16", help="training precision (default bf16)")
-    p.add_argument("--regions", metavar="LIST|all",
-                   help="regions to ask, comma-separated, or all (every region whose Capacity Blocks of the type "
-                        "planner's price data lists); default: the stack's region")
-    p.add_argument("--earliest", type=_when("--earliest"), metavar="WHEN",
-                   help="earliest start, a UTC date or date-time (2026-12-14 or 2026-12-14T11:30); default: now")
-    p.add_argument("--deadline", type=_when("--deadline"), metavar="WHEN",
-                   help="the run must finish by then (UTC date or date-time; a date means 00:00 that day)")
-    p.add_argument("--max-usd", type=_positive("--max-usd", 0.01), metavar="USD", help="the most the blocks may cost upfront")
+    p.add_argument(
+        "--regions",
+        metavar="LIST|all",
+        help="regions to ask, comma-separated, or all (every region whose Capacity Blocks of the type "
+        "planner's price data lists); default: the stack's region",
+    )
+    p.add_argument(
+        "--earliest",
+        type=_when("--earliest"),
+        metavar="WHEN",
+        help="earliest start, a UTC date or date-time (2026-12-14 or 2026-12-14T11:30); default: now",
+    )
+    p.add_argument(
+        "--deadline",
+        type=_when("--deadline"),
+        metavar="WHEN",
+        help="the run must finish by then (UTC date or date-time; a date means 00:00 that day)",
+    )
+    p.add_argument(
+        "--max-usd", type=_positive("--max-usd", 0.01), metavar="USD", help="the most the blocks may cost upfront"
+    )
     p.add_argument("--profile", metavar="NAME", help="AWS profile to use (default: boto3's credential chain)")
     add_aws_timeout_argument(p)
-    p.add_argument("--format", choices=FORMATS, default="table", help="table (people), json, markdown (a PR comment); default: table")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (people), json, markdown (a PR comment); default: table",
+    )
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     p.set_defaults(run=run)
 
 
 def _when(flag: str):  # noqa: ANN202 - an argparse type function
     """A UTC date or date-time; an explicit offset is converted to UTC."""
+
     def conv(text: str) -> dt.datetime:
         from planner.commands.compare import _shown
 
         try:
             t = dt.datetime.fromisoformat(text.strip())
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a UTC date or date-time such as 2026-12-14 or "
-                                             f"2026-12-14T11:30, got '{_shown(text)}'") from None
-        return t.replace(tzinfo=dt.timezone.utc) if t.tzinfo is None else t.astimezone(dt.timezone.utc)
+            raise argparse.ArgumentTypeError(
+                f"expected a UTC date or date-time such as 2026-12-14 or 2026-12-14T11:30, got '{_shown(text)}'"
+            ) from None
+        return t.replace(tzinfo=dt.UTC) if t.tzinfo is None else t.astimezone(dt.UTC)
 
     conv.__name__ = flag
     return conv
@@ -107,14 +153,20 @@ def run(args: argparse.Namespace) -> int:
         asked = {n.key: queries(n) for n in needs}
     except NoBlock as exc:  # from a stack, the node group is at fault, not an option
         raise _bad(exc.key if w.source == ARGS else f"node group '{w.node_group}'", str(exc), w.source) from None
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     if args.earliest is not None and args.earliest > now + dt.timedelta(weeks=blocks.MAX_START_WEEKS_AHEAD):
-        raise _bad("--earliest", f"a Capacity Block starts at most {blocks.MAX_START_WEEKS_AHEAD} weeks ahead "
-                                 f"({blocks.SOURCE}); expected a date before "
-                                 f"{(now + dt.timedelta(weeks=blocks.MAX_START_WEEKS_AHEAD)).date().isoformat()}")
+        raise _bad(
+            "--earliest",
+            f"a Capacity Block starts at most {blocks.MAX_START_WEEKS_AHEAD} weeks ahead "
+            f"({blocks.SOURCE}); expected a date before "
+            f"{(now + dt.timedelta(weeks=blocks.MAX_START_WEEKS_AHEAD)).date().isoformat()}",
+        )
     if args.earliest is not None and args.earliest < now - dt.timedelta(minutes=5):
-        raise _bad("--earliest", f"{args.earliest.isoformat(timespec='minutes')} is in the past; expected a later time, "
-                                 "or leave it out to start from now")
+        raise _bad(
+            "--earliest",
+            f"{args.earliest.isoformat(timespec='minutes')} is in the past; expected a later time, "
+            "or leave it out to start from now",
+        )
     if args.earliest is not None and args.deadline is not None and args.deadline <= args.earliest:
         raise _bad("--deadline", "expected a time after --earliest")
     regions = {n.key: _regions(args, n.key, w.region, w.notes) for n in needs}
@@ -165,8 +217,16 @@ def _extension(args: argparse.Namespace, w: Wanted) -> int:
         if groups_for is None:
             return 2
         groups = groups_for(w.region)
-    search = ExtensionSearch(w.needs[0], w.reservations, w.region, args.deadline, args.max_usd, w.node_group, w.source,
-                             resource_group_arn=w.resource_group)
+    search = ExtensionSearch(
+        w.needs[0],
+        w.reservations,
+        w.region,
+        args.deadline,
+        args.max_usd,
+        w.node_group,
+        w.source,
+        resource_group_arn=w.resource_group,
+    )
     result = extend(client_for(w.region), search, args.aws_timeout, groups)
     _write(result, args)
     return result.exit_code()
@@ -199,21 +259,27 @@ def _progress():  # noqa: ANN202 - a progress callback, or None off a terminal
 
 def _regions(args: argparse.Namespace, instance_type: str, default: str | None, notes: list[str]) -> list[str]:
     """`--regions` as a list; `all` from the price data; else the stack's region."""
-    from planner.core.catalogue import instance_types as catalogue
     from planner.commands import region_arg
+    from planner.core.catalogue import instance_types as catalogue
     from planner.core.cost.book import builtin
     from planner.core.cost.capacity import regions_sold
 
     sold = regions_sold(instance_type, catalogue.load(), builtin("current"))
     if args.regions is None:
         if default is None:
-            raise _bad("--regions", f"expected a list of regions or all (Capacity Blocks of {instance_type} are sold "
-                                    f"in {', '.join(sold) or 'no region planner knows of'})")
+            raise _bad(
+                "--regions",
+                f"expected a list of regions or all (Capacity Blocks of {instance_type} are sold "
+                f"in {', '.join(sold) or 'no region planner knows of'})",
+            )
         chosen = [default]
     elif args.regions.strip() == "all":
         if not sold:
-            raise _bad("--regions", f"planner's price data lists no region selling Capacity Blocks of {instance_type}; "
-                                    "expected a list of regions")
+            raise _bad(
+                "--regions",
+                f"planner's price data lists no region selling Capacity Blocks of {instance_type}; "
+                "expected a list of regions",
+            )
         return sold
     else:
         chosen = []
@@ -224,8 +290,10 @@ def _regions(args: argparse.Namespace, instance_type: str, default: str | None, 
                 raise _bad("--regions", str(exc)) from None
     unlisted = [r for r in chosen if r not in sold]
     if unlisted:
-        notes.append(f"planner's price data lists no Capacity Blocks of {instance_type} in {', '.join(unlisted)} "
-                     "(asked anyway: AWS's answer decides)")
+        notes.append(
+            f"planner's price data lists no Capacity Blocks of {instance_type} in {', '.join(unlisted)} "
+            "(asked anyway: AWS's answer decides)"
+        )
     return list(dict.fromkeys(chosen))
 
 
@@ -256,20 +324,33 @@ def _type_named(name: str, cat: Any) -> tuple[Any, str | None]:
     if name in cat.ultraserver_types:
         u = cat.ultraserver_types[name]
         if not u.declarable:
-            raise _bad("--instance-type", f"{name}: AWS's EC2 API lists no instance type for its members yet, "
-                                          "so it cannot be searched for")
+            raise _bad(
+                "--instance-type",
+                f"{name}: AWS's EC2 API lists no instance type for its members yet, so it cannot be searched for",
+            )
         return cat.instance_types[u.member_instance_type], name
     t = cat.instance_types.get(name)
     if t is None:
-        sold = [n for n, x in cat.instance_types.items() if x.capacity_block] + [u.name for u in cat.declarable_ultraserver_types]
+        sold = [n for n, x in cat.instance_types.items() if x.capacity_block] + [
+            u.name for u in cat.declarable_ultraserver_types
+        ]
         raise _bad("--instance-type", f"unknown instance type '{_shown(name)}'; expected one of: {', '.join(sold)}")
     if not t.capacity_block:
         raise _bad("--instance-type", f"{name} is not sold through Capacity Blocks")
     return t, None
 
 
-def _need(args: argparse.Namespace, cat: Any, t: Any, count: int | None, ultraservers: int | None,
-          stack_hours: tuple[float, str] | None, key: str, file: str = ARGS, declared: str | None = None) -> Any:
+def _need(
+    args: argparse.Namespace,
+    cat: Any,
+    t: Any,
+    count: int | None,
+    ultraservers: int | None,
+    stack_hours: tuple[float, str] | None,
+    key: str,
+    file: str = ARGS,
+    declared: str | None = None,
+) -> Any:
     """One `Need`: instances (whole UltraServers for member types) and the run's hours."""
     from planner.core.cost.capacity import Need, NoBlock, ultraserver_type
 
@@ -282,8 +363,11 @@ def _need(args: argparse.Namespace, cat: Any, t: Any, count: int | None, ultrase
     if us is not None:
         if ultraservers is None:
             if count is None or count % us.members:
-                raise _bad("--count", f"{t.name} is sold as whole {us.name} UltraServers of {us.members} instances; "
-                                      f"expected --ultraservers N or a multiple of {us.members}")
+                raise _bad(
+                    "--count",
+                    f"{t.name} is sold as whole {us.name} UltraServers of {us.members} instances; "
+                    f"expected --ultraservers N or a multiple of {us.members}",
+                )
             ultraservers = count // us.members
         count = ultraservers * us.members
     assert count is not None
@@ -298,17 +382,21 @@ def _hours(args: argparse.Namespace, t: Any, count: int, stack_hours: tuple[floa
     workload = [args.parameters, args.tokens, args.mfu]
     if any(x is not None for x in workload):
         if not all(x is not None for x in workload):
-            raise _bad("--mfu" if args.mfu is None else "--tokens" if args.tokens is None else "--parameters",
-                       "expected --parameters, --tokens and --mfu together (or --hours)")
-        from planner.core.catalogue import instance_types as catalogue
+            raise _bad(
+                "--mfu" if args.mfu is None else "--tokens" if args.tokens is None else "--parameters",
+                "expected --parameters, --tokens and --mfu together (or --hours)",
+            )
         from planner.commands.compare import parse_mfu
+        from planner.core.catalogue import instance_types as catalogue
         from planner.core.cost.training import dense_peak, run_hours
 
         mfu = parse_mfu(args.mfu, {x.family for x in catalogue.load().instance_types.values()})
         m = mfu.get(t.family, mfu.get("*"))
         peak = dense_peak(t, args.precision)
         if m is None or peak is None:
-            raise _bad("--mfu", f"no MFU or {args.precision} dense peak for {t.name}; expected --mfu for family {t.family}")
+            raise _bad(
+                "--mfu", f"no MFU or {args.precision} dense peak for {t.name}; expected --mfu for family {t.family}"
+            )
         h = run_hours(args.parameters, args.tokens, count * peak, m)
         if not math.isfinite(h):
             raise _bad("--parameters", "the run's hours are not a finite number")
@@ -332,14 +420,24 @@ def _stack_need(args: argparse.Namespace, cat: Any) -> Wanted:
         groups = [g for g in groups if g.name == args.node_group]
         if not groups:
             names = [g.name for g in s.cluster.node_groups if g.purchase == "capacity-block"]
-            raise _bad("--node-group", f"no Capacity Block node group '{args.node_group}' in {s.file}; expected one of: "
-                                       f"{', '.join(names) or '(none)'}")
+            raise _bad(
+                "--node-group",
+                f"no Capacity Block node group '{args.node_group}' in {s.file}; expected one of: "
+                f"{', '.join(names) or '(none)'}",
+            )
     if not groups:
-        raise _bad("node_groups", "no node group with purchase: capacity-block; expected one, or use --instance-type",
-                   s.file, s.line(s.cluster.path + ("node_groups",)))
+        raise _bad(
+            "node_groups",
+            "no node group with purchase: capacity-block; expected one, or use --instance-type",
+            s.file,
+            s.line(s.cluster.path + ("node_groups",)),
+        )
     if len(groups) > 1:
-        raise _bad("--node-group", f"{s.file} has {len(groups)} Capacity Block node groups "
-                                   f"({', '.join(g.name for g in groups)}); expected --node-group NAME")
+        raise _bad(
+            "--node-group",
+            f"{s.file} has {len(groups)} Capacity Block node groups "
+            f"({', '.join(g.name for g in groups)}); expected --node-group NAME",
+        )
     g = groups[0]
     notes: list[str] = []
     stack_hours: tuple[float, str] | None = None
@@ -347,8 +445,10 @@ def _stack_need(args: argparse.Namespace, cat: Any) -> Wanted:
         stack_hours = (s.cluster.schedule.hours, "schedule.hours")
         wl = workload_hours(s.cluster, cat)
         if wl is not None and wl > s.cluster.schedule.hours:
-            notes.append(f"the workload needs {wl:,.1f} h at the declared MFU, more than schedule.hours "
-                         f"({s.cluster.schedule.hours:,.1f} h); searched for schedule.hours")
+            notes.append(
+                f"the workload needs {wl:,.1f} h at the declared MFU, more than schedule.hours "
+                f"({s.cluster.schedule.hours:,.1f} h); searched for schedule.hours"
+            )
     else:
         wl = workload_hours(s.cluster, cat)
         if wl is not None:
@@ -357,9 +457,24 @@ def _stack_need(args: argparse.Namespace, cat: Any) -> Wanted:
         count, us = args.count, args.ultraservers
     else:
         count, us = g.count, g.ultraservers
-    need = _need(args, cat, cat.instance_types[g.instance_type], count, us, stack_hours, "instance_type", s.file,
-                 declared=g.ultraserver_type)
+    need = _need(
+        args,
+        cat,
+        cat.instance_types[g.instance_type],
+        count,
+        us,
+        stack_hours,
+        "instance_type",
+        s.file,
+        declared=g.ultraserver_type,
+    )
     bought = args.regions is None  # bought: check it (--regions: a new search)
-    return Wanted([need], g.name, s.file, s.region, notes, g.capacity_reservation_ids if bought else (),
-                  g.capacity_reservation_resource_group_arn if bought else None)
-
+    return Wanted(
+        [need],
+        g.name,
+        s.file,
+        s.region,
+        notes,
+        g.capacity_reservation_ids if bought else (),
+        g.capacity_reservation_resource_group_arn if bought else None,
+    )

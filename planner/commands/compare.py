@@ -11,34 +11,64 @@ from planner.core.reading.problems import InputError, Problem
 FORMATS = ("table", "json", "markdown")
 ARGS = "<command line>"
 MAX_MAGNITUDE = 1e30  # parameters and tokens: the stack schema's bound (planner.core.input.stack_files.MAX_MAGNITUDE)
-MIN_HOURS = 1.0  # --deadline-hours: the stack schema's bound on schedule.hours (planner.core.input.stack_files.MIN_HOURS)
+MIN_HOURS = (
+    1.0  # --deadline-hours: the stack schema's bound on schedule.hours (planner.core.input.stack_files.MIN_HOURS)
+)
 MAX_COUNT = 10**9  # --instances: the bound of a node group's count
 MIN_MFU = 0.01  # --mfu: the stack schema's bound on workload.mfu (planner.core.input.stack_files.MIN_MFU)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from planner.commands import region_arg
-    from planner.commands import add_price_book_argument
+    from planner.commands import add_price_book_argument, region_arg
 
     p = sub.add_parser("compare", help="cost and duration of a training job on every priced instance type")
     p.add_argument("--parameters", required=True, type=_positive("--parameters", 1.0), help="model parameters (70e9)")
     p.add_argument("--tokens", required=True, type=_positive("--tokens", 1.0), help="training tokens (2e12)")
     p.add_argument("--precision", choices=("bf16", "fp8"), default="bf16", help="training precision (default bf16)")
-    p.add_argument("--mfu", required=True, metavar="MFU",
-                   help="model FLOPs utilisation: one value (0.4), per family (trn2=0.3,p5en=0.4), or both (0.35,trn2=0.3)")
-    p.add_argument("--region", default="us-east-2", type=region_arg, help="AWS region whose prices to use (default us-east-2)")
+    p.add_argument(
+        "--mfu",
+        required=True,
+        metavar="MFU",
+        help="model FLOPs utilisation: one value (0.4), per family (trn2=0.3,p5en=0.4), or both (0.35,trn2=0.3)",
+    )
+    p.add_argument(
+        "--region", default="us-east-2", type=region_arg, help="AWS region whose prices to use (default us-east-2)"
+    )
     size = p.add_mutually_exclusive_group(required=True)
-    size.add_argument("--instances", type=_count, metavar="N", help="instances per candidate (rounded up to whole UltraServers for UltraServer member types)")
-    size.add_argument("--deadline-hours", type=_positive("--deadline-hours", MIN_HOURS), metavar="H",
-                      help="smallest instance count per type that finishes within H hours")
-    p.add_argument("--instance-type", action="append", default=[], metavar="TYPE", dest="types",
-                   help="only these instance types (repeatable; default: every type with a price)")
+    size.add_argument(
+        "--instances",
+        type=_count,
+        metavar="N",
+        help="instances per candidate (rounded up to whole UltraServers for UltraServer member types)",
+    )
+    size.add_argument(
+        "--deadline-hours",
+        type=_positive("--deadline-hours", MIN_HOURS),
+        metavar="H",
+        help="smallest instance count per type that finishes within H hours",
+    )
+    p.add_argument(
+        "--instance-type",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        dest="types",
+        help="only these instance types (repeatable; default: every type with a price)",
+    )
     add_price_book_argument(p)
-    p.add_argument("--capacity", action="store_true",
-                   help="price the Capacity Block rows from the offerings AWS shows now in --region "
-                        "(DescribeCapacityBlockOfferings; the book's figure beside them)")
+    p.add_argument(
+        "--capacity",
+        action="store_true",
+        help="price the Capacity Block rows from the offerings AWS shows now in --region "
+        "(DescribeCapacityBlockOfferings; the book's figure beside them)",
+    )
     p.add_argument("--profile", metavar="NAME", help="AWS profile for --capacity (default: boto3's credential chain)")
-    p.add_argument("--format", choices=FORMATS, default="table", help="table (people), json, markdown (a PR comment or a page); default: table")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (people), json, markdown (a PR comment or a page); default: table",
+    )
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     p.set_defaults(run=run)
 
@@ -53,6 +83,7 @@ def _shown(text: str) -> str:
 def _positive(flag: str, low: float):  # noqa: ANN202 - an argparse type function
     """A finite number from `low` to MAX_MAGNITUDE, as the stack schema bounds the same figures:
     `1e308 x 1e308` overflows, `--deadline-hours 1e-300` is no deadline."""
+
     def conv(text: str) -> float:
         try:
             v = float(text)
@@ -61,7 +92,9 @@ def _positive(flag: str, low: float):  # noqa: ANN202 - an argparse type functio
         if not (math.isfinite(v) and v > 0):
             raise argparse.ArgumentTypeError(f"expected a positive number, got '{_shown(text)}'")
         if not low <= v <= MAX_MAGNITUDE:
-            raise argparse.ArgumentTypeError(f"expected a number from {low:g} to {MAX_MAGNITUDE:g}, got '{_shown(text)}'")
+            raise argparse.ArgumentTypeError(
+                f"expected a number from {low:g} to {MAX_MAGNITUDE:g}, got '{_shown(text)}'"
+            )
         return v
 
     conv.__name__ = flag
@@ -83,24 +116,47 @@ def parse_mfu(text: str, families: set[str]) -> dict[str, float]:
         fam, _, value = part.rpartition("=")
         fam = fam.strip() or "*"
         if fam != "*" and fam not in families:
-            raise InputError([Problem(ARGS, None, "--mfu", f"unknown family '{_shown(fam)}'; expected one of: {', '.join(sorted(families))}")])
+            raise InputError(
+                [
+                    Problem(
+                        ARGS,
+                        None,
+                        "--mfu",
+                        f"unknown family '{_shown(fam)}'; expected one of: {', '.join(sorted(families))}",
+                    )
+                ]
+            )
         try:
             v = float(value)
         except ValueError:
             v = math.nan
         if not MIN_MFU <= v <= 1:
-            raise InputError([Problem(ARGS, None, "--mfu", f"expected a fraction of peak between {MIN_MFU:g} and 1 (such as 0.4), "
-                                                           f"got '{_shown(part)}'")])
+            raise InputError(
+                [
+                    Problem(
+                        ARGS,
+                        None,
+                        "--mfu",
+                        f"expected a fraction of peak between {MIN_MFU:g} and 1 (such as 0.4), got '{_shown(part)}'",
+                    )
+                ]
+            )
         if fam in out:
             which = "a bare value (the default)" if fam == "*" else f"family '{fam}'"
-            raise InputError([Problem(ARGS, None, "--mfu", f"{which} given twice in '{_shown(text)}'; expected one value per family")])
+            raise InputError(
+                [
+                    Problem(
+                        ARGS, None, "--mfu", f"{which} given twice in '{_shown(text)}'; expected one value per family"
+                    )
+                ]
+            )
         out[fam] = v
     return out
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.core.catalogue import instance_types as catalogue
     from planner.commands import book_from_args
+    from planner.core.catalogue import instance_types as catalogue
     from planner.core.cost.compare import Job, compare
 
     cat = catalogue.load()
@@ -112,11 +168,26 @@ def run(args: argparse.Namespace) -> int:
         from planner.core.reading.fields import closest
 
         hint = closest(unknown[0], cat.instance_types)
-        raise InputError([Problem(ARGS, None, "--instance-type",
-                                  f"unknown instance type '{_shown(unknown[0])}'{hint}; expected one of: "
-                                  f"{', '.join(cat.instance_types)}")])
-    job = Job(args.parameters, args.tokens, args.precision, parse_mfu(args.mfu, {t.family for t in cat.instance_types.values()}),
-              args.region, args.instances, args.deadline_hours)
+        raise InputError(
+            [
+                Problem(
+                    ARGS,
+                    None,
+                    "--instance-type",
+                    f"unknown instance type '{_shown(unknown[0])}'{hint}; expected one of: "
+                    f"{', '.join(cat.instance_types)}",
+                )
+            ]
+        )
+    job = Job(
+        args.parameters,
+        args.tokens,
+        args.precision,
+        parse_mfu(args.mfu, {t.family for t in cat.instance_types.values()}),
+        args.region,
+        args.instances,
+        args.deadline_hours,
+    )
     result = compare(job, book_from_args(args), cat, tuple(args.types))
     if args.capacity:
         result = _with_offerings(result, args)
@@ -133,10 +204,9 @@ def _with_offerings(result: Any, args: argparse.Namespace) -> Any:
     from dataclasses import replace
 
     from planner.aws.capacity_blocks import need_for, offerings_for
+    from planner.core.catalogue import instance_types as catalogue
     from planner.core.cost.capacity import NoBlock, priced_from_offerings
     from planner.core.cost.compare import ranking
-
-    from planner.core.catalogue import instance_types as catalogue
 
     cat = catalogue.load()
     candidates = list(result.candidates)
@@ -146,18 +216,28 @@ def _with_offerings(result: Any, args: argparse.Namespace) -> Any:
         c = candidates[i]
         ultras = cat.ultraservers_of(c.instance_type)  # compare counts in the smallest UltraServer of the type
         try:
-            wanted.append((need_for(c.instance_type, c.instances, c.run_hours, "compare",
-                                    ultras[0].name if ultras else None), args.region))
+            wanted.append(
+                (
+                    need_for(c.instance_type, c.instances, c.run_hours, "compare", ultras[0].name if ultras else None),
+                    args.region,
+                )
+            )
             asked.append(i)
         except NoBlock as exc:
             candidates[i] = priced_from_offerings(c, [], str(exc), "")
-    today = dt.datetime.now(dt.timezone.utc).date().isoformat()
+    today = dt.datetime.now(dt.UTC).date().isoformat()
     for i, (options, why) in zip(asked, offerings_for(wanted, args.aws_timeout, args.profile)):
         candidates[i] = priced_from_offerings(candidates[i], options, why, today)
     candidates.sort(key=ranking)
-    return replace(result, candidates=tuple(candidates), notes=(
-        *result.notes, f"Capacity Block rows: priced from the offerings DescribeCapacityBlockOfferings showed in "
-                       f"{args.region} on {today} where one was found, the price book's figure beside them"))
+    return replace(
+        result,
+        candidates=tuple(candidates),
+        notes=(
+            *result.notes,
+            f"Capacity Block rows: priced from the offerings DescribeCapacityBlockOfferings showed in "
+            f"{args.region} on {today} where one was found, the price book's figure beside them",
+        ),
+    )
 
 
 def _check_region(region: str, cat: Any) -> None:

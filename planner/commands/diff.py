@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from planner.core.reading.problems import InputError, Problem
 from planner.core.model.findings import SEVERITIES
+from planner.core.reading.problems import InputError, Problem
 
 if TYPE_CHECKING:
     from planner.core.document import Report
@@ -27,19 +28,36 @@ def register(sub: argparse._SubParsersAction) -> None:
     from planner.commands import add_price_book_argument
 
     p = sub.add_parser("diff", help="cost and findings before and after a change (two paths, or a git ref)")
-    p.add_argument("paths", nargs="*", metavar="PATH",
-                   help="BASE HEAD (two stack files or folders); with --base-ref: the paths to compare (default: stacks/)")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="BASE HEAD (two stack files or folders); with --base-ref: the paths to compare (default: stacks/)",
+    )
     p.add_argument("--base-ref", metavar="REF", help="compare PATHs in the working tree with the same paths at git REF")
-    p.add_argument("--program", metavar="DIR", help="compare the cluster a Pulumi program in DIR declares (as `plan --program`) "
-                                                    "with the same program at --base-ref, run from a temporary git worktree")
+    p.add_argument(
+        "--program",
+        metavar="DIR",
+        help="compare the cluster a Pulumi program in DIR declares (as `plan --program`) "
+        "with the same program at --base-ref, run from a temporary git worktree",
+    )
     p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
     from planner.commands import aws_timeout_arg
 
-    p.add_argument("--program-timeout", type=aws_timeout_arg, default=300.0, metavar="SECONDS",
-                   help="stop each --program run that takes longer (default: 300)")
+    p.add_argument(
+        "--program-timeout",
+        type=aws_timeout_arg,
+        default=300.0,
+        metavar="SECONDS",
+        help="stop each --program run that takes longer (default: 300)",
+    )
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
-    p.add_argument("--fail-on", choices=SEVERITIES[:2], default=None,
-                   help="exit 1 when the change adds an unsuppressed finding at or above this severity (default: never)")
+    p.add_argument(
+        "--fail-on",
+        choices=SEVERITIES[:2],
+        default=None,
+        help="exit 1 when the change adds an unsuppressed finding at or above this severity (default: never)",
+    )
     from planner.commands.plan import add_rule_option_arguments
 
     add_rule_option_arguments(p)
@@ -53,13 +71,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 # --- reading stacks at a git ref --------------------------------------------------------
 
+
 def _git(args: Sequence[str], what: str) -> bytes:
     import subprocess  # here, not at module level: every `planner` run imports this module (4 ms)
 
     try:
         proc = subprocess.run(["git", *args], capture_output=True, timeout=60)
     except FileNotFoundError:
-        raise InputError([Problem("<command line>", None, "--base-ref", "git is not installed; expected git on PATH")]) from None
+        raise InputError(
+            [Problem("<command line>", None, "--base-ref", "git is not installed; expected git on PATH")]
+        ) from None
     if proc.returncode:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise InputError([Problem("<command line>", None, "--base-ref", f"{what}: {msg[0]}" if msg else what)])
@@ -91,15 +112,22 @@ def tree_files(listing: bytes) -> list[str]:
     return out
 
 
-def stacks_at_ref(ref: str, paths: Iterable[str], include: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[Any]:
+def stacks_at_ref(
+    ref: str, paths: Iterable[str], include: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> list[Any]:
     """The stacks under `paths` (relative to the current directory) as they were at git `ref`;
     in a folder, plain Pulumi stack files (no `planner:cluster`) are left out, as `plan` does."""
-    from planner.core.reading import yaml_lines as yamlload
     from planner.core.input.stack_files import declares_cluster, matches, parse_stack, stack_name
+    from planner.core.reading import yaml_lines as yamlload
 
     if ref.startswith("-"):  # git would read it as an option
-        raise InputError([Problem("<command line>", None, "--base-ref", "expected a git ref (a branch, tag or commit), "
-                                                                      "not an option")])
+        raise InputError(
+            [
+                Problem(
+                    "<command line>", None, "--base-ref", "expected a git ref (a branch, tag or commit), not an option"
+                )
+            ]
+        )
     _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], f"'{ref}' is not a commit in this repository")
     files: list[str] = []
     named: set[str] = set()
@@ -108,8 +136,13 @@ def stacks_at_ref(ref: str, paths: Iterable[str], include: Sequence[str] = (), e
         kind = _object_type(ref, path)
         if kind == "tree":
             listing = _git(["ls-tree", "-z", ref, "--", f"./{path}/"], f"cannot list {path} at {ref}")
-            files += [f for f in tree_files(listing) if stack_name(os.path.basename(f))
-                      and not (include and not matches(f, include)) and not matches(f, exclude)]
+            files += [
+                f
+                for f in tree_files(listing)
+                if stack_name(os.path.basename(f))
+                and not (include and not matches(f, include))
+                and not matches(f, exclude)
+            ]
         elif kind == "blob":
             files.append(path)
             named.add(path)
@@ -120,7 +153,9 @@ def stacks_at_ref(ref: str, paths: Iterable[str], include: Sequence[str] = (), e
         data, lines = yamlload.load(raw, label)
         if f not in named and not declares_cluster(data):
             continue
-        stacks.append(parse_stack(data, lines, label, stack_name(os.path.basename(f)) or os.path.splitext(os.path.basename(f))[0]))
+        stacks.append(
+            parse_stack(data, lines, label, stack_name(os.path.basename(f)) or os.path.splitext(os.path.basename(f))[0])
+        )
     return stacks
 
 
@@ -130,13 +165,16 @@ def _working_tree_stacks(paths: Sequence[str], must_exist: bool, args: argparse.
     present = [p for p in paths if os.path.exists(p)]
     if must_exist and len(present) < len(paths):
         missing = next(p for p in paths if p not in present)
-        raise InputError([Problem(missing, None, "", "no such file or folder; expected a stack file or a folder of them")])
+        raise InputError(
+            [Problem(missing, None, "", "no such file or folder; expected a stack file or a folder of them")]
+        )
     return stacks_from_args(args or argparse.Namespace(), present) if present else []
 
 
 # --- the command --------------------------------------------------------------------------
 
-def compare(args: argparse.Namespace) -> "Report":
+
+def compare(args: argparse.Namespace) -> Report:
     """The diff report: the head side's stacks, and the diff section (the base side's report, each
     stack's difference, the totals)."""
     from planner.commands import book_from_args
@@ -152,12 +190,29 @@ def compare(args: argparse.Namespace) -> "Report":
         base_stacks = stacks_at_ref(args.base_ref, paths, args.include, args.exclude)
         head_stacks = _working_tree_stacks(paths, must_exist=False, args=args)
         if not base_stacks and not head_stacks:
-            raise InputError([Problem(", ".join(paths), None, "", f"no stack files here or at {args.base_ref}; expected Pulumi.<stack>.yaml")])
+            raise InputError(
+                [
+                    Problem(
+                        ", ".join(paths),
+                        None,
+                        "",
+                        f"no stack files here or at {args.base_ref}; expected Pulumi.<stack>.yaml",
+                    )
+                ]
+            )
         base_label, head_label = args.base_ref, "working tree"
     else:
         if len(args.paths) != 2:
-            raise InputError([Problem("<command line>", None, "PATH",
-                                      f"expected BASE and HEAD (two stack files or folders), or --base-ref REF; got {len(args.paths)} path(s)")])
+            raise InputError(
+                [
+                    Problem(
+                        "<command line>",
+                        None,
+                        "PATH",
+                        f"expected BASE and HEAD (two stack files or folders), or --base-ref REF; got {len(args.paths)} path(s)",
+                    )
+                ]
+            )
         base_stacks = _working_tree_stacks(args.paths[:1], must_exist=True, args=args)
         head_stacks = _working_tree_stacks(args.paths[1:], must_exist=True, args=args)
         base_label, head_label = args.paths
@@ -170,13 +225,14 @@ def compare(args: argparse.Namespace) -> "Report":
     return _document(base_plans, head_plans, base_label, head_label, book.name, pair)
 
 
-def _document(base_plans: list[Any], head_plans: list[Any], base_label: str, head_label: str, book: str,
-              pair: bool = False) -> "Report":
+def _document(
+    base_plans: list[Any], head_plans: list[Any], base_label: str, head_label: str, book: str, pair: bool = False
+) -> Report:
     """The diff report of two sides' plans: each side's stacks as `plan` reports them, and their difference."""
     from dataclasses import replace
 
-    from planner.core.planning.build_report import report
     from planner.core.document.build_diff import diff_section
+    from planner.core.planning.build_report import report
 
     for plans, label in ((base_plans, base_label), (head_plans, head_label)):
         names = [p.stack.name for p in plans]
@@ -189,41 +245,79 @@ def _document(base_plans: list[Any], head_plans: list[Any], base_label: str, hea
 
 # --- a program at a git ref ----------------------------------------------------------------
 
-def _compare_program(args: argparse.Namespace) -> "Report":
+
+def _compare_program(args: argparse.Namespace) -> Report:
     """`diff --program DIR --stack NAME --base-ref REF`: the program run (as `plan --program`, the
     same runner and limits) at REF, checked out in a temporary `git worktree`, and in the working tree."""
     from planner.commands import book_from_args
     from planner.commands.plan import rule_options
     from planner.core.planning.pipeline import PlanOptions, plan_stacks
     from planner.runtime.offline_run import load, stacks_for_cli
+
     where = "planner diff"
     if not args.program or not args.stack:
-        raise InputError([Problem(where, None, "--program" if not args.program else "--stack",
-                                  "--program DIR and --stack NAME go together")])
+        raise InputError(
+            [
+                Problem(
+                    where,
+                    None,
+                    "--program" if not args.program else "--stack",
+                    "--program DIR and --stack NAME go together",
+                )
+            ]
+        )
     if not args.base_ref:
-        raise InputError([Problem(where, None, "--base-ref", "--program needs --base-ref REF: the git ref to compare with "
-                                                             "(such as origin/main or HEAD)")])
+        raise InputError(
+            [
+                Problem(
+                    where,
+                    None,
+                    "--base-ref",
+                    "--program needs --base-ref REF: the git ref to compare with (such as origin/main or HEAD)",
+                )
+            ]
+        )
     if args.paths:
         raise InputError([Problem(where, None, "PATH", "give stack files or --program, not both")])
     if args.base_ref.startswith("-"):  # git would read it as an option
-        raise InputError([Problem("<command line>", None, "--base-ref", "expected a git ref (a branch, tag or commit), "
-                                                                      "not an option")])
+        raise InputError(
+            [
+                Problem(
+                    "<command line>", None, "--base-ref", "expected a git ref (a branch, tag or commit), not an option"
+                )
+            ]
+        )
     head_stacks = stacks_for_cli(args.program, args.stack, [], args.program_timeout)
-    top = _git(["-C", args.program, "rev-parse", "--show-toplevel"], f"{args.program} is not in a git repository").decode().strip()
-    _git(["-C", top, "rev-parse", "--verify", "--quiet", f"{args.base_ref}^{{commit}}"],
-         f"'{args.base_ref}' is not a commit in this repository")
+    top = (
+        _git(["-C", args.program, "rev-parse", "--show-toplevel"], f"{args.program} is not in a git repository")
+        .decode()
+        .strip()
+    )
+    _git(
+        ["-C", top, "rev-parse", "--verify", "--quiet", f"{args.base_ref}^{{commit}}"],
+        f"'{args.base_ref}' is not a commit in this repository",
+    )
     inside = os.path.relpath(os.path.realpath(args.program), os.path.realpath(top))
     with _worktree(top, args.base_ref) as tree:
         base_dir = os.path.join(tree, inside)
-        present = os.path.isfile(os.path.join(base_dir, "Pulumi.yaml")) or os.path.isfile(os.path.join(base_dir, "Pulumi.yml"))
+        present = os.path.isfile(os.path.join(base_dir, "Pulumi.yaml")) or os.path.isfile(
+            os.path.join(base_dir, "Pulumi.yml")
+        )
         base_stacks = []  # no project, or no such stack, at the base: every cluster is added
         if present and load(base_dir).stack_file(args.stack) is not None:
             try:
                 base_stacks = stacks_for_cli(base_dir, args.stack, [], args.program_timeout)
             except InputError as exc:  # the base's own problems, named as `REF:path` like its findings
-                raise InputError([replace(p, file=_at_ref_path(p.file, tree, args.base_ref),
-                                          message=p.message.replace(os.path.abspath(tree) + os.sep, f"{args.base_ref}:"))
-                                  for p in exc.problems]) from None
+                raise InputError(
+                    [
+                        replace(
+                            p,
+                            file=_at_ref_path(p.file, tree, args.base_ref),
+                            message=p.message.replace(os.path.abspath(tree) + os.sep, f"{args.base_ref}:"),
+                        )
+                        for p in exc.problems
+                    ]
+                ) from None
         book = book_from_args(args, [*base_stacks, *head_stacks])
         options = PlanOptions(price_book=book, rule_options=rule_options(args))
         base_plans = _at_ref(plan_stacks(base_stacks, options), tree, args.base_ref)  # located at the program's lines
@@ -239,8 +333,14 @@ def _at_ref_path(path: str, tree: str, ref: str) -> str:
 
 def _at_ref(plans: list[Any], tree: str, ref: str) -> list[Any]:
     """The base's plans with their paths inside the temporary worktree shown as `REF:path`."""
-    return [replace(p, stack=replace(p.stack, file=_at_ref_path(p.stack.file, tree, ref)),
-                    findings=tuple(replace(f, file=_at_ref_path(f.file, tree, ref)) for f in p.findings)) for p in plans]
+    return [
+        replace(
+            p,
+            stack=replace(p.stack, file=_at_ref_path(p.stack.file, tree, ref)),
+            findings=tuple(replace(f, file=_at_ref_path(f.file, tree, ref)) for f in p.findings),
+        )
+        for p in plans
+    ]
 
 
 class _worktree:
@@ -254,15 +354,19 @@ class _worktree:
 
         self.parent = tempfile.mkdtemp(prefix="planner-base-")
         self.path = os.path.join(self.parent, "tree")
-        _git(["-C", self.top, "worktree", "add", "--detach", "--quiet", "--", self.path, self.ref],
-             f"cannot check out '{self.ref}' in a temporary worktree")
+        _git(
+            ["-C", self.top, "worktree", "add", "--detach", "--quiet", "--", self.path, self.ref],
+            f"cannot check out '{self.ref}' in a temporary worktree",
+        )
         return self.path
 
     def __exit__(self, *exc: Any) -> None:
         import shutil
         import subprocess
 
-        subprocess.run(["git", "-C", self.top, "worktree", "remove", "--force", self.path], capture_output=True, timeout=60)
+        subprocess.run(
+            ["git", "-C", self.top, "worktree", "remove", "--force", self.path], capture_output=True, timeout=60
+        )
         shutil.rmtree(self.parent, ignore_errors=True)
         subprocess.run(["git", "-C", self.top, "worktree", "prune"], capture_output=True, timeout=60)
 

@@ -16,20 +16,48 @@ __all__ = ["FORMATS", "register", "run", "show", "write"]
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="validate and summarize declared clusters (stack files or folders)")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="stack files or folders of Pulumi.<stack>.yaml (default: the stackConfigDir of ./Pulumi.yaml)")
-    p.add_argument("--format", choices=FORMATS, default="table",
-                   help="table (people), json, markdown (PR comment), sarif (code scanning), github (annotations); default: table")
-    p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="stack files or folders of Pulumi.<stack>.yaml (default: the stackConfigDir of ./Pulumi.yaml)",
+    )
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (people), json, markdown (PR comment), sarif (code scanning), github (annotations); default: table",
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=SEVERITIES[:2],
+        default="error",
+        help="exit 1 on unsuppressed findings at or above this severity",
+    )
     add_rule_option_arguments(p)
-    p.add_argument("--suppress", action="append", default=[], metavar="RULE",
-                   help="suppress a rule in every stack (repeatable); findings stay in the output, marked suppressed")
-    p.add_argument("--program", metavar="DIR", help="plan the clusters a Pulumi program in DIR declares: planner components, or its EC2/Auto Scaling/EKS "
-                        "resources read back (offline, with Pulumi mocks; RUNS the program's code with your rights)")
+    p.add_argument(
+        "--suppress",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="suppress a rule in every stack (repeatable); findings stay in the output, marked suppressed",
+    )
+    p.add_argument(
+        "--program",
+        metavar="DIR",
+        help="plan the clusters a Pulumi program in DIR declares: planner components, or its EC2/Auto Scaling/EKS "
+        "resources read back (offline, with Pulumi mocks; RUNS the program's code with your rights)",
+    )
     p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
     from planner.commands import aws_timeout_arg
 
-    p.add_argument("--program-timeout", type=aws_timeout_arg, default=300.0, metavar="SECONDS",
-                   help="stop a --program run that takes longer (default: 300)")
+    p.add_argument(
+        "--program-timeout",
+        type=aws_timeout_arg,
+        default=300.0,
+        metavar="SECONDS",
+        help="stop a --program run that takes longer (default: 300)",
+    )
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     from planner.commands import add_price_book_argument, add_selection_arguments
 
@@ -64,8 +92,12 @@ def _plans(args: argparse.Namespace) -> list[Any]:  # list[StackPlan]
         stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
     else:
         stacks = stacks_from_args(args, args.paths or [_project_stacks()])
-    return plan_stacks(stacks, PlanOptions(suppress=tuple(args.suppress), price_book=book_from_args(args, stacks),
-                                           rule_options=rule_options(args)))
+    return plan_stacks(
+        stacks,
+        PlanOptions(
+            suppress=tuple(args.suppress), price_book=book_from_args(args, stacks), rule_options=rule_options(args)
+        ),
+    )
 
 
 class problems_shown:
@@ -92,7 +124,7 @@ class problems_shown:
                 raise InputError([*exc.problems, *unwritten.problems]) from None
 
 
-def render_context(fail_on: str = "error") -> "RenderContext":
+def render_context(fail_on: str = "error") -> RenderContext:
     """The render context of this run: the layout the CLI chose (`planner.core.text.term`) and `--fail-on`."""
     from planner.core.document import RenderContext
     from planner.core.text import term
@@ -101,7 +133,7 @@ def render_context(fail_on: str = "error") -> "RenderContext":
     return RenderContext(width=None if t.wide else t.width, colour=t.color, fail_on=fail_on)  # type: ignore[arg-type]
 
 
-def show(document: "Report", args: argparse.Namespace) -> None:
+def show(document: Report, args: argparse.Namespace) -> None:
     """Render `document` in `--format` and write it (`--output`, else standard output)."""
     from planner.core.render.formats import render
 
@@ -110,9 +142,12 @@ def show(document: "Report", args: argparse.Namespace) -> None:
 
 def add_rule_option_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags that set rule options (read back by `rule_options`), the same on `plan` and `diff`."""
-    parser.add_argument("--fail-on-incomplete-cost", action="store_true",
-                        help="an incomplete estimate (a price unknown, compute or hours left out) is an error "
-                             "(budget-incomplete-cost), budget or not")
+    parser.add_argument(
+        "--fail-on-incomplete-cost",
+        action="store_true",
+        help="an incomplete estimate (a price unknown, compute or hours left out) is an error "
+        "(budget-incomplete-cost), budget or not",
+    )
 
 
 def rule_options(args: argparse.Namespace) -> dict[str, object]:

@@ -14,22 +14,45 @@ from planner.core.model.findings import SEVERITIES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("preflight", help="check declared clusters against the AWS account (offerings, quotas, "
-                                         "capacity reservations, network)")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="stack files or folders of Pulumi.<stack>.yaml (default: the stackConfigDir of ./Pulumi.yaml)")
+    p = sub.add_parser(
+        "preflight",
+        help="check declared clusters against the AWS account (offerings, quotas, capacity reservations, network)",
+    )
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="stack files or folders of Pulumi.<stack>.yaml (default: the stackConfigDir of ./Pulumi.yaml)",
+    )
     p.add_argument("--profile", metavar="NAME", help="AWS profile to use (default: boto3's credential chain)")
-    p.add_argument("--region", metavar="REGION", type=region_arg, help="query REGION instead of each stack's aws:region")
+    p.add_argument(
+        "--region", metavar="REGION", type=region_arg, help="query REGION instead of each stack's aws:region"
+    )
     p.add_argument("--format", choices=plan.FORMATS, default="table", help="output format (default: table)")
-    p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error", help="exit 1 on unsuppressed findings at or above this severity")
+    p.add_argument(
+        "--fail-on",
+        choices=SEVERITIES[:2],
+        default="error",
+        help="exit 1 on unsuppressed findings at or above this severity",
+    )
     p.add_argument("--suppress", action="append", default=[], metavar="CHECK", help="suppress a check id (repeatable)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
-    p.add_argument("--program", metavar="DIR", help="check the cluster a Pulumi program in DIR declares, read back as "
-                                                    "`plan --program` does (RUNS the program's code, offline, with your rights)")
+    p.add_argument(
+        "--program",
+        metavar="DIR",
+        help="check the cluster a Pulumi program in DIR declares, read back as "
+        "`plan --program` does (RUNS the program's code, offline, with your rights)",
+    )
     p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
     from planner.commands import aws_timeout_arg
 
-    p.add_argument("--program-timeout", type=aws_timeout_arg, default=300.0, metavar="SECONDS",
-                   help="stop a --program run that takes longer (default: 300)")
+    p.add_argument(
+        "--program-timeout",
+        type=aws_timeout_arg,
+        default=300.0,
+        metavar="SECONDS",
+        help="stop a --program run that takes longer (default: 300)",
+    )
     from planner.commands import add_aws_timeout_argument, add_selection_arguments
 
     add_selection_arguments(p)
@@ -54,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
 
             stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
         else:
-            stacks = stacks_from_args(args, args.paths or [plan._project_stacks("preflight")])  # no path: the project's stacks
+            stacks = stacks_from_args(
+                args, args.paths or [plan._project_stacks("preflight")]
+            )  # no path: the project's stacks
         check_suppressions(stacks, args.suppress)
     from planner.aws import deadline
 

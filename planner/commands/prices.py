@@ -23,16 +23,38 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("prices", help="price books: regenerate one from AWS (prices refresh)")
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
-    r = actions.add_parser("refresh", help="write a dated price book fetched from the AWS Price List and Capacity Block offerings")
-    r.add_argument("--output", "-o", required=True, metavar="FILE", help="the YAML price book to write (use it with --price-book FILE)")
-    r.add_argument("--region", action="append", default=[], type=region_arg, metavar="REGION",
-                   help="only this region (repeatable; default: every region the catalogue lists)")
-    r.add_argument("--no-capacity-blocks", action="store_true",
-                   help="skip DescribeCapacityBlockOfferings (on-demand and FSx for Lustre only)")
+    r = actions.add_parser(
+        "refresh", help="write a dated price book fetched from the AWS Price List and Capacity Block offerings"
+    )
+    r.add_argument(
+        "--output",
+        "-o",
+        required=True,
+        metavar="FILE",
+        help="the YAML price book to write (use it with --price-book FILE)",
+    )
+    r.add_argument(
+        "--region",
+        action="append",
+        default=[],
+        type=region_arg,
+        metavar="REGION",
+        help="only this region (repeatable; default: every region the catalogue lists)",
+    )
+    r.add_argument(
+        "--no-capacity-blocks",
+        action="store_true",
+        help="skip DescribeCapacityBlockOfferings (on-demand and FSx for Lustre only)",
+    )
     r.add_argument("--profile", default=None, help="AWS profile (default: the usual credential chain)")
-    r.add_argument("--aws-timeout", type=_timeout_arg, default=REFRESH_TIMEOUT_SECONDS, metavar="SECONDS",
-                   help=f"stop asking AWS after SECONDS in all (default {REFRESH_TIMEOUT_SECONDS:g}: a refresh asks "
-                        "hundreds of prices); what was fetched by then is written as a partial book")
+    r.add_argument(
+        "--aws-timeout",
+        type=_timeout_arg,
+        default=REFRESH_TIMEOUT_SECONDS,
+        metavar="SECONDS",
+        help=f"stop asking AWS after SECONDS in all (default {REFRESH_TIMEOUT_SECONDS:g}: a refresh asks "
+        "hundreds of prices); what was fetched by then is written as a partial book",
+    )
     r.set_defaults(run=run)
 
 
@@ -40,8 +62,8 @@ def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (serv
     """Fetch, then write atomically; exit 0 when everything was priced, 1 when the book is partial or empty."""
     import os
 
-    from planner.core.catalogue import instance_types as catalogue
     from planner.commands import requires
+    from planner.core.catalogue import instance_types as catalogue
 
     if client is None:
         requires("aws", "planner prices refresh")
@@ -63,6 +85,7 @@ def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (serv
     if sys.stderr.isatty():
         sys.stderr.write("\n")
     from planner.cli import error_line as say  # one line each, whatever AWS answered
+
     for why in sorted(set(result.stopped.values())):
         say(f"stopped asking: {why}")
     for line in result.missing:
@@ -75,8 +98,11 @@ def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (serv
         say(f"left out, --price-book would refuse it: {line}")
     kept = {kind: len(book[kind]) for kind in ("instances", "lustre", "ebs")}
     if not sum(kept.values()):
-        say(f"no price fetched; {args.output} not written" if not result.count else
-            f"no usable price fetched ({len(dropped)} left out); {args.output} not written")
+        say(
+            f"no price fetched; {args.output} not written"
+            if not result.count
+            else f"no usable price fetched ({len(dropped)} left out); {args.output} not written"
+        )
         return 1
     try:
         refresh.write_book(args.output, book)
@@ -84,8 +110,10 @@ def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (serv
         for p in exc.problems:
             say(f"not written, --price-book would refuse it: {p}")
         return 1
-    done = (f"wrote {args.output}: {kept['instances']} instance, {kept['lustre']} FSx for Lustre and "
-            f"{kept['ebs']} EBS gp3 prices, as of {today}")
+    done = (
+        f"wrote {args.output}: {kept['instances']} instance, {kept['lustre']} FSx for Lustre and "
+        f"{kept['ebs']} EBS gp3 prices, as of {today}"
+    )
     unpriced = len(result.missing) + result.not_asked + len(dropped)
     if unpriced:
         done += f"; partial: {unpriced} of {len(todo)} items not priced (listed above)"

@@ -22,11 +22,21 @@ STDIN = "<standard input>"
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("render", help="render a saved JSON report (`planner plan --format json`) in another format")
-    p.add_argument("report", metavar="REPORT", help="a JSON report planner wrote with --format json (- for standard input)")
-    p.add_argument("--format", choices=FORMATS, default="table",
-                   help="table (people), json, markdown (PR comment), sarif (code scanning), github (annotations); default: table")
-    p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error",
-                   help="the threshold the table's last line states the exit code for (render itself exits 0)")
+    p.add_argument(
+        "report", metavar="REPORT", help="a JSON report planner wrote with --format json (- for standard input)"
+    )
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (people), json, markdown (PR comment), sarif (code scanning), github (annotations); default: table",
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=SEVERITIES[:2],
+        default="error",
+        help="the threshold the table's last line states the exit code for (render itself exits 0)",
+    )
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     p.set_defaults(run=run)
 
@@ -39,9 +49,16 @@ def run(args: argparse.Namespace) -> int:
     if args.format not in formats_of(report):
         from planner.core.reading.problems import InputError, Problem
 
-        raise InputError([Problem(STDIN if args.report == "-" else args.report, None, "--format",
-                                  f"a {report.command} report renders as {', '.join(formats_of(report))}; "
-                                  f"got {args.format}")])
+        raise InputError(
+            [
+                Problem(
+                    STDIN if args.report == "-" else args.report,
+                    None,
+                    "--format",
+                    f"a {report.command} report renders as {', '.join(formats_of(report))}; got {args.format}",
+                )
+            ]
+        )
     show(report, args)
     return 0
 
@@ -52,8 +69,8 @@ def read(path: str) -> Report:
     import json
 
     from planner.core.document import NotAReport, Report
-    from planner.core.reading.problems import InputError, Problem
     from planner.core.reading.bounded_files import read_regular
+    from planner.core.reading.problems import InputError, Problem
 
     if path == "-":
         import sys
@@ -67,10 +84,20 @@ def read(path: str) -> Report:
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise InputError([Problem(path, None, "", f"not UTF-8 text (byte {exc.start}); expected a planner JSON report")]) from None
+        raise InputError(
+            [Problem(path, None, "", f"not UTF-8 text (byte {exc.start}); expected a planner JSON report")]
+        ) from None
     except json.JSONDecodeError as exc:
-        raise InputError([Problem(path, exc.lineno, "", f"not JSON ({exc.msg}); expected a planner JSON report "
-                                                        "(`planner plan --format json`)")]) from None
+        raise InputError(
+            [
+                Problem(
+                    path,
+                    exc.lineno,
+                    "",
+                    f"not JSON ({exc.msg}); expected a planner JSON report (`planner plan --format json`)",
+                )
+            ]
+        ) from None
     except RecursionError:
         raise InputError([Problem(path, None, "", "JSON nested too deeply; expected a planner JSON report")]) from None
     try:

@@ -13,15 +13,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-
 README_MAX_BYTES = 4 * 1024 * 1024  # a README, not a device: `--update-readme /dev/zero` is refused, not read forever
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("rules", help="list the rules and checks (id, severity, description, source)")
     p.add_argument("--format", choices=("table", "json", "markdown"), default="table")
-    p.add_argument("--update-readme", metavar="FILE",
-                   help="replace the block between <!-- rules:start --> and <!-- rules:end --> in FILE with the reference")
+    p.add_argument(
+        "--update-readme",
+        metavar="FILE",
+        help="replace the block between <!-- rules:start --> and <!-- rules:end --> in FILE with the reference",
+    )
     p.set_defaults(run=run)
 
 
@@ -53,8 +55,10 @@ def reference_markdown() -> str:
     from planner.core.text import md_own_cell
 
     for r in listed():
-        lines.append(f"| `{r.id}` | {r.severity} | {r.category} | {md_own_cell(r.description)} | "
-                     f"{md_own_cell(r.remediation)} | {_link(r.source)} |")
+        lines.append(
+            f"| `{r.id}` | {r.severity} | {r.category} | {md_own_cell(r.description)} | "
+            f"{md_own_cell(r.remediation)} | {_link(r.source)} |"
+        )
     lines.append(REFERENCE_END)
     return "\n".join(lines) + "\n"
 
@@ -64,7 +68,7 @@ def replace_reference(text: str) -> str:
     start, end = text.find(REFERENCE_START), text.find(REFERENCE_END)
     if start < 0 or end < start:
         raise ValueError(f"no {REFERENCE_START} ... {REFERENCE_END} block")
-    return text[:start] + reference_markdown().rstrip("\n") + text[end + len(REFERENCE_END):]
+    return text[:start] + reference_markdown().rstrip("\n") + text[end + len(REFERENCE_END) :]
 
 
 def listed() -> list[Any]:
@@ -75,30 +79,41 @@ def listed() -> list[Any]:
 
 
 def to_json() -> dict[str, Any]:
-    return {"rules": [
-        {"id": r.id, "severity": r.severity, "category": r.category, "description": r.description, "source": r.source,
-         "remediation": r.remediation}
-        for r in listed()
-    ]}
+    return {
+        "rules": [
+            {
+                "id": r.id,
+                "severity": r.severity,
+                "category": r.category,
+                "description": r.description,
+                "source": r.source,
+                "remediation": r.remediation,
+            }
+            for r in listed()
+        ]
+    }
 
 
 def run(args: argparse.Namespace) -> int:
     from planner.core.reading.bounded_files import emit
 
     if args.update_readme:
-        from planner.core.reading.problems import InputError, Problem
-
         from planner.core.reading.bounded_files import read_regular, write_atomic
+        from planner.core.reading.problems import InputError, Problem
 
         raw = read_regular(args.update_readme, README_MAX_BYTES, "the README")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise InputError([Problem(args.update_readme, None, "", f"not UTF-8 text (byte {exc.start}); expected a Markdown file")]) from None
+            raise InputError(
+                [Problem(args.update_readme, None, "", f"not UTF-8 text (byte {exc.start}); expected a Markdown file")]
+            ) from None
         try:
             updated = replace_reference(text)
         except ValueError as exc:
-            raise InputError([Problem(args.update_readme, None, "", f"{exc}; add the two markers where the reference goes")]) from None
+            raise InputError(
+                [Problem(args.update_readme, None, "", f"{exc}; add the two markers where the reference goes")]
+            ) from None
         if updated != text:
             write_atomic(args.update_readme, updated, "--update-readme")  # a failed write leaves the README whole
         return 0
@@ -117,8 +132,14 @@ def run(args: argparse.Namespace) -> int:
             emit(human(grid(("rule", "severity", "description", "source"), rows)))
         else:  # sources are long URLs: numbered below the table, so the table fits the terminal
             sources = list(dict.fromkeys(r["source"] for r in rules_json))
-            rows = [(r["id"], Span(r["severity"], r["severity"]), r["description"], f"[{sources.index(r['source']) + 1}]")
-                    for r in rules_json]
+            rows = [
+                (r["id"], Span(r["severity"], r["severity"]), r["description"], f"[{sources.index(r['source']) + 1}]")
+                for r in rules_json
+            ]
             lines = grid(("rule", "severity", "description", "source"), rows)
-            emit(human(lines + [""] + [f"[{i}] {u}" for i, u in enumerate(sources, 1)] + ["", f"{len(rules_json)} rules"]))
+            emit(
+                human(
+                    lines + [""] + [f"[{i}] {u}" for i, u in enumerate(sources, 1)] + ["", f"{len(rules_json)} rules"]
+                )
+            )
     return 0

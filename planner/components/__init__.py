@@ -23,7 +23,20 @@ from planner.components.network import EfaNetwork, EfaNetworkArgs
 from planner.components.storage import LustreStorage, LustreStorageArgs
 
 __all__ = [
-    "AcceleratedCluster", "ClusterArgs", "ClusterInputError", "ClusterRejected", "EfaNetwork",
-    "EfaNetworkArgs", "LustreArgs", "LustreStorage", "LustreStorageArgs", "NodeGroupArgs",
-    "P5enCluster", "SuppressArgs", "Trn2Cluster", "UltraServerCluster", "WorkloadArgs", "from_config",
+    "AcceleratedCluster",
+    "ClusterArgs",
+    "ClusterInputError",
+    "ClusterRejected",
+    "EfaNetwork",
+    "EfaNetworkArgs",
+    "LustreArgs",
+    "LustreStorage",
+    "LustreStorageArgs",
+    "NodeGroupArgs",
+    "P5enCluster",
+    "SuppressArgs",
+    "Trn2Cluster",
+    "UltraServerCluster",
+    "WorkloadArgs",
+    "from_config",
 ]

@@ -30,13 +30,20 @@ def _declared_only(cls: type[T], model: Any, always: tuple[str, ...]) -> T:
     """Args from a parsed model record: `always` fields, plus the others the user declared
     (defaults the parser filled in stay undeclared, so rules see the same intent)."""
     declared = getattr(model, "declared", frozenset())
-    return cls(**{f.name: getattr(model, f.name) for f in fields(cls)  # type: ignore[arg-type]
-                  if f.name in always or f.name in declared})
+    return cls(
+        **{
+            f.name: getattr(model, f.name)
+            for f in fields(cls)  # type: ignore[arg-type]
+            if f.name in always or f.name in declared
+        }
+    )
 
 
 def _mapping(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
     """The schema mapping of an args dataclass: declared (non-None) keys only."""
-    return {f.name: getattr(obj, f.name) for f in fields(obj) if f.name not in skip and getattr(obj, f.name) is not None}
+    return {
+        f.name: getattr(obj, f.name) for f in fields(obj) if f.name not in skip and getattr(obj, f.name) is not None
+    }
 
 
 @dataclass(frozen=True)
@@ -62,10 +69,15 @@ class NodeGroupArgs:
         The model keeps reservation ids as a tuple; one id goes back as the string it was written as."""
         ids = g.capacity_reservation_ids
         declared = getattr(g, "declared", frozenset())
-        return cls(**{f.name: getattr(g, f.name) for f in fields(cls)
-                      if f.name in ("name", "instance_type", "capacity_reservation_resource_group_arn")
-                      or (f.name in declared and f.name != "capacity_reservation_id")},
-                   capacity_reservation_id=None if not ids else ids[0] if len(ids) == 1 else list(ids))
+        return cls(
+            **{
+                f.name: getattr(g, f.name)
+                for f in fields(cls)
+                if f.name in ("name", "instance_type", "capacity_reservation_resource_group_arn")
+                or (f.name in declared and f.name != "capacity_reservation_id")
+            },
+            capacity_reservation_id=None if not ids else ids[0] if len(ids) == 1 else list(ids),
+        )
 
     def to_config(self) -> dict[str, Any]:
         """The node group's schema mapping (a list of ids as a list, as YAML would hold it)."""
@@ -90,8 +102,9 @@ class LustreArgs:
 
     @classmethod
     def from_model(cls, lu: Lustre) -> LustreArgs:
-        return _declared_only(cls, lu, always=("deployment_type", "storage_capacity_gib",
-                                               "per_unit_storage_throughput", "s3_import_path"))
+        return _declared_only(
+            cls, lu, always=("deployment_type", "storage_capacity_gib", "per_unit_storage_throughput", "s3_import_path")
+        )
 
 
 @dataclass(frozen=True)
@@ -100,7 +113,9 @@ class WorkloadArgs:
     tokens: float
     mfu: float
     precision: str | None = None  # bf16 | fp8
-    checkpoint_max_minutes: float | None = None  # lustre-checkpoint-time threshold, as `workload.checkpoint_max_minutes`
+    checkpoint_max_minutes: float | None = (
+        None  # lustre-checkpoint-time threshold, as `workload.checkpoint_max_minutes`
+    )
 
 
 @dataclass(frozen=True)
@@ -154,12 +169,18 @@ class ClusterArgs:
             out["schedule"] = {"hours": self.schedule_hours}
         if self.workload is not None:
             out["workload"] = _mapping(self.workload)
-        budget = {k: v for k, v in (("total_usd", self.budget_total_usd), ("monthly_usd", self.budget_monthly_usd)) if v is not None}
+        budget = {
+            k: v
+            for k, v in (("total_usd", self.budget_total_usd), ("monthly_usd", self.budget_monthly_usd))
+            if v is not None
+        }
         if budget:
             out["budget"] = budget
         if self.suppress:
             out["suppress"] = [{"rule": s.rule, "reason": s.reason} for s in self.suppress]
-        network = {k: v for k, v in (("vpc_id", self.vpc_id), ("subnet_id", self.subnet_id)) if v is not None and _plain(v)}
+        network = {
+            k: v for k, v in (("vpc_id", self.vpc_id), ("subnet_id", self.subnet_id)) if v is not None and _plain(v)
+        }
         if network:
             out["network"] = network
         if self.root_volume_gib is not None:
@@ -175,8 +196,9 @@ class ClusterArgs:
             placement_group=c.placement_group,
             lustre=None if c.lustre is None else LustreArgs.from_model(c.lustre),
             schedule_hours=None if c.schedule is None else c.schedule.hours,
-            workload=None if c.workload is None else _declared_only(WorkloadArgs, c.workload,
-                                                                    always=("parameters", "tokens", "mfu")),
+            workload=None
+            if c.workload is None
+            else _declared_only(WorkloadArgs, c.workload, always=("parameters", "tokens", "mfu")),
             budget_total_usd=None if c.budget is None else c.budget.total_usd,
             budget_monthly_usd=None if c.budget is None else c.budget.monthly_usd,
             suppress=[SuppressArgs(s.rule, s.reason) for s in c.suppress],
@@ -224,7 +246,9 @@ def region_problems(region: Any, label: str, key: str = "region") -> list[Any]:
     if not data.regions().known(region):  # the CLI's region list (botocore's partition data, shipped): no boto3 needed
         from planner.core.text import one_line
 
-        return [Problem(label, None, key, f"unknown AWS region '{one_line(region[:24])}'; expected one such as us-east-2")]
+        return [
+            Problem(label, None, key, f"unknown AWS region '{one_line(region[:24])}'; expected one such as us-east-2")
+        ]
     return []
 
 
@@ -242,16 +266,34 @@ def check_cluster_args(args: Any, label: str) -> None:
             problems.append(Problem(label, None, key, f"expected {expected}, got {_kind(value)}"))
         return ok
 
-    need(isinstance(args.availability_zone, str), "availability_zone", "an Availability Zone name (str)", args.availability_zone)
+    need(
+        isinstance(args.availability_zone, str),
+        "availability_zone",
+        "an Availability Zone name (str)",
+        args.availability_zone,
+    )
     groups = args.node_groups
-    if need(isinstance(groups, Sequence) and not isinstance(groups, (str, bytes)), "node_groups",
-            "a list of NodeGroupArgs", groups):
+    if need(
+        isinstance(groups, Sequence) and not isinstance(groups, (str, bytes)),
+        "node_groups",
+        "a list of NodeGroupArgs",
+        groups,
+    ):
         for i, g in enumerate(groups):
             need(isinstance(g, NodeGroupArgs), f"node_groups[{i}]", "NodeGroupArgs", g)
     need(args.lustre is None or isinstance(args.lustre, LustreArgs), "lustre", "LustreArgs or None", args.lustre)
-    need(args.workload is None or isinstance(args.workload, WorkloadArgs), "workload", "WorkloadArgs or None", args.workload)
-    if need(isinstance(args.suppress, Sequence) and not isinstance(args.suppress, (str, bytes)), "suppress",
-            "a list of SuppressArgs", args.suppress):
+    need(
+        args.workload is None or isinstance(args.workload, WorkloadArgs),
+        "workload",
+        "WorkloadArgs or None",
+        args.workload,
+    )
+    if need(
+        isinstance(args.suppress, Sequence) and not isinstance(args.suppress, (str, bytes)),
+        "suppress",
+        "a list of SuppressArgs",
+        args.suppress,
+    ):
         for i, s in enumerate(args.suppress):
             need(isinstance(s, SuppressArgs), f"suppress[{i}]", "SuppressArgs", s)
     problems += region_problems(args.region, label)
@@ -259,17 +301,23 @@ def check_cluster_args(args: Any, label: str) -> None:
         value = getattr(args, key)
         need(value is None or _is_input(value), key, "a string (or a Pulumi Output) or None", value)
     sgs = args.security_group_ids
-    if need(isinstance(sgs, Sequence) and not isinstance(sgs, (str, bytes)), "security_group_ids",
-            "a list of security group ids", sgs):
+    if need(
+        isinstance(sgs, Sequence) and not isinstance(sgs, (str, bytes)),
+        "security_group_ids",
+        "a list of security group ids",
+        sgs,
+    ):
         for i, sg in enumerate(sgs):
             need(_is_input(sg), f"security_group_ids[{i}]", "a security group id (str or Output)", sg)
     low, high = ROOT_VOLUME_GIB
     vol = args.root_volume_gib
-    if vol is not None and need(isinstance(vol, int) and not isinstance(vol, bool), "root_volume_gib",
-                                "an integer number of GiB", vol):
+    if vol is not None and need(
+        isinstance(vol, int) and not isinstance(vol, bool), "root_volume_gib", "an integer number of GiB", vol
+    ):
         if not low <= vol <= high:
-            problems.append(Problem(label, None, "root_volume_gib",
-                                    f"expected {low} to {high} GiB (a gp3 volume), got {vol}"))
+            problems.append(
+                Problem(label, None, "root_volume_gib", f"expected {low} to {high} GiB (a gp3 volume), got {vol}")
+            )
     problems += tag_problems(args.tags, label)
     if problems:
         raise ClusterInputError(problems)
@@ -288,12 +336,25 @@ def tag_problems(tags: Any, label: str, key: str = "tags") -> list[Any]:
         if not isinstance(k, str) or not 1 <= len(k) <= TAG_KEY_MAX:
             out.append(Problem(label, None, f"{key}[{shown}]", f"expected a tag key of 1 to {TAG_KEY_MAX} characters"))
         elif k.lower().startswith(RESERVED_TAG_PREFIX):
-            out.append(Problem(label, None, f"{key}[{shown}]", "tag keys starting with 'aws:' are reserved for AWS; "
-                                                               "expected another key"))
+            out.append(
+                Problem(
+                    label,
+                    None,
+                    f"{key}[{shown}]",
+                    "tag keys starting with 'aws:' are reserved for AWS; expected another key",
+                )
+            )
         elif first_control(k):
             out.append(Problem(label, None, f"{key}[{shown}]", "expected a tag key without control characters"))
         if not (isinstance(v, str) or isinstance(v, pulumi.Output)) or (isinstance(v, str) and len(v) > TAG_VALUE_MAX):
-            out.append(Problem(label, None, f"{key}[{shown}]", f"expected a tag value: a string of at most {TAG_VALUE_MAX} characters"))
+            out.append(
+                Problem(
+                    label,
+                    None,
+                    f"{key}[{shown}]",
+                    f"expected a tag value: a string of at most {TAG_VALUE_MAX} characters",
+                )
+            )
     return out
 
 
@@ -315,9 +376,23 @@ def cidr_problems(vpc_cidr: Any, subnet_cidr: Any, label: str) -> list[Any]:
             shown = one_line(value[:24]) if isinstance(value, str) else _kind(value)
             out.append(Problem(label, None, key, f"expected an IPv4 CIDR block such as 10.0.0.0/16, got '{shown}'"))
         elif not VPC_PREFIX[0] <= net.prefixlen <= VPC_PREFIX[1]:
-            out.append(Problem(label, None, key, f"expected a block from /{VPC_PREFIX[0]} to /{VPC_PREFIX[1]}, got /{net.prefixlen}"))
+            out.append(
+                Problem(
+                    label,
+                    None,
+                    key,
+                    f"expected a block from /{VPC_PREFIX[0]} to /{VPC_PREFIX[1]}, got /{net.prefixlen}",
+                )
+            )
         else:
             nets[key] = net
     if len(nets) == 2 and not nets["subnet_cidr"].subnet_of(nets["vpc_cidr"]):
-        out.append(Problem(label, None, "subnet_cidr", f"expected a block inside vpc_cidr {nets['vpc_cidr']}, got {nets['subnet_cidr']}"))
+        out.append(
+            Problem(
+                label,
+                None,
+                "subnet_cidr",
+                f"expected a block inside vpc_cidr {nets['vpc_cidr']}, got {nets['subnet_cidr']}",
+            )
+        )
     return out

@@ -15,17 +15,17 @@ from typing import Any
 
 import pulumi
 
-from planner.core.catalogue import instance_types as _catalogue
-from planner.runtime import declared_clusters as registry
 from planner.components.errors import ClusterInputError
-from planner.core.planning.build_report import report as build_report
+from planner.core.catalogue import instance_types as _catalogue
 from planner.core.document.report import Report
 from planner.core.document.stacks import ReportedFinding, StackReport
-from planner.core.reading.problems import InputError, Problem
-from planner.core.model.cluster import Stack
 from planner.core.input.stack_files import parse_cluster
+from planner.core.model.cluster import Stack
+from planner.core.planning.build_report import report as build_report
 from planner.core.planning.pipeline import StackPlan, plan_stack
+from planner.core.reading.problems import InputError, Problem
 from planner.core.reading.yaml_lines import Lines
+from planner.runtime import declared_clusters as registry
 
 
 class ClusterRejected(pulumi.RunError):
@@ -42,8 +42,9 @@ class ClusterRejected(pulumi.RunError):
         super().__init__("\n".join(lines))
 
 
-def stack_from_config(name: str, mapping: Any, region: str, file: str, lustre_only: bool = False,
-                      lines: Lines | None = None) -> Stack:
+def stack_from_config(
+    name: str, mapping: Any, region: str, file: str, lustre_only: bool = False, lines: Lines | None = None
+) -> Stack:
     """Parse a `planner:cluster` mapping into a Stack, or raise ClusterInputError.
 
     `lustre_only` plans a file system used without a cluster: the schema requires node
@@ -66,7 +67,9 @@ def stack_region(region: str | None, file: str) -> str:
     """The region a component plans for: its argument, else the stack's `aws:region`."""
     found = region or pulumi.Config("aws").get("region")
     if not found:
-        raise ClusterInputError([Problem(file, None, "aws:region", "missing: set `aws:region` in the stack config or pass region=")])
+        raise ClusterInputError(
+            [Problem(file, None, "aws:region", "missing: set `aws:region` in the stack config or pass region=")]
+        )
     from planner.components.args import region_problems
 
     problems = region_problems(found, file, "region" if region else "aws:region")

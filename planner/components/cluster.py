@@ -17,16 +17,16 @@ from typing import Any, ClassVar
 import pulumi
 import pulumi_aws as aws
 
-from planner.core.catalogue import instance_types as _catalogue
-from planner.core.catalogue.instance_types import InstanceType
 from planner.components import checks, images
 from planner.components.args import ClusterArgs, check_cluster_args
 from planner.components.network import EfaNetwork, EfaNetworkArgs
 from planner.components.storage import LustreStorage, LustreStorageArgs
-from planner.core.reading.problems import Problem
+from planner.core.catalogue import instance_types as _catalogue
+from planner.core.catalogue.instance_types import InstanceType
 from planner.core.model.cluster import NodeGroup, Stack
-from planner.core.rules.network import launch_interfaces
+from planner.core.reading.problems import Problem
 from planner.core.reading.yaml_lines import Lines
+from planner.core.rules.network import launch_interfaces
 
 
 class AcceleratedCluster(pulumi.ComponentResource):
@@ -44,8 +44,15 @@ class AcceleratedCluster(pulumi.ComponentResource):
     launch_template_ids: dict[str, pulumi.Output[str]]
     auto_scaling_group_names: dict[str, pulumi.Output[str]]
 
-    def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None, *,
-                 source: str | None = None, lines: Lines | None = None):
+    def __init__(
+        self,
+        name: str,
+        args: ClusterArgs,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        source: str | None = None,
+        lines: Lines | None = None,
+    ):
         """`source` (and `lines`) name the declaration in findings (default: `Type('name')`)."""
         label = f"{type(self).__name__}({name!r})"
         file = source or label
@@ -64,18 +71,20 @@ class AcceleratedCluster(pulumi.ComponentResource):
         self.launch_template_ids, self.auto_scaling_group_names = {}, {}
         self.storage = None
         self._build(name, args, region)
-        self.register_outputs({
-            "summary": self.summary,
-            "cost": self.cost,
-            "findings": self.findings,
-            "vpc_id": self.network.vpc_id,
-            "subnet_id": self.network.subnet_id,
-            "security_group_id": self.network.security_group_id,
-            "placement_group_name": self.network.placement_group_name,
-            "file_system_id": None if self.storage is None else self.storage.file_system_id,
-            "launch_template_ids": self.launch_template_ids,
-            "auto_scaling_group_names": self.auto_scaling_group_names,
-        })
+        self.register_outputs(
+            {
+                "summary": self.summary,
+                "cost": self.cost,
+                "findings": self.findings,
+                "vpc_id": self.network.vpc_id,
+                "subnet_id": self.network.subnet_id,
+                "security_group_id": self.network.security_group_id,
+                "placement_group_name": self.network.placement_group_name,
+                "file_system_id": None if self.storage is None else self.storage.file_system_id,
+                "launch_template_ids": self.launch_template_ids,
+                "auto_scaling_group_names": self.auto_scaling_group_names,
+            }
+        )
 
     # --- topology ------------------------------------------------------------------------
     def _with_instance_type(self, args: ClusterArgs) -> ClusterArgs:
@@ -88,10 +97,17 @@ class AcceleratedCluster(pulumi.ComponentResource):
     def _check_types(self, stack: Stack, label: str) -> None:
         if self.INSTANCE_TYPE is None:
             return
-        wrong = [Problem(label, None, f"node_groups[{i}].instance_type",
-                         f"{type(self).__name__} builds {self.INSTANCE_TYPE} node groups, got {g.instance_type}; "
-                         f"use AcceleratedCluster for other or mixed types")
-                 for i, g in enumerate(stack.cluster.node_groups) if g.instance_type != self.INSTANCE_TYPE]
+        wrong = [
+            Problem(
+                label,
+                None,
+                f"node_groups[{i}].instance_type",
+                f"{type(self).__name__} builds {self.INSTANCE_TYPE} node groups, got {g.instance_type}; "
+                f"use AcceleratedCluster for other or mixed types",
+            )
+            for i, g in enumerate(stack.cluster.node_groups)
+            if g.instance_type != self.INSTANCE_TYPE
+        ]
         if wrong:
             raise checks.ClusterInputError(wrong)
 
@@ -99,37 +115,59 @@ class AcceleratedCluster(pulumi.ComponentResource):
     def _build(self, name: str, args: ClusterArgs, region: str) -> None:
         cluster = self.stack.cluster
         child = pulumi.ResourceOptions(parent=self)
-        self.network = EfaNetwork(f"{name}-network", EfaNetworkArgs(
-            availability_zone=cluster.availability_zone,
-            placement_group=cluster.placement == "cluster",
-            vpc_id=args.vpc_id, subnet_id=args.subnet_id,
-            lustre=cluster.lustre is not None, region=region,
-        ), opts=child)
+        self.network = EfaNetwork(
+            f"{name}-network",
+            EfaNetworkArgs(
+                availability_zone=cluster.availability_zone,
+                placement_group=cluster.placement == "cluster",
+                vpc_id=args.vpc_id,
+                subnet_id=args.subnet_id,
+                lustre=cluster.lustre is not None,
+                region=region,
+            ),
+            opts=child,
+        )
         if cluster.lustre is not None and args.lustre is not None:
             groups = [self.network.lustre_security_group_id]
             if cluster.lustre.efa_enabled:
                 groups.append(self.network.security_group_id)
-            self.storage = LustreStorage(f"{name}-lustre", LustreStorageArgs(
-                lustre=args.lustre, subnet_id=self.network.subnet_id, security_group_ids=groups, region=region,
-                planned=True,
-            ), opts=child)
+            self.storage = LustreStorage(
+                f"{name}-lustre",
+                LustreStorageArgs(
+                    lustre=args.lustre,
+                    subnet_id=self.network.subnet_id,
+                    security_group_ids=groups,
+                    region=region,
+                    planned=True,
+                ),
+                opts=child,
+            )
         cat = _catalogue.load()
         for group in cluster.node_groups:
             spec = cat.instance_types[group.instance_type]
             for suffix, part, unit in _launch_units(group, cat):
-                lt = aws.ec2.LaunchTemplate(f"{name}-{suffix}", opts=child,
-                                            **launch_template_args(name, part, spec, args, self.network.subnet_id,
-                                                                   self.network.security_group_id, unit))
+                lt = aws.ec2.LaunchTemplate(
+                    f"{name}-{suffix}",
+                    opts=child,
+                    **launch_template_args(
+                        name, part, spec, args, self.network.subnet_id, self.network.security_group_id, unit
+                    ),
+                )
                 version = lt.latest_version.apply(str)
                 asg = aws.autoscaling.Group(
                     f"{name}-{suffix}",
-                    min_size=part.count, max_size=part.count, desired_capacity=part.count,
+                    min_size=part.count,
+                    max_size=part.count,
+                    desired_capacity=part.count,
                     vpc_zone_identifiers=[self.network.subnet_id],
                     **_instances_source(part, lt.id, version),
                     placement_group=self.network.placement_group_name,
                     # Capacity Blocks start later than `pulumi up`: do not wait for instances.
                     wait_for_capacity_timeout="0" if part.purchase == "capacity-block" else None,
-                    tags=[{"key": k, "value": v, "propagate_at_launch": True} for k, v in _tags(name, part, args, unit).items()],
+                    tags=[
+                        {"key": k, "value": v, "propagate_at_launch": True}
+                        for k, v in _tags(name, part, args, unit).items()
+                    ],
                     opts=child,
                 )
                 self.launch_template_ids[suffix] = lt.id
@@ -137,7 +175,9 @@ class AcceleratedCluster(pulumi.ComponentResource):
 
 
 ULTRASERVER_TAG = "planner:ultraserver"  # which UltraServer of its node group (1..N) a launch template serves
-ULTRASERVER_TYPE_TAG = "planner:ultraserver-type"  # the group's UltraServer type, for the read-back (a member of several)
+ULTRASERVER_TYPE_TAG = (
+    "planner:ultraserver-type"  # the group's UltraServer type, for the read-back (a member of several)
+)
 
 
 def _launch_units(group: NodeGroup, cat: _catalogue.Catalogue) -> list[tuple[str, NodeGroup, int | None]]:
@@ -151,8 +191,10 @@ def _launch_units(group: NodeGroup, cat: _catalogue.Catalogue) -> list[tuple[str
     ids, size = group.capacity_reservation_ids, (ultra.members if ultra else None)
     if len(ids) <= 1 or size is None or group.purchase != "capacity-block" or len(ids) * size != group.count:
         return [(group.name, group, None)]
-    return [(f"{group.name}-us{k}", replace(group, count=size, capacity_reservation_ids=(rid,), ultraservers=1), k)
-            for k, rid in enumerate(ids, 1)]
+    return [
+        (f"{group.name}-us{k}", replace(group, count=size, capacity_reservation_ids=(rid,), ultraservers=1), k)
+        for k, rid in enumerate(ids, 1)
+    ]
 
 
 def _instances_source(group: NodeGroup, template_id: pulumi.Input[str], version: pulumi.Input[str]) -> dict[str, Any]:
@@ -160,16 +202,29 @@ def _instances_source(group: NodeGroup, template_id: pulumi.Input[str], version:
     capacity-optimized allocation); other purchases launch the template as it is."""
     if group.purchase != "spot":
         return {"launch_template": {"id": template_id, "version": version}}
-    return {"mixed_instances_policy": {
-        "launch_template": {"launch_template_specification": {"launch_template_id": template_id, "version": version}},
-        "instances_distribution": {"on_demand_base_capacity": 0, "on_demand_percentage_above_base_capacity": 0,
-                                   "spot_allocation_strategy": "capacity-optimized"},
-    }}
+    return {
+        "mixed_instances_policy": {
+            "launch_template": {
+                "launch_template_specification": {"launch_template_id": template_id, "version": version}
+            },
+            "instances_distribution": {
+                "on_demand_base_capacity": 0,
+                "on_demand_percentage_above_base_capacity": 0,
+                "spot_allocation_strategy": "capacity-optimized",
+            },
+        }
+    }
 
 
-def launch_template_args(name: str, group: NodeGroup, spec: InstanceType, args: ClusterArgs,
-                         subnet_id: pulumi.Input[str], efa_group: pulumi.Input[str],
-                         ultraserver: int | None = None) -> dict[str, Any]:
+def launch_template_args(
+    name: str,
+    group: NodeGroup,
+    spec: InstanceType,
+    args: ClusterArgs,
+    subnet_id: pulumi.Input[str],
+    efa_group: pulumi.Input[str],
+    ultraserver: int | None = None,
+) -> dict[str, Any]:
     """The launch template of one node group (or one UltraServer of it, `ultraserver`: 1..N), as
     keyword arguments of aws.ec2.LaunchTemplate."""
     image = images.default_for(spec.accelerator.vendor)
@@ -184,12 +239,23 @@ def launch_template_args(name: str, group: NodeGroup, spec: InstanceType, args: 
         "network_interfaces": network_interfaces(group, spec, subnet_id, efa_group, extra),
         # IMDSv2 only; hop limit 2 so containers on the node reach the metadata service.
         "metadata_options": {"http_endpoint": "enabled", "http_tokens": "required", "http_put_response_hop_limit": 2},
-        "block_device_mappings": [{"device_name": image.root_device, "ebs": {
-            "volume_size": group.root_volume_gib, "volume_type": "gp3", "encrypted": "true", "delete_on_termination": "true"}}],
+        "block_device_mappings": [
+            {
+                "device_name": image.root_device,
+                "ebs": {
+                    "volume_size": group.root_volume_gib,
+                    "volume_type": "gp3",
+                    "encrypted": "true",
+                    "delete_on_termination": "true",
+                },
+            }
+        ],
         "instance_market_options": {"market_type": market} if market else None,
         "capacity_reservation_specification": _reservation_target(group),
-        "tag_specifications": [{"resource_type": kind, "tags": _tags(name, group, args, ultraserver)}
-                               for kind in ("instance", "volume", "network-interface")],
+        "tag_specifications": [
+            {"resource_type": kind, "tags": _tags(name, group, args, ultraserver)}
+            for kind in ("instance", "volume", "network-interface")
+        ],
         "tags": _tags(name, group, args, ultraserver),
         "update_default_version": True,
     }
@@ -199,15 +265,23 @@ def _reservation_target(group: NodeGroup) -> dict[str, Any] | None:
     """The launch template's CapacityReservationTarget: one reservation id, or the ARN of a resource
     group of UltraServer Capacity Blocks (a group with one id per UltraServer is split before this)."""
     if group.capacity_reservation_resource_group_arn is not None:
-        return {"capacity_reservation_target": {
-            "capacity_reservation_resource_group_arn": group.capacity_reservation_resource_group_arn}}
+        return {
+            "capacity_reservation_target": {
+                "capacity_reservation_resource_group_arn": group.capacity_reservation_resource_group_arn
+            }
+        }
     if len(group.capacity_reservation_ids) == 1:
         return {"capacity_reservation_target": {"capacity_reservation_id": group.capacity_reservation_ids[0]}}
     return None
 
 
-def network_interfaces(group: NodeGroup, spec: InstanceType, subnet_id: pulumi.Input[str],
-                       efa_group: pulumi.Input[str], extra_groups: list[pulumi.Input[str]]) -> list[dict[str, Any]]:
+def network_interfaces(
+    group: NodeGroup,
+    spec: InstanceType,
+    subnet_id: pulumi.Input[str],
+    efa_group: pulumi.Input[str],
+    extra_groups: list[pulumi.Input[str]],
+) -> list[dict[str, Any]]:
     """One interface per network card: card 0 a full EFA (EFA + ENA, carries the IP), the
     others EFA-only, up to the type's EFA interface limit; a card that takes no EFA (card 0 of
     p6-b300.48xlarge) an ENA interface; a single ENA interface without EFA.
@@ -253,29 +327,59 @@ def _check_buildable(stack: Stack, label: str, args: ClusterArgs) -> None:
     cat = _catalogue.load()
     problems = []
     if args.vpc_id is not None and args.subnet_id is None:  # an Output the parser could not see
-        problems.append(Problem(label, None, "network.subnet_id",
-                                "missing: an existing VPC needs the subnet to use (in the cluster's AZ)"))
+        problems.append(
+            Problem(
+                label,
+                None,
+                "network.subnet_id",
+                "missing: an existing VPC needs the subnet to use (in the cluster's AZ)",
+            )
+        )
     for i, g in enumerate(c.node_groups):
         if g.availability_zone != c.availability_zone:
-            problems.append(Problem(label, None, f"node_groups[{i}].availability_zone",
-                                    f"the components build one subnet, in the cluster's AZ {c.availability_zone}; "
-                                    f"node group '{g.name}' asks for {g.availability_zone} (declare a second cluster)"))
+            problems.append(
+                Problem(
+                    label,
+                    None,
+                    f"node_groups[{i}].availability_zone",
+                    f"the components build one subnet, in the cluster's AZ {c.availability_zone}; "
+                    f"node group '{g.name}' asks for {g.availability_zone} (declare a second cluster)",
+                )
+            )
         if g.public_ip and launch_interfaces(g, cat.instance_types[g.instance_type]) > 1:
-            problems.append(Problem(label, None, f"node_groups[{i}].public_ip",
-                                    f"{g.instance_type} with EFA launches with one interface per network card; EC2 "
-                                    "cannot give a public IP at launch to a request with several (set efa: false for one interface)"))
+            problems.append(
+                Problem(
+                    label,
+                    None,
+                    f"node_groups[{i}].public_ip",
+                    f"{g.instance_type} with EFA launches with one interface per network card; EC2 "
+                    "cannot give a public IP at launch to a request with several (set efa: false for one interface)",
+                )
+            )
     seen: dict[str, str] = {}
     for i, g in enumerate(c.node_groups):  # `<group>-us1` ... must not be another group's resource names
         for suffix, _part, _unit in _launch_units(g, cat):
             if suffix in seen and seen[suffix] != g.name:
-                problems.append(Problem(label, None, f"node_groups[{i}].name",
-                                        f"node groups '{seen[suffix]}' and '{g.name}' would both build '{suffix}' resources "
-                                        "(a group with one reservation per UltraServer builds <group>-us1, -us2, ...); "
-                                        "rename one of them"))
+                problems.append(
+                    Problem(
+                        label,
+                        None,
+                        f"node_groups[{i}].name",
+                        f"node groups '{seen[suffix]}' and '{g.name}' would both build '{suffix}' resources "
+                        "(a group with one reservation per UltraServer builds <group>-us1, -us2, ...); "
+                        "rename one of them",
+                    )
+                )
             seen.setdefault(suffix, g.name)
     if c.lustre is not None and c.lustre.availability_zone != c.availability_zone:
-        problems.append(Problem(label, None, "lustre.availability_zone",
-                                f"the file system goes in the cluster's subnet ({c.availability_zone}), not {c.lustre.availability_zone}"))
+        problems.append(
+            Problem(
+                label,
+                None,
+                "lustre.availability_zone",
+                f"the file system goes in the cluster's subnet ({c.availability_zone}), not {c.lustre.availability_zone}",
+            )
+        )
     if problems:
         raise checks.ClusterInputError(problems)
 

@@ -21,8 +21,16 @@ _BY_TYPE: dict[str, type[AcceleratedCluster]] = {
 }
 
 
-def from_config(name: str, cluster: Any, region: str, *, file: str | None = None, lines: Lines | None = None,
-                opts: pulumi.ResourceOptions | None = None, **deployment: Any) -> AcceleratedCluster:
+def from_config(
+    name: str,
+    cluster: Any,
+    region: str,
+    *,
+    file: str | None = None,
+    lines: Lines | None = None,
+    opts: pulumi.ResourceOptions | None = None,
+    **deployment: Any,
+) -> AcceleratedCluster:
     """Build the cluster component a `planner:cluster` mapping declares.
 
     The mapping is parsed as a stack file is (input problems raise `ClusterInputError`,
@@ -36,8 +44,11 @@ def from_config(name: str, cluster: Any, region: str, *, file: str | None = None
     from planner.components.args import DEPLOYMENT_FIELDS, region_problems
     from planner.core.reading.problems import Problem
 
-    problems = [Problem(source, None, k, f"unknown argument; expected one of: {', '.join(DEPLOYMENT_FIELDS)}")
-                for k in sorted(deployment) if k not in DEPLOYMENT_FIELDS] + region_problems(region, source, "aws:region")
+    problems = [
+        Problem(source, None, k, f"unknown argument; expected one of: {', '.join(DEPLOYMENT_FIELDS)}")
+        for k in sorted(deployment)
+        if k not in DEPLOYMENT_FIELDS
+    ] + region_problems(region, source, "aws:region")
     if problems:
         raise checks.ClusterInputError(problems)
     parsed = checks.stack_from_config(name, cluster, region, source, lines=lines).cluster

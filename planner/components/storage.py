@@ -45,7 +45,9 @@ class LustreStorage(pulumi.ComponentResource):
     def __init__(self, name: str, args: LustreStorageArgs, opts: pulumi.ResourceOptions | None = None):
         label = f"LustreStorage({name!r})"
         if not isinstance(args, LustreStorageArgs):
-            raise checks.ClusterInputError([Problem(label, None, "args", f"expected LustreStorageArgs, got {type(args).__name__}")])
+            raise checks.ClusterInputError(
+                [Problem(label, None, "args", f"expected LustreStorageArgs, got {type(args).__name__}")]
+            )
         problems = region_problems(args.region, label)
         if not isinstance(args.lustre, LustreArgs):
             problems.append(Problem(label, None, "lustre", f"expected LustreArgs, got {type(args.lustre).__name__}"))

@@ -78,8 +78,11 @@ _MD_BACKSLASH = frozenset("\\`*_[]|~")
 _MD_ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 # A whole URL (`https://host/path`) goes into one code span: escaping only its `://` would
 # show `https` and `//host` around a one-character code span.
-_MD_TOKEN = re.compile(r"(?i)(?P<url>\b[a-z][a-z0-9+.-]*://[^\s<>()`|\\]*[^\s<>()`|\\.,;:!?'\"])|"
-                       r"(?P<link>://|www\.|[@#](?=\w))|(?P<char>[\\`*_\[\]|~&<>])", re.S)  # other characters stay as they are
+_MD_TOKEN = re.compile(
+    r"(?i)(?P<url>\b[a-z][a-z0-9+.-]*://[^\s<>()`|\\]*[^\s<>()`|\\.,;:!?'\"])|"
+    r"(?P<link>://|www\.|[@#](?=\w))|(?P<char>[\\`*_\[\]|~&<>])",
+    re.S,
+)  # other characters stay as they are
 _INTRAWORD_UNDERSCORE = re.compile(r"(?<=[A-Za-z0-9])\\_(?=[A-Za-z0-9])")
 
 
@@ -146,8 +149,9 @@ def md_code(text: object) -> str:
 # piped: no colour, width from COLUMNS else 100.
 
 import os as _os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass as _dataclass
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 DEFAULT_WIDTH = 100
 MIN_WIDTH = 40  # below this, wrapping makes tables unreadable: fold at 40 instead
@@ -206,7 +210,9 @@ def _env_flag(env: Mapping[str, str], name: str) -> bool:
     return bool(env.get(name, ""))
 
 
-def term_from_env(stream: object, *, no_color: bool = False, wide: bool = False, env: Mapping[str, str] | None = None) -> Term:
+def term_from_env(
+    stream: object, *, no_color: bool = False, wide: bool = False, env: Mapping[str, str] | None = None
+) -> Term:
     """The layout for writing to `stream`.
 
     Width: `COLUMNS` (a whole number of at least 1), else the terminal's, else 100.
@@ -240,8 +246,15 @@ def term_from_env(stream: object, *, no_color: bool = False, wide: bool = False,
 
 # SGR codes by meaning, not by colour, so renderers say what a piece of text is.
 STYLES = {
-    "error": "1;31", "warning": "33", "info": "36", "ok": "32", "bad": "31", "good": "32",
-    "heading": "1", "total": "1", "dim": "2",
+    "error": "1;31",
+    "warning": "33",
+    "info": "36",
+    "ok": "32",
+    "bad": "31",
+    "good": "32",
+    "heading": "1",
+    "total": "1",
+    "dim": "2",
 }
 
 
@@ -291,8 +304,11 @@ def wrap_ranges(text: str, width: int, indent: int = 0) -> list[tuple[int, int]]
         too_long = cut > start and ((after if after != -1 else n) - cut - 1) > max(width - indent, 1)
         if cut <= start or text[start:cut].strip() == "" or too_long:  # no space, or the next word fits no line
             cut = start + room  # one long word (a URL, a path): split it
-            while cut > start + 1 and text.startswith("::", skip(cut)) or (cut > start + 1 and text[cut - 1] == ":"
-                                                                           and text[cut] == ":"):
+            while (
+                cut > start + 1
+                and text.startswith("::", skip(cut))
+                or (cut > start + 1 and text[cut - 1] == ":" and text[cut] == ":")
+            ):
                 cut -= 1
             nxt = skip(cut)
         else:
@@ -313,9 +329,11 @@ def _paint(text: str, start: int, marks: list[tuple[int, int, str]], color: bool
         a, b = max(a, pos), min(b, end)
         if a >= b:
             continue
-        out += text[pos - start:a - start] + f"\x1b[{STYLES.get(style, '0')}m" + text[a - start:b - start] + "\x1b[0m"
+        out += (
+            text[pos - start : a - start] + f"\x1b[{STYLES.get(style, '0')}m" + text[a - start : b - start] + "\x1b[0m"
+        )
         pos = b
-    return out + text[pos - start:]
+    return out + text[pos - start :]
 
 
 def fit(lines: Iterable[Line], t: Term | None = None) -> list[str]:
@@ -355,8 +373,14 @@ def _cell(c: Cell) -> Span:
     return Span(one_line(c))
 
 
-def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence[int] = (), *,
-         width: int | None = -1, gap: int = 2) -> list[Line]:
+def grid(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[Cell]],
+    right: Sequence[int] = (),
+    *,
+    width: int | None = -1,
+    gap: int = 2,
+) -> list[Line]:
     """A plain-text table at most `width` columns wide (default: the terminal's; None: natural).
 
     Columns listed in `right` are right-aligned (numbers). When the natural table is too
@@ -404,7 +428,9 @@ def grid(headers: Sequence[str], rows: Iterable[Sequence[Cell]], right: Sequence
             for i in shrinkable:
                 step = min(chunk, excess, widths[i] - floor[i])
                 trial = lines_at(i, widths[i] - step)
-                total = sum(max(t, second[row] if top[row] == i else heights[top[row]][row]) for row, t in enumerate(trial))
+                total = sum(
+                    max(t, second[row] if top[row] == i else heights[top[row]][row]) for row, t in enumerate(trial)
+                )
                 key = (widths[i] - step < words[i], total, i in right, -widths[i], i)  # split a word last
                 if best is None or key < best[0]:
                     best = (key, i, step, trial)
@@ -466,6 +492,7 @@ def indent(prefix: str, lines: Iterable[Line]) -> list[Line]:
 
 
 # --- Numbers and money, one style for every human format ------------------------------
+
 
 def usd(x: float | None) -> str:
     """`$1,234,567.89`; "unknown" (never $0) for a missing figure."""

@@ -22,4 +22,5 @@ def __getattr__(name: str) -> Any:
         return POLICIES
     raise AttributeError(name)
 
+
 __all__ = ["PACK_NAME", "POLICIES"]

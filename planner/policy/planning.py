@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-from planner.core.catalogue import instance_types as _catalogue
 from planner.core import rules as _rules
-from planner.core.planning.build_report import report as build_report
+from planner.core.catalogue import instance_types as _catalogue
+from planner.core.cost import PriceBook, load_price_book
 from planner.core.document.report import Report, RuleInfo
 from planner.core.document.stacks import ReportedFinding
-from planner.core.cost import PriceBook, load_price_book
-from planner.core.model.findings import Finding
 from planner.core.model.cluster import Cluster, Stack
+from planner.core.model.findings import Finding
+from planner.core.planning.build_report import report as build_report
 from planner.core.planning.pipeline import (
     PlanOptions,
     StackPlan,
@@ -67,11 +68,18 @@ def declared_suppressions(declared: Mapping[str, Any] | None) -> tuple[str, ...]
     entries = declared.get("suppress") if declared else None
     if not isinstance(entries, list):
         return ()
-    return tuple(e["rule"] for e in entries if isinstance(e, Mapping) and isinstance(e.get("rule"), str) and e.get("reason"))
+    return tuple(
+        e["rule"] for e in entries if isinstance(e, Mapping) and isinstance(e.get("rule"), str) and e.get("reason")
+    )
 
 
-def plan_resources(resources: Iterable[Any], config: Mapping[str, Any], extra: Mapping[str, Any] | None = None,
-                   suppress: Iterable[str] = (), price_book: PriceBook | None = None) -> Outcome:
+def plan_resources(
+    resources: Iterable[Any],
+    config: Mapping[str, Any],
+    extra: Mapping[str, Any] | None = None,
+    suppress: Iterable[str] = (),
+    price_book: PriceBook | None = None,
+) -> Outcome:
     """Rebuild the cluster from `resources` (PolicyResource-like), then parse and plan it.
 
     `extra` adds `planner:cluster` keys (schedule, budget) to the rebuilt mapping;
@@ -85,8 +93,11 @@ def plan_resources(resources: Iterable[Any], config: Mapping[str, Any], extra: M
     region, zone = _text(config.get("region")), _text(config.get("availabilityZone"))
     rule_ids = set(_rules.registry())
     wanted = [r for r in tuple(config.get("suppress") or ()) + tuple(suppress) if isinstance(r, str)]
-    config_problems = [Violation(f"policy config `suppress` names unknown rule '{r}'; `planner rules` lists the rule ids")
-                       for r in dict.fromkeys(wanted) if r not in rule_ids]
+    config_problems = [
+        Violation(f"policy config `suppress` names unknown rule '{r}'; `planner rules` lists the rule ids")
+        for r in dict.fromkeys(wanted)
+        if r not in rule_ids
+    ]
     book = price_book or load_price_book(None)
     shared = _planned(graph, region, zone, dict(extra or {}), book)
     outcome = Outcome(shared.rebuilt, None, list(shared.problems), config_problems)
@@ -182,15 +193,19 @@ def _leaf(key: str) -> tuple[str, ...]:
     return (last,) if last else ()
 
 
-def findings_as_violations(outcome: Outcome, severities: tuple[str, ...], config_fixes: bool = False,
-                           exclude: Iterable[str] = ()) -> list[Violation]:
+def findings_as_violations(
+    outcome: Outcome, severities: tuple[str, ...], config_fixes: bool = False, exclude: Iterable[str] = ()
+) -> list[Violation]:
     """Unsuppressed findings of `severities`; `config_fixes`: the stack declares `planner:cluster` (see `describe`);
     `exclude`: rules another policy reports (each problem is reported once)."""
     if outcome.plan is None:
         return []
     left_to_others = set(exclude)
-    return [Violation(message, f.resource) for f, message in described(document(outcome.plan), config_fixes)
-            if not f.suppressed and f.severity in severities and f.rule not in left_to_others]
+    return [
+        Violation(message, f.resource)
+        for f, message in described(document(outcome.plan), config_fixes)
+        if not f.suppressed and f.severity in severities and f.rule not in left_to_others
+    ]
 
 
 def rules_report(cluster: Cluster, region: str, rule_ids: Iterable[str]) -> Report:

@@ -9,7 +9,8 @@ what the pack could not see); each can be raised, lowered or disabled in the pac
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from pulumi_policy import (
     EnforcementLevel,
@@ -22,11 +23,11 @@ from pulumi_policy import (
 )
 
 from planner.core import rules as _rules
-from planner.core.document.cost import CostReport
 from planner.core.cost import HOURS_PER_MONTH, load_price_book
 from planner.core.reading.problems import InputError
+from planner.core.render.cost_report import headline
+from planner.core.rules import resource_checks as resource_rules
 from planner.policy import resource_checks
-from planner.readback import security_groups
 from planner.policy.planning import (
     Violation,
     declared_cluster,
@@ -36,9 +37,8 @@ from planner.policy.planning import (
     findings_as_violations,
     plan_resources,
 )
+from planner.readback import security_groups
 from planner.readback.resources import Graph, dig, from_policy, plain
-from planner.core.render.cost_report import headline
-from planner.core.rules import resource_checks as resource_rules
 
 TOPOLOGY = "planner-topology"
 TOPOLOGY_WARNINGS = "planner-topology-warnings"
@@ -56,13 +56,19 @@ NOT_SOLD_RULE = "purchase-not-sold"  # no price because AWS does not sell it: as
 
 _LOCATION_SCHEMA: dict[str, dict[str, Any]] = {
     "region": {"type": "string", "description": "AWS region, when no aws provider region is visible to the pack"},
-    "availabilityZone": {"type": "string", "description": "AZ for node groups whose subnets are not resources of the stack"},
+    "availabilityZone": {
+        "type": "string",
+        "description": "AZ for node groups whose subnets are not resources of the stack",
+    },
 }
 
 
 def _suppress_schema() -> dict[str, Any]:
-    return {"type": "array", "items": {"type": "string", "enum": sorted(_rules.registry())},
-            "description": "rule ids whose findings this policy does not report (as `planner plan --suppress`)"}
+    return {
+        "type": "array",
+        "items": {"type": "string", "enum": sorted(_rules.registry())},
+        "description": "rule ids whose findings this policy does not report (as `planner plan --suppress`)",
+    }
 
 
 def _report(violations: Iterable[Violation], report_violation: ReportViolation) -> None:
@@ -72,13 +78,19 @@ def _report(violations: Iterable[Violation], report_violation: ReportViolation) 
 
 # --- stack policies ------------------------------------------------------------------------
 
+
 def validate_topology(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Error findings of the rebuilt cluster, and input problems that keep it from being planned."""
     declared = declared_cluster()
     outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared))
-    _report(outcome.config_problems + outcome.problems
-            + findings_as_violations(outcome, ("error",), config_fixes=declared is not None,
-                                     exclude=resource_checks.OWNED_RULES), report_violation)
+    _report(
+        outcome.config_problems
+        + outcome.problems
+        + findings_as_violations(
+            outcome, ("error",), config_fixes=declared is not None, exclude=resource_checks.OWNED_RULES
+        ),
+        report_violation,
+    )
 
 
 def validate_topology_warnings(args: StackValidationArgs, report_violation: ReportViolation) -> None:
@@ -87,9 +99,14 @@ def validate_topology_warnings(args: StackValidationArgs, report_violation: Repo
     outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared))
     # once planned, the gaps are `readback-gap` findings; without a plan they are reported as they are
     gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps] if outcome.plan is None else []
-    _report(outcome.config_problems + gaps + findings_as_violations(outcome, ("warning", "info"), config_fixes=declared is not None,
-                                                                    exclude=resource_checks.OWNED_RULES),
-            report_violation)
+    _report(
+        outcome.config_problems
+        + gaps
+        + findings_as_violations(
+            outcome, ("warning", "info"), config_fixes=declared is not None, exclude=resource_checks.OWNED_RULES
+        ),
+        report_violation,
+    )
 
 
 def validate_budget(args: StackValidationArgs, report_violation: ReportViolation) -> None:
@@ -118,30 +135,52 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
     extra: dict[str, Any] = {"schedule": {"hours": hours}, "budget": budget}
     suppress = declared_suppressions(declared)  # the stack's own, as in `planner plan`; the config's `suppress` too
     outcome = plan_resources(args.resources, config, extra=extra, price_book=book, suppress=suppress)
-    unsized = [u for u in outcome.plan.stack.cluster.unplanned if u.reason in ("unsized", "unpriced")] if outcome.plan else []
+    unsized = (
+        [u for u in outcome.plan.stack.cluster.unplanned if u.reason in ("unsized", "unpriced")] if outcome.plan else []
+    )
     if unsized:
         # "nothing priced" is no pass: compute that cannot be sized fails the budget unless the user sizes it
         sized, problems = _size_unsized(unsized, config, outcome.rebuilt.data)
         if problems:
-            _report([Violation(m, outcome.rebuilt.urn_of(u.path)) for m, u in problems],
-                    report_violation)
+            _report([Violation(m, outcome.rebuilt.urn_of(u.path)) for m, u in problems], report_violation)
             return
-        outcome = plan_resources(args.resources, config, extra=dict(extra, node_groups=sized), price_book=book,
-                                 suppress=suppress)
+        outcome = plan_resources(
+            args.resources, config, extra=dict(extra, node_groups=sized), price_book=book, suppress=suppress
+        )
     if outcome.plan is None or outcome.plan.cost is None:
         # a cluster that could not be read back cannot be shown to be within budget
-        unseen = [Violation(f"cannot price the cluster: {g.message}", g.urn) for g in outcome.gaps] if outcome.rebuilt.data is None else []
+        unseen = (
+            [Violation(f"cannot price the cluster: {g.message}", g.urn) for g in outcome.gaps]
+            if outcome.rebuilt.data is None
+            else []
+        )
         _report(outcome.problems + unseen, report_violation)
         return
-    verdicts = (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
-    priced = CostReport.from_json(outcome.plan.cost.to_json())  # as the document has it (rounded)
-    estimate = headline(priced) + (f"; at the maximum: {headline(priced.maximum_estimate)}"
-                                   if priced.maximum_estimate else "")
-    _report([Violation(f"{_in_pack_terms(describe(f)) if from_pack else describe(f)} Estimate: {estimate}", f.resource)
-             for f in outcome.plan.findings if f.rule in verdicts and not f.suppressed], report_violation)
+    verdicts = (
+        (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
+    )
+    doc = document(outcome.plan)
+    (stack,) = doc.stacks
+    priced = stack.cost
+    if priced is None:  # not reached: the plan has a cost (above); the document types it as optional
+        return
+    estimate = headline(priced) + (
+        f"; at the maximum: {headline(priced.maximum_estimate)}" if priced.maximum_estimate else ""
+    )
+    _report(
+        [
+            Violation(f"{_in_pack_terms(message) if from_pack else message} Estimate: {estimate}", f.resource)
+            for f, message in described(doc)
+            if f.rule in verdicts and not f.suppressed
+        ],
+        report_violation,
+    )
 
 
-PACK_BUDGET_KEYS = {"total_usd": "maxTotalUsd", "monthly_usd": "maxMonthlyUsd"}  # stack budget key -> the pack's config key
+PACK_BUDGET_KEYS = {
+    "total_usd": "maxTotalUsd",
+    "monthly_usd": "maxMonthlyUsd",
+}  # stack budget key -> the pack's config key
 
 
 def _in_pack_terms(message: str) -> str:
@@ -152,8 +191,9 @@ def _in_pack_terms(message: str) -> str:
     return message
 
 
-def _size_unsized(unsized: list[Any], config: Mapping[str, Any], data: Mapping[str, Any] | None
-                  ) -> tuple[list[dict[str, Any]], list[tuple[str, Any]]]:
+def _size_unsized(
+    unsized: list[Any], config: Mapping[str, Any], data: Mapping[str, Any] | None
+) -> tuple[list[dict[str, Any]], list[tuple[str, Any]]]:
     """The read-back's node groups plus one per unsized compute resource, `instances` of its first
     catalogue type, when the policy config sets both `hours` and `instances`; else why not."""
     from planner.core.catalogue import instance_types as _catalogue
@@ -166,14 +206,26 @@ def _size_unsized(unsized: list[Any], config: Mapping[str, Any], data: Mapping[s
         types = ", ".join(u.instance_types) or "instance types it chooses itself"
         listed = [t.removeprefix("ml.") for t in u.instance_types if t.removeprefix("ml.") in cat.instance_types]
         if not (isinstance(count, int) and count > 0 and hours):
-            problems.append((f"cannot show the stack is within budget: {u.resource} may launch {types} ({u.range}) and "
-                             "how many cannot be read from the program; set `hours` and `instances` in this policy's "
-                             "config to price it", u))
+            problems.append(
+                (
+                    f"cannot show the stack is within budget: {u.resource} may launch {types} ({u.range}) and "
+                    "how many cannot be read from the program; set `hours` and `instances` in this policy's "
+                    "config to price it",
+                    u,
+                )
+            )
         elif u.reason == "unpriced":  # SageMaker HyperPod: never the EC2 price in its place
-            problems.append((f"cannot show the stack is within budget: {u.resource} runs {', '.join(u.instance_types)} "
-                             "and planner has no SageMaker HyperPod price for it", u))
+            problems.append(
+                (
+                    f"cannot show the stack is within budget: {u.resource} runs {', '.join(u.instance_types)} "
+                    "and planner has no SageMaker HyperPod price for it",
+                    u,
+                )
+            )
         elif not listed:
-            problems.append((f"cannot price {u.resource}: none of its instance types ({types}) is in planner's catalogue", u))
+            problems.append(
+                (f"cannot price {u.resource}: none of its instance types ({types}) is in planner's catalogue", u)
+            )
         else:
             groups.append({"name": f"unsized-{k + 1}", "instance_type": listed[0], "count": count, "efa": False})
     return groups, problems
@@ -182,11 +234,17 @@ def _size_unsized(unsized: list[Any], config: Mapping[str, Any], data: Mapping[s
 def validate_efa_security_groups(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     if EFA_SECURITY_GROUP_RULE in _suppressed(args.get_config()):
         return
-    _report([Violation(f"[{EFA_SECURITY_GROUP_RULE}] {v.message}", v.urn)
-             for v in security_groups.violations(Graph(from_policy(r) for r in args.resources))], report_violation)
+    _report(
+        [
+            Violation(f"[{EFA_SECURITY_GROUP_RULE}] {v.message}", v.urn)
+            for v in security_groups.violations(Graph(from_policy(r) for r in args.resources))
+        ],
+        report_violation,
+    )
 
 
 # --- resource policies ---------------------------------------------------------------------
+
 
 def _suppressed(config: Mapping[str, Any]) -> set[str]:
     """Rule ids a resource policy does not report: the stack's `planner:cluster` suppressions and its own `suppress`."""
@@ -194,8 +252,9 @@ def _suppressed(config: Mapping[str, Any]) -> set[str]:
     return set(declared_suppressions(declared_cluster())) | {r for r in own if isinstance(r, str)}
 
 
-def _resource_validation(check: Callable[[str, Mapping[str, Any]], list[tuple[str, str]]]
-                         ) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
+def _resource_validation(
+    check: Callable[[str, Mapping[str, Any]], list[tuple[str, str]]],
+) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
         found = check(args.resource_type, plain(args.props))
         if not found:
@@ -234,22 +293,40 @@ budget = StackValidationPolicy(
     description="The cluster read back from the stack's resources, priced with planner's price book, stays within budget.",
     validate=validate_budget,
     enforcement_level=EnforcementLevel.MANDATORY,
-    config_schema=PolicyConfigSchema({
-        "maxTotalUsd": {"type": "number", "minimum": 0, "description": "most the run may cost in USD over `hours`"},
-        "maxMonthlyUsd": {"type": "number", "minimum": 0, "description": "most the cluster may cost per 730-hour month"},
-        "hours": {"type": "number", "minimum": 0,
-                  "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, else 730)"},
-        "instances": {"type": "integer", "minimum": 1,
-                      "description": "instances each pool without a maximum (a Karpenter NodePool without limits, "
-                                     "a PCS group without maxInstanceCount) is priced at; with `hours`, else such a "
-                                     "stack fails the budget"},
-        "requireCompletePricing": {"type": "boolean", "default": False,
-                                   "description": "also fail when a price is unknown, since the total is then a lower bound"},
-        "priceBook": {"type": "string", "description": "price book: current (default), seed-2024, or a YAML file "
-                                                       "(relative to the policy pack folder) over the current book"},
-        **_LOCATION_SCHEMA,
-        "suppress": _suppress_schema(),
-    }),
+    config_schema=PolicyConfigSchema(
+        {
+            "maxTotalUsd": {"type": "number", "minimum": 0, "description": "most the run may cost in USD over `hours`"},
+            "maxMonthlyUsd": {
+                "type": "number",
+                "minimum": 0,
+                "description": "most the cluster may cost per 730-hour month",
+            },
+            "hours": {
+                "type": "number",
+                "minimum": 0,
+                "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, else 730)",
+            },
+            "instances": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "instances each pool without a maximum (a Karpenter NodePool without limits, "
+                "a PCS group without maxInstanceCount) is priced at; with `hours`, else such a "
+                "stack fails the budget",
+            },
+            "requireCompletePricing": {
+                "type": "boolean",
+                "default": False,
+                "description": "also fail when a price is unknown, since the total is then a lower bound",
+            },
+            "priceBook": {
+                "type": "string",
+                "description": "price book: current (default), seed-2024, or a YAML file "
+                "(relative to the policy pack folder) over the current book",
+            },
+            **_LOCATION_SCHEMA,
+            "suppress": _suppress_schema(),
+        }
+    ),
 )
 
 efa_security_group = StackValidationPolicy(
@@ -261,24 +338,45 @@ efa_security_group = StackValidationPolicy(
     config_schema=PolicyConfigSchema({"suppress": _suppress_schema()}),
 )
 
-def _resource_policy(name: str, description: str, check: Callable[[str, Mapping[str, Any]], list[tuple[str, str]]],
-                     url: str | None = None) -> ResourceValidationPolicy:
-    return ResourceValidationPolicy(name=name, description=description, validate=_resource_validation(check),
-                                    enforcement_level=EnforcementLevel.MANDATORY, url=url,
-                                    config_schema=PolicyConfigSchema({"suppress": _suppress_schema()}))
+
+def _resource_policy(
+    name: str,
+    description: str,
+    check: Callable[[str, Mapping[str, Any]], list[tuple[str, str]]],
+    url: str | None = None,
+) -> ResourceValidationPolicy:
+    return ResourceValidationPolicy(
+        name=name,
+        description=description,
+        validate=_resource_validation(check),
+        enforcement_level=EnforcementLevel.MANDATORY,
+        url=url,
+        config_schema=PolicyConfigSchema({"suppress": _suppress_schema()}),
+    )
 
 
 efa_interfaces = _resource_policy(
-    EFA_INTERFACES, "Launch templates with network interfaces set security groups per interface (the EFA layout is "
-                    "planner-topology's efa-interface-layout).",
-    resource_checks.efa_interfaces, resource_checks.EFA_DOC)
+    EFA_INTERFACES,
+    "Launch templates with network interfaces set security groups per interface (the EFA layout is "
+    "planner-topology's efa-interface-layout).",
+    resource_checks.efa_interfaces,
+    resource_checks.EFA_DOC,
+)
 imdsv2 = _resource_policy(
-    IMDSV2, "Launch templates and instances require IMDSv2 (metadataOptions.httpTokens = required).",
-    resource_checks.imdsv2, resource_rules.IMDS_DOC)
+    IMDSV2,
+    "Launch templates and instances require IMDSv2 (metadataOptions.httpTokens = required).",
+    resource_checks.imdsv2,
+    resource_rules.IMDS_DOC,
+)
 public_ip = _resource_policy(
-    PUBLIC_IP, "No public IP at launch in a request with more than one network interface (EFA on a multi-card type).", resource_checks.public_ip)
+    PUBLIC_IP,
+    "No public IP at launch in a request with more than one network interface (EFA on a multi-card type).",
+    resource_checks.public_ip,
+)
 lustre_values = _resource_policy(
-    LUSTRE_VALUES, "FSx for Lustre capacity, per-unit throughput and EFA are valid for the deployment type.",
-    resource_checks.lustre_values)
+    LUSTRE_VALUES,
+    "FSx for Lustre capacity, per-unit throughput and EFA are valid for the deployment type.",
+    resource_checks.lustre_values,
+)
 
 POLICIES = [topology, topology_warnings, budget, efa_security_group, efa_interfaces, imdsv2, public_ip, lustre_values]

@@ -12,10 +12,15 @@ others (IMDSv2, security groups per interface) also run under `planner plan --pr
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup
+from planner.core.rules.resource_checks import (
+    IMDSV2,
+    INTERFACE_SECURITY_GROUPS,
+)
 from planner.policy.planning import described, rules_report
 from planner.readback.resource_inputs import _interfaces, imdsv2_required, interface_security_groups
 from planner.readback.resources import (
@@ -25,10 +30,6 @@ from planner.readback.resources import (
     as_int,
     known,
     truthy,
-)
-from planner.core.rules.resource_checks import (
-    IMDSV2,
-    INTERFACE_SECURITY_GROUPS,
 )
 
 EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html"
@@ -69,20 +70,24 @@ def lustre_values(resource_type: str, props: Mapping[str, Any]) -> Reported:
     throughput = props.get("perUnitStorageThroughput")
     if dtype not in LUSTRE_DEPLOYMENTS or capacity is None or (throughput is not None and not known(throughput)):
         return []
-    fs = Lustre(deployment_type=dtype, storage_capacity_gib=capacity, per_unit_storage_throughput=as_int(throughput),
-                efa_enabled=truthy(props.get("efaEnabled")))
+    fs = Lustre(
+        deployment_type=dtype,
+        storage_capacity_gib=capacity,
+        per_unit_storage_throughput=as_int(throughput),
+        efa_enabled=truthy(props.get("efaEnabled")),
+    )
     cluster = Cluster(availability_zone="", node_groups=(), lustre=fs)
     return [(f.rule, message) for f, message in described(rules_report(cluster, _NO_REGION, LUSTRE_RULES))]
 
 
 def efa_interfaces(resource_type: str, props: Mapping[str, Any]) -> Reported:
     """The pack's `planner-efa-interfaces`: security groups per interface (`interface-security-groups`)."""
-    return [(INTERFACE_SECURITY_GROUPS, f"[{INTERFACE_SECURITY_GROUPS}] {m}")
-            for m in interface_security_groups(resource_type, props)]
+    return [
+        (INTERFACE_SECURITY_GROUPS, f"[{INTERFACE_SECURITY_GROUPS}] {m}")
+        for m in interface_security_groups(resource_type, props)
+    ]
 
 
 def imdsv2(resource_type: str, props: Mapping[str, Any]) -> Reported:
     """The pack's `planner-imdsv2`: launch templates and instances require IMDSv2 (`imdsv2-required`)."""
     return [(IMDSV2, f"[{IMDSV2}] {m}") for m in imdsv2_required(resource_type, props)]
-
-

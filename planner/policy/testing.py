@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from google.protobuf import json_format, struct_pb2
 from pulumi_policy import (
@@ -45,8 +46,8 @@ class Spec:
     type: str
     name: str
     props: dict[str, Any]
-    parent: "Spec | None" = None
-    property_dependencies: dict[str, list["Spec"]] = field(default_factory=dict)
+    parent: Spec | None = None
+    property_dependencies: dict[str, list[Spec]] = field(default_factory=dict)
     urn: str = ""
 
     def __post_init__(self) -> None:
@@ -68,16 +69,30 @@ def _options(parent: str | None = None) -> PolicyResourceOptions:
 def _provider(region: str | None) -> PolicyProviderResource | None:
     if region is None:
         return None
-    return PolicyProviderResource("pulumi:providers:aws", engine_props({"region": region}),
-                                  urn("pulumi:providers:aws", "default"), "default")
+    return PolicyProviderResource(
+        "pulumi:providers:aws", engine_props({"region": region}), urn("pulumi:providers:aws", "default"), "default"
+    )
 
 
-def stack_args(specs: Iterable[Spec], config: Mapping[str, Any] | None = None, region: str | None = "us-east-2") -> StackValidationArgs:
+def stack_args(
+    specs: Iterable[Spec], config: Mapping[str, Any] | None = None, region: str | None = "us-east-2"
+) -> StackValidationArgs:
     """StackValidationArgs as the analyzer builds them (outputs, parents and dependencies linked)."""
     specs = list(specs)
-    made = {s.urn: PolicyResource(s.type, engine_props(s.props), s.urn, s.name,
-                                  _options(s.parent.urn if s.parent else None), _provider(region), None, [], {})
-            for s in specs}
+    made = {
+        s.urn: PolicyResource(
+            s.type,
+            engine_props(s.props),
+            s.urn,
+            s.name,
+            _options(s.parent.urn if s.parent else None),
+            _provider(region),
+            None,
+            [],
+            {},
+        )
+        for s in specs
+    }
     for s in specs:
         r = made[s.urn]
         if s.parent is not None and s.parent.urn in made:
@@ -90,8 +105,15 @@ def stack_args(specs: Iterable[Spec], config: Mapping[str, Any] | None = None, r
 
 def resource_args(spec: Spec, config: Mapping[str, Any] | None = None) -> ResourceValidationArgs:
     """ResourceValidationArgs as the analyzer builds them (the resource's inputs)."""
-    return ResourceValidationArgs(spec.type, engine_props(spec.props), spec.urn, spec.name,
-                                  _options(spec.parent.urn if spec.parent else None), None, dict(config) if config else None)
+    return ResourceValidationArgs(
+        spec.type,
+        engine_props(spec.props),
+        spec.urn,
+        spec.name,
+        _options(spec.parent.urn if spec.parent else None),
+        None,
+        dict(config) if config else None,
+    )
 
 
 def violations(policy: Policy, args: StackValidationArgs | ResourceValidationArgs) -> list[tuple[str, str | None]]:
@@ -125,8 +147,12 @@ DEFAULT_REGION = "us-east-2"
 _FROM_PROGRAM = "from the program"  # check(): take the region from the captured program's aws:region
 
 
-def check(specs: Iterable[Spec], policies: Iterable[Policy] | None = None, config: Mapping[str, Any] | None = None,
-          region: str | None = _FROM_PROGRAM) -> list[Reported]:
+def check(
+    specs: Iterable[Spec],
+    policies: Iterable[Policy] | None = None,
+    config: Mapping[str, Any] | None = None,
+    region: str | None = _FROM_PROGRAM,
+) -> list[Reported]:
     """Every violation the pack reports for `specs`, as `pulumi preview --policy-pack` would.
 
     The AWS provider's region is `region` when given (None: no provider); otherwise the
@@ -163,8 +189,13 @@ def check(specs: Iterable[Spec], policies: Iterable[Policy] | None = None, confi
     return out
 
 
-def capture(program: Callable[[], Any], config: Mapping[str, str] | None = None, stack: str = STACK,
-            project: str = PROJECT, mocks: Any = None) -> Captured:
+def capture(
+    program: Callable[[], Any],
+    config: Mapping[str, str] | None = None,
+    stack: str = STACK,
+    project: str = PROJECT,
+    mocks: Any = None,
+) -> Captured:
     """Run `program` under Pulumi mocks; return the resources it registered, with their URNs.
 
     `mocks` defaults to echo mocks: each registration is answered with its inputs plus an

@@ -60,8 +60,8 @@ def provider_class() -> type[Any]:
 
     from planner.components.checks import ClusterRejected
     from planner.components.errors import ClusterInputError
-    from planner.provider import inputs as shapes
     from planner.core.text import one_line
+    from planner.provider import inputs as shapes
 
     class PlannerComponentProvider(ComponentProvider):
         def construct(self, name: str, resource_type: str, inputs: Any, options: Any = None) -> Any:
@@ -70,21 +70,29 @@ def provider_class() -> type[Any]:
             if resource_type not in self.resource_types():  # the SDK would answer with a KeyError's stack
                 raise InputPropertiesError(
                     f"{one_line(resource_type)[:80]}: unknown component type; expected one of: "
-                    f"{', '.join(self.resource_types())}", [])
+                    f"{', '.join(self.resource_types())}",
+                    [],
+                )
             wrong = shapes.problems(self, component, inputs)
             if wrong:
-                raise InputPropertiesError("\n".join(f"{label}: {path}: {why}" for path, why in wrong),
-                                           [{"property_path": path, "reason": why} for path, why in wrong])
+                raise InputPropertiesError(
+                    "\n".join(f"{label}: {path}: {why}" for path, why in wrong),
+                    [{"property_path": path, "reason": why} for path, why in wrong],
+                )
             try:
                 return super().construct(name, resource_type, inputs, options)
             except InputPropertyError as exc:  # a missing required input: the SDK's message is empty
-                raise InputPropertiesError(f"{label}: {exc.property_path}: missing; expected a value (a required input)",
-                                           [{"property_path": exc.property_path, "reason": exc.reason}]) from None
+                raise InputPropertiesError(
+                    f"{label}: {exc.property_path}: missing; expected a value (a required input)",
+                    [{"property_path": exc.property_path, "reason": exc.reason}],
+                ) from None
             except ComponentInitError as exc:
                 inner = exc.inner
                 if isinstance(inner, ClusterRejected):
-                    errors = [{"property_path": property_path(f.path), "reason": f"[{f.rule}] {f.message}"}
-                              for f in inner.findings]
+                    errors = [
+                        {"property_path": property_path(f.path), "reason": f"[{f.rule}] {f.message}"}
+                        for f in inner.findings
+                    ]
                 elif isinstance(inner, ClusterInputError):
                     errors = [{"property_path": property_path(p.key), "reason": p.message} for p in inner.problems]
                 else:
@@ -103,7 +111,9 @@ def property_path(path: Any) -> str:
     (`node_groups[0].capacity_reservation_id` -> `nodeGroups[0].capacityReservationId`)."""
     import re
 
-    parts = path.split(".") if isinstance(path, str) else [str(k) for k in path if k not in ("config", "planner:cluster")]
+    parts = (
+        path.split(".") if isinstance(path, str) else [str(k) for k in path if k not in ("config", "planner:cluster")]
+    )
     out = ""
     for part in parts:
         if part.isdigit():

@@ -11,7 +11,7 @@ rules as a stack file. Keys are the `planner:cluster` keys (camelCase in the sch
 No `from __future__ import annotations` here: the analyzer needs the types, not strings.
 """
 
-from typing import NotRequired, Optional, TypedDict
+from typing import NotRequired, TypedDict
 
 import pulumi
 
@@ -176,7 +176,7 @@ class Finding(TypedDict):
     """What is wrong, with the figures involved."""
     file: str
     """Where the cluster was declared (the component, e.g. Trn2Cluster('train'))."""
-    line: Optional[int]
+    line: int | None
     """The line, when declared in a file."""
     suppressed: bool
     """Suppressed findings are reported but never fail."""

@@ -11,7 +11,7 @@ planner's one-line messages before any AWS resource is registered.
 No `from __future__ import annotations` here: the analyzer needs the types, not strings.
 """
 
-from typing import Any, ClassVar, Optional
+from typing import Any
 
 import pulumi
 
@@ -52,8 +52,16 @@ def _ids(group: Any) -> dict[str, Any]:
     out = dict(group)
     if "capacity_reservation_ids" in out:
         if "capacity_reservation_id" in out:
-            raise py.ClusterInputError([Problem("NodeGroup", None, "capacity_reservation_ids",
-                                                "give either capacity_reservation_id or capacity_reservation_ids, not both")])
+            raise py.ClusterInputError(
+                [
+                    Problem(
+                        "NodeGroup",
+                        None,
+                        "capacity_reservation_ids",
+                        "give either capacity_reservation_id or capacity_reservation_ids, not both",
+                    )
+                ]
+            )
         out["capacity_reservation_id"] = list(out.pop("capacity_reservation_ids"))
     return out
 
@@ -66,8 +74,7 @@ def _checked(item: Any, record: type) -> Any:
     """A mapping with only the keys `record` declares (the provider validated the required ones)."""
     unknown = set(item) - set(record.__annotations__)
     if unknown:  # the engine checks inputs against the schema; this is for direct calls
-        raise py.ClusterInputError([Problem(record.__name__, None, key, "unknown key")
-                                    for key in sorted(unknown)])
+        raise py.ClusterInputError([Problem(record.__name__, None, key, "unknown key") for key in sorted(unknown)])
     return item
 
 
@@ -110,7 +117,7 @@ class Trn2Cluster(pulumi.ComponentResource):
     """Instances in all node groups."""
     accelerators: pulumi.Output[int]
     """Trainium chips or GPUs in all node groups."""
-    total_usd: pulumi.Output[Optional[float]]
+    total_usd: pulumi.Output[float | None]
     """Estimated total cost in USD for the billed hours; absent when a price or the hours are unknown."""
     vpc_id: pulumi.Output[str]
     """The VPC the cluster runs in (created, or the one given)."""
@@ -118,16 +125,16 @@ class Trn2Cluster(pulumi.ComponentResource):
     """The subnet of every node and of the file system."""
     security_group_id: pulumi.Output[str]
     """The EFA security group (all traffic to and from itself)."""
-    placement_group_name: pulumi.Output[Optional[str]]
+    placement_group_name: pulumi.Output[str | None]
     """The cluster placement group, when the plan uses one."""
-    file_system_id: pulumi.Output[Optional[str]]
+    file_system_id: pulumi.Output[str | None]
     """The FSx for Lustre file system, when one is declared."""
     launch_template_ids: pulumi.Output[dict[str, str]]
     """Launch template id per node group."""
     auto_scaling_group_names: pulumi.Output[dict[str, str]]
     """Auto Scaling group name per node group."""
 
-    def __init__(self, name: str, args: ClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+    def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("planner:index:Trn2Cluster", name, None, opts)
         _build_cluster(self, py.Trn2Cluster(name, cluster_args(args), pulumi.ResourceOptions(parent=self)))
 
@@ -145,7 +152,7 @@ class UltraServerCluster(pulumi.ComponentResource):
     """Instances in all node groups."""
     accelerators: pulumi.Output[int]
     """Trainium chips or GPUs in all node groups."""
-    total_usd: pulumi.Output[Optional[float]]
+    total_usd: pulumi.Output[float | None]
     """Estimated total cost in USD for the billed hours; absent when a price or the hours are unknown."""
     vpc_id: pulumi.Output[str]
     """The VPC the cluster runs in (created, or the one given)."""
@@ -153,16 +160,16 @@ class UltraServerCluster(pulumi.ComponentResource):
     """The subnet of every node and of the file system."""
     security_group_id: pulumi.Output[str]
     """The EFA security group (all traffic to and from itself)."""
-    placement_group_name: pulumi.Output[Optional[str]]
+    placement_group_name: pulumi.Output[str | None]
     """The cluster placement group, when the plan uses one."""
-    file_system_id: pulumi.Output[Optional[str]]
+    file_system_id: pulumi.Output[str | None]
     """The FSx for Lustre file system, when one is declared."""
     launch_template_ids: pulumi.Output[dict[str, str]]
     """Launch template id per node group."""
     auto_scaling_group_names: pulumi.Output[dict[str, str]]
     """Auto Scaling group name per node group."""
 
-    def __init__(self, name: str, args: ClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+    def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("planner:index:UltraServerCluster", name, None, opts)
         _build_cluster(self, py.UltraServerCluster(name, cluster_args(args), pulumi.ResourceOptions(parent=self)))
 
@@ -180,7 +187,7 @@ class P5enCluster(pulumi.ComponentResource):
     """Instances in all node groups."""
     accelerators: pulumi.Output[int]
     """Trainium chips or GPUs in all node groups."""
-    total_usd: pulumi.Output[Optional[float]]
+    total_usd: pulumi.Output[float | None]
     """Estimated total cost in USD for the billed hours; absent when a price or the hours are unknown."""
     vpc_id: pulumi.Output[str]
     """The VPC the cluster runs in (created, or the one given)."""
@@ -188,16 +195,16 @@ class P5enCluster(pulumi.ComponentResource):
     """The subnet of every node and of the file system."""
     security_group_id: pulumi.Output[str]
     """The EFA security group (all traffic to and from itself)."""
-    placement_group_name: pulumi.Output[Optional[str]]
+    placement_group_name: pulumi.Output[str | None]
     """The cluster placement group, when the plan uses one."""
-    file_system_id: pulumi.Output[Optional[str]]
+    file_system_id: pulumi.Output[str | None]
     """The FSx for Lustre file system, when one is declared."""
     launch_template_ids: pulumi.Output[dict[str, str]]
     """Launch template id per node group."""
     auto_scaling_group_names: pulumi.Output[dict[str, str]]
     """Auto Scaling group name per node group."""
 
-    def __init__(self, name: str, args: ClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+    def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("planner:index:P5enCluster", name, None, opts)
         _build_cluster(self, py.P5enCluster(name, cluster_args(args), pulumi.ResourceOptions(parent=self)))
 
@@ -211,21 +218,28 @@ class EfaNetwork(pulumi.ComponentResource):
     """The subnet (created, or the one given)."""
     security_group_id: pulumi.Output[str]
     """The EFA security group."""
-    lustre_security_group_id: pulumi.Output[Optional[str]]
+    lustre_security_group_id: pulumi.Output[str | None]
     """The FSx for Lustre security group (TCP 988 and 1018-1023), when `lustre` is true."""
-    placement_group_name: pulumi.Output[Optional[str]]
+    placement_group_name: pulumi.Output[str | None]
     """The cluster placement group, when `placement_group` is true."""
 
-    def __init__(self, name: str, args: EfaNetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
+    def __init__(self, name: str, args: EfaNetworkArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("planner:index:EfaNetwork", name, None, opts)
-        inner = py.EfaNetwork(name, py.EfaNetworkArgs(**_checked(args, EfaNetworkArgs)), pulumi.ResourceOptions(parent=self))
+        inner = py.EfaNetwork(
+            name, py.EfaNetworkArgs(**_checked(args, EfaNetworkArgs)), pulumi.ResourceOptions(parent=self)
+        )
         self.vpc_id, self.subnet_id, self.security_group_id = inner.vpc_id, inner.subnet_id, inner.security_group_id
         self.lustre_security_group_id = pulumi.Output.from_input(inner.lustre_security_group_id)
         self.placement_group_name = pulumi.Output.from_input(inner.placement_group_name)
-        self.register_outputs({"vpc_id": self.vpc_id, "subnet_id": self.subnet_id,
-                               "security_group_id": self.security_group_id,
-                               "lustre_security_group_id": self.lustre_security_group_id,
-                               "placement_group_name": self.placement_group_name})
+        self.register_outputs(
+            {
+                "vpc_id": self.vpc_id,
+                "subnet_id": self.subnet_id,
+                "security_group_id": self.security_group_id,
+                "lustre_security_group_id": self.lustre_security_group_id,
+                "placement_group_name": self.placement_group_name,
+            }
+        )
 
 
 class LustreStorage(pulumi.ComponentResource):
@@ -238,14 +252,21 @@ class LustreStorage(pulumi.ComponentResource):
     mount_name: pulumi.Output[str]
     """The mount name (for mounting)."""
 
-    def __init__(self, name: str, args: LustreStorageArgs, opts: Optional[pulumi.ResourceOptions] = None):
+    def __init__(self, name: str, args: LustreStorageArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("planner:index:LustreStorage", name, None, opts)
         values: dict[str, Any] = dict(_checked(args, LustreStorageArgs))
         values["lustre"] = _lustre(_checked(values["lustre"], Lustre))
         inner = py.LustreStorage(name, py.LustreStorageArgs(**values), pulumi.ResourceOptions(parent=self))
         self.file_system_id, self.dns_name, self.mount_name = inner.file_system_id, inner.dns_name, inner.mount_name
-        self.register_outputs({"file_system_id": self.file_system_id, "dns_name": self.dns_name,
-                               "mount_name": self.mount_name})
+        self.register_outputs(
+            {"file_system_id": self.file_system_id, "dns_name": self.dns_name, "mount_name": self.mount_name}
+        )
 
 
-COMPONENTS: list[type[pulumi.ComponentResource]] = [Trn2Cluster, UltraServerCluster, P5enCluster, EfaNetwork, LustreStorage]
+COMPONENTS: list[type[pulumi.ComponentResource]] = [
+    Trn2Cluster,
+    UltraServerCluster,
+    P5enCluster,
+    EfaNetwork,
+    LustreStorage,
+]

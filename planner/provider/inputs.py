@@ -44,7 +44,9 @@ def _check(provider: Any, value: Any, prop: Any, path: str, out: list[tuple[str,
         return
     if prop.ref:
         type_def = provider.get_type_definition(prop)
-        if type_def is None or type_def.enum:  # an asset, an archive, a resource reference; an enum (the component checks it)
+        if (
+            type_def is None or type_def.enum
+        ):  # an asset, an archive, a resource reference; an enum (the component checks it)
             return
         if not isinstance(value, dict):
             out.append((path, f"expected an object ({type_def.name}), got {kind(value)}"))

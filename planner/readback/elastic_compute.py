@@ -22,8 +22,8 @@ from planner.readback import karpenter
 from planner.readback.resources import (
     BATCH_COMPUTE_ENVIRONMENT,
     ROOT_DEVICES,
-    UNKNOWN,
     SUBNET,
+    UNKNOWN,
     Graph,
     Resource,
     as_int,
@@ -82,9 +82,14 @@ def _shown(maxima: tuple[tuple[str, int], ...]) -> str:
 def _refused(what: str, prop_lo: str, lo: int | None, prop_hi: str, hi: int | None, r: Resource, gaps: Gaps) -> None:
     """The API refuses a minimum above the maximum: an error naming the resource and both properties."""
     if lo is not None and hi is not None and lo > hi:
-        gaps.append({"message": f"{what} '{r.name}' has {prop_lo} {lo} above {prop_hi} {hi}: AWS refuses to create it",
-                     "urn": r.urn, "rule": "scaling-size-refused",
-                     "fix": f"set {prop_lo} of {what} '{r.name}' to at most {hi} (or raise {prop_hi} to {lo})"})
+        gaps.append(
+            {
+                "message": f"{what} '{r.name}' has {prop_lo} {lo} above {prop_hi} {hi}: AWS refuses to create it",
+                "urn": r.urn,
+                "rule": "scaling-size-refused",
+                "fix": f"set {prop_lo} of {what} '{r.name}' to at most {hi} (or raise {prop_hi} to {lo})",
+            }
+        )
 
 
 def _batch(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
@@ -102,36 +107,91 @@ def _batch(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
     purchase = _BATCH_PURCHASE.get(str(cr.get("type")), "on-demand")
     name = f"{kind} '{r.name}'"
     if outside and not listed:
-        found.append((Unplanned(name, "unlisted", tuple(outside), None, None, None, rng, name=r.name,
-                                fix=unlisted_fix(tuple(outside))), r.urn))
+        found.append(
+            (
+                Unplanned(
+                    name,
+                    "unlisted",
+                    tuple(outside),
+                    None,
+                    None,
+                    None,
+                    rng,
+                    name=r.name,
+                    fix=unlisted_fix(tuple(outside)),
+                ),
+                r.urn,
+            )
+        )
         return
     now_vcpus = desired if desired is not None else (lo or 0)
     if hi is None or not listed:
-        found.append((Unplanned(name, "unsized", tuple(listed or types), None, None, None, rng, name=r.name,
-                                purchase=purchase, fix="set computeResources.maxVcpus to the most you mean to pay for"),
-                      r.urn))
+        found.append(
+            (
+                Unplanned(
+                    name,
+                    "unsized",
+                    tuple(listed or types),
+                    None,
+                    None,
+                    None,
+                    rng,
+                    name=r.name,
+                    purchase=purchase,
+                    fix="set computeResources.maxVcpus to the most you mean to pay for",
+                ),
+                r.urn,
+            )
+        )
         return
     maxima = _maxima(listed, lambda t: hi // cat.instance_types[t].vcpus)
     first = cat.instance_types[listed[0]]
     now = math.ceil(now_vcpus / first.vcpus) if now_vcpus else 0
-    found.append((Unplanned(name, "elastic", tuple(listed), now, lo, hi, rng, name=r.name, purchase=purchase,
-                            maxima=maxima, fill=tuple((t, cat.instance_types[t].vcpus) for t in listed), capacity=hi,
-                            detail=(f"maxVcpus {hi:,} allows at most {_shown(maxima)}"
-                                    + (f"; also names {', '.join(outside)}, outside planner's catalogue" if outside else "")),
-                            fix=(f"budget for the maximum, or lower computeResources.maxVcpus of {kind} '{r.name}' to "
-                                 "what you mean to pay for")), r.urn))
+    found.append(
+        (
+            Unplanned(
+                name,
+                "elastic",
+                tuple(listed),
+                now,
+                lo,
+                hi,
+                rng,
+                name=r.name,
+                purchase=purchase,
+                maxima=maxima,
+                fill=tuple((t, cat.instance_types[t].vcpus) for t in listed),
+                capacity=hi,
+                detail=(
+                    f"maxVcpus {hi:,} allows at most {_shown(maxima)}"
+                    + (f"; also names {', '.join(outside)}, outside planner's catalogue" if outside else "")
+                ),
+                fix=(
+                    f"budget for the maximum, or lower computeResources.maxVcpus of {kind} '{r.name}' to "
+                    "what you mean to pay for"
+                ),
+            ),
+            r.urn,
+        )
+    )
 
 
 def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
     spec = r.get("spec") or {}
     reqs = as_list(dig(spec, "template", "spec", "requirements"))
-    if spec is UNKNOWN or any(q is UNKNOWN or (isinstance(q, dict) and any(v is UNKNOWN for v in
-                                                                          [q.get("key"), *as_list(q.get("values"))]))
-                              for q in reqs):
-        gaps.append({"message": f"cannot tell which instance types Karpenter node pool '{r.name}' may launch (its "
-                                "requirements are unknown during preview); not planned or priced", "urn": r.urn,
-                     "fix": f"write the requirements of Karpenter node pool '{r.name}' as literals, not outputs",
-                     "left_out": f"Karpenter node pool '{r.name}' (requirements unknown)"})
+    if spec is UNKNOWN or any(
+        q is UNKNOWN or (isinstance(q, dict) and any(v is UNKNOWN for v in [q.get("key"), *as_list(q.get("values"))]))
+        for q in reqs
+    ):
+        gaps.append(
+            {
+                "message": f"cannot tell which instance types Karpenter node pool '{r.name}' may launch (its "
+                "requirements are unknown during preview); not planned or priced",
+                "urn": r.urn,
+                "fix": f"write the requirements of Karpenter node pool '{r.name}' as literals, not outputs",
+                "left_out": f"Karpenter node pool '{r.name}' (requirements unknown)",
+            }
+        )
         return
     pool = karpenter.read(spec, dict(cat.instance_types), dig, as_list)
     if not pool.accelerated:
@@ -157,24 +217,73 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
         details.append(f"not read: {', '.join(read_keys)}")
     types = tuple(t.name for t in pool.types)
     if not types:
-        found.append((Unplanned(name, "unlisted", tuple(pool.outside), 0, 0, None, limits, name=r.name,
-                                detail="; ".join(details), fix=unlisted_fix(tuple(pool.outside))), r.urn))
+        found.append(
+            (
+                Unplanned(
+                    name,
+                    "unlisted",
+                    tuple(pool.outside),
+                    0,
+                    0,
+                    None,
+                    limits,
+                    name=r.name,
+                    detail="; ".join(details),
+                    fix=unlisted_fix(tuple(pool.outside)),
+                ),
+                r.urn,
+            )
+        )
         return
     unbound = [t for t, n in pool.maxima.items() if n is None]
     if unbound:
-        found.append((Unplanned(name, "unsized", types, 0, 0, None, "unbounded" if not pool.limits else
-                                f"{limits}, which do not bound {', '.join(unbound)}", name=r.name, purchase=purchase,
-                                detail="; ".join(details),
-                                fix=(f"set spec.limits on {kind} '{r.name}' (cpu, or "
-                                     f"{_accelerator_resource(pool)}) to the most you mean to pay for")), r.urn))
+        found.append(
+            (
+                Unplanned(
+                    name,
+                    "unsized",
+                    types,
+                    0,
+                    0,
+                    None,
+                    "unbounded" if not pool.limits else f"{limits}, which do not bound {', '.join(unbound)}",
+                    name=r.name,
+                    purchase=purchase,
+                    detail="; ".join(details),
+                    fix=(
+                        f"set spec.limits on {kind} '{r.name}' (cpu, or "
+                        f"{_accelerator_resource(pool)}) to the most you mean to pay for"
+                    ),
+                ),
+                r.urn,
+            )
+        )
         return
     maxima = tuple((t, n) for t, n in pool.maxima.items() if n is not None)
     details.insert(0, f"spec.limits ({limits}) allow at most {_shown(maxima)}")
     fill, room = _one_limit(pool)
-    found.append((Unplanned(name, "elastic", types, 0, 0, max(n for _, n in maxima), limits, name=r.name,
-                            purchase=purchase, maxima=maxima, detail="; ".join(details), fill=fill, capacity=room,
-                            root_volume_gib=root,
-                            fix=f"budget for the maximum, or lower spec.limits of {kind} '{r.name}'"), r.urn))
+    found.append(
+        (
+            Unplanned(
+                name,
+                "elastic",
+                types,
+                0,
+                0,
+                max(n for _, n in maxima),
+                limits,
+                name=r.name,
+                purchase=purchase,
+                maxima=maxima,
+                detail="; ".join(details),
+                fill=fill,
+                capacity=room,
+                root_volume_gib=root,
+                fix=f"budget for the maximum, or lower spec.limits of {kind} '{r.name}'",
+            ),
+            r.urn,
+        )
+    )
 
 
 def _one_limit(pool: karpenter.Pool) -> tuple[tuple[tuple[str, int], ...], int | None]:
@@ -196,7 +305,7 @@ def _accelerator_resource(pool: karpenter.Pool) -> str:
 
 
 def _quantity(v: float) -> str:
-    for unit, size in (("Ti", 2 ** 40), ("Gi", 2 ** 30)):
+    for unit, size in (("Ti", 2**40), ("Gi", 2**30)):
         if v >= size and v % size == 0:
             return f"{int(v // size):,}{unit}"
     return f"{int(v):,}" if float(v).is_integer() else f"{v:g}"
@@ -208,8 +317,13 @@ def _node_class(graph: Graph, pool: Resource, spec: Any) -> tuple[str, int | Non
     ref = dig(spec, "template", "spec", "nodeClassRef", "name")
     if not isinstance(ref, str):
         return "", None
-    classes = [c for c in graph.resources if c.type.startswith("kubernetes:karpenter.k8s.aws/")
-               and c.type.endswith(":EC2NodeClass") and ref in (c.get("metadata", "name"), c.name)]
+    classes = [
+        c
+        for c in graph.resources
+        if c.type.startswith("kubernetes:karpenter.k8s.aws/")
+        and c.type.endswith(":EC2NodeClass")
+        and ref in (c.get("metadata", "name"), c.name)
+    ]
     if not classes:
         return f"EC2NodeClass '{ref}' is not a resource of this stack", None
     nc = classes[0]
@@ -217,9 +331,14 @@ def _node_class(graph: Graph, pool: Resource, spec: Any) -> tuple[str, int | Non
     subnets = _selected(graph, as_list(dig(cspec, "subnetSelectorTerms")), SUBNET)
     zones = sorted({z for s in subnets for z in [s.get("availabilityZone")] if isinstance(z, str) and known(z)})
     groups = _selected(graph, as_list(dig(cspec, "securityGroupSelectorTerms")), "aws:ec2/securityGroup:SecurityGroup")
-    reservations = [t.get("id") for t in as_list(dig(cspec, "capacityReservationSelectorTerms"))
-                    if isinstance(t, dict) and isinstance(t.get("id"), str)]
-    tagged = [t for t in as_list(dig(cspec, "capacityReservationSelectorTerms")) if isinstance(t, dict) and t.get("tags")]
+    reservations = [
+        t.get("id")
+        for t in as_list(dig(cspec, "capacityReservationSelectorTerms"))
+        if isinstance(t, dict) and isinstance(t.get("id"), str)
+    ]
+    tagged = [
+        t for t in as_list(dig(cspec, "capacityReservationSelectorTerms")) if isinstance(t, dict) and t.get("tags")
+    ]
     parts = [f"EC2NodeClass '{ref}'"]
     parts.append(f"subnets in {', '.join(zones)}" if zones else "subnets not resources of this stack (AZ unknown)")
     if groups:
@@ -237,7 +356,7 @@ def _root_gib(mappings: list[Any]) -> int | None:
     if not isinstance(ebs, dict) or ebs.get("volumeType") != "gp3":
         return None
     size = karpenter.quantity(ebs.get("volumeSize"))
-    return int(size // 2 ** 30) if size is not None and size >= 2 ** 30 and size % 2 ** 30 == 0 else None
+    return int(size // 2**30) if size is not None and size >= 2**30 and size % 2**30 == 0 else None
 
 
 def _selected(graph: Graph, terms: list[Any], type_: str) -> list[Resource]:
@@ -250,8 +369,11 @@ def _selected(graph: Graph, terms: list[Any], type_: str) -> list[Resource]:
             tags = res.get("tags") or {}
             if term.get("id") is not None and term.get("id") in res.identifiers():
                 out.append(res)
-            elif isinstance(term.get("tags"), dict) and isinstance(tags, dict) and all(
-                    k in tags and (v == "*" or tags[k] == v) for k, v in term["tags"].items()):
+            elif (
+                isinstance(term.get("tags"), dict)
+                and isinstance(tags, dict)
+                and all(k in tags and (v == "*" or tags[k] == v) for k, v in term["tags"].items())
+            ):
                 out.append(res)
     return list({r.urn: r for r in out}.values())
 
@@ -263,11 +385,20 @@ def _hyperpod(r: Resource, cat: Any, found: Found) -> None:
     for g in groups:
         ml = g.get("instanceType")
         if not known(ml):
-            found.append((Unplanned(f"SageMaker HyperPod cluster '{r.name}' instance group "
-                                    f"'{g.get('instanceGroupName') or '?'}'", "unpriced", (), as_int(g.get("instanceCount")),
-                                    name=f"{r.name}-{g.get('instanceGroupName') or 'group'}",
-                                    detail="an instance type unknown during preview",
-                                    fix="write the instance group's instanceType as a literal"), r.urn))
+            found.append(
+                (
+                    Unplanned(
+                        f"SageMaker HyperPod cluster '{r.name}' instance group '{g.get('instanceGroupName') or '?'}'",
+                        "unpriced",
+                        (),
+                        as_int(g.get("instanceCount")),
+                        name=f"{r.name}-{g.get('instanceGroupName') or 'group'}",
+                        detail="an instance type unknown during preview",
+                        fix="write the instance group's instanceType as a literal",
+                    ),
+                    r.urn,
+                )
+            )
             continue
         ec2 = ml.removeprefix("ml.") if isinstance(ml, str) else None
         if ec2 is None or not (ec2 in cat.instance_types or _ACCELERATED.match(ec2)):
@@ -278,18 +409,40 @@ def _hyperpod(r: Resource, cat: Any, found: Found) -> None:
         spec = cat.instance_types.get(ec2)
         accel = f", {count * spec.accelerator_count} {spec.accelerator.name}" if spec is not None and count else ""
         group = g.get("instanceGroupName") or "?"
-        found.append((Unplanned(f"SageMaker HyperPod cluster '{r.name}' instance group '{group}'", "unpriced",
-                                (ml,), count, count, count, f"InstanceCount {count if count is not None else '?'}",
-                                name=f"{r.name}-{group}",
-                                detail=(f"{count} x {ml} ({ec2}{accel}); EFA and placement are provided by HyperPod "
-                                        "(not checked as EC2 launches)"),
-                                fix=(f"price {count} {ml} from SageMaker HyperPod pricing ({HYPERPOD_PRICING}) and "
-                                     "budget for it: planner has no HyperPod price, and the EC2 price is not it")),
-                      r.urn))
+        found.append(
+            (
+                Unplanned(
+                    f"SageMaker HyperPod cluster '{r.name}' instance group '{group}'",
+                    "unpriced",
+                    (ml,),
+                    count,
+                    count,
+                    count,
+                    f"InstanceCount {count if count is not None else '?'}",
+                    name=f"{r.name}-{group}",
+                    detail=(
+                        f"{count} x {ml} ({ec2}{accel}); EFA and placement are provided by HyperPod "
+                        "(not checked as EC2 launches)"
+                    ),
+                    fix=(
+                        f"price {count} {ml} from SageMaker HyperPod pricing ({HYPERPOD_PRICING}) and "
+                        "budget for it: planner has no HyperPod price, and the EC2 price is not it"
+                    ),
+                ),
+                r.urn,
+            )
+        )
     if others and found and found[-1][1] == r.urn:
         last, urn = found[-1]
-        found[-1] = (Unplanned(**{**last.__dict__, "detail": f"{last.detail}; the cluster also runs "
-                                                            f"{', '.join(others)} (no accelerators)"}), urn)
+        found[-1] = (
+            Unplanned(
+                **{
+                    **last.__dict__,
+                    "detail": f"{last.detail}; the cluster also runs {', '.join(others)} (no accelerators)",
+                }
+            ),
+            urn,
+        )
 
 
 def _pcs(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
@@ -304,19 +457,56 @@ def _pcs(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
     rng = f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances"
     name = f"{kind} '{r.name}'"
     if not listed:
-        found.append((Unplanned(name, "unlisted", tuple(outside), lo, lo, hi, rng, name=r.name,
-                                fix=unlisted_fix(tuple(outside))), r.urn))
+        found.append(
+            (
+                Unplanned(
+                    name, "unlisted", tuple(outside), lo, lo, hi, rng, name=r.name, fix=unlisted_fix(tuple(outside))
+                ),
+                r.urn,
+            )
+        )
     elif hi is None:
-        found.append((Unplanned(name, "unsized", tuple(listed), lo, lo, None, rng, name=r.name,
-                                fix="set scalingConfiguration.maxInstanceCount to the most you mean to pay for"), r.urn))
+        found.append(
+            (
+                Unplanned(
+                    name,
+                    "unsized",
+                    tuple(listed),
+                    lo,
+                    lo,
+                    None,
+                    rng,
+                    name=r.name,
+                    fix="set scalingConfiguration.maxInstanceCount to the most you mean to pay for",
+                ),
+                r.urn,
+            )
+        )
     else:
-        found.append((Unplanned(name, "elastic", tuple(listed), lo or 0, lo, hi, rng, name=r.name,
-                                maxima=_maxima(listed, lambda t: hi), fill=tuple((t, 1) for t in listed), capacity=hi,
-                                detail=f"maxInstanceCount {hi} allows at most {hi} instances",
-                                fix=f"budget for the maximum, or lower scalingConfiguration.maxInstanceCount of '{r.name}'"),
-                      r.urn))
+        found.append(
+            (
+                Unplanned(
+                    name,
+                    "elastic",
+                    tuple(listed),
+                    lo or 0,
+                    lo,
+                    hi,
+                    rng,
+                    name=r.name,
+                    maxima=_maxima(listed, lambda t: hi),
+                    fill=tuple((t, 1) for t in listed),
+                    capacity=hi,
+                    detail=f"maxInstanceCount {hi} allows at most {hi} instances",
+                    fix=f"budget for the maximum, or lower scalingConfiguration.maxInstanceCount of '{r.name}'",
+                ),
+                r.urn,
+            )
+        )
 
 
 def unlisted_fix(types: tuple[str, ...]) -> str:
-    return (f"check {', '.join(types)} on AWS's instance type and pricing pages and budget for it yourself, "
-            "or plan a catalogue type instead (`planner catalog` lists them)")
+    return (
+        f"check {', '.join(types)} on AWS's instance type and pricing pages and budget for it yourself, "
+        "or plan a catalogue type instead (`planner catalog` lists them)"
+    )

@@ -16,8 +16,9 @@ each limit over what one instance has.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from planner.core.catalogue.instance_types import InstanceType
 
@@ -42,8 +43,13 @@ def labels(t: InstanceType) -> dict[str, str]:
     """The well-known Karpenter labels of a catalogue type, from its name and catalogue figures."""
     family, size = t.name.split(".", 1)
     m = _FAMILY.match(family)
-    out = {INSTANCE_TYPE: t.name, FAMILY: family, _AWS + "instance-size": size,
-           _AWS + "instance-cpu": str(t.vcpus), _AWS + "instance-memory": str(t.memory_gib * 1024)}
+    out = {
+        INSTANCE_TYPE: t.name,
+        FAMILY: family,
+        _AWS + "instance-size": size,
+        _AWS + "instance-cpu": str(t.vcpus),
+        _AWS + "instance-memory": str(t.memory_gib * 1024),
+    }
     if m:
         out[CATEGORY], out[_AWS + "instance-generation"] = m.group(1), m.group(2)
     accel = t.accelerator
@@ -61,15 +67,32 @@ def labels(t: InstanceType) -> dict[str, str]:
 def capacity(t: InstanceType) -> dict[str, float]:
     """What one instance adds to the pool's resources, as `spec.limits` counts them."""
     nvidia = t.accelerator.vendor.upper() == "NVIDIA"
-    return {"cpu": float(t.vcpus), "memory": float(t.memory_gib) * 2 ** 30,
-            "nvidia.com/gpu": float(t.accelerator_count if nvidia else 0),
-            "aws.amazon.com/neuron": float(0 if nvidia else t.accelerator_count),
-            "aws.amazon.com/neurondevice": float(0 if nvidia else t.accelerator_count),
-            "aws.amazon.com/neuroncore": float(t.neuron_cores or 0)}
+    return {
+        "cpu": float(t.vcpus),
+        "memory": float(t.memory_gib) * 2**30,
+        "nvidia.com/gpu": float(t.accelerator_count if nvidia else 0),
+        "aws.amazon.com/neuron": float(0 if nvidia else t.accelerator_count),
+        "aws.amazon.com/neurondevice": float(0 if nvidia else t.accelerator_count),
+        "aws.amazon.com/neuroncore": float(t.neuron_cores or 0),
+    }
 
 
-_SUFFIX = {"m": 1e-3, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
-           "Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60}
+_SUFFIX = {
+    "m": 1e-3,
+    "k": 1e3,
+    "K": 1e3,
+    "M": 1e6,
+    "G": 1e9,
+    "T": 1e12,
+    "P": 1e15,
+    "E": 1e18,
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "Ei": 2**60,
+}
 _QUANTITY = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(Ki|Mi|Gi|Ti|Pi|Ei|m|k|K|M|G|T|P|E)?\s*$")
 
 
@@ -129,14 +152,16 @@ def requirements(spec: Any, dig: Callable[..., Any], as_list: Callable[[Any], li
     reqs = []
     for q in as_list(dig(spec, "template", "spec", "requirements")):
         if isinstance(q, dict) and isinstance(q.get("key"), str) and isinstance(q.get("operator"), str):
-            values = tuple(str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
-                           for v in as_list(q.get("values")))
+            values = tuple(
+                str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in as_list(q.get("values"))
+            )
             reqs.append(Requirement(q["key"], q["operator"], values))
     return reqs
 
 
-def read(spec: Any, catalogue: dict[str, InstanceType], dig: Callable[..., Any],
-         as_list: Callable[[Any], list[Any]]) -> Pool:
+def read(
+    spec: Any, catalogue: dict[str, InstanceType], dig: Callable[..., Any], as_list: Callable[[Any], list[Any]]
+) -> Pool:
     """The pool `spec` (a NodePool's `spec`) describes, resolved against `catalogue`."""
     reqs = requirements(spec, dig, as_list)
     known_keys = set().union(*(labels(t) for t in catalogue.values())) | {CAPACITY_TYPE, ZONE}
@@ -154,7 +179,7 @@ def read(spec: Any, catalogue: dict[str, InstanceType], dig: Callable[..., Any],
     zones = tuple(v for q in reqs if q.key == ZONE and q.operator == "In" for v in q.values)
     limits: dict[str, float] = {}
     raw = dig(spec, "limits")
-    for key, value in (raw.items() if isinstance(raw, dict) else ()):
+    for key, value in raw.items() if isinstance(raw, dict) else ():
         amount = quantity(value)
         if amount is None or key not in capacity(next(iter(catalogue.values()))):
             unread.append(f"limits.{key}")

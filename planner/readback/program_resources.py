@@ -13,11 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from planner.core.reading.problems import InputError, Problem
 from planner.core.input.locations import Location
-from planner.core.model.cluster import Path, Stack
 from planner.core.input.stack_files import CLUSTER_PATH
+from planner.core.model.cluster import Path, Stack
+from planner.core.reading.problems import InputError, Problem
 from planner.core.reading.yaml_lines import Lines
+
 
 @dataclass(frozen=True)
 class Planning:
@@ -42,9 +43,9 @@ def planning_config(path: str | None, file: str = "") -> Planning | None:
     `planner:cluster`); InputError naming the file and line of a key that cannot apply or a bad value."""
     if path is None:
         return None
-    from planner.core.reading import yaml_lines as yamlload
     from planner.core.input.stack_files import CLUSTER_KEY, planning_inputs
     from planner.core.planning.pipeline import unknown_rule_message
+    from planner.core.reading import yaml_lines as yamlload
 
     data, lines = yamlload.load_path(path)
     config = data.get("config") if isinstance(data, dict) else None
@@ -64,8 +65,9 @@ def planning_config(path: str | None, file: str = "") -> Planning | None:
     return Planning(planning, file, lines)
 
 
-def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, str], main: str,
-                 planning: Planning | None = None) -> Stack | None:
+def from_program(
+    resources: list[dict[str, Any]], stack: str, config: dict[str, str], main: str, planning: Planning | None = None
+) -> Stack | None:
     """The cluster read back from `resources` (as the child sent them); None: nothing accelerated.
 
     Resources that planner components created are left out: those clusters are planned
@@ -82,7 +84,9 @@ def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, 
         if not r.get("custom") or "planner:" in r["urn"].split("::")[2]:
             continue
         provider = {"region": region} if region and not r["type"].startswith("pulumi:providers:") else {}
-        graph_items.append(Resource(r["type"], r["urn"], r["name"], dict(r.get("props") or {}), provider_props=provider))
+        graph_items.append(
+            Resource(r["type"], r["urn"], r["name"], dict(r.get("props") or {}), provider_props=provider)
+        )
         if r.get("source"):
             sources[r["urn"]] = (str(r["source"][0]), r["source"][1])
     graph = Graph(graph_items)
@@ -90,10 +94,20 @@ def from_program(resources: list[dict[str, Any]], stack: str, config: dict[str, 
         # an explicit provider resource names it as a property
         region = next((p.get("region") for p in graph.of_type(AWS_PROVIDER) if isinstance(p.get("region"), str)), None)
     rebuilt = rebuild(graph, region)
-    if rebuilt.region is None and (rebuilt.data is not None or rebuilt.unplanned or any(
-            "region" in g.message for g in rebuilt.gaps)):
-        raise InputError([Problem(main, None, "aws:region", "cannot tell the AWS region of the program's resources: set "
-                                                            f"`aws:region` in Pulumi.{stack}.yaml (or give a subnet an AZ)")])
+    if rebuilt.region is None and (
+        rebuilt.data is not None or rebuilt.unplanned or any("region" in g.message for g in rebuilt.gaps)
+    ):
+        raise InputError(
+            [
+                Problem(
+                    main,
+                    None,
+                    "aws:region",
+                    "cannot tell the AWS region of the program's resources: set "
+                    f"`aws:region` in Pulumi.{stack}.yaml (or give a subnet an AZ)",
+                )
+            ]
+        )
     # the pack's resource checks that judge resources, not the cluster (IMDSv2, security groups), under their rules' ids
     rebuilt.gaps.extend(program_violations(graph))
     found, problems = to_stack(rebuilt, stack, main, planning.data if planning else None)

@@ -22,8 +22,9 @@ PROPERTIES: dict[str, dict[str, str]] = {
         "efa": "network_interfaces[].interface_type",
         "public_ip": "network_interfaces[].associate_public_ip_address",
         "capacity_reservation_id": "capacity_reservation_specification.capacity_reservation_target.capacity_reservation_id",
-        "capacity_reservation_resource_group_arn": ("capacity_reservation_specification.capacity_reservation_target."
-                                                    "capacity_reservation_resource_group_arn"),
+        "capacity_reservation_resource_group_arn": (
+            "capacity_reservation_specification.capacity_reservation_target.capacity_reservation_resource_group_arn"
+        ),
         "placement_group": "placement.group_name",
         "root_volume_gib": "block_device_mappings[].ebs.volume_size",
     },
@@ -80,8 +81,10 @@ PYTHON_NAMES: dict[str, str] = {
 _ENGINE_NAME = re.compile(r"\b(" + "|".join(PYTHON_NAMES) + r")\b")
 _NODE_GROUP_PREFIX = re.compile(r"(?:^|(?<=, or ))in node group '[^']*', ")
 _ULTRASERVERS = re.compile(r" \(or ultraservers: \d+\)")
-NO_PLACEMENT = ("launch without this placement group (drop `placement.group_name` from the launch template, or "
-                "`placement_group` from the Auto Scaling group)")
+NO_PLACEMENT = (
+    "launch without this placement group (drop `placement.group_name` from the launch template, or "
+    "`placement_group` from the Auto Scaling group)"
+)
 
 
 def python_class(type_token: str) -> str:
@@ -128,7 +131,9 @@ def restate(fix: str, path: tuple[Any, ...], urn: str, where: tuple[str, int | N
         text = re.sub(r"(?<![\w.])lustre\.(?=\w+: )", "", text)
     for phrase, said in _phrases(cls, props).items():
         text = text.replace(phrase, said)
-    keys = sorted(props, key=len, reverse=True)  # capacity_reservation_resource_group_arn before capacity_reservation_id
+    keys = sorted(
+        props, key=len, reverse=True
+    )  # capacity_reservation_resource_group_arn before capacity_reservation_id
     if keys:
         text = re.sub(r"(?<![\w.])(" + "|".join(map(re.escape, keys)) + r")(?=: )", lambda m: props[m.group(1)], text)
     leaf = leaf_key(path)
@@ -145,8 +150,10 @@ def _phrases(cls: str, props: dict[str, str]) -> dict[str, str]:
         out["remove efa: false"] = f'set `{props["efa"]}` to "efa" on every network card'
         out["set efa: false"] = f'set `{props["efa"]}` to "interface" (no EFA)'
     if "placement_group" in props:
-        out["remove placement_group: none"] = (f'launch into a cluster placement group (an aws.ec2.PlacementGroup with '
-                                               f'strategy "cluster", named in `{props["placement_group"]}`)')
+        out["remove placement_group: none"] = (
+            f"launch into a cluster placement group (an aws.ec2.PlacementGroup with "
+            f'strategy "cluster", named in `{props["placement_group"]}`)'
+        )
     if "public_ip" in props:
         out["set public_ip: false"] = f"set `{props['public_ip']}` to False"
     if cls == "aws.eks.NodeGroup":

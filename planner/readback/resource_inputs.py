@@ -9,13 +9,14 @@ Python names; the policy pack runs the same functions as its resource policies
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
+from planner.core.rules.resource_checks import EFA_SECURITY_GROUP, IMDS_DOC, IMDSV2, INTERFACE_SECURITY_GROUPS
 from planner.readback import security_groups
 from planner.readback.resources import INSTANCE, LAUNCH_TEMPLATE, Graph, as_list, dig, known
 from planner.readback.topology import Violation
-from planner.core.rules.resource_checks import EFA_SECURITY_GROUP, IMDS_DOC, IMDSV2, INTERFACE_SECURITY_GROUPS
 
 
 def _interfaces(props: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -34,8 +35,10 @@ def interface_security_groups(resource_type: str, props: Mapping[str, Any]) -> l
         return []
     interfaces = _interfaces(props)
     if interfaces and (as_list(props.get("vpcSecurityGroupIds")) or as_list(props.get("securityGroupNames"))):
-        return ["security groups are set at the top level of a launch template that declares network interfaces; "
-                "set them per interface (networkInterfaces[].securityGroups) instead"]
+        return [
+            "security groups are set at the top level of a launch template that declares network interfaces; "
+            "set them per interface (networkInterfaces[].securityGroups) instead"
+        ]
     return []
 
 
@@ -51,8 +54,10 @@ def imdsv2_required(resource_type: str, props: Mapping[str, Any]) -> list[str]:
     if tokens == "required":
         return []
     shown = "not set" if tokens is None else f"'{tokens}'"
-    return [f"metadataOptions.httpTokens is {shown}; set it to 'required' so that only IMDSv2 (session tokens) "
-            f"can read instance credentials. See {IMDS_DOC}"]
+    return [
+        f"metadataOptions.httpTokens is {shown}; set it to 'required' so that only IMDSv2 (session tokens) "
+        f"can read instance credentials. See {IMDS_DOC}"
+    ]
 
 
 # checks of one resource whose rules only the read-back of resources can fire: run per resource by
@@ -64,17 +69,27 @@ def program_violations(graph: Graph) -> list[Violation]:
     """What the resource checks find in a program's resources, each with its rule and the resource's URN:
     notes of the read-back that `planner plan --program` reports under those rules (the pack runs the
     same checks as its resource policies and `planner-efa-security-group`)."""
-    out = [Violation(message, r.urn, fix=PROGRAM_FIXES[rule], rule=rule)
-           for r in graph.resources for rule, check in ONE_RESOURCE.items() for message in check(r.type, r.props)]
-    return out + [replace(v, rule=EFA_SECURITY_GROUP, fix=PROGRAM_FIXES[EFA_SECURITY_GROUP])
-                  for v in security_groups.violations(graph)]
+    out = [
+        Violation(message, r.urn, fix=PROGRAM_FIXES[rule], rule=rule)
+        for r in graph.resources
+        for rule, check in ONE_RESOURCE.items()
+        for message in check(r.type, r.props)
+    ]
+    return out + [
+        replace(v, rule=EFA_SECURITY_GROUP, fix=PROGRAM_FIXES[EFA_SECURITY_GROUP])
+        for v in security_groups.violations(graph)
+    ]
 
 
 # what to change, in pulumi_aws's Python names (restated against the resource, with its file and line)
 PROGRAM_FIXES = {
     IMDSV2: 'set metadata_options={"http_tokens": "required"}',
-    INTERFACE_SECURITY_GROUPS: ("move the groups of vpc_security_group_ids (or security_group_names) into "
-                                "security_groups of each of its network_interfaces"),
-    EFA_SECURITY_GROUP: ('add an ingress and an egress rule with protocol "-1" and self=True (or an '
-                         "aws.vpc.SecurityGroupIngressRule and EgressRule naming the group itself)"),
+    INTERFACE_SECURITY_GROUPS: (
+        "move the groups of vpc_security_group_ids (or security_group_names) into "
+        "security_groups of each of its network_interfaces"
+    ),
+    EFA_SECURITY_GROUP: (
+        'add an ingress and an egress rule with protocol "-1" and self=True (or an '
+        "aws.vpc.SecurityGroupIngressRule and EgressRule naming the group itself)"
+    ),
 }

@@ -9,8 +9,9 @@ are resolved by id, name or ARN when known, else by the engine's property depend
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 INSTANCE = "aws:ec2/instance:Instance"
@@ -144,7 +145,9 @@ def from_policy(resource: Any) -> Resource:
         urn=resource.urn,
         name=resource.name,
         props=plain(resource.props),
-        property_dependencies={k: _urns(v) for k, v in (getattr(resource, "property_dependencies", None) or {}).items()},
+        property_dependencies={
+            k: _urns(v) for k, v in (getattr(resource, "property_dependencies", None) or {}).items()
+        },
         dependencies=_urns(getattr(resource, "dependencies", None) or []),
         provider_props=plain(provider.props) if provider is not None else {},
     )

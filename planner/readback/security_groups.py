@@ -9,9 +9,9 @@ separate rule resources say what they allow), so it is a stack policy.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from planner.readback.topology import Violation
 from planner.core.rules.resource_checks import EFA_SECURITY_DOC
 from planner.readback.resources import (
     EFA_INTERFACE_TYPES,
@@ -26,6 +26,7 @@ from planner.readback.resources import (
     known,
     truthy,
 )
+from planner.readback.topology import Violation
 
 ALL_PROTOCOLS = ("-1", "all")
 DIRECTIONS = ("ingress", "egress")
@@ -36,8 +37,12 @@ def efa_security_groups(graph: Graph) -> dict[str, tuple[Resource, list[Resource
     out: dict[str, tuple[Resource, list[Resource]]] = {}
     for lt in graph.of_type(LAUNCH_TEMPLATE):
         interfaces = [n for n in as_list(lt.get("networkInterfaces")) if isinstance(n, dict)]
-        ids = [sg for n in interfaces if n.get("interfaceType") in EFA_INTERFACE_TYPES
-               for sg in as_list(n.get("securityGroups"))]
+        ids = [
+            sg
+            for n in interfaces
+            if n.get("interfaceType") in EFA_INTERFACE_TYPES
+            for sg in as_list(n.get("securityGroups"))
+        ]
         if not ids:
             continue
         for sg in graph.resolve(lt, "networkInterfaces", ids, SECURITY_GROUP):
@@ -60,7 +65,9 @@ def _inline_self(sg: Resource, direction: str) -> bool:
 
 
 def _attached(graph: Graph, rule: Resource, sg: Resource) -> bool:
-    return any(g.urn == sg.urn for g in graph.resolve(rule, "securityGroupId", [rule.get("securityGroupId")], SECURITY_GROUP))
+    return any(
+        g.urn == sg.urn for g in graph.resolve(rule, "securityGroupId", [rule.get("securityGroupId")], SECURITY_GROUP)
+    )
 
 
 def _separate_rules(graph: Graph, sg: Resource) -> Iterator[tuple[str, Resource, list[Resource]]]:
@@ -70,8 +77,11 @@ def _separate_rules(graph: Graph, sg: Resource) -> Iterator[tuple[str, Resource,
             continue
         if not _all_traffic(rule.get("protocol")):
             continue
-        peers = [sg] if truthy(rule.get("self")) else graph.resolve(
-            rule, "sourceSecurityGroupId", [rule.get("sourceSecurityGroupId")], SECURITY_GROUP)
+        peers = (
+            [sg]
+            if truthy(rule.get("self"))
+            else graph.resolve(rule, "sourceSecurityGroupId", [rule.get("sourceSecurityGroupId")], SECURITY_GROUP)
+        )
         yield str(rule.get("type")), rule, peers
     for type_, direction in ((SECURITY_GROUP_INGRESS, "ingress"), (SECURITY_GROUP_EGRESS, "egress")):
         for rule in graph.of_type(type_):
@@ -79,7 +89,9 @@ def _separate_rules(graph: Graph, sg: Resource) -> Iterator[tuple[str, Resource,
                 continue
             if not _all_traffic(rule.get("ipProtocol")):
                 continue
-            peers = graph.resolve(rule, "referencedSecurityGroupId", [rule.get("referencedSecurityGroupId")], SECURITY_GROUP)
+            peers = graph.resolve(
+                rule, "referencedSecurityGroupId", [rule.get("referencedSecurityGroupId")], SECURITY_GROUP
+            )
             yield direction, rule, peers
 
 
@@ -100,10 +112,12 @@ def violations(graph: Graph) -> list[Violation]:
             continue
         users = ", ".join(sorted(t.name for t in templates))
         rules = " and ".join({"ingress": "inbound from", "egress": "outbound to"}[d] for d in missing)
-        out.append(Violation(
-            f"security group '{sg.name}' is used by EFA interfaces (launch template {users}) but does not allow all "
-            f"traffic {rules} itself; AWS's EFA guide asks for an all-traffic (protocol -1) rule naming the group "
-            f"itself in each direction (planner does not take an egress rule to 0.0.0.0/0 for one). See {EFA_SECURITY_DOC}",
-            sg.urn,
-        ))
+        out.append(
+            Violation(
+                f"security group '{sg.name}' is used by EFA interfaces (launch template {users}) but does not allow all "
+                f"traffic {rules} itself; AWS's EFA guide asks for an all-traffic (protocol -1) rule naming the group "
+                f"itself in each direction (planner does not take an egress rule to 0.0.0.0/0 for one). See {EFA_SECURITY_DOC}",
+                sg.urn,
+            )
+        )
     return out

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
-from planner.core.model.cluster import Note, Path, Stack, Unplanned
 from planner.core.input.stack_files import CLUSTER_PATH, RESOURCE_GROUP_ARN
+from planner.core.model.cluster import Note, Path, Stack, Unplanned
 from planner.readback.elastic_compute import read as read_elastic
 from planner.readback.elastic_compute import unlisted_fix
 from planner.readback.resources import (
@@ -134,7 +134,9 @@ class _Group:
     external_placement: str | None = None  # a placement group named that is not a resource of the stack
     interfaces: tuple[tuple[int, int, str], ...] | None = None
     root_volume_gib: int | None = None  # gp3 root volume per instance, when the launch template (or instance) says
-    ultraserver: tuple[str, str, int] | None = None  # (cluster, node group, k): the planner tags of one UltraServer's ASG
+    ultraserver: tuple[str, str, int] | None = (
+        None  # (cluster, node group, k): the planner tags of one UltraServer's ASG
+    )
 
 
 def rebuild(graph: Graph, region: str | None = None, availability_zone: str | None = None) -> Rebuilt:
@@ -143,8 +145,11 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
     gaps: list[Violation] = []
     unplanned: list[tuple[Unplanned, str | None]] = []
     region = region or graph.region() or _region_of_zones(graph)
-    groups = (_merge_ultraservers(_asg_groups(graph, cat, gaps, unplanned)) + _eks_groups(graph, cat, gaps, unplanned)
-              + _instance_groups(graph, cat, gaps, unplanned))
+    groups = (
+        _merge_ultraservers(_asg_groups(graph, cat, gaps, unplanned))
+        + _eks_groups(graph, cat, gaps, unplanned)
+        + _instance_groups(graph, cat, gaps, unplanned)
+    )
     elastic, refused = read_elastic(graph, cat)
     unplanned += elastic
     gaps += [Violation(**g) for g in refused]
@@ -153,9 +158,13 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
     if not groups and not unplanned:
         return out
     if region is None:
-        gaps.append(Violation("cannot tell the AWS region (no aws provider region, and no subnet or Availability Zone "
-                              "in the stack); set the policy's `region` config (or `aws:region` in the stack config)",
-                              fix="set aws:region in the stack's Pulumi.<stack>.yaml (or the policy pack's `region` config)"))
+        gaps.append(
+            Violation(
+                "cannot tell the AWS region (no aws provider region, and no subnet or Availability Zone "
+                "in the stack); set the policy's `region` config (or `aws:region` in the stack config)",
+                fix="set aws:region in the stack's Pulumi.<stack>.yaml (or the policy pack's `region` config)",
+            )
+        )
         return out
 
     out.locate(CLUSTER_PATH, None)
@@ -171,12 +180,18 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
     if cluster_az is None:
         out.zone_known = False
         if groups:
-            gaps.append(Violation("cannot tell the Availability Zone of any node group (their subnets are not resources of "
-                                  "this stack); checks that need it (same-AZ EFA, file system AZ) are not run; give a subnet "
-                                  "of the stack an availability_zone (or the policy pack its `availabilityZone` config)",
-                                  groups[0].capacity.urn,
-                                  fix=(f"launch '{groups[0].capacity.name}' into a subnet created in this program with "
-                                       "availabilityZone set (or set the policy pack's `availabilityZone` config)")))
+            gaps.append(
+                Violation(
+                    "cannot tell the Availability Zone of any node group (their subnets are not resources of "
+                    "this stack); checks that need it (same-AZ EFA, file system AZ) are not run; give a subnet "
+                    "of the stack an availability_zone (or the policy pack its `availabilityZone` config)",
+                    groups[0].capacity.urn,
+                    fix=(
+                        f"launch '{groups[0].capacity.name}' into a subnet created in this program with "
+                        "availabilityZone set (or set the policy pack's `availabilityZone` config)"
+                    ),
+                )
+            )
     origin = next((g.capacity.urn for g in groups if cluster_az in g.zones), None)
     out.locate(CLUSTER_PATH + ("availability_zone",), origin)
     node_groups: list[dict[str, Any]] = []
@@ -194,9 +209,14 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
         if ultra is not None:
             entry["ultraserver_type"], assumed = ultra
             if assumed:
-                gaps.append(Violation(f"node group '{g.name}': {g.instance_type} belongs to several UltraServer types; "
-                                      f"planned as {ultra[0]}", g.capacity.urn,
-                                      fix=f"tag '{g.capacity.name}' with {_ULTRASERVER_TYPE_TAG}: the UltraServer type it books"))
+                gaps.append(
+                    Violation(
+                        f"node group '{g.name}': {g.instance_type} belongs to several UltraServer types; "
+                        f"planned as {ultra[0]}",
+                        g.capacity.urn,
+                        fix=f"tag '{g.capacity.name}' with {_ULTRASERVER_TYPE_TAG}: the UltraServer type it books",
+                    )
+                )
         out.locate(path, g.capacity.urn)
         for key in ("name", "count"):
             out.locate(path + (key,), g.capacity.urn)
@@ -207,10 +227,16 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
             if len(g.zones) > 1:
                 out.zones[i] = tuple(g.zones)
         elif cluster_az is not None:
-            gaps.append(Violation(f"cannot tell the Availability Zone of node group '{g.name}'; assumed {cluster_az}",
-                                  g.capacity.urn,
-                                  fix=(f"launch '{g.capacity.name}' into a subnet created in this program with "
-                                       f"availabilityZone: {cluster_az} (the cluster's AZ)")))
+            gaps.append(
+                Violation(
+                    f"cannot tell the Availability Zone of node group '{g.name}'; assumed {cluster_az}",
+                    g.capacity.urn,
+                    fix=(
+                        f"launch '{g.capacity.name}' into a subnet created in this program with "
+                        f"availabilityZone: {cluster_az} (the cluster's AZ)"
+                    ),
+                )
+            )
         out.locate(path + ("availability_zone",), g.capacity.urn)
         if g.maximum is not None and g.maximum > g.count:
             out.max_counts[i] = g.maximum
@@ -225,10 +251,17 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
     placement = [pg for g in groups for pg in g.placement_groups if pg.get("strategy") == "cluster"]
     external = [g for g in groups if g.external_placement is not None and not g.placement_groups]
     for g in external:
-        gaps.append(Violation(f"placement group '{g.external_placement}' of '{g.capacity.name}' is not a resource of this "
-                              "stack (an existing group); read as a cluster placement group", g.capacity.urn,
-                              fix=(f"declare placement group '{g.external_placement}' in this program "
-                                   "(aws.ec2.PlacementGroup with strategy: cluster) so it can be checked")))
+        gaps.append(
+            Violation(
+                f"placement group '{g.external_placement}' of '{g.capacity.name}' is not a resource of this "
+                "stack (an existing group); read as a cluster placement group",
+                g.capacity.urn,
+                fix=(
+                    f"declare placement group '{g.external_placement}' in this program "
+                    "(aws.ec2.PlacementGroup with strategy: cluster) so it can be checked"
+                ),
+            )
+        )
     if groups:
         data["placement_group"] = "cluster" if placement or external else "none"
         # a missing placement group is the fault of the groups launched without one
@@ -239,15 +272,23 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
         data["lustre"] = _lustre(graph, lustres[0], cluster_az, gaps)
         out.locate(CLUSTER_PATH + ("lustre",), lustres[0].urn)
         for extra in lustres[1:]:
-            gaps.append(Violation("planner models one FSx for Lustre file system per cluster; this one is checked by "
-                                  "the resource policies but not planned or priced", extra.urn,
-                                  fix=(f"price file system '{extra.name}' separately (a stack file with its lustre "
-                                       "settings), or plan each file system's cluster as its own stack")))
+            gaps.append(
+                Violation(
+                    "planner models one FSx for Lustre file system per cluster; this one is checked by "
+                    "the resource policies but not planned or priced",
+                    extra.urn,
+                    fix=(
+                        f"price file system '{extra.name}' separately (a stack file with its lustre "
+                        "settings), or plan each file system's cluster as its own stack"
+                    ),
+                )
+            )
     out.data = data
     return out
 
 
 # --- node groups ---------------------------------------------------------------------------
+
 
 def _template_of(graph: Graph, owner: Resource, spec: Any, prop: str) -> Resource | None:
     values = [dig(spec, "id"), dig(spec, "name"), dig(spec, "launchTemplateId"), dig(spec, "launchTemplateName")]
@@ -264,29 +305,53 @@ def _size(desired: Any, minimum: Any, maximum: Any) -> tuple[int | None, int | N
     return planned, lo, hi
 
 
-def _refused_sizes(kind: str, r: Resource, props: tuple[str, str, str], desired: int | None, lo: int | None,
-                   hi: int | None, gaps: list[Violation]) -> None:
+def _refused_sizes(
+    kind: str,
+    r: Resource,
+    props: tuple[str, str, str],
+    desired: int | None,
+    lo: int | None,
+    hi: int | None,
+    gaps: list[Violation],
+) -> None:
     """Sizes the Auto Scaling and EKS APIs refuse at creation (min above desired, desired above max, min above
     max): an error naming the resource and its properties, in the program's terms."""
     want, least, most = props
     what = f"{kind} '{r.name}'"
     if lo is not None and hi is not None and lo > hi:
-        gaps.append(Violation(f"{what} has {least} {lo} above {most} {hi}: AWS refuses to create it", r.urn,
-                              fix=f"set {least} of {what} to at most {hi} (or raise {most} to {lo})",
-                              rule="scaling-size-refused"))
+        gaps.append(
+            Violation(
+                f"{what} has {least} {lo} above {most} {hi}: AWS refuses to create it",
+                r.urn,
+                fix=f"set {least} of {what} to at most {hi} (or raise {most} to {lo})",
+                rule="scaling-size-refused",
+            )
+        )
     elif desired is not None and lo is not None and desired < lo:
-        gaps.append(Violation(f"{what} has {least} {lo} above {want} {desired}: AWS refuses to create it "
-                              f"({want} must lie between {least} and {most})", r.urn,
-                              fix=f"set {want} of {what} to at least {lo}, or lower {least} to {desired}",
-                              rule="scaling-size-refused"))
+        gaps.append(
+            Violation(
+                f"{what} has {least} {lo} above {want} {desired}: AWS refuses to create it "
+                f"({want} must lie between {least} and {most})",
+                r.urn,
+                fix=f"set {want} of {what} to at least {lo}, or lower {least} to {desired}",
+                rule="scaling-size-refused",
+            )
+        )
     elif desired is not None and hi is not None and desired > hi:
-        gaps.append(Violation(f"{what} has {want} {desired} above {most} {hi}: AWS refuses to create it "
-                              f"({want} must lie between {least} and {most})", r.urn,
-                              fix=f"raise {most} of {what} to at least {desired}, or lower {want} to {hi}",
-                              rule="scaling-size-refused"))
+        gaps.append(
+            Violation(
+                f"{what} has {want} {desired} above {most} {hi}: AWS refuses to create it "
+                f"({want} must lie between {least} and {most})",
+                r.urn,
+                fix=f"raise {most} of {what} to at least {desired}, or lower {want} to {hi}",
+                rule="scaling-size-refused",
+            )
+        )
 
 
-def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]) -> list[_Group]:
+def _asg_groups(
+    graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]
+) -> list[_Group]:
     groups = []
     for asg in graph.of_type(AUTOSCALING_GROUP):
         template = _template_of(graph, asg, asg.get("launchTemplate"), "launchTemplate")
@@ -305,21 +370,47 @@ def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[t
         itype = _pick(types, cat, asg, gaps, unplanned, "Auto Scaling group", planned, lo, hi)
         if itype is None:
             continue
-        _refused_sizes("Auto Scaling group", asg, ("desiredCapacity", "minSize", "maxSize"),
-                       as_int(asg.get("desiredCapacity")), lo, hi, gaps)
+        _refused_sizes(
+            "Auto Scaling group",
+            asg,
+            ("desiredCapacity", "minSize", "maxSize"),
+            as_int(asg.get("desiredCapacity")),
+            lo,
+            hi,
+            gaps,
+        )
         if planned is None:
-            gaps.append(Violation(f"cannot tell how many instances Auto Scaling group '{asg.name}' runs "
-                                  "(desiredCapacity and minSize unknown); not planned", asg.urn,
-                                  fix=f"set desiredCapacity (or minSize) of Auto Scaling group '{asg.name}' to a number "
-                                      "known at preview", left_out=f"Auto Scaling group '{asg.name}' (size unknown)"))
+            gaps.append(
+                Violation(
+                    f"cannot tell how many instances Auto Scaling group '{asg.name}' runs "
+                    "(desiredCapacity and minSize unknown); not planned",
+                    asg.urn,
+                    fix=f"set desiredCapacity (or minSize) of Auto Scaling group '{asg.name}' to a number "
+                    "known at preview",
+                    left_out=f"Auto Scaling group '{asg.name}' (size unknown)",
+                )
+            )
             continue
         if planned == 0:
             purchase = _launch_values(graph, template, None)[0].get("purchase", "on-demand")
-            unplanned.append((Unplanned(f"Auto Scaling group '{asg.name}'", "scaled-to-zero", (itype,), 0, lo, hi,
-                                        f"{lo or 0}-{hi if hi is not None else '?'} instances",
-                                        fix=_zero_fix(f"desiredCapacity of Auto Scaling group '{asg.name}'", hi, "maxSize"),
-                                        maxima=((itype, hi),) if hi else (), purchase=purchase, name=asg.name),
-                              asg.urn))
+            unplanned.append(
+                (
+                    Unplanned(
+                        f"Auto Scaling group '{asg.name}'",
+                        "scaled-to-zero",
+                        (itype,),
+                        0,
+                        lo,
+                        hi,
+                        f"{lo or 0}-{hi if hi is not None else '?'} instances",
+                        fix=_zero_fix(f"desiredCapacity of Auto Scaling group '{asg.name}'", hi, "maxSize"),
+                        maxima=((itype, hi),) if hi else (),
+                        purchase=purchase,
+                        name=asg.name,
+                    ),
+                    asg.urn,
+                )
+            )
             continue
         subnets = graph.resolve(asg, "vpcZoneIdentifiers", as_list(asg.get("vpcZoneIdentifiers")), SUBNET)
         zones = _zones(subnets) or [z for z in as_list(asg.get("availabilityZones")) if isinstance(z, str) and known(z)]
@@ -327,8 +418,24 @@ def _asg_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[t
         values, sources, interfaces = _launch_values(graph, template, None, gaps)
         if type_source is not None:
             sources["instance_type"] = type_source
-        groups.append(_Group(asg.name, itype, planned, asg, template, values, sources, pgs, zones, hi, external, interfaces,
-                             root_volume_gib=_root_volume(template, None), ultraserver=_ultraserver_tags(asg)))
+        groups.append(
+            _Group(
+                asg.name,
+                itype,
+                planned,
+                asg,
+                template,
+                values,
+                sources,
+                pgs,
+                zones,
+                hi,
+                external,
+                interfaces,
+                root_volume_gib=_root_volume(template, None),
+                ultraserver=_ultraserver_tags(asg),
+            )
+        )
     return groups
 
 
@@ -385,26 +492,45 @@ def _merge_ultraservers(groups: list[_Group]) -> list[_Group]:
         suffix = f"-us{first.ultraserver[2]}"  # type: ignore[index]
         values = dict(first.values, capacity_reservation_id=[m.values["capacity_reservation_id"] for m in members])
         maxima = [m.maximum for m in members]
-        out.append(replace(first, name=first.name[:-len(suffix)] if first.name.endswith(suffix) else first.name,
-                           count=sum(m.count for m in members), values=values,
-                           maximum=None if None in maxima else sum(m for m in maxima if m is not None)))
+        out.append(
+            replace(
+                first,
+                name=first.name[: -len(suffix)] if first.name.endswith(suffix) else first.name,
+                count=sum(m.count for m in members),
+                values=values,
+                maximum=None if None in maxima else sum(m for m in maxima if m is not None),
+            )
+        )
     return out
 
 
 def _alike(members: list[_Group]) -> bool:
     """Same type, zones and launch settings but for the reservation, one distinct reservation each."""
+
     def same(m: _Group) -> tuple[Any, ...]:
         rest = {k: v for k, v in m.values.items() if k != "capacity_reservation_id"}
-        return (m.instance_type, tuple(m.zones), sorted(rest.items()), m.interfaces,
-                tuple(pg.urn for pg in m.placement_groups), m.external_placement, m.root_volume_gib)
+        return (
+            m.instance_type,
+            tuple(m.zones),
+            sorted(rest.items()),
+            m.interfaces,
+            tuple(pg.urn for pg in m.placement_groups),
+            m.external_placement,
+            m.root_volume_gib,
+        )
 
     ids = [m.values.get("capacity_reservation_id") for m in members]
-    return (all(isinstance(i, str) for i in ids) and len(set(ids)) == len(ids)
-            and len({m.ultraserver[2] for m in members}) == len(members)  # type: ignore[index]
-            and all(same(m) == same(members[0]) for m in members))
+    return (
+        all(isinstance(i, str) for i in ids)
+        and len(set(ids)) == len(ids)
+        and len({m.ultraserver[2] for m in members}) == len(members)  # type: ignore[index]
+        and all(same(m) == same(members[0]) for m in members)
+    )
 
 
-def _eks_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]) -> list[_Group]:
+def _eks_groups(
+    graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]
+) -> list[_Group]:
     """EKS managed node groups: `scalingConfig.desiredSize` instances of `instanceTypes[0]` or the template's type."""
     groups = []
     for ng in graph.of_type(EKS_NODE_GROUP):
@@ -412,41 +538,92 @@ def _eks_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[t
         types, type_source = [t for t in as_list(ng.get("instanceTypes")) if t is not None], ng
         if not types and template is not None:
             types, type_source = [template.get("instanceType")], template
-        planned, lo, hi = _size(ng.get("scalingConfig", "desiredSize"), ng.get("scalingConfig", "minSize"),
-                                ng.get("scalingConfig", "maxSize"))
+        planned, lo, hi = _size(
+            ng.get("scalingConfig", "desiredSize"),
+            ng.get("scalingConfig", "minSize"),
+            ng.get("scalingConfig", "maxSize"),
+        )
         itype = _pick(types, cat, ng, gaps, unplanned, "EKS node group", planned, lo, hi)
         if itype is None:
             continue
-        _refused_sizes("EKS node group", ng, ("scalingConfig.desiredSize", "scalingConfig.minSize", "scalingConfig.maxSize"),
-                       as_int(ng.get("scalingConfig", "desiredSize")), lo, hi, gaps)
+        _refused_sizes(
+            "EKS node group",
+            ng,
+            ("scalingConfig.desiredSize", "scalingConfig.minSize", "scalingConfig.maxSize"),
+            as_int(ng.get("scalingConfig", "desiredSize")),
+            lo,
+            hi,
+            gaps,
+        )
         if planned is None:
-            gaps.append(Violation(f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned", ng.urn,
-                                  fix=f"set scalingConfig.desiredSize of EKS node group '{ng.name}' to a number known "
-                                      "at preview", left_out=f"EKS node group '{ng.name}' (size unknown)"))
+            gaps.append(
+                Violation(
+                    f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned",
+                    ng.urn,
+                    fix=f"set scalingConfig.desiredSize of EKS node group '{ng.name}' to a number known at preview",
+                    left_out=f"EKS node group '{ng.name}' (size unknown)",
+                )
+            )
             continue
         if planned == 0:
             capacity = ng.get("capacityType")
-            purchase = _EKS_CAPACITY.get(capacity, "on-demand") if isinstance(capacity, str) else \
-                _launch_values(graph, template, None)[0].get("purchase", "on-demand")
-            unplanned.append((Unplanned(f"EKS node group '{ng.name}'", "scaled-to-zero", (itype,), 0, lo, hi,
-                                        f"{lo or 0}-{hi if hi is not None else '?'} instances",
-                                        fix=_zero_fix(f"scalingConfig.desiredSize of EKS node group '{ng.name}'", hi,
-                                                      "scalingConfig.maxSize"),
-                                        maxima=((itype, hi),) if hi else (), purchase=purchase, name=ng.name), ng.urn))
+            purchase = (
+                _EKS_CAPACITY.get(capacity, "on-demand")
+                if isinstance(capacity, str)
+                else _launch_values(graph, template, None)[0].get("purchase", "on-demand")
+            )
+            unplanned.append(
+                (
+                    Unplanned(
+                        f"EKS node group '{ng.name}'",
+                        "scaled-to-zero",
+                        (itype,),
+                        0,
+                        lo,
+                        hi,
+                        f"{lo or 0}-{hi if hi is not None else '?'} instances",
+                        fix=_zero_fix(
+                            f"scalingConfig.desiredSize of EKS node group '{ng.name}'", hi, "scalingConfig.maxSize"
+                        ),
+                        maxima=((itype, hi),) if hi else (),
+                        purchase=purchase,
+                        name=ng.name,
+                    ),
+                    ng.urn,
+                )
+            )
             continue
-        zones, pgs, external = _where(graph, ng, template,
-                                      _zones(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET)))
+        zones, pgs, external = _where(
+            graph, ng, template, _zones(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET))
+        )
         values, sources, interfaces = _launch_values(graph, template, None, gaps)
         capacity = ng.get("capacityType")
         if isinstance(capacity, str) and capacity in _EKS_CAPACITY:
             values["purchase"], sources["purchase"] = _EKS_CAPACITY[capacity], ng
         sources["instance_type"] = type_source
-        groups.append(_Group(ng.name, itype, planned, ng, template, values, sources, pgs, zones, hi, external, interfaces,
-                             _root_volume(template, None)))
+        groups.append(
+            _Group(
+                ng.name,
+                itype,
+                planned,
+                ng,
+                template,
+                values,
+                sources,
+                pgs,
+                zones,
+                hi,
+                external,
+                interfaces,
+                _root_volume(template, None),
+            )
+        )
     return groups
 
 
-def _instance_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]) -> list[_Group]:
+def _instance_groups(
+    graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]
+) -> list[_Group]:
     """Instances launched directly: one group per (launch template, type, AZ, placement group, interfaces)."""
     by_key: dict[tuple[Any, ...], _Group] = {}
     outside: dict[str, tuple[list[Resource], str]] = {}
@@ -457,10 +634,15 @@ def _instance_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: l
         if not known(itype) and template is not None:
             itype, type_source = template.get("instanceType"), template
         if not known(itype):
-            gaps.append(Violation(f"cannot tell the instance type of '{inst.name}' (unknown during preview); not planned",
-                                  inst.urn, fix=f"set instanceType of '{inst.name}' (or of its launch template) to a "
-                                               "literal type, not an output of another resource",
-                                  left_out=f"EC2 instance '{inst.name}' (instance type unknown)"))
+            gaps.append(
+                Violation(
+                    f"cannot tell the instance type of '{inst.name}' (unknown during preview); not planned",
+                    inst.urn,
+                    fix=f"set instanceType of '{inst.name}' (or of its launch template) to a "
+                    "literal type, not an output of another resource",
+                    left_out=f"EC2 instance '{inst.name}' (instance type unknown)",
+                )
+            )
             continue
         if not isinstance(itype, str) or itype not in cat.instance_types:
             if isinstance(itype, str) and _ACCELERATED.match(itype):
@@ -476,46 +658,99 @@ def _instance_groups(graph: Graph, cat: Any, gaps: list[Violation], unplanned: l
         zones, pgs, external = _where(graph, inst, template, zones)
         sources["instance_type"] = type_source
         root = _root_volume(template, inst)
-        key = (template.urn if template else None, itype, tuple(zones), tuple(p.urn for p in pgs), external,
-               tuple(sorted((k, str(v)) for k, v in values.items())), interfaces, root)
+        key = (
+            template.urn if template else None,
+            itype,
+            tuple(zones),
+            tuple(p.urn for p in pgs),
+            external,
+            tuple(sorted((k, str(v)) for k, v in values.items())),
+            interfaces,
+            root,
+        )
         if key in by_key:
             by_key[key].count += 1
             continue
         name = template.name if template is not None else re.sub(r"[-_]?\d+$", "", inst.name) or inst.name
-        by_key[key] = _Group(name, itype, 1, inst, template, values, sources, pgs, zones, None, external, interfaces, root)
+        by_key[key] = _Group(
+            name, itype, 1, inst, template, values, sources, pgs, zones, None, external, interfaces, root
+        )
     for itype, (instances, urn) in outside.items():
-        unplanned.append((Unplanned(f"{len(instances)} EC2 instance(s) ({', '.join(i.name for i in instances[:3])}"
-                                    f"{', ...' if len(instances) > 3 else ''})", "unlisted", (itype,), len(instances),
-                                    fix=unlisted_fix((itype,))), urn))
+        unplanned.append(
+            (
+                Unplanned(
+                    f"{len(instances)} EC2 instance(s) ({', '.join(i.name for i in instances[:3])}"
+                    f"{', ...' if len(instances) > 3 else ''})",
+                    "unlisted",
+                    (itype,),
+                    len(instances),
+                    fix=unlisted_fix((itype,)),
+                ),
+                urn,
+            )
+        )
     return list(by_key.values())
 
 
-def _pick(types: list[Any], cat: Any, res: Resource, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]],
-          kind: str, planned: int | None, lo: int | None, hi: int | None) -> str | None:
+def _pick(
+    types: list[Any],
+    cat: Any,
+    res: Resource,
+    gaps: list[Violation],
+    unplanned: list[tuple[Unplanned, str | None]],
+    kind: str,
+    planned: int | None,
+    lo: int | None,
+    hi: int | None,
+) -> str | None:
     """The type a group is planned with: the first catalogue type it may launch.
 
     A bastion or head node (no accelerated type) is not the training cluster: skipped.
     Accelerated types outside the catalogue are kept as unplanned compute, named with their count.
     """
     if not types or not all(known(t) for t in types):
-        gaps.append(Violation(f"cannot tell the instance type of '{res.name}' (unknown during preview, or set nowhere); "
-                              "not planned", res.urn, fix=f"set the instance type of '{res.name}' (or of its launch "
-                                                          "template) to a literal type, not an output of another resource",
-                              left_out=f"{kind} '{res.name}' (instance type unknown)"))
+        gaps.append(
+            Violation(
+                f"cannot tell the instance type of '{res.name}' (unknown during preview, or set nowhere); not planned",
+                res.urn,
+                fix=f"set the instance type of '{res.name}' (or of its launch "
+                "template) to a literal type, not an output of another resource",
+                left_out=f"{kind} '{res.name}' (instance type unknown)",
+            )
+        )
         return None
     names = [t for t in types if isinstance(t, str)]
     listed = [t for t in names if t in cat.instance_types]
     others = [t for t in names if t not in cat.instance_types and _ACCELERATED.match(t)]
     if not listed:
         if others:
-            unplanned.append((Unplanned(f"{kind} '{res.name}'", "unlisted", tuple(others), planned, lo, hi,
-                                        f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances",
-                                        fix=unlisted_fix(tuple(others))), res.urn))
+            unplanned.append(
+                (
+                    Unplanned(
+                        f"{kind} '{res.name}'",
+                        "unlisted",
+                        tuple(others),
+                        planned,
+                        lo,
+                        hi,
+                        f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances",
+                        fix=unlisted_fix(tuple(others)),
+                    ),
+                    res.urn,
+                )
+            )
         return None
     if len(names) > 1:
-        gaps.append(Violation(f"{kind} '{res.name}' may launch any of {', '.join(names)}; planned as {listed[0]}", res.urn,
-                              fix=(f"give {kind} '{res.name}' the one type {listed[0]}, or split it into one group per "
-                                   "type, so each is planned and priced")))
+        gaps.append(
+            Violation(
+                f"{kind} '{res.name}' may launch any of {', '.join(names)}; planned as {listed[0]}",
+                res.urn,
+                fix=(
+                    f"give {kind} '{res.name}' the one type {listed[0]}, or split it into one group per "
+                    "type, so each is planned and priced"
+                ),
+            )
+        )
     return listed[0]
 
 
@@ -535,8 +770,9 @@ def _attached(graph: Graph, inst: Resource) -> list[Resource]:
     return graph.resolve(inst, "networkInterfaces", [i for i in ids if i is not None], NETWORK_INTERFACE) if ids else []
 
 
-def _launch_values(graph: Graph, template: Resource | None, inst: Resource | None, gaps: list[Violation] | None = None
-                   ) -> tuple[dict[str, Any], dict[str, Resource], tuple[tuple[int, int, str], ...] | None]:
+def _launch_values(
+    graph: Graph, template: Resource | None, inst: Resource | None, gaps: list[Violation] | None = None
+) -> tuple[dict[str, Any], dict[str, Resource], tuple[tuple[int, int, str], ...] | None]:
     """purchase, efa, public_ip and capacity reservation from the instance, else its launch template;
     and the launch interfaces as (card, device, type), as declared."""
     values: dict[str, Any] = {}
@@ -592,48 +828,70 @@ class _Target:
 
 
 _TARGETS = (
-    _Target("capacityReservationResourceGroupArn", "capacity_reservation_resource_group_arn", RESOURCE_GROUP_ARN,
-            "resource group ARN",
-            "'{res}' targets the capacity reservation resource group '{ref}', whose ARN is known only at deploy: its "
-            "region and the reservations it holds are not checked",
-            "check that resource group '{ref}' is in the stack's region and holds the reservations the group launches into",
-            "'{res}' targets capacity reservation resource group '{value}', which is not a resource group ARN: the "
-            "launch would fail; planned without it",
-            "set capacityReservationTarget.capacityReservationResourceGroupArn of '{res}' to "
-            "arn:aws:resource-groups:REGION:ACCOUNT:group/NAME"),
-    _Target("capacityReservationId", "capacity_reservation_id", _RESERVATION, "reservation id",
-            "'{res}' targets capacity reservation '{ref}', whose id is known only at deploy: that it matches the "
-            "group's type, AZ and size is not checked",
-            "check that capacity reservation '{ref}' matches the instance type, AZ and count of the group that targets it",
-            "'{res}' targets capacity reservation '{value}', which is not a reservation id (cr- and 8 to 17 hex "
-            "digits): the launch would fail; planned without it",
-            "set capacityReservationTarget.capacityReservationId of '{res}' to the reservation id (cr-...) of the "
-            "booked block or reservation"),
+    _Target(
+        "capacityReservationResourceGroupArn",
+        "capacity_reservation_resource_group_arn",
+        RESOURCE_GROUP_ARN,
+        "resource group ARN",
+        "'{res}' targets the capacity reservation resource group '{ref}', whose ARN is known only at deploy: its "
+        "region and the reservations it holds are not checked",
+        "check that resource group '{ref}' is in the stack's region and holds the reservations the group launches into",
+        "'{res}' targets capacity reservation resource group '{value}', which is not a resource group ARN: the "
+        "launch would fail; planned without it",
+        "set capacityReservationTarget.capacityReservationResourceGroupArn of '{res}' to "
+        "arn:aws:resource-groups:REGION:ACCOUNT:group/NAME",
+    ),
+    _Target(
+        "capacityReservationId",
+        "capacity_reservation_id",
+        _RESERVATION,
+        "reservation id",
+        "'{res}' targets capacity reservation '{ref}', whose id is known only at deploy: that it matches the "
+        "group's type, AZ and size is not checked",
+        "check that capacity reservation '{ref}' matches the instance type, AZ and count of the group that targets it",
+        "'{res}' targets capacity reservation '{value}', which is not a reservation id (cr- and 8 to 17 hex "
+        "digits): the launch would fail; planned without it",
+        "set capacityReservationTarget.capacityReservationId of '{res}' to the reservation id (cr-...) of the "
+        "booked block or reservation",
+    ),
 )
 
 
-def _launch_target(graph: Graph, res: Resource, t: _Target, values: dict[str, Any], sources: dict[str, Resource],
-                   gaps: list[Violation] | None) -> None:
+def _launch_target(
+    graph: Graph,
+    res: Resource,
+    t: _Target,
+    values: dict[str, Any],
+    sources: dict[str, Resource],
+    gaps: list[Violation] | None,
+) -> None:
     """A capacity reservation target as declared. A value that is another resource's output (unknown at
     preview, or the made-up id or ARN of the mocks) is known only at deploy: a stated gap, never judged."""
     value = res.get("capacityReservationSpecification", "capacityReservationTarget", t.prop)
     if value is UNKNOWN or (isinstance(value, str) and graph.referenced(value) is not None):
         ref = graph.referenced(value)
-        values[DEPLOY_TARGET] = (t.key, f"the {t.what} of '{ref.name}' (at deploy)" if ref else f"a {t.what} known at deploy")
+        values[DEPLOY_TARGET] = (
+            t.key,
+            f"the {t.what} of '{ref.name}' (at deploy)" if ref else f"a {t.what} known at deploy",
+        )
         sources[t.key] = res
         if gaps is not None:
             name = ref.name if ref else "another resource"
-            gaps.append(Violation(t.at_deploy.format(res=res.name, ref=name), res.urn,
-                                  fix=t.at_deploy_fix.format(res=res.name, ref=name)))
+            gaps.append(
+                Violation(
+                    t.at_deploy.format(res=res.name, ref=name),
+                    res.urn,
+                    fix=t.at_deploy_fix.format(res=res.name, ref=name),
+                )
+            )
     elif isinstance(value, str) and value:
         if t.pattern.fullmatch(value):
             values[t.key] = value  # the parser checks a resource group's region
             sources[t.key] = res
         elif gaps is not None:
-            gaps.append(Violation(t.wrong.format(res=res.name, value=value[:60]), res.urn,
-                                  fix=t.wrong_fix.format(res=res.name)))
-
-
+            gaps.append(
+                Violation(t.wrong.format(res=res.name, value=value[:60]), res.urn, fix=t.wrong_fix.format(res=res.name))
+            )
 
 
 def _root_volume(template: Resource | None, inst: Resource | None) -> int | None:
@@ -661,12 +919,16 @@ def _gp3_size(ebs: dict[str, Any]) -> int | None:
 
 
 def _card(n: dict[str, Any], kind: Any) -> tuple[int, int, str]:
-    return (as_int(n.get("networkCardIndex")) or 0, as_int(n.get("deviceIndex")) or 0,
-            kind if isinstance(kind, str) and known(kind) else "interface")
+    return (
+        as_int(n.get("networkCardIndex")) or 0,
+        as_int(n.get("deviceIndex")) or 0,
+        kind if isinstance(kind, str) and known(kind) else "interface",
+    )
 
 
-def _where(graph: Graph, owner: Resource, template: Resource | None, zones: list[str]
-           ) -> tuple[list[str], list[Resource], str | None]:
+def _where(
+    graph: Graph, owner: Resource, template: Resource | None, zones: list[str]
+) -> tuple[list[str], list[Resource], str | None]:
     """AZs (the owner's, else its template's), placement groups (the owner's, else its
     template's), and the name of a placement group that is not a resource of the stack."""
     if not zones and template is not None:
@@ -680,6 +942,8 @@ def _where(graph: Graph, owner: Resource, template: Resource | None, zones: list
         if not pgs and isinstance(name, str) and known(name) and name:
             external = name
     return zones, pgs, external
+
+
 def _template_zones(graph: Graph, template: Resource) -> list[str]:
     az = template.get("placement", "availabilityZone")
     if isinstance(az, str) and known(az) and az:
@@ -712,10 +976,15 @@ def _unique_name(raw: str, taken: set[str]) -> str:
 
 # --- file system and region ----------------------------------------------------------------
 
+
 def _lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violation]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key, prop in (("deployment_type", "deploymentType"), ("storage_capacity_gib", "storageCapacity"),
-                      ("per_unit_storage_throughput", "perUnitStorageThroughput"), ("s3_import_path", "importPath")):
+    for key, prop in (
+        ("deployment_type", "deploymentType"),
+        ("storage_capacity_gib", "storageCapacity"),
+        ("per_unit_storage_throughput", "perUnitStorageThroughput"),
+        ("s3_import_path", "importPath"),
+    ):
         v = fs.get(prop)
         if known(v) and v != "":
             out[key] = as_int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
@@ -733,23 +1002,37 @@ def _lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Viola
     if zones:
         out["availability_zone"] = zones[0]
     elif cluster_az is None:  # no node group tells an AZ either (compute HyperPod or Karpenter runs)
-        gaps.append(Violation(f"cannot tell the Availability Zone of file system '{fs.name}' (its subnet is not a "
-                              "resource of this stack, or names no availabilityZone): checks that need it are not run",
-                              fs.urn, fix=f"give file system '{fs.name}' a subnet created in this program with "
-                                          "availabilityZone set"))
+        gaps.append(
+            Violation(
+                f"cannot tell the Availability Zone of file system '{fs.name}' (its subnet is not a "
+                "resource of this stack, or names no availabilityZone): checks that need it are not run",
+                fs.urn,
+                fix=f"give file system '{fs.name}' a subnet created in this program with availabilityZone set",
+            )
+        )
     else:
-        gaps.append(Violation(f"cannot tell the Availability Zone of file system '{fs.name}'; assumed "
-                              f"{cluster_az or 'the one of the node groups'}", fs.urn,
-                              fix=(f"give file system '{fs.name}' a subnet created in this program with availabilityZone"
-                                   + (f": {cluster_az} (the node groups' AZ)" if cluster_az else " set"))))
+        gaps.append(
+            Violation(
+                f"cannot tell the Availability Zone of file system '{fs.name}'; assumed "
+                f"{cluster_az or 'the one of the node groups'}",
+                fs.urn,
+                fix=(
+                    f"give file system '{fs.name}' a subnet created in this program with availabilityZone"
+                    + (f": {cluster_az} (the node groups' AZ)" if cluster_az else " set")
+                ),
+            )
+        )
     return out
 
 
 def _region_of_zones(graph: Graph) -> str | None:
     """The region of the first Availability Zone any resource names (`us-east-2b` is in `us-east-2`)."""
     for r in graph.resources:
-        for value in (r.get("availabilityZone"), r.get("placement", "availabilityZone"),
-                      *as_list(r.get("availabilityZones"))):
+        for value in (
+            r.get("availabilityZone"),
+            r.get("placement", "availabilityZone"),
+            *as_list(r.get("availabilityZones")),
+        ):
             m = _AZ.match(str(value)) if isinstance(value, str) else None
             if m:
                 return m.group(1)
@@ -758,8 +1041,10 @@ def _region_of_zones(graph: Graph) -> str | None:
 
 # --- the planner model ---------------------------------------------------------------------
 
-def to_stack(rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | None = None
-             ) -> tuple[Stack | None, list[Violation]]:
+
+def to_stack(
+    rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | None = None
+) -> tuple[Stack | None, list[Violation]]:
     """The read-back as a `Stack` (through `parse_cluster`, as a stack file), or the problems
     that keep it from being planned, each with the URN at fault. None: nothing to plan.
 
@@ -767,8 +1052,8 @@ def to_stack(rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | Non
     maxima, AZ spans, interface layouts) is added to the parsed model; gaps become notes
     that the `readback-gap` rule reports, located at the resource they concern.
     """
-    from planner.core.reading.problems import InputError
     from planner.core.input.stack_files import parse_cluster
+    from planner.core.reading.problems import InputError
 
     if rebuilt.region is None or (rebuilt.data is None and not rebuilt.unplanned):
         return None, []
@@ -779,21 +1064,37 @@ def to_stack(rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | Non
         data["availability_zone"] = stand_in
     groups = data.get("node_groups") or []
     if not groups:  # only unplanned compute: the schema wants a group, so one is parsed and dropped
-        data["node_groups"] = [{"name": "placeholder", "instance_type": min(_catalogue.load().instance_types), "count": 1}]
+        data["node_groups"] = [
+            {"name": "placeholder", "instance_type": min(_catalogue.load().instance_types), "count": 1}
+        ]
         fs_az = (data.get("lustre") or {}).get("availability_zone")
         if not known_az and fs_az:  # the file system's AZ is the only one the stack names
             data["availability_zone"], known_az = fs_az, True
     try:
         cluster = parse_cluster(data, rebuilt.region, file)
     except InputError as exc:
-        return None, [Violation(f"cannot plan the cluster read from the stack's resources: {p.key}: {p.message}",
-                                rebuilt.urn_of_key(p.key)) for p in exc.problems]
-    node_groups = tuple(replace(_deploy_target(g, rebuilt.targets.get(i)), max_count=rebuilt.max_counts.get(i),
-                                zones=rebuilt.zones.get(i, ()),
-                                interfaces=rebuilt.interfaces.get(i), root_volume_gib=rebuilt.root_volumes.get(i),
-                                availability_zone=g.availability_zone if known_az or g.availability_zone != stand_in
-                                else UNKNOWN_AZ)
-                        for i, g in enumerate(cluster.node_groups)) if groups else ()
+        return None, [
+            Violation(
+                f"cannot plan the cluster read from the stack's resources: {p.key}: {p.message}",
+                rebuilt.urn_of_key(p.key),
+            )
+            for p in exc.problems
+        ]
+    node_groups = (
+        tuple(
+            replace(
+                _deploy_target(g, rebuilt.targets.get(i)),
+                max_count=rebuilt.max_counts.get(i),
+                zones=rebuilt.zones.get(i, ()),
+                interfaces=rebuilt.interfaces.get(i),
+                root_volume_gib=rebuilt.root_volumes.get(i),
+                availability_zone=g.availability_zone if known_az or g.availability_zone != stand_in else UNKNOWN_AZ,
+            )
+            for i, g in enumerate(cluster.node_groups)
+        )
+        if groups
+        else ()
+    )
     lustre = cluster.lustre
     if lustre is not None and not known_az and lustre.availability_zone == stand_in:
         lustre = replace(lustre, availability_zone=UNKNOWN_AZ)
@@ -802,8 +1103,15 @@ def to_stack(rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | Non
         path = CLUSTER_PATH + ("notes", k)
         rebuilt.locate(path, gap.urn)
         notes.append(Note(gap.message, path, gap.fix, gap.rule, gap.left_out))
-    cluster = replace(cluster, availability_zone=cluster.availability_zone if known_az else UNKNOWN_AZ,
-                      node_groups=node_groups, root_volume_gib=None, lustre=lustre, unplanned=tuple(rebuilt.unplanned), notes=tuple(notes))
+    cluster = replace(
+        cluster,
+        availability_zone=cluster.availability_zone if known_az else UNKNOWN_AZ,
+        node_groups=node_groups,
+        root_volume_gib=None,
+        lustre=lustre,
+        unplanned=tuple(rebuilt.unplanned),
+        notes=tuple(notes),
+    )
     return Stack(name, file, rebuilt.region, cluster, resources=dict(rebuilt.resources)), []
 
 

@@ -27,7 +27,9 @@ def main(argv: list[str]) -> int:
     try:
         message = collect(request["directory"], request["stack"], request["origin"])
     except InputError as exc:
-        message = {"problems": [{"file": p.file, "line": p.line, "key": p.key, "message": p.message} for p in exc.problems]}
+        message = {
+            "problems": [{"file": p.file, "line": p.line, "key": p.key, "message": p.message} for p in exc.problems]
+        }
     tmp = request["result"] + ".part"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(message, fh)

@@ -77,7 +77,9 @@ class PlannerMocks(pulumi.runtime.Mocks):
         """(id, outputs, backend name) of a custom resource."""
         raise NotImplementedError
 
-    def component(self, args: pulumi.runtime.MockResourceArgs, inputs: dict[str, Any]) -> tuple[str, dict[str, Any], str]:
+    def component(
+        self, args: pulumi.runtime.MockResourceArgs, inputs: dict[str, Any]
+    ) -> tuple[str, dict[str, Any], str]:
         """A component resource has no cloud side: its outputs are its inputs."""
         return "", inputs, "component"
 
@@ -119,5 +121,7 @@ class EchoMocks(PlannerMocks):
     def create(self, args: pulumi.runtime.MockResourceArgs, inputs: dict[str, Any]) -> tuple[str, dict[str, Any], str]:
         return echo_id(args), self._echo(args, inputs, self.provider_fields), "echo"
 
-    def component(self, args: pulumi.runtime.MockResourceArgs, inputs: dict[str, Any]) -> tuple[str, dict[str, Any], str]:
+    def component(
+        self, args: pulumi.runtime.MockResourceArgs, inputs: dict[str, Any]
+    ) -> tuple[str, dict[str, Any], str]:
         return echo_id(args), self._echo(args, inputs, self.provider_fields and self.components_too), "component"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from planner.core.model import cluster as model
@@ -21,8 +21,13 @@ from planner.core.model.cluster import Stack
 def encode(value: Any) -> Any:
     """A model record (or anything inside one) as JSON-ready data."""
     if isinstance(value, Stack):
-        return {"name": value.name, "file": value.file, "region": value.region, "cluster": encode(value.cluster),
-                "lines": [[encode(path), line] for path, line in value.lines.items()]}
+        return {
+            "name": value.name,
+            "file": value.file,
+            "region": value.region,
+            "cluster": encode(value.cluster),
+            "lines": [[encode(path), line] for path, line in value.lines.items()],
+        }
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, frozenset):
@@ -35,10 +40,12 @@ def encode(value: Any) -> Any:
 def decode_stack(data: dict[str, Any]) -> Stack:
     """The inverse of `encode` for a Stack; raises ValueError/TypeError/KeyError on a malformed message."""
     lines = {tuple(path): int(line) for path, line in data["lines"]}
-    return Stack(str(data["name"]), str(data["file"]), str(data["region"]), _decode(model.Cluster, data["cluster"]), lines)
+    return Stack(
+        str(data["name"]), str(data["file"]), str(data["region"]), _decode(model.Cluster, data["cluster"]), lines
+    )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls, vars(model))
 
@@ -54,7 +61,9 @@ def _decode(hint: Any, value: Any) -> Any:
         if not isinstance(value, dict):
             raise TypeError(f"expected a mapping for {hint.__name__}")
         hints = _hints(hint)
-        return hint(**{f.name: _decode(hints[f.name], value[f.name]) for f in dataclasses.fields(hint) if f.name in value})
+        return hint(
+            **{f.name: _decode(hints[f.name], value[f.name]) for f in dataclasses.fields(hint) if f.name in value}
+        )
     if origin is tuple:
         args = typing.get_args(hint)
         item = args[0] if args and (len(args) == 2 and args[1] is Ellipsis) else Any

@@ -21,11 +21,11 @@ from typing import Any
 import pulumi
 
 import planner
+from planner.core.model.cluster import Stack
 from planner.core.reading import yaml_lines as yamlload
 from planner.core.reading.problems import InputError, Problem
-from planner.runtime.mocks import EchoMocks
-from planner.core.model.cluster import Stack
 from planner.core.reading.yaml_lines import Lines
+from planner.runtime.mocks import EchoMocks
 
 CONFIG_FILES = ("Pulumi.yaml", "Pulumi.yml")
 
@@ -77,7 +77,9 @@ def load(directory: str) -> Program:
     """Read DIR/Pulumi.yaml (`name`, `main`, `stackConfigDir`)."""
     if not os.path.isdir(directory):
         raise InputError([Problem(directory, None, "", "no such folder (expected a Pulumi project)")])
-    project_file = next((os.path.join(directory, f) for f in CONFIG_FILES if os.path.isfile(os.path.join(directory, f))), None)
+    project_file = next(
+        (os.path.join(directory, f) for f in CONFIG_FILES if os.path.isfile(os.path.join(directory, f))), None
+    )
     if project_file is None:
         raise InputError([Problem(directory, None, "", "no Pulumi.yaml in this folder (expected a Pulumi project)")])
     data, lines = yamlload.load_path(project_file)
@@ -102,9 +104,17 @@ def _check_runtime(project_file: str, runtime: Any, line: int | None) -> None:
     if name in RUNTIMES:
         return
     given = f"runtime {name}" if isinstance(name, str) and name.isprintable() and len(name) <= 24 else "this runtime"
-    raise InputError([Problem(project_file, line, "runtime",
-                              f"{given} cannot be planned with --program, which runs Python programs only "
-                              "(runtime: python); expected a Python Pulumi project")])
+    raise InputError(
+        [
+            Problem(
+                project_file,
+                line,
+                "runtime",
+                f"{given} cannot be planned with --program, which runs Python programs only "
+                "(runtime: python); expected a Python Pulumi project",
+            )
+        ]
+    )
 
 
 def _read_yaml(path: str) -> Any:
@@ -149,16 +159,26 @@ def run(program: Program, stack: str, mocks: pulumi.runtime.Mocks) -> None:
     sys.path.insert(0, directory)
     _ORIGIN = old_origin or old_cwd
     try:
-        run_with_mocks(lambda: runpy.run_path(program.main, run_name="__main__"), mocks,
-                       program.config(stack), project=program.name, stack=stack)
+        run_with_mocks(
+            lambda: runpy.run_path(program.main, run_name="__main__"),
+            mocks,
+            program.config(stack),
+            project=program.name,
+            stack=stack,
+        )
     finally:
         os.chdir(old_cwd)
         sys.path[:] = old_path
         _ORIGIN = old_origin
 
 
-def run_with_mocks(declare: Callable[[], Any], mocks: pulumi.runtime.Mocks, config: dict[str, str] | None = None,
-                   project: str = "project", stack: str = "stack") -> None:
+def run_with_mocks(
+    declare: Callable[[], Any],
+    mocks: pulumi.runtime.Mocks,
+    config: dict[str, str] | None = None,
+    project: str = "project",
+    stack: str = "stack",
+) -> None:
     """Call `declare` (code that creates Pulumi resources) under fresh mocks and config,
     then wait for every outstanding registration, as `pulumi up` would; re-raise its error."""
     from pulumi.runtime.stack import run_pulumi_func
@@ -261,16 +281,25 @@ def declared_stacks(directory: str, stack: str, timeout: float | None = PROGRAM_
     message = _run_child(program, stack, timeout)
     problems = message.get("problems")
     if problems:
-        raise InputError([Problem(str(p["file"]), p.get("line"), str(p.get("key") or ""), str(p["message"]))
-                          for p in problems])
+        raise InputError(
+            [Problem(str(p["file"]), p.get("line"), str(p.get("key") or ""), str(p["message"])) for p in problems]
+        )
     try:
         from planner.runtime import model_json as wire
 
         stacks = [wire.decode_stack(s) for s in message["stacks"]]
         resources = message["resources"]
     except (KeyError, TypeError, ValueError) as exc:
-        raise InputError([Problem(shown(program.main), None, "", f"the program's child process sent a malformed "
-                                                                  f"message ({type(exc).__name__})")]) from None
+        raise InputError(
+            [
+                Problem(
+                    shown(program.main),
+                    None,
+                    "",
+                    f"the program's child process sent a malformed message ({type(exc).__name__})",
+                )
+            ]
+        ) from None
     entry = os.path.join(program.main, "__main__.py") if os.path.isdir(program.main) else program.main
     # the stack config's planning keys (schedule, budget, ...) apply to the read-back; when planner
     # components declared the clusters, `planner:cluster` was theirs to read
@@ -286,10 +315,19 @@ def declared_stacks(directory: str, stack: str, timeout: float | None = PROGRAM_
     if read is not None:
         stacks.append(read)
     if not stacks:
-        raise InputError([Problem(shown(program.main), None, "", f"stack {stack}: the program declares no accelerated "
-                                                                  "compute (no planner cluster component, and no EC2, "
-                                                                  "Auto Scaling, EKS, Batch or Karpenter resource with "
-                                                                  "an accelerated instance type)")])
+        raise InputError(
+            [
+                Problem(
+                    shown(program.main),
+                    None,
+                    "",
+                    f"stack {stack}: the program declares no accelerated "
+                    "compute (no planner cluster component, and no EC2, "
+                    "Auto Scaling, EKS, Batch or Karpenter resource with "
+                    "an accelerated instance type)",
+                )
+            ]
+        )
     return stacks
 
 
@@ -303,27 +341,46 @@ def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIM
     must not hold a CI job until its own time limit; the child is killed and the run refused."""
     import tempfile
 
-    from planner.runtime import sandbox
     from planner.core.reading.problems import error_line
+    from planner.runtime import sandbox
 
     with tempfile.TemporaryDirectory(prefix="planner-program-") as tmp:
         result = os.path.join(tmp, "result.json")
-        request = {"directory": os.path.abspath(program.directory), "stack": stack, "origin": os.getcwd(), "result": result,
-                   "limits": sandbox.limits_for_child()}
+        request = {
+            "directory": os.path.abspath(program.directory),
+            "stack": stack,
+            "origin": os.getcwd(),
+            "result": result,
+            "limits": sandbox.limits_for_child(),
+        }
         env = sandbox.scrubbed_env(os.environ)
         # the child imports the planner that runs this command, wherever it is installed
         root = os.path.dirname(_PACKAGE_DIR)
         env["PYTHONPATH"] = os.pathsep.join([root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
         # what the program prints goes to stderr, one line as planner prints any: stdout carries the report
-        outcome = sandbox.run([sys.executable, "-m", "planner.runtime.child_process", json.dumps(request)], env, timeout,
-                              lambda line: error_line(f"program: {line}"))
+        outcome = sandbox.run(
+            [sys.executable, "-m", "planner.runtime.child_process", json.dumps(request)],
+            env,
+            timeout,
+            lambda line: error_line(f"program: {line}"),
+        )
         if outcome.hidden_bytes:
-            error_line(f"program: ... {outcome.hidden_bytes:,} more bytes of output not shown (planner shows the first "
-                       f"{sandbox.OUTPUT_LIMIT_BYTES // 1024 ** 2} MiB)")
+            error_line(
+                f"program: ... {outcome.hidden_bytes:,} more bytes of output not shown (planner shows the first "
+                f"{sandbox.OUTPUT_LIMIT_BYTES // 1024**2} MiB)"
+            )
         if outcome.returncode is None:
-            raise InputError([Problem(shown(program.main), None, "--program-timeout",
-                                      f"the program did not finish within {timeout:g} s and was stopped; raise "
-                                      "--program-timeout if it is slow, or check what it waits for")])
+            raise InputError(
+                [
+                    Problem(
+                        shown(program.main),
+                        None,
+                        "--program-timeout",
+                        f"the program did not finish within {timeout:g} s and was stopped; raise "
+                        "--program-timeout if it is slow, or check what it waits for",
+                    )
+                ]
+            )
         try:
             with open(result, encoding="utf-8") as fh:
                 message = json.load(fh)
@@ -331,10 +388,22 @@ def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIM
             message = None
     if not isinstance(message, dict):
         code = outcome.returncode
-        how = f"exit status {code}" if code >= 0 else f"signal {-code}; a program that goes over planner's " \
-                                                      "limits for programs can end so, docs/security.md lists them"
-        raise InputError([Problem(shown(program.main), None, "", f"the program ended its process ({how}) before "
-                                                                  "planner could read what it declares")])
+        how = (
+            f"exit status {code}"
+            if code >= 0
+            else f"signal {-code}; a program that goes over planner's "
+            "limits for programs can end so, docs/security.md lists them"
+        )
+        raise InputError(
+            [
+                Problem(
+                    shown(program.main),
+                    None,
+                    "",
+                    f"the program ended its process ({how}) before planner could read what it declares",
+                )
+            ]
+        )
     return message
 
 
@@ -342,9 +411,9 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
     """In the child: run the program under mocks; the clusters its components declared, and
     every resource it registered (type, URN, outputs, the file and line that declared it)."""
     global _ORIGIN
-    from planner.runtime import model_json as wire
     from planner.components import ClusterInputError
     from planner.runtime import declared_clusters as registry
+    from planner.runtime import model_json as wire
 
     program = load(directory)
     mocks = ReadbackMocks()
@@ -362,14 +431,26 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
         except BaseException as exc:  # noqa: BLE001 - any failure of the user's program is reported on one line
             limit = _limit_reached(exc)
             if limit:
-                raise InputError([Problem(shown(program.main, origin), None, "",
-                                          f"the program went over planner's limit of {limit} for a program "
-                                          f"({_one_line(exc)}); docs/security.md lists the limits")]) from None
-            hint = "" if program.stack_file(stack) else \
-                f" (there is no Pulumi.{stack}.yaml in {shown(program.config_dir, origin)}: is the stack name right?)"
+                raise InputError(
+                    [
+                        Problem(
+                            shown(program.main, origin),
+                            None,
+                            "",
+                            f"the program went over planner's limit of {limit} for a program "
+                            f"({_one_line(exc)}); docs/security.md lists the limits",
+                        )
+                    ]
+                ) from None
+            hint = (
+                ""
+                if program.stack_file(stack)
+                else f" (there is no Pulumi.{stack}.yaml in {shown(program.config_dir, origin)}: is the stack name right?)"
+            )
             file, line = failed_at(exc, program)
-            raise InputError([Problem(shown(file, origin), line, "",
-                                      f"the program failed: {_one_line(exc)}{hint}")]) from None
+            raise InputError(
+                [Problem(shown(file, origin), line, "", f"the program failed: {_one_line(exc)}{hint}")]
+            ) from None
         finally:
             _ORIGIN = previous
         stacks = [wire.encode(s) for s in found]
@@ -381,9 +462,16 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
         parts = reg.urn.split("::", 3)
         type_, name = parts[2].split("$")[-1], parts[3]
         file, line = sources.where(type_, name)
-        resources.append({"type": type_, "name": name, "urn": reg.urn.replace("::pulumi:pulumi:Stack$", "::", 1),
-                          "custom": mocks.custom.get((type_, name), False), "props": _jsonable(dict(reg.state or {})),
-                          "source": [shown(file, origin), line] if file else None})
+        resources.append(
+            {
+                "type": type_,
+                "name": name,
+                "urn": reg.urn.replace("::pulumi:pulumi:Stack$", "::", 1),
+                "custom": mocks.custom.get((type_, name), False),
+                "props": _jsonable(dict(reg.state or {})),
+                "source": [shown(file, origin), line] if file else None,
+            }
+        )
     return {"stacks": stacks, "resources": resources, "config": program.config(stack)}
 
 
@@ -432,7 +520,7 @@ class _SourceRecorder:
         skip.append(_PACKAGE_DIR)  # planner's own frames, whichever folder they are in
         self._skip = tuple(p + os.sep for p in skip)
 
-    def __enter__(self) -> "_SourceRecorder":
+    def __enter__(self) -> _SourceRecorder:
         from pulumi import resource as _resource
 
         original = _resource.Resource.__init__
@@ -497,8 +585,9 @@ def _limit_reached(exc: BaseException) -> str | None:
         return limit_text("RLIMIT_AS")
     if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
         return limit_text("RLIMIT_NOFILE")
-    if (isinstance(exc, OSError) and exc.errno == errno.EAGAIN) or \
-            (isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)):
+    if (isinstance(exc, OSError) and exc.errno == errno.EAGAIN) or (
+        isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)
+    ):
         return limit_text("RLIMIT_NPROC")
     return None
 
@@ -508,17 +597,34 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if not isinstance(exc, pulumi.RunError) else text
 
 
-def stacks_for_cli(directory: str | None, stack: str | None, paths: list[str],
-                   timeout: float | None = PROGRAM_TIMEOUT_SECONDS) -> list[Stack]:
+def stacks_for_cli(
+    directory: str | None, stack: str | None, paths: list[str], timeout: float | None = PROGRAM_TIMEOUT_SECONDS
+) -> list[Stack]:
     """`planner plan --program DIR --stack NAME`: both are needed, and no stack file paths."""
     if not directory or not stack:
-        raise InputError([Problem("planner plan", None, "--program" if not directory else "--stack",
-                                  "--program DIR and --stack NAME go together")])
+        raise InputError(
+            [
+                Problem(
+                    "planner plan",
+                    None,
+                    "--program" if not directory else "--stack",
+                    "--program DIR and --stack NAME go together",
+                )
+            ]
+        )
     if paths:
         raise InputError([Problem("planner plan", None, "PATH", "give stack files or --program, not both")])
     program = load(directory)
     if program.stack_file(stack) is None:  # the program would run with no config: say so, not "declares no compute"
-        raise InputError([Problem(shown(os.path.join(program.config_dir, f"Pulumi.{stack}.yaml")), None, "--stack",
-                                  f"stack file missing: no Pulumi.{stack}.yaml in the project's stack folder; "
-                                  "expected the stack's config (`pulumi stack init` and `pulumi config set` write it)")])
+        raise InputError(
+            [
+                Problem(
+                    shown(os.path.join(program.config_dir, f"Pulumi.{stack}.yaml")),
+                    None,
+                    "--stack",
+                    f"stack file missing: no Pulumi.{stack}.yaml in the project's stack folder; "
+                    "expected the stack's config (`pulumi stack init` and `pulumi config set` write it)",
+                )
+            ]
+        )
     return declared_stacks(directory, stack, timeout)

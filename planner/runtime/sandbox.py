@@ -43,7 +43,7 @@ class Limit:
     what: str
 
 
-GIB = 1024 ** 3
+GIB = 1024**3
 # Generous for a Pulumi program under mocks (pulumi, pulumi_aws, grpc: about 1 GiB of address space),
 # small enough that a runaway program fails alone instead of taking the machine.
 LIMITS = (
@@ -55,8 +55,16 @@ LIMITS = (
 
 # Environment variables the program never sees: credentials, whatever else planner was given.
 # Under mocks a program needs no AWS, GitHub, Actions or Pulumi Cloud credentials.
-_DROP_EXACT = frozenset({"GITHUB_TOKEN", "GH_TOKEN", "PULUMI_ACCESS_TOKEN", "PULUMI_CONFIG_PASSPHRASE",
-                         "PULUMI_CONFIG_PASSPHRASE_FILE", "SSH_AUTH_SOCK"})
+_DROP_EXACT = frozenset(
+    {
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "PULUMI_ACCESS_TOKEN",
+        "PULUMI_CONFIG_PASSPHRASE",
+        "PULUMI_CONFIG_PASSPHRASE_FILE",
+        "SSH_AUTH_SOCK",
+    }
+)
 _KEEP_AWS = frozenset({"AWS_REGION", "AWS_DEFAULT_REGION"})  # where the program is to declare its resources
 _DROP_PREFIX = ("AWS_", "ACTIONS_")
 _DROP_WORDS = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|API_?KEY|PRIVATE_?KEY|AUTH", re.I)
@@ -156,7 +164,7 @@ class _Printer:
                     return  # the rest of the line has not come yet
                 line, self.pending = self.pending[:LINE_LIMIT_BYTES], self.pending[LINE_LIMIT_BYTES:]
             else:
-                line, self.pending = self.pending[:cut + 1], self.pending[cut + 1:]
+                line, self.pending = self.pending[: cut + 1], self.pending[cut + 1 :]
             self._line(line)
         if self.left <= 0 and self.pending:
             self.hidden += len(self.pending)
@@ -166,7 +174,7 @@ class _Printer:
         """Show `line` (its line feed included, if it has one) as far as the limit allows; count the rest."""
         if len(line) > self.left:
             self.hidden += len(line) - self.left
-            line = line[:self.left]
+            line = line[: self.left]
         self.left -= len(line)
         self.show(line.removesuffix(b"\n").decode("utf-8", "replace"))
 
@@ -214,8 +222,14 @@ def run(argv: list[str], env: Mapping[str, str], timeout: float | None, show: Ca
     process group when it exits, at `timeout` (seconds, None: none) or when planner stops.
     """
     printer = _Printer(show)
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env=dict(env), start_new_session=True)
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=dict(env),
+        start_new_session=True,
+    )
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)

@@ -38,8 +38,9 @@ def deploy(directory: str, stack: str, region: str | None = None) -> MotoMocks:
     return mocks
 
 
-def run(declare: Callable[[], Any], mocks: MotoMocks, config: dict[str, Any] | None = None,
-        stack: str = "test") -> MotoMocks:
+def run(
+    declare: Callable[[], Any], mocks: MotoMocks, config: dict[str, Any] | None = None, stack: str = "test"
+) -> MotoMocks:
     """Call `declare` (code creating resources, such as a component) against `mocks`.
 
     `config` maps `namespace:key` to values (objects are passed as JSON, as Pulumi does);

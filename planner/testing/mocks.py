@@ -77,7 +77,10 @@ class MotoMocks(PlannerMocks):
         handler = HANDLERS.get(args.typ)
         if handler is None:
             id_, backend = _made_up_id(args), "recorded"
-            extra = {"name": inputs.get("name") or id_, "arn": RECORDED_ARNS.get(args.typ, "").format(m=self, id=id_) or None}
+            extra = {
+                "name": inputs.get("name") or id_,
+                "arn": RECORDED_ARNS.get(args.typ, "").format(m=self, id=id_) or None,
+            }
         else:
             id_, extra = handler(self, args)
             backend = "moto"
@@ -101,18 +104,28 @@ def _name(args: pulumi.runtime.MockResourceArgs, key: str = "name") -> str:
 
 # --- EC2 networking ------------------------------------------------------------------------
 
+
 def _vpc(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
     ec2, i = m.client("ec2"), a.inputs
-    vpc = ec2.create_vpc(CidrBlock=i["cidrBlock"], TagSpecifications=shapes.tag_specifications("vpc", i.get("tags")))["Vpc"]
+    vpc = ec2.create_vpc(CidrBlock=i["cidrBlock"], TagSpecifications=shapes.tag_specifications("vpc", i.get("tags")))[
+        "Vpc"
+    ]
     vid = vpc["VpcId"]
     for key, attr in (("enableDnsSupport", "EnableDnsSupport"), ("enableDnsHostnames", "EnableDnsHostnames")):
         if key in i:
             ec2.modify_vpc_attribute(VpcId=vid, **{attr: {"Value": bool(i[key])}})
-    main = ec2.describe_route_tables(Filters=[{"Name": "vpc-id", "Values": [vid]}, {"Name": "association.main", "Values": ["true"]}])
-    default_sg = ec2.describe_security_groups(Filters=[{"Name": "vpc-id", "Values": [vid]}, {"Name": "group-name", "Values": ["default"]}])
-    return vid, {"arn": m.arn("ec2", f"vpc/{vid}"), "ownerId": m.account,
-                 "mainRouteTableId": main["RouteTables"][0]["RouteTableId"],
-                 "defaultSecurityGroupId": default_sg["SecurityGroups"][0]["GroupId"]}
+    main = ec2.describe_route_tables(
+        Filters=[{"Name": "vpc-id", "Values": [vid]}, {"Name": "association.main", "Values": ["true"]}]
+    )
+    default_sg = ec2.describe_security_groups(
+        Filters=[{"Name": "vpc-id", "Values": [vid]}, {"Name": "group-name", "Values": ["default"]}]
+    )
+    return vid, {
+        "arn": m.arn("ec2", f"vpc/{vid}"),
+        "ownerId": m.account,
+        "mainRouteTableId": main["RouteTables"][0]["RouteTableId"],
+        "defaultSecurityGroupId": default_sg["SecurityGroups"][0]["GroupId"],
+    }
 
 
 def _subnet(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
@@ -129,13 +142,22 @@ def _subnet(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict
         zones = {z["ZoneId"]: z["ZoneName"] for z in ec2.describe_availability_zones()["AvailabilityZones"]}
         if i["availabilityZoneId"] in zones:
             kw["AvailabilityZone"] = zones[i["availabilityZoneId"]]
-    sub = ec2.create_subnet(VpcId=i["vpcId"], CidrBlock=i["cidrBlock"],
-                            TagSpecifications=shapes.tag_specifications("subnet", i.get("tags")), **kw)["Subnet"]
-    ec2.modify_subnet_attribute(SubnetId=sub["SubnetId"], MapPublicIpOnLaunch={"Value": bool(i.get("mapPublicIpOnLaunch"))})
+    sub = ec2.create_subnet(
+        VpcId=i["vpcId"],
+        CidrBlock=i["cidrBlock"],
+        TagSpecifications=shapes.tag_specifications("subnet", i.get("tags")),
+        **kw,
+    )["Subnet"]
+    ec2.modify_subnet_attribute(
+        SubnetId=sub["SubnetId"], MapPublicIpOnLaunch={"Value": bool(i.get("mapPublicIpOnLaunch"))}
+    )
     named = bool(kw)
-    return sub["SubnetId"], {"arn": m.arn("ec2", f"subnet/{sub['SubnetId']}"),
-                             "availabilityZone": sub["AvailabilityZone"] if named else None,
-                             "availabilityZoneId": sub.get("AvailabilityZoneId") if named else None, "ownerId": m.account}
+    return sub["SubnetId"], {
+        "arn": m.arn("ec2", f"subnet/{sub['SubnetId']}"),
+        "availabilityZone": sub["AvailabilityZone"] if named else None,
+        "availabilityZoneId": sub.get("AvailabilityZoneId") if named else None,
+        "ownerId": m.account,
+    }
 
 
 def _cidr_association(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
@@ -148,31 +170,50 @@ def _cidr_association(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple
 def _vpc_endpoint(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
     i = a.inputs
     ep = m.client("ec2").create_vpc_endpoint(
-        VpcId=i["vpcId"], ServiceName=i["serviceName"], VpcEndpointType=i.get("vpcEndpointType", "Gateway"),
-        **({"RouteTableIds": list(i["routeTableIds"])} if i.get("routeTableIds") else {}))["VpcEndpoint"]
+        VpcId=i["vpcId"],
+        ServiceName=i["serviceName"],
+        VpcEndpointType=i.get("vpcEndpointType", "Gateway"),
+        **({"RouteTableIds": list(i["routeTableIds"])} if i.get("routeTableIds") else {}),
+    )["VpcEndpoint"]
     return ep["VpcEndpointId"], {"arn": m.arn("ec2", f"vpc-endpoint/{ep['VpcEndpointId']}"), "state": ep.get("State")}
 
 
 def _security_group(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
     ec2, i = m.client("ec2"), a.inputs
-    gid = ec2.create_security_group(GroupName=_name(a), Description=i.get("description") or "Managed by Pulumi",
-                                    VpcId=i["vpcId"], TagSpecifications=shapes.tag_specifications("security-group", i.get("tags")))["GroupId"]
+    gid = ec2.create_security_group(
+        GroupName=_name(a),
+        Description=i.get("description") or "Managed by Pulumi",
+        VpcId=i["vpcId"],
+        TagSpecifications=shapes.tag_specifications("security-group", i.get("tags")),
+    )["GroupId"]
     # EC2 adds an allow-all egress rule to every new group; the AWS provider removes it.
-    ec2.revoke_security_group_egress(GroupId=gid, IpPermissions=[{"IpProtocol": "-1", "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}])
+    ec2.revoke_security_group_egress(
+        GroupId=gid, IpPermissions=[{"IpProtocol": "-1", "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}]
+    )
     if i.get("ingress"):
-        ec2.authorize_security_group_ingress(GroupId=gid, IpPermissions=[shapes.inline_rule(r, gid) for r in i["ingress"]])
+        ec2.authorize_security_group_ingress(
+            GroupId=gid, IpPermissions=[shapes.inline_rule(r, gid) for r in i["ingress"]]
+        )
     if i.get("egress"):
-        ec2.authorize_security_group_egress(GroupId=gid, IpPermissions=[shapes.inline_rule(r, gid) for r in i["egress"]])
+        ec2.authorize_security_group_egress(
+            GroupId=gid, IpPermissions=[shapes.inline_rule(r, gid) for r in i["egress"]]
+        )
     return gid, {"arn": m.arn("ec2", f"security-group/{gid}"), "name": _name(a), "ownerId": m.account}
 
 
 def _rule(direction: str) -> Handler:
     def create(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         i = a.inputs
-        perm = shapes.permission(i["ipProtocol"], i.get("fromPort"), i.get("toPort"),
-                                 [i["cidrIpv4"]] if i.get("cidrIpv4") else (), [i["cidrIpv6"]] if i.get("cidrIpv6") else (),
-                                 [i["referencedSecurityGroupId"]] if i.get("referencedSecurityGroupId") else (),
-                                 [i["prefixListId"]] if i.get("prefixListId") else (), i.get("description"))
+        perm = shapes.permission(
+            i["ipProtocol"],
+            i.get("fromPort"),
+            i.get("toPort"),
+            [i["cidrIpv4"]] if i.get("cidrIpv4") else (),
+            [i["cidrIpv6"]] if i.get("cidrIpv6") else (),
+            [i["referencedSecurityGroupId"]] if i.get("referencedSecurityGroupId") else (),
+            [i["prefixListId"]] if i.get("prefixListId") else (),
+            i.get("description"),
+        )
         authorize = getattr(m.client("ec2"), f"authorize_security_group_{direction}")
         rule = authorize(GroupId=i["securityGroupId"], IpPermissions=[perm])["SecurityGroupRules"][0]
         rid = rule["SecurityGroupRuleId"]
@@ -186,8 +227,16 @@ def _legacy_rule(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str,
     i = a.inputs
     group = i["securityGroupId"]
     peers = [group] if i.get("self") else ([i["sourceSecurityGroupId"]] if i.get("sourceSecurityGroupId") else [])
-    perm = shapes.permission(i["protocol"], i.get("fromPort"), i.get("toPort"), i.get("cidrBlocks") or (),
-                             i.get("ipv6CidrBlocks") or (), peers, i.get("prefixListIds") or (), i.get("description"))
+    perm = shapes.permission(
+        i["protocol"],
+        i.get("fromPort"),
+        i.get("toPort"),
+        i.get("cidrBlocks") or (),
+        i.get("ipv6CidrBlocks") or (),
+        peers,
+        i.get("prefixListIds") or (),
+        i.get("description"),
+    )
     authorize = getattr(m.client("ec2"), f"authorize_security_group_{i['type']}")
     rule = authorize(GroupId=group, IpPermissions=[perm])["SecurityGroupRules"][0]
     return rule["SecurityGroupRuleId"], {"securityGroupRuleId": rule["SecurityGroupRuleId"]}
@@ -195,14 +244,21 @@ def _legacy_rule(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str,
 
 # --- EC2 compute -----------------------------------------------------------------------------
 
+
 def _launch_template(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
     i = a.inputs
     lt = m.client("ec2").create_launch_template(
-        LaunchTemplateName=_name(a), LaunchTemplateData=shapes.launch_template_data(i),
-        TagSpecifications=shapes.tag_specifications("launch-template", i.get("tags")))["LaunchTemplate"]
+        LaunchTemplateName=_name(a),
+        LaunchTemplateData=shapes.launch_template_data(i),
+        TagSpecifications=shapes.tag_specifications("launch-template", i.get("tags")),
+    )["LaunchTemplate"]
     lid = lt["LaunchTemplateId"]
-    return lid, {"arn": m.arn("ec2", f"launch-template/{lid}"), "name": lt["LaunchTemplateName"],
-                 "latestVersion": lt["LatestVersionNumber"], "defaultVersion": lt["DefaultVersionNumber"]}
+    return lid, {
+        "arn": m.arn("ec2", f"launch-template/{lid}"),
+        "name": lt["LaunchTemplateName"],
+        "latestVersion": lt["LatestVersionNumber"],
+        "defaultVersion": lt["DefaultVersionNumber"],
+    }
 
 
 def _auto_scaling_group(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
@@ -210,21 +266,35 @@ def _auto_scaling_group(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tup
     name = _name(a)
     kw: dict[str, Any] = {
         "AutoScalingGroupName": name,
-        "MinSize": int(i["minSize"]), "MaxSize": int(i["maxSize"]),
+        "MinSize": int(i["minSize"]),
+        "MaxSize": int(i["maxSize"]),
         "VPCZoneIdentifier": ",".join(i.get("vpcZoneIdentifiers") or []),
-        "Tags": [{"Key": t["key"], "Value": t["value"], "PropagateAtLaunch": bool(t.get("propagateAtLaunch")),
-                  "ResourceId": name, "ResourceType": "auto-scaling-group"} for t in i.get("tags") or []],
+        "Tags": [
+            {
+                "Key": t["key"],
+                "Value": t["value"],
+                "PropagateAtLaunch": bool(t.get("propagateAtLaunch")),
+                "ResourceId": name,
+                "ResourceType": "auto-scaling-group",
+            }
+            for t in i.get("tags") or []
+        ],
     }
     if i.get("desiredCapacity") is not None:
         kw["DesiredCapacity"] = int(i["desiredCapacity"])
     if i.get("launchTemplate"):
         t = i["launchTemplate"]
-        kw["LaunchTemplate"] = {**({"LaunchTemplateId": t["id"]} if t.get("id") else {"LaunchTemplateName": t["name"]}),
-                                "Version": str(t.get("version") or "$Default")}
+        kw["LaunchTemplate"] = {
+            **({"LaunchTemplateId": t["id"]} if t.get("id") else {"LaunchTemplateName": t["name"]}),
+            "Version": str(t.get("version") or "$Default"),
+        }
     if i.get("mixedInstancesPolicy"):
         kw["MixedInstancesPolicy"] = shapes.api(i["mixedInstancesPolicy"])
-    for key, member in (("placementGroup", "PlacementGroup"), ("healthCheckType", "HealthCheckType"),
-                        ("availabilityZones", "AvailabilityZones")):
+    for key, member in (
+        ("placementGroup", "PlacementGroup"),
+        ("healthCheckType", "HealthCheckType"),
+        ("availabilityZones", "AvailabilityZones"),
+    ):
         if i.get(key):
             kw[member] = i[key]
     m.client("autoscaling").create_auto_scaling_group(**kw)
@@ -235,19 +305,31 @@ def _auto_scaling_group(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tup
 def _instance(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
     i = a.inputs
     kw: dict[str, Any] = {"MinCount": 1, "MaxCount": 1}
-    simple = {"ami": "ImageId", "instanceType": "InstanceType", "keyName": "KeyName", "subnetId": "SubnetId",
-              "userData": "UserData", "placementGroup": None}
+    simple = {
+        "ami": "ImageId",
+        "instanceType": "InstanceType",
+        "keyName": "KeyName",
+        "subnetId": "SubnetId",
+        "userData": "UserData",
+        "placementGroup": None,
+    }
     for key, member in simple.items():
         if i.get(key) and member:
             kw[member] = i[key]
     if i.get("placementGroup") or i.get("availabilityZone"):
-        kw["Placement"] = {k: v for k, v in (("GroupName", i.get("placementGroup")), ("AvailabilityZone", i.get("availabilityZone"))) if v}
+        kw["Placement"] = {
+            k: v
+            for k, v in (("GroupName", i.get("placementGroup")), ("AvailabilityZone", i.get("availabilityZone")))
+            if v
+        }
     if i.get("vpcSecurityGroupIds"):
         kw["SecurityGroupIds"] = list(i["vpcSecurityGroupIds"])
     if i.get("launchTemplate"):
         t = i["launchTemplate"]
-        kw["LaunchTemplate"] = {**({"LaunchTemplateId": t["id"]} if t.get("id") else {"LaunchTemplateName": t["name"]}),
-                                **({"Version": str(t["version"])} if t.get("version") else {})}
+        kw["LaunchTemplate"] = {
+            **({"LaunchTemplateId": t["id"]} if t.get("id") else {"LaunchTemplateName": t["name"]}),
+            **({"Version": str(t["version"])} if t.get("version") else {}),
+        }
     for key in ("metadataOptions", "instanceMarketOptions", "capacityReservationSpecification"):
         if i.get(key):
             kw[shapes.pascal(key)] = shapes.api(i[key])
@@ -256,18 +338,36 @@ def _instance(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, di
     inst = m.client("ec2").run_instances(**kw)["Instances"][0]
     iid = inst["InstanceId"]
     placed = bool(i.get("subnetId") or i.get("availabilityZone"))  # else moto's default subnet: not the program's AZ
-    return iid, {"arn": m.arn("ec2", f"instance/{iid}"), "privateIp": inst.get("PrivateIpAddress"),
-                 "publicIp": inst.get("PublicIpAddress"),
-                 "availabilityZone": inst["Placement"]["AvailabilityZone"] if placed else None,
-                 "subnetId": inst.get("SubnetId"), "instanceState": inst["State"]["Name"]}
+    return iid, {
+        "arn": m.arn("ec2", f"instance/{iid}"),
+        "privateIp": inst.get("PrivateIpAddress"),
+        "publicIp": inst.get("PublicIpAddress"),
+        "availabilityZone": inst["Placement"]["AvailabilityZone"] if placed else None,
+        "subnetId": inst.get("SubnetId"),
+        "instanceState": inst["State"]["Name"],
+    }
 
 
 # --- storage ---------------------------------------------------------------------------------
 
-LUSTRE_KEYS = ("deploymentType", "perUnitStorageThroughput", "importPath", "exportPath", "importedFileChunkSize",
-               "efaEnabled", "metadataConfiguration", "dataCompressionType", "driveCacheType",
-               "weeklyMaintenanceStartTime", "automaticBackupRetentionDays", "copyTagsToBackups", "logConfiguration",
-               "rootSquashConfiguration", "autoImportPolicy", "throughputCapacity")
+LUSTRE_KEYS = (
+    "deploymentType",
+    "perUnitStorageThroughput",
+    "importPath",
+    "exportPath",
+    "importedFileChunkSize",
+    "efaEnabled",
+    "metadataConfiguration",
+    "dataCompressionType",
+    "driveCacheType",
+    "weeklyMaintenanceStartTime",
+    "automaticBackupRetentionDays",
+    "copyTagsToBackups",
+    "logConfiguration",
+    "rootSquashConfiguration",
+    "autoImportPolicy",
+    "throughputCapacity",
+)
 
 
 def _lustre(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
@@ -275,14 +375,21 @@ def _lustre(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict
     subnets = i["subnetIds"] if isinstance(i["subnetIds"], list) else [i["subnetIds"]]
     tags = shapes.tag_list(i.get("tags"))
     fs = m.client("fsx").create_file_system(
-        FileSystemType="LUSTRE", StorageCapacity=int(i["storageCapacity"]), StorageType=i.get("storageType", "SSD"),
-        SubnetIds=subnets, SecurityGroupIds=list(i.get("securityGroupIds") or []),
+        FileSystemType="LUSTRE",
+        StorageCapacity=int(i["storageCapacity"]),
+        StorageType=i.get("storageType", "SSD"),
+        SubnetIds=subnets,
+        SecurityGroupIds=list(i.get("securityGroupIds") or []),
         **({"Tags": tags} if tags else {}),  # the FSx API takes no empty tag list
         LustreConfiguration=shapes.api({k: i[k] for k in LUSTRE_KEYS if k in i}),
         **({"FileSystemTypeVersion": i["fileSystemTypeVersion"]} if i.get("fileSystemTypeVersion") else {}),
     )["FileSystem"]
-    return fs["FileSystemId"], {"arn": fs["ResourceARN"], "dnsName": fs["DNSName"], "ownerId": m.account,
-                                "mountName": (fs.get("LustreConfiguration") or {}).get("MountName")}
+    return fs["FileSystemId"], {
+        "arn": fs["ResourceARN"],
+        "dnsName": fs["DNSName"],
+        "ownerId": m.account,
+        "mountName": (fs.get("LustreConfiguration") or {}).get("MountName"),
+    }
 
 
 def _bucket(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
@@ -291,16 +398,25 @@ def _bucket(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict
     m.client("s3").create_bucket(Bucket=name, **kw)
     if a.inputs.get("tags"):
         m.client("s3").put_bucket_tagging(Bucket=name, Tagging={"TagSet": shapes.tag_list(a.inputs["tags"])})
-    return name, {"arn": f"arn:aws:s3:::{name}", "bucket": name, "bucketDomainName": f"{name}.s3.amazonaws.com",
-                  "region": m.region}
+    return name, {
+        "arn": f"arn:aws:s3:::{name}",
+        "bucket": name,
+        "bucketDomainName": f"{name}.s3.amazonaws.com",
+        "region": m.region,
+    }
 
 
 # --- IAM -------------------------------------------------------------------------------------
 
+
 def _role(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
     i = a.inputs
-    role = m.client("iam").create_role(RoleName=_name(a), AssumeRolePolicyDocument=i["assumeRolePolicy"],
-                                       Path=i.get("path") or "/", Tags=shapes.tag_list(i.get("tags")))["Role"]
+    role = m.client("iam").create_role(
+        RoleName=_name(a),
+        AssumeRolePolicyDocument=i["assumeRolePolicy"],
+        Path=i.get("path") or "/",
+        Tags=shapes.tag_list(i.get("tags")),
+    )["Role"]
     return role["RoleName"], {"arn": role["Arn"], "name": role["RoleName"], "uniqueId": role["RoleId"]}
 
 
@@ -325,8 +441,9 @@ def _role_policy(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str,
 
 
 def _policy(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-    policy = m.client("iam").create_policy(PolicyName=_name(a), PolicyDocument=a.inputs["policy"],
-                                           Path=a.inputs.get("path") or "/")["Policy"]
+    policy = m.client("iam").create_policy(
+        PolicyName=_name(a), PolicyDocument=a.inputs["policy"], Path=a.inputs.get("path") or "/"
+    )["Policy"]
     return policy["Arn"], {"arn": policy["Arn"], "name": policy["PolicyName"], "policyId": policy["PolicyId"]}
 
 
@@ -362,10 +479,16 @@ HANDLERS: dict[str, Handler] = {
 
 # --- invokes ---------------------------------------------------------------------------------
 
+
 def _get_subnet(m: MotoMocks, args: dict[str, Any]) -> dict[str, Any]:
     sub = m.client("ec2").describe_subnets(SubnetIds=[args["id"]])["Subnets"][0]
-    return {"id": sub["SubnetId"], "vpcId": sub["VpcId"], "availabilityZone": sub["AvailabilityZone"],
-            "cidrBlock": sub["CidrBlock"], "mapPublicIpOnLaunch": sub.get("MapPublicIpOnLaunch", False)}
+    return {
+        "id": sub["SubnetId"],
+        "vpcId": sub["VpcId"],
+        "availabilityZone": sub["AvailabilityZone"],
+        "cidrBlock": sub["CidrBlock"],
+        "mapPublicIpOnLaunch": sub.get("MapPublicIpOnLaunch", False),
+    }
 
 
 def _get_availability_zones(m: MotoMocks, args: dict[str, Any]) -> dict[str, Any]:
@@ -376,9 +499,15 @@ def _get_availability_zones(m: MotoMocks, args: dict[str, Any]) -> dict[str, Any
 CALLS: dict[str, Callable[[MotoMocks, dict[str, Any]], dict[str, Any]]] = {
     "aws:index/getRegion:getRegion": lambda m, a: {"name": m.region, "region": m.region, "id": m.region},
     "aws:index/getCallerIdentity:getCallerIdentity": lambda m, a: {
-        "accountId": m.account, "arn": m.client("sts").get_caller_identity()["Arn"], "id": m.account},
+        "accountId": m.account,
+        "arn": m.client("sts").get_caller_identity()["Arn"],
+        "id": m.account,
+    },
     "aws:index/getAvailabilityZones:getAvailabilityZones": _get_availability_zones,
     "aws:ec2/getSubnet:getSubnet": _get_subnet,
     "aws:ssm/getParameter:getParameter": lambda m, a: {
-        "value": m.client("ssm").get_parameter(Name=a["name"])["Parameter"]["Value"], "name": a["name"], "id": a["name"]},
+        "value": m.client("ssm").get_parameter(Name=a["name"])["Parameter"]["Value"],
+        "name": a["name"],
+        "id": a["name"],
+    },
 }

@@ -13,11 +13,30 @@ from typing import Any
 # Keys whose Pulumi name differs from the EC2 API member after PascalCase.
 RENAMES = {"securityGroups": "Groups", "vpcSecurityGroupIds": "SecurityGroupIds"}
 # Members pulumi-aws passes as "true"/"false" strings where the API wants a boolean.
-BOOLEANS = {"AssociatePublicIpAddress", "DeleteOnTermination", "Encrypted", "AssociateCarrierIpAddress",
-            "EbsOptimized", "DisableApiTermination", "DisableApiStop", "Enabled"}
+BOOLEANS = {
+    "AssociatePublicIpAddress",
+    "DeleteOnTermination",
+    "Encrypted",
+    "AssociateCarrierIpAddress",
+    "EbsOptimized",
+    "DisableApiTermination",
+    "DisableApiStop",
+    "Enabled",
+}
 # Launch template members that are Pulumi's own, not LaunchTemplateData.
-NOT_TEMPLATE_DATA = {"name", "namePrefix", "description", "defaultVersion", "updateDefaultVersion", "tags",
-                     "tagsAll", "region", "latestVersion", "arn", "id"}
+NOT_TEMPLATE_DATA = {
+    "name",
+    "namePrefix",
+    "description",
+    "defaultVersion",
+    "updateDefaultVersion",
+    "tags",
+    "tagsAll",
+    "region",
+    "latestVersion",
+    "arn",
+    "id",
+}
 
 
 def pascal(key: str) -> str:
@@ -55,9 +74,16 @@ def launch_template_data(inputs: Mapping[str, Any]) -> dict[str, Any]:
     return api({k: v for k, v in inputs.items() if k not in NOT_TEMPLATE_DATA})
 
 
-def permission(protocol: str, from_port: Any = None, to_port: Any = None, cidr_ipv4: Iterable[str] = (),
-               cidr_ipv6: Iterable[str] = (), groups: Iterable[str] = (), prefix_lists: Iterable[str] = (),
-               description: str | None = None) -> dict[str, Any]:
+def permission(
+    protocol: str,
+    from_port: Any = None,
+    to_port: Any = None,
+    cidr_ipv4: Iterable[str] = (),
+    cidr_ipv6: Iterable[str] = (),
+    groups: Iterable[str] = (),
+    prefix_lists: Iterable[str] = (),
+    description: str | None = None,
+) -> dict[str, Any]:
     """One EC2 IpPermission; ports are dropped for all-protocol (-1) rules, as EC2 does."""
     proto = str(protocol)
     perm: dict[str, Any] = {"IpProtocol": "-1" if proto in ("-1", "all") else proto}
@@ -78,6 +104,13 @@ def permission(protocol: str, from_port: Any = None, to_port: Any = None, cidr_i
 def inline_rule(rule: Mapping[str, Any], own_group: str) -> dict[str, Any]:
     """An inline `ingress`/`egress` entry of aws.ec2.SecurityGroup."""
     groups = list(rule.get("securityGroups") or []) + ([own_group] if rule.get("self") else [])
-    return permission(rule.get("protocol", "-1"), rule.get("fromPort"), rule.get("toPort"),
-                      rule.get("cidrBlocks") or (), rule.get("ipv6CidrBlocks") or (), groups,
-                      rule.get("prefixListIds") or (), rule.get("description"))
+    return permission(
+        rule.get("protocol", "-1"),
+        rule.get("fromPort"),
+        rule.get("toPort"),
+        rule.get("cidrBlocks") or (),
+        rule.get("ipv6CidrBlocks") or (),
+        groups,
+        rule.get("prefixListIds") or (),
+        rule.get("description"),
+    )

@@ -24,7 +24,9 @@ MAX_DAYS = _CB.max_days
 MAX_HOURS = MAX_DAYS * HOURS_PER_DAY
 
 MAX_INSTANCES_PER_BLOCK = _CB.max_instances_per_block
-MAX_INSTANCES_PER_ACCOUNT = _CB.max_instances_per_account  # instances across Capacity Blocks (AWS does not say it can be raised)
+MAX_INSTANCES_PER_ACCOUNT = (
+    _CB.max_instances_per_account
+)  # instances across Capacity Blocks (AWS does not say it can be raised)
 
 # Where each type's Capacity Blocks are sold is data, not code: the Capacity Blocks pricing
 # page lists the regions per type, and planner/data/prices (the Capacity Block prices and
@@ -35,9 +37,10 @@ ENDS_AT_UTC = _CB.ends_at_utc
 TERMINATION_SOURCE = _CB.termination_source
 TERMINATION_LEAD_HOURS = _CB.termination_lead_minutes / 60
 MAX_START_WEEKS_AHEAD = _CB.max_start_weeks_ahead
-END_TIME_NOTE = (f"Capacity Blocks end at {ENDS_AT_UTC} UTC, so the offerings AWS shows for a duration are slightly "
-                 "shorter or longer than asked: the booked duration, and its cost, can differ from this estimate")
-
+END_TIME_NOTE = (
+    f"Capacity Blocks end at {ENDS_AT_UTC} UTC, so the offerings AWS shows for a duration are slightly "
+    "shorter or longer than asked: the booked duration, and its cost, can differ from this estimate"
+)
 
 
 @lru_cache(maxsize=1)
@@ -94,6 +97,8 @@ def block_for_run(run_hours: float) -> int | None:
     return None
 
 
-TIMING_NOTE = (f"Capacity Blocks: AWS begins terminating instances {TERMINATION_LEAD_HOURS * 60:.0f} minutes before a "
-               f"block ends, so a block of N hours runs instances for N - {TERMINATION_LEAD_HOURS:g} h; blocks start up to "
-               f"{MAX_START_WEEKS_AHEAD} weeks ahead and end at {ENDS_AT_UTC} UTC")
+TIMING_NOTE = (
+    f"Capacity Blocks: AWS begins terminating instances {TERMINATION_LEAD_HOURS * 60:.0f} minutes before a "
+    f"block ends, so a block of N hours runs instances for N - {TERMINATION_LEAD_HOURS:g} h; blocks start up to "
+    f"{MAX_START_WEEKS_AHEAD} weeks ahead and end at {ENDS_AT_UTC} UTC"
+)

@@ -9,9 +9,10 @@ member instance type: code asks the catalogue which UltraServer a node group is 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from planner.core.catalogue import shipped_data as _data
 from planner.core.catalogue.shipped_data import LocalZone
@@ -170,8 +171,12 @@ class Catalogue:
 
     def ultraservers_of(self, instance_type: str) -> tuple[UltraServerType, ...]:
         """The UltraServer types `instance_type` is a member of, smallest first (p6e-gb200.36xlarge: two)."""
-        return tuple(sorted((u for u in self.ultraserver_types.values() if u.member_instance_type == instance_type),
-                            key=lambda u: (u.members, u.name)))
+        return tuple(
+            sorted(
+                (u for u in self.ultraserver_types.values() if u.member_instance_type == instance_type),
+                key=lambda u: (u.members, u.name),
+            )
+        )
 
     def is_member(self, instance_type: str) -> bool:
         """True for an instance type sold only as part of UltraServers."""
@@ -195,7 +200,9 @@ class Catalogue:
         """UltraServer types of the family `instance_type` names (trn3.48xlarge: Trn3) that AWS sells but
         whose instance types the EC2 API does not list yet."""
         family = instance_type.split(".")[0].lower()
-        return tuple(u for u in self.ultraserver_types.values() if not u.declarable and u.family and family.startswith(u.family))
+        return tuple(
+            u for u in self.ultraserver_types.values() if not u.declarable and u.family and family.startswith(u.family)
+        )
 
     @property
     def declarable_ultraserver_types(self) -> tuple[UltraServerType, ...]:
@@ -252,16 +259,27 @@ def build(raw: dict[str, Any]) -> Catalogue:
     ultra = {}
     for name, v in (raw.get("ultraserver_types") or {}).items():
         ultra[name] = UltraServerType(
-            name=name, title=v["name"], member_instance_type=v.get("member_instance_type"), members=v["members"],
-            accelerator=accelerators[v["accelerator"]], accelerators_per_member=v["accelerators_per_member"],
-            interconnect=v["interconnect"], purchase=tuple(v.get("purchase") or ()), regions=tuple(v.get("regions") or ()),
+            name=name,
+            title=v["name"],
+            member_instance_type=v.get("member_instance_type"),
+            members=v["members"],
+            accelerator=accelerators[v["accelerator"]],
+            accelerators_per_member=v["accelerators_per_member"],
+            interconnect=v["interconnect"],
+            purchase=tuple(v.get("purchase") or ()),
+            regions=tuple(v.get("regions") or ()),
             local_zones=_zones(v.get("local_zones")),
-            source=v["source"], general_availability=None if v.get("general_availability") is None else str(v["general_availability"]),
-            field_sources=dict(v.get("field_sources") or {}), notes=v.get("notes", ""), family=v.get("family"),
+            source=v["source"],
+            general_availability=None if v.get("general_availability") is None else str(v["general_availability"]),
+            field_sources=dict(v.get("field_sources") or {}),
+            notes=v.get("notes", ""),
+            family=v.get("family"),
         )
     for u in ultra.values():
         if u.member_instance_type is not None and u.member_instance_type not in types:
-            raise ValueError(f"catalogue: UltraServer type {u.name} names unknown member instance type {u.member_instance_type}")
+            raise ValueError(
+                f"catalogue: UltraServer type {u.name} names unknown member instance type {u.member_instance_type}"
+            )
     return Catalogue(sources, accelerators, types, ultra)
 
 

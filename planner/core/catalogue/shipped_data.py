@@ -104,20 +104,35 @@ def limits() -> Limits:
     """`aws-limits.yaml`, checked and typed (a broken shipped file fails loudly, naming the key)."""
     data = raw("aws-limits.yaml")[0]
     cb = data["capacity_blocks"]
-    ints = {k: _positive(cb[k], f"capacity_blocks.{k}") for k in (
-        "daily_steps_up_to_days", "weekly_step_days", "max_days", "max_instances_per_block", "max_instances_per_account",
-        "termination_lead_minutes", "max_start_weeks_ahead")}
+    ints = {
+        k: _positive(cb[k], f"capacity_blocks.{k}")
+        for k in (
+            "daily_steps_up_to_days",
+            "weekly_step_days",
+            "max_days",
+            "max_instances_per_block",
+            "max_instances_per_account",
+            "termination_lead_minutes",
+            "max_start_weeks_ahead",
+        )
+    }
     blocks = CapacityBlockLimits(
-        source=_https(cb["source"], "capacity_blocks.source"), as_of=str(cb["as_of"]),
+        source=_https(cb["source"], "capacity_blocks.source"),
+        as_of=str(cb["as_of"]),
         purchase_source=_https(cb["purchase_source"], "capacity_blocks.purchase_source"),
         ends_at_utc=str(cb["ends_at_utc"]),
-        termination_source=_https(cb["termination_source"], "capacity_blocks.termination_source"), **ints)
+        termination_source=_https(cb["termination_source"], "capacity_blocks.termination_source"),
+        **ints,
+    )
     uc = data["ultraclusters"]
     documented = {}
     for i, d in enumerate(uc["documented"]):
         documented[str(d["accelerator"])] = UltraCluster(
-            str(d["accelerator"]), _positive(d["accelerators"], f"ultraclusters.documented[{i}].accelerators"),
-            str(d["family"]), _https(d["source"], f"ultraclusters.documented[{i}].source"))
+            str(d["accelerator"]),
+            _positive(d["accelerators"], f"ultraclusters.documented[{i}].accelerators"),
+            str(d["family"]),
+            _https(d["source"], f"ultraclusters.documented[{i}].source"),
+        )
     return Limits(blocks, _https(uc["page"], "ultraclusters.page"), documented)
 
 
@@ -172,6 +187,8 @@ def regions() -> Regions:
         partitions={k: str(v["partition"]) for k, v in regs.items()},
         descriptions={k: str(v.get("description", "")) for k, v in regs.items()},
         zones={k: (None if v.get("zones") is None else tuple(v["zones"])) for k, v in regs.items()},
-        local_zones={z["zone"]: LocalZone(z["zone"], z["region"], bool(z.get("opt_in"))) for z in data.get("local_zones") or ()},
+        local_zones={
+            z["zone"]: LocalZone(z["zone"], z["region"], bool(z.get("opt_in"))) for z in data.get("local_zones") or ()
+        },
         source=_https(data["sources"]["regions"]["url"], "regions.yaml sources.regions.url"),
     )

@@ -11,4 +11,13 @@ from __future__ import annotations
 from planner.core.cost.book import BUILTIN, Price, PriceBook, load_price_book
 from planner.core.cost.estimate import HOURS_PER_MONTH, CostEstimate, LineItem, estimate
 
-__all__ = ["BUILTIN", "HOURS_PER_MONTH", "CostEstimate", "LineItem", "Price", "PriceBook", "estimate", "load_price_book"]
+__all__ = [
+    "BUILTIN",
+    "HOURS_PER_MONTH",
+    "CostEstimate",
+    "LineItem",
+    "Price",
+    "PriceBook",
+    "estimate",
+    "load_price_book",
+]

@@ -13,22 +13,31 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
-from typing import Any, Mapping, cast
+from functools import cache
+from typing import Any, cast
 
 from planner.core.catalogue import shipped_data as _data
+from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, PURCHASES, DeploymentType, Path, Purchase
 from planner.core.reading import yaml_lines as yamlload
 from planner.core.reading.problems import InputError, Problem
-from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, PURCHASES, DeploymentType, Path, Purchase
 from planner.core.reading.yaml_lines import Lines
 
 BUILTIN = ("current", "seed-2024")
 DEFAULT = "current"
 
 INSTANCE_KEYS = ("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of", "assumption", "note")
-LUSTRE_KEYS = ("region", "deployment_type", "per_unit_storage_throughput", "usd_per_gb_month", "source", "as_of",
-               "assumption", "note")
+LUSTRE_KEYS = (
+    "region",
+    "deployment_type",
+    "per_unit_storage_throughput",
+    "usd_per_gb_month",
+    "source",
+    "as_of",
+    "assumption",
+    "note",
+)
 EBS_KEYS = ("region", "volume_type", "usd_per_gb_month", "source", "as_of", "assumption", "note")
 EBS_VOLUME_TYPES = ("gp3",)  # the root volumes the components create; other types are not priced
 DERIVED_KEYS = ("instance_type", "purchase", "from", "basis")
@@ -85,8 +94,9 @@ class Override:
     text: str  # as typed, for the report
 
     def matches(self, instance_type: str, region: str, purchase: Purchase) -> bool:
-        return (self.instance_type == instance_type and self.purchase in (None, purchase)
-                and self.region in (None, region))
+        return (
+            self.instance_type == instance_type and self.purchase in (None, purchase) and self.region in (None, region)
+        )
 
     def price(self) -> Price:
         return Price(self.usd, "instance-hour", f"your figure (--price {self.text})", "command line", "--price")
@@ -103,7 +113,7 @@ class PriceBook:
     derived: Mapping[tuple[str, str], Derivation] = field(default_factory=dict)
     overrides: tuple[Override, ...] = ()  # --price: win over every entry; the last one given wins
 
-    def with_overrides(self, overrides: tuple[Override, ...]) -> "PriceBook":
+    def with_overrides(self, overrides: tuple[Override, ...]) -> PriceBook:
         """This book with the user's --price figures on top."""
         if not overrides:
             return self
@@ -135,7 +145,7 @@ class PriceBook:
         """USD per GB-month of EBS storage of `volume_type` in `region`, or None when unknown."""
         return self.ebs.get((region, volume_type))
 
-    def overlay(self, data: dict[str, Any], origin: str, lines: Lines | None = None) -> "PriceBook":
+    def overlay(self, data: dict[str, Any], origin: str, lines: Lines | None = None) -> PriceBook:
         """This book with the entries of `data` (the user-file shape) added, winning on equal keys.
 
         `origin` names where `data` came from (a file, "aws-price-list", ...): it is the
@@ -166,6 +176,7 @@ class PriceBook:
 
 # --- reading and validating --------------------------------------------------------------
 
+
 def _real_date(text: str) -> bool:
     """2026, 2026-08 and 2026-08-01 are dates; 2026-13 and 2026-02-30 are not."""
     year, month, day = (text.split("-") + ["01", "01"])[:3]
@@ -195,6 +206,7 @@ def _describe(v: Any) -> str:
 
 def _price(r: Any) -> Any:
     """The converter of a price: a positive number up to the reader's bound, at least MIN_USD."""
+
     def conv(v: Any, path: Path) -> float | None:
         usd: float | None = r.positive_number(v, path)
         if usd is not None and usd < MIN_USD:
@@ -253,24 +265,41 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     seen: dict[tuple[Any, ...], Path] = {}  # each price's key -> the entry that gave it
     instances: dict[InstanceKey, Price] = {}
     for p, m in _entries(r, top, "instances"):
-        r.mapping(m, p, INSTANCE_KEYS, required=("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of"))
-        vals: tuple[Any, ...] = (r.get(m, "instance_type", p, type_conv), r.get(m, "region", p, region_conv),
-                r.get(m, "purchase", p, r.choice(PURCHASES)), r.get(m, "usd_per_hour", p, _price(r)),
-                r.get(m, "source", p, r.string), r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
+        r.mapping(
+            m, p, INSTANCE_KEYS, required=("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of")
+        )
+        vals: tuple[Any, ...] = (
+            r.get(m, "instance_type", p, type_conv),
+            r.get(m, "region", p, region_conv),
+            r.get(m, "purchase", p, r.choice(PURCHASES)),
+            r.get(m, "usd_per_hour", p, _price(r)),
+            r.get(m, "source", p, r.string),
+            r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)),
+        )
         if None in vals:
             continue
         itype, region, purchase, usd, source, as_of = vals
         if _repeated(r, seen, (itype, region, purchase), p, f"{itype} {purchase} in {region}"):
             continue
         instances[(itype, region, purchase)] = Price(
-            usd, "instance-hour", source, as_of, name,
-            r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
+            usd,
+            "instance-hour",
+            source,
+            as_of,
+            name,
+            r.get(m, "assumption", p, r.string),
+            r.get(m, "note", p, r.string),
+        )
     lustre: dict[LustreKey, Price] = {}
     for p, m in _entries(r, top, "lustre"):
         r.mapping(m, p, LUSTRE_KEYS, required=("region", "deployment_type", "usd_per_gb_month", "source", "as_of"))
-        vals = (r.get(m, "region", p, region_conv), r.get(m, "deployment_type", p, r.choice(LUSTRE_DEPLOYMENTS)),
-                r.get(m, "usd_per_gb_month", p, _price(r)), r.get(m, "source", p, r.string),
-                r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
+        vals = (
+            r.get(m, "region", p, region_conv),
+            r.get(m, "deployment_type", p, r.choice(LUSTRE_DEPLOYMENTS)),
+            r.get(m, "usd_per_gb_month", p, _price(r)),
+            r.get(m, "source", p, r.string),
+            r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)),
+        )
         throughput = r.get(m, "per_unit_storage_throughput", p, r.positive_int)
         if None in vals:
             continue
@@ -279,30 +308,43 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
             r.fail(p, f"missing required key 'per_unit_storage_throughput' (MB/s per TiB) for {dtype}")
             continue
         tput = f" {throughput} MB/s/TiB" if throughput is not None and not dtype.startswith("SCRATCH") else ""
-        if _repeated(r, seen, ("lustre",) + lustre_key(region, dtype, throughput), p, f"FSx for Lustre {dtype}{tput} in {region}"):
+        if _repeated(
+            r, seen, ("lustre",) + lustre_key(region, dtype, throughput), p, f"FSx for Lustre {dtype}{tput} in {region}"
+        ):
             continue
         lustre[lustre_key(region, dtype, throughput)] = Price(
-            usd, "GB-month", source, as_of, name,
-            r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
+            usd, "GB-month", source, as_of, name, r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string)
+        )
     ebs: dict[EbsKey, Price] = {}
     for p, m in _entries(r, top, "ebs"):
         r.mapping(m, p, EBS_KEYS, required=("region", "volume_type", "usd_per_gb_month", "source", "as_of"))
-        vals = (r.get(m, "region", p, region_conv), r.get(m, "volume_type", p, r.choice(EBS_VOLUME_TYPES)),
-                r.get(m, "usd_per_gb_month", p, _price(r)), r.get(m, "source", p, r.string),
-                r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)))
+        vals = (
+            r.get(m, "region", p, region_conv),
+            r.get(m, "volume_type", p, r.choice(EBS_VOLUME_TYPES)),
+            r.get(m, "usd_per_gb_month", p, _price(r)),
+            r.get(m, "source", p, r.string),
+            r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)),
+        )
         if None in vals:
             continue
         region, vtype, usd, source, as_of = vals
         if _repeated(r, seen, ("ebs", region, vtype), p, f"EBS {vtype} in {region}"):
             continue
-        ebs[(region, vtype)] = Price(usd, "GB-month", source, as_of, name,
-                                     r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string))
+        ebs[(region, vtype)] = Price(
+            usd, "GB-month", source, as_of, name, r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string)
+        )
     derived: dict[tuple[str, str], Derivation] = {}
     for p, m in _entries(r, top, "derived"):
         r.mapping(m, p, DERIVED_KEYS, required=DERIVED_KEYS)
-        vals = (r.get(m, "instance_type", p, type_conv), r.get(m, "purchase", p, r.choice(PURCHASES)),
-                r.get(m, "from", p, type_conv), r.get(m, "basis", p, r.string))
-        if None not in vals and not _repeated(r, seen, ("derived", vals[0], vals[1]), p, f"{vals[0]} {vals[1]} (derived)"):
+        vals = (
+            r.get(m, "instance_type", p, type_conv),
+            r.get(m, "purchase", p, r.choice(PURCHASES)),
+            r.get(m, "from", p, type_conv),
+            r.get(m, "basis", p, r.string),
+        )
+        if None not in vals and not _repeated(
+            r, seen, ("derived", vals[0], vals[1]), p, f"{vals[0]} {vals[1]} (derived)"
+        ):
             derived[(vals[0], vals[1])] = Derivation(*vals)
     if r.problems:
         raise InputError(r.problems)
@@ -324,41 +366,51 @@ def parse_override(text: str) -> Override:
     from planner.core.reading.fields import _REGION, MAX_MAGNITUDE, SHOWN_CHARS, _closest
 
     def bad(why: str) -> InputError:
-        shown = text if len(text) <= 2 * SHOWN_CHARS else text[:2 * SHOWN_CHARS - 3] + "..."
+        shown = text if len(text) <= 2 * SHOWN_CHARS else text[: 2 * SHOWN_CHARS - 3] + "..."
         return InputError([Problem("<command line>", None, "--price", f"'{shown}': {why}")])
 
     key, eq, value = text.partition("=")
     if not eq:
-        raise bad("expected TYPE[:PURCHASE][@REGION]=USD_PER_HOUR, such as trn2.48xlarge:capacity-block@us-east-2=35.76")
+        raise bad(
+            "expected TYPE[:PURCHASE][@REGION]=USD_PER_HOUR, such as trn2.48xlarge:capacity-block@us-east-2=35.76"
+        )
     try:
         usd = float(value)
     except ValueError:
         usd = math.nan
     if not (math.isfinite(usd) and 0 < usd <= MAX_MAGNITUDE):  # 1e308 x hours would overflow the estimate
-        raise bad(f"expected a positive USD per instance-hour up to {MAX_MAGNITUDE:g} after '=', got '{value[:SHOWN_CHARS]}'")
+        raise bad(
+            f"expected a positive USD per instance-hour up to {MAX_MAGNITUDE:g} after '=', got '{value[:SHOWN_CHARS]}'"
+        )
     key, at, region = key.partition("@")
     itype, colon, purchase = key.partition(":")
     types = _catalogue.load().instance_types
     if itype not in types:
         raise bad(f"unknown instance type '{itype}'{_closest(itype, types)}")
     if colon and purchase not in PURCHASES:
-        raise bad(f"unknown purchase '{purchase}'{_closest(purchase, PURCHASES)}; expected one of: {', '.join(PURCHASES)}")
+        raise bad(
+            f"unknown purchase '{purchase}'{_closest(purchase, PURCHASES)}; expected one of: {', '.join(PURCHASES)}"
+        )
     if at and not _REGION.fullmatch(region):
         raise bad(f"expected an AWS region such as us-east-2 after '@', got '{region}'")
-    return Override(itype, cast(Purchase, purchase) if colon else None, region if at else None, usd, text)  # checked above
+    return Override(
+        itype, cast(Purchase, purchase) if colon else None, region if at else None, usd, text
+    )  # checked above
 
 
 def load_file(path: str, base: PriceBook | None = None) -> PriceBook:
     """Read a price book file; layered over `base` when given."""
     data, lines = yamlload.load_path(path, "price book")
     if data is None:
-        raise InputError([Problem(path, None, "", "empty price book; expected a mapping with 'instances', 'lustre' and/or 'ebs'")])
+        raise InputError(
+            [Problem(path, None, "", "empty price book; expected a mapping with 'instances', 'lustre' and/or 'ebs'")]
+        )
     if base is None:
         return _parse(data, path, lines)
     return base.overlay(data, path, lines)
 
 
-@lru_cache(maxsize=None)
+@cache
 def builtin(name: str) -> PriceBook:
     """A price book shipped in `planner/data/prices/NAME.yaml`."""
     data, lines = _data.raw(f"prices/{name}.yaml")
@@ -370,6 +422,14 @@ def load_price_book(spec: str | None) -> PriceBook:
     if spec is None or spec in BUILTIN:
         return builtin(spec or DEFAULT)
     if not os.path.isfile(spec):
-        raise InputError([Problem(spec, None, "--price-book",
-                                  f"no such file; expected a YAML price book or one of: {', '.join(BUILTIN)}")])
+        raise InputError(
+            [
+                Problem(
+                    spec,
+                    None,
+                    "--price-book",
+                    f"no such file; expected a YAML price book or one of: {', '.join(BUILTIN)}",
+                )
+            ]
+        )
     return load_file(spec, builtin(DEFAULT))

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from planner.core.catalogue import capacity_blocks as blocks
 from planner.core.document import capacity as doc
@@ -28,7 +29,9 @@ if TYPE_CHECKING:
 ACTION = "ec2:DescribeCapacityBlockOfferings"
 EXTENSION_ACTION = "ec2:DescribeCapacityBlockExtensionOfferings"
 OFFERINGS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockOfferings.html"
-EXTENSION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockExtensionOfferings.html"
+EXTENSION_DOC = (
+    "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockExtensionOfferings.html"
+)
 PURCHASE_DOC = "https://docs.aws.amazon.com/cli/latest/reference/ec2/purchase-capacity-block.html"
 # "Use DescribeAvailabilityZones to view the value for GroupName" (ModifyAvailabilityZoneGroup)
 LOCAL_ZONE_OPT_IN_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_ModifyAvailabilityZoneGroup.html"
@@ -38,6 +41,7 @@ LOCAL_ZONE = "local-zone"  # CapacityBlockOffering.ZoneType of a Local Zone
 
 
 # --- UltraServer types ------------------------------------------------------------------
+
 
 def ultraserver_type(catalogue: Any, name: str, declared: str | None = None) -> Any:
     """The UltraServer type (`planner.core.catalogue.instance_types.UltraServerType`) a search for `name` is for, or None.
@@ -52,12 +56,15 @@ def ultraserver_type(catalogue: Any, name: str, declared: str | None = None) -> 
         return catalogue.ultraserver_types[name]
     types = catalogue.ultraservers_of(name)
     if len(types) > 1:
-        raise NoBlock(f"{name} is a member of several UltraServer types; expected one of them as --instance-type: "
-                      f"{', '.join(u.name for u in types)}")
+        raise NoBlock(
+            f"{name} is a member of several UltraServer types; expected one of them as --instance-type: "
+            f"{', '.join(u.name for u in types)}"
+        )
     return types[0] if types else None
 
 
 # --- what to ask ------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Need:
@@ -104,8 +111,9 @@ class Query:
 
     def section(self) -> doc.CapacityQuery:
         if self.ultraserver_type:
-            return doc.CapacityQuery(self.duration_hours, ultraserver_type=self.ultraserver_type,
-                                     ultraserver_count=self.ultraserver_count)
+            return doc.CapacityQuery(
+                self.duration_hours, ultraserver_type=self.ultraserver_type, ultraserver_count=self.ultraserver_count
+            )
         return doc.CapacityQuery(self.duration_hours, self.instance_type, self.instance_count)
 
 
@@ -134,9 +142,12 @@ def durations(run_hours: float) -> tuple[int, ...]:
     the first one whose shortest offering covers the run is the last worth paying for.
     """
     if run_hours > blocks.MAX_HOURS:
-        raise NoBlock(f"a run of {run_hours:,.1f} h is longer than the longest Capacity Block "
-                      f"({blocks.describe(blocks.MAX_HOURS)}); "
-                      "split it across consecutive blocks and search for each", "--hours")
+        raise NoBlock(
+            f"a run of {run_hours:,.1f} h is longer than the longest Capacity Block "
+            f"({blocks.describe(blocks.MAX_HOURS)}); "
+            "split it across consecutive blocks and search for each",
+            "--hours",
+        )
     out: list[int] = []
     for h in blocks.bookable_hours():
         if blocks.usable_hours(h + SHIFT_HOURS) < run_hours:
@@ -150,8 +161,11 @@ def durations(run_hours: float) -> tuple[int, ...]:
 def block_sizes(instances: int) -> tuple[int, ...]:
     """Instances per block for a cluster: blocks of the most a block holds, then the rest (96 -> 64 + 32)."""
     if instances > blocks.MAX_INSTANCES_PER_ACCOUNT:
-        raise NoBlock(f"{instances} instances is more than an account can hold across Capacity Blocks "
-                      f"({blocks.MAX_INSTANCES_PER_ACCOUNT}, {blocks.SOURCE})", "--count")
+        raise NoBlock(
+            f"{instances} instances is more than an account can hold across Capacity Blocks "
+            f"({blocks.MAX_INSTANCES_PER_ACCOUNT}, {blocks.SOURCE})",
+            "--count",
+        )
     per = blocks.MAX_INSTANCES_PER_BLOCK
     full, rest = divmod(instances, per)
     return (per,) * full + ((rest,) if rest else ())
@@ -178,11 +192,16 @@ def regions_sold(instance_type: str, catalogue: Any, book: Any) -> list[str]:
         u = catalogue.ultraserver_types[instance_type]
         return sorted(set(u.regions) | {z.region for z in u.local_zones})
     known = {r for t in catalogue.instance_types.values() for r in t.regions} | {k[1] for k in book.instances}
-    return sorted(r for r in known if book.instance(instance_type, r, "capacity-block") is not None
-                  and not_sold(instance_type, r, "capacity-block") is None)
+    return sorted(
+        r
+        for r in known
+        if book.instance(instance_type, r, "capacity-block") is not None
+        and not_sold(instance_type, r, "capacity-block") is None
+    )
 
 
 # --- what came back ---------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Offering:
@@ -225,7 +244,7 @@ def _token(value: Any, key: str) -> str:
 def _utc(value: Any, key: str) -> dt.datetime:
     if not isinstance(value, dt.datetime):
         raise BadOffering(f"{key} is not a date")
-    return value.astimezone(dt.timezone.utc) if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+    return value.astimezone(dt.UTC) if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
 def offering_from_api(region: str, d: Mapping[str, Any], asked_hours: int) -> Offering:
@@ -251,13 +270,26 @@ def offering_from_api(region: str, d: Mapping[str, Any], asked_hours: int) -> Of
         raise BadOffering(f"offering {oid}: InstanceCount missing")
     itype = _token(d["InstanceType"], "InstanceType") if d.get("InstanceType") else ""
     us = _token(d["UltraserverType"], "UltraserverType") if d.get("UltraserverType") else None
-    return Offering(oid, region, az, itype, count,
-                    _utc(d.get("StartDate"), "StartDate"), _utc(d.get("EndDate"), "EndDate"),
-                    hours + minutes / 60, fee, str(d.get("CurrencyCode") or ""), d.get("ZoneType"),
-                    us, d.get("UltraserverCount"), asked_hours)
+    return Offering(
+        oid,
+        region,
+        az,
+        itype,
+        count,
+        _utc(d.get("StartDate"), "StartDate"),
+        _utc(d.get("EndDate"), "EndDate"),
+        hours + minutes / 60,
+        fee,
+        str(d.get("CurrencyCode") or ""),
+        d.get("ZoneType"),
+        us,
+        d.get("UltraserverCount"),
+        asked_hours,
+    )
 
 
 # --- options and the pick ---------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Option:
@@ -308,11 +340,19 @@ class Option:
         return None if self.deadline is None else self.finish <= self.deadline
 
     def sort_key(self) -> tuple[Any, ...]:
-        return (self.upfront_usd, self.finish, self.first.region, self.first.availability_zone,
-                tuple(o.offering_id for o in self.offerings), self.need.instance_type)
+        return (
+            self.upfront_usd,
+            self.finish,
+            self.first.region,
+            self.first.availability_zone,
+            tuple(o.offering_id for o in self.offerings),
+            self.need.instance_type,
+        )
 
 
-def combine(need: Need, offerings: Iterable[Offering], deadline: dt.datetime | None = None) -> tuple[list[Option], list[str]]:
+def combine(
+    need: Need, offerings: Iterable[Offering], deadline: dt.datetime | None = None
+) -> tuple[list[Option], list[str]]:
     """The options for `need` among `offerings` (every region), cheapest first, and notes on what was left out.
 
     An offering counts when it is for the type (or UltraServer type) and count asked, in
@@ -332,14 +372,21 @@ def combine(need: Need, offerings: Iterable[Offering], deadline: dt.datetime | N
             continue
         usable.append(o)
     if short:
-        notes.append(f"{short} offering{'s' if short != 1 else ''} left out: too short once instances stop "
-                     f"{blocks.TERMINATION_LEAD_HOURS * 60:.0f} minutes before the block ends ({blocks.TERMINATION_SOURCE})")
+        notes.append(
+            f"{short} offering{'s' if short != 1 else ''} left out: too short once instances stop "
+            f"{blocks.TERMINATION_LEAD_HOURS * 60:.0f} minutes before the block ends ({blocks.TERMINATION_SOURCE})"
+        )
     if other_currency:
-        notes.append(f"{other_currency} offering{'s' if other_currency != 1 else ''} left out: priced in a currency other than {CURRENCY}")
+        notes.append(
+            f"{other_currency} offering{'s' if other_currency != 1 else ''} left out: priced in a currency other than {CURRENCY}"
+        )
     options: list[Option] = []
     if need.ultraserver is not None:
-        options = [Option((o,), need, deadline) for o in usable
-                   if o.ultraserver_type == need.ultraserver.name and o.ultraservers == need.ultraservers]
+        options = [
+            Option((o,), need, deadline)
+            for o in usable
+            if o.ultraserver_type == need.ultraserver.name and o.ultraservers == need.ultraservers
+        ]
     else:
         sizes = block_sizes(need.instances)
         mine = [o for o in usable if o.instance_type in ("", need.instance_type)]
@@ -354,8 +401,10 @@ def combine(need: Need, offerings: Iterable[Offering], deadline: dt.datetime | N
                 if picked is not None:
                     options.append(Option(picked, need, deadline))
             if mine and not options:
-                notes.append(f"no Availability Zone had {len(sizes)} blocks ({' + '.join(map(str, sizes))} instances) "
-                             "with the same dates")
+                notes.append(
+                    f"no Availability Zone had {len(sizes)} blocks ({' + '.join(map(str, sizes))} instances) "
+                    "with the same dates"
+                )
     options.sort(key=Option.sort_key)
     return options, notes
 
@@ -384,6 +433,7 @@ class Pick:
 
 def choose(options: Sequence[Option], deadline: dt.datetime | None, max_usd: float | None) -> Pick:
     """The cheapest option that finishes in time and within the budget; else the one that finishes first."""
+
     def in_budget(o: Option) -> bool:
         return max_usd is None or o.upfront_usd <= Decimal(str(max_usd))
 
@@ -397,8 +447,10 @@ def choose(options: Sequence[Option], deadline: dt.datetime | None, max_usd: flo
     if not in_time:
         why = f"no option finishes by the deadline {iso(deadline)}"
     else:
-        why = (f"every option that finishes in time costs more than --max-usd ${max_usd:,.2f} (the cheapest: "
-               f"${min(in_time, key=Option.sort_key).upfront_usd:,.2f})")
+        why = (
+            f"every option that finishes in time costs more than --max-usd ${max_usd:,.2f} (the cheapest: "
+            f"${min(in_time, key=Option.sort_key).upfront_usd:,.2f})"
+        )
     return Pick(best, False, why + "; shown: the option that finishes first")
 
 
@@ -406,10 +458,11 @@ def iso(t: dt.datetime | None) -> str | None:
     """`2026-12-08T11:30:00Z`: UTC, to the second, as JSON and the reports show times."""
     if t is None:
         return None
-    return t.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
+    return t.astimezone(dt.UTC).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
 # --- what to do next --------------------------------------------------------------------
+
 
 def local_zone_group(zone: str) -> str:
     """The zone group a Local Zone is opted into by, as AWS names them: the zone without its letter
@@ -422,12 +475,19 @@ def purchase_commands(option: Option) -> list[str]:
     out: list[str] = []
     first = option.first
     if first.local_zone:  # confirm the zone's group and opt-in status, then opt in (once per account)
-        out.append(f"aws ec2 describe-availability-zones --region {first.region} --all-availability-zones "
-                   f"--zone-names {first.availability_zone} --query 'AvailabilityZones[].[GroupName,OptInStatus]'")
-        out.append(f"aws ec2 modify-availability-zone-group --region {first.region} --group-name "
-                   f"{local_zone_group(first.availability_zone)} --opt-in-status opted-in")
-    out += [f"aws ec2 purchase-capacity-block --region {o.region} --capacity-block-offering-id {o.offering_id} "
-            f"--instance-platform {INSTANCE_PLATFORM}" for o in option.offerings]
+        out.append(
+            f"aws ec2 describe-availability-zones --region {first.region} --all-availability-zones "
+            f"--zone-names {first.availability_zone} --query 'AvailabilityZones[].[GroupName,OptInStatus]'"
+        )
+        out.append(
+            f"aws ec2 modify-availability-zone-group --region {first.region} --group-name "
+            f"{local_zone_group(first.availability_zone)} --opt-in-status opted-in"
+        )
+    out += [
+        f"aws ec2 purchase-capacity-block --region {o.region} --capacity-block-offering-id {o.offering_id} "
+        f"--instance-platform {INSTANCE_PLATFORM}"
+        for o in option.offerings
+    ]
     return out
 
 
@@ -437,16 +497,25 @@ def stack_keys(option: Option, group: str | None) -> list[str]:
     first = option.first
     ids = "capacity_reservation_id: cr-... (CapacityReservation.CapacityReservationId that the purchase prints)"
     if len(option.offerings) > 1:
-        ids = (f"a node group per block ({len(option.offerings)}), each with capacity_reservation_id: cr-... "
-               "(the CapacityReservationId each purchase prints)")
+        ids = (
+            f"a node group per block ({len(option.offerings)}), each with capacity_reservation_id: cr-... "
+            "(the CapacityReservationId each purchase prints)"
+        )
     elif first.ultraserver_type:
-        ids = ("capacity_reservation_id: the reservation ids the purchase prints (CapacityBlocks[].CapacityReservationIds), "
-               "one per UltraServer")
-    return [f"{where}: purchase: capacity-block", f"{where}: availability_zone: {first.availability_zone}",
-            f"{where}: {ids}", f"schedule.hours: {first.asked_hours or round(first.hours)}"]
+        ids = (
+            "capacity_reservation_id: the reservation ids the purchase prints (CapacityBlocks[].CapacityReservationIds), "
+            "one per UltraServer"
+        )
+    return [
+        f"{where}: purchase: capacity-block",
+        f"{where}: availability_zone: {first.availability_zone}",
+        f"{where}: {ids}",
+        f"schedule.hours: {first.asked_hours or round(first.hours)}",
+    ]
 
 
 # --- the whole answer -------------------------------------------------------------------
+
 
 @dataclass
 class RegionAnswer:
@@ -460,8 +529,15 @@ class RegionAnswer:
     instance_type: str = ""  # the need it was asked for
 
     def section(self) -> doc.RegionAnswer:
-        return doc.RegionAnswer(self.region, self.instance_type, tuple(q.section() for q in self.asked), len(self.offerings),
-                                tuple(o.offering_id for o in self.offerings), self.error, self.code)
+        return doc.RegionAnswer(
+            self.region,
+            self.instance_type,
+            tuple(q.section() for q in self.asked),
+            len(self.offerings),
+            tuple(o.offering_id for o in self.offerings),
+            self.error,
+            self.code,
+        )
 
 
 @dataclass
@@ -495,17 +571,35 @@ class Search:
         """The search as the document's capacity section."""
         option = self.pick.option
         return doc.CapacitySearch(
-            tuple(need_section(n) for n in self.needs), self.node_group, self.source, iso(self.earliest), iso(self.deadline),
-            self.max_usd, tuple(r.section() for r in self.regions), tuple(option_section(o) for o in self.options),
+            tuple(need_section(n) for n in self.needs),
+            self.node_group,
+            self.source,
+            iso(self.earliest),
+            iso(self.deadline),
+            self.max_usd,
+            tuple(r.section() for r in self.regions),
+            tuple(option_section(o) for o in self.options),
             None if option is None else doc.CapacityPick(option_section(option), self.pick.fits, self.pick.why),
-            None if option is None else doc.NextSteps(tuple(purchase_commands(option)),
-                                                      tuple(stack_keys(option, self.node_group))),
-            tuple(self.notes), OFFERINGS_DOC, PURCHASE_DOC, round(blocks.TERMINATION_LEAD_HOURS * 60))
+            None
+            if option is None
+            else doc.NextSteps(tuple(purchase_commands(option)), tuple(stack_keys(option, self.node_group))),
+            tuple(self.notes),
+            OFFERINGS_DOC,
+            PURCHASE_DOC,
+            round(blocks.TERMINATION_LEAD_HOURS * 60),
+        )
 
 
-def answer(needs: Sequence[Need], regions: list[RegionAnswer], earliest: dt.datetime | None,
-           deadline: dt.datetime | None, max_usd: float | None, node_group: str | None = None,
-           source: str = "", notes: Sequence[str] = ()) -> Search:
+def answer(
+    needs: Sequence[Need],
+    regions: list[RegionAnswer],
+    earliest: dt.datetime | None,
+    deadline: dt.datetime | None,
+    max_usd: float | None,
+    node_group: str | None = None,
+    source: str = "",
+    notes: Sequence[str] = (),
+) -> Search:
     """The options of every need from what the regions answered, ranked, and the pick."""
     out = Search(list(needs), regions, earliest, deadline, max_usd, node_group, source, notes=list(notes))
     for need in needs:
@@ -519,8 +613,14 @@ def answer(needs: Sequence[Need], regions: list[RegionAnswer], earliest: dt.date
 
 
 def need_section(n: Need) -> doc.CapacityNeed:
-    return doc.CapacityNeed(n.instance_type, n.instances, None if n.ultraserver is None else n.ultraserver.name,
-                            n.ultraservers, round(n.run_hours, 3), n.hours_basis)
+    return doc.CapacityNeed(
+        n.instance_type,
+        n.instances,
+        None if n.ultraserver is None else n.ultraserver.name,
+        n.ultraservers,
+        round(n.run_hours, 3),
+        n.hours_basis,
+    )
 
 
 def option_section(o: Option) -> doc.CapacityOption:
@@ -548,6 +648,7 @@ def option_section(o: Option) -> doc.CapacityOption:
 
 # --- a block already bought: is it long enough, else its extension offerings ------------
 
+
 @dataclass(frozen=True)
 class Reservation:
     """The capacity reservation of a Capacity Block the stack names (DescribeCapacityReservations)."""
@@ -572,10 +673,15 @@ class Reservation:
 def reservation_from_api(region: str, d: Mapping[str, Any]) -> Reservation:
     """A CapacityReservation record as a `Reservation`; BadOffering when a Capacity Block's fields are missing."""
     try:
-        return Reservation(_token(d["CapacityReservationId"], "CapacityReservationId"), region,
-                           _token(d["AvailabilityZone"], "AvailabilityZone"), _token(d["InstanceType"], "InstanceType"),
-                           int(d.get("TotalInstanceCount") or 0), _utc(d.get("StartDate"), "StartDate"),
-                           _utc(d.get("EndDate"), "EndDate"))
+        return Reservation(
+            _token(d["CapacityReservationId"], "CapacityReservationId"),
+            region,
+            _token(d["AvailabilityZone"], "AvailabilityZone"),
+            _token(d["InstanceType"], "InstanceType"),
+            int(d.get("TotalInstanceCount") or 0),
+            _utc(d.get("StartDate"), "StartDate"),
+            _utc(d.get("EndDate"), "EndDate"),
+        )
     except KeyError as missing:
         raise BadOffering(f"a capacity reservation without {missing.args[0]}") from None
 
@@ -597,18 +703,25 @@ def extension_hours(missing_hours: float) -> tuple[int, ...]:
     starts when the block ends (11:30 UTC) and ends at 11:30 UTC, so it is exactly as long as asked."""
     hours = blocks.round_up_to_block(missing_hours)
     if hours is None:
-        raise NoBlock(f"the run needs {missing_hours:,.1f} h more than the block has, more than the longest extension "
-                      f"({blocks.describe(blocks.MAX_HOURS)})", "--hours")
+        raise NoBlock(
+            f"the run needs {missing_hours:,.1f} h more than the block has, more than the longest extension "
+            f"({blocks.describe(blocks.MAX_HOURS)})",
+            "--hours",
+        )
     return (hours,)
 
 
 def extension_from_api(d: Mapping[str, Any]) -> Extension:
     try:
         fee = Decimal(str(d["UpfrontFee"]))
-        return Extension(_token(d["CapacityBlockExtensionOfferingId"], "CapacityBlockExtensionOfferingId"),
-                         _utc(d.get("CapacityBlockExtensionStartDate"), "CapacityBlockExtensionStartDate"),
-                         _utc(d.get("CapacityBlockExtensionEndDate"), "CapacityBlockExtensionEndDate"),
-                         int(d["CapacityBlockExtensionDurationHours"]), fee, str(d.get("CurrencyCode") or ""))
+        return Extension(
+            _token(d["CapacityBlockExtensionOfferingId"], "CapacityBlockExtensionOfferingId"),
+            _utc(d.get("CapacityBlockExtensionStartDate"), "CapacityBlockExtensionStartDate"),
+            _utc(d.get("CapacityBlockExtensionEndDate"), "CapacityBlockExtensionEndDate"),
+            int(d["CapacityBlockExtensionDurationHours"]),
+            fee,
+            str(d.get("CurrencyCode") or ""),
+        )
     except KeyError as missing:
         raise BadOffering(f"an extension offering without {missing.args[0]}") from None
     except (InvalidOperation, ValueError, TypeError):
@@ -733,16 +846,26 @@ class ExtensionSearch:
             availability_zone=None if r is None else r.availability_zone,
             instance_type=None if r is None else r.instance_type,
             instances=None if r is None else r.instances,
-            start=None if r is None else iso(r.start), end=None if r is None else iso(r.end),
+            start=None if r is None else iso(r.start),
+            end=None if r is None else iso(r.end),
             hours=None if r is None else round(r.hours, 3),
             usable_hours=None if r is None else round(r.usable_hours, 3),
-            covers_run=self.covers(b), error=b.error,
+            covers_run=self.covers(b),
+            error=b.error,
             short_by_hours=None if r is None else round(self.missing_hours(b), 3),
             asked_extension_hours=tuple(b.asked),
-            extensions=tuple(doc.ExtensionOffer(e.offering_id, iso(e.start), iso(e.end), e.hours,
-                                                None if r is None else round(self.hours_after(e), 3),
-                                                float(e.upfront_fee), e.currency)
-                             for e in sorted(b.extensions, key=lambda e: (e.upfront_fee, e.end, e.offering_id))),
+            extensions=tuple(
+                doc.ExtensionOffer(
+                    e.offering_id,
+                    iso(e.start),
+                    iso(e.end),
+                    e.hours,
+                    None if r is None else round(self.hours_after(e), 3),
+                    float(e.upfront_fee),
+                    e.currency,
+                )
+                for e in sorted(b.extensions, key=lambda e: (e.upfront_fee, e.end, e.offering_id))
+            ),
             pick=None if pick is None else doc.ExtensionPick(pick.offering_id, float(pick.upfront_fee), iso(pick.end)),
         )
 
@@ -753,34 +876,55 @@ class ExtensionSearch:
         ids = self.reservation_ids
         named = ids[0] if len(ids) == 1 else f"[{', '.join(ids)}]"
         key = "capacity_reservation_id"
-        lengthens = ("the extension lengthens this reservation" if len(ids) == 1 else
-                     f"the extension lengthens {', '.join(picks)}" if len(picks) == 1 else
-                     f"each extension lengthens its reservation ({', '.join(picks)})")
+        lengthens = (
+            "the extension lengthens this reservation"
+            if len(ids) == 1
+            else f"the extension lengthens {', '.join(picks)}"
+            if len(picks) == 1
+            else f"each extension lengthens its reservation ({', '.join(picks)})"
+        )
         if self.resource_group_arn is not None:
             key, named = "capacity_reservation_resource_group_arn", self.resource_group_arn
         return doc.CapacityExtension(
-            need=need_section(self.need), node_group=self.node_group, source=self.source,
-            deadline=iso(self.deadline), max_usd=self.max_usd, region=self.region,
-            resource_group_arn=self.resource_group_arn, error=self.error,
-            run_start=iso(self.run_start), finish=iso(self.finish), covers_run=self.covered,
+            need=need_section(self.need),
+            node_group=self.node_group,
+            source=self.source,
+            deadline=iso(self.deadline),
+            max_usd=self.max_usd,
+            region=self.region,
+            resource_group_arn=self.resource_group_arn,
+            error=self.error,
+            run_start=iso(self.run_start),
+            finish=iso(self.finish),
+            covers_run=self.covered,
             meets_deadline=None if self.deadline is None or self.finish is None else self.finish <= self.deadline,
             reservations=tuple(self._block(b, picks.get(b.reservation_id)) for b in self.booked),
             extension_upfront_usd=float(self.upfront(picks)) if fits else None,
             within_budget=self.within_budget(picks) if fits else None,
-            next=None if not fits else doc.NextSteps(
-                tuple(f"aws ec2 purchase-capacity-block-extension --region {self.region} "
-                      f"--capacity-block-extension-offering-id {e.offering_id} "
-                      f"--capacity-reservation-id {rid}" for rid, e in picks.items()),
-                (f"{key}: {named} (unchanged: {lengthens}, which then ends "
-                 f"{', '.join(sorted({iso(e.end) or '' for e in picks.values()}))})",)),
+            next=None
+            if not fits
+            else doc.NextSteps(
+                tuple(
+                    f"aws ec2 purchase-capacity-block-extension --region {self.region} "
+                    f"--capacity-block-extension-offering-id {e.offering_id} "
+                    f"--capacity-reservation-id {rid}"
+                    for rid, e in picks.items()
+                ),
+                (
+                    f"{key}: {named} (unchanged: {lengthens}, which then ends "
+                    f"{', '.join(sorted({iso(e.end) or '' for e in picks.values()}))})",
+                ),
+            ),
             source_page=EXTENSION_DOC,
         )
 
 
 # --- compare --capacity and plan --live-prices: offerings beside the book ---------------
 
-def priced_from_offerings(candidate: Candidate, options: Sequence[Option], why_none: str | None,
-                          as_of: str) -> Candidate:
+
+def priced_from_offerings(
+    candidate: Candidate, options: Sequence[Option], why_none: str | None, as_of: str
+) -> Candidate:
     """A compare candidate (Capacity Block) priced from the cheapest offering found, the book's figure beside it.
 
     With no offering the candidate keeps the book's price, with a note saying why (none
@@ -793,21 +937,39 @@ def priced_from_offerings(candidate: Candidate, options: Sequence[Option], why_n
 
     c = candidate
     if not options:
-        return replace(c, offered=Offered(None), notes=(*c.notes, (
-            f"no Capacity Block offering for {c.instances:,} instances and {num(c.run_hours)} h "
-            f"({why_none or 'none offered'}): priced from the book")))
+        return replace(
+            c,
+            offered=Offered(None),
+            notes=(
+                *c.notes,
+                (
+                    f"no Capacity Block offering for {c.instances:,} instances and {num(c.run_hours)} h "
+                    f"({why_none or 'none offered'}): priced from the book"
+                ),
+            ),
+        )
     book = BookPrice(c.usd_per_hour, c.total_usd, c.source, c.as_of, c.price_book)
     o = options[0]
     rate = round(o.usd_per_instance_hour, 4)
     peak = c.dense_pflops_per_instance
     ids = " + ".join(x.offering_id for x in o.offerings)
-    note = (f"priced from the offering {ids} in {o.first.availability_zone}, {iso(o.first.start)} to {iso(o.first.end)}: "
-            f"{usd(float(o.upfront_usd))} upfront; the book's figure: {usd(book.usd_per_hour)}/h, "
-            f"{usd(book.total_usd)} in all ({book.as_of})")
-    return replace(c, usd_per_hour=rate, total_usd=float(o.upfront_usd), billed_hours=round(o.first.hours, 3),
-                   source=f"{OFFERINGS_DOC} ({ids})", as_of=as_of, price_book="Capacity Block offerings",
-                   usd_per_dense_pflop_hour=round(rate / peak, 4) if peak else None,
-                   offered=Offered(option_section(o), book), notes=(*c.notes, note))
+    note = (
+        f"priced from the offering {ids} in {o.first.availability_zone}, {iso(o.first.start)} to {iso(o.first.end)}: "
+        f"{usd(float(o.upfront_usd))} upfront; the book's figure: {usd(book.usd_per_hour)}/h, "
+        f"{usd(book.total_usd)} in all ({book.as_of})"
+    )
+    return replace(
+        c,
+        usd_per_hour=rate,
+        total_usd=float(o.upfront_usd),
+        billed_hours=round(o.first.hours, 3),
+        source=f"{OFFERINGS_DOC} ({ids})",
+        as_of=as_of,
+        price_book="Capacity Block offerings",
+        usd_per_dense_pflop_hour=round(rate / peak, 4) if peak else None,
+        offered=Offered(option_section(o), book),
+        notes=(*c.notes, note),
+    )
 
 
 DEVIATION = 0.25  # plan --live-prices: a book price this far (25 %) from what AWS offers now is reported

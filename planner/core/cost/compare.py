@@ -11,18 +11,18 @@ notes, never used.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Mapping
 
 from planner.core.catalogue import capacity_blocks as blocks
 from planner.core.catalogue import shipped_data as _data
 from planner.core.catalogue.instance_types import Catalogue, InstanceType, load
-from planner.core.document.compare import Candidate, CompareInputs, CompareSection, ListedWithoutCost
 from planner.core.cost.book import PriceBook
 from planner.core.cost.items import instance_key
 from planner.core.cost.offers import not_sold
 from planner.core.cost.training import dense_peak, instances_for_deadline, run_hours
+from planner.core.document.compare import Candidate, CompareInputs, CompareSection, ListedWithoutCost
 from planner.core.model.cluster import PURCHASES, Purchase
 
 MIN_BLOCK_HOURS = blocks.bookable_hours()[0]
@@ -44,8 +44,13 @@ class Job:
 
 def _offered(t: InstanceType) -> list[Purchase]:
     """Purchase options the catalogue says exist for a type (UltraServer members: Capacity Blocks only)."""
-    return [p for p in PURCHASES
-            if (p == "on-demand" and not load().is_member(t.name)) or (p == "spot" and t.spot) or (p == "capacity-block" and t.capacity_block)]
+    return [
+        p
+        for p in PURCHASES
+        if (p == "on-demand" and not load().is_member(t.name))
+        or (p == "spot" and t.spot)
+        or (p == "capacity-block" and t.capacity_block)
+    ]
 
 
 @lru_cache(maxsize=1)
@@ -71,8 +76,15 @@ def total_usd(n: int, run: float, purchase: Purchase, usd_per_hour: float) -> fl
     return None if billed is None else round(n * billed * usd_per_hour, 2)
 
 
-def cheapest_for_deadline(job: Job, peak: float, mfu: float, purchase: Purchase, usd_per_hour: float,
-                          unit: int = 1, max_count: int | None = None) -> tuple[int, int]:
+def cheapest_for_deadline(
+    job: Job,
+    peak: float,
+    mfu: float,
+    purchase: Purchase,
+    usd_per_hour: float,
+    unit: int = 1,
+    max_count: int | None = None,
+) -> tuple[int, int]:
     """(cheapest count, smallest count) of instances, multiples of `unit`, that finish within the deadline.
 
     On demand, the total is the same for every count (instances x hours is constant), so the
@@ -86,10 +98,16 @@ def cheapest_for_deadline(job: Job, peak: float, mfu: float, purchase: Purchase,
     smallest = instances_for_deadline(job.parameters, job.tokens, peak, mfu, job.deadline_hours, unit)
     if purchase != "capacity-block":
         return smallest, smallest
-    best_n, best = smallest, total_usd(smallest, run_hours(job.parameters, job.tokens, smallest * peak, mfu), purchase, usd_per_hour)
+    best_n, best = (
+        smallest,
+        total_usd(smallest, run_hours(job.parameters, job.tokens, smallest * peak, mfu), purchase, usd_per_hour),
+    )
     n = smallest + unit
-    while (n <= max(2 * smallest, best_n * 1.25) and (max_count is None or n <= max_count)
-           and n * MIN_BLOCK_HOURS * usd_per_hour <= (best if best is not None else float("inf"))):
+    while (
+        n <= max(2 * smallest, best_n * 1.25)
+        and (max_count is None or n <= max_count)
+        and n * MIN_BLOCK_HOURS * usd_per_hour <= (best if best is not None else float("inf"))
+    ):
         t = total_usd(n, run_hours(job.parameters, job.tokens, n * peak, mfu), purchase, usd_per_hour)
         if t is not None and (best is None or t < best):
             best_n, best = n, t
@@ -142,9 +160,11 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
                 n, smallest = cheapest_for_deadline(job, peak, mfu, purchase, price.usd, unit, cap)
                 if n != smallest:
                     run_small = run_hours(job.parameters, job.tokens, smallest * peak, mfu)
-                    notes.append(f"cheapest count that meets the deadline; the smallest, {smallest:,}, runs "
-                                 f"{run_small:,.1f} h billed {billed_hours(run_small, purchase):,.0f} h for "
-                                 f"${total_usd(smallest, run_small, purchase, price.usd):,.2f}")
+                    notes.append(
+                        f"cheapest count that meets the deadline; the smallest, {smallest:,}, runs "
+                        f"{run_small:,.1f} h billed {billed_hours(run_small, purchase):,.0f} h for "
+                        f"${total_usd(smallest, run_small, purchase, price.usd):,.2f}"
+                    )
             else:
                 n = job.instances or 1
                 if n % unit:
@@ -154,38 +174,46 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
             billed = billed_hours(run, purchase)
             if purchase == "capacity-block":
                 if run > blocks.MAX_HOURS:
-                    notes.append(f"run longer than the longest Capacity Block ({blocks.MAX_DAYS} days): billed as consecutive blocks")
+                    notes.append(
+                        f"run longer than the longest Capacity Block ({blocks.MAX_DAYS} days): billed as consecutive blocks"
+                    )
                 if n > blocks.MAX_INSTANCES_PER_ACCOUNT:
-                    notes.append(f"more than {blocks.MAX_INSTANCES_PER_ACCOUNT} instances: several Capacity Blocks, above "
-                                 "the default account limit across blocks")
+                    notes.append(
+                        f"more than {blocks.MAX_INSTANCES_PER_ACCOUNT} instances: several Capacity Blocks, above "
+                        "the default account limit across blocks"
+                    )
                 elif n > blocks.MAX_INSTANCES_PER_BLOCK:
                     notes.append(f"more than {blocks.MAX_INSTANCES_PER_BLOCK} instances: several Capacity Blocks")
             limit = ULTRACLUSTER_MAX.get(t.accelerator.name)
             if limit is not None and n * t.accelerator_count > limit:
-                notes.append(f"{n * t.accelerator_count:,} {t.accelerator.name} is more than an EC2 UltraCluster holds ({limit:,})")
+                notes.append(
+                    f"{n * t.accelerator_count:,} {t.accelerator.name} is more than an EC2 UltraCluster holds ({limit:,})"
+                )
             if price.assumption:
                 notes.append(f"assumption: {price.assumption}")
             unsold_here = not_sold(t.name, job.region, purchase)
             if unsold_here is not None:
                 notes.append(f"AWS does not sell {t.name} {purchase} in {job.region}: {unsold_here.reason}")
             used_families.add(t.family)
-            candidates.append(Candidate(
-                instance_type=t.name,
-                purchase=purchase,
-                instances=n,
-                smallest_instances=smallest,
-                run_hours=round(run, 3),
-                billed_hours=_r(billed, 3),
-                total_usd=None if billed is None else round(n * billed * price.usd, 2),
-                usd_per_dense_pflop_hour=_r(price.usd / peak, 4),
-                usd_per_hour=price.usd,
-                dense_pflops_per_instance=_r(peak, 3),
-                mfu=mfu,
-                source=price.source,
-                as_of=price.as_of,
-                price_book=price.book,
-                notes=tuple(notes),
-            ))
+            candidates.append(
+                Candidate(
+                    instance_type=t.name,
+                    purchase=purchase,
+                    instances=n,
+                    smallest_instances=smallest,
+                    run_hours=round(run, 3),
+                    billed_hours=_r(billed, 3),
+                    total_usd=None if billed is None else round(n * billed * price.usd, 2),
+                    usd_per_dense_pflop_hour=_r(price.usd / peak, 4),
+                    usd_per_hour=price.usd,
+                    dense_pflops_per_instance=_r(peak, 3),
+                    mfu=mfu,
+                    source=price.source,
+                    as_of=price.as_of,
+                    price_book=price.book,
+                    notes=tuple(notes),
+                )
+            )
     candidates.sort(key=ranking)
     notes = [f"{fam}: {text}" for fam, text in sorted(headline_notes().items()) if fam in used_families]
     if not_offered:
@@ -198,12 +226,23 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
         notes.append(f"no --mfu given for the family of: {', '.join(no_mfu)}")
     listed = [] if types else _listed_without_cost(job, cat)
     if listed:
-        notes.append("listed without a cost (the EC2 API lists no instance type for them and AWS publishes no price yet): "
-                     + "; ".join(f"{u.name} ({u.accelerators} {u.accelerator}, {u.dense_pflops:,.1f} dense PFLOPS "
-                                 f"{job.precision}" + (f", {u.run_hours:,.1f} h on one" if u.run_hours is not None else "")
-                                 + ")" for u in listed))
-    inputs = CompareInputs(job.parameters, job.tokens, job.precision, tuple(sorted(job.mfu.items())), job.region,
-                           job.instances, job.deadline_hours)
+        notes.append(
+            "listed without a cost (the EC2 API lists no instance type for them and AWS publishes no price yet): "
+            + "; ".join(
+                f"{u.name} ({u.accelerators} {u.accelerator}, {u.dense_pflops:,.1f} dense PFLOPS "
+                f"{job.precision}" + (f", {u.run_hours:,.1f} h on one" if u.run_hours is not None else "") + ")"
+                for u in listed
+            )
+        )
+    inputs = CompareInputs(
+        job.parameters,
+        job.tokens,
+        job.precision,
+        tuple(sorted(job.mfu.items())),
+        job.region,
+        job.instances,
+        job.deadline_hours,
+    )
     return CompareSection(book.name, inputs, tuple(candidates), tuple(listed), tuple(notes))
 
 
@@ -223,7 +262,16 @@ def _listed_without_cost(job: Job, cat: Catalogue) -> list[ListedWithoutCost]:
         mfu = job.mfu_for(u.family or "")
         if peak is None:
             continue
-        out.append(ListedWithoutCost(u.name, u.title, u.accelerators, u.accelerator.name, round(peak, 3),
-                                     None if mfu is None else round(run_hours(job.parameters, job.tokens, peak, mfu), 1),
-                                     "the EC2 API lists no instance type for it yet and AWS publishes no price", u.source))
+        out.append(
+            ListedWithoutCost(
+                u.name,
+                u.title,
+                u.accelerators,
+                u.accelerator.name,
+                round(peak, 3),
+                None if mfu is None else round(run_hours(job.parameters, job.tokens, peak, mfu), 1),
+                "the EC2 API lists no instance type for it yet and AWS publishes no price",
+                u.source,
+            )
+        )
     return out

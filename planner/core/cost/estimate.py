@@ -35,8 +35,19 @@ from planner.core.cost.training import dense_peak, run_hours
 from planner.core.model.cluster import Cluster, NodeGroup, Path, Purchase, Stack
 
 CURRENCY = "USD"
-__all__ = ["CAPACITY_BLOCK_RESOURCE", "EBS_RESOURCE", "EC2_RESOURCE", "HOURS_PER_MONTH", "LUSTRE_RESOURCE", "CostEstimate", "LineItem",
-           "billed", "estimate", "price_components", "workload_hours"]
+__all__ = [
+    "CAPACITY_BLOCK_RESOURCE",
+    "EBS_RESOURCE",
+    "EC2_RESOURCE",
+    "HOURS_PER_MONTH",
+    "LUSTRE_RESOURCE",
+    "CostEstimate",
+    "LineItem",
+    "billed",
+    "estimate",
+    "price_components",
+    "workload_hours",
+]
 
 
 def _r(x: float | None, digits: int = 4) -> float | int | None:
@@ -110,10 +121,10 @@ class CostEstimate:
     line_items: tuple[LineItem, ...]
     notes: tuple[str, ...] = ()
     currency: str = CURRENCY
-    workload_estimate: "CostEstimate | None" = None  # on the workload's hours, when longer than schedule.hours
+    workload_estimate: CostEstimate | None = None  # on the workload's hours, when longer than schedule.hours
     # compute (or its volumes) the line items leave out, each in a few words: a total without them is a lower bound
     left_out: tuple[str, ...] = ()
-    maximum: "CostEstimate | None" = None  # with every elastic resource at the most it allows, when any may grow
+    maximum: CostEstimate | None = None  # with every elastic resource at the most it allows, when any may grow
 
     @property
     def complete(self) -> bool:
@@ -123,8 +134,11 @@ class CostEstimate:
     @property
     def unpriced(self) -> tuple[str, ...]:
         """What the total lacks, as people name it: line items without a price, then what is left out."""
-        items = [f"{i.name} ({i.detail['instance_type']})" if i.detail.get("instance_type") else i.name
-                 for i in self.line_items if i.price is None]
+        items = [
+            f"{i.name} ({i.detail['instance_type']})" if i.detail.get("instance_type") else i.name
+            for i in self.line_items
+            if i.price is None
+        ]
         return tuple(dict.fromkeys(items)) + self.left_out
 
     @property
@@ -163,7 +177,7 @@ class CostEstimate:
     elastic: bool = False
 
     @property
-    def budget_basis(self) -> "CostEstimate":
+    def budget_basis(self) -> CostEstimate:
         """The estimate a budget is checked against: at the maximum when the program has pools that launch on
         demand; on the workload's hours when they exceed the schedule."""
         if self.elastic and self.maximum is not None:
@@ -230,14 +244,21 @@ def billed(run: float | None, purchase: Purchase) -> tuple[float | None, str | N
         tail = blocks.round_up_to_block(rest) if rest > 0 else 0
         total = full * blocks.MAX_HOURS + (tail or 0)
         parts = f"{full} x {blocks.MAX_DAYS}-day block{'s' if full > 1 else ''}" + (
-            f" + a {tail // 24}-day block" if tail else "")
-        return total, (f"Capacity Block: run of {run:,.1f} h is longer than the longest block ({blocks.MAX_HOURS:,} h = "
-                        f"{blocks.MAX_DAYS} days): billed as consecutive blocks, {parts} ({total:,} h)")
+            f" + a {tail // 24}-day block" if tail else ""
+        )
+        return total, (
+            f"Capacity Block: run of {run:,.1f} h is longer than the longest block ({blocks.MAX_HOURS:,} h = "
+            f"{blocks.MAX_DAYS} days): billed as consecutive blocks, {parts} ({total:,} h)"
+        )
     if up != run:
-        return up, (f"Capacity Block: run of {run:,.1f} h booked as a {up // 24}-day block ({up:,} h, instances run at most "
-                    f"{blocks.usable_hours(up):,.1f} h of it)")
-    return up, (f"Capacity Block: a {up // 24}-day block ({up:,} h) booked; instances run at most "
-                f"{blocks.usable_hours(up):,.1f} h of it")
+        return up, (
+            f"Capacity Block: run of {run:,.1f} h booked as a {up // 24}-day block ({up:,} h, instances run at most "
+            f"{blocks.usable_hours(up):,.1f} h of it)"
+        )
+    return up, (
+        f"Capacity Block: a {up // 24}-day block ({up:,} h) booked; instances run at most "
+        f"{blocks.usable_hours(up):,.1f} h of it"
+    )
 
 
 def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) -> CostEstimate:
@@ -250,21 +271,33 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
     if c.schedule is not None:
         run, basis = c.schedule.hours, "schedule.hours"
         if wl_hours is not None and wl_hours > run:
-            notes.append(f"the workload needs {wl_hours:,.1f} h at the declared MFU, more than schedule.hours "
-                         f"({run:,.1f} h); this estimate uses schedule.hours, the estimate on the workload's hours "
-                         f"is given too and the budget is checked against it")
+            notes.append(
+                f"the workload needs {wl_hours:,.1f} h at the declared MFU, more than schedule.hours "
+                f"({run:,.1f} h); this estimate uses schedule.hours, the estimate on the workload's hours "
+                f"is given too and the budget is checked against it"
+            )
             items, more = _items(stack, book, wl_hours, cat)
-            longer = CostEstimate(book.name, wl_hours, "workload", wl_hours, tuple(items), tuple(more),
-                                  left_out=left_out(stack))
+            longer = CostEstimate(
+                book.name, wl_hours, "workload", wl_hours, tuple(items), tuple(more), left_out=left_out(stack)
+            )
     elif wl_hours is not None:
         run, basis = wl_hours, "workload"
     else:
         run, basis = None, "none"
         notes.append("no schedule.hours and no workload: hourly and monthly rates only, total unknown")
     items, more = _items(_now(stack, cat), book, run, cat)
-    return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes + more), workload_estimate=longer,
-                        left_out=left_out(stack), maximum=_at_maximum(stack, book, run, basis, wl_hours, cat),
-                        elastic=any(u.reason == "elastic" for u in c.unplanned))
+    return CostEstimate(
+        book.name,
+        run,
+        basis,
+        wl_hours,
+        tuple(items),
+        tuple(notes + more),
+        workload_estimate=longer,
+        left_out=left_out(stack),
+        maximum=_at_maximum(stack, book, run, basis, wl_hours, cat),
+        elastic=any(u.reason == "elastic" for u in c.unplanned),
+    )
 
 
 def left_out(stack: Stack, at_maximum: bool = False) -> tuple[str, ...]:
@@ -279,8 +312,9 @@ def left_out(stack: Stack, at_maximum: bool = False) -> tuple[str, ...]:
     return tuple(dict.fromkeys(x for x in out if x))
 
 
-def _pool_groups(stack: Stack, u: Any, choices: tuple[tuple[str, int], ...], book: PriceBook | None,
-                 at: str = "maximum") -> list[NodeGroup]:
+def _pool_groups(
+    stack: Stack, u: Any, choices: tuple[tuple[str, int], ...], book: PriceBook | None, at: str = "maximum"
+) -> list[NodeGroup]:
     """Node groups pricing self-sizing compute at `choices` (type, most instances): the dearest mix its one
     binding limit allows (`u.fill`: what each type takes of `u.capacity`), else the dearest single type."""
     from planner.core.cost.items import instance_key
@@ -294,12 +328,23 @@ def _pool_groups(stack: Stack, u: Any, choices: tuple[tuple[str, int], ...], boo
     picked = [c for c in choices if c[1] > 0]
     if not picked:
         return []
-    mix = _dearest_mix(u.capacity, dict(u.fill), {t: price(t) for t, _ in picked}) if len(picked) > 1 and u.fill else None
+    mix = (
+        _dearest_mix(u.capacity, dict(u.fill), {t: price(t) for t, _ in picked}) if len(picked) > 1 and u.fill else None
+    )
     chosen = mix or [max(picked, key=lambda c: c[1] * price(c[0]))]
-    return [NodeGroup(name=u.name or "pool" if len(chosen) == 1 else f"{u.name or 'pool'} {itype}", instance_type=itype,
-                      count=count, purchase=purchase, efa=False, availability_zone=stack.cluster.availability_zone,
-                      path=u.path + (at, k), root_volume_gib=u.root_volume_gib)
-            for k, (itype, count) in enumerate(chosen)]
+    return [
+        NodeGroup(
+            name=u.name or "pool" if len(chosen) == 1 else f"{u.name or 'pool'} {itype}",
+            instance_type=itype,
+            count=count,
+            purchase=purchase,
+            efa=False,
+            availability_zone=stack.cluster.availability_zone,
+            path=u.path + (at, k),
+            root_volume_gib=u.root_volume_gib,
+        )
+        for k, (itype, count) in enumerate(chosen)
+    ]
 
 
 MIX_STEPS = 200_000  # capacity units (after their common divisor) the dearest-mix search takes; beyond, one type
@@ -339,15 +384,20 @@ def _dearest_mix(capacity: int | None, units: dict[str, int], prices: dict[str, 
 
 def _now(stack: Stack, cat: Catalogue) -> Stack:
     """`stack` with self-sizing compute that runs instances now (of one known type) priced as node groups."""
-    extra = [g for u in stack.cluster.unplanned if u.reason == "elastic" and u.count and len(u.instance_types) == 1
-             for g in _pool_groups(stack, u, ((u.instance_types[0], u.count),), None, at="now")]
+    extra = [
+        g
+        for u in stack.cluster.unplanned
+        if u.reason == "elastic" and u.count and len(u.instance_types) == 1
+        for g in _pool_groups(stack, u, ((u.instance_types[0], u.count),), None, at="now")
+    ]
     if not extra:
         return stack
     return replace(stack, cluster=replace(stack.cluster, node_groups=stack.cluster.node_groups + tuple(extra)))
 
 
-def _at_maximum(stack: Stack, book: PriceBook, run: float | None, basis: str, wl_hours: float | None,
-                cat: Catalogue) -> CostEstimate | None:
+def _at_maximum(
+    stack: Stack, book: PriceBook, run: float | None, basis: str, wl_hours: float | None, cat: Catalogue
+) -> CostEstimate | None:
     """The estimate with every group at its maximum size and every self-sizing pool at the most its
     limits allow (of its types, the dearest fill); None when nothing may grow past what is planned."""
     c = stack.cluster
@@ -359,17 +409,23 @@ def _at_maximum(stack: Stack, book: PriceBook, run: float | None, basis: str, wl
     for g in c.node_groups:
         if g.max_count is not None and g.max_count > g.count:
             size = cat.unit_of(g)
-            g = replace(g, count=g.max_count, ultraservers=g.max_count // size if g.ultraservers is not None and size > 1
-                        else g.ultraservers)
+            g = replace(
+                g,
+                count=g.max_count,
+                ultraservers=g.max_count // size if g.ultraservers is not None and size > 1 else g.ultraservers,
+            )
         groups.append(g)
     groups += [g for u in pools for g in _pool_groups(stack, u, u.maxima, book)]
     most = replace(stack, cluster=replace(c, node_groups=tuple(groups)))
     items, notes = _items(most, book, run, cat)
     if any(len(u.maxima) > 1 and not u.fill for u in pools):
-        notes.append("a pool of several types under several limits is priced at the type that costs most when the "
-                     "limits are filled with it; a mix of types may use what one type leaves under them")
-    return CostEstimate(book.name, run, basis, wl_hours, tuple(items), tuple(notes),
-                        left_out=left_out(most, at_maximum=True))
+        notes.append(
+            "a pool of several types under several limits is priced at the type that costs most when the "
+            "limits are filled with it; a mix of types may use what one type leaves under them"
+        )
+    return CostEstimate(
+        book.name, run, basis, wl_hours, tuple(items), tuple(notes), left_out=left_out(most, at_maximum=True)
+    )
 
 
 def price_components(components: list[Component], book: PriceBook) -> list[LineItem]:
@@ -385,9 +441,21 @@ def price_components(components: list[Component], book: PriceBook) -> list[LineI
             text, extra = comp.missing(book)
             detail.update(extra)
             note = f"{text}; {note}" if note else text
-        out.append(LineItem(resource=comp.resource, name=comp.name, unit=comp.unit, quantity=comp.quantity, price=price,
-                            hourly_usd=comp.hourly(price), hours=comp.hours, run_hours=comp.run_hours, detail=detail,
-                            path=comp.path, note=note))
+        out.append(
+            LineItem(
+                resource=comp.resource,
+                name=comp.name,
+                unit=comp.unit,
+                quantity=comp.quantity,
+                price=price,
+                hourly_usd=comp.hourly(price),
+                hours=comp.hours,
+                run_hours=comp.run_hours,
+                detail=detail,
+                path=comp.path,
+                note=note,
+            )
+        )
     return out
 
 

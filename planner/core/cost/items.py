@@ -14,8 +14,9 @@ templates do not say their root volume's size and type leaves it unpriced, with 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from planner.core.catalogue import capacity_blocks as blocks
 from planner.core.catalogue.instance_types import Catalogue
@@ -26,7 +27,9 @@ HOURS_PER_MONTH = 730
 EC2_RESOURCE = "aws:ec2/instance:Instance"
 CAPACITY_BLOCK_RESOURCE = "aws:ec2/capacityBlockReservation:CapacityBlockReservation"
 LUSTRE_RESOURCE = "aws:fsx/lustreFileSystem:LustreFileSystem"
-EBS_RESOURCE = "aws:ebs/volume:Volume"  # what is billed: the EBS volumes EC2 creates from the launch templates' mappings
+EBS_RESOURCE = (
+    "aws:ebs/volume:Volume"  # what is billed: the EBS volumes EC2 creates from the launch templates' mappings
+)
 ROOT_VOLUMES_SUFFIX = " root volumes"  # a node group's root-volume line item is named "<group> root volumes"
 ROOT_VOLUME_TYPE = "gp3"  # what the components create (planner.components.cluster.launch_template_args)
 
@@ -99,8 +102,12 @@ def node_group(stack: Stack, g: NodeGroup, run: float | None, cat: Catalogue, bi
     from planner.core.cost.offers import not_sold
 
     hours, note = billed(run, g.purchase)
-    detail: dict[str, Any] = {"instance_type": g.instance_type, "purchase": g.purchase, "region": stack.region,
-                              "instances": g.count}
+    detail: dict[str, Any] = {
+        "instance_type": g.instance_type,
+        "purchase": g.purchase,
+        "region": stack.region,
+        "instances": g.count,
+    }
     if g.purchase == "capacity-block" and hours is not None and hours <= blocks.MAX_HOURS:
         detail["usable_hours"] = blocks.usable_hours(hours)  # instances stop 30 minutes before the block ends
     ultra = cat.ultraserver_of(g)
@@ -118,12 +125,26 @@ def node_group(stack: Stack, g: NodeGroup, run: float | None, cat: Catalogue, bi
     def missing(book: PriceBook) -> tuple[str, dict[str, Any]]:
         gone = not_sold(g.instance_type, stack.region, g.purchase)
         if gone is not None:
-            return f"AWS does not sell {g.instance_type} {g.purchase} in {stack.region}: {gone.reason}", {"not_sold": True}
+            return f"AWS does not sell {g.instance_type} {g.purchase} in {stack.region}: {gone.reason}", {
+                "not_sold": True
+            }
         return f"no {g.purchase} price for {g.instance_type} in {stack.region} in price book '{book.name}'", {}
 
-    yield Component(CAPACITY_BLOCK_RESOURCE if g.purchase == "capacity-block" else EC2_RESOURCE, g.name,
-                    "instance-hour", instance_key(g.instance_type, stack.region, g.purchase), billed_instances, hours, run, 1,
-                    detail, g.path + ("instance_type",), note, missing, size or None)
+    yield Component(
+        CAPACITY_BLOCK_RESOURCE if g.purchase == "capacity-block" else EC2_RESOURCE,
+        g.name,
+        "instance-hour",
+        instance_key(g.instance_type, stack.region, g.purchase),
+        billed_instances,
+        hours,
+        run,
+        1,
+        detail,
+        g.path + ("instance_type",),
+        note,
+        missing,
+        size or None,
+    )
 
 
 def lustre(stack: Stack, fs: Lustre, run: float | None) -> Iterator[Component]:
@@ -131,13 +152,30 @@ def lustre(stack: Stack, fs: Lustre, run: float | None) -> Iterator[Component]:
     tput = f" at {fs.per_unit_storage_throughput} MB/s/TiB" if fs.per_unit_storage_throughput else ""
 
     def missing(book: PriceBook) -> tuple[str, dict[str, Any]]:
-        return f"no price for FSx for Lustre {fs.deployment_type}{tput} in {stack.region} in price book '{book.name}'", {}
+        return (
+            f"no price for FSx for Lustre {fs.deployment_type}{tput} in {stack.region} in price book '{book.name}'",
+            {},
+        )
 
-    yield Component(LUSTRE_RESOURCE, "lustre", "GB-month", lustre_key(stack.region, fs), fs.storage_capacity_gib, run, run,
-                    HOURS_PER_MONTH,
-                    {"deployment_type": fs.deployment_type, "per_unit_storage_throughput": fs.per_unit_storage_throughput,
-                     "storage_capacity_gib": fs.storage_capacity_gib, "region": stack.region},
-                    fs.path + ("deployment_type",), None, missing)
+    yield Component(
+        LUSTRE_RESOURCE,
+        "lustre",
+        "GB-month",
+        lustre_key(stack.region, fs),
+        fs.storage_capacity_gib,
+        run,
+        run,
+        HOURS_PER_MONTH,
+        {
+            "deployment_type": fs.deployment_type,
+            "per_unit_storage_throughput": fs.per_unit_storage_throughput,
+            "storage_capacity_gib": fs.storage_capacity_gib,
+            "region": stack.region,
+        },
+        fs.path + ("deployment_type",),
+        None,
+        missing,
+    )
 
 
 def root_volumes(stack: Stack, g: NodeGroup, run: float | None) -> Iterator[Component]:
@@ -159,12 +197,20 @@ def root_volumes(stack: Stack, g: NodeGroup, run: float | None) -> Iterator[Comp
     def missing(book: PriceBook) -> tuple[str, dict[str, Any]]:
         return f"no price for EBS {ROOT_VOLUME_TYPE} storage in {stack.region} in price book '{book.name}'", {}
 
-    yield Component(EBS_RESOURCE, g.name + ROOT_VOLUMES_SUFFIX, "GB-month", ebs_key(stack.region), g.count * gib, run, run,
-                    HOURS_PER_MONTH,
-                    {"volume_type": ROOT_VOLUME_TYPE, "gib_per_instance": gib, "instances": g.count,
-                     "region": stack.region},
-                    g.path if stack.cluster.root_volume_gib is None
-                    else stack.cluster.path + ("root_volume_gib",), None, missing)
+    yield Component(
+        EBS_RESOURCE,
+        g.name + ROOT_VOLUMES_SUFFIX,
+        "GB-month",
+        ebs_key(stack.region),
+        g.count * gib,
+        run,
+        run,
+        HOURS_PER_MONTH,
+        {"volume_type": ROOT_VOLUME_TYPE, "gib_per_instance": gib, "instances": g.count, "region": stack.region},
+        g.path if stack.cluster.root_volume_gib is None else stack.cluster.path + ("root_volume_gib",),
+        None,
+        missing,
+    )
 
 
 def unpriced_root_volumes(stack: Stack) -> str | None:
@@ -172,9 +218,11 @@ def unpriced_root_volumes(stack: Stack) -> str | None:
     names = [g.name for g in stack.cluster.node_groups if g.root_volume_gib is None]
     if not names:
         return None
-    return (f"root volumes of node group(s) {', '.join(repr(n) for n in names)} are not priced: their size is not "
-            f"known (read from a launch template's block device mapping for the root device, {ROOT_VOLUME_TYPE} only); "
-            "this estimate leaves them out")
+    return (
+        f"root volumes of node group(s) {', '.join(repr(n) for n in names)} are not priced: their size is not "
+        f"known (read from a launch template's block device mapping for the root device, {ROOT_VOLUME_TYPE} only); "
+        "this estimate leaves them out"
+    )
 
 
 def build(stack: Stack, run: float | None, cat: Catalogue, billed: Billed) -> list[Component]:

@@ -30,8 +30,11 @@ class NotSold:
     note: str | None = None
 
     def covers(self, instance_type: str, region: str, purchase: Purchase) -> bool:
-        return (self.instance_type == instance_type and self.purchase == purchase
-                and (self.regions is None or region in self.regions))
+        return (
+            self.instance_type == instance_type
+            and self.purchase == purchase
+            and (self.regions is None or region in self.regions)
+        )
 
 
 @lru_cache(maxsize=1)
@@ -41,8 +44,17 @@ def entries() -> tuple[NotSold, ...]:
     out = []
     for e in data["not_sold"]:
         regions = e["regions"]
-        out.append(NotSold(e["instance_type"], e["purchase"], None if regions == "all" else tuple(regions),
-                           " ".join(str(e["reason"]).split()), e["source"], str(e["as_of"]), e.get("note")))
+        out.append(
+            NotSold(
+                e["instance_type"],
+                e["purchase"],
+                None if regions == "all" else tuple(regions),
+                " ".join(str(e["reason"]).split()),
+                e["source"],
+                str(e["as_of"]),
+                e.get("note"),
+            )
+        )
     return tuple(out)
 
 

@@ -18,7 +18,9 @@ from planner.core.document.diff import Change, DiffSection, DiffTotal, LineItemC
 from planner.core.document.report import Report
 from planner.core.document.stacks import ReportedFinding, StackReport
 
-HOURS_PER_MONTH = 730  # planner.core.cost.HOURS_PER_MONTH (not imported: the document does not depend on the cost model)
+HOURS_PER_MONTH = (
+    730  # planner.core.cost.HOURS_PER_MONTH (not imported: the document does not depend on the cost model)
+)
 
 
 def diff_section(
@@ -84,7 +86,9 @@ def _figure(cost: CostReport | None, key: Literal["total_usd", "known_total_usd"
     """A figure of an estimate; None without an estimate, or when the figure is unknown."""
     if cost is None:
         return None
-    return cost.total_usd if key == "total_usd" else cost.known_total_usd if key == "known_total_usd" else cost.monthly_usd
+    return (
+        cost.total_usd if key == "total_usd" else cost.known_total_usd if key == "known_total_usd" else cost.monthly_usd
+    )
 
 
 def _key(f: ReportedFinding) -> tuple[str, str, str]:
@@ -158,8 +162,9 @@ def line_item_changes(base: CostReport | None, head: CostReport | None) -> list[
         if b == a:
             continue
         status: Literal["added", "removed", "changed"] = "added" if b is None else "removed" if a is None else "changed"
-        monthly = [None if i is None or i.hourly_usd is None else round(i.hourly_usd * HOURS_PER_MONTH, 2)
-                   for i in (b, a)]
+        monthly = [
+            None if i is None or i.hourly_usd is None else round(i.hourly_usd * HOURS_PER_MONTH, 2) for i in (b, a)
+        ]
         totals = [i.total_usd if i is not None else None for i in (b, a)]
         monthly = [0.0 if i is None else m for i, m in zip((b, a), monthly)]
         totals = [0.0 if i is None else t for i, t in zip((b, a), totals)]

@@ -40,8 +40,12 @@ class InstanceDetail:
     not_sold: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"instance_type": self.instance_type, "purchase": self.purchase, "region": self.region,
-                               "instances": self.instances}
+        out: dict[str, Any] = {
+            "instance_type": self.instance_type,
+            "purchase": self.purchase,
+            "region": self.region,
+            "instances": self.instances,
+        }
         if self.usable_hours is not None:
             out["usable_hours"] = self.usable_hours
         if self.ultraserver_type is not None:
@@ -58,9 +62,19 @@ class InstanceDetail:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> InstanceDetail:
-        return cls(d["instance_type"], d["purchase"], d["region"], d["instances"], d.get("usable_hours"),
-                   d.get("ultraserver_type"), d.get("ultraservers"), d.get("billed_instances"),
-                   d.get("idle_instances"), d.get("usd_per_ultraserver_hour"), bool(d.get("not_sold")))
+        return cls(
+            d["instance_type"],
+            d["purchase"],
+            d["region"],
+            d["instances"],
+            d.get("usable_hours"),
+            d.get("ultraserver_type"),
+            d.get("ultraservers"),
+            d.get("billed_instances"),
+            d.get("idle_instances"),
+            d.get("usd_per_ultraserver_hour"),
+            bool(d.get("not_sold")),
+        )
 
 
 @dataclass(frozen=True)
@@ -73,8 +87,12 @@ class VolumeDetail:
     region: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"volume_type": self.volume_type, "gib_per_instance": self.gib_per_instance,
-                "instances": self.instances, "region": self.region}
+        return {
+            "volume_type": self.volume_type,
+            "gib_per_instance": self.gib_per_instance,
+            "instances": self.instances,
+            "region": self.region,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> VolumeDetail:
@@ -91,8 +109,12 @@ class LustreDetail:
     region: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"deployment_type": self.deployment_type, "per_unit_storage_throughput": self.per_unit_storage_throughput,
-                "storage_capacity_gib": self.storage_capacity_gib, "region": self.region}
+        return {
+            "deployment_type": self.deployment_type,
+            "per_unit_storage_throughput": self.per_unit_storage_throughput,
+            "storage_capacity_gib": self.storage_capacity_gib,
+            "region": self.region,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> LustreDetail:
@@ -161,9 +183,23 @@ class LineItem:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> LineItem:
-        return cls(d["resource"], d["name"], d["unit"], d.get("quantity"), d.get("unit_price_usd"), d.get("total_usd"),
-                   d.get("hourly_usd"), d.get("hours"), d.get("run_hours"), d.get("source"), d.get("as_of"),
-                   d.get("assumption"), d.get("price_book"), d.get("note"), _detail(d))
+        return cls(
+            d["resource"],
+            d["name"],
+            d["unit"],
+            d.get("quantity"),
+            d.get("unit_price_usd"),
+            d.get("total_usd"),
+            d.get("hourly_usd"),
+            d.get("hours"),
+            d.get("run_hours"),
+            d.get("source"),
+            d.get("as_of"),
+            d.get("assumption"),
+            d.get("price_book"),
+            d.get("note"),
+            _detail(d),
+        )
 
 
 @dataclass(frozen=True)
@@ -231,8 +267,21 @@ class CostReport:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> CostReport:
         wl, most = d.get("workload_estimate"), d.get("maximum_estimate")
-        return cls(d["price_book"], d["hours_basis"], d.get("run_hours"), d.get("workload_hours"), d.get("hours"),
-                   d.get("hourly_usd"), d.get("monthly_usd"), d.get("total_usd"), d.get("known_total_usd"),
-                   bool(d["complete"]), tuple(LineItem.from_json(i) for i in d.get("line_items") or ()),
-                   tuple(d.get("notes") or ()), tuple(d.get("left_out") or ()), d.get("currency", "USD"),
-                   None if wl is None else cls.from_json(wl), None if most is None else cls.from_json(most))
+        return cls(
+            d["price_book"],
+            d["hours_basis"],
+            d.get("run_hours"),
+            d.get("workload_hours"),
+            d.get("hours"),
+            d.get("hourly_usd"),
+            d.get("monthly_usd"),
+            d.get("total_usd"),
+            d.get("known_total_usd"),
+            bool(d["complete"]),
+            tuple(LineItem.from_json(i) for i in d.get("line_items") or ()),
+            tuple(d.get("notes") or ()),
+            tuple(d.get("left_out") or ()),
+            d.get("currency", "USD"),
+            None if wl is None else cls.from_json(wl),
+            None if most is None else cls.from_json(most),
+        )

@@ -78,20 +78,36 @@ class LineItemChange:
     total_change_usd: float | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "resource": self.resource, "status": self.status,
-                "before": None if self.before is None else self.before.to_json(),
-                "after": None if self.after is None else self.after.to_json(), "monthly_before_usd": self.monthly_before_usd,
-                "monthly_after_usd": self.monthly_after_usd, "monthly_change_usd": self.monthly_change_usd,
-                "total_before_usd": self.total_before_usd, "total_after_usd": self.total_after_usd,
-                "total_change_usd": self.total_change_usd}
+        return {
+            "name": self.name,
+            "resource": self.resource,
+            "status": self.status,
+            "before": None if self.before is None else self.before.to_json(),
+            "after": None if self.after is None else self.after.to_json(),
+            "monthly_before_usd": self.monthly_before_usd,
+            "monthly_after_usd": self.monthly_after_usd,
+            "monthly_change_usd": self.monthly_change_usd,
+            "total_before_usd": self.total_before_usd,
+            "total_after_usd": self.total_after_usd,
+            "total_change_usd": self.total_change_usd,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> LineItemChange:
         before, after = d["before"], d["after"]
-        return cls(d["name"], d["resource"], d["status"], None if before is None else LineItem.from_json(before),
-                   None if after is None else LineItem.from_json(after), d["monthly_before_usd"],
-                   d["monthly_after_usd"], d["monthly_change_usd"], d["total_before_usd"], d["total_after_usd"],
-                   d["total_change_usd"])
+        return cls(
+            d["name"],
+            d["resource"],
+            d["status"],
+            None if before is None else LineItem.from_json(before),
+            None if after is None else LineItem.from_json(after),
+            d["monthly_before_usd"],
+            d["monthly_after_usd"],
+            d["monthly_change_usd"],
+            d["total_before_usd"],
+            d["total_after_usd"],
+            d["total_change_usd"],
+        )
 
 
 @dataclass(frozen=True)

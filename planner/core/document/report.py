@@ -18,7 +18,17 @@ VERSION = 2  # the JSON document's version: 1 was `{"version": 1, "stacks": [...
 
 Command = Literal["plan", "preflight", "diff", "compare", "capacity", "components", "pack"]
 COMMANDS: tuple[str, ...] = get_args(Command)
-__all__ = ["COMMANDS", "SEVERITIES", "VERSION", "Severity", "InputProblem", "NotAReport", "RenderContext", "Report", "RuleInfo"]
+__all__ = [
+    "COMMANDS",
+    "SEVERITIES",
+    "VERSION",
+    "Severity",
+    "InputProblem",
+    "NotAReport",
+    "RenderContext",
+    "Report",
+    "RuleInfo",
+]
 
 
 class NotAReport(ValueError):
@@ -67,8 +77,14 @@ class RuleInfo:
     category: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "severity": self.severity, "description": self.description,
-                "source": self.source, "remediation": self.remediation, "category": self.category}
+        return {
+            "id": self.id,
+            "severity": self.severity,
+            "description": self.description,
+            "source": self.source,
+            "remediation": self.remediation,
+            "category": self.category,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> RuleInfo:
@@ -137,13 +153,19 @@ class Report:
     def from_json(cls, d: Any) -> Report:
         """A saved report; NotAReport (one line) for JSON that is not a planner report of this version."""
         if not isinstance(d, dict) or "version" not in d:
-            raise NotAReport("not a planner report (expected a JSON object with `version`, `command` and `stacks`, "
-                             "as `planner plan --format json` writes)")
+            raise NotAReport(
+                "not a planner report (expected a JSON object with `version`, `command` and `stacks`, "
+                "as `planner plan --format json` writes)"
+            )
         if d["version"] != VERSION:
-            raise NotAReport(f"a planner report of version {d['version']!r}; this planner reads version {VERSION} "
-                             "(re-run the command that wrote it with this planner)")
+            raise NotAReport(
+                f"a planner report of version {d['version']!r}; this planner reads version {VERSION} "
+                "(re-run the command that wrote it with this planner)"
+            )
         if d.get("command") not in COMMANDS:
-            raise NotAReport(f"unknown command {d.get('command')!r} in the report; expected one of {', '.join(COMMANDS)}")
+            raise NotAReport(
+                f"unknown command {d.get('command')!r} in the report; expected one of {', '.join(COMMANDS)}"
+            )
         try:
             return cls(
                 command=d["command"],

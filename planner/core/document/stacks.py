@@ -97,9 +97,18 @@ class ReportedFinding:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ReportedFinding:
         sup = d.get("suppression")
-        return cls(d["rule"], d["severity"], d["message"], d["file"], d.get("line"), d.get("path") or "",
-                   None if sup is None else Suppression.from_json(sup), d.get("resource"), d.get("fix"),
-                   tuple(d.get("parts") or ()))
+        return cls(
+            d["rule"],
+            d["severity"],
+            d["message"],
+            d["file"],
+            d.get("line"),
+            d.get("path") or "",
+            None if sup is None else Suppression.from_json(sup),
+            d.get("resource"),
+            d.get("fix"),
+            tuple(d.get("parts") or ()),
+        )
 
 
 @dataclass(frozen=True)
@@ -126,8 +135,14 @@ class UnusedSuppressionReport:
         return f"{said} matched no finding in this stack; remove it, or check that it names the rule meant"
 
     def to_json(self) -> dict[str, Any]:
-        return {"rule": self.rule, "reason": self.reason, "kind": self.kind, "file": self.file,
-                "line": self.line, "path": self.path}
+        return {
+            "rule": self.rule,
+            "reason": self.reason,
+            "kind": self.kind,
+            "file": self.file,
+            "line": self.line,
+            "path": self.path,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> UnusedSuppressionReport:
@@ -144,8 +159,12 @@ class UltraServerUnit:
     interconnect: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "members": self.members, "accelerators": self.accelerators,
-                "interconnect": self.interconnect}
+        return {
+            "name": self.name,
+            "members": self.members,
+            "accelerators": self.accelerators,
+            "interconnect": self.interconnect,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> UltraServerUnit:
@@ -168,18 +187,34 @@ class GroupTopology:
     ultraserver: UltraServerUnit | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "instance_type": self.instance_type, "purchase": self.purchase,
-                "count": self.count, "availability_zone": self.availability_zone, "efa": self.efa,
-                "efa_supported": self.efa_supported, "accelerators": self.accelerators,
-                "accelerator": self.accelerator,
-                "ultraserver": None if self.ultraserver is None else self.ultraserver.to_json()}
+        return {
+            "name": self.name,
+            "instance_type": self.instance_type,
+            "purchase": self.purchase,
+            "count": self.count,
+            "availability_zone": self.availability_zone,
+            "efa": self.efa,
+            "efa_supported": self.efa_supported,
+            "accelerators": self.accelerators,
+            "accelerator": self.accelerator,
+            "ultraserver": None if self.ultraserver is None else self.ultraserver.to_json(),
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> GroupTopology:
         u = d.get("ultraserver")
-        return cls(d["name"], d["instance_type"], d["purchase"], d["count"], d["availability_zone"], d["efa"],
-                   d["efa_supported"], d["accelerators"], d["accelerator"],
-                   None if u is None else UltraServerUnit.from_json(u))
+        return cls(
+            d["name"],
+            d["instance_type"],
+            d["purchase"],
+            d["count"],
+            d["availability_zone"],
+            d["efa"],
+            d["efa_supported"],
+            d["accelerators"],
+            d["accelerator"],
+            None if u is None else UltraServerUnit.from_json(u),
+        )
 
 
 @dataclass(frozen=True)
@@ -194,14 +229,25 @@ class LustreTopology:
     s3_import_path: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"deployment_type": self.deployment_type, "storage_capacity_gib": self.storage_capacity_gib,
-                "per_unit_storage_throughput": self.per_unit_storage_throughput, "efa_enabled": self.efa_enabled,
-                "availability_zone": self.availability_zone, "s3_import_path": self.s3_import_path}
+        return {
+            "deployment_type": self.deployment_type,
+            "storage_capacity_gib": self.storage_capacity_gib,
+            "per_unit_storage_throughput": self.per_unit_storage_throughput,
+            "efa_enabled": self.efa_enabled,
+            "availability_zone": self.availability_zone,
+            "s3_import_path": self.s3_import_path,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> LustreTopology:
-        return cls(d["deployment_type"], d["storage_capacity_gib"], d.get("per_unit_storage_throughput"),
-                   d["efa_enabled"], d.get("availability_zone"), d.get("s3_import_path"))
+        return cls(
+            d["deployment_type"],
+            d["storage_capacity_gib"],
+            d.get("per_unit_storage_throughput"),
+            d["efa_enabled"],
+            d.get("availability_zone"),
+            d.get("s3_import_path"),
+        )
 
 
 @dataclass(frozen=True)
@@ -217,14 +263,20 @@ class Topology:
         return self.node_groups + ((self.lustre,) if self.lustre is not None else ())
 
     def to_json(self) -> dict[str, Any]:
-        return {"placement": self.placement, "node_groups": [g.to_json() for g in self.node_groups],
-                "lustre": None if self.lustre is None else self.lustre.to_json()}
+        return {
+            "placement": self.placement,
+            "node_groups": [g.to_json() for g in self.node_groups],
+            "lustre": None if self.lustre is None else self.lustre.to_json(),
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Topology:
         fs = d.get("lustre")
-        return cls(d["placement"], tuple(GroupTopology.from_json(g) for g in d.get("node_groups") or ()),
-                   None if fs is None else LustreTopology.from_json(fs))
+        return cls(
+            d["placement"],
+            tuple(GroupTopology.from_json(g) for g in d.get("node_groups") or ()),
+            None if fs is None else LustreTopology.from_json(fs),
+        )
 
 
 @dataclass(frozen=True)
@@ -258,7 +310,13 @@ class StackReport:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> StackReport:
         cost = d.get("cost")
-        return cls(d["stack"], d["file"], d["region"], Summary.from_json(d["summary"]), Topology.from_json(d["topology"]),
-                   tuple(ReportedFinding.from_json(f) for f in d.get("findings") or ()),
-                   None if cost is None else CostReport.from_json(cost),
-                   tuple(UnusedSuppressionReport.from_json(u) for u in d.get("unused_suppressions") or ()))
+        return cls(
+            d["stack"],
+            d["file"],
+            d["region"],
+            Summary.from_json(d["summary"]),
+            Topology.from_json(d["topology"]),
+            tuple(ReportedFinding.from_json(f) for f in d.get("findings") or ()),
+            None if cost is None else CostReport.from_json(cost),
+            tuple(UnusedSuppressionReport.from_json(u) for u in d.get("unused_suppressions") or ()),
+        )

@@ -45,15 +45,33 @@ class GroupSummary:
     efa: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "instance_type": self.instance_type, "purchase": self.purchase,
-                "instances": self.instances, "ultraservers": self.ultraservers,
-                "ultraserver_type": self.ultraserver_type, "accelerators": self.accelerators,
-                "accelerator": self.accelerator, "availability_zone": self.availability_zone, "efa": self.efa}
+        return {
+            "name": self.name,
+            "instance_type": self.instance_type,
+            "purchase": self.purchase,
+            "instances": self.instances,
+            "ultraservers": self.ultraservers,
+            "ultraserver_type": self.ultraserver_type,
+            "accelerators": self.accelerators,
+            "accelerator": self.accelerator,
+            "availability_zone": self.availability_zone,
+            "efa": self.efa,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> GroupSummary:
-        return cls(d["name"], d["instance_type"], d["purchase"], d["instances"], d["ultraservers"],
-                   d.get("ultraserver_type"), d["accelerators"], d["accelerator"], d["availability_zone"], d["efa"])
+        return cls(
+            d["name"],
+            d["instance_type"],
+            d["purchase"],
+            d["instances"],
+            d["ultraservers"],
+            d.get("ultraserver_type"),
+            d["accelerators"],
+            d["accelerator"],
+            d["availability_zone"],
+            d["efa"],
+        )
 
 
 @dataclass(frozen=True)
@@ -66,14 +84,21 @@ class LustreSummary:
     availability_zone: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"deployment_type": self.deployment_type, "storage_capacity_gib": self.storage_capacity_gib,
-                "per_unit_storage_throughput": self.per_unit_storage_throughput,
-                "availability_zone": self.availability_zone}
+        return {
+            "deployment_type": self.deployment_type,
+            "storage_capacity_gib": self.storage_capacity_gib,
+            "per_unit_storage_throughput": self.per_unit_storage_throughput,
+            "availability_zone": self.availability_zone,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> LustreSummary:
-        return cls(d["deployment_type"], d["storage_capacity_gib"], d.get("per_unit_storage_throughput"),
-                   d.get("availability_zone"))
+        return cls(
+            d["deployment_type"],
+            d["storage_capacity_gib"],
+            d.get("per_unit_storage_throughput"),
+            d.get("availability_zone"),
+        )
 
 
 @dataclass(frozen=True)
@@ -111,7 +136,16 @@ class Summary:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Summary:
         fs = d.get("lustre")
-        return cls(d["instances"], d["ultraservers"], d["accelerators"], d["neuron_cores"], d["vcpus"],
-                   d["accelerator_memory_gib"], d["efa_bandwidth_gbps"], PeakPflops.from_json(d["peak_pflops"]),
-                   d["placement_group"], None if fs is None else LustreSummary.from_json(fs),
-                   tuple(GroupSummary.from_json(g) for g in d.get("node_groups") or ()))
+        return cls(
+            d["instances"],
+            d["ultraservers"],
+            d["accelerators"],
+            d["neuron_cores"],
+            d["vcpus"],
+            d["accelerator_memory_gib"],
+            d["efa_bandwidth_gbps"],
+            PeakPflops.from_json(d["peak_pflops"]),
+            d["placement_group"],
+            None if fs is None else LustreSummary.from_json(fs),
+            tuple(GroupSummary.from_json(g) for g in d.get("node_groups") or ()),
+        )

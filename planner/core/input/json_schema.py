@@ -20,7 +20,9 @@ from planner.core.input.stack_files import SCHEMA
 from planner.core.reading.fields import NUMBER, REGION, Field, Table
 
 SCHEMA_ID = "https://planner.invalid/schema/stack.schema.json"  # an identifier, not fetched
-SHIPPED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "data", "schema", "stack.schema.json")
+SHIPPED = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "data", "schema", "stack.schema.json"
+)
 
 # Pulumi writes config values set on the command line as strings (`pulumi config set
 # planner:cluster.schedule.hours 336`), and the parser accepts them: so do these.
@@ -35,8 +37,12 @@ def _value(f: Field, instance_types: list[str]) -> dict[str, Any]:
     if f.kind == "boolean":
         return {"anyOf": [{"type": "boolean"}, _BOOLEAN_STRING]}
     if f.kind == "positive_int":
-        return {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 10**9 if f.maximum is None else int(f.maximum)},
-                          _NUMERIC_STRING]}
+        return {
+            "anyOf": [
+                {"type": "integer", "minimum": 1, "maximum": 10**9 if f.maximum is None else int(f.maximum)},
+                _NUMERIC_STRING,
+            ]
+        }
     if f.kind == "positive_number":
         top = 1e30 if f.maximum is None else f.maximum
         low: dict[str, float] = {"exclusiveMinimum": 0} if f.minimum is None else {"minimum": f.minimum}
@@ -69,11 +75,13 @@ def _table(name: str, t: Table, instance_types: list[str]) -> dict[str, Any]:
             # completion from the catalogue; unknown types are the parser's error too
             prop = {"description": f.doc, "type": "string", "enum": instance_types}
         if name == "cluster":  # which keys apply where: a program's resources declare the topology
-            prop["description"] += (" Also in a program's stack config (planner plan --program)." if key in parse.PLANNING_KEYS
-                                     else " Stack files only: with --program, the program's resources declare it.")
+            prop["description"] += (
+                " Also in a program's stack config (planner plan --program)."
+                if key in parse.PLANNING_KEYS
+                else " Stack files only: with --program, the program's resources declare it."
+            )
         props[key] = prop
-    out: dict[str, Any] = {"type": "object", "description": t.doc, "properties": props,
-                           "additionalProperties": False}
+    out: dict[str, Any] = {"type": "object", "description": t.doc, "properties": props, "additionalProperties": False}
     if t.required:
         out["required"] = list(t.required)
     if name == "node_group":
@@ -91,8 +99,11 @@ def build() -> dict[str, Any]:
     from planner.core.catalogue import instance_types as catalogue
 
     types = sorted(catalogue.load().instance_types)
-    top = {k: {"description": "Pulumi's own stack setting (not read by planner)."}
-           for k in parse.STACK_FILE_KEYS if k != "config"}
+    top = {
+        k: {"description": "Pulumi's own stack setting (not read by planner)."}
+        for k in parse.STACK_FILE_KEYS
+        if k != "config"
+    }
     return {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "$id": SCHEMA_ID,
@@ -108,8 +119,11 @@ def build() -> dict[str, Any]:
                 "description": "Stack configuration: aws:region and planner:cluster, besides other providers' keys.",
                 "required": [parse.REGION_KEY, parse.CLUSTER_KEY],
                 "properties": {
-                    parse.REGION_KEY: {"type": "string", "pattern": REGION.pattern,
-                                       "description": "The AWS region of the stack, such as us-east-2."},
+                    parse.REGION_KEY: {
+                        "type": "string",
+                        "pattern": REGION.pattern,
+                        "description": "The AWS region of the stack, such as us-east-2.",
+                    },
                     parse.CLUSTER_KEY: {"$ref": "#/definitions/cluster"},
                 },
             },

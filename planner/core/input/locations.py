@@ -58,8 +58,9 @@ def locate(stack: Stack, path: Path) -> Location:
     if stack.locator is not None:
         found: Location = stack.locator.locate(stack, tuple(path))
         return found
-    return Location(stack.file, line_of(stack.lines, tuple(path)), nearest(stack.resources, tuple(path)),
-                    key_path(tuple(path)))
+    return Location(
+        stack.file, line_of(stack.lines, tuple(path)), nearest(stack.resources, tuple(path)), key_path(tuple(path))
+    )
 
 
 def restate(stack: Stack, fix: str | None, path: Path, where: Location, category: str) -> str | None:

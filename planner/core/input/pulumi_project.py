@@ -31,9 +31,17 @@ def stack_config_dir(directory: str = ".", command: str = "plan") -> str:
     """
     path = project_file(directory)
     if path is None:
-        raise InputError([Problem(os.path.join(directory, "Pulumi.yaml") if directory != "." else "Pulumi.yaml", None, "",
-                                  "not found: no Pulumi project in this folder; name stack files or folders instead "
-                                  f"(planner {command} PATH)")])
+        raise InputError(
+            [
+                Problem(
+                    os.path.join(directory, "Pulumi.yaml") if directory != "." else "Pulumi.yaml",
+                    None,
+                    "",
+                    "not found: no Pulumi project in this folder; name stack files or folders instead "
+                    f"(planner {command} PATH)",
+                )
+            ]
+        )
     data = yamlload.load_path(path, "Pulumi project file")[0]
     if not isinstance(data, dict):
         raise InputError([Problem(path, None, "", "expected a mapping (name, runtime, ...)")])

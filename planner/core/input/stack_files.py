@@ -7,16 +7,14 @@ through the same code as a file, so every entry point rejects the same input.
 
 from __future__ import annotations
 
-import math
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.catalogue import shipped_data as _data
-from planner.core.reading.problems import InputError, Problem
-from planner.core.text import escape_char, first_control, one_line
 from planner.core.model.cluster import (
     LUSTRE_DEPLOYMENTS,
     PLACEMENTS,
@@ -35,6 +33,7 @@ from planner.core.model.cluster import (
     Suppression,
     Workload,
 )
+from planner.core.reading import yaml_lines as yamlload
 from planner.core.reading.fields import (  # noqa: F401 - the old private names stay importable from here
     _NUMBER,
     _REGION,
@@ -48,8 +47,8 @@ from planner.core.reading.fields import (  # noqa: F401 - the old private names 
     _one_line,
     edits,
 )
+from planner.core.reading.problems import InputError, Problem
 from planner.core.reading.yaml_lines import Lines, line_of
-from planner.core.reading import yaml_lines as yamlload
 
 CLUSTER_KEY = "planner:cluster"
 REGION_KEY = "aws:region"
@@ -64,7 +63,9 @@ _RESERVATION = re.compile(r"^cr-[0-9a-f]{8,17}$")
 # A resource group's ARN, as the Resource Groups API reference gives its pattern (GroupIdentifier.GroupArn,
 # https://docs.aws.amazon.com/ARG/latest/APIReference/API_GroupIdentifier.html): partition, region,
 # 12-digit account, group name of letters, digits, `_`, `.` and `-` (at most 300).
-RESOURCE_GROUP_ARN = re.compile(r"^arn:aws(-[a-z]+)*:resource-groups:([a-z]{2}(-[a-z]+)+-\d):[0-9]{12}:group/[a-zA-Z0-9_.-]{1,300}$")
+RESOURCE_GROUP_ARN = re.compile(
+    r"^arn:aws(-[a-z]+)*:resource-groups:([a-z]{2}(-[a-z]+)+-\d):[0-9]{12}:group/[a-zA-Z0-9_.-]{1,300}$"
+)
 _VPC = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 _SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
 
@@ -96,47 +97,69 @@ SCHEMA: dict[str, Table] = {
         {
             "availability_zone": Field("string", f"Default AZ for everything below: {_AZ_DOC}."),
             "node_groups": Field("list", "The instances of the cluster, at least one group.", of="node_group"),
-            "placement_group": Field("choice", "cluster or none; default: cluster when an on-demand group uses EFA.",
-                                     options=PLACEMENTS),
+            "placement_group": Field(
+                "choice", "cluster or none; default: cluster when an on-demand group uses EFA.", options=PLACEMENTS
+            ),
             "lustre": Field("mapping", "Optional FSx for Lustre file system shared by the node groups.", of="lustre"),
             "schedule": Field("mapping", "How long the cluster runs.", of="schedule"),
-            "workload": Field("mapping", "Optional: what the cluster will train (6 x parameters x tokens FLOPs).",
-                              of="workload"),
+            "workload": Field(
+                "mapping", "Optional: what the cluster will train (6 x parameters x tokens FLOPs).", of="workload"
+            ),
             "budget": Field("mapping", "Optional spending limits checked against the estimate.", of="budget"),
             "suppress": Field("list", "Findings this stack accepts, each with the reason.", of="suppression"),
             "network": Field("mapping", "Optional: build in an existing VPC and subnet.", of="network"),
             "root_volume_gib": Field(
-                "positive_int", f"Size of each instance's gp3 root volume in GiB, {ROOT_VOLUME_RANGE[0]} to "
+                "positive_int",
+                f"Size of each instance's gp3 root volume in GiB, {ROOT_VOLUME_RANGE[0]} to "
                 f"{ROOT_VOLUME_RANGE[1]} (the components create it; the estimate prices it).",
-                default=ROOT_VOLUME_GIB, maximum=ROOT_VOLUME_RANGE[1],
-                what=f"{ROOT_VOLUME_RANGE[0]} to {ROOT_VOLUME_RANGE[1]} GiB (a gp3 volume)"),
+                default=ROOT_VOLUME_GIB,
+                maximum=ROOT_VOLUME_RANGE[1],
+                what=f"{ROOT_VOLUME_RANGE[0]} to {ROOT_VOLUME_RANGE[1]} GiB (a gp3 volume)",
+            ),
         },
         required=("availability_zone", "node_groups"),
     ),
     "node_group": Table(
         "A group of identical instances. Give `count` (instances) or, for an UltraServer member type, `ultraservers`.",
         {
-            "name": Field("pattern", "Unique name: lower-case letters, digits and dashes, at most 32.",
-                          pattern=_NAME, what="a lower-case name of letters, digits and dashes (at most 32)"),
+            "name": Field(
+                "pattern",
+                "Unique name: lower-case letters, digits and dashes, at most 32.",
+                pattern=_NAME,
+                what="a lower-case name of letters, digits and dashes (at most 32)",
+            ),
             "instance_type": Field("string", "An EC2 instance type from `planner catalog`, such as trn2.48xlarge."),
             "count": Field("positive_int", "Number of instances."),
-            "ultraservers": Field("positive_int", "Number of whole UltraServers (instead of `count`): the UltraServer "
-                                  "type's members each, such as four trn2u.48xlarge per u-trn2x64."),
-            "ultraserver_type": Field("choice", "The UltraServer type the group is made of (`planner catalog`), such as "
-                                      "u-p6e-gb200x72; needed when the instance type belongs to several (p6e-gb200.36xlarge).",
-                                      options=tuple(u.name for u in _catalogue.load().declarable_ultraserver_types)),
+            "ultraservers": Field(
+                "positive_int",
+                "Number of whole UltraServers (instead of `count`): the UltraServer "
+                "type's members each, such as four trn2u.48xlarge per u-trn2x64.",
+            ),
+            "ultraserver_type": Field(
+                "choice",
+                "The UltraServer type the group is made of (`planner catalog`), such as "
+                "u-p6e-gb200x72; needed when the instance type belongs to several (p6e-gb200.36xlarge).",
+                options=tuple(u.name for u in _catalogue.load().declarable_ultraserver_types),
+            ),
             "purchase": Field("choice", "How the instances are bought.", options=PURCHASES, default="on-demand"),
             "efa": Field("boolean", "One EFA interface per network card; default: true where the type supports EFA."),
             "availability_zone": Field("string", f"Overrides the cluster AZ: {_AZ_DOC}."),
             "public_ip": Field("boolean", "Request a public IP at launch.", default=False),
-            "capacity_reservation_id": Field("pattern", "The capacity reservation (or Capacity Block) to launch into; for "
-                                             "UltraServer Capacity Blocks, a list of one id per UltraServer is accepted too.",
-                                             pattern=_RESERVATION, many=True,
-                                             what="a capacity reservation id such as cr-0123456789abcdef0"),
+            "capacity_reservation_id": Field(
+                "pattern",
+                "The capacity reservation (or Capacity Block) to launch into; for "
+                "UltraServer Capacity Blocks, a list of one id per UltraServer is accepted too.",
+                pattern=_RESERVATION,
+                many=True,
+                what="a capacity reservation id such as cr-0123456789abcdef0",
+            ),
             "capacity_reservation_resource_group_arn": Field(
-                "pattern", "A resource group of UltraServer Capacity Blocks to launch into (instead of "
-                "capacity_reservation_id), in the stack's region.", pattern=RESOURCE_GROUP_ARN,
-                what="a resource group ARN such as arn:aws:resource-groups:us-east-2:123456789012:group/NAME"),
+                "pattern",
+                "A resource group of UltraServer Capacity Blocks to launch into (instead of "
+                "capacity_reservation_id), in the stack's region.",
+                pattern=RESOURCE_GROUP_ARN,
+                what="a resource group ARN such as arn:aws:resource-groups:us-east-2:123456789012:group/NAME",
+            ),
         },
         required=("name", "instance_type"),
     ),
@@ -144,19 +167,31 @@ SCHEMA: dict[str, Table] = {
         "An FSx for Lustre file system in one subnet (one AZ).",
         {
             "deployment_type": Field("choice", "The FSx for Lustre deployment type.", options=LUSTRE_DEPLOYMENTS),
-            "storage_capacity_gib": Field("positive_int", "Storage capacity in GiB (FSx accepts fixed steps per type)."),
+            "storage_capacity_gib": Field(
+                "positive_int", "Storage capacity in GiB (FSx accepts fixed steps per type)."
+            ),
             "per_unit_storage_throughput": Field("positive_int", "MB/s per TiB of storage; PERSISTENT_1/2 only."),
             "availability_zone": Field("string", f"Defaults to the cluster AZ: {_AZ_DOC}."),
             "efa_enabled": Field("boolean", "EFA-enabled file system (PERSISTENT_2 only).", default=False),
-            "s3_import_path": Field("pattern", "S3 bucket and prefix the file system is fed from.",
-                                    pattern=_S3_URL, what="an S3 URL such as s3://bucket/prefix"),
+            "s3_import_path": Field(
+                "pattern",
+                "S3 bucket and prefix the file system is fed from.",
+                pattern=_S3_URL,
+                what="an S3 URL such as s3://bucket/prefix",
+            ),
         },
         required=("deployment_type", "storage_capacity_gib"),
     ),
     "schedule": Table(
         "How long the cluster runs.",
-        {"hours": Field("positive_number", "Hours the cluster runs (the estimate bills these hours), at least 1.",
-                        minimum=MIN_HOURS, what="at least 1 hour (a plan is priced in hours)")},
+        {
+            "hours": Field(
+                "positive_number",
+                "Hours the cluster runs (the estimate bills these hours), at least 1.",
+                minimum=MIN_HOURS,
+                what="at least 1 hour (a plan is priced in hours)",
+            )
+        },
         required=("hours",),
     ),
     "workload": Table(
@@ -165,22 +200,41 @@ SCHEMA: dict[str, Table] = {
             "parameters": Field("positive_number", "Model parameters, such as 70e9."),
             "tokens": Field("positive_number", "Training tokens, such as 15e12."),
             "precision": Field("choice", "Precision of the run's peak figure.", options=PRECISIONS, default="bf16"),
-            "mfu": Field("positive_number", "Model FLOPs utilisation, a fraction of peak between 0.01 and 1.",
-                         maximum=1.0, minimum=MIN_MFU, what="a fraction of peak between 0.01 and 1 (such as 0.4)"),
-            "checkpoint_max_minutes": Field("positive_number", "lustre-checkpoint-time threshold in minutes (default 15)."),
+            "mfu": Field(
+                "positive_number",
+                "Model FLOPs utilisation, a fraction of peak between 0.01 and 1.",
+                maximum=1.0,
+                minimum=MIN_MFU,
+                what="a fraction of peak between 0.01 and 1 (such as 0.4)",
+            ),
+            "checkpoint_max_minutes": Field(
+                "positive_number", "lustre-checkpoint-time threshold in minutes (default 15)."
+            ),
         },
         required=("parameters", "tokens", "mfu"),
     ),
     "budget": Table(
         "Spending limits; give total_usd and/or monthly_usd.",
         {
-            "total_usd": Field("positive_number", "Limit for the whole schedule, in USD (at least 0.01).",
-                               minimum=MIN_USD, what="at least 0.01 USD (a budget under one cent prints as $0.00)"),
-            "monthly_usd": Field("positive_number", "Limit per 730-hour month, in USD (at least 0.01).",
-                                 minimum=MIN_USD, what="at least 0.01 USD (a budget under one cent prints as $0.00)"),
-            "allow_incomplete": Field("boolean", "Check the budget against the priced part when the estimate is "
-                                      "incomplete (a price unknown, compute or hours left out); default: such a budget "
-                                      "fails (budget-incomplete-cost).", default=False),
+            "total_usd": Field(
+                "positive_number",
+                "Limit for the whole schedule, in USD (at least 0.01).",
+                minimum=MIN_USD,
+                what="at least 0.01 USD (a budget under one cent prints as $0.00)",
+            ),
+            "monthly_usd": Field(
+                "positive_number",
+                "Limit per 730-hour month, in USD (at least 0.01).",
+                minimum=MIN_USD,
+                what="at least 0.01 USD (a budget under one cent prints as $0.00)",
+            ),
+            "allow_incomplete": Field(
+                "boolean",
+                "Check the budget against the priced part when the estimate is "
+                "incomplete (a price unknown, compute or hours left out); default: such a budget "
+                "fails (budget-incomplete-cost).",
+                default=False,
+            ),
         },
     ),
     "suppression": Table(
@@ -194,9 +248,15 @@ SCHEMA: dict[str, Table] = {
     "network": Table(
         "An existing VPC and subnet to build in.",
         {
-            "vpc_id": Field("pattern", "The existing VPC.", pattern=_VPC, what="a VPC id such as vpc-0123456789abcdef0"),
-            "subnet_id": Field("pattern", "The subnet to use (required with vpc_id).", pattern=_SUBNET,
-                               what="a subnet id such as subnet-0123456789abcdef0"),
+            "vpc_id": Field(
+                "pattern", "The existing VPC.", pattern=_VPC, what="a VPC id such as vpc-0123456789abcdef0"
+            ),
+            "subnet_id": Field(
+                "pattern",
+                "The subnet to use (required with vpc_id).",
+                pattern=_SUBNET,
+                what="a subnet id such as subnet-0123456789abcdef0",
+            ),
         },
     ),
 }
@@ -209,8 +269,9 @@ LUSTRE_KEYS = SCHEMA["lustre"].keys
 WORKLOAD_KEYS = SCHEMA["workload"].keys
 
 
-def parse_cluster(data: Any, region: str, file: str = "<config>", lines: Lines | None = None,
-                  path: Path = CLUSTER_PATH) -> Cluster:
+def parse_cluster(
+    data: Any, region: str, file: str = "<config>", lines: Lines | None = None, path: Path = CLUSTER_PATH
+) -> Cluster:
     """Read a `planner:cluster` mapping; raise InputError listing every problem."""
     r = Reader(file, lines or {}, SCHEMA)
     cluster = _cluster(r, data, region, path)
@@ -245,8 +306,12 @@ def _cluster(r: Reader, data: Any, region: str, path: Path) -> Cluster | None:
         if bm is not None:
             if not bm.keys() - {"allow_incomplete"}:
                 r.fail(bp, "expected total_usd and/or monthly_usd")
-            budget = Budget(r.field(bm, "budget", "total_usd", bp), r.field(bm, "budget", "monthly_usd", bp), bp,
-                            bool(r.field(bm, "budget", "allow_incomplete", bp)))
+            budget = Budget(
+                r.field(bm, "budget", "total_usd", bp),
+                r.field(bm, "budget", "monthly_usd", bp),
+                bp,
+                bool(r.field(bm, "budget", "allow_incomplete", bp)),
+            )
     suppress = _suppressions(r, m.get("suppress"), path + ("suppress",))
     network = None
     if m.get("network") is not None:
@@ -291,12 +356,18 @@ def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str)
             pending = cat.not_yet_listed(itype)
             if pending:
                 sold = " and ".join(f"{u.title} ({u.accelerators} {u.accelerator.name})" for u in pending)
-                r.fail(p + ("instance_type",), f"{_kind(itype)}: AWS sells {sold} since {pending[0].general_availability}, "
-                       f"but the EC2 API lists no {pending[0].family} instance type yet, so planner cannot plan or price one "
-                       "(`planner catalog` lists their figures)")
+                r.fail(
+                    p + ("instance_type",),
+                    f"{_kind(itype)}: AWS sells {sold} since {pending[0].general_availability}, "
+                    f"but the EC2 API lists no {pending[0].family} instance type yet, so planner cannot plan or price one "
+                    "(`planner catalog` lists their figures)",
+                )
             else:
                 hint = _closest(itype, cat.instance_types)
-                r.fail(p + ("instance_type",), f"unknown instance type {_kind(itype)}{hint}; expected one of: {', '.join(sorted(cat.instance_types))}")
+                r.fail(
+                    p + ("instance_type",),
+                    f"unknown instance type {_kind(itype)}{hint}; expected one of: {', '.join(sorted(cat.instance_types))}",
+                )
         count = r.field(m, "node_group", "count", p)
         ultraservers = r.field(m, "node_group", "ultraservers", p)
         if "count" in m and "ultraservers" in m:
@@ -306,8 +377,13 @@ def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str)
         ultra = _ultraserver_type(r, m, p, cat, itype if spec is not None else None)
         if ultraservers is not None and spec is not None:
             if not cat.is_member(itype):
-                members = ", ".join(sorted({u.member_instance_type for u in cat.declarable_ultraserver_types if u.member_instance_type}))
-                r.fail(p + ("ultraservers",), f"'ultraservers' applies to UltraServer member types ({members}), not {itype}; use 'count'")
+                members = ", ".join(
+                    sorted({u.member_instance_type for u in cat.declarable_ultraserver_types if u.member_instance_type})
+                )
+                r.fail(
+                    p + ("ultraservers",),
+                    f"'ultraservers' applies to UltraServer member types ({members}), not {itype}; use 'count'",
+                )
             elif ultra is not None and count is None and "count" not in m:
                 count = ultraservers * ultra.members
         purchase = r.field(m, "node_group", "purchase", p)
@@ -321,27 +397,43 @@ def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str)
         reservation = r.field(m, "node_group", "capacity_reservation_id", p)
         group_arn = r.field(m, "node_group", "capacity_reservation_resource_group_arn", p)
         if "capacity_reservation_id" in m and "capacity_reservation_resource_group_arn" in m:
-            r.fail(p + ("capacity_reservation_resource_group_arn",), "give either 'capacity_reservation_id' or "
-                   "'capacity_reservation_resource_group_arn', not both (a launch targets one or the other)")
+            r.fail(
+                p + ("capacity_reservation_resource_group_arn",),
+                "give either 'capacity_reservation_id' or "
+                "'capacity_reservation_resource_group_arn', not both (a launch targets one or the other)",
+            )
         elif group_arn is not None and region:
             arn_region = group_arn.split(":")[3]
             if arn_region != region:
-                r.fail(p + ("capacity_reservation_resource_group_arn",),
-                       f"expected a resource group in the stack's region {region}, got one in {arn_region}")
+                r.fail(
+                    p + ("capacity_reservation_resource_group_arn",),
+                    f"expected a resource group in the stack's region {region}, got one in {arn_region}",
+                )
         if None in (name, itype, count, purchase, efa, public_ip) or spec is None:
             continue
-        groups.append(NodeGroup(
-            name=name, instance_type=itype, count=count, purchase=purchase, efa=efa,
-            availability_zone=az, public_ip=public_ip, capacity_reservation_ids=reservation or (),
-            capacity_reservation_resource_group_arn=group_arn,
-            ultraservers=ultraservers, ultraserver_type=ultra.name if ultra else None,
-            path=p, declared=frozenset(str(k) for k in m),
-        ))
+        groups.append(
+            NodeGroup(
+                name=name,
+                instance_type=itype,
+                count=count,
+                purchase=purchase,
+                efa=efa,
+                availability_zone=az,
+                public_ip=public_ip,
+                capacity_reservation_ids=reservation or (),
+                capacity_reservation_resource_group_arn=group_arn,
+                ultraservers=ultraservers,
+                ultraserver_type=ultra.name if ultra else None,
+                path=p,
+                declared=frozenset(str(k) for k in m),
+            )
+        )
     return tuple(groups)
 
 
-def _ultraserver_type(r: Reader, m: dict[str, Any], p: Path, cat: _catalogue.Catalogue,
-                     itype: str | None) -> _catalogue.UltraServerType | None:
+def _ultraserver_type(
+    r: Reader, m: dict[str, Any], p: Path, cat: _catalogue.Catalogue, itype: str | None
+) -> _catalogue.UltraServerType | None:
     """The group's UltraServer type: the declared one (it must have `itype` as its member), else the only
     one `itype` belongs to. A member of several (p6e-gb200.36xlarge) must say which."""
     name = r.field(m, "node_group", "ultraserver_type", p)
@@ -352,8 +444,11 @@ def _ultraserver_type(r: Reader, m: dict[str, Any], p: Path, cat: _catalogue.Cat
     if name is not None:  # one of the declarable types (the field is a choice)
         u = cat.ultraserver_types[name]
         if u.member_instance_type != itype:
-            r.fail(p + ("ultraserver_type",), f"{name} is made of {u.member_instance_type}, not {itype}"
-                   + (f"; {itype} belongs to {listed}" if options else ""))
+            r.fail(
+                p + ("ultraserver_type",),
+                f"{name} is made of {u.member_instance_type}, not {itype}"
+                + (f"; {itype} belongs to {listed}" if options else ""),
+            )
             return None
         return u
     if len(options) > 1:
@@ -427,29 +522,42 @@ def planning_inputs(data: Any, file: str, lines: Lines | None = None, path: Path
 
     lines = lines or {}
     if not isinstance(data, dict):
-        raise InputError([Problem(file, line_of(lines, path), key_path(path),
-                                  f"expected a mapping of planning keys ({', '.join(PLANNING_KEYS)}), got {_kind(data)}")])
+        raise InputError(
+            [
+                Problem(
+                    file,
+                    line_of(lines, path),
+                    key_path(path),
+                    f"expected a mapping of planning keys ({', '.join(PLANNING_KEYS)}), got {_kind(data)}",
+                )
+            ]
+        )
     problems = []
     for key in data:
         if key in PLANNING_KEYS:
             continue
         where = path + (key,)
         if key in CLUSTER_KEYS:
-            why = ("cannot apply to a program's cluster: its resources declare the topology (change the program); "
-                   f"with --program, {CLUSTER_KEY} holds only {', '.join(PLANNING_KEYS)}")
+            why = (
+                "cannot apply to a program's cluster: its resources declare the topology (change the program); "
+                f"with --program, {CLUSTER_KEY} holds only {', '.join(PLANNING_KEYS)}"
+            )
         else:
             why = f"unknown key{_closest(str(key), PLANNING_KEYS)}; with --program, {CLUSTER_KEY} holds only {', '.join(PLANNING_KEYS)}"
         problems.append(Problem(file, line_of(lines, where), key_path(where), why))
     if problems:
         raise InputError(problems)
     # the values, through the stack file's own tables: a stand-in topology carries them
-    stand_in = {"availability_zone": "us-east-1a",
-                "node_groups": [{"name": "stand-in", "instance_type": min(_catalogue.load().instance_types), "count": 1}]}
+    stand_in = {
+        "availability_zone": "us-east-1a",
+        "node_groups": [{"name": "stand-in", "instance_type": min(_catalogue.load().instance_types), "count": 1}],
+    }
     parse_cluster({**stand_in, **data}, "us-east-1", file, lines, path)
     return dict(data)
 
 
 # --- stack files -------------------------------------------------------------------------
+
 
 def stack_name(file: str) -> str | None:
     m = _STACK_FILE.fullmatch(os.path.basename(file))
@@ -466,12 +574,17 @@ def unknown_region(region: str) -> str | None:
     parent = regs.zone_of(region)
     if parent is not None:
         kind = "a Local Zone" if region in regs.local_zones else "an Availability Zone"
-        return (f"'{region}' is {kind} of {parent}, not a region: set aws:region: {parent} "
-                f"(and availability_zone: {region})")
+        return (
+            f"'{region}' is {kind} of {parent}, not a region: set aws:region: {parent} "
+            f"(and availability_zone: {region})"
+        )
     close = regs.closest(region)
     quoted = [f"'{c}'" for c in close]
-    hint = (f" (did you mean {', '.join(quoted[:-1]) + ' or ' if len(quoted) > 1 else ''}{quoted[-1]}?)" if close
-            else " (expected one of AWS's regions, such as us-east-2)")
+    hint = (
+        f" (did you mean {', '.join(quoted[:-1]) + ' or ' if len(quoted) > 1 else ''}{quoted[-1]}?)"
+        if close
+        else " (expected one of AWS's regions, such as us-east-2)"
+    )
     return f"unknown region '{region}'{hint}"
 
 
@@ -500,16 +613,20 @@ def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
     region = config.get(REGION_KEY)
     if region is None:
         r.fail(("config",), f"missing required key '{REGION_KEY}' (the AWS region, such as us-east-2)")
-    elif not isinstance(region, str) or (not _REGION.fullmatch(region) and _data.regions().zone_of(region) is None
-                                         and not _data.regions().known(region)):
+    elif not isinstance(region, str) or (
+        not _REGION.fullmatch(region) and _data.regions().zone_of(region) is None and not _data.regions().known(region)
+    ):
         r.fail(("config", REGION_KEY), f"expected an AWS region such as us-east-2, got {_kind(region)}")
         region = None
     elif (unknown := unknown_region(region)) is not None:
         r.fail(("config", REGION_KEY), unknown)
         region = None
     if CLUSTER_KEY not in config or config[CLUSTER_KEY] is None:
-        r.fail(("config",), f"missing required key '{CLUSTER_KEY}' (the declared cluster; for the cluster a Pulumi "
-                            "program declares in code: planner plan --program DIR --stack NAME)")
+        r.fail(
+            ("config",),
+            f"missing required key '{CLUSTER_KEY}' (the declared cluster; for the cluster a Pulumi "
+            "program declares in code: planner plan --program DIR --stack NAME)",
+        )
         raise InputError(r.problems)
     cluster = _cluster(r, config[CLUSTER_KEY], region or "", CLUSTER_PATH)
     if r.problems or cluster is None or region is None:
@@ -525,8 +642,17 @@ def load_stack(file: str) -> Stack:
 
 def _read_stack_file(file: str) -> tuple[Any, Lines, str]:
     if os.path.basename(file) in ("Pulumi.yaml", "Pulumi.yml"):
-        raise InputError([Problem(file, None, "", "is the Pulumi project file, not a stack file; expected Pulumi.<stack>.yaml "
-                                                  "(planner plan with no path reads the project's stackConfigDir)")])
+        raise InputError(
+            [
+                Problem(
+                    file,
+                    None,
+                    "",
+                    "is the Pulumi project file, not a stack file; expected Pulumi.<stack>.yaml "
+                    "(planner plan with no path reads the project's stackConfigDir)",
+                )
+            ]
+        )
     name = stack_name(file) or os.path.splitext(os.path.basename(file))[0]
     data, lines = yamlload.load_path(file)
     return data, lines, name
@@ -553,8 +679,9 @@ def matches(path: str, globs: Iterable[str]) -> bool:
     import fnmatch
 
     norm = os.path.normpath(path)
-    return any(fnmatch.fnmatchcase(norm, os.path.normpath(g)) or fnmatch.fnmatchcase(os.path.basename(norm), g)
-               for g in globs)
+    return any(
+        fnmatch.fnmatchcase(norm, os.path.normpath(g)) or fnmatch.fnmatchcase(os.path.basename(norm), g) for g in globs
+    )
 
 
 @dataclass(frozen=True)
@@ -597,12 +724,20 @@ def find(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[st
             root = os.path.realpath(p)
             candidates += len(names)
             for f in names:
-                full = f if p == os.curdir else os.path.join(p, f)  # `planner plan` in the project: Pulumi.x.yaml, not ./Pulumi.x.yaml
+                full = (
+                    f if p == os.curdir else os.path.join(p, f)
+                )  # `planner plan` in the project: Pulumi.x.yaml, not ./Pulumi.x.yaml
                 if (include and not matches(full, include)) or matches(full, exclude):
                     continue
                 if os.path.commonpath([root, os.path.realpath(full)]) != root:
-                    problems.append(Problem(full, None, "", "is a link to a file outside the folder; refused "
-                                                             "(name the file itself to plan it)"))
+                    problems.append(
+                        Problem(
+                            full,
+                            None,
+                            "",
+                            "is a link to a file outside the folder; refused (name the file itself to plan it)",
+                        )
+                    )
                 else:
                     found.append(Found(full, False))
         elif os.path.isfile(p):
@@ -610,15 +745,23 @@ def find(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[st
             if not ((include and not matches(p, include)) or matches(p, exclude)):
                 found.append(Found(p, True))
         elif os.path.exists(p):
-            problems.append(Problem(p, None, "", "not a regular file (a device, FIFO or socket); expected a stack file"))
+            problems.append(
+                Problem(p, None, "", "not a regular file (a device, FIFO or socket); expected a stack file")
+            )
         else:
             problems.append(Problem(p, None, "", "no such file or folder"))
     if not problems and candidates and not found and (include or exclude):
         # a mistyped glob must not turn the gate into "0 stacks, exit 0"
         globs = ", ".join([f"--include {g}" for g in include] + [f"--exclude {g}" for g in exclude])
-        problems.append(Problem("<command line>", None, "--include/--exclude",
-                                f"none of the {candidates} stack file{'s' if candidates != 1 else ''} found is selected "
-                                f"by {globs}; expected globs that select at least one (by path as given or by file name)"))
+        problems.append(
+            Problem(
+                "<command line>",
+                None,
+                "--include/--exclude",
+                f"none of the {candidates} stack file{'s' if candidates != 1 else ''} found is selected "
+                f"by {globs}; expected globs that select at least one (by path as given or by file name)",
+            )
+        )
     if problems:
         raise InputError(problems)
     seen: set[str] = set()
@@ -666,7 +809,16 @@ def read_stacks(paths: Iterable[str], include: Iterable[str] = (), exclude: Iter
     if problems:
         raise InputError(problems)
     if skipped and not stacks:
-        raise InputError([Problem(", ".join(paths), None, "", f"no stack here declares '{CLUSTER_KEY}' ("
-                                  f"{len(skipped)} plain Pulumi stack file{'s' if len(skipped) != 1 else ''}); "
-                                  "to plan the cluster a program declares, use --program DIR --stack NAME")])
+        raise InputError(
+            [
+                Problem(
+                    ", ".join(paths),
+                    None,
+                    "",
+                    f"no stack here declares '{CLUSTER_KEY}' ("
+                    f"{len(skipped)} plain Pulumi stack file{'s' if len(skipped) != 1 else ''}); "
+                    "to plan the cluster a program declares, use --program DIR --stack NAME",
+                )
+            ]
+        )
     return Loaded(stacks, skipped)

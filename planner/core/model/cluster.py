@@ -53,7 +53,9 @@ class NodeGroup:
     declared: frozenset[str] = frozenset()
     max_count: int | None = None  # read back from an Auto Scaling or EKS node group: the most it may scale to
     zones: tuple[str, ...] = ()  # read back: every AZ the group's subnets span, when more than one
-    interfaces: tuple[tuple[int, int, str], ...] | None = None  # read back: (card, device, type) of each launch interface
+    interfaces: tuple[tuple[int, int, str], ...] | None = (
+        None  # read back: (card, device, type) of each launch interface
+    )
     # effective gp3 root volume per instance, GiB: the cluster's `root_volume_gib`; read back from a
     # program, the launch template's own, or None when the read-back cannot tell (then not priced)
     root_volume_gib: int | None = ROOT_VOLUME_GIB
@@ -169,7 +171,9 @@ class Unplanned:
         if self.reason == "unlisted" and self.count != 0:
             return f"{self.resource} ({', '.join(self.instance_types)}: outside the catalogue)"
         if self.reason == "elastic" and self.count and len(self.instance_types) > 1:
-            return f"{self.resource} ({self.count} instance(s) now, of {', '.join(self.instance_types)}: which is unknown)"
+            return (
+                f"{self.resource} ({self.count} instance(s) now, of {', '.join(self.instance_types)}: which is unknown)"
+            )
         return None
 
     @property

@@ -36,7 +36,7 @@ class Finding:
     suppression: tuple[str, str] | None = None  # (kind, reason) when suppressed: inSource or external
     fix: str | None = None  # what to change in this stack (key, value), when the rule can say; else its remediation
 
-    def suppress(self, kind: str = "external", reason: str = "") -> "Finding":
+    def suppress(self, kind: str = "external", reason: str = "") -> Finding:
         return replace(self, suppressed=True, suppression=(kind, reason))
 
     @property

@@ -29,10 +29,10 @@ from planner.core.document.summary import Summary
 
 if TYPE_CHECKING:
     from planner.core.catalogue.instance_types import Catalogue
-    from planner.core.reading.problems import Problem
-    from planner.core.model.findings import Finding
     from planner.core.model.cluster import Stack
+    from planner.core.model.findings import Finding
     from planner.core.planning.pipeline import StackPlan, UnusedSuppression
+    from planner.core.reading.problems import Problem
 
 
 def report(command: Command, plans: Iterable[StackPlan]) -> Report:
@@ -43,8 +43,9 @@ def report(command: Command, plans: Iterable[StackPlan]) -> Report:
 
 def problems_report(command: Command, problems: Sequence[Problem]) -> Report:
     """The document of a run stopped by unusable input: its problems, shown in every format."""
-    return Report(command, problems=tuple(InputProblem(p.file, p.line, p.key, p.message) for p in problems),
-                  rules=rules_for(()))
+    return Report(
+        command, problems=tuple(InputProblem(p.file, p.line, p.key, p.message) for p in problems), rules=rules_for(())
+    )
 
 
 def rules_for(named: Iterable[str]) -> tuple[RuleInfo, ...]:
@@ -116,12 +117,31 @@ def topology(stack: Stack, cat: Catalogue) -> Topology:
     for g in c.node_groups:
         t = cat.instance_types[g.instance_type]
         u = cat.ultraserver_of(g)
-        groups.append(GroupTopology(
-            g.name, g.instance_type, g.purchase, g.count, g.availability_zone, g.efa, t.efa_supported,
-            g.count * t.accelerator_count, t.accelerator.name,
-            None if u is None else UltraServerUnit(u.name, u.members, u.accelerators, u.interconnect)))
+        groups.append(
+            GroupTopology(
+                g.name,
+                g.instance_type,
+                g.purchase,
+                g.count,
+                g.availability_zone,
+                g.efa,
+                t.efa_supported,
+                g.count * t.accelerator_count,
+                t.accelerator.name,
+                None if u is None else UltraServerUnit(u.name, u.members, u.accelerators, u.interconnect),
+            )
+        )
     fs = c.lustre
-    lustre = None if fs is None else LustreTopology(fs.deployment_type, fs.storage_capacity_gib,
-                                                    fs.per_unit_storage_throughput, fs.efa_enabled,
-                                                    fs.availability_zone, fs.s3_import_path)
+    lustre = (
+        None
+        if fs is None
+        else LustreTopology(
+            fs.deployment_type,
+            fs.storage_capacity_gib,
+            fs.per_unit_storage_throughput,
+            fs.efa_enabled,
+            fs.availability_zone,
+            fs.s3_import_path,
+        )
+    )
     return Topology(c.placement, tuple(groups), lustre)

@@ -3,17 +3,18 @@ plan a stack through `plan_stack`, so they run the same rules and the same cost 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
-from planner.core.catalogue import instance_types as _catalogue
 from planner.core import cost as _cost
 from planner.core import rules as _rules
+from planner.core.catalogue import instance_types as _catalogue
 from planner.core.document.stacks import COMMAND_LINE, EXTERNAL, IN_SOURCE  # suppression kinds, as SARIF names them
-from planner.core.reading.problems import InputError, Problem
-from planner.core.model.findings import Finding
 from planner.core.model.cluster import Stack
+from planner.core.model.findings import Finding
 from planner.core.planning.summary import summarize
+from planner.core.reading.problems import InputError, Problem
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class StackPlan:
     summary: dict[str, Any]
     findings: tuple[Finding, ...]
     cost: _cost.CostEstimate | None = None
-    unused_suppressions: tuple["UnusedSuppression", ...] = ()
+    unused_suppressions: tuple[UnusedSuppression, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,9 @@ def settle(findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = 
     return tuple(sorted((one(f) for f in findings), key=Finding.sort_key))
 
 
-def unused_suppressions(findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = (),
-                        in_source: bool = True) -> tuple[UnusedSuppression, ...]:
+def unused_suppressions(
+    findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = (), in_source: bool = True
+) -> tuple[UnusedSuppression, ...]:
     """The suppressions that suppressed none of `findings` (after `settle`): the stack's own,
     in file order (`in_source`), then each `--suppress` rule once, in the order given."""
     used = {(f.suppression[0], f.rule) for f in findings if f.suppressed and f.suppression}
@@ -103,7 +105,9 @@ def unused_suppressions(findings: Iterable[Finding], stack: Stack, suppress: Ite
             out.append(UnusedSuppression(s.rule, s.reason, IN_SOURCE, stack.file, stack.line(s.path), s.path))
     for rule in dict.fromkeys(suppress):
         if (EXTERNAL, rule) not in used:
-            out.append(UnusedSuppression(rule, f"suppressed on the command line (--suppress {rule})", EXTERNAL, stack.file))
+            out.append(
+                UnusedSuppression(rule, f"suppressed on the command line (--suppress {rule})", EXTERNAL, stack.file)
+            )
     return tuple(out)
 
 
@@ -124,7 +128,6 @@ def plan_stacks(stacks: Iterable[Stack], options: PlanOptions = PlanOptions()) -
 
 
 # --- suppressions that name no rule ------------------------------------------------------
-
 
 
 def unknown_rule_message(rule_id: str) -> str | None:

@@ -20,8 +20,15 @@ def _r(x: float) -> float | int:
 
 def summarize(cluster: Cluster, cat: Catalogue) -> dict[str, Any]:
     groups = []
-    totals = {"instances": 0, "ultraservers": 0, "accelerators": 0, "neuron_cores": 0, "vcpus": 0,
-              "accelerator_memory_gib": 0.0, "efa_bandwidth_gbps": 0}
+    totals = {
+        "instances": 0,
+        "ultraservers": 0,
+        "accelerators": 0,
+        "neuron_cores": 0,
+        "vcpus": 0,
+        "accelerator_memory_gib": 0.0,
+        "efa_bandwidth_gbps": 0,
+    }
     peak = {p: 0.0 for p in PRECISIONS}
     peak_known = {p: True for p in PRECISIONS}
     for g in cluster.node_groups:
@@ -43,18 +50,20 @@ def summarize(cluster: Cluster, cat: Catalogue) -> dict[str, Any]:
                 peak_known[p] = False
             else:
                 peak[p] += g.count * v
-        groups.append({
-            "name": g.name,
-            "instance_type": g.instance_type,
-            "purchase": g.purchase,
-            "instances": g.count,
-            "ultraservers": us,
-            "ultraserver_type": ultra.name if ultra else None,
-            "accelerators": acc,
-            "accelerator": t.accelerator.name,
-            "availability_zone": g.availability_zone,
-            "efa": g.efa,
-        })
+        groups.append(
+            {
+                "name": g.name,
+                "instance_type": g.instance_type,
+                "purchase": g.purchase,
+                "instances": g.count,
+                "ultraservers": us,
+                "ultraserver_type": ultra.name if ultra else None,
+                "accelerators": acc,
+                "accelerator": t.accelerator.name,
+                "availability_zone": g.availability_zone,
+                "efa": g.efa,
+            }
+        )
     return {
         "instances": totals["instances"],
         "ultraservers": totals["ultraservers"],
@@ -65,7 +74,9 @@ def summarize(cluster: Cluster, cat: Catalogue) -> dict[str, Any]:
         "efa_bandwidth_gbps": totals["efa_bandwidth_gbps"],
         "peak_pflops": {p: (_r(peak[p]) if peak_known[p] else None) for p in PRECISIONS},
         "placement_group": cluster.placement,
-        "lustre": None if cluster.lustre is None else {
+        "lustre": None
+        if cluster.lustre is None
+        else {
             "deployment_type": cluster.lustre.deployment_type,
             "storage_capacity_gib": cluster.lustre.storage_capacity_gib,
             "per_unit_storage_throughput": cluster.lustre.per_unit_storage_throughput,

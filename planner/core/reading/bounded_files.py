@@ -66,7 +66,9 @@ def check_output(path: str, key: str = "--output") -> None:
     except FileNotFoundError:
         return  # a new file: written beside its folder's other files
     except OSError as exc:
-        raise InputError([Problem(path, None, key, f"cannot write: {exc.strerror or exc}; expected a writable file path")]) from None
+        raise InputError(
+            [Problem(path, None, key, f"cannot write: {exc.strerror or exc}; expected a writable file path")]
+        ) from None
     if stat.S_ISREG(info.st_mode):
         return
     if stat.S_ISLNK(info.st_mode):
@@ -125,7 +127,9 @@ def write_atomic(path: str, data: str, key: str = "") -> None:
                 pass
             raise
     except OSError as exc:
-        raise InputError([Problem(path, None, key, f"cannot write: {exc.strerror or exc}; expected a writable file path")]) from None
+        raise InputError(
+            [Problem(path, None, key, f"cannot write: {exc.strerror or exc}; expected a writable file path")]
+        ) from None
 
 
 STDOUT = "<standard output>"
@@ -142,7 +146,9 @@ def emit(text: str) -> None:
 
     out = sys.stdout
     if out is None:
-        raise InputError([Problem(STDOUT, None, "", "is closed; expected somewhere to write the report (or use --output)")])
+        raise InputError(
+            [Problem(STDOUT, None, "", "is closed; expected somewhere to write the report (or use --output)")]
+        )
     try:
         out.write(text)
         out.flush()

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from planner.core.reading.problems import Problem
-from planner.core.text import escape_char, first_control, one_line
 from planner.core.reading.yaml_lines import Lines, Path, line_of
+from planner.core.text import escape_char, first_control, one_line
 
 _REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$", re.ASCII)
 _NUMBER = re.compile(r"^[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?$", re.ASCII)
@@ -41,7 +42,7 @@ def _kind(v: Any, echo: bool = True) -> str:
     if isinstance(v, str):
         if not echo:
             return "a string"
-        shown = v if len(v) <= SHOWN_CHARS else v[:SHOWN_CHARS - 3] + "..."
+        shown = v if len(v) <= SHOWN_CHARS else v[: SHOWN_CHARS - 3] + "..."
         return f"'{shown}'".encode("unicode_escape").decode("ascii")
     if isinstance(v, list):
         return "a list"
@@ -56,6 +57,7 @@ def _closest(word: str, options: Iterable[str]) -> str:
     match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.75)
     return f" (did you mean '{match[0]}'?)" if match else ""
 
+
 kind = _kind
 closest = _closest
 
@@ -67,7 +69,7 @@ def key_path(path: Path) -> str:
         return "config"
     out = ""
     for part in path[1:] if path and path[0] == "config" else path:
-        text = str(part) if len(str(part)) <= 2 * SHOWN_CHARS else str(part)[:2 * SHOWN_CHARS - 3] + "..."
+        text = str(part) if len(str(part)) <= 2 * SHOWN_CHARS else str(part)[: 2 * SHOWN_CHARS - 3] + "..."
         out += f"[{part}]" if isinstance(part, int) and not isinstance(part, bool) else (f".{text}" if out else text)
     return out
 
@@ -104,7 +106,7 @@ class Table:
 class Reader:
     """Collects problems while reading one mapping tree, so the user sees all of them."""
 
-    def __init__(self, file: str, lines: Lines, schema: Mapping[str, "Table"] | None = None):
+    def __init__(self, file: str, lines: Lines, schema: Mapping[str, Table] | None = None):
         self.file = file
         self.lines = lines
         self.schema: Mapping[str, Table] = schema or {}
@@ -115,9 +117,13 @@ class Reader:
         return key_path(path)
 
     def fail(self, path: Path, message: str) -> None:
-        self.problems.append(Problem(self.file, line_of(self.lines, path), _one_line(self.key(path)), _one_line(message)))
+        self.problems.append(
+            Problem(self.file, line_of(self.lines, path), _one_line(self.key(path)), _one_line(message))
+        )
 
-    def mapping(self, value: Any, path: Path, allowed: Iterable[str], required: Iterable[str] = ()) -> dict[str, Any] | None:
+    def mapping(
+        self, value: Any, path: Path, allowed: Iterable[str], required: Iterable[str] = ()
+    ) -> dict[str, Any] | None:
         if not isinstance(value, dict):
             # the document itself (or `config`) not a mapping: it may be any file, so show no part of it
             self.fail(path, f"expected a mapping, got {_kind(value, echo=len(path) > 1)}")
@@ -171,6 +177,7 @@ class Reader:
     def one_or_list(self, conv: Callable[[Any, Path], Any], what: str) -> Callable[[Any, Path], tuple[Any, ...] | None]:
         """A field that takes one value or a list of them (`capacity_reservation_id: cr-...` or
         `[cr-..., cr-...]`): read as a tuple either way; an empty list or a repeated value is a problem."""
+
         def read(v: Any, path: Path) -> tuple[Any, ...] | None:
             if not isinstance(v, list):
                 one = conv(v, path)

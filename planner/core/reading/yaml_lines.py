@@ -87,7 +87,9 @@ def load(text: str | bytes, file: str) -> tuple[Any, Lines]:
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise InputError([Problem(file, None, "", f"not UTF-8 text (byte {exc.start}); expected a YAML file")]) from None
+            raise InputError(
+                [Problem(file, None, "", f"not UTF-8 text (byte {exc.start}); expected a YAML file")]
+            ) from None
     if len(text) > MAX_BYTES:
         raise InputError([Problem(file, None, "", f"file is {len(text)} characters; expected at most {MAX_BYTES}")])
     if "\x00" in text:
@@ -102,13 +104,15 @@ def load(text: str | bytes, file: str) -> tuple[Any, Lines]:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
         what = exc.problem or exc.context or "invalid YAML"
-        if mark is not None and "\t" in _line_text(text, mark.line)[:max(mark.column, 0) + 1]:
+        if mark is not None and "\t" in _line_text(text, mark.line)[: max(mark.column, 0) + 1]:
             what = "tabs cannot indent YAML; indent with spaces"
         raise InputError([Problem(file, line, "", f"YAML syntax error: {what}")]) from None
     except yaml.YAMLError as exc:
         raise InputError([Problem(file, None, "", f"YAML error: {str(exc).splitlines()[0]}")]) from None
     except RecursionError:
-        raise InputError([Problem(file, None, "", f"YAML nested too deeply; expected at most {MAX_DEPTH} levels")]) from None
+        raise InputError(
+            [Problem(file, None, "", f"YAML nested too deeply; expected at most {MAX_DEPTH} levels")]
+        ) from None
     lines: Lines = {}
     if node is None:
         return None, lines

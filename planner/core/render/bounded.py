@@ -14,8 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 MAX_CHARS = 60_000  # under GitHub's 65,536, with room for the Action's block of input errors
-FULL_REPORT = ("the full report is the JSON or SARIF file of this run (the Action's `plan.json` and `sarif-file`; "
-               "`planner plan --format json` or `--format sarif`)")
+FULL_REPORT = (
+    "the full report is the JSON or SARIF file of this run (the Action's `plan.json` and `sarif-file`; "
+    "`planner plan --format json` or `--format sarif`)"
+)
 _NOTE_ROOM = 2_000  # the closing note's own size, kept free
 _NAMED = 10  # at most this many names in the closing note, then "and N more"
 
@@ -27,7 +29,7 @@ class Block:
     lines: list[str]
     order: float
     what: str = ""  # "stack `x` in full": named in the closing note when left out or shortened
-    fallback: "Block | None" = None  # the shorter form to try when this one does not fit
+    fallback: Block | None = None  # the shorter form to try when this one does not fit
     kind: str = ""  # counted by kind when left out ("overview row")
 
     @property
@@ -88,12 +90,19 @@ def closing_note(got: Assembly) -> str:
     if got.shortened:
         parts.append(f"shown as one line only: {_names(got.shortened)}")
     if got.dropped:
-        parts.append("left out: " + ", ".join(f"{n} {what}{'s' if n != 1 and not what.endswith('s') else ''}"
-                                              for what, n in sorted(got.dropped.items())))
+        parts.append(
+            "left out: "
+            + ", ".join(
+                f"{n} {what}{'s' if n != 1 and not what.endswith('s') else ''}"
+                for what, n in sorted(got.dropped.items())
+            )
+        )
     if not parts:
         return ""
-    return (f"**Shortened to stay under GitHub's comment size limit** ({MAX_CHARS:,} characters): {'; '.join(parts)}; "
-            f"{FULL_REPORT}.")
+    return (
+        f"**Shortened to stay under GitHub's comment size limit** ({MAX_CHARS:,} characters): {'; '.join(parts)}; "
+        f"{FULL_REPORT}."
+    )
 
 
 def _cut_note() -> str:

@@ -15,8 +15,10 @@ RIGHT = (0, 4, 5, 6, 7)
 
 
 def closing(doc: CapacitySearch) -> str:
-    return ("Offerings as AWS quoted them (DescribeCapacityBlockOfferings); the fee is paid upfront for the whole "
-            f"block, and instances stop {doc.termination_lead_minutes} minutes before it ends. Nothing was bought.")
+    return (
+        "Offerings as AWS quoted them (DescribeCapacityBlockOfferings); the fee is paid upfront for the whole "
+        f"block, and instances stop {doc.termination_lead_minutes} minutes before it ends. Nothing was bought."
+    )
 
 
 def _when(text: str | None) -> str:
@@ -30,8 +32,11 @@ def need_line(doc: CapacitySearch) -> str:
 
     parts = []
     for n in doc.needs:
-        what = (f"{n.ultraservers} x {n.ultraserver_type} UltraServers ({n.instances} {n.instance_type})"
-                if n.ultraserver_type else f"{n.instances} x {n.instance_type}")
+        what = (
+            f"{n.ultraservers} x {n.ultraserver_type} UltraServers ({n.instances} {n.instance_type})"
+            if n.ultraserver_type
+            else f"{n.instances} x {n.instance_type}"
+        )
         parts.append(f"{what} for {num(n.run_hours)} h ({n.hours_basis})")
     window = [f"start from {_when(doc.earliest)}" if doc.earliest else "start from now"]
     if doc.deadline:
@@ -55,8 +60,19 @@ def _rows(doc: CapacitySearch) -> list[tuple[str, ...]]:
         met = {True: "meets", False: "misses", None: "-"}[o.meets_deadline]
         blocks = "+".join(str(b) for b in o.blocks) if len(o.blocks) > 1 else str(o.instances)
         zone = f"{_zone(o)} {o.instance_type}" if several else _zone(o)
-        rows.append((str(i), zone, _when(o.start), _when(o.end), num(o.hours), blocks,
-                     usd(o.upfront_usd), f"{o.usd_per_instance_hour:,.2f}", met))
+        rows.append(
+            (
+                str(i),
+                zone,
+                _when(o.start),
+                _when(o.end),
+                num(o.hours),
+                blocks,
+                usd(o.upfront_usd),
+                f"{o.usd_per_instance_hour:,.2f}",
+                met,
+            )
+        )
     return rows
 
 
@@ -88,13 +104,17 @@ def pick_lines(doc: CapacitySearch) -> list[str]:
         answered = sum(1 for r in doc.regions if not r.error)
         if not answered:
             return ["Pick: none: no region answered (see above); this is not an answer about capacity"]
-        return [f"Pick: none: no offering for this cluster in the {answered} region{'s' if answered != 1 else ''} that answered"]
+        return [
+            f"Pick: none: no offering for this cluster in the {answered} region{'s' if answered != 1 else ''} that answered"
+        ]
     o = p.option
     index = next(i for i, x in enumerate(doc.options, 1) if x.offering_ids == o.offering_ids)
-    head = (f"Pick: option {index}, {o.region} {_zone(o)}, {_when(o.start)} to {_when(o.end)} UTC, "
-            f"{num(o.hours)} h ({num(o.usable_hours)} h usable), {o.instances} x {o.instance_type}, "
-            f"{usd(o.upfront_usd)} upfront (${o.usd_per_instance_hour:,.2f} per instance-hour); the run ends "
-            f"{_when(o.finish)}")
+    head = (
+        f"Pick: option {index}, {o.region} {_zone(o)}, {_when(o.start)} to {_when(o.end)} UTC, "
+        f"{num(o.hours)} h ({num(o.usable_hours)} h usable), {o.instances} x {o.instance_type}, "
+        f"{usd(o.upfront_usd)} upfront (${o.usd_per_instance_hour:,.2f} per instance-hour); the run ends "
+        f"{_when(o.finish)}"
+    )
     out = [head]
     if not p.fits:
         out.append(f"  does not fit: {p.why}")
@@ -116,8 +136,10 @@ def summary(doc: CapacitySearch) -> str:
     n, asked = len(doc.options), len(doc.regions)
     answered = sum(1 for r in doc.regions if not r.error)
     fits = doc.fits
-    return (f"{n} option{'s' if n != 1 else ''} from {answered} of {asked} region{'s' if asked != 1 else ''} "
-            f"answering; {'pick fits' if fits else 'no pick that fits'}; exit {0 if fits else 1}")
+    return (
+        f"{n} option{'s' if n != 1 else ''} from {answered} of {asked} region{'s' if asked != 1 else ''} "
+        f"answering; {'pick fits' if fits else 'no pick that fits'}; exit {0 if fits else 1}"
+    )
 
 
 def extension_lines(doc: CapacityExtension) -> list[str]:
@@ -128,10 +150,16 @@ def extension_lines(doc: CapacityExtension) -> list[str]:
     ids = ", ".join(b.capacity_reservation_id for b in blocks)
     what = "Capacity Block" if len(blocks) == 1 else f"{len(blocks)} Capacity Blocks"
     group = doc.resource_group_arn
-    named = (f"{what} {ids}" if not group else f"the Capacity Blocks of {group}" if not blocks
-             else f"{what} {ids} (resource group {group})")
-    out = [f"{named} ({doc.region}) for {n.instances} x {n.instance_type}, "
-           f"a run of {num(n.run_hours)} h ({n.hours_basis})"]
+    named = (
+        f"{what} {ids}"
+        if not group
+        else f"the Capacity Blocks of {group}"
+        if not blocks
+        else f"{what} {ids} (resource group {group})"
+    )
+    out = [
+        f"{named} ({doc.region}) for {n.instances} x {n.instance_type}, a run of {num(n.run_hours)} h ({n.hours_basis})"
+    ]
     if doc.error:
         return out + [f"  no answer: {doc.error}"]
     for b in blocks:
@@ -139,28 +167,40 @@ def extension_lines(doc: CapacityExtension) -> list[str]:
         if b.error:
             out.append(f"{head}no answer: {b.error}")
             continue
-        out.append(f"{head}{b.availability_zone}, {_when(b.start)} to {_when(b.end)} UTC: {num(b.hours)} h, "
-                   f"{num(b.usable_hours)} h usable ({'covers the run' if b.covers_run else _short(b, len(blocks))})")
+        out.append(
+            f"{head}{b.availability_zone}, {_when(b.start)} to {_when(b.end)} UTC: {num(b.hours)} h, "
+            f"{num(b.usable_hours)} h usable ({'covers the run' if b.covers_run else _short(b, len(blocks))})"
+        )
         if b.covers_run:
             continue
         asked = ", ".join(f"{h} h" for h in b.asked_extension_hours)
         if not b.extensions:
             out.append(f"    no extension offering (asked for {asked})")
         for e in b.extensions:
-            out.append(f"    extension {e.offering_id}: +{e.hours} h to {_when(e.end)}, "
-                       f"{num(e.usable_hours_after)} h usable, {usd(e.upfront_usd)} upfront")
+            out.append(
+                f"    extension {e.offering_id}: +{e.hours} h to {_when(e.end)}, "
+                f"{num(e.usable_hours_after)} h usable, {usd(e.upfront_usd)} upfront"
+            )
     if len(blocks) > 1 and doc.run_start is not None:
         out.append(f"  the run uses every block: it starts {_when(doc.run_start)}, when the last block starts")
     if doc.meets_deadline is not None:
-        out.append(f"  the run ends {_when(doc.finish)}: {'before' if doc.meets_deadline else 'after'} the deadline "
-                   f"{_when(doc.deadline)}")
+        out.append(
+            f"  the run ends {_when(doc.finish)}: {'before' if doc.meets_deadline else 'after'} the deadline "
+            f"{_when(doc.deadline)}"
+        )
     if doc.within_budget is False:
-        out.append(f"  the extensions cost {usd(doc.extension_upfront_usd)} upfront, more than --max-usd "
-                   f"{usd(doc.max_usd)}")
+        out.append(
+            f"  the extensions cost {usd(doc.extension_upfront_usd)} upfront, more than --max-usd {usd(doc.max_usd)}"
+        )
     nxt = doc.next
     if nxt is not None:
-        which = ("it" if len(blocks) == 1 else f"{len(nxt.purchase_commands)} of them"
-                 if len(nxt.purchase_commands) > 1 else "the block too short")
+        which = (
+            "it"
+            if len(blocks) == 1
+            else f"{len(nxt.purchase_commands)} of them"
+            if len(nxt.purchase_commands) > 1
+            else "the block too short"
+        )
         out += [f"To extend {which} (printed, not run):"]
         out += [f"  {c}" for c in nxt.purchase_commands]
         out += ["Then in the stack:"] + [f"  {k}" for k in nxt.stack_keys]
@@ -183,9 +223,17 @@ def _extension_summary(doc: CapacityExtension) -> str:
     extended = doc.next is not None and doc.within_budget is not False
     ok = doc.exit_code() == 0
     the = "the block covers" if len(blocks) == 1 else "the blocks cover"
-    what = (f"{the} the run" if doc.covers_run else
-            ("an extension fits" if doc.next is not None and len(doc.next.purchase_commands) == 1 else "extensions fit") if extended else
-            "no extension fits" if doc.next is None else "the extensions are over --max-usd")
+    what = (
+        f"{the} the run"
+        if doc.covers_run
+        else (
+            "an extension fits" if doc.next is not None and len(doc.next.purchase_commands) == 1 else "extensions fit"
+        )
+        if extended
+        else "no extension fits"
+        if doc.next is None
+        else "the extensions are over --max-usd"
+    )
     return f"{'no answer' if failed else what}{'' if in_time else ', but the run ends after the deadline'}; exit {0 if ok else 1}"
 
 
@@ -208,7 +256,9 @@ def _table(doc: CapacitySearch | CapacityExtension) -> str:
 
     if isinstance(doc, CapacityExtension):
         summary_text = _extension_summary(doc)
-        return human([*extension_lines(doc), [Span(summary_text, "good" if summary_text.endswith("exit 0") else "bad")]])
+        return human(
+            [*extension_lines(doc), [Span(summary_text, "good" if summary_text.endswith("exit 0") else "bad")]]
+        )
 
     lines: list[Line] = [need_line(doc)]
     rows = _rows(doc)
@@ -233,14 +283,22 @@ def render_markdown(report: Report, context: RenderContext = RenderContext()) ->
     doc = section(report)
     if isinstance(doc, CapacityExtension):
         lines = extension_lines(doc)
-        return join_lines([f"**{md_inert(lines[0])}**", ""] + [f"- {md_inert(x.strip())}" for x in lines[1:]]
-                          + ["", md_inert(_extension_summary(doc))]) + "\n"
+        return (
+            join_lines(
+                [f"**{md_inert(lines[0])}**", ""]
+                + [f"- {md_inert(x.strip())}" for x in lines[1:]]
+                + ["", md_inert(_extension_summary(doc))]
+            )
+            + "\n"
+        )
     out = [f"**{md_inert(need_line(doc))}**", ""]
     rows = _rows(doc)
     if rows:
         out += ["| " + " | ".join(HEADERS + ("offering",)) + " |", "|---:|---|---|---|---:|---:|---:|---:|---|---|"]
-        out += ["| " + " | ".join(md_inert(c) for c in row + (" + ".join(o.offering_ids),)) + " |"
-                for row, o in zip(rows, doc.options)]
+        out += [
+            "| " + " | ".join(md_inert(c) for c in row + (" + ".join(o.offering_ids),)) + " |"
+            for row, o in zip(rows, doc.options)
+        ]
     else:
         out.append("No option: see the regions below.")
     out += ["", "Regions:", ""] + [f"- {md_inert(x)}" for x in region_lines(doc)]
@@ -249,7 +307,11 @@ def render_markdown(report: Report, context: RenderContext = RenderContext()) ->
     out += [""] + [md_inert(x.strip()) for x in pick_lines(doc)]
     nxt = doc.next
     if nxt is not None:
-        out += ["", "To buy it (not run by planner):", "", "```sh"] + list(nxt.purchase_commands) + ["```", "",
-                "Then set in the stack:", ""] + [f"- {md_code(k)}" for k in nxt.stack_keys]
+        out += (
+            ["", "To buy it (not run by planner):", "", "```sh"]
+            + list(nxt.purchase_commands)
+            + ["```", "", "Then set in the stack:", ""]
+            + [f"- {md_code(k)}" for k in nxt.stack_keys]
+        )
     out += ["", md_inert(closing(doc)), "", md_inert(summary(doc))]
     return join_lines(out) + "\n"

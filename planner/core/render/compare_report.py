@@ -9,8 +9,18 @@ from planner.core.document import RenderContext, Report
 from planner.core.document.compare import Candidate, CompareSection
 from planner.core.text import Line
 
-HEADERS = ("type", "purchase", "count", "run h", "billed h", "USD/h each", "total", "USD per dense PF-h", "as of",
-           "notes")
+HEADERS = (
+    "type",
+    "purchase",
+    "count",
+    "run h",
+    "billed h",
+    "USD/h each",
+    "total",
+    "USD per dense PF-h",
+    "as of",
+    "notes",
+)
 CLOSING = "Dense peaks only (BF16 or FP8 dense at the job's precision); billed hours round Capacity Blocks up to a bookable duration."
 
 
@@ -21,8 +31,10 @@ def job_line(result: CompareSection) -> str:
     inp = result.inputs
     mfu = ", ".join(f"{k}={v}" if k != "*" else str(v) for k, v in inp.mfu)
     size = f"{inp.instances} instances" if inp.instances else f"deadline {num(inp.deadline_hours)} h"
-    return (f"Training job: {count(inp.parameters, 'parameters')} x {count(inp.tokens, 'tokens')}, {inp.precision}, "
-            f"MFU {mfu}; {size}; {inp.region}; price book {result.price_book}")
+    return (
+        f"Training job: {count(inp.parameters, 'parameters')} x {count(inp.tokens, 'tokens')}, {inp.precision}, "
+        f"MFU {mfu}; {size}; {inp.region}; price book {result.price_book}"
+    )
 
 
 def _rows(result: CompareSection) -> tuple[list[tuple[str, ...]], list[str]]:
@@ -36,9 +48,20 @@ def _rows(result: CompareSection) -> tuple[list[tuple[str, ...]], list[str]]:
             if n not in foot:
                 foot.append(n)
             marks += f"[{foot.index(n) + 1}]"
-        rows.append((c.instance_type, c.purchase, num(c.instances), num(c.run_hours), num(c.billed_hours),
-                     usd_rate(c.usd_per_hour, "h")[:-2], usd(c.total_usd),
-                     usd(c.usd_per_dense_pflop_hour), f"{c.as_of}", marks or "-"))
+        rows.append(
+            (
+                c.instance_type,
+                c.purchase,
+                num(c.instances),
+                num(c.run_hours),
+                num(c.billed_hours),
+                usd_rate(c.usd_per_hour, "h")[:-2],
+                usd(c.total_usd),
+                usd(c.usd_per_dense_pflop_hour),
+                f"{c.as_of}",
+                marks or "-",
+            )
+        )
     return rows, foot
 
 
@@ -84,12 +107,19 @@ def summary_line(result: CompareSection) -> Line:
     if not priced:
         return [Span(f"{n} candidate{'s' if n != 1 else ''}; none with a total; exit 0", "total")]
     best = min(priced, key=lambda c: c.total_usd or 0.0)
-    out = [Span(f"{n} candidate{'s' if n != 1 else ''}; cheapest ", "total"),
-           Span(f"{best.instance_type} {best.purchase} at {usd(best.total_usd)} "
-                f"({best.instances:,} instance{'s' if best.instances != 1 else ''})", "good")]
+    out = [
+        Span(f"{n} candidate{'s' if n != 1 else ''}; cheapest ", "total"),
+        Span(
+            f"{best.instance_type} {best.purchase} at {usd(best.total_usd)} "
+            f"({best.instances:,} instance{'s' if best.instances != 1 else ''})",
+            "good",
+        ),
+    ]
     fewest = smallest(cands)
     if fewest is not None and fewest.instances < best.instances:
-        out.append(Span(f"; fewest instances: {fewest.instances:,} x {fewest.instance_type} {fewest.purchase}", "total"))
+        out.append(
+            Span(f"; fewest instances: {fewest.instances:,} x {fewest.instance_type} {fewest.purchase}", "total")
+        )
     return out + [Span("; exit 0", "total")]
 
 
@@ -105,8 +135,12 @@ def render_markdown(report: Report, context: RenderContext = RenderContext()) ->
 
     result = section(report)
     rows, foot = _rows(result)
-    out = [f"**{md_inert(job_line(result))}**", "",
-           "| " + " | ".join(HEADERS) + " |", "|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
+    out = [
+        f"**{md_inert(job_line(result))}**",
+        "",
+        "| " + " | ".join(HEADERS) + " |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
     out += ["| " + " | ".join(md_inert(c) for c in row) + " |" for row in rows]
     if not rows:
         out.append("")

@@ -53,14 +53,20 @@ def headline(cost: CostReport) -> str:
     """
     hours = cost.hours
     run = cost.run_hours
-    span = "" if hours is None else f" for {hours:,.0f} h" + (f" (run {run:,.1f} h)" if run is not None and run != hours else "")
+    span = (
+        ""
+        if hours is None
+        else f" for {hours:,.0f} h" + (f" (run {run:,.1f} h)" if run is not None and run != hours else "")
+    )
     missing = cost.unpriced
     left = list(cost.left_out)
     if not missing and not left and cost.total_usd is not None:
         return f"{usd(cost.total_usd)}{span} ({usd(cost.hourly_usd)}/h, {usd(cost.monthly_usd)} a month of 730 h)"
     if not missing and not left:  # priced, but no hours to total them over
         return f"{usd(cost.hourly_usd)}/h ({usd(cost.monthly_usd)} a month of 730 h); total unknown: no hours"
-    why = ([f"no price for {', '.join(missing)}"] if missing else []) + ([f"left out: {'; '.join(left)}"] if left else [])
+    why = ([f"no price for {', '.join(missing)}"] if missing else []) + (
+        [f"left out: {'; '.join(left)}"] if left else []
+    )
     known = cost.known_total_usd
     rate = sum(i.hourly_usd for i in cost.line_items if i.hourly_usd is not None)
     if known is None and rate:  # no hours: the priced part as a rate
@@ -120,9 +126,17 @@ def _rows(cost: CostReport) -> tuple[list[tuple[str, ...]], list[str]]:
                     foot.append(text)
                 marks += f"[{foot.index(text) + 1}]"
         source = f"{item.source} ({item.as_of})" if item.source else "no price"
-        rows.append((item.name, _what(item), f"{_quantity(item)} {item.unit}",
-                     unit_price(item.unit_price_usd, item.unit), usd(item.total_usd),
-                     marks or "-", source))
+        rows.append(
+            (
+                item.name,
+                _what(item),
+                f"{_quantity(item)} {item.unit}",
+                unit_price(item.unit_price_usd, item.unit),
+                usd(item.total_usd),
+                marks or "-",
+                source,
+            )
+        )
     return rows, foot
 
 
@@ -149,16 +163,33 @@ def table_lines(cost: CostReport, margin: int = 0) -> list[Line]:
             if text not in foot:
                 foot.append(text)
             marks = (marks if marks != "-" else "") + f"[{foot.index(text) + 1}]"
-        cells = (*row[:3], "unknown" if price is None else unit_price(price, item.unit).rsplit("/", 1)[0], row[4], marks)
+        cells = (
+            *row[:3],
+            "unknown" if price is None else unit_price(price, item.unit).rsplit("/", 1)[0],
+            row[4],
+            marks,
+        )
         table_rows.append(cells + ((row[6],) if wide else ()))
-    out: list[Line] = [[Span("cost: ", "total"), Span(headline(cost), "total" if cost.total_usd is not None else "warning"),
-                  Span(f"; price book {cost.price_book}")]]
+    out: list[Line] = [
+        [
+            Span("cost: ", "total"),
+            Span(headline(cost), "total" if cost.total_usd is not None else "warning"),
+            Span(f"; price book {cost.price_book}"),
+        ]
+    ]
     if cost.workload_estimate:
         out.append(f"cost on the hours the workload needs: {headline(cost.workload_estimate)}")
     if cost.maximum_estimate:
         out.append(f"cost at the maximum it may scale to: {headline(cost.maximum_estimate)}")
-    out += ["  " + line if isinstance(line, str) else [Span("  "), *line]
-            for line in grid(TABLE_HEADERS[:6] + (HEADERS[6:] if wide else ()), table_rows, right=(2, 3, 4), width=None if limit is None else limit - margin - 2)]
+    out += [
+        "  " + line if isinstance(line, str) else [Span("  "), *line]
+        for line in grid(
+            TABLE_HEADERS[:6] + (HEADERS[6:] if wide else ()),
+            table_rows,
+            right=(2, 3, 4),
+            width=None if limit is None else limit - margin - 2,
+        )
+    ]
     out += [f"  [{i}] {text}" for i, text in enumerate(foot, 1)]
     out += [f"  note: {n}" for n in cost.notes]
     return out

@@ -73,15 +73,29 @@ def _rows(report: Report) -> list[tuple[str, ...]]:
     for s in diff.stacks:
         t = s.total
         base_cost, head_cost = _costs(report, s)
-        rows.append((s.stack, s.status, _cost_cell(t.before_usd, s.base_file is not None, base_cost),
-                     _cost_cell(t.after_usd, s.head_file is not None, head_cost),
-                     _delta(t),
-                     f"+{len(s.findings_added)} / -{len(s.findings_resolved)}"))
+        rows.append(
+            (
+                s.stack,
+                s.status,
+                _cost_cell(t.before_usd, s.base_file is not None, base_cost),
+                _cost_cell(t.after_usd, s.head_file is not None, head_cost),
+                _delta(t),
+                f"+{len(s.findings_added)} / -{len(s.findings_resolved)}",
+            )
+        )
     tot = diff.total
     from planner.core.render.cost_report import usd
 
-    rows.append(("total", "", usd(tot.before_usd), usd(tot.after_usd), _delta(tot.change),
-                 f"+{tot.findings_added} / -{tot.findings_resolved}"))
+    rows.append(
+        (
+            "total",
+            "",
+            usd(tot.before_usd),
+            usd(tot.after_usd),
+            _delta(tot.change),
+            f"+{tot.findings_added} / -{tot.findings_resolved}",
+        )
+    )
     return rows
 
 
@@ -116,8 +130,9 @@ def _table(report: Report) -> str:
     rows: list[tuple[Any, ...]] = []
     for row, change in zip(_rows(report), [*(s.total for s in diff.stacks), diff.total.change]):
         rows.append((*row[:4], Span(row[4], delta_style(change)), row[5]))
-    out: list[Line] = [f"Cost diff: {diff.base_label} -> {diff.head_label} (price book {diff.price_book}; "
-                       "totals for the billed hours)"]
+    out: list[Line] = [
+        f"Cost diff: {diff.base_label} -> {diff.head_label} (price book {diff.price_book}; totals for the billed hours)"
+    ]
     out += grid(TABLE_HEADERS, rows, right=(2, 3, 4))
     for s in diff.stacks:
         if s.status == "unchanged":
@@ -137,9 +152,14 @@ def _table(report: Report) -> str:
     tot = diff.total
     n = len(diff.stacks)
     monthly = monthly_change(tot)
-    out += ["", [Span(f"{n} stack{'s' if n != 1 else ''}: change ", "total"),
-                 Span(_delta(tot.change) + monthly, delta_style(tot.change)),
-                 Span(f"; findings +{tot.findings_added} / -{tot.findings_resolved}", "total")]]
+    out += [
+        "",
+        [
+            Span(f"{n} stack{'s' if n != 1 else ''}: change ", "total"),
+            Span(_delta(tot.change) + monthly, delta_style(tot.change)),
+            Span(f"; findings +{tot.findings_added} / -{tot.findings_resolved}", "total"),
+        ],
+    ]
     return human(out)
 
 
@@ -162,9 +182,16 @@ def item_rows(stack: StackDiff) -> list[tuple[str, ...]]:
     """One row per changed line item: name, status, both sides, the monthly and the run's change."""
     rows: list[tuple[str, ...]] = []
     for i in stack.line_items:
-        rows.append((stack.stack, i.name, i.status, _item_what(i),
-                     f"{_both(i.monthly_before_usd, i.monthly_after_usd, i.status)} ({_signed(i.monthly_change_usd)})",
-                     f"{_both(i.total_before_usd, i.total_after_usd, i.status)} ({_signed(i.total_change_usd)})"))
+        rows.append(
+            (
+                stack.stack,
+                i.name,
+                i.status,
+                _item_what(i),
+                f"{_both(i.monthly_before_usd, i.monthly_after_usd, i.status)} ({_signed(i.monthly_change_usd)})",
+                f"{_both(i.total_before_usd, i.total_after_usd, i.status)} ({_signed(i.total_change_usd)})",
+            )
+        )
     return rows
 
 
@@ -200,42 +227,84 @@ def render_markdown(report: Report, context: RenderContext = RenderContext(), li
     rest = [s for s in stacks if s not in wanted]
     verdict = ":x:" if failing else (":warning:" if tot.findings_added else ":white_check_mark:")
     monthly = monthly_change(tot)
-    head = [MARKER, f"## {verdict} planner: cost change {_delta(tot.change)}{monthly}, {len(wanted)} of {len(stacks)} "
-                    f"stack{'s' if len(stacks) != 1 else ''} changed or failing", "",
-            f"Monthly cost is hourly x 730 h; totals are for the billed hours. {md_code(diff.base_label)} -> "
-            f"{md_code(diff.head_label)}, price book {md_code(diff.price_book)}.", "",
-            f"**Total change: {_delta(tot.change)}**{monthly}, "
-            f"{tot.findings_added} finding(s) added, {tot.findings_resolved} resolved.", "",
-            "| " + " | ".join(h.capitalize() for h in HEADERS) + " |", "|---|---|---:|---:|---:|---|"]
+    head = [
+        MARKER,
+        f"## {verdict} planner: cost change {_delta(tot.change)}{monthly}, {len(wanted)} of {len(stacks)} "
+        f"stack{'s' if len(stacks) != 1 else ''} changed or failing",
+        "",
+        f"Monthly cost is hourly x 730 h; totals are for the billed hours. {md_code(diff.base_label)} -> "
+        f"{md_code(diff.head_label)}, price book {md_code(diff.price_book)}.",
+        "",
+        f"**Total change: {_delta(tot.change)}**{monthly}, "
+        f"{tot.findings_added} finding(s) added, {tot.findings_resolved} resolved.",
+        "",
+        "| " + " | ".join(h.capitalize() for h in HEADERS) + " |",
+        "|---|---|---:|---:|---:|---|",
+    ]
     all_rows = _rows(report)
     rows = dict(zip([s.stack for s in stacks], all_rows))
     total_row = all_rows[-1]
     blocks = [Block(["| " + " | ".join(md_inert(c) for c in total_row) + " |"], 2.5)]
-    blocks += [Block(["| " + " | ".join(md_inert(c) for c in rows[s.stack]) + " |"], 1 + n / (len(stacks) + 1),
-                     kind="table row") for n, s in enumerate(wanted)]
+    blocks += [
+        Block(
+            ["| " + " | ".join(md_inert(c) for c in rows[s.stack]) + " |"], 1 + n / (len(stacks) + 1), kind="table row"
+        )
+        for n, s in enumerate(wanted)
+    ]
     items = [r for s in wanted for r in item_rows(s)]
     if items:
-        blocks.append(Block(["", "**Changed line items** (before -> after):", "",
-                             "| " + " | ".join(h.capitalize() for h in ITEM_HEADERS) + " |", "|---|---|---|---|---:|---:|"], 3))
-        blocks += [Block(["| " + " | ".join(md_inert(c) for c in r) + " |"], 3 + (n + 1) / (len(items) + 1), kind="line item row")
-                   for n, r in enumerate(items)]
+        blocks.append(
+            Block(
+                [
+                    "",
+                    "**Changed line items** (before -> after):",
+                    "",
+                    "| " + " | ".join(h.capitalize() for h in ITEM_HEADERS) + " |",
+                    "|---|---|---|---|---:|---:|",
+                ],
+                3,
+            )
+        )
+        blocks += [
+            Block(
+                ["| " + " | ".join(md_inert(c) for c in r) + " |"], 3 + (n + 1) / (len(items) + 1), kind="line item row"
+            )
+            for n, r in enumerate(items)
+        ]
     for n, s in enumerate(wanted):
         t, p = s.total, by_name.get(s.stack)
         base_cost, head_cost = _costs(report, s)
         changes = [f"- :new: {md_inert(_finding_line(f))}" for f in s.findings_added]
         changes += [f"- :white_check_mark: resolved: {md_inert(_finding_line(f))}" for f in s.findings_resolved]
         sides = ([f"- Before: {md_inert(headline(base_cost))}"] if base_cost else []) + (
-            [f"- After: {md_inert(headline(head_cost))}"] if head_cost else [])
-        summary = [f"**{s.status.capitalize()}:** {md_inert(_delta(t))}", ""] + sides + changes + ([""] if sides or changes else [])
+            [f"- After: {md_inert(headline(head_cost))}"] if head_cost else []
+        )
+        summary = (
+            [f"**{s.status.capitalize()}:** {md_inert(_delta(t))}", ""]
+            + sides
+            + changes
+            + ([""] if sides or changes else [])
+        )
         if p is not None:  # the head side in full: summary, findings, cost, topology
             blocks.append(full_block(report, p, 10 + n, summary))
             continue
-        lines = ["", f"<details><summary><b>{html_inert(s.stack)}</b> ({s.status}): {_delta(t)}</summary>", "",
-                 *sides, *changes]
+        lines = [
+            "",
+            f"<details><summary><b>{html_inert(s.stack)}</b> ({s.status}): {_delta(t)}</summary>",
+            "",
+            *sides,
+            *changes,
+        ]
         if head_cost:
             lines += ["", *markdown(head_cost).rstrip("\n").split("\n")]
         lines += ["", "</details>"]
         blocks.append(Block(lines, 10 + n, md_code(s.stack), fallback=Block([], 10 + n)))
-    blocks += [Block(["| " + " | ".join(md_inert(c) for c in rows[s.stack]) + " |"], 2 + n / (len(stacks) + 1),
-                     kind="unchanged stack row") for n, s in enumerate(rest)]
+    blocks += [
+        Block(
+            ["| " + " | ".join(md_inert(c) for c in rows[s.stack]) + " |"],
+            2 + n / (len(stacks) + 1),
+            kind="unchanged stack row",
+        )
+        for n, s in enumerate(rest)
+    ]
     return assemble(head, blocks, MAX_CHARS if limit is None else limit)

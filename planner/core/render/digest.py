@@ -3,7 +3,7 @@ on them, and how text is made safe for a Markdown table cell. Works on the docum
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from planner.core.document import SEVERITIES, Report, ReportedFinding, Severity, StackReport
 
@@ -19,14 +19,20 @@ def counts(findings: Iterable[ReportedFinding]) -> dict[str, int]:
 
 def count_text(c: dict[str, int], short: bool = False) -> str:
     """`1 error, 2 warnings, 0 info, 1 suppressed`; `short`: only the non-zero ones (`1 error, 1 suppressed`)."""
+
     def plural(n: int, word: str) -> str:
         return f"{n} {word}{'' if n == 1 or word == 'info' else 's'}"
 
     if short:
         words = (("error", "error"), ("warning", "warning"), ("info", "info"), ("suppressed", "suppressed"))
-        return ", ".join(plural(c[k], w) if k != "suppressed" else f"{c[k]} suppressed" for k, w in words if c[k]) or "none"
-    return ", ".join([plural(c["error"], "error"), plural(c["warning"], "warning"), plural(c["info"], "info")]) + \
-        f", {c['suppressed']} suppressed"
+        return (
+            ", ".join(plural(c[k], w) if k != "suppressed" else f"{c[k]} suppressed" for k, w in words if c[k])
+            or "none"
+        )
+    return (
+        ", ".join([plural(c["error"], "error"), plural(c["warning"], "warning"), plural(c["info"], "info")])
+        + f", {c['suppressed']} suppressed"
+    )
 
 
 def problems_text(report: Report) -> str:
@@ -78,13 +84,15 @@ def for_people(stack: StackReport, report: Report) -> list[Shown]:
     name collapse into one naming all the groups; moot `price-unknown` findings are left out.
     A finding without a fix of its own gets its rule's remediation (from `report.rules`)."""
     skip = moot(stack)
-    ordered = sorted((f for f in stack.findings if f not in skip),
-                     key=lambda f: (f.suppressed, _ORDER[f.severity], f.file, f.line or 0, f.rule, f.message))
+    ordered = sorted(
+        (f for f in stack.findings if f not in skip),
+        key=lambda f: (f.suppressed, _ORDER[f.severity], f.file, f.line or 0, f.rule, f.message),
+    )
     groups: dict[tuple[bool, Severity, str, str, str], list[ReportedFinding]] = {}
     names: dict[tuple[bool, Severity, str, str, str], list[str]] = {}
     for f in ordered:
         m = _GROUP.search(f.message)
-        template = f.message if m is None else f.message[:m.start()] + "\0" + f.message[m.end():]
+        template = f.message if m is None else f.message[: m.start()] + "\0" + f.message[m.end() :]
         key = (f.suppressed, f.severity, f.rule, f.file, template)
         groups.setdefault(key, []).append(f)
         names.setdefault(key, []).append("" if m is None else m.group(1))

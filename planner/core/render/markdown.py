@@ -7,12 +7,12 @@ its own comment instead of adding one per push.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from planner.core.document import GroupTopology, LustreTopology, RenderContext, Report, StackReport
 from planner.core.render.bounded import Block
 from planner.core.render.digest import count_text, counts, md_cell
-from planner.core.text import join_lines, md_code, md_own_cell, num, one_line
+from planner.core.text import md_code, md_own_cell, num, one_line
 
 MARKER = "<!-- planner-report -->"
 ICONS = {"error": ":x:", "warning": ":warning:", "info": ":information_source:"}
@@ -30,7 +30,11 @@ def render(report: Report, context: RenderContext = RenderContext(), limit: int 
     plans = list(report.stacks)
     total = counts(f for p in plans for f in p.findings)
     verdict = ":x:" if total["error"] else (":warning:" if total["warning"] else ":white_check_mark:")
-    head = [MARKER, f"## {verdict} planner: {len(plans)} stack{'s' if len(plans) != 1 else ''}, {count_text(total)}", ""]
+    head = [
+        MARKER,
+        f"## {verdict} planner: {len(plans)} stack{'s' if len(plans) != 1 else ''}, {count_text(total)}",
+        "",
+    ]
     head += OVERVIEW_HEADER
     failing = [i for i, p in enumerate(plans) if has_errors(p)]
     blocks = [full_block(report, plans[i], 1000 + n) for n, i in enumerate(failing)]
@@ -46,13 +50,21 @@ def render_problems(report: Report, limit: int) -> str:
     from planner.core.render.digest import problems_text
 
     head = [MARKER, f"## :x: planner: {problems_text(report)}", "", "| where | key | problem |", "|---|---|---|"]
-    rows = [Block([f"| {md_code(p.where)} | {md_code(p.key) if p.key else '-'} | {md_cell(p.message)} |"], i,
-                  kind="input problem row") for i, p in enumerate(report.problems)]
+    rows = [
+        Block(
+            [f"| {md_code(p.where)} | {md_code(p.key) if p.key else '-'} | {md_cell(p.message)} |"],
+            i,
+            kind="input problem row",
+        )
+        for i, p in enumerate(report.problems)
+    ]
     return assemble(head, rows, limit)
 
 
-OVERVIEW_HEADER = ["| stack | region | instances | accelerators | errors | warnings | suppressed | cost |",
-                   "|---|---|---:|---:|---:|---:|---:|---|"]
+OVERVIEW_HEADER = [
+    "| stack | region | instances | accelerators | errors | warnings | suppressed | cost |",
+    "|---|---|---:|---:|---:|---:|---:|---|",
+]
 
 
 def has_errors(p: StackReport) -> bool:
@@ -64,8 +76,10 @@ def overview_row(p: StackReport) -> str:
 
     c = counts(p.findings)
     cost = "-" if p.cost is None else total(p.cost)
-    return (f"| {md_code(p.name)} | {md_cell(p.region)} | {num(p.summary.instances)} | "
-            f"{num(p.summary.accelerators)} | {c['error']} | {c['warning']} | {c['suppressed']} | {cost} |")
+    return (
+        f"| {md_code(p.name)} | {md_cell(p.region)} | {num(p.summary.instances)} | "
+        f"{num(p.summary.accelerators)} | {c['error']} | {c['warning']} | {c['suppressed']} | {cost} |"
+    )
 
 
 def full_block(report: Report, p: StackReport, order: float, extra: Sequence[str] = ()) -> Block:
@@ -77,10 +91,16 @@ def full_block(report: Report, p: StackReport, order: float, extra: Sequence[str
     if not has_errors(p):
         return Block(full, order, what, fallback=Block([], order))
     errors = [f for f in p.findings if f.severity == "error" and not f.suppressed]
-    compact = ["", f"### {md_code(p.name)}", ""] + list(extra) + [
-        f"- {ICONS['error']} {md_code(f.rule)} at {md_code(f.where)}: {md_cell(f.message)}" for f in errors]
-    one = ["", f"- {ICONS['error']} {md_code(p.name)}: {len(errors)} error{'s' if len(errors) != 1 else ''} "
-               "(each left out: too long for one comment)"]
+    compact = (
+        ["", f"### {md_code(p.name)}", ""]
+        + list(extra)
+        + [f"- {ICONS['error']} {md_code(f.rule)} at {md_code(f.where)}: {md_cell(f.message)}" for f in errors]
+    )
+    one = [
+        "",
+        f"- {ICONS['error']} {md_code(p.name)}: {len(errors)} error{'s' if len(errors) != 1 else ''} "
+        "(each left out: too long for one comment)",
+    ]
     return Block(full, order, what, fallback=Block(compact, order, fallback=Block(one, order)))
 
 
@@ -138,8 +158,10 @@ def _unused(p: StackReport) -> list[str]:
     """One line per suppression that suppressed nothing (info); the rule id and place are inert."""
     if not p.unused_suppressions:
         return []
-    return [""] + [f"{ICONS['info']} Unused suppression {md_code(u.rule)} at {md_code(u.where)}: {md_cell(u.message)}"
-                   for u in p.unused_suppressions]
+    return [""] + [
+        f"{ICONS['info']} Unused suppression {md_code(u.rule)} at {md_code(u.where)}: {md_cell(u.message)}"
+        for u in p.unused_suppressions
+    ]
 
 
 def _cost(p: StackReport) -> list[str]:
@@ -151,6 +173,7 @@ def _cost(p: StackReport) -> list[str]:
 
 
 # --- Mermaid ---------------------------------------------------------------------------
+
 
 def mermaid_text(text: str) -> str:
     """Text safe inside a quoted Mermaid label (entity codes for quotes and angle brackets)."""
@@ -194,7 +217,11 @@ def mermaid(p: StackReport) -> list[str]:
 
 def _lustre(fs: LustreTopology, where: str = "") -> str:
     tput = fs.per_unit_storage_throughput
-    detail = f"{fs.storage_capacity_gib:,} GiB" + (f", {tput} MB/s/TiB" if tput else "") + (", EFA" if fs.efa_enabled else "")
+    detail = (
+        f"{fs.storage_capacity_gib:,} GiB"
+        + (f", {tput} MB/s/TiB" if tput else "")
+        + (", EFA" if fs.efa_enabled else "")
+    )
     return f'fsx[("FSx for Lustre {fs.deployment_type}<br/>{detail}{where}")]'
 
 
@@ -208,7 +235,9 @@ def _group(i: int, g: GroupTopology, indent: str) -> list[str]:
     units = g.count // size
     out = [f'{indent}subgraph g{i}["{head}<br/>{units:,} UltraServers ({ultra.name}), {chips}"]']
     for u in range(min(units, MAX_ULTRASERVER_NODES)):
-        out.append(f'{indent}  g{i}u{u}["UltraServer {u + 1}<br/>{size} instances, {ultra.accelerators} chips, {ultra.interconnect}"]')
+        out.append(
+            f'{indent}  g{i}u{u}["UltraServer {u + 1}<br/>{size} instances, {ultra.accelerators} chips, {ultra.interconnect}"]'
+        )
     if units > MAX_ULTRASERVER_NODES:
         out.append(f'{indent}  g{i}more["... {units - MAX_ULTRASERVER_NODES:,} more UltraServers"]')
     if g.count % size:

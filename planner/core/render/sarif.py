@@ -16,7 +16,14 @@ from pathlib import PurePath
 from typing import Any
 
 from planner import __version__
-from planner.core.document import InputProblem, RenderContext, Report, ReportedFinding, RuleInfo, UnusedSuppressionReport
+from planner.core.document import (
+    InputProblem,
+    RenderContext,
+    Report,
+    ReportedFinding,
+    RuleInfo,
+    UnusedSuppressionReport,
+)
 from planner.core.render.json_report import dumps
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -39,11 +46,15 @@ _INVALID_INPUT = {
     "id": INVALID_INPUT,
     "name": "InvalidInput",
     "shortDescription": {"text": "Input planner cannot use: nothing was planned."},
-    "fullDescription": {"text": "A stack file (or another input) that planner cannot read or that is not valid; "
-                                "nothing was planned or priced."},
-    "help": {"text": "Correct the key the result names, as its message says; `planner schema` prints the stack schema.",
-             "markdown": "**Fix:** correct the key the result names, as its message says; `planner schema` prints "
-                         "the stack schema."},
+    "fullDescription": {
+        "text": "A stack file (or another input) that planner cannot read or that is not valid; "
+        "nothing was planned or priced."
+    },
+    "help": {
+        "text": "Correct the key the result names, as its message says; `planner schema` prints the stack schema.",
+        "markdown": "**Fix:** correct the key the result names, as its message says; `planner schema` prints "
+        "the stack schema.",
+    },
     "defaultConfiguration": {"level": "error"},
     "properties": {"tags": ["planner", "input"]},
 }
@@ -97,9 +108,13 @@ def _problem(p: InputProblem, index: dict[str, int]) -> dict[str, Any]:
     location: dict[str, Any] = {"artifactLocation": {"uri": _uri(p.file)}}
     if p.line:
         location["region"] = {"startLine": p.line}
-    out: dict[str, Any] = {"ruleId": INVALID_INPUT, "ruleIndex": index[INVALID_INPUT], "level": "error",
-                           "message": {"text": f"{p.key}: {p.message}" if p.key else p.message},
-                           "locations": [{"physicalLocation": location}]}
+    out: dict[str, Any] = {
+        "ruleId": INVALID_INPUT,
+        "ruleIndex": index[INVALID_INPUT],
+        "level": "error",
+        "message": {"text": f"{p.key}: {p.message}" if p.key else p.message},
+        "locations": [{"physicalLocation": location}],
+    }
     if p.key:
         out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": p.key, "kind": "member"}]
     return out
@@ -115,12 +130,14 @@ def to_sarif(report: Report) -> dict[str, Any]:
     results = [_result(f, index) for p in plans for f in p.findings]
     results += [_problem(p, index) for p in report.problems]
     run: dict[str, Any] = {
-        "tool": {"driver": {
-            "name": "planner",
-            "version": __version__,
-            "semanticVersion": __version__,
-            "rules": descriptors,
-        }},
+        "tool": {
+            "driver": {
+                "name": "planner",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": descriptors,
+            }
+        },
         "results": results,
         "columnKind": "unicodeCodePoints",
     }
@@ -137,9 +154,12 @@ def _unused(u: UnusedSuppressionReport) -> dict[str, Any]:
     location: dict[str, Any] = {"artifactLocation": {"uri": _uri(u.file)}}
     if u.line:
         location["region"] = {"startLine": u.line}
-    out: dict[str, Any] = {"level": "note", "message": {"text": u.message},
-                           "locations": [{"physicalLocation": location}],
-                           "associatedRule": {"id": u.rule}}
+    out: dict[str, Any] = {
+        "level": "note",
+        "message": {"text": u.message},
+        "locations": [{"physicalLocation": location}],
+        "associatedRule": {"id": u.rule},
+    }
     if u.path:
         out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": u.path, "kind": "member"}]
     return out

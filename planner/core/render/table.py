@@ -13,13 +13,24 @@ def render_summary(p: StackReport) -> list[Line]:
     s = p.summary
     out: list[Line] = [[Span(f"Stack {p.name}", "heading"), Span(f" ({p.file}, {p.region})")]]
     rows: list[tuple[str, ...]] = [
-        (g.name, g.instance_type, g.purchase, num(g.instances), num(g.ultraservers) if g.ultraservers else "-",
-         num(g.accelerators), g.availability_zone, "yes" if g.efa else "no")
+        (
+            g.name,
+            g.instance_type,
+            g.purchase,
+            num(g.instances),
+            num(g.ultraservers) if g.ultraservers else "-",
+            num(g.accelerators),
+            g.availability_zone,
+            "yes" if g.efa else "no",
+        )
         for g in s.node_groups
     ]
     headers: tuple[str, ...]
     right: tuple[int, ...]
-    headers, right = ("node group", "type", "purchase", "instances", "UltraServers", "accelerators", "AZ", "EFA"), (3, 4, 5)
+    headers, right = (
+        ("node group", "type", "purchase", "instances", "UltraServers", "accelerators", "AZ", "EFA"),
+        (3, 4, 5),
+    )
     if not s.ultraservers:  # no UltraServer in the stack: the column would only hold dashes
         headers, right = headers[:4] + headers[5:], (3, 4)
         rows = [r[:4] + r[5:] for r in rows]
@@ -37,8 +48,11 @@ def render_summary(p: StackReport) -> list[Line]:
     extra = f"placement group: {s.placement_group}"
     if lustre:
         tput = lustre.per_unit_storage_throughput
-        extra += f"; FSx for Lustre {lustre.deployment_type} {num(lustre.storage_capacity_gib)} GiB" + (
-            f" at {tput} MB/s/TiB" if tput else "") + f" in {lustre.availability_zone or 'an AZ the program does not name'}"
+        extra += (
+            f"; FSx for Lustre {lustre.deployment_type} {num(lustre.storage_capacity_gib)} GiB"
+            + (f" at {tput} MB/s/TiB" if tput else "")
+            + f" in {lustre.availability_zone or 'an AZ the program does not name'}"
+        )
     else:
         extra += "; no FSx for Lustre"
     out.append("  " + extra)
@@ -84,8 +98,14 @@ def render_unused(p: StackReport) -> list[Line]:
 
     out: list[Line] = []
     for u in p.unused_suppressions:
-        out.append([Span("    "), Span(f"{'info':<8}", "info"), Span(f" unused suppression: {one_line(u.rule)}  "),
-                    Span(one_line(u.where), "dim")])
+        out.append(
+            [
+                Span("    "),
+                Span(f"{'info':<8}", "info"),
+                Span(f" unused suppression: {one_line(u.rule)}  "),
+                Span(one_line(u.where), "dim"),
+            ]
+        )
         out.append(f"      {one_line(u.message)}")
     return out
 
@@ -110,16 +130,20 @@ def summary_line(report: Report, fail_on: Severity = "error") -> Line:
     meaning = "errors" if fail_on == "error" else "warnings or errors"
     verdict = f"exit {code}" + (f" (unsuppressed {meaning})" if code else f" (no unsuppressed {meaning})")
     n = len(plans)
-    found = [f"{total['error']} error{'s' if total['error'] != 1 else ''}",
-             f"{total['warning']} warning{'s' if total['warning'] != 1 else ''}"]
+    found = [
+        f"{total['error']} error{'s' if total['error'] != 1 else ''}",
+        f"{total['warning']} warning{'s' if total['warning'] != 1 else ''}",
+    ]
     found += [f"{total['info']} info"] if total["info"] else []
     found += [f"{total['suppressed']} suppressed"] if total["suppressed"] else []
     unused = sum(len(p.unused_suppressions) for p in plans)
     found += [f"{unused} unused suppression{'s' if unused != 1 else ''}"] if unused else []
     priced = any(p.cost is not None for p in plans)  # preflight reports have no estimate
-    return [Span(f"{n} stack{'s' if n != 1 else ''}, ", "total"),
-            Span(", ".join(found), "error" if total["error"] else ("warning" if total["warning"] else "ok")),
-            Span((f"; cost {cost}" if priced else "") + f"; {verdict}", "total")]
+    return [
+        Span(f"{n} stack{'s' if n != 1 else ''}, ", "total"),
+        Span(", ".join(found), "error" if total["error"] else ("warning" if total["warning"] else "ok")),
+        Span((f"; cost {cost}" if priced else "") + f"; {verdict}", "total"),
+    ]
 
 
 def render_problems(report: Report) -> list[Line]:

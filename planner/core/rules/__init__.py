@@ -12,14 +12,25 @@ registers: suppressions are settled by `planner.core.planning.pipeline`, the ref
 
 from __future__ import annotations
 
-from typing import Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
 from planner.core.model.findings import Finding
 from planner.core.rules.rule_registry import Check, Rule, RuleContext
 from planner.core.rules.spec_rules import RULES, count_path, rule
 
-__all__ = ["RULES", "Check", "Rule", "RuleContext", "count_path", "evaluate", "get", "known", "lookup", "registry",
-           "rule"]
+__all__ = [
+    "RULES",
+    "Check",
+    "Rule",
+    "RuleContext",
+    "count_path",
+    "evaluate",
+    "get",
+    "known",
+    "lookup",
+    "registry",
+    "rule",
+]
 
 
 def _load() -> None:

@@ -5,11 +5,11 @@ The bookable arithmetic lives in `planner.core.catalogue.capacity_blocks` (share
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from planner.core.catalogue import capacity_blocks as blocks
-from planner.core.model.findings import Finding
 from planner.core.model.cluster import NodeGroup
+from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, count_path, rule
 
 LAUNCH_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html"
@@ -33,12 +33,16 @@ def _block_groups(ctx: RuleContext) -> tuple[NodeGroup, ...]:
     id="capacity-block-size",
     severity="error",
     category="capacity",
-    description=(f"An instance Capacity Block holds at most {blocks.MAX_INSTANCES_PER_BLOCK} instances; AWS allows "
-                 f"{blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks (warning). An UltraServer group "
-                 "is one Capacity Block per UltraServer, so the per-block limit does not split it."),
+    description=(
+        f"An instance Capacity Block holds at most {blocks.MAX_INSTANCES_PER_BLOCK} instances; AWS allows "
+        f"{blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks (warning). An UltraServer group "
+        "is one Capacity Block per UltraServer, so the per-block limit does not split it."
+    ),
     source=blocks.SOURCE,
-    remediation=(f"Split the node group into groups of at most {blocks.MAX_INSTANCES_PER_BLOCK} instances (one block each); "
-                 f"keep the cluster's instance blocks within {blocks.MAX_INSTANCES_PER_ACCOUNT} instances."),
+    remediation=(
+        f"Split the node group into groups of at most {blocks.MAX_INSTANCES_PER_BLOCK} instances (one block each); "
+        f"keep the cluster's instance blocks within {blocks.MAX_INSTANCES_PER_ACCOUNT} instances."
+    ),
 )
 def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """AWS: a Capacity Block holds up to `MAX_INSTANCES_PER_BLOCK` instances, and an account up to
@@ -49,7 +53,8 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in groups:
         if g.count > blocks.MAX_INSTANCES_PER_BLOCK:
             yield r.finding(
-                ctx, count_path(g),
+                ctx,
+                count_path(g),
                 f"node group '{g.name}' asks for {g.count} instances on one Capacity Block; a block holds at most "
                 f"{blocks.MAX_INSTANCES_PER_BLOCK}: split it into {-(-g.count // blocks.MAX_INSTANCES_PER_BLOCK)} groups",
                 fix=_split_fix(g),
@@ -57,12 +62,15 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     total = sum(g.count for g in groups)
     if total > blocks.MAX_INSTANCES_PER_ACCOUNT:
         yield r.finding(
-            ctx, ctx.cluster.path + ("node_groups",),
+            ctx,
+            ctx.cluster.path + ("node_groups",),
             f"the cluster holds {total} instances across Capacity Blocks; AWS allows up to "
             f"{blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks (and does not say this can be raised)",
             severity="warning",
-            fix=(f"plan at most {blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks "
-                 f"({total - blocks.MAX_INSTANCES_PER_ACCOUNT} fewer), or ask AWS whether your account can hold more"),
+            fix=(
+                f"plan at most {blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks "
+                f"({total - blocks.MAX_INSTANCES_PER_ACCOUNT} fewer), or ask AWS whether your account can hold more"
+            ),
         )
 
 
@@ -76,20 +84,26 @@ def _split_fix(g: NodeGroup) -> str:
     """`split node group 'big' (count: 150) into groups of count: 64, 64, 22, one Capacity Block each`."""
     full, rest = divmod(g.count, blocks.MAX_INSTANCES_PER_BLOCK)
     counts = [blocks.MAX_INSTANCES_PER_BLOCK] * full + ([rest] if rest else [])
-    return (f"split node group '{g.name}' (count: {g.count}) into groups of count: {', '.join(map(str, counts))}, "
-            "one Capacity Block each")
+    return (
+        f"split node group '{g.name}' (count: {g.count}) into groups of count: {', '.join(map(str, counts))}, "
+        "one Capacity Block each"
+    )
 
 
 @rule(
     id="capacity-block-duration",
     severity="info",
     category="capacity",
-    description=(f"A Capacity Block cluster whose `schedule.hours` is not itself a bookable duration (1-day steps to "
-                 f"{blocks.DAILY_STEPS_UP_TO_DAYS} days, then {blocks.WEEKLY_STEP_DAYS}-day steps to {blocks.MAX_DAYS} "
-                 "days): the booked block, the one the estimate bills, is shown beside the run's hours."),
+    description=(
+        f"A Capacity Block cluster whose `schedule.hours` is not itself a bookable duration (1-day steps to "
+        f"{blocks.DAILY_STEPS_UP_TO_DAYS} days, then {blocks.WEEKLY_STEP_DAYS}-day steps to {blocks.MAX_DAYS} "
+        "days): the booked block, the one the estimate bills, is shown beside the run's hours."
+    ),
     source=blocks.SOURCE,
-    remediation=(f"Nothing to fix: AWS constrains the reservation, not the run. To plan the whole block you pay for, set "
-                 f"`schedule.hours` to a bookable duration ({blocks.duration_examples()})."),
+    remediation=(
+        f"Nothing to fix: AWS constrains the reservation, not the run. To plan the whole block you pay for, set "
+        f"`schedule.hours` to a bookable duration ({blocks.duration_examples()})."
+    ),
 )
 def duration(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """AWS books Capacity Blocks in 1-day steps up to 14 days, then 7-day steps (EC2 User Guide); a
@@ -100,14 +114,20 @@ def duration(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         return
     up = blocks.block_for_run(sched.hours)
     if up is None:
-        yield r.finding(ctx, sched.path + ("hours",),
-                        f"schedule.hours {sched.hours:g} is longer than the longest Capacity Block "
-                        f"({blocks.describe(blocks.MAX_HOURS)}): the estimate bills consecutive blocks")
+        yield r.finding(
+            ctx,
+            sched.path + ("hours",),
+            f"schedule.hours {sched.hours:g} is longer than the longest Capacity Block "
+            f"({blocks.describe(blocks.MAX_HOURS)}): the estimate bills consecutive blocks",
+        )
         return
-    yield r.finding(ctx, sched.path + ("hours",),
-                    f"schedule.hours {sched.hours:g} is not a bookable Capacity Block duration: the run is booked (and "
-                    f"billed) as a {blocks.describe(up)} block, of which instances run at most {blocks.usable_hours(up):,.1f} h",
-                    fix=f"set schedule.hours: {up} to plan the whole {blocks.describe(up)} block you pay for")
+    yield r.finding(
+        ctx,
+        sched.path + ("hours",),
+        f"schedule.hours {sched.hours:g} is not a bookable Capacity Block duration: the run is booked (and "
+        f"billed) as a {blocks.describe(up)} block, of which instances run at most {blocks.usable_hours(up):,.1f} h",
+        fix=f"set schedule.hours: {up} to plan the whole {blocks.describe(up)} block you pay for",
+    )
 
 
 @rule(
@@ -116,8 +136,10 @@ def duration(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     category="capacity",
     description="Capacity Block purchase for an instance type that is not sold through Capacity Blocks.",
     source=blocks.SOURCE,
-    remediation=("Use `purchase: on-demand` (or spot) for this type, or pick a type sold through Capacity Blocks "
-                 "(`planner catalog`)."),
+    remediation=(
+        "Use `purchase: on-demand` (or spot) for this type, or pick a type sold through Capacity Blocks "
+        "(`planner catalog`)."
+    ),
 )
 def supported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """A type never sold through Capacity Blocks is an error. A type sold in blocks, but not in
@@ -127,10 +149,13 @@ def supported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             sold = sorted(n for n, t in ctx.catalogue.instance_types.items() if t.capacity_block)
             # a drop-in type is sold one by one; UltraServer members are bought by UltraServer (`ultraservers:`)
             single = [n for n in sold if not ctx.catalogue.is_member(n)]
-            yield r.finding(ctx, g.path + ("purchase",),
-                            f"node group '{g.name}': {g.instance_type} is not sold through Capacity Blocks; "
-                            f"types that are: {', '.join(sold)}",
-                            fix=f"in node group '{g.name}', set purchase: on-demand, or instance_type: one of {', '.join(single)}")
+            yield r.finding(
+                ctx,
+                g.path + ("purchase",),
+                f"node group '{g.name}': {g.instance_type} is not sold through Capacity Blocks; "
+                f"types that are: {', '.join(sold)}",
+                fix=f"in node group '{g.name}', set purchase: on-demand, or instance_type: one of {', '.join(single)}",
+            )
 
 
 @rule(
@@ -139,18 +164,23 @@ def supported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     category="capacity",
     description="A Capacity Block group is launched into the block's capacity reservation; without its id it cannot launch.",
     source=LAUNCH_DOC,
-    remediation=("Book the block, then set `capacity_reservation_id: cr-...` (the block's reservation id) on the node group; "
-                 "for UltraServer blocks, one id per UltraServer or `capacity_reservation_resource_group_arn` also do."),
+    remediation=(
+        "Book the block, then set `capacity_reservation_id: cr-...` (the block's reservation id) on the node group; "
+        "for UltraServer blocks, one id per UltraServer or `capacity_reservation_resource_group_arn` also do."
+    ),
 )
 def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """Any launch target AWS takes counts: one id, one id per UltraServer, or a resource group of
     UltraServer blocks (whether those are valid for the group is the rules below)."""
     for g in _block_groups(ctx):
         if not g.launch_target:
-            yield r.finding(ctx, g.path + ("purchase",),
-                            f"node group '{g.name}' buys a Capacity Block but names no capacity_reservation_id; "
-                            "instances launch with market type capacity-block into the block's reservation",
-                            fix=f"book the block, then set capacity_reservation_id: cr-... (its reservation id) in node group '{g.name}'")
+            yield r.finding(
+                ctx,
+                g.path + ("purchase",),
+                f"node group '{g.name}' buys a Capacity Block but names no capacity_reservation_id; "
+                "instances launch with market type capacity-block into the block's reservation",
+                fix=f"book the block, then set capacity_reservation_id: cr-... (its reservation id) in node group '{g.name}'",
+            )
 
 
 def _ultraserver_block(ctx: RuleContext, g: NodeGroup) -> bool:
@@ -162,11 +192,15 @@ def _ultraserver_block(ctx: RuleContext, g: NodeGroup) -> bool:
     id="capacity-reservation-list",
     severity="error",
     category="capacity",
-    description=("Several capacity reservation ids on a node group that is not an UltraServer Capacity Block: a launch "
-                 "template targets one reservation."),
+    description=(
+        "Several capacity reservation ids on a node group that is not an UltraServer Capacity Block: a launch "
+        "template targets one reservation."
+    ),
     source=TARGET_DOC,
-    remediation=("Give one `capacity_reservation_id` per node group (split the group, one per reservation); several ids "
-                 "are for UltraServer Capacity Blocks (one per UltraServer), or use a resource group of UltraServer blocks."),
+    remediation=(
+        "Give one `capacity_reservation_id` per node group (split the group, one per reservation); several ids "
+        "are for UltraServer Capacity Blocks (one per UltraServer), or use a resource group of UltraServer blocks."
+    ),
 )
 def reservation_list(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """EC2's CapacityReservationTarget "Describes a target Capacity Reservation or Capacity Reservation
@@ -175,25 +209,37 @@ def reservation_list(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in ctx.cluster.node_groups:
         ids = g.capacity_reservation_ids
         if len(ids) > 1 and not _ultraserver_block(ctx, g):
-            why = ("it is not an UltraServer type" if _ultraserver_size(ctx, g) is None
-                   else f"it buys {g.purchase}, not capacity-block")
-            yield r.finding(ctx, g.path + ("capacity_reservation_id",),
-                            f"node group '{g.name}' names {len(ids)} capacity reservations, but {why}: its launch "
-                            "template targets one reservation (several ids are for UltraServer Capacity Blocks, "
-                            "one per UltraServer, or a resource group of UltraServer blocks)",
-                            fix=(f"in node group '{g.name}', set capacity_reservation_id: {ids[0]} and declare one node "
-                                 f"group per other reservation ({', '.join(ids[1:])})"))
+            why = (
+                "it is not an UltraServer type"
+                if _ultraserver_size(ctx, g) is None
+                else f"it buys {g.purchase}, not capacity-block"
+            )
+            yield r.finding(
+                ctx,
+                g.path + ("capacity_reservation_id",),
+                f"node group '{g.name}' names {len(ids)} capacity reservations, but {why}: its launch "
+                "template targets one reservation (several ids are for UltraServer Capacity Blocks, "
+                "one per UltraServer, or a resource group of UltraServer blocks)",
+                fix=(
+                    f"in node group '{g.name}', set capacity_reservation_id: {ids[0]} and declare one node "
+                    f"group per other reservation ({', '.join(ids[1:])})"
+                ),
+            )
 
 
 @rule(
     id="capacity-block-reservation-count",
     severity="error",
     category="capacity",
-    description=("An UltraServer Capacity Block group names a list of reservation ids that is neither one id for the "
-                 "whole block nor one per UltraServer."),
+    description=(
+        "An UltraServer Capacity Block group names a list of reservation ids that is neither one id for the "
+        "whole block nor one per UltraServer."
+    ),
     source=CAPACITY_BLOCK_DOC,
-    remediation=("Give one id for the whole block, or one id per UltraServer (as many as the group's `ultraservers`); "
-                 "or name the blocks' resource group with `capacity_reservation_resource_group_arn`."),
+    remediation=(
+        "Give one id for the whole block, or one id per UltraServer (as many as the group's `ultraservers`); "
+        "or name the blocks' resource group with `capacity_reservation_resource_group_arn`."
+    ),
 )
 def reservation_count(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """A Capacity Block lists its reservations (CapacityBlock.capacityReservationIdSet); how many an
@@ -206,22 +252,29 @@ def reservation_count(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue  # a partial UltraServer is ultraserver-whole-units'
         units = g.count // size
         if len(ids) != units:
-            fix = (f"in node group '{g.name}', give {units} ids (one per UltraServer, {units - len(ids)} more)"
-                   if len(ids) < units else
-                   f"in node group '{g.name}', keep {units} ids (one per UltraServer, {len(ids) - units} fewer), "
-                   f"or set ultraservers: {len(ids)} if you booked that many")
-            yield r.finding(ctx, g.path + ("capacity_reservation_id",),
-                            f"node group '{g.name}' names {len(ids)} capacity reservations for {units} UltraServers: "
-                            f"give one id for the whole block, or one per UltraServer: {units}",
-                            fix=fix + ", or a single id for the whole block")
+            fix = (
+                f"in node group '{g.name}', give {units} ids (one per UltraServer, {units - len(ids)} more)"
+                if len(ids) < units
+                else f"in node group '{g.name}', keep {units} ids (one per UltraServer, {len(ids) - units} fewer), "
+                f"or set ultraservers: {len(ids)} if you booked that many"
+            )
+            yield r.finding(
+                ctx,
+                g.path + ("capacity_reservation_id",),
+                f"node group '{g.name}' names {len(ids)} capacity reservations for {units} UltraServers: "
+                f"give one id for the whole block, or one per UltraServer: {units}",
+                fix=fix + ", or a single id for the whole block",
+            )
 
 
 @rule(
     id="capacity-block-resource-group",
     severity="error",
     category="capacity",
-    description=("A capacity reservation resource group on a node group that is not an UltraServer type: only "
-                 "UltraServer Capacity Blocks go in such a group."),
+    description=(
+        "A capacity reservation resource group on a node group that is not an UltraServer type: only "
+        "UltraServer Capacity Blocks go in such a group."
+    ),
     source=RESOURCE_GROUP_DOC,
     remediation="Use `capacity_reservation_id` (the block's or reservation's id) for instance Capacity Blocks and other types.",
 )
@@ -229,11 +282,19 @@ def resource_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """AWS: "You can use AWS Resource Groups to create logical collections of UltraServer Capacity
     Blocks" and "You can't add instance Capacity Blocks to a resource group"."""
     for g in ctx.cluster.node_groups:
-        if (g.capacity_reservation_resource_group_arn is not None and g.purchase == "capacity-block"
-                and _ultraserver_size(ctx, g) is None):  # On-Demand Capacity Reservations may be grouped
-            yield r.finding(ctx, g.path + ("capacity_reservation_resource_group_arn",),
-                            f"node group '{g.name}' launches into resource group "
-                            f"{g.capacity_reservation_resource_group_arn}, but {g.instance_type} is not an UltraServer "
-                            "type: you can't add instance Capacity Blocks to a resource group",
-                            fix=(f"in node group '{g.name}', replace capacity_reservation_resource_group_arn with "
-                                 "capacity_reservation_id: cr-... (the block's reservation id)"))
+        if (
+            g.capacity_reservation_resource_group_arn is not None
+            and g.purchase == "capacity-block"
+            and _ultraserver_size(ctx, g) is None
+        ):  # On-Demand Capacity Reservations may be grouped
+            yield r.finding(
+                ctx,
+                g.path + ("capacity_reservation_resource_group_arn",),
+                f"node group '{g.name}' launches into resource group "
+                f"{g.capacity_reservation_resource_group_arn}, but {g.instance_type} is not an UltraServer "
+                "type: you can't add instance Capacity Blocks to a resource group",
+                fix=(
+                    f"in node group '{g.name}', replace capacity_reservation_resource_group_arn with "
+                    "capacity_reservation_id: cr-... (the block's reservation id)"
+                ),
+            )

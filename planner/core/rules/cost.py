@@ -7,7 +7,8 @@ promise the estimate can check before anything is deployed.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from planner.core.cost.estimate import HOURS_PER_MONTH, LineItem
 from planner.core.cost.items import ROOT_VOLUMES_SUFFIX
@@ -30,8 +31,12 @@ def price_unknown(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         return
     for item in ctx.cost.line_items:
         if item.price is None and not item.detail.get("not_sold"):  # not sold: `purchase-not-sold` says so
-            yield r.finding(ctx, item.path, f"{item.note}: its cost is unknown (not zero) and the estimate is incomplete",
-                            fix=_price_fix(ctx, item))
+            yield r.finding(
+                ctx,
+                item.path,
+                f"{item.note}: its cost is unknown (not zero) and the estimate is incomplete",
+                fix=_price_fix(ctx, item),
+            )
 
 
 def _price_fix(ctx: RuleContext, item: LineItem) -> str:
@@ -57,14 +62,20 @@ def _budget_fix(ctx: RuleContext, cost: Any, key: str, value: float, limit: floa
     if ctx.cost is not None and cost is ctx.cost.maximum:  # elastic pools at their maximum: their limits are the lever
         return f"cut {_usd(over)}: lower the pools' limits (maximum sizes), or {raise_it}"
     if cost is not ctx.cost:  # priced on the workload's hours: fewer instances take longer at about the same cost
-        return (f"cut {_usd(over)}: train on fewer tokens or parameters, or choose a cheaper purchase option "
-                f"(fewer instances would run longer for about the same cost), or {raise_it}")
+        return (
+            f"cut {_usd(over)}: train on fewer tokens or parameters, or choose a cheaper purchase option "
+            f"(fewer instances would run longer for about the same cost), or {raise_it}"
+        )
     groups = {g.name: g for g in ctx.cluster.node_groups}
     shares: dict[str, float] = {}  # per node group: its instances and their root volumes (each instance has one)
     for item in cost.line_items:
         name = item.name.removesuffix(ROOT_VOLUMES_SUFFIX) if item.detail.get("volume_type") else item.name
         g = groups.get(name)
-        share = item.total_usd if key == "total_usd" else (None if item.hourly_usd is None else item.hourly_usd * HOURS_PER_MONTH)
+        share = (
+            item.total_usd
+            if key == "total_usd"
+            else (None if item.hourly_usd is None else item.hourly_usd * HOURS_PER_MONTH)
+        )
         if g is not None and "instances" in item.detail and share and g.count:
             shares[name] = shares.get(name, 0.0) + share
     costs = [(share, groups[name]) for name, share in shares.items()]
@@ -76,11 +87,15 @@ def _budget_fix(ctx: RuleContext, cost: Any, key: str, value: float, limit: floa
     units = math.ceil(round(over / per_unit, 9))
     left = g.count - units * size
     if left < size:
-        return (f"cut {_usd(over)}: more than node group '{g.name}' (the largest cost, {_usd(share)}) can give up; "
-                f"fewer hours, a cheaper purchase option, or {raise_it}")
+        return (
+            f"cut {_usd(over)}: more than node group '{g.name}' (the largest cost, {_usd(share)}) can give up; "
+            f"fewer hours, a cheaper purchase option, or {raise_it}"
+        )
     what = f"ultraservers: {left // size}" if g.ultraservers is not None else f"count: {left}"
-    return (f"cut {_usd(over)}: in node group '{g.name}', set {what} ({units * size:,} fewer instance{'' if units * size == 1 else 's'} save "
-            f"{_usd(per_unit * units)}), or {raise_it}")
+    return (
+        f"cut {_usd(over)}: in node group '{g.name}', set {what} ({units * size:,} fewer instance{'' if units * size == 1 else 's'} save "
+        f"{_usd(per_unit * units)}), or {raise_it}"
+    )
 
 
 @rule(
@@ -96,11 +111,22 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if budget is None or cost is None:
         return
     cost = cost.budget_basis  # the workload's hours when they exceed schedule.hours; the maximum of on-demand pools
-    on = ("" if cost is ctx.cost else " at the maximum the program allows" if cost is ctx.cost.maximum
-          else f" on the {cost.run_hours:,.1f} h the workload needs")
+    on = (
+        ""
+        if cost is ctx.cost
+        else " at the maximum the program allows"
+        if cost is ctx.cost.maximum
+        else f" on the {cost.run_hours:,.1f} h the workload needs"
+    )
     checks = (
         ("total_usd", budget.total_usd, cost.total_usd, cost.known_total_usd, "total"),
-        ("monthly_usd", budget.monthly_usd, cost.monthly_usd, cost.known_hourly_usd * HOURS_PER_MONTH or None, "monthly cost (730 h)"),
+        (
+            "monthly_usd",
+            budget.monthly_usd,
+            cost.monthly_usd,
+            cost.known_hourly_usd * HOURS_PER_MONTH or None,
+            "monthly cost (730 h)",
+        ),
     )
     for key, limit, value, lower_bound, what in checks:
         if limit is None:
@@ -109,15 +135,22 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         value = None if value is None else round(value, 2)
         lower_bound = None if lower_bound is None else round(lower_bound, 2)
         if value is not None and value > limit:
-            yield r.finding(ctx, budget.path + (key,),
-                            f"estimated {what}{on} {_usd(value)} exceeds budget.{key} {_usd(limit)} by {_usd(value - limit)}",
-                            fix=_budget_fix(ctx, cost, key, value, limit))
+            yield r.finding(
+                ctx,
+                budget.path + (key,),
+                f"estimated {what}{on} {_usd(value)} exceeds budget.{key} {_usd(limit)} by {_usd(value - limit)}",
+                fix=_budget_fix(ctx, cost, key, value, limit),
+            )
         elif value is None and lower_bound is not None and lower_bound > limit:
-            yield r.finding(ctx, budget.path + (key,),
-                            f"estimated {what}{on} is at least {_usd(lower_bound)} ({'some prices unknown' if not cost.left_out else 'some cost left out'}), above budget.{key} "
-                            f"{_usd(limit)} by at least {_usd(lower_bound - limit)}",
-                            fix=_budget_fix(ctx, cost, key, lower_bound, limit).replace(
-                                f"cut {_usd(lower_bound - limit)}", f"cut at least {_usd(lower_bound - limit)}", 1))
+            yield r.finding(
+                ctx,
+                budget.path + (key,),
+                f"estimated {what}{on} is at least {_usd(lower_bound)} ({'some prices unknown' if not cost.left_out else 'some cost left out'}), above budget.{key} "
+                f"{_usd(limit)} by at least {_usd(lower_bound - limit)}",
+                fix=_budget_fix(ctx, cost, key, lower_bound, limit).replace(
+                    f"cut {_usd(lower_bound - limit)}", f"cut at least {_usd(lower_bound - limit)}", 1
+                ),
+            )
 
 
 FAIL_ON_INCOMPLETE = "fail_on_incomplete_cost"  # rule option: `--fail-on-incomplete-cost`
@@ -139,12 +172,16 @@ def _lacking(ctx: RuleContext) -> tuple[list[str], bool]:
     id="budget-incomplete-cost",
     severity="error",
     category="cost",
-    description=("A budget is declared (or --fail-on-incomplete-cost given) but the estimate is incomplete: a price "
-                 "unknown, compute or hours left out, so the budget cannot be checked."),
+    description=(
+        "A budget is declared (or --fail-on-incomplete-cost given) but the estimate is incomplete: a price "
+        "unknown, compute or hours left out, so the budget cannot be checked."
+    ),
     source=PRICING_DOC,
-    remediation=("Price what is missing (`--price TYPE:PURCHASE@REGION=USD` or a price book file), give the hours, "
-                 "size the compute left out, or check the budget against the priced part only with "
-                 "`budget.allow_incomplete: true`."),
+    remediation=(
+        "Price what is missing (`--price TYPE:PURCHASE@REGION=USD` or a price book file), give the hours, "
+        "size the compute left out, or check the budget against the priced part only with "
+        "`budget.allow_incomplete: true`."
+    ),
 )
 def budget_incomplete_cost(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     budget, cost = ctx.cluster.budget, ctx.cost
@@ -161,20 +198,29 @@ def budget_incomplete_cost(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         key = "total_usd" if budget.total_usd is not None else "monthly_usd"
         limit = budget.total_usd if budget.total_usd is not None else budget.monthly_usd
         assert limit is not None  # a budget has total_usd or monthly_usd (planner.core.input.stack_files)
-        yield r.finding(ctx, budget.path + (key,),
-                        f"budget.{key} {_usd(limit)} cannot be checked: the estimate leaves out {', '.join(missing)}"
-                        f"{at_least}", fix=_incomplete_fix(missing, budget is not None and not forced))
+        yield r.finding(
+            ctx,
+            budget.path + (key,),
+            f"budget.{key} {_usd(limit)} cannot be checked: the estimate leaves out {', '.join(missing)}{at_least}",
+            fix=_incomplete_fix(missing, budget is not None and not forced),
+        )
     elif budget is None:
-        yield r.finding(ctx, ctx.cluster.path, f"the estimate is incomplete (--fail-on-incomplete-cost): it leaves out "
-                                               f"{', '.join(missing)}{at_least}", fix=_incomplete_fix(missing, False))
+        yield r.finding(
+            ctx,
+            ctx.cluster.path,
+            f"the estimate is incomplete (--fail-on-incomplete-cost): it leaves out {', '.join(missing)}{at_least}",
+            fix=_incomplete_fix(missing, False),
+        )
 
 
 def _already_over(budget: Any, cost: Any) -> bool:  # noqa: ANN401 - Budget, CostEstimate
     """The priced part alone is over a limit: `budget-exceeded` fails the budget already."""
     known = cost.known_total_usd
     monthly = cost.known_hourly_usd * HOURS_PER_MONTH
-    return bool((budget.total_usd is not None and known is not None and round(known, 2) > budget.total_usd)
-                or (budget.monthly_usd is not None and monthly and round(monthly, 2) > budget.monthly_usd))
+    return bool(
+        (budget.total_usd is not None and known is not None and round(known, 2) > budget.total_usd)
+        or (budget.monthly_usd is not None and monthly and round(monthly, 2) > budget.monthly_usd)
+    )
 
 
 def _incomplete_fix(missing: list[str], allow: bool) -> str:

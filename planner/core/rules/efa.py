@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from planner.core.model.findings import Finding
 from planner.core.model.cluster import NodeGroup
+from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, rule
 
 EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html"
@@ -24,8 +24,12 @@ EFA_LIMITS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#e
 def unsupported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in ctx.cluster.node_groups:
         if g.efa and not ctx.catalogue.instance_types[g.instance_type].efa_supported:
-            yield r.finding(ctx, g.path + ("efa",), f"node group '{g.name}': {g.instance_type} does not support EFA",
-                            fix=f"in node group '{g.name}', set efa: false")
+            yield r.finding(
+                ctx,
+                g.path + ("efa",),
+                f"node group '{g.name}': {g.instance_type} does not support EFA",
+                fix=f"in node group '{g.name}', set efa: false",
+            )
 
 
 @rule(
@@ -43,7 +47,8 @@ def recommended(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         t = ctx.catalogue.instance_types[g.instance_type]
         if not g.efa and t.efa_supported:
             yield r.finding(
-                ctx, g.path + ("efa",),
+                ctx,
+                g.path + ("efa",),
                 f"node group '{g.name}': {g.instance_type} supports EFA ({f'v{t.efa_generation}, ' if t.efa_generation else ''}"
                 f"{t.network_bandwidth_gbps:,} Gbps) but it is off in a {ctx.cluster.instances}-instance cluster",
                 fix=f"in node group '{g.name}', remove efa: false (EFA is on by default for {g.instance_type})",
@@ -71,7 +76,8 @@ def single_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in groups[1:]:
         if g.availability_zone != first.availability_zone:
             yield r.finding(
-                ctx, g.path + ("availability_zone",),
+                ctx,
+                g.path + ("availability_zone",),
                 f"EFA node group '{g.name}' is in {g.availability_zone} but '{first.name}' is in "
                 f"{first.availability_zone}; EFA cannot connect them",
                 fix=f"in node group '{g.name}', set availability_zone: {first.availability_zone} (that of '{first.name}')",

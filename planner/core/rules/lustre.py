@@ -6,13 +6,14 @@ this module reads it and checks a declared file system against it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from planner.core.catalogue import shipped_data as _data
-from planner.core.model.findings import Finding
 from planner.core.model.cluster import Lustre, Path
+from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, rule
 
 API_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html"
@@ -43,7 +44,9 @@ class StorageRule:
 
     def describe(self) -> str:
         head = ", ".join(f"{x:,}" for x in self.listed)
-        return (f"{head}, or a multiple of {self.multiple_of:,}" if head else f"a multiple of {self.multiple_of:,}") + " GiB"
+        return (
+            f"{head}, or a multiple of {self.multiple_of:,}" if head else f"a multiple of {self.multiple_of:,}"
+        ) + " GiB"
 
     def nearest(self, gib: int) -> int:
         """The smallest valid capacity at or above `gib`."""
@@ -146,18 +149,26 @@ def capacity(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     storage = dt.storage_for(fs.per_unit_storage_throughput)
     if storage is None or storage.accepts(fs.storage_capacity_gib):
         return
-    media = "" if dt.fixed_throughput is not None or fs.per_unit_storage_throughput is None else f" {dt.throughputs[fs.per_unit_storage_throughput][0]} at {fs.per_unit_storage_throughput} MB/s/TiB"
-    yield r.finding(ctx, _path(fs, "storage_capacity_gib"),
-                    f"{fs.storage_capacity_gib:,} GiB is not a valid capacity for {fs.deployment_type}{media}; expected "
-                    f"{storage.describe()} (nearest above: {storage.nearest(fs.storage_capacity_gib):,})",
-                    fix=_capacity_fix(fs.storage_capacity_gib, storage))
+    media = (
+        ""
+        if dt.fixed_throughput is not None or fs.per_unit_storage_throughput is None
+        else f" {dt.throughputs[fs.per_unit_storage_throughput][0]} at {fs.per_unit_storage_throughput} MB/s/TiB"
+    )
+    yield r.finding(
+        ctx,
+        _path(fs, "storage_capacity_gib"),
+        f"{fs.storage_capacity_gib:,} GiB is not a valid capacity for {fs.deployment_type}{media}; expected "
+        f"{storage.describe()} (nearest above: {storage.nearest(fs.storage_capacity_gib):,})",
+        fix=_capacity_fix(fs.storage_capacity_gib, storage),
+    )
 
 
 def _capacity_fix(gib: int, storage: StorageRule) -> str:
     """The nearest valid capacity above (enough room), and the one below when there is one."""
     below = storage.below(gib)
-    return (f"set lustre.storage_capacity_gib: {storage.nearest(gib)} (the nearest valid capacity above {gib:,} GiB)"
-            + (f", or {below} to stay under it" if below else ""))
+    return f"set lustre.storage_capacity_gib: {storage.nearest(gib)} (the nearest valid capacity above {gib:,} GiB)" + (
+        f", or {below} to stay under it" if below else ""
+    )
 
 
 @rule(
@@ -175,29 +186,41 @@ def throughput(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     given = fs.per_unit_storage_throughput
     if dt.fixed_throughput is not None:
         if given is not None:
-            yield r.finding(ctx, _path(fs, "per_unit_storage_throughput"),
-                            f"{fs.deployment_type} has a fixed throughput of {dt.fixed_throughput} MB/s/TiB; "
-                            "per_unit_storage_throughput cannot be set",
-                            fix=f"remove lustre.per_unit_storage_throughput ({fs.deployment_type} runs at {dt.fixed_throughput} MB/s/TiB)")
+            yield r.finding(
+                ctx,
+                _path(fs, "per_unit_storage_throughput"),
+                f"{fs.deployment_type} has a fixed throughput of {dt.fixed_throughput} MB/s/TiB; "
+                "per_unit_storage_throughput cannot be set",
+                fix=f"remove lustre.per_unit_storage_throughput ({fs.deployment_type} runs at {dt.fixed_throughput} MB/s/TiB)",
+            )
         return
     valid = ", ".join(str(t) for t in sorted(dt.throughputs))
     if given is None:
-        yield r.finding(ctx, fs.path, f"{fs.deployment_type} needs per_unit_storage_throughput (MB/s per TiB): one of {valid}",
-                        fix=_missing_throughput_fix(fs, dt))
+        yield r.finding(
+            ctx,
+            fs.path,
+            f"{fs.deployment_type} needs per_unit_storage_throughput (MB/s per TiB): one of {valid}",
+            fix=_missing_throughput_fix(fs, dt),
+        )
     elif given not in dt.throughputs:
         near = min(dt.throughputs, key=lambda t: (abs(t - given), -t))
-        yield r.finding(ctx, _path(fs, "per_unit_storage_throughput"),
-                        f"{given} MB/s/TiB is not offered for {fs.deployment_type}; expected one of {valid}",
-                        fix=f"set lustre.per_unit_storage_throughput: {near} (the nearest offered for {fs.deployment_type}; "
-                            f"offered: {_tiers(dt)})")
+        yield r.finding(
+            ctx,
+            _path(fs, "per_unit_storage_throughput"),
+            f"{given} MB/s/TiB is not offered for {fs.deployment_type}; expected one of {valid}",
+            fix=f"set lustre.per_unit_storage_throughput: {near} (the nearest offered for {fs.deployment_type}; "
+            f"offered: {_tiers(dt)})",
+        )
 
 
 def _missing_throughput_fix(fs: Lustre, dt: DeploymentSpec) -> str:
     """The throughputs that also accept the declared capacity, by media; else all of them."""
     fits = {t: v for t, v in dt.throughputs.items() if v[1].accepts(fs.storage_capacity_gib)}
     if fits:
-        return (f"set lustre.per_unit_storage_throughput (MB/s/TiB) to a tier that takes {fs.storage_capacity_gib:,} GiB: "
-                f"{_tiers(dt, fits)}")
+        return (
+            f"set lustre.per_unit_storage_throughput (MB/s/TiB) to a tier that takes {fs.storage_capacity_gib:,} GiB: "
+            f"{_tiers(dt, fits)}"
+        )
     return f"set lustre.per_unit_storage_throughput (MB/s/TiB): {_tiers(dt)}, and a capacity that tier accepts"
 
 
@@ -207,9 +230,11 @@ def _to_persistent_2(fs: Lustre) -> str:
     dt = deployment_types()["PERSISTENT_2"]
     fits = sorted(t for t, v in dt.throughputs.items() if v[1].accepts(fs.storage_capacity_gib))
     tier = fits[0] if fits else min(dt.throughputs)
-    why = (f"the lowest tier that takes {fs.storage_capacity_gib:,} GiB" if fits else "and a capacity that tier accepts")
-    return (f"set lustre.deployment_type: PERSISTENT_2 and lustre.per_unit_storage_throughput: {tier} ({why}; "
-            f"MB/s/TiB offered: {_tiers(dt)})")
+    why = f"the lowest tier that takes {fs.storage_capacity_gib:,} GiB" if fits else "and a capacity that tier accepts"
+    return (
+        f"set lustre.deployment_type: PERSISTENT_2 and lustre.per_unit_storage_throughput: {tier} ({why}; "
+        f"MB/s/TiB offered: {_tiers(dt)})"
+    )
 
 
 def _tiers(dt: DeploymentSpec, only: Mapping[int, Any] | None = None) -> str:
@@ -224,8 +249,10 @@ def _tiers(dt: DeploymentSpec, only: Mapping[int, Any] | None = None) -> str:
     id="lustre-same-az",
     severity="warning",
     category="storage",
-    description=("The FSx for Lustre file system is in another Availability Zone than compute node groups: slower, with "
-                 "cross-AZ data transfer charges (an error when the file system uses EFA, which cannot cross AZs)."),
+    description=(
+        "The FSx for Lustre file system is in another Availability Zone than compute node groups: slower, with "
+        "cross-AZ data transfer charges (an error when the file system uses EFA, which cannot cross AZs)."
+    ),
     source=FSX_PRICING,
     remediation="Put the file system in the node groups' AZ (remove `lustre.availability_zone` to use the cluster's).",
 )
@@ -242,16 +269,28 @@ def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         return
     names = ", ".join(f"'{g.name}' ({g.availability_zone})" for g in away)
     zones = sorted({g.availability_zone for g in ctx.cluster.node_groups})
-    fix = (f"set lustre.availability_zone: {zones[0]} (that of the node groups)" if len(zones) == 1 else
-           f"put the node groups in one AZ and the file system with them (now in {', '.join(zones)})")
+    fix = (
+        f"set lustre.availability_zone: {zones[0]} (that of the node groups)"
+        if len(zones) == 1
+        else f"put the node groups in one AZ and the file system with them (now in {', '.join(zones)})"
+    )
     if fs.efa_enabled:
-        yield r.finding(ctx, _path(fs, "availability_zone"),
-                        f"the EFA-enabled file system is in {fs.availability_zone} but node group(s) {names} are not: "
-                        f"EFA traffic cannot cross Availability Zones ({EFA_LIMITS_DOC})", severity="error", fix=fix)
+        yield r.finding(
+            ctx,
+            _path(fs, "availability_zone"),
+            f"the EFA-enabled file system is in {fs.availability_zone} but node group(s) {names} are not: "
+            f"EFA traffic cannot cross Availability Zones ({EFA_LIMITS_DOC})",
+            severity="error",
+            fix=fix,
+        )
         return
-    yield r.finding(ctx, _path(fs, "availability_zone"),
-                    f"the file system is in {fs.availability_zone} but node group(s) {names} are not: every read and "
-                    "checkpoint crosses AZs, with higher latency and cross-AZ data transfer charges in both directions", fix=fix)
+    yield r.finding(
+        ctx,
+        _path(fs, "availability_zone"),
+        f"the file system is in {fs.availability_zone} but node group(s) {names} are not: every read and "
+        "checkpoint crosses AZs, with higher latency and cross-AZ data transfer charges in both directions",
+        fix=fix,
+    )
 
 
 @rule(
@@ -267,8 +306,12 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         return
     fs, dt = declared
     if fs.efa_enabled and not dt.efa:
-        yield r.finding(ctx, _path(fs, "efa_enabled"), f"{fs.deployment_type} file systems cannot be EFA-enabled; only PERSISTENT_2 can",
-                        fix=f"{_to_persistent_2(fs)}, or set lustre.efa_enabled: false")
+        yield r.finding(
+            ctx,
+            _path(fs, "efa_enabled"),
+            f"{fs.deployment_type} file systems cannot be EFA-enabled; only PERSISTENT_2 can",
+            fix=f"{_to_persistent_2(fs)}, or set lustre.efa_enabled: false",
+        )
 
 
 @rule(
@@ -285,19 +328,29 @@ def efa_clients(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     fs, dt = declared
     if not fs.efa_enabled or not dt.efa:
         return
-    tcp = [g.name for g in ctx.cluster.node_groups if not (g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported)]
+    tcp = [
+        g.name
+        for g in ctx.cluster.node_groups
+        if not (g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported)
+    ]
     if tcp:
-        yield r.finding(ctx, _path(fs, "efa_enabled"),
-                        f"the file system is EFA-enabled but node group(s) {', '.join(tcp)} have no EFA and read it over TCP",
-                        fix=_efa_clients_fix(ctx, tcp))
+        yield r.finding(
+            ctx,
+            _path(fs, "efa_enabled"),
+            f"the file system is EFA-enabled but node group(s) {', '.join(tcp)} have no EFA and read it over TCP",
+            fix=_efa_clients_fix(ctx, tcp),
+        )
 
 
 def _efa_clients_fix(ctx: RuleContext, tcp: list[str]) -> str:
     """Turn EFA on where the type has it; a type without EFA can only be swapped or left on TCP."""
     cat = ctx.catalogue.instance_types
     off = [g.name for g in ctx.cluster.node_groups if g.name in tcp and cat[g.instance_type].efa_supported]
-    fix = f"in node group(s) {', '.join(repr(n) for n in off)}, remove efa: false" if off else \
-        "use an EFA-capable instance_type in node group(s) " + ", ".join(repr(n) for n in tcp)
+    fix = (
+        f"in node group(s) {', '.join(repr(n) for n in off)}, remove efa: false"
+        if off
+        else "use an EFA-capable instance_type in node group(s) " + ", ".join(repr(n) for n in tcp)
+    )
     return fix + ", or set lustre.efa_enabled: false"
 
 
@@ -305,8 +358,10 @@ def _efa_clients_fix(ctx: RuleContext, tcp: list[str]) -> str:
     id="lustre-s3-association",
     severity="error",
     category="storage",
-    description=("An S3 link (`s3_import_path`) on a deployment type that AWS lets link to S3 neither through "
-                 "ImportPath nor through a data repository association."),
+    description=(
+        "An S3 link (`s3_import_path`) on a deployment type that AWS lets link to S3 neither through "
+        "ImportPath nor through a data repository association."
+    ),
     source=LUSTRE_CONFIG_DOC,
     remediation="Use a deployment type that links to S3 (SCRATCH_1, SCRATCH_2 and PERSISTENT_1 through ImportPath, PERSISTENT_2 through a data repository association), or copy the data in another way.",
 )
@@ -318,12 +373,17 @@ def s3_association(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         return
     fs, dt = declared
     if fs.s3_import_path and dt.s3_link is None:
-        yield r.finding(ctx, _path(fs, "s3_import_path"),
-                        f"{fs.deployment_type} file systems cannot be linked to S3 ({fs.s3_import_path}): AWS accepts "
-                        "neither ImportPath nor a data repository association for them",
-                        fix=(f"set lustre.deployment_type to one that links to S3 "
-                             f"({', '.join(n for n, t in deployment_types().items() if t.s3_link)}), "
-                             "or remove lustre.s3_import_path and copy the data in another way"))
+        yield r.finding(
+            ctx,
+            _path(fs, "s3_import_path"),
+            f"{fs.deployment_type} file systems cannot be linked to S3 ({fs.s3_import_path}): AWS accepts "
+            "neither ImportPath nor a data repository association for them",
+            fix=(
+                f"set lustre.deployment_type to one that links to S3 "
+                f"({', '.join(n for n, t in deployment_types().items() if t.s3_link)}), "
+                "or remove lustre.s3_import_path and copy the data in another way"
+            ),
+        )
 
 
 @rule(
@@ -340,7 +400,10 @@ def scratch_long_run(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         return
     fs = declared[0]
     if sched.hours > SCRATCH_LONG_RUN_HOURS:
-        yield r.finding(ctx, _path(fs, "deployment_type"),
-                        f"{fs.deployment_type} keeps one copy of the data and has no backups, for a {sched.hours:g}-hour run; "
-                        "a file server failure loses checkpoints written since the last export",
-                        fix=f"{_to_persistent_2(fs)}, or export checkpoints to S3 regularly")
+        yield r.finding(
+            ctx,
+            _path(fs, "deployment_type"),
+            f"{fs.deployment_type} keeps one copy of the data and has no backups, for a {sched.hours:g}-hour run; "
+            "a file server failure loses checkpoints written since the last export",
+            fix=f"{_to_persistent_2(fs)}, or export checkpoints to S3 regularly",
+        )

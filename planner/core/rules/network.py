@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from planner.core.catalogue.instance_types import InstanceType
-from planner.core.model.findings import Finding
 from planner.core.model.cluster import NodeGroup
+from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, rule
 
 PUBLIC_IP_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_InstanceNetworkInterfaceSpecification.html"
@@ -26,8 +26,10 @@ def launch_interfaces(group: NodeGroup, spec: InstanceType) -> int:
     id="public-ip-multi-card",
     severity="error",
     category="network",
-    description=("`public_ip: true` on a node group whose launch request has more than one network interface (EFA on a "
-                 "multi-card type): EC2 assigns a public IPv4 address at launch only with a single interface."),
+    description=(
+        "`public_ip: true` on a node group whose launch request has more than one network interface (EFA on a "
+        "multi-card type): EC2 assigns a public IPv4 address at launch only with a single interface."
+    ),
     source=PUBLIC_IP_DOC,
     remediation="Set `public_ip: false` and reach the nodes through a bastion, SSM Session Manager or a NAT gateway (or, for a node that needs no EFA, set `efa: false`).",
 )
@@ -39,11 +41,14 @@ def public_ip(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         spec = ctx.catalogue.instance_types[g.instance_type]
         n = launch_interfaces(g, spec)
         if g.public_ip and n > 1:
-            yield r.finding(ctx, g.path + ("public_ip",),
-                            f"node group '{g.name}': its {g.instance_type} launch request has {n} network interfaces "
-                            "(EFA on every card); a public IPv4 address cannot be assigned at launch with more than one",
-                            fix=f"in node group '{g.name}', set public_ip: false (reach the nodes through a bastion, SSM Session "
-                                f"Manager or a NAT gateway), or efa: false if its {g.instance_type} nodes need no EFA")
+            yield r.finding(
+                ctx,
+                g.path + ("public_ip",),
+                f"node group '{g.name}': its {g.instance_type} launch request has {n} network interfaces "
+                "(EFA on every card); a public IPv4 address cannot be assigned at launch with more than one",
+                fix=f"in node group '{g.name}', set public_ip: false (reach the nodes through a bastion, SSM Session "
+                f"Manager or a NAT gateway), or efa: false if its {g.instance_type} nodes need no EFA",
+            )
 
 
 @rule(
@@ -62,12 +67,17 @@ def subnet_single_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if c.lustre is not None:
         zones.add(c.lustre.availability_zone)
     if len(zones) > 1:
-        yield r.finding(ctx, c.network.path + ("subnet_id",),
-                        f"subnet {c.network.subnet_id} is in one Availability Zone but the cluster spans "
-                        f"{', '.join(sorted(zones))}",
-                        fix=(f"put every node group and the file system in the subnet {c.network.subnet_id}'s AZ "
-                             f"(set availability_zone to it and remove the per-group and lustre.availability_zone overrides), "
-                             "or remove network to let planner build the VPC"))
+        yield r.finding(
+            ctx,
+            c.network.path + ("subnet_id",),
+            f"subnet {c.network.subnet_id} is in one Availability Zone but the cluster spans "
+            f"{', '.join(sorted(zones))}",
+            fix=(
+                f"put every node group and the file system in the subnet {c.network.subnet_id}'s AZ "
+                f"(set availability_zone to it and remove the per-group and lustre.availability_zone overrides), "
+                "or remove network to let planner build the VPC"
+            ),
+        )
 
 
 # "To use Capacity Blocks in Local Zones, you must be opted in to the Local Zone." (capacity-blocks-launch);
@@ -80,7 +90,7 @@ LOCAL_ZONE_DOC = "https://docs.aws.amazon.com/local-zones/latest/ug/getting-star
     severity="info",
     category="network",
     description="A node group or file system in a Local Zone: the account must opt in to the zone's group before it "
-                "can launch (or book a Capacity Block) there.",
+    "can launch (or book a Capacity Block) there.",
     source=LOCAL_ZONE_DOC,
     remediation="Opt in to the Local Zone's zone group (`aws ec2 modify-availability-zone-group`) before deploying.",
 )
@@ -90,20 +100,37 @@ def local_zone_opt_in(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     zones = data.regions().local_zones
     c = ctx.cluster
     seen: set[str] = set()
-    places = [(g.availability_zone, g.path + ("availability_zone",) if "availability_zone" in g.declared
-               else c.path + ("availability_zone",)) for g in c.node_groups]
+    places = [
+        (
+            g.availability_zone,
+            g.path + ("availability_zone",) if "availability_zone" in g.declared else c.path + ("availability_zone",),
+        )
+        for g in c.node_groups
+    ]
     if c.lustre is not None:
-        places.append((c.lustre.availability_zone, c.lustre.path + ("availability_zone",) if "availability_zone" in c.lustre.declared
-                       else c.path + ("availability_zone",)))
+        places.append(
+            (
+                c.lustre.availability_zone,
+                c.lustre.path + ("availability_zone",)
+                if "availability_zone" in c.lustre.declared
+                else c.path + ("availability_zone",),
+            )
+        )
     for az, path in places:
         z = zones.get(az)
         if z is None or not z.opt_in or az in seen:
             continue
         seen.add(az)
         # the zone group's name is AWS's (DescribeAvailabilityZones GroupName): asked for, not derived
-        yield r.finding(ctx, path, f"{az} is a Local Zone of {z.region}: the account must opt in to its zone group "
-                        "before it can launch or book a Capacity Block there",
-                        fix=(f"opt in first: `aws ec2 describe-availability-zones --region {z.region} --all-availability-zones "
-                             f"--zone-names {az} --query 'AvailabilityZones[0].GroupName'` names the group, then "
-                             f"`aws ec2 modify-availability-zone-group --region {z.region} --group-name GROUP "
-                             "--opt-in-status opted-in`"))
+        yield r.finding(
+            ctx,
+            path,
+            f"{az} is a Local Zone of {z.region}: the account must opt in to its zone group "
+            "before it can launch or book a Capacity Block there",
+            fix=(
+                f"opt in first: `aws ec2 describe-availability-zones --region {z.region} --all-availability-zones "
+                f"--zone-names {az} --query 'AvailabilityZones[0].GroupName'` names the group, then "
+                f"`aws ec2 modify-availability-zone-group --region {z.region} --group-name GROUP "
+                "--opt-in-status opted-in`"
+            ),
+        )

@@ -10,10 +10,10 @@ covers the rest of what the data lists.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from planner.core.model.findings import Finding
 from planner.core.model.cluster import NodeGroup, Purchase
+from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, rule
 
 CAPACITY_BLOCKS_PRICING = "https://aws.amazon.com/ec2/capacityblocks/pricing/"
@@ -34,10 +34,13 @@ def purchase_not_sold(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         gone = not_sold(g.instance_type, ctx.stack.region, g.purchase)
         if gone is None or (g.purchase == "on-demand" and ctx.catalogue.is_member(g.instance_type)):
             continue  # UltraServers on demand: `ultraserver-purchase` reports it
-        yield r.finding(ctx, g.path + ("purchase",),
-                        f"node group '{g.name}': AWS does not sell {g.instance_type} {g.purchase} in {ctx.stack.region} "
-                        f"({gone.reason}, as of {gone.as_of}): no price, and the instances cannot be bought this way",
-                        fix=_fix(ctx, g))
+        yield r.finding(
+            ctx,
+            g.path + ("purchase",),
+            f"node group '{g.name}': AWS does not sell {g.instance_type} {g.purchase} in {ctx.stack.region} "
+            f"({gone.reason}, as of {gone.as_of}): no price, and the instances cannot be bought this way",
+            fix=_fix(ctx, g),
+        )
 
 
 def _fix(ctx: RuleContext, g: NodeGroup) -> str:
@@ -45,9 +48,16 @@ def _fix(ctx: RuleContext, g: NodeGroup) -> str:
     from planner.core.cost.offers import not_sold
 
     t = ctx.catalogue.instance_types[g.instance_type]
-    offers: tuple[tuple[Purchase, bool], ...] = (("capacity-block", t.capacity_block), ("on-demand", True), ("spot", t.spot))
-    options = [p for p, offered in offers
-               if offered and p != g.purchase and not_sold(g.instance_type, ctx.stack.region, p) is None]
+    offers: tuple[tuple[Purchase, bool], ...] = (
+        ("capacity-block", t.capacity_block),
+        ("on-demand", True),
+        ("spot", t.spot),
+    )
+    options = [
+        p
+        for p, offered in offers
+        if offered and p != g.purchase and not_sold(g.instance_type, ctx.stack.region, p) is None
+    ]
     if not options:
         return f"in node group '{g.name}', choose another instance_type or region (`planner catalog`)"
     return f"in node group '{g.name}', set purchase: {' or '.join(options)}"

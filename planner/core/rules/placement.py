@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, rule
@@ -18,11 +18,15 @@ CAPACITY_BLOCKS_USING_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide
     id="placement-group",
     severity="warning",
     category="placement",
-    description=("An on-demand multi-instance EFA cluster without a cluster placement group, or Capacity Block "
-                 "groups in a cluster placement group, declared or by default (blocks bring their own placement)."),
+    description=(
+        "An on-demand multi-instance EFA cluster without a cluster placement group, or Capacity Block "
+        "groups in a cluster placement group, declared or by default (blocks bring their own placement)."
+    ),
     source=PLACEMENT_DOC,
-    remediation=("On demand: remove `placement_group: none` (cluster is the default). With Capacity Blocks: "
-                 "set `placement_group: none` (a cluster mixing both has one placement group: plan them as two stacks)."),
+    remediation=(
+        "On demand: remove `placement_group: none` (cluster is the default). With Capacity Blocks: "
+        "set `placement_group: none` (a cluster mixing both has one placement group: plan them as two stacks)."
+    ),
 )
 def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """On demand, a cluster placement group packs EFA instances close together (placement group
@@ -33,14 +37,22 @@ def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     # an on-demand group that targets a capacity reservation launches where the reservation is.
     # "To reserve capacity in a placement group, you must create the Capacity Reservation in the
     # placement group" (EC2 User Guide, cr-cpg): a new group would not hold it, so none is asked for
-    efa_on_demand = sum(g.count for g in c.node_groups
-                        if g.purchase == "on-demand" and g.efa and not g.launch_target
-                        and ctx.catalogue.instance_types[g.instance_type].efa_supported)
+    efa_on_demand = sum(
+        g.count
+        for g in c.node_groups
+        if g.purchase == "on-demand"
+        and g.efa
+        and not g.launch_target
+        and ctx.catalogue.instance_types[g.instance_type].efa_supported
+    )
     if c.placement_group == "none" and efa_on_demand > 1:
-        yield r.finding(ctx, where,
-                        f"{efa_on_demand} on-demand EFA instances without a cluster placement group: "
-                        "they may land far apart in the AZ, with higher latency between them",
-                        fix="remove placement_group: none (a cluster placement group is the default for on-demand EFA groups)")
+        yield r.finding(
+            ctx,
+            where,
+            f"{efa_on_demand} on-demand EFA instances without a cluster placement group: "
+            "they may land far apart in the AZ, with higher latency between them",
+            fix="remove placement_group: none (a cluster placement group is the default for on-demand EFA groups)",
+        )
     block_groups = [g for g in c.node_groups if g.purchase == "capacity-block"]
     blocks = [g.name for g in block_groups]
     # the effective placement: an undeclared one defaults to cluster when an on-demand group
@@ -48,11 +60,14 @@ def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if c.placement == "cluster" and blocks:
         declared = c.placement_group is not None
         how = "declared" if declared else "the default, as an on-demand group uses EFA"
-        yield r.finding(ctx, where if declared else block_groups[0].path + ("purchase",),
-                        f"a cluster placement group ({how}) holds Capacity Block group(s) {', '.join(blocks)}: "
-                        "AWS says there is no need for one with a Capacity Block, whose instances already have "
-                        f"low-latency connectivity ({CAPACITY_BLOCKS_USING_DOC}), and it can make launches fail for lack of capacity",
-                        fix=_block_fix(ctx, declared, blocks))
+        yield r.finding(
+            ctx,
+            where if declared else block_groups[0].path + ("purchase",),
+            f"a cluster placement group ({how}) holds Capacity Block group(s) {', '.join(blocks)}: "
+            "AWS says there is no need for one with a Capacity Block, whose instances already have "
+            f"low-latency connectivity ({CAPACITY_BLOCKS_USING_DOC}), and it can make launches fail for lack of capacity",
+            fix=_block_fix(ctx, declared, blocks),
+        )
 
 
 def _block_fix(ctx: RuleContext, declared: bool, blocks: list[str]) -> str:
@@ -62,5 +77,9 @@ def _block_fix(ctx: RuleContext, declared: bool, blocks: list[str]) -> str:
         return "set placement_group: none (Capacity Blocks bring their own placement)"
     others = [g.name for g in ctx.cluster.node_groups if g.purchase != "capacity-block"]
     names = ", ".join(f"'{n}'" for n in others)
-    return (f"plan the Capacity Block group(s) {', '.join(repr(b) for b in blocks)} as a separate stack with placement_group: none, "
-            f"and keep {names} here" if others else "set placement_group: none (Capacity Blocks bring their own placement)")
+    return (
+        f"plan the Capacity Block group(s) {', '.join(repr(b) for b in blocks)} as a separate stack with placement_group: none, "
+        f"and keep {names} here"
+        if others
+        else "set placement_group: none (Capacity Blocks bring their own placement)"
+    )

@@ -9,7 +9,7 @@ accepts a suppression of it and `planner rules` lists it without importing that 
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from planner.core.model.findings import Finding
 from planner.core.rules.rule_registry import Registry, Rule, RuleContext
@@ -32,13 +32,15 @@ def _no_check(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 
 
 PREFLIGHT.declare(
-    AWS_ERROR, "error",
+    AWS_ERROR,
+    "error",
     "An AWS call a preflight check needs failed (no credentials, access denied, throttling, an API not in the "
     "region): that check's result is unknown.",
     "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_actions-resources-contextkeys.html",
     "Fix what the message names (grant the IAM action listed in the preflight docs, refresh credentials, retry later); "
     "suppress preflight-aws-error to accept a partial preflight.",
-    category=CATEGORY, check=_no_check,
+    category=CATEGORY,
+    check=_no_check,
 )
 
 PREFLIGHT.declare(
@@ -47,7 +49,7 @@ PREFLIGHT.declare(
     description="An instance type is not offered in the Availability Zone its node group is declared in.",
     source=OFFERINGS_DOC,
     remediation="Move the node group to an Availability Zone the message lists, or to a region that offers the type; "
-                "for Capacity Blocks, book the block in the declared zone and declare its capacity_reservation_id.",
+    "for Capacity Blocks, book the block in the declared zone and declare its capacity_reservation_id.",
     category=CATEGORY,
 )
 
@@ -55,10 +57,10 @@ PREFLIGHT.declare(
     "preflight-efa",
     severity="error",
     description="The account's DescribeInstanceTypes does not confirm the EFA support or the network cards "
-                "(one EFA interface per card for full bandwidth) that the catalogue and the declared group assume.",
+    "(one EFA interface per card for full bandwidth) that the catalogue and the declared group assume.",
     source=EFA_DOC,
     remediation="Set efa: false or choose an EFA-capable type; when the catalogue's card or interface count is "
-                "stale, correct planner/data/catalogue.yaml with its source.",
+    "stale, correct planner/data/catalogue.yaml with its source.",
     category=CATEGORY,
 )
 
@@ -66,10 +68,10 @@ PREFLIGHT.declare(
     "preflight-catalogue",
     severity="warning",
     description="A figure of the catalogue (vCPUs, memory, accelerators, accelerator memory) differs from the "
-                "account's DescribeInstanceTypes; info when the catalogue documents why it uses another source.",
+    "account's DescribeInstanceTypes; info when the catalogue documents why it uses another source.",
     source=TYPES_DOC,
     remediation="Check the figure's sources (planner catalog --format json); correct planner/data/catalogue.yaml, "
-                "or document the decision in the entry's notes and field_sources.",
+    "or document the decision in the entry's notes and field_sources.",
     category=CATEGORY,
 )
 
@@ -77,10 +79,10 @@ PREFLIGHT.declare(
     "preflight-quota",
     severity="error",
     description="The account's EC2 vCPU quota for an instance family (Service Quotas) is smaller than the declared "
-                "on-demand or spot instances need (instances x vCPUs).",
+    "on-demand or spot instances need (instances x vCPUs).",
     source=QUOTA_DOC,
     remediation="Request a quota increase in Service Quotas (the message names the quota code) before deploying, "
-                "or reduce the node groups; instances already running count against the same quota.",
+    "or reduce the node groups; instances already running count against the same quota.",
     category=CATEGORY,
 )
 
@@ -88,11 +90,11 @@ PREFLIGHT.declare(
     "preflight-reservation",
     severity="error",
     description="A declared capacity_reservation_id does not exist in the region, is not a Capacity Block where the "
-                "group buys one (or is one where it does not), is over or unusable, or does not match the group's "
-                "instance type, Availability Zone or size.",
+    "group buys one (or is one where it does not), is over or unusable, or does not match the group's "
+    "instance type, Availability Zone or size.",
     source=RESERVATION_DOC,
     remediation="Declare the id of a reservation in the group's region, AZ and type that holds its instances "
-                "(aws ec2 describe-capacity-reservations); for capacity-block groups, the Capacity Block's id.",
+    "(aws ec2 describe-capacity-reservations); for capacity-block groups, the Capacity Block's id.",
     category=CATEGORY,
 )
 
@@ -100,9 +102,9 @@ PREFLIGHT.declare(
     "preflight-network",
     severity="error",
     description="A declared network.vpc_id or network.subnet_id does not exist in the region, or the subnet is in "
-                "another VPC or Availability Zone than the cluster declares.",
+    "another VPC or Availability Zone than the cluster declares.",
     source=NETWORK_DOC,
     remediation="Declare a subnet of the declared VPC in the cluster's Availability Zone (aws ec2 describe-subnets), "
-                "or drop `network` to let the components create the VPC.",
+    "or drop `network` to let the components create the VPC.",
     category=CATEGORY,
 )

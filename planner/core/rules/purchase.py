@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, rule
@@ -23,9 +23,17 @@ def spot_unsupported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in ctx.cluster.node_groups:
         if g.purchase == "spot" and not ctx.catalogue.instance_types[g.instance_type].spot:
             t = ctx.catalogue.instance_types[g.instance_type]
-            options = ("capacity-block" if ctx.catalogue.is_member(g.instance_type) else "capacity-block or on-demand") if t.capacity_block else "on-demand"
-            yield r.finding(ctx, g.path + ("purchase",), f"node group '{g.name}': {g.instance_type} is not offered as Spot",
-                            fix=f"in node group '{g.name}', set purchase: {options}")
+            options = (
+                ("capacity-block" if ctx.catalogue.is_member(g.instance_type) else "capacity-block or on-demand")
+                if t.capacity_block
+                else "on-demand"
+            )
+            yield r.finding(
+                ctx,
+                g.path + ("purchase",),
+                f"node group '{g.name}': {g.instance_type} is not offered as Spot",
+                fix=f"in node group '{g.name}', set purchase: {options}",
+            )
 
 
 @rule(
@@ -40,10 +48,15 @@ def spot_reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in ctx.cluster.node_groups:
         if g.purchase == "spot" and g.launch_target:
             key = "capacity_reservation_id" if g.capacity_reservation_ids else "capacity_reservation_resource_group_arn"
-            target = (", ".join(g.capacity_reservation_ids) if g.capacity_reservation_ids
-                      else f"resource group {g.capacity_reservation_resource_group_arn}")
-            yield r.finding(ctx, g.path + (key,),
-                            f"node group '{g.name}' is Spot but targets capacity reservation {target}; "
-                            "Spot instances cannot launch into a capacity reservation",
-                            fix=(f"in node group '{g.name}', remove {key}, or set purchase: on-demand "
-                                 f"to launch into {target}"))
+            target = (
+                ", ".join(g.capacity_reservation_ids)
+                if g.capacity_reservation_ids
+                else f"resource group {g.capacity_reservation_resource_group_arn}"
+            )
+            yield r.finding(
+                ctx,
+                g.path + (key,),
+                f"node group '{g.name}' is Spot but targets capacity reservation {target}; "
+                "Spot instances cannot launch into a capacity reservation",
+                fix=(f"in node group '{g.name}', remove {key}, or set purchase: on-demand to launch into {target}"),
+            )

@@ -10,7 +10,8 @@ the launch interfaces of a template). They never fire on a stack file.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from planner.core.catalogue.instance_types import Catalogue, InstanceType
 from planner.core.model.findings import Finding, Severity
@@ -46,8 +47,10 @@ def readback_notes(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     id="scaling-size-refused",
     severity="error",
     category="readback",
-    description=("A scaling group whose sizes AWS refuses at creation: minimum above desired, desired above maximum, "
-                 "or minimum above maximum (EC2 Auto Scaling, EKS managed node groups, AWS Batch, AWS PCS)."),
+    description=(
+        "A scaling group whose sizes AWS refuses at creation: minimum above desired, desired above maximum, "
+        "or minimum above maximum (EC2 Auto Scaling, EKS managed node groups, AWS Batch, AWS PCS)."
+    ),
     source="https://docs.aws.amazon.com/eks/latest/APIReference/API_NodegroupScalingConfig.html",
     remediation="Keep minimum <= desired <= maximum on the resource.",
 )
@@ -69,22 +72,34 @@ def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue
         detail = f" ({u.detail})" if u.detail else ""
         if u.count == 0 and u.maximum is None:  # a pool that launches on demand (Karpenter)
-            yield r.finding(ctx, u.path, f"{u.resource} may launch {', '.join(u.instance_types)} ({u.range}), outside "
-                                         f"planner's catalogue: not planned or priced{detail}", fix=u.fix)
+            yield r.finding(
+                ctx,
+                u.path,
+                f"{u.resource} may launch {', '.join(u.instance_types)} ({u.range}), outside "
+                f"planner's catalogue: not planned or priced{detail}",
+                fix=u.fix,
+            )
             continue
         size = f"{u.count} instance(s)" if u.count is not None else "an unknown number of instances"
         span = f", scaling {u.range}" if u.range and u.maximum is not None else ""
-        yield r.finding(ctx, u.path, f"{u.resource}: {size} of {', '.join(u.instance_types)}{span}, a type outside "
-                                     f"planner's catalogue: not planned or priced{detail}", fix=u.fix)
+        yield r.finding(
+            ctx,
+            u.path,
+            f"{u.resource}: {size} of {', '.join(u.instance_types)}{span}, a type outside "
+            f"planner's catalogue: not planned or priced{detail}",
+            fix=u.fix,
+        )
 
 
 @rule(
     id="scaling-maximum",
     severity="info",
     category="readback",
-    description=("Compute that may grow past what it runs now: an Auto Scaling or EKS node group's maximum size (or one "
-                 "scaled to zero now), a Karpenter pool's limits, AWS Batch maxvCpus, AWS PCS maxInstanceCount; "
-                 "with the cost at that maximum."),
+    description=(
+        "Compute that may grow past what it runs now: an Auto Scaling or EKS node group's maximum size (or one "
+        "scaled to zero now), a Karpenter pool's limits, AWS Batch maxvCpus, AWS PCS maxInstanceCount; "
+        "with the cost at that maximum."
+    ),
     source=CAPACITY_LIMITS_DOC,
     remediation="Budget for the maximum, or lower the maximum (`maxSize`, `spec.limits`, `maxvCpus`) to what you mean to pay for.",
 )
@@ -93,7 +108,7 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if ctx.cost is not None:
         prices = {i.name: i.unit_price_usd for i in ctx.cost.line_items}
     at_most: dict[tuple[Any, ...], list[Any]] = {}  # per unplanned entry: its instance line items at the maximum
-    for i in (ctx.cost.maximum.line_items if ctx.cost is not None and ctx.cost.maximum else ()):
+    for i in ctx.cost.maximum.line_items if ctx.cost is not None and ctx.cost.maximum else ():
         if i.path[-1:] == ("instance_type",) and i.path[-3:-2] == ("maximum",):
             at_most.setdefault(i.path[:-3], []).append(i)
     for g in ctx.cluster.node_groups:
@@ -101,32 +116,56 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue
         unit = prices.get(g.name)
         cost = f" (${g.max_count * unit:,.2f}/h at the maximum)" if unit is not None else " (no price for it)"
-        extra = (f" (${(g.max_count - g.count) * unit:,.2f}/h more)" if unit is not None else "")
-        yield r.finding(ctx, count_path(g), f"node group '{g.name}' is planned at its desired {g.count} instance(s) but "
-                                            f"may scale to {g.max_count} {g.instance_type}{cost}",
-                        fix=(f"budget for {g.max_count} instances{extra}, or lower the maximum size of node group "
-                             f"'{g.name}' to {g.count} if it is not meant to grow"))
+        extra = f" (${(g.max_count - g.count) * unit:,.2f}/h more)" if unit is not None else ""
+        yield r.finding(
+            ctx,
+            count_path(g),
+            f"node group '{g.name}' is planned at its desired {g.count} instance(s) but "
+            f"may scale to {g.max_count} {g.instance_type}{cost}",
+            fix=(
+                f"budget for {g.max_count} instances{extra}, or lower the maximum size of node group "
+                f"'{g.name}' to {g.count} if it is not meant to grow"
+            ),
+        )
     for u in ctx.cluster.unplanned:
         items = at_most.get(u.path, [])
         mix = " + ".join(f"{i.detail.get('instances'):,} {i.detail.get('instance_type')}" for i in items)
-        cost = "" if not items else (
-            f" (${sum(i.hourly_usd for i in items):,.2f}/h at the maximum: {mix})"
-            if all(i.hourly_usd is not None for i in items) else " (no price for it)")
+        cost = (
+            ""
+            if not items
+            else (
+                f" (${sum(i.hourly_usd for i in items):,.2f}/h at the maximum: {mix})"
+                if all(i.hourly_usd is not None for i in items)
+                else " (no price for it)"
+            )
+        )
         if u.reason == "scaled-to-zero":
             most = f"may scale to {u.maximum}" if u.maximum is not None else "has no known maximum"
-            yield r.finding(ctx, u.path, f"{u.resource} has a desired size of 0 (planned at 0 instances) and {most} "
-                                         f"{', '.join(u.instance_types)}{cost}", fix=u.fix)
+            yield r.finding(
+                ctx,
+                u.path,
+                f"{u.resource} has a desired size of 0 (planned at 0 instances) and {most} "
+                f"{', '.join(u.instance_types)}{cost}",
+                fix=u.fix,
+            )
         elif u.reason == "elastic":
-            yield r.finding(ctx, u.path, f"{u.resource} launches {', '.join(u.instance_types)} on demand (planned at "
-                                         f"{u.count or 0} now): {u.detail}{cost}", fix=u.fix)
+            yield r.finding(
+                ctx,
+                u.path,
+                f"{u.resource} launches {', '.join(u.instance_types)} on demand (planned at "
+                f"{u.count or 0} now): {u.detail}{cost}",
+                fix=u.fix,
+            )
 
 
 @rule(
     id="node-group-multi-az",
     severity="error",
     category="readback",
-    description=("A node group whose subnets span several AZs while it uses a cluster placement group (one AZ) "
-                 "or EFA (which does not cross AZs)."),
+    description=(
+        "A node group whose subnets span several AZs while it uses a cluster placement group (one AZ) "
+        "or EFA (which does not cross AZs)."
+    ),
     source=PLACEMENT_STRATEGIES_DOC,
     remediation="Give the group subnets of one AZ only (the AZ of its placement group, reservation or Capacity Block).",
 )
@@ -136,28 +175,42 @@ def node_group_multi_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if len(g.zones) < 2:
             continue
         zones = ", ".join(g.zones)
-        fix = (f"give node group '{g.name}' subnets in {g.availability_zone} only (drop those in "
-               f"{', '.join(z for z in g.zones if z != g.availability_zone)})")
+        fix = (
+            f"give node group '{g.name}' subnets in {g.availability_zone} only (drop those in "
+            f"{', '.join(z for z in g.zones if z != g.availability_zone)})"
+        )
         if c.placement == "cluster":
-            yield r.finding(ctx, g.path + ("availability_zone",),
-                            f"node group '{g.name}' may launch in {zones} but uses a cluster placement group, which lies "
-                            "in one AZ: launches (and scaling or instance refreshes) in the other AZs fail", fix=fix)
+            yield r.finding(
+                ctx,
+                g.path + ("availability_zone",),
+                f"node group '{g.name}' may launch in {zones} but uses a cluster placement group, which lies "
+                "in one AZ: launches (and scaling or instance refreshes) in the other AZs fail",
+                fix=fix,
+            )
         elif g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported:
-            yield r.finding(ctx, g.path + ("availability_zone",),
-                            f"node group '{g.name}' may launch in {zones}: EFA traffic does not cross AZs, so its "
-                            "instances in different AZs cannot reach each other over EFA", fix=fix)
+            yield r.finding(
+                ctx,
+                g.path + ("availability_zone",),
+                f"node group '{g.name}' may launch in {zones}: EFA traffic does not cross AZs, so its "
+                "instances in different AZs cannot reach each other over EFA",
+                fix=fix,
+            )
 
 
 @rule(
     id="efa-interface-layout",
     severity="error",
     category="readback",
-    description=("Launch interfaces with EFA whose primary interface (card 0, device 0) is `efa-only`, or on a network "
-                 "card the type does not have (errors); fewer EFA interfaces than AWS recommends for the type's full "
-                 "bandwidth, or two on one card (warnings)."),
+    description=(
+        "Launch interfaces with EFA whose primary interface (card 0, device 0) is `efa-only`, or on a network "
+        "card the type does not have (errors); fewer EFA interfaces than AWS recommends for the type's full "
+        "bandwidth, or two on one card (warnings)."
+    ),
     source=EFA_ACC_DOC,
-    remediation=("Make the primary interface (card 0, device 0) `efa` or ENA; for full bandwidth AWS recommends one EFA "
-                 "interface per EFA-capable network card, up to the type's EFA interface limit."),
+    remediation=(
+        "Make the primary interface (card 0, device 0) `efa` or ENA; for full bandwidth AWS recommends one EFA "
+        "interface per EFA-capable network card, up to the type's EFA interface limit."
+    ),
 )
 def efa_interface_layout(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """AWS's one hard rule: "You can't use an EFA-only network interface as the primary network
@@ -168,19 +221,26 @@ def efa_interface_layout(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         checks: tuple[tuple[Severity, Any], ...] = (("error", layout_problems), ("warning", layout_advice))
         for severity, found in checks:
             for message, fix in found(g.instance_type, g.interfaces, ctx.catalogue):
-                yield r.finding(ctx, g.path + ("interfaces",), f"node group '{g.name}': {message}", severity=severity,
-                                fix=f"in the launch template of node group '{g.name}', {fix}")
+                yield r.finding(
+                    ctx,
+                    g.path + ("interfaces",),
+                    f"node group '{g.name}': {message}",
+                    severity=severity,
+                    fix=f"in the launch template of node group '{g.name}', {fix}",
+                )
 
 
-def _efa(itype: str, interfaces: tuple[tuple[int, int, str], ...],
-         catalogue: Catalogue) -> tuple[InstanceType | None, list[tuple[int, int]]]:
+def _efa(
+    itype: str, interfaces: tuple[tuple[int, int, str], ...], catalogue: Catalogue
+) -> tuple[InstanceType | None, list[tuple[int, int]]]:
     spec = catalogue.instance_types.get(itype)
     efa = [(card, dev) for card, dev, kind in interfaces if kind in ("efa", "efa-only")]
     return (None, []) if spec is None or not efa else (spec, efa)
 
 
-def layout_problems(itype: str, interfaces: tuple[tuple[int, int, str], ...],
-                    catalogue: Catalogue) -> list[tuple[str, str]]:
+def layout_problems(
+    itype: str, interfaces: tuple[tuple[int, int, str], ...], catalogue: Catalogue
+) -> list[tuple[str, str]]:
     """What EC2 refuses in (card, device, type) launch interfaces on `itype` (an efa-only primary, a card
     the type lacks), and what to change; [] when fine or without EFA."""
     spec, efa = _efa(itype, interfaces, catalogue)
@@ -190,17 +250,26 @@ def layout_problems(itype: str, interfaces: tuple[tuple[int, int, str], ...],
     cards = Counter(card for card, _ in efa)
     beyond = sorted(c for c in cards if spec.network_cards is not None and c >= spec.network_cards)
     if beyond and spec.network_cards is not None:
-        out.append((f"networkCardIndex {ranges(beyond)} does not exist on {itype} (cards 0-{spec.network_cards - 1})",
-                    f"remove the interfaces on networkCardIndex {ranges(beyond)} (use 0-{spec.network_cards - 1})"))
+        out.append(
+            (
+                f"networkCardIndex {ranges(beyond)} does not exist on {itype} (cards 0-{spec.network_cards - 1})",
+                f"remove the interfaces on networkCardIndex {ranges(beyond)} (use 0-{spec.network_cards - 1})",
+            )
+        )
     if any(card == 0 and dev == 0 and kind == "efa-only" for card, dev, kind in interfaces):
-        out.append(("the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; AWS: \"You can't use an "
-                    "EFA-only network interface as the primary network interface\"",
-                    "set interfaceType: 'efa' (or an ENA interface) on networkCardIndex 0, deviceIndex 0"))
+        out.append(
+            (
+                "the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; AWS: \"You can't use an "
+                'EFA-only network interface as the primary network interface"',
+                "set interfaceType: 'efa' (or an ENA interface) on networkCardIndex 0, deviceIndex 0",
+            )
+        )
     return out
 
 
-def layout_advice(itype: str, interfaces: tuple[tuple[int, int, str], ...],
-                  catalogue: Catalogue) -> list[tuple[str, str]]:
+def layout_advice(
+    itype: str, interfaces: tuple[tuple[int, int, str], ...], catalogue: Catalogue
+) -> list[tuple[str, str]]:
     """Where the layout departs from the one AWS recommends for full bandwidth (one EFA interface per
     EFA-capable card, up to the type's limit); [] when it matches, without EFA or for a type whose cards are not published."""
     spec, efa = _efa(itype, interfaces, catalogue)
@@ -211,15 +280,23 @@ def layout_advice(itype: str, interfaces: tuple[tuple[int, int, str], ...],
     wanted = spec.efa_cards
     missing = [c for c in wanted if cards[c] == 0]
     if missing:
-        out.append((f"{itype} takes {len(wanted)} EFA interfaces (network cards {ranges(list(wanted))}) but has them on "
-                    f"{len(wanted) - len(missing)} (missing card(s) {ranges(missing)}); AWS recommends one per card for "
-                    f"the type's full {spec.network_bandwidth_gbps:,} Gbps",
-                    f"add {len(missing)} network interface(s) with interfaceType 'efa-only' (or 'efa'), one on each "
-                    f"networkCardIndex {ranges(missing)}"))
+        out.append(
+            (
+                f"{itype} takes {len(wanted)} EFA interfaces (network cards {ranges(list(wanted))}) but has them on "
+                f"{len(wanted) - len(missing)} (missing card(s) {ranges(missing)}); AWS recommends one per card for "
+                f"the type's full {spec.network_bandwidth_gbps:,} Gbps",
+                f"add {len(missing)} network interface(s) with interfaceType 'efa-only' (or 'efa'), one on each "
+                f"networkCardIndex {ranges(missing)}",
+            )
+        )
     doubled = sorted(c for c, n in cards.items() if n > 1 and c in wanted)
     if doubled:
-        out.append((f"more than one EFA interface on network card(s) {ranges(doubled)}; AWS recommends one per card",
-                    f"keep one EFA interface on networkCardIndex {ranges(doubled)} and remove the others there"))
+        out.append(
+            (
+                f"more than one EFA interface on network card(s) {ranges(doubled)}; AWS recommends one per card",
+                f"keep one EFA interface on networkCardIndex {ranges(doubled)} and remove the others there",
+            )
+        )
     return out
 
 

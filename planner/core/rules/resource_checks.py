@@ -11,7 +11,7 @@ leaves their results as notes of the read-back, which these rules report with th
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from planner.core.model.findings import Finding
 from planner.core.rules.readback import readback_notes
@@ -30,6 +30,7 @@ def _reported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """What the read-back of a program's resources found under rule `r` (its notes)."""
     yield from readback_notes(r, ctx)
 
+
 RULES.declare(
     IMDSV2,
     severity="error",
@@ -45,10 +46,10 @@ RULES.declare(
     severity="error",
     category="network",
     description="A launch template that declares network interfaces sets security groups at its top level, which EC2 "
-                "does not take with network interfaces.",
+    "does not take with network interfaces.",
     source=LAUNCH_TEMPLATE_DATA_DOC,
     remediation="Set the security groups on each network interface (networkInterfaces[].securityGroups) instead of "
-                "vpcSecurityGroupIds or securityGroupNames.",
+    "vpcSecurityGroupIds or securityGroupNames.",
     check=_reported,
 )
 

@@ -18,12 +18,13 @@ nothing is imported by name). What a finding does next
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from planner.core.catalogue.instance_types import Catalogue
-from planner.core.model.findings import SEVERITIES, Finding, Severity
 from planner.core.model.cluster import Cluster, Path, Stack
+from planner.core.model.findings import SEVERITIES, Finding, Severity
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class RuleContext:
 Check = Callable[["Rule", RuleContext], Iterable[Finding]]
 
 
-def not_attached(r: "Rule", ctx: RuleContext) -> Iterable[Finding]:
+def not_attached(r: Rule, ctx: RuleContext) -> Iterable[Finding]:
     """The function of a check declared in the core whose adapter has not attached its own."""
     raise LookupError(f"{r.id} is declared but no check is attached to it (its adapter was not imported)")
 
@@ -60,15 +61,24 @@ class Rule:
     check: Check = not_attached
     category: str = ""  # what the rule is about (SARIF tags it with this): capacity, network, storage, ...
 
-    def finding(self, ctx: RuleContext, path: Path, message: str, severity: Severity | None = None,
-                fix: str | None = None) -> Finding:
+    def finding(
+        self, ctx: RuleContext, path: Path, message: str, severity: Severity | None = None, fix: str | None = None
+    ) -> Finding:
         """A finding of this rule at key path `path` of the stack; its location comes from the stack's
         locator. `fix` says what to change in this stack, when the rule can be more precise than its remediation."""
         from planner.core.input.locations import locate, restate
 
         where = locate(ctx.stack, path)
-        return Finding(self.id, severity or self.severity, message, where.file, where.line,
-                       resource=where.logical, path=tuple(path), fix=restate(ctx.stack, fix, path, where, self.category))
+        return Finding(
+            self.id,
+            severity or self.severity,
+            message,
+            where.file,
+            where.line,
+            resource=where.logical,
+            path=tuple(path),
+            fix=restate(ctx.stack, fix, path, where, self.category),
+        )
 
     def run(self, ctx: RuleContext) -> list[Finding]:
         return list(self.check(self, ctx))
@@ -83,16 +93,26 @@ class Registry:
         self._rules: dict[str, Rule] = {}
         self._loaded = load is None
 
-    def declare(self, id: str, severity: Severity, description: str, source: str, remediation: str,
-                *, category: str, check: Check = not_attached) -> Rule:
+    def declare(
+        self,
+        id: str,
+        severity: Severity,
+        description: str,
+        source: str,
+        remediation: str,
+        *,
+        category: str,
+        check: Check = not_attached,
+    ) -> Rule:
         """Record a check's metadata (checked here, once); its function may be attached later (`attach`)."""
         self._check_metadata(id, severity, source, category)
         r = Rule(id, severity, description, source, remediation, check, category)
         self.add(r)
         return r
 
-    def register(self, id: str, severity: Severity, description: str, source: str, remediation: str,
-                 *, category: str) -> Callable[[Check], Check]:
+    def register(
+        self, id: str, severity: Severity, description: str, source: str, remediation: str, *, category: str
+    ) -> Callable[[Check], Check]:
         """Declare `id` and attach `check(rule, ctx) -> findings` to it: a rule whose function is core."""
         self._check_metadata(id, severity, source, category)
 
@@ -112,6 +132,7 @@ class Registry:
 
     def attach(self, id: str) -> Callable[[Check], Check]:
         """Attach `check` to the declared `id` (an adapter's implementation of a check declared in the core)."""
+
         def attach(check: Check) -> Check:
             declared = self._rules.get(id)
             if declared is None:
@@ -147,4 +168,3 @@ class Registry:
 
     def get(self, rule_id: str) -> Rule | None:
         return self.all().get(rule_id)
-

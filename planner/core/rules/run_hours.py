@@ -11,7 +11,7 @@ checked against them (`planner.core.cost.estimate`).
 from __future__ import annotations
 
 import math
-from typing import Iterator
+from collections.abc import Iterator
 
 from planner.core.catalogue import capacity_blocks as blocks
 from planner.core.model.findings import Finding
@@ -25,8 +25,10 @@ ERROR_RATIO = 2.0  # more than twice the schedule: an error, not a margin to arg
     id="workload-exceeds-schedule",
     severity="warning",
     category="schedule",
-    description=(f"The declared workload (6 x parameters x tokens at the MFU) needs more hours than `schedule.hours`; "
-                 f"an error beyond {ERROR_RATIO:g}x."),
+    description=(
+        f"The declared workload (6 x parameters x tokens at the MFU) needs more hours than `schedule.hours`; "
+        f"an error beyond {ERROR_RATIO:g}x."
+    ),
     source=KAPLAN,
     remediation="Raise `schedule.hours` to the hours the workload needs, add instances, or train on fewer tokens.",
 )
@@ -46,16 +48,21 @@ def workload_exceeds_schedule(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     ratio = need / sched.hours
     up = blocks.block_for_run(need) if block else None
     if up is not None:
-        fix = (f"set schedule.hours: {up} (a {up // blocks.HOURS_PER_DAY}-day ({up:,} h) Capacity Block: instances run {blocks.usable_hours(up):,.1f} h "
-               f"of it, enough for the {need:,.1f} h the workload needs), or train on fewer tokens")
+        fix = (
+            f"set schedule.hours: {up} (a {up // blocks.HOURS_PER_DAY}-day ({up:,} h) Capacity Block: instances run {blocks.usable_hours(up):,.1f} h "
+            f"of it, enough for the {need:,.1f} h the workload needs), or train on fewer tokens"
+        )
     elif block:
-        fix = (f"set schedule.hours: {math.ceil(need)} (longer than the longest Capacity Block: book consecutive blocks), "
-               "or train on fewer tokens")
+        fix = (
+            f"set schedule.hours: {math.ceil(need)} (longer than the longest Capacity Block: book consecutive blocks), "
+            "or train on fewer tokens"
+        )
     else:
         fix = f"set schedule.hours: {math.ceil(need)} (the hours the workload needs), or train on fewer tokens"
     within = "" if have == sched.hours else f", of which instances run {have:,.1f} h on its Capacity Block"
     yield r.finding(
-        ctx, sched.path + ("hours",),
+        ctx,
+        sched.path + ("hours",),
         f"the workload needs {need:,.1f} h at the declared MFU ({ratio:,.1f}x schedule.hours {sched.hours:,.1f} h{within}): "
         "the cluster is released before the job finishes; the estimate on the workload's hours is what the job costs",
         severity="error" if ratio > ERROR_RATIO else None,

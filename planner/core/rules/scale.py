@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from planner.core.catalogue.shipped_data import limits
-from planner.core.model.findings import Finding
 from planner.core.model.cluster import NodeGroup
+from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, rule
-
 
 # UltraCluster sizes AWS documents per accelerator (planner/data/aws-limits.yaml says which
 # exist and why the others are left out). A documented size is not a hard limit, hence a warning.
@@ -28,8 +27,10 @@ def _documented_text() -> str:
     id="ultracluster-scale",
     severity="warning",
     category="scale",
-    description=(f"More accelerators in one cluster than AWS documents for the type's EC2 UltraClusters "
-                 f"({_documented_text()}); AWS documents no such figure for Trainium2 or H200, so they are not checked."),
+    description=(
+        f"More accelerators in one cluster than AWS documents for the type's EC2 UltraClusters "
+        f"({_documented_text()}); AWS documents no such figure for Trainium2 or H200, so they are not checked."
+    ),
     source=ULTRACLUSTERS_PAGE,
     remediation="Confirm with AWS that the cluster can be placed in one UltraCluster, or split the job across clusters.",
 )
@@ -44,11 +45,16 @@ def ultracluster_scale(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         doc = ULTRACLUSTER_DOCUMENTED.get(name)
         if doc is not None and n > doc.accelerators:
             g = first[name]
-            yield r.finding(ctx, g.path + ("instance_type",),
-                            f"{n:,} {name} in one cluster; AWS documents {doc.family} EC2 UltraClusters of up to "
-                            f"{doc.accelerators:,} {name} ({doc.source}): a larger cluster may not fit one UltraCluster network",
-                            fix=(f"confirm with AWS that {n:,} {name} fit one UltraCluster, or plan at most {doc.accelerators:,} "
-                                 f"{name} per cluster ({n - doc.accelerators:,} fewer)"))
+            yield r.finding(
+                ctx,
+                g.path + ("instance_type",),
+                f"{n:,} {name} in one cluster; AWS documents {doc.family} EC2 UltraClusters of up to "
+                f"{doc.accelerators:,} {name} ({doc.source}): a larger cluster may not fit one UltraCluster network",
+                fix=(
+                    f"confirm with AWS that {n:,} {name} fit one UltraCluster, or plan at most {doc.accelerators:,} "
+                    f"{name} per cluster ({n - doc.accelerators:,} fewer)"
+                ),
+            )
 
 
 def _nearest(region: str, regions: Iterable[str]) -> str:
@@ -82,10 +88,15 @@ def instance_region(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in ctx.cluster.node_groups:
         t = ctx.catalogue.instance_types[g.instance_type]
         if not t.sold_in(region, g.purchase):
-            blocks_too = f" (Capacity Blocks also in {', '.join(t.capacity_block_regions)})" if t.capacity_block_regions else ""
-            yield r.finding(ctx, g.path + ("instance_type",),
-                            f"node group '{g.name}': {g.instance_type} is not known to be offered in {region}; "
-                            f"known regions: {', '.join(t.regions)}{blocks_too}",
-                            fix=f"{_move_to(ctx, _nearest(region, t.regions))} (the known region nearest in name), or confirm "
-                                f"the offering: `aws ec2 describe-instance-type-offerings --region {region} "
-                                f"--filters Name=instance-type,Values={g.instance_type}`")
+            blocks_too = (
+                f" (Capacity Blocks also in {', '.join(t.capacity_block_regions)})" if t.capacity_block_regions else ""
+            )
+            yield r.finding(
+                ctx,
+                g.path + ("instance_type",),
+                f"node group '{g.name}': {g.instance_type} is not known to be offered in {region}; "
+                f"known regions: {', '.join(t.regions)}{blocks_too}",
+                fix=f"{_move_to(ctx, _nearest(region, t.regions))} (the known region nearest in name), or confirm "
+                f"the offering: `aws ec2 describe-instance-type-offerings --region {region} "
+                f"--filters Name=instance-type,Values={g.instance_type}`",
+            )

@@ -3,10 +3,10 @@ instances of one type joined by an accelerator interconnect, booked whole throug
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from planner.core.model.findings import Finding
 from planner.core.model.cluster import NodeGroup
+from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, count_path, rule
 
 ULTRASERVER_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-ultraservers.html"
@@ -22,8 +22,10 @@ LAUNCH_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-block
     id="ultraserver-whole-units",
     severity="warning",
     category="ultraserver",
-    description=("A node group of UltraServer members that is not a whole number of UltraServers: UltraServers are "
-                 "booked whole, launching fewer instances is allowed, and the idle members are paid for."),
+    description=(
+        "A node group of UltraServer members that is not a whole number of UltraServers: UltraServers are "
+        "booked whole, launching fewer instances is allowed, and the idle members are paid for."
+    ),
     source=LAUNCH_DOC,
     remediation="Use every member you pay for (`ultraservers: N`), or accept the idle members' cost the warning states.",
 )
@@ -41,13 +43,17 @@ def whole_units(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         booked = -(-g.count // size)
         idle = booked * size - g.count
         yield r.finding(
-            ctx, count_path(g),
+            ctx,
+            count_path(g),
             f"node group '{g.name}' declares {g.count} {g.instance_type}, not a whole number of {ultra.name} "
             f"UltraServers ({size} instances each): {booked} UltraServer{'s' if booked != 1 else ''} "
             f"({booked * size} instances) are booked, {idle} member{'s' if idle != 1 else ''} idle{_idle_cost(ctx, g, idle)}",
-            fix=(f"in node group '{g.name}', set count: {booked * size} (the {booked} UltraServer{'s' if booked != 1 else ''} "
-                 "you pay for)" + (f" or count: {g.count // size * size}" if g.count // size else "")
-                 + f", or ultraservers: {booked}"),
+            fix=(
+                f"in node group '{g.name}', set count: {booked * size} (the {booked} UltraServer{'s' if booked != 1 else ''} "
+                "you pay for)"
+                + (f" or count: {g.count // size * size}" if g.count // size else "")
+                + f", or ultraservers: {booked}"
+            ),
         )
 
 
@@ -61,8 +67,10 @@ def _idle_cost(ctx: RuleContext, g: NodeGroup, idle: int) -> str:
             if item.unit_price_usd is None:
                 return " (no price: their cost is unknown)"
             if item.hours is None:
-                return (f", costing ${idle * item.unit_price_usd:,.2f} an hour (${item.unit_price_usd:,.2f} per "
-                        "instance-hour; no hours to total them over)")
+                return (
+                    f", costing ${idle * item.unit_price_usd:,.2f} an hour (${item.unit_price_usd:,.2f} per "
+                    "instance-hour; no hours to total them over)"
+                )
             usd = idle * item.unit_price_usd * item.hours
             return f", costing ${usd:,.2f} of the estimate (${item.unit_price_usd:,.2f} per instance-hour, {item.hours:,.0f} h)"
     return " (on a purchase billed per instance, they cost nothing; on a Capacity Block they are paid for)"
@@ -72,8 +80,10 @@ def _idle_cost(ctx: RuleContext, g: NodeGroup, idle: int) -> str:
     id="ultraserver-requires-lustre",
     severity="error",
     category="ultraserver",
-    description=("planner's design rule: training across more than one UltraServer needs one shared file system for "
-                 "the datasets and checkpoints that every UltraServer reads and writes; planner asks for FSx for Lustre."),
+    description=(
+        "planner's design rule: training across more than one UltraServer needs one shared file system for "
+        "the datasets and checkpoints that every UltraServer reads and writes; planner asks for FSx for Lustre."
+    ),
     source=FSX_LUSTRE_FAQ,
     remediation="Add a `lustre:` file system (PERSISTENT_2 for long runs), or run a single UltraServer.",
 )
@@ -92,14 +102,21 @@ def requires_lustre(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     total = sum(g.count for g in members)
     if total > size:
         yield r.finding(
-            ctx, count_path(members[0]),
+            ctx,
+            count_path(members[0]),
             f"{total} UltraServer instances ({total / size:g} UltraServers) are clustered without FSx for Lustre; "
             "planner requires a shared Lustre file system for the datasets and checkpoints of a multi-UltraServer job",
-            fix=("add lustre: with deployment_type: PERSISTENT_2, per_unit_storage_throughput and storage_capacity_gib "
-                 f"(in {members[0].availability_zone})"
-                 + (f", or in node group '{members[0].name}', set "
-                    + ("ultraservers: 1" if members[0].ultraservers is not None else f"count: {size}") + " (one UltraServer)"
-                    if len(members) == 1 else "")),
+            fix=(
+                "add lustre: with deployment_type: PERSISTENT_2, per_unit_storage_throughput and storage_capacity_gib "
+                f"(in {members[0].availability_zone})"
+                + (
+                    f", or in node group '{members[0].name}', set "
+                    + ("ultraservers: 1" if members[0].ultraservers is not None else f"count: {size}")
+                    + " (one UltraServer)"
+                    if len(members) == 1
+                    else ""
+                )
+            ),
         )
 
 
@@ -107,8 +124,10 @@ def requires_lustre(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     id="ultraserver-purchase",
     severity="warning",
     category="ultraserver",
-    description=("UltraServer members (such as trn2u.48xlarge) bought on demand: AWS documents reserving UltraServers through EC2 "
-                 "Capacity Blocks; DescribeInstanceTypes also lists an on-demand usage class, so this is not an error."),
+    description=(
+        "UltraServer members (such as trn2u.48xlarge) bought on demand: AWS documents reserving UltraServers through EC2 "
+        "Capacity Blocks; DescribeInstanceTypes also lists an on-demand usage class, so this is not an error."
+    ),
     source=CAPACITY_BLOCKS_DOC,
     remediation="Set `purchase: capacity-block` on the UltraServer node group, or confirm on-demand UltraServer capacity with AWS first.",
 )
@@ -119,7 +138,8 @@ def purchase(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for g in ctx.cluster.node_groups:
         if ctx.catalogue.ultraserver_of(g) is not None and g.purchase == "on-demand":
             yield r.finding(
-                ctx, g.path + ("purchase",),
+                ctx,
+                g.path + ("purchase",),
                 f"node group '{g.name}': {g.instance_type} on demand; AWS documents reserving UltraServers through "
                 "Capacity Blocks and does not document on-demand capacity for whole UltraServers",
                 fix=f"in node group '{g.name}', set purchase: capacity-block (or confirm on-demand UltraServer capacity with AWS)",
@@ -144,9 +164,22 @@ def zone(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             continue
         if g.availability_zone in {z.zone for z in ultra.local_zones} or region in ultra.regions:
             continue
-        where = g.path + ("availability_zone",) if "availability_zone" in g.declared else ctx.cluster.path + ("availability_zone",)
+        where = (
+            g.path + ("availability_zone",)
+            if "availability_zone" in g.declared
+            else ctx.cluster.path + ("availability_zone",)
+        )
         sold = ", ".join(list(ultra.regions) + [f"{z.zone} ({z.region})" for z in ultra.local_zones]) or "nowhere yet"
-        fix = (f"set availability_zone: {ultra.local_zones[0].zone} (and aws:region: {ultra.local_zones[0].region})"
-               if ultra.local_zones else f"set aws:region: {ultra.regions[0]}" if ultra.regions else None)
-        yield r.finding(ctx, where, f"node group '{g.name}': {ultra.name} UltraServers are sold in {sold}, not in "
-                        f"{g.availability_zone}", fix=fix)
+        fix = (
+            f"set availability_zone: {ultra.local_zones[0].zone} (and aws:region: {ultra.local_zones[0].region})"
+            if ultra.local_zones
+            else f"set aws:region: {ultra.regions[0]}"
+            if ultra.regions
+            else None
+        )
+        yield r.finding(
+            ctx,
+            where,
+            f"node group '{g.name}': {ultra.name} UltraServers are sold in {sold}, not in {g.availability_zone}",
+            fix=fix,
+        )

@@ -11,7 +11,7 @@ they run now, priced at the maximum).
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, rule
@@ -24,22 +24,36 @@ KARPENTER_NODEPOOLS_DOC = "https://karpenter.sh/docs/concepts/nodepools/"
     id="compute-unsized",
     severity="warning",
     category="readback",
-    description=("Compute read back from a program that will launch accelerated instances the estimate cannot count "
-                 "or price: a pool without limits (unbounded), or SageMaker HyperPod instance groups (no price)."),
+    description=(
+        "Compute read back from a program that will launch accelerated instances the estimate cannot count "
+        "or price: a pool without limits (unbounded), or SageMaker HyperPod instance groups (no price)."
+    ),
     source=BATCH_COMPUTE_RESOURCE_DOC,
-    remediation=("Give the pool limits (Karpenter `spec.limits`, Batch `maxVcpus`, PCS `maxInstanceCount`), or price "
-                 "it yourself (the policy pack's `planner-budget` takes `hours` and `instances`)."),
+    remediation=(
+        "Give the pool limits (Karpenter `spec.limits`, Batch `maxVcpus`, PCS `maxInstanceCount`), or price "
+        "it yourself (the policy pack's `planner-budget` takes `hours` and `instances`)."
+    ),
 )
 def compute_unsized(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for u in ctx.cluster.unplanned:
         detail = f" ({u.detail})" if u.detail else ""
         types = ", ".join(u.instance_types) if u.instance_types else "instance types it chooses itself"
         if u.reason == "unsized":
-            yield r.finding(ctx, u.path, f"{u.resource} may launch {types} with no maximum ({u.range}): unbounded, "
-                                         f"so its cost has no ceiling and is not priced{detail}", fix=u.fix)
+            yield r.finding(
+                ctx,
+                u.path,
+                f"{u.resource} may launch {types} with no maximum ({u.range}): unbounded, "
+                f"so its cost has no ceiling and is not priced{detail}",
+                fix=u.fix,
+            )
         elif u.reason == "unpriced":
-            yield r.finding(ctx, u.path, f"{u.resource} runs {u.detail or types}: no SageMaker HyperPod price in "
-                                         "planner's price book, so it is not priced (never at the EC2 price)", fix=u.fix)
+            yield r.finding(
+                ctx,
+                u.path,
+                f"{u.resource} runs {u.detail or types}: no SageMaker HyperPod price in "
+                "planner's price book, so it is not priced (never at the EC2 price)",
+                fix=u.fix,
+            )
 
 
 @rule(
@@ -58,5 +72,10 @@ def budget_unbounded_compute(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         return
     for u in ctx.cluster.unplanned:
         if u.reason == "unsized":
-            yield r.finding(ctx, u.path, f"{u.resource} may launch {', '.join(u.instance_types) or 'any type'} with no "
-                                         "maximum: the budget cannot be shown to hold", fix=u.fix)
+            yield r.finding(
+                ctx,
+                u.path,
+                f"{u.resource} may launch {', '.join(u.instance_types) or 'any type'} with no "
+                "maximum: the budget cannot be shown to hold",
+                fix=u.fix,
+            )

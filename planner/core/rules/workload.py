@@ -10,12 +10,12 @@ the weights and the optimizer state, not the gradients: 14 bytes.
 from __future__ import annotations
 
 import math
-from typing import Iterator
+from collections.abc import Iterator
 
-from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, rule
 from planner.core.model.cluster import Lustre
+from planner.core.model.findings import Finding
 from planner.core.rules.lustre import aggregate_throughput_mbps, deployment_types, per_unit_throughput
+from planner.core.rules.spec_rules import Rule, RuleContext, rule
 
 ZERO_PAPER = "https://arxiv.org/abs/1910.02054"
 TRAINING_STATE_BYTES_PER_PARAM = 16  # weights 2 + gradients 2 + Adam state 12 (ZeRO, mixed precision)
@@ -29,9 +29,11 @@ MB = 10**6  # FSx throughput is in MB/s (decimal)
     id="lustre-checkpoint-time",
     severity="warning",
     category="workload",
-    description=(f"Writing one full checkpoint ({CHECKPOINT_BYTES_PER_PARAM} bytes per parameter: weights and Adam state, ZeRO paper) "
-                 f"at the Lustre file system's aggregate throughput takes longer than `workload.checkpoint_max_minutes` "
-                 f"(default {CHECKPOINT_MAX_MINUTES:g})."),
+    description=(
+        f"Writing one full checkpoint ({CHECKPOINT_BYTES_PER_PARAM} bytes per parameter: weights and Adam state, ZeRO paper) "
+        f"at the Lustre file system's aggregate throughput takes longer than `workload.checkpoint_max_minutes` "
+        f"(default {CHECKPOINT_MAX_MINUTES:g})."
+    ),
     source=ZERO_PAPER,
     remediation="Raise `per_unit_storage_throughput` or `storage_capacity_gib` (throughput = TiB x MB/s/TiB), or checkpoint asynchronously.",
 )
@@ -47,7 +49,8 @@ def checkpoint_time(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     minutes = size / (mbps * MB) / 60
     if minutes > limit:
         yield r.finding(
-            ctx, w.path + ("parameters",),
+            ctx,
+            w.path + ("parameters",),
             f"one checkpoint of {w.parameters:,.0f} parameters x {CHECKPOINT_BYTES_PER_PARAM} bytes = {size / 1e9:,.0f} GB "
             f"takes {minutes:,.1f} minutes at {mbps:,.0f} MB/s ({fs.storage_capacity_gib:,} GiB x "
             f"{per_unit_throughput(fs)} MB/s/TiB); the limit is {limit:g} minutes",
@@ -61,26 +64,35 @@ def _checkpoint_fix(fs: Lustre, need_mbps: float, minutes: float) -> str:
     dt = deployment_types()[fs.deployment_type]
     tib = fs.storage_capacity_gib / 1024
     longer = f", or set workload.checkpoint_max_minutes: {math.ceil(minutes)}"
-    tiers = [t for t, (_, storage) in sorted(dt.throughputs.items())
-             if t * tib >= need_mbps and storage.accepts(fs.storage_capacity_gib) and t > (per_unit_throughput(fs) or 0)]
+    tiers = [
+        t
+        for t, (_, storage) in sorted(dt.throughputs.items())
+        if t * tib >= need_mbps and storage.accepts(fs.storage_capacity_gib) and t > (per_unit_throughput(fs) or 0)
+    ]
     if dt.fixed_throughput is None and tiers:
-        return (f"set lustre.per_unit_storage_throughput: {tiers[0]} ({tiers[0] * tib:,.0f} MB/s at "
-                f"{fs.storage_capacity_gib:,} GiB; {need_mbps:,.0f} MB/s needed){longer}")
+        return (
+            f"set lustre.per_unit_storage_throughput: {tiers[0]} ({tiers[0] * tib:,.0f} MB/s at "
+            f"{fs.storage_capacity_gib:,} GiB; {need_mbps:,.0f} MB/s needed){longer}"
+        )
     unit = per_unit_throughput(fs)
     storage = dt.storage_for(fs.per_unit_storage_throughput)
     if not unit or storage is None:
         return longer[2:]
     gib = storage.nearest(math.ceil(need_mbps / unit * 1024))
-    return (f"set lustre.storage_capacity_gib: {gib} ({gib / 1024 * unit:,.0f} MB/s at {unit} MB/s/TiB; "
-            f"{need_mbps:,.0f} MB/s needed){longer}")
+    return (
+        f"set lustre.storage_capacity_gib: {gib} ({gib / 1024 * unit:,.0f} MB/s at {unit} MB/s/TiB; "
+        f"{need_mbps:,.0f} MB/s needed){longer}"
+    )
 
 
 @rule(
     id="workload-memory",
     severity="warning",
     category="workload",
-    description=(f"The training state ({TRAINING_STATE_BYTES_PER_PARAM} bytes per parameter for mixed-precision Adam, ZeRO paper) "
-                 "does not fit in the cluster's accelerator memory, even fully sharded."),
+    description=(
+        f"The training state ({TRAINING_STATE_BYTES_PER_PARAM} bytes per parameter for mixed-precision Adam, ZeRO paper) "
+        "does not fit in the cluster's accelerator memory, even fully sharded."
+    ),
     source=ZERO_PAPER,
     remediation="Add instances, use a type with more accelerator memory, or plan for offloading state to host memory or NVMe (much slower).",
 )
@@ -88,11 +100,14 @@ def memory(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     w = ctx.cluster.workload
     if w is None:
         return
-    have = sum(g.count * ctx.catalogue.instance_types[g.instance_type].accelerator_memory_gib for g in ctx.cluster.node_groups)
+    have = sum(
+        g.count * ctx.catalogue.instance_types[g.instance_type].accelerator_memory_gib for g in ctx.cluster.node_groups
+    )
     need = w.parameters * TRAINING_STATE_BYTES_PER_PARAM / GIB
     if need > have:
         yield r.finding(
-            ctx, w.path + ("parameters",),
+            ctx,
+            w.path + ("parameters",),
             f"{w.parameters:,.0f} parameters x {TRAINING_STATE_BYTES_PER_PARAM} bytes = {need:,.0f} GiB of training state "
             f"(before activations) but the cluster has {have:,.0f} GiB of accelerator memory",
             fix=_memory_fix(ctx, need, have),
@@ -109,5 +124,7 @@ def _memory_fix(ctx: RuleContext, need: float, have: float) -> str:
     units = math.ceil((need - have) / (t.accelerator_memory_gib * size))
     count = g.count + units * size
     what = f"ultraservers: {count // size}" if g.ultraservers is not None else f"count: {count}"
-    return (f"in node group '{g.name}', set {what} ({units * size:,} more {g.instance_type} for {need:,.0f} GiB, "
-            f"{t.accelerator_memory_gib:,.0f} GiB each, before activations), or train fewer parameters")
+    return (
+        f"in node group '{g.name}', set {what} ({units * size:,} more {g.instance_type} for {need:,.0f} GiB, "
+        f"{t.accelerator_memory_gib:,.0f} GiB each, before activations), or train fewer parameters"
+    )
