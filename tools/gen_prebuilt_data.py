@@ -24,10 +24,10 @@ from typing import Any
 
 import yaml
 
-import planner.core.catalogue.shipped_data  # the data folder is found through its package, so these paths follow it if it moves
+from planner.core.reading.yaml_lines import DATA_DIR  # the shipped data folder, as the loaders find it
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(planner.core.catalogue.shipped_data.__file__).resolve().parent
+DATA = Path(DATA_DIR).resolve()
 OUT = ROOT / "planner" / "core" / "catalogue" / "prebuilt_data.py"
 _INDENT = "    "
 

@@ -28,6 +28,7 @@ from planner.core.planning.pipeline import (
     settle,
     unused_suppressions,
 )
+from planner.core.planning.summary import summarize
 from planner.readback.resources import Graph, from_policy
 from planner.readback.topology import Rebuilt, Violation, rebuild, to_stack
 
@@ -210,19 +211,20 @@ def findings_as_violations(
 
 def rules_report(cluster: Cluster, region: str, rule_ids: Iterable[str]) -> Report:
     """Run the named rules on a small model (one file system, one node group) built from one resource,
-    as the one document (no cost, no summary: only these rules' findings).
+    as the one document (no cost: only these rules' findings, beside the small model's summary).
 
     Resource policies reuse the rules this way instead of restating their logic.
     """
     stack = Stack(stack_name(), STACK_FILE, region, cluster)
-    ctx = _rules.RuleContext(stack, _catalogue.load())
+    cat = _catalogue.load()
+    ctx = _rules.RuleContext(stack, cat)
     out: list[Finding] = []
     for rid in rule_ids:
         r = _rules.get(rid)
         if r is None:
             raise LookupError(f"rule {rid!r} is not registered")
         out.extend(r.run(ctx))
-    return document(StackPlan(stack, {}, tuple(out)))
+    return document(StackPlan(stack, summarize(cluster, cat), tuple(out)))
 
 
 def _text(v: Any) -> str | None:
