@@ -47,8 +47,8 @@ def document(plans, command: str = "plan"):  # noqa: ANN001, ANN201 - list[Stack
 
 
 def no_plan(out: str) -> bool:
-    """What `plan` and `preflight` write on unusable input: nothing (a run that could not start)
-    or the report of the input problems alone, in whichever format (never a plan)."""
+    """What a command writes on unusable input: nothing (a run that could not start) or the
+    report of the input problems alone, in whichever format (never a plan, comparison or search)."""
     import json
 
     if out == "":
@@ -60,9 +60,8 @@ def no_plan(out: str) -> bool:
             return bool(results) and all(r["ruleId"] == "invalid-input" for r in results)
         return doc["stacks"] == [] and bool(doc["problems"])
     lines = out.splitlines()
-    return "nothing planned" in lines[-1] or (
-        len(lines) > 1 and "nothing planned" in lines[1]
-    )  # table, github; markdown
+    verdicts = ("nothing planned", "nothing compared", "nothing searched")  # plan, preflight, diff; compare; capacity
+    return any(v in lines[-1] or (len(lines) > 1 and v in lines[1]) for v in verdicts)  # table, github; markdown
 
 
 def run_process(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:

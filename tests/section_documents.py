@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from planner.core.document import Report
+from planner.core.document import InputProblem, Report
 from planner.core.document.build_diff import diff_section
 from planner.core.document.capacity import (
     BookedBlock,
@@ -540,14 +540,47 @@ def diff_pair_report() -> Report:
     )
 
 
+def compare_problems_report() -> Report:
+    """`planner compare` stopped by its command line: the problem alone (nothing compared)."""
+    return Report(
+        "compare",
+        problems=(
+            InputProblem(
+                "<command line>",
+                None,
+                "--mfu",
+                "expected a fraction of peak between 0.01 and 1 (such as 0.4), got '1.5'",
+            ),
+        ),
+    )
+
+
+def capacity_problems_report() -> Report:
+    """`planner capacity` stopped by its input before asking AWS: a stack file's line and an option (nothing searched)."""
+    return Report(
+        "capacity",
+        problems=(
+            InputProblem(
+                "stacks/Pulumi.train.yaml",
+                9,
+                "node_groups",
+                "no node group with purchase: capacity-block; expected one, or use --instance-type",
+            ),
+            InputProblem("<command line>", None, "--hours", "expected --hours H, or --parameters, --tokens and --mfu"),
+        ),
+    )
+
+
 REPORTS = {
     "compare": compare_report,
     "compare-deadline": compare_deadline_report,
     "compare-empty": compare_empty_report,
+    "compare-problems": compare_problems_report,
     "capacity": capacity_report,
     "capacity-nothing": capacity_nothing_report,
     "capacity-extension": capacity_extension_report,
     "capacity-extension-failed": capacity_extension_failed_report,
+    "capacity-problems": capacity_problems_report,
     "diff": diff_report,
     "diff-pair": diff_pair_report,
 }

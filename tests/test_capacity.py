@@ -983,6 +983,29 @@ def test_the_same_answers_give_byte_identical_json(aws: StubbedAws, capsys) -> N
     ]  # as asked
 
 
+@pytest.mark.parametrize("fmt", ["table", "markdown", "json"])
+def test_unusable_input_is_the_report_in_the_format_asked_for(capsys, tmp_path, fmt: str) -> None:
+    """As plan: unusable input (caught before any AWS call) is written as the report of its problems
+    (to --output here for json), the one line on standard error stays, exit 2."""
+    saved = tmp_path / "report.json"
+    argv = ["capacity", "--instance-type", "p5en.48xlarge", "--hours", "24", "--format", fmt]
+    code = main([*argv, *(["--output", str(saved)] if fmt == "json" else [])])
+    out, err = capsys.readouterr()
+    message = "expected --count N (instances) or --ultraservers N with --instance-type"
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    if fmt == "json":
+        assert out == ""
+        doc = json.loads(saved.read_text(encoding="utf-8"))
+        assert (doc["command"], "capacity" in doc) == ("capacity", False)
+        assert doc["problems"] == [{"file": "<command line>", "line": None, "key": "--count", "message": message}]
+    else:
+        assert (
+            message in " ".join(out.split())
+            and "1 input problem, nothing searched" in out
+            and "nothing planned" not in out
+        )
+
+
 def test_no_credentials_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path) -> None:
     from tests.test_preflight_helpers import isolate
 

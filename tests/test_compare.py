@@ -151,6 +151,29 @@ def test_bad_input_exits_2(bad: tuple[str, str]) -> None:
     assert res.code == 2 and len(res.err.strip().splitlines()) == 1, res.err
 
 
+@pytest.mark.parametrize("fmt", ["table", "markdown", "json"])
+def test_bad_input_is_the_report_in_the_format_asked_for(tmp_path, fmt: str) -> None:
+    """As plan: unusable input is written as the report of its problems (to --output here for json),
+    the one line on standard error stays, exit 2."""
+    argv = ["compare", "--parameters", "8e9", "--tokens", "1e11", "--mfu", "1.5", "--instances", "2", "--format", fmt]
+    saved = tmp_path / "report.json"
+    res = run_cli(*argv, *(["--output", str(saved)] if fmt == "json" else []))
+    assert res.code == 2 and len(res.err.strip().splitlines()) == 1, res.err
+    message = "expected a fraction of peak between 0.01 and 1 (such as 0.4), got '1.5'"
+    assert message in res.err
+    if fmt == "json":
+        assert res.out == ""
+        doc = json.loads(saved.read_text(encoding="utf-8"))
+        assert (doc["command"], "compare" in doc) == ("compare", False)
+        assert doc["problems"] == [{"file": "<command line>", "line": None, "key": "--mfu", "message": message}]
+    else:
+        assert (
+            message in " ".join(res.out.split())
+            and "1 input problem, nothing compared" in res.out
+            and "nothing planned" not in res.out
+        )
+
+
 def test_instances_and_deadline_are_exclusive() -> None:
     res = run_cli(
         "compare",

@@ -35,10 +35,12 @@ SECTION_DOCUMENTS = (
     "compare",
     "compare-deadline",
     "compare-empty",
+    "compare-problems",
     "capacity",
     "capacity-nothing",
     "capacity-extension",
     "capacity-extension-failed",
+    "capacity-problems",
     "diff",
     "diff-pair",
 )

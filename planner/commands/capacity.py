@@ -142,6 +142,19 @@ def _bad(key: str, message: str, file: str = ARGS, line: int | None = None) -> I
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.commands.plan import problems_shown
+
+    with problems_shown("capacity", args):  # unusable input: its problems, in the format asked for
+        result = _searched(args)
+    if result is None:  # no credentials: said on standard error
+        return 2
+    _write(result, args)
+    return result.exit_code()
+
+
+def _searched(args: argparse.Namespace) -> Any:
+    """The search (or the check of the stack's blocks) the command line asks for; None when AWS
+    cannot be asked (no credentials); InputError on unusable input, before any AWS call."""
     from planner.core.catalogue import capacity_blocks as blocks
     from planner.core.cost.capacity import NoBlock, answer, queries
 
@@ -174,16 +187,14 @@ def run(args: argparse.Namespace) -> int:
 
     client_for = _open(args)
     if client_for is None:
-        return 2
+        return None
     earliest = args.earliest if args.earliest is not None and args.earliest > now else None  # "now" is AWS's default
     jobs = [(r, asked[n.key]) for n in needs for r in regions[n.key]]
     owners = [n.key for n in needs for _ in regions[n.key]]
     answers = search_jobs(jobs, client_for, args.aws_timeout, earliest, progress=_progress())
     for a, owner in zip(answers, owners):
         a.instance_type = owner
-    result = answer(needs, answers, args.earliest, args.deadline, args.max_usd, w.node_group, w.source, w.notes)
-    _write(result, args)
-    return result.exit_code()
+    return answer(needs, answers, args.earliest, args.deadline, args.max_usd, w.node_group, w.source, w.notes)
 
 
 def _open(args: argparse.Namespace, opener: Any = None) -> Any:
@@ -202,20 +213,20 @@ def _open(args: argparse.Namespace, opener: Any = None) -> Any:
         return None
 
 
-def _extension(args: argparse.Namespace, w: Wanted) -> int:
-    """The stack names its block: is it long enough for the run, else its extension offerings."""
+def _extension(args: argparse.Namespace, w: Wanted) -> Any:
+    """The stack names its block: is it long enough for the run, else its extension offerings (None: no credentials)."""
     from planner.aws.capacity_blocks import extend, open_resource_groups
     from planner.core.cost.capacity import ExtensionSearch
 
     assert w.region is not None
     client_for = _open(args)
     if client_for is None:
-        return 2
+        return None
     groups = None
     if w.resource_group is not None:
         groups_for = _open(args, open_resource_groups)
         if groups_for is None:
-            return 2
+            return None
         groups = groups_for(w.region)
     search = ExtensionSearch(
         w.needs[0],
@@ -227,9 +238,7 @@ def _extension(args: argparse.Namespace, w: Wanted) -> int:
         w.source,
         resource_group_arn=w.resource_group,
     )
-    result = extend(client_for(w.region), search, args.aws_timeout, groups)
-    _write(result, args)
-    return result.exit_code()
+    return extend(client_for(w.region), search, args.aws_timeout, groups)
 
 
 def _write(result: Any, args: argparse.Namespace) -> None:

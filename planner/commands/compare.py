@@ -155,6 +155,17 @@ def parse_mfu(text: str, families: set[str]) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.commands.plan import problems_shown, show
+    from planner.core.document import Report
+
+    with problems_shown("compare", args):  # unusable input: its problems, in the format asked for
+        result = _compared(args)
+    show(Report("compare", compare=result), args)
+    return 0
+
+
+def _compared(args: argparse.Namespace) -> Any:  # planner.core.document.compare.CompareSection
+    """The comparison the command line asks for; InputError when it cannot be made."""
     from planner.commands import book_from_args
     from planner.core.catalogue import instance_types as catalogue
     from planner.core.cost.compare import Job, compare
@@ -191,11 +202,7 @@ def run(args: argparse.Namespace) -> int:
     result = compare(job, book_from_args(args), cat, tuple(args.types))
     if args.capacity:
         result = _with_offerings(result, args)
-    from planner.commands.plan import show
-    from planner.core.document import Report
-
-    show(Report("compare", compare=result), args)
-    return 0
+    return result
 
 
 def _with_offerings(result: Any, args: argparse.Namespace) -> Any:

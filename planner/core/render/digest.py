@@ -35,10 +35,17 @@ def count_text(c: dict[str, int], short: bool = False) -> str:
     )
 
 
+UNDONE = {
+    "compare": "nothing compared",
+    "capacity": "nothing searched",
+}  # else: nothing planned (plan, preflight, diff)
+
+
 def problems_text(report: Report) -> str:
-    """`1 input problem, nothing planned`: what a report of unusable input says instead of counts."""
+    """`1 input problem, nothing planned`: what a report of unusable input says instead of counts,
+    in the words of its command (`compare`: nothing compared; `capacity`: nothing searched)."""
     n = len(report.problems)
-    return f"{n} input problem{'' if n == 1 else 's'}, nothing planned"
+    return f"{n} input problem{'' if n == 1 else 's'}, {UNDONE.get(report.command, 'nothing planned')}"
 
 
 def md_cell(text: str) -> str:
