@@ -63,4 +63,6 @@ class Finding:
         return out
 
     def sort_key(self) -> tuple[Any, ...]:
-        return (self.file, self.line or 0, -_RANK[self.severity], self.rule, self.message)
+        # the resource last: a program's loop makes several resources at one line, each with the same
+        # finding, and the order the engine registers them in is not fixed
+        return (self.file, self.line or 0, -_RANK[self.severity], self.rule, self.message, self.resource or "")
