@@ -68,16 +68,17 @@ ONE_RESOURCE = {IMDSV2: imdsv2_required, INTERFACE_SECURITY_GROUPS: interface_se
 def program_violations(graph: Graph) -> list[Violation]:
     """What the resource checks find in a program's resources, each with its rule and the resource's URN:
     notes of the read-back that `planner plan --program` reports under those rules (the pack runs the
-    same checks as its resource policies and `planner-efa-security-group`)."""
+    same checks as its resource policies and `planner-efa-security-group`). In URN order: the engine
+    registers a loop's resources in no fixed order, and the report must be the same run to run."""
     out = [
         Violation(message, r.urn, fix=PROGRAM_FIXES[rule], rule=rule)
-        for r in graph.resources
+        for r in sorted(graph.resources, key=lambda r: r.urn)
         for rule, check in ONE_RESOURCE.items()
         for message in check(r.type, r.props)
     ]
     return out + [
         replace(v, rule=EFA_SECURITY_GROUP, fix=PROGRAM_FIXES[EFA_SECURITY_GROUP])
-        for v in security_groups.violations(graph)
+        for v in sorted(security_groups.violations(graph), key=lambda v: (v.urn or "", v.message))
     ]
 
 
