@@ -98,7 +98,7 @@ def test_a_broken_stack_file_is_in_every_format(tmp_path: Path, fmt: str) -> Non
         ("[1, 2]", "not a planner report"),
         (
             '{"version": 2, "command": "plan", "stacks": [{"stack": "x"}]}',
-            "not a planner report of version 2: KeyError",
+            "not a planner report of version 2: missing key",
         ),
     ],
 )

@@ -174,8 +174,10 @@ class Report:
                 rules=tuple(RuleInfo.from_json(r) for r in d.get("rules") or ()),
                 **_sections(d),
             )
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            raise NotAReport(f"not a planner report of version {VERSION}: {type(exc).__name__} {exc}") from None
+        except KeyError as exc:  # a key the document always has is missing
+            raise NotAReport(f"not a planner report of version {VERSION}: missing key {exc}") from None
+        except (TypeError, AttributeError, ValueError) as exc:  # a value of the wrong kind
+            raise NotAReport(f"not a planner report of version {VERSION}: a value of the wrong kind ({exc})") from None
 
 
 def _sections(d: dict[str, Any]) -> dict[str, Any]:
