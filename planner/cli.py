@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from planner import __version__
-from planner.core.reading.problems import InputError, error_line  # noqa: F401 - error_line stays importable from here
+from planner.core.reading.problems import InputError
+from planner.core.reading.problems import error_line as error_line  # the commands import it from here
 
 COMMANDS = ("plan", "catalog", "rules", "compare", "diff", "preflight", "capacity", "prices", "schema", "render")
 EXIT_INPUT = 2

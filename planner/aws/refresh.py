@@ -244,12 +244,12 @@ def run(
             err = exc if isinstance(exc, AwsCallError) else explain(exc, action, region)
             status = _http_status(exc)
             if status is not None and status >= 500:  # an error page, after botocore's retries: this endpoint is down
-                why = (
+                down = (
                     f"{action}: {_endpoint(client, family, region)} answered HTTP {status} "
                     f"({err.message}); run again later"
                 )
-                out.missing.append(f"{item.label}: {why}")
-                out.stopped[item.api] = why
+                out.missing.append(f"{item.label}: {down}")
+                out.stopped[item.api] = down
                 continue
             out.missing.append(f"{item.label}: {err.message}")
             if err.code in EVERYTHING_STOPS:
@@ -259,9 +259,9 @@ def run(
             continue
         except (NotAwsAnswer, ResponseParserError, ValueError, TypeError, KeyError, AttributeError) as exc:
             # an HTML page with HTTP 200, or JSON that is not the API's: never a price, never a traceback
-            why = f"{action}: {_endpoint(client, family, region)} sent an answer that is not the API's ({_what(exc)})"
-            out.missing.append(f"{item.label}: {why}")
-            out.stopped[item.api] = why
+            odd = f"{action}: {_endpoint(client, family, region)} sent an answer that is not the API's ({_what(exc)})"
+            out.missing.append(f"{item.label}: {odd}")
+            out.stopped[item.api] = odd
             continue
         if entry is None:
             out.missing.append(f"{item.label}: no Capacity Block offering of {CB_PROBE_HOURS} h to read a price from")

@@ -36,7 +36,7 @@ class Wanted:
     resource_group: str | None = None  # ... or the resource group that holds them
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     from planner.commands import add_aws_timeout_argument
     from planner.commands.compare import _count, _positive
 

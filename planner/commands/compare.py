@@ -18,7 +18,7 @@ MAX_COUNT = 10**9  # --instances: the bound of a node group's count
 MIN_MFU = 0.01  # --mfu: the stack schema's bound on workload.mfu (planner.core.input.stack_files.MIN_MFU)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     from planner.commands import add_price_book_argument, region_arg
 
     p = sub.add_parser("compare", help="cost and duration of a training job on every priced instance type")
@@ -252,7 +252,7 @@ def _check_region(region: str, cat: Any) -> None:
     known = sorted({r for t in cat.instance_types.values() for r in t.regions})
     if region in known:
         return
-    from planner.core.input.stack_files import edits
+    from planner.core.reading.fields import edits
 
     dist, close = min((edits(region, r), r) for r in known)
     hint = f" (did you mean '{close}'?)" if dist <= 2 else f"; expected one of: {', '.join(known)}"

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 __all__ = ["FORMATS", "register", "run", "show", "write"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("plan", help="validate and summarize declared clusters (stack files or folders)")
     p.add_argument(
         "paths",

@@ -8,12 +8,13 @@ and reports findings in the formats and with the exit codes of `planner plan`.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from planner.commands import plan, region_arg
 from planner.core.model.findings import SEVERITIES
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "preflight",
         help="check declared clusters against the AWS account (offerings, quotas, capacity reservations, network)",

@@ -29,7 +29,6 @@ from planner.core.render.cost_report import headline
 from planner.core.rules import resource_checks as resource_rules
 from planner.policy import resource_checks
 from planner.policy.planning import (
-    Violation,
     declared_cluster,
     declared_suppressions,
     described,
@@ -39,6 +38,7 @@ from planner.policy.planning import (
 )
 from planner.readback import security_groups
 from planner.readback.resources import Graph, dig, from_policy, plain
+from planner.readback.topology import Violation
 
 TOPOLOGY = "planner-topology"
 TOPOLOGY_WARNINGS = "planner-topology-warnings"
@@ -334,7 +334,7 @@ efa_security_group = StackValidationPolicy(
     description="Security groups of EFA interfaces allow all traffic in from and out to themselves.",
     validate=validate_efa_security_groups,
     enforcement_level=EnforcementLevel.MANDATORY,
-    url=security_groups.EFA_SECURITY_DOC,
+    url=resource_rules.EFA_SECURITY_DOC,
     config_schema=PolicyConfigSchema({"suppress": _suppress_schema()}),
 )
 
