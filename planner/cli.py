@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from planner import __version__
 from planner.core.reading.problems import InputError
@@ -46,10 +46,11 @@ def _columns() -> int:
 
 
 class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args: Any, formatter_class: type[argparse.HelpFormatter] = _Formatter, **kwargs: Any) -> None:
-        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
-    def error(self, message: str) -> None:  # argparse prints usage + exits 2; keep it to one line
+    def error(self, message: str) -> NoReturn:  # argparse prints usage + exits 2; keep it to one line
         from planner.core.text import one_line
 
         # one prefix for every error planner prints: `planner: <where>: <what>`
@@ -134,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from planner.core.reading.bounded_files import check_output
 
             check_output(args.output)
-        code = args.run(args)
+        code: int = args.run(args)
         if sys.stdout is not None:  # closed and unused (the report went to --output): nothing to flush
             from planner.core.reading.bounded_files import emit
 

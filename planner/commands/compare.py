@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from typing import Any
 
 from planner.core.reading.problems import InputError, Problem
@@ -80,7 +81,7 @@ def _shown(text: str) -> str:
     return one_line(text if len(text) <= 24 else text[:21] + "...")
 
 
-def _positive(flag: str, low: float):  # noqa: ANN202 - an argparse type function
+def _positive(flag: str, low: float) -> Callable[[str], float]:  # an argparse type function
     """A finite number from `low` to MAX_MAGNITUDE, as the stack schema bounds the same figures:
     `1e308 x 1e308` overflows, `--deadline-hours 1e-300` is no deadline."""
 

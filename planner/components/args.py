@@ -29,7 +29,7 @@ def _plain(value: Any) -> bool:
 def _declared_only(cls: type[T], model: Any, always: tuple[str, ...]) -> T:
     """Args from a parsed model record: `always` fields, plus the others the user declared
     (defaults the parser filled in stay undeclared, so rules see the same intent)."""
-    declared = getattr(model, "declared", frozenset())
+    declared: frozenset[str] = getattr(model, "declared", frozenset())
     return cls(
         **{
             f.name: getattr(model, f.name)
@@ -68,7 +68,7 @@ class NodeGroupArgs:
         """Back from the parsed model, keeping only the keys the user declared (rules look at intent).
         The model keeps reservation ids as a tuple; one id goes back as the string it was written as."""
         ids = g.capacity_reservation_ids
-        declared = getattr(g, "declared", frozenset())
+        declared: frozenset[str] = getattr(g, "declared", frozenset())
         return cls(
             **{
                 f.name: getattr(g, f.name)

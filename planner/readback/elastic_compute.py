@@ -17,7 +17,7 @@ import math
 import re
 from typing import Any
 
-from planner.core.model.cluster import Unplanned
+from planner.core.model.cluster import Purchase, Unplanned
 from planner.readback import karpenter
 from planner.readback.resources import (
     BATCH_COMPUTE_ENVIRONMENT,
@@ -36,7 +36,7 @@ HYPERPOD_TYPES = ("aws-native:sagemaker:Cluster", "aws:sagemaker/cluster:Cluster
 PCS_TYPES = ("aws-native:pcs:ComputeNodeGroup", "aws:pcs/computeNodeGroup:ComputeNodeGroup")
 HYPERPOD_PRICING = "https://aws.amazon.com/sagemaker/ai/pricing/"
 _ACCELERATED = re.compile(r"^(p\d+[a-z0-9-]*|g\d+[a-z0-9-]*|trn\d+[a-z0-9]*|inf\d+[a-z0-9]*|dl\d+[a-z0-9]*)(\.|$)")
-_BATCH_PURCHASE = {"EC2": "on-demand", "SPOT": "spot"}
+_BATCH_PURCHASE: dict[str, Purchase] = {"EC2": "on-demand", "SPOT": "spot"}
 
 Found = list[tuple[Unplanned, str | None]]
 Gaps = list[dict[str, Any]]
@@ -198,7 +198,8 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
         return  # only instances without accelerators: not the training cluster
     kind = "Karpenter node pool"
     name = f"{kind} '{r.name}'"
-    purchase = next((p for p in ("on-demand", "spot") if p in pool.purchases), "on-demand")
+    priced: tuple[Purchase, ...] = ("on-demand", "spot")  # the pool's capacity types planner has prices for
+    purchase: Purchase = next((p for p in priced if p in pool.purchases), "on-demand")
     limits = ", ".join(f"{k} {_quantity(v)}" for k, v in sorted(pool.limits.items())) or "no limits"
     details = []
     joined, root = _node_class(graph, r, spec)
@@ -332,7 +333,7 @@ def _node_class(graph: Graph, pool: Resource, spec: Any) -> tuple[str, int | Non
     zones = sorted({z for s in subnets for z in [s.get("availabilityZone")] if isinstance(z, str) and known(z)})
     groups = _selected(graph, as_list(dig(cspec, "securityGroupSelectorTerms")), "aws:ec2/securityGroup:SecurityGroup")
     reservations = [
-        t.get("id")
+        t["id"]
         for t in as_list(dig(cspec, "capacityReservationSelectorTerms"))
         if isinstance(t, dict) and isinstance(t.get("id"), str)
     ]
@@ -383,7 +384,7 @@ def _hyperpod(r: Resource, cat: Any, found: Found) -> None:
     groups = [g for g in as_list(r.get("instanceGroups")) if isinstance(g, dict)]
     others = []
     for g in groups:
-        ml = g.get("instanceType")
+        ml: Any = g.get("instanceType")  # a string, or unknown during preview
         if not known(ml):
             found.append(
                 (

@@ -24,7 +24,7 @@ from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.input.stack_files import CLUSTER_PATH, RESOURCE_GROUP_ARN
-from planner.core.model.cluster import Note, Path, Stack, Unplanned
+from planner.core.model.cluster import Note, Path, Purchase, Stack, Unplanned
 from planner.readback.elastic_compute import read as read_elastic
 from planner.readback.elastic_compute import unlisted_fix
 from planner.readback.resources import (
@@ -52,8 +52,8 @@ from planner.readback.resources import (
 _NAME_OK = re.compile(r"[^a-z0-9-]+")
 _RESERVATION = re.compile(r"cr-[0-9a-f]{8,17}")
 _AZ = re.compile(r"^([a-z]{2}(-gov)?-[a-z]+-\d)[a-z]$")
-_MARKETS = {"capacity-block": "capacity-block", "spot": "spot"}
-_EKS_CAPACITY = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND": "on-demand"}
+_MARKETS: dict[str, Purchase] = {"capacity-block": "capacity-block", "spot": "spot"}
+_EKS_CAPACITY: dict[str, Purchase] = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND": "on-demand"}
 # families with GPUs, Trainium or Inferentia: compute worth naming when the catalogue lacks the type
 _ACCELERATED = re.compile(r"^(p\d+[a-z0-9-]*|g\d+[a-z0-9-]*|trn\d+[a-z0-9]*|inf\d+[a-z0-9]*|dl\d+[a-z0-9]*)\.")
 UNKNOWN_AZ = ""  # the cluster's AZ when no resource of the stack tells it
@@ -796,7 +796,8 @@ def _launch_values(
             by_id = {ident: e for e in enis for ident in e.identifiers()}
             cards = []
             for k, n in enumerate(interfaces):
-                eni = by_id.get(n.get("networkInterfaceId"))
+                ident = n.get("networkInterfaceId")
+                eni = by_id.get(ident) if isinstance(ident, str) else None
                 if eni is None and len(enis) == len(interfaces):  # ids unknown at preview: in declaration order
                     eni = enis[k]
                 cards.append(_card(n, eni.get("interfaceType") if eni is not None else None))

@@ -16,7 +16,8 @@ import runpy
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from types import FrameType
+from typing import Any, cast
 
 import pulumi
 
@@ -454,14 +455,15 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
         finally:
             _ORIGIN = previous
         stacks = [wire.encode(s) for s in found]
+    from pulumi.runtime.mocks import MockMonitor
     from pulumi.runtime.settings import get_monitor
 
     resources = []
-    for reg in get_monitor().get_registered_resources().values():
+    for reg in cast(MockMonitor, get_monitor()).get_registered_resources().values():  # set_mocks' monitor
         # urn:pulumi:STACK::PROJECT::QUALIFIED-TYPE::NAME: three separators; the name may hold `::`
         parts = reg.urn.split("::", 3)
         type_, name = parts[2].split("$")[-1], parts[3]
-        file, line = sources.where(type_, name)
+        src_file, src_line = sources.where(type_, name)
         resources.append(
             {
                 "type": type_,
@@ -469,7 +471,7 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
                 "urn": reg.urn.replace("::pulumi:pulumi:Stack$", "::", 1),
                 "custom": mocks.custom.get((type_, name), False),
                 "props": _jsonable(dict(reg.state or {})),
-                "source": [shown(file, origin), line] if file else None,
+                "source": [shown(src_file, origin), src_line] if src_file else None,
             }
         )
     return {"stacks": stacks, "resources": resources, "config": program.config(stack)}
@@ -531,7 +533,7 @@ class _SourceRecorder:
             original(res, t, name, *args, **kwargs)
 
         self._original = original
-        _resource.Resource.__init__ = init  # type: ignore[method-assign]
+        _resource.Resource.__init__ = init  # type: ignore[method-assign, assignment]  # a wrapper taking the same arguments
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -542,7 +544,7 @@ class _SourceRecorder:
     def _record(self, t: str, name: str) -> None:
         if (t, name) in self.sites:
             return
-        frame = sys._getframe(2)
+        frame: FrameType | None = sys._getframe(2)
         fallback: tuple[str, int] | None = None
         while frame is not None:
             file = os.path.abspath(frame.f_code.co_filename)
