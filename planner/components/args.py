@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pulumi
 
 from planner.core.model.cluster import ROOT_VOLUME_RANGE, Cluster, Lustre, NodeGroup
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")  # an args dataclass
 
 
 def _plain(value: Any) -> bool:
@@ -30,13 +33,7 @@ def _declared_only(cls: type[T], model: Any, always: tuple[str, ...]) -> T:
     """Args from a parsed model record: `always` fields, plus the others the user declared
     (defaults the parser filled in stay undeclared, so rules see the same intent)."""
     declared: frozenset[str] = getattr(model, "declared", frozenset())
-    return cls(
-        **{
-            f.name: getattr(model, f.name)
-            for f in fields(cls)  # type: ignore[arg-type]
-            if f.name in always or f.name in declared
-        }
-    )
+    return cls(**{f.name: getattr(model, f.name) for f in fields(cls) if f.name in always or f.name in declared})
 
 
 def _mapping(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:

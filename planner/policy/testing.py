@@ -119,7 +119,7 @@ def resource_args(spec: Spec, config: Mapping[str, Any] | None = None) -> Resour
 def violations(policy: Policy, args: StackValidationArgs | ResourceValidationArgs) -> list[tuple[str, str | None]]:
     """(message, urn) of every violation `policy` reports for `args`; awaitables run on a fresh loop."""
     found: list[tuple[str, str | None]] = []
-    result = policy.validate(args, lambda message, urn=None: found.append((message, urn)))  # type: ignore[attr-defined]
+    result = policy.validate(args, lambda message, urn=None: found.append((message, urn)))  # type: ignore[attr-defined]  # pulumi_policy's Policy declares no validate; both its kinds do
     if inspect.isawaitable(result):
         loop = asyncio.new_event_loop()
         try:

@@ -469,6 +469,12 @@ def _ultraserver_tags(asg: Resource) -> tuple[str, str, int] | None:
     return str(cluster), str(group), int(str(k))
 
 
+def _place(member: _Group) -> int:
+    """Which UltraServer of its node group a per-UltraServer group is (k of its planner tags)."""
+    assert member.ultraserver is not None  # asked only of groups merged by their UltraServer tags
+    return member.ultraserver[2]
+
+
 def _merge_ultraservers(groups: list[_Group]) -> list[_Group]:
     """One node group again from the per-UltraServer Auto Scaling groups the components build for
     it (same planner tags, type and launch settings, one reservation each): its count the sum, its
@@ -481,7 +487,7 @@ def _merge_ultraservers(groups: list[_Group]) -> list[_Group]:
     done: set[tuple[str, str]] = set()
     for g in groups:
         key = g.ultraserver[:2] if g.ultraserver is not None else None
-        members = sorted(parts.get(key, []), key=lambda m: m.ultraserver[2]) if key else []  # type: ignore[index]
+        members = sorted(parts.get(key, []), key=_place) if key else []
         if key is None or len(members) < 2 or not _alike(members):
             out.append(g)
             continue
@@ -489,7 +495,7 @@ def _merge_ultraservers(groups: list[_Group]) -> list[_Group]:
             continue
         done.add(key)
         first = members[0]
-        suffix = f"-us{first.ultraserver[2]}"  # type: ignore[index]
+        suffix = f"-us{_place(first)}"
         values = dict(first.values, capacity_reservation_id=[m.values["capacity_reservation_id"] for m in members])
         maxima = [m.maximum for m in members]
         out.append(
@@ -523,7 +529,7 @@ def _alike(members: list[_Group]) -> bool:
     return (
         all(isinstance(i, str) for i in ids)
         and len(set(ids)) == len(ids)
-        and len({m.ultraserver[2] for m in members}) == len(members)  # type: ignore[index]
+        and len({_place(m) for m in members}) == len(members)
         and all(same(m) == same(members[0]) for m in members)
     )
 
@@ -809,7 +815,9 @@ def _launch_values(
             _launch_target(graph, res, target, values, sources, gaps)
     # EFA as declared, never assumed: no EFA interface means no EFA
     values["efa"] = any(kind in EFA_INTERFACE_TYPES for _, _, kind in layout or ())
-    sources["efa"] = template if template is not None and inst is None else (inst or template)  # type: ignore[assignment]
+    efa_source = template if template is not None and inst is None else (inst or template)
+    if efa_source is not None:
+        sources["efa"] = efa_source
     return values, {k: v for k, v in sources.items() if v is not None}, (layout or None)
 
 

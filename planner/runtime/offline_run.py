@@ -539,7 +539,7 @@ class _SourceRecorder:
     def __exit__(self, *exc: Any) -> None:
         from pulumi import resource as _resource
 
-        _resource.Resource.__init__ = self._original  # type: ignore[method-assign]
+        _resource.Resource.__init__ = self._original  # type: ignore[method-assign]  # pulumi's own, put back
 
     def _record(self, t: str, name: str) -> None:
         if (t, name) in self.sites:
