@@ -21,6 +21,7 @@ from typing import Any
 
 from planner.aws.errors import AwsCallError, explain
 from planner.aws.pricing import EC2, FSX, PRICING_REGION, NoPrice, Offer, ebs_storage, ec2_on_demand, lustre_storage
+from planner.core.model.cluster import DeploymentType
 
 TTL_HOURS = 24
 CACHE_MAX_BYTES = 16 * 1024 * 1024  # thousands of entries; a bigger file is not one planner wrote
@@ -28,7 +29,7 @@ CACHE_VERSION = 1
 ORIGIN = "AWS Price List (live)"
 
 InstanceNeed = tuple[str, str]  # instance_type, region
-LustreNeed = tuple[str, str, int | None]  # region, deployment_type, per-unit throughput (None for SCRATCH)
+LustreNeed = tuple[str, DeploymentType, int | None]  # region, deployment_type, per-unit throughput (None for SCRATCH)
 EbsNeed = tuple[str, str]  # region, volume_type
 
 
@@ -226,7 +227,7 @@ def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> Li
     for need in sorted(needs.lustre, key=lambda n: (n[0], n[1], n[2] or 0)):
         region, dtype, tput = need
 
-        def ask_lustre(c: Any, r: str = region, d: str = dtype, t: int | None = tput) -> Offer:
+        def ask_lustre(c: Any, r: str = region, d: DeploymentType = dtype, t: int | None = tput) -> Offer:
             return lustre_storage(c, r, d, t)
 
         def lustre_entry(o: Offer, d: str, n: LustreNeed = need) -> dict[str, Any]:

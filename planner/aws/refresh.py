@@ -33,11 +33,12 @@ from planner.aws.pricing import (
     lustre_storage,
     products,
 )
+from planner.core.model.cluster import DeploymentType
 
 CB_ACTION = "ec2:DescribeCapacityBlockOfferings"
 CB_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockOfferings.html"
 CB_PROBE_HOURS = 24  # the shortest bookable block: the price per instance-hour is the same for every length
-LUSTRE_TIERS: tuple[tuple[str, int | None], ...] = (
+LUSTRE_TIERS: tuple[tuple[DeploymentType, int | None], ...] = (
     ("SCRATCH_1", None),
     ("SCRATCH_2", None),
     ("PERSISTENT_1", 50),
@@ -176,7 +177,7 @@ def items(cat: Any, regions: Iterable[str] | None, today: str, capacity_blocks: 
         for dtype, tput in LUSTRE_TIERS:
 
             def fs(
-                client: Callable[[str, str], Any], r: str = region, d: str = dtype, u: int | None = tput
+                client: Callable[[str, str], Any], r: str = region, d: DeploymentType = dtype, u: int | None = tput
             ) -> dict[str, Any]:
                 pc = client("pricing", PRICING_REGION)
                 offer = lustre_storage(pc, r, d, u, lustre_rows(pc, r))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pulumi
 
-from planner.core.model.cluster import ROOT_VOLUME_RANGE, Cluster, Lustre, NodeGroup
+from planner.core.model.cluster import ROOT_VOLUME_RANGE, Cluster, DeploymentType, Lustre, NodeGroup, Purchase
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -52,7 +52,7 @@ class NodeGroupArgs:
     count: int | None = None  # instances
     ultraservers: int | None = None  # whole UltraServers (UltraServer member types)
     ultraserver_type: str | None = None  # the UltraServer type, for a member type of several (p6e-gb200.36xlarge)
-    purchase: str | None = None  # on-demand | capacity-block | spot
+    purchase: Purchase | None = None  # on-demand | capacity-block | spot (checked by the parser, as in a stack file)
     efa: bool | None = None
     availability_zone: str | None = None
     public_ip: bool | None = None
@@ -87,7 +87,7 @@ class NodeGroupArgs:
 
 @dataclass(frozen=True)
 class LustreArgs:
-    deployment_type: str  # SCRATCH_1 | SCRATCH_2 | PERSISTENT_1 | PERSISTENT_2
+    deployment_type: DeploymentType  # SCRATCH_1 | SCRATCH_2 | PERSISTENT_1 | PERSISTENT_2 (checked by the parser)
     storage_capacity_gib: int
     per_unit_storage_throughput: int | None = None  # MB/s per TiB, PERSISTENT_1/2
     availability_zone: str | None = None

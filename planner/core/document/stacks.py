@@ -21,7 +21,7 @@ from typing import Any
 
 from planner.core.document.cost import CostReport
 from planner.core.document.summary import Summary
-from planner.core.model.findings import Severity
+from planner.core.model.findings import Severity, severity_of
 
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
 EXTERNAL = "external"
@@ -99,7 +99,7 @@ class ReportedFinding:
         sup = d.get("suppression")
         return cls(
             d["rule"],
-            d["severity"],
+            severity_of(d["severity"]),
             d["message"],
             d["file"],
             d.get("line"),
