@@ -104,7 +104,11 @@ class problems_shown:
     """`with problems_shown(command, args):` a run stopped by unusable input still writes its
     report, in the format asked for, holding the problems (a SARIF result and an annotation on
     the stack file's line, JSON `problems`, ...); the InputError goes on, so each problem is
-    also one line on standard error and the exit code is 2."""
+    also one line on standard error and the exit code is 2.
+
+    Except for a table on a terminal that is also standard error's: the report would say
+    each problem a second time on the same screen, so the lines on standard error stand alone
+    there (redirected, piped or written with `--output`, the report is written as always)."""
 
     def __init__(self, command: str, args: argparse.Namespace) -> None:
         self.command, self.args = command, args
@@ -115,13 +119,29 @@ class problems_shown:
     def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> None:
         from planner.core.reading.problems import InputError
 
-        if isinstance(exc, InputError):
+        if isinstance(exc, InputError) and not _said_on_the_same_screen(self.args):
             from planner.core.planning.build_report import problems_report
 
             try:
                 show(problems_report(self.command, exc.problems), self.args)  # type: ignore[arg-type]
             except InputError as unwritten:  # the report could not be written either: say both
                 raise InputError([*exc.problems, *unwritten.problems]) from None
+
+
+def _said_on_the_same_screen(args: argparse.Namespace) -> bool:
+    """True when a table report of the problems would go to the terminal their stderr lines go to."""
+    import sys
+
+    if getattr(args, "format", "table") != "table" or getattr(args, "output", None):
+        return False
+    return _is_terminal(sys.stdout) and _is_terminal(sys.stderr)
+
+
+def _is_terminal(stream: object) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+    except (OSError, ValueError, AttributeError):  # closed or not a file
+        return False
 
 
 def render_context(fail_on: str = "error") -> RenderContext:
