@@ -83,13 +83,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _plans(args: argparse.Namespace) -> list[Any]:  # list[StackPlan]
-    from planner.commands import book_from_args, stacks_from_args
+    from planner.commands import book_from_args, program_stacks, stacks_from_args
     from planner.core.planning.pipeline import PlanOptions, plan_stacks
 
     if args.program or args.stack:
-        from planner.runtime.offline_run import stacks_for_cli
-
-        stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
+        stacks = program_stacks("plan", args)
     else:
         stacks = stacks_from_args(args, args.paths or [_project_stacks()])
     return plan_stacks(
