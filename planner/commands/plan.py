@@ -126,22 +126,6 @@ class problems_shown:
                 raise InputError([*exc.problems, *unwritten.problems]) from None
 
 
-def _said_on_the_same_screen(args: argparse.Namespace) -> bool:
-    """True when a table report of the problems would go to the terminal their stderr lines go to."""
-    import sys
-
-    if getattr(args, "format", "table") != "table" or getattr(args, "output", None):
-        return False
-    return _is_terminal(sys.stdout) and _is_terminal(sys.stderr)
-
-
-def _is_terminal(stream: object) -> bool:
-    try:
-        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
-    except (OSError, ValueError, AttributeError):  # closed or not a file
-        return False
-
-
 def render_context(fail_on: str = "error") -> RenderContext:
     """The render context of this run: the layout the CLI chose (`planner.core.text.term`) and `--fail-on`."""
     from planner.core.document import RenderContext
@@ -194,3 +178,19 @@ def write(text: str, output: str | None) -> None:
         write_atomic(output, text, "--output")  # a temporary file, then a rename: never a half-written report
     else:
         emit(text)
+
+
+def _said_on_the_same_screen(args: argparse.Namespace) -> bool:
+    """True when a table report of the problems would go to the terminal their stderr lines go to."""
+    import sys
+
+    if getattr(args, "format", "table") != "table" or getattr(args, "output", None):
+        return False
+    return _is_terminal(sys.stdout) and _is_terminal(sys.stderr)
+
+
+def _is_terminal(stream: object) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+    except (OSError, ValueError, AttributeError):  # closed or not a file
+        return False

@@ -11,14 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from planner.core.document.stacks import COMMAND_LINE, StackReport
+from planner.core.document.stacks import COMMAND_LINE_FILES, StackReport
 from planner.core.model.findings import SEVERITIES, Severity, at_least
 
 VERSION = 2  # the JSON document's version: 1 was `{"version": 1, "stacks": [...]}` of `plan`
-
-# what an input problem of the command line names as its file: the pipeline's `--suppress` check says
-# "command line" (`planner.core.document.stacks.COMMAND_LINE`), the commands' options "<command line>"
-COMMAND_LINE_FILES = frozenset({COMMAND_LINE, "<command line>"})
 
 Command = Literal["plan", "preflight", "diff", "compare", "capacity", "components", "pack"]
 COMMANDS: tuple[str, ...] = get_args(Command)
