@@ -7,7 +7,6 @@ again, and plans once more only to size compute the stack gives no count for.
 from __future__ import annotations
 
 import json
-import runpy
 import shutil
 from collections.abc import Iterator
 from dataclasses import replace
@@ -16,14 +15,16 @@ from typing import Any
 
 import pytest
 from conftest import ROOT, run_cli
+from test_corpus import captured
 from test_policy_pack import PRICE_BOOK, hand_written
+from test_readback_shapes import node_pool
 
 from planner.core.cost import load_price_book
 from planner.core.input.stack_files import CLUSTER_PATH, load_stack
 from planner.core.model.cluster import Budget, Schedule
 from planner.core.planning.pipeline import PlanOptions, plan_stack, reprice
 from planner.policy import planning, policies
-from planner.policy.testing import Spec, capture, check, stack_args
+from planner.policy.testing import check, stack_args
 
 LUSTRE = {"deploymentType": "SCRATCH_2", "storageCapacity": 1200}
 CORPUS = ROOT / "tests" / "corpus"
@@ -123,21 +124,7 @@ def test_a_repriced_plan_has_the_findings_and_cost_of_a_full_planning() -> None:
         assert quick.findings, path.name  # over the budget, or its estimate incomplete: something to compare
 
 
-KARPENTER_POOL = Spec(
-    "kubernetes:karpenter.sh/v1:NodePool",
-    "gpu",
-    {
-        "spec": {
-            "template": {
-                "spec": {
-                    "requirements": [
-                        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p5.48xlarge"]}
-                    ]
-                }
-            }
-        }
-    },
-)
+KARPENTER_POOL = node_pool("gpu", ["p5.48xlarge"])  # no limits: how many it launches is unknown
 
 
 def test_only_sizing_unsized_compute_plans_once_more(counted: dict) -> None:
@@ -181,16 +168,7 @@ def test_the_topology_applies_a_declared_schedule_as_plan_program_does(
     (stack,) = json.loads(result.out)["stacks"]
     (cli,) = [f for f in stack["findings"] if f["rule"] == "capacity-block-duration"]
 
-    from planner.runtime import offline_run as programs
-
-    loaded = programs.load(str(project))
-    config = loaded.config("test")
-    specs = capture(
-        lambda: runpy.run_path(loaded.main + "/__main__.py", run_name="__main__"),
-        config=config,
-        stack="test",
-        project=loaded.name,
-    )
+    specs, config = captured(project)
     declare(None)
     region = config.get("aws:region")
     assert not [r for r in check(specs, [policies.topology_warnings], region=region) if "capacity-block" in r.message]

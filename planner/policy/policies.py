@@ -372,7 +372,8 @@ budget = StackValidationPolicy(
             "hours": {
                 "type": "number",
                 "minimum": 0,
-                "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, else 730)",
+                "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, "
+                "else its workload's hours, else 730)",
             },
             "instances": {
                 "type": "integer",
