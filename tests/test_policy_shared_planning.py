@@ -7,6 +7,7 @@ again, and plans once more only to size compute the stack gives no count for.
 from __future__ import annotations
 
 import json
+import runpy
 import shutil
 from collections.abc import Iterator
 from dataclasses import replace
@@ -24,7 +25,7 @@ from planner.core.input.stack_files import CLUSTER_PATH, load_stack
 from planner.core.model.cluster import Budget, Schedule
 from planner.core.planning.pipeline import PlanOptions, plan_stack, reprice
 from planner.policy import planning, policies
-from planner.policy.testing import check, stack_args
+from planner.policy.testing import capture, check, stack_args
 
 LUSTRE = {"deploymentType": "SCRATCH_2", "storageCapacity": 1200}
 CORPUS = ROOT / "tests" / "corpus"
@@ -202,3 +203,23 @@ def test_the_budget_verdicts_are_the_budget_policys_only(declare: Any) -> None:
         declare(declared)
         reported = [(r.policy, r.message.split("]")[0]) for r in check(hand_written()) if "budget" in r.message]
         assert reported == ([("planner-budget", "[budget-exceeded")] if limit == 1 else [])
+
+
+def test_without_hours_the_budget_prices_the_workload_as_plan_program_does(tmp_path: Path, declare: Any) -> None:
+    """A stack config with a workload and a budget but no schedule.hours: `planner plan --program` prices the
+    run on the workload's hours, and so does planner-budget now (before: 730 h), on the one shared planning."""
+    from test_program_plan import HAND_WRITTEN, project
+
+    planning_keys = {"workload": {"parameters": 7e9, "tokens": 1e11, "mfu": 0.4}, "budget": {"total_usd": 1}}
+    d = project(tmp_path, json.dumps(planning_keys), main=HAND_WRITTEN)
+    result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+    (stack,) = json.loads(result.out)["stacks"]
+    cost = stack["cost"]
+    assert cost["hours_basis"] == "workload" and 100 < cost["run_hours"] < 200
+    (cli,) = [f for f in stack["findings"] if f["rule"] == "budget-exceeded"]
+
+    specs = capture(lambda: runpy.run_path(str(d / "app.py")), config={"aws:region": "us-east-2"})
+    declare(planning_keys)
+    (pack,) = check(specs, [policies.budget])
+    assert pack.message.startswith(f"[budget-exceeded] {cli['message']}.")
+    assert f" for {cost['run_hours']:,.0f} h;" in pack.message
