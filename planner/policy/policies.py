@@ -233,13 +233,12 @@ def _planned_sized(
     differently; re-pricing the shared plan cannot stand in for it. Only a budget whose stack has
     compute without a count, and whose config sizes it, plans this second time.
     """
-    planning = declared_planning(declared)
-    hours = config.get("hours") or dig(planning, "schedule", "hours") or HOURS_PER_MONTH
-    budget = dict(pack_limits) if pack_limits else planning.get("budget")
+    budget = dict(pack_limits) if pack_limits else declared_planning(declared).get("budget")
     return plan_resources(
         args.resources,
         config,
-        extra={"schedule": {"hours": hours}, "budget": budget, "node_groups": sized},
+        # `hours` is set: `_size_unsized` sizes nothing without it
+        extra={"schedule": {"hours": config["hours"]}, "budget": budget, "node_groups": sized},
         declared=declared,
         price_book=book,
     )
