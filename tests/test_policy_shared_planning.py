@@ -57,13 +57,9 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, list[Any]]]:
     yield calls
 
 
-def _stack_policies() -> list[Any]:
-    return [policies.topology, policies.topology_warnings, policies.budget, policies.efa_security_group]
-
-
 def test_a_stack_budget_is_read_back_and_planned_once_by_every_stack_policy(declare: Any, counted: dict) -> None:
     declare({"schedule": {"hours": 168}, "budget": {"total_usd": 10000}})
-    reported = check(hand_written(lustre=LUSTRE), _stack_policies())
+    reported = check(hand_written(lustre=LUSTRE))  # every policy of the pack
     assert (len(counted["rebuild"]), len(counted["plan"]), counted["reprice"]) == (1, 1, [])
     # 2 x trn2.48xlarge (shipped price) and 1,200 GiB SCRATCH_2 for the stack's 168 h, against its own budget
     assert [(r.policy, r.enforcement, r.message, r.urn) for r in reported] == [
@@ -85,7 +81,7 @@ def test_pack_hours_and_limits_reprice_the_one_planning(declare: Any, counted: d
     book = tmp_path / "prices.yaml"
     book.write_text(PRICE_BOOK)
     config = {"maxTotalUsd": 8000, "maxMonthlyUsd": 50000, "hours": 100, "priceBook": str(book)}
-    reported = check(specs, _stack_policies(), config={"planner-budget": config})
+    reported = check(specs, config={"planner-budget": config})
     assert (len(counted["rebuild"]), len(counted["plan"])) == (1, 1)
     assert counted["reprice"] == [("budget-exceeded",)]  # the verdict rule only, not the whole rule set
     assert [(r.policy, r.message.split(" Fix:")[0]) for r in reported] == [
@@ -154,12 +150,11 @@ def test_only_sizing_unsized_compute_plans_once_more(counted: dict) -> None:
 # --- the intended change: the stack's own planning keys in the topology policies ------------------
 
 
-def test_the_topology_applies_a_declared_schedule_as_plan_program_does(
-    declare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_topology_applies_a_declared_schedule_as_plan_program_does(declare: Any, tmp_path: Path) -> None:
     """A Capacity Block cluster (the corpus's EKS p5.48xlarge group) whose stack config declares
     `schedule.hours: 100`: `planner plan --program` bills it as a 5-day block (capacity-block-duration),
-    and so does planner-topology-warnings now, with the same message; without the schedule neither does."""
+    and so does planner-topology-warnings now, with the same message. Without the schedule the pack
+    reports no such finding (nor does `plan --program`: tests/test_corpus.py)."""
     project = tmp_path / "eks-p5-capacity-block-unmanaged"
     shutil.copytree(CORPUS / project.name, project)
     stack_file = project / "Pulumi.test.yaml"
@@ -179,7 +174,7 @@ def test_the_topology_applies_a_declared_schedule_as_plan_program_does(
     assert (
         pack.message == f"[capacity-block-duration] {cli['message']}. Fix: in the planner:cluster config, {cli['fix']}."
     )
-    # every rule the pack's topology policies report for the stack is one plan --program reports
+    # every rule the pack reports for the stack is one plan --program reports
     pack_rules = {r.message[1:].split("]")[0] for r in check(specs, region=region) if r.message.startswith("[")}
     assert pack_rules <= {f["rule"] for f in stack["findings"]}
 
