@@ -303,8 +303,9 @@ def validate_efa_security_groups(args: StackValidationArgs, report_violation: Re
         return
     _report(
         [
-            Violation(f"[{EFA_SECURITY_GROUP_RULE}] {v.message}", v.urn)
+            Violation(message, v.urn)
             for v in security_groups.violations(Graph(from_policy(r) for r in args.resources))
+            for _, message in resource_checks.reported(EFA_SECURITY_GROUP_RULE, [v.message])
         ],
         report_violation,
     )
