@@ -11,6 +11,7 @@ import json
 import math
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -268,6 +269,74 @@ def test_when_planner_is_stopped_the_programs_group_is_stopped_too(tmp_path: Pat
         proc.kill()
         proc.wait()
         proc.stderr.close()
+    assert _wait_gone(int(pidfile.read_text()))
+
+
+# A program whose children leave its process group: one in a session of its own (setsid), one
+# a daemon (fork, setsid, fork: its parent exits at once, so nothing leads back to the program).
+ESCAPE = """
+import os, subprocess, sys, time
+sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+first = os.fork()
+if first == 0:
+    os.setsid()
+    if os.fork() == 0:
+        open({daemonfile!r}, "w").write(str(os.getpid()))
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)"])
+    os._exit(0)
+os.waitpid(first, 0)
+while not os.path.exists({daemonfile!r}):
+    time.sleep(0.01)
+open({pidfile!r}, "w").write(str(sleeper.pid))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="found through /proc: Linux only")
+def test_a_child_that_leaves_the_programs_group_is_stopped_too(tmp_path: Path) -> None:
+    """A child in a session of its own (and a double-forked daemon) outlived the group kill."""
+    pidfile, daemonfile = tmp_path / "pid", tmp_path / "daemon"
+    d = program(tmp_path, ESCAPE.format(pidfile=str(pidfile), daemonfile=str(daemonfile)) + HAND_WRITTEN)
+    result = plan_program(d, "--program-timeout", "60")
+    assert result.code == 0, result.err
+    assert _wait_gone(int(pidfile.read_text())) and _wait_gone(int(daemonfile.read_text()))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_programs_process_has_the_death_signal_set(tmp_path: Path) -> None:
+    asks = (
+        "import ctypes, signal\nsig = ctypes.c_int(-1)\n"
+        "ctypes.CDLL(None).prctl(2, ctypes.byref(sig), 0, 0, 0)  # PR_GET_PDEATHSIG\n"
+        "print('death signal', sig.value)\n"
+    )
+    result = plan_program(program(tmp_path, asks + HAND_WRITTEN))
+    assert result.code == 0, result.err
+    assert f"planner: program: death signal {int(signal.SIGKILL)}" in result.err.splitlines(), result.err
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_when_planner_is_killed_the_programs_process_dies_with_it(tmp_path: Path) -> None:
+    """SIGKILL cannot be handled: planner stops nothing, Linux ends the program's process."""
+    import time
+
+    pidfile = tmp_path / "pid"
+    d = program(tmp_path, f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "planner", "plan", "--program", str(d), "--stack", "dev"],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(600):  # until the program runs (at most a minute under load)
+            if pidfile.exists() and pidfile.read_text():
+                break
+            time.sleep(0.1)
+        proc.kill()
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        proc.kill()
+        proc.wait()
     assert _wait_gone(int(pidfile.read_text()))
 
 

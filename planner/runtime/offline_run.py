@@ -352,6 +352,7 @@ def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIM
             "origin": os.getcwd(),
             "result": result,
             "limits": sandbox.limits_for_child(),
+            "parent": os.getpid(),  # the child dies with this process (`sandbox.die_with_parent`)
         }
         env = sandbox.scrubbed_env(os.environ)
         # the child imports the planner that runs this command, wherever it is installed
