@@ -3,13 +3,14 @@
 #
 # Reads PLANNER_PATHS (stack files or folders, separated by spaces or lines), PLANNER_PROGRAM
 # and PLANNER_STACK (a Pulumi program to plan instead), PLANNER_FAIL_ON,
-# PLANNER_PRICE_BOOK, PLANNER_BASE_REF (a git ref to diff against; empty: no diff) and
-# PLANNER_OUT (folder for the reports). Writes to $GITHUB_OUTPUT: exit-code (0 fine, 1 a
-# finding at or above fail-on, 2 unusable input), total-cost (USD over every stack, or
-# `unknown` when a price or the hours are unknown, empty on unusable input), sarif-file
-# and comment-file; with no stack file or folder in the paths, planner is not run: exit-code
-# 0, no cost, no SARIF. Annotations (`--format github`) go to the log. This step always
-# succeeds: the Action's last step is the gate, so reports are written and posted first.
+# PLANNER_FAIL_ON_INCOMPLETE_COST (true: --fail-on-incomplete-cost), PLANNER_PRICE_BOOK,
+# PLANNER_BASE_REF (a git ref to diff against; empty: no diff) and PLANNER_OUT (folder for
+# the reports). Writes to $GITHUB_OUTPUT: exit-code (0 fine, 1 a finding at or above
+# fail-on, 2 unusable input), total-cost (USD over every stack, or `unknown` when a price or
+# the hours are unknown, empty on unusable input), sarif-file and comment-file; with no
+# stack file or folder in the paths, planner is not run: exit-code 0, no cost, no SARIF.
+# Annotations (`--format github`) go to the log. This step always succeeds: the Action's
+# last step is the gate, so reports are written and posted first.
 #
 # It runs in the pull request's checkout, so it runs no code from there (docs/security.md):
 # no Python but planner's own console script and action/outputs.py under `python3 -I`
@@ -74,6 +75,14 @@ if [ -n "${PLANNER_PROGRAM:-}" ]; then
 fi
 book=()
 if [ -n "${PLANNER_PRICE_BOOK:-}" ]; then book=("--price-book=$PLANNER_PRICE_BOOK"); fi
+# the rule options, the same on the plan (the gate) and the diff (the comment)
+options=()
+case "${PLANNER_FAIL_ON_INCOMPLETE_COST:-false}" in
+  true) options=("--fail-on-incomplete-cost") ;;
+  false) ;;
+  # anything else is not a yes or a no: planner refuses it (exit 2, naming the option) rather than guess
+  *) options=("--fail-on-incomplete-cost=$PLANNER_FAIL_ON_INCOMPLETE_COST") ;;
+esac
 out="${PLANNER_OUT:-${RUNNER_TEMP:-.}/planner}"
 mkdir -p "$out"
 # a report left by an earlier use of the Action in this job is not this run's
@@ -100,7 +109,7 @@ fi
 # document (`planner render`), so a program runs once and every report says the same. On
 # unusable input the document holds the problems (a broken stack file is a SARIF result and
 # an annotation on its line); a run that could not start writes none.
-planner plan "${target[@]}" "${select[@]}" "${book[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format json "--output=$out/plan.json" -- "${paths[@]}" 2> "$out/stderr.txt"
+planner plan "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format json "--output=$out/plan.json" -- "${paths[@]}" 2> "$out/stderr.txt"
 code=$?
 cat "$out/stderr.txt" >&2  # planner's lines stay in the log
 if [ -f "$out/plan.json" ]; then
@@ -118,7 +127,7 @@ fi
   # without one, the plan. The error block after it is cut at 4,000 characters, so the comment
   # stays under GitHub's 65,536 and the sticky comment is always replaced.
   if [ -n "${PLANNER_BASE_REF:-}" ]; then
-    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" --format markdown -- "${paths[@]}" 2> "$out/stderr.txt" || true
+    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" --format markdown -- "${paths[@]}" 2> "$out/stderr.txt" || true
   elif [ -f "$out/plan.json" ]; then  # the plan's own lines on standard error are in stderr.txt already
     planner render --format markdown -- "$out/plan.json" || true
   fi

@@ -332,6 +332,22 @@ def test_changed_files_without_a_stack_file_plan_nothing_and_pass(tmp_path: Path
     assert run_action(repo, tmp_path, paths="stack/")["outputs"]["exit-code"] == "2"
 
 
+def test_fail_on_incomplete_cost_input(tmp_path: Path) -> None:
+    """The CLI's --fail-on-incomplete-cost had no input: an unpriced estimate always passed the gate."""
+    repo = _repo(tmp_path, _unpriced(tmp_path))
+    res = run_action(repo, tmp_path, paths="stacks/", **{"fail-on-incomplete-cost": "true"})
+    assert res["failed"] == "Gate" and res["outputs"]["exit-code"] == "1", res["logs"]
+    assert res["outputs"]["total-cost"] == "unknown"
+    assert "title=budget-incomplete-cost::" in res["logs"][1][2]  # the annotation, from the plan's report
+    assert "budget-incomplete-cost" in Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
+    # the default leaves it a warning, as the CLI does
+    default = run_action(repo, tmp_path, paths="stacks/")
+    assert default["failed"] is None and default["outputs"]["exit-code"] == "0"
+    # neither true nor false: unusable input, not a guess
+    wrong = run_action(repo, tmp_path, paths="stacks/", **{"fail-on-incomplete-cost": "yes"})
+    assert wrong["outputs"]["exit-code"] == "2" and "--fail-on-incomplete-cost" in wrong["logs"][1][3]
+
+
 def test_changed_files_under_a_folder_given_whole(tmp_path: Path) -> None:
     """A folder in the list is planned whole; a changed stack file elsewhere adds only itself."""
     repo = _repo(tmp_path, ROOT / "stacks" / "Pulumi.p5en-train.yaml", ROOT / "stacks" / "Pulumi.trn2-dev.yaml")
