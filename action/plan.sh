@@ -7,10 +7,11 @@
 # PLANNER_BASE_REF (a git ref to diff against; empty: no diff) and PLANNER_OUT (folder for
 # the reports). Writes to $GITHUB_OUTPUT: exit-code (0 fine, 1 a finding at or above
 # fail-on, 2 unusable input), total-cost (USD over every stack, or `unknown` when a price or
-# the hours are unknown, empty on unusable input), sarif-file and comment-file; with no
-# stack file or folder in the paths, planner is not run: exit-code 0, no cost, no SARIF.
-# Annotations (`--format github`) go to the log. This step always succeeds: the Action's
-# last step is the gate, so reports are written and posted first.
+# the hours are unknown, empty on unusable input), sarif-file, comment-file and planned
+# (false when there was nothing to plan: the comment step then only updates an earlier
+# comment); with no stack file or folder in the paths, planner is not run: exit-code 0, no
+# cost, no SARIF. Annotations (`--format github`) go to the log. This step always succeeds:
+# the Action's last step is the gate, so reports are written and posted first.
 #
 # It runs in the pull request's checkout, so it runs no code from there (docs/security.md):
 # no Python but planner's own console script and action/outputs.py under `python3 -I`
@@ -89,17 +90,24 @@ mkdir -p "$out"
 rm -f "$out/plan.json" "$out/planner.sarif" "$out/comment.md" "$out/errors.txt" "$out/stderr.txt" "$out/info.txt"
 
 if [ -z "${PLANNER_PROGRAM:-}" ] && [ ${#paths[@]} -eq 0 ]; then
-  # Nothing to plan (a change to README.md alone): planner is not run, the gate passes, and the
-  # comment (which replaces an earlier, perhaps failing, one) says why in one line.
+  # Nothing to plan (a change to README.md alone): planner is not run and the gate passes. The
+  # comment is only an update (`planned=false`: action.yml's comment step then creates none): a
+  # pull request planner never commented on gets no comment, and one whose earlier push was
+  # planned has that comment replaced, so its plan and cost, no longer this change's, are gone.
   shown="$(printf '%s, ' "${left_out[@]:0:5}")"; shown="${shown%, }"
   [ ${#left_out[@]} -gt 5 ] && shown="$shown and $((${#left_out[@]} - 5)) more"
   note="planner: nothing to plan, planner not run: no stack file (Pulumi.<stack>.yaml) or folder in paths (left out: ${shown:-none})"
   echo "$note"
-  printf '%s\n## planner: nothing to plan\n\n````text\n%s\n````\n' "<!-- planner-report -->" "$note" > "$out/comment.md"
+  {
+    printf '%s\n## planner: no stack or program changed\n\n' "<!-- planner-report -->"
+    printf 'This change now holds no stack file and no program to plan, so planner did not run; '
+    printf 'the plan and cost an earlier push showed here no longer apply.\n\n````text\n%s\n````\n' "$note"
+  } > "$out/comment.md"
   {
     python3 -I "${ACTION_PATH:-$(dirname "$0")/..}/action/outputs.py" not-run
     echo "sarif-file="
     echo "comment-file=$out/comment.md"
+    echo "planned=false"
   } >> "${GITHUB_OUTPUT:-/dev/stdout}"
   exit 0
 fi
@@ -151,4 +159,5 @@ fi
   python3 -I "${ACTION_PATH:-$(dirname "$0")/..}/action/outputs.py" "$code" "$out/plan.json"
   echo "sarif-file=$([ -f "$out/planner.sarif" ] && echo "$out/planner.sarif")"
   echo "comment-file=$out/comment.md"
+  echo "planned=true"
 } >> "${GITHUB_OUTPUT:-/dev/stdout}"
