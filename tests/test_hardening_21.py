@@ -244,13 +244,10 @@ def test_at_the_timeout_the_whole_process_group_is_stopped(tmp_path: Path) -> No
     assert _wait_gone(int(pidfile.read_text()))
 
 
-def test_when_planner_is_stopped_the_programs_group_is_stopped_too(tmp_path: Path) -> None:
-    """SIGTERM to planner (a cancelled CI job) left the program and its children running."""
-    import signal
+def _planner_running(d: Path, pidfile: Path) -> subprocess.Popen[bytes]:
+    """`planner plan --program d` in a process of its own, once the program has written `pidfile`."""
     import time
 
-    pidfile = tmp_path / "pid"
-    d = program(tmp_path, SPAWN.format(pidfile=str(pidfile)) + "import time\ntime.sleep(60)\n")
     proc = subprocess.Popen(
         [sys.executable, "-m", "planner", "plan", "--program", str(d), "--stack", "dev"],
         cwd=ROOT,
@@ -258,11 +255,19 @@ def test_when_planner_is_stopped_the_programs_group_is_stopped_too(tmp_path: Pat
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+    for _ in range(600):  # until the program has written it (at most a minute under load)
+        if pidfile.exists() and pidfile.read_text():
+            break
+        time.sleep(0.1)
+    return proc
+
+
+def test_when_planner_is_stopped_the_programs_group_is_stopped_too(tmp_path: Path) -> None:
+    """SIGTERM to planner (a cancelled CI job) left the program and its children running."""
+    pidfile = tmp_path / "pid"
+    d = program(tmp_path, SPAWN.format(pidfile=str(pidfile)) + "import time\ntime.sleep(60)\n")
+    proc = _planner_running(d, pidfile)
     try:
-        for _ in range(600):  # until the program has started its child (at most a minute under load)
-            if pidfile.exists() and pidfile.read_text():
-                break
-            time.sleep(0.1)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == -signal.SIGTERM  # planner still ends as the signal asks
     finally:
@@ -316,27 +321,16 @@ def test_the_programs_process_has_the_death_signal_set(tmp_path: Path) -> None:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_when_planner_is_killed_the_programs_process_dies_with_it(tmp_path: Path) -> None:
     """SIGKILL cannot be handled: planner stops nothing, Linux ends the program's process."""
-    import time
-
     pidfile = tmp_path / "pid"
     d = program(tmp_path, f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "planner", "plan", "--program", str(d), "--stack", "dev"],
-        cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = _planner_running(d, pidfile)
     try:
-        for _ in range(600):  # until the program runs (at most a minute under load)
-            if pidfile.exists() and pidfile.read_text():
-                break
-            time.sleep(0.1)
         proc.kill()
         assert proc.wait(timeout=30) == -signal.SIGKILL
     finally:
         proc.kill()
         proc.wait()
+        proc.stderr.close()
     assert _wait_gone(int(pidfile.read_text()))
 
 
