@@ -201,7 +201,7 @@ def _kill_group(pgid: int) -> None:
 RUN_MARKER = "PLANNER_PROGRAM_RUN"
 _KILL_ROUNDS = 50  # scans for processes started while the last ones were being killed; RLIMIT_NPROC bounds them
 _LINUX = sys.platform.startswith("linux")
-_PR_SET_PDEATHSIG, _PR_GET_PDEATHSIG = 1, 2  # <linux/prctl.h>
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 def die_with_parent(parent: int) -> None:
