@@ -319,11 +319,17 @@ def test_the_programs_process_has_the_death_signal_set(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
-def test_when_planner_is_killed_the_programs_process_dies_with_it(tmp_path: Path) -> None:
-    """SIGKILL cannot be handled: planner stops nothing, Linux ends the program's process."""
-    pidfile = tmp_path / "pid"
-    d = program(tmp_path, f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n")
-    proc = _planner_running(d, pidfile)
+def test_when_planner_is_killed_the_program_and_all_it_started_die_with_it(tmp_path: Path) -> None:
+    """SIGKILL cannot be handled: planner stopped nothing, and the program, its group and what
+    left the group ran on. Now Linux ends the program's process (its death signal) and the
+    watchdog, seeing planner's pipe close, the rest."""
+    pidfile, daemonfile, programfile = tmp_path / "pid", tmp_path / "daemon", tmp_path / "program"
+    main = (
+        ESCAPE.format(pidfile=str(pidfile), daemonfile=str(daemonfile))
+        + SPAWN.format(pidfile=str(tmp_path / "grouped"))
+        + f"open({str(programfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
+    )
+    proc = _planner_running(program(tmp_path, main), programfile)
     try:
         proc.kill()
         assert proc.wait(timeout=30) == -signal.SIGKILL
@@ -331,7 +337,8 @@ def test_when_planner_is_killed_the_programs_process_dies_with_it(tmp_path: Path
         proc.kill()
         proc.wait()
         proc.stderr.close()
-    assert _wait_gone(int(pidfile.read_text()))
+    for left in (programfile, pidfile, daemonfile, tmp_path / "grouped"):
+        assert _wait_gone(int(left.read_text())), left.name
 
 
 def test_what_the_program_prints_is_data_never_control(tmp_path: Path) -> None:

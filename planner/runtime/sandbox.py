@@ -8,8 +8,8 @@ do to planner's own run:
   the program's process exits, on `--program-timeout` and when planner stops, so no
   background child outlives the run or holds its pipe open; on Linux so is every process
   it started that left the group (`setsid`, a double fork: `kill_everything`), and the
-  program's process dies with planner even when planner is killed with SIGKILL
-  (`die_with_parent`);
+  run ends with planner even when planner is killed with SIGKILL (the program's process
+  by its death signal, `die_with_parent`; the rest by `planner.runtime.watchdog`);
 - what it prints is streamed, each line shown as planner shows any line (`error_line`:
   one line, control characters escaped, never starting with `::`), the first
   `OUTPUT_LIMIT_BYTES` of it, the rest counted, never held in memory;
@@ -216,7 +216,7 @@ def die_with_parent(parent: int) -> None:
     started it, so that thread outlives the program; if planner died before the signal was
     set, the process has already been handed to another parent, so it checks its parent is
     still `parent` and ends if not. The death signal is not inherited by the processes the
-    program starts: those `kill_everything` stops while planner lives.
+    program starts: those `kill_everything` stops, run by planner or by its watchdog.
     """
     if not _LINUX:
         return
@@ -391,6 +391,7 @@ def run(argv: list[str], env: Mapping[str, str], timeout: float | None, show: Ca
         env=dict(env) | {RUN_MARKER: marker},
         start_new_session=True,
     )
+    watchdog = _watchdog(proc.pid, marker, env)
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
@@ -436,11 +437,56 @@ def run(argv: list[str], env: Mapping[str, str], timeout: float | None, show: Ca
             proc.kill()
             proc.wait()
         proc.stdout.close()
+        if watchdog is not None:
+            watchdog.stop()
     if signum is not None:  # the group is gone: now stop as the signal asked (handlers restored)
         os.kill(os.getpid(), signum)
         raise KeyboardInterrupt
     printer.close()
     return Outcome(returncode, printer.hidden)
+
+
+@dataclass
+class _Watchdog:
+    """A running `planner.runtime.watchdog` and the write end of its pipe, which only planner holds."""
+
+    proc: subprocess.Popen[bytes]
+    pipe: int
+
+    def stop(self) -> None:
+        """The run is over: kill it before it could see the pipe close (nothing is left to stop)."""
+        self.proc.kill()
+        self.proc.wait()
+        os.close(self.pipe)
+
+
+def _watchdog(child: int, marker: str, env: Mapping[str, str]) -> _Watchdog | None:
+    """On Linux, `planner.runtime.watchdog` for the run of `child`, which kills the run if
+    planner dies (SIGKILL included); None elsewhere, or if it cannot start (the run goes on:
+    the program's death signal and planner's own kill remain).
+
+    It reads a pipe made here, after the program started, whose write end is not inheritable:
+    no process of the program holds it, so it closes exactly when planner's process ends. It
+    runs in a session of its own, so a signal to planner's process group does not end it too.
+    """
+    if not _LINUX:
+        return None
+    read_end, write_end = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "planner.runtime.watchdog", str(child), marker],
+            stdin=read_end,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=dict(env),
+            start_new_session=True,
+        )
+    except OSError:
+        os.close(write_end)
+        return None
+    finally:
+        os.close(read_end)
+    return _Watchdog(proc, write_end)
 
 
 def _exited(proc: subprocess.Popen[bytes]) -> bool:
