@@ -100,8 +100,8 @@ if [ -z "${PLANNER_PROGRAM:-}" ] && [ ${#paths[@]} -eq 0 ]; then
   echo "$note"
   {
     printf '%s\n## planner: no stack or program changed\n\n' "<!-- planner-report -->"
-    printf 'This change now holds no stack file and no program to plan, so planner did not run; '
-    printf 'the plan and cost an earlier push showed here no longer apply.\n\n````text\n%s\n````\n' "$note"
+    printf 'No stack file (`Pulumi.<stack>.yaml`) is left to plan in `paths`, so planner did not run: '
+    printf 'the plan and cost an earlier push posted here no longer apply.\n\n````text\n%s\n````\n' "$note"
   } > "$out/comment.md"
   {
     python3 -I "${ACTION_PATH:-$(dirname "$0")/..}/action/outputs.py" not-run
