@@ -315,20 +315,20 @@ def declared_stacks(directory: str, stack: str, timeout: float | None = PROGRAM_
     if read is not None:
         stacks.append(read)
     if not stacks:
-        raise InputError(
-            [
-                Problem(
-                    shown(program.main),
-                    None,
-                    "",
-                    f"stack {stack}: the program declares no accelerated "
-                    "compute (no planner cluster component, and no EC2, "
-                    "Auto Scaling, EKS, Batch or Karpenter resource with "
-                    "an accelerated instance type)",
-                )
-            ]
-        )
+        raise InputError([Problem(shown(program.main), None, "", no_compute_message(stack))])
     return stacks
+
+
+def no_compute_message(stack: str) -> str:
+    """What a program that declares nothing to plan is told: every kind of compute the
+    read-back understands, from its own list (`planner.readback.topology.COMPUTE_KINDS`)."""
+    from planner.readback.topology import COMPUTE_KINDS
+
+    kinds = ", ".join(COMPUTE_KINDS[:-1]) + f" or {COMPUTE_KINDS[-1]}"
+    return (
+        f"stack {stack}: the program declares no accelerated compute (no planner cluster component, "
+        f"and no {kinds} with an accelerated instance type)"
+    )
 
 
 def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS) -> dict[str, Any]:
@@ -352,6 +352,7 @@ def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIM
             "origin": os.getcwd(),
             "result": result,
             "limits": sandbox.limits_for_child(),
+            "parent": os.getpid(),  # the child dies with this process (`sandbox.die_with_parent`)
         }
         env = sandbox.scrubbed_env(os.environ)
         # the child imports the planner that runs this command, wherever it is installed
