@@ -156,7 +156,7 @@ def program_stacks(command: str, args: argparse.Namespace) -> list[Stack]:
     check_program_arguments(command, args, args.paths)
     from planner.runtime.offline_run import stacks_for_cli
 
-    return stacks_for_cli(args.program, args.stack, [], args.program_timeout)
+    return stacks_for_cli(args.program, args.stack, args.program_timeout)
 
 
 def report_skipped(skipped: list[str]) -> None:

@@ -274,7 +274,7 @@ def _compare_program(args: argparse.Namespace) -> Report:
                 )
             ]
         )
-    head_stacks = stacks_for_cli(args.program, args.stack, [], args.program_timeout)
+    head_stacks = stacks_for_cli(args.program, args.stack, args.program_timeout)
     top = (
         _git(["-C", args.program, "rev-parse", "--show-toplevel"], f"{args.program} is not in a git repository")
         .decode()
@@ -293,7 +293,7 @@ def _compare_program(args: argparse.Namespace) -> Report:
         base_stacks = []  # no project, or no such stack, at the base: every cluster is added
         if present and load(base_dir).stack_file(args.stack) is not None:
             try:
-                base_stacks = stacks_for_cli(base_dir, args.stack, [], args.program_timeout)
+                base_stacks = stacks_for_cli(base_dir, args.stack, args.program_timeout)
             except InputError as exc:  # the base's own problems, named as `REF:path` like its findings
                 raise InputError(
                     [

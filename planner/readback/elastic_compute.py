@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from planner.core.model.cluster import Purchase, Unplanned
@@ -42,19 +44,42 @@ Found = list[tuple[Unplanned, str | None]]
 Gaps = list[dict[str, Any]]
 
 
+@dataclass(frozen=True)
+class Kind:
+    """One kind of self-sizing compute the read-back reads: how a message names it, whether a
+    resource type is of it, and its reader (which adds what it finds to `found` and `gaps`)."""
+
+    name: str
+    of: Callable[[str], bool]
+    read: Callable[[Graph, Resource, Any, Found, Gaps], None]
+
+
+# What `read` reads, in this order: the one list (`planner plan --program` names these kinds
+# when a program declares none of them).
+KINDS = (
+    Kind(
+        "AWS Batch compute environment",
+        lambda t: t == BATCH_COMPUTE_ENVIRONMENT,
+        lambda g, r, c, f, x: _batch(r, c, f, x),
+    ),
+    Kind(
+        "Karpenter NodePool",
+        lambda t: t.startswith("kubernetes:karpenter.sh/") and t.endswith(":NodePool"),
+        lambda g, r, c, f, x: _node_pool(g, r, c, f, x),
+    ),
+    Kind("SageMaker HyperPod cluster", lambda t: t in HYPERPOD_TYPES, lambda g, r, c, f, x: _hyperpod(r, c, f)),
+    Kind("AWS PCS compute node group", lambda t: t in PCS_TYPES, lambda g, r, c, f, x: _pcs(r, c, f, x)),
+)
+
+
 def read(graph: Graph, cat: Any) -> tuple[Found, Gaps]:
-    """Every self-sizing compute resource of `graph` that may launch accelerated instances."""
+    """Every self-sizing compute resource of `graph` (`KINDS`) that may launch accelerated instances."""
     found: Found = []
     gaps: Gaps = []
     for r in graph.resources:
-        if r.type == BATCH_COMPUTE_ENVIRONMENT:
-            _batch(r, cat, found, gaps)
-        elif r.type.startswith("kubernetes:karpenter.sh/") and r.type.endswith(":NodePool"):
-            _node_pool(graph, r, cat, found, gaps)
-        elif r.type in HYPERPOD_TYPES:
-            _hyperpod(r, cat, found)
-        elif r.type in PCS_TYPES:
-            _pcs(r, cat, found, gaps)
+        kind = next((k for k in KINDS if k.of(r.type)), None)
+        if kind is not None:
+            kind.read(graph, r, cat, found, gaps)
     return found, gaps
 
 

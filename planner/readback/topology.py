@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.input.stack_files import CLUSTER_PATH, RESOURCE_GROUP_ARN
 from planner.core.model.cluster import Note, Path, Purchase, Stack, Unplanned
+from planner.readback.elastic_compute import KINDS as ELASTIC_KINDS
 from planner.readback.elastic_compute import read as read_elastic
 from planner.readback.elastic_compute import unlisted_fix
 from planner.readback.resources import (
@@ -139,17 +141,25 @@ class _Group:
     )
 
 
+_GroupReader = Callable[[Graph, Any, list[Violation], list[tuple[Unplanned, str | None]]], list[_Group]]
+# The compute of a fixed size that `rebuild` reads into node groups, in this order, each as a
+# message names it; with the self-sizing kinds (`elastic_compute.KINDS`), `COMPUTE_KINDS`.
+_FIXED_COMPUTE: tuple[tuple[str, _GroupReader], ...] = (
+    ("EC2 Auto Scaling group", lambda g, c, x, u: _merge_ultraservers(_asg_groups(g, c, x, u))),
+    ("EKS managed node group", lambda g, c, x, u: _eks_groups(g, c, x, u)),
+    ("EC2 instance", lambda g, c, x, u: _instance_groups(g, c, x, u)),
+)
+# Every kind of compute the read-back understands, as messages name them.
+COMPUTE_KINDS: tuple[str, ...] = tuple(name for name, _ in _FIXED_COMPUTE) + tuple(k.name for k in ELASTIC_KINDS)
+
+
 def rebuild(graph: Graph, region: str | None = None, availability_zone: str | None = None) -> Rebuilt:
     """Read the cluster back from `graph`; `region`/`availability_zone` are policy-config fallbacks."""
     cat = _catalogue.load()
     gaps: list[Violation] = []
     unplanned: list[tuple[Unplanned, str | None]] = []
     region = region or graph.region() or _region_of_zones(graph)
-    groups = (
-        _merge_ultraservers(_asg_groups(graph, cat, gaps, unplanned))
-        + _eks_groups(graph, cat, gaps, unplanned)
-        + _instance_groups(graph, cat, gaps, unplanned)
-    )
+    groups = [g for _, read in _FIXED_COMPUTE for g in read(graph, cat, gaps, unplanned)]
     elastic, refused = read_elastic(graph, cat)
     unplanned += elastic
     gaps += [Violation(**g) for g in refused]

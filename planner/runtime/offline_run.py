@@ -316,20 +316,20 @@ def declared_stacks(directory: str, stack: str, timeout: float | None = PROGRAM_
     if read is not None:
         stacks.append(read)
     if not stacks:
-        raise InputError(
-            [
-                Problem(
-                    shown(program.main),
-                    None,
-                    "",
-                    f"stack {stack}: the program declares no accelerated "
-                    "compute (no planner cluster component, and no EC2, "
-                    "Auto Scaling, EKS, Batch or Karpenter resource with "
-                    "an accelerated instance type)",
-                )
-            ]
-        )
+        raise InputError([Problem(shown(program.main), None, "", no_compute_message(stack))])
     return stacks
+
+
+def no_compute_message(stack: str) -> str:
+    """What a program that declares nothing to plan is told: every kind of compute the
+    read-back understands, from its own list (`planner.readback.topology.COMPUTE_KINDS`)."""
+    from planner.readback.topology import COMPUTE_KINDS
+
+    kinds = ", ".join(COMPUTE_KINDS[:-1]) + f" or {COMPUTE_KINDS[-1]}"
+    return (
+        f"stack {stack}: the program declares no accelerated compute (no planner cluster component, "
+        f"and no {kinds} with an accelerated instance type)"
+    )
 
 
 def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS) -> dict[str, Any]:
@@ -353,6 +353,7 @@ def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIM
             "origin": os.getcwd(),
             "result": result,
             "limits": sandbox.limits_for_child(),
+            "parent": os.getpid(),  # the child dies with this process (`sandbox.die_with_parent`)
         }
         env = sandbox.scrubbed_env(os.environ)
         # the child imports the planner that runs this command, wherever it is installed
@@ -599,23 +600,9 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if not isinstance(exc, pulumi.RunError) else text
 
 
-def stacks_for_cli(
-    directory: str | None, stack: str | None, paths: list[str], timeout: float | None = PROGRAM_TIMEOUT_SECONDS
-) -> list[Stack]:
-    """`planner plan --program DIR --stack NAME`: both are needed, and no stack file paths."""
-    if not directory or not stack:
-        raise InputError(
-            [
-                Problem(
-                    "planner plan",
-                    None,
-                    "--program" if not directory else "--stack",
-                    "--program DIR and --stack NAME go together",
-                )
-            ]
-        )
-    if paths:
-        raise InputError([Problem("planner plan", None, "PATH", "give stack files or --program, not both")])
+def stacks_for_cli(directory: str, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS) -> list[Stack]:
+    """The stack `--program DIR --stack NAME` declares (the command checked that both are given,
+    in its own name: `planner.commands.check_program_arguments`), read back from a run of the program."""
     program = load(directory)
     if program.stack_file(stack) is None:  # the program would run with no config: say so, not "declares no compute"
         raise InputError(
