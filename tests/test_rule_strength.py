@@ -5,13 +5,14 @@ from __future__ import annotations
 from planner.core import rules
 from planner.core.catalogue import capacity_blocks as blocks
 from planner.core.catalogue.instance_types import load
+from planner.core.model.cluster import LaunchInterface
 from planner.core.rules.readback import layout_advice, layout_problems
 
 CAT = load()
 
 
-def _layout(cards: range, primary: str = "efa") -> tuple[tuple[int, int, str], ...]:
-    return tuple((c, 0, primary if c == 0 else "efa-only") for c in cards)
+def _layout(cards: range, primary: str = "efa") -> tuple[LaunchInterface, ...]:
+    return tuple(LaunchInterface(c, c, 0, primary if c == 0 else "efa-only") for c in cards)
 
 
 def test_only_an_efa_only_primary_interface_is_an_error() -> None:
@@ -37,7 +38,9 @@ def test_p6_b300_takes_16_efa_interfaces_on_17_cards() -> None:
     offering only the `interface` type: the recommended layout is an ENA primary and EFA on cards 1-16."""
     t = CAT.instance_types["p6-b300.48xlarge"]
     assert (t.network_cards, t.efa_max_interfaces, t.efa_cards) == (17, 16, tuple(range(1, 17)))
-    layout = ((0, 0, "interface"),) + tuple((c, 0, "efa-only") for c in range(1, 17))
+    layout = (LaunchInterface(0, 0, 0, "interface"),) + tuple(
+        LaunchInterface(c, c, 0, "efa-only") for c in range(1, 17)
+    )
     assert (
         layout_problems("p6-b300.48xlarge", layout, CAT) == [] and layout_advice("p6-b300.48xlarge", layout, CAT) == []
     )
