@@ -449,6 +449,13 @@ def test_a_local_zone_is_marked_with_its_opt_in(aws: StubbedAws, capsys) -> None
         "--group-name us-east-1-dfw-2 --opt-in-status opted-in"
     )
     assert doc["next"]["purchase_commands"][2].startswith("aws ec2 purchase-capacity-block --region us-east-1 ")
+    # the group is AWS's naming convention, said as such ("A local Zone Group is usually the Local Zone code
+    # without the ending character", Route 53 API, LocalZoneGroup); the first command asks the account
+    assert doc["notes"] == [
+        "us-east-1-dfw-2a is a Local Zone: its opt-in group us-east-1-dfw-2 is the zone less its last letter, as AWS "
+        "usually names Local Zone groups (the Route 53 API documentation of LocalZoneGroup); `aws ec2 "
+        "describe-availability-zones --all-availability-zones` prints the account's GroupName and opt-in status"
+    ]
 
 
 def test_the_stack_gives_type_count_hours_and_region(aws: StubbedAws, capsys, tmp_path) -> None:

@@ -51,3 +51,19 @@ def test_the_256_instance_limit_is_not_said_to_be_raisable() -> None:
     r = rules.get("capacity-block-size")
     assert str(blocks.MAX_INSTANCES_PER_ACCOUNT) in r.description
     assert "raise" not in r.description.lower() and "raise" not in r.remediation.lower()
+
+
+def test_the_local_zone_group_is_said_to_be_the_usual_name_not_the_accounts_answer(stack_file) -> None:
+    """Route 53 API, LocalZoneGroup: "A local Zone Group is usually the Local Zone code without the ending
+    character." The fix names that group as AWS's usual naming, and where the account's own answer is."""
+    from planner.core.input.stack_files import load_stack
+    from planner.core.planning.pipeline import plan_stack
+
+    cluster = (
+        "availability_zone: us-east-1-dfw-2a\nnode_groups:\n  - {name: g, instance_type: p6e-gb200.36xlarge, "
+        "ultraserver_type: u-p6e-gb200x36, ultraservers: 1, purchase: capacity-block}\nplacement_group: none\n"
+    )
+    plan = plan_stack(load_stack(str(stack_file(cluster, "us-east-1"))))
+    (f,) = [f for f in plan.findings if f.rule == "local-zone-opt-in"]
+    assert f.fix is not None and "--group-name us-east-1-dfw-2 " in f.fix
+    assert "as AWS usually names Local Zone groups" in f.fix and "GroupName'` prints the account's" in f.fix

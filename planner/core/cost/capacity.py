@@ -21,6 +21,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue.shipped_data import local_zone_group
 from planner.core.document import capacity as doc
 
 if TYPE_CHECKING:
@@ -464,10 +465,15 @@ def iso(t: dt.datetime | None) -> str | None:
 # --- what to do next --------------------------------------------------------------------
 
 
-def local_zone_group(zone: str) -> str:
-    """The zone group a Local Zone is opted into by, as AWS names them: the zone without its letter
-    (us-east-1-dfw-2a -> us-east-1-dfw-2). DescribeAvailabilityZones states it: the commands ask it first."""
-    return zone[:-1] if zone and zone[-1].isalpha() else zone
+def local_zone_notes(options: Sequence[Option]) -> list[str]:
+    """What the Local Zone options' opt-in group is (a name by AWS's convention, not the account's answer)."""
+    zones = sorted({o.first.availability_zone for o in options if o.first.local_zone})
+    return [
+        f"{z} is a Local Zone: its opt-in group {local_zone_group(z)} is the zone less its last letter, as AWS "
+        "usually names Local Zone groups (the Route 53 API documentation of LocalZoneGroup); `aws ec2 "
+        "describe-availability-zones --all-availability-zones` prints the account's GroupName and opt-in status"
+        for z in zones
+    ]
 
 
 def purchase_commands(option: Option) -> list[str]:
@@ -583,7 +589,7 @@ class Search:
             None
             if option is None
             else doc.NextSteps(tuple(purchase_commands(option)), tuple(stack_keys(option, self.node_group))),
-            tuple(self.notes),
+            (*self.notes, *local_zone_notes(self.options)),
             OFFERINGS_DOC,
             PURCHASE_DOC,
             round(blocks.TERMINATION_LEAD_HOURS * 60),
