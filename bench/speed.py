@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.timing import Sample
-from bench.wheel import DEPENDENCIES
+from bench.wheel import DEPENDENCIES, STANDARD_LIBRARY
 
 WHEEL_RATIO_MAX = 3.0  # `planner plan stacks` from the installed wheel, over `python -c pass` in the same virtualenv
 JSON_PER_STACK_MAX_MS = 0.6  # in-process `planner plan DIR --format json`, 1,000 stacks, per stack
@@ -66,7 +66,7 @@ def results(wheel: dict[str, Sample] | None, json_inproc: Sample | None, stacks:
             "floor_python_c_pass": wheel["wheel-floor"].to_json(),
             "bundled_plan": wheel["wheel-bundled"].to_json(),
             "bundled_plan_json": wheel["wheel-bundled-json"].to_json(),
-            **{k: wheel[f"wheel-{k}"].to_json() for k in ("yaml", "dependencies") if f"wheel-{k}" in wheel},
+            **{k: wheel[f"wheel-{k}"].to_json() for k in ("yaml", "stdlib", "dependencies") if f"wheel-{k}" in wheel},
             "ratio_to_floor": round(wheel["wheel-bundled"].median / wheel["wheel-floor"].median, 2),
         }
     if json_inproc is not None:
@@ -91,7 +91,7 @@ def rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
                 f"{w[k]['median_s']:.3f}",
                 f"{round(w[k]['median_s'] / floor, 2)}x floor",
             )
-            for k, code in (("yaml", "import yaml"), ("dependencies", DEPENDENCIES))
+            for k, code in (("yaml", "import yaml"), ("stdlib", STANDARD_LIBRARY), ("dependencies", DEPENDENCIES))
             if k in w
         ]
         out += [

@@ -98,6 +98,8 @@ def _copy_pyyaml(site: Path) -> None:
 # standard-library modules `planner plan` cannot do without (argparse; dataclasses and typing,
 # which its model is written in)
 DEPENDENCIES = "import yaml, argparse, dataclasses, typing"
+# the same without PyYAML: what the standard library alone costs a typed argparse command line
+STANDARD_LIBRARY = "import argparse, dataclasses, typing"
 
 
 def commands(where: Path, stacks: Path) -> dict[str, list[str]]:
@@ -107,6 +109,7 @@ def commands(where: Path, stacks: Path) -> dict[str, list[str]]:
     return {
         "wheel-floor": [python, "-c", "pass"],
         "wheel-yaml": [python, "-c", "import yaml"],
+        "wheel-stdlib": [python, "-c", STANDARD_LIBRARY],
         "wheel-dependencies": [python, "-c", DEPENDENCIES],
         "wheel-bundled": [str(where / "bin" / "planner"), "plan", str(stacks)],
         "wheel-bundled-json": [str(where / "bin" / "planner"), "plan", str(stacks), "--format", "json"],

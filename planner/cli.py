@@ -84,15 +84,16 @@ def _with_suggestion(message: str) -> str:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line, or with `only` (a command name) just that command's part: every
-    command module imported and every parser built costs each `planner` run its time."""
+    """The whole command line, or with `only` (a command name) just that command's part, or with
+    `only="--version"` no command's: every command module imported and every parser built costs
+    each `planner` run its time."""
     parser = _Parser(
         prog="planner", description="Validate and price AWS ML training clusters declared in Pulumi stacks."
     )
     parser.add_argument("--version", action="version", version=f"planner {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     parser.set_defaults(_commands=sub.choices)
-    for name in (only,) if only in COMMANDS else COMMANDS:
+    for name in (only,) if only in COMMANDS else () if only == "--version" else COMMANDS:
         importlib.import_module(f"planner.commands.{name}").register(sub)
     for p in sub.choices.values():  # how human output looks, the same for every command
         p.add_argument("--no-color", action="store_true", help="no colour even on a terminal (also: NO_COLOR=1)")
@@ -114,8 +115,11 @@ def _layout(args: argparse.Namespace) -> None:
 
 
 def _command(argv: Sequence[str]) -> str | None:
-    """The command `argv` runs when its first word names one (`plan ...`), else None: then the
-    whole parser is built, so `planner --help` and a mistyped command read as before."""
+    """The command `argv` runs when its first word names one (`plan ...`), `--version` alone when
+    that is all it asks (it needs no command's parser), else None: then the whole parser is built,
+    so `planner --help` and a mistyped command read as before."""
+    if list(argv) == ["--version"]:
+        return "--version"
     return argv[0] if argv and argv[0] in COMMANDS else None
 
 

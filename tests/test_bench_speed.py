@@ -56,6 +56,7 @@ def test_the_run_reports_them_in_its_targets_table_and_results() -> None:
     w = {
         "wheel-floor": _s(0.01),
         "wheel-yaml": _s(0.03),
+        "wheel-stdlib": _s(0.032),
         "wheel-dependencies": _s(0.045),
         "wheel-bundled": _s(0.09),
         "wheel-bundled-json": _s(0.08),
@@ -67,6 +68,7 @@ def test_the_run_reports_them_in_its_targets_table_and_results() -> None:
     table = run.table(r)
     assert "installed wheel: planner plan stacks" in table and "9.0x floor" in table and "0.40 ms per stack" in table
     assert "python -c 'import yaml'" in table and "3.0x floor" in table and "4.5x floor" in table
+    assert "python -c 'import argparse, dataclasses, typing'" in table and "3.2x floor" in table
 
 
 def test_the_wheel_runs_as_users_run_it(monkeypatch: pytest.MonkeyPatch) -> None:

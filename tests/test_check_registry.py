@@ -89,19 +89,22 @@ def test_the_pack_plans_a_preview_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(calls) == 2
 
 
-def test_the_budget_shares_the_read_back_and_plans_its_own_question(monkeypatch: pytest.MonkeyPatch) -> None:
-    """planner-budget prices the stack for its hours and limits (another planning question), on the same read-back."""
+def test_the_budget_shares_the_read_back_and_the_planning_and_reprices_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """planner-budget prices the stack for its hours and limits on the stack policies' one planning: the stack
+    is read back once and planned once, then re-priced once (only the verdict rules run on the re-pricing)."""
     from planner.readback import topology
 
-    plans, rebuilds = [], []
-    real_plan, real_rebuild = planning.plan_stack, planning.rebuild
+    plans, rebuilds, reprices = [], [], []
+    real_plan, real_rebuild, real_reprice = planning.plan_stack, planning.rebuild, policies.reprice
     monkeypatch.setattr(planning, "plan_stack", lambda stack, options: plans.append(1) or real_plan(stack, options))
     monkeypatch.setattr(planning, "rebuild", lambda *a: rebuilds.append(1) or real_rebuild(*a))
+    monkeypatch.setattr(policies, "reprice", lambda *a, **k: reprices.append(a[1]) or real_reprice(*a, **k))
     monkeypatch.setattr(planning, "_SHARED", {})
     monkeypatch.setattr(planning, "_REBUILT", {})
     assert planning.rebuild is not topology.rebuild
     reported = check(hand_written(), config={"planner-budget": {"maxTotalUsd": 1000, "hours": 24}})
-    assert (len(rebuilds), len(plans)) == (1, 2)
+    assert (len(rebuilds), len(plans)) == (1, 1)
+    assert reprices == [("budget-exceeded",)]
     assert [r.policy for r in reported if r.message.startswith("[budget-exceeded]")] == ["planner-budget"]
 
 
@@ -116,7 +119,7 @@ def test_plan_program_reports_the_resource_checks_at_the_resource(tmp_path: Path
     (f,) = [f for f in stack["findings"] if f["rule"] == "imdsv2-required"]
     assert f["severity"] == "error" and f["file"].endswith("__main__.py") and f["line"]
     assert f["resource"].endswith("aws:ec2/launchTemplate:LaunchTemplate::" + f["resource"].rsplit("::", 1)[1])
-    assert f["message"].startswith("metadataOptions.httpTokens is 'optional'; set it to 'required'")
+    assert f["message"].startswith("metadataOptions.httpTokens is 'optional': IAM role credentials can be retrieved without a session token")
     # the fix in the program's terms (pulumi_aws's Python names), on the resource as declared
     assert f["fix"].startswith('in aws.ec2.LaunchTemplate "') and f["fix"].endswith(
         ': set metadata_options={"http_tokens": "required"}'

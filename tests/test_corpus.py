@@ -11,6 +11,7 @@ import json
 import re
 import runpy
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,6 +38,23 @@ def groups(stack: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 def findings(stack: dict[str, Any]) -> list[tuple[str, str]]:
     return sorted((f["rule"], f["severity"]) for f in stack["findings"])
+
+
+def captured(program: Path, stack: str = "test") -> tuple[list[Any], dict[str, str]]:
+    """The resources the program in `program` registers for `stack` under Pulumi's mocks
+    (`planner.policy.testing.capture`), and the stack config it ran with."""
+    from planner.policy.testing import capture
+    from planner.runtime import offline_run as programs
+
+    project = programs.load(str(program))
+    config = project.config(stack)
+    specs = capture(
+        lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"),
+        config=config,
+        stack=stack,
+        project=project.name,
+    )
+    return specs, config
 
 
 def message(stack: dict[str, Any], rule: str) -> list[str]:
@@ -267,17 +285,9 @@ def test_the_pack_and_the_cli_read_the_same_topology(name: str) -> None:
     """The same program through `planner.policy.testing.capture` and the pack's planning: same node groups,
     same summary, same findings (rule and message) as `planner plan --program`."""
     from planner.policy.planning import plan_resources
-    from planner.policy.testing import capture, stack_args
-    from planner.runtime import offline_run as programs
+    from planner.policy.testing import stack_args
 
-    project = programs.load(str(CORPUS / name))
-    config = project.config("test")
-    specs = capture(
-        lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"),
-        config=config,
-        stack="test",
-        project=project.name,
-    )
+    specs, config = captured(CORPUS / name)
     outcome = plan_resources(stack_args(specs, region=config.get("aws:region")).resources, {})
     assert outcome.plan is not None and outcome.problems == []
     _, stack = planned(name)
@@ -299,17 +309,9 @@ def test_the_whole_pack_reports_what_the_cli_finds_each_once(name: str) -> None:
     groups) too: the pack's resource policies and `plan --program` report them under the same rule ids."""
     from collections import Counter
 
-    from planner.policy.testing import capture, check
-    from planner.runtime import offline_run as programs
+    from planner.policy.testing import check
 
-    project = programs.load(str(CORPUS / name))
-    config = project.config("test")
-    specs = capture(
-        lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"),
-        config=config,
-        stack="test",
-        project=project.name,
-    )
+    specs, config = captured(CORPUS / name)
     reported = check(specs, region=config.get("aws:region"))
     assert len({(r.message, r.urn) for r in reported}) == len(reported), "a violation reported twice"
     by_rule = Counter(m.group(1) for r in reported for m in [RULE_ID.match(r.message)] if m)
@@ -319,17 +321,9 @@ def test_the_whole_pack_reports_what_the_cli_finds_each_once(name: str) -> None:
 
 def _pack(name: str, policy_config: dict[str, Any]) -> list[Any]:
     from planner.policy import policies
-    from planner.policy.testing import capture, check
-    from planner.runtime import offline_run as programs
+    from planner.policy.testing import check
 
-    project = programs.load(str(CORPUS / name))
-    config = project.config("test")
-    specs = capture(
-        lambda: runpy.run_path(project.main + "/__main__.py", run_name="__main__"),
-        config=config,
-        stack="test",
-        project=project.name,
-    )
+    specs, config = captured(CORPUS / name)
     return [r for r in check(specs, [policies.budget], policy_config, region=config.get("aws:region"))]
 
 

@@ -532,10 +532,17 @@ def test_imdsv2() -> None:
     optional = Spec(LT, "v1", dict(lt.props, metadataOptions={"httpTokens": "optional"}))
     unset = Spec(INSTANCE, "node", {"instanceType": "trn2.48xlarge"})
     assert violations(policies.imdsv2, resource_args(optional))[0][0].startswith(
-        "[imdsv2-required] metadataOptions.httpTokens is 'optional'; set it to 'required'"
+        "[imdsv2-required] metadataOptions.httpTokens is 'optional': IAM role credentials can be retrieved without a session token"
     )
     assert violations(policies.imdsv2, resource_args(unset))[0][0].startswith(
-        "[imdsv2-required] metadataOptions.httpTokens is not set;"
+        "[imdsv2-required] metadataOptions.httpTokens is not set, so IMDSv2 is required only if the AMI's ImdsSupport is v2.0"
+    )
+    # the message is built from the one document: the finding's message, then the rule's own remediation
+    from planner.core import rules
+
+    ((message, _),) = violations(policies.imdsv2, resource_args(optional))
+    assert message.endswith(
+        f"(IMDSv1). See {rules.get('imdsv2-required').source}. Fix: {rules.get('imdsv2-required').remediation}"
     )
     # a value computed from another resource at preview is left to the update
     later = Spec(LT, "later", dict(lt.props, metadataOptions={"httpTokens": UNKNOWN}))

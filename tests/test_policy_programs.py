@@ -175,17 +175,28 @@ def test_components_round_trip_through_the_rebuild(component_stacks: dict) -> No
         assert rebuilt.root_volumes == {i: 500 for i in range(len(rebuilt.data["node_groups"]))}, name
 
 
-def test_component_made_stacks_pass_and_agree_with_planner_plan(component_stacks: dict) -> None:
-    """No mandatory violation; every finding the pack reports is one `planner plan` reports for the config."""
+def test_component_made_stacks_pass_and_agree_with_planner_plan(
+    component_stacks: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No mandatory violation; every finding the pack reports is one `planner plan` reports for the config.
+    The same when the engine passes the stack's `planner:cluster` config (its schedule, workload and budget
+    are then planned by every stack policy, ultraserver-prod's budget by planner-budget)."""
+    import json
+
+    import pulumi.runtime
+
     from planner.core.input.stack_files import load_stack
     from planner.core.planning.pipeline import plan_stack
 
-    for name, (_declared, region, specs) in component_stacks.items():
-        reported = check(specs, region=region)
-        assert [r for r in reported if r.enforcement == "mandatory"] == [], name
-        pack_rules = {r.message[1:].split("]")[0] for r in reported if r.message.startswith("[")}
-        cli_rules = {f.rule for f in plan_stack(load_stack(str(STACKS / f"Pulumi.{name}.yaml"))).findings}
-        assert pack_rules <= cli_rules, name
+    for passed in (False, True):
+        for name, (declared, region, specs) in component_stacks.items():
+            text = json.dumps(declared) if passed else None
+            monkeypatch.setattr(pulumi.runtime, "get_config", lambda k, t=text: t if k == "planner:cluster" else None)
+            reported = check(specs, region=region)
+            assert [r for r in reported if r.enforcement == "mandatory"] == [], (name, passed)
+            pack_rules = {r.message[1:].split("]")[0] for r in reported if r.message.startswith("[")}
+            cli_rules = {f.rule for f in plan_stack(load_stack(str(STACKS / f"Pulumi.{name}.yaml"))).findings}
+            assert pack_rules <= cli_rules, (name, passed)
 
 
 def test_component_made_stack_broken_after_the_fact(component_stacks: dict) -> None:

@@ -49,6 +49,15 @@ def planned(specs: list[Spec], region: str | None = "us-east-2") -> Any:
     return plan_resources(stack_args(specs, region=region).resources, {})
 
 
+def node_pool(name: str, instance_types: list[str], limits: dict[str, Any] | None = None) -> Spec:
+    """A Karpenter NodePool that may launch `instance_types`, within `limits` (None: without limits)."""
+    requirement = {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": instance_types}
+    spec: dict[str, Any] = {"template": {"spec": {"requirements": [requirement]}}}
+    if limits is not None:
+        spec["limits"] = limits
+    return Spec("kubernetes:karpenter.sh/v1:NodePool", name, {"spec": spec})
+
+
 def rules_of(outcome: Any) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for f in outcome.plan.findings:
@@ -268,26 +277,7 @@ def test_desired_zero_is_never_the_maximum() -> None:
 def test_karpenter_and_hyperpod_compute_is_named_with_its_types_and_range() -> None:
     """awsome-distributed-training 1.architectures/4.amazon-eks/terraform/examples/karpenter-workloads.yaml style
     node pools and SageMaker HyperPod instance groups size themselves: `compute-unsized`, never silence."""
-    pool = Spec(
-        "kubernetes:karpenter.sh/v1:NodePool",
-        "gpu",
-        {
-            "spec": {
-                "template": {
-                    "spec": {
-                        "requirements": [
-                            {
-                                "key": "node.kubernetes.io/instance-type",
-                                "operator": "In",
-                                "values": ["p5.48xlarge", "p4d.24xlarge"],
-                            }
-                        ]
-                    }
-                },
-                "limits": {"nvidia.com/gpu": 64},
-            }
-        },
-    )
+    pool = node_pool("gpu", ["p5.48xlarge", "p4d.24xlarge"], limits={"nvidia.com/gpu": 64})
     hyperpod = Spec(
         "aws-native:sagemaker:Cluster",
         "hp",

@@ -102,3 +102,27 @@ def test_table_plan_loads_neither_the_preflight_checks_nor_importlib_resources()
     assert code in (0, 1) and "planner.core.rules" in modules
     assert not [m for m in modules if m.startswith("planner.aws")]
     assert "importlib.resources" not in modules
+
+
+def test_version_alone_imports_no_command() -> None:
+    """`planner --version` answers from the top-level parser: no command module is imported
+    (a CI step that logs the version pays for nothing else)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    wrapper = _WRAPPER.replace(
+        "code = main(sys.argv[1:])",
+        "code = None\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", wrapper, "--version"],
+        cwd=ROOT,
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0].startswith("planner ") and lines[0].split()[1][0].isdigit()
+    last = json.loads(lines[-1])
+    assert last["code"] == 0
+    assert not [m for m in last["modules"] if m.startswith("planner.commands.")]

@@ -1,8 +1,9 @@
 """From stack resources to a `StackPlan`, through the same parser and pipeline as `planner plan`.
 
 Also reads the stack's own `planner:cluster` config when the engine passes it to the pack
-(stacks built with planner components declare one): its suppressions hold in the pack as
-they do in `planner plan`, and its schedule and budget are the budget policy's defaults.
+(stacks built with planner components declare one, a hand-written program may): its schedule,
+workload and budget are planned with the read-back by every stack policy, as `planner plan
+--program` plans that stack, and its suppressions hold in the pack as they do in `planner plan`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from planner.core.cost import PriceBook, load_price_book
 from planner.core.document.report import Report, RuleInfo
 from planner.core.document.stacks import ReportedFinding
 from planner.core.model.cluster import Cluster, Stack
-from planner.core.model.findings import Finding
 from planner.core.planning.build_report import report as build_report
 from planner.core.planning.pipeline import (
     PlanOptions,
@@ -41,6 +41,7 @@ class Outcome:
     plan: StackPlan | None = None
     problems: list[Violation] = field(default_factory=list)  # the rebuilt cluster is not valid input
     config_problems: list[Violation] = field(default_factory=list)  # the policy's own config names unknown rules
+    suppress: tuple[str, ...] = ()  # the rule ids this policy suppresses (its config's, then the stack's own)
 
     @property
     def gaps(self) -> list[Violation]:
@@ -74,17 +75,29 @@ def declared_suppressions(declared: Mapping[str, Any] | None) -> tuple[str, ...]
     )
 
 
+DECLARED_PLANNING_KEYS = ("schedule", "workload", "budget")
+"""The stack's `planner:cluster` keys every stack policy plans with, as `planner plan --program` adds them
+to the read-back (its `suppress` entries too, but each policy settles those on the shared planning)."""
+
+
+def declared_planning(declared: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The stack's own planning keys (`DECLARED_PLANNING_KEYS`) that `declared` sets."""
+    return {k: declared[k] for k in DECLARED_PLANNING_KEYS if declared and declared.get(k) is not None}
+
+
 def plan_resources(
     resources: Iterable[Any],
     config: Mapping[str, Any],
     extra: Mapping[str, Any] | None = None,
-    suppress: Iterable[str] = (),
+    declared: Mapping[str, Any] | None = None,
     price_book: PriceBook | None = None,
 ) -> Outcome:
     """Rebuild the cluster from `resources` (PolicyResource-like), then parse and plan it.
 
-    `extra` adds `planner:cluster` keys (schedule, budget) to the rebuilt mapping;
-    `suppress` lists rule ids suppressed on top of the policy config's `suppress`.
+    `declared` is the stack's `planner:cluster` config (`declared_cluster()`): its schedule,
+    workload and budget are planned with the read-back, as `planner plan --program` plans that
+    stack, and its suppressions hold on top of the policy config's `suppress`. `extra` adds
+    (or replaces) `planner:cluster` keys on top of those.
 
     The engine calls every stack policy with the same preview's resources: the planning is
     shared (`_planned`), keyed by those resources and by what planning depends on, and each
@@ -93,17 +106,18 @@ def plan_resources(
     graph = Graph(from_policy(r) for r in resources)
     region, zone = _text(config.get("region")), _text(config.get("availabilityZone"))
     rule_ids = set(_rules.registry())
-    wanted = [r for r in tuple(config.get("suppress") or ()) + tuple(suppress) if isinstance(r, str)]
+    wanted = [r for r in tuple(config.get("suppress") or ()) + declared_suppressions(declared) if isinstance(r, str)]
     config_problems = [
         Violation(f"policy config `suppress` names unknown rule '{r}'; `planner rules` lists the rule ids")
         for r in dict.fromkeys(wanted)
         if r not in rule_ids
     ]
     book = price_book or load_price_book(None)
-    shared = _planned(graph, region, zone, dict(extra or {}), book)
-    outcome = Outcome(shared.rebuilt, None, list(shared.problems), config_problems)
+    shared = _planned(graph, region, zone, declared_planning(declared), dict(extra or {}), book)
+    suppress = tuple(dict.fromkeys(r for r in wanted if r in rule_ids))
+    outcome = Outcome(shared.rebuilt, None, list(shared.problems), config_problems, suppress)
     if shared.plan is not None:
-        outcome.plan = _settled(shared.plan, tuple(dict.fromkeys(r for r in wanted if r in rule_ids)))
+        outcome.plan = _settled(shared.plan, suppress)
     return outcome
 
 
@@ -125,24 +139,50 @@ _SHARED_MAX = 8  # one preview asks a few questions (with and without a budget);
 _REBUILT: dict[tuple[Any, ...], Rebuilt] = {}
 
 
-def _planned(graph: Graph, region: str | None, zone: str | None, extra: dict[str, Any], book: PriceBook) -> _Shared:
-    """The preview planned once per question: the same resources, region, AZ, added keys and price book.
-    Its read-back is shared by every question (the budget's hours and limits only change the planning)."""
+def _planned(
+    graph: Graph,
+    region: str | None,
+    zone: str | None,
+    declared: dict[str, Any],
+    extra: dict[str, Any],
+    book: PriceBook,
+) -> _Shared:
+    """The preview planned once per question: the same resources, region, AZ, stack keys, added keys and
+    price book. Every stack policy asks the same question (the stack's own keys, the shipped book); only
+    the budget's sizing of unsized compute asks another. The read-back is shared by every question."""
     seen = (repr(graph.resources), region, zone, id(_catalogue.load()))  # the read-back reads the catalogue too
-    key = (*seen, repr(sorted(extra.items())), stack_name(), id(book))
+    key = (*seen, repr(sorted(declared.items())), repr(sorted(extra.items())), stack_name(), id(book))
     found = _SHARED.get(key)
     if found is not None:
         return found
     rebuilt = _REBUILT.get(seen)
     if rebuilt is None:
         rebuilt = _REBUILT[seen] = rebuild(graph, region, zone)
-    stack, problems = to_stack(rebuilt, stack_name(), STACK_FILE, extra)
+    problems = _declared_problems(declared)
+    stack = None
+    if not problems:
+        stack, problems = to_stack(rebuilt, stack_name(), STACK_FILE, {**declared, **extra})
     plan = plan_stack(stack, PlanOptions(price_book=book)) if stack is not None else None
     for cache in (_SHARED, _REBUILT):
         while len(cache) >= _SHARED_MAX:
             cache.pop(next(iter(cache)))
     found = _SHARED[key] = _Shared(rebuilt, plan, tuple(problems), book, _catalogue.load())
     return found
+
+
+def _declared_problems(declared: dict[str, Any]) -> list[Violation]:
+    """The stack's own planning keys checked with the stack file's tables (`planning_inputs`, as
+    `planner plan --program` checks them): a bad value is the stack config's, not the resources'."""
+    if not declared:
+        return []
+    from planner.core.input.stack_files import planning_inputs
+    from planner.core.reading.problems import InputError
+
+    try:
+        planning_inputs(declared, f"Pulumi.{stack_name()}.yaml")
+    except InputError as exc:
+        return [Violation(f"stack config `{p.key}`: {p.message}") for p in exc.problems]
+    return []
 
 
 def _settled(plan: StackPlan, suppress: tuple[str, ...]) -> StackPlan:
@@ -217,14 +257,8 @@ def rules_report(cluster: Cluster, region: str, rule_ids: Iterable[str]) -> Repo
     """
     stack = Stack(stack_name(), STACK_FILE, region, cluster)
     cat = _catalogue.load()
-    ctx = _rules.RuleContext(stack, cat)
-    out: list[Finding] = []
-    for rid in rule_ids:
-        r = _rules.get(rid)
-        if r is None:
-            raise LookupError(f"rule {rid!r} is not registered")
-        out.extend(r.run(ctx))
-    return document(StackPlan(stack, summarize(cluster, cat), tuple(out)))
+    found = tuple(_rules.evaluate(_rules.RuleContext(stack, cat), rule_ids))
+    return document(StackPlan(stack, summarize(cluster, cat), found))
 
 
 def _text(v: Any) -> str | None:

@@ -23,14 +23,19 @@ from pulumi_policy import (
 )
 
 from planner.core import rules as _rules
-from planner.core.cost import HOURS_PER_MONTH, load_price_book
+from planner.core.cost import HOURS_PER_MONTH, PriceBook, load_price_book
+from planner.core.input.stack_files import CLUSTER_PATH
+from planner.core.model.cluster import Budget, Schedule
+from planner.core.planning.pipeline import PlanOptions, StackPlan, reprice
 from planner.core.reading.problems import InputError
 from planner.core.render.cost_report import headline
 from planner.core.rules import resource_checks as resource_rules
 from planner.policy import resource_checks
 from planner.policy.planning import (
+    Outcome,
     Violation,
     declared_cluster,
+    declared_planning,
     declared_suppressions,
     described,
     document,
@@ -79,16 +84,21 @@ def _report(violations: Iterable[Violation], report_violation: ReportViolation) 
 # --- stack policies ------------------------------------------------------------------------
 
 
+# rules that hold the stack to a budget: `planner-budget` gives that verdict, under its own config (hours,
+# limits, requireCompletePricing, instances), so the topology policies leave them out, as they leave out
+# the resource policies' rules (`resource_checks.OWNED_RULES`): each problem is reported once
+BUDGET_RULES = (BUDGET_RULE, "budget-incomplete-cost", "budget-unbounded-compute")
+LEFT_TO_OTHERS = resource_checks.OWNED_RULES + BUDGET_RULES
+
+
 def validate_topology(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Error findings of the rebuilt cluster, and input problems that keep it from being planned."""
     declared = declared_cluster()
-    outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared))
+    outcome = plan_resources(args.resources, args.get_config(), declared=declared)
     _report(
         outcome.config_problems
         + outcome.problems
-        + findings_as_violations(
-            outcome, ("error",), config_fixes=declared is not None, exclude=resource_checks.OWNED_RULES
-        ),
+        + findings_as_violations(outcome, ("error",), config_fixes=declared is not None, exclude=LEFT_TO_OTHERS),
         report_violation,
     )
 
@@ -96,14 +106,14 @@ def validate_topology(args: StackValidationArgs, report_violation: ReportViolati
 def validate_topology_warnings(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Warning and info findings, and what the pack had to assume or could not see (nothing is silently skipped)."""
     declared = declared_cluster()
-    outcome = plan_resources(args.resources, args.get_config(), suppress=declared_suppressions(declared))
+    outcome = plan_resources(args.resources, args.get_config(), declared=declared)
     # once planned, the gaps are `readback-gap` findings; without a plan they are reported as they are
     gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps] if outcome.plan is None else []
     _report(
         outcome.config_problems
         + gaps
         + findings_as_violations(
-            outcome, ("warning", "info"), config_fixes=declared is not None, exclude=resource_checks.OWNED_RULES
+            outcome, ("warning", "info"), config_fixes=declared is not None, exclude=LEFT_TO_OTHERS
         ),
         report_violation,
     )
@@ -113,41 +123,51 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
     """Price the rebuilt cluster for `hours` and hold it to `maxTotalUsd` / `maxMonthlyUsd`.
 
     Without limits in the policy config, the stack's own `planner:cluster.budget` is used;
-    without `hours`, the stack's `schedule.hours`, else one billing month (730 h). The
-    verdict is the `budget-exceeded` rule's (and `price-unknown`'s with requireCompletePricing).
+    without `hours`, the stack's `schedule.hours`, else its workload's hours (as `planner plan`),
+    else one billing month (730 h). The verdict is the `budget-exceeded` rule's (and
+    `price-unknown`'s and `purchase-not-sold`'s with requireCompletePricing).
+
+    The stack policies' shared planning (the stack's own keys, the shipped price book) is the
+    budget's when the policy config adds nothing to it; otherwise that planned stack is priced
+    again for the config's hours, limits and book, and only the verdict rules run on it
+    (`reprice`): the read-back and the other rules' findings do not change with the price.
     """
     config = args.get_config()
     declared = declared_cluster()
-    budget = {k: config[c] for k, c in PACK_BUDGET_KEYS.items() if config.get(c) is not None}
-    from_pack = bool(budget)  # the limits are the pack's: its messages name the pack's keys, not a stack's
-    if not budget:
-        declared_budget = dig(declared, "budget") if declared else None
-        if isinstance(declared_budget, Mapping):
-            budget = {k: declared_budget[k] for k in ("total_usd", "monthly_usd") if declared_budget.get(k) is not None}
-    if not budget:
+    pack_limits = {k: config[c] for k, c in PACK_BUDGET_KEYS.items() if config.get(c) is not None}
+    declared_budget = dig(declared, "budget") if declared else None
+    if not pack_limits and not (
+        isinstance(declared_budget, Mapping) and any(declared_budget.get(k) is not None for k in PACK_BUDGET_KEYS)
+    ):
         return
-    hours = config.get("hours") or (dig(declared, "schedule", "hours") if declared else None) or HOURS_PER_MONTH
     try:
-        book = load_price_book(config.get("priceBook"))
+        book = load_price_book(config.get("priceBook")) if config.get("priceBook") else None
     except InputError as exc:
         _report([Violation(f"policy config `priceBook`: {p.message}") for p in exc.problems], report_violation)
         return
-    extra: dict[str, Any] = {"schedule": {"hours": hours}, "budget": budget}
-    suppress = declared_suppressions(declared)  # the stack's own, as in `planner plan`; the config's `suppress` too
-    outcome = plan_resources(args.resources, config, extra=extra, price_book=book, suppress=suppress)
+    outcome = plan_resources(args.resources, config, declared=declared)  # the stack policies' shared planning
     unsized = (
         [u for u in outcome.plan.stack.cluster.unplanned if u.reason in ("unsized", "unpriced")] if outcome.plan else []
     )
-    if unsized:
+    plan = outcome.plan
+    if plan is not None and unsized:
         # "nothing priced" is no pass: compute that cannot be sized fails the budget unless the user sizes it
         sized, problems = _size_unsized(unsized, config, outcome.rebuilt.data)
         if problems:
             _report([Violation(m, outcome.rebuilt.urn_of(u.path)) for m, u in problems], report_violation)
             return
-        outcome = plan_resources(
-            args.resources, config, extra=dict(extra, node_groups=sized), price_book=book, suppress=suppress
+        plan = _planned_sized(args, config, declared, pack_limits, sized, book).plan
+    elif plan is not None and (pack_limits or config.get("hours") or book is not None or _no_hours(plan)):
+        plan = reprice(
+            plan,
+            _verdict_rules(config),
+            PlanOptions(price_book=book, suppress=outcome.suppress),
+            schedule=_schedule(plan, config),
+            budget=Budget(pack_limits.get("total_usd"), pack_limits.get("monthly_usd"), CLUSTER_PATH + ("budget",))
+            if pack_limits
+            else plan.stack.cluster.budget,
         )
-    if outcome.plan is None or outcome.plan.cost is None:
+    if plan is None or plan.cost is None:
         # a cluster that could not be read back cannot be shown to be within budget
         unseen = (
             [Violation(f"cannot price the cluster: {g.message}", g.urn) for g in outcome.gaps]
@@ -156,10 +176,8 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         )
         _report(outcome.problems + unseen, report_violation)
         return
-    verdicts = (
-        (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE) if config.get("requireCompletePricing") else (BUDGET_RULE,)
-    )
-    doc = document(outcome.plan)
+    verdicts = _verdict_rules(config)
+    doc = document(plan)
     (stack,) = doc.stacks
     priced = stack.cost
     if priced is None:  # not reached: the plan has a cost (above); the document types it as optional
@@ -169,11 +187,60 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
     )
     _report(
         [
-            Violation(f"{_in_pack_terms(message) if from_pack else message} Estimate: {estimate}", f.resource)
+            Violation(f"{_in_pack_terms(message) if pack_limits else message} Estimate: {estimate}", f.resource)
             for f, message in described(doc)
             if f.rule in verdicts and not f.suppressed
         ],
         report_violation,
+    )
+
+
+def _verdict_rules(config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The rules whose findings are the budget's verdict; with requireCompletePricing a price that is
+    unknown (or does not exist) fails it too, since the total is then a lower bound."""
+    if config.get("requireCompletePricing"):
+        return (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE)
+    return (BUDGET_RULE,)
+
+
+def _no_hours(plan: StackPlan) -> bool:
+    """The stack gives no hours (no schedule.hours, no workload): the budget prices one billing month."""
+    return plan.cost is not None and plan.cost.run_hours is None
+
+
+def _schedule(plan: StackPlan, config: Mapping[str, Any]) -> Schedule | None:
+    """The schedule the budget prices: the config's `hours`, else the stack's own (its schedule, or none
+    when its workload gives the hours), else one billing month."""
+    if config.get("hours"):
+        return Schedule(float(config["hours"]), CLUSTER_PATH + ("schedule",))
+    if not _no_hours(plan):
+        return plan.stack.cluster.schedule
+    return Schedule(float(HOURS_PER_MONTH), CLUSTER_PATH + ("schedule",))
+
+
+def _planned_sized(
+    args: StackValidationArgs,
+    config: Mapping[str, Any],
+    declared: Mapping[str, Any] | None,
+    pack_limits: Mapping[str, Any],
+    sized: list[dict[str, Any]],
+    book: PriceBook | None,
+) -> Outcome:
+    """The cluster with its unsized compute sized from the config (`_size_unsized`) planned once more.
+
+    This is a different cluster from the one the stack policies share: node groups are added, so
+    the read-back's model is parsed again and every rule that reads the groups would judge it
+    differently; re-pricing the shared plan cannot stand in for it. Only a budget whose stack has
+    compute without a count, and whose config sizes it, plans this second time.
+    """
+    budget = dict(pack_limits) if pack_limits else declared_planning(declared).get("budget")
+    return plan_resources(
+        args.resources,
+        config,
+        # `hours` is set: `_size_unsized` sizes nothing without it
+        extra={"schedule": {"hours": config["hours"]}, "budget": budget, "node_groups": sized},
+        declared=declared,
+        price_book=book,
     )
 
 
@@ -236,8 +303,9 @@ def validate_efa_security_groups(args: StackValidationArgs, report_violation: Re
         return
     _report(
         [
-            Violation(f"[{EFA_SECURITY_GROUP_RULE}] {v.message}", v.urn)
+            Violation(message, v.urn)
             for v in security_groups.violations(Graph(from_policy(r) for r in args.resources))
+            for _, message in resource_checks.reported(EFA_SECURITY_GROUP_RULE, [v.message])
         ],
         report_violation,
     )
@@ -304,7 +372,8 @@ budget = StackValidationPolicy(
             "hours": {
                 "type": "number",
                 "minimum": 0,
-                "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, else 730)",
+                "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, "
+                "else its workload's hours, else 730)",
             },
             "instances": {
                 "type": "integer",

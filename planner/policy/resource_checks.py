@@ -12,11 +12,11 @@ others (IMDSv2, security groups per interface) also run under `planner plan --pr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
-from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup
+from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup, Note
 from planner.core.rules.resource_checks import (
     IMDSV2,
     INTERFACE_SECURITY_GROUPS,
@@ -82,12 +82,21 @@ def lustre_values(resource_type: str, props: Mapping[str, Any]) -> Reported:
 
 def efa_interfaces(resource_type: str, props: Mapping[str, Any]) -> Reported:
     """The pack's `planner-efa-interfaces`: security groups per interface (`interface-security-groups`)."""
-    return [
-        (INTERFACE_SECURITY_GROUPS, f"[{INTERFACE_SECURITY_GROUPS}] {m}")
-        for m in interface_security_groups(resource_type, props)
-    ]
+    return reported(INTERFACE_SECURITY_GROUPS, interface_security_groups(resource_type, props))
 
 
 def imdsv2(resource_type: str, props: Mapping[str, Any]) -> Reported:
     """The pack's `planner-imdsv2`: launch templates and instances require IMDSv2 (`imdsv2-required`)."""
-    return [(IMDSV2, f"[{IMDSV2}] {m}") for m in imdsv2_required(resource_type, props)]
+    return reported(IMDSV2, imdsv2_required(resource_type, props))
+
+
+def reported(rule_id: str, messages: Iterable[str]) -> Reported:
+    """What a check of resource properties found, as rule `rule_id` reports it: each message becomes a
+    read-back note of a one-resource model, and the rule's findings on it go through the one document
+    (`rules_report`, `described`), as `planner plan --program` reports the same notes; so the id, the
+    message and the remediation the pack prints are the registry's, not a second wording kept here."""
+    notes = tuple(Note(m, rule=rule_id) for m in messages)
+    if not notes:
+        return []
+    cluster = Cluster(availability_zone="", node_groups=(), notes=notes)
+    return [(f.rule, message) for f, message in described(rules_report(cluster, _NO_REGION, (rule_id,)))]

@@ -37,7 +37,7 @@ def interface_security_groups(resource_type: str, props: Mapping[str, Any]) -> l
     if interfaces and (as_list(props.get("vpcSecurityGroupIds")) or as_list(props.get("securityGroupNames"))):
         return [
             "security groups are set at the top level of a launch template that declares network interfaces; "
-            "set them per interface (networkInterfaces[].securityGroups) instead"
+            "with network interfaces, EC2 takes security groups only as part of each interface"
         ]
     return []
 
@@ -53,11 +53,14 @@ def imdsv2_required(resource_type: str, props: Mapping[str, Any]) -> list[str]:
         return []  # computed from another resource; checked at update
     if tokens == "required":
         return []
-    shown = "not set" if tokens is None else f"'{tokens}'"
-    return [
-        f"metadataOptions.httpTokens is {shown}; set it to 'required' so that only IMDSv2 (session tokens) "
-        f"can read instance credentials. See {IMDS_DOC}"
-    ]
+    if tokens is None:  # the API's default: required only when the AMI's ImdsSupport is v2.0
+        what = (
+            "not set, so IMDSv2 is required only if the AMI's ImdsSupport is v2.0, which the program does not show; "
+            "otherwise IAM role credentials can be retrieved without a session token (IMDSv1)"
+        )
+    else:
+        what = f"'{tokens}': IAM role credentials can be retrieved without a session token (IMDSv1)"
+    return [f"metadataOptions.httpTokens is {what}. See {IMDS_DOC}"]
 
 
 # checks of one resource whose rules only the read-back of resources can fire: run per resource by

@@ -4,14 +4,14 @@ plan a stack through `plan_stack`, so they run the same rules and the same cost 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.core import cost as _cost
 from planner.core import rules as _rules
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.document.stacks import COMMAND_LINE, EXTERNAL, IN_SOURCE  # suppression kinds, as SARIF names them
-from planner.core.model.cluster import Stack
+from planner.core.model.cluster import Budget, Schedule, Stack
 from planner.core.model.findings import Finding
 from planner.core.planning.summary import summarize
 from planner.core.reading.problems import InputError, Problem
@@ -68,6 +68,31 @@ def plan_stack(stack: Stack, options: PlanOptions = PlanOptions()) -> StackPlan:
     ctx = _rules.RuleContext(stack, cat, cost, options.rule_options)
     findings = settle(_rules.evaluate(ctx), stack, options.suppress)
     return StackPlan(stack, summary, findings, cost, unused_suppressions(findings, stack, options.suppress))
+
+
+def reprice(
+    plan: StackPlan,
+    rule_ids: Iterable[str],
+    options: PlanOptions = PlanOptions(),
+    *,
+    schedule: Schedule | None,
+    budget: Budget | None,
+) -> StackPlan:
+    """`plan`'s stack with another `schedule` and `budget`, priced again with `options.price_book`
+    and judged by the rules `rule_ids` only.
+
+    For a question about the cost of a stack already planned (the policy pack's budget, priced
+    for its own hours, limits or price book): the topology, and the findings of every rule that
+    does not read the estimate, are the plan's, so reading the stack again and running the whole
+    rule set would only repeat them. The result has no unused suppressions: with only some rules
+    run, a suppression of any other rule would look unused when it is not.
+    """
+    stack = replace(plan.stack, cluster=replace(plan.stack.cluster, schedule=schedule, budget=budget))
+    cat = _catalogue.load()
+    cost = _cost.estimate(stack, options.price_book or _cost.load_price_book(None), cat)
+    ctx = _rules.RuleContext(stack, cat, cost, options.rule_options)
+    findings = settle(_rules.evaluate(ctx, tuple(rule_ids)), stack, options.suppress)
+    return StackPlan(stack, summarize(stack.cluster, cat), findings, cost)
 
 
 def settle(findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = ()) -> tuple[Finding, ...]:

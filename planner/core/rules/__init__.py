@@ -12,7 +12,7 @@ registers: suppressions are settled by `planner.core.planning.pipeline`, the ref
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from planner.core.model.findings import Finding
 from planner.core.rules.rule_registry import Check, Rule, RuleContext
@@ -86,6 +86,15 @@ def get(rule_id: str) -> Rule | None:
     return lookup(rule_id)
 
 
-def evaluate(ctx: RuleContext) -> Iterator[Finding]:
-    for r in registry().values():
-        yield from r.run(ctx)
+def evaluate(ctx: RuleContext, rule_ids: Iterable[str] | None = None) -> Iterator[Finding]:
+    """Every rule's findings on `ctx`, in id order; or only the rules `rule_ids` names, in that order,
+    for a caller that asks one question of a stack already planned (LookupError: an id names no rule)."""
+    if rule_ids is None:
+        for r in registry().values():
+            yield from r.run(ctx)
+        return
+    for rid in rule_ids:
+        found = RULES.get(rid)
+        if found is None:
+            raise LookupError(f"rule {rid!r} is not registered")
+        yield from found.run(ctx)
