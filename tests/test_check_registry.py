@@ -119,7 +119,9 @@ def test_plan_program_reports_the_resource_checks_at_the_resource(tmp_path: Path
     (f,) = [f for f in stack["findings"] if f["rule"] == "imdsv2-required"]
     assert f["severity"] == "error" and f["file"].endswith("__main__.py") and f["line"]
     assert f["resource"].endswith("aws:ec2/launchTemplate:LaunchTemplate::" + f["resource"].rsplit("::", 1)[1])
-    assert f["message"].startswith("metadataOptions.httpTokens is 'optional': IAM role credentials can be retrieved without a session token")
+    assert f["message"].startswith(
+        "metadataOptions.httpTokens is 'optional': IAM role credentials can be retrieved without a session token"
+    )
     # the fix in the program's terms (pulumi_aws's Python names), on the resource as declared
     assert f["fix"].startswith('in aws.ec2.LaunchTemplate "') and f["fix"].endswith(
         ': set metadata_options={"http_tokens": "required"}'
