@@ -187,6 +187,38 @@ def test_outputs_carry_the_plan_summary_and_cost() -> None:
     assert seen["cost"] == (None if expected.cost is None else expected.cost.to_json())
 
 
+@pytest.mark.parametrize("suppress", [False, True], ids=["reported", "suppressed"])
+def test_findings_output_is_the_json_reports_findings(suppress: bool) -> None:
+    """The component's `findings` are what `planner plan --format json` gives for the same stack file,
+    key for key (the document's shape: path, fix, parts, a suppression's kind and reason)."""
+    import json
+
+    import yaml
+
+    from planner.core.reading.yaml_lines import load_path
+    from tests.conftest import run_cli
+
+    rel = "tests/invalid_stacks/Pulumi.efa-recommended.yaml"
+    raw = yaml.safe_load((ROOT / rel).read_text())["config"]["planner:cluster"]
+    if suppress:
+        raw = dict(raw, suppress=[{"rule": "efa-recommended", "reason": "a test cluster"}])
+    seen: dict[str, Any] = {}
+
+    def declare() -> None:
+        lines = load_path(str(ROOT / rel))[1]
+        c = from_config("efa-recommended", raw, "us-east-2", file=rel, lines=lines)
+        c.findings.apply(lambda f: seen.__setitem__("findings", f))
+
+    run(declare, MotoMocks("us-east-2"))
+    (finding,) = seen["findings"]
+    if suppress:
+        assert finding["suppressed"] and finding["suppression"] == {"kind": "inSource", "reason": "a test cluster"}
+        return
+    cli = json.loads(run_cli("plan", rel, "--format", "json").out)["stacks"][0]["findings"]
+    assert seen["findings"] == cli
+    assert finding["path"] == "planner:cluster.node_groups[0].efa" and finding["parts"] == [0] and finding["fix"]
+
+
 def _raw_cluster(name: str) -> dict[str, Any]:
     import yaml
 

@@ -53,11 +53,12 @@ def test_trn2_on_demand_is_the_last_published_rate_and_says_so() -> None:
     assert "confirm with AWS" in price.assumption and "mirror" in price.note
 
 
-def test_seed_book_is_selectable_by_name() -> None:
-    seed = load_price_book("seed-2024")
-    assert seed.name == "seed-2024"
-    assert {k[0] for k in seed.instances} == {"p5en.48xlarge", "trn2.48xlarge"}
-    assert all(p.as_of == "2024-12-03" and p.assumption for p in seed.instances.values())
+def test_capacity_block_book_of_2024_is_selectable_by_name() -> None:
+    book = load_price_book("capacity-blocks-2024")
+    assert book.name == "capacity-blocks-2024"
+    assert {k[0] for k in book.instances} == {"p5en.48xlarge", "trn2.48xlarge"}
+    assert {k[2] for k in book.instances} == {"capacity-block"}
+    assert all(p.as_of == "2024-12-03" and p.assumption for p in book.instances.values())
 
 
 def test_user_file_takes_precedence_and_keeps_the_rest(tmp_path: Path) -> None:
@@ -239,9 +240,10 @@ def test_unknown_book_name_is_an_input_error(stack_file) -> None:
     stack = stack_file(
         "availability_zone: us-east-2a\nnode_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 1}\n"
     )
-    res = run_cli("plan", str(stack), "--price-book", "seed-1999")
+    res = run_cli("plan", str(stack), "--price-book", "rates-1999")
     assert res.code == 2
-    assert "seed-1999: --price-book: no such file; expected a YAML price book or one of: current, seed-2024" in res.err
+    expected = "one of: current, capacity-blocks-2024"
+    assert f"rates-1999: --price-book: no such file; expected a YAML price book or {expected}" in res.err
 
 
 def test_a_users_ebs_price_wins_over_the_built_in_one(tmp_path: Path) -> None:

@@ -64,7 +64,7 @@ def test_the_pages_have_their_examples() -> None:
     for page in ("README.md", "docs/getting-started.md"):  # the first stack's plan, priced
         assert by_page[page] == [["planner", "plan", "stacks/Pulumi.p5en-train.yaml"]]
     compare = [a[1] for a in by_page["docs/tasks/compare.md"]]
-    assert compare == ["compare", "compare", "diff"]  # the seed comparison under both books, the diff
+    assert compare == ["compare", "compare", "diff"]  # the December 2024 comparison under both books, the diff
     assert ["echo", "$?"] in by_page["docs/rules.md"]
     assert ["planner", "preflight", "stacks/Pulumi.p5-research.yaml"] in by_page["docs/tasks/preflight.md"]
     for page in (

@@ -123,7 +123,7 @@ def _pages(nav: list) -> list[str]:
 
 
 def test_the_docs_use_no_private_words() -> None:
-    """Docs are read by users: no "seed" (the price book `seed-2024` is a name), no "the facts",
+    """Docs are read by users: no "seed", no "the facts",
     no path into this project's private folders (the same check as every command's output)."""
     from tests.test_private_words import private_words
 

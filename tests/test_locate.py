@@ -10,6 +10,7 @@ import pytest
 
 from planner.core.input.locations import locate, nearest
 from planner.core.input.stack_files import load_stack
+from planner.core.planning.build_report import finding as reported
 from planner.core.planning.pipeline import plan_stack
 from planner.core.reading.fields import key_path
 from tests.conftest import run_cli
@@ -41,7 +42,7 @@ def test_every_finding_has_a_path_that_locates_its_line(path: Path) -> None:
         assert f.path and f.path[:2] == ("config", "planner:cluster"), f
         where = locate(stack, f.path)
         assert (where.file, where.line) == (f.file, f.line), f
-        assert f.to_json()["path"] == key_path(f.path)
+        assert reported(f, stack).to_json()["path"] == key_path(f.path)
 
 
 def test_json_and_sarif_carry_the_path() -> None:

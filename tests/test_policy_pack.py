@@ -761,9 +761,8 @@ def test_budget_config_problems() -> None:
     found = violations(
         policies.budget, stack_args(hand_written(), config={"maxTotalUsd": 1, "priceBook": "/nonexistent.yaml"})
     )
-    assert found == [
-        ("policy config `priceBook`: no such file; expected a YAML price book or one of: current, seed-2024", None)
-    ]
+    books = "current, capacity-blocks-2024"
+    assert found == [(f"policy config `priceBook`: no such file; expected a YAML price book or one of: {books}", None)]
     assert violations(policies.budget, stack_args(hand_written(), config={})) == []
 
 

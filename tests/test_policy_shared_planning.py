@@ -105,7 +105,7 @@ def test_pack_hours_and_limits_reprice_the_one_planning(declare: Any, counted: d
 def test_a_repriced_plan_has_the_findings_and_cost_of_a_full_planning() -> None:
     """`reprice` against planning the stack again with the other schedule, budget and book: the same cost,
     the same findings of the rules it runs."""
-    book = load_price_book("seed-2024")
+    book = load_price_book("capacity-blocks-2024")
     rules = ("budget-exceeded", "price-unknown", "purchase-not-sold", "budget-incomplete-cost")
     for path in sorted((ROOT / "stacks").glob("Pulumi.*.yaml")):
         stack = load_stack(str(path))

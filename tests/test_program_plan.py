@@ -107,6 +107,19 @@ node_groups:
     assert all(line.startswith("planner: ") for line in result.err.splitlines())
 
 
+def test_program_option_errors_name_the_command_that_was_run(tmp_path: Path) -> None:
+    """`--program` without `--stack`, or with stack files, is said in the name of the command run."""
+    for command in ("plan", "preflight", "diff"):
+        res = run_cli(command, "--program", str(tmp_path))
+        assert res.code == 2
+        assert res.err.strip() == f"planner: planner {command}: --stack: --program DIR and --stack NAME go together"
+        res = run_cli(command, "--stack", "dev")
+        assert res.err.strip() == f"planner: planner {command}: --program: --program DIR and --stack NAME go together"
+        res = run_cli(command, "--program", str(ROOT), "--stack", "trn2-dev", "stacks/Pulumi.trn2-dev.yaml")
+        assert res.code == 2
+        assert res.err.strip() == f"planner: planner {command}: PATH: give stack files or --program, not both"
+
+
 def test_unusable_program_or_options_exit_2(tmp_path: Path) -> None:
     raising = project(tmp_path, "availability_zone: us-east-2b", main="raise ValueError('boom\\nsecond line')\n")
     cases = [

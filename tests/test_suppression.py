@@ -106,6 +106,25 @@ def test_unknown_rule_on_command_line_is_bad_input(stack_file) -> None:
     )  # and in the report
 
 
+def test_unknown_rule_on_command_line_is_in_no_file_in_sarif_and_annotations(stack_file) -> None:
+    """A `--suppress` problem is in no file: SARIF has it as a notification of the run (GitHub code
+    scanning refuses a result without a location), the annotation names no file."""
+    path = str(stack_file(WARN_ONLY, region=R))
+    res = run_cli("plan", path, "--suppress", "no-such-rule", "--format", "sarif")
+    assert res.code == 2
+    (run,) = json.loads(res.out)["runs"]
+    assert run["results"] == []
+    (invocation,) = run["invocations"]
+    assert invocation["executionSuccessful"] is False
+    (note,) = invocation["toolExecutionNotifications"]
+    assert note["level"] == "error" and note["message"]["text"].startswith("--suppress: unknown rule 'no-such-rule'")
+    rules = run["tool"]["driver"]["rules"]
+    assert rules[note["associatedRule"]["index"]]["id"] == note["associatedRule"]["id"] == "invalid-input"
+    res = run_cli("plan", path, "--suppress", "no-such-rule", "--format", "github")
+    assert res.code == 2
+    assert res.out.splitlines()[0].startswith("::error title=invalid input::--suppress: unknown rule 'no-such-rule'")
+
+
 def test_suppression_needs_a_reason(stack_file) -> None:
     res = run_cli("plan", str(stack_file(ERROR + "suppress:\n  - rule: public-ip-multi-card\n", region=R)))
     assert res.code == 2

@@ -222,7 +222,7 @@ def stack_json_schema() -> str:
 
 
 def price_book_page() -> str:
-    from planner.core.cost.book import builtin
+    from planner.core.cost.book import BUILTIN, builtin
 
     out = [
         "# Price book reference\n",
@@ -231,7 +231,7 @@ def price_book_page() -> str:
         "it was read. What is not listed is unknown, never zero. The [cost page](../cost.md) explains how the ",
         "estimate uses them.\n\n",
     ]
-    for name in ("current", "seed-2024"):
+    for name in BUILTIN:
         book = builtin(name)
         out.append(
             f"## `{name}`\n\n### Instances (USD per instance-hour)\n\n"

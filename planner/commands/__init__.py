@@ -137,6 +137,28 @@ def stacks_from_args(args: argparse.Namespace, paths: Iterable[str]) -> list[Sta
     return loaded.stacks
 
 
+def check_program_arguments(command: str, args: argparse.Namespace, paths: Iterable[str] = ()) -> None:
+    """`--program DIR` and `--stack NAME` go together, and not with stack file paths; the one line
+    names the command that was run (`planner preflight: --stack: ...`), not always `plan`."""
+    from planner.core.reading.problems import InputError, Problem
+
+    where = f"planner {command}"
+    if not args.program or not args.stack:
+        flag = "--program" if not args.program else "--stack"
+        raise InputError([Problem(where, None, flag, "--program DIR and --stack NAME go together")])
+    if list(paths):
+        raise InputError([Problem(where, None, "PATH", "give stack files or --program, not both")])
+
+
+def program_stacks(command: str, args: argparse.Namespace) -> list[Stack]:
+    """The cluster `--program DIR --stack NAME` declares, read back from a run of the program
+    (`plan`, `preflight`); the arguments are checked first, in the command's name."""
+    check_program_arguments(command, args, args.paths)
+    from planner.runtime.offline_run import stacks_for_cli
+
+    return stacks_for_cli(args.program, args.stack, args.program_timeout)
+
+
 def report_skipped(skipped: list[str]) -> None:
     """The one info line on standard error for the plain Pulumi stack files a folder held."""
     if skipped:

@@ -249,36 +249,23 @@ def _document(
 def _compare_program(args: argparse.Namespace) -> Report:
     """`diff --program DIR --stack NAME --base-ref REF`: the program run (as `plan --program`, the
     same runner and limits) at REF, checked out in a temporary `git worktree`, and in the working tree."""
-    from planner.commands import book_from_args
+    from planner.commands import book_from_args, check_program_arguments
     from planner.commands.plan import rule_options
     from planner.core.planning.pipeline import PlanOptions, plan_stacks
     from planner.runtime.offline_run import load, stacks_for_cli
 
-    where = "planner diff"
-    if not args.program or not args.stack:
-        raise InputError(
-            [
-                Problem(
-                    where,
-                    None,
-                    "--program" if not args.program else "--stack",
-                    "--program DIR and --stack NAME go together",
-                )
-            ]
-        )
+    check_program_arguments("diff", args, args.paths)
     if not args.base_ref:
         raise InputError(
             [
                 Problem(
-                    where,
+                    "planner diff",
                     None,
                     "--base-ref",
                     "--program needs --base-ref REF: the git ref to compare with (such as origin/main or HEAD)",
                 )
             ]
         )
-    if args.paths:
-        raise InputError([Problem(where, None, "PATH", "give stack files or --program, not both")])
     if args.base_ref.startswith("-"):  # git would read it as an option
         raise InputError(
             [
@@ -287,7 +274,7 @@ def _compare_program(args: argparse.Namespace) -> Report:
                 )
             ]
         )
-    head_stacks = stacks_for_cli(args.program, args.stack, [], args.program_timeout)
+    head_stacks = stacks_for_cli(args.program, args.stack, args.program_timeout)
     top = (
         _git(["-C", args.program, "rev-parse", "--show-toplevel"], f"{args.program} is not in a git repository")
         .decode()
@@ -306,7 +293,7 @@ def _compare_program(args: argparse.Namespace) -> Report:
         base_stacks = []  # no project, or no such stack, at the base: every cluster is added
         if present and load(base_dir).stack_file(args.stack) is not None:
             try:
-                base_stacks = stacks_for_cli(base_dir, args.stack, [], args.program_timeout)
+                base_stacks = stacks_for_cli(base_dir, args.stack, args.program_timeout)
             except InputError as exc:  # the base's own problems, named as `REF:path` like its findings
                 raise InputError(
                     [

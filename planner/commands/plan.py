@@ -83,13 +83,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _plans(args: argparse.Namespace) -> list[Any]:  # list[StackPlan]
-    from planner.commands import book_from_args, stacks_from_args
+    from planner.commands import book_from_args, program_stacks, stacks_from_args
     from planner.core.planning.pipeline import PlanOptions, plan_stacks
 
     if args.program or args.stack:
-        from planner.runtime.offline_run import stacks_for_cli
-
-        stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
+        stacks = program_stacks("plan", args)
     else:
         stacks = stacks_from_args(args, args.paths or [_project_stacks()])
     return plan_stacks(
@@ -104,7 +102,11 @@ class problems_shown:
     """`with problems_shown(command, args):` a run stopped by unusable input still writes its
     report, in the format asked for, holding the problems (a SARIF result and an annotation on
     the stack file's line, JSON `problems`, ...); the InputError goes on, so each problem is
-    also one line on standard error and the exit code is 2."""
+    also one line on standard error and the exit code is 2.
+
+    Except for a table on a terminal that is also standard error's: the report would say
+    each problem a second time on the same screen, so the lines on standard error stand alone
+    there (redirected, piped or written with `--output`, the report is written as always)."""
 
     def __init__(self, command: str, args: argparse.Namespace) -> None:
         self.command, self.args = command, args
@@ -115,7 +117,7 @@ class problems_shown:
     def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> None:
         from planner.core.reading.problems import InputError
 
-        if isinstance(exc, InputError):
+        if isinstance(exc, InputError) and not _said_on_the_same_screen(self.args):
             from planner.core.planning.build_report import problems_report
 
             try:
@@ -176,3 +178,19 @@ def write(text: str, output: str | None) -> None:
         write_atomic(output, text, "--output")  # a temporary file, then a rename: never a half-written report
     else:
         emit(text)
+
+
+def _said_on_the_same_screen(args: argparse.Namespace) -> bool:
+    """True when a table report of the problems would go to the terminal their stderr lines go to."""
+    import sys
+
+    if getattr(args, "format", "table") != "table" or getattr(args, "output", None):
+        return False
+    return _is_terminal(sys.stdout) and _is_terminal(sys.stderr)
+
+
+def _is_terminal(stream: object) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+    except (OSError, ValueError, AttributeError):  # closed or not a file
+        return False

@@ -73,9 +73,9 @@ def run(args: argparse.Namespace) -> int:
 
     with plan.problems_shown("preflight", args):
         if args.program or args.stack:  # the program's cluster, read back as `plan --program` reads it
-            from planner.runtime.offline_run import stacks_for_cli
+            from planner.commands import program_stacks
 
-            stacks = stacks_for_cli(args.program, args.stack, args.paths, args.program_timeout)
+            stacks = program_stacks("preflight", args)
         else:
             stacks = stacks_from_args(
                 args, args.paths or [plan._project_stacks("preflight")]

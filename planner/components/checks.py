@@ -22,7 +22,7 @@ from planner.core.document.stacks import ReportedFinding, StackReport
 from planner.core.input.stack_files import parse_cluster
 from planner.core.model.cluster import Stack
 from planner.core.planning.build_report import report as build_report
-from planner.core.planning.pipeline import StackPlan, plan_stack
+from planner.core.planning.pipeline import plan_stack
 from planner.core.reading.problems import InputError, Problem
 from planner.core.reading.yaml_lines import Lines
 from planner.runtime import declared_clusters as registry
@@ -78,21 +78,23 @@ def stack_region(region: str | None, file: str) -> str:
     return found
 
 
-def plan_or_stop(label: str, stack: Stack) -> StackPlan:
+def plan_or_stop(label: str, stack: Stack) -> StackReport:
     """Plan `stack`; record it; log warnings; raise ClusterRejected on unsuppressed errors.
 
-    Under `registry.collecting()` (planner plan --program) nothing is logged or raised:
-    the caller reports the findings itself.
+    Returns the stack as the document reports it (`planner.core.document.StackReport`): what the
+    component's `findings` and `cost` outputs serialise, in the shape `planner plan --format json`
+    gives them. Under `registry.collecting()` (planner plan --program) nothing is logged or
+    raised: the caller reports the findings itself.
     """
     try:
         plan = plan_stack(stack)
     except InputError as exc:  # e.g. a suppression naming no rule
         raise ClusterInputError(exc.problems) from None
     registry.record(stack)
-    if registry.is_collecting():
-        return plan
-    doc = build_report("components", [plan])  # the one document: the logs and the error are rendered from it
+    doc = build_report("components", [plan])  # the one document: outputs, logs and the error are rendered from it
     (planned,) = doc.stacks
+    if registry.is_collecting():
+        return planned
     for f in planned.findings:
         if f.suppressed:
             continue
@@ -103,7 +105,7 @@ def plan_or_stop(label: str, stack: Stack) -> StackPlan:
     errors = rejected(planned)
     if errors:
         raise ClusterRejected(label, errors, doc)
-    return plan
+    return planned
 
 
 def rejected(stack: StackReport) -> list[ReportedFinding]:
@@ -111,6 +113,11 @@ def rejected(stack: StackReport) -> list[ReportedFinding]:
     return [f for f in stack.findings if f.severity == "error" and not f.suppressed]
 
 
-def cost_json(plan: StackPlan) -> Any:
-    """The cost estimate as plain data (None until pricing is wired into the pipeline)."""
-    return None if plan.cost is None else plan.cost.to_json()
+def findings_json(stack: StackReport) -> list[dict[str, Any]]:
+    """The findings as `planner plan --format json` has them (`stacks[].findings[]`, docs/output.md)."""
+    return [f.to_json() for f in stack.findings]
+
+
+def cost_json(stack: StackReport) -> Any:
+    """The cost estimate as `planner plan --format json` has it (`stacks[].cost`); None without one."""
+    return None if stack.cost is None else stack.cost.to_json()

@@ -61,13 +61,13 @@ class AcceleratedCluster(pulumi.ComponentResource):
         region = checks.stack_region(args.region, file)
         self.stack = checks.stack_from_config(name, args.to_config(), region, file, lines=lines)
         self._check_types(self.stack, file)
-        plan = checks.plan_or_stop(label, self.stack)
+        planned = checks.plan_or_stop(label, self.stack)
         _check_buildable(self.stack, file, args)
 
         super().__init__(self.TYPE, name, None, opts)
-        self.summary = pulumi.Output.from_input(plan.summary)
-        self.cost = pulumi.Output.from_input(checks.cost_json(plan))
-        self.findings = pulumi.Output.from_input([f.to_json() for f in plan.findings])
+        self.summary = pulumi.Output.from_input(planned.summary.to_json())
+        self.cost = pulumi.Output.from_input(checks.cost_json(planned))
+        self.findings = pulumi.Output.from_input(checks.findings_json(planned))
         self.launch_template_ids, self.auto_scaling_group_names = {}, {}
         self.storage = None
         self._build(name, args, region)

@@ -389,7 +389,7 @@ budget = StackValidationPolicy(
             },
             "priceBook": {
                 "type": "string",
-                "description": "price book: current (default), seed-2024, or a YAML file "
+                "description": "price book: current (default), capacity-blocks-2024, or a YAML file "
                 "(relative to the policy pack folder) over the current book",
             },
             **_LOCATION_SCHEMA,

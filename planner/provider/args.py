@@ -165,8 +165,17 @@ class LustreStorageArgs(TypedDict):
     """Default: the stack's `aws:region`."""
 
 
+class FindingSuppression(TypedDict):
+    """How and why a finding is suppressed."""
+
+    kind: str
+    """inSource (the cluster's own `suppress` list) or external (`planner plan --suppress`)."""
+    reason: str
+    """Why the finding does not apply, as the suppression gives it."""
+
+
 class Finding(TypedDict):
-    """One finding of planner's rules on the cluster, as `planner plan --format json` prints it."""
+    """One finding of planner's rules on the cluster, as `planner plan --format json` prints it (`stacks[].findings[]`)."""
 
     rule: str
     """The rule id."""
@@ -178,5 +187,15 @@ class Finding(TypedDict):
     """Where the cluster was declared (the component, e.g. Trn2Cluster('train'))."""
     line: int | None
     """The line, when declared in a file."""
+    path: str
+    """The key path of the value at fault, as written under `config:` (planner:cluster.node_groups[0].count); empty for the cluster as a whole."""
     suppressed: bool
     """Suppressed findings are reported but never fail."""
+    suppression: NotRequired[FindingSuppression]
+    """How and why, when the finding is suppressed."""
+    resource: NotRequired[str]
+    """The Pulumi URN of the resource at fault, when the finding is about a resource."""
+    fix: NotRequired[str]
+    """The change to make in this cluster, when the rule can name one."""
+    parts: NotRequired[list[int]]
+    """Indexes of the node groups (then the file system) whose keys are on the finding's line, when declared in a file."""

@@ -112,7 +112,7 @@ class Trn2Cluster(pulumi.ComponentResource):
     cost: pulumi.Output[Any]
     """The cost estimate with its line items, each price with its source and date, as `planner plan --format json` prints it."""
     findings: pulumi.Output[list[Finding]]
-    """Every finding of planner's rules on the cluster (errors stop the component before anything is created)."""
+    """Every finding of planner's rules on the cluster, as `planner plan --format json` prints them (`stacks[].findings`); errors stop the component before anything is created."""
     instances: pulumi.Output[int]
     """Instances in all node groups."""
     accelerators: pulumi.Output[int]
@@ -147,7 +147,7 @@ class UltraServerCluster(pulumi.ComponentResource):
     cost: pulumi.Output[Any]
     """The cost estimate with its line items, each price with its source and date, as `planner plan --format json` prints it."""
     findings: pulumi.Output[list[Finding]]
-    """Every finding of planner's rules on the cluster (errors stop the component before anything is created)."""
+    """Every finding of planner's rules on the cluster, as `planner plan --format json` prints them (`stacks[].findings`); errors stop the component before anything is created."""
     instances: pulumi.Output[int]
     """Instances in all node groups."""
     accelerators: pulumi.Output[int]
@@ -182,7 +182,7 @@ class P5enCluster(pulumi.ComponentResource):
     cost: pulumi.Output[Any]
     """The cost estimate with its line items, each price with its source and date, as `planner plan --format json` prints it."""
     findings: pulumi.Output[list[Finding]]
-    """Every finding of planner's rules on the cluster (errors stop the component before anything is created)."""
+    """Every finding of planner's rules on the cluster, as `planner plan --format json` prints them (`stacks[].findings`); errors stop the component before anything is created."""
     instances: pulumi.Output[int]
     """Instances in all node groups."""
     accelerators: pulumi.Output[int]

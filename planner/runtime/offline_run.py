@@ -597,23 +597,9 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if not isinstance(exc, pulumi.RunError) else text
 
 
-def stacks_for_cli(
-    directory: str | None, stack: str | None, paths: list[str], timeout: float | None = PROGRAM_TIMEOUT_SECONDS
-) -> list[Stack]:
-    """`planner plan --program DIR --stack NAME`: both are needed, and no stack file paths."""
-    if not directory or not stack:
-        raise InputError(
-            [
-                Problem(
-                    "planner plan",
-                    None,
-                    "--program" if not directory else "--stack",
-                    "--program DIR and --stack NAME go together",
-                )
-            ]
-        )
-    if paths:
-        raise InputError([Problem("planner plan", None, "PATH", "give stack files or --program, not both")])
+def stacks_for_cli(directory: str, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS) -> list[Stack]:
+    """The stack `--program DIR --stack NAME` declares (the command checked that both are given,
+    in its own name: `planner.commands.check_program_arguments`), read back from a run of the program."""
     program = load(directory)
     if program.stack_file(stack) is None:  # the program would run with no config: say so, not "declares no compute"
         raise InputError(

@@ -1177,6 +1177,33 @@ def _fsx_lustre() -> Any:
     }
 
 
+def _prices_capacity_blocks_2024() -> Any:
+    return {
+        'name': 'capacity-blocks-2024',
+        'description': 'EC2 Capacity Block rates of late 2024 (re:Invent 2024): p5en.48xlarge 45.23, trn2.48xlarge 44.70 USD per instance-hour',
+        'instances': [
+            {
+                'instance_type': 'p5en.48xlarge',
+                'region': 'us-east-2',
+                'purchase': 'capacity-block',
+                'usd_per_hour': 45.23,
+                'source': 'https://aws.amazon.com/ec2/capacityblocks/pricing/',
+                'as_of': date(2024, 12, 3),
+                'assumption': "quoted in December 2024 without region or purchase option; AWS's on-demand rate then was 84.80, so read as the Capacity Block rate, in us-east-2",
+            },
+            {
+                'instance_type': 'trn2.48xlarge',
+                'region': 'us-east-2',
+                'purchase': 'capacity-block',
+                'usd_per_hour': 44.7,
+                'source': 'https://aws.amazon.com/ec2/capacityblocks/pricing/',
+                'as_of': date(2024, 12, 3),
+                'assumption': 'quoted in December 2024 without region or purchase option; AWS listed no on-demand rate for trn2.48xlarge then, so read as the Capacity Block rate, in us-east-2',
+            },
+        ],
+    }
+
+
 def _prices_current() -> Any:
     return {
         'name': 'current',
@@ -3799,33 +3826,6 @@ def _prices_not_sold() -> Any:
     }
 
 
-def _prices_seed_2024() -> Any:
-    return {
-        'name': 'seed-2024',
-        'description': 'EC2 Capacity Block rates of late 2024 (re:Invent 2024): p5en.48xlarge 45.23, trn2.48xlarge 44.70 USD per instance-hour',
-        'instances': [
-            {
-                'instance_type': 'p5en.48xlarge',
-                'region': 'us-east-2',
-                'purchase': 'capacity-block',
-                'usd_per_hour': 45.23,
-                'source': 'https://aws.amazon.com/ec2/capacityblocks/pricing/',
-                'as_of': date(2024, 12, 3),
-                'assumption': "quoted in December 2024 without region or purchase option; AWS's on-demand rate then was 84.80, so read as the Capacity Block rate, in us-east-2",
-            },
-            {
-                'instance_type': 'trn2.48xlarge',
-                'region': 'us-east-2',
-                'purchase': 'capacity-block',
-                'usd_per_hour': 44.7,
-                'source': 'https://aws.amazon.com/ec2/capacityblocks/pricing/',
-                'as_of': date(2024, 12, 3),
-                'assumption': 'quoted in December 2024 without region or purchase option; AWS listed no on-demand rate for trn2.48xlarge then, so read as the Capacity Block rate, in us-east-2',
-            },
-        ],
-    }
-
-
 def _regions() -> Any:
     return {
         'version': 1,
@@ -4236,9 +4236,9 @@ FILES: dict[str, tuple[int, int, Callable[[], Any]]] = {
     'aws-quotas.yaml': (1527, 4227211141, _aws_quotas),
     'catalogue.yaml': (26034, 3370120745, _catalogue),
     'fsx_lustre.yaml': (3790, 2457872, _fsx_lustre),
+    'prices/capacity-blocks-2024.yaml': (1819, 672083193, _prices_capacity_blocks_2024),
     'prices/current.yaml': (117676, 2926306497, _prices_current),
     'prices/headlines.yaml': (1187, 3481878398, _prices_headlines),
     'prices/not-sold.yaml': (5706, 1448132288, _prices_not_sold),
-    'prices/seed-2024.yaml': (1802, 963640535, _prices_seed_2024),
     'regions.yaml': (6468, 1906964585, _regions),
 }

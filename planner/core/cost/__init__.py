@@ -9,13 +9,13 @@ AWS Price List, an adapter).
 from __future__ import annotations
 
 from planner.core.cost.book import BUILTIN, Price, PriceBook, load_price_book
-from planner.core.cost.estimate import HOURS_PER_MONTH, CostEstimate, LineItem, estimate
+from planner.core.cost.estimate import HOURS_PER_MONTH, CostEstimate, CostLine, estimate
 
 __all__ = [
     "BUILTIN",
     "HOURS_PER_MONTH",
     "CostEstimate",
-    "LineItem",
+    "CostLine",
     "Price",
     "PriceBook",
     "estimate",

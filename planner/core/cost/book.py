@@ -24,7 +24,7 @@ from planner.core.reading import yaml_lines as yamlload
 from planner.core.reading.problems import InputError, Problem
 from planner.core.reading.yaml_lines import Lines
 
-BUILTIN = ("current", "seed-2024")
+BUILTIN = ("current", "capacity-blocks-2024")
 DEFAULT = "current"
 
 INSTANCE_KEYS = ("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of", "assumption", "note")
@@ -418,7 +418,8 @@ def builtin(name: str) -> PriceBook:
 
 
 def load_price_book(spec: str | None) -> PriceBook:
-    """None or "current": the built-in book; "seed-2024": the seed's; a path: that file over "current"."""
+    """None or "current": the built-in book; "capacity-blocks-2024": the Capacity Block rates of late 2024
+    (re:Invent 2024); a path: that file over "current"."""
     if spec is None or spec in BUILTIN:
         return builtin(spec or DEFAULT)
     if not os.path.isfile(spec):

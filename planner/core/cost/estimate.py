@@ -42,7 +42,7 @@ __all__ = [
     "HOURS_PER_MONTH",
     "LUSTRE_RESOURCE",
     "CostEstimate",
-    "LineItem",
+    "CostLine",
     "billed",
     "estimate",
     "price_components",
@@ -63,8 +63,12 @@ def _sum(xs: list[float | None]) -> float | None:
 
 
 @dataclass(frozen=True)
-class LineItem:
-    """One priced component (name, unit, quantity, unit price, total) with its price's source and date."""
+class CostLine:
+    """One priced component (name, unit, quantity, unit price, total) with its price's source and date.
+
+    The estimate's own line, with the `Price` it was priced from; reports carry it as the
+    document's `planner.core.document.LineItem` (its `to_json()`, read back), so renderers
+    never see a `Price`."""
 
     resource: str  # Pulumi type token of what is billed
     name: str
@@ -118,7 +122,7 @@ class CostEstimate:
     run_hours: float | None
     hours_basis: str  # "schedule.hours", "workload" or "none"
     workload_hours: float | None
-    line_items: tuple[LineItem, ...]
+    line_items: tuple[CostLine, ...]
     notes: tuple[str, ...] = ()
     currency: str = CURRENCY
     workload_estimate: CostEstimate | None = None  # on the workload's hours, when longer than schedule.hours
@@ -428,7 +432,7 @@ def _at_maximum(
     )
 
 
-def price_components(components: list[Component], book: PriceBook) -> list[LineItem]:
+def price_components(components: list[Component], book: PriceBook) -> list[CostLine]:
     """The one pricing pass: each component's key looked up in `book`; a missing price stays unknown, with why."""
     out = []
     for comp in components:
@@ -442,7 +446,7 @@ def price_components(components: list[Component], book: PriceBook) -> list[LineI
             detail.update(extra)
             note = f"{text}; {note}" if note else text
         out.append(
-            LineItem(
+            CostLine(
                 resource=comp.resource,
                 name=comp.name,
                 unit=comp.unit,
@@ -459,7 +463,7 @@ def price_components(components: list[Component], book: PriceBook) -> list[LineI
     return out
 
 
-def _items(stack: Stack, book: PriceBook, run: float | None, cat: Catalogue) -> tuple[list[LineItem], list[str]]:
+def _items(stack: Stack, book: PriceBook, run: float | None, cat: Catalogue) -> tuple[list[CostLine], list[str]]:
     """The line items of `stack` for a run of `run` hours, and notes about them.
 
     UltraServer members are bought by UltraServer (Capacity Blocks for UltraServers are offered

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from planner.core.document.stacks import StackReport
+from planner.core.document.stacks import COMMAND_LINE_FILES, StackReport
 from planner.core.model.findings import SEVERITIES, Severity, at_least
 
 VERSION = 2  # the JSON document's version: 1 was `{"version": 1, "stacks": [...]}` of `plan`
@@ -49,6 +49,12 @@ class InputProblem:
     def where(self) -> str:
         """`file:line`, or the file alone."""
         return f"{self.file}:{self.line}" if self.line else self.file
+
+    @property
+    def has_file(self) -> bool:
+        """False for a problem of the command line itself (`--suppress`, `--include`, ...): no file
+        of the repository to point at, so SARIF and annotations give it no file location."""
+        return self.file not in COMMAND_LINE_FILES
 
     @property
     def text(self) -> str:

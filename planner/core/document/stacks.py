@@ -26,6 +26,9 @@ from planner.core.model.findings import Severity
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
 EXTERNAL = "external"
 COMMAND_LINE = "command line"  # where an `--suppress` suppression is
+# what an input problem of the command line names as its file (`InputProblem.has_file`): the pipeline's
+# `--suppress` check says COMMAND_LINE, the commands' options "<command line>"
+COMMAND_LINE_FILES = frozenset({COMMAND_LINE, "<command line>"})
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,10 @@
 JSON); `file`, `line` and `resource` are where that path was found by the stack's locator
 (`planner.core.input.locations`): a line of a stack file, or the URN of the resource a read-back value
 came from. A suppressed finding records how (`inSource`, `external`) and why.
+
+A finding has no JSON of its own: every output (the CLI's formats, the components' `findings`,
+`diff`) serialises it as the document reports it (`planner.core.document.ReportedFinding`,
+built by `planner.core.planning.build_report.finding`), so there is one shape to read.
 """
 
 from __future__ import annotations
@@ -45,22 +49,6 @@ class Finding:
         from planner.core.reading.fields import key_path
 
         return key_path(self.path)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "rule": self.rule,
-            "severity": self.severity,
-            "message": self.message,
-            "file": self.file,
-            "line": self.line,
-            "path": self.key,
-            "suppressed": self.suppressed,
-        }
-        if self.resource is not None:
-            out["resource"] = self.resource
-        if self.fix is not None:
-            out["fix"] = self.fix
-        return out
 
     def sort_key(self) -> tuple[Any, ...]:
         # the resource last: a program's loop makes several resources at one line, each with the same

@@ -45,8 +45,11 @@ def unused_annotation(u: UnusedSuppressionReport) -> str:
 
 
 def problem_annotation(p: InputProblem) -> str:
-    """An error on the line of the input that cannot be used (the stack file as a whole without one)."""
-    props = [f"file={escape_property(p.file)}"] + ([f"line={p.line}"] if p.line else [])
+    """An error on the line of the input that cannot be used (the stack file as a whole without one);
+    a problem of the command line names no file (GitHub shows it on the run, not on a file)."""
+    props = []
+    if p.has_file:
+        props = [f"file={escape_property(p.file)}"] + ([f"line={p.line}"] if p.line else [])
     props.append(f"title={escape_property('invalid input')}")
     text = f"{p.key}: {p.message}" if p.key else p.message
     return f"::error {','.join(props)}::{escape_data(text)}"

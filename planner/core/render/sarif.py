@@ -6,7 +6,10 @@ located at the stack file and line of the value at fault, with its key path (for
 read back from a program's resources, the resource's URN instead) as logical location. Suppressed findings stay, with a
 `suppressions` entry: `inSource` when the stack file suppresses the rule (with its
 reason), `external` when the command line did. GitHub hides suppressed results. Unusable
-input (a broken stack file) is a result too, of the rule `invalid-input`, on its line.
+input (a broken stack file) is a result too, of the rule `invalid-input`, on its line; a
+problem of the command line itself (a bad `--suppress`), which is in no file, is a tool
+execution notification of the run instead (GitHub code scanning refuses a result without a
+location).
 """
 
 from __future__ import annotations
@@ -112,12 +115,28 @@ def _problem(p: InputProblem, index: dict[str, int]) -> dict[str, Any]:
         "ruleId": INVALID_INPUT,
         "ruleIndex": index[INVALID_INPUT],
         "level": "error",
-        "message": {"text": f"{p.key}: {p.message}" if p.key else p.message},
+        "message": {"text": _problem_text(p)},
         "locations": [{"physicalLocation": location}],
     }
     if p.key:
         out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": p.key, "kind": "member"}]
     return out
+
+
+def _problem_text(p: InputProblem) -> str:
+    return f"{p.key}: {p.message}" if p.key else p.message
+
+
+def _command_line_problem(p: InputProblem, index: dict[str, int]) -> dict[str, Any]:
+    """A problem of the command line itself (`--suppress`, `--include`) as a tool execution
+    notification of the run: it is about no file, and GitHub code scanning rejects the whole
+    upload when a result has no location ("locationFromSarifResult: expected at least one
+    location"), so it is not a result."""
+    return {
+        "level": "error",
+        "message": {"text": _problem_text(p)},
+        "associatedRule": {"id": INVALID_INPUT, "index": index[INVALID_INPUT]},
+    }
 
 
 def to_sarif(report: Report) -> dict[str, Any]:
@@ -128,7 +147,7 @@ def to_sarif(report: Report) -> dict[str, Any]:
         descriptors.append(_INVALID_INPUT)
     index = {d["id"]: i for i, d in enumerate(descriptors)}
     results = [_result(f, index) for p in plans for f in p.findings]
-    results += [_problem(p, index) for p in report.problems]
+    results += [_problem(p, index) for p in report.problems if p.has_file]
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -145,7 +164,11 @@ def to_sarif(report: Report) -> dict[str, Any]:
     if notes:  # not results (no rule fired): notes about the run, as SARIF has them
         run["invocations"] = [{"executionSuccessful": True, "toolConfigurationNotifications": notes}]
     if report.problems:  # the run stopped on its input
-        run["invocations"] = [{"executionSuccessful": False, "exitCode": 2}]
+        invocation: dict[str, Any] = {"executionSuccessful": False, "exitCode": 2}
+        arguments = [_command_line_problem(p, index) for p in report.problems if not p.has_file]
+        if arguments:
+            invocation["toolExecutionNotifications"] = arguments
+        run["invocations"] = [invocation]
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 

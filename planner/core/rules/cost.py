@@ -10,7 +10,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from planner.core.cost.estimate import HOURS_PER_MONTH, LineItem
+from planner.core.cost.estimate import HOURS_PER_MONTH, CostLine
 from planner.core.cost.items import ROOT_VOLUMES_SUFFIX
 from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, rule
@@ -39,7 +39,7 @@ def price_unknown(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
-def _price_fix(ctx: RuleContext, item: LineItem) -> str:
+def _price_fix(ctx: RuleContext, item: CostLine) -> str:
     """For instances, the `--price` that fills this gap; for storage, a price book file."""
     t, purchase = item.detail.get("instance_type"), item.detail.get("purchase")
     book = "add the price (with its source and date) to a price book file and pass it with --price-book FILE"
