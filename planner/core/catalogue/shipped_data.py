@@ -140,7 +140,7 @@ def limits() -> Limits:
 # Zone is us-east-1-bue-1a the Local Zone Group is us-east-1-bue-1." (the Route 53 API's documentation of
 # LocalZoneGroup, on the AWS SDK reference page below). No public data file lists the groups (botocore's
 # partition data has no zones, moto's zone data no Local Zones): DescribeAvailabilityZones' GroupName is the
-# account's answer, which `planner preflight` reads.
+# account's answer, which `planner preflight` and `planner capacity` read.
 LOCAL_ZONE_GROUP_DOC = (
     "https://docs.aws.amazon.com/sdk-for-kotlin/api/latest/route53/aws.sdk.kotlin.services.route53.model/"
     "-geo-proximity-location/local-zone-group.html"

@@ -222,10 +222,16 @@ class Offering:
     ultraserver_type: str | None = None
     ultraservers: int | None = None
     asked_hours: int = 0  # the duration asked for (a bookable one)
+    zone_group: str | None = None  # a Local Zone's group as the account's DescribeAvailabilityZones names it
 
     @property
     def local_zone(self) -> bool:
         return self.zone_type == LOCAL_ZONE
+
+    @property
+    def opt_in_group(self) -> str:
+        """The Local Zone's group to opt in to: the account's answer, else AWS's usual naming of the groups."""
+        return self.zone_group or local_zone_group(self.availability_zone)
 
 
 class BadOffering(ValueError):
@@ -233,6 +239,11 @@ class BadOffering(ValueError):
 
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]{0,63}", re.ASCII)  # offering ids, zones, types: printed into shell commands
+
+
+def aws_name(value: Any) -> str | None:
+    """`value` when it is a short AWS name or id (safe to print into a shell command), else None."""
+    return value if isinstance(value, str) and _ID.fullmatch(value) else None
 
 
 def _token(value: Any, key: str) -> str:
@@ -466,8 +477,9 @@ def iso(t: dt.datetime | None) -> str | None:
 
 
 def local_zone_notes(options: Sequence[Option]) -> list[str]:
-    """What the Local Zone options' opt-in group is (a name by AWS's convention, not the account's answer)."""
-    zones = sorted({o.first.availability_zone for o in options if o.first.local_zone})
+    """What the opt-in group of a Local Zone option is when the account did not name it (DescribeAvailabilityZones
+    unanswered): a name by AWS's usual naming, said as such."""
+    zones = sorted({o.first.availability_zone for o in options if o.first.local_zone and o.first.zone_group is None})
     return [
         f"{z} is a Local Zone: its opt-in group {local_zone_group(z)} is the zone less its last letter, as AWS "
         "usually names Local Zone groups (the Route 53 API documentation of LocalZoneGroup); `aws ec2 "
@@ -487,7 +499,7 @@ def purchase_commands(option: Option) -> list[str]:
         )
         out.append(
             f"aws ec2 modify-availability-zone-group --region {first.region} --group-name "
-            f"{local_zone_group(first.availability_zone)} --opt-in-status opted-in"
+            f"{first.opt_in_group} --opt-in-status opted-in"
         )
     out += [
         f"aws ec2 purchase-capacity-block --region {o.region} --capacity-block-offering-id {o.offering_id} "
@@ -638,7 +650,7 @@ def option_section(o: Option) -> doc.CapacityOption:
         region=first.region,
         availability_zone=first.availability_zone,
         local_zone=first.local_zone,
-        opt_in_group=local_zone_group(first.availability_zone) if first.local_zone else None,
+        opt_in_group=first.opt_in_group if first.local_zone else None,
         start=iso(first.start),
         end=iso(first.end),
         hours=round(first.hours, 3),
