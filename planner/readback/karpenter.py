@@ -28,6 +28,8 @@ NODEPOOLS_DOC = "https://karpenter.sh/docs/concepts/nodepools/"
 # Karpenter settings, VM_MEMORY_OVERHEAD_PERCENT: "The VM memory overhead as a percent that will be subtracted
 # from the total memory for all instance types. (default = 0.075, which equals to 7.5%)". An installation may
 # set another value; planner reads Karpenter's default (the controller's settings are not a program resource).
+# Recent AWS provider releases also record the capacity a registered node of a type reports and use it for
+# that type afterwards (their instance type tests); before any node exists, as here, the estimate is this one.
 SETTINGS_DOC = "https://karpenter.sh/docs/reference/settings/"
 VM_MEMORY_OVERHEAD_PERCENT = 0.075
 
