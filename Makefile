@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 plan: setup
 	$(BIN)/planner plan stacks/
 
-# The checks before the tests: lint and format (ruff), types (mypy, strict on the core), layers
+# The checks before the tests: lint and format (ruff), types (mypy, strict on all of planner/), layers
 # (lint-imports); docs/development.md, "Checks you run", says what each one holds.
 test: setup
 	$(BIN)/ruff check .

@@ -3,13 +3,15 @@
 #
 # Reads PLANNER_PATHS (stack files or folders, separated by spaces or lines), PLANNER_PROGRAM
 # and PLANNER_STACK (a Pulumi program to plan instead), PLANNER_FAIL_ON,
-# PLANNER_PRICE_BOOK, PLANNER_BASE_REF (a git ref to diff against; empty: no diff) and
-# PLANNER_OUT (folder for the reports). Writes to $GITHUB_OUTPUT: exit-code (0 fine, 1 a
-# finding at or above fail-on, 2 unusable input), total-cost (USD over every stack, or
-# `unknown` when a price or the hours are unknown, empty on unusable input), sarif-file
-# and comment-file; with no stack file or folder in the paths, planner is not run: exit-code
-# 0, no cost, no SARIF. Annotations (`--format github`) go to the log. This step always
-# succeeds: the Action's last step is the gate, so reports are written and posted first.
+# PLANNER_FAIL_ON_INCOMPLETE_COST (true: --fail-on-incomplete-cost), PLANNER_PRICE_BOOK,
+# PLANNER_BASE_REF (a git ref to diff against; empty: no diff) and PLANNER_OUT (folder for
+# the reports). Writes to $GITHUB_OUTPUT: exit-code (0 fine, 1 a finding at or above
+# fail-on, 2 unusable input), total-cost (USD over every stack, or `unknown` when a price or
+# the hours are unknown, empty on unusable input), sarif-file, comment-file and planned
+# (false when there was nothing to plan: the comment step then only updates an earlier
+# comment); with no stack file or folder in the paths, planner is not run: exit-code 0, no
+# cost, no SARIF. Annotations (`--format github`) go to the log. This step always succeeds:
+# the Action's last step is the gate, so reports are written and posted first.
 #
 # It runs in the pull request's checkout, so it runs no code from there (docs/security.md):
 # no Python but planner's own console script and action/outputs.py under `python3 -I`
@@ -74,23 +76,38 @@ if [ -n "${PLANNER_PROGRAM:-}" ]; then
 fi
 book=()
 if [ -n "${PLANNER_PRICE_BOOK:-}" ]; then book=("--price-book=$PLANNER_PRICE_BOOK"); fi
+# the rule options, the same on the plan (the gate) and the diff (the comment)
+options=()
+case "${PLANNER_FAIL_ON_INCOMPLETE_COST:-false}" in
+  true) options=("--fail-on-incomplete-cost") ;;
+  false) ;;
+  # anything else is not a yes or a no: planner refuses it (exit 2, naming the option) rather than guess
+  *) options=("--fail-on-incomplete-cost=$PLANNER_FAIL_ON_INCOMPLETE_COST") ;;
+esac
 out="${PLANNER_OUT:-${RUNNER_TEMP:-.}/planner}"
 mkdir -p "$out"
 # a report left by an earlier use of the Action in this job is not this run's
 rm -f "$out/plan.json" "$out/planner.sarif" "$out/comment.md" "$out/errors.txt" "$out/stderr.txt" "$out/info.txt"
 
 if [ -z "${PLANNER_PROGRAM:-}" ] && [ ${#paths[@]} -eq 0 ]; then
-  # Nothing to plan (a change to README.md alone): planner is not run, the gate passes, and the
-  # comment (which replaces an earlier, perhaps failing, one) says why in one line.
+  # Nothing to plan (a change to README.md alone): planner is not run and the gate passes. The
+  # comment is only an update (`planned=false`: action.yml's comment step then creates none): a
+  # pull request planner never commented on gets no comment, and one whose earlier push was
+  # planned has that comment replaced, so its plan and cost, no longer this change's, are gone.
   shown="$(printf '%s, ' "${left_out[@]:0:5}")"; shown="${shown%, }"
   [ ${#left_out[@]} -gt 5 ] && shown="$shown and $((${#left_out[@]} - 5)) more"
   note="planner: nothing to plan, planner not run: no stack file (Pulumi.<stack>.yaml) or folder in paths (left out: ${shown:-none})"
   echo "$note"
-  printf '%s\n## planner: nothing to plan\n\n````text\n%s\n````\n' "<!-- planner-report -->" "$note" > "$out/comment.md"
+  {
+    printf '%s\n## planner: no stack or program changed\n\n' "<!-- planner-report -->"
+    printf 'No stack file (`Pulumi.<stack>.yaml`) is left to plan in `paths`, so planner did not run: '
+    printf 'the plan and cost an earlier push posted here no longer apply.\n\n````text\n%s\n````\n' "$note"
+  } > "$out/comment.md"
   {
     python3 -I "${ACTION_PATH:-$(dirname "$0")/..}/action/outputs.py" not-run
     echo "sarif-file="
     echo "comment-file=$out/comment.md"
+    echo "planned=false"
   } >> "${GITHUB_OUTPUT:-/dev/stdout}"
   exit 0
 fi
@@ -100,7 +117,7 @@ fi
 # document (`planner render`), so a program runs once and every report says the same. On
 # unusable input the document holds the problems (a broken stack file is a SARIF result and
 # an annotation on its line); a run that could not start writes none.
-planner plan "${target[@]}" "${select[@]}" "${book[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format json "--output=$out/plan.json" -- "${paths[@]}" 2> "$out/stderr.txt"
+planner plan "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format json "--output=$out/plan.json" -- "${paths[@]}" 2> "$out/stderr.txt"
 code=$?
 cat "$out/stderr.txt" >&2  # planner's lines stay in the log
 if [ -f "$out/plan.json" ]; then
@@ -118,7 +135,7 @@ fi
   # without one, the plan. The error block after it is cut at 4,000 characters, so the comment
   # stays under GitHub's 65,536 and the sticky comment is always replaced.
   if [ -n "${PLANNER_BASE_REF:-}" ]; then
-    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" --format markdown -- "${paths[@]}" 2> "$out/stderr.txt" || true
+    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" --format markdown -- "${paths[@]}" 2> "$out/stderr.txt" || true
   elif [ -f "$out/plan.json" ]; then  # the plan's own lines on standard error are in stderr.txt already
     planner render --format markdown -- "$out/plan.json" || true
   fi
@@ -142,4 +159,5 @@ fi
   python3 -I "${ACTION_PATH:-$(dirname "$0")/..}/action/outputs.py" "$code" "$out/plan.json"
   echo "sarif-file=$([ -f "$out/planner.sarif" ] && echo "$out/planner.sarif")"
   echo "comment-file=$out/comment.md"
+  echo "planned=true"
 } >> "${GITHUB_OUTPUT:-/dev/stdout}"

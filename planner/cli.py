@@ -10,10 +10,11 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from planner import __version__
-from planner.core.reading.problems import InputError, error_line  # noqa: F401 - error_line stays importable from here
+from planner.core.reading.problems import InputError
+from planner.core.reading.problems import error_line as error_line  # the commands import it from here
 
 COMMANDS = ("plan", "catalog", "rules", "compare", "diff", "preflight", "capacity", "prices", "schema", "render")
 EXIT_INPUT = 2
@@ -38,17 +39,19 @@ def _columns() -> int:
         columns = 0
     if columns <= 0:
         try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+            stdout = sys.__stdout__  # None when Python runs without one
+            columns = os.get_terminal_size(stdout.fileno()).columns if stdout is not None else 0
         except (AttributeError, ValueError, OSError):
             columns = 0
     return columns or 80
 
 
 class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args: Any, formatter_class: type[argparse.HelpFormatter] = _Formatter, **kwargs: Any) -> None:
-        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
-    def error(self, message: str) -> None:  # argparse prints usage + exits 2; keep it to one line
+    def error(self, message: str) -> NoReturn:  # argparse prints usage + exits 2; keep it to one line
         from planner.core.text import one_line
 
         # one prefix for every error planner prints: `planner: <where>: <what>`
@@ -137,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from planner.core.reading.bounded_files import check_output
 
             check_output(args.output)
-        code = args.run(args)
+        code: int = args.run(args)
         if sys.stdout is not None:  # closed and unused (the report went to --output): nothing to flush
             from planner.core.reading.bounded_files import emit
 

@@ -84,7 +84,24 @@ def run_action(workdir: Path, tmp: Path, github: dict[str, str] | None = None, *
         "skipped": skipped,
         "failed": next((name for name, code, _, _ in logs if code != 0), None),
         "code": logs[-1][1],
+        "context": context,
     }
+
+
+COMPARISON = re.compile(r"\$\{\{\s*([\w.-]+)\s*==\s*'([^']*)'\s*\}\}")
+
+
+def step_inputs(res: dict[str, Any], uses: str) -> dict[str, str]:
+    """The `with:` the runner would give the step that `uses:` `uses` (not run here), after the run `res`:
+    `${{ a.b }}` filled in, `${{ a.b == 'x' }}` as GitHub renders a comparison (`true`, `false`)."""
+    step = next(s for s in ACTION["runs"]["steps"] if str(s.get("uses", "")).startswith(uses + "@"))
+    context = res["context"]
+
+    def fill(value: str) -> str:
+        value = COMPARISON.sub(lambda m: str(_lookup(context, m.group(1)) == m.group(2)).lower(), value)
+        return EXPR.sub(lambda m: _lookup(context, m.group(1)), value)
+
+    return {k: fill(str(v)) for k, v in step.get("with", {}).items()}
 
 
 def _repo(tmp_path: Path, *stacks: Path) -> Path:
@@ -330,6 +347,44 @@ def test_changed_files_without_a_stack_file_plan_nothing_and_pass(tmp_path: Path
         assert "total cost n/a" in res["logs"][-1][2]
     # a folder given by hand that is not there stays unusable input
     assert run_action(repo, tmp_path, paths="stack/")["outputs"]["exit-code"] == "2"
+
+
+def test_nothing_to_plan_only_replaces_an_earlier_comment(tmp_path: Path) -> None:
+    """A pull request that changes no stack file got a new "nothing to plan" comment; one whose
+    earlier push was planned kept that push's cost beside it. Now the comment step only updates
+    (no comment is started) and the update says no stack or program changed."""
+    repo = _repo(tmp_path, ROOT / "stacks" / "Pulumi.p5en-train.yaml")
+    (repo / "README.md").write_text("# infra\n", encoding="utf-8")
+    sticky = "marocchino/sticky-pull-request-comment"
+    res = run_action(repo, tmp_path, paths="README.md")
+    assert res["failed"] is None and res["outputs"]["total-cost"] == "", res["logs"]
+    assert step_inputs(res, sticky)["only_update"] == "true"
+    comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
+    assert comment.startswith("<!-- planner-report -->\n## planner: no stack or program changed\n")
+    assert "no longer apply" in comment and "$" not in comment  # no cost is left standing
+    # a planned run creates or updates the comment, as before
+    planned = run_action(repo, tmp_path, paths="stacks/")
+    assert step_inputs(planned, sticky) == {
+        "header": "planner",
+        "path": planned["outputs"]["comment-file"],
+        "only_update": "false",
+    }
+
+
+def test_fail_on_incomplete_cost_input(tmp_path: Path) -> None:
+    """The CLI's --fail-on-incomplete-cost had no input: an unpriced estimate always passed the gate."""
+    repo = _repo(tmp_path, _unpriced(tmp_path))
+    res = run_action(repo, tmp_path, paths="stacks/", **{"fail-on-incomplete-cost": "true"})
+    assert res["failed"] == "Gate" and res["outputs"]["exit-code"] == "1", res["logs"]
+    assert res["outputs"]["total-cost"] == "unknown"
+    assert "title=budget-incomplete-cost::" in res["logs"][1][2]  # the annotation, from the plan's report
+    assert "budget-incomplete-cost" in Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
+    # the default leaves it a warning, as the CLI does
+    default = run_action(repo, tmp_path, paths="stacks/")
+    assert default["failed"] is None and default["outputs"]["exit-code"] == "0"
+    # neither true nor false: unusable input, not a guess
+    wrong = run_action(repo, tmp_path, paths="stacks/", **{"fail-on-incomplete-cost": "yes"})
+    assert wrong["outputs"]["exit-code"] == "2" and "--fail-on-incomplete-cost" in wrong["logs"][1][3]
 
 
 def test_changed_files_under_a_folder_given_whole(tmp_path: Path) -> None:

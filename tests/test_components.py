@@ -397,6 +397,40 @@ def test_invalid_topology_raises_before_any_resource(case: str) -> None:
     assert str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("declare", "said"),
+    [
+        (
+            lambda: Trn2Cluster(
+                "x",
+                ClusterArgs(
+                    availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2, purchase="reserved")]
+                ),
+            ),
+            "node_groups[0].purchase: expected one of on-demand, capacity-block, spot, got 'reserved'",
+        ),
+        (
+            lambda: Trn2Cluster(
+                "x",
+                ClusterArgs(
+                    availability_zone="us-east-2b",
+                    node_groups=[NodeGroupArgs(name="t", count=2)],
+                    lustre=LustreArgs("SCRATCH_3", 1200),
+                ),
+            ),
+            "lustre.deployment_type: expected one of SCRATCH_1, SCRATCH_2, PERSISTENT_1, PERSISTENT_2, got 'SCRATCH_3'",
+        ),
+    ],
+)
+def test_a_purchase_or_deployment_type_outside_the_literal_is_an_input_error(declare: Any, said: str) -> None:
+    """The args are typed with the core's Purchase and DeploymentType (mypy catches a typo in a
+    typed program); at run time the parser checks them as it checks a stack file's."""
+    mocks = MotoMocks("us-east-2")
+    with pytest.raises(ClusterInputError) as info:
+        run(declare, mocks)
+    assert mocks.resources == [] and said in str(info.value)
+
+
 def test_rejected_program_creates_nothing_in_aws(tmp_path) -> None:
     project = tmp_path / "project"
     project.mkdir()

@@ -110,6 +110,26 @@ def test_render_refuses_what_is_not_a_report(tmp_path: Path, text: str, said: st
     assert len(res.err.splitlines()) == 1 and res.err.startswith(f"planner: {path}") and said in res.err, res.err
 
 
+@pytest.mark.parametrize("where", ["finding", "rule"])
+def test_render_refuses_a_severity_planner_does_not_have(saved: Path, tmp_path: Path, where: str) -> None:
+    """A saved report is read back with the severities' Literal checked: `fatal` is one line naming
+    the severity, not a KeyError in the renderer that looks the rank up."""
+    doc = json.loads(saved.read_text(encoding="utf-8"))
+    if where == "rule":
+        doc["rules"][0]["severity"] = "fatal"
+    else:
+        doc["stacks"][0]["findings"] = [
+            {"rule": "efa-recommended", "severity": "fatal", "message": "m", "file": "f.yaml", "line": 1}
+        ]
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    res = run_cli("render", "--format", "sarif", str(path))
+    assert res.code == 2 and res.out == "" and len(res.err.splitlines()) == 1, res.err
+    assert (
+        res.err.startswith(f"planner: {path}: ") and "severity 'fatal': expected one of error, warning, info" in res.err
+    )
+
+
 def test_render_of_a_missing_file_is_one_line(tmp_path: Path) -> None:
     res = run_cli("render", str(tmp_path / "nope.json"))
     assert res.code == 2 and len(res.err.splitlines()) == 1 and "cannot read the report" in res.err

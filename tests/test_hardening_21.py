@@ -11,6 +11,7 @@ import json
 import math
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -243,13 +244,10 @@ def test_at_the_timeout_the_whole_process_group_is_stopped(tmp_path: Path) -> No
     assert _wait_gone(int(pidfile.read_text()))
 
 
-def test_when_planner_is_stopped_the_programs_group_is_stopped_too(tmp_path: Path) -> None:
-    """SIGTERM to planner (a cancelled CI job) left the program and its children running."""
-    import signal
+def _planner_running(d: Path, pidfile: Path) -> subprocess.Popen[bytes]:
+    """`planner plan --program d` in a process of its own, once the program has written `pidfile`."""
     import time
 
-    pidfile = tmp_path / "pid"
-    d = program(tmp_path, SPAWN.format(pidfile=str(pidfile)) + "import time\ntime.sleep(60)\n")
     proc = subprocess.Popen(
         [sys.executable, "-m", "planner", "plan", "--program", str(d), "--stack", "dev"],
         cwd=ROOT,
@@ -257,11 +255,19 @@ def test_when_planner_is_stopped_the_programs_group_is_stopped_too(tmp_path: Pat
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+    for _ in range(600):  # until the program has written it (at most a minute under load)
+        if pidfile.exists() and pidfile.read_text():
+            break
+        time.sleep(0.1)
+    return proc
+
+
+def test_when_planner_is_stopped_the_programs_group_is_stopped_too(tmp_path: Path) -> None:
+    """SIGTERM to planner (a cancelled CI job) left the program and its children running."""
+    pidfile = tmp_path / "pid"
+    d = program(tmp_path, SPAWN.format(pidfile=str(pidfile)) + "import time\ntime.sleep(60)\n")
+    proc = _planner_running(d, pidfile)
     try:
-        for _ in range(600):  # until the program has started its child (at most a minute under load)
-            if pidfile.exists() and pidfile.read_text():
-                break
-            time.sleep(0.1)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == -signal.SIGTERM  # planner still ends as the signal asks
     finally:
@@ -269,6 +275,70 @@ def test_when_planner_is_stopped_the_programs_group_is_stopped_too(tmp_path: Pat
         proc.wait()
         proc.stderr.close()
     assert _wait_gone(int(pidfile.read_text()))
+
+
+# A program whose children leave its process group: one in a session of its own (setsid), one
+# a daemon (fork, setsid, fork: its parent exits at once, so nothing leads back to the program).
+ESCAPE = """
+import os, subprocess, sys, time
+sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+first = os.fork()
+if first == 0:
+    os.setsid()
+    if os.fork() == 0:
+        open({daemonfile!r}, "w").write(str(os.getpid()))
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)"])
+    os._exit(0)
+os.waitpid(first, 0)
+while not os.path.exists({daemonfile!r}):
+    time.sleep(0.01)
+open({pidfile!r}, "w").write(str(sleeper.pid))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="found through /proc: Linux only")
+def test_a_child_that_leaves_the_programs_group_is_stopped_too(tmp_path: Path) -> None:
+    """A child in a session of its own (and a double-forked daemon) outlived the group kill."""
+    pidfile, daemonfile = tmp_path / "pid", tmp_path / "daemon"
+    d = program(tmp_path, ESCAPE.format(pidfile=str(pidfile), daemonfile=str(daemonfile)) + HAND_WRITTEN)
+    result = plan_program(d, "--program-timeout", "60")
+    assert result.code == 0, result.err
+    assert _wait_gone(int(pidfile.read_text())) and _wait_gone(int(daemonfile.read_text()))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_programs_process_has_the_death_signal_set(tmp_path: Path) -> None:
+    asks = (
+        "import ctypes, signal\nsig = ctypes.c_int(-1)\n"
+        "ctypes.CDLL(None).prctl(2, ctypes.byref(sig), 0, 0, 0)  # PR_GET_PDEATHSIG\n"
+        "print('death signal', sig.value)\n"
+    )
+    result = plan_program(program(tmp_path, asks + HAND_WRITTEN))
+    assert result.code == 0, result.err
+    assert f"planner: program: death signal {int(signal.SIGKILL)}" in result.err.splitlines(), result.err
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_when_planner_is_killed_the_program_and_all_it_started_die_with_it(tmp_path: Path) -> None:
+    """SIGKILL cannot be handled: planner stopped nothing, and the program, its group and what
+    left the group ran on. Now Linux ends the program's process (its death signal) and the
+    watchdog, seeing planner's pipe close, the rest."""
+    pidfile, daemonfile, programfile = tmp_path / "pid", tmp_path / "daemon", tmp_path / "program"
+    main = (
+        ESCAPE.format(pidfile=str(pidfile), daemonfile=str(daemonfile))
+        + SPAWN.format(pidfile=str(tmp_path / "grouped"))
+        + f"open({str(programfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
+    )
+    proc = _planner_running(program(tmp_path, main), programfile)
+    try:
+        proc.kill()
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stderr.close()
+    for left in (programfile, pidfile, daemonfile, tmp_path / "grouped"):
+        assert _wait_gone(int(left.read_text())), left.name
 
 
 def test_what_the_program_prints_is_data_never_control(tmp_path: Path) -> None:

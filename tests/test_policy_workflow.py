@@ -21,6 +21,7 @@ DEFAULTS = {
     '"${book[@]}"': "",
     '"${target[@]}"': "",
     '"${select[@]}"': "",
+    '"${options[@]}"': "",
     '"--fail-on=${PLANNER_FAIL_ON:-error}"': "--fail-on=error",
     '"--base-ref=$PLANNER_BASE_REF"': "--base-ref=origin/main",
     '"--output=$out/plan.json"': "--output=plan.json",
@@ -34,13 +35,15 @@ def _steps() -> list[dict]:
     return [step for job in jobs.values() for step in job["steps"]]
 
 
-def _planner_commands() -> list[list[str]]:
+def _planner_commands(**given: str) -> list[list[str]]:
+    """The script's planner commands with the defaults' values, or those `given` (variable -> value)."""
+    values = DEFAULTS | given
     out = []
     for line in PLAN_SCRIPT.read_text(encoding="utf-8").splitlines():
         m = re.match(r"^\s*planner (.+?)( 2>(&1|>? ?\S+))?( \|\| true)?(\s+#.*)?$", line)
         if m:
             text = m.group(1)
-            for var, value in DEFAULTS.items():
+            for var, value in values.items():
                 text = text.replace(var, value)
             out.append(shlex.split(text))
     return out
@@ -67,6 +70,11 @@ def test_every_planner_command_in_the_workflow_parses() -> None:
     for argv in _planner_commands():
         args = parser.parse_args(argv)
         assert args.command == argv[0]
+    # `fail-on-incomplete-cost: true` reaches the plan (the gate) and the diff (the comment)
+    with_option = _planner_commands(**{'"${options[@]}"': "--fail-on-incomplete-cost"})
+    for argv in with_option:
+        args = parser.parse_args(argv)
+        assert getattr(args, "fail_on_incomplete_cost", False) is (argv[0] in ("plan", "diff")), argv
 
 
 def test_sarif_upload_and_comment_run_even_when_the_plan_fails() -> None:

@@ -55,7 +55,17 @@ def test_sarif_of_every_document_is_valid(doc: str) -> None:
 def test_input_problems_are_in_every_format() -> None:
     """A broken stack file: a SARIF result and an annotation on its line, JSON `problems`, table, Markdown."""
     report = DOCUMENTS["problems"]()
-    sarif = json.loads(render(report, "sarif"))["runs"][0]["results"][0]
+    run = json.loads(render(report, "sarif"))["runs"][0]
+    assert run["invocations"][0]["executionSuccessful"] is False  # it also has an option's problem, in no file
+    # code scanning processes the results only of a run that says it executed successfully: with
+    # every problem on a file's line, the run says so
+    import dataclasses
+
+    in_files = dataclasses.replace(report, problems=tuple(p for p in report.problems if p.has_file))
+    assert json.loads(render(in_files, "sarif"))["runs"][0]["invocations"] == [
+        {"executionSuccessful": True, "exitCode": 2, "exitCodeDescription": "unusable input: nothing was planned"}
+    ]
+    sarif = run["results"][0]
     assert sarif["ruleId"] == "invalid-input" and sarif["level"] == "error"
     assert sarif["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": "stacks/Pulumi.broken.yaml"},

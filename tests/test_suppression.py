@@ -115,7 +115,7 @@ def test_unknown_rule_on_command_line_is_in_no_file_in_sarif_and_annotations(sta
     (run,) = json.loads(res.out)["runs"]
     assert run["results"] == []
     (invocation,) = run["invocations"]
-    assert invocation["executionSuccessful"] is False
+    assert invocation["executionSuccessful"] is False  # no result says what went wrong: not a clean-looking run
     (note,) = invocation["toolExecutionNotifications"]
     assert note["level"] == "error" and note["message"]["text"].startswith("--suppress: unknown rule 'no-such-rule'")
     rules = run["tool"]["driver"]["rules"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from planner.aws import deadline
 from planner.aws.errors import NOT_IN_REGION, AwsCallError, NotAwsAnswer, error_code, explain, require_aws_answer
@@ -23,6 +23,7 @@ UNREACHABLE = ("EndpointConnectionError", "Timeout", "NotAws", "Deadline")
 CONNECT_TIMEOUT = 5
 READ_TIMEOUT = 15
 MAX_ATTEMPTS = 4
+T = TypeVar("T")
 NOT_FOUND = {
     "ec2:DescribeInstanceTypes": {"InvalidInstanceType"},
     "ec2:DescribeCapacityReservations": {
@@ -81,7 +82,7 @@ class Account:
         self._answers: dict[tuple[Any, ...], Any] = {}
         self._unreachable: dict[tuple[str, str], AwsCallError] = {}  # (service, region) that could not be reached
 
-    def _ask(self, key: tuple[Any, ...], action: str, region: str, call: Callable[[], Any]) -> Any:
+    def _ask(self, key: tuple[Any, ...], action: str, region: str, call: Callable[[], T]) -> T:
         endpoint = (action.split(":", 1)[0], region)
         if key not in self._answers and ("*", "*") in self._unreachable:
             raise self._unreachable[("*", "*")]  # the command's deadline has passed: no more calls
@@ -108,7 +109,8 @@ class Account:
             if answer.code in UNREACHABLE:
                 self._unreachable[endpoint] = answer
             raise answer
-        return answer
+        # what call() answered for this key (None only for NOT_FOUND's actions, whose calls answer None too)
+        return cast(T, answer)
 
     def offered_zones(self, region: str, instance_type: str) -> frozenset[str]:
         """Availability Zones of `region` where `instance_type` is offered (DescribeInstanceTypeOfferings)."""

@@ -21,6 +21,7 @@ from typing import Any
 
 from planner.aws.errors import AwsCallError, explain
 from planner.aws.pricing import EC2, FSX, PRICING_REGION, NoPrice, Offer, ebs_storage, ec2_on_demand, lustre_storage
+from planner.core.model.cluster import DeploymentType
 
 TTL_HOURS = 24
 CACHE_MAX_BYTES = 16 * 1024 * 1024  # thousands of entries; a bigger file is not one planner wrote
@@ -28,7 +29,7 @@ CACHE_VERSION = 1
 ORIGIN = "AWS Price List (live)"
 
 InstanceNeed = tuple[str, str]  # instance_type, region
-LustreNeed = tuple[str, str, int | None]  # region, deployment_type, per-unit throughput (None for SCRATCH)
+LustreNeed = tuple[str, DeploymentType, int | None]  # region, deployment_type, per-unit throughput (None for SCRATCH)
 EbsNeed = tuple[str, str]  # region, volume_type
 
 
@@ -213,35 +214,36 @@ def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> Li
     out = LivePrices({"instances": [], "lustre": [], "ebs": []})
     missing: list[str] = []
     jobs: list[tuple[str, str, Callable[[Any], Offer], Callable[[Offer, str], dict[str, Any]]]] = []
+    # each job's functions take the loop's values as defaults (a closure would see the last ones)
     for itype, region in sorted(needs.instances):
-        jobs.append(
-            (
-                f"ec2 {itype} {region}",
-                "instances",
-                lambda c, t=itype, r=region: ec2_on_demand(c, t, r),
-                lambda o, d, t=itype, r=region: _instance_entry(o, t, r, d),
-            )
-        )
+
+        def ask_ec2(c: Any, t: str = itype, r: str = region) -> Offer:
+            return ec2_on_demand(c, t, r)
+
+        def ec2_entry(o: Offer, d: str, t: str = itype, r: str = region) -> dict[str, Any]:
+            return _instance_entry(o, t, r, d)
+
+        jobs.append((f"ec2 {itype} {region}", "instances", ask_ec2, ec2_entry))
     for need in sorted(needs.lustre, key=lambda n: (n[0], n[1], n[2] or 0)):
         region, dtype, tput = need
-        jobs.append(
-            (
-                f"lustre {region} {dtype} {tput or ''}".rstrip(),
-                "lustre",
-                lambda c, r=region, d=dtype, t=tput: lustre_storage(c, r, d, t),
-                lambda o, d, n=need: _lustre_entry(o, n, d),
-            )
-        )
+
+        def ask_lustre(c: Any, r: str = region, d: DeploymentType = dtype, t: int | None = tput) -> Offer:
+            return lustre_storage(c, r, d, t)
+
+        def lustre_entry(o: Offer, d: str, n: LustreNeed = need) -> dict[str, Any]:
+            return _lustre_entry(o, n, d)
+
+        jobs.append((f"lustre {region} {dtype} {tput or ''}".rstrip(), "lustre", ask_lustre, lustre_entry))
     for ebs_need in sorted(needs.ebs):
         region, vtype = ebs_need
-        jobs.append(
-            (
-                f"ebs {region} {vtype}",
-                "ebs",
-                lambda c, r=region, v=vtype: ebs_storage(c, r, v),
-                lambda o, d, n=ebs_need: _ebs_entry(o, n, d),
-            )
-        )
+
+        def ask_ebs(c: Any, r: str = region, v: str = vtype) -> Offer:
+            return ebs_storage(c, r, v)
+
+        def ebs_entry(o: Offer, d: str, n: EbsNeed = ebs_need) -> dict[str, Any]:
+            return _ebs_entry(o, n, d)
+
+        jobs.append((f"ebs {region} {vtype}", "ebs", ask_ebs, ebs_entry))
     for key, kind, ask, entry in jobs:
         hit = cache.get(key)
         why = _corrupt(hit, kind)

@@ -42,8 +42,8 @@ def run(ctx: RuleContext) -> list[Finding]:
         except AwsCallError as err:
             out.append(aws_error(ctx, ctx.cluster.path, err, r.id.removeprefix("preflight-")))
         except Exception as exc:  # noqa: BLE001 - an endpoint that answers oddly must not stop the other checks
-            err = AwsCallError(r.id, f"{type(exc).__name__}: {exc}", type(exc).__name__)
-            out.append(aws_error(ctx, ctx.cluster.path, err, r.id.removeprefix("preflight-")))
+            odd = AwsCallError(r.id, f"{type(exc).__name__}: {exc}", type(exc).__name__)
+            out.append(aws_error(ctx, ctx.cluster.path, odd, r.id.removeprefix("preflight-")))
     unique = {(f.rule, f.line, f.message): f for f in out}  # one AWS failure seen by two checks is one finding
     return list(unique.values())
 

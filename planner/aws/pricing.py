@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from planner.core.model.cluster import DeploymentType
+
 PRICING_REGION = "us-east-1"  # the Query API's endpoint; it serves every region's prices
 EC2 = "AmazonEC2"
 FSX = "AmazonFSx"
@@ -123,7 +125,11 @@ def _number(text: str | None) -> float | None:
 
 
 def lustre_storage(
-    client: Any, region: str, deployment_type: str, throughput: int | None, price_list: list[str] | None = None
+    client: Any,
+    region: str,
+    deployment_type: DeploymentType,
+    throughput: int | None,
+    price_list: list[str] | None = None,
 ) -> Offer:
     """USD per GB-month of FSx for Lustre storage for one deployment type and per-unit throughput.
 

@@ -16,11 +16,14 @@ from planner.aws.account import Quota
 from planner.aws.checks import aws_error, check
 from planner.aws.errors import AwsCallError
 from planner.core.catalogue import shipped_data as _data
-from planner.core.model.cluster import NodeGroup
+from planner.core.model.cluster import NodeGroup, Purchase
 from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext, count_path
 
-COUNTED = ("on-demand", "spot")  # capacity-block groups are bounded by their block (see the data file)
+COUNTED: tuple[Purchase, ...] = (
+    "on-demand",
+    "spot",
+)  # capacity-block groups are bounded by their block (see the data file)
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,7 @@ class QuotaRef:
 
 
 @lru_cache(maxsize=1)
-def quota_table() -> dict[tuple[str, str], QuotaRef]:
+def quota_table() -> dict[tuple[str, Purchase], QuotaRef]:
     """(family letters, purchase) -> the quota that bounds it."""
     raw = _data.raw("aws-quotas.yaml")[0]
     return {
@@ -40,7 +43,7 @@ def quota_table() -> dict[tuple[str, str], QuotaRef]:
     }
 
 
-def quota_for(family: str, purchase: str) -> QuotaRef | None:
+def quota_for(family: str, purchase: Purchase) -> QuotaRef | None:
     letters = re.match(r"[a-z]+", family)
     return quota_table().get((letters.group(0) if letters else family, purchase))
 

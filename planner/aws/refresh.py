@@ -33,11 +33,12 @@ from planner.aws.pricing import (
     lustre_storage,
     products,
 )
+from planner.core.model.cluster import DeploymentType
 
 CB_ACTION = "ec2:DescribeCapacityBlockOfferings"
 CB_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeCapacityBlockOfferings.html"
 CB_PROBE_HOURS = 24  # the shortest bookable block: the price per instance-hour is the same for every length
-LUSTRE_TIERS: tuple[tuple[str, int | None], ...] = (
+LUSTRE_TIERS: tuple[tuple[DeploymentType, int | None], ...] = (
     ("SCRATCH_1", None),
     ("SCRATCH_2", None),
     ("PERSISTENT_1", 50),
@@ -176,7 +177,7 @@ def items(cat: Any, regions: Iterable[str] | None, today: str, capacity_blocks: 
         for dtype, tput in LUSTRE_TIERS:
 
             def fs(
-                client: Callable[[str, str], Any], r: str = region, d: str = dtype, u: int | None = tput
+                client: Callable[[str, str], Any], r: str = region, d: DeploymentType = dtype, u: int | None = tput
             ) -> dict[str, Any]:
                 pc = client("pricing", PRICING_REGION)
                 offer = lustre_storage(pc, r, d, u, lustre_rows(pc, r))
@@ -244,12 +245,12 @@ def run(
             err = exc if isinstance(exc, AwsCallError) else explain(exc, action, region)
             status = _http_status(exc)
             if status is not None and status >= 500:  # an error page, after botocore's retries: this endpoint is down
-                why = (
+                down = (
                     f"{action}: {_endpoint(client, family, region)} answered HTTP {status} "
                     f"({err.message}); run again later"
                 )
-                out.missing.append(f"{item.label}: {why}")
-                out.stopped[item.api] = why
+                out.missing.append(f"{item.label}: {down}")
+                out.stopped[item.api] = down
                 continue
             out.missing.append(f"{item.label}: {err.message}")
             if err.code in EVERYTHING_STOPS:
@@ -259,9 +260,9 @@ def run(
             continue
         except (NotAwsAnswer, ResponseParserError, ValueError, TypeError, KeyError, AttributeError) as exc:
             # an HTML page with HTTP 200, or JSON that is not the API's: never a price, never a traceback
-            why = f"{action}: {_endpoint(client, family, region)} sent an answer that is not the API's ({_what(exc)})"
-            out.missing.append(f"{item.label}: {why}")
-            out.stopped[item.api] = why
+            odd = f"{action}: {_endpoint(client, family, region)} sent an answer that is not the API's ({_what(exc)})"
+            out.missing.append(f"{item.label}: {odd}")
+            out.stopped[item.api] = odd
             continue
         if entry is None:
             out.missing.append(f"{item.label}: no Capacity Block offering of {CB_PROBE_HOURS} h to read a price from")

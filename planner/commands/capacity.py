@@ -14,10 +14,14 @@ import argparse
 import datetime as dt
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.core.reading.problems import InputError, Problem
+
+if TYPE_CHECKING:
+    from planner.core.cost.capacity import ExtensionSearch, Search
 
 FORMATS = ("table", "json", "markdown")
 ARGS = "<command line>"
@@ -36,7 +40,7 @@ class Wanted:
     resource_group: str | None = None  # ... or the resource group that holds them
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     from planner.commands import add_aws_timeout_argument
     from planner.commands.compare import _count, _positive
 
@@ -119,7 +123,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _when(flag: str):  # noqa: ANN202 - an argparse type function
+def _when(flag: str) -> Callable[[str], dt.datetime]:  # an argparse type function
     """A UTC date or date-time; an explicit offset is converted to UTC."""
 
     def conv(text: str) -> dt.datetime:
@@ -152,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     return result.exit_code()
 
 
-def _searched(args: argparse.Namespace) -> Any:
+def _searched(args: argparse.Namespace) -> Search | ExtensionSearch | None:
     """The search (or the check of the stack's blocks) the command line asks for; None when AWS
     cannot be asked (no credentials); InputError on unusable input, before any AWS call."""
     from planner.core.catalogue import capacity_blocks as blocks
@@ -213,7 +217,7 @@ def _open(args: argparse.Namespace, opener: Any = None) -> Any:
         return None
 
 
-def _extension(args: argparse.Namespace, w: Wanted) -> Any:
+def _extension(args: argparse.Namespace, w: Wanted) -> ExtensionSearch | None:
     """The stack names its block: is it long enough for the run, else its extension offerings (None: no credentials)."""
     from planner.aws.capacity_blocks import extend, open_resource_groups
     from planner.core.cost.capacity import ExtensionSearch
@@ -241,7 +245,7 @@ def _extension(args: argparse.Namespace, w: Wanted) -> Any:
     return extend(client_for(w.region), search, args.aws_timeout, groups)
 
 
-def _write(result: Any, args: argparse.Namespace) -> None:
+def _write(result: Search | ExtensionSearch, args: argparse.Namespace) -> None:
     """The search (or the check of the stack's blocks) as the document's capacity section, in --format."""
     from planner.commands.plan import show
     from planner.core.document import Report
@@ -249,7 +253,7 @@ def _write(result: Any, args: argparse.Namespace) -> None:
     show(Report("capacity", capacity=result.section()), args)
 
 
-def _progress():  # noqa: ANN202 - a progress callback, or None off a terminal
+def _progress() -> Callable[[int, int, str], None] | None:  # a progress callback, or None off a terminal
     """`asking 3 regions: 2 answered (us-east-2)` on standard error, on a terminal only; erased when all have."""
     stream = sys.stderr
     if stream is None or not getattr(stream, "isatty", lambda: False)():

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("catalog", help="list the instance type catalogue and its sources")
     p.add_argument(
         "--format",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from typing import Any
 
 from planner.core.reading.problems import InputError, Problem
@@ -18,7 +19,7 @@ MAX_COUNT = 10**9  # --instances: the bound of a node group's count
 MIN_MFU = 0.01  # --mfu: the stack schema's bound on workload.mfu (planner.core.input.stack_files.MIN_MFU)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     from planner.commands import add_price_book_argument, region_arg
 
     p = sub.add_parser("compare", help="cost and duration of a training job on every priced instance type")
@@ -80,7 +81,7 @@ def _shown(text: str) -> str:
     return one_line(text if len(text) <= 24 else text[:21] + "...")
 
 
-def _positive(flag: str, low: float):  # noqa: ANN202 - an argparse type function
+def _positive(flag: str, low: float) -> Callable[[str], float]:  # an argparse type function
     """A finite number from `low` to MAX_MAGNITUDE, as the stack schema bounds the same figures:
     `1e308 x 1e308` overflows, `--deadline-hours 1e-300` is no deadline."""
 
@@ -252,7 +253,7 @@ def _check_region(region: str, cat: Any) -> None:
     known = sorted({r for t in cat.instance_types.values() for r in t.regions})
     if region in known:
         return
-    from planner.core.input.stack_files import edits
+    from planner.core.reading.fields import edits
 
     dist, close = min((edits(region, r), r) for r in known)
     hint = f" (did you mean '{close}'?)" if dist <= 2 else f"; expected one of: {', '.join(known)}"

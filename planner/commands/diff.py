@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 FORMATS = ("table", "markdown", "json")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     from planner.commands import add_price_book_argument
 
     p = sub.add_parser("diff", help="cost and findings before and after a change (two paths, or a git ref)")

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from planner.core.model.findings import SEVERITIES
 from planner.core.render.formats import FORMATS
 
 if TYPE_CHECKING:
     from planner.core.document import RenderContext, Report
+    from planner.core.document.report import Command
 
 __all__ = ["FORMATS", "register", "run", "show", "write"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("plan", help="validate and summarize declared clusters (stack files or folders)")
     p.add_argument(
         "paths",
@@ -108,7 +109,7 @@ class problems_shown:
     each problem a second time on the same screen, so the lines on standard error stand alone
     there (redirected, piped or written with `--output`, the report is written as always)."""
 
-    def __init__(self, command: str, args: argparse.Namespace) -> None:
+    def __init__(self, command: Command, args: argparse.Namespace) -> None:
         self.command, self.args = command, args
 
     def __enter__(self) -> None:
@@ -121,18 +122,18 @@ class problems_shown:
             from planner.core.planning.build_report import problems_report
 
             try:
-                show(problems_report(self.command, exc.problems), self.args)  # type: ignore[arg-type]
+                show(problems_report(self.command, exc.problems), self.args)
             except InputError as unwritten:  # the report could not be written either: say both
                 raise InputError([*exc.problems, *unwritten.problems]) from None
 
 
-def render_context(fail_on: str = "error") -> RenderContext:
+def render_context(fail_on: Literal["error", "warning"] = "error") -> RenderContext:  # --fail-on's choices
     """The render context of this run: the layout the CLI chose (`planner.core.text.term`) and `--fail-on`."""
     from planner.core.document import RenderContext
     from planner.core.text import term
 
     t = term()
-    return RenderContext(width=None if t.wide else t.width, colour=t.color, fail_on=fail_on)  # type: ignore[arg-type]
+    return RenderContext(width=None if t.wide else t.width, colour=t.color, fail_on=fail_on)
 
 
 def show(document: Report, args: argparse.Namespace) -> None:

@@ -8,12 +8,18 @@ and reports findings in the formats and with the exit codes of `planner plan`.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from planner.commands import plan, region_arg
 from planner.core.model.findings import SEVERITIES
 
+if TYPE_CHECKING:
+    from planner.aws.account import Account
+    from planner.core.model.cluster import Stack
+    from planner.core.planning.pipeline import StackPlan
 
-def register(sub: argparse._SubParsersAction) -> None:
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser(
         "preflight",
         help="check declared clusters against the AWS account (offerings, quotas, capacity reservations, network)",
@@ -97,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     return document.exit_code(args.fail_on)
 
 
-def _preflight(stack, account, args: argparse.Namespace):  # noqa: ANN001, ANN202 - Stack, Account -> StackPlan
+def _preflight(stack: Stack, account: Account, args: argparse.Namespace) -> StackPlan:
     """One stack's checks; the deadline firing between two checks ends them as one AWS-error finding each."""
     from planner.aws.deadline import DeadlineExceeded
     from planner.aws.preflight import preflight_stack

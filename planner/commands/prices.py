@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from planner.core.reading.problems import InputError, Problem
+
+if TYPE_CHECKING:
+    from planner.aws.account import Clients
 
 ARGS = "<command line>"
 REFRESH_TIMEOUT_SECONDS = 600.0  # several hundred Price List calls; other commands default to 60 s
@@ -17,7 +22,7 @@ def _timeout_arg(text: str) -> float:
     return aws_timeout_arg(text)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     from planner.commands import region_arg
 
     p = sub.add_parser("prices", help="price books: regenerate one from AWS (prices refresh)")
@@ -58,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, client=None) -> int:  # noqa: ANN001 - a (service, region) -> botocore client factory, for tests
+def run(args: argparse.Namespace, client: Callable[[str, str], Any] | None = None) -> int:  # client: for tests
     """Fetch, then write atomically; exit 0 when everything was priced, 1 when the book is partial or empty."""
     import os
 
@@ -128,11 +133,11 @@ def _progress(i: int, n: int, label: str) -> None:
     sys.stderr.flush()
 
 
-def _clients(profile: str | None):  # noqa: ANN202
+def _clients(profile: str | None) -> Callable[[str, str], Any]:
     """A (service, region) -> client factory; credentials are looked up on first use."""
-    made: dict[str, object] = {}
+    made: dict[str, Clients] = {}
 
-    def get(service: str, region: str):  # noqa: ANN202
+    def get(service: str, region: str) -> Any:  # a botocore client
         from botocore.exceptions import BotoCoreError
 
         from planner.aws.account import Clients
@@ -146,6 +151,6 @@ def _clients(profile: str | None):  # noqa: ANN202
             if not clients.has_credentials():
                 raise AwsCallError("pricing:GetProducts", NO_CREDENTIALS, "NoCredentials")
             made["clients"] = clients
-        return made["clients"].client(service, region)  # type: ignore[attr-defined]
+        return made["clients"].client(service, region)
 
     return get

@@ -16,7 +16,7 @@ from typing import Any
 README_MAX_BYTES = 4 * 1024 * 1024  # a README, not a device: `--update-readme /dev/zero` is refused, not read forever
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("rules", help="list the rules and checks (id, severity, description, source)")
     p.add_argument("--format", choices=("table", "json", "markdown"), default="table")
     p.add_argument(

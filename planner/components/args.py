@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pulumi
 
-from planner.core.model.cluster import ROOT_VOLUME_RANGE, Cluster, Lustre, NodeGroup
+from planner.core.model.cluster import ROOT_VOLUME_RANGE, Cluster, DeploymentType, Lustre, NodeGroup, Purchase
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")  # an args dataclass
 
 
 def _plain(value: Any) -> bool:
@@ -29,14 +32,8 @@ def _plain(value: Any) -> bool:
 def _declared_only(cls: type[T], model: Any, always: tuple[str, ...]) -> T:
     """Args from a parsed model record: `always` fields, plus the others the user declared
     (defaults the parser filled in stay undeclared, so rules see the same intent)."""
-    declared = getattr(model, "declared", frozenset())
-    return cls(
-        **{
-            f.name: getattr(model, f.name)
-            for f in fields(cls)  # type: ignore[arg-type]
-            if f.name in always or f.name in declared
-        }
-    )
+    declared: frozenset[str] = getattr(model, "declared", frozenset())
+    return cls(**{f.name: getattr(model, f.name) for f in fields(cls) if f.name in always or f.name in declared})
 
 
 def _mapping(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -55,7 +52,7 @@ class NodeGroupArgs:
     count: int | None = None  # instances
     ultraservers: int | None = None  # whole UltraServers (UltraServer member types)
     ultraserver_type: str | None = None  # the UltraServer type, for a member type of several (p6e-gb200.36xlarge)
-    purchase: str | None = None  # on-demand | capacity-block | spot
+    purchase: Purchase | None = None  # on-demand | capacity-block | spot (checked by the parser, as in a stack file)
     efa: bool | None = None
     availability_zone: str | None = None
     public_ip: bool | None = None
@@ -68,7 +65,7 @@ class NodeGroupArgs:
         """Back from the parsed model, keeping only the keys the user declared (rules look at intent).
         The model keeps reservation ids as a tuple; one id goes back as the string it was written as."""
         ids = g.capacity_reservation_ids
-        declared = getattr(g, "declared", frozenset())
+        declared: frozenset[str] = getattr(g, "declared", frozenset())
         return cls(
             **{
                 f.name: getattr(g, f.name)
@@ -90,7 +87,7 @@ class NodeGroupArgs:
 
 @dataclass(frozen=True)
 class LustreArgs:
-    deployment_type: str  # SCRATCH_1 | SCRATCH_2 | PERSISTENT_1 | PERSISTENT_2
+    deployment_type: DeploymentType  # SCRATCH_1 | SCRATCH_2 | PERSISTENT_1 | PERSISTENT_2 (checked by the parser)
     storage_capacity_gib: int
     per_unit_storage_throughput: int | None = None  # MB/s per TiB, PERSISTENT_1/2
     availability_zone: str | None = None

@@ -15,7 +15,7 @@ from typing import Any
 
 import pulumi
 
-from planner.components.errors import ClusterInputError
+from planner.components.errors import ClusterInputError as ClusterInputError  # raised here, caught by its callers
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.document.report import Report
 from planner.core.document.stacks import ReportedFinding, StackReport

@@ -128,6 +128,7 @@ class AcceleratedCluster(pulumi.ComponentResource):
             opts=child,
         )
         if cluster.lustre is not None and args.lustre is not None:
+            assert self.network.lustre_security_group_id is not None  # the network made it: lustre=True above
             groups = [self.network.lustre_security_group_id]
             if cluster.lustre.efa_enabled:
                 groups.append(self.network.security_group_id)

@@ -151,7 +151,7 @@ def md_code(text: object) -> str:
 import os as _os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass as _dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TextIO
 
 DEFAULT_WIDTH = 100
 MIN_WIDTH = 40  # below this, wrapping makes tables unreadable: fold at 40 instead
@@ -211,7 +211,7 @@ def _env_flag(env: Mapping[str, str], name: str) -> bool:
 
 
 def term_from_env(
-    stream: object, *, no_color: bool = False, wide: bool = False, env: Mapping[str, str] | None = None
+    stream: TextIO | None, *, no_color: bool = False, wide: bool = False, env: Mapping[str, str] | None = None
 ) -> Term:
     """The layout for writing to `stream`.
 
@@ -223,7 +223,7 @@ def term_from_env(
     env = dict(_os.environ) if env is None else env
     tty = False
     try:
-        tty = bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+        tty = bool(stream is not None and stream.isatty())
     except (OSError, ValueError, AttributeError):
         tty = False
     width = DEFAULT_WIDTH
@@ -232,7 +232,8 @@ def term_from_env(
         width = int(cols)
     elif tty:
         try:
-            width = _os.get_terminal_size(stream.fileno()).columns or DEFAULT_WIDTH  # type: ignore[attr-defined]
+            width = _os.get_terminal_size(stream.fileno()).columns if stream is not None else DEFAULT_WIDTH
+            width = width or DEFAULT_WIDTH
         except (OSError, ValueError, AttributeError):
             width = DEFAULT_WIDTH
     if no_color or _env_flag(env, "NO_COLOR"):

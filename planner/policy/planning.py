@@ -20,6 +20,7 @@ from planner.core.cost import PriceBook, load_price_book
 from planner.core.document.report import Report, RuleInfo
 from planner.core.document.stacks import ReportedFinding
 from planner.core.model.cluster import Cluster, Stack
+from planner.core.model.findings import Severity
 from planner.core.planning.build_report import report as build_report
 from planner.core.planning.pipeline import (
     PlanOptions,
@@ -235,7 +236,7 @@ def _leaf(key: str) -> tuple[str, ...]:
 
 
 def findings_as_violations(
-    outcome: Outcome, severities: tuple[str, ...], config_fixes: bool = False, exclude: Iterable[str] = ()
+    outcome: Outcome, severities: tuple[Severity, ...], config_fixes: bool = False, exclude: Iterable[str] = ()
 ) -> list[Violation]:
     """Unsuppressed findings of `severities`; `config_fixes`: the stack declares `planner:cluster` (see `describe`);
     `exclude`: rules another policy reports (each problem is reported once)."""

@@ -33,7 +33,6 @@ from planner.core.rules import resource_checks as resource_rules
 from planner.policy import resource_checks
 from planner.policy.planning import (
     Outcome,
-    Violation,
     declared_cluster,
     declared_planning,
     declared_suppressions,
@@ -44,6 +43,7 @@ from planner.policy.planning import (
 )
 from planner.readback import security_groups
 from planner.readback.resources import Graph, dig, from_policy, plain
+from planner.readback.topology import Violation
 
 TOPOLOGY = "planner-topology"
 TOPOLOGY_WARNINGS = "planner-topology-warnings"
@@ -403,7 +403,7 @@ efa_security_group = StackValidationPolicy(
     description="Security groups of EFA interfaces allow all traffic in from and out to themselves.",
     validate=validate_efa_security_groups,
     enforcement_level=EnforcementLevel.MANDATORY,
-    url=security_groups.EFA_SECURITY_DOC,
+    url=resource_rules.EFA_SECURITY_DOC,
     config_schema=PolicyConfigSchema({"suppress": _suppress_schema()}),
 )
 

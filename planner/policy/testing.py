@@ -14,7 +14,7 @@ import asyncio
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from google.protobuf import json_format, struct_pb2
 from pulumi_policy import (
@@ -119,7 +119,7 @@ def resource_args(spec: Spec, config: Mapping[str, Any] | None = None) -> Resour
 def violations(policy: Policy, args: StackValidationArgs | ResourceValidationArgs) -> list[tuple[str, str | None]]:
     """(message, urn) of every violation `policy` reports for `args`; awaitables run on a fresh loop."""
     found: list[tuple[str, str | None]] = []
-    result = policy.validate(args, lambda message, urn=None: found.append((message, urn)))  # type: ignore[attr-defined]
+    result = policy.validate(args, lambda message, urn=None: found.append((message, urn)))  # type: ignore[attr-defined]  # pulumi_policy's Policy declares no validate; both its kinds do
     if inspect.isawaitable(result):
         loop = asyncio.new_event_loop()
         try:
@@ -137,7 +137,7 @@ class Reported:
     urn: str | None
 
 
-class Captured(list):
+class Captured(list[Spec]):
     """The resources `capture` saw (a list of Spec), and the stack config the program ran with."""
 
     config: dict[str, str]
@@ -204,6 +204,7 @@ def capture(
     Pass `planner.testing.MotoMocks` (inside `moto.mock_aws()`) for outputs from moto.
     URNs are the engine's: resources parented to the stack carry no `pulumi:pulumi:Stack$`.
     """
+    from pulumi.runtime.mocks import MockMonitor
     from pulumi.runtime.settings import get_monitor
 
     from planner.runtime.mocks import EchoMocks
@@ -213,7 +214,7 @@ def capture(
     run_with_mocks(program, mocks or echo, dict(config or {}), project=project, stack=stack)
     out = Captured()
     out.config = dict(config or {})
-    for reg in get_monitor().get_registered_resources().values():
+    for reg in cast(MockMonitor, get_monitor()).get_registered_resources().values():  # set_mocks' monitor
         full = reg.urn.replace("::pulumi:pulumi:Stack$", "::", 1)
         qualified, name = full.split("::")[2], full.split("::", 3)[3]
         out.append(Spec(qualified.split("$")[-1], name, _jsonable(reg.state), urn=full))

@@ -29,7 +29,8 @@ def schema() -> dict[str, Any]:
     from planner import __version__
 
     provider = provider_class()(hosted(), NAME, version=__version__)
-    return json.loads(provider.schema or "{}")
+    inferred: dict[str, Any] = json.loads(provider.schema or "{}")
+    return inferred
 
 
 def serve() -> None:
@@ -54,7 +55,7 @@ def provider_class() -> type[Any]:
     `InputPropertiesError`, the engine shows planner's one-line messages, each with the
     input property it concerns, and no stack.
     """
-    from pulumi.errors import InputPropertiesError, InputPropertyError
+    from pulumi.errors import InputPropertiesError, InputPropertyError, InputPropertyErrorDetails
     from pulumi.provider.experimental.component import ComponentProvider
     from pulumi.provider.server import ComponentInitError
 
@@ -88,6 +89,7 @@ def provider_class() -> type[Any]:
                 ) from None
             except ComponentInitError as exc:
                 inner = exc.inner
+                errors: list[InputPropertyErrorDetails]
                 if isinstance(inner, ClusterRejected):
                     errors = [
                         {"property_path": property_path(f.path), "reason": f"[{f.rule}] {f.message}"}

@@ -30,7 +30,10 @@ from planner.provider.args import (
 
 
 def _lustre(value: Lustre) -> py.LustreArgs:
-    return py.LustreArgs(**value)
+    # any string as the schema's type says (the analyzer reads Enum, not Literal); the parser checks
+    # deployment_type as it checks a stack file's, and Construct fails with its message
+    fields: dict[str, Any] = dict(value)
+    return py.LustreArgs(**fields)
 
 
 def cluster_args(args: ClusterArgs) -> py.ClusterArgs:

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from planner.core.model.cluster import Unplanned
+from planner.core.model.cluster import Purchase, Unplanned
 from planner.readback import karpenter
 from planner.readback.resources import (
     BATCH_COMPUTE_ENVIRONMENT,
@@ -36,25 +38,48 @@ HYPERPOD_TYPES = ("aws-native:sagemaker:Cluster", "aws:sagemaker/cluster:Cluster
 PCS_TYPES = ("aws-native:pcs:ComputeNodeGroup", "aws:pcs/computeNodeGroup:ComputeNodeGroup")
 HYPERPOD_PRICING = "https://aws.amazon.com/sagemaker/ai/pricing/"
 _ACCELERATED = re.compile(r"^(p\d+[a-z0-9-]*|g\d+[a-z0-9-]*|trn\d+[a-z0-9]*|inf\d+[a-z0-9]*|dl\d+[a-z0-9]*)(\.|$)")
-_BATCH_PURCHASE = {"EC2": "on-demand", "SPOT": "spot"}
+_BATCH_PURCHASE: dict[str, Purchase] = {"EC2": "on-demand", "SPOT": "spot"}
 
 Found = list[tuple[Unplanned, str | None]]
 Gaps = list[dict[str, Any]]
 
 
+@dataclass(frozen=True)
+class Kind:
+    """One kind of self-sizing compute the read-back reads: how a message names it, whether a
+    resource type is of it, and its reader (which adds what it finds to `found` and `gaps`)."""
+
+    name: str
+    of: Callable[[str], bool]
+    read: Callable[[Graph, Resource, Any, Found, Gaps], None]
+
+
+# What `read` reads, in this order: the one list (`planner plan --program` names these kinds
+# when a program declares none of them).
+KINDS = (
+    Kind(
+        "AWS Batch compute environment",
+        lambda t: t == BATCH_COMPUTE_ENVIRONMENT,
+        lambda g, r, c, f, x: _batch(r, c, f, x),
+    ),
+    Kind(
+        "Karpenter NodePool",
+        lambda t: t.startswith("kubernetes:karpenter.sh/") and t.endswith(":NodePool"),
+        lambda g, r, c, f, x: _node_pool(g, r, c, f, x),
+    ),
+    Kind("SageMaker HyperPod cluster", lambda t: t in HYPERPOD_TYPES, lambda g, r, c, f, x: _hyperpod(r, c, f)),
+    Kind("AWS PCS compute node group", lambda t: t in PCS_TYPES, lambda g, r, c, f, x: _pcs(r, c, f, x)),
+)
+
+
 def read(graph: Graph, cat: Any) -> tuple[Found, Gaps]:
-    """Every self-sizing compute resource of `graph` that may launch accelerated instances."""
+    """Every self-sizing compute resource of `graph` (`KINDS`) that may launch accelerated instances."""
     found: Found = []
     gaps: Gaps = []
     for r in graph.resources:
-        if r.type == BATCH_COMPUTE_ENVIRONMENT:
-            _batch(r, cat, found, gaps)
-        elif r.type.startswith("kubernetes:karpenter.sh/") and r.type.endswith(":NodePool"):
-            _node_pool(graph, r, cat, found, gaps)
-        elif r.type in HYPERPOD_TYPES:
-            _hyperpod(r, cat, found)
-        elif r.type in PCS_TYPES:
-            _pcs(r, cat, found, gaps)
+        kind = next((k for k in KINDS if k.of(r.type)), None)
+        if kind is not None:
+            kind.read(graph, r, cat, found, gaps)
     return found, gaps
 
 
@@ -198,7 +223,8 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
         return  # only instances without accelerators: not the training cluster
     kind = "Karpenter node pool"
     name = f"{kind} '{r.name}'"
-    purchase = next((p for p in ("on-demand", "spot") if p in pool.purchases), "on-demand")
+    priced: tuple[Purchase, ...] = ("on-demand", "spot")  # the pool's capacity types planner has prices for
+    purchase: Purchase = next((p for p in priced if p in pool.purchases), "on-demand")
     limits = ", ".join(f"{k} {_quantity(v)}" for k, v in sorted(pool.limits.items())) or "no limits"
     details = []
     joined, root = _node_class(graph, r, spec)
@@ -332,7 +358,7 @@ def _node_class(graph: Graph, pool: Resource, spec: Any) -> tuple[str, int | Non
     zones = sorted({z for s in subnets for z in [s.get("availabilityZone")] if isinstance(z, str) and known(z)})
     groups = _selected(graph, as_list(dig(cspec, "securityGroupSelectorTerms")), "aws:ec2/securityGroup:SecurityGroup")
     reservations = [
-        t.get("id")
+        t["id"]
         for t in as_list(dig(cspec, "capacityReservationSelectorTerms"))
         if isinstance(t, dict) and isinstance(t.get("id"), str)
     ]
@@ -383,7 +409,7 @@ def _hyperpod(r: Resource, cat: Any, found: Found) -> None:
     groups = [g for g in as_list(r.get("instanceGroups")) if isinstance(g, dict)]
     others = []
     for g in groups:
-        ml = g.get("instanceType")
+        ml: Any = g.get("instanceType")  # a string, or unknown during preview
         if not known(ml):
             found.append(
                 (

@@ -187,7 +187,7 @@ def read(
     named = [q for q in typed if q.key in NAMING and q.operator == "In"]
     outside = _outside(named, catalogue)
     accelerated = bool(types) or bool(outside)
-    purchases = ("on-demand",)  # Karpenter's default when the pool does not say
+    purchases: tuple[str, ...] = ("on-demand",)  # Karpenter's default when the pool does not say
     for q in reqs:
         if q.key == CAPACITY_TYPE:
             all_types = tuple(_PURCHASE)

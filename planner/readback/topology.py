@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.input.stack_files import CLUSTER_PATH, RESOURCE_GROUP_ARN
-from planner.core.model.cluster import LaunchInterface, Note, Path, Stack, Unplanned
+from planner.core.model.cluster import LaunchInterface, Note, Path, Purchase, Stack, Unplanned
+from planner.readback.elastic_compute import KINDS as ELASTIC_KINDS
 from planner.readback.elastic_compute import read as read_elastic
 from planner.readback.elastic_compute import unlisted_fix
 from planner.readback.resources import (
@@ -52,8 +54,8 @@ from planner.readback.resources import (
 _NAME_OK = re.compile(r"[^a-z0-9-]+")
 _RESERVATION = re.compile(r"cr-[0-9a-f]{8,17}")
 _AZ = re.compile(r"^([a-z]{2}(-gov)?-[a-z]+-\d)[a-z]$")
-_MARKETS = {"capacity-block": "capacity-block", "spot": "spot"}
-_EKS_CAPACITY = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND": "on-demand"}
+_MARKETS: dict[str, Purchase] = {"capacity-block": "capacity-block", "spot": "spot"}
+_EKS_CAPACITY: dict[str, Purchase] = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND": "on-demand"}
 # families with GPUs, Trainium or Inferentia: compute worth naming when the catalogue lacks the type
 _ACCELERATED = re.compile(r"^(p\d+[a-z0-9-]*|g\d+[a-z0-9-]*|trn\d+[a-z0-9]*|inf\d+[a-z0-9]*|dl\d+[a-z0-9]*)\.")
 UNKNOWN_AZ = ""  # the cluster's AZ when no resource of the stack tells it
@@ -139,17 +141,25 @@ class _Group:
     )
 
 
+_GroupReader = Callable[[Graph, Any, list[Violation], list[tuple[Unplanned, str | None]]], list[_Group]]
+# The compute of a fixed size that `rebuild` reads into node groups, in this order, each as a
+# message names it; with the self-sizing kinds (`elastic_compute.KINDS`), `COMPUTE_KINDS`.
+_FIXED_COMPUTE: tuple[tuple[str, _GroupReader], ...] = (
+    ("EC2 Auto Scaling group", lambda g, c, x, u: _merge_ultraservers(_asg_groups(g, c, x, u))),
+    ("EKS managed node group", lambda g, c, x, u: _eks_groups(g, c, x, u)),
+    ("EC2 instance", lambda g, c, x, u: _instance_groups(g, c, x, u)),
+)
+# Every kind of compute the read-back understands, as messages name them.
+COMPUTE_KINDS: tuple[str, ...] = tuple(name for name, _ in _FIXED_COMPUTE) + tuple(k.name for k in ELASTIC_KINDS)
+
+
 def rebuild(graph: Graph, region: str | None = None, availability_zone: str | None = None) -> Rebuilt:
     """Read the cluster back from `graph`; `region`/`availability_zone` are policy-config fallbacks."""
     cat = _catalogue.load()
     gaps: list[Violation] = []
     unplanned: list[tuple[Unplanned, str | None]] = []
     region = region or graph.region() or _region_of_zones(graph)
-    groups = (
-        _merge_ultraservers(_asg_groups(graph, cat, gaps, unplanned))
-        + _eks_groups(graph, cat, gaps, unplanned)
-        + _instance_groups(graph, cat, gaps, unplanned)
-    )
+    groups = [g for _, read in _FIXED_COMPUTE for g in read(graph, cat, gaps, unplanned)]
     elastic, refused = read_elastic(graph, cat)
     unplanned += elastic
     gaps += [Violation(**g) for g in refused]
@@ -470,6 +480,12 @@ def _ultraserver_tags(asg: Resource) -> tuple[str, str, int] | None:
     return str(cluster), str(group), int(str(k))
 
 
+def _place(member: _Group) -> int:
+    """Which UltraServer of its node group a per-UltraServer group is (k of its planner tags)."""
+    assert member.ultraserver is not None  # asked only of groups merged by their UltraServer tags
+    return member.ultraserver[2]
+
+
 def _merge_ultraservers(groups: list[_Group]) -> list[_Group]:
     """One node group again from the per-UltraServer Auto Scaling groups the components build for
     it (same planner tags, type and launch settings, one reservation each): its count the sum, its
@@ -482,7 +498,7 @@ def _merge_ultraservers(groups: list[_Group]) -> list[_Group]:
     done: set[tuple[str, str]] = set()
     for g in groups:
         key = g.ultraserver[:2] if g.ultraserver is not None else None
-        members = sorted(parts.get(key, []), key=lambda m: m.ultraserver[2]) if key else []  # type: ignore[index]
+        members = sorted(parts.get(key, []), key=_place) if key else []
         if key is None or len(members) < 2 or not _alike(members):
             out.append(g)
             continue
@@ -490,7 +506,7 @@ def _merge_ultraservers(groups: list[_Group]) -> list[_Group]:
             continue
         done.add(key)
         first = members[0]
-        suffix = f"-us{first.ultraserver[2]}"  # type: ignore[index]
+        suffix = f"-us{_place(first)}"
         values = dict(first.values, capacity_reservation_id=[m.values["capacity_reservation_id"] for m in members])
         maxima = [m.maximum for m in members]
         out.append(
@@ -524,7 +540,7 @@ def _alike(members: list[_Group]) -> bool:
     return (
         all(isinstance(i, str) for i in ids)
         and len(set(ids)) == len(ids)
-        and len({m.ultraserver[2] for m in members}) == len(members)  # type: ignore[index]
+        and len({_place(m) for m in members}) == len(members)
         and all(same(m) == same(members[0]) for m in members)
     )
 
@@ -798,7 +814,8 @@ def _launch_values(
             by_id = {ident: e for e in enis for ident in e.identifiers()}
             cards = []
             for j, (k, n) in enumerate(declared):
-                eni = by_id.get(n.get("networkInterfaceId"))
+                ident = n.get("networkInterfaceId")
+                eni = by_id.get(ident) if isinstance(ident, str) else None
                 if eni is None and len(enis) == len(interfaces):  # ids unknown at preview: in declaration order
                     eni = enis[j]
                 cards.append(_card(k, n, eni.get("interfaceType") if eni is not None else None, attached=True))
@@ -810,7 +827,9 @@ def _launch_values(
             _launch_target(graph, res, target, values, sources, gaps)
     # EFA as declared, never assumed: no EFA interface means no EFA
     values["efa"] = any(n.kind in EFA_INTERFACE_TYPES for n in layout or ())
-    sources["efa"] = template if template is not None and inst is None else (inst or template)  # type: ignore[assignment]
+    efa_source = template if template is not None and inst is None else (inst or template)
+    if efa_source is not None:
+        sources["efa"] = efa_source
     return values, {k: v for k, v in sources.items() if v is not None}, (layout or None)
 
 

@@ -17,9 +17,10 @@ import sys
 
 def main(argv: list[str]) -> int:
     request = json.loads(argv[0])
-    os.dup2(2, 1)  # the program's prints (even os.write(1, ...)) go to stderr
-    from planner.runtime.sandbox import apply_limits
+    from planner.runtime.sandbox import apply_limits, die_with_parent
 
+    die_with_parent(request["parent"])  # first: a planner killed from here on takes this process with it
+    os.dup2(2, 1)  # the program's prints (even os.write(1, ...)) go to stderr
     apply_limits(request.get("limits") or {})  # before the program (and pulumi) start: they cannot be raised
     from planner.core.reading.problems import InputError
     from planner.runtime.offline_run import collect

@@ -67,10 +67,10 @@ class PlannerMocks(pulumi.runtime.Mocks):
             self.resources.append(Registered(args.typ, args.name, inputs, id_, outputs, backend))
             return id_, outputs
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
         with self._lock:
             self.calls.append((args.token, dict(args.args)))
-            return self.invoke(args.token, dict(args.args))
+            return self.invoke(args.token, dict(args.args)), []  # no check failures
 
     # --- the backend's part -------------------------------------------------------------
     def create(self, args: pulumi.runtime.MockResourceArgs, inputs: dict[str, Any]) -> tuple[str, dict[str, Any], str]:

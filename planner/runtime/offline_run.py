@@ -16,7 +16,8 @@ import runpy
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from types import FrameType
+from typing import Any, cast
 
 import pulumi
 
@@ -315,20 +316,20 @@ def declared_stacks(directory: str, stack: str, timeout: float | None = PROGRAM_
     if read is not None:
         stacks.append(read)
     if not stacks:
-        raise InputError(
-            [
-                Problem(
-                    shown(program.main),
-                    None,
-                    "",
-                    f"stack {stack}: the program declares no accelerated "
-                    "compute (no planner cluster component, and no EC2, "
-                    "Auto Scaling, EKS, Batch or Karpenter resource with "
-                    "an accelerated instance type)",
-                )
-            ]
-        )
+        raise InputError([Problem(shown(program.main), None, "", no_compute_message(stack))])
     return stacks
+
+
+def no_compute_message(stack: str) -> str:
+    """What a program that declares nothing to plan is told: every kind of compute the
+    read-back understands, from its own list (`planner.readback.topology.COMPUTE_KINDS`)."""
+    from planner.readback.topology import COMPUTE_KINDS
+
+    kinds = ", ".join(COMPUTE_KINDS[:-1]) + f" or {COMPUTE_KINDS[-1]}"
+    return (
+        f"stack {stack}: the program declares no accelerated compute (no planner cluster component, "
+        f"and no {kinds} with an accelerated instance type)"
+    )
 
 
 def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS) -> dict[str, Any]:
@@ -352,6 +353,7 @@ def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIM
             "origin": os.getcwd(),
             "result": result,
             "limits": sandbox.limits_for_child(),
+            "parent": os.getpid(),  # the child dies with this process (`sandbox.die_with_parent`)
         }
         env = sandbox.scrubbed_env(os.environ)
         # the child imports the planner that runs this command, wherever it is installed
@@ -454,14 +456,15 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
         finally:
             _ORIGIN = previous
         stacks = [wire.encode(s) for s in found]
+    from pulumi.runtime.mocks import MockMonitor
     from pulumi.runtime.settings import get_monitor
 
     resources = []
-    for reg in get_monitor().get_registered_resources().values():
+    for reg in cast(MockMonitor, get_monitor()).get_registered_resources().values():  # set_mocks' monitor
         # urn:pulumi:STACK::PROJECT::QUALIFIED-TYPE::NAME: three separators; the name may hold `::`
         parts = reg.urn.split("::", 3)
         type_, name = parts[2].split("$")[-1], parts[3]
-        file, line = sources.where(type_, name)
+        src_file, src_line = sources.where(type_, name)
         resources.append(
             {
                 "type": type_,
@@ -469,7 +472,7 @@ def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
                 "urn": reg.urn.replace("::pulumi:pulumi:Stack$", "::", 1),
                 "custom": mocks.custom.get((type_, name), False),
                 "props": _jsonable(dict(reg.state or {})),
-                "source": [shown(file, origin), line] if file else None,
+                "source": [shown(src_file, origin), src_line] if src_file else None,
             }
         )
     return {"stacks": stacks, "resources": resources, "config": program.config(stack)}
@@ -531,18 +534,18 @@ class _SourceRecorder:
             original(res, t, name, *args, **kwargs)
 
         self._original = original
-        _resource.Resource.__init__ = init  # type: ignore[method-assign]
+        _resource.Resource.__init__ = init  # type: ignore[method-assign, assignment]  # a wrapper taking the same arguments
         return self
 
     def __exit__(self, *exc: Any) -> None:
         from pulumi import resource as _resource
 
-        _resource.Resource.__init__ = self._original  # type: ignore[method-assign]
+        _resource.Resource.__init__ = self._original  # type: ignore[method-assign]  # pulumi's own, put back
 
     def _record(self, t: str, name: str) -> None:
         if (t, name) in self.sites:
             return
-        frame = sys._getframe(2)
+        frame: FrameType | None = sys._getframe(2)
         fallback: tuple[str, int] | None = None
         while frame is not None:
             file = os.path.abspath(frame.f_code.co_filename)

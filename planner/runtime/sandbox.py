@@ -6,7 +6,10 @@ do to planner's own run:
 
 - it runs in a session and process group of its own, and the whole group is killed when
   the program's process exits, on `--program-timeout` and when planner stops, so no
-  background child outlives the run or holds its pipe open;
+  background child outlives the run or holds its pipe open; on Linux so is every process
+  it started that left the group (`setsid`, a double fork: `kill_everything`), and the
+  run ends with planner even when planner is killed with SIGKILL (the program's process
+  by its death signal, `die_with_parent`; the rest by `planner.runtime.watchdog`);
 - what it prints is streamed, each line shown as planner shows any line (`error_line`:
   one line, control characters escaped, never starting with `::`), the first
   `OUTPUT_LIMIT_BYTES` of it, the rest counted, never held in memory;
@@ -21,9 +24,11 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import selectors
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -191,6 +196,159 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
+# Set in the program's environment, a new value each run: what `kill_everything` finds the
+# run's processes by once they have left its process group.
+RUN_MARKER = "PLANNER_PROGRAM_RUN"
+_KILL_ROUNDS = 50  # scans for processes started while the last ones were being killed; RLIMIT_NPROC bounds them
+_LINUX = sys.platform.startswith("linux")
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def die_with_parent(parent: int) -> None:
+    """In the program's process, before anything else runs: have Linux kill it (SIGKILL) when
+    planner dies, however planner dies (`PR_SET_PDEATHSIG`, prctl(2)); elsewhere nothing.
+
+    Without it a SIGKILLed planner (an out-of-memory kill, a CI runner's hard stop) left the
+    program running with nobody to stop it. Set here, at the start of the child, rather than
+    in a `preexec_fn`, which the subprocess documentation calls unsafe in a process with
+    threads (planner may have some). prctl(2)'s caveats, and why they hold here: the signal
+    fires when the parent *thread* exits, and `run` waits for the program in the thread that
+    started it, so that thread outlives the program; if planner died before the signal was
+    set, the process has already been handed to another parent, so it checks its parent is
+    still `parent` and ends if not. The death signal is not inherited by the processes the
+    program starts: those `kill_everything` stops, run by planner or by its watchdog.
+    """
+    if not _LINUX:
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    zero = ctypes.c_ulong(0)
+    libc.prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), zero, zero, zero)
+    if os.getppid() != parent:  # planner is already gone
+        os._exit(1)
+
+
+@dataclass(frozen=True)
+class _Task:
+    """One process as /proc/PID/stat shows it: its parent, process group, session, state and
+    start time (clock ticks after boot: with the pid, what tells one process from a later
+    one given the same pid)."""
+
+    pid: int
+    ppid: int
+    pgrp: int
+    session: int
+    state: str
+    start: int
+
+
+def _task(pid: int) -> _Task | None:
+    """/proc/PID/stat read; None if the process is gone. The name (in parentheses) may hold
+    spaces and parentheses itself: the fields are read after its last `)`."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        state = fields[0].decode("ascii", "replace")
+        return _Task(pid, int(fields[1]), int(fields[2]), int(fields[3]), state, int(fields[19]))
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _carries(pid: int, marker: bytes) -> bool:
+    """Whether process `pid` started with `marker` (`RUN_MARKER=value`) in its environment."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            return marker in fh.read().split(b"\0")
+    except OSError:  # gone, or not ours to read
+        return False
+
+
+def _programs_tasks(child: int, marker: bytes) -> list[_Task]:
+    """The live processes of this user that belong to the run of `child` (the program's process).
+
+    A process belongs to the run if its environment carries the run's marker, if it is in
+    the child's process group or session, or if its parent belongs to the run. The marker
+    is what finds a process that left the group (`setsid`) and whose parent has exited (a
+    double fork: it is then a child of init or of a subreaper): its parent chain no longer
+    leads to the program, but the environment it was started with is the program's, since
+    a process inherits its parent's environment across fork and exec. Group, session and
+    parent catch a process started with an emptied environment while it stays in the group
+    or its parent still lives. (One that empties its environment, leaves the session and
+    loses its parent is not found: only a cgroup or a PID namespace would hold it.)
+    """
+    uid, me = os.getuid(), os.getpid()
+    tasks: dict[int, _Task] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            if os.stat(f"/proc/{name}").st_uid != uid:
+                continue
+        except OSError:
+            continue
+        task = _task(int(name))
+        if task is not None and task.state not in ("Z", "X"):  # a zombie is dead already
+            tasks[task.pid] = task
+    own = {
+        t.pid
+        for t in tasks.values()
+        if t.pid == child or t.pgrp == child or t.session == child or _carries(t.pid, marker)
+    }
+    grew = True
+    while grew:  # the children of the run's processes, and theirs
+        more = {t.pid for t in tasks.values() if t.ppid in own and t.pid not in own}
+        own |= more
+        grew = bool(more)
+    return [tasks[pid] for pid in sorted(own)]
+
+
+def kill_everything(child: int, marker: str) -> None:
+    """Kill the program's process `child`, its process group and, on Linux, every process
+    of the run that left the group (`_programs_tasks`); elsewhere the group only.
+
+    Called before `child` is reaped, so its pid (its group's and session's id) is not reused
+    meanwhile. Each process is signalled through a pidfd opened after it was found and
+    checked once more, so a pid that was freed and reused in between is not hit. Processes
+    started while others are killed are found by the next scan: it stops when one finds none.
+    """
+    _kill_group(child)
+    if not _LINUX:
+        return
+    entry = f"{RUN_MARKER}={marker}".encode()
+    for _ in range(_KILL_ROUNDS):
+        found = [t for t in _programs_tasks(child, entry) if t.pid != child]
+        if not found:
+            return
+        for task in found:
+            _kill_task(task)
+
+
+def _kill_task(task: _Task) -> None:
+    """SIGKILL `task`'s process if it is still the one that was found (same start time)."""
+    try:
+        fd: int | None = os.pidfd_open(task.pid)
+    except OSError:  # gone already (or pidfds unsupported: then by pid, after the same check)
+        fd = None
+    try:
+        now = _task(task.pid)
+        if now is None or now.start != task.start:
+            return
+        if fd is not None:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+        else:
+            os.kill(task.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
 class _Stopped(Exception):
     """planner was asked to stop (SIGTERM, SIGHUP) while the program ran."""
 
@@ -219,17 +377,21 @@ def _stop_on_signals() -> Iterator[None]:
 def run(argv: list[str], env: Mapping[str, str], timeout: float | None, show: Callable[[str], None]) -> Outcome:
     """Run `argv` (the program's child process) in its own session with the program's
     environment; stream its standard output and error through `show`; kill its whole
-    process group when it exits, at `timeout` (seconds, None: none) or when planner stops.
+    process group, and on Linux every process it started (`kill_everything`), when it
+    exits, at `timeout` (seconds, None: none) or when planner stops. The child is to call
+    `die_with_parent` with planner's pid first thing.
     """
     printer = _Printer(show)
+    marker = secrets.token_hex(16)
     proc = subprocess.Popen(
         argv,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        env=dict(env),
+        env=dict(env) | {RUN_MARKER: marker},
         start_new_session=True,
     )
+    watchdog = _watchdog(proc.pid, marker, env)
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
@@ -255,7 +417,7 @@ def run(argv: list[str], env: Mapping[str, str], timeout: float | None, show: Ca
             # not reused) or is out of time: everything it started goes with it, and the pipe
             # closes once what they wrote is read
             exited = _exited(proc)  # before the kill, which would make a late process look exited
-            _kill_group(proc.pid)
+            kill_everything(proc.pid, marker)
             if exited:
                 returncode = proc.wait()
             else:
@@ -271,15 +433,60 @@ def run(argv: list[str], env: Mapping[str, str], timeout: float | None, show: Ca
         signum = None
     finally:
         if proc.returncode is None:
-            _kill_group(proc.pid)
+            kill_everything(proc.pid, marker)
             proc.kill()
             proc.wait()
         proc.stdout.close()
+        if watchdog is not None:
+            watchdog.stop()
     if signum is not None:  # the group is gone: now stop as the signal asked (handlers restored)
         os.kill(os.getpid(), signum)
         raise KeyboardInterrupt
     printer.close()
     return Outcome(returncode, printer.hidden)
+
+
+@dataclass
+class _Watchdog:
+    """A running `planner.runtime.watchdog` and the write end of its pipe, which only planner holds."""
+
+    proc: subprocess.Popen[bytes]
+    pipe: int
+
+    def stop(self) -> None:
+        """The run is over: kill it before it could see the pipe close (nothing is left to stop)."""
+        self.proc.kill()
+        self.proc.wait()
+        os.close(self.pipe)
+
+
+def _watchdog(child: int, marker: str, env: Mapping[str, str]) -> _Watchdog | None:
+    """On Linux, `planner.runtime.watchdog` for the run of `child`, which kills the run if
+    planner dies (SIGKILL included); None elsewhere, or if it cannot start (the run goes on:
+    the program's death signal and planner's own kill remain).
+
+    It reads a pipe made here, after the program started, whose write end is not inheritable:
+    no process of the program holds it, so it closes exactly when planner's process ends. It
+    runs in a session of its own, so a signal to planner's process group does not end it too.
+    """
+    if not _LINUX:
+        return None
+    read_end, write_end = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "planner.runtime.watchdog", str(child), marker],
+            stdin=read_end,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=dict(env),
+            start_new_session=True,
+        )
+    except OSError:
+        os.close(write_end)
+        return None
+    finally:
+        os.close(read_end)
+    return _Watchdog(proc, write_end)
 
 
 def _exited(proc: subprocess.Popen[bytes]) -> bool:

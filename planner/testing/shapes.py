@@ -71,7 +71,8 @@ def tag_specifications(resource_type: str, tags: Mapping[str, str] | None) -> li
 
 
 def launch_template_data(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    return api({k: v for k, v in inputs.items() if k not in NOT_TEMPLATE_DATA})
+    data: dict[str, Any] = api({k: v for k, v in inputs.items() if k not in NOT_TEMPLATE_DATA})
+    return data
 
 
 def permission(

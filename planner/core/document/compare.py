@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.core.document.capacity import CapacityOption
+from planner.core.model.cluster import Purchase
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ class Candidate:
     """One (instance type, purchase) row: the count, the hours run and billed, the total and the price's source."""
 
     instance_type: str
-    purchase: str
+    purchase: Purchase
     instances: int
     smallest_instances: int | None  # with a deadline: the smallest count that meets it (the cheapest may be larger)
     run_hours: float

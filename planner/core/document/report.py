@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from planner.core.document.stacks import COMMAND_LINE_FILES, StackReport
-from planner.core.model.findings import SEVERITIES, Severity, at_least
+from planner.core.model.findings import SEVERITIES, Severity, at_least, severity_of
 
 VERSION = 2  # the JSON document's version: 1 was `{"version": 1, "stacks": [...]}` of `plan`
 
@@ -94,7 +94,9 @@ class RuleInfo:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> RuleInfo:
-        return cls(d["id"], d["severity"], d["description"], d["source"], d["remediation"], d.get("category", ""))
+        return cls(
+            d["id"], severity_of(d["severity"]), d["description"], d["source"], d["remediation"], d.get("category", "")
+        )
 
 
 @dataclass(frozen=True)

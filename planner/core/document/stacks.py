@@ -21,7 +21,8 @@ from typing import Any
 
 from planner.core.document.cost import CostReport
 from planner.core.document.summary import Summary
-from planner.core.model.findings import Severity
+from planner.core.model.cluster import DeploymentType, Purchase
+from planner.core.model.findings import Severity, severity_of
 
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
 EXTERNAL = "external"
@@ -102,7 +103,7 @@ class ReportedFinding:
         sup = d.get("suppression")
         return cls(
             d["rule"],
-            d["severity"],
+            severity_of(d["severity"]),
             d["message"],
             d["file"],
             d.get("line"),
@@ -180,7 +181,7 @@ class GroupTopology:
 
     name: str
     instance_type: str
-    purchase: str
+    purchase: Purchase
     count: int
     availability_zone: str
     efa: bool  # EFA declared
@@ -224,7 +225,7 @@ class GroupTopology:
 class LustreTopology:
     """The FSx for Lustre file system as the topology diagram draws it."""
 
-    deployment_type: str
+    deployment_type: DeploymentType
     storage_capacity_gib: int
     per_unit_storage_throughput: int | None
     efa_enabled: bool

@@ -10,8 +10,9 @@ never moved afterwards; the document (`planner.core.document`) carries the resul
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol, TypeVar
 
 from planner.core.model.cluster import Path, Stack
 from planner.core.reading.fields import key_path
@@ -30,7 +31,10 @@ class Location:
         return f"{self.file}:{self.line}" if self.line else self.file
 
 
-def nearest(mapping: dict[Path, Any], path: Path) -> Any:
+V = TypeVar("V")
+
+
+def nearest(mapping: Mapping[Path, V], path: Path) -> V | None:
     """The value at `path` or at its nearest ancestor present in `mapping` (a missing key's parent)."""
     while True:
         if path in mapping:

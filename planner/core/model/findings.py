@@ -25,6 +25,15 @@ def at_least(severity: Severity, threshold: Severity) -> bool:
     return _RANK[severity] >= _RANK[threshold]
 
 
+def severity_of(value: Any) -> Severity:
+    """The severity `value` names (a saved report's, read back); ValueError for anything else, so
+    a report that says `fatal` is refused in one line instead of failing in a renderer."""
+    for s in SEVERITIES:
+        if value == s:
+            return s
+    raise ValueError(f"severity {value!r}: expected one of {', '.join(SEVERITIES)}")
+
+
 @dataclass(frozen=True)
 class Finding:
     """What a rule found in one stack: its key path, the location worked out from it, and what to do."""

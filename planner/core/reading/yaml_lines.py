@@ -44,7 +44,7 @@ _RESOLVED_MAX = 4096
 _RESOLVED_CHARS = 64
 
 
-class _ComposeLoader(_Loader):  # type: ignore[misc]
+class _ComposeLoader(_Loader):  # type: ignore[misc]  # libyaml's loader or PyYAML's, picked at import: typed Any
     """The safe loader, with the per-node work libyaml's composer calls back into Python cut down:
     no path resolvers are registered, so descending and ascending them is a no-op, and the tag a
     short scalar resolves to is remembered (a stack file repeats `true`, `count`, `us-east-2` ...)."""

@@ -140,6 +140,17 @@ def _command_line_problem(p: InputProblem, index: dict[str, int]) -> dict[str, A
 
 
 def to_sarif(report: Report) -> dict[str, Any]:
+    """The report as one SARIF run.
+
+    Input problems: a problem on a file's line is an `invalid-input` result there, and the
+    run's invocation says `executionSuccessful: true` with exit code 2 (planner ran, and what it
+    found is that file's problem): GitHub code scanning does not process the results of an
+    upload whose invocation says `false` (it answers "unsuccessful execution" and keeps the
+    alerts as they were: github/codeql-action#1316, #1393, #1732), so a broken stack file would
+    never show on the pull request. A problem of an option is in no file and cannot be a result
+    (see `_command_line_problem`); then the run says `false`: an upload that fails visibly,
+    not a run that looks clean.
+    """
     plans = report.stacks
     # the spec rules, then the preflight checks its findings name (planner preflight): `report.rules`
     descriptors = [_rule_descriptor(r) for r in report.rules]
@@ -164,8 +175,12 @@ def to_sarif(report: Report) -> dict[str, Any]:
     if notes:  # not results (no rule fired): notes about the run, as SARIF has them
         run["invocations"] = [{"executionSuccessful": True, "toolConfigurationNotifications": notes}]
     if report.problems:  # the run stopped on its input
-        invocation: dict[str, Any] = {"executionSuccessful": False, "exitCode": 2}
         arguments = [_command_line_problem(p, index) for p in report.problems if not p.has_file]
+        invocation: dict[str, Any] = {
+            "executionSuccessful": not arguments,
+            "exitCode": 2,
+            "exitCodeDescription": "unusable input: nothing was planned",
+        }
         if arguments:
             invocation["toolExecutionNotifications"] = arguments
         run["invocations"] = [invocation]
