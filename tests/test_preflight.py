@@ -231,8 +231,9 @@ def dallas_local_zone(moto):  # noqa: ANN001, ANN201 - a generator fixture
 
     zones = ec2_backends[DEFAULT_ACCOUNT_ID]["us-east-1"].zones["us-east-1"]
     zone = Zone("us-east-1-dfw-2a", "us-east-1", "use1-dfw2-az1", zone_type="local-zone")
-    zone.group_name = "us-east-1-dfw-2"  # type: ignore[attr-defined]
-    zone.opt_in_status = "not-opted-in"  # type: ignore[attr-defined]
+    # moto's Zone has neither attribute; its response serializer reads them by the API's member names
+    zone.group_name = "us-east-1-dfw-2"  # type: ignore[attr-defined]  # see above
+    zone.opt_in_status = "not-opted-in"  # type: ignore[attr-defined]  # see above
     zones.append(zone)
     yield zone
     zones.remove(zone)
