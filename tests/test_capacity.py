@@ -428,18 +428,44 @@ def test_an_ultraserver_type_by_name_in_its_local_zone(aws: StubbedAws, capsys) 
     )
 
 
-def test_a_local_zone_is_marked_with_its_opt_in(aws: StubbedAws, capsys) -> None:
-    lz = offering(
-        "cb-0d0d0d0d0d0d0d0d0",
-        "us-east-1-dfw-2a",
-        "2026-12-09T10:00:00",
-        "2026-12-23T11:30:00",
-        "500000.00",
-        ZoneType="local-zone",
-    )
-    expect(aws, "us-east-1", 336, answers(lz))
+DALLAS = offering(
+    "cb-0d0d0d0d0d0d0d0d0",
+    "us-east-1-dfw-2a",
+    "2026-12-09T10:00:00",
+    "2026-12-23T11:30:00",
+    "500000.00",
+    ZoneType="local-zone",
+)
+
+
+def test_a_local_zone_is_marked_with_the_group_the_account_names(aws: StubbedAws, capsys) -> None:
+    """DescribeAvailabilityZones gives a Local Zone's GroupName (API_AvailabilityZone): the opt-in names it."""
+    expect(aws, "us-east-1", 336, answers(DALLAS))
     expect(aws, "us-east-1", 504, answers())
+    zone = {"ZoneName": "us-east-1-dfw-2a", "ZoneType": "local-zone", "GroupName": "us-east-1-dfw-2"}
+    aws.stub("ec2", "us-east-1").add_response(
+        "describe_availability_zones",
+        {"AvailabilityZones": [{**zone, "OptInStatus": "not-opted-in"}], **META},
+        {"AllAvailabilityZones": True, "ZoneNames": ["us-east-1-dfw-2a"]},
+    )
     code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1", "--format", "json")
+    aws.stub("ec2", "us-east-1").assert_no_pending_responses()
+    assert code == 0 and doc["pick"]["opt_in_group"] == "us-east-1-dfw-2"
+    assert doc["next"]["purchase_commands"][1] == (
+        "aws ec2 modify-availability-zone-group --region us-east-1 --group-name us-east-1-dfw-2 --opt-in-status opted-in"
+    )
+    assert doc["notes"] == []  # the account's answer: nothing to qualify
+
+
+def test_a_local_zone_is_marked_with_its_opt_in(aws: StubbedAws, capsys) -> None:
+    """Without the account's answer (ec2:DescribeAvailabilityZones denied), the group is AWS's usual naming."""
+    expect(aws, "us-east-1", 336, answers(DALLAS))
+    expect(aws, "us-east-1", 504, answers())
+    aws.stub("ec2", "us-east-1").add_client_error(
+        "describe_availability_zones", service_error_code="UnauthorizedOperation", http_status_code=403
+    )
+    code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1", "--format", "json")
+    aws.stub("ec2", "us-east-1").assert_no_pending_responses()
     assert code == 0 and doc["pick"]["local_zone"] is True and doc["pick"]["opt_in_group"] == "us-east-1-dfw-2"
     assert doc["next"]["purchase_commands"][0].startswith(
         "aws ec2 describe-availability-zones --region us-east-1 --all-availability-zones --zone-names us-east-1-dfw-2a "
@@ -449,6 +475,13 @@ def test_a_local_zone_is_marked_with_its_opt_in(aws: StubbedAws, capsys) -> None
         "--group-name us-east-1-dfw-2 --opt-in-status opted-in"
     )
     assert doc["next"]["purchase_commands"][2].startswith("aws ec2 purchase-capacity-block --region us-east-1 ")
+    # the group is AWS's naming convention, said as such ("A local Zone Group is usually the Local Zone code
+    # without the ending character", Route 53 API, LocalZoneGroup); the first command asks the account
+    assert doc["notes"] == [
+        "us-east-1-dfw-2a is a Local Zone: its opt-in group us-east-1-dfw-2 is the zone less its last letter, as AWS "
+        "usually names Local Zone groups (the Route 53 API documentation of LocalZoneGroup); `aws ec2 "
+        "describe-availability-zones --all-availability-zones` prints the account's GroupName and opt-in status"
+    ]
 
 
 def test_the_stack_gives_type_count_hours_and_region(aws: StubbedAws, capsys, tmp_path) -> None:

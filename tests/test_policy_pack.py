@@ -383,7 +383,8 @@ def test_topology_reports_error_findings_on_the_resource_at_fault() -> None:
     asg = by_name(specs, ASG)
     assert [(m.split(";")[0], u) for m, u in found] == [
         (
-            "[ultraserver-requires-lustre] 6 UltraServer instances (1.5 UltraServers) are clustered without FSx for Lustre",
+            "[ultraserver-requires-lustre] 2 UltraServers are clustered without FSx for Lustre (6 instances, in whole "
+            "UltraServers as they are booked: node group 'trainers' 6 trn2u.48xlarge in 2 u-trn2x64 UltraServers of 4)",
             asg.urn,
         )
     ]

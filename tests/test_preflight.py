@@ -55,6 +55,7 @@ def test_registry_holds_every_check_with_its_metadata() -> None:
         "preflight-aws-error",
         "preflight-catalogue",
         "preflight-efa",
+        "preflight-local-zone",
         "preflight-network",
         "preflight-offering",
         "preflight-quota",
@@ -207,6 +208,70 @@ def test_missing_vpc_and_subnet(moto, stack_file) -> None:
         (9, "VPC vpc-0123456789abcdef0 does not exist in us-east-2"),
         (10, "subnet subnet-0123456789abcdef0 does not exist in us-east-2"),
     ]
+
+
+# --- Local Zones: the zone group and opt-in status are the account's answer ------------------
+
+LOCAL_ZONE_STACK = """
+availability_zone: us-east-1-dfw-2a
+node_groups:
+  - {name: gb200, instance_type: p6e-gb200.36xlarge, ultraserver_type: u-p6e-gb200x36, ultraservers: 1, purchase: capacity-block}
+placement_group: none
+"""
+
+
+@pytest.fixture
+def dallas_local_zone(moto):  # noqa: ANN001, ANN201 - a generator fixture
+    """moto's zone data has no Local Zones: the Dallas one added to its us-east-1 as DescribeAvailabilityZones
+    describes a Local Zone (API_AvailabilityZone: ZoneType local-zone, GroupName, OptInStatus); the Available
+    Local Zones page lists us-east-1-dfw-2a with zone ID use1-dfw2-az1 and group us-east-1-dfw-2."""
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.ec2.models import ec2_backends
+    from moto.ec2.models.availability_zones_and_regions import Zone
+
+    zones = ec2_backends[DEFAULT_ACCOUNT_ID]["us-east-1"].zones["us-east-1"]
+    zone = Zone("us-east-1-dfw-2a", "us-east-1", "use1-dfw2-az1", zone_type="local-zone")
+    # moto's Zone has neither attribute; its response serializer reads them by the API's member names
+    zone.group_name = "us-east-1-dfw-2"  # type: ignore[attr-defined]  # see above
+    zone.opt_in_status = "not-opted-in"  # type: ignore[attr-defined]  # see above
+    zones.append(zone)
+    yield zone
+    zones.remove(zone)
+
+
+def _moto_account() -> Account:
+    import boto3
+
+    return Account(lambda service, region: boto3.client(service, region_name=region))
+
+
+def test_a_local_zone_not_opted_in_names_the_group_aws_gives(dallas_local_zone, stack_file) -> None:
+    path = stack_file(LOCAL_ZONE_STACK, region="us-east-1")
+    (f,) = run_check("preflight-local-zone", path, _moto_account())
+    assert f.severity == "error" and f.line == 4  # the availability_zone that puts the group there
+    assert f.message == (
+        "us-east-1-dfw-2a is a Local Zone of us-east-1 in zone group us-east-1-dfw-2, which the account has not "
+        "opted in to (DescribeAvailabilityZones: OptInStatus not-opted-in)"
+    )
+    assert f.fix == (
+        "opt in: `aws ec2 modify-availability-zone-group --region us-east-1 --group-name us-east-1-dfw-2 "
+        "--opt-in-status opted-in` (once per account), then run preflight again"
+    )
+    dallas_local_zone.opt_in_status = "opted-in"
+    assert run_check("preflight-local-zone", path, _moto_account()) == []
+
+
+def test_a_group_name_that_is_not_a_name_is_not_printed_into_a_command(dallas_local_zone, stack_file) -> None:
+    dallas_local_zone.group_name = "x; rm -rf ~"
+    (f,) = run_check("preflight-local-zone", stack_file(LOCAL_ZONE_STACK, region="us-east-1"), _moto_account())
+    assert "rm -rf" not in f.message + f.fix and "--zone-names us-east-1-dfw-2a" in f.fix
+
+
+def test_availability_zones_are_not_asked_about() -> None:
+    """An Availability Zone needs no opt-in ("For Availability Zones, this parameter always has the value of
+    opt-in-not-required"): no DescribeAvailabilityZones call (the Stubber fails on any call it was not given)."""
+    aws = StubbedAws()
+    assert run_check("preflight-local-zone", TRN2_DEV, Account(aws.client)) == []
 
 
 # --- against the Stubber: EFA disagreements, quotas, reservations ----------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from planner.readback.program_terms import declared_as, python_class, restate
+from planner.readback.program_terms import declared_as, in_python, python_class, restate
 from tests.conftest import run_cli
 
 ASG = "urn:pulumi:dev::sample::aws:autoscaling/group:Group::trainers"
@@ -68,3 +68,39 @@ def test_plan_program_gives_fixes_in_the_programs_terms() -> None:
         "(tests/corpus/eks-mixed-instances-efa/__main__.py:36): launch into a cluster placement group"
     )
     assert "placement_group: none" not in f["fix"]
+
+
+INTERFACES_OUT_OF_ORDER = """
+import pulumi_aws as aws
+subnet = aws.ec2.Subnet("private", vpc_id="vpc-0123456789abcdef0", cidr_block="10.0.1.0/24", availability_zone="us-east-2b")
+cards = [1, 2, 3, 4, 5, 6, 7, 0]  # the primary (card 0) is declared last, as efa-only
+lt = aws.ec2.LaunchTemplate("trainers", instance_type="p5.48xlarge", image_id="ami-0123456789abcdef0",
+    metadata_options={"http_tokens": "required"},
+    network_interfaces=[{"network_card_index": c, "device_index": 0 if c == 0 else 1,
+                         "interface_type": "efa-only", "subnet_id": subnet.id} for c in cards])
+aws.autoscaling.Group("trainers", desired_capacity=2, max_size=2, min_size=0, vpc_zone_identifiers=[subnet.id],
+                      launch_template={"id": lt.id, "version": "$Latest"}, placement_group="existing-cluster-pg")
+"""
+
+
+def test_plan_program_names_the_interface_by_its_list_position_in_python_names(tmp_path) -> None:
+    """The read-back rules' fixes name the element of `network_interfaces` the program declared (here the
+    last, position 7), in the program's own (pulumi_aws Python) property names."""
+    (tmp_path / "Pulumi.yaml").write_text("name: sample\nruntime: python\nmain: app.py\nstackConfigDir: stacks\n")
+    (tmp_path / "app.py").write_text(INTERFACES_OUT_OF_ORDER)
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks" / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-2\n")
+    res = run_cli("plan", "--program", str(tmp_path), "--stack", "dev", "--format", "json")
+    (stack,) = json.loads(res.out)["stacks"]
+    (f,) = [f for f in stack["findings"] if f["rule"] == "efa-interface-layout" and f["severity"] == "error"]
+    assert f["fix"] == (
+        "in the launch template of node group 'trainers', set network_interfaces[7].interface_type: 'efa' "
+        "(network_card_index 0, device_index 0), or make it an ENA interface"
+    )
+
+
+def test_quoted_names_stay_as_written() -> None:
+    """A name in backticks is quoted as it is (the policy pack's `availabilityZone` config key), not a property."""
+    assert in_python("set availabilityZone (or the pack's `availabilityZone` config)") == (
+        "set availability_zone (or the pack's `availabilityZone` config)"
+    )

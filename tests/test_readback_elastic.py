@@ -81,6 +81,17 @@ def test_limits_become_the_most_instances_of_each_type() -> None:
     )
 
 
+def test_a_memory_limit_counts_memory_less_karpenters_vm_overhead() -> None:
+    """Karpenter settings: VM_MEMORY_OVERHEAD_PERCENT, "The VM memory overhead as a percent that will be subtracted
+    from the total memory for all instance types. (default = 0.075, which equals to 7.5%)"."""
+    assert karpenter.VM_MEMORY_OVERHEAD_PERCENT == 0.075 and karpenter.SETTINGS_DOC.startswith("https://karpenter.sh/")
+    trn1 = catalogue.load().instance_types["trn1.32xlarge"]
+    # 512 GiB = 524,288 MiB; 7.5% is 39,321.6 MiB, subtracted as 39,322: 484,966 MiB per instance
+    assert trn1.memory_gib == 512 and karpenter.memory_bytes(trn1) == 484_966 * 2**20
+    p = pool_of(("node.kubernetes.io/instance-type", "In", ["trn1.32xlarge"]), limits={"memory": "1000Gi"})
+    assert p.maxima == {"trn1.32xlarge": 2}  # 1,024,000 MiB // 484,966; the whole 512 GiB would admit 1
+
+
 def planned(specs: list[Spec], extra: dict[str, Any] | None = None) -> Any:
     out = plan_resources(stack_args(specs).resources, {}, extra=extra)
     assert out.plan is not None, out.gaps

@@ -185,6 +185,64 @@ def test_readback_fixes_name_the_program_property_and_value() -> None:
     assert fix.startswith("check g6.48xlarge on AWS's instance type and pricing pages")
 
 
+ENI = "aws:ec2/networkInterface:NetworkInterface"
+
+
+def test_interface_fixes_name_the_list_element_the_program_declared() -> None:
+    """A fix names the element of `networkInterfaces` to change by its position in the list, not only by its
+    network card: here the efa-only primary is declared last (position 8) and card 3 twice (positions 2, 3)."""
+    specs = cluster(cards=8, itype="p5.48xlarge")
+    order = [1, 2, 3, 3, 4, 5, 6, 7, 0]
+    lt = next(s for s in specs if s.type == LT)
+    lt.props["networkInterfaces"] = [
+        {"networkCardIndex": c, "deviceIndex": 0 if c == 0 else 1, "interfaceType": "efa-only"} for c in order
+    ]
+    assert sorted(f or "" for f in fixes(specs, "efa-interface-layout")) == [
+        "in the launch template of node group 'g', add 24 network interface(s) with interfaceType 'efa-only' "
+        "(or 'efa'), one on each networkCardIndex 8-31",
+        "in the launch template of node group 'g', remove networkInterfaces[3] (keep one EFA interface on "
+        "networkCardIndex 3: networkInterfaces[2])",
+        "in the launch template of node group 'g', set networkInterfaces[8].interfaceType: 'efa' "
+        "(networkCardIndex 0, deviceIndex 0), or make it an ENA interface",
+    ]
+    beyond = cluster(cards=18)  # trn2.48xlarge has cards 0-15: positions 16 and 17 are on cards it lacks
+    (problem,) = [f for f in plan_resources(stack_args(beyond).resources, {}).plan.findings if f.severity == "error"]
+    assert problem.fix == (
+        "in the launch template of node group 'g', remove networkInterfaces[16] to networkInterfaces[17] "
+        "(networkCardIndex 16-17; trn2.48xlarge has cards 0-15)"
+    )
+
+
+def test_an_instances_interface_fix_names_the_network_interface_attached_there() -> None:
+    """An instance's interfaces are network interface resources attached at a position of its
+    `networkInterfaces`; the type is set on that resource, so the fix names the one attached there."""
+    sub = Spec(SUBNET, "s", {"id": "subnet-0aaa1111", "availabilityZone": "us-east-2b"})
+    kinds = {0: "efa-only", 1: "efa"}
+    enis = [
+        Spec(ENI, f"eni-{c}", {"id": f"eni-0{c:03x}", "interfaceType": kinds[c], "subnetId": "subnet-0aaa1111"})
+        for c in (1, 0)
+    ]
+    inst = Spec(
+        INSTANCE,
+        "gpu-0",
+        {
+            "instanceType": "p5en.48xlarge",
+            "networkInterfaces": [  # card 1 first, the primary (card 0) second
+                {"networkCardIndex": c, "deviceIndex": 0 if c == 0 else 1, "networkInterfaceId": f"eni-0{c:03x}"}
+                for c in (1, 0)
+            ],
+        },
+    )
+    outcome = plan_resources(stack_args([sub, *enis, inst]).resources, {})
+    assert outcome.plan is not None, outcome.gaps
+    (f,) = [f for f in outcome.plan.findings if f.rule == "efa-interface-layout" and f.severity == "error"]
+    assert f.fix == (
+        "in the instances of node group 'gpu', set interfaceType: 'efa' on the network interface attached at "
+        "networkInterfaces[1] (networkCardIndex 0, deviceIndex 0), or make it an ENA interface"
+    )
+    assert f.resource is not None and f.resource.endswith("::gpu-0")  # the instance that declares the list
+
+
 def test_pack_gives_the_case_fix_for_programs_and_the_remediation_for_stack_keys() -> None:
     from planner.policy.planning import describe, document, findings_as_violations
 

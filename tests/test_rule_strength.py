@@ -5,13 +5,14 @@ from __future__ import annotations
 from planner.core import rules
 from planner.core.catalogue import capacity_blocks as blocks
 from planner.core.catalogue.instance_types import load
+from planner.core.model.cluster import LaunchInterface
 from planner.core.rules.readback import layout_advice, layout_problems
 
 CAT = load()
 
 
-def _layout(cards: range, primary: str = "efa") -> tuple[tuple[int, int, str], ...]:
-    return tuple((c, 0, primary if c == 0 else "efa-only") for c in cards)
+def _layout(cards: range, primary: str = "efa") -> tuple[LaunchInterface, ...]:
+    return tuple(LaunchInterface(c, c, 0, primary if c == 0 else "efa-only") for c in cards)
 
 
 def test_only_an_efa_only_primary_interface_is_an_error() -> None:
@@ -37,7 +38,9 @@ def test_p6_b300_takes_16_efa_interfaces_on_17_cards() -> None:
     offering only the `interface` type: the recommended layout is an ENA primary and EFA on cards 1-16."""
     t = CAT.instance_types["p6-b300.48xlarge"]
     assert (t.network_cards, t.efa_max_interfaces, t.efa_cards) == (17, 16, tuple(range(1, 17)))
-    layout = ((0, 0, "interface"),) + tuple((c, 0, "efa-only") for c in range(1, 17))
+    layout = (LaunchInterface(0, 0, 0, "interface"),) + tuple(
+        LaunchInterface(c, c, 0, "efa-only") for c in range(1, 17)
+    )
     assert (
         layout_problems("p6-b300.48xlarge", layout, CAT) == [] and layout_advice("p6-b300.48xlarge", layout, CAT) == []
     )
@@ -48,3 +51,19 @@ def test_the_256_instance_limit_is_not_said_to_be_raisable() -> None:
     r = rules.get("capacity-block-size")
     assert str(blocks.MAX_INSTANCES_PER_ACCOUNT) in r.description
     assert "raise" not in r.description.lower() and "raise" not in r.remediation.lower()
+
+
+def test_the_local_zone_group_is_said_to_be_the_usual_name_not_the_accounts_answer(stack_file) -> None:
+    """Route 53 API, LocalZoneGroup: "A local Zone Group is usually the Local Zone code without the ending
+    character." The fix names that group as AWS's usual naming, and where the account's own answer is."""
+    from planner.core.input.stack_files import load_stack
+    from planner.core.planning.pipeline import plan_stack
+
+    cluster = (
+        "availability_zone: us-east-1-dfw-2a\nnode_groups:\n  - {name: g, instance_type: p6e-gb200.36xlarge, "
+        "ultraserver_type: u-p6e-gb200x36, ultraservers: 1, purchase: capacity-block}\nplacement_group: none\n"
+    )
+    plan = plan_stack(load_stack(str(stack_file(cluster, "us-east-1"))))
+    (f,) = [f for f in plan.findings if f.rule == "local-zone-opt-in"]
+    assert f.fix is not None and "--group-name us-east-1-dfw-2 " in f.fix
+    assert "as AWS usually names Local Zone groups" in f.fix and "GroupName'` prints the account's" in f.fix

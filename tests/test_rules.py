@@ -46,6 +46,10 @@ GB200 = (
     "availability_zone: {az}\nnode_groups:\n  - {{name: g, instance_type: p6e-gb200.36xlarge, ultraserver_type: u-p6e-gb200x36, "
     "ultraservers: 1, purchase: {purchase}}}\n"
 )
+TWO_MEMBERS = (  # a second node group of 2 trn2u.48xlarge (half an UltraServer)
+    "  - {name: h, instance_type: trn2u.48xlarge, count: 2, purchase: capacity-block, "
+    "capacity_reservation_id: cr-0123456789abcdef1}"
+)
 P2 = "lustre:\n  deployment_type: PERSISTENT_2\n  storage_capacity_gib: 2400\n  per_unit_storage_throughput: 250"
 
 
@@ -99,6 +103,20 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
             "error",
             group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB),
             group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB + "\n" + P2),
+            "us-east-2",
+        ),
+        # UltraServers are booked whole: 6 members occupy 2 UltraServers (clustered), 3 occupy 1 (not)
+        (
+            "error",
+            group("trn2u.48xlarge", 6, "capacity-block", CB),
+            group("trn2u.48xlarge", 3, "capacity-block", CB),
+            "us-east-2",
+        ),
+        # per group, as the cost bills them: two groups of 2 members are 2 UltraServers, one group of 4 is 1
+        (
+            "error",
+            group("trn2u.48xlarge", 2, "capacity-block", CB + "\n" + TWO_MEMBERS),
+            group("trn2u.48xlarge", 4, "capacity-block", CB),
             "us-east-2",
         ),
     ],
@@ -467,6 +485,26 @@ def test_findings_point_at_the_declared_key(stack_file) -> None:
     path = stack_file(group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB))
     (hit,) = [f for f in plan_stack(load_stack(str(path))).findings if f.rule == "ultraserver-requires-lustre"]
     assert path.read_text().splitlines()[hit.line - 1].strip() == "ultraservers: 2"
+
+
+def test_clustered_ultraservers_are_counted_whole_per_group(stack_file) -> None:
+    """The message counts the UltraServers the groups occupy (booked whole, per group, as the estimate bills
+    them: `ultraservers` in the cost's line item), with the instances beside them, not instances over members."""
+    cluster = group("trn2u.48xlarge", 6, "capacity-block", CB) + TWO_MEMBERS.replace("count: 2", "count: 1")
+    plan = plan_stack(load_stack(str(stack_file(cluster, "us-east-2"))))
+    (hit,) = [f for f in plan.findings if f.rule == "ultraserver-requires-lustre"]
+    assert hit.message.startswith(
+        "3 UltraServers are clustered without FSx for Lustre (7 instances, in whole UltraServers as they are "
+        "booked: node group 'g' 6 trn2u.48xlarge in 2 u-trn2x64 UltraServers of 4; node group 'h' 1 "
+        "trn2u.48xlarge in 1 u-trn2x64 UltraServer of 4); "
+    )
+    assert "1.5" not in hit.message and "1.75" not in hit.message
+    billed = {i.name: i.detail["ultraservers"] for i in plan.cost.line_items if "ultraservers" in i.detail}
+    assert billed == {"g": 2, "h": 1}  # the same whole units the estimate bills
+    assert hit.fix == (  # two groups: no single group's size makes it one UltraServer
+        "add lustre: with deployment_type: PERSISTENT_2, per_unit_storage_throughput and storage_capacity_gib "
+        "(in us-east-2b)"
+    )
 
 
 def test_checkpoint_arithmetic_is_stated(stack_file) -> None:

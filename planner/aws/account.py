@@ -180,6 +180,16 @@ class Account:
             reservation_id,
         )
 
+    def zones(self, region: str) -> dict[str, dict[str, Any]]:
+        """Every zone of `region` by name, Local Zones the account has not opted in to included
+        (DescribeAvailabilityZones with AllAvailabilityZones): each with its GroupName and OptInStatus."""
+
+        def call() -> dict[str, dict[str, Any]]:
+            found = self._client("ec2", region).describe_availability_zones(AllAvailabilityZones=True)
+            return {z["ZoneName"]: z for z in found.get("AvailabilityZones", []) if isinstance(z.get("ZoneName"), str)}
+
+        return self._ask(("zones", region), "ec2:DescribeAvailabilityZones", region, call)
+
     def vpc(self, region: str, vpc_id: str) -> dict[str, Any] | None:
         return self._one(region, "ec2:DescribeVpcs", "describe_vpcs", "VpcIds", "Vpcs", vpc_id)
 

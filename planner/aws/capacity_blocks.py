@@ -7,7 +7,9 @@ opted in to, throttling after botocore's retries, and an answer that is not AWS'
 fault never becomes an empty list that would read as "no capacity". The threads are
 daemons, so a hung endpoint cannot keep the process alive once the answer is printed.
 Clients come from `planner.aws.account.Clients` (boto3's credential chain, its timeouts and
-retries, and the standard endpoint settings such as `AWS_ENDPOINT_URL_EC2`).
+retries, and the standard endpoint settings such as `AWS_ENDPOINT_URL_EC2`). A region whose
+offerings include a Local Zone is also asked for that zone's group (DescribeAvailabilityZones
+`GroupName`); without that answer the search names the group as AWS usually names them.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from planner.core.cost.capacity import (
     Offering,
     Query,
     RegionAnswer,
+    aws_name,
     offering_from_api,
 )
 
@@ -140,7 +143,30 @@ def ask_region(
         err = _explain(exc, ACTION, region)
         return RegionAnswer(region, tuple(asked), error=err.message, code=err.code)
     unique = {o.offering_id: o for o in found}  # both durations may return the same offering
-    return RegionAnswer(region, tuple(asked), tuple(unique[k] for k in sorted(unique)))
+    return RegionAnswer(region, tuple(asked), with_zone_groups(client, tuple(unique[k] for k in sorted(unique))))
+
+
+def with_zone_groups(client: Any, offerings: tuple[Offering, ...]) -> tuple[Offering, ...]:
+    """The Local Zone offerings with their zone group as the account's DescribeAvailabilityZones names it
+    (`GroupName`); unanswered (denied, unreachable, not AWS's answer), they keep none, and the search says
+    the group it names is AWS's usual naming."""
+    from dataclasses import replace
+
+    from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.parsers import ResponseParserError
+
+    local = sorted({o.availability_zone for o in offerings if o.local_zone})
+    if not local:
+        return offerings
+    try:
+        zones = client.describe_availability_zones(AllAvailabilityZones=True, ZoneNames=local).get("AvailabilityZones")
+    except (ClientError, BotoCoreError, ResponseParserError, NotAwsAnswer):
+        return offerings
+    groups = {z.get("ZoneName"): aws_name(z.get("GroupName")) for z in zones or () if isinstance(z, dict)}
+    return tuple(
+        replace(o, zone_group=groups[o.availability_zone]) if o.local_zone and groups.get(o.availability_zone) else o
+        for o in offerings
+    )
 
 
 def search(

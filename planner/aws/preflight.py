@@ -22,7 +22,7 @@ from planner.core.rules.rule_registry import Rule
 
 def _load() -> None:
     """The modules that attach the checks' functions (explicit imports: import-linter and the import graph see them)."""
-    from planner.aws import network, offerings, quotas, reservations  # noqa: F401 - imported for their @check
+    from planner.aws import network, offerings, quotas, reservations, zones  # noqa: F401 - imported for their @check
 
 
 CHECKS.loads_with(_load)

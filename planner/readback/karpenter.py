@@ -10,11 +10,12 @@ type is derived from the catalogue's own figures, so the types a pool may launch
 catalogue types whose labels satisfy every requirement. `spec.limits` (cpu, memory,
 `nvidia.com/gpu`, `aws.amazon.com/neuron`, `aws.amazon.com/neuroncore`) bound the sum of
 the pool's node capacities: the most instances of each type it may run is the floor of
-each limit over what one instance has.
+each limit over what one instance has, its memory less the VM overhead Karpenter subtracts.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,13 @@ from planner.core.catalogue.instance_types import InstanceType
 
 SCHEDULING_DOC = "https://karpenter.sh/docs/concepts/scheduling/"
 NODEPOOLS_DOC = "https://karpenter.sh/docs/concepts/nodepools/"
+# Karpenter settings, VM_MEMORY_OVERHEAD_PERCENT: "The VM memory overhead as a percent that will be subtracted
+# from the total memory for all instance types. (default = 0.075, which equals to 7.5%)". An installation may
+# set another value; planner reads Karpenter's default (the controller's settings are not a program resource).
+# Recent AWS provider releases also record the capacity a registered node of a type reports and use it for
+# that type afterwards (their instance type tests); before any node exists, as here, the estimate is this one.
+SETTINGS_DOC = "https://karpenter.sh/docs/reference/settings/"
+VM_MEMORY_OVERHEAD_PERCENT = 0.075
 
 _AWS = "karpenter.k8s.aws/"
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
@@ -64,12 +72,20 @@ def labels(t: InstanceType) -> dict[str, str]:
     return out
 
 
+def memory_bytes(t: InstanceType) -> float:
+    """An instance's memory as Karpenter models it: the type's MiB less VM_MEMORY_OVERHEAD_PERCENT of them
+    (SETTINGS_DOC), the overhead rounded up to a whole MiB as the AWS provider subtracts it
+    (aws/karpenter-provider-aws, pkg/providers/instancetype/types.go, `memory`)."""
+    mib = t.memory_gib * 1024
+    return float(mib - math.ceil(mib * VM_MEMORY_OVERHEAD_PERCENT)) * 2**20
+
+
 def capacity(t: InstanceType) -> dict[str, float]:
     """What one instance adds to the pool's resources, as `spec.limits` counts them."""
     nvidia = t.accelerator.vendor.upper() == "NVIDIA"
     return {
         "cpu": float(t.vcpus),
-        "memory": float(t.memory_gib) * 2**30,
+        "memory": memory_bytes(t),
         "nvidia.com/gpu": float(t.accelerator_count if nvidia else 0),
         "aws.amazon.com/neuron": float(0 if nvidia else t.accelerator_count),
         "aws.amazon.com/neurondevice": float(0 if nvidia else t.accelerator_count),

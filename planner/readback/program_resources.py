@@ -146,10 +146,13 @@ class ProgramLocator:
 
     def restate(self, fix: str, path: Path, where: Location, category: str) -> str:
         """The fix against the resource it concerns (`planner.readback.program_terms`); the read-back rules'
-        own fixes already name the program's resources, and a planning key's fix is the config's."""
-        from planner.readback.program_terms import restate
+        own fixes already name the program's resources and their properties (said here as the Python
+        program writes them), and a planning key's fix is the config's."""
+        from planner.readback.program_terms import in_python, restate
 
         urn = where.logical
-        if not urn or category == "readback":
+        if category == "readback":
+            return in_python(fix)
+        if not urn:
             return fix
         return restate(fix, path, urn, self.sources.get(urn))

@@ -87,6 +87,16 @@ NO_PLACEMENT = (
 )
 
 
+def in_python(text: str) -> str:
+    """`text` with the engine's property names as a Python program writes them
+    (`networkInterfaces[1].interfaceType` -> `network_interfaces[1].interface_type`); a name in
+    backticks is quoted as it is (the policy pack's `availabilityZone` config) and stays."""
+    parts = text.split("`")
+    return "`".join(
+        p if i % 2 else _ENGINE_NAME.sub(lambda m: PYTHON_NAMES[m.group(1)], p) for i, p in enumerate(parts)
+    )
+
+
 def python_class(type_token: str) -> str:
     """`aws:ec2/launchTemplate:LaunchTemplate` -> `aws.ec2.LaunchTemplate`, as a Python program names it."""
     parts = type_token.split(":")
@@ -124,7 +134,7 @@ def restate(fix: str, path: tuple[Any, ...], urn: str, where: tuple[str, int | N
     cls, _ = resource_of(urn)
     props = PROPERTIES.get(cls, {})
     text = _ULTRASERVERS.sub("", _NODE_GROUP_PREFIX.sub("", fix))  # a resource counts instances, not UltraServers
-    text = _ENGINE_NAME.sub(lambda m: PYTHON_NAMES[m.group(1)], text)
+    text = in_python(text)
     if cls == "aws.ec2.PlacementGroup":
         text = text.replace("set placement_group: none", NO_PLACEMENT)
     if cls == "aws.fsx.LustreFileSystem":  # the file system is the resource: its keys without the `lustre.` prefix

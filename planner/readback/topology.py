@@ -25,7 +25,7 @@ from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.input.stack_files import CLUSTER_PATH, RESOURCE_GROUP_ARN
-from planner.core.model.cluster import Note, Path, Purchase, Stack, Unplanned
+from planner.core.model.cluster import LaunchInterface, Note, Path, Purchase, Stack, Unplanned
 from planner.readback.elastic_compute import KINDS as ELASTIC_KINDS
 from planner.readback.elastic_compute import read as read_elastic
 from planner.readback.elastic_compute import unlisted_fix
@@ -93,7 +93,7 @@ class Rebuilt:
     unplanned: list[Unplanned] = field(default_factory=list)
     max_counts: dict[int, int] = field(default_factory=dict)
     zones: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    interfaces: dict[int, tuple[tuple[int, int, str], ...]] = field(default_factory=dict)
+    interfaces: dict[int, tuple[LaunchInterface, ...]] = field(default_factory=dict)
     root_volumes: dict[int, int] = field(default_factory=dict)  # gp3 root volume GiB, where the template says
     targets: dict[int, tuple[str, str]] = field(default_factory=dict)  # launch targets known only at deploy
     zone_known: bool = True
@@ -134,7 +134,7 @@ class _Group:
     zones: list[str]
     maximum: int | None = None
     external_placement: str | None = None  # a placement group named that is not a resource of the stack
-    interfaces: tuple[tuple[int, int, str], ...] | None = None
+    interfaces: tuple[LaunchInterface, ...] | None = None
     root_volume_gib: int | None = None  # gp3 root volume per instance, when the launch template (or instance) says
     ultraserver: tuple[str, str, int] | None = (
         None  # (cluster, node group, k): the planner tags of one UltraServer's ASG
@@ -252,7 +252,8 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
             out.max_counts[i] = g.maximum
         if g.interfaces is not None:
             out.interfaces[i] = g.interfaces
-            out.locate(path + ("interfaces",), (g.template or g.capacity).urn)
+            attached = any(n.attached for n in g.interfaces)  # an instance's own interfaces, not its template's
+            out.locate(path + ("interfaces",), (g.capacity if attached else g.template or g.capacity).urn)
         if g.root_volume_gib is not None:
             out.root_volumes[i] = g.root_volume_gib
         node_groups.append(entry)
@@ -788,12 +789,12 @@ def _attached(graph: Graph, inst: Resource) -> list[Resource]:
 
 def _launch_values(
     graph: Graph, template: Resource | None, inst: Resource | None, gaps: list[Violation] | None = None
-) -> tuple[dict[str, Any], dict[str, Resource], tuple[tuple[int, int, str], ...] | None]:
+) -> tuple[dict[str, Any], dict[str, Resource], tuple[LaunchInterface, ...] | None]:
     """purchase, efa, public_ip and capacity reservation from the instance, else its launch template;
-    and the launch interfaces as (card, device, type), as declared."""
+    and the launch interfaces, each at its position in the `networkInterfaces` list that declares it."""
     values: dict[str, Any] = {}
     sources: dict[str, Resource] = {}
-    layout: tuple[tuple[int, int, str], ...] | None = None
+    layout: tuple[LaunchInterface, ...] | None = None
     for res in (template, inst):  # the instance's own settings override its template's
         if res is None:
             continue
@@ -801,9 +802,10 @@ def _launch_values(
         if isinstance(market, str) and known(market):
             values["purchase"] = _MARKETS.get(market, "on-demand")
             sources["purchase"] = res
-        interfaces = [n for n in as_list(res.get("networkInterfaces")) if isinstance(n, dict)]
+        declared = [(k, n) for k, n in enumerate(as_list(res.get("networkInterfaces"))) if isinstance(n, dict)]
+        interfaces = [n for _, n in declared]
         if res.type == LAUNCH_TEMPLATE:
-            layout = tuple(_card(n, n.get("interfaceType")) for n in interfaces)
+            layout = tuple(_card(k, n, n.get("interfaceType")) for k, n in declared)
             if any(truthy(n.get("associatePublicIpAddress")) for n in interfaces):
                 values["public_ip"] = True
                 sources["public_ip"] = res
@@ -811,12 +813,12 @@ def _launch_values(
             enis = _attached(graph, res)
             by_id = {ident: e for e in enis for ident in e.identifiers()}
             cards = []
-            for k, n in enumerate(interfaces):
+            for j, (k, n) in enumerate(declared):
                 ident = n.get("networkInterfaceId")
                 eni = by_id.get(ident) if isinstance(ident, str) else None
                 if eni is None and len(enis) == len(interfaces):  # ids unknown at preview: in declaration order
-                    eni = enis[k]
-                cards.append(_card(n, eni.get("interfaceType") if eni is not None else None))
+                    eni = enis[j]
+                cards.append(_card(k, n, eni.get("interfaceType") if eni is not None else None, attached=True))
             layout = tuple(cards)
         if truthy(res.get("associatePublicIpAddress")):
             values["public_ip"] = True
@@ -824,7 +826,7 @@ def _launch_values(
         for target in _TARGETS:
             _launch_target(graph, res, target, values, sources, gaps)
     # EFA as declared, never assumed: no EFA interface means no EFA
-    values["efa"] = any(kind in EFA_INTERFACE_TYPES for _, _, kind in layout or ())
+    values["efa"] = any(n.kind in EFA_INTERFACE_TYPES for n in layout or ())
     efa_source = template if template is not None and inst is None else (inst or template)
     if efa_source is not None:
         sources["efa"] = efa_source
@@ -937,11 +939,15 @@ def _gp3_size(ebs: dict[str, Any]) -> int | None:
     return size if ebs.get("volumeType") == "gp3" and size is not None and size > 0 else None
 
 
-def _card(n: dict[str, Any], kind: Any) -> tuple[int, int, str]:
-    return (
+def _card(position: int, n: dict[str, Any], kind: Any, attached: bool = False) -> LaunchInterface:
+    """The interface at `position` of a `networkInterfaces` list (`kind`: its interfaceType, from the
+    element itself or, `attached`, from the network interface resource attached there)."""
+    return LaunchInterface(
+        position,
         as_int(n.get("networkCardIndex")) or 0,
         as_int(n.get("deviceIndex")) or 0,
         kind if isinstance(kind, str) and known(kind) else "interface",
+        attached,
     )
 
 

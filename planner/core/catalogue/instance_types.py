@@ -157,6 +157,13 @@ class _Grouped(Protocol):
     def ultraserver_type(self) -> str | None: ...
 
 
+class _Counted(_Grouped, Protocol):
+    """What `Catalogue.ultraservers_in` reads: a node group with its instance count."""
+
+    @property
+    def count(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class Catalogue:
     """Everything catalogue.yaml declares, keyed by name: the only source of hardware figures."""
@@ -195,6 +202,12 @@ class Catalogue:
         """Instances a group is bought in: its UltraServer's members, else 1."""
         ultra = self.ultraserver_of(group)
         return ultra.members if ultra else 1
+
+    def ultraservers_in(self, group: _Counted) -> int:
+        """UltraServers a group occupies: booked whole, so 6 members of 4-member UltraServers occupy 2
+        (the cost bills a Capacity Block group that way); 0 for instance types sold one by one."""
+        ultra = self.ultraserver_of(group)
+        return -(-group.count // ultra.members) if ultra else 0
 
     def not_yet_listed(self, instance_type: str) -> tuple[UltraServerType, ...]:
         """UltraServer types of the family `instance_type` names (trn3.48xlarge: Trn3) that AWS sells but

@@ -136,6 +136,23 @@ def limits() -> Limits:
     return Limits(blocks, _https(uc["page"], "ultraclusters.page"), documented)
 
 
+# "A local Zone Group is usually the Local Zone code without the ending character. For example, if the Local
+# Zone is us-east-1-bue-1a the Local Zone Group is us-east-1-bue-1." (the Route 53 API's documentation of
+# LocalZoneGroup, on the AWS SDK reference page below). No public data file lists the groups (botocore's
+# partition data has no zones, moto's zone data no Local Zones): DescribeAvailabilityZones' GroupName is the
+# account's answer, which `planner preflight` and `planner capacity` read.
+LOCAL_ZONE_GROUP_DOC = (
+    "https://docs.aws.amazon.com/sdk-for-kotlin/api/latest/route53/aws.sdk.kotlin.services.route53.model/"
+    "-geo-proximity-location/local-zone-group.html"
+)
+
+
+def local_zone_group(zone: str) -> str:
+    """The zone group a Local Zone is opted into by, as AWS usually names them: the zone without its
+    letter (us-east-1-dfw-2a -> us-east-1-dfw-2; LOCAL_ZONE_GROUP_DOC)."""
+    return zone[:-1] if zone and zone[-1].isalpha() else zone
+
+
 @dataclass(frozen=True)
 class LocalZone:
     """A Local Zone a public AWS page lists (regions.yaml, or an UltraServer type's in the catalogue), its

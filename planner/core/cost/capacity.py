@@ -21,6 +21,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue.shipped_data import local_zone_group
 from planner.core.document import capacity as doc
 
 if TYPE_CHECKING:
@@ -221,10 +222,16 @@ class Offering:
     ultraserver_type: str | None = None
     ultraservers: int | None = None
     asked_hours: int = 0  # the duration asked for (a bookable one)
+    zone_group: str | None = None  # a Local Zone's group as the account's DescribeAvailabilityZones names it
 
     @property
     def local_zone(self) -> bool:
         return self.zone_type == LOCAL_ZONE
+
+    @property
+    def opt_in_group(self) -> str:
+        """The Local Zone's group to opt in to: the account's answer, else AWS's usual naming of the groups."""
+        return self.zone_group or local_zone_group(self.availability_zone)
 
 
 class BadOffering(ValueError):
@@ -232,6 +239,11 @@ class BadOffering(ValueError):
 
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]{0,63}", re.ASCII)  # offering ids, zones, types: printed into shell commands
+
+
+def aws_name(value: Any) -> str | None:
+    """`value` when it is a short AWS name or id (safe to print into a shell command), else None."""
+    return value if isinstance(value, str) and _ID.fullmatch(value) else None
 
 
 def _token(value: Any, key: str) -> str:
@@ -464,10 +476,16 @@ def iso(t: dt.datetime | None) -> str | None:
 # --- what to do next --------------------------------------------------------------------
 
 
-def local_zone_group(zone: str) -> str:
-    """The zone group a Local Zone is opted into by, as AWS names them: the zone without its letter
-    (us-east-1-dfw-2a -> us-east-1-dfw-2). DescribeAvailabilityZones states it: the commands ask it first."""
-    return zone[:-1] if zone and zone[-1].isalpha() else zone
+def local_zone_notes(options: Sequence[Option]) -> list[str]:
+    """What the opt-in group of a Local Zone option is when the account did not name it (DescribeAvailabilityZones
+    unanswered): a name by AWS's usual naming, said as such."""
+    zones = sorted({o.first.availability_zone for o in options if o.first.local_zone and o.first.zone_group is None})
+    return [
+        f"{z} is a Local Zone: its opt-in group {local_zone_group(z)} is the zone less its last letter, as AWS "
+        "usually names Local Zone groups (the Route 53 API documentation of LocalZoneGroup); `aws ec2 "
+        "describe-availability-zones --all-availability-zones` prints the account's GroupName and opt-in status"
+        for z in zones
+    ]
 
 
 def purchase_commands(option: Option) -> list[str]:
@@ -481,7 +499,7 @@ def purchase_commands(option: Option) -> list[str]:
         )
         out.append(
             f"aws ec2 modify-availability-zone-group --region {first.region} --group-name "
-            f"{local_zone_group(first.availability_zone)} --opt-in-status opted-in"
+            f"{first.opt_in_group} --opt-in-status opted-in"
         )
     out += [
         f"aws ec2 purchase-capacity-block --region {o.region} --capacity-block-offering-id {o.offering_id} "
@@ -583,7 +601,7 @@ class Search:
             None
             if option is None
             else doc.NextSteps(tuple(purchase_commands(option)), tuple(stack_keys(option, self.node_group))),
-            tuple(self.notes),
+            (*self.notes, *local_zone_notes(self.options)),
             OFFERINGS_DOC,
             PURCHASE_DOC,
             round(blocks.TERMINATION_LEAD_HOURS * 60),
@@ -632,7 +650,7 @@ def option_section(o: Option) -> doc.CapacityOption:
         region=first.region,
         availability_zone=first.availability_zone,
         local_zone=first.local_zone,
-        opt_in_group=local_zone_group(first.availability_zone) if first.local_zone else None,
+        opt_in_group=first.opt_in_group if first.local_zone else None,
         start=iso(first.start),
         end=iso(first.end),
         hours=round(first.hours, 3),

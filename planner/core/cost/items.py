@@ -115,11 +115,10 @@ def node_group(stack: Stack, g: NodeGroup, run: float | None, cat: Catalogue, bi
     billed_instances = g.count
     if ultra:
         detail["ultraserver_type"] = ultra.name
-        detail["ultraservers"] = -(-g.count // ultra.members)
+        detail["ultraservers"] = cat.ultraservers_in(g)
         if g.purchase == "capacity-block" and g.count % ultra.members:
             # an UltraServer Capacity Block is booked whole: the members left idle are paid for too
-            booked = -(-g.count // ultra.members)
-            billed_instances = booked * ultra.members
+            billed_instances = detail["ultraservers"] * ultra.members
             detail.update(billed_instances=billed_instances, idle_instances=billed_instances - g.count)
 
     def missing(book: PriceBook) -> tuple[str, dict[str, Any]]:

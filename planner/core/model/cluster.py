@@ -31,6 +31,20 @@ Path = tuple[Any, ...]
 
 
 @dataclass(frozen=True)
+class LaunchInterface:
+    """One network interface of a read-back launch, where the program declared it: a fix names the
+    element of the resource's `networkInterfaces` list to change, not only its network card."""
+
+    position: int  # its index in the resource's `networkInterfaces` list, as declared
+    card: int  # networkCardIndex
+    device: int  # deviceIndex
+    kind: str  # interfaceType: efa, efa-only, or interface (ENA)
+    # True: an instance's interface, a network interface resource attached at `position`, whose own
+    # `interfaceType` sets the kind; False: a launch template's, whose element sets it
+    attached: bool = False
+
+
+@dataclass(frozen=True)
 class NodeGroup:
     """Instances of one type bought one way in one AZ: the unit rules check and the estimate prices."""
 
@@ -53,9 +67,7 @@ class NodeGroup:
     declared: frozenset[str] = frozenset()
     max_count: int | None = None  # read back from an Auto Scaling or EKS node group: the most it may scale to
     zones: tuple[str, ...] = ()  # read back: every AZ the group's subnets span, when more than one
-    interfaces: tuple[tuple[int, int, str], ...] | None = (
-        None  # read back: (card, device, type) of each launch interface
-    )
+    interfaces: tuple[LaunchInterface, ...] | None = None  # read back: each launch interface, in declared order
     # effective gp3 root volume per instance, GiB: the cluster's `root_volume_gib`; read back from a
     # program, the launch template's own, or None when the read-back cannot tell (then not priced)
     root_volume_gib: int | None = ROOT_VOLUME_GIB

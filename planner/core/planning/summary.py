@@ -34,7 +34,7 @@ def summarize(cluster: Cluster, cat: Catalogue) -> dict[str, Any]:
     for g in cluster.node_groups:
         t = cat.instance_types[g.instance_type]
         ultra = cat.ultraserver_of(g)
-        us = -(-g.count // ultra.members) if ultra else 0  # booked whole: 6 of 4-member UltraServers occupy 2
+        us = cat.ultraservers_in(g)  # booked whole: 6 of 4-member UltraServers occupy 2
         acc = g.count * t.accelerator_count
         efa_bw = g.count * t.network_bandwidth_gbps if g.efa and t.efa_supported else 0
         totals["instances"] += g.count

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from planner.core.catalogue.instance_types import InstanceType
-from planner.core.model.cluster import NodeGroup
+from planner.core.model.cluster import Cluster, NodeGroup, Path
 from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, rule
 
@@ -80,6 +80,28 @@ def subnet_single_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
+def zone_places(c: Cluster) -> list[tuple[str, Path]]:
+    """(zone, key path of the key that sets it) for every node group and the file system: where
+    the cluster launches, each pointed at the key the user wrote (the group's own, or the cluster's)."""
+    places = [
+        (
+            g.availability_zone,
+            g.path + ("availability_zone",) if "availability_zone" in g.declared else c.path + ("availability_zone",),
+        )
+        for g in c.node_groups
+    ]
+    if c.lustre is not None:
+        places.append(
+            (
+                c.lustre.availability_zone,
+                c.lustre.path + ("availability_zone",)
+                if "availability_zone" in c.lustre.declared
+                else c.path + ("availability_zone",),
+            )
+        )
+    return places
+
+
 # "To use Capacity Blocks in Local Zones, you must be opted in to the Local Zone." (capacity-blocks-launch);
 # Local Zones are opted in per zone group (AWS Local Zones User Guide, Getting started)
 LOCAL_ZONE_DOC = "https://docs.aws.amazon.com/local-zones/latest/ug/getting-started.html"
@@ -98,39 +120,26 @@ def local_zone_opt_in(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     from planner.core.catalogue import shipped_data as data
 
     zones = data.regions().local_zones
-    c = ctx.cluster
     seen: set[str] = set()
-    places = [
-        (
-            g.availability_zone,
-            g.path + ("availability_zone",) if "availability_zone" in g.declared else c.path + ("availability_zone",),
-        )
-        for g in c.node_groups
-    ]
-    if c.lustre is not None:
-        places.append(
-            (
-                c.lustre.availability_zone,
-                c.lustre.path + ("availability_zone",)
-                if "availability_zone" in c.lustre.declared
-                else c.path + ("availability_zone",),
-            )
-        )
+    places = zone_places(ctx.cluster)
     for az, path in places:
         z = zones.get(az)
         if z is None or not z.opt_in or az in seen:
             continue
         seen.add(az)
-        # the zone group's name is AWS's (DescribeAvailabilityZones GroupName): asked for, not derived
+        # the group is named as AWS usually names Local Zone groups (shipped_data.LOCAL_ZONE_GROUP_DOC), said as
+        # such: the account's own answer is DescribeAvailabilityZones' GroupName, which `planner preflight` reads
+        group = data.local_zone_group(az)
         yield r.finding(
             ctx,
             path,
             f"{az} is a Local Zone of {z.region}: the account must opt in to its zone group "
             "before it can launch or book a Capacity Block there",
             fix=(
-                f"opt in first: `aws ec2 describe-availability-zones --region {z.region} --all-availability-zones "
-                f"--zone-names {az} --query 'AvailabilityZones[0].GroupName'` names the group, then "
-                f"`aws ec2 modify-availability-zone-group --region {z.region} --group-name GROUP "
-                "--opt-in-status opted-in`"
+                f"opt in first: `aws ec2 modify-availability-zone-group --region {z.region} --group-name {group} "
+                f"--opt-in-status opted-in` ({group} is the zone less its last letter, as AWS usually names Local "
+                f"Zone groups; `aws ec2 describe-availability-zones --region {z.region} --all-availability-zones "
+                f"--zone-names {az} --query 'AvailabilityZones[0].GroupName'` prints the account's, and `planner "
+                "preflight` checks its opt-in status)"
             ),
         )

@@ -24,6 +24,9 @@ EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-inst
 QUOTA_DOC = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-quotas.html"
 RESERVATION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html"
 NETWORK_DOC = "https://docs.aws.amazon.com/vpc/latest/userguide/configure-subnets.html"
+# "To use a Local Zone, you must first enable it." (AWS Local Zones User Guide, How Local Zones work);
+# DescribeAvailabilityZones gives each zone's GroupName and OptInStatus (API_AvailabilityZone)
+LOCAL_ZONE_DOC = "https://docs.aws.amazon.com/local-zones/latest/ug/how-local-zones-work.html"
 
 
 def _no_check(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
@@ -106,5 +109,16 @@ PREFLIGHT.declare(
     source=NETWORK_DOC,
     remediation="Declare a subnet of the declared VPC in the cluster's Availability Zone (aws ec2 describe-subnets), "
     "or drop `network` to let the components create the VPC.",
+    category=CATEGORY,
+)
+
+PREFLIGHT.declare(
+    "preflight-local-zone",
+    severity="error",
+    description="A node group or the file system is declared in a Local Zone whose zone group the account has not "
+    "opted in to (DescribeAvailabilityZones: the zone's GroupName and OptInStatus).",
+    source=LOCAL_ZONE_DOC,
+    remediation="Opt in to the zone group DescribeAvailabilityZones names (`aws ec2 modify-availability-zone-group "
+    "--group-name GROUP --opt-in-status opted-in`) before deploying.",
     category=CATEGORY,
 )

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from planner.core.catalogue.instance_types import Catalogue, InstanceType
+from planner.core.model.cluster import LaunchInterface
 from planner.core.model.findings import Finding, Severity
 from planner.core.rules.spec_rules import Rule, RuleContext, count_path, rule
 
@@ -214,10 +215,12 @@ def node_group_multi_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 )
 def efa_interface_layout(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """AWS's one hard rule: "You can't use an EFA-only network interface as the primary network
-    interface." The per-card layout is what AWS "recommend[s]" for bandwidth: warnings."""
+    interface." The per-card layout is what AWS "recommend[s]" for bandwidth: warnings. Each fix
+    names the elements of the resource's `networkInterfaces` list to change, by their position."""
     for g in ctx.cluster.node_groups:
         if g.interfaces is None:
             continue
+        where = "instances" if any(n.attached for n in g.interfaces) else "launch template"
         checks: tuple[tuple[Severity, Any], ...] = (("error", layout_problems), ("warning", layout_advice))
         for severity, found in checks:
             for message, fix in found(g.instance_type, g.interfaces, ctx.catalogue):
@@ -226,57 +229,72 @@ def efa_interface_layout(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                     g.path + ("interfaces",),
                     f"node group '{g.name}': {message}",
                     severity=severity,
-                    fix=f"in the launch template of node group '{g.name}', {fix}",
+                    fix=f"in the {where} of node group '{g.name}', {fix}",
                 )
 
 
 def _efa(
-    itype: str, interfaces: tuple[tuple[int, int, str], ...], catalogue: Catalogue
-) -> tuple[InstanceType | None, list[tuple[int, int]]]:
+    itype: str, interfaces: tuple[LaunchInterface, ...], catalogue: Catalogue
+) -> tuple[InstanceType | None, list[LaunchInterface]]:
     spec = catalogue.instance_types.get(itype)
-    efa = [(card, dev) for card, dev, kind in interfaces if kind in ("efa", "efa-only")]
+    efa = [n for n in interfaces if n.kind in ("efa", "efa-only")]
     return (None, []) if spec is None or not efa else (spec, efa)
 
 
-def layout_problems(
-    itype: str, interfaces: tuple[tuple[int, int, str], ...], catalogue: Catalogue
-) -> list[tuple[str, str]]:
-    """What EC2 refuses in (card, device, type) launch interfaces on `itype` (an efa-only primary, a card
-    the type lacks), and what to change; [] when fine or without EFA."""
+def elements(interfaces: list[LaunchInterface]) -> str:
+    """The list elements that declare `interfaces`, by position: `networkInterfaces[16] to
+    networkInterfaces[31]`; for an instance's, the network interfaces attached there."""
+    runs = ranges([n.position for n in interfaces]).split(", ")
+    said = ", ".join(" to ".join(f"networkInterfaces[{k}]" for k in run.split("-")) for run in runs)
+    attached = any(n.attached for n in interfaces)
+    many = len(interfaces) > 1
+    return f"the network interface{'s' if many else ''} attached at {said}" if attached else said
+
+
+def layout_problems(itype: str, interfaces: tuple[LaunchInterface, ...], catalogue: Catalogue) -> list[tuple[str, str]]:
+    """What EC2 refuses in the launch interfaces on `itype` (an efa-only primary, a card the type
+    lacks), and what to change; [] when fine or without EFA."""
     spec, efa = _efa(itype, interfaces, catalogue)
     if spec is None:
         return []
     out = []
-    cards = Counter(card for card, _ in efa)
+    cards = Counter(n.card for n in efa)
     beyond = sorted(c for c in cards if spec.network_cards is not None and c >= spec.network_cards)
     if beyond and spec.network_cards is not None:
+        on = [n for n in interfaces if n.card in beyond]
         out.append(
             (
                 f"networkCardIndex {ranges(beyond)} does not exist on {itype} (cards 0-{spec.network_cards - 1})",
-                f"remove the interfaces on networkCardIndex {ranges(beyond)} (use 0-{spec.network_cards - 1})",
+                f"remove {elements(on)} (networkCardIndex {ranges(beyond)}; {itype} has cards "
+                f"0-{spec.network_cards - 1})",
             )
         )
-    if any(card == 0 and dev == 0 and kind == "efa-only" for card, dev, kind in interfaces):
+    primary = [n for n in interfaces if n.card == 0 and n.device == 0 and n.kind == "efa-only"]
+    if primary:
+        first = primary[0]
+        at = (
+            f"set interfaceType: 'efa' on {elements([first])}"
+            if first.attached
+            else f"set networkInterfaces[{first.position}].interfaceType: 'efa'"
+        )
         out.append(
             (
                 "the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; AWS: \"You can't use an "
                 'EFA-only network interface as the primary network interface"',
-                "set interfaceType: 'efa' (or an ENA interface) on networkCardIndex 0, deviceIndex 0",
+                f"{at} (networkCardIndex 0, deviceIndex 0), or make it an ENA interface",
             )
         )
     return out
 
 
-def layout_advice(
-    itype: str, interfaces: tuple[tuple[int, int, str], ...], catalogue: Catalogue
-) -> list[tuple[str, str]]:
+def layout_advice(itype: str, interfaces: tuple[LaunchInterface, ...], catalogue: Catalogue) -> list[tuple[str, str]]:
     """Where the layout departs from the one AWS recommends for full bandwidth (one EFA interface per
     EFA-capable card, up to the type's limit); [] when it matches, without EFA or for a type whose cards are not published."""
     spec, efa = _efa(itype, interfaces, catalogue)
     if spec is None or not spec.efa_cards:
         return []
     out = []
-    cards = Counter(card for card, _ in efa)
+    cards = Counter(n.card for n in efa)
     wanted = spec.efa_cards
     missing = [c for c in wanted if cards[c] == 0]
     if missing:
@@ -291,10 +309,13 @@ def layout_advice(
         )
     doubled = sorted(c for c, n in cards.items() if n > 1 and c in wanted)
     if doubled:
+        kept = {c: next(n for n in efa if n.card == c) for c in doubled}  # the first declared on each card
+        extra = [n for n in efa if n.card in kept and n != kept[n.card]]
         out.append(
             (
                 f"more than one EFA interface on network card(s) {ranges(doubled)}; AWS recommends one per card",
-                f"keep one EFA interface on networkCardIndex {ranges(doubled)} and remove the others there",
+                f"remove {elements(extra)} (keep one EFA interface on networkCardIndex {ranges(doubled)}: "
+                f"{elements(list(kept.values()))})",
             )
         )
     return out

@@ -40,7 +40,7 @@ def whole_units(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if ultra is None or not g.count % ultra.members:
             continue
         size = ultra.members
-        booked = -(-g.count // size)
+        booked = ctx.catalogue.ultraservers_in(g)
         idle = booked * size - g.count
         yield r.finding(
             ctx,
@@ -95,29 +95,43 @@ def requires_lustre(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     this is planner's choice for clustered UltraServers, not an AWS requirement."""
     if ctx.cluster.lustre is not None:
         return
-    members = [g for g in ctx.cluster.node_groups if ctx.catalogue.ultraserver_of(g) is not None]
-    if not members:
+    members = [
+        (g, u, n)
+        for g in ctx.cluster.node_groups
+        if (u := ctx.catalogue.ultraserver_of(g)) is not None and (n := ctx.catalogue.ultraservers_in(g))
+    ]
+    total = sum(n for _, _, n in members)
+    if total <= 1:
         return
-    size = ctx.catalogue.unit_of(members[0])
-    total = sum(g.count for g in members)
-    if total > size:
-        yield r.finding(
-            ctx,
-            count_path(members[0]),
-            f"{total} UltraServer instances ({total / size:g} UltraServers) are clustered without FSx for Lustre; "
-            "planner requires a shared Lustre file system for the datasets and checkpoints of a multi-UltraServer job",
-            fix=(
-                "add lustre: with deployment_type: PERSISTENT_2, per_unit_storage_throughput and storage_capacity_gib "
-                f"(in {members[0].availability_zone})"
-                + (
-                    f", or in node group '{members[0].name}', set "
-                    + ("ultraservers: 1" if members[0].ultraservers is not None else f"count: {size}")
-                    + " (one UltraServer)"
-                    if len(members) == 1
-                    else ""
-                )
-            ),
-        )
+    first, ultra, _ = members[0]
+    groups = "; ".join(
+        f"node group '{g.name}' {g.count} {g.instance_type} in {_ultraservers(n, u.name)} of {u.members}"
+        for g, u, n in members
+    )
+    instances = sum(g.count for g, _, _ in members)
+    yield r.finding(
+        ctx,
+        count_path(first),
+        f"{_ultraservers(total)} are clustered without FSx for Lustre ({instances} instances, in whole UltraServers "
+        f"as they are booked: {groups}); planner requires a shared Lustre file system for the datasets and "
+        "checkpoints of a multi-UltraServer job",
+        fix=(
+            "add lustre: with deployment_type: PERSISTENT_2, per_unit_storage_throughput and storage_capacity_gib "
+            f"(in {first.availability_zone})"
+            + (
+                f", or in node group '{first.name}', set "
+                + ("ultraservers: 1" if first.ultraservers is not None else f"count: {ultra.members}")
+                + " (one UltraServer)"
+                if len(members) == 1
+                else ""
+            )
+        ),
+    )
+
+
+def _ultraservers(n: int, name: str = "") -> str:
+    """`2 UltraServers`, `1 u-trn2x64 UltraServer`."""
+    return f"{n} {name + ' ' if name else ''}UltraServer{'s' if n != 1 else ''}"
 
 
 @rule(
