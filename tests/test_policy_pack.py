@@ -188,7 +188,10 @@ def test_enforcement_levels_and_config_schemas() -> None:
         "planner-lustre-values": "mandatory",
     }
     schema = policies.budget.config_schema.properties
-    assert {"maxTotalUsd", "maxMonthlyUsd", "hours", "requireCompletePricing"} <= set(schema)
+    assert {"maxTotalUsd", "maxMonthlyUsd", "hours", "allowIncompleteCost"} <= set(schema)
+    assert (
+        "requireCompletePricing" not in schema
+    )  # retired: `validate_budget` refuses it (test_a_retired_budget_key_is_refused)
     assert "ultraserver-whole-units" in policies.topology.config_schema.properties["suppress"]["items"]["enum"]
 
 
@@ -683,11 +686,63 @@ def price_book(tmp_path: Path) -> str:
     return str(path)
 
 
+ROOT_VOLUME = {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": 500, "volumeType": "gp3"}}]}
+
+
 def test_budget_within_limits(price_book: str) -> None:
-    specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
-    # 2 x 40 $/h x 100 h = 8,000 $, plus 1,200 GB x 0.146 $/GB-month x 100/730 = 24.00 $
-    config = {"maxTotalUsd": 8024.01, "hours": 100, "priceBook": price_book}
+    """A complete estimate (the template gives its root volume) under the pack's limit passes."""
+    specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200}, template=ROOT_VOLUME)
+    # 2 x 40 $/h x 100 h = 8,000 $, plus 1,200 GB x 0.146 $/GB-month x 100/730 = 24.00 $, plus 1,000 GiB of gp3
+    config = {"maxTotalUsd": 9000, "hours": 100, "priceBook": price_book}
     assert violations(policies.budget, stack_args(specs, config=config)) == []
+
+
+def test_an_incomplete_estimate_fails_the_packs_limits_unless_allowed(price_book: str) -> None:
+    """The root volumes' size is unknown: the total is a lower bound, so a limit above it cannot be shown to
+    hold (`budget-incomplete-cost`, as `planner plan` says), unless `allowIncompleteCost` checks the priced part;
+    a priced part already over the limit is `budget-exceeded` either way."""
+    specs = hand_written(lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200})
+    config = {"maxTotalUsd": 8024.01, "hours": 100, "priceBook": price_book}
+    ((message, urn),) = violations(policies.budget, stack_args(specs, config=config))
+    assert (message, urn) == (
+        "[budget-incomplete-cost] planner-budget's maxTotalUsd $8,024.01 cannot be checked: the estimate leaves out "
+        "root volumes of node group(s) 'trainers' (size unknown) (cost at least $8,024.00). Fix: Price what is "
+        "missing (a price book file in planner-budget's `priceBook`), give the hours, size the compute left out, or "
+        "check the budget against the priced part only with `allowIncompleteCost: true` in planner-budget's config. "
+        "Estimate: at least $8,024.00 for 100 h; left out: root volumes of node group(s) 'trainers' (size unknown)",
+        None,
+    )
+    allowed = dict(config, allowIncompleteCost=True)
+    assert violations(policies.budget, stack_args(specs, config=allowed)) == []
+    over = violations(policies.budget, stack_args(specs, config=dict(allowed, maxTotalUsd=8000)))
+    assert [m.split(" Fix:")[0] for m, _ in over] == [
+        "[budget-exceeded] estimated total is at least $8,024.00 (some cost left out), above planner-budget's "
+        "maxTotalUsd $8,000.00 by at least $24.00."
+    ]
+
+
+def test_a_retired_budget_key_is_refused() -> None:
+    """`requireCompletePricing` (before 0.1.0) is not silently ignored: the budget fails, naming its successor;
+    any other key the policy does not take fails it too (a misspelt limit would be no limit)."""
+    old = violations(
+        policies.budget, stack_args(hand_written(), config={"maxTotalUsd": 1e9, "requireCompletePricing": True})
+    )
+    assert old == [
+        (
+            "policy config `requireCompletePricing` is no longer read: an incomplete estimate now fails the budget "
+            "(budget-incomplete-cost) unless `allowIncompleteCost: true`, which checks the limits against the priced "
+            "part; remove the key",
+            None,
+        )
+    ]
+    typo = violations(policies.budget, stack_args(hand_written(), config={"maxTotalUSD": 1}))
+    assert typo == [
+        (
+            "policy config `maxTotalUSD` is not a planner-budget key; it takes "
+            + ", ".join(sorted(policies.budget.config_schema.properties)),
+            None,
+        )
+    ]
 
 
 def test_budget_exceeded_total_and_monthly(price_book: str) -> None:
@@ -725,36 +780,68 @@ def test_budget_hours_default_to_the_declared_schedule_then_a_month(
 
     specs = hand_written()
     args = stack_args(specs, config={"maxTotalUsd": 50000, "priceBook": price_book})
-    # no hours anywhere: one billing month, 2 x 40 x 730 = 58,400 $
+    # no hours anywhere: one billing month under the pack's limit, 2 x 40 x 730 = 58,400 $
     assert "estimated total is at least $58,400.00" in violations(policies.budget, args)[0][0]
-    declared = {"schedule": {"hours": 168}, "budget": {"total_usd": 10000}}
+    declared: dict[str, Any] = {"schedule": {"hours": 168}, "budget": {"total_usd": 10000}}
     monkeypatch.setattr(
         pulumi.runtime, "get_config", lambda k: json.dumps(declared) if k == "planner:cluster" else None
     )
-    # the stack's schedule: 2 x 40 x 168 = 13,440 $ against the policy's 50,000
-    assert violations(policies.budget, args) == []
+    # the stack's schedule: 2 x 40 x 168 = 13,440 $ against the policy's 50,000, the root volumes left out
+    allowed = stack_args(specs, config={"maxTotalUsd": 50000, "priceBook": price_book, "allowIncompleteCost": True})
+    assert violations(policies.budget, allowed) == []
+    assert [m.split("]")[0] for m, _ in violations(policies.budget, args)] == ["[budget-incomplete-cost"]
     # and without policy limits, the stack's own budget
     found = violations(policies.budget, stack_args(specs, config={"priceBook": price_book}))
     assert (
         "estimated total is at least $13,440.00 (some cost left out), above budget.total_usd $10,000.00" in found[0][0]
     )
+    # the stack's own budget without hours: its total cannot be checked (as `planner plan` says), no month assumed
+    declared = {"budget": {"total_usd": 10**6}}
+    ((message, _),) = violations(policies.budget, stack_args(specs, config={"priceBook": price_book}))
+    assert message.startswith(
+        "[budget-incomplete-cost] budget.total_usd $1,000,000.00 cannot be checked: the estimate leaves out root "
+        "volumes of node group(s) 'trainers' (size unknown), the hours (schedule.hours or a workload)"
+    )
+    declared = {"budget": {"total_usd": 10**6, "allow_incomplete": True}}  # the stack's own key, honoured
+    assert violations(policies.budget, stack_args(specs, config={"priceBook": price_book})) == []
 
 
-def test_budget_unknown_prices(price_book: str) -> None:
-    """p5e on-demand is not sold (no price) in us-east-2: a lower bound can still exceed; requireCompletePricing refuses."""
+def test_budget_unknown_prices(price_book: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """p5e on-demand is not sold (no price) in us-east-2: a lower bound can still exceed; under the limit the
+    budget cannot be checked unless an incomplete estimate is allowed. `purchase-not-sold` itself is the
+    warnings' (advisory), never the budget's too: each finding in one policy."""
+    import json
+
+    import pulumi.runtime
+
     specs = hand_written(
         instance_type="p5e.48xlarge", cards=32, lustre={"deploymentType": "SCRATCH_2", "storageCapacity": 1200}
     )
-    lenient = {"maxTotalUsd": 1000, "hours": 100, "priceBook": price_book}
-    assert violations(policies.budget, stack_args(specs, config=lenient)) == []
-    strict = dict(lenient, requireCompletePricing=True)
-    found = violations(policies.budget, stack_args(specs, config=strict))
-    # the purchase option AWS does not sell is set by the auto scaling group
-    assert [(m.split("]")[0], u) for m, u in found] == [("[purchase-not-sold", by_name(specs, ASG).urn)]
-    below = dict(lenient, maxTotalUsd=10)
+    config = {"maxTotalUsd": 1000, "hours": 100, "priceBook": price_book}
+    found = violations(policies.budget, stack_args(specs, config=config))
+    assert [m.split(" (cost")[0] for m, _ in found] == [
+        "[budget-incomplete-cost] planner-budget's maxTotalUsd $1,000.00 cannot be checked: the estimate leaves out "
+        "trainers (p5e.48xlarge), root volumes of node group(s) 'trainers' (size unknown)"
+    ]
+    assert violations(policies.budget, stack_args(specs, config=dict(config, allowIncompleteCost=True))) == []
+    below = dict(config, maxTotalUsd=10, allowIncompleteCost=True)
     assert (
         "is at least $24.00 (some cost left out)" in violations(policies.budget, stack_args(specs, config=below))[0][0]
     )
+    for declared in (None, {"schedule": {"hours": 100}, "budget": {"total_usd": 1000}}):
+        monkeypatch.setattr(
+            pulumi.runtime,
+            "get_config",
+            lambda k, d=declared: json.dumps(d) if d and k == "planner:cluster" else None,
+        )
+        reporting: dict[str, set[str]] = {}
+        for r in check(specs, config={"planner-budget": config} if declared is None else None):
+            if r.message.startswith("["):
+                reporting.setdefault(r.message[1:].split("]")[0], set()).add(r.policy)
+        # the purchase option AWS does not sell is set by the auto scaling group: the warnings' finding
+        assert reporting["purchase-not-sold"] == {"planner-topology-warnings"}
+        assert reporting["budget-incomplete-cost"] == {"planner-budget"}
+        assert all(len(policies_) == 1 for policies_ in reporting.values()), reporting
 
 
 def test_budget_config_problems() -> None:

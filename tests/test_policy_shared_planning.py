@@ -25,7 +25,7 @@ from planner.core.input.stack_files import CLUSTER_PATH, load_stack
 from planner.core.model.cluster import Budget, Schedule
 from planner.core.planning.pipeline import PlanOptions, plan_stack, reprice
 from planner.policy import planning, policies
-from planner.policy.testing import capture, check, stack_args
+from planner.policy.testing import Spec, capture, check, stack_args
 
 LUSTRE = {"deploymentType": "SCRATCH_2", "storageCapacity": 1200}
 CORPUS = ROOT / "tests" / "corpus"
@@ -83,7 +83,7 @@ def test_pack_hours_and_limits_reprice_the_one_planning(declare: Any, counted: d
     config = {"maxTotalUsd": 8000, "maxMonthlyUsd": 50000, "hours": 100, "priceBook": str(book)}
     reported = check(specs, config={"planner-budget": config})
     assert (len(counted["rebuild"]), len(counted["plan"])) == (1, 1)
-    assert counted["reprice"] == [("budget-exceeded",)]  # the verdict rule only, not the whole rule set
+    assert counted["reprice"] == [policies.BUDGET_RULES]  # the verdict rules only, not the whole rule set
     assert [(r.policy, r.message.split(" Fix:")[0]) for r in reported] == [
         (
             "planner-budget",
@@ -96,10 +96,15 @@ def test_pack_hours_and_limits_reprice_the_one_planning(declare: Any, counted: d
             "maxTotalUsd $8,000.00 by at least $24.00.",
         ),
     ]
-    # requireCompletePricing adds the pricing rules to the verdict; still no planning of its own
-    check(specs, [policies.budget], config={"planner-budget": dict(config, requireCompletePricing=True)})
-    assert len(counted["plan"]) == 1
-    assert counted["reprice"][-1] == ("budget-exceeded", "price-unknown", "purchase-not-sold")
+    # under the limits, the estimate lacks the root volumes: `budget-incomplete-cost` from the same re-pricing,
+    # and allowIncompleteCost changes the verdict, not what is priced; still no planning of its own
+    under = dict(config, maxTotalUsd=9000, maxMonthlyUsd=60000)
+    assert [r.message.split("]")[0] for r in check(specs, [policies.budget], config={"planner-budget": under})] == [
+        "[budget-incomplete-cost"
+    ]
+    assert check(specs, [policies.budget], config={"planner-budget": dict(under, allowIncompleteCost=True)}) == []
+    assert (len(counted["rebuild"]), len(counted["plan"])) == (1, 1)
+    assert counted["reprice"] == [policies.BUDGET_RULES] * 3
 
 
 def test_a_repriced_plan_has_the_findings_and_cost_of_a_full_planning() -> None:
@@ -147,6 +152,37 @@ def test_only_sizing_unsized_compute_plans_once_more(counted: dict) -> None:
     assert (len(counted["rebuild"]), len(counted["plan"]), counted["reprice"]) == (1, 2, [])
 
 
+def test_compute_the_budget_sizes_is_no_longer_left_out() -> None:
+    """Sized from the config, the pool is priced by its node group: `budget-incomplete-cost` names only what is
+    still missing (that group's root volumes), and `budget-unbounded-compute` has no pool left to report."""
+    sized = {"maxTotalUsd": 10**6, "hours": 10, "instances": 2}
+    (v,) = check([KARPENTER_POOL], [policies.budget], config={"planner-budget": sized})
+    assert v.message.startswith(
+        "[budget-incomplete-cost] planner-budget's maxTotalUsd $1,000,000.00 cannot be checked: the estimate leaves "
+        "out root volumes of node group(s) 'unsized-1' (size unknown) (cost at least $"
+    )
+    assert (
+        check([KARPENTER_POOL], [policies.budget], config={"planner-budget": dict(sized, allowIncompleteCost=True)})
+        == []
+    )
+
+
+HYPERPOD = Spec(
+    "aws-native:sagemaker:Cluster",
+    "hp",
+    {"instanceGroups": [{"instanceGroupName": "workers", "instanceType": "ml.p5.48xlarge", "instanceCount": 4.0}]},
+)
+
+
+def test_a_hyperpod_group_without_a_price_is_left_out_only_when_allowed() -> None:
+    """HyperPod nodes have no price in planner's book: the budget fails on them (never the EC2 price in their
+    place), unless an incomplete estimate is allowed, as `budget.allow_incomplete` lets `planner plan` pass."""
+    config = {"maxTotalUsd": 1000, "hours": 10, "instances": 2}
+    (v,) = check([HYPERPOD], [policies.budget], config={"planner-budget": config})
+    assert "planner has no SageMaker HyperPod price" in v.message
+    assert check([HYPERPOD], [policies.budget], config={"planner-budget": dict(config, allowIncompleteCost=True)}) == []
+
+
 # --- the intended change: the stack's own planning keys in the topology policies ------------------
 
 
@@ -190,14 +226,52 @@ def test_a_bad_declared_planning_key_is_the_stack_configs_problem(declare: Any) 
 def test_the_budget_verdicts_are_the_budget_policys_only(declare: Any) -> None:
     """With a budget in the stack config, the shared planning has the budget rules' findings (over it; or an
     estimate that cannot be checked, the root volumes' size unknown): planner-budget gives the verdict under its
-    own config, the topology policies leave them out, so no problem is reported twice."""
+    own config, the topology policies leave them out, so no problem is reported twice; with the stack's
+    `allow_incomplete`, the budget is checked against the priced part, as `planner plan` checks it."""
     for limit, rule in ((1, "budget-exceeded"), (10**9, "budget-incomplete-cost")):
-        declared = {"schedule": {"hours": 100}, "budget": {"total_usd": limit}}
+        declared: dict[str, Any] = {"schedule": {"hours": 100}, "budget": {"total_usd": limit}}
         shared = planning.plan_resources(stack_args(hand_written()).resources, {}, declared=declared)
         assert shared.plan is not None and rule in {f.rule for f in shared.plan.findings}
         declare(declared)
         reported = [(r.policy, r.message.split("]")[0]) for r in check(hand_written()) if "budget" in r.message]
+        assert reported == [("planner-budget", f"[{rule}")]
+        declare({**declared, "budget": {"total_usd": limit, "allow_incomplete": True}})
+        reported = [(r.policy, r.message.split("]")[0]) for r in check(hand_written()) if "budget" in r.message]
         assert reported == ([("planner-budget", "[budget-exceeded")] if limit == 1 else [])
+
+
+def test_an_incomplete_estimate_fails_the_stack_budget_as_plan_program_says(tmp_path: Path, declare: Any) -> None:
+    """A budget far above what is priced, the root volumes' size unknown: `planner plan --program` fails it with
+    `budget-incomplete-cost`, and planner-budget with the same finding (before: it passed); with the stack's
+    `budget.allow_incomplete: true` both check the priced part only, and both pass."""
+    from test_program_plan import HAND_WRITTEN, project
+
+    from planner.core import rules
+
+    specs = None
+    for allow in (False, True):
+        planning_keys = {"schedule": {"hours": 100}, "budget": {"total_usd": 10**6, "allow_incomplete": allow}}
+        (tmp_path / str(allow)).mkdir()
+        d = project(tmp_path / str(allow), json.dumps(planning_keys), main=HAND_WRITTEN)
+        result = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+        (stack,) = json.loads(result.out)["stacks"]
+        cli = [f for f in stack["findings"] if f["rule"] in policies.BUDGET_RULES]
+        if specs is None:
+            specs = capture(lambda d=d: runpy.run_path(str(d / "app.py")), config={"aws:region": "us-east-2"})
+        declare(planning_keys)
+        pack = check(specs, [policies.budget])
+        if allow:
+            assert (cli, pack) == ([], [])
+            continue
+        assert result.code == 1, result.err
+        (finding,) = cli
+        assert finding["rule"] == "budget-incomplete-cost" and "root volumes" in finding["message"]
+        (reported,) = pack
+        assert reported.enforcement == "mandatory"
+        assert reported.message.startswith(
+            f"[budget-incomplete-cost] {finding['message']}. Fix: {rules.get('budget-incomplete-cost').remediation}"
+            " Estimate: at least $"
+        )
 
 
 def test_without_hours_the_budget_prices_the_workload_as_plan_program_does(tmp_path: Path, declare: Any) -> None:

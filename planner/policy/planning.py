@@ -19,7 +19,7 @@ from planner.core.catalogue import instance_types as _catalogue
 from planner.core.cost import PriceBook, load_price_book
 from planner.core.document.report import Report, RuleInfo
 from planner.core.document.stacks import ReportedFinding
-from planner.core.model.cluster import Cluster, Stack
+from planner.core.model.cluster import Cluster, Stack, Unplanned
 from planner.core.model.findings import Severity
 from planner.core.planning.build_report import report as build_report
 from planner.core.planning.pipeline import (
@@ -92,13 +92,15 @@ def plan_resources(
     extra: Mapping[str, Any] | None = None,
     declared: Mapping[str, Any] | None = None,
     price_book: PriceBook | None = None,
+    sized: Mapping[str, Unplanned] | None = None,
 ) -> Outcome:
     """Rebuild the cluster from `resources` (PolicyResource-like), then parse and plan it.
 
     `declared` is the stack's `planner:cluster` config (`declared_cluster()`): its schedule,
     workload and budget are planned with the read-back, as `planner plan --program` plans that
     stack, and its suppressions hold on top of the policy config's `suppress`. `extra` adds
-    (or replaces) `planner:cluster` keys on top of those.
+    (or replaces) `planner:cluster` keys on top of those. `sized`: the node groups of `extra` that
+    price unplanned compute (group name -> the compute it sizes), which is then no longer left out.
 
     The engine calls every stack policy with the same preview's resources: the planning is
     shared (`_planned`), keyed by those resources and by what planning depends on, and each
@@ -114,7 +116,7 @@ def plan_resources(
         if r not in rule_ids
     ]
     book = price_book or load_price_book(None)
-    shared = _planned(graph, region, zone, declared_planning(declared), dict(extra or {}), book)
+    shared = _planned(graph, region, zone, declared_planning(declared), dict(extra or {}), book, dict(sized or {}))
     suppress = tuple(dict.fromkeys(r for r in wanted if r in rule_ids))
     outcome = Outcome(shared.rebuilt, None, list(shared.problems), config_problems, suppress)
     if shared.plan is not None:
@@ -147,12 +149,20 @@ def _planned(
     declared: dict[str, Any],
     extra: dict[str, Any],
     book: PriceBook,
+    sized: dict[str, Unplanned],
 ) -> _Shared:
     """The preview planned once per question: the same resources, region, AZ, stack keys, added keys and
     price book. Every stack policy asks the same question (the stack's own keys, the shipped book); only
     the budget's sizing of unsized compute asks another. The read-back is shared by every question."""
     seen = (repr(graph.resources), region, zone, id(_catalogue.load()))  # the read-back reads the catalogue too
-    key = (*seen, repr(sorted(declared.items())), repr(sorted(extra.items())), stack_name(), id(book))
+    key = (
+        *seen,
+        repr(sorted(declared.items())),
+        repr(sorted(extra.items())),
+        repr(sorted((n, u.path) for n, u in sized.items())),
+        stack_name(),
+        id(book),
+    )
     found = _SHARED.get(key)
     if found is not None:
         return found
@@ -163,12 +173,29 @@ def _planned(
     stack = None
     if not problems:
         stack, problems = to_stack(rebuilt, stack_name(), STACK_FILE, {**declared, **extra})
+    if stack is not None and sized:
+        stack = _with_sized(stack, sized)
     plan = plan_stack(stack, PlanOptions(price_book=book)) if stack is not None else None
     for cache in (_SHARED, _REBUILT):
         while len(cache) >= _SHARED_MAX:
             cache.pop(next(iter(cache)))
     found = _SHARED[key] = _Shared(rebuilt, plan, tuple(problems), book, _catalogue.load())
     return found
+
+
+def _with_sized(stack: Stack, sized: Mapping[str, Unplanned]) -> Stack:
+    """`stack` whose unplanned compute named in `sized` is priced by the node group sized for it (with
+    the root volume its launch template gives): it is no longer left out of the estimate, or the budget
+    would call an estimate incomplete for compute it has just priced."""
+    paths = {u.path for u in sized.values()}
+    groups = tuple(
+        replace(g, root_volume_gib=sized[g.name].root_volume_gib) if g.name in sized else g
+        for g in stack.cluster.node_groups
+    )
+    cluster = replace(
+        stack.cluster, node_groups=groups, unplanned=tuple(u for u in stack.cluster.unplanned if u.path not in paths)
+    )
+    return replace(stack, cluster=cluster)
 
 
 def _declared_problems(declared: dict[str, Any]) -> list[Violation]:

@@ -25,7 +25,7 @@ from pulumi_policy import (
 from planner.core import rules as _rules
 from planner.core.cost import HOURS_PER_MONTH, PriceBook, load_price_book
 from planner.core.input.stack_files import CLUSTER_PATH
-from planner.core.model.cluster import Budget, Schedule
+from planner.core.model.cluster import Budget, Schedule, Unplanned
 from planner.core.planning.pipeline import PlanOptions, StackPlan, reprice
 from planner.core.reading.problems import InputError
 from planner.core.render.cost_report import headline
@@ -55,9 +55,7 @@ PUBLIC_IP = "planner-no-public-ip-multi-card"
 LUSTRE_VALUES = "planner-lustre-values"
 
 BUDGET_RULE = "budget-exceeded"
-PRICE_UNKNOWN_RULE = "price-unknown"
 EFA_SECURITY_GROUP_RULE = resource_rules.EFA_SECURITY_GROUP
-NOT_SOLD_RULE = "purchase-not-sold"  # no price because AWS does not sell it: as incomplete as an unknown one
 
 _LOCATION_SCHEMA: dict[str, dict[str, Any]] = {
     "region": {"type": "string", "description": "AWS region, when no aws provider region is visible to the pack"},
@@ -81,12 +79,58 @@ def _report(violations: Iterable[Violation], report_violation: ReportViolation) 
         report_violation(v.message, v.urn)
 
 
+BUDGET_CONFIG: dict[str, dict[str, Any]] = {
+    "maxTotalUsd": {"type": "number", "minimum": 0, "description": "most the run may cost in USD over `hours`"},
+    "maxMonthlyUsd": {
+        "type": "number",
+        "minimum": 0,
+        "description": "most the cluster may cost per 730-hour month",
+    },
+    "hours": {
+        "type": "number",
+        "minimum": 0,
+        "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, "
+        "else its workload's hours, else 730 with this policy's limits)",
+    },
+    "instances": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "instances each pool without a maximum (a Karpenter NodePool without limits, "
+        "a PCS group without maxInstanceCount) is priced at; with `hours`, else such a "
+        "stack fails the budget",
+    },
+    "allowIncompleteCost": {
+        "type": "boolean",
+        "default": False,
+        "description": "check `maxTotalUsd` / `maxMonthlyUsd` against the priced part when the estimate is "
+        "incomplete (a price unknown, compute or root volumes left out); default: such a budget fails "
+        "(budget-incomplete-cost)",
+    },
+    "priceBook": {
+        "type": "string",
+        "description": "price book: current (default), capacity-blocks-2024, or a YAML file "
+        "(relative to the policy pack folder) over the current book",
+    },
+    **_LOCATION_SCHEMA,
+    "suppress": _suppress_schema(),
+}
+"""`planner-budget`'s policy config (its `PolicyConfigSchema`, and the keys `_unknown_keys` accepts)."""
+
+RETIRED_KEYS = {
+    "requireCompletePricing": "an incomplete estimate now fails the budget (budget-incomplete-cost) unless "
+    "`allowIncompleteCost: true`, which checks the limits against the priced part; remove the key",
+}
+"""Keys `planner-budget` took before 0.1.0, and what replaced them (a config that sets one is refused)."""
+
+
 # --- stack policies ------------------------------------------------------------------------
 
 
 # rules that hold the stack to a budget: `planner-budget` gives that verdict, under its own config (hours,
-# limits, requireCompletePricing, instances), so the topology policies leave them out, as they leave out
-# the resource policies' rules (`resource_checks.OWNED_RULES`): each problem is reported once
+# limits, allowIncompleteCost, instances), so the topology policies leave them out, as they leave out
+# the resource policies' rules (`resource_checks.OWNED_RULES`): each problem is reported once. An unknown
+# price stays `price-unknown`'s (and an option AWS does not sell `purchase-not-sold`'s), warnings of
+# planner-topology-warnings: the budget's verdict on it is `budget-incomplete-cost`
 BUDGET_RULES = (BUDGET_RULE, "budget-incomplete-cost", "budget-unbounded-compute")
 LEFT_TO_OTHERS = resource_checks.OWNED_RULES + BUDGET_RULES
 
@@ -122,10 +166,13 @@ def validate_topology_warnings(args: StackValidationArgs, report_violation: Repo
 def validate_budget(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Price the rebuilt cluster for `hours` and hold it to `maxTotalUsd` / `maxMonthlyUsd`.
 
-    Without limits in the policy config, the stack's own `planner:cluster.budget` is used;
-    without `hours`, the stack's `schedule.hours`, else its workload's hours (as `planner plan`),
-    else one billing month (730 h). The verdict is the `budget-exceeded` rule's (and
-    `price-unknown`'s and `purchase-not-sold`'s with requireCompletePricing).
+    Without limits in the policy config, the stack's own `planner:cluster.budget` is used, with its
+    `allow_incomplete`; with them, `allowIncompleteCost` takes its place. Without `hours`, the
+    stack's `schedule.hours`, else its workload's hours (as `planner plan`), else, under the pack's
+    limits, one billing month (730 h); under the stack's, no hours: a total then cannot be checked,
+    as `planner plan` says. The verdict is `planner plan`'s on the same stack and budget
+    (`BUDGET_RULES`): over the limit, or an estimate that cannot be checked against it (a price
+    unknown, compute or root volumes left out) unless an incomplete estimate is allowed.
 
     The stack policies' shared planning (the stack's own keys, the shipped price book) is the
     budget's when the policy config adds nothing to it; otherwise that planned stack is priced
@@ -133,6 +180,10 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
     (`reprice`): the read-back and the other rules' findings do not change with the price.
     """
     config = args.get_config()
+    unknown = _unknown_keys(config)
+    if unknown:  # a key the pack does not read would change nothing, silently: the budget is mandatory
+        _report(unknown, report_violation)
+        return
     declared = declared_cluster()
     pack_limits = {k: config[c] for k, c in PACK_BUDGET_KEYS.items() if config.get(c) is not None}
     declared_budget = dig(declared, "budget") if declared else None
@@ -146,26 +197,36 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         _report([Violation(f"policy config `priceBook`: {p.message}") for p in exc.problems], report_violation)
         return
     outcome = plan_resources(args.resources, config, declared=declared)  # the stack policies' shared planning
-    unsized = (
-        [u for u in outcome.plan.stack.cluster.unplanned if u.reason in ("unsized", "unpriced")] if outcome.plan else []
-    )
     plan = outcome.plan
+    stack_budget = plan.stack.cluster.budget if plan is not None else None
+    allowed = (
+        bool(config.get("allowIncompleteCost")) if pack_limits else bool(stack_budget and stack_budget.allow_incomplete)
+    )
+    # compute the estimate cannot count (or price) is sized from the config; HyperPod groups that have no
+    # price are left out when an incomplete estimate is allowed, as `planner plan` leaves them out
+    unsized = (
+        [u for u in plan.stack.cluster.unplanned if u.reason == "unsized" or (u.reason == "unpriced" and not allowed)]
+        if plan is not None
+        else []
+    )
     if plan is not None and unsized:
         # "nothing priced" is no pass: compute that cannot be sized fails the budget unless the user sizes it
-        sized, problems = _size_unsized(unsized, config, outcome.rebuilt.data)
+        groups, sized, problems = _size_unsized(unsized, config, outcome.rebuilt.data)
         if problems:
             _report([Violation(m, outcome.rebuilt.urn_of(u.path)) for m, u in problems], report_violation)
             return
-        plan = _planned_sized(args, config, declared, pack_limits, sized, book).plan
-    elif plan is not None and (pack_limits or config.get("hours") or book is not None or _no_hours(plan)):
+        plan = _planned_sized(args, config, declared, pack_limits, groups, sized, book).plan
+    elif plan is not None and (pack_limits or config.get("hours") or book is not None):
         plan = reprice(
             plan,
-            _verdict_rules(config),
+            BUDGET_RULES,
             PlanOptions(price_book=book, suppress=outcome.suppress),
-            schedule=_schedule(plan, config),
-            budget=Budget(pack_limits.get("total_usd"), pack_limits.get("monthly_usd"), CLUSTER_PATH + ("budget",))
+            schedule=_schedule(plan, config, bool(pack_limits)),
+            budget=Budget(
+                pack_limits.get("total_usd"), pack_limits.get("monthly_usd"), CLUSTER_PATH + ("budget",), allowed
+            )
             if pack_limits
-            else plan.stack.cluster.budget,
+            else stack_budget,
         )
     if plan is None or plan.cost is None:
         # a cluster that could not be read back cannot be shown to be within budget
@@ -176,7 +237,6 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         )
         _report(outcome.problems + unseen, report_violation)
         return
-    verdicts = _verdict_rules(config)
     doc = document(plan)
     (stack,) = doc.stacks
     priced = stack.cost
@@ -189,31 +249,42 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         [
             Violation(f"{_in_pack_terms(message) if pack_limits else message} Estimate: {estimate}", f.resource)
             for f, message in described(doc)
-            if f.rule in verdicts and not f.suppressed
+            if f.rule in BUDGET_RULES and not f.suppressed
         ],
         report_violation,
     )
 
 
-def _verdict_rules(config: Mapping[str, Any]) -> tuple[str, ...]:
-    """The rules whose findings are the budget's verdict; with requireCompletePricing a price that is
-    unknown (or does not exist) fails it too, since the total is then a lower bound."""
-    if config.get("requireCompletePricing"):
-        return (BUDGET_RULE, PRICE_UNKNOWN_RULE, NOT_SOLD_RULE)
-    return (BUDGET_RULE,)
+def _unknown_keys(config: Mapping[str, Any]) -> list[Violation]:
+    """Policy config keys `planner-budget` does not take, each named with what to set instead.
+
+    The engine passes the policy config on as given, and a config schema cannot forbid other keys
+    (`PolicyConfigSchema` has properties and required only), so a misspelt or retired key would
+    change nothing without a word: for a mandatory budget, a limit or a strictness the user
+    believes is set and is not."""
+    out = []
+    for key in sorted(k for k in config if k not in BUDGET_CONFIG and k != "enforcementLevel"):
+        if key in RETIRED_KEYS:
+            out.append(Violation(f"policy config `{key}` is no longer read: {RETIRED_KEYS[key]}"))
+        else:
+            out.append(
+                Violation(f"policy config `{key}` is not a {BUDGET} key; it takes {', '.join(sorted(BUDGET_CONFIG))}")
+            )
+    return out
 
 
 def _no_hours(plan: StackPlan) -> bool:
-    """The stack gives no hours (no schedule.hours, no workload): the budget prices one billing month."""
+    """The stack gives no hours (no schedule.hours, no workload): the pack's limits price one billing month."""
     return plan.cost is not None and plan.cost.run_hours is None
 
 
-def _schedule(plan: StackPlan, config: Mapping[str, Any]) -> Schedule | None:
+def _schedule(plan: StackPlan, config: Mapping[str, Any], pack_limits: bool) -> Schedule | None:
     """The schedule the budget prices: the config's `hours`, else the stack's own (its schedule, or none
-    when its workload gives the hours), else one billing month."""
+    when its workload gives the hours), else one billing month under the pack's limits (under the stack's,
+    none: its total cannot be checked, as `planner plan` says)."""
     if config.get("hours"):
         return Schedule(float(config["hours"]), CLUSTER_PATH + ("schedule",))
-    if not _no_hours(plan):
+    if not _no_hours(plan) or not pack_limits:
         return plan.stack.cluster.schedule
     return Schedule(float(HOURS_PER_MONTH), CLUSTER_PATH + ("schedule",))
 
@@ -223,7 +294,8 @@ def _planned_sized(
     config: Mapping[str, Any],
     declared: Mapping[str, Any] | None,
     pack_limits: Mapping[str, Any],
-    sized: list[dict[str, Any]],
+    groups: list[dict[str, Any]],
+    sized: Mapping[str, Unplanned],
     book: PriceBook | None,
 ) -> Outcome:
     """The cluster with its unsized compute sized from the config (`_size_unsized`) planned once more.
@@ -232,15 +304,26 @@ def _planned_sized(
     the read-back's model is parsed again and every rule that reads the groups would judge it
     differently; re-pricing the shared plan cannot stand in for it. Only a budget whose stack has
     compute without a count, and whose config sizes it, plans this second time.
+
+    The compute it sizes is priced by its node group, no longer unplanned: `budget-unbounded-compute`
+    (a budget allowing an incomplete estimate, compute without a maximum) has nothing left to report
+    on this plan, and `budget-incomplete-cost` names only what is still missing (root volumes of
+    unknown size, prices not in the book). Compute the config cannot size fails the budget before
+    this (`_size_unsized`'s messages), as those two rules fail it in `planner plan`.
     """
-    budget = dict(pack_limits) if pack_limits else declared_planning(declared).get("budget")
+    budget = (
+        dict(pack_limits, allow_incomplete=bool(config.get("allowIncompleteCost")))
+        if pack_limits
+        else declared_planning(declared).get("budget")
+    )
     return plan_resources(
         args.resources,
         config,
         # `hours` is set: `_size_unsized` sizes nothing without it
-        extra={"schedule": {"hours": config["hours"]}, "budget": budget, "node_groups": sized},
+        extra={"schedule": {"hours": config["hours"]}, "budget": budget, "node_groups": groups},
         declared=declared,
         price_book=book,
+        sized=sized,
     )
 
 
@@ -248,27 +331,36 @@ PACK_BUDGET_KEYS = {
     "total_usd": "maxTotalUsd",
     "monthly_usd": "maxMonthlyUsd",
 }  # stack budget key -> the pack's config key
+PACK_TERMS = {
+    **{f"budget.{key}": f"{BUDGET}'s {pack_key}" for key, pack_key in PACK_BUDGET_KEYS.items()},
+    "`budget.allow_incomplete: true`": f"`allowIncompleteCost: true` in {BUDGET}'s config",
+    "budget.allow_incomplete": f"{BUDGET}'s allowIncompleteCost",
+    "`--price TYPE:PURCHASE@REGION=USD` or a price book file": f"a price book file in {BUDGET}'s `priceBook`",
+}  # a stack key (or planner plan's option) in a budget finding -> the pack's config key in its place
 
 
 def _in_pack_terms(message: str) -> str:
     """A budget finding whose limit is the pack's: `budget.total_usd` becomes the policy config's
-    `maxTotalUsd` (the key the user set, in policy-config.json), in the message and its fix."""
-    for key, pack_key in PACK_BUDGET_KEYS.items():
-        message = message.replace(f"budget.{key}", f"{BUDGET}'s {pack_key}")
+    `maxTotalUsd` (the key the user set, in policy-config.json), `budget.allow_incomplete` its
+    `allowIncompleteCost`, in the message and its fix."""
+    for key, pack_key in PACK_TERMS.items():
+        message = message.replace(key, pack_key)
     return message
 
 
 def _size_unsized(
-    unsized: list[Any], config: Mapping[str, Any], data: Mapping[str, Any] | None
-) -> tuple[list[dict[str, Any]], list[tuple[str, Any]]]:
+    unsized: list[Unplanned], config: Mapping[str, Any], data: Mapping[str, Any] | None
+) -> tuple[list[dict[str, Any]], dict[str, Unplanned], list[tuple[str, Any]]]:
     """The read-back's node groups plus one per unsized compute resource, `instances` of its first
-    catalogue type, when the policy config sets both `hours` and `instances`; else why not."""
+    catalogue type, when the policy config sets both `hours` and `instances` (with the compute each
+    added group prices); else why not."""
     from planner.core.catalogue import instance_types as _catalogue
 
     cat = _catalogue.load()
     count, hours = config.get("instances"), config.get("hours")
     groups = list((data or {}).get("node_groups") or [])
     problems: list[tuple[str, Any]] = []
+    sized: dict[str, Unplanned] = {}
     for k, u in enumerate(unsized):
         types = ", ".join(u.instance_types) or "instance types it chooses itself"
         listed = [t.removeprefix("ml.") for t in u.instance_types if t.removeprefix("ml.") in cat.instance_types]
@@ -294,8 +386,10 @@ def _size_unsized(
                 (f"cannot price {u.resource}: none of its instance types ({types}) is in planner's catalogue", u)
             )
         else:
-            groups.append({"name": f"unsized-{k + 1}", "instance_type": listed[0], "count": count, "efa": False})
-    return groups, problems
+            name = f"unsized-{k + 1}"
+            groups.append({"name": name, "instance_type": listed[0], "count": count, "efa": False})
+            sized[name] = u
+    return groups, sized, problems
 
 
 def validate_efa_security_groups(args: StackValidationArgs, report_violation: ReportViolation) -> None:
@@ -361,41 +455,7 @@ budget = StackValidationPolicy(
     description="The cluster read back from the stack's resources, priced with planner's price book, stays within budget.",
     validate=validate_budget,
     enforcement_level=EnforcementLevel.MANDATORY,
-    config_schema=PolicyConfigSchema(
-        {
-            "maxTotalUsd": {"type": "number", "minimum": 0, "description": "most the run may cost in USD over `hours`"},
-            "maxMonthlyUsd": {
-                "type": "number",
-                "minimum": 0,
-                "description": "most the cluster may cost per 730-hour month",
-            },
-            "hours": {
-                "type": "number",
-                "minimum": 0,
-                "description": "hours the cluster runs (default: the stack's planner:cluster schedule.hours, "
-                "else its workload's hours, else 730)",
-            },
-            "instances": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "instances each pool without a maximum (a Karpenter NodePool without limits, "
-                "a PCS group without maxInstanceCount) is priced at; with `hours`, else such a "
-                "stack fails the budget",
-            },
-            "requireCompletePricing": {
-                "type": "boolean",
-                "default": False,
-                "description": "also fail when a price is unknown, since the total is then a lower bound",
-            },
-            "priceBook": {
-                "type": "string",
-                "description": "price book: current (default), capacity-blocks-2024, or a YAML file "
-                "(relative to the policy pack folder) over the current book",
-            },
-            **_LOCATION_SCHEMA,
-            "suppress": _suppress_schema(),
-        }
-    ),
+    config_schema=PolicyConfigSchema(BUDGET_CONFIG),
 )
 
 efa_security_group = StackValidationPolicy(
