@@ -104,7 +104,7 @@ def test_the_budget_shares_the_read_back_and_the_planning_and_reprices_it(monkey
     assert planning.rebuild is not topology.rebuild
     reported = check(hand_written(), config={"planner-budget": {"maxTotalUsd": 1000, "hours": 24}})
     assert (len(rebuilds), len(plans)) == (1, 1)
-    assert reprices == [("budget-exceeded",)]
+    assert reprices == [policies.BUDGET_RULES]  # the verdict rules, as `planner plan` judges a budget
     assert [r.policy for r in reported if r.message.startswith("[budget-exceeded]")] == ["planner-budget"]
 
 
