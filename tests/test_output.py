@@ -50,8 +50,17 @@ def test_no_line_is_wider_than_the_terminal(
     assert res.code in (0, 1), res.err
     lines = res.out.splitlines()
     assert len(lines) > 3
-    wide = [ln for ln in lines if len(ANSI.sub("", ln)) > columns]
+    wide = [ln for ln in lines if len(ANSI.sub("", ln)) > columns and not _a_whole_url(ANSI.sub("", ln), columns)]
     assert not wide, f"{len(wide)} line(s) wider than {columns}: {wide[0]!r}"
+
+
+def _a_whole_url(line: str, columns: int = 40) -> bool:
+    """A line that runs past the width only by a URL it ends with (perhaps in brackets, with its
+    punctuation): the one kind let run past it, since a URL split over two lines can be neither
+    clicked nor copied."""
+    body = line.rstrip()
+    begins = body.rfind(" ") + 1
+    return begins <= columns and body[begins:].lstrip("([<'\"`").startswith(("http://", "https://"))
 
 
 def test_wide_keeps_long_lines_whole(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -62,12 +71,33 @@ def test_wide_keeps_long_lines_whole(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_wrapping_cuts_nothing() -> None:
-    """Every character of a long cell and a long line is still there, in order."""
-    long = "word " * 30 + "https://example.com/" + "x" * 120
+    """Every character of a long cell and a long line is still there, in order; a long word is
+    split, a long URL is not (it ends the line it begins on, past the width)."""
+    url = "https://example.com/" + "x" * 120
+    long = "word " * 30 + url
     lines = text.fit(text.grid(("a", "b"), [("short", long)], width=40) + ["  " + long], text.Term(width=40))
-    assert all(len(ln) <= 40 for ln in lines)
+    assert all(len(ln) <= 40 or _a_whole_url(ln) for ln in lines)
     joined = "".join(ln.replace(" ", "") for ln in lines)
     assert long.replace(" ", "") in joined
+    (over,) = [ln for ln in lines if len(ln) > 40]  # the long line's URL, whole; a table cell keeps its width,
+    assert over.endswith(" " + url)
+    assert any(ln.strip().startswith("https://example.com/x") for ln in lines[:-1])  # its URL starting a line
+    split = text.fit(["  " + "word " * 30 + "x" * 120], text.Term(width=40))
+    assert all(len(ln) <= 40 for ln in split)  # a long word that is not a URL is still split
+
+
+def test_a_url_in_brackets_is_kept_whole_and_a_short_one_wraps_as_a_word() -> None:
+    url = "https://b0.p.awsstatic.com/pricing/2.0/meteredUnitMaps/ec2/USD/current/ebs.json"
+    lines = text.fit(
+        [f"    [2] read from a mirror of the AWS EBS pricing page's data ({url}), published 2024-07-18"],
+        text.Term(width=60),
+    )
+    assert any(ln.rstrip().endswith(f"({url}),") for ln in lines)
+    assert all(len(ln) <= 60 or _a_whole_url(ln, 60) for ln in lines)
+    (label,) = text.fit([f"[27] {url}"], text.Term(width=60))  # a short label stays beside its URL
+    assert label == f"[27] {url}"
+    short = text.fit(["see https://e.com/a " + "word " * 12], text.Term(width=40))
+    assert short[0] == "see https://e.com/a word word word word"
 
 
 def test_records_when_columns_cannot_fit() -> None:

@@ -274,3 +274,15 @@ def test_a_budget_not_allowing_an_incomplete_estimate_fails_on_an_unbounded_pool
     assert fired(cluster() + pool(None), "budget-unbounded-compute", strict) == []
     (message,) = fired(cluster() + pool(None), "budget-incomplete-cost", strict)
     assert message.startswith("budget.total_usd $100,000.00 cannot be checked: the estimate leaves out ")
+
+
+def test_the_zone_gap_names_the_packs_setting_only_in_the_pack() -> None:
+    """`planner plan --program` reads the same resources with no pack config: its message must not
+    send the user to the pack's `availabilityZone` (the pack's own, above, does)."""
+    from planner.readback.resources import Graph, from_policy
+    from planner.readback.topology import rebuild
+
+    graph = Graph(from_policy(r) for r in stack_args(CASES["readback-gap"][0]).resources)
+    (gap,) = [g for g in rebuild(graph).gaps if "Availability Zone" in g.message]
+    assert "policy pack" not in gap.message
+    assert gap.fix == "launch 'g' into a subnet created in this program with availabilityZone set"

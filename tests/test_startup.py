@@ -22,12 +22,16 @@ from bench import startup
 _WRAPPER = """
 import json, sys
 from planner.cli import main
-code = main(sys.argv[1:])
+try:
+    code = main(sys.argv[1:])
+except SystemExit as stop:  # argparse's --version and --help end the run this way
+    code = stop.code
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
-def _modules_after_main(*args: str) -> tuple[int, list[str]]:
+def _modules_after_main(*args: str, printed: list[str] | None = None) -> tuple[int, list[str]]:
+    """The exit code and the modules loaded once `main(args)` returned; `printed` receives what it printed."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.run(
         [sys.executable, "-c", _WRAPPER, *args],
@@ -39,7 +43,10 @@ def _modules_after_main(*args: str) -> tuple[int, list[str]]:
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    last = json.loads(proc.stdout.strip().splitlines()[-1])
+    lines = proc.stdout.strip().splitlines()
+    if printed is not None:
+        printed.extend(lines[:-1])
+    last = json.loads(lines[-1])
     return last["code"], last["modules"]
 
 
@@ -107,22 +114,7 @@ def test_table_plan_loads_neither_the_preflight_checks_nor_importlib_resources()
 def test_version_alone_imports_no_command() -> None:
     """`planner --version` answers from the top-level parser: no command module is imported
     (a CI step that logs the version pays for nothing else)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    wrapper = _WRAPPER.replace(
-        "code = main(sys.argv[1:])",
-        "code = None\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code",
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", wrapper, "--version"],
-        cwd=ROOT,
-        env=env,
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    lines = proc.stdout.strip().splitlines()
-    assert lines[0].startswith("planner ") and lines[0].split()[1][0].isdigit()
-    last = json.loads(lines[-1])
-    assert last["code"] == 0
-    assert not [m for m in last["modules"] if m.startswith("planner.commands.")]
+    printed: list[str] = []
+    code, modules = _modules_after_main("--version", printed=printed)
+    assert code == 0 and printed[0].startswith("planner ") and printed[0].split()[1][0].isdigit()
+    assert not [m for m in modules if m.startswith("planner.commands.")]

@@ -282,11 +282,14 @@ def _plain(line: Line) -> tuple[str, list[tuple[int, int, str]]]:
     return text, marks
 
 
-def wrap_ranges(text: str, width: int, indent: int = 0) -> list[tuple[int, int]]:
+def wrap_ranges(text: str, width: int, indent: int = 0, urls_whole: bool = False) -> list[tuple[int, int]]:
     """Where to cut `text` into lines of at most `width` columns: (start, end) offsets.
 
     Breaks at spaces; a word longer than a line is split (never cut off). Continuation
     lines are to be shown after `indent` spaces, so they get `width - indent` columns.
+    A URL longer than a line starts a line of its own; with `urls_whole` it is not split but
+    ends the line it begins on, past the width: a URL broken over two lines (the second indented) can be neither
+    clicked nor copied, in a terminal or a CI log, and either one wraps a long line itself.
     """
     out: list[tuple[int, int]] = []
     start, n = 0, len(text)
@@ -297,13 +300,32 @@ def wrap_ranges(text: str, width: int, indent: int = 0) -> list[tuple[int, int]]
             i += 1
         return i
 
+    def is_url(i: int) -> bool:  # the word at `i` is a URL, perhaps in brackets or quotes: `(https://...)`
+        while i < n and text[i] in "([<'\"`":
+            i += 1
+        return text.startswith(("http://", "https://"), i)
+
+    def word_end(i: int) -> int:
+        end = text.find(" ", i)
+        return n if end == -1 else end
+
     while n - start > room:
         cut = text.rfind(" ", start + 1, start + room + 1)
         while cut > start and text.startswith("::", skip(cut)):  # never start a line with `::` (a workflow command)
             cut = text.rfind(" ", start + 1, cut)
         after = text.find(" ", cut + 1) if cut > start else -1
         too_long = cut > start and ((after if after != -1 else n) - cut - 1) > max(width - indent, 1)
-        if cut <= start or text[start:cut].strip() == "" or too_long:  # no space, or the next word fits no line
+        leading = cut <= start or text[start:cut].strip() == ""  # the long word is this line's first
+        first = skip(start) if leading else skip(cut + 1)  # where the word that fits no line begins
+        if (leading or too_long) and is_url(first) and (urls_whole or not leading):
+            # whole: the line runs on to the URL's end (it fits no line anyway, and its label stays
+            # beside it); else a break before it, so that it starts the next line of the cell
+            cut = word_end(first) if urls_whole else cut
+            out.append((start, cut))
+            start = skip(cut if urls_whole else cut + 1)
+            room = max(width - indent, 1)
+            continue
+        if leading or too_long:  # no space, or the next word fits no line
             cut = start + room  # one long word (a URL, a path): split it
             while (
                 cut > start + 1
@@ -317,7 +339,8 @@ def wrap_ranges(text: str, width: int, indent: int = 0) -> list[tuple[int, int]]
         out.append((start, cut))
         start = nxt
         room = max(width - indent, 1)
-    out.append((start, n))
+    if start < n or not out:  # not after a URL that ended the text
+        out.append((start, n))
     return out
 
 
@@ -351,7 +374,7 @@ def fit(lines: Iterable[Line], t: Term | None = None) -> list[str]:
             continue
         lead = len(text) - len(text.lstrip(" "))
         indent = min(lead + 2, limit // 2)
-        for i, (a, b) in enumerate(wrap_ranges(text, limit, indent)):
+        for i, (a, b) in enumerate(wrap_ranges(text, limit, indent, urls_whole=True)):
             b = a + len(text[a:b].rstrip(" "))
             piece = _paint(text[a:b], a, marks, t.color)
             out.append(piece if i == 0 else " " * indent + piece)

@@ -34,6 +34,7 @@ from planner.readback.resources import Graph, from_policy
 from planner.readback.topology import Rebuilt, Violation, rebuild, to_stack
 
 STACK_FILE = "<stack resources>"
+ZONE_SETTING = "the policy pack's `availabilityZone` config"  # where the pack takes a zone the resources do not name
 
 
 @dataclass
@@ -168,7 +169,7 @@ def _planned(
         return found
     rebuilt = _REBUILT.get(seen)
     if rebuilt is None:
-        rebuilt = _REBUILT[seen] = rebuild(graph, region, zone)
+        rebuilt = _REBUILT[seen] = rebuild(graph, region, zone, zone_setting=ZONE_SETTING)
     problems = _declared_problems(declared)
     stack = None
     if not problems:

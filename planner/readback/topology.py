@@ -153,8 +153,17 @@ _FIXED_COMPUTE: tuple[tuple[str, _GroupReader], ...] = (
 COMPUTE_KINDS: tuple[str, ...] = tuple(name for name, _ in _FIXED_COMPUTE) + tuple(k.name for k in ELASTIC_KINDS)
 
 
-def rebuild(graph: Graph, region: str | None = None, availability_zone: str | None = None) -> Rebuilt:
-    """Read the cluster back from `graph`; `region`/`availability_zone` are policy-config fallbacks."""
+def rebuild(
+    graph: Graph,
+    region: str | None = None,
+    availability_zone: str | None = None,
+    zone_setting: str | None = None,
+) -> Rebuilt:
+    """Read the cluster back from `graph`; `region`/`availability_zone` are policy-config fallbacks.
+
+    `zone_setting` names where the caller takes such a fallback zone from (the policy pack's
+    config), for the message when no zone can be read: `planner plan --program` has none, and
+    must not send the user to a setting that does not apply to it."""
     cat = _catalogue.load()
     gaps: list[Violation] = []
     unplanned: list[tuple[Unplanned, str | None]] = []
@@ -194,11 +203,11 @@ def rebuild(graph: Graph, region: str | None = None, availability_zone: str | No
                 Violation(
                     "cannot tell the Availability Zone of any node group (their subnets are not resources of "
                     "this stack); checks that need it (same-AZ EFA, file system AZ) are not run; give a subnet "
-                    "of the stack an availability_zone (or the policy pack its `availabilityZone` config)",
+                    "of the stack an availability_zone" + (f" (or set {zone_setting})" if zone_setting else ""),
                     groups[0].capacity.urn,
                     fix=(
                         f"launch '{groups[0].capacity.name}' into a subnet created in this program with "
-                        "availabilityZone set (or set the policy pack's `availabilityZone` config)"
+                        "availabilityZone set" + (f" (or set {zone_setting})" if zone_setting else "")
                     ),
                 )
             )
