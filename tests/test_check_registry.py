@@ -97,7 +97,7 @@ def test_the_budget_shares_the_read_back_and_the_planning_and_reprices_it(monkey
     plans, rebuilds, reprices = [], [], []
     real_plan, real_rebuild, real_reprice = planning.plan_stack, planning.rebuild, policies.reprice
     monkeypatch.setattr(planning, "plan_stack", lambda stack, options: plans.append(1) or real_plan(stack, options))
-    monkeypatch.setattr(planning, "rebuild", lambda *a: rebuilds.append(1) or real_rebuild(*a))
+    monkeypatch.setattr(planning, "rebuild", lambda *a, **k: rebuilds.append(1) or real_rebuild(*a, **k))
     monkeypatch.setattr(policies, "reprice", lambda *a, **k: reprices.append(a[1]) or real_reprice(*a, **k))
     monkeypatch.setattr(planning, "_SHARED", {})
     monkeypatch.setattr(planning, "_REBUILT", {})

@@ -49,7 +49,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, list[Any]]]:
     """How often the pack reads the resources back, plans a stack and re-prices one (fresh caches)."""
     calls: dict[str, list[Any]] = {"rebuild": [], "plan": [], "reprice": []}
     real_rebuild, real_plan, real_reprice = planning.rebuild, planning.plan_stack, policies.reprice
-    monkeypatch.setattr(planning, "rebuild", lambda *a: calls["rebuild"].append(1) or real_rebuild(*a))
+    monkeypatch.setattr(planning, "rebuild", lambda *a, **k: calls["rebuild"].append(1) or real_rebuild(*a, **k))
     monkeypatch.setattr(planning, "plan_stack", lambda s, o: calls["plan"].append(s.name) or real_plan(s, o))
     monkeypatch.setattr(policies, "reprice", lambda *a, **k: calls["reprice"].append(a[1]) or real_reprice(*a, **k))
     monkeypatch.setattr(planning, "_SHARED", {})
