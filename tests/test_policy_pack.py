@@ -723,7 +723,8 @@ def test_an_incomplete_estimate_fails_the_packs_limits_unless_allowed(price_book
 
 def test_a_retired_budget_key_is_refused() -> None:
     """`requireCompletePricing` (before 0.1.0) is not silently ignored: the budget fails, naming its successor;
-    any other key the policy does not take fails it too (a misspelt limit would be no limit)."""
+    any other key the policy does not take fails it too (a misspelt limit would be no limit), and so does
+    `allowIncompleteCost` without the pack's limits (the stack's budget has its own key)."""
     old = violations(
         policies.budget, stack_args(hand_written(), config={"maxTotalUsd": 1e9, "requireCompletePricing": True})
     )
@@ -732,6 +733,15 @@ def test_a_retired_budget_key_is_refused() -> None:
             "policy config `requireCompletePricing` is no longer read: an incomplete estimate now fails the budget "
             "(budget-incomplete-cost) unless `allowIncompleteCost: true`, which checks the limits against the priced "
             "part; remove the key",
+            None,
+        )
+    ]
+    alone = violations(policies.budget, stack_args(hand_written(), config={"allowIncompleteCost": True}))
+    assert alone == [
+        (
+            "policy config `allowIncompleteCost` applies to this policy's `maxTotalUsd` / `maxMonthlyUsd`, and "
+            "neither is set; a stack's own budget is checked against the priced part with "
+            "`budget.allow_incomplete: true` in its planner:cluster config",
             None,
         )
     ]

@@ -114,7 +114,7 @@ BUDGET_CONFIG: dict[str, dict[str, Any]] = {
     **_LOCATION_SCHEMA,
     "suppress": _suppress_schema(),
 }
-"""`planner-budget`'s policy config (its `PolicyConfigSchema`, and the keys `_unknown_keys` accepts)."""
+"""`planner-budget`'s policy config (its `PolicyConfigSchema`, and the keys `_unread_keys` accepts)."""
 
 RETIRED_KEYS = {
     "requireCompletePricing": "an incomplete estimate now fails the budget (budget-incomplete-cost) unless "
@@ -180,9 +180,9 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
     (`reprice`): the read-back and the other rules' findings do not change with the price.
     """
     config = args.get_config()
-    unknown = _unknown_keys(config)
-    if unknown:  # a key the pack does not read would change nothing, silently: the budget is mandatory
-        _report(unknown, report_violation)
+    unread = _unread_keys(config)
+    if unread:  # a key the pack does not read would change nothing, silently: the budget is mandatory
+        _report(unread, report_violation)
         return
     declared = declared_cluster()
     pack_limits = {k: config[c] for k, c in PACK_BUDGET_KEYS.items() if config.get(c) is not None}
@@ -255,14 +255,25 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
     )
 
 
-def _unknown_keys(config: Mapping[str, Any]) -> list[Violation]:
-    """Policy config keys `planner-budget` does not take, each named with what to set instead.
+def _unread_keys(config: Mapping[str, Any]) -> list[Violation]:
+    """Policy config keys `planner-budget` would not read, each named with what to set instead: keys it
+    does not take, and `allowIncompleteCost` without the limits it applies to.
 
     The engine passes the policy config on as given, and a config schema cannot forbid other keys
     (`PolicyConfigSchema` has properties and required only), so a misspelt or retired key would
     change nothing without a word: for a mandatory budget, a limit or a strictness the user
     believes is set and is not."""
     out = []
+    if config.get("allowIncompleteCost") is not None and not any(
+        config.get(c) is not None for c in PACK_BUDGET_KEYS.values()
+    ):
+        out.append(
+            Violation(
+                "policy config `allowIncompleteCost` applies to this policy's `maxTotalUsd` / `maxMonthlyUsd`, and "
+                "neither is set; a stack's own budget is checked against the priced part with "
+                "`budget.allow_incomplete: true` in its planner:cluster config"
+            )
+        )
     for key in sorted(k for k in config if k not in BUDGET_CONFIG and k != "enforcementLevel"):
         if key in RETIRED_KEYS:
             out.append(Violation(f"policy config `{key}` is no longer read: {RETIRED_KEYS[key]}"))
