@@ -235,6 +235,10 @@ def test_the_budget_verdicts_are_the_budget_policys_only(declare: Any) -> None:
         declare(declared)
         reported = [(r.policy, r.message.split("]")[0]) for r in check(hand_written()) if "budget" in r.message]
         assert reported == [("planner-budget", f"[{rule}")]
+        # the engine fills in the schema's default (`allowIncompleteCost: false`): the stack's budget still holds
+        engine_default = {"planner-budget": {"allowIncompleteCost": False}}
+        found = check(hand_written(), config=engine_default)
+        assert [(r.policy, r.message.split("]")[0]) for r in found if "budget" in r.message] == reported
         declare({**declared, "budget": {"total_usd": limit, "allow_incomplete": True}})
         reported = [(r.policy, r.message.split("]")[0]) for r in check(hand_written()) if "budget" in r.message]
         assert reported == ([("planner-budget", "[budget-exceeded")] if limit == 1 else [])

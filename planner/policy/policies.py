@@ -259,12 +259,13 @@ def _unread_keys(config: Mapping[str, Any]) -> list[Violation]:
     """Policy config keys `planner-budget` would not read, each named with what to set instead: keys it
     does not take, and `allowIncompleteCost` without the limits it applies to.
 
-    The engine passes the policy config on as given, and a config schema cannot forbid other keys
-    (`PolicyConfigSchema` has properties and required only), so a misspelt or retired key would
-    change nothing without a word: for a mandatory budget, a limit or a strictness the user
-    believes is set and is not."""
+    The engine checks the config against the schema it builds from `PolicyConfigSchema` (type, properties,
+    required: no `additionalProperties`), so other keys reach the policy, and a misspelt or retired key
+    would change nothing without a word: for a mandatory budget, a limit or a strictness the user
+    believes is set and is not. The engine also fills in each property's schema `default`, so
+    `allowIncompleteCost: false` arrives unasked and only `true` without limits is refused."""
     out = []
-    if config.get("allowIncompleteCost") is not None and not any(
+    if config.get("allowIncompleteCost") is True and not any(
         config.get(c) is not None for c in PACK_BUDGET_KEYS.values()
     ):
         out.append(
