@@ -1014,3 +1014,26 @@ def test_budget_cannot_be_shown_when_the_cluster_cannot_be_read() -> None:
     assert [(m.split(":")[0], u) for m, u in found] == [("cannot price the cluster", None)]
     web = Spec(INSTANCE, "web", {"instanceType": "t3.micro"})
     assert violations(policies.budget, stack_args([web], config={"maxTotalUsd": 1000})) == []
+
+
+def test_every_policy_names_a_config_key_it_does_not_take() -> None:
+    """The engine passes any key through (its schema has no `additionalProperties`): a misspelt AZ or
+    `suppress` would change nothing without a word. Each policy says so in its own terms; a resource
+    policy beside what it found (not once for every resource of the stack); `enforcementLevel` is the engine's."""
+    for policy in (policies.topology, policies.topology_warnings):
+        found = violations(policy, stack_args(hand_written(), config={"availabilityzone": "us-east-2a"}))
+        assert (
+            f"policy config `availabilityzone` is not a {policy.name} key; it takes availabilityZone, region, suppress",
+            None,
+        ) in found
+    assert violations(policies.topology, stack_args(hand_written(), config={"enforcementLevel": "mandatory"})) == []
+    sg = violations(policies.efa_security_group, stack_args(hand_written(), config={"supress": ["efa-security-group"]}))
+    assert ("policy config `supress` is not a planner-efa-security-group key; it takes suppress", None) in sg
+    lt = by_name(hand_written(), LT)
+    optional = Spec(LT, "v1", dict(lt.props, metadataOptions={"httpTokens": "optional"}))
+    found = violations(policies.imdsv2, resource_args(optional, config={"supress": ["imdsv2-required"]}))
+    assert found[0] == ("policy config `supress` is not a planner-imdsv2 key; it takes suppress", optional.urn)
+    assert found[1][0].startswith("[imdsv2-required]")
+    assert (
+        violations(policies.imdsv2, resource_args(lt, config={"supress": ["imdsv2-required"]})) == []
+    )  # nothing found

@@ -66,6 +66,19 @@ _LOCATION_SCHEMA: dict[str, dict[str, Any]] = {
 }
 
 
+def unknown_keys(policy: str, config: Mapping[str, Any], accepted: Mapping[str, Any]) -> list[Violation]:
+    """Policy config keys `policy` does not take, each named with the keys it takes.
+
+    The engine checks a policy's config against the schema it builds from `PolicyConfigSchema` (type,
+    properties, required: no `additionalProperties`), so any other key reaches the policy, and a
+    misspelt one (`availabilityzone`, `supress`) would change nothing without a word; `enforcementLevel`
+    is the engine's own key of every policy."""
+    return [
+        Violation(f"policy config `{key}` is not a {policy} key; it takes {', '.join(sorted(accepted))}")
+        for key in sorted(k for k in config if k not in accepted and k != "enforcementLevel")
+    ]
+
+
 def _suppress_schema() -> dict[str, Any]:
     return {
         "type": "array",
@@ -140,7 +153,8 @@ def validate_topology(args: StackValidationArgs, report_violation: ReportViolati
     declared = declared_cluster()
     outcome = plan_resources(args.resources, args.get_config(), declared=declared)
     _report(
-        outcome.config_problems
+        unknown_keys(TOPOLOGY, args.get_config(), TOPOLOGY_CONFIG)
+        + outcome.config_problems
         + outcome.problems
         + findings_as_violations(outcome, ("error",), config_fixes=declared is not None, exclude=LEFT_TO_OTHERS),
         report_violation,
@@ -154,7 +168,8 @@ def validate_topology_warnings(args: StackValidationArgs, report_violation: Repo
     # once planned, the gaps are `readback-gap` findings; without a plan they are reported as they are
     gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps] if outcome.plan is None else []
     _report(
-        outcome.config_problems
+        unknown_keys(TOPOLOGY_WARNINGS, args.get_config(), TOPOLOGY_CONFIG)
+        + outcome.config_problems
         + gaps
         + findings_as_violations(
             outcome, ("warning", "info"), config_fixes=declared is not None, exclude=LEFT_TO_OTHERS
@@ -275,14 +290,12 @@ def _unread_keys(config: Mapping[str, Any]) -> list[Violation]:
                 "`budget.allow_incomplete: true` in its planner:cluster config"
             )
         )
-    for key in sorted(k for k in config if k not in BUDGET_CONFIG and k != "enforcementLevel"):
-        if key in RETIRED_KEYS:
-            out.append(Violation(f"policy config `{key}` is no longer read: {RETIRED_KEYS[key]}"))
-        else:
-            out.append(
-                Violation(f"policy config `{key}` is not a {BUDGET} key; it takes {', '.join(sorted(BUDGET_CONFIG))}")
-            )
-    return out
+    out += [
+        Violation(f"policy config `{key}` is no longer read: {RETIRED_KEYS[key]}")
+        for key in sorted(config)
+        if key in RETIRED_KEYS
+    ]
+    return out + unknown_keys(BUDGET, {k: v for k, v in config.items() if k not in RETIRED_KEYS}, BUDGET_CONFIG)
 
 
 def _no_hours(plan: StackPlan) -> bool:
@@ -405,10 +418,13 @@ def _size_unsized(
 
 
 def validate_efa_security_groups(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    unknown = unknown_keys(EFA_SECURITY_GROUP, args.get_config(), SUPPRESS_CONFIG)
     if EFA_SECURITY_GROUP_RULE in _suppressed(args.get_config()):
+        _report(unknown, report_violation)
         return
     _report(
-        [
+        unknown
+        + [
             Violation(message, v.urn)
             for v in security_groups.violations(Graph(from_policy(r) for r in args.resources))
             for _, message in resource_checks.reported(EFA_SECURITY_GROUP_RULE, [v.message])
@@ -427,12 +443,17 @@ def _suppressed(config: Mapping[str, Any]) -> set[str]:
 
 
 def _resource_validation(
+    name: str,
     check: Callable[[str, Mapping[str, Any]], list[tuple[str, str]]],
 ) -> Callable[[ResourceValidationArgs, ReportViolation], None]:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
         found = check(args.resource_type, plain(args.props))
         if not found:
             return
+        # a key the policy does not take is said beside what it found (a misspelt `suppress` is why
+        # it is reported), not once for every resource of the stack
+        for v in unknown_keys(name, args.get_config(), SUPPRESS_CONFIG):
+            report_violation(v.message, args.urn)
         suppressed = _suppressed(args.get_config())
         for rule, message in found:
             if rule not in suppressed:
@@ -443,7 +464,9 @@ def _resource_validation(
     return validate
 
 
-_TOPOLOGY_SCHEMA = PolicyConfigSchema({**_LOCATION_SCHEMA, "suppress": _suppress_schema()})
+TOPOLOGY_CONFIG = {**_LOCATION_SCHEMA, "suppress": _suppress_schema()}  # both topology policies' config
+SUPPRESS_CONFIG = {"suppress": _suppress_schema()}  # planner-efa-security-group's and the resource policies'
+_TOPOLOGY_SCHEMA = PolicyConfigSchema(TOPOLOGY_CONFIG)
 
 topology = StackValidationPolicy(
     name=TOPOLOGY,
@@ -476,7 +499,7 @@ efa_security_group = StackValidationPolicy(
     validate=validate_efa_security_groups,
     enforcement_level=EnforcementLevel.MANDATORY,
     url=resource_rules.EFA_SECURITY_DOC,
-    config_schema=PolicyConfigSchema({"suppress": _suppress_schema()}),
+    config_schema=PolicyConfigSchema(SUPPRESS_CONFIG),
 )
 
 
@@ -489,10 +512,10 @@ def _resource_policy(
     return ResourceValidationPolicy(
         name=name,
         description=description,
-        validate=_resource_validation(check),
+        validate=_resource_validation(name, check),
         enforcement_level=EnforcementLevel.MANDATORY,
         url=url,
-        config_schema=PolicyConfigSchema({"suppress": _suppress_schema()}),
+        config_schema=PolicyConfigSchema(SUPPRESS_CONFIG),
     )
 
 
