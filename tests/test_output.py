@@ -96,6 +96,8 @@ def test_a_url_in_brackets_is_kept_whole_and_a_short_one_wraps_as_a_word() -> No
     assert all(len(ln) <= 60 or _a_whole_url(ln, 60) for ln in lines)
     (label,) = text.fit([f"[27] {url}"], text.Term(width=60))  # a short label stays beside its URL
     assert label == f"[27] {url}"
+    after_words = text.fit(["  " + "word " * 10 + url], text.Term(width=60))  # after a sentence, it starts a line
+    assert after_words[-1] == "    " + url and all(len(ln) <= 60 for ln in after_words[:-1])
     short = text.fit(["see https://e.com/a " + "word " * 12], text.Term(width=40))
     assert short[0] == "see https://e.com/a word word word word"
 

@@ -282,13 +282,16 @@ def _plain(line: Line) -> tuple[str, list[tuple[int, int, str]]]:
     return text, marks
 
 
+URL_LABEL_MAX = 16  # a footnote's number and word (`[12] price:`) stay beside a URL too long for any line
+
+
 def wrap_ranges(text: str, width: int, indent: int = 0, urls_whole: bool = False) -> list[tuple[int, int]]:
     """Where to cut `text` into lines of at most `width` columns: (start, end) offsets.
 
     Breaks at spaces; a word longer than a line is split (never cut off). Continuation
     lines are to be shown after `indent` spaces, so they get `width - indent` columns.
-    A URL longer than a line starts a line of its own; with `urls_whole` it is not split but
-    ends the line it begins on, past the width: a URL broken over two lines (the second indented) can be neither
+    A URL longer than a line starts a line of its own (after a short label at most); with
+    `urls_whole` it is not split but runs past the width: a URL broken over two lines (the second indented) can be neither
     clicked nor copied, in a terminal or a CI log, and either one wraps a long line itself.
     """
     out: list[tuple[int, int]] = []
@@ -318,11 +321,12 @@ def wrap_ranges(text: str, width: int, indent: int = 0, urls_whole: bool = False
         leading = cut <= start or text[start:cut].strip() == ""  # the long word is this line's first
         first = skip(start) if leading else skip(cut + 1)  # where the word that fits no line begins
         if (leading or too_long) and is_url(first) and (urls_whole or not leading):
-            # whole: the line runs on to the URL's end (it fits no line anyway, and its label stays
-            # beside it); else a break before it, so that it starts the next line of the cell
-            cut = word_end(first) if urls_whole else cut
+            # whole, when only a short label (`[27]`, `[4] price:`) precedes it on its line: the line
+            # runs on to the URL's end; else a break before it, so that it starts the next line
+            labelled = leading or len(text[start:cut].strip()) <= URL_LABEL_MAX
+            cut = word_end(first) if urls_whole and labelled else cut
             out.append((start, cut))
-            start = skip(cut if urls_whole else cut + 1)
+            start = skip(cut if urls_whole and labelled else cut + 1)
             room = max(width - indent, 1)
             continue
         if leading or too_long:  # no space, or the next word fits no line
