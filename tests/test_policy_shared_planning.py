@@ -221,6 +221,17 @@ def test_a_bad_declared_planning_key_is_the_stack_configs_problem(declare: Any) 
     assert [(r.message, r.urn) for r in found] == [
         ("stack config `planner:cluster.schedule.hours`: expected a positive number, got 0", None)
     ]
+    # with a budget, planner-budget fails too, as its own verdict with the reason (not the same violation twice)
+    declare({"schedule": {"hours": 0}, "budget": {"total_usd": 1000}})
+    found = check(hand_written(), [policies.topology, policies.budget])
+    assert [(r.policy, r.message) for r in found] == [
+        ("planner-topology", "stack config `planner:cluster.schedule.hours`: expected a positive number, got 0"),
+        (
+            "planner-budget",
+            "cannot show the stack is within budget: stack config `planner:cluster.schedule.hours`: expected a "
+            "positive number, got 0",
+        ),
+    ]
 
 
 def test_the_budget_verdicts_are_the_budget_policys_only(declare: Any) -> None:

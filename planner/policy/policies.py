@@ -250,7 +250,11 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
             if outcome.rebuilt.data is None
             else []
         )
-        _report(outcome.problems + unseen, report_violation)
+        # its own verdict, with the reason: planner-topology reports the same problems as they are
+        unplannable = [
+            Violation(f"cannot show the stack is within budget: {p.message}", p.urn) for p in outcome.problems
+        ]
+        _report(unplannable + unseen, report_violation)
         return
     doc = document(plan)
     (stack,) = doc.stacks
