@@ -15,6 +15,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# Outputs are checked at planner's default width (100, when COLUMNS is unset and stdout is no
+# terminal): not at the developer's terminal, nor at the COLUMNS=80 that pytest-xdist's workers get.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+
 
 class Result:
     def __init__(self, code: int, out: str, err: str):
@@ -37,6 +42,27 @@ def run_cli(*args: str, cwd: Path | None = None) -> Result:
     finally:
         os.chdir(old)
     return Result(code, out.getvalue(), err.getvalue())
+
+
+FORMATS = ("table", "json", "markdown", "sarif", "github")
+
+
+def every_format(*args: str, tmp: Path, formats: tuple[str, ...] = FORMATS) -> dict[str, Result]:
+    """`planner ARGS` in each format, from one run: the command writes its JSON document once and
+    `planner render` gives the others (every format is a pure function of that document, which
+    tests/test_reports.py holds). Each result keeps the run's exit code and its standard error, so
+    a program or an AWS call is run once, not once a format."""
+    report = tmp / "report.json"
+    run = run_cli(*args, "--format", "json", "--output", str(report))
+    out: dict[str, Result] = {}
+    for fmt in formats:
+        if not report.exists():  # nothing was written (unusable input): the run's own answer
+            out[fmt] = run
+            continue
+        rendered = run_cli("render", str(report), "--format", fmt)
+        assert rendered.code == 0, rendered.err
+        out[fmt] = Result(run.code, rendered.out, run.err + rendered.err)
+    return out
 
 
 def document(plans, command: str = "plan"):  # noqa: ANN001, ANN201 - list[StackPlan] -> Report

@@ -7,6 +7,7 @@ placement, purchase) and what it finds, and that the policy pack reads the same 
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import runpy
@@ -42,7 +43,13 @@ def findings(stack: dict[str, Any]) -> list[tuple[str, str]]:
 
 def captured(program: Path, stack: str = "test") -> tuple[list[Any], dict[str, str]]:
     """The resources the program in `program` registers for `stack` under Pulumi's mocks
-    (`planner.policy.testing.capture`), and the stack config it ran with."""
+    (`planner.policy.testing.capture`), and the stack config it ran with: each program runs once
+    a test process, each test gets its own copy."""
+    return copy.deepcopy(_captured(program, stack))
+
+
+@cache
+def _captured(program: Path, stack: str) -> tuple[list[Any], dict[str, str]]:
     from planner.policy.testing import capture
     from planner.runtime import offline_run as programs
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import tomllib
 
+import pytest
 import yaml
 
 from tests.conftest import ROOT
@@ -74,8 +76,37 @@ def test_makefile_targets_set_up_first() -> None:
     stamp = rules["setup"][0]
     assert stamp and stamp[0] in rules, "setup goes through a stamp file, so it is idempotent"
     recipe = " ".join(rules[stamp[0]][1])
-    # every extra (make test runs programs, the pack and preflight), the tests and the docs (CI builds them in make test)
-    assert "venv" in recipe and "install" in recipe and ".[all,test,docs]" in recipe
+    # exactly the lock, with every extra (make test runs programs, the pack and preflight; CI builds the docs),
+    # after checking the lock still matches pyproject.toml
+    assert "lock --check" in recipe and "sync --locked --all-extras" in recipe
+    assert recipe.index("lock --check") < recipe.index("sync --locked")
+    assert "pyproject.toml" in rules[stamp[0]][0] and "uv.lock" in rules[stamp[0]][0]
+
+
+def test_the_lock_pins_every_package_with_hashes_for_every_supported_python() -> None:
+    """uv.lock: one exact version per package (per Python where markers differ), each file with its
+    sha256, resolved for requires-python (3.11 to 3.13 in CI); uv itself pinned with hashes too."""
+    lock = tomllib.loads((ROOT / "uv.lock").read_text(encoding="utf-8"))
+    assert lock["requires-python"] == ">=3.11"
+    packages = [p for p in lock["package"] if p["name"] != "pulumi-cluster-planner"]
+    assert len(packages) > 50
+    for p in packages:
+        files = p.get("wheels", []) + ([p["sdist"]] if "sdist" in p else [])
+        assert p["version"] and files, p["name"]
+        assert all(f["hash"].startswith("sha256:") for f in files), p["name"]
+    names = {p["name"] for p in packages}
+    assert {"moto", "botocore", "pulumi", "pytest", "pytest-xdist", "mkdocs-material"} <= names
+    uv = (ROOT / "tools" / "uv-requirements.txt").read_text(encoding="utf-8")
+    assert re.search(r"^uv==\d+\.\d+\.\d+ \\$", uv, re.M) and uv.count("--hash=sha256:") >= 10
+
+
+def test_the_lock_matches_pyproject() -> None:
+    """What `make setup` checks before installing: a pyproject.toml change without `make lock` fails."""
+    uv = ROOT / ".uv" / "bin" / "uv"
+    if not uv.exists():
+        pytest.skip("uv is installed by make setup (.uv/bin/uv)")
+    proc = subprocess.run([str(uv), "lock", "--check", "--offline"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_make_test_lints_formats_and_type_checks_before_the_tests() -> None:

@@ -3835,7 +3835,7 @@ def _regions() -> Any:
                 'url': 'https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-regions.html',
             },
             'zones': {
-                'title': 'EC2 DescribeInstanceTypeOfferings, location type availability-zone (moto 5.2.5)',
+                'title': 'EC2 DescribeInstanceTypeOfferings, location type availability-zone (moto 5.2.6)',
                 'url': 'https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeInstanceTypeOfferings.html',
             },
             'local_zones': {
@@ -4240,5 +4240,5 @@ FILES: dict[str, tuple[int, int, Callable[[], Any]]] = {
     'prices/current.yaml': (117676, 2926306497, _prices_current),
     'prices/headlines.yaml': (1187, 3481878398, _prices_headlines),
     'prices/not-sold.yaml': (5706, 1448132288, _prices_not_sold),
-    'regions.yaml': (6468, 1906964585, _regions),
+    'regions.yaml': (6477, 902698723, _regions),
 }
