@@ -24,9 +24,10 @@ $(UV): tools/uv-requirements.txt
 	touch $(UV)
 
 # Exactly the lock: every extra (pulumi, aws, test, docs) and planner itself, editable. A lock that
-# no longer matches pyproject.toml is refused (uv lock --check), never silently re-resolved.
+# no longer matches pyproject.toml is refused, never silently re-resolved: `uv lock --check`
+# offline passes on a matching lock (even with an empty cache) and fails on any other.
 $(STAMP): pyproject.toml uv.lock $(UV)
-	@$(UV) lock --check --offline --quiet 2>/dev/null || $(UV) lock --check --quiet || { \
+	@$(UV) lock --check --offline --quiet 2>/dev/null || { \
 	  echo "make setup: uv.lock does not match pyproject.toml; run 'make lock' and commit uv.lock" >&2; exit 2; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(UV) sync --locked --all-extras --python $(BIN)/python

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import tomllib
+from pathlib import Path
 
 import pytest
 import yaml
@@ -107,6 +109,27 @@ def test_the_lock_matches_pyproject() -> None:
         pytest.skip("uv is installed by make setup (.uv/bin/uv)")
     proc = subprocess.run([str(uv), "lock", "--check", "--offline"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_make_setup_refuses_a_lock_that_pyproject_no_longer_matches(tmp_path: Path) -> None:
+    """A dependency range changed without `make lock`: setup names the command and installs nothing."""
+    uv = ROOT / ".uv" / "bin" / "uv"
+    if not uv.exists():
+        pytest.skip("uv is installed by make setup (.uv/bin/uv)")
+    for name in ("Makefile", "uv.lock", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    (tmp_path / "tools").mkdir()
+    shutil.copy(ROOT / "tools" / "uv-requirements.txt", tmp_path / "tools" / "uv-requirements.txt")
+    (tmp_path / ".uv").symlink_to(ROOT / ".uv")
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(pyproject.replace('"pyyaml>=6.0.4"', '"pyyaml>=6.0.1"'), encoding="utf-8")
+    (tmp_path / "planner").mkdir()
+    shutil.copy(ROOT / "planner" / "__init__.py", tmp_path / "planner" / "__init__.py")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}
+    proc = subprocess.run(["make", "-s", "setup"], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "make setup: uv.lock does not match pyproject.toml; run 'make lock' and commit uv.lock" in proc.stderr
+    assert not (tmp_path / ".venv").exists()
 
 
 def test_make_test_lints_formats_and_type_checks_before_the_tests() -> None:
