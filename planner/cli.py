@@ -135,6 +135,53 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     _layout(args)
+    previous = _unwind_on_signals()
+    try:
+        return _run(args)
+    except Terminated as stop:  # everything the command held is cleaned up: now end as the signal asked
+        import os
+        import signal
+
+        signal.signal(stop.signum, signal.SIG_DFL)
+        os.kill(os.getpid(), stop.signum)
+        return 128 + stop.signum  # where the signal does not end the process (never on POSIX)
+    finally:
+        _restore(previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: raised in the main thread so every `with` and `finally` of the
+    command runs (temporary folders, the program's processes), then the process ends by the signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+def _unwind_on_signals() -> dict[int, Any]:
+    """SIGTERM and SIGHUP unwind the command instead of ending the process on the spot (Ctrl-C,
+    SIGINT, already does: KeyboardInterrupt); the handlers before, to restore. Only in the main
+    thread, where handlers can be set."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {s: signal.signal(s, _stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+
+
+def _restore(previous: dict[int, Any]) -> None:
+    import signal
+
+    for s, handler in previous.items():
+        signal.signal(s, handler)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         if getattr(args, "output", None) is not None:  # before anything is planned or fetched
             from planner.core.reading.bounded_files import check_output
@@ -151,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT
     except KeyboardInterrupt:
         return 130
-    except SystemExit:
+    except (SystemExit, Terminated):
         raise
     except BaseException as exc:  # noqa: BLE001 - never a traceback, never exit 1 (which means "findings")
         if isinstance(exc, RecursionError):

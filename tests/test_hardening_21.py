@@ -218,6 +218,11 @@ def _wait_gone(pid: int) -> bool:
     return False
 
 
+# The tests below watch the program's processes by their pids, which only the process guard shows
+# (in the namespace jail they are pids of its own namespace): they hold the guard, the fallback where
+# Linux namespaces are not available. tests/test_sandbox_isolation.py holds the jail.
+GUARD_ONLY = ("--sandbox", "off")
+
 SPAWN = """
 import subprocess, sys
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
@@ -230,7 +235,7 @@ def test_a_finished_program_is_read_at_once_and_its_background_child_is_stopped(
     said "did not finish", and the child outlived planner."""
     pidfile = tmp_path / "pid"
     d = program(tmp_path, SPAWN.format(pidfile=str(pidfile)) + HAND_WRITTEN)
-    result = plan_program(d, "--program-timeout", "20")
+    result = plan_program(d, "--program-timeout", "20", *GUARD_ONLY)
     assert result.code == 0, result.err
     assert json.loads(result.out)["stacks"][0]["summary"]["instances"] == 2
     assert _wait_gone(int(pidfile.read_text()))
@@ -239,7 +244,7 @@ def test_a_finished_program_is_read_at_once_and_its_background_child_is_stopped(
 def test_at_the_timeout_the_whole_process_group_is_stopped(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
     d = program(tmp_path, SPAWN.format(pidfile=str(pidfile)) + "import time\ntime.sleep(60)\n")
-    result = plan_program(d, "--program-timeout", "3")
+    result = plan_program(d, "--program-timeout", "3", *GUARD_ONLY)
     assert result.code == 2 and "did not finish within 3 s" in result.err
     assert _wait_gone(int(pidfile.read_text()))
 
@@ -249,7 +254,7 @@ def _planner_running(d: Path, pidfile: Path) -> subprocess.Popen[bytes]:
     import time
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "planner", "plan", "--program", str(d), "--stack", "dev"],
+        [sys.executable, "-m", "planner", "plan", "--program", str(d), "--stack", "dev", *GUARD_ONLY],
         cwd=ROOT,
         env=dict(os.environ, PYTHONPATH=str(ROOT)),
         stdout=subprocess.DEVNULL,
@@ -301,7 +306,7 @@ def test_a_child_that_leaves_the_programs_group_is_stopped_too(tmp_path: Path) -
     """A child in a session of its own (and a double-forked daemon) outlived the group kill."""
     pidfile, daemonfile = tmp_path / "pid", tmp_path / "daemon"
     d = program(tmp_path, ESCAPE.format(pidfile=str(pidfile), daemonfile=str(daemonfile)) + HAND_WRITTEN)
-    result = plan_program(d, "--program-timeout", "60")
+    result = plan_program(d, "--program-timeout", "60", *GUARD_ONLY)
     assert result.code == 0, result.err
     assert _wait_gone(int(pidfile.read_text())) and _wait_gone(int(daemonfile.read_text()))
 

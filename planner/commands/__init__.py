@@ -150,13 +150,27 @@ def check_program_arguments(command: str, args: argparse.Namespace, paths: Itera
         raise InputError([Problem(where, None, "PATH", "give stack files or --program, not both")])
 
 
+SANDBOX_MODES = ("auto", "required", "off")
+
+
+def add_sandbox_argument(p: argparse.ArgumentParser) -> None:
+    """`--sandbox`: how a --program run is contained (planner.runtime.jail; docs/security.md)."""
+    p.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        default="auto",
+        help="run --program in its own Linux namespaces where the kernel allows (auto, the default, says in "
+        "one line when it cannot); required: refuse to run the program without them; off: the process guard only",
+    )
+
+
 def program_stacks(command: str, args: argparse.Namespace) -> list[Stack]:
     """The cluster `--program DIR --stack NAME` declares, read back from a run of the program
     (`plan`, `preflight`); the arguments are checked first, in the command's name."""
     check_program_arguments(command, args, args.paths)
     from planner.runtime.offline_run import stacks_for_cli
 
-    return stacks_for_cli(args.program, args.stack, args.program_timeout)
+    return stacks_for_cli(args.program, args.stack, args.program_timeout, args.sandbox)
 
 
 def report_skipped(skipped: list[str]) -> None:

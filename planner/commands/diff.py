@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--program",
         metavar="DIR",
         help="compare the cluster a Pulumi program in DIR declares (as `plan --program`) "
-        "with the same program at --base-ref, run from a temporary git worktree",
+        "with the same program at --base-ref, run from its files at that commit (exported, not checked out)",
     )
     p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
     from planner.commands import aws_timeout_arg
@@ -51,6 +51,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="SECONDS",
         help="stop each --program run that takes longer (default: 300)",
     )
+    from planner.commands import add_sandbox_argument
+
+    add_sandbox_argument(p)
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument(
         "--fail-on",
@@ -73,25 +76,15 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _git(args: Sequence[str], what: str) -> bytes:
-    import subprocess  # here, not at module level: every `planner` run imports this module (4 ms)
+    from planner.commands.git_reading import git
 
-    try:
-        proc = subprocess.run(["git", *args], capture_output=True, timeout=60)
-    except FileNotFoundError:
-        raise InputError(
-            [Problem("<command line>", None, "--base-ref", "git is not installed; expected git on PATH")]
-        ) from None
-    if proc.returncode:
-        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise InputError([Problem("<command line>", None, "--base-ref", f"{what}: {msg[0]}" if msg else what)])
-    return proc.stdout
+    return git(args, what)
 
 
 def _object_type(ref: str, path: str) -> str | None:
-    import subprocess
+    from planner.commands.git_reading import object_type
 
-    proc = subprocess.run(["git", "cat-file", "-t", f"{ref}:./{path}"], capture_output=True, timeout=60)
-    return proc.stdout.decode().strip() if proc.returncode == 0 else None
+    return object_type(ref, path)
 
 
 REGULAR_FILE_MODES = (b"100644", b"100755")  # what ls-tree calls a file: not a link (120000) or a submodule
@@ -117,6 +110,7 @@ def stacks_at_ref(
 ) -> list[Any]:
     """The stacks under `paths` (relative to the current directory) as they were at git `ref`;
     in a folder, plain Pulumi stack files (no `planner:cluster`) are left out, as `plan` does."""
+    from planner.commands.git_reading import blob
     from planner.core.input.stack_files import declares_cluster, matches, parse_stack, stack_name
     from planner.core.reading import yaml_lines as yamlload
 
@@ -148,7 +142,7 @@ def stacks_at_ref(
             named.add(path)
     stacks = []
     for f in sorted(set(files)):
-        raw = _git(["cat-file", "blob", f"{ref}:./{f}"], f"cannot read {f} at {ref}")
+        raw = blob(ref, f, yamlload.MAX_BYTES, f"cannot read {f} at {ref}")
         label = f"{ref}:{f}"
         data, lines = yamlload.load(raw, label)
         if f not in named and not declares_cluster(data):
@@ -248,7 +242,7 @@ def _document(
 
 def _compare_program(args: argparse.Namespace) -> Report:
     """`diff --program DIR --stack NAME --base-ref REF`: the program run (as `plan --program`, the
-    same runner and limits) at REF, checked out in a temporary `git worktree`, and in the working tree."""
+    same runner and limits) at REF, its files exported into a temporary folder, and in the working tree."""
     from planner.commands import book_from_args, check_program_arguments
     from planner.commands.plan import rule_options
     from planner.core.planning.pipeline import PlanOptions, plan_stacks
@@ -274,7 +268,7 @@ def _compare_program(args: argparse.Namespace) -> Report:
                 )
             ]
         )
-    head_stacks = stacks_for_cli(args.program, args.stack, args.program_timeout)
+    head_stacks = stacks_for_cli(args.program, args.stack, args.program_timeout, args.sandbox)
     top = (
         _git(["-C", args.program, "rev-parse", "--show-toplevel"], f"{args.program} is not in a git repository")
         .decode()
@@ -285,7 +279,7 @@ def _compare_program(args: argparse.Namespace) -> Report:
         f"'{args.base_ref}' is not a commit in this repository",
     )
     inside = os.path.relpath(os.path.realpath(args.program), os.path.realpath(top))
-    with _worktree(top, args.base_ref) as tree:
+    with _tree_at(top, args.base_ref) as tree:
         base_dir = os.path.join(tree, inside)
         present = os.path.isfile(os.path.join(base_dir, "Pulumi.yaml")) or os.path.isfile(
             os.path.join(base_dir, "Pulumi.yml")
@@ -293,7 +287,7 @@ def _compare_program(args: argparse.Namespace) -> Report:
         base_stacks = []  # no project, or no such stack, at the base: every cluster is added
         if present and load(base_dir).stack_file(args.stack) is not None:
             try:
-                base_stacks = stacks_for_cli(base_dir, args.stack, args.program_timeout)
+                base_stacks = stacks_for_cli(base_dir, args.stack, args.program_timeout, args.sandbox)
             except InputError as exc:  # the base's own problems, named as `REF:path` like its findings
                 raise InputError(
                     [
@@ -313,13 +307,13 @@ def _compare_program(args: argparse.Namespace) -> Report:
 
 
 def _at_ref_path(path: str, tree: str, ref: str) -> str:
-    """A path inside the temporary worktree as `REF:path`, as `--base-ref` shows stack files."""
+    """A path inside the temporary export as `REF:path`, as `--base-ref` shows stack files."""
     root = os.path.abspath(tree) + os.sep
     return f"{ref}:{os.path.relpath(path, root)}" if os.path.abspath(path).startswith(root) else path
 
 
 def _at_ref(plans: list[Any], tree: str, ref: str) -> list[Any]:
-    """The base's plans with their paths inside the temporary worktree shown as `REF:path`."""
+    """The base's plans with their paths inside the temporary export shown as `REF:path`."""
     return [
         replace(
             p,
@@ -330,32 +324,31 @@ def _at_ref(plans: list[Any], tree: str, ref: str) -> list[Any]:
     ]
 
 
-class _worktree:
-    """A detached `git worktree` of `ref` in a temporary folder, removed (and pruned) on exit."""
+class _tree_at:
+    """The files of `ref` exported into a temporary folder (`git_reading.export_tree`: nothing is
+    checked out, so no hook, filter or config of the repository runs), removed on exit."""
 
     def __init__(self, top: str, ref: str) -> None:
-        self.top, self.ref, self.path = top, ref, ""
+        self.top, self.ref, self.path, self.parent = top, ref, "", ""
 
     def __enter__(self) -> str:
         import tempfile
 
+        from planner.commands.git_reading import export_tree
+
         self.parent = tempfile.mkdtemp(prefix="planner-base-")
         self.path = os.path.join(self.parent, "tree")
-        _git(
-            ["-C", self.top, "worktree", "add", "--detach", "--quiet", "--", self.path, self.ref],
-            f"cannot check out '{self.ref}' in a temporary worktree",
-        )
+        try:
+            export_tree(self.top, self.ref, self.path)
+        except BaseException:
+            self.__exit__()
+            raise
         return self.path
 
     def __exit__(self, *exc: Any) -> None:
         import shutil
-        import subprocess
 
-        subprocess.run(
-            ["git", "-C", self.top, "worktree", "remove", "--force", self.path], capture_output=True, timeout=60
-        )
         shutil.rmtree(self.parent, ignore_errors=True)
-        subprocess.run(["git", "-C", self.top, "worktree", "prune"], capture_output=True, timeout=60)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -59,6 +59,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="SECONDS",
         help="stop a --program run that takes longer (default: 300)",
     )
+    from planner.commands import add_sandbox_argument
+
+    add_sandbox_argument(p)
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     from planner.commands import add_price_book_argument, add_selection_arguments
 

@@ -59,6 +59,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="SECONDS",
         help="stop a --program run that takes longer (default: 300)",
     )
+    from planner.commands import add_sandbox_argument
+
+    add_sandbox_argument(p)
     from planner.commands import add_aws_timeout_argument, add_selection_arguments
 
     add_selection_arguments(p)

@@ -266,7 +266,9 @@ class _ClosingPolicy(asyncio.DefaultEventLoopPolicy):
 PROGRAM_TIMEOUT_SECONDS = 300.0  # `plan --program`'s default: a program that does not finish is stopped
 
 
-def declared_stacks(directory: str, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS) -> list[Stack]:
+def declared_stacks(
+    directory: str, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS, sandbox: str = "auto"
+) -> list[Stack]:
     """The clusters the program declares for `stack`, without deploying anything.
 
     The program runs in a child process (`planner.runtime.child_process`): what it prints, how it
@@ -279,7 +281,7 @@ def declared_stacks(directory: str, stack: str, timeout: float | None = PROGRAM_
     from planner.readback import program_resources as readback
 
     program = load(directory)
-    message = _run_child(program, stack, timeout)
+    message = _run_child(program, stack, timeout, sandbox)
     problems = message.get("problems")
     if problems:
         raise InputError(
@@ -332,7 +334,9 @@ def no_compute_message(stack: str) -> str:
     )
 
 
-def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS) -> dict[str, Any]:
+def _run_child(
+    program: Program, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS, sandbox: str = "auto"
+) -> dict[str, Any]:
     """Run the program in `python -m planner.runtime.child_process`, in planner's sandbox
     (`planner.runtime.sandbox`: its own process group, streamed and capped output, resource limits,
     no credentials in its environment); its one JSON message, or InputError.
@@ -343,7 +347,7 @@ def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIM
     import tempfile
 
     from planner.core.reading.problems import error_line
-    from planner.runtime import sandbox
+    from planner.runtime import sandbox as box
 
     with tempfile.TemporaryDirectory(prefix="planner-program-") as tmp:
         result = os.path.join(tmp, "result.json")
@@ -352,24 +356,22 @@ def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIM
             "stack": stack,
             "origin": os.getcwd(),
             "result": result,
-            "limits": sandbox.limits_for_child(),
+            "limits": box.limits_for_child(),
             "parent": os.getpid(),  # the child dies with this process (`sandbox.die_with_parent`)
         }
-        env = sandbox.scrubbed_env(os.environ)
+        env = box.scrubbed_env(os.environ)
         # the child imports the planner that runs this command, wherever it is installed
         root = os.path.dirname(_PACKAGE_DIR)
         env["PYTHONPATH"] = os.pathsep.join([root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        env["PYTHONDONTWRITEBYTECODE"] = "1"  # nothing written into the program's folder
+        argv = [sys.executable, "-m", "planner.runtime.child_process", json.dumps(request)]
+        argv = _contained(argv, program, tmp, env, request, sandbox)
         # what the program prints goes to stderr, one line as planner prints any: stdout carries the report
-        outcome = sandbox.run(
-            [sys.executable, "-m", "planner.runtime.child_process", json.dumps(request)],
-            env,
-            timeout,
-            lambda line: error_line(f"program: {line}"),
-        )
+        outcome = box.run(argv, env, timeout, lambda line: error_line(f"program: {line}"))
         if outcome.hidden_bytes:
             error_line(
                 f"program: ... {outcome.hidden_bytes:,} more bytes of output not shown (planner shows the first "
-                f"{sandbox.OUTPUT_LIMIT_BYTES // 1024**2} MiB)"
+                f"{box.OUTPUT_LIMIT_BYTES // 1024**2} MiB)"
             )
         if outcome.returncode is None:
             raise InputError(
@@ -407,6 +409,58 @@ def _run_child(program: Program, stack: str, timeout: float | None = PROGRAM_TIM
             ]
         )
     return message
+
+
+def _contained(
+    argv: list[str], program: Program, tmp: str, env: dict[str, str], request: dict[str, Any], mode: str
+) -> list[str]:
+    """`argv` inside the namespace jail (`planner.runtime.jail`) where the kernel allows and `mode`
+    is not `off`; otherwise `argv` as it is, after one line saying the program runs with the process
+    guard only (`required`: refused instead, exit 2). In the jail the program sees its folder,
+    Python and planner read-only, and `tmp` (where it writes its result) writable."""
+    from planner.core.reading.problems import error_line
+    from planner.runtime import jail
+
+    if mode == "off":
+        return argv
+    why = jail.available()
+    if why is not None:
+        if mode == "required":
+            raise InputError(
+                [
+                    Problem(
+                        "<command line>",
+                        None,
+                        "--sandbox",
+                        f"required, but this machine cannot make Linux namespaces ({why}); the program was not run",
+                    )
+                ]
+            )
+        error_line(f"planner: no namespace sandbox here ({why}): the program runs with the process guard only")
+        return argv
+    os.mkdir(os.path.join(tmp, "root"))
+    request["parent"] = 0  # in its PID namespace the program's parent is the jail's init, not planner
+    argv[-1] = json.dumps(request)
+    ro = [
+        os.path.abspath(program.directory),
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        os.path.dirname(os.path.realpath(sys.executable)),
+        _PACKAGE_DIR,
+        *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != os.path.dirname(_PACKAGE_DIR)],
+        *_site_paths(),
+    ]
+    env["HOME"] = "/tmp"
+    spec = {"root": os.path.join(tmp, "root"), "ro": ro, "rw": [tmp], "cwd": os.getcwd()}
+    return jail.command(spec, argv)
+
+
+def _site_paths() -> list[str]:
+    """Folders the interpreter imports from (an editable install's source among them), but not the
+    whole checkout that holds planner: only its package is needed, and the checkout has `.git`."""
+    root = os.path.dirname(_PACKAGE_DIR)
+    return [p for p in sys.path if p and os.path.isdir(p) and os.path.abspath(p) != root]
 
 
 def collect(directory: str, stack: str, origin: str) -> dict[str, Any]:
@@ -600,7 +654,9 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if not isinstance(exc, pulumi.RunError) else text
 
 
-def stacks_for_cli(directory: str, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS) -> list[Stack]:
+def stacks_for_cli(
+    directory: str, stack: str, timeout: float | None = PROGRAM_TIMEOUT_SECONDS, sandbox: str = "auto"
+) -> list[Stack]:
     """The stack `--program DIR --stack NAME` declares (the command checked that both are given,
     in its own name: `planner.commands.check_program_arguments`), read back from a run of the program."""
     program = load(directory)
@@ -616,4 +672,4 @@ def stacks_for_cli(directory: str, stack: str, timeout: float | None = PROGRAM_T
                 )
             ]
         )
-    return declared_stacks(directory, stack, timeout)
+    return declared_stacks(directory, stack, timeout, sandbox)

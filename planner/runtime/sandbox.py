@@ -229,6 +229,21 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+_PR_SET_DUMPABLE = 4
+
+
+def non_dumpable() -> None:
+    """Make this process non-dumpable (prctl(2) PR_SET_DUMPABLE 0): its /proc files (`environ`,
+    `mem`, `fd`) then belong to root and no process of the same user can read them or attach to
+    it, which is what stops a program outside the namespace jail from reading planner's
+    environment. Linux only; elsewhere nothing."""
+    if not _LINUX:
+        return
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, ctypes.c_ulong(0), 0, 0, 0)
+
+
 @dataclass(frozen=True)
 class _Task:
     """One process as /proc/PID/stat shows it: its parent, process group, session, state and
@@ -382,6 +397,7 @@ def run(argv: list[str], env: Mapping[str, str], timeout: float | None, show: Ca
     `die_with_parent` with planner's pid first thing.
     """
     printer = _Printer(show)
+    non_dumpable()  # before the program starts: its /proc files closed to it, jailed or not
     marker = secrets.token_hex(16)
     proc = subprocess.Popen(
         argv,

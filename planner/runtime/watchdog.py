@@ -25,7 +25,9 @@ def main(argv: list[str]) -> int:
     child, marker = int(argv[0]), argv[1]
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, signal.SIG_IGN)
-    from planner.runtime.sandbox import kill_everything
+    from planner.runtime.sandbox import kill_everything, non_dumpable
+
+    non_dumpable()  # a program outside the jail cannot read or attach to it
 
     while True:
         try:
