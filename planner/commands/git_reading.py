@@ -4,8 +4,8 @@
 the pull request's own program has run: it may have written `.git/hooks/*` or `.git/config`
 (a `core.fsmonitor` command, a smudge filter), which git runs on a checkout or an index read.
 So planner never checks anything out: it lists and reads objects (`rev-parse`, `ls-tree`,
-`cat-file`) and exports a tree with `git archive` into a temporary folder, commands that run no
-hook, filter or fsmonitor; every call also sets `core.hooksPath` to nothing and
+`cat-file`), also to write a commit's files into a temporary folder, commands that run no hook,
+filter or fsmonitor (`git archive` would run a smudge filter); every call also sets `core.hooksPath` to nothing and
 `core.fsmonitor` off, reads no system or global config, and gets an environment without
 credentials (`planner.runtime.sandbox.scrubbed_env`). Sizes are checked before a blob is read
 (`git cat-file -s`) and counted while a tree streams, so a 200 MB file at the base costs
@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tarfile
 from collections.abc import Sequence
-from typing import IO
 
 from planner.core.reading.problems import InputError, Problem
 
@@ -101,46 +99,72 @@ def blob(ref: str, path: str, limit: int, what: str) -> bytes:
 
 
 def export_tree(top: str, ref: str, dest: str, limit: int = TREE_LIMIT_BYTES) -> None:
-    """The files of commit `ref` of the repository at `top`, written under `dest` (`git archive`,
-    extracted with tarfile's `data` filter: no links out of `dest`, no devices, no set-uid bits),
-    refused once their sizes add up to more than `limit` bytes."""
+    """The regular files of commit `ref` of the repository at `top`, written under `dest` as git
+    stores them: listed by `ls-tree -r` and read by `cat-file --batch`, which apply no filter or
+    attribute (`git archive` would run a smudge filter the repository's config names). Symbolic
+    links and submodules are left out. Refused before anything is read when the files add up to
+    more than `limit` bytes."""
+    listing = git(["-C", top, "ls-tree", "-r", "-l", "-z", ref], f"cannot list '{ref}'")
+    files: list[tuple[str, str, int, bool]] = []
+    total = 0
+    for record in listing.split(b"\0"):
+        meta, tab, name = record.partition(b"\t")
+        fields = meta.split()
+        if not tab or len(fields) != 4 or fields[0] not in (b"100644", b"100755"):
+            continue
+        size = int(fields[3])
+        total += size
+        files.append((fields[2].decode("ascii"), os.fsdecode(name), size, fields[0] == b"100755"))
+    if total > limit:
+        raise InputError(
+            [
+                Problem(
+                    "<command line>",
+                    None,
+                    "--base-ref",
+                    f"the repository at '{ref}' holds {total:,} bytes of files; planner reads at most "
+                    f"{limit // 1024**2} MiB to run the program at the base",
+                )
+            ]
+        )
+    root = os.path.realpath(dest)
+    os.makedirs(root, exist_ok=True)
     try:
         proc = subprocess.Popen(
-            ["git", *SAFE_CONFIG, "-C", top, "archive", "--format=tar", ref],
+            ["git", *SAFE_CONFIG, "-C", top, "cat-file", "--batch"],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             env=git_env(),
         )
     except FileNotFoundError:
         raise _missing_git() from None
-    assert proc.stdout is not None and proc.stderr is not None
-    total = 0
+    assert proc.stdin is not None and proc.stdout is not None
     try:
-        with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
-            for member in tar:
-                total += member.size
-                if total > limit:
-                    raise InputError(
-                        [
-                            Problem(
-                                "<command line>",
-                                None,
-                                "--base-ref",
-                                f"the repository at '{ref}' holds over {limit // 1024**2} MiB of files; "
-                                "planner reads at most that much to run the program at the base",
-                            )
-                        ]
-                    )
-                tar.extract(member, dest, filter="data")
-    except tarfile.TarError as exc:
-        raise InputError([Problem("<command line>", None, "--base-ref", f"cannot read '{ref}': {exc}")]) from None
+        for sha, name, size, executable in files:
+            target = os.path.realpath(os.path.join(root, name))
+            if not target.startswith(root + os.sep):  # git never stores such a name; never written
+                continue
+            proc.stdin.write(sha.encode() + b"\n")
+            proc.stdin.flush()
+            header = proc.stdout.readline().split()
+            if len(header) != 3 or header[1] != b"blob" or int(header[2]) != size:
+                raise InputError([Problem("<command line>", None, "--base-ref", f"cannot read {name} at '{ref}'")])
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as out:
+                left = size
+                while left:
+                    chunk = proc.stdout.read(min(left, 1024 * 1024))
+                    if not chunk:
+                        raise InputError(
+                            [Problem("<command line>", None, "--base-ref", f"cannot read {name} at '{ref}'")]
+                        )
+                    out.write(chunk)
+                    left -= len(chunk)
+            proc.stdout.read(1)  # the line feed after each object
+            os.chmod(target, 0o755 if executable else 0o644)
     finally:
-        _end(proc, proc.stderr)
-
-
-def _end(proc: subprocess.Popen[bytes], err: IO[bytes]) -> None:
-    proc.kill()
-    err.close()
-    if proc.stdout is not None:
+        proc.stdin.close()
+        proc.kill()
         proc.stdout.close()
-    proc.wait()
+        proc.wait()

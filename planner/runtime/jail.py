@@ -62,6 +62,10 @@ SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/hosts")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+# Linux gives no write access to an inode whose owner is not mapped in the user namespace: for a
+# user other than root the host's root-owned /dev/null cannot be written there, so it is an
+# empty file of a 1 MiB /dev instead (writes beyond that fail; reads of what was written return it)
+WRITTEN_DEVICES = ("/dev/null",)
 TMPFS_SIZE = "size=1g,mode=1777"  # the program's /tmp: memory, so bounded
 
 EXIT_UNAVAILABLE = 125  # the namespaces could not be made (the jail says why on stderr)
@@ -134,7 +138,9 @@ def _layout(spec: dict[str, Any]) -> list[tuple[str, str, str]]:
         if not any(path == k or path.startswith(k.rstrip("/") + "/") for k in kept):
             kept.append(path)
     binds = [("ro", p, p) for p in kept] + [("rw", os.path.abspath(p), os.path.abspath(p)) for p in spec["rw"]]
-    binds += [("dev", d, d) for d in DEVICES if os.path.exists(d)]
+    binds += [
+        ("dev", d, d) for d in DEVICES if os.path.exists(d) and (spec.get("host_root") or d not in WRITTEN_DEVICES)
+    ]
     return mounts + sorted(binds, key=lambda m: (m[2].count("/"), m[2]))
 
 
@@ -150,7 +156,15 @@ def _enter_root(libc: Any, spec: dict[str, Any]) -> None:
         inside = root + target
         if kind == "tmpfs":
             os.makedirs(inside, exist_ok=True)
-            _mount(libc, "tmpfs", inside, "tmpfs", MS_NOSUID | (MS_NODEV if target == "/tmp" else 0), TMPFS_SIZE)
+            if target == "/tmp":
+                _mount(libc, "tmpfs", inside, "tmpfs", MS_NOSUID | MS_NODEV, TMPFS_SIZE)
+            else:  # /dev: the bound devices, and a plain /dev/null where the host's cannot be written
+                _mount(libc, "tmpfs", inside, "tmpfs", MS_NOSUID, "size=1m,mode=0755")
+                if not spec.get("host_root"):
+                    for name in WRITTEN_DEVICES:
+                        with open(root + name, "wb"):
+                            pass
+                        os.chmod(root + name, 0o666)
         elif os.path.islink(source) and os.path.dirname(source) == "/":
             continue  # made as a link above
         else:
@@ -167,6 +181,7 @@ def _start(spec: dict[str, Any], argv: Sequence[str]) -> int:
     """In the jail's first process: make the namespaces, fork the namespace's init, wait for it."""
     libc = _libc()
     uid, gid = os.getuid(), os.getgid()
+    spec = spec | {"host_root": uid == 0}  # root's own devices are writable in its namespace
     try:
         _check(libc.unshare(NAMESPACES), "unshare")
         _write("/proc/self/setgroups", "deny")

@@ -436,7 +436,7 @@ def _contained(
                     )
                 ]
             )
-        error_line(f"planner: no namespace sandbox here ({why}): the program runs with the process guard only")
+        error_line(f"no namespace sandbox here ({why}): the program runs with the process guard only")
         return argv
     os.mkdir(os.path.join(tmp, "root"))
     request["parent"] = 0  # in its PID namespace the program's parent is the jail's init, not planner
