@@ -100,7 +100,11 @@ def read(path: str) -> Report:
         ) from None
     except RecursionError:
         raise InputError([Problem(path, None, "", "JSON nested too deeply; expected a planner JSON report")]) from None
-    try:
+    except ValueError as exc:  # a number of more digits than Python converts
+        raise InputError(
+            [Problem(path, None, "", f"not a usable JSON number ({exc}); expected a planner JSON report")]
+        ) from None
+    try:  # validated whole (types, finite numbers, lines, sizes): planner.core.document.validate
         return Report.from_json(data)
     except NotAReport as exc:
-        raise InputError([Problem(path, None, "", str(exc))]) from None
+        raise InputError([Problem(path, None, exc.key, exc.message)]) from None
