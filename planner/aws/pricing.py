@@ -81,7 +81,7 @@ def offers(price_list: Iterable[str]) -> list[Offer]:
                 for dim in (t.get("priceDimensions") or {}).values():
                     usd = (dim.get("pricePerUnit") or {}).get("USD")
                     if usd is not None:
-                        sku = cut(product.get("sku", ""), 40)
+                        sku = str(product.get("sku", ""))  # checked where the book is written
                         out.append(Offer(sku, _price(usd, sku), str(dim.get("unit", "")), attrs, published))
         except (ValueError, TypeError, AttributeError) as exc:
             raise NoPrice(f"an unreadable PriceList entry ({type(exc).__name__}: {cut(exc)})") from None
@@ -101,7 +101,7 @@ def _price(value: Any, sku: str) -> float:
     except ValueError:
         usd = math.nan
     if not math.isfinite(usd) or not 0 <= usd <= MAX_USD_PER_UNIT:
-        raise NoPrice(f"an unreadable PriceList entry: {excerpt(value)} USD for sku {sku} is not a price")
+        raise NoPrice(f"an unreadable PriceList entry: {excerpt(value)} USD for sku {excerpt(sku)} is not a price")
     return usd
 
 
