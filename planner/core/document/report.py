@@ -177,13 +177,11 @@ class Report:
         if d["version"] != VERSION or isinstance(d["version"], bool):
             raise NotAReport(
                 f"a planner report of version {excerpt(d['version'])}; this planner reads version {VERSION} "
-                "(re-run the command that wrote it with this planner)",
-                "version",
+                "(re-run the command that wrote it with this planner)"
             )
         if not isinstance(d.get("command"), str) or d.get("command") not in COMMANDS:
             raise NotAReport(
-                f"unknown command {excerpt(d.get('command'))} in the report; expected one of {', '.join(COMMANDS)}",
-                "command",
+                f"unknown command {excerpt(d.get('command'))} in the report; expected one of {', '.join(COMMANDS)}"
             )
         try:
             report = cls(
