@@ -14,24 +14,16 @@ import pytest
 
 from planner.aws.pricing import NoPrice, offers
 from planner.core.cost.capacity import BadOffering, offering_from_api
+from tests import test_capacity
 from tests.test_capacity import P5EN, answers, expect, offering, run
 from tests.test_preflight_helpers import StubbedAws
 
 pytestmark = pytest.mark.usefixtures("isolated_aws")
 
+aws = test_capacity.aws  # the fixture: stubbed EC2 clients per region, handed to `planner capacity`
+
 START, END = "2026-12-20T07:00:00", "2027-01-03T11:30:00"
 GOOD = "cb-0e2b000000000002b"
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> StubbedAws:
-    stubbed = StubbedAws()
-    monkeypatch.setattr("planner.aws.capacity_blocks.open_ec2", lambda profile=None: lambda r: stubbed.client("ec2", r))
-    monkeypatch.setattr(
-        "planner.aws.capacity_blocks.open_resource_groups",
-        lambda profile=None: lambda r: stubbed.client("resource-groups", r),
-    )
-    return stubbed
 
 
 def _only(aws: StubbedAws, *found: dict[str, Any]) -> None:
