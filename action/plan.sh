@@ -27,13 +27,54 @@ set -uo pipefail
 # plan. Either way a file not named Pulumi.<stack>.yaml (README.md, app.py: a changed file, not
 # a stack file) is left out; with nothing left, planner is not run and the step says so. With
 # `program`, the program is planned instead (`--program`, `--stack`).
+set -f  # no name is ever a pattern to the shell: `st[a]cks/x` and `*` are the names they spell
+
+# File names are data (docs/security.md): records, never words; literal paths, never globs;
+# escaped whenever printed. PLANNER_PATHS_FILE (the `paths-file` input): NUL-delimited names
+# (`git diff --name-only -z`), each a changed file. Else PLANNER_PATHS: on several lines, one
+# name a line (blanks around it trimmed); on one line, that line if it names a path as a
+# whole (`my stacks/`), else the paths separated by spaces.
 raw=()
 lines=0
-while IFS= read -r line; do
-  read -r -a words <<< "$line"
-  raw+=("${words[@]}")
-  [ ${#words[@]} -gt 0 ] && lines=$((lines + 1))
-done <<< "${PLANNER_PATHS:-stacks/}"
+trim() { local s="$1"; s="${s#"${s%%[![:blank:]]*}"}"; printf '%s' "${s%"${s##*[![:blank:]]}"}"; }
+if [ -n "${PLANNER_PATHS_FILE:-}" ]; then
+  while IFS= read -r -d '' name || [ -n "$name" ]; do
+    [ -n "$name" ] && raw+=("$name")
+  done < "$PLANNER_PATHS_FILE"
+  lines=2  # a list of changed files, however many
+else
+  given=()
+  while IFS= read -r line || [ -n "$line" ]; do
+    line="$(trim "$line")"
+    [ -n "$line" ] && given+=("$line")
+  done <<< "${PLANNER_PATHS:-stacks/}"
+  lines=${#given[@]}
+  if [ "$lines" -gt 1 ]; then
+    raw=("${given[@]}")
+  elif [ "$lines" -eq 1 ]; then
+    if [ -e "${given[0]}" ]; then
+      raw=("${given[0]}")
+    else
+      read -r -a raw <<< "${given[0]}"
+    fi
+  fi
+fi
+# A name as the log and the comment show it: GitHub's escaping of workflow-command data (`%`,
+# CR, LF), other control characters as `?`; a CR or LF in a file name never starts a line.
+shown_name() {
+  local s="${1//%/%25}"
+  s="${s//$'\r'/%0D}"; s="${s//$'\n'/%0A}"
+  printf '%s' "${s//[[:cntrl:]]/?}"
+}
+# A name as planner's `--include` reads it: fnmatch's `*`, `?` and `[` matched literally.
+glob_literal() {
+  local s="$1" out="" c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c="${s:i:1}"
+    case "$c" in '*' | '?' | '[') out+="[$c]" ;; *) out+="$c" ;; esac
+  done
+  printf '%s' "$out"
+}
 is_stack_file() { [[ "${1##*/}" =~ ^Pulumi\.[A-Za-z0-9_.-]+\.ya?ml$ ]]; }  # planner.core.input.stack_files._STACK_FILE
 paths=()
 select=()
@@ -60,13 +101,20 @@ for p in "${files[@]}"; do
     [ "${dir%/}" = "${f%/}" ] && covered=1
   done
   [ -n "$covered" ] && continue  # its folder is planned whole
-  paths+=("$dir"); select+=("--include=$p")
+  paths+=("$dir"); select+=("--include=$(glob_literal "$p")")
 done
 if [ ${#select[@]} -gt 0 ]; then
   # `--include` selects in every folder: a folder given whole keeps all its stack files
-  for f in "${folders[@]}"; do select+=("--include=${f%/}/*"); done
-  # each folder once; with changed files named, only those files of their folders are read
-  mapfile -t paths < <(printf '%s\n' "${paths[@]}" | awk '!seen[$0]++')
+  for f in "${folders[@]}"; do select+=("--include=$(glob_literal "${f%/}")/*"); done
+  # each folder once (records compared whole: a name may hold any character but NUL); with
+  # changed files named, only those files of their folders are read
+  declare -A seen=()
+  unique=()
+  for p in "${paths[@]}"; do
+    [ -n "${seen["x$p"]:-}" ] && continue
+    seen["x$p"]=1; unique+=("$p")
+  done
+  paths=("${unique[@]}")
 fi
 target=()
 if [ -n "${PLANNER_PROGRAM:-}" ]; then
@@ -84,20 +132,47 @@ case "${PLANNER_FAIL_ON_INCOMPLETE_COST:-false}" in
   # anything else is not a yes or a no: planner refuses it (exit 2, naming the option) rather than guess
   *) options=("--fail-on-incomplete-cost=$PLANNER_FAIL_ON_INCOMPLETE_COST") ;;
 esac
-out="${PLANNER_OUT:-${RUNNER_TEMP:-.}/planner}"
+mode="${PLANNER_MODE:-all}"
+case "$mode" in
+  all | plan) ;;
+  *) echo "planner: mode: expected all, plan or publish; got $(shown_name "$mode")" >&2; exit 2 ;;
+esac
+if [ "$mode" = all ] && [ -n "${PLANNER_PROGRAM:-}" ]; then
+  case "${EVENT_NAME:-}" in
+    pull_request | pull_request_target)
+      # A program is the pull request's code: it must not run in a job that posts with a write token.
+      echo "planner: program: runs the pull request's code; plan it with mode: plan in the pull-request job and post with mode: publish in a workflow_run job (docs/security.md)" >&2
+      echo "exit-code=2" >> "${GITHUB_OUTPUT:-/dev/stdout}"
+      exit 2 ;;
+  esac
+fi
+if [ "$mode" = plan ]; then
+  out="${RUNNER_TEMP:-.}/planner-artifact"  # what the upload step sends, as the publish job's input
+else
+  out="${PLANNER_OUT:-${RUNNER_TEMP:-.}/planner}"
+fi
 mkdir -p "$out"
+rm -f "$out/diff.json" "$out/pr.txt" "$out/not-run"
 # a report left by an earlier use of the Action in this job is not this run's
-rm -f "$out/plan.json" "$out/planner.sarif" "$out/comment.md" "$out/errors.txt" "$out/stderr.txt" "$out/info.txt"
+rm -f "$out/plan.json" "$out/planner.sarif" "$out/comment.md" "$out/errors.txt" "$out/stderr.txt" "$out/info.txt" "$out/render.txt"
+RENDER_FAILED="planner: the report could not be rendered (planner render refused it; its line is in the job log): the gate fails, exit code 2"
 
 if [ -z "${PLANNER_PROGRAM:-}" ] && [ ${#paths[@]} -eq 0 ]; then
   # Nothing to plan (a change to README.md alone): planner is not run and the gate passes. The
   # comment is only an update (`planned=false`: action.yml's comment step then creates none): a
   # pull request planner never commented on gets no comment, and one whose earlier push was
   # planned has that comment replaced, so its plan and cost, no longer this change's, are gone.
-  shown="$(printf '%s, ' "${left_out[@]:0:5}")"; shown="${shown%, }"
+  shown=""
+  for p in "${left_out[@]:0:5}"; do shown+="$(shown_name "$p"), "; done
+  shown="${shown%, }"
   [ ${#left_out[@]} -gt 5 ] && shown="$shown and $((${#left_out[@]} - 5)) more"
   note="planner: nothing to plan, planner not run: no stack file (Pulumi.<stack>.yaml) or folder in paths (left out: ${shown:-none})"
   echo "$note"
+  if [ "$mode" = plan ]; then  # the publish job says it, from this marker (the pull request's own data)
+    : > "$out/not-run"
+    [[ "${PR_NUMBER:-}" =~ ^[1-9][0-9]{0,9}$ ]] && echo "$PR_NUMBER" > "$out/pr.txt"
+    exit 0
+  fi
   {
     printf '%s\n## planner: no stack or program changed\n\n' "<!-- planner-report -->"
     printf 'No stack file (`Pulumi.<stack>.yaml`) is left to plan in `paths`, so planner did not run: '
@@ -120,9 +195,27 @@ fi
 planner plan "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format json "--output=$out/plan.json" -- "${paths[@]}" 2> "$out/stderr.txt"
 code=$?
 cat "$out/stderr.txt" >&2  # planner's lines stay in the log
+if [ "$mode" = plan ]; then
+  # The untrusted half (docs/security.md): the reports as data for the publish job (which validates
+  # them), and this job's verdict from planner's own exit status, read here, never from a file or
+  # an output that the code planned could have written.
+  if [ -n "${PLANNER_BASE_REF:-}" ]; then
+    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" --format json "--output=$out/diff.json" -- "${paths[@]}" || true
+  fi
+  [[ "${PR_NUMBER:-}" =~ ^[1-9][0-9]{0,9}$ ]] && echo "$PR_NUMBER" > "$out/pr.txt"
+  if [ -f "$out/plan.json" ]; then
+    planner render --format github -- "$out/plan.json" || code=2  # annotations in this job's log
+  fi
+  rm -f "$out/stderr.txt"
+  echo "planner: exit code $code"
+  exit "$code"
+fi
+# A report planner cannot render (too large, not valid) is no pass: the gate fails with a line
+# that says so, never an empty comment and exit code 0 (docs/security.md).
+render_failed=""
 if [ -f "$out/plan.json" ]; then
-  planner render --format github -- "$out/plan.json" || true  # annotations in the log
-  planner render --format sarif "--output=$out/planner.sarif" -- "$out/plan.json" || true
+  planner render --format github -- "$out/plan.json" || render_failed=1  # annotations in the log
+  planner render --format sarif "--output=$out/planner.sarif" -- "$out/plan.json" || render_failed=1
 fi
 
 {
@@ -137,7 +230,11 @@ fi
   if [ -n "${PLANNER_BASE_REF:-}" ]; then
     planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" --format markdown -- "${paths[@]}" 2> "$out/stderr.txt" || true
   elif [ -f "$out/plan.json" ]; then  # the plan's own lines on standard error are in stderr.txt already
-    planner render --format markdown -- "$out/plan.json" || true
+    planner render --format markdown -- "$out/plan.json" 2>> "$out/render.txt" || render_failed=1
+  fi
+  if [ -n "$render_failed" ]; then
+    printf '%s\n## :x: planner: the report could not be rendered\n\n' "<!-- planner-report -->"
+    printf '````text\n%s\n````\n' "$RENDER_FAILED"
   fi
   # planner's `info:` lines (the plain Pulumi stacks a folder held, skipped) are information,
   # not errors: their own block, above the errors, cut at 1,000 characters
@@ -155,6 +252,10 @@ fi
   fi
 } > "$out/comment.md"
 
+if [ -n "$render_failed" ]; then
+  echo "$RENDER_FAILED" >&2
+  code=2
+fi
 {
   python3 -I "${ACTION_PATH:-$(dirname "$0")/..}/action/outputs.py" "$code" "$out/plan.json"
   echo "sarif-file=$([ -f "$out/planner.sarif" ] && echo "$out/planner.sarif")"

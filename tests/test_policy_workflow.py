@@ -30,9 +30,12 @@ DEFAULTS = {
 }
 
 
+PUBLISH_WORKFLOW = ROOT / ".github" / "workflows" / "planner-publish.yml"  # the trusted half (issue 32)
+
+
 def _steps() -> list[dict]:
-    jobs = yaml.safe_load(WORKFLOW.read_text())["jobs"]
-    return [step for job in jobs.values() for step in job["steps"]]
+    jobs = [job for path in (WORKFLOW, PUBLISH_WORKFLOW) for job in yaml.safe_load(path.read_text())["jobs"].values()]
+    return [step for job in jobs for step in job["steps"]]
 
 
 def _planner_commands(**given: str) -> list[list[str]]:
@@ -40,7 +43,7 @@ def _planner_commands(**given: str) -> list[list[str]]:
     values = DEFAULTS | given
     out = []
     for line in PLAN_SCRIPT.read_text(encoding="utf-8").splitlines():
-        m = re.match(r"^\s*planner (.+?)( 2>(&1|>? ?\S+))?( \|\| true)?(\s+#.*)?$", line)
+        m = re.match(r"^\s*planner (.+?)( 2>(&1|>? ?\S+))?( \|\| (true|\w+=\d+))?(\s+#.*)?$", line)
         if m:
             text = m.group(1)
             for var, value in values.items():

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from planner.aws.errors import DENIED, AwsCallError, NotAwsAnswer, explain, require_aws_answer
+from planner.aws.errors import DENIED, AwsCallError, NotAwsAnswer, cut, explain, require_aws_answer
 from planner.core.cost.capacity import (
     ACTION,
     EXTENSION_ACTION,
@@ -137,7 +137,7 @@ def ask_region(
                 found.append(offering_from_api(region, d, q.duration_hours))
     except BadOffering as exc:
         return RegionAnswer(
-            region, tuple(asked), error=f"{ACTION} in {region}: the answer is not usable ({exc})", code="NotAws"
+            region, tuple(asked), error=f"{ACTION} in {region}: the answer is not usable ({cut(exc)})", code="NotAws"
         )
     except (ClientError, BotoCoreError, ResponseParserError, NotAwsAnswer) as exc:
         err = _explain(exc, ACTION, region)
@@ -231,7 +231,7 @@ def search_jobs(
                         RegionAnswer(
                             r,
                             asked,
-                            error=f"{ACTION} in {r} failed: {type(exc).__name__}: {exc}",
+                            error=f"{ACTION} in {r} failed: {type(exc).__name__}: {cut(exc)}",
                             code=type(exc).__name__,
                         ),
                     )
@@ -276,7 +276,7 @@ def extend(client: Any, search: ExtensionSearch, timeout: float, groups: Any = N
         try:
             done.put(_extend(client, search, groups))
         except Exception as exc:  # noqa: BLE001 - whatever a client raises is the answer's line, never a traceback
-            search.error = f"{EXTENSION_ACTION} in {search.region} failed: {type(exc).__name__}: {exc}"
+            search.error = f"{EXTENSION_ACTION} in {search.region} failed: {type(exc).__name__}: {cut(exc)}"
             done.put(search)
 
     threading.Thread(target=work, name="planner-capacity-extension", daemon=True).start()
@@ -336,7 +336,7 @@ def _extend(client: Any, search: ExtensionSearch, groups: Any = None) -> Extensi
                 ):
                     b.extensions.append(extension_from_api(d))
     except BadOffering as exc:
-        search.error = f"{action} in {region}: the answer is not usable ({exc})"
+        search.error = f"{action} in {region}: the answer is not usable ({cut(exc)})"
     except NoBlock as exc:
         search.error = str(exc)
     except ClientError as exc:

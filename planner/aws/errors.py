@@ -52,6 +52,20 @@ NOT_AWS = (
 )
 
 
+MAX_AWS_TEXT = 300  # characters of an error message AWS (or whatever answered) sent, quoted in a line
+
+
+def cut(text: object, limit: int = MAX_AWS_TEXT) -> str:
+    """Text an endpoint sent (an error message), on one line and at most about `limit` characters:
+    an answer is untrusted input, and a megabyte of it is not a line (docs/security.md)."""
+    from planner.core.text import one_line
+
+    s = str(text)
+    if len(s) <= limit:
+        return one_line(s)
+    return one_line(s[:limit]) + f"... ({len(s):,} characters, cut)"
+
+
 class AwsCallError(Exception):
     """An AWS call that failed for a reason other than "not found"; `message` is one line."""
 
@@ -78,22 +92,23 @@ def explain(exc: BaseException, action: str, region: str | None = None) -> AwsCa
     if isinstance(exc, (be.NoCredentialsError, be.PartialCredentialsError)):
         return AwsCallError(action, NO_CREDENTIALS, "NoCredentials")
     if isinstance(exc, be.ProfileNotFound):
-        return AwsCallError(action, f"{exc}; check --profile or AWS_PROFILE", "ProfileNotFound")
+        return AwsCallError(action, f"{cut(exc)}; check --profile or AWS_PROFILE", "ProfileNotFound")
     if isinstance(exc, (be.ConnectTimeoutError, be.ReadTimeoutError)):
         return AwsCallError(
-            action, f"{action}{where} timed out ({exc}); check the network or proxy and run again", "Timeout"
+            action, f"{action}{where} timed out ({cut(exc)}); check the network or proxy and run again", "Timeout"
         )
     if isinstance(exc, be.EndpointConnectionError):
         return AwsCallError(
             action,
-            f"could not reach the AWS endpoint for {action}{where} ({exc}); check the network, proxy and region",
+            f"could not reach the AWS endpoint for {action}{where} ({cut(exc)}); check the network, proxy and region",
             "EndpointConnectionError",
         )
     if isinstance(exc, (be.UnknownEndpointError, be.NoRegionError)):
-        return AwsCallError(action, f"{action} has no endpoint{where} ({exc})", "NoEndpoint")
+        return AwsCallError(action, f"{action} has no endpoint{where} ({cut(exc)})", "NoEndpoint")
     if isinstance(exc, be.ClientError):
         code = error_code(exc) or "Unknown"
-        text = str((exc.response.get("Error") or {}).get("Message") or "").strip()
+        text = cut(str((exc.response.get("Error") or {}).get("Message") or "").strip())
+        code = cut(code, 64)
         if code in THROTTLED:
             return AwsCallError(action, f"AWS throttled {action}{where} ({code}) after retries; run again later", code)
         if code in DENIED:
@@ -119,10 +134,10 @@ def explain(exc: BaseException, action: str, region: str | None = None) -> AwsCa
     if isinstance(exc, NotAwsAnswer) or type(exc).__name__ == "ResponseParserError":
         return AwsCallError(action, f"{action}{where}: {NOT_AWS}", "NotAws")
     if isinstance(exc, DeadlineExceeded):
-        return AwsCallError(action, f"{action}{where}: {exc}", "Deadline")
+        return AwsCallError(action, f"{action}{where}: {cut(exc)}", "Deadline")
     if isinstance(exc, be.BotoCoreError):
-        return AwsCallError(action, f"{action}{where} failed: {exc}", type(exc).__name__)
-    return AwsCallError(action, f"{action}{where} failed: {type(exc).__name__}: {exc}", type(exc).__name__)
+        return AwsCallError(action, f"{action}{where} failed: {cut(exc)}", type(exc).__name__)
+    return AwsCallError(action, f"{action}{where} failed: {type(exc).__name__}: {cut(exc)}", type(exc).__name__)
 
 
 class NotAwsAnswer(Exception):

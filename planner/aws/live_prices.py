@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from planner.aws.errors import AwsCallError, explain
+from planner.aws.errors import AwsCallError, cut, explain
 from planner.aws.pricing import EC2, FSX, PRICING_REGION, NoPrice, Offer, ebs_storage, ec2_on_demand, lustre_storage
 from planner.core.model.cluster import DeploymentType
 
@@ -326,7 +326,9 @@ def pricing_client(profile: str | None = None) -> Callable[[], Any]:
                 raise explain(exc, "pricing:GetProducts", PRICING_REGION) from None
             except (ValueError, OSError) as exc:  # a credential_process printing non-JSON, or one that cannot run
                 raise AwsCallError(
-                    "pricing:GetProducts", f"cannot load AWS credentials ({type(exc).__name__}: {exc})", "Credentials"
+                    "pricing:GetProducts",
+                    f"cannot load AWS credentials ({type(exc).__name__}: {cut(exc)})",
+                    "Credentials",
                 ) from None
             made.append(clients.client("pricing", PRICING_REGION))
         return made[0]

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 
 from planner.aws.account import Account, Clients
 from planner.aws.checks import CHECKS, aws_error
-from planner.aws.errors import NO_CREDENTIALS, AwsCallError, explain
+from planner.aws.errors import NO_CREDENTIALS, AwsCallError, cut, explain
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.model.cluster import Stack
 from planner.core.model.findings import Finding
@@ -42,7 +42,7 @@ def run(ctx: RuleContext) -> list[Finding]:
         except AwsCallError as err:
             out.append(aws_error(ctx, ctx.cluster.path, err, r.id.removeprefix("preflight-")))
         except Exception as exc:  # noqa: BLE001 - an endpoint that answers oddly must not stop the other checks
-            odd = AwsCallError(r.id, f"{type(exc).__name__}: {exc}", type(exc).__name__)
+            odd = AwsCallError(r.id, f"{type(exc).__name__}: {cut(exc)}", type(exc).__name__)
             out.append(aws_error(ctx, ctx.cluster.path, odd, r.id.removeprefix("preflight-")))
     unique = {(f.rule, f.line, f.message): f for f in out}  # one AWS failure seen by two checks is one finding
     return list(unique.values())
@@ -68,7 +68,7 @@ def open_clients(profile: str | None = None) -> Clients:
         raise SetupError(explain(exc, "sts:GetCallerIdentity").message) from None
     except (ValueError, OSError) as exc:  # a credential_process printing non-JSON, or one that cannot run
         raise SetupError(
-            f"cannot load AWS credentials ({type(exc).__name__}: {exc}); check credential_process "
+            f"cannot load AWS credentials ({type(exc).__name__}: {cut(exc)}); check credential_process "
             "in the AWS config, or pass --profile"
         ) from None
     return clients

@@ -12,10 +12,12 @@ taken as the price: the caller then keeps the price book's figure.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from planner.aws.errors import cut
 from planner.core.model.cluster import DeploymentType
 
 PRICING_REGION = "us-east-1"  # the Query API's endpoint; it serves every region's prices
@@ -79,12 +81,28 @@ def offers(price_list: Iterable[str]) -> list[Offer]:
                 for dim in (t.get("priceDimensions") or {}).values():
                     usd = (dim.get("pricePerUnit") or {}).get("USD")
                     if usd is not None:
-                        out.append(
-                            Offer(str(product.get("sku", "")), float(usd), str(dim.get("unit", "")), attrs, published)
-                        )
+                        sku = str(product.get("sku", ""))  # checked where the book is written
+                        out.append(Offer(sku, _price(usd, sku), str(dim.get("unit", "")), attrs, published))
         except (ValueError, TypeError, AttributeError) as exc:
-            raise NoPrice(f"an unreadable PriceList entry ({type(exc).__name__}: {exc})") from None
+            raise NoPrice(f"an unreadable PriceList entry ({type(exc).__name__}: {cut(exc)})") from None
     return out
+
+
+MAX_USD_PER_UNIT = 1_000_000.0  # no AWS unit (an instance-hour, a GB-month) costs more: above is no price
+
+
+def _price(value: Any, sku: str) -> float:
+    """A price AWS's Price List sends (a decimal string): finite, not negative, at most MAX_USD_PER_UNIT;
+    NoPrice (a line saying what was sent, cut short) for anything else: an answer is untrusted input."""
+    from planner.core.text import excerpt
+
+    try:
+        usd = float(value) if isinstance(value, str | int | float) and not isinstance(value, bool) else math.nan
+    except ValueError:
+        usd = math.nan
+    if not math.isfinite(usd) or not 0 <= usd <= MAX_USD_PER_UNIT:
+        raise NoPrice(f"an unreadable PriceList entry: {excerpt(value)} USD for sku {excerpt(sku)} is not a price")
+    return usd
 
 
 def products(client: Any, service_code: str, filters: list[dict[str, str]]) -> list[str]:
@@ -102,7 +120,7 @@ def single(candidates: list[Offer], what: str) -> Offer:
             f"no priced on-demand row for {what} in the Price List" + (" (only rows priced 0)" if candidates else "")
         )
     if len({o.usd for o in priced}) > 1:
-        listed = ", ".join(f"{o.usd:g} (sku {o.sku})" for o in sorted(priced, key=lambda o: (o.usd, o.sku)))
+        listed = cut(", ".join(f"{o.usd:g} (sku {o.sku})" for o in sorted(priced, key=lambda o: (o.usd, o.sku))))
         raise NoPrice(f"the Price List has several prices for {what}: {listed}")
     return min(priced, key=lambda o: o.sku)
 
@@ -119,9 +137,10 @@ def ec2_on_demand(client: Any, instance_type: str, region: str) -> Offer:
 
 def _number(text: str | None) -> float | None:
     try:
-        return float(text) if text is not None else None
+        x = float(text) if text is not None else None
     except ValueError:
         return None
+    return x if x is not None and math.isfinite(x) else None
 
 
 def lustre_storage(

@@ -105,22 +105,33 @@ def capacity_block_entry(client: Any, instance_type: str, region: str, today: st
         else {"InstanceType": instance_type, "InstanceCount": 1}
     )
     offers = client.describe_capacity_block_offerings(**ask).get("CapacityBlockOfferings", [])
+    import math
+
+    from planner.core.cost.capacity import MAX_BLOCK_COUNT, MAX_BLOCK_HOURS, MAX_FEE, aws_name
+
+    def whole(value: Any, high: int) -> int:
+        return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= high else 0
+
     rates = []
-    for o in offers:
+    for o in offers:  # every figure checked (finite fee, counts, names): an answer is untrusted input
         if o.get("CurrencyCode", "USD") != "USD":
             continue
-        hours = o.get("CapacityBlockDurationHours") or 0
-        hours += (o.get("CapacityBlockDurationMinutes") or 0) / 60
-        members = (o.get("UltraserverCount") or 0) * per_ultraserver if ultra else (o.get("InstanceCount") or 0)
+        hours = (
+            whole(o.get("CapacityBlockDurationHours"), MAX_BLOCK_HOURS)
+            + whole(o.get("CapacityBlockDurationMinutes"), 59) / 60
+        )
+        count = o.get("UltraserverCount") if ultra else o.get("InstanceCount")
+        members = whole(count, MAX_BLOCK_COUNT) * (per_ultraserver if ultra else 1)
+        oid, zone = aws_name(o.get("CapacityBlockOfferingId")), aws_name(o.get("AvailabilityZone"))
         try:
             fee = float(o["UpfrontFee"])
         except (KeyError, TypeError, ValueError):
             continue
-        if hours > 0 and members > 0 and fee > 0:
-            rates.append((round(fee / hours / members, 4), str(o.get("CapacityBlockOfferingId", "")), o))
+        if oid and zone and hours > 0 and members > 0 and math.isfinite(fee) and 0 < fee <= MAX_FEE:
+            rates.append((round(fee / hours / members, 4), oid, o))
     if not rates:
         return None
-    usd, offering, o = min(rates)
+    usd, offering, o = min(rates, key=lambda r: (r[0], r[1]))
     unit = f"{o.get('UltraserverCount')} UltraServer(s) ({ultra})" if ultra else f"{o.get('InstanceCount')} instance(s)"
     return {
         "instance_type": instance_type,
@@ -129,8 +140,8 @@ def capacity_block_entry(client: Any, instance_type: str, region: str, today: st
         "usd_per_hour": usd,
         "source": CB_DOC,
         "as_of": today,
-        "note": f"upfront fee {o['UpfrontFee']} USD for {unit} over {o.get('CapacityBlockDurationHours')} h, "
-        f"offering {offering} in {o.get('AvailabilityZone')}, fetched {today}",
+        "note": f"upfront fee {str(o['UpfrontFee'])[:24]} USD for {unit} over {o.get('CapacityBlockDurationHours')} h, "
+        f"offering {offering} in {aws_name(o.get('AvailabilityZone'))}, fetched {today}",
     }
 
 

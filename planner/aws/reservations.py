@@ -149,8 +149,8 @@ def _compare(
         return
     need = sum(x.count for x in groups)
     names = ", ".join(f"'{x.name}'" for x in groups)
-    total = cr.get("TotalInstanceCount")
-    available = cr.get("AvailableInstanceCount")
+    total = _count(cr.get("TotalInstanceCount"))  # an answer is untrusted input: no count is better than a wrong one
+    available = _count(cr.get("AvailableInstanceCount"))
     if total is not None and total < need:
         yield r.finding(
             ctx,
@@ -217,7 +217,17 @@ def _hours_fix(block: float, declared: float) -> str:
     return f"set schedule.hours: {fit} (the block's length), or {book}"
 
 
+def _count(value: Any) -> int | None:
+    """An instance count AWS sent: a whole number from 0 to 1,000,000, else None (not known)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 1_000_000 else None
+
+
 def _hours(start: Any, end: Any) -> float | None:
+    """A reservation's length from the dates AWS sent; None unless positive and at most a year (no block is longer)."""
     if isinstance(start, dt.datetime) and isinstance(end, dt.datetime):
-        return (end - start).total_seconds() / 3600.0
+        try:
+            hours = (end - start).total_seconds() / 3600.0
+        except TypeError:  # one date aware, the other naive: not AWS's answer
+            return None
+        return hours if 0 < hours <= 24 * 366 else None
     return None

@@ -35,9 +35,15 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--fail-on",
         choices=SEVERITIES[:2],
         default="error",
-        help="the threshold the table's last line states the exit code for (render itself exits 0)",
+        help="the threshold the table's last line states the exit code for, and --exit-code exits with",
     )
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    p.add_argument(
+        "--exit-code",
+        action="store_true",
+        help="exit with the report's own exit code (0; 1 a finding at or above --fail-on; 2 input problems), "
+        "as the run that wrote it did: a gate from a validated report (the Action's publish mode)",
+    )
     p.set_defaults(run=run)
 
 
@@ -60,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
             ]
         )
     show(report, args)
-    return 0
+    return report.exit_code(args.fail_on) if args.exit_code else 0
 
 
 def read(path: str) -> Report:
@@ -100,7 +106,11 @@ def read(path: str) -> Report:
         ) from None
     except RecursionError:
         raise InputError([Problem(path, None, "", "JSON nested too deeply; expected a planner JSON report")]) from None
-    try:
+    except ValueError as exc:  # a number of more digits than Python converts
+        raise InputError(
+            [Problem(path, None, "", f"not a usable JSON number ({exc}); expected a planner JSON report")]
+        ) from None
+    try:  # validated whole (types, finite numbers, lines, sizes): planner.core.document.validate
         return Report.from_json(data)
     except NotAReport as exc:
-        raise InputError([Problem(path, None, "", str(exc))]) from None
+        raise InputError([Problem(path, None, exc.key, exc.message)]) from None

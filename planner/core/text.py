@@ -13,7 +13,8 @@ through these two functions (and never build their own escaping):
 - `md_inert(text)`: `one_line`, then HTML, links, images, emphasis, code spans, table
   pipes, autolinks, @mentions and #references are escaped, so GitHub renders the text as
   text. (`md_code` shows a value as code, `html_inert` is for raw HTML such as
-  `<summary>`, `md_own_cell` is for planner's own Markdown in a table.)
+  `<summary>`, `md_own_cell` is for planner's own Markdown in a table, `md_prose` for
+  rule text a report carries.)
 """
 
 from __future__ import annotations
@@ -56,6 +57,29 @@ def one_line(text: object) -> str:
     if s.isprintable():
         return s
     return "".join(c if c.isprintable() else escape_char(c) for c in s)
+
+
+EXCERPT = 40  # characters of a bad value (from a file, from AWS) quoted in an error
+
+
+def excerpt(value: object, limit: int = EXCERPT) -> str:
+    """`value` as Python writes it (`repr`), cut to about `limit` characters, on one line: what an
+    error quotes of a value from a file or from AWS, never the whole of it."""
+    size = _size(value)
+    if isinstance(value, str) and len(value) > limit * 4:
+        value = value[: limit * 4]  # repr of a megabyte string is not built to be thrown away
+    elif isinstance(value, list | tuple | dict) and len(value) > limit:
+        value = type(value)(list(value)[:limit]) if not isinstance(value, dict) else dict(list(value.items())[:limit])
+    text = one_line(repr(value))
+    if len(text) > limit:
+        text = text[:limit] + f"... ({size})"
+    return text
+
+
+def _size(value: object) -> str:
+    if isinstance(value, str | list | tuple | dict):
+        return f"{len(value):,} {'characters' if isinstance(value, str) else 'items'}"
+    return "cut"
 
 
 def join_lines(lines: Iterable[str]) -> str:
@@ -109,9 +133,30 @@ def md_inert(text: object) -> str:
     return _INTRAWORD_UNDERSCORE.sub("_", s) if "\\_" in s else s
 
 
+_CODE_SPAN = re.compile(r"(`+)([^`]+?)\1(?!`)")
+
+
+def md_prose(text: object) -> str:
+    """Rule text carried in a report (a remediation, a description) in Markdown: inert like
+    `md_inert` (no HTML, `</details>`, link, image, mention or table break), except that its
+    well-formed code spans (`` `key: value` ``) stay code spans, whose content GitHub renders
+    as text; pipes inside them escaped for tables; on one line. The report is a file anyone
+    could have written (`planner render`): nothing in it is trusted as Markdown."""
+    s = one_line(text)
+    out: list[str] = []
+    at = 0
+    for m in _CODE_SPAN.finditer(s):
+        out.append(md_inert(s[at : m.start()]))
+        out.append(md_code(m.group(2)))
+        at = m.end()
+    out.append(md_inert(s[at:]))
+    return "".join(out)
+
+
 def md_own_cell(text: object) -> str:
-    """planner's own Markdown (rule descriptions written in this repository, never user
-    text) in a table cell: its code spans kept, pipes escaped, on one line."""
+    """planner's own Markdown (rule descriptions of the registry, written in this repository,
+    never user text nor a report's copy: `md_prose` is for those) in a table cell: its code
+    spans kept, pipes escaped, on one line."""
     return one_line(text).replace("|", "\\|")
 
 

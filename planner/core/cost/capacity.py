@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from planner.core.catalogue import capacity_blocks as blocks
 from planner.core.catalogue.shipped_data import local_zone_group
 from planner.core.document import capacity as doc
+from planner.core.text import excerpt
 
 if TYPE_CHECKING:
     from planner.core.document.compare import Candidate
@@ -249,53 +250,85 @@ def aws_name(value: Any) -> str | None:
 def _token(value: Any, key: str) -> str:
     """A value AWS sends as a short name or id; anything else (quotes, spaces, line breaks) is not AWS's answer."""
     if not isinstance(value, str) or not _ID.fullmatch(value):
-        raise BadOffering(f"{key} '{str(value)[:24]}' is not an AWS name")
+        raise BadOffering(f"{key} {excerpt(value)} is not an AWS name")
+    return value
+
+
+# What an offering may say and still be AWS's (docs/security.md, "AWS answers are untrusted input"):
+# a Capacity Block lasts at most 182 days and holds at most 64 instances (AWS's limits; the
+# bounds below leave room for AWS raising them), costs a finite, non-negative amount that a
+# float holds exactly to the cent, and starts and ends on dates that date arithmetic can use.
+MAX_FEE = Decimal(10) ** 12  # USD: a 64-instance block of 182 days at 10,000 USD/h is 2.8e9
+MAX_BLOCK_HOURS = 24 * 366
+MAX_BLOCK_COUNT = 10_000  # instances (or UltraServers) in one offering
+FIRST_YEAR, LAST_YEAR = 2000, 9000  # a date outside is no quote: and 9999 + hours overflows datetime
+
+
+def _count(value: Any, key: str, oid: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise BadOffering(f"offering {oid}: {key} {excerpt(value)} is not a whole number from {low:,} to {high:,}")
     return value
 
 
 def _utc(value: Any, key: str) -> dt.datetime:
     if not isinstance(value, dt.datetime):
-        raise BadOffering(f"{key} is not a date")
-    return value.astimezone(dt.UTC) if value.tzinfo else value.replace(tzinfo=dt.UTC)
+        raise BadOffering(f"{key} {excerpt(value)} is not a date")
+    when = value.astimezone(dt.UTC) if value.tzinfo else value.replace(tzinfo=dt.UTC)
+    if not FIRST_YEAR <= when.year <= LAST_YEAR:
+        raise BadOffering(f"{key} {when.isoformat()} is not a date from {FIRST_YEAR} to {LAST_YEAR}")
+    return when
 
 
 def offering_from_api(region: str, d: Mapping[str, Any], asked_hours: int) -> Offering:
-    """A CapacityBlockOffering record (as botocore parses it) as an `Offering`; BadOffering when it is not one."""
+    """A CapacityBlockOffering record (as botocore parses it) as an `Offering`; BadOffering when it is
+    not one: every field AWS sends is checked (names, finite non-negative fee, counts, dates in range)."""
     try:
         oid = _token(d["CapacityBlockOfferingId"], "CapacityBlockOfferingId")
         az = _token(d["AvailabilityZone"], "AvailabilityZone")
-        fee = Decimal(str(d["UpfrontFee"]))
+        raw_fee = d["UpfrontFee"]
     except KeyError as missing:
-        raise BadOffering(f"an offering without {missing.args[0]}") from None
-    except InvalidOperation:
-        raise BadOffering(f"UpfrontFee '{str(d.get('UpfrontFee'))[:24]}' is not a number") from None
-    if not fee.is_finite() or fee < 0:
-        raise BadOffering(f"UpfrontFee '{fee}' is not an amount")
-    hours = d.get("CapacityBlockDurationHours")
-    if not isinstance(hours, int) or hours <= 0:
+        raise BadOffering(f"an offering without {excerpt(missing.args[0])}") from None
+    try:
+        fee = Decimal(str(raw_fee)) if isinstance(raw_fee, str | int | float | Decimal) else Decimal("NaN")
+    except (InvalidOperation, ValueError):
+        raise BadOffering(f"UpfrontFee {excerpt(raw_fee)} is not a number") from None
+    if not fee.is_finite() or fee < 0 or fee > MAX_FEE or fee.is_signed():
+        raise BadOffering(f"UpfrontFee {excerpt(raw_fee)} is not an amount from 0 to {MAX_FEE:,} USD")
+    if d.get("CapacityBlockDurationHours") is None:
         raise BadOffering(f"offering {oid}: CapacityBlockDurationHours missing")
-    minutes = d.get("CapacityBlockDurationMinutes") or 0
+    hours = _count(d.get("CapacityBlockDurationHours"), "CapacityBlockDurationHours", oid, 1, MAX_BLOCK_HOURS)
+    minutes = _count(d.get("CapacityBlockDurationMinutes") or 0, "CapacityBlockDurationMinutes", oid, 0, 59)
     count = d.get("InstanceCount")
     if d.get("UltraserverType") and count is None:
         count = 0  # an UltraServer offering may count UltraServers only: `Option.instances` counts their members
-    elif not isinstance(count, int) or count <= 0:
+    elif count is None:
         raise BadOffering(f"offering {oid}: InstanceCount missing")
+    else:
+        count = _count(count, "InstanceCount", oid, 0 if d.get("UltraserverType") else 1, MAX_BLOCK_COUNT)
+    ultraservers = d.get("UltraserverCount")
+    if ultraservers is not None:
+        ultraservers = _count(ultraservers, "UltraserverCount", oid, 1, MAX_BLOCK_COUNT)
     itype = _token(d["InstanceType"], "InstanceType") if d.get("InstanceType") else ""
     us = _token(d["UltraserverType"], "UltraserverType") if d.get("UltraserverType") else None
+    start, end = _utc(d.get("StartDate"), "StartDate"), _utc(d.get("EndDate"), "EndDate")
+    if end <= start:
+        raise BadOffering(f"offering {oid}: EndDate {end.isoformat()} is not after StartDate {start.isoformat()}")
+    currency = d.get("CurrencyCode") or ""
+    zone_type = d.get("ZoneType")
     return Offering(
         oid,
         region,
         az,
         itype,
         count,
-        _utc(d.get("StartDate"), "StartDate"),
-        _utc(d.get("EndDate"), "EndDate"),
+        start,
+        end,
         hours + minutes / 60,
         fee,
-        str(d.get("CurrencyCode") or ""),
-        d.get("ZoneType"),
+        _token(currency, "CurrencyCode") if currency else "",
+        None if zone_type is None else _token(zone_type, "ZoneType"),
         us,
-        d.get("UltraserverCount"),
+        ultraservers,
         asked_hours,
     )
 

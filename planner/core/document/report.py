@@ -32,7 +32,13 @@ __all__ = [
 
 
 class NotAReport(ValueError):
-    """The JSON is not a planner report of this version: what `planner render` says in one line."""
+    """The JSON is not a planner report of this version: what `planner render` says in one line,
+    with the key path at fault when there is one (`stacks[0].findings[1].line`)."""
+
+    def __init__(self, message: str, key: str = ""):
+        self.key = key
+        self.message = message
+        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -165,27 +171,41 @@ class Report:
                 "not a planner report (expected a JSON object with `version`, `command` and `stacks`, "
                 "as `planner plan --format json` writes)"
             )
-        if d["version"] != VERSION:
+        from planner.core.document.validate import Invalid, check_document
+        from planner.core.text import excerpt
+
+        if d["version"] != VERSION or isinstance(d["version"], bool):
             raise NotAReport(
-                f"a planner report of version {d['version']!r}; this planner reads version {VERSION} "
+                f"a planner report of version {excerpt(d['version'])}; this planner reads version {VERSION} "
                 "(re-run the command that wrote it with this planner)"
             )
-        if d.get("command") not in COMMANDS:
+        if not isinstance(d.get("command"), str) or d.get("command") not in COMMANDS:
             raise NotAReport(
-                f"unknown command {d.get('command')!r} in the report; expected one of {', '.join(COMMANDS)}"
+                f"unknown command {excerpt(d.get('command'))} in the report; expected one of {', '.join(COMMANDS)}"
             )
         try:
-            return cls(
+            report = cls(
                 command=d["command"],
                 stacks=tuple(StackReport.from_json(s) for s in d.get("stacks") or ()),
                 problems=tuple(InputProblem.from_json(p) for p in d.get("problems") or ()),
                 rules=tuple(RuleInfo.from_json(r) for r in d.get("rules") or ()),
                 **_sections(d),
             )
+        except NotAReport:
+            raise
         except KeyError as exc:  # a key the document always has is missing
-            raise NotAReport(f"not a planner report of version {VERSION}: missing key {exc}") from None
+            raise NotAReport(f"not a planner report of version {VERSION}: missing key {excerpt(exc.args[0])}") from None
         except (TypeError, AttributeError, ValueError) as exc:  # a value of the wrong kind
-            raise NotAReport(f"not a planner report of version {VERSION}: a value of the wrong kind ({exc})") from None
+            raise NotAReport(
+                f"not a planner report of version {VERSION}: a value of the wrong kind ({excerpt(str(exc), 120)})"
+            ) from None
+        except RecursionError:
+            raise NotAReport("JSON nested too deeply; expected a planner JSON report") from None
+        try:  # every field as its type says: one check of the whole document (planner.core.document.validate)
+            check_document(report)
+        except Invalid as exc:
+            raise NotAReport(exc.message, exc.key) from None
+        return report
 
 
 def _sections(d: dict[str, Any]) -> dict[str, Any]:

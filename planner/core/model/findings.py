@@ -31,7 +31,9 @@ def severity_of(value: Any) -> Severity:
     for s in SEVERITIES:
         if value == s:
             return s
-    raise ValueError(f"severity {value!r}: expected one of {', '.join(SEVERITIES)}")
+    from planner.core.text import excerpt
+
+    raise ValueError(f"severity {excerpt(value)}: expected one of {', '.join(SEVERITIES)}")
 
 
 @dataclass(frozen=True)

@@ -291,27 +291,70 @@ def render_markdown(report: Report, context: RenderContext = RenderContext()) ->
             )
             + "\n"
         )
+    from planner.core.render.bounded import MAX_CHARS
+
     out = [f"**{md_inert(need_line(doc))}**", ""]
-    rows = _rows(doc)
-    if rows:
-        out += ["| " + " | ".join(HEADERS + ("offering",)) + " |", "|---:|---|---|---|---:|---:|---:|---:|---|---|"]
-        out += [
-            "| " + " | ".join(md_inert(c) for c in row + (" + ".join(o.offering_ids),)) + " |"
-            for row, o in zip(rows, doc.options)
-        ]
-    else:
-        out.append("No option: see the regions below.")
-    out += ["", "Regions:", ""] + [f"- {md_inert(x)}" for x in region_lines(doc)]
+    rest = ["", "Regions:", ""] + [f"- {md_inert(x)}" for x in region_lines(doc)]
     if doc.notes:
-        out += [""] + [f"- note: {md_inert(n)}" for n in doc.notes]
-    out += [""] + [md_inert(x.strip()) for x in pick_lines(doc)]
+        rest += [""] + [f"- note: {md_inert(n)}" for n in doc.notes]
+    rest += [""] + [md_inert(x.strip()) for x in pick_lines(doc)]
     nxt = doc.next
     if nxt is not None:
-        out += (
+        rest += (
             ["", "To buy it (not run by planner):", "", "```sh"]
             + list(nxt.purchase_commands)
             + ["```", "", "Then set in the stack:", ""]
             + [f"- {md_code(k)}" for k in nxt.stack_keys]
         )
-    out += ["", md_inert(closing(doc)), "", md_inert(summary(doc))]
-    return join_lines(out) + "\n"
+    rest += ["", md_inert(closing(doc)), "", md_inert(summary(doc))]
+    return join_lines(out + _option_rows(doc, MAX_CHARS - _size(out) - _size(rest)) + rest) + "\n"
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
+
+
+def _option_rows(doc: CapacitySearch, room: int) -> list[str]:
+    """The options table in its order, as many rows as fit in `room` characters (the pick's row
+    always), then a line naming how many were left out: one comment stays under GitHub's 65,536
+    characters however many offerings AWS sent (`planner.core.render.bounded.MAX_CHARS`)."""
+    from planner.core.text import md_inert
+
+    rows = _rows(doc)
+    if not rows:
+        return ["No option: see the regions below."]
+    head = ["| " + " | ".join(HEADERS + ("offering",)) + " |", "|---:|---|---|---|---:|---:|---:|---:|---|---|"]
+    cells = [
+        "| " + " | ".join(md_inert(c) for c in row + (" + ".join(o.offering_ids),)) + " |"
+        for row, o in zip(rows, doc.options)
+    ]
+    picked = next(
+        (
+            i
+            for i, o in enumerate(doc.options)
+            if doc.pick is not None and o.offering_ids == doc.pick.option.offering_ids
+        ),
+        None,
+    )
+    room -= _size(head) + 200  # the line saying what was left out
+    if picked is not None:
+        room -= len(cells[picked]) + 1
+    shown: list[int] = []
+    for i, line in enumerate(cells):
+        if i == picked:
+            continue
+        if len(line) + 1 > room:
+            break
+        shown.append(i)
+        room -= len(line) + 1
+    if picked is not None:
+        shown = sorted([*shown, picked])
+    out = head + [cells[i] for i in shown]
+    left = len(cells) - len(shown)
+    if left:
+        out += [
+            "",
+            f"{left:,} more option{'s' if left != 1 else ''} left out: too many for one comment "
+            "(`planner capacity --format json` lists them all).",
+        ]
+    return out

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from planner.core.document import GroupTopology, LustreTopology, RenderContext, Report, StackReport
 from planner.core.render.bounded import Block
 from planner.core.render.digest import count_text, counts, md_cell
-from planner.core.text import md_code, md_own_cell, num, one_line
+from planner.core.text import md_code, md_prose, num, one_line
 
 MARKER = "<!-- planner-report -->"
 ICONS = {"error": ":x:", "warning": ":warning:", "info": ":information_source:"}
@@ -146,7 +146,7 @@ def _findings(report: Report, p: StackReport) -> list[str]:
         else:
             r = report.rule(f.rule)
             if r is not None:
-                msg += f"<br>**Fix:** {md_own_cell(r.remediation)}"  # planner's own text: its code spans kept
+                msg += f"<br>**Fix:** {md_prose(r.remediation)}"  # from the report: inert, its code spans kept
         out.append(f"| {sev} | {md_code(f.rule)} | {md_code(item.where)} | {msg} |")
     hidden = len(p.findings) - sum(item.count for item in shown)
     if hidden:

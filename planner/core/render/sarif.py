@@ -28,6 +28,7 @@ from planner.core.document import (
     UnusedSuppressionReport,
 )
 from planner.core.render.json_report import dumps
+from planner.core.text import md_prose
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
@@ -70,7 +71,9 @@ def _rule_descriptor(r: RuleInfo) -> dict[str, Any]:
         "name": "".join(part.capitalize() for part in r.id.split("-")),
         "shortDescription": {"text": r.description},
         "fullDescription": {"text": r.description},
-        "help": {"text": r.remediation, "markdown": f"**Fix:** {r.remediation}\n\nSource: {r.source}"},
+        # the markdown is rendered by GitHub: the report's text made inert (a saved report is
+        # anyone's file); the source is an https URL of plain characters (document.validate)
+        "help": {"text": r.remediation, "markdown": f"**Fix:** {md_prose(r.remediation)}\n\nSource: {r.source}"},
         "defaultConfiguration": {"level": LEVELS[r.severity]},
         "properties": {"tags": ["planner", r.category]},
         "helpUri": r.source,
