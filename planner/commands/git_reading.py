@@ -108,13 +108,13 @@ def export_tree(top: str, ref: str, dest: str, limit: int = TREE_LIMIT_BYTES) ->
     files: list[tuple[str, str, int, bool]] = []
     total = 0
     for record in listing.split(b"\0"):
-        meta, tab, name = record.partition(b"\t")
+        meta, tab, raw_name = record.partition(b"\t")
         fields = meta.split()
         if not tab or len(fields) != 4 or fields[0] not in (b"100644", b"100755"):
             continue
         size = int(fields[3])
         total += size
-        files.append((fields[2].decode("ascii"), os.fsdecode(name), size, fields[0] == b"100755"))
+        files.append((fields[2].decode("ascii"), os.fsdecode(raw_name), size, fields[0] == b"100755"))
     if total > limit:
         raise InputError(
             [
