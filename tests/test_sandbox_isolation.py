@@ -122,9 +122,10 @@ def _host_processes_with(word: str) -> list[int]:
     return found
 
 
-def _none_left(word: str, seconds: float = 10) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+def _none_left(word: str, tries: int = 100) -> bool:
+    """No host process holds `word`, checked every 0.1 s a bounded number of times (the kernel ends a
+    namespace's processes asynchronously)."""
+    for _ in range(tries):
         if not _host_processes_with(word):
             return True
         time.sleep(0.1)
@@ -220,10 +221,9 @@ def test_a_program_that_stops_kills_and_outlives_planner_is_still_bounded(tmp_pa
     the namespace ends with its first process."""
     marker = "3141.59"
     d = program(tmp_path, STOP_AND_LINGER % (marker, marker, marker))
-    started = time.monotonic()
+    # a run that did not end by itself would raise subprocess.TimeoutExpired here
     res = planner("plan", "--program", str(d), "--stack", "dev", "--program-timeout", "5", timeout=90)
     assert res.returncode == 2 and "did not finish within 5 s" in res.stderr
-    assert time.monotonic() - started < 60
     assert _none_left(marker)
 
 
@@ -249,8 +249,9 @@ def test_sigterm_during_diff_program_leaves_no_folder_and_no_process(tmp_path: P
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 60
-    while not _host_processes_with(marker) and time.monotonic() < deadline:
+    for _ in range(600):  # until the program runs (at most a minute under load)
+        if _host_processes_with(marker):
+            break
         time.sleep(0.1)
     assert _host_processes_with(marker), "the program never started"
     proc.send_signal(signal.SIGTERM)
