@@ -118,7 +118,7 @@ if [ ${#select[@]} -gt 0 ]; then
 fi
 target=()
 if [ -n "${PLANNER_PROGRAM:-}" ]; then
-  target=("--program=$PLANNER_PROGRAM" "--stack=${PLANNER_STACK:-}")
+  target=("--program=$PLANNER_PROGRAM" "--stack=${PLANNER_STACK:-}" "--sandbox=${PLANNER_SANDBOX:-required}")
   paths=()
   select=()
 fi
