@@ -167,11 +167,11 @@ def _unwind_on_signals() -> dict[int, Any]:
     SIGINT, already does: KeyboardInterrupt); the handlers before, to restore. Only in the main
     thread, where handlers can be set."""
     import signal
-    import threading
 
-    if threading.current_thread() is not threading.main_thread():
+    try:
+        return {s: signal.signal(s, _stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    except ValueError:  # not the main thread: Python sets no handler there
         return {}
-    return {s: signal.signal(s, _stop) for s in (signal.SIGTERM, signal.SIGHUP)}
 
 
 def _restore(previous: dict[int, Any]) -> None:
