@@ -23,14 +23,17 @@ $(UV): tools/uv-requirements.txt
 	$(UV_HOME)/bin/python -m pip install --disable-pip-version-check --quiet --require-hashes -r tools/uv-requirements.txt
 	touch $(UV)
 
-# Exactly the lock: every extra (pulumi, aws, test, docs) and planner itself, editable. A lock that
+# Exactly the lock: every extra (pulumi, aws, test, docs) and planner itself, editable, all compiled
+# to bytecode once here (where PYTHONDONTWRITEBYTECODE is set, every process would compile pulumi,
+# boto3 and moto again; the tests start hundreds). A lock that
 # no longer matches pyproject.toml is refused, never silently re-resolved: `uv lock --check`
 # offline passes on a matching lock (even with an empty cache) and fails on any other.
 $(STAMP): pyproject.toml uv.lock $(UV)
 	@$(UV) lock --check --offline --quiet 2>/dev/null || { \
 	  echo "make setup: uv.lock does not match pyproject.toml; run 'make lock' and commit uv.lock" >&2; exit 2; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(UV) sync --locked --all-extras --python $(BIN)/python
+	$(UV) sync --locked --all-extras --compile-bytecode --python $(BIN)/python
+	$(BIN)/python -m compileall -q -j 0 planner
 	touch $(STAMP)
 
 # Re-resolve uv.lock from pyproject.toml's ranges (newest versions that satisfy them), with hashes.
