@@ -194,3 +194,21 @@ def test_one_prediction_is_cheap() -> None:
     """Not a timing test: a search of a 512-accelerator cluster stays a few hundred predictions."""
     model, system, run = presets()["llama3.1-405b"], _system("p5.48xlarge", 64), Run(8192, 512, "bf16")
     assert len(list(search.layouts(model, system, run))) < 2000
+
+
+def test_an_estimate_gives_hours_layout_band_and_says_when_it_extrapolates() -> None:
+    from planner.core.runtime_model.estimate import estimate
+
+    model, run = presets()["llama3-70b"], Run(8192, 512, "bf16")
+    measured = estimate(model, "p5.48xlarge", 16, run, 1e12)
+    assert measured is not None and measured.extrapolated_from == ()
+    assert measured.run_hours == pytest.approx(1e12 / measured.tokens_per_second / 3600)
+    doc = measured.as_dict()
+    assert set(doc["layout"]) >= {"tp", "pp", "dp", "cp", "ep", "micro_batch"}  # type: ignore[arg-type]
+    assert doc["error_band"] == calibration.error_band()
+    trn2 = estimate(model, "trn2u.48xlarge", 4, run, 1e12, ultraserver="u-trn2x64")
+    assert trn2 is not None
+    assert trn2.extrapolated_from == calibration.stack_references("neuron")  # from the trn1 references
+    # a slow file system's checkpoints lengthen the run
+    slow = estimate(model, "p5.48xlarge", 16, run, 1e12, lustre_mb_s=240, checkpoint_interval_hours=1)
+    assert slow is not None and slow.run_hours > measured.run_hours and slow.breakdown.checkpoint > 0
