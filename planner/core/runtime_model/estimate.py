@@ -1,0 +1,102 @@
+"""A training run's hours on one cluster, as `compare` and `plan` will use them: the best layout,
+its step, the run's hours for its tokens, the error band, and where the figure is extrapolated.
+
+The error band is the shipped leave-one-out median error; a type with no reference measured on
+its accelerator says which references its constants come from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from planner.core.catalogue.instance_types import Catalogue, load
+from planner.core.runtime_model import calibration, checkpoint, hardware, search
+from planner.core.runtime_model.architecture import Transformer
+from planner.core.runtime_model.step import Breakdown, Layout, Run
+
+SECONDS_PER_HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class Estimate:
+    system: str
+    layout: Layout
+    breakdown: Breakdown
+    step_seconds: float
+    tokens_per_second: float
+    mfu: float
+    run_hours: float
+    error_band: float  # relative, +/-
+    extrapolated_from: tuple[str, ...]  # reference ids, when none is measured on this accelerator
+
+    def as_dict(self) -> Mapping[str, object]:
+        """The JSON a compare candidate carries (rounded: the model is good to ~10 %, not to 6 digits)."""
+        lay, b = self.layout, self.breakdown
+        return {
+            "tokens_per_second": round(self.tokens_per_second, 1),
+            "step_seconds": round(self.step_seconds, 3),
+            "mfu": round(self.mfu, 3),
+            "run_hours": round(self.run_hours, 2),
+            "layout": {
+                "tp": lay.tp,
+                "pp": lay.pp,
+                "dp": lay.dp,
+                "cp": lay.cp,
+                "ep": lay.ep,
+                "vp": lay.vp,
+                "micro_batch": lay.micro_batch,
+                "fsdp": lay.fsdp,
+                "recompute": "selective" if lay.selective and not lay.recompute else lay.recompute,
+            },
+            "breakdown_seconds": {
+                "compute": round(b.compute, 3),
+                "recompute": round(b.recompute, 3),
+                "exposed_communication": round(b.exposed_communication, 3),
+                "bubble": round(b.bubble, 3),
+                "optimizer": round(b.optimizer, 3),
+                "checkpoint": round(b.checkpoint, 3),
+            },
+            "error_band": round(self.error_band, 4),
+            "extrapolated_from": list(self.extrapolated_from),
+        }
+
+
+def estimate(
+    model: Transformer,
+    instance_type: str,
+    instances: int,
+    run: Run,
+    tokens: float,
+    ultraserver: str | None = None,
+    lustre_mb_s: float | None = None,
+    checkpoint_interval_hours: float = 1.0,
+    cat: Catalogue | None = None,
+) -> Estimate | None:
+    """The run's estimate on `instances` of `instance_type` (joined into `ultraserver`s when given);
+    None when the model fits no layout there or the accelerator has no link figures."""
+    cat = cat or load()
+    t = cat.instance_types[instance_type]
+    ultra = cat.ultraserver_types[ultraserver] if ultraserver else None
+    system = hardware.for_instances(t, instances, ultra)
+    if system is None:
+        return None
+    constants = calibration.shipped_fit().for_stack(system.stack)
+    best = search.best(model, system, run, constants)
+    if best is None:
+        return None
+    if lustre_mb_s:
+        write = checkpoint.write_seconds(model, lustre_mb_s)
+        best = checkpoint.with_checkpoints(best, write, checkpoint_interval_hours * SECONDS_PER_HOUR)
+    measured_here = calibration.references_for(t.accelerator.name)
+    return Estimate(
+        system=system.name,
+        layout=best.layout,
+        breakdown=best.breakdown,
+        step_seconds=best.step_seconds,
+        tokens_per_second=best.tokens_per_second,
+        mfu=best.mfu,
+        run_hours=tokens / best.tokens_per_second / SECONDS_PER_HOUR,
+        error_band=calibration.error_band(),
+        extrapolated_from=() if measured_here else calibration.stack_references(system.stack),
+    )

@@ -1,0 +1,65 @@
+"""The fastest parallel layout that fits: what a Megatron-style recipe would choose for the cluster.
+
+Recipes keep tensor parallelism inside the scale-up domain (NVLink, NeuronLink: an instance, or
+the whole UltraServer), add pipeline stages when the model does not fit, context parallelism for
+long sequences, and expert parallelism for MoE layers; data parallelism takes the rest. The search
+tries those sizes (powers of two, dividing the layers, experts and batch) and keeps the one with
+the shortest step, recomputing only as far as memory needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from planner.core.runtime_model.architecture import Transformer
+from planner.core.runtime_model.hardware import System
+from planner.core.runtime_model.step import Constants, Layout, Prediction, Run, fitting, predict
+
+MAX_TP = 64  # tensor parallelism beyond 64 ranks has no published recipe
+MICRO_BATCHES = (1, 2, 4)
+
+
+def _powers(limit: int) -> Iterator[int]:
+    n = 1
+    while n <= limit:
+        yield n
+        n *= 2
+
+
+def layouts(model: Transformer, system: System, run: Run) -> Iterator[Layout]:
+    """Every candidate layout covering the cluster's accelerators (before the memory check)."""
+    n = system.accelerators
+    for tp in _powers(min(system.domain, MAX_TP, model.heads)):
+        if n % tp or model.heads % tp:
+            continue
+        for cp in _powers(8 if run.sequence >= 8192 else 1):
+            for pp in _powers(min(model.layers, n // (tp * cp))):
+                if n % (tp * cp * pp):
+                    continue
+                dp = n // (tp * cp * pp)
+                per_stage = model.layers // pp
+                vps = (1,) if pp == 1 else tuple(v for v in (1, 2, 4, 8) if per_stage % v == 0 and per_stage // v >= 1)
+                eps = (1,) if not model.moe else tuple(e for e in _powers(model.experts) if (dp * cp * tp) % e == 0)
+                for ep in eps:
+                    for mb in MICRO_BATCHES:
+                        if run.global_batch % (dp * mb):
+                            continue
+                        for vp in vps:
+                            yield Layout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, vp=vp, micro_batch=mb)
+                        if pp == 1 and tp == 1 and not model.moe and dp > 1:
+                            yield Layout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, vp=1, micro_batch=mb, fsdp=True)
+
+
+def best(
+    model: Transformer, system: System, run: Run, constants: Constants, checkpoint_seconds_per_step: float = 0.0
+) -> Prediction | None:
+    """The layout with the shortest step that fits memory; None when no layout fits."""
+    found: Prediction | None = None
+    for layout in layouts(model, system, run):
+        fits = fitting(model, system, layout, run, constants)
+        if fits is None:
+            continue
+        p = predict(model, system, fits, run, constants, checkpoint_seconds_per_step)
+        if found is None or p.step_seconds < found.step_seconds:
+            found = p
+    return found

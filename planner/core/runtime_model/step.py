@@ -1,0 +1,308 @@
+"""One training step's time and memory on one accelerator, for a model, a cluster and a parallel layout.
+
+The step is Megatron-style (Narayanan et al. 2021, https://arxiv.org/abs/2104.04473; Korthikanti
+et al. 2022, https://arxiv.org/abs/2205.05198): tensor parallelism with sequence parallelism (tp),
+context parallelism (cp, ring attention), pipeline parallelism with 1F1B and interleaved virtual
+stages (pp, vp), data parallelism with a distributed optimizer or fully sharded (dp), expert
+parallelism for MoE layers (ep). Everything is counted per accelerator:
+
+* matrix multiplications: a roofline per GEMM (its FLOPs at `gemm_efficiency` of the dense peak
+  at the run's precision, plus its operands' bytes at the HBM bandwidth), so narrow GEMMs (MoE
+  experts, wide tensor parallelism) run at a lower fraction of peak, as they do;
+* attention scores and values at `attention_efficiency` of the BF16 peak (FlashAttention runs in
+  BF16 in the published FP8 recipes);
+* element-wise work (norms, residuals, RoPE, SwiGLU, MoE permutation) as bytes at HBM bandwidth;
+* tensor-, expert- and pipeline-parallel traffic at the bandwidth of the link the group spans
+  (`System.bandwidth`), a fitted fraction of tensor and expert traffic exposed (the rest overlaps
+  with GEMMs); ring attention's traffic hidden behind attention while it is shorter;
+* data-parallel gradient reduce-scatter and parameter all-gather, hidden behind one micro-batch;
+* the pipeline bubble, (pp - 1) / vp micro-batches;
+* the optimizer step and the checkpoint write (state bytes at the file system's throughput).
+
+Memory: weights (BF16, plus an FP8 copy), FP32 gradients, 12 bytes of Adam state per parameter
+sharded over data parallelism, the activations 1F1B keeps in flight (about one micro-batch of
+every layer on the first stage), and the logits. Layers are recomputed (Megatron's
+`recompute_num_layers`) only as far as memory needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from planner.core.runtime_model.architecture import Transformer
+from planner.core.runtime_model.hardware import System
+
+ADAM_STATE_BYTES = 12  # FP32 master weights, first and second moments (Megatron's distributed optimizer)
+GRAD_BYTES = 4  # FP32 gradient buffers, reduced in FP32 (Megatron Bridge's grad_reduce_in_fp32 default)
+PARAM_GATHER_BYTES = 2  # BF16 parameters all-gathered after the optimizer step
+OPTIMIZER_STEP_BYTES = 30  # read gradient, master, moments (16); write master, moments, BF16 weight (14)
+
+
+@dataclass(frozen=True)
+class Constants:
+    """The fitted efficiencies of one software stack (runtime_constants.yaml)."""
+
+    gemm_efficiency: float  # fraction of the dense peak a large GEMM reaches
+    attention_efficiency: float  # fraction of the BF16 peak FlashAttention reaches
+    exposed_comm: float  # fraction of tensor- and expert-parallel traffic not hidden behind GEMMs
+    moe_layer_seconds: float  # fixed time of one MoE layer per micro-batch: routing, host syncs, launches
+    memory_usable: float  # fraction of HBM a framework can fill (context, buffers, fragmentation)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A parallel layout; `recompute` is the fraction of layers recomputed in the backward pass."""
+
+    tp: int
+    pp: int
+    dp: int
+    cp: int = 1
+    ep: int = 1
+    vp: int = 1
+    micro_batch: int = 1
+    fsdp: bool = False
+    selective: bool = False  # recompute norms and activation functions (Megatron's selective modules)
+    recompute: float = 0.0
+
+    @property
+    def size(self) -> int:
+        return self.tp * self.pp * self.dp * self.cp
+
+
+@dataclass(frozen=True)
+class Run:
+    """What is trained: sequences of `sequence` tokens, `global_batch` sequences a step."""
+
+    sequence: int
+    global_batch: int
+    precision: str = "bf16"  # bf16 | fp8
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """A step's seconds, by what the accelerators wait for (they add up to `step`)."""
+
+    compute: float
+    recompute: float
+    exposed_communication: float
+    bubble: float
+    optimizer: float
+    checkpoint: float
+
+    @property
+    def step(self) -> float:
+        return (
+            self.compute + self.recompute + self.exposed_communication + self.bubble + self.optimizer + self.checkpoint
+        )
+
+
+@dataclass(frozen=True)
+class Prediction:
+    layout: Layout
+    breakdown: Breakdown
+    memory_bytes: float
+    memory_budget: float
+    tokens_per_second: float
+    mfu: float
+
+    @property
+    def step_seconds(self) -> float:
+        return self.breakdown.step
+
+
+def _gemm(m: float, k: float, n: float, peak: float, eff: float, elem: float, bw: float) -> float:
+    """Seconds of one GEMM and its two backward GEMMs: FLOPs at the efficient peak plus operand bytes at HBM speed."""
+    if m <= 0 or k <= 0 or n <= 0:
+        return 0.0
+    flops = 2.0 * m * k * n
+    moved = elem * (m * k + k * n) + 2.0 * m * n
+    return 3.0 * (flops / (peak * eff) + moved / bw)
+
+
+def _activation_bytes(model: Transformer, moe_layer: bool, elem: float, selective: bool = False) -> float:
+    """Bytes kept per token and layer for the backward pass, before tensor parallelism divides them."""
+    h = model.hidden
+    q = model.heads * model.head_dim
+    kv = 2 * model.kv_heads * model.head_dim if not model.kv_lora_rank else 2 * q
+    out = model.heads * model.v_dim
+    if moe_layer:
+        f = (model.experts_per_token + model.shared_experts) * model.expert_ffn
+        extra = 2.0 * 2 * model.experts_per_token * h  # permuted tokens, forth and back
+    else:
+        f = model.ffn
+        extra = 0.0
+    # norms' inputs (BF16), GEMM inputs at the precision, Q/K/V and attention output for FlashAttention,
+    # SwiGLU's two inputs (BF16); selective recomputation rebuilds the normed and activated GEMM inputs
+    gemm_inputs = elem * (out + (0 if selective else 2 * h + f))
+    return 2 * 2 * h + gemm_inputs + 2 * (q + kv + out) + 2 * 2 * f + extra
+
+
+def _elementwise_bytes(model: Transformer, moe_layer: bool) -> float:
+    """HBM bytes of one token's element-wise work in one layer, forward and backward."""
+    h = model.hidden
+    f = (model.experts_per_token + model.shared_experts) * model.expert_ffn if moe_layer else model.ffn
+    permute = 4.0 * 2 * model.experts_per_token * h if moe_layer else 0.0
+    # two norms and two residual adds (read and write h each), RoPE on Q and K, SwiGLU (read 2f, write f)
+    fwd = 2.0 * (4 * h + 4 * h + 2 * (model.heads + model.kv_heads) * model.head_dim + 3 * f) + permute
+    return 3.0 * fwd
+
+
+def predict(
+    model: Transformer,
+    system: System,
+    layout: Layout,
+    run: Run,
+    constants: Constants,
+    checkpoint_seconds_per_step: float = 0.0,
+) -> Prediction:
+    """The step of `layout` (which must cover the cluster); memory is reported, not enforced."""
+    lay = layout
+    tp, pp, dp, cp, ep = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
+    peak = system.peak_flops[run.precision]
+    bf16 = system.peak_flops["bf16"]
+    elem = 1.0 if run.precision == "fp8" else 2.0
+    bw = system.hbm_bandwidth
+    eff = constants.gemm_efficiency
+    micro_batches = max(1, run.global_batch // (dp * lay.micro_batch))
+    tokens = lay.micro_batch * run.sequence / cp  # tokens of one micro-batch on one accelerator's cp shard
+
+    h = model.hidden
+    attn_in = model.attention_params() - model.heads * model.v_dim * h
+
+    # one micro-batch, forward + backward, all layers, on one accelerator of its tp group
+    def layer_time(moe_layer: bool) -> float:
+        t = _gemm(tokens, h, attn_in / h / tp, peak, eff, elem, bw)
+        t += _gemm(tokens, model.heads * model.v_dim / tp, h, peak, eff, elem, bw)
+        if moe_layer:
+            rows = tokens * model.experts_per_token / tp
+            local_experts = max(1.0, model.experts / ep)
+            per_expert = rows / local_experts
+            t += local_experts * _gemm(per_expert, h, 2 * model.expert_ffn, peak, eff, elem, bw)
+            t += local_experts * _gemm(per_expert, model.expert_ffn, h, peak, eff, elem, bw)
+            if model.shared_experts:
+                f = model.shared_experts * model.expert_ffn
+                t += _gemm(tokens, h, 2 * f / tp, peak, eff, elem, bw)
+                t += _gemm(tokens, f / tp, h, peak, eff, elem, bw)
+        else:
+            t += _gemm(tokens, h, 2 * model.ffn / tp, peak, eff, elem, bw)
+            t += _gemm(tokens, model.ffn / tp, h, peak, eff, elem, bw)
+        t += tokens * _elementwise_bytes(model, moe_layer) / tp / bw
+        return t + (constants.moe_layer_seconds if moe_layer else 0.0)
+
+    dense_t = layer_time(False)
+    moe_t = layer_time(True) if model.moe else 0.0
+    attention = (
+        3.0 * model.attention_flops_forward(run.sequence) * tokens / tp / (bf16 * constants.attention_efficiency)
+    )
+    head = _gemm(tokens, h, model.vocab / tp, peak, eff, elem, bw)
+    layers_dense = model.layers - model.moe_layers
+    compute_mb = (layers_dense * dense_t + model.moe_layers * moe_t + attention + head) / pp
+    attention_per_layer = attention / model.layers
+
+    # communication per micro-batch on one accelerator, for its stage's layers
+    layers_stage = model.layers / pp
+    act = tokens * h * 2.0  # one micro-batch's activations on a cp shard, BF16
+    tp_comm = 0.0
+    if tp > 1:
+        tp_comm = layers_stage * 8 * act * (tp - 1) / tp / system.bandwidth(tp, 1)
+    cp_comm = 0.0
+    if cp > 1:
+        kv = 2 * model.kv_heads * model.head_dim if not model.kv_lora_rank else 2 * model.heads * model.head_dim
+        per_layer = 3 * (cp - 1) * tokens * kv * 2.0 / tp / system.bandwidth(cp, tp)
+        cp_comm = layers_stage * max(0.0, per_layer - attention_per_layer)
+    ep_comm = 0.0
+    if model.moe and ep > 1:
+        moe_stage = model.moe_layers / pp
+        rows = tokens * model.experts_per_token / tp
+        ep_comm = moe_stage * 4 * rows * h * 2.0 * (ep - 1) / ep / system.bandwidth(ep, tp * cp)
+    pp_comm = 0.0
+    if pp > 1:
+        pp_comm = 2 * act / tp / system.bandwidth(pp, tp * cp * dp) * lay.vp
+    exposed_mb = constants.exposed_comm * (tp_comm + ep_comm) + cp_comm + pp_comm
+
+    recompute_mb = lay.recompute * (compute_mb - head / pp) / 3.0
+    if lay.selective:
+        elementwise = layers_dense * _elementwise_bytes(model, False) + model.moe_layers * _elementwise_bytes(
+            model, True
+        )
+        recompute_mb += (1 - lay.recompute) * elementwise * tokens / tp / bw / 3.0 / pp
+    stage_mb = compute_mb + recompute_mb + exposed_mb
+    bubble = (pp - 1) / lay.vp * stage_mb if pp > 1 else 0.0
+
+    # data parallelism: gradient reduce-scatter and parameter all-gather over the dp (x cp) ranks
+    dense_params = (model.total_params() - model.expert_weights()) / (tp * pp)
+    expert_params = model.expert_weights() / (ep * pp)
+    dp_dense, dp_expert = dp * cp, max(1, dp * cp * tp // ep)
+    reduce = gather = 0.0  # gradient reduce-scatter, parameter all-gather
+    if dp_dense > 1:
+        share = dense_params * (dp_dense - 1) / dp_dense / system.bandwidth(dp_dense, tp)
+        reduce, gather = reduce + GRAD_BYTES * share, gather + PARAM_GATHER_BYTES * share
+    if expert_params and dp_expert > 1:
+        share = expert_params * (dp_expert - 1) / dp_expert / system.bandwidth(dp_expert, ep)
+        reduce, gather = reduce + GRAD_BYTES * share, gather + PARAM_GATHER_BYTES * share
+    if lay.fsdp:  # parameters gathered for the forward and the backward, gradients reduced, every micro-batch
+        exposed_dp = micro_batches * max(0.0, reduce + 2 * gather - stage_mb)
+    else:  # gradients reduced behind the last micro-batch's backward, parameters gathered behind the first forward
+        exposed_dp = max(0.0, reduce - stage_mb * 2 / 3) + max(0.0, gather - stage_mb / 3)
+    shard = dense_params / dp_dense + expert_params / dp_expert
+    optimizer = shard * OPTIMIZER_STEP_BYTES / bw
+
+    breakdown = Breakdown(
+        compute=micro_batches * compute_mb,
+        recompute=micro_batches * recompute_mb,
+        exposed_communication=micro_batches * exposed_mb + exposed_dp,
+        bubble=bubble,
+        optimizer=optimizer,
+        checkpoint=checkpoint_seconds_per_step,
+    )
+    step = breakdown.step
+    tokens_step = run.global_batch * run.sequence
+    tps = tokens_step / step
+    mfu = model.model_flops_per_token(run.sequence) * tps / (system.accelerators * peak)
+    return Prediction(
+        layout, breakdown, memory(model, system, layout, run), system.hbm_bytes * constants.memory_usable, tps, mfu
+    )
+
+
+def memory(model: Transformer, system: System, layout: Layout, run: Run) -> float:
+    """Bytes the busiest accelerator (the first pipeline stage) holds at its peak."""
+    lay = layout
+    tp, pp, dp, cp, ep = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
+    elem = 1.0 if run.precision == "fp8" else 2.0
+    dense_params = (model.total_params() - model.expert_weights()) / (tp * pp)
+    expert_params = model.expert_weights() / (ep * pp)
+    dp_dense, dp_expert = dp * cp, max(1, dp * cp * tp // ep)
+    weight_bytes = 2.0 + (1.0 if run.precision == "fp8" else 0.0)
+    if lay.fsdp:
+        states = (dense_params / dp_dense + expert_params / dp_expert) * (weight_bytes + GRAD_BYTES + ADAM_STATE_BYTES)
+        states += 2 * (dense_params + expert_params) * weight_bytes / (model.layers / pp)  # two gathered layers
+    else:
+        states = (dense_params + expert_params) * (weight_bytes + GRAD_BYTES)
+        states += (dense_params / dp_dense + expert_params / dp_expert) * ADAM_STATE_BYTES
+    tokens = lay.micro_batch * run.sequence / cp
+    micro_batches = max(1, run.global_batch // (dp * lay.micro_batch))
+    in_flight = min(pp, micro_batches) * (1 + (pp - 1) / (pp * lay.vp) if lay.vp > 1 else 1)
+    layers_stage = model.layers / pp
+    dense_share = (model.layers - model.moe_layers) / model.layers
+    per_token = dense_share * _activation_bytes(model, False, elem, lay.selective)
+    if model.moe:
+        per_token += (1 - dense_share) * _activation_bytes(model, True, elem, lay.selective)
+    kept = (1 - lay.recompute) * per_token + lay.recompute * 2.0 * model.hidden
+    activations = kept * tokens / tp * layers_stage * in_flight
+    if lay.recompute:
+        activations += per_token * tokens / tp  # the layer being recomputed
+    logits = tokens * model.vocab / tp * 4.0 * 2  # FP32 logits and their gradient, last stage
+    return states + activations + logits
+
+
+def fitting(model: Transformer, system: System, layout: Layout, run: Run, constants: Constants) -> Layout | None:
+    """`layout` with the least recomputation that fits memory: none, then selective, then eighths of the
+    layers in full; None if nothing fits."""
+    budget = system.hbm_bytes * constants.memory_usable
+    if memory(model, system, layout, run) <= budget:
+        return layout
+    for eighth in range(9):
+        candidate = replace(layout, selective=True, recompute=eighth / 8)
+        if memory(model, system, candidate, run) <= budget:
+            return candidate
+    return None
