@@ -146,8 +146,10 @@ def _bad(key: str, message: str, file: str = ARGS, line: int | None = None) -> I
 
 
 def run(args: argparse.Namespace) -> int:
+    from planner.commands import requires
     from planner.commands.plan import problems_shown
 
+    requires("aws", "planner capacity")  # it asks AWS (boto3): one line naming the extra, not a traceback
     with problems_shown("capacity", args):  # unusable input: its problems, in the format asked for
         result = _searched(args)
     if result is None:  # no credentials: said on standard error

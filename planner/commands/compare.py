@@ -159,6 +159,10 @@ def run(args: argparse.Namespace) -> int:
     from planner.commands.plan import problems_shown, show
     from planner.core.document import Report
 
+    if args.capacity:
+        from planner.commands import requires
+
+        requires("aws", "planner compare --capacity")
     with problems_shown("compare", args):  # unusable input: its problems, in the format asked for
         result = _compared(args)
     show(Report("compare", compare=result), args)
