@@ -284,7 +284,10 @@ def test_the_base_wheel_needs_nothing_but_pyyaml_and_plans_the_bundled_stacks(ba
         (("plan", "stacks", "--live-prices"), "aws"),
         (("prices", "refresh", "-o", "book.yaml"), "aws"),
         (("capacity", "--instance-type", "p5en.48xlarge", "--count", "2", "--hours", "24"), "aws"),
-        (("compare", "--parameters", "7e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "8", "--capacity"), "aws"),
+        (
+            ("compare", "--parameters", "7e9", "--tokens", "1e11", "--mfu", "0.4", "--instances", "8", "--capacity"),
+            "aws",
+        ),
     ):
         res = subprocess.run(
             [str(base_venv / "bin" / "planner"), *args], cwd=tmp_path, capture_output=True, text=True, timeout=60
