@@ -203,7 +203,7 @@ def test_on_demand_ultraserver_is_a_warning_citing_capacity_blocks(stack_file) -
 
 def test_describe_instance_types_lists_on_demand_for_trn2u(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # noqa: ANN001
     """Why a warning: EC2 DescribeInstanceTypes (AWS's data, as moto serves it) gives
-    trn2u.48xlarge SupportedUsageClasses ['capacity-block', 'on-demand']."""
+    trn2u.48xlarge SupportedUsageClasses with capacity-block and on-demand (and spot, in moto 5.2.6)."""
     import boto3
     from moto import mock_aws
     from test_preflight_helpers import isolate

@@ -67,3 +67,43 @@ def test_the_local_zone_group_is_said_to_be_the_usual_name_not_the_accounts_answ
     (f,) = [f for f in plan.findings if f.rule == "local-zone-opt-in"]
     assert f.fix is not None and "--group-name us-east-1-dfw-2 " in f.fix
     assert "as AWS usually names Local Zone groups" in f.fix and "GroupName'` prints the account's" in f.fix
+
+
+# --- spot-unsupported follows DescribeInstanceTypes' usage classes ----------------------------------------
+
+
+def test_spot_follows_describe_instance_types_usage_classes(stack_file) -> None:
+    """EC2 API reference, InstanceTypeInfo.SupportedUsageClasses (botocore 1.44.8's EC2 model): "Indicates whether
+    the instance type is offered for spot, On-Demand, or Capacity Blocks." (https://docs.aws.amazon.com/AWSEC2/
+    latest/APIReference/API_InstanceTypeInfo.html). moto 5.2.6 serves trn2u.48xlarge with `spot` among them: a
+    Spot trn2u.48xlarge group is no `spot-unsupported` error (near miss), only `ultraserver-purchase`'s warning;
+    a type the catalogue lists without Spot (p6e-gb200.36xlarge) still is (the case)."""
+    from planner.core.input.stack_files import load_stack
+    from planner.core.planning.pipeline import plan_stack
+
+    assert CAT.instance_types["trn2u.48xlarge"].spot and not CAT.instance_types["p6e-gb200.36xlarge"].spot
+    trn2u = "availability_zone: us-east-2b\nnode_groups:\n  - {name: u, instance_type: trn2u.48xlarge, ultraservers: 1, purchase: spot}\n"
+    found = plan_stack(load_stack(str(stack_file(trn2u, "us-east-2")))).findings
+    assert [f.rule for f in found if f.rule == "spot-unsupported"] == []
+    (warned,) = [f for f in found if f.rule == "ultraserver-purchase"]
+    assert warned.severity == "warning" and "does not document Spot capacity for whole UltraServers" in warned.message
+    gb200 = (
+        "availability_zone: us-east-1-dfw-2a\nnode_groups:\n  - {name: g, instance_type: p6e-gb200.36xlarge, "
+        "ultraserver_type: u-p6e-gb200x36, ultraservers: 1, purchase: spot}\n"
+    )
+    found = plan_stack(load_stack(str(stack_file(gb200, "us-east-1")))).findings
+    assert [(f.rule, f.severity) for f in found if f.rule in ("spot-unsupported", "ultraserver-purchase")] == [
+        ("spot-unsupported", "error")
+    ]
+
+
+def test_describe_instance_types_lists_spot_for_trn2u(monkeypatch, tmp_path) -> None:  # noqa: ANN001
+    """The AWS data the catalogue follows (moto 5.2.6, locked): trn2u.48xlarge SupportedUsageClasses include `spot`."""
+    import boto3
+    from moto import mock_aws
+    from test_preflight_helpers import isolate
+
+    isolate(monkeypatch, tmp_path)
+    with mock_aws():
+        info = boto3.client("ec2", region_name="us-east-2").describe_instance_types(InstanceTypes=["trn2u.48xlarge"])
+    assert "spot" in info["InstanceTypes"][0]["SupportedUsageClasses"]
