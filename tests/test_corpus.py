@@ -114,7 +114,7 @@ def test_managed_capacity_block_group_in_a_placement_group_is_flagged() -> None:
     assert code == 0
     assert groups(stack) == [("cbr", "p5e.48xlarge", 2, "capacity-block", True, "us-west-2a")]
     assert stack["summary"]["placement_group"] == "cluster"
-    assert ("placement-group", "warning") in findings(stack)
+    assert ("placement-group", "info") in findings(stack)  # AWS: "there is no need to use" one
     assert "holds Capacity Block group(s) cbr" in message(stack, "placement-group")[0]
     assert ("efa-interface-layout", "error") not in findings(stack)  # card 0 efa, 31 efa-only: one per card
 

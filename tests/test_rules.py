@@ -273,15 +273,16 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
     ],
     "placement-group": [
         ("warning", trn2(2, "placement_group: none"), trn2(1, "placement_group: none"), "us-east-2"),
+        # capacity-blocks-using: "there is no need to use a cluster placement group with a Capacity Block": information
         (
-            "warning",
+            "info",
             group("p5en.48xlarge", 8, "capacity-block", CB + "\nplacement_group: cluster"),
             group("p5en.48xlarge", 8, "capacity-block", CB + "\nplacement_group: none"),
             "us-east-2",
         ),
         # undeclared: the default cluster placement group (an on-demand EFA group) would hold the block group too
         (
-            "warning",
+            "info",
             group(
                 "p5en.48xlarge", 8, "capacity-block", CB + "\n  - {name: od, instance_type: p5en.48xlarge, count: 1}"
             ),
