@@ -107,3 +107,34 @@ def test_describe_instance_types_lists_spot_for_trn2u(monkeypatch, tmp_path) -> 
     with mock_aws():
         info = boto3.client("ec2", region_name="us-east-2").describe_instance_types(InstanceTypes=["trn2u.48xlarge"])
     assert "spot" in info["InstanceTypes"][0]["SupportedUsageClasses"]
+
+
+# --- capacity-block-reservation-count: AWS documents no count -----------------------------------------------
+
+
+def test_reservation_count_is_a_warning_as_aws_documents_no_count(stack_file) -> None:
+    """EC2 API reference, CapacityBlock (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityBlock.html):
+    capacityReservationIdSet, "The ID of the Capacity Reservation." (Type: Array of strings). AWS lists a block's
+    reservations without saying how many an UltraServer block has: two ids for three UltraServers is a warning that
+    says what planner builds (the case); three ids, one per UltraServer, draws nothing (the near miss)."""
+    from planner.core.input.stack_files import load_stack
+    from planner.core.planning.pipeline import plan_stack
+
+    r = rules.get("capacity-block-reservation-count")
+    assert r.severity == "warning" and r.source.endswith("API_CapacityBlock.html")
+    assert "AWS does not document how many reservations" in r.description
+    ids = "[cr-0123456789abcdef0, cr-0123456789abcdef1]"
+    cluster = (
+        "availability_zone: us-east-2b\nnode_groups:\n  - {name: u, instance_type: trn2u.48xlarge, ultraservers: 3, "
+        f"purchase: capacity-block, capacity_reservation_id: {ids}}}\nplacement_group: none\n"
+        "lustre: {deployment_type: PERSISTENT_2, storage_capacity_gib: 2400, per_unit_storage_throughput: 250}\n"
+    )
+
+    def hits(text: str) -> list:  # type: ignore[type-arg]
+        found = plan_stack(load_stack(str(stack_file(text, "us-east-2")))).findings
+        return [f for f in found if f.rule == r.id]
+
+    (f,) = hits(cluster)
+    assert f.severity == "warning"
+    assert "AWS does not document how many reservations an UltraServer Capacity Block has" in f.message
+    assert hits(cluster.replace(ids, ids[:-1] + ", cr-0123456789abcdef2]")) == []

@@ -229,22 +229,25 @@ def reservation_list(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 
 @rule(
     id="capacity-block-reservation-count",
-    severity="error",
+    severity="warning",
     category="capacity",
     description=(
         "An UltraServer Capacity Block group names a list of reservation ids that is neither one id for the "
-        "whole block nor one per UltraServer."
+        "whole block nor one per UltraServer, the two ways planner builds its launch templates (one per id); "
+        "AWS does not document how many reservations an UltraServer Capacity Block has, so this is no error."
     ),
     source=CAPACITY_BLOCK_DOC,
     remediation=(
-        "Give one id for the whole block, or one id per UltraServer (as many as the group's `ultraservers`); "
-        "or name the blocks' resource group with `capacity_reservation_resource_group_arn`."
+        "Give the block's reservation ids as `aws ec2 describe-capacity-blocks` lists them: one id for the whole "
+        "block, or one per UltraServer (as many as the group's `ultraservers`); or name the blocks' resource "
+        "group with `capacity_reservation_resource_group_arn`."
     ),
 )
 def reservation_count(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    """A Capacity Block lists its reservations (CapacityBlock.capacityReservationIdSet); how many an
-    N-UltraServer block has is not documented, so planner accepts the two ways it can build:
-    one launch template for one id, or one launch template per UltraServer, each with its id."""
+    """A Capacity Block lists its reservations (CapacityBlock.capacityReservationIdSet, "The ID of the
+    Capacity Reservation."); how many an N-UltraServer block has is not documented, so planner warns, and
+    says what it builds: one launch template for one id, or one per UltraServer, each with its id; any
+    other count leaves the group's launch template without a reservation target."""
     for g in ctx.cluster.node_groups:
         size = _ultraserver_size(ctx, g)
         ids = g.capacity_reservation_ids
@@ -261,8 +264,10 @@ def reservation_count(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             yield r.finding(
                 ctx,
                 g.path + ("capacity_reservation_id",),
-                f"node group '{g.name}' names {len(ids)} capacity reservations for {units} UltraServers: "
-                f"give one id for the whole block, or one per UltraServer: {units}",
+                f"node group '{g.name}' names {len(ids)} capacity reservations for {units} UltraServers: planner "
+                f"targets one id for the whole block or one per UltraServer ({units}), so its launch template "
+                "targets none of these; AWS does not document how many reservations an UltraServer Capacity "
+                f"Block has (its CapacityBlock lists them: {CAPACITY_BLOCK_DOC})",
                 fix=fix + ", or a single id for the whole block",
             )
 
