@@ -138,3 +138,44 @@ def test_reservation_count_is_a_warning_as_aws_documents_no_count(stack_file) ->
     assert f.severity == "warning"
     assert "AWS does not document how many reservations an UltraServer Capacity Block has" in f.message
     assert hits(cluster.replace(ids, ids[:-1] + ", cr-0123456789abcdef2]")) == []
+
+
+# --- capacity-block-size: 64 instances is not offered everywhere ---------------------------------------------
+
+
+def test_a_64_instance_block_is_a_warning_as_aws_does_not_offer_it_everywhere(stack_file) -> None:
+    """EC2 User Guide, Work with Capacity Blocks (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/
+    capacity-blocks-using.html), a note under Prerequisites: "Capacity Block sizes of 64 instances are not supported
+    for all instance types in all AWS Regions." The API reference (DescribeCapacityBlockOfferings, InstanceCount, as
+    botocore 1.44.8 ships it): "The number of instances for which to reserve capacity. Each Capacity Block can have
+    up to 64 instances, and you can have up to 256 instances across Capacity Blocks." (PurchaseCapacityBlock takes an
+    offering id, no count.) AWS lists no type or Region where 64 is offered: a block of 64 is a warning naming the
+    offerings call that answers it (the case); 63 draws nothing (the near miss); 65 stays an error."""
+    from planner.core.input.stack_files import load_stack
+    from planner.core.planning.pipeline import plan_stack
+
+    assert blocks.FULL_BLOCK_SOURCE == "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html"
+    r = rules.get("capacity-block-size")
+    assert "not supported for all instance types in all AWS Regions" in r.description
+
+    def hits(count: int) -> list:  # type: ignore[type-arg]
+        cluster = (
+            "availability_zone: us-east-2b\nnode_groups:\n  - {name: big, instance_type: p5en.48xlarge, "
+            f"count: {count}, purchase: capacity-block, capacity_reservation_id: cr-0123456789abcdef0}}\n"
+            "placement_group: none\nschedule: {hours: 100}\n"
+        )
+        return [f for f in plan_stack(load_stack(str(stack_file(cluster, "us-east-2")))).findings if f.rule == r.id]
+
+    (f,) = hits(64)
+    assert f.severity == "warning"
+    assert f.message == (
+        "node group 'big' asks for a Capacity Block of 64 p5en.48xlarge; AWS: \"Capacity Block sizes of 64 instances "
+        'are not supported for all instance types in all AWS Regions" '
+        "(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html), and does not list which"
+    )
+    assert f.fix is not None and (
+        "aws ec2 describe-capacity-block-offerings --region us-east-2 --instance-type p5en.48xlarge "
+        "--instance-count 64 --capacity-duration-hours 120" in f.fix
+    )
+    assert hits(63) == []
+    assert [g.severity for g in hits(65)] == ["error"]

@@ -134,25 +134,34 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
             "us-east-2",
         ),
     ],
+    # EC2 User Guide: "Each Capacity Block can have up to 64 instances, and you can have up to 256 instances across
+    # Capacity Blocks"; Work with Capacity Blocks: "Capacity Block sizes of 64 instances are not supported for all
+    # instance types in all AWS Regions." (a warning on a block of exactly 64: AWS does not list where)
     "capacity-block-size": [
         (
             "error",
             group("p5en.48xlarge", 65, "capacity-block", CB),
+            group("p5en.48xlarge", 63, "capacity-block", CB),
+            "us-east-2",
+        ),
+        (
+            "warning",
             group("p5en.48xlarge", 64, "capacity-block", CB),
+            group("p5en.48xlarge", 63, "capacity-block", CB),
             "us-east-2",
         ),
         (
             "warning",
             "availability_zone: us-east-2b\nnode_groups:\n"
             + "".join(
-                f"  - {{name: b{i}, instance_type: p5en.48xlarge, count: 64, purchase: capacity-block}}\n"
+                f"  - {{name: b{i}, instance_type: p5en.48xlarge, count: 52, purchase: capacity-block}}\n"
                 for i in range(5)
             )
             + "placement_group: none",
             "availability_zone: us-east-2b\nnode_groups:\n"
             + "".join(
-                f"  - {{name: b{i}, instance_type: p5en.48xlarge, count: 64, purchase: capacity-block}}\n"
-                for i in range(4)
+                f"  - {{name: b{i}, instance_type: p5en.48xlarge, count: 51, purchase: capacity-block}}\n"
+                for i in range(5)
             )
             + "placement_group: none",
             "us-east-2",

@@ -26,6 +26,7 @@ def _aws_limits() -> Any:
             'max_days': 182,
             'max_instances_per_block': 64,
             'max_instances_per_account': 256,
+            'full_block_source': 'https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html',
             'purchase_source': 'https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-purchase.html',
             'ends_at_utc': '11:30',
             'termination_source': 'https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-monitor.html',
@@ -4233,7 +4234,7 @@ def _regions() -> Any:
 
 # file under planner/data/ -> (length in bytes, CRC-32, its values)
 FILES: dict[str, tuple[int, int, Callable[[], Any]]] = {
-    'aws-limits.yaml': (2751, 1614559510, _aws_limits),
+    'aws-limits.yaml': (3139, 2965341281, _aws_limits),
     'aws-quotas.yaml': (1527, 4227211141, _aws_quotas),
     'catalogue.yaml': (26211, 4153052059, _catalogue),
     'fsx_lustre.yaml': (3790, 2457872, _fsx_lustre),

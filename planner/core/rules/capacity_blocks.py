@@ -34,24 +34,48 @@ def _block_groups(ctx: RuleContext) -> tuple[NodeGroup, ...]:
     severity="error",
     category="capacity",
     description=(
-        f"An instance Capacity Block holds at most {blocks.MAX_INSTANCES_PER_BLOCK} instances; AWS allows "
+        f"An instance Capacity Block holds at most {blocks.MAX_INSTANCES_PER_BLOCK} instances; a block of exactly "
+        f"{blocks.MAX_INSTANCES_PER_BLOCK} draws a warning, as AWS says {blocks.MAX_INSTANCES_PER_BLOCK}-instance "
+        "blocks are not supported for all instance types in all AWS Regions (without listing which); AWS allows "
         f"{blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks (warning). An UltraServer group "
         "is one Capacity Block per UltraServer, so the per-block limit does not split it."
     ),
     source=blocks.SOURCE,
     remediation=(
         f"Split the node group into groups of at most {blocks.MAX_INSTANCES_PER_BLOCK} instances (one block each); "
-        f"keep the cluster's instance blocks within {blocks.MAX_INSTANCES_PER_ACCOUNT} instances."
+        f"for a block of {blocks.MAX_INSTANCES_PER_BLOCK}, check that `aws ec2 describe-capacity-block-offerings` "
+        f"offers that count for the type in the stack's region, or split it; keep the cluster's instance blocks "
+        f"within {blocks.MAX_INSTANCES_PER_ACCOUNT} instances."
     ),
 )
 def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """AWS: a Capacity Block holds up to `MAX_INSTANCES_PER_BLOCK` instances, and an account up to
-    `MAX_INSTANCES_PER_ACCOUNT` across Capacity Blocks (EC2 User Guide); it does not say the latter can be raised. UltraServers are reserved one UltraServer
+    `MAX_INSTANCES_PER_ACCOUNT` across Capacity Blocks (EC2 User Guide); it does not say the latter can be raised.
+    A block of exactly `MAX_INSTANCES_PER_BLOCK` is "not supported for all instance types in all AWS Regions"
+    (Work with Capacity Blocks), which AWS does not list: a warning. UltraServers are reserved one UltraServer
     per Capacity Block, so an UltraServer group is as many blocks as UltraServers: neither limit is
     stated for them, and planner applies neither to UltraServer groups."""
     groups = tuple(g for g in _block_groups(ctx) if _ultraserver_size(ctx, g) is None)
     for g in groups:
-        if g.count > blocks.MAX_INSTANCES_PER_BLOCK:
+        if g.count == blocks.MAX_INSTANCES_PER_BLOCK:
+            # "Capacity Block sizes of 64 instances are not supported for all instance types in all AWS
+            # Regions." (Work with Capacity Blocks): AWS does not say which, so planner warns on every full block
+            yield r.finding(
+                ctx,
+                count_path(g),
+                f"node group '{g.name}' asks for a Capacity Block of {g.count} {g.instance_type}; AWS: \"Capacity "
+                f"Block sizes of {blocks.MAX_INSTANCES_PER_BLOCK} instances are not supported for all instance types "
+                f'in all AWS Regions" ({blocks.FULL_BLOCK_SOURCE}), and does not list which',
+                severity="warning",
+                fix=(
+                    f"check that `aws ec2 describe-capacity-block-offerings --region {ctx.stack.region} "
+                    f"--instance-type {g.instance_type} --instance-count {g.count} --capacity-duration-hours "
+                    f"{_booked_hours(ctx)}` "
+                    f"lists offerings, or split node group '{g.name}' into two groups of count: "
+                    f"{g.count // 2}, one Capacity Block each"
+                ),
+            )
+        elif g.count > blocks.MAX_INSTANCES_PER_BLOCK:
             yield r.finding(
                 ctx,
                 count_path(g),
@@ -72,6 +96,13 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 f"({total - blocks.MAX_INSTANCES_PER_ACCOUNT} fewer), or ask AWS whether your account can hold more"
             ),
         )
+
+
+def _booked_hours(ctx: RuleContext) -> int:
+    """The block the schedule is booked as (the shortest block when there is no schedule, or it is too long)."""
+    sched = ctx.cluster.schedule
+    booked = blocks.round_up_to_block(sched.hours) if sched is not None else None
+    return booked if booked is not None else blocks.bookable_hours()[0]
 
 
 def _ultraserver_size(ctx: RuleContext, g: NodeGroup) -> int | None:
