@@ -179,3 +179,45 @@ def test_a_64_instance_block_is_a_warning_as_aws_does_not_offer_it_everywhere(st
     )
     assert hits(63) == []
     assert [g.severity for g in hits(65)] == ["error"]
+
+
+# --- imdsv2-required: planner's policy, after Security Hub EC2.8 ----------------------------------------------
+
+
+def test_imdsv2_is_planners_policy_after_security_hub_ec2_8() -> None:
+    """AWS Security Hub user guide, Security Hub controls for Amazon EC2
+    (https://docs.aws.amazon.com/securityhub/latest/userguide/ec2-controls.html#ec2-8): "[EC2.8] EC2 instances should
+    use Instance Metadata Service Version 2 (IMDSv2)". EC2 itself does not require it: LaunchTemplateInstanceMetadata
+    OptionsRequest.HttpTokens (botocore 1.44.8's EC2 model): "Default: If the value of ImdsSupport for the Amazon
+    Machine Image (AMI) for your instance is v2.0, the default is required." And the account-level default
+    (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_ModifyInstanceMetadataDefaults.html): "Modifies the
+    default instance metadata service (IMDS) settings at the account level in the specified AWS Region." So the rule
+    is a warning that says it is planner's policy and which standard it follows; an unset httpTokens names the
+    account's default and the AMI, which decide (the case: 'optional' and unset; the near miss: 'required')."""
+    from planner.core.rules.resource_checks import SECURITY_HUB_EC2_8
+    from planner.readback.resource_inputs import imdsv2_required
+    from planner.readback.resources import LAUNCH_TEMPLATE
+
+    r = rules.get("imdsv2-required")
+    assert (r.severity, r.source) == ("warning", SECURITY_HUB_EC2_8)
+    assert SECURITY_HUB_EC2_8 == "https://docs.aws.amazon.com/securityhub/latest/userguide/ec2-controls.html#ec2-8"
+    assert r.description.startswith("planner's policy, following AWS Security Hub control EC2.8")
+    assert "AWS does not require IMDSv2" in r.description
+    assert "modify-instance-metadata-defaults --http-tokens required" in r.remediation
+    (optional,) = imdsv2_required(LAUNCH_TEMPLATE, {"metadataOptions": {"httpTokens": "optional"}})
+    assert optional.startswith("metadataOptions.httpTokens is 'optional'")
+    assert optional.endswith(
+        "planner's policy follows AWS Security Hub control EC2.8, \"EC2 instances should use Instance Metadata "
+        f'Service Version 2 (IMDSv2)" ({SECURITY_HUB_EC2_8}); AWS does not require IMDSv2'
+    )
+    (unset,) = imdsv2_required(LAUNCH_TEMPLATE, {"instanceType": "p5.48xlarge"})
+    assert "the account's IMDS default for the Region decides" in unset and "AMI's ImdsSupport" in unset
+    assert imdsv2_required(LAUNCH_TEMPLATE, {"metadataOptions": {"httpTokens": "required"}}) == []
+
+
+def test_the_pack_enforces_the_imdsv2_policy_as_advice() -> None:
+    """A warning rule is advisory in the pack, as `planner-topology-warnings` is: an organisation that requires IMDSv2
+    raises `planner-imdsv2` to mandatory in its policy config."""
+    from planner.policy import policies
+
+    assert policies.imdsv2.enforcement_level.value == "advisory"
