@@ -348,12 +348,21 @@ def test_children_are_parented_and_named_after_the_component() -> None:
 # --- invalid topologies stop before anything is registered ----------------------------------
 
 INVALID = {
-    "UltraServers on Spot": (
+    "UltraServers on Spot": (  # p6e-gb200.36xlarge: the catalogue lists no Spot (trn2u.48xlarge lists spot)
         ClusterRejected,
-        lambda: UltraServerCluster(
+        lambda: AcceleratedCluster(
             "us",
             ClusterArgs(
-                availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="u", ultraservers=2, purchase="spot")]
+                availability_zone="us-east-1-dfw-2a",
+                node_groups=[
+                    NodeGroupArgs(
+                        name="u",
+                        instance_type="p6e-gb200.36xlarge",
+                        ultraserver_type="u-p6e-gb200x36",
+                        ultraservers=1,
+                        purchase="spot",
+                    )
+                ],
             ),
         ),
     ),
@@ -387,10 +396,13 @@ INVALID = {
 }
 
 
+INVALID_REGION = {"UltraServers on Spot": "us-east-1"}  # the Dallas Local Zone's region; the others run in us-east-2
+
+
 @pytest.mark.parametrize("case", sorted(INVALID))
 def test_invalid_topology_raises_before_any_resource(case: str) -> None:
     error, declare = INVALID[case]
-    mocks = MotoMocks("us-east-2")
+    mocks = MotoMocks(INVALID_REGION.get(case, "us-east-2"))
     with pytest.raises(error) as info:
         run(declare, mocks)
     assert mocks.resources == []
@@ -437,17 +449,18 @@ def test_rejected_program_creates_nothing_in_aws(tmp_path) -> None:
     (project / "Pulumi.yaml").write_text("name: bad\nruntime: python\nmain: program.py\n")
     (project / "program.py").write_text((ROOT / "planner" / "pulumi_program" / "__main__.py").read_text())
     (project / "Pulumi.odd.yaml").write_text(
-        "config:\n  aws:region: us-east-2\n  bad:unused: 1\n  planner:cluster:\n    availability_zone: us-east-2b\n"
-        "    node_groups:\n      - {name: u, instance_type: trn2u.48xlarge, count: 8, purchase: spot}\n"
+        "config:\n  aws:region: us-east-1\n  bad:unused: 1\n  planner:cluster:\n    availability_zone: us-east-1-dfw-2a\n"
+        "    node_groups:\n      - {name: u, instance_type: p6e-gb200.36xlarge, ultraserver_type: u-p6e-gb200x36, "
+        "ultraservers: 1, purchase: spot}\n"
     )
     with pytest.raises(ClusterRejected):
         deploy(str(project), "odd")
-    assert [v for v in ec2("us-east-2").describe_vpcs()["Vpcs"] if not v["IsDefault"]] == []
+    assert [v for v in ec2("us-east-1").describe_vpcs()["Vpcs"] if not v["IsDefault"]] == []
 
 
 def test_rejection_message_lists_the_findings() -> None:
     with pytest.raises(ClusterRejected) as info:
-        run(INVALID["UltraServers on Spot"][1], MotoMocks("us-east-2"))
+        run(INVALID["UltraServers on Spot"][1], MotoMocks(INVALID_REGION["UltraServers on Spot"]))
     assert "spot-unsupported" in str(info.value)
     assert "nothing was deployed" in str(info.value)
     assert info.value.findings[0].severity == "error"

@@ -85,7 +85,10 @@ def test_placement_group_fixes_name_the_value_and_the_groups(stack_file) -> None
     (fix,) = _fixes(
         stack_file, group("p5en.48xlarge", 8, "capacity-block", CB + "\nplacement_group: cluster"), "placement-group"
     )
-    assert fix == "set placement_group: none (Capacity Blocks bring their own placement)"
+    assert (
+        fix
+        == "set placement_group: none (AWS: there is no need to use a cluster placement group with a Capacity Block)"
+    )
     (fix,) = _fixes(
         stack_file,
         group("p5en.48xlarge", 8, "capacity-block", CB + "\n  - {name: od, instance_type: p5en.48xlarge, count: 1}"),

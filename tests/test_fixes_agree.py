@@ -44,6 +44,7 @@ NOT_APPLICABLE = {
         "capacity-reservation-list",
     ): "declares a node group per reservation: the split is the user's",
     ("local-zone-opt-in", "local-zone-opt-in"): "an AWS account setting (opt in to the Local Zone), not a stack change",
+    ("spot-unsupported", "local-zone-opt-in"): "an AWS account setting (opt in to the Local Zone), not a stack change",
 }
 PRICE_FIX = "add the price"  # price-unknown: a price book change, not a stack change
 

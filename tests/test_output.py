@@ -181,21 +181,22 @@ def test_findings_most_important_first_and_repeats_collapsed(tmp_path: Path) -> 
 
 
 MOOT = """config:
-  aws:region: us-east-2
+  aws:region: us-east-1
   planner:cluster:
-    availability_zone: us-east-2b
+    availability_zone: us-east-1-dfw-2a
     schedule:
       hours: 168
     node_groups:
       - name: us
-        instance_type: trn2u.48xlarge
-        count: 4
+        instance_type: p6e-gb200.36xlarge
+        ultraserver_type: u-p6e-gb200x36
+        ultraservers: 1
         purchase: spot
 """
 
 
 def test_price_unknown_is_left_out_where_an_error_rules_the_part_out(tmp_path: Path) -> None:
-    """trn2u.48xlarge is not offered as Spot (an error), so its missing Spot price is not the thing to fix."""
+    """p6e-gb200.36xlarge is not offered as Spot (an error), so its missing Spot price is not the thing to fix."""
     from conftest import document
 
     from planner.core.input.stack_files import load_stack
@@ -205,10 +206,11 @@ def test_price_unknown_is_left_out_where_an_error_rules_the_part_out(tmp_path: P
     path = _stack(tmp_path, MOOT)
     report = document([plan_stack(load_stack(str(path)))])
     p = report.stacks[0]
-    assert {f.rule for f in p.findings} == {"price-unknown", "spot-unsupported"}
-    assert {f.parts for f in p.findings} == {(0,)}  # both on the one node group's lines
+    found = [f for f in p.findings if f.rule != "local-zone-opt-in"]  # an info on the Dallas Local Zone
+    assert {f.rule for f in found} == {"price-unknown", "spot-unsupported"}
+    assert {f.parts for f in found} == {(0,)}  # both on the one node group's lines
     assert [f.rule for f in moot(p)] == ["price-unknown"]
-    assert [s.finding.rule for s in for_people(p, report)] == ["spot-unsupported"]
+    assert [s.finding.rule for s in for_people(p, report)] == ["spot-unsupported", "local-zone-opt-in"]
     res = run_cli("plan", str(path))
     assert "    warning  price-unknown" not in res.out and "1 price-unknown not shown" in res.out
     assert '"rule": "price-unknown"' in run_cli("plan", str(path), "--format", "json").out  # the document keeps it
@@ -364,13 +366,16 @@ def test_fix_names_the_key_and_value_for_this_stack(tmp_path: Path) -> None:
     import json
 
     fixes = {f["rule"]: f.get("fix") for f in json.loads(res.out)["stacks"][0]["findings"]}
-    assert fixes["spot-unsupported"] == "in node group 'bad', set purchase: capacity-block"
+    assert "spot-unsupported" not in fixes  # DescribeInstanceTypes lists spot for trn2u.48xlarge
+    assert fixes["ultraserver-purchase"] == (
+        "in node group 'bad', set purchase: capacity-block (or confirm Spot UltraServer capacity with AWS)"
+    )
     assert fixes["ultraserver-whole-units"] == (
         "in node group 'bad', set count: 8 (the 2 UltraServers you pay for) or count: 4, or ultraservers: 2"
     )
     assert fixes["capacity-block-reservation"].startswith("book the block, then set capacity_reservation_id")
     table = run_cli("plan", str(_stack(tmp_path, body)), "--wide").out
-    assert "fix: in node group 'bad', set purchase: capacity-block" in table
+    assert "fix: in node group 'bad', set purchase: capacity-block (or confirm Spot UltraServer capacity" in table
     assert (
         "fix: book the block, then set capacity_reservation_id: cr-... (its reservation id) in node groups 'g0', 'g1' and 'g2'"
         in table

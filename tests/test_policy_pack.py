@@ -183,7 +183,7 @@ def test_enforcement_levels_and_config_schemas() -> None:
         "planner-budget": "mandatory",
         "planner-efa-security-group": "mandatory",
         "planner-efa-interfaces": "mandatory",
-        "planner-imdsv2": "mandatory",
+        "planner-imdsv2": "advisory",  # a warning: planner's policy (Security Hub EC2.8), not an AWS requirement
         "planner-no-public-ip-multi-card": "mandatory",
         "planner-lustre-values": "mandatory",
     }
@@ -538,14 +538,15 @@ def test_imdsv2() -> None:
         "[imdsv2-required] metadataOptions.httpTokens is 'optional': IAM role credentials can be retrieved without a session token"
     )
     assert violations(policies.imdsv2, resource_args(unset))[0][0].startswith(
-        "[imdsv2-required] metadataOptions.httpTokens is not set, so IMDSv2 is required only if the AMI's ImdsSupport is v2.0"
+        "[imdsv2-required] metadataOptions.httpTokens is not set, so the account's IMDS default for the Region decides"
     )
     # the message is built from the one document: the finding's message, then the rule's own remediation
     from planner.core import rules
 
     ((message, _),) = violations(policies.imdsv2, resource_args(optional))
     assert message.endswith(
-        f"(IMDSv1). See {rules.get('imdsv2-required').source}. Fix: {rules.get('imdsv2-required').remediation}"
+        f"({rules.get('imdsv2-required').source}); AWS does not require IMDSv2. "
+        f"Fix: {rules.get('imdsv2-required').remediation}"
     )
     # a value computed from another resource at preview is left to the update
     later = Spec(LT, "later", dict(lt.props, metadataOptions={"httpTokens": UNKNOWN}))
@@ -870,8 +871,8 @@ def test_check_applies_a_policy_pack_config_file() -> None:
     lt = by_name(hand_written(), LT)
     v1 = Spec(LT, "v1", dict(lt.props, metadataOptions={"httpTokens": "optional"}))
     imds = [policies.imdsv2]
-    assert [(r.policy, r.enforcement, r.urn) for r in check([v1], imds)] == [("planner-imdsv2", "mandatory", v1.urn)]
-    assert [r.enforcement for r in check([v1], imds, config={"planner-imdsv2": "advisory"})] == ["advisory"]
+    assert [(r.policy, r.enforcement, r.urn) for r in check([v1], imds)] == [("planner-imdsv2", "advisory", v1.urn)]
+    assert [r.enforcement for r in check([v1], imds, config={"planner-imdsv2": "mandatory"})] == ["mandatory"]
     assert check([v1], imds, config={"planner-imdsv2": {"enforcementLevel": "disabled"}}) == []
 
 

@@ -196,7 +196,7 @@ def test_the_topology_applies_a_declared_schedule_as_plan_program_does(declare: 
     stack_file = project / "Pulumi.test.yaml"
     stack_file.write_text(stack_file.read_text() + "  planner:cluster:\n    schedule:\n      hours: 100\n")
     result = run_cli("plan", "--program", str(project), "--stack", "test", "--format", "json")
-    assert result.code == 1, result.err
+    assert result.code == 0, result.err  # warnings only (imdsv2-required is planner's policy, a warning)
     (stack,) = json.loads(result.out)["stacks"]
     (cli,) = [f for f in stack["findings"] if f["rule"] == "capacity-block-duration"]
 

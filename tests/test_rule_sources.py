@@ -203,7 +203,7 @@ def test_on_demand_ultraserver_is_a_warning_citing_capacity_blocks(stack_file) -
 
 def test_describe_instance_types_lists_on_demand_for_trn2u(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # noqa: ANN001
     """Why a warning: EC2 DescribeInstanceTypes (AWS's data, as moto serves it) gives
-    trn2u.48xlarge SupportedUsageClasses ['capacity-block', 'on-demand']."""
+    trn2u.48xlarge SupportedUsageClasses with capacity-block and on-demand (and spot, in moto 5.2.6)."""
     import boto3
     from moto import mock_aws
     from test_preflight_helpers import isolate
@@ -299,6 +299,17 @@ def test_capacity_block_placement_finding_cites_aws(stack_file) -> None:
     hits = _findings(stack_file, cluster, "placement-group")
     assert len(hits) == 1
     assert "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html" in hits[0].message
+    # no stronger than the page: "no need" is information, and the message adds nothing AWS does not say
+    assert hits[0].severity == "info"
+    assert hits[0].message == (
+        'a cluster placement group (declared) holds Capacity Block group(s) trainers: AWS: "By default, Capacity '
+        "Blocks deliver low-latency, high-throughput network connectivity between the instances inside the Capacity "
+        'Block, so there is no need to use a cluster placement group with a Capacity Block" '
+        "(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html)"
+    )
+    assert "fail" not in hits[0].message and "fail" not in rules.get("placement-group").description
+    near_miss = cluster.replace("placement_group: cluster", "placement_group: none")
+    assert _findings(stack_file, near_miss, "placement-group") == []
 
 
 def test_targeted_reservation_is_not_told_to_add_a_placement_group(stack_file) -> None:

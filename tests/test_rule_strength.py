@@ -67,3 +67,157 @@ def test_the_local_zone_group_is_said_to_be_the_usual_name_not_the_accounts_answ
     (f,) = [f for f in plan.findings if f.rule == "local-zone-opt-in"]
     assert f.fix is not None and "--group-name us-east-1-dfw-2 " in f.fix
     assert "as AWS usually names Local Zone groups" in f.fix and "GroupName'` prints the account's" in f.fix
+
+
+# --- spot-unsupported follows DescribeInstanceTypes' usage classes ----------------------------------------
+
+
+def test_spot_follows_describe_instance_types_usage_classes(stack_file) -> None:
+    """EC2 API reference, InstanceTypeInfo.SupportedUsageClasses (botocore 1.44.8's EC2 model): "Indicates whether
+    the instance type is offered for spot, On-Demand, or Capacity Blocks." (https://docs.aws.amazon.com/AWSEC2/
+    latest/APIReference/API_InstanceTypeInfo.html). moto 5.2.6 serves trn2u.48xlarge with `spot` among them: a
+    Spot trn2u.48xlarge group is no `spot-unsupported` error (near miss), only `ultraserver-purchase`'s warning;
+    a type the catalogue lists without Spot (p6e-gb200.36xlarge) still is (the case)."""
+    from planner.core.input.stack_files import load_stack
+    from planner.core.planning.pipeline import plan_stack
+
+    assert CAT.instance_types["trn2u.48xlarge"].spot and not CAT.instance_types["p6e-gb200.36xlarge"].spot
+    trn2u = "availability_zone: us-east-2b\nnode_groups:\n  - {name: u, instance_type: trn2u.48xlarge, ultraservers: 1, purchase: spot}\n"
+    found = plan_stack(load_stack(str(stack_file(trn2u, "us-east-2")))).findings
+    assert [f.rule for f in found if f.rule == "spot-unsupported"] == []
+    (warned,) = [f for f in found if f.rule == "ultraserver-purchase"]
+    assert warned.severity == "warning" and "does not document Spot capacity for whole UltraServers" in warned.message
+    gb200 = (
+        "availability_zone: us-east-1-dfw-2a\nnode_groups:\n  - {name: g, instance_type: p6e-gb200.36xlarge, "
+        "ultraserver_type: u-p6e-gb200x36, ultraservers: 1, purchase: spot}\n"
+    )
+    found = plan_stack(load_stack(str(stack_file(gb200, "us-east-1")))).findings
+    assert [(f.rule, f.severity) for f in found if f.rule in ("spot-unsupported", "ultraserver-purchase")] == [
+        ("spot-unsupported", "error")
+    ]
+
+
+def test_describe_instance_types_lists_spot_for_trn2u(monkeypatch, tmp_path) -> None:  # noqa: ANN001
+    """The AWS data the catalogue follows (moto 5.2.6, locked): trn2u.48xlarge SupportedUsageClasses include `spot`."""
+    import boto3
+    from moto import mock_aws
+    from test_preflight_helpers import isolate
+
+    isolate(monkeypatch, tmp_path)
+    with mock_aws():
+        info = boto3.client("ec2", region_name="us-east-2").describe_instance_types(InstanceTypes=["trn2u.48xlarge"])
+    assert "spot" in info["InstanceTypes"][0]["SupportedUsageClasses"]
+
+
+# --- capacity-block-reservation-count: AWS documents no count -----------------------------------------------
+
+
+def test_reservation_count_is_a_warning_as_aws_documents_no_count(stack_file) -> None:
+    """EC2 API reference, CapacityBlock (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityBlock.html):
+    capacityReservationIdSet, "The ID of the Capacity Reservation." (Type: Array of strings). AWS lists a block's
+    reservations without saying how many an UltraServer block has: two ids for three UltraServers is a warning that
+    says what planner builds (the case); three ids, one per UltraServer, draws nothing (the near miss)."""
+    from planner.core.input.stack_files import load_stack
+    from planner.core.planning.pipeline import plan_stack
+
+    r = rules.get("capacity-block-reservation-count")
+    assert r.severity == "warning" and r.source.endswith("API_CapacityBlock.html")
+    assert "AWS does not document how many reservations" in r.description
+    ids = "[cr-0123456789abcdef0, cr-0123456789abcdef1]"
+    cluster = (
+        "availability_zone: us-east-2b\nnode_groups:\n  - {name: u, instance_type: trn2u.48xlarge, ultraservers: 3, "
+        f"purchase: capacity-block, capacity_reservation_id: {ids}}}\nplacement_group: none\n"
+        "lustre: {deployment_type: PERSISTENT_2, storage_capacity_gib: 2400, per_unit_storage_throughput: 250}\n"
+    )
+
+    def hits(text: str) -> list:  # type: ignore[type-arg]
+        found = plan_stack(load_stack(str(stack_file(text, "us-east-2")))).findings
+        return [f for f in found if f.rule == r.id]
+
+    (f,) = hits(cluster)
+    assert f.severity == "warning"
+    assert "AWS does not document how many reservations an UltraServer Capacity Block has" in f.message
+    assert hits(cluster.replace(ids, ids[:-1] + ", cr-0123456789abcdef2]")) == []
+
+
+# --- capacity-block-size: 64 instances is not offered everywhere ---------------------------------------------
+
+
+def test_a_64_instance_block_is_a_warning_as_aws_does_not_offer_it_everywhere(stack_file) -> None:
+    """EC2 User Guide, Work with Capacity Blocks (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/
+    capacity-blocks-using.html), a note under Prerequisites: "Capacity Block sizes of 64 instances are not supported
+    for all instance types in all AWS Regions." The API reference (DescribeCapacityBlockOfferings, InstanceCount, as
+    botocore 1.44.8 ships it): "The number of instances for which to reserve capacity. Each Capacity Block can have
+    up to 64 instances, and you can have up to 256 instances across Capacity Blocks." (PurchaseCapacityBlock takes an
+    offering id, no count.) AWS lists no type or Region where 64 is offered: a block of 64 is a warning naming the
+    offerings call that answers it (the case); 63 draws nothing (the near miss); 65 stays an error."""
+    from planner.core.input.stack_files import load_stack
+    from planner.core.planning.pipeline import plan_stack
+
+    assert blocks.FULL_BLOCK_SOURCE == "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html"
+    r = rules.get("capacity-block-size")
+    assert "not supported for all instance types in all AWS Regions" in r.description
+
+    def hits(count: int) -> list:  # type: ignore[type-arg]
+        cluster = (
+            "availability_zone: us-east-2b\nnode_groups:\n  - {name: big, instance_type: p5en.48xlarge, "
+            f"count: {count}, purchase: capacity-block, capacity_reservation_id: cr-0123456789abcdef0}}\n"
+            "placement_group: none\nschedule: {hours: 100}\n"
+        )
+        return [f for f in plan_stack(load_stack(str(stack_file(cluster, "us-east-2")))).findings if f.rule == r.id]
+
+    (f,) = hits(64)
+    assert f.severity == "warning"
+    assert f.message == (
+        "node group 'big' asks for a Capacity Block of 64 p5en.48xlarge; AWS: \"Capacity Block sizes of 64 instances "
+        'are not supported for all instance types in all AWS Regions" '
+        "(https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html), and does not list which"
+    )
+    assert f.fix is not None and (
+        "aws ec2 describe-capacity-block-offerings --region us-east-2 --instance-type p5en.48xlarge "
+        "--instance-count 64 --capacity-duration-hours 120" in f.fix
+    )
+    assert hits(63) == []
+    assert [g.severity for g in hits(65)] == ["error"]
+
+
+# --- imdsv2-required: planner's policy, after Security Hub EC2.8 ----------------------------------------------
+
+
+def test_imdsv2_is_planners_policy_after_security_hub_ec2_8() -> None:
+    """AWS Security Hub user guide, Security Hub controls for Amazon EC2
+    (https://docs.aws.amazon.com/securityhub/latest/userguide/ec2-controls.html#ec2-8): "[EC2.8] EC2 instances should
+    use Instance Metadata Service Version 2 (IMDSv2)". EC2 itself does not require it: LaunchTemplateInstanceMetadata
+    OptionsRequest.HttpTokens (botocore 1.44.8's EC2 model): "Default: If the value of ImdsSupport for the Amazon
+    Machine Image (AMI) for your instance is v2.0, the default is required." And the account-level default
+    (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_ModifyInstanceMetadataDefaults.html): "Modifies the
+    default instance metadata service (IMDS) settings at the account level in the specified AWS Region." So the rule
+    is a warning that says it is planner's policy and which standard it follows; an unset httpTokens names the
+    account's default and the AMI, which decide (the case: 'optional' and unset; the near miss: 'required')."""
+    from planner.core.rules.resource_checks import SECURITY_HUB_EC2_8
+    from planner.readback.resource_inputs import imdsv2_required
+    from planner.readback.resources import LAUNCH_TEMPLATE
+
+    r = rules.get("imdsv2-required")
+    assert (r.severity, r.source) == ("warning", SECURITY_HUB_EC2_8)
+    assert SECURITY_HUB_EC2_8 == "https://docs.aws.amazon.com/securityhub/latest/userguide/ec2-controls.html#ec2-8"
+    assert r.description.startswith("planner's policy, following AWS Security Hub control EC2.8")
+    assert "AWS does not require IMDSv2" in r.description
+    assert "modify-instance-metadata-defaults --http-tokens required" in r.remediation
+    (optional,) = imdsv2_required(LAUNCH_TEMPLATE, {"metadataOptions": {"httpTokens": "optional"}})
+    assert optional.startswith("metadataOptions.httpTokens is 'optional'")
+    assert optional.endswith(
+        "planner's policy follows AWS Security Hub control EC2.8, \"EC2 instances should use Instance Metadata "
+        f'Service Version 2 (IMDSv2)" ({SECURITY_HUB_EC2_8}); AWS does not require IMDSv2'
+    )
+    (unset,) = imdsv2_required(LAUNCH_TEMPLATE, {"instanceType": "p5.48xlarge"})
+    assert "the account's IMDS default for the Region decides" in unset and "AMI's ImdsSupport" in unset
+    assert imdsv2_required(LAUNCH_TEMPLATE, {"metadataOptions": {"httpTokens": "required"}}) == []
+
+
+def test_the_pack_enforces_the_imdsv2_policy_as_advice() -> None:
+    """A warning rule is advisory in the pack, as `planner-topology-warnings` is: an organisation that requires IMDSv2
+    raises `planner-imdsv2` to mandatory in its policy config."""
+    from planner.policy import policies
+
+    assert policies.imdsv2.enforcement_level.value == "advisory"

@@ -167,9 +167,12 @@ def test_one_id_per_ultraserver_or_one_for_the_block(tmp_path: Path) -> None:
         p = plan(ultra(capacity_reservation_id=ids), tmp_path)
         assert [f for f in p.findings if f.severity == "error"] == [], ids
     (hit,) = by_rule(plan(ultra(capacity_reservation_id=IDS[:3]), tmp_path), "capacity-block-reservation-count")
+    assert hit.severity == "warning"  # AWS documents no count
     assert hit.message == (
-        "node group 'ultra' names 3 capacity reservations for 4 UltraServers: give one id for the "
-        "whole block, or one per UltraServer: 4"
+        "node group 'ultra' names 3 capacity reservations for 4 UltraServers: planner targets one id for the "
+        "whole block or one per UltraServer (4), so its launch template targets none of these; AWS does not "
+        "document how many reservations an UltraServer Capacity Block has (its CapacityBlock lists them: "
+        "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityBlock.html)"
     )
     assert hit.fix == (
         "in node group 'ultra', give 4 ids (one per UltraServer, 1 more), or a single id for the whole block"

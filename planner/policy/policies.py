@@ -512,12 +512,13 @@ def _resource_policy(
     description: str,
     check: Callable[[str, Mapping[str, Any]], list[tuple[str, str]]],
     url: str | None = None,
+    enforcement_level: EnforcementLevel = EnforcementLevel.MANDATORY,
 ) -> ResourceValidationPolicy:
     return ResourceValidationPolicy(
         name=name,
         description=description,
         validate=_resource_validation(name, check),
-        enforcement_level=EnforcementLevel.MANDATORY,
+        enforcement_level=enforcement_level,
         url=url,
         config_schema=PolicyConfigSchema(SUPPRESS_CONFIG),
     )
@@ -530,11 +531,15 @@ efa_interfaces = _resource_policy(
     resource_checks.efa_interfaces,
     resource_checks.EFA_DOC,
 )
-imdsv2 = _resource_policy(
-    IMDSV2,
-    "Launch templates and instances require IMDSv2 (metadataOptions.httpTokens = required).",
-    resource_checks.imdsv2,
-    resource_rules.IMDS_DOC,
+imdsv2 = (
+    _resource_policy(  # advisory: a warning rule, planner's policy after Security Hub EC2.8, not an AWS requirement
+        IMDSV2,
+        "planner's policy, following AWS Security Hub control EC2.8: launch templates and instances require IMDSv2 "
+        "(metadataOptions.httpTokens = required); AWS does not.",
+        resource_checks.imdsv2,
+        resource_rules.SECURITY_HUB_EC2_8,
+        EnforcementLevel.ADVISORY,
+    )
 )
 public_ip = _resource_policy(
     PUBLIC_IP,

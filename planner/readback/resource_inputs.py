@@ -13,7 +13,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from planner.core.rules.resource_checks import EFA_SECURITY_GROUP, IMDS_DOC, IMDSV2, INTERFACE_SECURITY_GROUPS
+from planner.core.rules.resource_checks import (
+    EFA_SECURITY_GROUP,
+    IMDSV2,
+    INTERFACE_SECURITY_GROUPS,
+    SECURITY_HUB_EC2_8,
+)
 from planner.readback import security_groups
 from planner.readback.resources import INSTANCE, LAUNCH_TEMPLATE, Graph, as_list, dig, known
 from planner.readback.topology import Violation
@@ -43,7 +48,11 @@ def interface_security_groups(resource_type: str, props: Mapping[str, Any]) -> l
 
 
 def imdsv2_required(resource_type: str, props: Mapping[str, Any]) -> list[str]:
-    """Launch templates and instances require IMDSv2 session tokens (metadataOptions.httpTokens)."""
+    """planner's policy, after AWS Security Hub control EC2.8: launch templates and instances require IMDSv2
+    session tokens (metadataOptions.httpTokens). AWS does not require it. Left unset, the instance takes the
+    account's IMDS default for the Region (ModifyInstanceMetadataDefaults), else the AMI's ImdsSupport decides
+    ("Default: If the value of ImdsSupport for the Amazon Machine Image (AMI) for your instance is v2.0, the
+    default is required."): the program shows neither, and the message says so."""
     if resource_type not in (LAUNCH_TEMPLATE, INSTANCE):
         return []
     tokens = dig(props, "metadataOptions", "httpTokens")
@@ -53,14 +62,19 @@ def imdsv2_required(resource_type: str, props: Mapping[str, Any]) -> list[str]:
         return []  # computed from another resource; checked at update
     if tokens == "required":
         return []
-    if tokens is None:  # the API's default: required only when the AMI's ImdsSupport is v2.0
+    if tokens is None:  # the account's IMDS default for the Region decides, else the AMI's ImdsSupport
         what = (
-            "not set, so IMDSv2 is required only if the AMI's ImdsSupport is v2.0, which the program does not show; "
-            "otherwise IAM role credentials can be retrieved without a session token (IMDSv1)"
+            "not set, so the account's IMDS default for the Region decides (`aws ec2 get-instance-metadata-defaults`), "
+            "else the AMI's ImdsSupport (IMDSv2 required if v2.0); the program shows neither, and without them IAM "
+            "role credentials can be retrieved without a session token (IMDSv1)"
         )
     else:
         what = f"'{tokens}': IAM role credentials can be retrieved without a session token (IMDSv1)"
-    return [f"metadataOptions.httpTokens is {what}. See {IMDS_DOC}"]
+    return [
+        f"metadataOptions.httpTokens is {what}. planner's policy follows AWS Security Hub control EC2.8, \"EC2 "
+        f'instances should use Instance Metadata Service Version 2 (IMDSv2)" ({SECURITY_HUB_EC2_8}); AWS does not '
+        "require IMDSv2"
+    ]
 
 
 # checks of one resource whose rules only the read-back of resources can fire: run per resource by

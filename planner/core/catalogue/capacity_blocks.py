@@ -24,6 +24,8 @@ MAX_DAYS = _CB.max_days
 MAX_HOURS = MAX_DAYS * HOURS_PER_DAY
 
 MAX_INSTANCES_PER_BLOCK = _CB.max_instances_per_block
+# "Capacity Block sizes of 64 instances are not supported for all instance types in all AWS Regions."
+FULL_BLOCK_SOURCE = _CB.full_block_source
 MAX_INSTANCES_PER_ACCOUNT = (
     _CB.max_instances_per_account
 )  # instances across Capacity Blocks (AWS does not say it can be raised)

@@ -26,6 +26,7 @@ def _aws_limits() -> Any:
             'max_days': 182,
             'max_instances_per_block': 64,
             'max_instances_per_account': 256,
+            'full_block_source': 'https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html',
             'purchase_source': 'https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-purchase.html',
             'ends_at_utc': '11:30',
             'termination_source': 'https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-monitor.html',
@@ -98,12 +99,12 @@ def _catalogue() -> Any:
                 'as_of': '2026-11-01',
             },
             'ec2-describe-instance-types': {
-                'title': 'EC2 DescribeInstanceTypes (AWS data as served by moto 5.2.5)',
+                'title': 'EC2 DescribeInstanceTypes (AWS data as served by moto 5.2.6)',
                 'url': 'https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeInstanceTypes.html',
                 'as_of': '2026-11-01',
             },
             'ec2-instance-type-offerings': {
-                'title': 'EC2 DescribeInstanceTypeOfferings, location type region (AWS data as served by moto 5.2.5)',
+                'title': 'EC2 DescribeInstanceTypeOfferings, location type region (AWS data as served by moto 5.2.6)',
                 'url': 'https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeInstanceTypeOfferings.html',
                 'as_of': '2026-11-01',
             },
@@ -396,7 +397,7 @@ def _catalogue() -> Any:
                     'disks': 4,
                     'disk_gb': 1900,
                 },
-                'spot': False,
+                'spot': True,
                 'capacity_block': True,
                 'regions': [
                     'us-east-2',
@@ -407,9 +408,9 @@ def _catalogue() -> Any:
                     'efa.generation': 'aws-trn2-page',
                     'regions': 'trn2-ultraserver-regions',
                     'capacity_block': 'capacity-blocks',
-                    'spot': 'capacity-blocks',
+                    'spot': 'ec2-describe-instance-types',
                 },
-                'notes': 'UltraServer member (u-trn2x64, see ultraserver_types): sold by UltraServer through Capacity Blocks. DescribeInstanceTypes (as moto serves it) has no NeuronInfo for this type; its chips follow trn2.48xlarge. Regional offerings list it only in ap-south-2; planner lists us-east-2, where UltraServers are sold through Capacity Blocks.',
+                'notes': 'UltraServer member (u-trn2x64, see ultraserver_types): AWS documents UltraServers through Capacity Blocks; DescribeInstanceTypes lists the capacity-block, on-demand and spot usage classes for this type, so planner takes it as offered as Spot. DescribeInstanceTypes (as moto serves it) has no NeuronInfo for this type; its chips follow trn2.48xlarge. Regional offerings list it only in ap-south-2; planner lists us-east-2, where UltraServers are sold through Capacity Blocks.',
             },
             'p4d.24xlarge': {
                 'family': 'p4d',
@@ -771,6 +772,7 @@ def _catalogue() -> Any:
                     'ap-northeast-2',
                     'ap-south-2',
                     'ap-southeast-3',
+                    'eu-west-2',
                     'sa-east-1',
                     'us-east-1',
                     'us-west-2',
@@ -4902,9 +4904,9 @@ def _runtime_references() -> Any:
 
 # file under planner/data/ -> (length in bytes, CRC-32, its values)
 FILES: dict[str, tuple[int, int, Callable[[], Any]]] = {
-    'aws-limits.yaml': (2751, 1614559510, _aws_limits),
+    'aws-limits.yaml': (3139, 2965341281, _aws_limits),
     'aws-quotas.yaml': (1527, 4227211141, _aws_quotas),
-    'catalogue.yaml': (26034, 3370120745, _catalogue),
+    'catalogue.yaml': (26211, 4153052059, _catalogue),
     'fsx_lustre.yaml': (3790, 2457872, _fsx_lustre),
     'prices/capacity-blocks-2024.yaml': (1819, 672083193, _prices_capacity_blocks_2024),
     'prices/current.yaml': (117676, 2926306497, _prices_current),

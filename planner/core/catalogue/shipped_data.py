@@ -56,6 +56,9 @@ class CapacityBlockLimits:
     max_days: int
     max_instances_per_block: int
     max_instances_per_account: int
+    full_block_source: (
+        str  # "Capacity Block sizes of 64 instances are not supported for all instance types in all AWS Regions."
+    )
     purchase_source: str
     ends_at_utc: str
     termination_source: str
@@ -119,6 +122,7 @@ def limits() -> Limits:
     blocks = CapacityBlockLimits(
         source=_https(cb["source"], "capacity_blocks.source"),
         as_of=str(cb["as_of"]),
+        full_block_source=_https(cb["full_block_source"], "capacity_blocks.full_block_source"),
         purchase_source=_https(cb["purchase_source"], "capacity_blocks.purchase_source"),
         ends_at_utc=str(cb["ends_at_utc"]),
         termination_source=_https(cb["termination_source"], "capacity_blocks.termination_source"),

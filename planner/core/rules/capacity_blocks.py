@@ -34,24 +34,48 @@ def _block_groups(ctx: RuleContext) -> tuple[NodeGroup, ...]:
     severity="error",
     category="capacity",
     description=(
-        f"An instance Capacity Block holds at most {blocks.MAX_INSTANCES_PER_BLOCK} instances; AWS allows "
+        f"An instance Capacity Block holds at most {blocks.MAX_INSTANCES_PER_BLOCK} instances; a block of exactly "
+        f"{blocks.MAX_INSTANCES_PER_BLOCK} draws a warning, as AWS says {blocks.MAX_INSTANCES_PER_BLOCK}-instance "
+        "blocks are not supported for all instance types in all AWS Regions (without listing which); AWS allows "
         f"{blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks (warning). An UltraServer group "
         "is one Capacity Block per UltraServer, so the per-block limit does not split it."
     ),
     source=blocks.SOURCE,
     remediation=(
         f"Split the node group into groups of at most {blocks.MAX_INSTANCES_PER_BLOCK} instances (one block each); "
-        f"keep the cluster's instance blocks within {blocks.MAX_INSTANCES_PER_ACCOUNT} instances."
+        f"for a block of {blocks.MAX_INSTANCES_PER_BLOCK}, check that `aws ec2 describe-capacity-block-offerings` "
+        f"offers that count for the type in the stack's region, or split it; keep the cluster's instance blocks "
+        f"within {blocks.MAX_INSTANCES_PER_ACCOUNT} instances."
     ),
 )
 def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """AWS: a Capacity Block holds up to `MAX_INSTANCES_PER_BLOCK` instances, and an account up to
-    `MAX_INSTANCES_PER_ACCOUNT` across Capacity Blocks (EC2 User Guide); it does not say the latter can be raised. UltraServers are reserved one UltraServer
+    `MAX_INSTANCES_PER_ACCOUNT` across Capacity Blocks (EC2 User Guide); it does not say the latter can be raised.
+    A block of exactly `MAX_INSTANCES_PER_BLOCK` is "not supported for all instance types in all AWS Regions"
+    (Work with Capacity Blocks), which AWS does not list: a warning. UltraServers are reserved one UltraServer
     per Capacity Block, so an UltraServer group is as many blocks as UltraServers: neither limit is
     stated for them, and planner applies neither to UltraServer groups."""
     groups = tuple(g for g in _block_groups(ctx) if _ultraserver_size(ctx, g) is None)
     for g in groups:
-        if g.count > blocks.MAX_INSTANCES_PER_BLOCK:
+        if g.count == blocks.MAX_INSTANCES_PER_BLOCK:
+            # "Capacity Block sizes of 64 instances are not supported for all instance types in all AWS
+            # Regions." (Work with Capacity Blocks): AWS does not say which, so planner warns on every full block
+            yield r.finding(
+                ctx,
+                count_path(g),
+                f"node group '{g.name}' asks for a Capacity Block of {g.count} {g.instance_type}; AWS: \"Capacity "
+                f"Block sizes of {blocks.MAX_INSTANCES_PER_BLOCK} instances are not supported for all instance types "
+                f'in all AWS Regions" ({blocks.FULL_BLOCK_SOURCE}), and does not list which',
+                severity="warning",
+                fix=(
+                    f"check that `aws ec2 describe-capacity-block-offerings --region {ctx.stack.region} "
+                    f"--instance-type {g.instance_type} --instance-count {g.count} --capacity-duration-hours "
+                    f"{_booked_hours(ctx)}` "
+                    f"lists offerings, or split node group '{g.name}' into two groups of count: "
+                    f"{g.count // 2}, one Capacity Block each"
+                ),
+            )
+        elif g.count > blocks.MAX_INSTANCES_PER_BLOCK:
             yield r.finding(
                 ctx,
                 count_path(g),
@@ -72,6 +96,13 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 f"({total - blocks.MAX_INSTANCES_PER_ACCOUNT} fewer), or ask AWS whether your account can hold more"
             ),
         )
+
+
+def _booked_hours(ctx: RuleContext) -> int:
+    """The block the schedule is booked as (the shortest block when there is no schedule, or it is too long)."""
+    sched = ctx.cluster.schedule
+    booked = blocks.round_up_to_block(sched.hours) if sched is not None else None
+    return booked if booked is not None else blocks.bookable_hours()[0]
 
 
 def _ultraserver_size(ctx: RuleContext, g: NodeGroup) -> int | None:
@@ -229,22 +260,25 @@ def reservation_list(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 
 @rule(
     id="capacity-block-reservation-count",
-    severity="error",
+    severity="warning",
     category="capacity",
     description=(
         "An UltraServer Capacity Block group names a list of reservation ids that is neither one id for the "
-        "whole block nor one per UltraServer."
+        "whole block nor one per UltraServer, the two ways planner builds its launch templates (one per id); "
+        "AWS does not document how many reservations an UltraServer Capacity Block has, so this is no error."
     ),
     source=CAPACITY_BLOCK_DOC,
     remediation=(
-        "Give one id for the whole block, or one id per UltraServer (as many as the group's `ultraservers`); "
-        "or name the blocks' resource group with `capacity_reservation_resource_group_arn`."
+        "Give the block's reservation ids as `aws ec2 describe-capacity-blocks` lists them: one id for the whole "
+        "block, or one per UltraServer (as many as the group's `ultraservers`); or name the blocks' resource "
+        "group with `capacity_reservation_resource_group_arn`."
     ),
 )
 def reservation_count(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    """A Capacity Block lists its reservations (CapacityBlock.capacityReservationIdSet); how many an
-    N-UltraServer block has is not documented, so planner accepts the two ways it can build:
-    one launch template for one id, or one launch template per UltraServer, each with its id."""
+    """A Capacity Block lists its reservations (CapacityBlock.capacityReservationIdSet, "The ID of the
+    Capacity Reservation."); how many an N-UltraServer block has is not documented, so planner warns, and
+    says what it builds: one launch template for one id, or one per UltraServer, each with its id; any
+    other count leaves the group's launch template without a reservation target."""
     for g in ctx.cluster.node_groups:
         size = _ultraserver_size(ctx, g)
         ids = g.capacity_reservation_ids
@@ -261,8 +295,10 @@ def reservation_count(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             yield r.finding(
                 ctx,
                 g.path + ("capacity_reservation_id",),
-                f"node group '{g.name}' names {len(ids)} capacity reservations for {units} UltraServers: "
-                f"give one id for the whole block, or one per UltraServer: {units}",
+                f"node group '{g.name}' names {len(ids)} capacity reservations for {units} UltraServers: planner "
+                f"targets one id for the whole block or one per UltraServer ({units}), so its launch template "
+                "targets none of these; AWS does not document how many reservations an UltraServer Capacity "
+                f"Block has (its CapacityBlock lists them: {CAPACITY_BLOCK_DOC})",
                 fix=fix + ", or a single id for the whole block",
             )
 

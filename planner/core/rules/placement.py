@@ -1,4 +1,4 @@
-"""Cluster placement groups: wanted for on-demand EFA clusters, in the way with Capacity Blocks."""
+"""Cluster placement groups: wanted for on-demand EFA clusters; AWS says there is no need for one with a Capacity Block."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ PLACEMENT_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-g
 # the instances inside the Capacity Block, so there is no need to use a cluster placement group
 # with a Capacity Block." (EC2 User Guide, Work with Capacity Blocks, read 2026-12-01)
 CAPACITY_BLOCKS_USING_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html"
+NO_NEED = "AWS: there is no need to use a cluster placement group with a Capacity Block"
 
 
 @rule(
@@ -19,19 +20,21 @@ CAPACITY_BLOCKS_USING_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide
     severity="warning",
     category="placement",
     description=(
-        "An on-demand multi-instance EFA cluster without a cluster placement group, or Capacity Block "
-        "groups in a cluster placement group, declared or by default (blocks bring their own placement)."
+        "An on-demand multi-instance EFA cluster without a cluster placement group (warning), or Capacity Block "
+        "groups in a cluster placement group, declared or by default (info: AWS says there is no need to use a "
+        "cluster placement group with a Capacity Block)."
     ),
     source=PLACEMENT_DOC,
     remediation=(
-        "On demand: remove `placement_group: none` (cluster is the default). With Capacity Blocks: "
-        "set `placement_group: none` (a cluster mixing both has one placement group: plan them as two stacks)."
+        "On demand: remove `placement_group: none` (cluster is the default). With Capacity Blocks, if you do not "
+        "want the placement group: set `placement_group: none` (a cluster mixing both has one placement group: "
+        "plan them as two stacks)."
     ),
 )
 def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """On demand, a cluster placement group packs EFA instances close together (placement group
-    docs). With Capacity Blocks AWS says "there is no need to use a cluster placement group"
-    (Work with Capacity Blocks), and one can only add launch failures."""
+    docs). With Capacity Blocks AWS says "there is no need to use a cluster placement group with a
+    Capacity Block" (Work with Capacity Blocks) and nothing more: that finding is information."""
     c = ctx.cluster
     where = c.path + ("placement_group",)
     # an on-demand group that targets a capacity reservation launches where the reservation is.
@@ -64,8 +67,10 @@ def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             ctx,
             where if declared else block_groups[0].path + ("purchase",),
             f"a cluster placement group ({how}) holds Capacity Block group(s) {', '.join(blocks)}: "
-            "AWS says there is no need for one with a Capacity Block, whose instances already have "
-            f"low-latency connectivity ({CAPACITY_BLOCKS_USING_DOC}), and it can make launches fail for lack of capacity",
+            'AWS: "By default, Capacity Blocks deliver low-latency, high-throughput network connectivity between '
+            "the instances inside the Capacity Block, so there is no need to use a cluster placement group with a "
+            f'Capacity Block" ({CAPACITY_BLOCKS_USING_DOC})',
+            severity="info",
             fix=_block_fix(ctx, declared, blocks),
         )
 
@@ -74,12 +79,12 @@ def _block_fix(ctx: RuleContext, declared: bool, blocks: list[str]) -> str:
     """Declared `cluster`: drop it for the blocks. By default: the on-demand EFA groups want one
     and the blocks do not, and a stack has one placement group, so they go in two stacks."""
     if declared and not any(g.purchase == "on-demand" and g.efa for g in ctx.cluster.node_groups):
-        return "set placement_group: none (Capacity Blocks bring their own placement)"
+        return f"set placement_group: none ({NO_NEED})"
     others = [g.name for g in ctx.cluster.node_groups if g.purchase != "capacity-block"]
     names = ", ".join(f"'{n}'" for n in others)
     return (
         f"plan the Capacity Block group(s) {', '.join(repr(b) for b in blocks)} as a separate stack with placement_group: none, "
         f"and keep {names} here"
         if others
-        else "set placement_group: none (Capacity Blocks bring their own placement)"
+        else f"set placement_group: none ({NO_NEED})"
     )

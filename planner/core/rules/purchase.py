@@ -15,11 +15,17 @@ RESERVATION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capac
     id="spot-unsupported",
     severity="error",
     category="purchase",
-    description="Spot purchase for an instance type that is not offered as Spot (UltraServer members such as trn2u.48xlarge).",
+    description=(
+        "Spot purchase for an instance type that the catalogue lists as not offered as Spot (EC2 DescribeInstanceTypes "
+        "SupportedUsageClasses without `spot`, such as p6e-gb200.36xlarge)."
+    ),
     source=SPOT_DOC,
     remediation="Use `purchase: capacity-block` (UltraServers) or on-demand, or a type offered as Spot (`planner catalog`).",
 )
 def spot_unsupported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """The catalogue's `spot` follows DescribeInstanceTypes' SupportedUsageClasses (`make drift` compares
+    them): trn2u.48xlarge lists `spot` there, so it is no error here (`ultraserver-purchase` warns that AWS
+    documents UltraServers through Capacity Blocks)."""
     for g in ctx.cluster.node_groups:
         if g.purchase == "spot" and not ctx.catalogue.instance_types[g.instance_type].spot:
             t = ctx.catalogue.instance_types[g.instance_type]

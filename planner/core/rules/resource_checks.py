@@ -17,7 +17,11 @@ from planner.core.model.findings import Finding
 from planner.core.rules.readback import readback_notes
 from planner.core.rules.spec_rules import RULES, Rule, RuleContext
 
-IMDS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-IMDS-new-instances.html"
+# AWS Security Hub control [EC2.8] "EC2 instances should use Instance Metadata Service Version 2 (IMDSv2)": the
+# standard planner's IMDSv2 policy follows (AWS does not require IMDSv2; EC2 leaves httpTokens optional by default)
+SECURITY_HUB_EC2_8 = "https://docs.aws.amazon.com/securityhub/latest/userguide/ec2-controls.html#ec2-8"
+# "Modifies the default instance metadata service (IMDS) settings at the account level in the specified AWS Region."
+IMDS_DEFAULTS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_ModifyInstanceMetadataDefaults.html"
 LAUNCH_TEMPLATE_DATA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_RequestLaunchTemplateData.html"
 EFA_SECURITY_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html#efa-start-security"
 
@@ -33,11 +37,20 @@ def _reported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 
 RULES.declare(
     IMDSV2,
-    severity="error",
+    severity="warning",
     category="security",
-    description="A launch template or instance does not require IMDSv2 session tokens (metadataOptions.httpTokens).",
-    source=IMDS_DOC,
-    remediation="Set metadataOptions.httpTokens to 'required' on the launch template (or the instance).",
+    description=(
+        "planner's policy, following AWS Security Hub control EC2.8 (\"EC2 instances should use Instance Metadata "
+        'Service Version 2 (IMDSv2)"); AWS does not require IMDSv2: a launch template or instance whose '
+        "metadataOptions.httpTokens is 'optional', or unset (then the account's IMDS default for the Region, or the "
+        "AMI, decides)."
+    ),
+    source=SECURITY_HUB_EC2_8,
+    remediation=(
+        "Set metadataOptions.httpTokens to 'required' on the launch template (or the instance); or, where it is "
+        "unset and the account's IMDS default requires IMDSv2 (`aws ec2 get-instance-metadata-defaults`; set with "
+        "`aws ec2 modify-instance-metadata-defaults --http-tokens required`), suppress the finding with that reason."
+    ),
     check=_reported,
 )
 

@@ -139,25 +139,35 @@ def _ultraservers(n: int, name: str = "") -> str:
     severity="warning",
     category="ultraserver",
     description=(
-        "UltraServer members (such as trn2u.48xlarge) bought on demand: AWS documents reserving UltraServers through EC2 "
-        "Capacity Blocks; DescribeInstanceTypes also lists an on-demand usage class, so this is not an error."
+        "UltraServer members (such as trn2u.48xlarge) bought on demand or as Spot: AWS documents reserving UltraServers "
+        "through EC2 Capacity Blocks; DescribeInstanceTypes also lists on-demand and spot usage classes, so this is not "
+        "an error."
     ),
     source=CAPACITY_BLOCKS_DOC,
-    remediation="Set `purchase: capacity-block` on the UltraServer node group, or confirm on-demand UltraServer capacity with AWS first.",
+    remediation=(
+        "Set `purchase: capacity-block` on the UltraServer node group, or confirm on-demand or Spot UltraServer "
+        "capacity with AWS first."
+    ),
 )
 def purchase(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """The Capacity Blocks user guide: "You can also use Capacity Blocks to reserve capacity for
-    Amazon EC2 UltraServers." Nothing AWS publishes bars on-demand trn2u.48xlarge (its
-    DescribeInstanceTypes answer lists the on-demand usage class), so planner warns."""
+    Amazon EC2 UltraServers." Nothing AWS publishes bars on-demand or Spot trn2u.48xlarge (its
+    DescribeInstanceTypes answer lists the on-demand and spot usage classes), so planner warns. A type
+    the catalogue lists as not offered as Spot is `spot-unsupported`'s, not reported twice."""
     for g in ctx.cluster.node_groups:
-        if ctx.catalogue.ultraserver_of(g) is not None and g.purchase == "on-demand":
-            yield r.finding(
-                ctx,
-                g.path + ("purchase",),
-                f"node group '{g.name}': {g.instance_type} on demand; AWS documents reserving UltraServers through "
-                "Capacity Blocks and does not document on-demand capacity for whole UltraServers",
-                fix=f"in node group '{g.name}', set purchase: capacity-block (or confirm on-demand UltraServer capacity with AWS)",
-            )
+        if ctx.catalogue.ultraserver_of(g) is None or g.purchase not in ("on-demand", "spot"):
+            continue
+        if g.purchase == "spot" and not ctx.catalogue.instance_types[g.instance_type].spot:
+            continue
+        how = "on demand" if g.purchase == "on-demand" else "as Spot"
+        capacity = "on-demand" if g.purchase == "on-demand" else "Spot"
+        yield r.finding(
+            ctx,
+            g.path + ("purchase",),
+            f"node group '{g.name}': {g.instance_type} {how}; AWS documents reserving UltraServers through "
+            f"Capacity Blocks and does not document {capacity} capacity for whole UltraServers",
+            fix=f"in node group '{g.name}', set purchase: capacity-block (or confirm {capacity} UltraServer capacity with AWS)",
+        )
 
 
 @rule(
