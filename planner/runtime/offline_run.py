@@ -16,6 +16,7 @@ import runpy
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from types import FrameType
 from typing import Any, cast
 
@@ -418,7 +419,6 @@ def _contained(
     is not `off`; otherwise `argv` as it is, after one line saying the program runs with the process
     guard only (`required`: refused instead, exit 2). In the jail the program sees its folder,
     Python and planner read-only, and `tmp` (where it writes its result) writable."""
-    from planner.core.reading.problems import error_line
     from planner.runtime import jail
 
     if mode == "off":
@@ -436,7 +436,7 @@ def _contained(
                     )
                 ]
             )
-        error_line(f"no namespace sandbox here ({why}): the program runs with the process guard only")
+        _say_unjailed(why)
         return argv
     os.mkdir(os.path.join(tmp, "root"))
     request["parent"] = 0  # in its PID namespace the program's parent is the jail's init, not planner
@@ -454,6 +454,14 @@ def _contained(
     env["HOME"] = "/tmp"
     spec = {"root": os.path.join(tmp, "root"), "ro": ro, "rw": [tmp], "cwd": os.getcwd()}
     return jail.command(spec, argv)
+
+
+@cache
+def _say_unjailed(why: str) -> None:
+    """Once a run of planner (`diff --program` runs the program twice): the program is not jailed."""
+    from planner.core.reading.problems import error_line
+
+    error_line(f"no namespace sandbox here ({why}): the program runs with the process guard only")
 
 
 def _site_paths() -> list[str]:
