@@ -321,7 +321,7 @@ def _results(
 
 
 def table(r: dict[str, Any]) -> str:
-    from planner.core.text import Term, fit, grid
+    from planner.core.text.terminal import Term, fit, grid
 
     s, u = r["startup"], r["ultracluster"]
     rows = [

@@ -52,7 +52,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:  # argparse prints usage + exits 2; keep it to one line
-        from planner.core.text import one_line
+        from planner.core.text.safe import one_line
 
         # one prefix for every error planner prints: `planner: <where>: <what>`
         message = _with_suggestion(message)
@@ -109,9 +109,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _layout(args: argparse.Namespace) -> None:
-    """Width and colour for this run's human output (`planner.core.text.term_from_env`);
+    """Width and colour for this run's human output (`planner.core.text.terminal.term_from_env`);
     a report written to --output never gets colour."""
-    from planner.core.text import configure, term_from_env
+    from planner.core.text.terminal import configure, term_from_env
 
     to_file = bool(getattr(args, "output", None))
     configure(term_from_env(None if to_file else sys.stdout, no_color=args.no_color or to_file, wide=args.wide))

@@ -12,8 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from planner.core.document import InputProblem, Report
-from planner.core.document.build_diff import diff_section
-from planner.core.document.capacity import (
+from planner.core.document.block_offerings import (
     BookedBlock,
     CapacityExtension,
     CapacityNeed,
@@ -26,6 +25,7 @@ from planner.core.document.capacity import (
     NextSteps,
     RegionAnswer,
 )
+from planner.core.document.build_diff import diff_section
 from planner.core.document.compare import (
     BookPrice,
     Candidate,

@@ -57,9 +57,9 @@ def answers(*offerings: dict[str, Any]) -> dict[str, Any]:
 def aws(monkeypatch: pytest.MonkeyPatch) -> StubbedAws:
     """Stubbed EC2 clients per region, handed to `planner capacity` in place of boto3's."""
     stubbed = StubbedAws()
-    monkeypatch.setattr("planner.aws.capacity_blocks.open_ec2", lambda profile=None: lambda r: stubbed.client("ec2", r))
+    monkeypatch.setattr("planner.aws.block_offerings.open_ec2", lambda profile=None: lambda r: stubbed.client("ec2", r))
     monkeypatch.setattr(
-        "planner.aws.capacity_blocks.open_resource_groups",
+        "planner.aws.block_offerings.open_resource_groups",
         lambda profile=None: lambda r: stubbed.client("resource-groups", r),
     )
     return stubbed
@@ -328,7 +328,7 @@ def test_a_region_that_does_not_answer_in_time_is_a_line(aws: StubbedAws, capsys
             return answers()
 
     clients = {"us-east-1": aws.client("ec2", "us-east-1"), "us-east-2": Silent()}
-    monkeypatch.setattr("planner.aws.capacity_blocks.open_ec2", lambda profile=None: clients.__getitem__)
+    monkeypatch.setattr("planner.aws.block_offerings.open_ec2", lambda profile=None: clients.__getitem__)
     try:
         code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2", "--aws-timeout", "1", "--format", "json")
     finally:
@@ -1212,13 +1212,13 @@ def test_markdown_of_a_booked_block_and_output_to_a_file(aws: StubbedAws, capsys
 def test_the_durations_asked_for_are_those_whose_offerings_may_cover_the_run(
     run_hours: float, asked: tuple[int, ...]
 ) -> None:
-    from planner.core.cost.capacity import durations
+    from planner.core.cost.block_offerings import durations
 
     assert durations(run_hours) == asked
 
 
 def test_block_sizes_and_what_cannot_be_booked() -> None:
-    from planner.core.cost.capacity import NoBlock, block_sizes, durations
+    from planner.core.cost.block_offerings import NoBlock, block_sizes, durations
 
     assert block_sizes(64) == (64,) and block_sizes(96) == (64, 32) and block_sizes(256) == (64, 64, 64, 64)
     with pytest.raises(NoBlock):

@@ -108,7 +108,7 @@ def test_unwritable_output_is_one_line_exit_2(tmp_path):
     assert line.startswith(f"planner: {target}: --output: cannot write: ") and line.endswith(
         "expected a writable file path"
     )
-    # a folder is refused before anything is planned (issue 21, item 6; tests/test_hardening_21.py)
+    # a folder is refused before anything is planned (issue 21, item 6; tests/test_untrusted_pull_requests.py)
     res = run_process("plan", "--format", "json", "-o", str(tmp_path), "stacks")
     assert res.code == 2 and res.err.strip() == f"planner: {tmp_path}: --output: is a folder; expected a file path"
 

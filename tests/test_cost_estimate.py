@@ -260,7 +260,7 @@ def test_markdown_lines_items_escape_and_footnotes() -> None:
         in md
     )
     assert "1. no price" in md and "- a \\| b" in md
-    from planner.core.text import fit
+    from planner.core.text.terminal import fit
 
     lines = fit(cost_report.table_lines(cost))
     assert lines[0].startswith("cost: at least $5.00 for 24 h (run 10.0 h); no price for lustre")

@@ -363,7 +363,7 @@ def test_item3_price_book_text_is_inert_in_the_cost_section(tmp_path: Path) -> N
 
 
 def test_item3_md_inert_escapes_each_construct() -> None:
-    from planner.core.text import html_inert, md_code, md_inert
+    from planner.core.text.safe import html_inert, md_code, md_inert
 
     assert md_inert("<b>&</b>") == "&lt;b&gt;&amp;&lt;/b&gt;"
     assert md_inert("[a](b) ![c](d)") == "\\[a\\](b) !\\[c\\](d)"

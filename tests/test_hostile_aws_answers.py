@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from planner.aws.pricing import NoPrice, offers
-from planner.core.cost.capacity import BadOffering, offering_from_api
+from planner.core.cost.block_offerings import BadOffering, offering_from_api
 from tests import test_capacity
 from tests.test_capacity import P5EN, answers, expect, offering, run
 from tests.test_preflight_helpers import StubbedAws

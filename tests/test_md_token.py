@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.core import text
+from planner.core.text import safe as text
 
 _EVERY_CHARACTER = re.compile(text._MD_TOKEN.pattern.rsplit("|(?P<char>", 1)[0] + "|(?P<char>.)", re.S)
 

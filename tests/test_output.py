@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, run_cli
 
-from planner.core import text
+from planner.core.text import numbers, terminal
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 P5EN, TRN2 = "stacks/Pulumi.p5en-train.yaml", "stacks/Pulumi.trn2-dev.yaml"
@@ -75,46 +75,50 @@ def test_wrapping_cuts_nothing() -> None:
     split, a long URL is not (it ends the line it begins on, past the width)."""
     url = "https://example.com/" + "x" * 120
     long = "word " * 30 + url
-    lines = text.fit(text.grid(("a", "b"), [("short", long)], width=40) + ["  " + long], text.Term(width=40))
+    lines = terminal.fit(
+        terminal.grid(("a", "b"), [("short", long)], width=40) + ["  " + long], terminal.Term(width=40)
+    )
     assert all(len(ln) <= 40 or _a_whole_url(ln) for ln in lines)
     joined = "".join(ln.replace(" ", "") for ln in lines)
     assert long.replace(" ", "") in joined
     (over,) = [ln for ln in lines if len(ln) > 40]  # the long line's URL, whole; a table cell keeps its width,
     assert over.endswith(" " + url)
     assert any(ln.strip().startswith("https://example.com/x") for ln in lines[:-1])  # its URL starting a line
-    split = text.fit(["  " + "word " * 30 + "x" * 120], text.Term(width=40))
+    split = terminal.fit(["  " + "word " * 30 + "x" * 120], terminal.Term(width=40))
     assert all(len(ln) <= 40 for ln in split)  # a long word that is not a URL is still split
 
 
 def test_a_url_in_brackets_is_kept_whole_and_a_short_one_wraps_as_a_word() -> None:
     url = "https://b0.p.awsstatic.com/pricing/2.0/meteredUnitMaps/ec2/USD/current/ebs.json"
-    lines = text.fit(
+    lines = terminal.fit(
         [f"    [2] read from a mirror of the AWS EBS pricing page's data ({url}), published 2024-07-18"],
-        text.Term(width=60),
+        terminal.Term(width=60),
     )
     assert any(ln.rstrip().endswith(f"({url}),") for ln in lines)
     assert all(len(ln) <= 60 or _a_whole_url(ln, 60) for ln in lines)
-    (label,) = text.fit([f"[27] {url}"], text.Term(width=60))  # a short label stays beside its URL
+    (label,) = terminal.fit([f"[27] {url}"], terminal.Term(width=60))  # a short label stays beside its URL
     assert label == f"[27] {url}"
-    after_words = text.fit(["  " + "word " * 10 + url], text.Term(width=60))  # after a sentence, it starts a line
+    after_words = terminal.fit(
+        ["  " + "word " * 10 + url], terminal.Term(width=60)
+    )  # after a sentence, it starts a line
     assert after_words[-1] == "    " + url and all(len(ln) <= 60 for ln in after_words[:-1])
-    short = text.fit(["see https://e.com/a " + "word " * 12], text.Term(width=40))
+    short = terminal.fit(["see https://e.com/a " + "word " * 12], terminal.Term(width=40))
     assert short[0] == "see https://e.com/a word word word word"
 
 
 def test_records_when_columns_cannot_fit() -> None:
-    lines = text.fit(
-        text.grid(tuple(f"column{i}" for i in range(12)), [tuple("x" * 9 for _ in range(12))], width=40),
-        text.Term(width=40),
+    lines = terminal.fit(
+        terminal.grid(tuple(f"column{i}" for i in range(12)), [tuple("x" * 9 for _ in range(12))], width=40),
+        terminal.Term(width=40),
     )
     assert lines[0].startswith("- column0") and all(len(ln) <= 40 for ln in lines)
 
 
 def test_numbers_and_money_have_one_style() -> None:
-    assert text.usd(1234567.891) == "$1,234,567.89" and text.usd(None) == "unknown"
-    assert text.usd_rate(63.158) == "$63.16/h" and text.usd_rate(0.145, "GB-month") == "$0.145/GB-month"
-    assert text.count(70e9, "parameters") == "70 B parameters" and text.count(15e12, "tokens") == "15 T tokens"
-    assert text.count(1200) == "1,200"
+    assert numbers.usd(1234567.891) == "$1,234,567.89" and numbers.usd(None) == "unknown"
+    assert numbers.usd_rate(63.158) == "$63.16/h" and numbers.usd_rate(0.145, "GB-month") == "$0.145/GB-month"
+    assert numbers.count(70e9, "parameters") == "70 B parameters" and numbers.count(15e12, "tokens") == "15 T tokens"
+    assert numbers.count(1200) == "1,200"
 
 
 def test_plan_table_ends_with_a_summary_line() -> None:
@@ -201,7 +205,7 @@ def test_price_unknown_is_left_out_where_an_error_rules_the_part_out(tmp_path: P
 
     from planner.core.input.stack_files import load_stack
     from planner.core.planning.pipeline import plan_stack
-    from planner.core.render.digest import for_people, moot
+    from planner.core.render.findings_for_people import for_people, moot
 
     path = _stack(tmp_path, MOOT)
     report = document([plan_stack(load_stack(str(path)))])
@@ -349,10 +353,10 @@ def test_term_from_env_reads_columns_then_defaults_to_100() -> None:
         def isatty(self) -> bool:
             return False
 
-    assert text.term_from_env(Pipe(), env={}) == text.Term(100, False)
-    assert text.term_from_env(Pipe(), env={"COLUMNS": "72"}).width == 72
-    assert text.term_from_env(Pipe(), env={"FORCE_COLOR": "1"}).color
-    assert not text.term_from_env(Pipe(), env={"FORCE_COLOR": "1", "NO_COLOR": "1"}).color
+    assert terminal.term_from_env(Pipe(), env={}) == terminal.Term(100, False)
+    assert terminal.term_from_env(Pipe(), env={"COLUMNS": "72"}).width == 72
+    assert terminal.term_from_env(Pipe(), env={"FORCE_COLOR": "1"}).color
+    assert not terminal.term_from_env(Pipe(), env={"FORCE_COLOR": "1", "NO_COLOR": "1"}).color
 
 
 # --- fixes for the case at hand -------------------------------------------------------

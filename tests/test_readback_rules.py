@@ -146,7 +146,7 @@ def test_every_readback_rule_has_cases() -> None:
     owned = {
         rid
         for rid, r in rules.registry().items()
-        if r.check.__module__ in ("planner.core.rules.readback", "planner.core.rules.unsized")
+        if r.check.__module__ in ("planner.core.rules.program_shapes", "planner.core.rules.unsized")
     }
     assert owned == set(READBACK_RULES) == set(CASES)
 

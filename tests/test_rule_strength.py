@@ -6,7 +6,7 @@ from planner.core import rules
 from planner.core.catalogue import capacity_blocks as blocks
 from planner.core.catalogue.instance_types import load
 from planner.core.model.cluster import LaunchInterface
-from planner.core.rules.readback import layout_advice, layout_problems
+from planner.core.rules.program_shapes import layout_advice, layout_problems
 
 CAT = load()
 

@@ -483,7 +483,7 @@ def test_every_rule_has_cases() -> None:
     # rules of clusters read back from a program never fire on a stack file: tests/test_readback_rules.py
     readback = (
         "planner.core.rules.cost",
-        "planner.core.rules.readback",
+        "planner.core.rules.program_shapes",
         "planner.core.rules.unsized",
         "planner.core.rules.resource_checks",
     )  # the last: tests/test_check_registry.py

@@ -102,7 +102,8 @@ RENDERERS = (
     "bounded",
     "formats",
     "compare_report",
-    "capacity_report",
+    "block_offerings_report",
+    "findings_for_people",
     "diff_report",
 )
 ALLOWED = ("planner.core.document", "planner.core.render", "planner.core.text", "planner.__version__")

@@ -58,7 +58,7 @@ MAX_AWS_TEXT = 300  # characters of an error message AWS (or whatever answered) 
 def cut(text: object, limit: int = MAX_AWS_TEXT) -> str:
     """Text an endpoint sent (an error message), on one line and at most about `limit` characters:
     an answer is untrusted input, and a megabyte of it is not a line (docs/security.md)."""
-    from planner.core.text import one_line
+    from planner.core.text.safe import one_line
 
     s = str(text)
     if len(s) <= limit:

@@ -94,7 +94,7 @@ MAX_USD_PER_UNIT = 1_000_000.0  # no AWS unit (an instance-hour, a GB-month) cos
 def _price(value: Any, sku: str) -> float:
     """A price AWS's Price List sends (a decimal string): finite, not negative, at most MAX_USD_PER_UNIT;
     NoPrice (a line saying what was sent, cut short) for anything else: an answer is untrusted input."""
-    from planner.core.text import excerpt
+    from planner.core.text.safe import excerpt
 
     try:
         usd = float(value) if isinstance(value, str | int | float) and not isinstance(value, bool) else math.nan

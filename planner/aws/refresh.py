@@ -107,7 +107,7 @@ def capacity_block_entry(client: Any, instance_type: str, region: str, today: st
     offers = client.describe_capacity_block_offerings(**ask).get("CapacityBlockOfferings", [])
     import math
 
-    from planner.core.cost.capacity import MAX_BLOCK_COUNT, MAX_BLOCK_HOURS, MAX_FEE, aws_name
+    from planner.core.cost.block_offerings import MAX_BLOCK_COUNT, MAX_BLOCK_HOURS, MAX_FEE, aws_name
 
     def whole(value: Any, high: int) -> int:
         return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= high else 0
@@ -303,7 +303,7 @@ def _endpoint(client: Callable[[str, str], Any], family: str, region: str) -> st
 def _what(exc: BaseException) -> str:
     """Why an answer is not the API's, short: the page or JSON itself is never quoted whole."""
     from planner.aws.errors import NotAwsAnswer
-    from planner.core.text import one_line
+    from planner.core.text.safe import one_line
 
     if isinstance(exc, NotAwsAnswer):
         return "no AWS request id: a captive portal, proxy or firewall page?"

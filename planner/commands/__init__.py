@@ -24,7 +24,7 @@ def aws_timeout_arg(text: str) -> float:
     except ValueError:
         v = math.nan
     if not 1 <= v <= 3600:
-        from planner.core.text import one_line
+        from planner.core.text.safe import one_line
 
         raise argparse.ArgumentTypeError(f"expected seconds from 1 to 3600, got '{one_line(text[:24])}'")
     return v
@@ -228,7 +228,7 @@ def book_from_args(args: argparse.Namespace, stacks: Iterable[Stack] = ()) -> Pr
             error_line(f"warning: live prices unavailable ({exc}); using the price book '{book.name}'")
         stacks = list(stacks)
         if stacks:  # Capacity Blocks have no Price List entry: their offerings are the live price
-            from planner.aws.capacity_blocks import warn_block_prices
+            from planner.aws.block_offerings import warn_block_prices
             from planner.core.reading.problems import error_line
 
             warn_block_prices(

@@ -2,8 +2,8 @@
 
 From a stack (its Capacity Block node group, count or UltraServers, and hours) or ad hoc
 (`--instance-type`, `--count`/`--ultraservers`, `--hours` or a workload), asks
-DescribeCapacityBlockOfferings in each region (`planner.aws.capacity_blocks`) and ranks
-what is for sale (`planner.core.cost.capacity`). Nothing is bought: the purchase commands and
+DescribeCapacityBlockOfferings in each region (`planner.aws.block_offerings`) and ranks
+what is for sale (`planner.core.cost.block_offerings`). Nothing is bought: the purchase commands and
 the stack keys are printed. Exit codes: 0 the pick fits the deadline and budget, 1 no
 pick or it misses them, 2 unusable input.
 """
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from planner.core.reading.problems import InputError, Problem
 
 if TYPE_CHECKING:
-    from planner.core.cost.capacity import ExtensionSearch, Search
+    from planner.core.cost.block_offerings import ExtensionSearch, Search
 
 FORMATS = ("table", "json", "markdown")
 ARGS = "<command line>"
@@ -31,7 +31,7 @@ ARGS = "<command line>"
 class Wanted:
     """What the command line (and the stack) ask for."""
 
-    needs: list[Any]  # planner.core.cost.capacity.Need
+    needs: list[Any]  # planner.core.cost.block_offerings.Need
     node_group: str | None = None
     source: str = ARGS
     region: str | None = None  # the stack's region: the default for --regions
@@ -162,7 +162,7 @@ def _searched(args: argparse.Namespace) -> Search | ExtensionSearch | None:
     """The search (or the check of the stack's blocks) the command line asks for; None when AWS
     cannot be asked (no credentials); InputError on unusable input, before any AWS call."""
     from planner.core.catalogue import capacity_blocks as blocks
-    from planner.core.cost.capacity import NoBlock, answer, queries
+    from planner.core.cost.block_offerings import NoBlock, answer, queries
 
     w = _needs(args)
     if w.reservations or w.resource_group:
@@ -189,7 +189,7 @@ def _searched(args: argparse.Namespace) -> Search | ExtensionSearch | None:
     if args.earliest is not None and args.deadline is not None and args.deadline <= args.earliest:
         raise _bad("--deadline", "expected a time after --earliest")
     regions = {n.key: _regions(args, n.key, w.region, w.notes) for n in needs}
-    from planner.aws.capacity_blocks import search_jobs
+    from planner.aws.block_offerings import search_jobs
 
     client_for = _open(args)
     if client_for is None:
@@ -206,12 +206,12 @@ def _searched(args: argparse.Namespace) -> Search | ExtensionSearch | None:
 def _open(args: argparse.Namespace, opener: Any = None) -> Any:
     """EC2 clients (or `opener`'s) on the credential chain, found within --aws-timeout; None (and one line) when
     there are none."""
-    from planner.aws import capacity_blocks, deadline
+    from planner.aws import block_offerings, deadline
     from planner.aws.preflight import SetupError
 
     try:
         with deadline.limit(args.aws_timeout):  # the credential lookup: a hung credential_process must not hang this
-            return (opener or capacity_blocks.open_ec2)(args.profile)
+            return (opener or block_offerings.open_ec2)(args.profile)
     except (SetupError, deadline.DeadlineExceeded) as exc:
         from planner.core.reading.problems import error_line
 
@@ -221,8 +221,8 @@ def _open(args: argparse.Namespace, opener: Any = None) -> Any:
 
 def _extension(args: argparse.Namespace, w: Wanted) -> ExtensionSearch | None:
     """The stack names its block: is it long enough for the run, else its extension offerings (None: no credentials)."""
-    from planner.aws.capacity_blocks import extend, open_resource_groups
-    from planner.core.cost.capacity import ExtensionSearch
+    from planner.aws.block_offerings import extend, open_resource_groups
+    from planner.core.cost.block_offerings import ExtensionSearch
 
     assert w.region is not None
     client_for = _open(args)
@@ -276,8 +276,8 @@ def _regions(args: argparse.Namespace, instance_type: str, default: str | None, 
     """`--regions` as a list; `all` from the price data; else the stack's region."""
     from planner.commands import region_arg
     from planner.core.catalogue import instance_types as catalogue
+    from planner.core.cost.block_offerings import regions_sold
     from planner.core.cost.book import builtin
-    from planner.core.cost.capacity import regions_sold
 
     sold = regions_sold(instance_type, catalogue.load(), builtin("current"))
     if args.regions is None:
@@ -367,7 +367,7 @@ def _need(
     declared: str | None = None,
 ) -> Any:
     """One `Need`: instances (whole UltraServers for member types) and the run's hours."""
-    from planner.core.cost.capacity import Need, NoBlock, ultraserver_type
+    from planner.core.cost.block_offerings import Need, NoBlock, ultraserver_type
 
     try:
         us = ultraserver_type(cat, t.name, declared)

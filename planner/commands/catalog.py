@@ -109,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
 
         emit(dumps(data))
         return 0
-    from planner.core.text import grid, human, num
+    from planner.core.text.numbers import num
+    from planner.core.text.terminal import grid, human
 
     rows = []
     for t in data["instance_types"]:

@@ -76,7 +76,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 def _shown(text: str) -> str:
     """At most a typo's worth of a command-line value, on one line."""
-    from planner.core.text import one_line
+    from planner.core.text.safe import one_line
 
     return one_line(text if len(text) <= 24 else text[:21] + "...")
 
@@ -211,13 +211,13 @@ def _compared(args: argparse.Namespace) -> Any:  # planner.core.document.compare
 
 
 def _with_offerings(result: Any, args: argparse.Namespace) -> Any:
-    """The Capacity Block rows priced from the offerings found (`planner.core.cost.capacity.priced_from_offerings`)."""
+    """The Capacity Block rows priced from the offerings found (`planner.core.cost.block_offerings.priced_from_offerings`)."""
     import datetime as dt
     from dataclasses import replace
 
-    from planner.aws.capacity_blocks import need_for, offerings_for
+    from planner.aws.block_offerings import need_for, offerings_for
     from planner.core.catalogue import instance_types as catalogue
-    from planner.core.cost.capacity import NoBlock, priced_from_offerings
+    from planner.core.cost.block_offerings import NoBlock, priced_from_offerings
     from planner.core.cost.compare import ranking
 
     cat = catalogue.load()

@@ -131,9 +131,9 @@ class problems_shown:
 
 
 def render_context(fail_on: Literal["error", "warning"] = "error") -> RenderContext:  # --fail-on's choices
-    """The render context of this run: the layout the CLI chose (`planner.core.text.term`) and `--fail-on`."""
+    """The render context of this run: the layout the CLI chose (`planner.core.text.terminal.term`) and `--fail-on`."""
     from planner.core.document import RenderContext
-    from planner.core.text import term
+    from planner.core.text.terminal import term
 
     t = term()
     return RenderContext(width=None if t.wide else t.width, colour=t.color, fail_on=fail_on)

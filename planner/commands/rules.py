@@ -52,7 +52,7 @@ def reference_markdown() -> str:
         "| rule | severity | category | what it checks | remediation | source |",
         "|---|---|---|---|---|---|",
     ]
-    from planner.core.text import md_own_cell
+    from planner.core.text.safe import md_own_cell
 
     for r in listed():
         lines.append(
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         emit(reference_markdown())
     else:
-        from planner.core.text import Span, grid, human, term
+        from planner.core.text.terminal import Span, grid, human, term
 
         rules_json = to_json()["rules"]
         if term().wide:

@@ -241,7 +241,7 @@ def region_problems(region: Any, label: str, key: str = "region") -> list[Any]:
     from planner.core.catalogue import shipped_data as data
 
     if not data.regions().known(region):  # the CLI's region list (botocore's partition data, shipped): no boto3 needed
-        from planner.core.text import one_line
+        from planner.core.text.safe import one_line
 
         return [
             Problem(label, None, key, f"unknown AWS region '{one_line(region[:24])}'; expected one such as us-east-2")
@@ -323,7 +323,7 @@ def check_cluster_args(args: Any, label: str) -> None:
 def tag_problems(tags: Any, label: str, key: str = "tags") -> list[Any]:
     """Tags EC2 accepts: string keys of 1-128 characters without the reserved `aws:` prefix, values up to 256."""
     from planner.core.reading.problems import Problem
-    from planner.core.text import first_control, one_line
+    from planner.core.text.safe import first_control, one_line
 
     if not isinstance(tags, Mapping):
         return [Problem(label, None, key, f"expected a mapping of tag keys to values, got {_kind(tags)}")]
@@ -360,7 +360,7 @@ def cidr_problems(vpc_cidr: Any, subnet_cidr: Any, label: str) -> list[Any]:
     import ipaddress
 
     from planner.core.reading.problems import Problem
-    from planner.core.text import one_line
+    from planner.core.text.safe import one_line
 
     out = []
     nets = {}

@@ -61,7 +61,7 @@ def provider_class() -> type[Any]:
 
     from planner.components.checks import ClusterRejected
     from planner.components.errors import ClusterInputError
-    from planner.core.text import one_line
+    from planner.core.text.safe import one_line
     from planner.provider import inputs as shapes
 
     class PlannerComponentProvider(ComponentProvider):

@@ -45,7 +45,7 @@ TOP_KEYS = ("name", "description", "instances", "lustre", "ebs", "derived")
 
 _AS_OF = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?", re.ASCII)
 # The smallest price a book may hold: planner shows rates to at most four decimals
-# (`planner.core.text.usd_rate`), so a smaller one (5e-324, say) would print as $0, and
+# (`planner.core.text.numbers.usd_rate`), so a smaller one (5e-324, say) would print as $0, and
 # nothing is ever priced at zero. Every real EC2, FSx or EBS price is far above it.
 MIN_USD = 0.0001
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.core.document.capacity import CapacityOption
+from planner.core.document.block_offerings import CapacityOption
 from planner.core.model.cluster import Purchase
 
 

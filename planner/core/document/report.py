@@ -111,7 +111,7 @@ class RenderContext:
     `--wide`), colour (ANSI styles in human output), and the exit threshold the table's last line
     states (`--fail-on`)."""
 
-    width: int | None = 100  # what planner fits to when piped (planner.core.text.DEFAULT_WIDTH)
+    width: int | None = 100  # what planner fits to when piped (planner.core.text.terminal.DEFAULT_WIDTH)
     colour: bool = False
     fail_on: Literal["error", "warning"] = "error"
 
@@ -128,7 +128,7 @@ class Report:
     rules: tuple[RuleInfo, ...] = ()
     diff: Any = None  # DiffSection (planner.core.document.diff): base report and per-resource differences
     compare: Any = None  # CompareSection (planner.core.document.compare)
-    capacity: Any = None  # CapacitySection (planner.core.document.capacity)
+    capacity: Any = None  # CapacitySection (planner.core.document.block_offerings)
     version: int = VERSION
 
     def rule(self, rule_id: str) -> RuleInfo | None:
@@ -172,7 +172,7 @@ class Report:
                 "as `planner plan --format json` writes)"
             )
         from planner.core.document.validate import Invalid, check_document
-        from planner.core.text import excerpt
+        from planner.core.text.safe import excerpt
 
         if d["version"] != VERSION or isinstance(d["version"], bool):
             raise NotAReport(
@@ -217,7 +217,7 @@ def _sections(d: dict[str, Any]) -> dict[str, Any]:
 
         out["compare"] = CompareSection.from_json(d["compare"])
     if d.get("capacity") is not None:
-        from planner.core.document.capacity import capacity_from_json
+        from planner.core.document.block_offerings import capacity_from_json
 
         out["capacity"] = capacity_from_json(d["capacity"])
     if d.get("diff") is not None:

@@ -28,7 +28,7 @@ import types
 import typing
 from typing import Any, Literal, Union, get_args, get_origin
 
-from planner.core.text import excerpt
+from planner.core.text.safe import excerpt
 
 MAX_TEXT = 10_000  # characters in one string of a report (a message, a remediation, a path)
 MAX_ITEMS = 100_000  # items in one list of a report (findings, line items, offerings)

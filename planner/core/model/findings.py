@@ -31,7 +31,7 @@ def severity_of(value: Any) -> Severity:
     for s in SEVERITIES:
         if value == s:
             return s
-    from planner.core.text import excerpt
+    from planner.core.text.safe import excerpt
 
     raise ValueError(f"severity {excerpt(value)}: expected one of {', '.join(SEVERITIES)}")
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from planner.core.reading.problems import Problem
 from planner.core.reading.yaml_lines import Lines, Path, line_of
-from planner.core.text import escape_char, first_control, one_line
+from planner.core.text.safe import escape_char, first_control, one_line
 
 _REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$", re.ASCII)
 _NUMBER = re.compile(r"^[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?$", re.ASCII)

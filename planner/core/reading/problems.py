@@ -38,7 +38,7 @@ def error_line(text: str) -> None:
     Here, not in the CLI, so adapters (live prices) can warn without importing an entry point."""
     import sys
 
-    from planner.core.text import one_line
+    from planner.core.text.safe import one_line
 
     try:
         print(f"planner: {one_line(text)}", file=sys.stderr, flush=True)

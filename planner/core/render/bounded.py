@@ -50,7 +50,7 @@ def assemble(head: list[str], blocks: list[Block], limit: int = MAX_CHARS) -> st
     """`head` (always), then the `blocks` that fit in `limit` characters, chosen in the order
     given (most important first) and printed by their `order`; a closing note when anything
     was shortened or left out. The result is at most `limit` characters, whatever the input."""
-    from planner.core.text import join_lines
+    from planner.core.text.safe import join_lines
 
     room = limit - sum(len(line) + 1 for line in head) - _NOTE_ROOM
     got = Assembly()

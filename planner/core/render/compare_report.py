@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from planner.core.document import RenderContext, Report
 from planner.core.document.compare import Candidate, CompareSection
-from planner.core.text import Line
+from planner.core.text.terminal import Line
 
 HEADERS = (
     "type",
@@ -26,7 +26,7 @@ CLOSING = "Dense peaks only (BF16 or FP8 dense at the job's precision); billed h
 
 def job_line(result: CompareSection) -> str:
     """`Training job: 70 B parameters x 2 T tokens, bf16, MFU 0.4; 16 instances; us-east-2; price book current`."""
-    from planner.core.text import count, num
+    from planner.core.text.numbers import count, num
 
     inp = result.inputs
     mfu = ", ".join(f"{k}={v}" if k != "*" else str(v) for k, v in inp.mfu)
@@ -38,7 +38,7 @@ def job_line(result: CompareSection) -> str:
 
 
 def _rows(result: CompareSection) -> tuple[list[tuple[str, ...]], list[str]]:
-    from planner.core.text import num, usd, usd_rate
+    from planner.core.text.numbers import num, usd, usd_rate
 
     foot: list[str] = []
     rows: list[tuple[str, ...]] = []
@@ -74,14 +74,14 @@ def section(report: Report) -> CompareSection:
 
 def render_table(report: Report, context: RenderContext = RenderContext()) -> str:
     """The candidates in the document's order (cheapest total first), fitted to the terminal."""
-    from planner.core.text import term_for, using
+    from planner.core.text.terminal import term_for, using
 
     with using(term_for(context.width, context.colour)):
         return _table(section(report))
 
 
 def _table(result: CompareSection) -> str:
-    from planner.core.text import grid, human
+    from planner.core.text.terminal import grid, human
 
     rows, foot = _rows(result)
     lines: list[Line] = [job_line(result)]
@@ -99,7 +99,8 @@ def _table(result: CompareSection) -> str:
 
 def summary_line(result: CompareSection) -> Line:
     """The last line: how many candidates, the cheapest with its total, and the exit code."""
-    from planner.core.text import Span, usd
+    from planner.core.text.numbers import usd
+    from planner.core.text.terminal import Span
 
     cands = result.candidates
     n = len(cands)
@@ -131,7 +132,7 @@ def smallest(cands: tuple[Candidate, ...]) -> Candidate | None:
 
 def render_markdown(report: Report, context: RenderContext = RenderContext()) -> str:
     """The comparison as Markdown; price book names and notes may be a user's text, so all of it is inert."""
-    from planner.core.text import join_lines, md_inert
+    from planner.core.text.safe import join_lines, md_inert
 
     result = section(report)
     rows, foot = _rows(result)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from planner.core.document.cost import CostReport, InstanceDetail, LineItem, VolumeDetail
 
 if TYPE_CHECKING:
-    from planner.core.text import Line
+    from planner.core.text.terminal import Line
 
 RESOURCE_NAMES = {
     "aws:ec2/instance:Instance": "EC2 instances",
@@ -23,15 +23,15 @@ RESOURCE_NAMES = {
 
 
 def usd(x: float | None) -> str:
-    """`$1,234,567.89`, or "unknown" (never $0): the one money format (`planner.core.text.usd`)."""
-    from planner.core.text import usd as _usd
+    """`$1,234,567.89`, or "unknown" (never $0): the one money format (`planner.core.text.numbers.usd`)."""
+    from planner.core.text.numbers import usd as _usd
 
     return _usd(x)
 
 
 def unit_price(x: float | None, unit: str) -> str:
-    """`$63.16/instance-hour`, `$0.145/GB-month` (`planner.core.text.usd_rate`)."""
-    from planner.core.text import usd_rate
+    """`$63.16/instance-hour`, `$0.145/GB-month` (`planner.core.text.numbers.usd_rate`)."""
+    from planner.core.text.numbers import usd_rate
 
     return usd_rate(x, unit)
 
@@ -150,7 +150,7 @@ def table_lines(cost: CostReport, margin: int = 0) -> list[Line]:
     Price sources (URLs) are notes too, so the table fits the terminal; `--wide` keeps them
     in the row. `margin`: columns the caller indents the block by.
     """
-    from planner.core.text import Span, grid, term
+    from planner.core.text.terminal import Span, grid, term
 
     rows, foot = _rows(cost)
     wide = term().wide
@@ -196,7 +196,7 @@ def table_lines(cost: CostReport, margin: int = 0) -> list[Line]:
 
 
 def _cell(text: str) -> str:
-    from planner.core.text import md_inert
+    from planner.core.text.safe import md_inert
 
     return md_inert(text)
 
@@ -207,7 +207,7 @@ def markdown(cost: CostReport) -> str:
     Price book text (name, source, note, assumption) may come from a user's file: it is
     made inert (`md_inert`); sources are shown as code, so no link is rendered from them.
     """
-    from planner.core.text import md_code
+    from planner.core.text.safe import md_code
 
     rows, foot = _rows(cost)
     out = [f"**Cost:** {_cell(headline(cost))} (price book {md_code(cost.price_book)})", ""]
@@ -223,6 +223,6 @@ def markdown(cost: CostReport) -> str:
         out.append("")
     out += [f"{i}. {_cell(text)}" for i, text in enumerate(foot, 1)]
     out += [f"- {_cell(n)}" for n in cost.notes]
-    from planner.core.text import join_lines
+    from planner.core.text.safe import join_lines
 
     return join_lines(out) + "\n"

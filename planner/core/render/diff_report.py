@@ -11,7 +11,7 @@ from planner.core.document import RenderContext, Report
 from planner.core.document.cost import CostReport, LineItem
 from planner.core.document.diff import Change, DiffSection, DiffTotal, LineItemChange, StackDiff
 from planner.core.document.stacks import ReportedFinding
-from planner.core.text import Line
+from planner.core.text.terminal import Line
 
 
 def _signed(x: float | None) -> str:
@@ -116,7 +116,7 @@ def section(report: Report) -> DiffSection:
 
 
 def render_table(report: Report, context: RenderContext = RenderContext()) -> str:
-    from planner.core.text import term_for, using
+    from planner.core.text.terminal import term_for, using
 
     with using(term_for(context.width, context.colour)):
         return _table(report)
@@ -124,7 +124,7 @@ def render_table(report: Report, context: RenderContext = RenderContext()) -> st
 
 def _table(report: Report) -> str:
     from planner.core.render.cost_report import headline
-    from planner.core.text import Span, grid, human
+    from planner.core.text.terminal import Span, grid, human
 
     diff = section(report)
     rows: list[tuple[Any, ...]] = []
@@ -216,7 +216,7 @@ def render_markdown(report: Report, context: RenderContext = RenderContext(), li
     from planner.core.render.bounded import MAX_CHARS, Block, assemble
     from planner.core.render.cost_report import headline, markdown
     from planner.core.render.markdown import MARKER, full_block, has_errors
-    from planner.core.text import html_inert, md_code, md_inert
+    from planner.core.text.safe import html_inert, md_code, md_inert
 
     diff = section(report)
     tot = diff.total

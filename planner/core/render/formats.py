@@ -61,9 +61,9 @@ def section_renderer(report: Report, fmt: str) -> Renderer | None:
 
         return compare_report.render_table if fmt == "table" else compare_report.render_markdown
     if report.capacity is not None:
-        from planner.core.render import capacity_report
+        from planner.core.render import block_offerings_report
 
-        return capacity_report.render_table if fmt == "table" else capacity_report.render_markdown
+        return block_offerings_report.render_table if fmt == "table" else block_offerings_report.render_markdown
     if report.diff is not None:
         from planner.core.render import diff_report
 

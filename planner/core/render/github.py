@@ -16,7 +16,7 @@ COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
 def escape_data(text: str) -> str:
     """A message: `%`, CR and LF percent-encoded (GitHub's rule), other unprintables escaped (`one_line`)."""
-    from planner.core.text import one_line
+    from planner.core.text.safe import one_line
 
     return one_line(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
@@ -56,7 +56,7 @@ def problem_annotation(p: InputProblem) -> str:
 
 
 def render(report: Report, context: RenderContext = RenderContext()) -> str:
-    from planner.core.text import join_lines
+    from planner.core.text.safe import join_lines
 
     if report.problems:
         lines = [problem_annotation(p) for p in report.problems] + [f"planner: {problems_text(report)}"]

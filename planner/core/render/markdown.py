@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from planner.core.document import GroupTopology, LustreTopology, RenderContext, Report, StackReport
 from planner.core.render.bounded import Block
 from planner.core.render.digest import count_text, counts, md_cell
-from planner.core.text import md_code, md_prose, num, one_line
+from planner.core.text.numbers import num
+from planner.core.text.safe import md_code, md_prose, one_line
 
 MARKER = "<!-- planner-report -->"
 ICONS = {"error": ":x:", "warning": ":warning:", "info": ":information_source:"}
@@ -130,7 +131,7 @@ def _findings(report: Report, p: StackReport) -> list[str]:
     the same finding in several node groups, no price-unknown where an error rules the part out."""
     if not p.findings:
         return ["No findings."]
-    from planner.core.render.digest import for_people
+    from planner.core.render.findings_for_people import for_people
 
     out = ["| severity | rule | where | message |", "|---|---|---|---|"]
     shown = for_people(p, report)

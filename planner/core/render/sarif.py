@@ -28,7 +28,7 @@ from planner.core.document import (
     UnusedSuppressionReport,
 )
 from planner.core.render.json_report import dumps
-from planner.core.text import md_prose
+from planner.core.text.safe import md_prose
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}

@@ -1,10 +1,11 @@
 """Human output: per stack what was declared, what it costs, what is wrong (most important
-first, with what to do), then one summary line; fitted to the terminal (`planner.core.text`)."""
+first, with what to do), then one summary line; fitted to the terminal (`planner.core.text.terminal`)."""
 
 from __future__ import annotations
 
 from planner.core.document import RenderContext, Report, Severity, StackReport
-from planner.core.text import Line, Span, grid, human, indent, num  # noqa: F401 - grid, num: shared with other renderers
+from planner.core.text.numbers import num
+from planner.core.text.terminal import Line, Span, grid, human, indent
 
 SEVERITY_STYLE = {"error": "error", "warning": "warning", "info": "info"}
 
@@ -60,7 +61,7 @@ def render_summary(p: StackReport) -> list[Line]:
 
 
 def _inner(margin: int) -> int | None:
-    from planner.core.text import term
+    from planner.core.text.terminal import term
 
     limit = term().limit
     return None if limit is None else limit - margin
@@ -69,7 +70,8 @@ def _inner(margin: int) -> int | None:
 def render_findings(p: StackReport, report: Report) -> list[Line]:
     """Findings most important first (`digest.for_people`): severity and rule, where, the
     message, then the fix (or, for a suppressed one, why it is suppressed)."""
-    from planner.core.render.digest import count_text, counts, for_people
+    from planner.core.render.digest import count_text, counts
+    from planner.core.render.findings_for_people import for_people
 
     if not p.findings:
         return ["  findings: none"]
@@ -94,7 +96,7 @@ def render_findings(p: StackReport, report: Report) -> list[Line]:
 
 def render_unused(p: StackReport) -> list[Line]:
     """Two lines per suppression that suppressed nothing (info): what and where, then what to do."""
-    from planner.core.text import one_line
+    from planner.core.text.safe import one_line
 
     out: list[Line] = []
     for u in p.unused_suppressions:
@@ -149,7 +151,7 @@ def summary_line(report: Report, fail_on: Severity = "error") -> Line:
 def render_problems(report: Report) -> list[Line]:
     """Unusable input, one line each as on standard error, then what the exit code is."""
     from planner.core.render.digest import problems_text
-    from planner.core.text import one_line
+    from planner.core.text.safe import one_line
 
     out: list[Line] = [[Span("Input problems", "heading")]]
     out += [[Span("  "), Span(f"{'error':<8}", "error"), Span(f" {one_line(p.text)}")] for p in report.problems]
@@ -157,7 +159,7 @@ def render_problems(report: Report) -> list[Line]:
 
 
 def render(report: Report, context: RenderContext = RenderContext()) -> str:
-    from planner.core.text import term_for, using
+    from planner.core.text.terminal import term_for, using
 
     with using(term_for(context.width, context.colour)):
         if report.problems:

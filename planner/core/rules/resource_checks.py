@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from planner.core.model.findings import Finding
-from planner.core.rules.readback import readback_notes
+from planner.core.rules.program_shapes import readback_notes
 from planner.core.rules.spec_rules import RULES, Rule, RuleContext
 
 # AWS Security Hub control [EC2.8] "EC2 instances should use Instance Metadata Service Version 2 (IMDSv2)": the

@@ -1,8 +1,9 @@
-"""Issue 21, "The pull request cannot run its own code, and the program runner is a sealed
-box": one regression test (or a few) per item, each failing before its fix.
+"""A pull request cannot run its own code, and the program runner is a sealed box: price books,
+diffs against a base ref, the provider, outputs and the plan step's imports, each promise held by
+a test here that failed before its fix.
 
-The earlier hardening suite (issue 14) is tests/test_hardening.py; docs/security.md names
-the test below that holds each promise.
+The earlier hardening suite is tests/test_hardening.py; docs/security.md names the test below that
+holds each promise.
 """
 
 from __future__ import annotations
@@ -902,7 +903,7 @@ def test_every_test_security_md_names_exists_and_every_test_here_is_named() -> N
     here = set(re.findall(r"^def (test_\w+)", Path(__file__).read_text(encoding="utf-8"), re.M))
     for path, name in re.findall(r"`(tests/[\w/]+\.py)::(test_\w+)`", page):
         assert re.search(rf"^def {name}\(", (ROOT / path).read_text(encoding="utf-8"), re.M), (path, name)
-        if path != "tests/test_hardening_21.py":
+        if path != "tests/test_untrusted_pull_requests.py":
             named.discard(name)
     assert named <= here, named - here
     assert here - {"test_every_test_security_md_names_exists_and_every_test_here_is_named"} <= named, here - named

@@ -1,13 +1,13 @@
 """`planner capacity` as people read it (a table fitted to the terminal) and as Markdown (a pull
 request comment): pure functions of the document's capacity section
-(`planner.core.document.capacity`: a search, or a stack's own blocks and their extensions).
+(`planner.core.document.block_offerings`: a search, or a stack's own blocks and their extensions).
 """
 
 from __future__ import annotations
 
 from planner.core.document import RenderContext, Report
-from planner.core.document.capacity import BookedBlock, CapacityExtension, CapacityOption, CapacitySearch
-from planner.core.text import Line
+from planner.core.document.block_offerings import BookedBlock, CapacityExtension, CapacityOption, CapacitySearch
+from planner.core.text.terminal import Line
 
 # the zone names its region; the offering ids are listed under the table (they would not fit beside it)
 HEADERS = ("#", "zone", "start (UTC)", "end (UTC)", "hours", "inst", "upfront", "$/inst-h", "deadline")
@@ -28,7 +28,7 @@ def _when(text: str | None) -> str:
 
 def need_line(doc: CapacitySearch) -> str:
     """What was searched for: the cluster, its hours, the window and the budget."""
-    from planner.core.text import num, usd
+    from planner.core.text.numbers import num, usd
 
     parts = []
     for n in doc.needs:
@@ -52,7 +52,7 @@ def _zone(o: CapacityOption) -> str:
 
 
 def _rows(doc: CapacitySearch) -> list[tuple[str, ...]]:
-    from planner.core.text import num, usd
+    from planner.core.text.numbers import num, usd
 
     several = len(doc.needs) > 1
     rows: list[tuple[str, ...]] = []
@@ -97,7 +97,7 @@ def region_lines(doc: CapacitySearch) -> list[str]:
 
 
 def pick_lines(doc: CapacitySearch) -> list[str]:
-    from planner.core.text import num, usd
+    from planner.core.text.numbers import num, usd
 
     p = doc.pick
     if p is None:
@@ -144,7 +144,7 @@ def summary(doc: CapacitySearch) -> str:
 
 def extension_lines(doc: CapacityExtension) -> list[str]:
     """A stack's own blocks: whether they cover the run, each one's extension offerings, and what to run."""
-    from planner.core.text import num, usd
+    from planner.core.text.numbers import num, usd
 
     blocks, n = doc.reservations, doc.need
     ids = ", ".join(b.capacity_reservation_id for b in blocks)
@@ -209,7 +209,7 @@ def extension_lines(doc: CapacityExtension) -> list[str]:
 
 def _short(block: BookedBlock, blocks: int) -> str:
     """Why a block is too short; with several blocks the run starts when the last one does."""
-    from planner.core.text import num
+    from planner.core.text.numbers import num
 
     if blocks == 1:
         return "too short for the run"
@@ -245,14 +245,14 @@ def section(report: Report) -> CapacitySearch | CapacityExtension:
 
 
 def render_table(report: Report, context: RenderContext = RenderContext()) -> str:
-    from planner.core.text import term_for, using
+    from planner.core.text.terminal import term_for, using
 
     with using(term_for(context.width, context.colour)):
         return _table(section(report))
 
 
 def _table(doc: CapacitySearch | CapacityExtension) -> str:
-    from planner.core.text import Span, grid, human
+    from planner.core.text.terminal import Span, grid, human
 
     if isinstance(doc, CapacityExtension):
         summary_text = _extension_summary(doc)
@@ -278,7 +278,7 @@ def _table(doc: CapacitySearch | CapacityExtension) -> str:
 
 def render_markdown(report: Report, context: RenderContext = RenderContext()) -> str:
     """The search as Markdown; every value is inert (zone names and messages come from AWS)."""
-    from planner.core.text import join_lines, md_code, md_inert
+    from planner.core.text.safe import join_lines, md_code, md_inert
 
     doc = section(report)
     if isinstance(doc, CapacityExtension):
@@ -318,7 +318,7 @@ def _option_rows(doc: CapacitySearch, room: int) -> list[str]:
     """The options table in its order, as many rows as fit in `room` characters (the pick's row
     always), then a line naming how many were left out: one comment stays under GitHub's 65,536
     characters however many offerings AWS sent (`planner.core.render.bounded.MAX_CHARS`)."""
-    from planner.core.text import md_inert
+    from planner.core.text.safe import md_inert
 
     rows = _rows(doc)
     if not rows:

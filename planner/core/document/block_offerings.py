@@ -3,7 +3,7 @@
 Two answers, one section: a search (`CapacitySearch`: the offerings DescribeCapacityBlockOfferings
 showed in each region, ranked, and the pick) or a stack's own blocks (`CapacityExtension`: do
 the booked Capacity Blocks cover the run, else their extension offerings). Every figure is as
-the producer (`planner.core.cost.capacity`) rounded it, times are ISO strings in UTC (`...Z`), so
+the producer (`planner.core.cost.block_offerings`) rounded it, times are ISO strings in UTC (`...Z`), so
 the renderers format and never compute; `from_json(to_json(x)) == x`.
 """
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from planner.aws.errors import DENIED, AwsCallError, NotAwsAnswer, cut, explain, require_aws_answer
-from planner.core.cost.capacity import (
+from planner.core.cost.block_offerings import (
     ACTION,
     EXTENSION_ACTION,
     BadOffering,
@@ -298,7 +298,7 @@ def _extend(client: Any, search: ExtensionSearch, groups: Any = None) -> Extensi
     from botocore.exceptions import BotoCoreError, ClientError
     from botocore.parsers import ResponseParserError
 
-    from planner.core.cost.capacity import NoBlock, extension_from_api, extension_hours, reservation_from_api
+    from planner.core.cost.block_offerings import NoBlock, extension_from_api, extension_hours, reservation_from_api
 
     client.meta.events.register("after-call", require_aws_answer, unique_id="planner-require-aws-answer")
     action, region, ids = "ec2:DescribeCapacityReservations", search.region, list(search.reservation_ids)
@@ -364,7 +364,7 @@ def offerings_for(
     """
     from planner.aws import deadline
     from planner.aws.preflight import SetupError
-    from planner.core.cost.capacity import NoBlock, combine, queries
+    from planner.core.cost.block_offerings import NoBlock, combine, queries
 
     out: list[tuple[list[Any], str | None] | None] = [None] * len(wanted)
     jobs, where = [], []
@@ -389,7 +389,7 @@ def offerings_for(
 def need_for(instance_type: str, instances: int, hours: float, basis: str, ultraserver: str | None = None) -> Any:
     """A `Need` for a row priced elsewhere (compare, plan): whole UltraServers for member types."""
     from planner.core.catalogue import instance_types as catalogue
-    from planner.core.cost.capacity import Need, ultraserver_type
+    from planner.core.cost.block_offerings import Need, ultraserver_type
 
     return Need(instance_type, instances, hours, basis, ultraserver_type(catalogue.load(), instance_type, ultraserver))
 
@@ -398,13 +398,13 @@ def warn_block_prices(stacks: list[Any], book: Any, timeout: float, say: Any) ->
     """`plan --live-prices`: say where the book's Capacity Block price is far from the offerings AWS shows now.
 
     One line per Capacity Block node group with hours: the deviation when it is beyond
-    `planner.core.cost.capacity.DEVIATION`, the fault when AWS could not be asked; nothing when
+    `planner.core.cost.block_offerings.DEVIATION`, the fault when AWS could not be asked; nothing when
     the book is close. The estimate keeps the book's price (an offering is not bought yet).
     """
     from planner.core.catalogue import instance_types as catalogue
-    from planner.core.cost.capacity import DEVIATION, NoBlock, deviation
+    from planner.core.cost.block_offerings import DEVIATION, NoBlock, deviation
     from planner.core.cost.estimate import workload_hours
-    from planner.core.text import usd_rate
+    from planner.core.text.numbers import usd_rate
 
     cat = catalogue.load()
     rows = []
