@@ -153,8 +153,19 @@ def check_program_arguments(command: str, args: argparse.Namespace, paths: Itera
 SANDBOX_MODES = ("auto", "required", "off")
 
 
-def add_sandbox_argument(p: argparse.ArgumentParser) -> None:
-    """`--sandbox`: how a --program run is contained (planner.runtime.jail; docs/security.md)."""
+def add_program_arguments(p: argparse.ArgumentParser, program_help: str, *, each: bool = False) -> None:
+    """`--program DIR`, `--stack NAME`, `--program-timeout` and `--sandbox`: the options of every
+    command that runs a Pulumi program (`plan`, `diff`, `preflight`), defined once; `program_help`
+    says what the command does with the program, `each` that it may run it more than once (`diff`)."""
+    p.add_argument("--program", metavar="DIR", help=program_help)
+    p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
+    p.add_argument(
+        "--program-timeout",
+        type=aws_timeout_arg,
+        default=300.0,
+        metavar="SECONDS",
+        help=f"stop {'each' if each else 'a'} --program run that takes longer (default: 300)",
+    )
     p.add_argument(
         "--sandbox",
         choices=SANDBOX_MODES,

@@ -35,25 +35,14 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="BASE HEAD (two stack files or folders); with --base-ref: the paths to compare (default: stacks/)",
     )
     p.add_argument("--base-ref", metavar="REF", help="compare PATHs in the working tree with the same paths at git REF")
-    p.add_argument(
-        "--program",
-        metavar="DIR",
-        help="compare the cluster a Pulumi program in DIR declares (as `plan --program`) "
+    from planner.commands import add_program_arguments
+
+    add_program_arguments(
+        p,
+        "compare the cluster a Pulumi program in DIR declares (as `plan --program`) "
         "with the same program at --base-ref, run from its files at that commit (exported, not checked out)",
+        each=True,
     )
-    p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
-    from planner.commands import aws_timeout_arg
-
-    p.add_argument(
-        "--program-timeout",
-        type=aws_timeout_arg,
-        default=300.0,
-        metavar="SECONDS",
-        help="stop each --program run that takes longer (default: 300)",
-    )
-    from planner.commands import add_sandbox_argument
-
-    add_sandbox_argument(p)
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     p.add_argument(
         "--fail-on",

@@ -43,25 +43,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="RULE",
         help="suppress a rule in every stack (repeatable); findings stay in the output, marked suppressed",
     )
-    p.add_argument(
-        "--program",
-        metavar="DIR",
-        help="plan the clusters a Pulumi program in DIR declares: planner components, or its EC2/Auto Scaling/EKS "
+    from planner.commands import add_program_arguments
+
+    add_program_arguments(
+        p,
+        "plan the clusters a Pulumi program in DIR declares: planner components, or its EC2/Auto Scaling/EKS "
         "resources read back (offline, with Pulumi mocks; RUNS the program's code with your rights)",
     )
-    p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
-    from planner.commands import aws_timeout_arg
-
-    p.add_argument(
-        "--program-timeout",
-        type=aws_timeout_arg,
-        default=300.0,
-        metavar="SECONDS",
-        help="stop a --program run that takes longer (default: 300)",
-    )
-    from planner.commands import add_sandbox_argument
-
-    add_sandbox_argument(p)
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     from planner.commands import add_price_book_argument, add_selection_arguments
 

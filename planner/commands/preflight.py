@@ -43,25 +43,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("--suppress", action="append", default=[], metavar="CHECK", help="suppress a check id (repeatable)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
-    p.add_argument(
-        "--program",
-        metavar="DIR",
-        help="check the cluster a Pulumi program in DIR declares, read back as "
+    from planner.commands import add_program_arguments
+
+    add_program_arguments(
+        p,
+        "check the cluster a Pulumi program in DIR declares, read back as "
         "`plan --program` does (RUNS the program's code, offline, with your rights)",
     )
-    p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
-    from planner.commands import aws_timeout_arg
-
-    p.add_argument(
-        "--program-timeout",
-        type=aws_timeout_arg,
-        default=300.0,
-        metavar="SECONDS",
-        help="stop a --program run that takes longer (default: 300)",
-    )
-    from planner.commands import add_sandbox_argument
-
-    add_sandbox_argument(p)
     from planner.commands import add_aws_timeout_argument, add_selection_arguments
 
     add_selection_arguments(p)
