@@ -290,7 +290,7 @@ def test_an_asg_over_two_zones_with_a_cluster_placement_group_is_one_finding_not
     out = rebuild(Graph(from_policy(r) for r in args.resources))
     groups = [(g["name"], g["count"], g["availability_zone"]) for g in out.data["node_groups"]]
     assert groups == [("trainers", 5, "us-east-2a")]
-    assert out.zones == {0: ("us-east-2a", "us-east-2b")}
+    assert out.launches["trainers"].zones == ("us-east-2a", "us-east-2b")
     found = [m for m, _ in violations(policies.topology, args) if "[node-group-multi-az]" in m]
     assert len(found) == 1 and "us-east-2a, us-east-2b" in found[0] and "launches" in found[0]
 

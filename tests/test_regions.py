@@ -7,7 +7,8 @@ from the newest botocore and moto and says what changed (tools/drift.py).
 
 from __future__ import annotations
 
-from planner.core.input.stack_files import bad_zone, unknown_region
+from planner.core.input.cluster_checks import bad_zone
+from planner.core.input.stack_files import unknown_region
 
 
 def test_a_misspelt_region_gets_a_did_you_mean() -> None:

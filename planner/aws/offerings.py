@@ -14,7 +14,7 @@ from typing import Any
 from planner.aws.checks import aws_error, check, zone_key, zone_path
 from planner.aws.errors import AwsCallError
 from planner.core.catalogue.instance_types import InstanceType
-from planner.core.input.stack_files import az_in_region
+from planner.core.input.cluster_checks import az_in_region
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext

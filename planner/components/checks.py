@@ -10,16 +10,14 @@ raise `ClusterInputError`, which carries the same `Problem`s.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import pulumi
 
 from planner.components.errors import ClusterInputError as ClusterInputError  # raised here, caught by its callers
-from planner.core.catalogue import instance_types as _catalogue
 from planner.core.document.report import Report
 from planner.core.document.stacks import ReportedFinding, StackReport
-from planner.core.input.stack_files import parse_cluster
+from planner.core.input.stack_files import parse_cluster, parse_storage
 from planner.core.model.cluster import Stack
 from planner.core.planning.build_report import report as build_report
 from planner.core.planning.pipeline import plan_stack
@@ -47,19 +45,13 @@ def stack_from_config(
 ) -> Stack:
     """Parse a `planner:cluster` mapping into a Stack, or raise ClusterInputError.
 
-    `lustre_only` plans a file system used without a cluster: the schema requires node
-    groups, so a placeholder group is parsed and then dropped, and the FSx keys still go
-    through the one parser.
+    `lustre_only` plans a file system used without a cluster (`availability_zone` and `lustre`
+    only): a cluster of no node groups, read and checked as a cluster's file system.
     """
-    if lustre_only:
-        placeholder = {"name": "placeholder", "instance_type": min(_catalogue.load().instance_types), "count": 1}
-        mapping = dict(mapping, node_groups=[placeholder])
     try:
-        cluster = parse_cluster(mapping, region, file=file, lines=lines)
+        cluster = parse_storage(mapping, region, file) if lustre_only else parse_cluster(mapping, region, file, lines)
     except InputError as exc:
         raise ClusterInputError(exc.problems) from None
-    if lustre_only:
-        cluster = replace(cluster, node_groups=())
     return Stack(name, file, region, cluster, lines or {})
 
 

@@ -16,7 +16,7 @@ import pulumi_aws as aws
 
 from planner.components import checks
 from planner.components.args import cidr_problems, region_problems
-from planner.core.input.stack_files import az_in_region
+from planner.core.input.cluster_checks import az_in_region
 from planner.core.reading.problems import Problem
 
 # FSx for Lustre: TCP 988 and 1018-1023 between clients and file servers.

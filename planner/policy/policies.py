@@ -331,7 +331,7 @@ def _planned_sized(
 
     This is a different cluster from the one the stack policies share: node groups are added, so
     the read-back's model is parsed again and every rule that reads the groups would judge it
-    differently; re-pricing the shared plan cannot stand in for it. Only a budget whose stack has
+    differently; re-pricing the shared plan cannot replace it. Only a budget whose stack has
     compute without a count, and whose config sizes it, plans this second time.
 
     The compute it sizes is priced by its node group, no longer unplanned: `budget-unbounded-compute`

@@ -53,16 +53,16 @@ def planning_config(path: str | None, file: str = "") -> Planning | None:
     if raw is None:
         return None
     file = file or path
-    planning = planning_inputs(raw, file, lines)
+    keys = planning_inputs(raw, file, lines)
     problems = []
-    for i, entry in enumerate(planning.get("suppress") or ()):
-        msg = unknown_rule_message(entry["rule"])
+    for i, entry in enumerate(keys.suppress):
+        msg = unknown_rule_message(entry.rule)
         if msg:
             where = CLUSTER_PATH + ("suppress", i, "rule")
             problems.append(Problem(file, yamlload.line_of(lines, where), f"{CLUSTER_KEY}.suppress[{i}].rule", msg))
     if problems:
         raise InputError(problems)
-    return Planning(planning, file, lines)
+    return Planning(dict(raw), file, lines)
 
 
 def from_program(

@@ -25,7 +25,8 @@ from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.input.stack_files import CLUSTER_PATH, RESOURCE_GROUP_ARN
-from planner.core.model.cluster import LaunchInterface, Note, Path, Purchase, Stack, Unplanned
+from planner.core.model.cluster import Cluster, LaunchInterface, Note, Path, Purchase, Stack, Unplanned
+from planner.core.reading.fields import key_path
 from planner.readback.elastic_compute import KINDS as ELASTIC_KINDS
 from planner.readback.elastic_compute import read as read_elastic
 from planner.readback.elastic_compute import unlisted_fix
@@ -82,8 +83,9 @@ class Rebuilt:
     """A `planner:cluster` mapping read back from resources, with where each part came from.
 
     `unplanned` is compute that will launch but cannot be planned (unsized, outside the
-    catalogue, scaled to zero); `max_counts`, `zones` and `interfaces` carry, per node
-    group index, what the mapping has no key for.
+    catalogue, scaled to zero); `launches` carries, per node group (by name), the fields of the
+    model a stack file has no key for, as the resources give them. `resources` is the provenance
+    map: the URN each model path was read from.
     """
 
     data: dict[str, Any] | None
@@ -91,11 +93,7 @@ class Rebuilt:
     resources: dict[Path, str | None] = field(default_factory=dict)  # the URN each key path came from
     gaps: list[Violation] = field(default_factory=list)
     unplanned: list[Unplanned] = field(default_factory=list)
-    max_counts: dict[int, int] = field(default_factory=dict)
-    zones: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    interfaces: dict[int, tuple[LaunchInterface, ...]] = field(default_factory=dict)
-    root_volumes: dict[int, int] = field(default_factory=dict)  # gp3 root volume GiB, where the template says
-    targets: dict[int, tuple[str, str]] = field(default_factory=dict)  # launch targets known only at deploy
+    launches: dict[str, Launch] = field(default_factory=dict)
     zone_known: bool = True
 
     def locate(self, path: Path, urn: str | None) -> None:
@@ -117,6 +115,35 @@ class Rebuilt:
                 return by_key[key]
             key = _PARENT_KEY.sub("", key)
         return None
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What a node group's resources say that a stack file has no key for, as `NodeGroup` fields:
+    the most it may scale to, every AZ its subnets span, its launch interfaces, its root volume
+    (None: the read-back cannot tell), and a launch target that is another resource's output."""
+
+    max_count: int | None = None
+    zones: tuple[str, ...] = ()
+    interfaces: tuple[LaunchInterface, ...] | None = None
+    root_volume_gib: int | None = None
+    target: tuple[str, str] | None = None  # (model key, what it names) of a reference known only at deploy
+
+    def fields(self) -> dict[str, Any]:
+        """The `NodeGroup` fields this sets (a launch target known at deploy named by what it is)."""
+        out: dict[str, Any] = {
+            "max_count": self.max_count,
+            "zones": self.zones,
+            "interfaces": self.interfaces,
+            "root_volume_gib": self.root_volume_gib,
+        }
+        if self.target is not None:
+            key, what = self.target
+            if key == "capacity_reservation_id":
+                out["capacity_reservation_ids"] = (what,)
+            else:
+                out["capacity_reservation_resource_group_arn"] = what
+        return out
 
 
 @dataclass
@@ -221,8 +248,6 @@ def rebuild(
         g.name = _unique_name(g.name, names)
         values = dict(g.values)
         target = values.pop(DEPLOY_TARGET, None)
-        if target is not None:
-            out.targets[i] = target
         entry: dict[str, Any] = {"name": g.name, "instance_type": g.instance_type, "count": g.count, **values}
         ultra = _ultraserver_type(g)
         if ultra is not None:
@@ -243,8 +268,6 @@ def rebuild(
             out.locate(path + (key,), src.urn)
         if g.zones:
             entry["availability_zone"] = g.zones[0]
-            if len(g.zones) > 1:
-                out.zones[i] = tuple(g.zones)
         elif cluster_az is not None:
             gaps.append(
                 Violation(
@@ -257,14 +280,16 @@ def rebuild(
                 )
             )
         out.locate(path + ("availability_zone",), g.capacity.urn)
-        if g.maximum is not None and g.maximum > g.count:
-            out.max_counts[i] = g.maximum
         if g.interfaces is not None:
-            out.interfaces[i] = g.interfaces
             attached = any(n.attached for n in g.interfaces)  # an instance's own interfaces, not its template's
             out.locate(path + ("interfaces",), (g.capacity if attached else g.template or g.capacity).urn)
-        if g.root_volume_gib is not None:
-            out.root_volumes[i] = g.root_volume_gib
+        out.launches[g.name] = Launch(
+            g.maximum if g.maximum is not None and g.maximum > g.count else None,
+            tuple(g.zones) if len(g.zones) > 1 else (),
+            g.interfaces,
+            g.root_volume_gib,
+            target,
+        )
         node_groups.append(entry)
 
     data: dict[str, Any] = {"availability_zone": cluster_az or UNKNOWN_AZ, "node_groups": node_groups}
@@ -1079,81 +1104,59 @@ def _region_of_zones(graph: Graph) -> str | None:
 def to_stack(
     rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | None = None
 ) -> tuple[Stack | None, list[Violation]]:
-    """The read-back as a `Stack` (through `parse_cluster`, as a stack file), or the problems
-    that keep it from being planned, each with the URN at fault. None: nothing to plan.
+    """The read-back as a `Stack`, or the problems that keep it from being planned, each with the URN
+    at fault. None: nothing to plan.
 
-    What the mapping has no key for (unplanned compute, the read-back's gaps, scaling
-    maxima, AZ spans, interface layouts) is added to the parsed model; gaps become notes
-    that the `readback-gap` rule reports, located at the resource they concern.
+    Each node group and the file system are read through the stack schema's tables (the same
+    field checks as a stack file's), built with what the resources give beyond them (`launches`),
+    and the cluster is checked by `check_cluster`, as any source's. `extra` adds planning keys
+    (the stack config's, or the policy pack's) and may replace the node groups. A zone the
+    resources do not tell is "" (unknown); gaps become notes that the `readback-gap` rule reports,
+    located at the resource they concern.
     """
-    from planner.core.input.stack_files import parse_cluster
-    from planner.core.reading.problems import InputError
+    from planner.core.input.cluster_checks import check_cluster
+    from planner.core.input.stack_files import SCHEMA, lustre, node_group, planning
+    from planner.core.reading.fields import Reader
 
     if rebuilt.region is None or (rebuilt.data is None and not rebuilt.unplanned):
         return None, []
     data = dict(rebuilt.data or {"availability_zone": UNKNOWN_AZ, "node_groups": []}, **(extra or {}))
-    stand_in = f"{rebuilt.region}a"  # parses an unknown AZ; replaced by "" (unknown) right after
-    known_az = bool(data.get("availability_zone"))
-    if not known_az:
-        data["availability_zone"] = stand_in
-    groups = data.get("node_groups") or []
-    if not groups:  # only unplanned compute: the schema wants a group, so one is parsed and dropped
-        data["node_groups"] = [
-            {"name": "placeholder", "instance_type": min(_catalogue.load().instance_types), "count": 1}
-        ]
-        fs_az = (data.get("lustre") or {}).get("availability_zone")
-        if not known_az and fs_az:  # the file system's AZ is the only one the stack names
-            data["availability_zone"], known_az = fs_az, True
-    try:
-        cluster = parse_cluster(data, rebuilt.region, file)
-    except InputError as exc:
-        return None, [
-            Violation(
-                f"cannot plan the cluster read from the stack's resources: {p.key}: {p.message}",
-                rebuilt.urn_of_key(p.key),
-            )
-            for p in exc.problems
-        ]
-    node_groups = (
-        tuple(
-            replace(
-                _deploy_target(g, rebuilt.targets.get(i)),
-                max_count=rebuilt.max_counts.get(i),
-                zones=rebuilt.zones.get(i, ()),
-                interfaces=rebuilt.interfaces.get(i),
-                root_volume_gib=rebuilt.root_volumes.get(i),
-                availability_zone=g.availability_zone if known_az or g.availability_zone != stand_in else UNKNOWN_AZ,
-            )
-            for i, g in enumerate(cluster.node_groups)
-        )
-        if groups
-        else ()
-    )
-    lustre = cluster.lustre
-    if lustre is not None and not known_az and lustre.availability_zone == stand_in:
-        lustre = replace(lustre, availability_zone=UNKNOWN_AZ)
+    r = Reader(file, {}, SCHEMA)
+    zone = data["availability_zone"]
+    groups = []
+    for i, entry in enumerate(data.get("node_groups") or ()):
+        read = rebuilt.launches.get(str(entry.get("name"))) if isinstance(entry, dict) else None
+        g = node_group(r, entry, CLUSTER_PATH + ("node_groups", i), zone, **(read or Launch()).fields())
+        if g is not None:
+            groups.append(g)
+    fs = lustre(r, data["lustre"], CLUSTER_PATH + ("lustre",), zone) if data.get("lustre") is not None else None
+    if not zone and not groups and fs is not None:  # the file system's AZ is the only one the stack names
+        zone = fs.availability_zone
+    keys = planning(r, data, CLUSTER_PATH)
     notes = []
     for k, gap in enumerate(rebuilt.gaps):
         path = CLUSTER_PATH + ("notes", k)
         rebuilt.locate(path, gap.urn)
         notes.append(Note(gap.message, path, gap.fix, gap.rule, gap.left_out))
-    cluster = replace(
-        cluster,
-        availability_zone=cluster.availability_zone if known_az else UNKNOWN_AZ,
-        node_groups=node_groups,
+    cluster = Cluster(
+        zone,
+        tuple(groups),
+        data.get("placement_group"),
+        fs,
+        keys.schedule,
+        keys.workload,
+        keys.budget,
+        keys.suppress,
+        path=CLUSTER_PATH,
         root_volume_gib=None,
-        lustre=lustre,
         unplanned=tuple(rebuilt.unplanned),
         notes=tuple(notes),
     )
+    problems = [(p.key, p.message) for p in r.problems]
+    problems += [(key_path(p.path), p.message) for p in check_cluster(cluster, rebuilt.region)]
+    if problems:
+        return None, [
+            Violation(f"cannot plan the cluster read from the stack's resources: {key}: {message}", rebuilt.urn_of_key(key))
+            for key, message in problems
+        ]
     return Stack(name, file, rebuilt.region, cluster, resources=dict(rebuilt.resources)), []
-
-
-def _deploy_target(g: Any, target: tuple[str, str] | None) -> Any:
-    """A node group with the launch target that is another resource's output (known at deploy) filled in."""
-    if target is None:
-        return g
-    key, what = target
-    if key == "capacity_reservation_id":
-        return replace(g, capacity_reservation_ids=(what,))
-    return replace(g, capacity_reservation_resource_group_arn=what)

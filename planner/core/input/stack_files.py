@@ -15,6 +15,7 @@ from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.catalogue import shipped_data as _data
+from planner.core.input.cluster_checks import budget_problems, check_cluster
 from planner.core.model.cluster import (
     LUSTRE_DEPLOYMENTS,
     PLACEMENTS,
@@ -76,16 +77,12 @@ MIN_USD = 0.01  # budgets: one cent, the smallest amount a report prints
 MIN_MFU = 0.01  # workload.mfu: 1 % of peak; published MFUs are 15-43 %
 
 
-def az_in_region(az: str, region: str) -> bool:
-    """An AZ name belongs to a region when it is the region plus a zone letter (or a Local Zone suffix)."""
-    return bool(re.fullmatch(re.escape(region) + r"([a-z]|-[a-z0-9-]+[a-z])", az))
-
-
 # --- the schema ------------------------------------------------------------------------
 # One table per mapping: the parser reads each key through its `Field`, and
 # `planner.core.input.json_schema` turns the same table into the JSON Schema editors use, so the two
-# cannot drift apart. Checks across keys (an AZ inside the region, `count` or
-# `ultraservers`, a known instance type) stay in the code below; `doc` says so.
+# cannot drift apart. A known instance type is checked below; checks across keys (an AZ inside
+# the region, `count` or `ultraservers`, UltraServer membership) are `check_cluster`'s
+# (planner.core.input.cluster_checks), run on the model whatever built it; `doc` says so.
 
 
 _S3_URL = re.compile(r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$")  # fullmatch: "." stops at a line break
@@ -285,12 +282,53 @@ def _cluster(r: Reader, data: Any, region: str, path: Path) -> Cluster | None:
     if m is None:
         return None
     az = r.field(m, "cluster", "availability_zone", path)
-    if az and region and (why := bad_zone(az, region)) is not None:
-        r.fail(path + ("availability_zone",), why)
     root = r.field(m, "cluster", "root_volume_gib", path)
-    groups = _node_groups(r, m.get("node_groups"), path + ("node_groups",), az or "", region)
+    groups = _node_groups(r, m.get("node_groups"), path + ("node_groups",), az or "")
     placement = r.field(m, "cluster", "placement_group", path)
-    lustre = _lustre(r, m["lustre"], path + ("lustre",), az or "", region) if m.get("lustre") is not None else None
+    fs = lustre(r, m["lustre"], path + ("lustre",), az or "") if m.get("lustre") is not None else None
+    keys = planning(r, m, path)
+    network = None
+    if m.get("network") is not None:
+        np_ = path + ("network",)
+        nm = r.table(m["network"], np_, "network")
+        before = len(r.problems)
+        if nm is not None:
+            vpc, subnet = r.field(nm, "network", "vpc_id", np_), r.field(nm, "network", "subnet_id", np_)
+            if len(r.problems) == before:  # a bad id is its own problem, not a missing one
+                network = Network(vpc, subnet, np_)
+    if az is None or groups is None or root is None:
+        return None
+    draft = Cluster(
+        az,
+        tuple(replace(g, root_volume_gib=root) for g in groups),
+        placement,
+        fs,
+        keys.schedule,
+        keys.workload,
+        keys.budget,
+        keys.suppress,
+        network,
+        path,
+        root,
+    )
+    for problem in check_cluster(draft, region):
+        r.fail(problem.path, problem.message)
+    return None if r.problems else draft
+
+
+@dataclass(frozen=True)
+class PlanningKeys:
+    """The planning keys of a cluster (`PLANNING_KEYS`): what a stack file adds to its topology, and
+    all a program's stack config may add to the topology its resources declare."""
+
+    schedule: Schedule | None = None
+    workload: Workload | None = None
+    budget: Budget | None = None
+    suppress: tuple[Suppression, ...] = ()
+
+
+def planning(r: Reader, m: dict[str, Any], path: Path) -> PlanningKeys:
+    """The planning keys of a `planner:cluster` mapping read through their tables (every problem to `r`)."""
     schedule = None
     if m.get("schedule") is not None:
         sm = r.table(m["schedule"], path + ("schedule",), "schedule")
@@ -303,161 +341,127 @@ def _cluster(r: Reader, data: Any, region: str, path: Path) -> Cluster | None:
     if m.get("budget") is not None:
         bp = path + ("budget",)
         bm = r.table(m["budget"], bp, "budget")
+        before = len(r.problems)
         if bm is not None:
-            if not bm.keys() - {"allow_incomplete"}:
-                r.fail(bp, "expected total_usd and/or monthly_usd")
-            budget = Budget(
-                r.field(bm, "budget", "total_usd", bp),
-                r.field(bm, "budget", "monthly_usd", bp),
-                bp,
-                bool(r.field(bm, "budget", "allow_incomplete", bp)),
-            )
+            total, monthly = r.field(bm, "budget", "total_usd", bp), r.field(bm, "budget", "monthly_usd", bp)
+            allow = bool(r.field(bm, "budget", "allow_incomplete", bp))
+            if len(r.problems) == before:  # a bad limit is its own problem, not a missing one
+                budget = Budget(total, monthly, bp, allow)
     suppress = _suppressions(r, m.get("suppress"), path + ("suppress",))
-    network = None
-    if m.get("network") is not None:
-        np_ = path + ("network",)
-        nm = r.table(m["network"], np_, "network")
-        if nm is not None:
-            network = Network(
-                r.field(nm, "network", "vpc_id", np_),
-                r.field(nm, "network", "subnet_id", np_),
-                np_,
-            )
-            if network.subnet_id is None and network.vpc_id is not None and "subnet_id" not in nm:
-                r.fail(np_, "missing required key 'subnet_id' (an existing VPC needs the subnet to use)")
-    if r.problems or az is None or groups is None or root is None:
-        return None
-    groups = tuple(replace(g, root_volume_gib=root) for g in groups)
-    return Cluster(az, groups, placement, lustre, schedule, workload, budget, suppress, network, path, root)
+    return PlanningKeys(schedule, workload, budget, suppress)
 
 
-def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str, region: str) -> tuple[NodeGroup, ...] | None:
+def _node_groups(r: Reader, data: Any, path: Path, cluster_az: str) -> tuple[NodeGroup, ...] | None:
     if data is None:
         return None
     if not isinstance(data, list) or not data:
         r.fail(path, f"expected a non-empty list of node groups, got {_kind(data)}")
         return None
+    groups = (node_group(r, raw, path + (i,), cluster_az) for i, raw in enumerate(data))
+    return tuple(g for g in groups if g is not None)
+
+
+def node_group(r: Reader, raw: Any, p: Path, cluster_az: str, **read_back: Any) -> NodeGroup | None:
+    """One node group's fields read through the schema's `node_group` table (every problem to `r`), or
+    None when a field is wrong. `read_back`: the fields a program's resources give that a stack file
+    has no key for (`max_count`, `zones`, `interfaces`, `root_volume_gib`, a launch target known only at
+    deploy), set as read. The checks across fields and groups are `check_cluster`'s."""
     cat = _catalogue.load()
-    groups: list[NodeGroup] = []
-    seen: dict[str, int] = {}
-    for i, raw in enumerate(data):
-        p = path + (i,)
-        m = r.table(raw, p, "node_group")
-        if m is None:
-            continue
-        name = r.field(m, "node_group", "name", p)
-        if name is not None:
-            if name in seen:
-                r.fail(p + ("name",), f"duplicate node group name '{name}' (also node_groups[{seen[name]}])")
-            seen[name] = i
-        itype = r.field(m, "node_group", "instance_type", p)
-        spec = cat.get(itype) if itype else None
-        if itype and spec is None:
-            pending = cat.not_yet_listed(itype)
-            if pending:
-                sold = " and ".join(f"{u.title} ({u.accelerators} {u.accelerator.name})" for u in pending)
-                r.fail(
-                    p + ("instance_type",),
-                    f"{_kind(itype)}: AWS sells {sold} since {pending[0].general_availability}, "
-                    f"but the EC2 API lists no {pending[0].family} instance type yet, so planner cannot plan or price one "
-                    "(`planner catalog` lists their figures)",
-                )
-            else:
-                hint = _closest(itype, cat.instance_types)
-                r.fail(
-                    p + ("instance_type",),
-                    f"unknown instance type {_kind(itype)}{hint}; expected one of: {', '.join(sorted(cat.instance_types))}",
-                )
-        count = r.field(m, "node_group", "count", p)
-        ultraservers = r.field(m, "node_group", "ultraservers", p)
-        if "count" in m and "ultraservers" in m:
-            r.fail(p + ("ultraservers",), "give either 'count' (instances) or 'ultraservers', not both")
-        elif "count" not in m and "ultraservers" not in m:
-            r.fail(p, "missing required key 'count' (or 'ultraservers' for an UltraServer member type)")
-        ultra = _ultraserver_type(r, m, p, cat, itype if spec is not None else None)
-        if ultraservers is not None and spec is not None:
-            if not cat.is_member(itype):
-                members = ", ".join(
-                    sorted({u.member_instance_type for u in cat.declarable_ultraserver_types if u.member_instance_type})
-                )
-                r.fail(
-                    p + ("ultraservers",),
-                    f"'ultraservers' applies to UltraServer member types ({members}), not {itype}; use 'count'",
-                )
-            elif ultra is not None and count is None and "count" not in m:
-                count = ultraservers * ultra.members
-        purchase = r.field(m, "node_group", "purchase", p)
-        efa = r.field(m, "node_group", "efa", p)
-        if efa is None and "efa" not in m:
-            efa = bool(spec and spec.efa_supported)
-        az = r.field(m, "node_group", "availability_zone", p) or cluster_az
-        if "availability_zone" in m and az and region and (why := bad_zone(az, region)) is not None:
-            r.fail(p + ("availability_zone",), why)
-        public_ip = r.field(m, "node_group", "public_ip", p)
-        reservation = r.field(m, "node_group", "capacity_reservation_id", p)
-        group_arn = r.field(m, "node_group", "capacity_reservation_resource_group_arn", p)
-        if "capacity_reservation_id" in m and "capacity_reservation_resource_group_arn" in m:
+    m = r.table(raw, p, "node_group")
+    if m is None:
+        return None
+    name = r.field(m, "node_group", "name", p)
+    itype = r.field(m, "node_group", "instance_type", p)
+    spec = cat.get(itype) if itype else None
+    if itype and spec is None:
+        pending = cat.not_yet_listed(itype)
+        if pending:
+            sold = " and ".join(f"{u.title} ({u.accelerators} {u.accelerator.name})" for u in pending)
             r.fail(
-                p + ("capacity_reservation_resource_group_arn",),
-                "give either 'capacity_reservation_id' or "
-                "'capacity_reservation_resource_group_arn', not both (a launch targets one or the other)",
+                p + ("instance_type",),
+                f"{_kind(itype)}: AWS sells {sold} since {pending[0].general_availability}, "
+                f"but the EC2 API lists no {pending[0].family} instance type yet, so planner cannot plan or price one "
+                "(`planner catalog` lists their figures)",
             )
-        elif group_arn is not None and region:
-            arn_region = group_arn.split(":")[3]
-            if arn_region != region:
-                r.fail(
-                    p + ("capacity_reservation_resource_group_arn",),
-                    f"expected a resource group in the stack's region {region}, got one in {arn_region}",
-                )
-        if None in (name, itype, count, purchase, efa, public_ip) or spec is None:
-            continue
-        groups.append(
-            NodeGroup(
-                name=name,
-                instance_type=itype,
-                count=count,
-                purchase=purchase,
-                efa=efa,
-                availability_zone=az,
-                public_ip=public_ip,
-                capacity_reservation_ids=reservation or (),
-                capacity_reservation_resource_group_arn=group_arn,
-                ultraservers=ultraservers,
-                ultraserver_type=ultra.name if ultra else None,
-                path=p,
-                declared=frozenset(str(k) for k in m),
+        else:
+            hint = _closest(itype, cat.instance_types)
+            r.fail(
+                p + ("instance_type",),
+                f"unknown instance type {_kind(itype)}{hint}; expected one of: {', '.join(sorted(cat.instance_types))}",
             )
-        )
-    return tuple(groups)
+    count = r.field(m, "node_group", "count", p)
+    ultraservers = r.field(m, "node_group", "ultraservers", p)
+    if "count" not in m and "ultraservers" not in m:
+        r.fail(p, "missing required key 'count' (or 'ultraservers' for an UltraServer member type)")
+    ultra = _ultraserver_type(r, m, p, cat, itype if spec is not None else None)
+    if ultraservers is not None and count is None and "count" not in m:
+        # in instances: an UltraServer's members each; a type sold one by one is refused by
+        # `check_cluster` ('ultraservers' applies to member types), counted one per UltraServer meanwhile
+        count = ultraservers * (ultra.members if ultra is not None else 1)
+    purchase = r.field(m, "node_group", "purchase", p)
+    efa = r.field(m, "node_group", "efa", p)
+    if efa is None and "efa" not in m:
+        efa = bool(spec and spec.efa_supported)
+    az = r.field(m, "node_group", "availability_zone", p) or cluster_az
+    public_ip = r.field(m, "node_group", "public_ip", p)
+    reservation = r.field(m, "node_group", "capacity_reservation_id", p)
+    group_arn = r.field(m, "node_group", "capacity_reservation_resource_group_arn", p)
+    if None in (name, itype, count, purchase, efa, public_ip) or spec is None:
+        return None
+    fields: dict[str, Any] = {
+        "capacity_reservation_ids": reservation or (),
+        "capacity_reservation_resource_group_arn": group_arn,
+        **read_back,
+    }
+    return NodeGroup(
+        name=name,
+        instance_type=itype,
+        count=count,
+        purchase=purchase,
+        efa=efa,
+        availability_zone=az,
+        public_ip=public_ip,
+        ultraservers=ultraservers,
+        ultraserver_type=ultra.name if ultra else None,
+        path=p,
+        declared=frozenset(str(k) for k in m),
+        **fields,
+    )
+
+
+def parse_storage(data: Any, region: str, file: str = "<config>", path: Path = CLUSTER_PATH) -> Cluster:
+    """A file system used without a cluster (`LustreStorage` alone): `availability_zone` and `lustre`
+    read through the cluster's tables and checked as a cluster's, a cluster of no node groups.
+    InputError listing every problem."""
+    r = Reader(file, {}, SCHEMA)
+    m = r.mapping(data, path, ("availability_zone", "lustre"), required=("availability_zone", "lustre"))
+    az = r.field(m, "cluster", "availability_zone", path) if m is not None else None
+    fs = lustre(r, m["lustre"], path + ("lustre",), az or "") if m is not None and m.get("lustre") is not None else None
+    if az is not None and fs is not None:
+        for problem in check_cluster(Cluster(az, (), lustre=fs, path=path, root_volume_gib=None), region):
+            r.fail(problem.path, problem.message)
+    if r.problems or az is None or fs is None:
+        raise InputError(r.problems or [Problem(file, None, r.key(path), "invalid file system")])
+    return Cluster(az, (), lustre=fs, path=path)
 
 
 def _ultraserver_type(
     r: Reader, m: dict[str, Any], p: Path, cat: _catalogue.Catalogue, itype: str | None
 ) -> _catalogue.UltraServerType | None:
-    """The group's UltraServer type: the declared one (it must have `itype` as its member), else the only
-    one `itype` belongs to. A member of several (p6e-gb200.36xlarge) must say which."""
+    """The group's UltraServer type: the declared one, else the only one `itype` belongs to; None for a
+    type sold one by one, or a member of several (p6e-gb200.36xlarge) that does not say which.
+    `check_cluster` refuses a declared type `itype` is not a member of, and the unnamed choice."""
     name = r.field(m, "node_group", "ultraserver_type", p)
     if itype is None:
         return None
-    options = cat.ultraservers_of(itype)
-    listed = ", ".join(f"{u.name} ({u.members} instances)" for u in options)
     if name is not None:  # one of the declarable types (the field is a choice)
-        u = cat.ultraserver_types[name]
-        if u.member_instance_type != itype:
-            r.fail(
-                p + ("ultraserver_type",),
-                f"{name} is made of {u.member_instance_type}, not {itype}"
-                + (f"; {itype} belongs to {listed}" if options else ""),
-            )
-            return None
-        return u
-    if len(options) > 1:
-        r.fail(p, f"{itype} belongs to several UltraServer types: {listed}; add ultraserver_type: with one of them")
-        return None
-    return options[0] if options else None
+        return cat.ultraserver_types[name]
+    options = cat.ultraservers_of(itype)
+    return options[0] if len(options) == 1 else None
 
 
-def _lustre(r: Reader, data: Any, path: Path, cluster_az: str, region: str) -> Lustre | None:
+def lustre(r: Reader, data: Any, path: Path, cluster_az: str) -> Lustre | None:
+    """The file system's fields read through the schema's `lustre` table (every problem to `r`), or None."""
     m = r.table(data, path, "lustre")
     if m is None:
         return None
@@ -465,8 +469,6 @@ def _lustre(r: Reader, data: Any, path: Path, cluster_az: str, region: str) -> L
     capacity = r.field(m, "lustre", "storage_capacity_gib", path)
     throughput = r.field(m, "lustre", "per_unit_storage_throughput", path)
     az = r.field(m, "lustre", "availability_zone", path) or cluster_az
-    if "availability_zone" in m and az and region and (why := bad_zone(az, region)) is not None:
-        r.fail(path + ("availability_zone",), why)
     efa = r.field(m, "lustre", "efa_enabled", path)
     s3 = r.field(m, "lustre", "s3_import_path", path)
     if dtype is None or capacity is None or efa is None:
@@ -514,7 +516,7 @@ def _suppressions(r: Reader, data: Any, path: Path) -> tuple[Suppression, ...]:
 PLANNING_KEYS = ("schedule", "workload", "budget", "suppress")
 
 
-def planning_inputs(data: Any, file: str, lines: Lines | None = None, path: Path = CLUSTER_PATH) -> dict[str, Any]:
+def planning_inputs(data: Any, file: str, lines: Lines | None = None, path: Path = CLUSTER_PATH) -> PlanningKeys:
     """The planning keys of a program's `planner:cluster` config, checked with the stack schema
     (the same tables as a stack file); InputError, one line per problem with its file and line,
     for a topology key (the program's resources declare it) or a bad value. Never ignored."""
@@ -547,13 +549,14 @@ def planning_inputs(data: Any, file: str, lines: Lines | None = None, path: Path
         problems.append(Problem(file, line_of(lines, where), key_path(where), why))
     if problems:
         raise InputError(problems)
-    # the values, through the stack file's own tables: a stand-in topology carries them
-    stand_in = {
-        "availability_zone": "us-east-1a",
-        "node_groups": [{"name": "stand-in", "instance_type": min(_catalogue.load().instance_types), "count": 1}],
-    }
-    parse_cluster({**stand_in, **data}, "us-east-1", file, lines, path)
-    return dict(data)
+    # the values, through the stack file's own tables and the same checks as a stack file's
+    r = Reader(file, lines, SCHEMA)
+    keys = planning(r, data, path)
+    for problem in budget_problems(keys.budget):
+        r.fail(problem.path, problem.message)
+    if r.problems:
+        raise InputError(r.problems)
+    return keys
 
 
 # --- stack files -------------------------------------------------------------------------
@@ -586,19 +589,6 @@ def unknown_region(region: str) -> str | None:
         else " (expected one of AWS's regions, such as us-east-2)"
     )
     return f"unknown region '{region}'{hint}"
-
-
-def bad_zone(az: str, region: str) -> str | None:
-    """Why `az` is not an Availability Zone (or Local Zone) of `region`, per AWS's data; None when it is."""
-    if not az_in_region(az, region):
-        return f"expected an Availability Zone of {region} (such as {region}a), got {_kind(az)}"
-    regs = _data.regions()
-    zones = regs.zones.get(region)
-    if az in regs.local_zones or zones is None or az in zones:
-        return None
-    if re.fullmatch(re.escape(region) + r"[a-z]", az):
-        return f"{az} is not an Availability Zone of {region}; AWS lists {', '.join(zones)}"
-    return None  # a Local Zone no public source read here lists: accepted
 
 
 def parse_stack(data: Any, lines: Lines, file: str, name: str) -> Stack:
