@@ -25,7 +25,6 @@ def test_plan_imports_only_its_own_command_and_no_archive_or_tempfile_modules(fm
     assert code in (0, 1) and "planner.commands.plan" in modules
     assert [m for m in modules if m.startswith("planner.commands.")] == ["planner.commands.plan"]
     assert not {"shutil", "tempfile", "bz2", "lzma", "fnmatch"} & (set(modules) - _at_start())
-    assert "planner.core.catalogue.prebuilt_data" in modules
 
 
 def _at_start() -> set[str]:

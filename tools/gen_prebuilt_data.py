@@ -1,21 +1,24 @@
-"""Write `planner/core/catalogue/prebuilt_data.py`: the shipped YAML data files as Python literals.
+"""Write `planner/data/prebuilt/`: the shipped YAML data files as JSON, one file each.
 
 PyYAML takes about 60 ms to construct the shipped data (price book, catalogue, regions, ...)
-on every `planner` start, more than planning the bundled stacks. The same values written as
-Python literals are compiled to bytecode when the wheel is installed and load in about a
-millisecond. The YAML files stay the source of truth: each function here is generated from
-one of them and records the file's length and CRC-32, and `planner.core.reading.yaml_lines.load_data` reads
-the YAML instead whenever the file beside it no longer matches (an edited checkout).
-`tests/test_prebuilt_data.py` regenerates the module and fails when it drifts:
-run `.venv/bin/python -m tools.gen_prebuilt_data` after editing a file in `planner/data/`.
+on every `planner` start, more than planning the bundled stacks; the C JSON parser builds the
+same values in about a millisecond. The YAML files stay the source of truth: each JSON file is
+generated from one of them, its first line records the YAML file's length and CRC-32, and
+`planner.core.catalogue.shipped_data.raw` reads the YAML instead whenever the file beside it no
+longer matches (an edited checkout). The rest of the file is the value, indented, so a data
+change is a small diff; a YAML date is `{"$date": "YYYY-MM-DD"}` (JSON has no dates) and a
+mapping with numbers for keys `{"$pairs": [[key, value], ...]}` (JSON keys are text).
+`tests/test_prebuilt_data.py` regenerates the files and fails when they drift: run
+`.venv/bin/python -m tools.gen_prebuilt_data` after editing a file in `planner/data/`.
 
-Nothing is cached at run time: the module is part of the package, written by this generator
-and reviewed like any other source file.
+Data, not code: nothing generated here is imported or executed, and nothing is cached at run time.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import json
+import math
 import os
 import sys
 import zlib
@@ -28,25 +31,9 @@ from planner.core.reading.yaml_lines import DATA_DIR  # the shipped data folder,
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(DATA_DIR).resolve()
-OUT = ROOT / "planner" / "core" / "catalogue" / "prebuilt_data.py"
-_INDENT = "    "
-
-_HEADER = '''# ruff: noqa
-# fmt: off
-"""The shipped data files of `planner/data/` as Python literals (GENERATED: do not edit).
-
-Written by `python -m tools.gen_prebuilt_data` from the YAML files, which stay the source of
-truth: `planner.core.reading.yaml_lines.load_data` uses a function here only while the file's length and
-CRC-32 match the ones recorded in `FILES`, and reads the YAML otherwise. Each call builds
-new objects, as parsing the file would, so callers may change what they get.
-"""
-
-from __future__ import annotations
-
-from collections.abc import Callable
-from datetime import date
-from typing import Any
-'''
+OUT = DATA / "prebuilt"
+DATE = "$date"  # the one key of an object that stands for a date
+PAIRS = "$pairs"  # the one key of an object that stands for a mapping with keys that are not text (FSx throughputs)
 
 
 def data_files() -> list[str]:
@@ -59,54 +46,57 @@ def fingerprint(text: bytes) -> tuple[int, int]:
     return len(text), zlib.crc32(text)
 
 
-def literal(value: Any, depth: int = 1) -> str:
-    """`value` as Python source: one key or item per line, so a data change is a small diff."""
-    pad, end = _INDENT * depth, _INDENT * (depth - 1)
+def plain(value: Any) -> Any:
+    """`value` as JSON can hold it: dates as `{"$date": ...}`; refuses what the data must not hold."""
     if isinstance(value, dict):
-        if not value:
-            return "{}"
-        items = "".join(f"{pad}{literal(k, depth + 1)}: {literal(v, depth + 1)},\n" for k, v in value.items())
-        return "{\n" + items + end + "}"
+        if DATE in value or PAIRS in value:
+            raise TypeError(f"a key {DATE!r} or {PAIRS!r} in shipped data: they have a meaning in the prebuilt files")
+        if all(isinstance(k, str) for k in value):
+            return {k: plain(v) for k, v in value.items()}
+        return {PAIRS: [[_key(k), plain(v)] for k, v in value.items()]}
     if isinstance(value, list):
-        if not value:
-            return "[]"
-        return "[\n" + "".join(f"{pad}{literal(v, depth + 1)},\n" for v in value) + end + "]"
+        return [plain(v) for v in value]
     if isinstance(value, _dt.datetime):
         raise TypeError(f"a timestamp ({value!r}) in shipped data; write dates as YYYY-MM-DD")
     if isinstance(value, _dt.date):
-        return f"date({value.year}, {value.month}, {value.day})"
-    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return {DATE: value.isoformat()}
+    if isinstance(value, float) and not math.isfinite(value):
         raise TypeError(f"a non-finite number ({value!r}) in shipped data")
     if value is None or isinstance(value, (bool, int, float, str)):
-        return repr(value)
+        return value
     raise TypeError(f"unexpected {type(value).__name__} in shipped data: {value!r}")
 
 
-def function_name(relpath: str) -> str:
-    """`prices/not-sold.yaml` -> `_prices_not_sold`."""
-    stem = relpath.removesuffix(".yaml")
-    return "_" + "".join(c if c.isalnum() else "_" for c in stem)
+def _key(k: Any) -> Any:
+    """A mapping key that is not text: a number (JSON keeps its type inside `$pairs`), or refused."""
+    if isinstance(k, bool) or not isinstance(k, (int, float, str)):
+        raise TypeError(f"a key of type {type(k).__name__} ({k!r}) in shipped data")
+    return k
 
 
-def render() -> str:
-    """The module as committed (deterministic: files sorted, keys in file order)."""
-    out = [_HEADER]
-    table = []
-    for rel in data_files():
-        raw = (DATA / rel).read_bytes()
-        value = yaml.load(raw.decode("utf-8"), Loader=yaml.CSafeLoader)  # noqa: S506 - a safe loader
-        name = function_name(rel)
-        size, crc = fingerprint(raw)
-        out.append(f"\n\ndef {name}() -> Any:\n{_INDENT}return {literal(value, 2)}\n")
-        table.append(f"{_INDENT}{rel!r}: ({size}, {crc}, {name}),\n")
-    out.append("\n\n# file under planner/data/ -> (length in bytes, CRC-32, its values)\n")
-    out.append("FILES: dict[str, tuple[int, int, Callable[[], Any]]] = {\n" + "".join(table) + "}\n")
-    return "".join(out)
+def target(relpath: str) -> Path:
+    """`prices/current.yaml` -> `planner/data/prebuilt/prices/current.yaml.json`."""
+    return OUT / f"{relpath}.json"
+
+
+def render(relpath: str) -> str:
+    """The prebuilt file of `relpath` as committed: its fingerprint line, then its value."""
+    raw = (DATA / relpath).read_bytes()
+    value = yaml.load(raw.decode("utf-8"), Loader=yaml.CSafeLoader)  # noqa: S506 - a safe loader
+    size, crc = fingerprint(raw)
+    head = json.dumps({"source": relpath, "length": size, "crc32": crc})
+    return head + "\n" + json.dumps(plain(value), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def main() -> int:
-    OUT.write_text(render(), encoding="utf-8")
-    print(f"wrote {os.path.relpath(OUT, ROOT)}", file=sys.stderr)
+    wanted = {target(rel): render(rel) for rel in data_files()}
+    for old in OUT.rglob("*.json") if OUT.exists() else ():
+        if old not in wanted:
+            old.unlink()
+    for path, text in wanted.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    print(f"wrote {len(wanted)} files to {os.path.relpath(OUT, ROOT)}", file=sys.stderr)
     return 0
 
 

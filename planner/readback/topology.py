@@ -1156,7 +1156,9 @@ def to_stack(
     problems += [(key_path(p.path), p.message) for p in check_cluster(cluster, rebuilt.region)]
     if problems:
         return None, [
-            Violation(f"cannot plan the cluster read from the stack's resources: {key}: {message}", rebuilt.urn_of_key(key))
+            Violation(
+                f"cannot plan the cluster read from the stack's resources: {key}: {message}", rebuilt.urn_of_key(key)
+            )
             for key, message in problems
         ]
     return Stack(name, file, rebuilt.region, cluster, resources=dict(rebuilt.resources)), []

@@ -70,7 +70,9 @@ def check_cluster(cluster: Cluster, region: str) -> list[ModelProblem]:
         index = g.path[-1] if g.path and isinstance(g.path[-1], int) else position
         if g.name in seen:
             out.append(
-                ModelProblem(g.path + ("name",), f"duplicate node group name '{g.name}' (also node_groups[{seen[g.name]}])")
+                ModelProblem(
+                    g.path + ("name",), f"duplicate node group name '{g.name}' (also node_groups[{seen[g.name]}])"
+                )
             )
         else:
             seen[g.name] = index
@@ -104,7 +106,9 @@ def _group_problems(g: NodeGroup, region: str) -> list[ModelProblem]:
     options = cat.ultraservers_of(g.instance_type)
     listed = ", ".join(f"{u.name} ({u.members} instances)" for u in options)
     declared_type = (
-        cat.ultraserver_types.get(g.ultraserver_type) if g.ultraserver_type and "ultraserver_type" in g.declared else None
+        cat.ultraserver_types.get(g.ultraserver_type)
+        if g.ultraserver_type and "ultraserver_type" in g.declared
+        else None
     )
     if declared_type is not None and declared_type.member_instance_type != g.instance_type:
         out.append(
