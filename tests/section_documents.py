@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from planner.core.document import InputProblem, Report
-from planner.core.document.block_offerings import (
+from planner.core.document.block_offerings_section import (
     BookedBlock,
     CapacityExtension,
     CapacityNeed,
@@ -26,7 +26,7 @@ from planner.core.document.block_offerings import (
     RegionAnswer,
 )
 from planner.core.document.build_diff import diff_section
-from planner.core.document.compare import (
+from planner.core.document.compare_section import (
     BookPrice,
     Candidate,
     CompareInputs,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue import capacity_block_limits as blocks
 
 
 def test_bookable_hours_are_the_documented_steps() -> None:
@@ -73,7 +73,7 @@ def test_usable_hours_end_thirty_minutes_before_the_block():
     # "Forty minutes before your Capacity Block reservation ends, you receive another EventBridge
     # event that tells you that any instances running in the reservation will begin to terminate
     # in 10 minutes" (EC2 User Guide, Monitor Capacity Blocks using EventBridge).
-    from planner.core.catalogue import capacity_blocks as blocks
+    from planner.core.catalogue import capacity_block_limits as blocks
 
     assert blocks.TERMINATION_LEAD_HOURS == 0.5
     assert blocks.usable_hours(24) == 23.5

@@ -57,9 +57,11 @@ def answers(*offerings: dict[str, Any]) -> dict[str, Any]:
 def aws(monkeypatch: pytest.MonkeyPatch) -> StubbedAws:
     """Stubbed EC2 clients per region, handed to `planner capacity` in place of boto3's."""
     stubbed = StubbedAws()
-    monkeypatch.setattr("planner.aws.block_offerings.open_ec2", lambda profile=None: lambda r: stubbed.client("ec2", r))
     monkeypatch.setattr(
-        "planner.aws.block_offerings.open_resource_groups",
+        "planner.aws.block_offering_requests.open_ec2", lambda profile=None: lambda r: stubbed.client("ec2", r)
+    )
+    monkeypatch.setattr(
+        "planner.aws.block_offering_requests.open_resource_groups",
         lambda profile=None: lambda r: stubbed.client("resource-groups", r),
     )
     return stubbed
@@ -328,7 +330,7 @@ def test_a_region_that_does_not_answer_in_time_is_a_line(aws: StubbedAws, capsys
             return answers()
 
     clients = {"us-east-1": aws.client("ec2", "us-east-1"), "us-east-2": Silent()}
-    monkeypatch.setattr("planner.aws.block_offerings.open_ec2", lambda profile=None: clients.__getitem__)
+    monkeypatch.setattr("planner.aws.block_offering_requests.open_ec2", lambda profile=None: clients.__getitem__)
     try:
         code, doc, _ = run(capsys, *P5EN, "--regions", "us-east-1,us-east-2", "--aws-timeout", "1", "--format", "json")
     finally:

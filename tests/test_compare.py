@@ -10,8 +10,8 @@ import pytest
 from cost_support import make_book, write_book
 
 from planner.core.catalogue import instance_types as catalogue
-from planner.core.cost.compare import Job
-from planner.core.cost.compare import compare as compare_section
+from planner.core.cost.price_performance import Job
+from planner.core.cost.price_performance import compare as compare_section
 from tests.conftest import run_cli
 
 P, T = 8e9, 1e11  # 4.8e21 FLOPs

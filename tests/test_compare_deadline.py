@@ -10,8 +10,8 @@ import pytest
 
 from planner.core.catalogue import instance_types as catalogue
 from planner.core.cost import load_price_book
-from planner.core.cost.compare import Job, billed_hours, total_usd
-from planner.core.cost.compare import compare as compare_section
+from planner.core.cost.price_performance import Job, billed_hours, total_usd
+from planner.core.cost.price_performance import compare as compare_section
 from planner.core.cost.training import dense_peak, run_hours
 from tests.conftest import no_plan, run_cli
 

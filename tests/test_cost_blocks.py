@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.core.catalogue.capacity_blocks import MAX_HOURS, bookable_hours, round_up_to_block
+from planner.core.catalogue.capacity_block_limits import MAX_HOURS, bookable_hours, round_up_to_block
 
 
 def test_bookable_durations_are_daily_then_weekly() -> None:

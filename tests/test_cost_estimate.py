@@ -9,7 +9,7 @@ from cost_support import EBS_USD, SOURCE, make_book, root_volumes_usd, write_boo
 
 from planner.core.catalogue import instance_types as catalogue
 from planner.core.cost import estimate
-from planner.core.document.cost import CostReport
+from planner.core.document.cost_section import CostReport
 from planner.core.input.stack_files import load_stack
 from planner.core.planning.pipeline import PlanOptions, plan_stack
 from planner.core.render import cost_report

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from planner.core import rules
-from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue import shipped_data as data
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +39,7 @@ def test_blocks_and_rule_texts_come_from_the_loaded_values() -> None:
 
 def test_no_limit_is_written_twice_in_the_code() -> None:
     for rel in (
-        "planner/core/catalogue/capacity_blocks.py",
+        "planner/core/catalogue/capacity_block_limits.py",
         "planner/core/rules/scale.py",
         "planner/core/rules/capacity_blocks.py",
     ):

@@ -825,7 +825,7 @@ def test_item12_a_captive_portal_gives_preflight_aws_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, body: bytes
 ) -> None:
     from planner.aws.account import Account, Clients
-    from planner.aws.preflight import preflight_stack
+    from planner.aws.preflight_run import preflight_stack
 
     isolate(monkeypatch, tmp_path)
     clients = Clients(session=fake_session())

@@ -196,3 +196,31 @@ def test_make_docs_generates_the_reference_then_builds_strictly() -> None:
     assert [r.split()[-1] for r in recipe if "gen_reference" in r] == ["tools.gen_reference"]
     assert recipe[-1].endswith("mkdocs build --strict")
     assert (ROOT / "tools" / "gen_reference.py").is_file() and (ROOT / "mkdocs.yml").is_file()
+
+
+def _layers() -> list[list[str]]:
+    """The layers of pyproject's import contracts, as lists of packages: the outer layers, then each
+    part of the core as a layer of its own (the core's own contract orders them)."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"][
+        "contracts"
+    ]
+    outer = next(c for c in contracts if "containers" not in c and c["type"] == "layers")["layers"]
+    core = next(c for c in contracts if c.get("containers") == ["planner.core"])["layers"]
+    out = [[p.strip() for p in layer.split(":")] for layer in outer if layer != "planner.core"]
+    return out + [[f"planner.core.{part}"] for part in core]
+
+
+def test_no_two_modules_of_one_name_in_different_layers() -> None:
+    """A module's name says what it holds: `compare.py` is the command, the ranking is
+    `price_performance.py`, the document's section `compare_section.py`. Within one layer (the
+    adapters' `args.py` of the components and of the provider) a name may repeat."""
+    where: dict[str, set[int]] = {}
+    for i, layer in enumerate(_layers()):
+        for package in layer:
+            base = ROOT / package.replace(".", "/")
+            files = sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
+            for f in files:
+                if f.exists() and f.name not in ("__init__.py", "__main__.py"):
+                    where.setdefault(f.stem, set()).add(i)
+    shared = {name: layers for name, layers in where.items() if len(layers) > 1}
+    assert not shared, f"module names in more than one layer: {sorted(shared)}"

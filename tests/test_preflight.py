@@ -16,9 +16,9 @@ from botocore.exceptions import EndpointConnectionError
 from conftest import run_cli, run_process
 from test_preflight_helpers import StubbedAws, isolate
 
-from planner.aws import preflight
+from planner.aws import preflight_run as preflight
 from planner.aws.account import Account
-from planner.aws.preflight import preflight_stack
+from planner.aws.preflight_run import preflight_stack
 from planner.core.input.stack_files import load_stack
 
 UTC = dt.UTC

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from planner.core.document.cost import CostReport
+from planner.core.document.cost_section import CostReport
 from planner.core.input.stack_files import load_stack
 from planner.core.model.findings import Finding
 from planner.core.planning.pipeline import PlanOptions, StackPlan, plan_stack

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from planner.core import rules
-from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue import instance_types as catalogue
 from planner.core.cost import book as _book
 from planner.core.cost.estimate import estimate

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from planner.core import rules
-from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue.instance_types import load
 from planner.core.model.cluster import LaunchInterface
 from planner.core.rules.program_shapes import layout_advice, layout_problems
@@ -194,7 +194,7 @@ def test_imdsv2_is_planners_policy_after_security_hub_ec2_8() -> None:
     default instance metadata service (IMDS) settings at the account level in the specified AWS Region." So the rule
     is a warning that says it is planner's policy and which standard it follows; an unset httpTokens names the
     account's default and the AMI, which decide (the case: 'optional' and unset; the near miss: 'required')."""
-    from planner.core.rules.resource_checks import SECURITY_HUB_EC2_8
+    from planner.core.rules.resource_settings import SECURITY_HUB_EC2_8
     from planner.readback.resource_inputs import imdsv2_required
     from planner.readback.resources import LAUNCH_TEMPLATE
 

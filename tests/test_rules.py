@@ -482,10 +482,10 @@ def test_every_rule_has_cases() -> None:
     tested = set(CASES) | {"efa-unsupported", "lustre-s3-association"}  # both tested with patched data
     # rules of clusters read back from a program never fire on a stack file: tests/test_readback_rules.py
     readback = (
-        "planner.core.rules.cost",
+        "planner.core.rules.prices_and_budget",
         "planner.core.rules.program_shapes",
         "planner.core.rules.unsized",
-        "planner.core.rules.resource_checks",
+        "planner.core.rules.resource_settings",
     )  # the last: tests/test_check_registry.py
     owned = {rid for rid, r in rules.registry().items() if r.check.__module__ not in readback}
     assert owned <= tested, f"rules without trigger/near-miss cases: {sorted(owned - tested)}"

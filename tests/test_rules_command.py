@@ -50,8 +50,8 @@ def test_one_registry_type_two_instances() -> None:
     """The spec rules and the preflight checks are the same `Registry` type; ids never overlap; every
     preflight check is declared in the core and its function attached by the AWS adapter."""
     from planner.aws.checks import CHECKS
-    from planner.aws.preflight import registry
-    from planner.core.rules.preflight import PREFLIGHT
+    from planner.aws.preflight_run import registry
+    from planner.core.rules.preflight_declarations import PREFLIGHT
     from planner.core.rules.rule_registry import Registry, not_attached
 
     assert CHECKS is PREFLIGHT and isinstance(rules.RULES, Registry) and isinstance(CHECKS, Registry)

@@ -197,7 +197,7 @@ def test_one_prediction_is_cheap() -> None:
 
 
 def test_an_estimate_gives_hours_layout_band_and_says_when_it_extrapolates() -> None:
-    from planner.core.runtime_model.estimate import estimate
+    from planner.core.runtime_model.run_prediction import estimate
 
     model, run = presets()["llama3-70b"], Run(8192, 512, "bf16")
     measured = estimate(model, "p5.48xlarge", 16, run, 1e12)

@@ -200,8 +200,8 @@ def test_a_failed_registration_does_not_leak_into_the_next_run() -> None:
 
 def test_one_mock_family_offline_readback_echo_and_moto() -> None:
     """Every mock planner runs programs under shares one base: registrations, custom, calls, the lock."""
-    from planner.runtime.mocks import EchoMocks, PlannerMocks
     from planner.runtime.offline_run import OfflineMocks, ReadbackMocks, run_with_mocks
+    from planner.runtime.recording_mocks import EchoMocks, PlannerMocks
 
     for cls in (OfflineMocks, ReadbackMocks, EchoMocks, MotoMocks):
         assert issubclass(cls, PlannerMocks), cls

@@ -1,9 +1,9 @@
-"""The preflight checks' functions, attached to the ids `planner.core.rules.preflight` declares.
+"""The preflight checks' functions, attached to the ids `planner.core.rules.preflight_declarations` declares.
 
 Each check's metadata (id, severity, description, source, remediation, category) is declared
-in the core (`planner.core.rules.preflight.PREFLIGHT`), so that `planner plan` and `planner rules`
+in the core (`planner.core.rules.preflight_declarations.PREFLIGHT`), so that `planner plan` and `planner rules`
 know it without this adapter; the modules named in `_load` attach their functions with
-`@check(id)`; `planner.aws.preflight.registry()` imports them and returns the checks with them. A check reads
+`@check(id)`; `planner.aws.preflight_run.registry()` imports them and returns the checks with them. A check reads
 `ctx.options["account"]` (an `Account`) and `ctx.options["region"]`, and yields findings
 through `r.finding(ctx, path, message)`, which point at the file and line of the value at
 fault. Ids are a contract, like rule ids: never rename one.
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from planner.aws.errors import DENIED, REJECTED_CREDENTIALS, THROTTLED, AwsCallError
 from planner.core.model.cluster import NodeGroup, Path
 from planner.core.model.findings import Finding
-from planner.core.rules.preflight import AWS_ERROR, CATEGORY, PREFLIGHT
+from planner.core.rules.preflight_declarations import AWS_ERROR, CATEGORY, PREFLIGHT
 from planner.core.rules.rule_registry import Check, RuleContext
 
 __all__ = ["AWS_ERROR", "CATEGORY", "CHECKS", "aws_error", "aws_error_fix", "check", "zone_key", "zone_path"]
@@ -29,7 +29,7 @@ CHECKS = PREFLIGHT  # the one registry of preflight checks: declared in the core
 
 
 def check(id: str) -> Callable[[Check], Check]:
-    """Attach a preflight check's function to the id `planner.core.rules.preflight` declares."""
+    """Attach a preflight check's function to the id `planner.core.rules.preflight_declarations` declares."""
     return CHECKS.attach(id)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from planner.aws.checks import aws_error, check, zone_key
 from planner.aws.errors import AwsCallError
-from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext

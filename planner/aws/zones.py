@@ -15,7 +15,7 @@ from planner.aws.errors import AwsCallError
 from planner.core.model.cluster import Path
 from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext
-from planner.core.rules.network import zone_places
+from planner.core.rules.network_placement import zone_places
 
 LOCAL_ZONE = "local-zone"  # DescribeAvailabilityZones ZoneType of a Local Zone
 NOT_OPTED_IN = "not-opted-in"  # its OptInStatus before the account opts in to the zone's group

@@ -239,7 +239,7 @@ def book_from_args(args: argparse.Namespace, stacks: Iterable[Stack] = ()) -> Pr
             error_line(f"warning: live prices unavailable ({exc}); using the price book '{book.name}'")
         stacks = list(stacks)
         if stacks:  # Capacity Blocks have no Price List entry: their offerings are the live price
-            from planner.aws.block_offerings import warn_block_prices
+            from planner.aws.block_offering_requests import warn_block_prices
             from planner.core.reading.problems import error_line
 
             warn_block_prices(

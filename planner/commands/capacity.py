@@ -2,7 +2,7 @@
 
 From a stack (its Capacity Block node group, count or UltraServers, and hours) or ad hoc
 (`--instance-type`, `--count`/`--ultraservers`, `--hours` or a workload), asks
-DescribeCapacityBlockOfferings in each region (`planner.aws.block_offerings`) and ranks
+DescribeCapacityBlockOfferings in each region (`planner.aws.block_offering_requests`) and ranks
 what is for sale (`planner.core.cost.block_offerings`). Nothing is bought: the purchase commands and
 the stack keys are printed. Exit codes: 0 the pick fits the deadline and budget, 1 no
 pick or it misses them, 2 unusable input.
@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
 def _searched(args: argparse.Namespace) -> Search | ExtensionSearch | None:
     """The search (or the check of the stack's blocks) the command line asks for; None when AWS
     cannot be asked (no credentials); InputError on unusable input, before any AWS call."""
-    from planner.core.catalogue import capacity_blocks as blocks
+    from planner.core.catalogue import capacity_block_limits as blocks
     from planner.core.cost.block_offerings import NoBlock, answer, queries
 
     w = _needs(args)
@@ -189,7 +189,7 @@ def _searched(args: argparse.Namespace) -> Search | ExtensionSearch | None:
     if args.earliest is not None and args.deadline is not None and args.deadline <= args.earliest:
         raise _bad("--deadline", "expected a time after --earliest")
     regions = {n.key: _regions(args, n.key, w.region, w.notes) for n in needs}
-    from planner.aws.block_offerings import search_jobs
+    from planner.aws.block_offering_requests import search_jobs
 
     client_for = _open(args)
     if client_for is None:
@@ -206,8 +206,9 @@ def _searched(args: argparse.Namespace) -> Search | ExtensionSearch | None:
 def _open(args: argparse.Namespace, opener: Any = None) -> Any:
     """EC2 clients (or `opener`'s) on the credential chain, found within --aws-timeout; None (and one line) when
     there are none."""
-    from planner.aws import block_offerings, deadline
-    from planner.aws.preflight import SetupError
+    from planner.aws import block_offering_requests as block_offerings
+    from planner.aws import deadline
+    from planner.aws.preflight_run import SetupError
 
     try:
         with deadline.limit(args.aws_timeout):  # the credential lookup: a hung credential_process must not hang this
@@ -221,7 +222,7 @@ def _open(args: argparse.Namespace, opener: Any = None) -> Any:
 
 def _extension(args: argparse.Namespace, w: Wanted) -> ExtensionSearch | None:
     """The stack names its block: is it long enough for the run, else its extension offerings (None: no credentials)."""
-    from planner.aws.block_offerings import extend, open_resource_groups
+    from planner.aws.block_offering_requests import extend, open_resource_groups
     from planner.core.cost.block_offerings import ExtensionSearch
 
     assert w.region is not None

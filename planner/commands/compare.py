@@ -169,11 +169,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compared(args: argparse.Namespace) -> Any:  # planner.core.document.compare.CompareSection
+def _compared(args: argparse.Namespace) -> Any:  # planner.core.document.compare_section.CompareSection
     """The comparison the command line asks for; InputError when it cannot be made."""
     from planner.commands import book_from_args
     from planner.core.catalogue import instance_types as catalogue
-    from planner.core.cost.compare import Job, compare
+    from planner.core.cost.price_performance import Job, compare
 
     cat = catalogue.load()
     if args.instances is not None and args.instances <= 0:
@@ -215,10 +215,10 @@ def _with_offerings(result: Any, args: argparse.Namespace) -> Any:
     import datetime as dt
     from dataclasses import replace
 
-    from planner.aws.block_offerings import need_for, offerings_for
+    from planner.aws.block_offering_requests import need_for, offerings_for
     from planner.core.catalogue import instance_types as catalogue
     from planner.core.cost.block_offerings import NoBlock, priced_from_offerings
-    from planner.core.cost.compare import ranking
+    from planner.core.cost.price_performance import ranking
 
     cat = catalogue.load()
     candidates = list(result.candidates)

@@ -146,7 +146,7 @@ def add_rule_option_arguments(parser: argparse.ArgumentParser) -> None:
 
 def rule_options(args: argparse.Namespace) -> dict[str, object]:
     """The rule options a command's flags set (`--fail-on-incomplete-cost`)."""
-    from planner.core.rules.cost import FAIL_ON_INCOMPLETE
+    from planner.core.rules.prices_and_budget import FAIL_ON_INCOMPLETE
 
     return {FAIL_ON_INCOMPLETE: True} if getattr(args, "fail_on_incomplete_cost", False) else {}
 

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     requires("aws", "planner preflight")
     if args.program or args.stack:
         requires("pulumi", "planner preflight --program")
-    from planner.aws.preflight import SetupError, open_account
+    from planner.aws.preflight_run import SetupError, open_account
     from planner.commands import stacks_from_args
     from planner.core.planning.build_report import report
     from planner.core.planning.pipeline import check_suppressions
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
 def _preflight(stack: Stack, account: Account, args: argparse.Namespace) -> StackPlan:
     """One stack's checks; the deadline firing between two checks ends them as one AWS-error finding each."""
     from planner.aws.deadline import DeadlineExceeded
-    from planner.aws.preflight import preflight_stack
+    from planner.aws.preflight_run import preflight_stack
 
     try:
         return preflight_stack(stack, account, args.region, args.suppress)

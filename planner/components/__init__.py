@@ -4,6 +4,12 @@ The core never imports this package; it imports the core. Every component plans 
 declared topology through `planner.core.planning.pipeline.plan_stack` before creating anything.
 """
 
+from planner.components.accelerated_cluster import (
+    AcceleratedCluster,
+    P5enCluster,
+    Trn2Cluster,
+    UltraServerCluster,
+)
 from planner.components.args import (
     ClusterArgs,
     LustreArgs,
@@ -12,12 +18,6 @@ from planner.components.args import (
     WorkloadArgs,
 )
 from planner.components.checks import ClusterInputError, ClusterRejected
-from planner.components.cluster import (
-    AcceleratedCluster,
-    P5enCluster,
-    Trn2Cluster,
-    UltraServerCluster,
-)
 from planner.components.config import from_config
 from planner.components.network import EfaNetwork, EfaNetworkArgs
 from planner.components.storage import LustreStorage, LustreStorageArgs

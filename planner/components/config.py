@@ -7,13 +7,13 @@ from typing import Any
 import pulumi
 
 from planner.components import checks
-from planner.components.args import ClusterArgs
-from planner.components.cluster import (
+from planner.components.accelerated_cluster import (
     AcceleratedCluster,
     P5enCluster,
     Trn2Cluster,
     UltraServerCluster,
 )
+from planner.components.args import ClusterArgs
 from planner.core.reading.yaml_lines import Lines
 
 _BY_TYPE: dict[str, type[AcceleratedCluster]] = {

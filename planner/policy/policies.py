@@ -29,7 +29,7 @@ from planner.core.model.cluster import Budget, Schedule, Unplanned
 from planner.core.planning.pipeline import PlanOptions, StackPlan, reprice
 from planner.core.reading.problems import InputError
 from planner.core.render.cost_report import headline
-from planner.core.rules import resource_checks as resource_rules
+from planner.core.rules import resource_settings as resource_rules
 from planner.policy import resource_checks
 from planner.policy.planning import (
     Outcome,

@@ -2,7 +2,7 @@
 
 Each check takes the resource type and its plain props (camelCase, as the engine passes
 inputs) and returns `(rule id, violation message)` pairs: every check has the id of a rule
-declared in the core (`planner.core.rules.resource_checks`, `planner.core.rules.lustre`, ...), so it is
+declared in the core (`planner.core.rules.resource_settings`, `planner.core.rules.lustre`, ...), so it is
 listed by `planner rules` and suppressed like any rule. Where the rules engine already holds
 the logic (public IPs with several launch interfaces, FSx for Lustre values), the check builds
 a one-part model and runs those rules, so the pack and `planner plan` cannot disagree; the
@@ -17,7 +17,7 @@ from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup, Note
-from planner.core.rules.resource_checks import (
+from planner.core.rules.resource_settings import (
     IMDSV2,
     INTERFACE_SECURITY_GROUPS,
 )

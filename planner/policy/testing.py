@@ -207,8 +207,8 @@ def capture(
     from pulumi.runtime.mocks import MockMonitor
     from pulumi.runtime.settings import get_monitor
 
-    from planner.runtime.mocks import EchoMocks
     from planner.runtime.offline_run import run_with_mocks
+    from planner.runtime.recording_mocks import EchoMocks
 
     echo = EchoMocks(provider_fields=True, components_too=True)
     run_with_mocks(program, mocks or echo, dict(config or {}), project=project, stack=stack)

@@ -1,7 +1,7 @@
 """Checks of one resource's inputs that a read-back of a program runs on every resource.
 
 `planner plan --program` reports them under their rules' ids (declared in the core,
-`planner.core.rules.resource_checks`), at the resource's file and line, with a fix in pulumi_aws's
+`planner.core.rules.resource_settings`), at the resource's file and line, with a fix in pulumi_aws's
 Python names; the policy pack runs the same functions as its resource policies
 (`planner.policy.resource_checks`), so both say the same thing. They read plain props
 (camelCase, as the engine passes inputs) and need no Pulumi import.
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from planner.core.rules.resource_checks import (
+from planner.core.rules.resource_settings import (
     EFA_SECURITY_GROUP,
     IMDSV2,
     INTERFACE_SECURITY_GROUPS,

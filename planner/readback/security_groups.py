@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from planner.core.rules.resource_checks import EFA_SECURITY_DOC
+from planner.core.rules.resource_settings import EFA_SECURITY_DOC
 from planner.readback.resources import (
     EFA_INTERFACE_TYPES,
     LAUNCH_TEMPLATE,

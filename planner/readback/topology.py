@@ -484,7 +484,7 @@ def _asg_groups(
     return groups
 
 
-# the planner components' tags (planner.components.cluster): a node group of an UltraServer Capacity
+# the planner components' tags (planner.components.accelerated_cluster): a node group of an UltraServer Capacity
 # Block that names one reservation per UltraServer is built as one Auto Scaling group per UltraServer
 _CLUSTER_TAG, _GROUP_TAG, _ULTRASERVER_TAG = "planner:cluster", "planner:node-group", "planner:ultraserver"
 _ULTRASERVER_TYPE_TAG = "planner:ultraserver-type"

@@ -27,7 +27,7 @@ from planner.core.model.cluster import Stack
 from planner.core.reading import yaml_lines as yamlload
 from planner.core.reading.problems import InputError, Problem
 from planner.core.reading.yaml_lines import Lines
-from planner.runtime.mocks import EchoMocks
+from planner.runtime.recording_mocks import EchoMocks
 
 CONFIG_FILES = ("Pulumi.yaml", "Pulumi.yml")
 

@@ -36,7 +36,7 @@ from typing import Any
 import boto3
 import pulumi
 
-from planner.runtime.mocks import PlannerMocks, Registered
+from planner.runtime.recording_mocks import PlannerMocks, Registered
 from planner.testing import shapes
 
 __all__ = ["MotoMocks", "Registered"]
@@ -47,7 +47,7 @@ Handler = Callable[["MotoMocks", pulumi.runtime.MockResourceArgs], tuple[str, di
 class MotoMocks(PlannerMocks):
     """Pulumi mocks backed by moto; use inside `moto.mock_aws()` (see the module docstring).
 
-    The bookkeeping (resources, calls, custom, the lock) is `planner.runtime.mocks.PlannerMocks`,
+    The bookkeeping (resources, calls, custom, the lock) is `planner.runtime.recording_mocks.PlannerMocks`,
     shared with the echo mocks; this class is the moto backend.
     """
 

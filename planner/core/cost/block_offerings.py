@@ -8,7 +8,7 @@ become options (`combine`: several blocks of up to 64 instances in one Availabil
 with the same dates for a larger cluster), which option to pick (`choose`: the cheapest
 that finishes before the deadline and within the budget), and what to run next (the
 purchase commands and the stack keys, printed, never applied). The calls themselves are
-`planner.aws.block_offerings`.
+`planner.aws.block_offering_requests`.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
-from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue.shipped_data import local_zone_group
-from planner.core.document import block_offerings as doc
+from planner.core.document import block_offerings_section as doc
 from planner.core.text.safe import excerpt
 
 if TYPE_CHECKING:
-    from planner.core.document.compare import Candidate
+    from planner.core.document.compare_section import Candidate
 
 ACTION = "ec2:DescribeCapacityBlockOfferings"
 EXTENSION_ACTION = "ec2:DescribeCapacityBlockExtensionOfferings"
@@ -983,7 +983,7 @@ def priced_from_offerings(
     """
     from dataclasses import replace
 
-    from planner.core.document.compare import BookPrice, Offered
+    from planner.core.document.compare_section import BookPrice, Offered
     from planner.core.text.numbers import num, usd
 
     c = candidate

@@ -5,7 +5,7 @@ When the workload needs more hours than `schedule.hours`, a second estimate on t
 workload's hours is attached (`workload_estimate`): a schedule too short for the job does
 not make the job cheaper, so the budget is checked against the larger of the two.
 Capacity Blocks are paid for whole bookable durations, so their billed hours are the run
-hours rounded up (`planner.core.catalogue.capacity_blocks`). An unknown price is never zero: its line item has no
+hours rounded up (`planner.core.catalogue.capacity_block_limits`). An unknown price is never zero: its line item has no
 unit price and no total, and the estimate is marked incomplete; a combination AWS does
 not sell (`planner.core.cost.offers`) says so instead of "unknown". With no hours at all, the
 hourly and monthly rates are still given and the total is unknown. Line totals are
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.catalogue.instance_types import Catalogue
 from planner.core.cost.book import Price, PriceBook

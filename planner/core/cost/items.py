@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue.instance_types import Catalogue
 from planner.core.cost.book import Price, PriceBook
 from planner.core.model.cluster import Lustre, NodeGroup, Path, Purchase, Stack
@@ -31,7 +31,7 @@ EBS_RESOURCE = (
     "aws:ebs/volume:Volume"  # what is billed: the EBS volumes EC2 creates from the launch templates' mappings
 )
 ROOT_VOLUMES_SUFFIX = " root volumes"  # a node group's root-volume line item is named "<group> root volumes"
-ROOT_VOLUME_TYPE = "gp3"  # what the components create (planner.components.cluster.launch_template_args)
+ROOT_VOLUME_TYPE = "gp3"  # what the components create (planner.components.accelerated_cluster.launch_template_args)
 
 
 @dataclass(frozen=True)

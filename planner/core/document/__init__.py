@@ -8,7 +8,7 @@ resolve everything a renderer shows (locations, rule metadata, fixes) before the
 built (`planner.core.planning.build_report` for stacks).
 """
 
-from planner.core.document.cost import CostReport, InstanceDetail, LineItem, LustreDetail, VolumeDetail
+from planner.core.document.cost_section import CostReport, InstanceDetail, LineItem, LustreDetail, VolumeDetail
 from planner.core.document.report import (
     SEVERITIES,
     VERSION,
@@ -29,7 +29,7 @@ from planner.core.document.stacks import (
     UltraServerUnit,
     UnusedSuppressionReport,
 )
-from planner.core.document.summary import GroupSummary, LustreSummary, PeakPflops, Summary
+from planner.core.document.summary_section import GroupSummary, LustreSummary, PeakPflops, Summary
 
 __all__ = [
     "SEVERITIES",

@@ -1,6 +1,6 @@
 """From two reports of the same stacks (before and after a change) to the diff section.
 
-The producer side of `planner.core.document.diff`: stacks matched by name, their costs'
+The producer side of `planner.core.document.diff_section`: stacks matched by name, their costs'
 changes (a stack absent on one side costs 0 there; an unknown price makes a change unknown,
 and the priced items' change is given beside it), the line items that changed, and the
 findings added and resolved. Works on the documents alone (`StackReport.cost`, the estimate
@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from planner.core.document.cost import CostReport, LineItem
-from planner.core.document.diff import Change, DiffSection, DiffTotal, LineItemChange, StackDiff, Status
+from planner.core.document.cost_section import CostReport, LineItem
+from planner.core.document.diff_section import Change, DiffSection, DiffTotal, LineItemChange, StackDiff, Status
 from planner.core.document.report import Report
 from planner.core.document.stacks import ReportedFinding, StackReport
 

@@ -126,9 +126,9 @@ class Report:
     # every spec rule (SARIF lists them all), sorted by id, then the other checks the findings
     # name (preflight), sorted by id: the order SARIF's `tool.driver.rules` has
     rules: tuple[RuleInfo, ...] = ()
-    diff: Any = None  # DiffSection (planner.core.document.diff): base report and per-resource differences
-    compare: Any = None  # CompareSection (planner.core.document.compare)
-    capacity: Any = None  # CapacitySection (planner.core.document.block_offerings)
+    diff: Any = None  # DiffSection (planner.core.document.diff_section): base report and per-resource differences
+    compare: Any = None  # CompareSection (planner.core.document.compare_section)
+    capacity: Any = None  # CapacitySection (planner.core.document.block_offerings_section)
     version: int = VERSION
 
     def rule(self, rule_id: str) -> RuleInfo | None:
@@ -213,15 +213,15 @@ def _sections(d: dict[str, Any]) -> dict[str, Any]:
     imported by an explicit `from ... import` only when the section is present."""
     out: dict[str, Any] = {}
     if d.get("compare") is not None:
-        from planner.core.document.compare import CompareSection
+        from planner.core.document.compare_section import CompareSection
 
         out["compare"] = CompareSection.from_json(d["compare"])
     if d.get("capacity") is not None:
-        from planner.core.document.block_offerings import capacity_from_json
+        from planner.core.document.block_offerings_section import capacity_from_json
 
         out["capacity"] = capacity_from_json(d["capacity"])
     if d.get("diff") is not None:
-        from planner.core.document.diff import DiffSection
+        from planner.core.document.diff_section import DiffSection
 
         out["diff"] = DiffSection.from_json(d["diff"], Report.from_json)
     return out

@@ -7,8 +7,8 @@ the parts of the cluster its line belongs to (so "a price for a part an error ru
 decided without the stack file), and the declared topology the Markdown diagram draws. So no
 renderer asks the registry, the catalogue, the pipeline or the locator.
 
-`summary` (`planner.core.document.summary.Summary`) and `cost`
-(`planner.core.document.cost.CostReport`, line item by line item) are typed; they serialise to
+`summary` (`planner.core.document.summary_section.Summary`) and `cost`
+(`planner.core.document.cost_section.CostReport`, line item by line item) are typed; they serialise to
 the JSON `planner.core.planning.summary.summarize` and the cost estimate (`CostEstimate.to_json`) have always
 produced (docs/output.md), and the document round-trips exactly
 (`StackReport.from_json(s.to_json()) == s`).
@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.core.document.cost import CostReport
-from planner.core.document.summary import Summary
+from planner.core.document.cost_section import CostReport
+from planner.core.document.summary_section import Summary
 from planner.core.model.cluster import DeploymentType, Purchase
 from planner.core.model.findings import Severity, severity_of
 

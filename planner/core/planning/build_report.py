@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-from planner.core.document.cost import CostReport
+from planner.core.document.cost_section import CostReport
 from planner.core.document.report import Command, InputProblem, Report, RuleInfo
 from planner.core.document.stacks import (
     EXTERNAL,
@@ -25,7 +25,7 @@ from planner.core.document.stacks import (
     UltraServerUnit,
     UnusedSuppressionReport,
 )
-from planner.core.document.summary import Summary
+from planner.core.document.summary_section import Summary
 
 if TYPE_CHECKING:
     from planner.core.catalogue.instance_types import Catalogue

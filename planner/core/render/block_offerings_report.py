@@ -1,12 +1,12 @@
 """`planner capacity` as people read it (a table fitted to the terminal) and as Markdown (a pull
 request comment): pure functions of the document's capacity section
-(`planner.core.document.block_offerings`: a search, or a stack's own blocks and their extensions).
+(`planner.core.document.block_offerings_section`: a search, or a stack's own blocks and their extensions).
 """
 
 from __future__ import annotations
 
 from planner.core.document import RenderContext, Report
-from planner.core.document.block_offerings import BookedBlock, CapacityExtension, CapacityOption, CapacitySearch
+from planner.core.document.block_offerings_section import BookedBlock, CapacityExtension, CapacityOption, CapacitySearch
 from planner.core.text.terminal import Line
 
 # the zone names its region; the offering ids are listed under the table (they would not fit beside it)

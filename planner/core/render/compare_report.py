@@ -1,12 +1,12 @@
 """`planner compare` as people read it (a table fitted to the terminal) and as Markdown (a
 pull-request comment or a page): pure functions of the document's compare section
-(`planner.core.document.compare`), so a saved `--format json` report re-renders alike.
+(`planner.core.document.compare_section`), so a saved `--format json` report re-renders alike.
 """
 
 from __future__ import annotations
 
 from planner.core.document import RenderContext, Report
-from planner.core.document.compare import Candidate, CompareSection
+from planner.core.document.compare_section import Candidate, CompareSection
 from planner.core.text.terminal import Line
 
 HEADERS = (

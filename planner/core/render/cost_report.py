@@ -1,6 +1,6 @@
 """Cost rendering shared by the table and markdown reports.
 
-Works on the document's cost section (`planner.core.document.cost.CostReport`: totals and
+Works on the document's cost section (`planner.core.document.cost_section.CostReport`: totals and
 typed line items, figures as the cost model rounded them). An unknown figure prints as
 "unknown", never as $0.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from planner.core.document.cost import CostReport, InstanceDetail, LineItem, VolumeDetail
+from planner.core.document.cost_section import CostReport, InstanceDetail, LineItem, VolumeDetail
 
 if TYPE_CHECKING:
     from planner.core.text.terminal import Line

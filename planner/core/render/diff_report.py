@@ -1,5 +1,5 @@
 """`planner diff` as people read it (a table fitted to the terminal) and as a pull-request
-comment (Markdown): pure functions of the diff report (`planner.core.document.diff`: the head
+comment (Markdown): pure functions of the diff report (`planner.core.document.diff_section`: the head
 side's stacks and the diff section), so a saved `--format json` report re-renders alike.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from planner.core.document import RenderContext, Report
-from planner.core.document.cost import CostReport, LineItem
-from planner.core.document.diff import Change, DiffSection, DiffTotal, LineItemChange, StackDiff
+from planner.core.document.cost_section import CostReport, LineItem
+from planner.core.document.diff_section import Change, DiffSection, DiffTotal, LineItemChange, StackDiff
 from planner.core.document.stacks import ReportedFinding
 from planner.core.text.terminal import Line
 
@@ -60,7 +60,7 @@ def _cost_cell(value: float | None, exists: bool, cost: CostReport | None) -> st
 
 def _costs(report: Report, s: StackDiff) -> tuple[CostReport | None, CostReport | None]:
     """The estimates of the stack's two sides, from the base report and the report's stacks."""
-    from planner.core.document.diff import head_stack
+    from planner.core.document.diff_section import head_stack
 
     diff = section(report)
     b, h = diff.base_stack(s), head_stack(report, s)

@@ -5,7 +5,7 @@ the registry instance) in a module of this package; the module is named in `_loa
 imports, in file-name order), so adding a rule touches that module (or a new one plus its line
 in `_load`) plus its test. Rule ids are a contract (suppressions
 and SARIF refer to them): never rename one. `known()` adds the preflight checks, declared in
-`planner.core.rules.preflight` (their functions are the AWS adapter's). This module only
+`planner.core.rules.preflight_declarations` (their functions are the AWS adapter's). This module only
 registers: suppressions are settled by `planner.core.planning.pipeline`, the reference page is printed by
 `planner rules` (`planner.commands.rules`).
 """
@@ -37,15 +37,15 @@ def _load() -> None:
     """Every module that declares spec rules (the registry calls this on its first listing)."""
     from planner.core.rules import (  # noqa: F401 - imported for their @rule declarations
         capacity_blocks,
-        cost,
         efa,
         lustre,
-        network,
+        network_placement,
         not_sold,
         placement,
+        prices_and_budget,
         program_shapes,
         purchase,
-        resource_checks,
+        resource_settings,
         run_hours,
         scale,
         ultraserver,
@@ -64,7 +64,7 @@ def registry() -> Mapping[str, Rule]:
 
 def known() -> dict[str, Rule]:
     """Every id a finding or a suppression may name: the rules, then the preflight checks (metadata only)."""
-    from planner.core.rules.preflight import PREFLIGHT
+    from planner.core.rules.preflight_declarations import PREFLIGHT
 
     out = dict(RULES.all())
     out.update({k: v for k, v in PREFLIGHT.all().items() if k not in out})
@@ -75,7 +75,7 @@ def lookup(rule_id: str) -> Rule | None:
     """The rule or preflight check behind an id (None: no such id)."""
     found = RULES.get(rule_id)
     if found is None:
-        from planner.core.rules.preflight import PREFLIGHT
+        from planner.core.rules.preflight_declarations import PREFLIGHT
 
         found = PREFLIGHT.get(rule_id)
     return found

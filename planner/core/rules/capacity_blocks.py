@@ -1,13 +1,13 @@
 """EC2 Capacity Blocks for ML: block size, bookable durations, supported types, launch targets.
 
-The bookable arithmetic lives in `planner.core.catalogue.capacity_blocks` (shared with the cost code).
+The bookable arithmetic lives in `planner.core.catalogue.capacity_block_limits` (shared with the cost code).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, count_path, rule

@@ -5,7 +5,7 @@ severity, description, public source, remediation, category), in the core; its f
 attached where it can run: `@registry.register(...)` declares and attaches in one step (the
 spec rules, whose functions are core too), `registry.declare(...)` records the metadata alone
 and `@registry.attach(id)` gives it its function later (the preflight checks: declared in
-`planner.core.rules.preflight`, run by `planner.aws`). So every id, its severity and its source are
+`planner.core.rules.preflight_declarations`, run by `planner.aws`). So every id, its severity and its source are
 known without importing an adapter: `planner plan` checks a suppression of a preflight check
 and `planner rules` lists it without importing boto3.
 

@@ -15,7 +15,7 @@ SUBNET_DOC = "https://docs.aws.amazon.com/vpc/latest/userguide/configure-subnets
 
 def launch_interfaces(group: NodeGroup, spec: InstanceType) -> int:
     """How many network interfaces a node group's launch request carries, as planner builds it
-    (planner/components/cluster.py): one EFA interface per network card up to the type's EFA
+    (planner/components/accelerated_cluster.py): one EFA interface per network card up to the type's EFA
     interface limit when EFA is on, else a single ENA interface."""
     if group.efa and spec.efa_cards:
         return spec.efa_cards[-1] + 1  # cards before the first EFA card carry one ENA interface each

@@ -26,7 +26,7 @@ from planner.core.catalogue.instance_types import InstanceType
 from planner.core.model.cluster import NodeGroup, Stack
 from planner.core.reading.problems import Problem
 from planner.core.reading.yaml_lines import Lines
-from planner.core.rules.network import launch_interfaces
+from planner.core.rules.network_placement import launch_interfaces
 
 
 class AcceleratedCluster(pulumi.ComponentResource):

@@ -15,14 +15,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from planner.core.catalogue import capacity_blocks as blocks
+from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue import shipped_data as _data
 from planner.core.catalogue.instance_types import Catalogue, InstanceType, load
 from planner.core.cost.book import PriceBook
 from planner.core.cost.items import instance_key
 from planner.core.cost.offers import not_sold
 from planner.core.cost.training import dense_peak, instances_for_deadline, run_hours
-from planner.core.document.compare import Candidate, CompareInputs, CompareSection, ListedWithoutCost
+from planner.core.document.compare_section import Candidate, CompareInputs, CompareSection, ListedWithoutCost
 from planner.core.model.cluster import PURCHASES, Purchase
 
 MIN_BLOCK_HOURS = blocks.bookable_hours()[0]

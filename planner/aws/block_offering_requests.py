@@ -45,7 +45,7 @@ Progress = Callable[[int, int, str], None]  # (answered, total, region just answ
 
 def open_ec2(profile: str | None = None) -> ClientFor:
     """EC2 clients on boto3's credential chain (or `profile`); SetupError when there are no credentials."""
-    from planner.aws.preflight import open_clients
+    from planner.aws.preflight_run import open_clients
 
     clients = open_clients(profile)
     return lambda region: clients.client("ec2", region)
@@ -53,7 +53,7 @@ def open_ec2(profile: str | None = None) -> ClientFor:
 
 def open_resource_groups(profile: str | None = None) -> ClientFor:
     """Resource Groups clients, for a node group that launches into a resource group of Capacity Blocks."""
-    from planner.aws.preflight import open_clients
+    from planner.aws.preflight_run import open_clients
 
     clients = open_clients(profile)
     return lambda region: clients.client("resource-groups", region)
@@ -363,7 +363,7 @@ def offerings_for(
     by `timeout`, and no credentials is a line for every row, not a failure of the command.
     """
     from planner.aws import deadline
-    from planner.aws.preflight import SetupError
+    from planner.aws.preflight_run import SetupError
     from planner.core.cost.block_offerings import NoBlock, combine, queries
 
     out: list[tuple[list[Any], str | None] | None] = [None] * len(wanted)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from planner.core.document.cost import LineItem
+from planner.core.document.cost_section import LineItem
 from planner.core.document.stacks import ReportedFinding, StackReport
 
 Status = Literal["added", "removed", "changed", "unchanged"]

@@ -1,7 +1,7 @@
 """The compare section of the document: what one training job costs, and how long it takes,
 on each instance type and purchase option with a price (`planner compare`).
 
-Figures are as the producer (`planner.core.cost.compare`) rounded them, so the renderers format
+Figures are as the producer (`planner.core.cost.price_performance`) rounded them, so the renderers format
 and never compute; `from_json(to_json(x)) == x`.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.core.document.block_offerings import CapacityOption
+from planner.core.document.block_offerings_section import CapacityOption
 from planner.core.model.cluster import Purchase
 
 
