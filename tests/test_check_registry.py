@@ -174,3 +174,43 @@ def test_plan_suppressing_a_preflight_check_imports_no_adapter() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [0, []]
+
+
+def test_rules_are_dispatched_by_what_they_inspect() -> None:
+    """As checkov dispatches a check to the resources it supports: a node-group rule is called once per
+    group with that group, a storage rule with the file system, a cluster rule with the cluster."""
+    from planner.core.rules import registry as spec_registry
+    from planner.core.rules.preflight_declarations import PREFLIGHT
+
+    spec = spec_registry()
+    assert spec["efa-unsupported"].inspects == "node_group"
+    assert spec["lustre-capacity"].inspects == "storage"
+    assert spec["budget-exceeded"].inspects == "cluster"
+    assert spec["imdsv2-required"].inspects == "resource"
+    assert {r.inspects for r in PREFLIGHT.all().values()} == {"account"}
+    kinds = {r.inspects for r in spec.values()}
+    assert kinds == {"cluster", "node_group", "storage", "resource"}
+
+
+def test_a_node_group_rule_sees_each_group_and_a_storage_rule_only_a_file_system() -> None:
+    from planner.core.catalogue.instance_types import load
+    from planner.core.model.cluster import Cluster, Lustre, NodeGroup, Stack
+    from planner.core.rules import registry as spec_registry
+    from planner.core.rules.rule_registry import RuleContext
+
+    groups = tuple(
+        NodeGroup(name=f"g{i}", instance_type=t, count=1, efa=True, path=("g", i))
+        for i, t in enumerate(("trn1.2xlarge", "p5.48xlarge", "trn1.2xlarge"))
+    )
+    stack = Stack("s", "Pulumi.s.yaml", "us-east-2", Cluster("us-east-2a", groups))
+    rules = spec_registry()
+    # trn1.2xlarge has no EFA: the rule is called with each group and reports the two that ask for it
+    assert [f.path for f in rules["efa-unsupported"].run(RuleContext(stack, load()))] == [
+        ("g", 0, "efa"),
+        ("g", 2, "efa"),
+    ]
+    assert rules["lustre-capacity"].run(RuleContext(stack, load())) == []  # no file system: not called
+    fs = Lustre("PERSISTENT_2", 1000, 125, "us-east-2a", path=("fs",))
+    with_fs = Stack("s", "Pulumi.s.yaml", "us-east-2", Cluster("us-east-2a", groups, lustre=fs))
+    (found,) = rules["lustre-capacity"].run(RuleContext(with_fs, load()))
+    assert found.path == ("fs", "storage_capacity_gib")

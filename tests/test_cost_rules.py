@@ -9,6 +9,7 @@ from cost_support import make_book
 from planner.core.input.stack_files import load_stack
 from planner.core.planning.pipeline import PlanOptions, plan_stack
 from planner.core.rules import registry
+from planner.core.rules.prices_and_budget import IncompleteCost
 
 AZ = "availability_zone: us-east-2a\n"
 GROUPS = "node_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 2}\nschedule: {hours: 100}\n"
@@ -148,7 +149,7 @@ def test_allow_incomplete_checks_the_priced_part_only(stack_file) -> None:
 
 def test_fail_on_incomplete_cost_without_a_budget(stack_file) -> None:
     path = str(stack_file(AZ + UNPRICED))
-    options = PlanOptions(price_book=make_book(), rule_options={"fail_on_incomplete_cost": True})
+    options = PlanOptions(price_book=make_book(), rule_options=(IncompleteCost(fail_on_incomplete=True),))
     (f,) = _incomplete(plan_stack(load_stack(path), options))
     assert (
         f.severity == "error" and "leaves out g (p5.48xlarge)" in f.message and "--fail-on-incomplete-cost" in f.message

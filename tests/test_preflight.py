@@ -18,6 +18,7 @@ from test_preflight_helpers import StubbedAws, isolate
 
 from planner.aws import preflight_run as preflight
 from planner.aws.account import Account
+from planner.aws.checks import Preflight
 from planner.aws.preflight_run import preflight_stack
 from planner.core.input.stack_files import load_stack
 
@@ -42,7 +43,7 @@ def run_check(check_id: str, stack_path: Path | str, account: Account, region: s
     from planner.core.rules import RuleContext
 
     stack = load_stack(str(stack_path))
-    ctx = RuleContext(stack, catalogue.load(), None, {"account": account, "region": region or stack.region})
+    ctx = RuleContext(stack, catalogue.load(), None, (Preflight(account, region or stack.region),))
     return preflight.registry()[check_id].run(ctx)
 
 

@@ -4,7 +4,7 @@ Each check's metadata (id, severity, description, source, remediation, category)
 in the core (`planner.core.rules.preflight_declarations.PREFLIGHT`), so that `planner plan` and `planner rules`
 know it without this adapter; the modules named in `_load` attach their functions with
 `@check(id)`; `planner.aws.preflight_run.registry()` imports them and returns the checks with them. A check reads
-`ctx.options["account"]` (an `Account`) and `ctx.options["region"]`, and yields findings
+its `Preflight` options (`ctx.option(Preflight)`: the `Account` and the region asked), and yields findings
 through `r.finding(ctx, path, message)`, which point at the file and line of the value at
 fault. Ids are a contract, like rule ids: never rename one.
 
@@ -16,16 +16,42 @@ the check's `remediation` is only the general advice `planner rules` lists.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from planner.aws.account import Account
 from planner.aws.errors import DENIED, REJECTED_CREDENTIALS, THROTTLED, AwsCallError
 from planner.core.model.cluster import NodeGroup, Path
 from planner.core.model.findings import Finding
 from planner.core.rules.preflight_declarations import AWS_ERROR, CATEGORY, PREFLIGHT
 from planner.core.rules.rule_registry import Check, RuleContext
 
-__all__ = ["AWS_ERROR", "CATEGORY", "CHECKS", "aws_error", "aws_error_fix", "check", "zone_key", "zone_path"]
+__all__ = [
+    "AWS_ERROR",
+    "CATEGORY",
+    "CHECKS",
+    "Preflight",
+    "aws_error",
+    "aws_error_fix",
+    "check",
+    "zone_key",
+    "zone_path",
+]
 
 CHECKS = PREFLIGHT  # the one registry of preflight checks: declared in the core, functions attached here
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """The options every preflight check reads: the account to ask, and the region asked."""
+
+    account: Account | None = None
+    region: str = ""
+
+    def asked(self) -> tuple[Account, str]:
+        """(account, region); a check run without an account is planner's own mistake."""
+        if self.account is None:
+            raise LookupError("a preflight check ran without its Preflight options (account, region)")
+        return self.account, self.region
 
 
 def check(id: str) -> Callable[[Check], Check]:
@@ -39,7 +65,7 @@ def aws_error(ctx: RuleContext, path: Path, err: AwsCallError, what: str) -> Fin
         ctx,
         path,
         f"could not check {what}: {err.message}",
-        fix=aws_error_fix(err, ctx.options.get("region") or ctx.stack.region, what),
+        fix=aws_error_fix(err, ctx.option(Preflight).region or ctx.stack.region, what),
     )
 
 

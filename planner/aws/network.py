@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from planner.aws.checks import aws_error, check, zone_key
+from planner.aws.checks import Preflight, aws_error, check, zone_key
 from planner.aws.errors import AwsCallError
 from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext
@@ -16,7 +16,7 @@ from planner.core.rules import Rule, RuleContext
 
 @check("preflight-network")
 def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    account, region = ctx.options["account"], ctx.options["region"]
+    account, region = ctx.option(Preflight).asked()
     net = ctx.cluster.network
     if net is None:
         return

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from planner.aws.checks import aws_error, check, zone_key, zone_path
+from planner.aws.checks import Preflight, aws_error, check, zone_key, zone_path
 from planner.aws.errors import AwsCallError
 from planner.core.catalogue.instance_types import InstanceType
 from planner.core.input.cluster_checks import az_in_region
@@ -24,7 +24,7 @@ GIB = 1024.0
 
 @check("preflight-offering")
 def offering(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    account, region = ctx.options["account"], ctx.options["region"]
+    account, region = ctx.option(Preflight).asked()
     for g in ctx.cluster.node_groups:
         where = zone_path(g, ctx)
         az = g.availability_zone
@@ -122,7 +122,7 @@ def _described(
     r: Rule, ctx: RuleContext
 ) -> Iterator[tuple[NodeGroup, InstanceType, dict[str, Any] | None, Finding | None]]:
     """Each node group with its catalogue entry and DescribeInstanceTypes record (or the finding why not)."""
-    account, region = ctx.options["account"], ctx.options["region"]
+    account, region = ctx.option(Preflight).asked()
     for g in ctx.cluster.node_groups:
         t = ctx.catalogue.instance_types[g.instance_type]
         try:
@@ -138,7 +138,7 @@ def _described(
 
 @check("preflight-efa")
 def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    region = ctx.options["region"]
+    region = ctx.option(Preflight).region
     seen: set[str] = set()
     for g, t, info, failed in _described(r, ctx):
         where = g.path + ("instance_type",)
@@ -228,7 +228,7 @@ def _differs(api: float, catalogue: float) -> bool:
 
 @check("preflight-catalogue")
 def catalogue_figures(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    region = ctx.options["region"]
+    region = ctx.option(Preflight).region
     seen: set[str] = set()
     for g, t, info, failed in _described(r, ctx):
         if failed is not None:

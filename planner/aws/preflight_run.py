@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from planner.aws.account import Account, Clients
-from planner.aws.checks import CHECKS, aws_error
+from planner.aws.checks import CHECKS, Preflight, aws_error
 from planner.aws.errors import NO_CREDENTIALS, AwsCallError, cut, explain
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.model.cluster import Stack
@@ -84,7 +84,7 @@ def preflight_stack(
 ) -> StackPlan:
     """Every preflight check on `stack`, asking `region` (default: the stack's aws:region)."""
     cat = _catalogue.load()
-    ctx = RuleContext(stack, cat, None, {"account": account, "region": region or stack.region})
+    ctx = RuleContext(stack, cat, None, (Preflight(account, region or stack.region),))
     findings = settle(run(ctx), stack, suppress)
     # only `--suppress` is judged: the stack's own suppressions are for `planner plan`'s rules
     unused = unused_suppressions(findings, stack, suppress, in_source=False)

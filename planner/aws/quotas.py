@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from planner.aws.account import Quota
-from planner.aws.checks import aws_error, check
+from planner.aws.checks import Preflight, aws_error, check
 from planner.aws.errors import AwsCallError
 from planner.core.catalogue import shipped_data as _data
 from planner.core.model.cluster import NodeGroup, Purchase
@@ -50,7 +50,7 @@ def quota_for(family: str, purchase: Purchase) -> QuotaRef | None:
 
 @check("preflight-quota")
 def vcpu_quota(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    account, region = ctx.options["account"], ctx.options["region"]
+    account, region = ctx.option(Preflight).asked()
     needs: dict[QuotaRef, list[NodeGroup]] = {}
     for g in ctx.cluster.node_groups:
         ref = quota_for(ctx.catalogue.instance_types[g.instance_type].family, g.purchase)

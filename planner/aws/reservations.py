@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from planner.aws.checks import aws_error, check, zone_key
+from planner.aws.checks import Preflight, aws_error, check, zone_key
 from planner.aws.errors import AwsCallError
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.model.cluster import NodeGroup
@@ -26,7 +26,7 @@ LINUX = "Linux/UNIX"
 
 @check("preflight-reservation")
 def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    account, region = ctx.options["account"], ctx.options["region"]
+    account, region = ctx.option(Preflight).asked()
     users: dict[str, list[NodeGroup]] = {}
     several: dict[str, tuple[NodeGroup, int]] = {}  # an id of a group that names several (one per UltraServer)
     for g in ctx.cluster.node_groups:

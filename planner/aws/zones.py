@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from planner.aws.checks import aws_error, check
+from planner.aws.checks import Preflight, aws_error, check
 from planner.aws.errors import AwsCallError
 from planner.core.model.cluster import Path
 from planner.core.model.findings import Finding
@@ -27,7 +27,7 @@ _NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,63}", re.ASCII)  # a zone group name, p
 
 @check("preflight-local-zone")
 def local_zone(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    account, region = ctx.options["account"], ctx.options["region"]
+    account, region = ctx.option(Preflight).asked()
     places: dict[str, Path] = {}
     for az, path in zone_places(ctx.cluster):
         if not _AZ.fullmatch(az.removeprefix(region)):  # an Availability Zone needs no opt-in: not asked

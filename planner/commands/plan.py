@@ -144,11 +144,11 @@ def add_rule_option_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def rule_options(args: argparse.Namespace) -> dict[str, object]:
-    """The rule options a command's flags set (`--fail-on-incomplete-cost`)."""
-    from planner.core.rules.prices_and_budget import FAIL_ON_INCOMPLETE
+def rule_options(args: argparse.Namespace) -> tuple[object, ...]:
+    """The rule options a command's flags set (`--fail-on-incomplete-cost`), as their typed records."""
+    from planner.core.rules.prices_and_budget import IncompleteCost
 
-    return {FAIL_ON_INCOMPLETE: True} if getattr(args, "fail_on_incomplete_cost", False) else {}
+    return (IncompleteCost(fail_on_incomplete=True),) if getattr(args, "fail_on_incomplete_cost", False) else ()
 
 
 def _project_stacks(command: str = "plan") -> str:

@@ -4,7 +4,7 @@ plan a stack through `plan_stack`, so they run the same rules and the same cost 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from planner.core import cost as _cost
@@ -22,7 +22,7 @@ class PlanOptions:
     """What a command adds to planning a stack: suppressions, rule options, the price book."""
 
     suppress: tuple[str, ...] = ()  # rule ids suppressed from the command line
-    rule_options: dict[str, Any] = field(default_factory=dict)
+    rule_options: tuple[object, ...] = ()  # typed option records (`RuleContext.option`)
     price_book: _cost.PriceBook | None = None  # None: the built-in current book
 
 

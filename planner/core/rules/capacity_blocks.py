@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, count_path, rule
+from planner.core.rules.spec_rules import Rule, RuleContext, count_path, node_group_rule, rule
 
 LAUNCH_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html"
 # "Describes a target Capacity Reservation or Capacity Reservation group": one CapacityReservationId
@@ -219,7 +219,7 @@ def _ultraserver_block(ctx: RuleContext, g: NodeGroup) -> bool:
     return g.purchase == "capacity-block" and _ultraserver_size(ctx, g) is not None
 
 
-@rule(
+@node_group_rule(
     id="capacity-reservation-list",
     severity="error",
     category="capacity",
@@ -233,32 +233,31 @@ def _ultraserver_block(ctx: RuleContext, g: NodeGroup) -> bool:
         "are for UltraServer Capacity Blocks (one per UltraServer), or use a resource group of UltraServer blocks."
     ),
 )
-def reservation_list(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+def reservation_list(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
     """EC2's CapacityReservationTarget "Describes a target Capacity Reservation or Capacity Reservation
     group": one id per launch. The components build one launch template per UltraServer when an
     UltraServer block names one id each; any other group has one launch template."""
-    for g in ctx.cluster.node_groups:
-        ids = g.capacity_reservation_ids
-        if len(ids) > 1 and not _ultraserver_block(ctx, g):
-            why = (
-                "it is not an UltraServer type"
-                if _ultraserver_size(ctx, g) is None
-                else f"it buys {g.purchase}, not capacity-block"
-            )
-            yield r.finding(
-                ctx,
-                g.path + ("capacity_reservation_id",),
-                f"node group '{g.name}' names {len(ids)} capacity reservations, but {why}: its launch "
-                "template targets one reservation (several ids are for UltraServer Capacity Blocks, "
-                "one per UltraServer, or a resource group of UltraServer blocks)",
-                fix=(
-                    f"in node group '{g.name}', set capacity_reservation_id: {ids[0]} and declare one node "
-                    f"group per other reservation ({', '.join(ids[1:])})"
-                ),
-            )
+    ids = g.capacity_reservation_ids
+    if len(ids) > 1 and not _ultraserver_block(ctx, g):
+        why = (
+            "it is not an UltraServer type"
+            if _ultraserver_size(ctx, g) is None
+            else f"it buys {g.purchase}, not capacity-block"
+        )
+        yield r.finding(
+            ctx,
+            g.path + ("capacity_reservation_id",),
+            f"node group '{g.name}' names {len(ids)} capacity reservations, but {why}: its launch "
+            "template targets one reservation (several ids are for UltraServer Capacity Blocks, "
+            "one per UltraServer, or a resource group of UltraServer blocks)",
+            fix=(
+                f"in node group '{g.name}', set capacity_reservation_id: {ids[0]} and declare one node "
+                f"group per other reservation ({', '.join(ids[1:])})"
+            ),
+        )
 
 
-@rule(
+@node_group_rule(
     id="capacity-block-reservation-count",
     severity="warning",
     category="capacity",
@@ -274,36 +273,35 @@ def reservation_list(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         "group with `capacity_reservation_resource_group_arn`."
     ),
 )
-def reservation_count(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+def reservation_count(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
     """A Capacity Block lists its reservations (CapacityBlock.capacityReservationIdSet, "The ID of the
     Capacity Reservation."); how many an N-UltraServer block has is not documented, so planner warns, and
     says what it builds: one launch template for one id, or one per UltraServer, each with its id; any
     other count leaves the group's launch template without a reservation target."""
-    for g in ctx.cluster.node_groups:
-        size = _ultraserver_size(ctx, g)
-        ids = g.capacity_reservation_ids
-        if not _ultraserver_block(ctx, g) or size is None or g.count % size or len(ids) <= 1:
-            continue  # a partial UltraServer is ultraserver-whole-units'
-        units = g.count // size
-        if len(ids) != units:
-            fix = (
-                f"in node group '{g.name}', give {units} ids (one per UltraServer, {units - len(ids)} more)"
-                if len(ids) < units
-                else f"in node group '{g.name}', keep {units} ids (one per UltraServer, {len(ids) - units} fewer), "
-                f"or set ultraservers: {len(ids)} if you booked that many"
-            )
-            yield r.finding(
-                ctx,
-                g.path + ("capacity_reservation_id",),
-                f"node group '{g.name}' names {len(ids)} capacity reservations for {units} UltraServers: planner "
-                f"targets one id for the whole block or one per UltraServer ({units}), so its launch template "
-                "targets none of these; AWS does not document how many reservations an UltraServer Capacity "
-                f"Block has (its CapacityBlock lists them: {CAPACITY_BLOCK_DOC})",
-                fix=fix + ", or a single id for the whole block",
-            )
+    size = _ultraserver_size(ctx, g)
+    ids = g.capacity_reservation_ids
+    if not _ultraserver_block(ctx, g) or size is None or g.count % size or len(ids) <= 1:
+        return  # a partial UltraServer is ultraserver-whole-units'
+    units = g.count // size
+    if len(ids) != units:
+        fix = (
+            f"in node group '{g.name}', give {units} ids (one per UltraServer, {units - len(ids)} more)"
+            if len(ids) < units
+            else f"in node group '{g.name}', keep {units} ids (one per UltraServer, {len(ids) - units} fewer), "
+            f"or set ultraservers: {len(ids)} if you booked that many"
+        )
+        yield r.finding(
+            ctx,
+            g.path + ("capacity_reservation_id",),
+            f"node group '{g.name}' names {len(ids)} capacity reservations for {units} UltraServers: planner "
+            f"targets one id for the whole block or one per UltraServer ({units}), so its launch template "
+            "targets none of these; AWS does not document how many reservations an UltraServer Capacity "
+            f"Block has (its CapacityBlock lists them: {CAPACITY_BLOCK_DOC})",
+            fix=fix + ", or a single id for the whole block",
+        )
 
 
-@rule(
+@node_group_rule(
     id="capacity-block-resource-group",
     severity="error",
     category="capacity",
@@ -314,23 +312,22 @@ def reservation_count(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     source=RESOURCE_GROUP_DOC,
     remediation="Use `capacity_reservation_id` (the block's or reservation's id) for instance Capacity Blocks and other types.",
 )
-def resource_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+def resource_group(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
     """AWS: "You can use AWS Resource Groups to create logical collections of UltraServer Capacity
     Blocks" and "You can't add instance Capacity Blocks to a resource group"."""
-    for g in ctx.cluster.node_groups:
-        if (
-            g.capacity_reservation_resource_group_arn is not None
-            and g.purchase == "capacity-block"
-            and _ultraserver_size(ctx, g) is None
-        ):  # On-Demand Capacity Reservations may be grouped
-            yield r.finding(
-                ctx,
-                g.path + ("capacity_reservation_resource_group_arn",),
-                f"node group '{g.name}' launches into resource group "
-                f"{g.capacity_reservation_resource_group_arn}, but {g.instance_type} is not an UltraServer "
-                "type: you can't add instance Capacity Blocks to a resource group",
-                fix=(
-                    f"in node group '{g.name}', replace capacity_reservation_resource_group_arn with "
-                    "capacity_reservation_id: cr-... (the block's reservation id)"
-                ),
-            )
+    if (
+        g.capacity_reservation_resource_group_arn is not None
+        and g.purchase == "capacity-block"
+        and _ultraserver_size(ctx, g) is None
+    ):  # On-Demand Capacity Reservations may be grouped
+        yield r.finding(
+            ctx,
+            g.path + ("capacity_reservation_resource_group_arn",),
+            f"node group '{g.name}' launches into resource group "
+            f"{g.capacity_reservation_resource_group_arn}, but {g.instance_type} is not an UltraServer "
+            "type: you can't add instance Capacity Blocks to a resource group",
+            fix=(
+                f"in node group '{g.name}', replace capacity_reservation_resource_group_arn with "
+                "capacity_reservation_id: cr-... (the block's reservation id)"
+            ),
+        )

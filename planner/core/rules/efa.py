@@ -6,14 +6,14 @@ from collections.abc import Iterator
 
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, rule
+from planner.core.rules.spec_rules import Rule, RuleContext, node_group_rule, rule
 
 EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html"
 EFA_TYPES_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types"
 EFA_LIMITS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-limits"
 
 
-@rule(
+@node_group_rule(
     id="efa-unsupported",
     severity="error",
     category="network",
@@ -21,15 +21,14 @@ EFA_LIMITS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#e
     source=EFA_TYPES_DOC,
     remediation="Set `efa: false` on the node group, or pick an EFA-capable type (`planner catalog`, column EFA).",
 )
-def unsupported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    for g in ctx.cluster.node_groups:
-        if g.efa and not ctx.catalogue.instance_types[g.instance_type].efa_supported:
-            yield r.finding(
-                ctx,
-                g.path + ("efa",),
-                f"node group '{g.name}': {g.instance_type} does not support EFA",
-                fix=f"in node group '{g.name}', set efa: false",
-            )
+def unsupported(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
+    if g.efa and not ctx.catalogue.instance_types[g.instance_type].efa_supported:
+        yield r.finding(
+            ctx,
+            g.path + ("efa",),
+            f"node group '{g.name}': {g.instance_type} does not support EFA",
+            fix=f"in node group '{g.name}', set efa: false",
+        )
 
 
 @rule(

@@ -14,7 +14,7 @@ from typing import Any
 from planner.core.catalogue import shipped_data as _data
 from planner.core.model.cluster import Lustre, Path
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, rule
+from planner.core.rules.spec_rules import Rule, RuleContext, storage_rule
 
 API_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html"
 LUSTRE_CONFIG_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystemLustreConfiguration.html"
@@ -128,13 +128,7 @@ def _path(fs: Lustre, key: str) -> Path:
     return fs.path + (key,)
 
 
-def _declared(ctx: RuleContext) -> tuple[Lustre, DeploymentSpec] | None:
-    """The declared file system and what its deployment type accepts, or None."""
-    fs = ctx.cluster.lustre
-    return (fs, deployment_types()[fs.deployment_type]) if fs is not None else None
-
-
-@rule(
+@storage_rule(
     id="lustre-capacity",
     severity="error",
     category="storage",
@@ -142,10 +136,8 @@ def _declared(ctx: RuleContext) -> tuple[Lustre, DeploymentSpec] | None:
     source=API_DOC,
     remediation="Use a valid capacity: SCRATCH_2, PERSISTENT_1 SSD and PERSISTENT_2 take 1,200 or multiples of 2,400 GiB; SCRATCH_1 1,200, 2,400 or multiples of 3,600.",
 )
-def capacity(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    if (declared := _declared(ctx)) is None:
-        return
-    fs, dt = declared
+def capacity(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
+    dt = deployment_types()[fs.deployment_type]
     storage = dt.storage_for(fs.per_unit_storage_throughput)
     if storage is None or storage.accepts(fs.storage_capacity_gib):
         return
@@ -171,7 +163,7 @@ def _capacity_fix(gib: int, storage: StorageRule) -> str:
     )
 
 
-@rule(
+@storage_rule(
     id="lustre-throughput",
     severity="error",
     category="storage",
@@ -179,10 +171,8 @@ def _capacity_fix(gib: int, storage: StorageRule) -> str:
     source=API_DOC,
     remediation="PERSISTENT_2: 125, 250, 500 or 1000 MB/s/TiB; PERSISTENT_1: 50, 100, 200 (SSD) or 12, 40 (HDD); SCRATCH: leave it out (fixed at 200).",
 )
-def throughput(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    if (declared := _declared(ctx)) is None:
-        return
-    fs, dt = declared
+def throughput(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
+    dt = deployment_types()[fs.deployment_type]
     given = fs.per_unit_storage_throughput
     if dt.fixed_throughput is not None:
         if given is not None:
@@ -245,7 +235,7 @@ def _tiers(dt: DeploymentSpec, only: Mapping[int, Any] | None = None) -> str:
     return "; ".join(f"{', '.join(map(str, ts))} {m}" for m, ts in media.items())
 
 
-@rule(
+@storage_rule(
     id="lustre-same-az",
     severity="warning",
     category="storage",
@@ -256,14 +246,11 @@ def _tiers(dt: DeploymentSpec, only: Mapping[int, Any] | None = None) -> str:
     source=FSX_PRICING,
     remediation="Put the file system in the node groups' AZ (remove `lustre.availability_zone` to use the cluster's).",
 )
-def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+def same_az(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
     """Clients in another AZ reach the file system, at a price: the FSx for Lustre pricing page
     charges data "transferred 'in' to and 'out' from Amazon FSx across Availability Zones", so
     that is a warning naming latency and charges. EFA traffic cannot cross an AZ (EC2 EFA
     limits), so an EFA-enabled file system in another AZ is an error."""
-    fs = ctx.cluster.lustre
-    if fs is None:
-        return
     away = [g for g in ctx.cluster.node_groups if g.availability_zone != fs.availability_zone]
     if not away:
         return
@@ -293,7 +280,7 @@ def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
-@rule(
+@storage_rule(
     id="lustre-efa",
     severity="error",
     category="storage",
@@ -301,10 +288,8 @@ def same_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     source=EFA_DOC,
     remediation="Use `deployment_type: PERSISTENT_2` for an EFA-enabled file system, or set `efa_enabled: false`.",
 )
-def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    if (declared := _declared(ctx)) is None:
-        return
-    fs, dt = declared
+def efa(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
+    dt = deployment_types()[fs.deployment_type]
     if fs.efa_enabled and not dt.efa:
         yield r.finding(
             ctx,
@@ -314,7 +299,7 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-@rule(
+@storage_rule(
     id="lustre-efa-clients",
     severity="warning",
     category="storage",
@@ -322,10 +307,8 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     source=EFA_DOC,
     remediation="Enable EFA on the node groups that read the file system (an EFA-capable type, `efa: true`), or set `efa_enabled: false`.",
 )
-def efa_clients(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    if (declared := _declared(ctx)) is None:
-        return
-    fs, dt = declared
+def efa_clients(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
+    dt = deployment_types()[fs.deployment_type]
     if not fs.efa_enabled or not dt.efa:
         return
     tcp = [
@@ -354,7 +337,7 @@ def _efa_clients_fix(ctx: RuleContext, tcp: list[str]) -> str:
     return fix + ", or set lustre.efa_enabled: false"
 
 
-@rule(
+@storage_rule(
     id="lustre-s3-association",
     severity="error",
     category="storage",
@@ -365,13 +348,11 @@ def _efa_clients_fix(ctx: RuleContext, tcp: list[str]) -> str:
     source=LUSTRE_CONFIG_DOC,
     remediation="Use a deployment type that links to S3 (SCRATCH_1, SCRATCH_2 and PERSISTENT_1 through ImportPath, PERSISTENT_2 through a data repository association), or copy the data in another way.",
 )
-def s3_association(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+def s3_association(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
     """planner sends `s3_import_path` as ImportPath where AWS accepts it (SCRATCH_1, SCRATCH_2,
     PERSISTENT_1) and as a data repository association on PERSISTENT_2, which bars ImportPath;
     only a type that accepts neither is an error (none of the shipped ones)."""
-    if (declared := _declared(ctx)) is None:
-        return
-    fs, dt = declared
+    dt = deployment_types()[fs.deployment_type]
     if fs.s3_import_path and dt.s3_link is None:
         yield r.finding(
             ctx,
@@ -386,7 +367,7 @@ def s3_association(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-@rule(
+@storage_rule(
     id="lustre-scratch-long-run",
     severity="warning",
     category="storage",
@@ -394,11 +375,10 @@ def s3_association(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     source=DEPLOYMENT_DOC,
     remediation="Use PERSISTENT_2 for long runs, or export checkpoints to S3 regularly.",
 )
-def scratch_long_run(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    declared, sched = _declared(ctx), ctx.cluster.schedule
-    if declared is None or sched is None or declared[1].replicated:
+def scratch_long_run(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
+    sched = ctx.cluster.schedule
+    if sched is None or deployment_types()[fs.deployment_type].replicated:
         return
-    fs = declared[0]
     if sched.hours > SCRATCH_LONG_RUN_HOURS:
         yield r.finding(
             ctx,

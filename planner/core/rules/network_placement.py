@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from planner.core.catalogue.instance_types import InstanceType
 from planner.core.model.cluster import Cluster, NodeGroup, Path
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, rule
+from planner.core.rules.spec_rules import Rule, RuleContext, node_group_rule, rule
 
 PUBLIC_IP_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_InstanceNetworkInterfaceSpecification.html"
 SUBNET_DOC = "https://docs.aws.amazon.com/vpc/latest/userguide/configure-subnets.html"
@@ -22,7 +22,7 @@ def launch_interfaces(group: NodeGroup, spec: InstanceType) -> int:
     return 1
 
 
-@rule(
+@node_group_rule(
     id="public-ip-multi-card",
     severity="error",
     category="network",
@@ -33,22 +33,21 @@ def launch_interfaces(group: NodeGroup, spec: InstanceType) -> int:
     source=PUBLIC_IP_DOC,
     remediation="Set `public_ip: false` and reach the nodes through a bastion, SSM Session Manager or a NAT gateway (or, for a node that needs no EFA, set `efa: false`).",
 )
-def public_ip(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+def public_ip(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
     """AssociatePublicIpAddress: "You cannot specify more than one network interface in the
     request." It is the interface count that matters, not the card count: one ENA interface
     (`efa: false`) may carry a public IP on any type."""
-    for g in ctx.cluster.node_groups:
-        spec = ctx.catalogue.instance_types[g.instance_type]
-        n = launch_interfaces(g, spec)
-        if g.public_ip and n > 1:
-            yield r.finding(
-                ctx,
-                g.path + ("public_ip",),
-                f"node group '{g.name}': its {g.instance_type} launch request has {n} network interfaces "
-                "(EFA on every card); a public IPv4 address cannot be assigned at launch with more than one",
-                fix=f"in node group '{g.name}', set public_ip: false (reach the nodes through a bastion, SSM Session "
-                f"Manager or a NAT gateway), or efa: false if its {g.instance_type} nodes need no EFA",
-            )
+    spec = ctx.catalogue.instance_types[g.instance_type]
+    n = launch_interfaces(g, spec)
+    if g.public_ip and n > 1:
+        yield r.finding(
+            ctx,
+            g.path + ("public_ip",),
+            f"node group '{g.name}': its {g.instance_type} launch request has {n} network interfaces "
+            "(EFA on every card); a public IPv4 address cannot be assigned at launch with more than one",
+            fix=f"in node group '{g.name}', set public_ip: false (reach the nodes through a bastion, SSM Session "
+            f"Manager or a NAT gateway), or efa: false if its {g.instance_type} nodes need no EFA",
+        )
 
 
 @rule(

@@ -43,6 +43,7 @@ PREFLIGHT.declare(
     "Fix what the message names (grant the IAM action listed in the preflight docs, refresh credentials, retry later); "
     "suppress preflight-aws-error to accept a partial preflight.",
     category=CATEGORY,
+    inspects="account",
     check=_no_check,
 )
 
@@ -54,6 +55,7 @@ PREFLIGHT.declare(
     remediation="Move the node group to an Availability Zone the message lists, or to a region that offers the type; "
     "for Capacity Blocks, book the block in the declared zone and declare its capacity_reservation_id.",
     category=CATEGORY,
+    inspects="account",
 )
 
 PREFLIGHT.declare(
@@ -65,6 +67,7 @@ PREFLIGHT.declare(
     remediation="Set efa: false or choose an EFA-capable type; when the catalogue's card or interface count is "
     "stale, correct planner/data/catalogue.yaml with its source.",
     category=CATEGORY,
+    inspects="account",
 )
 
 PREFLIGHT.declare(
@@ -76,6 +79,7 @@ PREFLIGHT.declare(
     remediation="Check the figure's sources (planner catalog --format json); correct planner/data/catalogue.yaml, "
     "or document the decision in the entry's notes and field_sources.",
     category=CATEGORY,
+    inspects="account",
 )
 
 PREFLIGHT.declare(
@@ -87,6 +91,7 @@ PREFLIGHT.declare(
     remediation="Request a quota increase in Service Quotas (the message names the quota code) before deploying, "
     "or reduce the node groups; instances already running count against the same quota.",
     category=CATEGORY,
+    inspects="account",
 )
 
 PREFLIGHT.declare(
@@ -99,6 +104,7 @@ PREFLIGHT.declare(
     remediation="Declare the id of a reservation in the group's region, AZ and type that holds its instances "
     "(aws ec2 describe-capacity-reservations); for capacity-block groups, the Capacity Block's id.",
     category=CATEGORY,
+    inspects="account",
 )
 
 PREFLIGHT.declare(
@@ -110,6 +116,7 @@ PREFLIGHT.declare(
     remediation="Declare a subnet of the declared VPC in the cluster's Availability Zone (aws ec2 describe-subnets), "
     "or drop `network` to let the components create the VPC.",
     category=CATEGORY,
+    inspects="account",
 )
 
 PREFLIGHT.declare(
@@ -121,4 +128,5 @@ PREFLIGHT.declare(
     remediation="Opt in to the zone group DescribeAvailabilityZones names (`aws ec2 modify-availability-zone-group "
     "--group-name GROUP --opt-in-status opted-in`) before deploying.",
     category=CATEGORY,
+    inspects="account",
 )

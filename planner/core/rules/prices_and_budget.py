@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from planner.core.cost.estimate import HOURS_PER_MONTH, CostLine
+from planner.core.cost.estimate import HOURS_PER_MONTH, CostEstimate, CostLine
 from planner.core.cost.items import ROOT_VOLUMES_SUFFIX
 from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, rule
@@ -52,7 +53,7 @@ def _usd(x: float) -> str:
     return f"${x:,.2f}"
 
 
-def _budget_fix(ctx: RuleContext, cost: Any, key: str, value: float, limit: float) -> str:  # noqa: ANN401 - CostEstimate
+def _budget_fix(ctx: RuleContext, cost: CostEstimate, key: str, value: float, limit: float) -> str:
     """What to cut to fit: in the node group that costs most, the fewest instances (whole
     UltraServers for an UltraServer type) whose share of the estimate (with their root volumes)
     covers the overrun; else
@@ -61,7 +62,9 @@ def _budget_fix(ctx: RuleContext, cost: Any, key: str, value: float, limit: floa
     raise_it = f"raise budget.{key} to {math.ceil(round(value * 100, 6)) / 100:.2f}"  # 14673.000000000002 is 14673.00
     if ctx.cost is not None and cost is ctx.cost.maximum:  # elastic pools at their maximum: their limits are the lever
         return f"cut {_usd(over)}: lower the pools' limits (maximum sizes), or {raise_it}"
-    if cost is not ctx.cost:  # priced on the workload's hours: fewer instances take longer at about the same cost
+    if (
+        ctx.cost is None or cost is not ctx.cost
+    ):  # priced on the workload's hours: fewer instances take longer at about the same cost
         return (
             f"cut {_usd(over)}: train on fewer tokens or parameters, or choose a cheaper purchase option "
             f"(fewer instances would run longer for about the same cost), or {raise_it}"
@@ -107,15 +110,15 @@ def _budget_fix(ctx: RuleContext, cost: Any, key: str, value: float, limit: floa
     remediation="Reduce instances, hours or storage, choose a cheaper purchase option, or raise the budget.",
 )
 def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    budget, cost = ctx.cluster.budget, ctx.cost
-    if budget is None or cost is None:
+    budget, estimate = ctx.cluster.budget, ctx.cost
+    if budget is None or estimate is None:
         return
-    cost = cost.budget_basis  # the workload's hours when they exceed schedule.hours; the maximum of on-demand pools
+    cost = estimate.budget_basis  # the workload's hours when they exceed schedule.hours; the maximum of on-demand pools
     on = (
         ""
-        if cost is ctx.cost
+        if cost is estimate
         else " at the maximum the program allows"
-        if cost is ctx.cost.maximum
+        if cost is estimate.maximum
         else f" on the {cost.run_hours:,.1f} h the workload needs"
     )
     checks = (
@@ -153,16 +156,21 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
-FAIL_ON_INCOMPLETE = "fail_on_incomplete_cost"  # rule option: `--fail-on-incomplete-cost`
+@dataclass(frozen=True)
+class IncompleteCost:
+    """The option of `budget-incomplete-cost`: `--fail-on-incomplete-cost` makes an incomplete estimate
+    an error with no budget declared."""
+
+    fail_on_incomplete: bool = False
 
 
-def _lacking(ctx: RuleContext) -> tuple[list[str], bool]:
+def _lacking(ctx: RuleContext, estimate: CostEstimate) -> tuple[list[str], bool]:
     """What the estimate a budget is checked against lacks (unpriced items, what is left out, and
     the hours when a total is limited), and whether it lacks anything."""
-    cost = ctx.cost.budget_basis
+    cost = estimate.budget_basis
     missing = list(cost.unpriced)
     budget = ctx.cluster.budget
-    wants_total = ctx.options.get(FAIL_ON_INCOMPLETE) or (budget is not None and budget.total_usd is not None)
+    wants_total = ctx.option(IncompleteCost).fail_on_incomplete or (budget is not None and budget.total_usd is not None)
     if cost.run_hours is None and wants_total:
         missing.append("the hours (schedule.hours or a workload)")
     return missing, bool(missing)
@@ -185,10 +193,10 @@ def _lacking(ctx: RuleContext) -> tuple[list[str], bool]:
 )
 def budget_incomplete_cost(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     budget, cost = ctx.cluster.budget, ctx.cost
-    forced = bool(ctx.options.get(FAIL_ON_INCOMPLETE))
+    forced = bool(ctx.option(IncompleteCost).fail_on_incomplete)
     if cost is None or not (forced or (budget is not None and not budget.allow_incomplete)):
         return
-    missing, lacking = _lacking(ctx)
+    missing, lacking = _lacking(ctx, cost)
     if not lacking:
         return
     basis = cost.budget_basis

@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from planner.core.catalogue.instance_types import Catalogue, InstanceType
-from planner.core.model.cluster import LaunchInterface
+from planner.core.model.cluster import LaunchInterface, NodeGroup
 from planner.core.model.findings import Finding, Severity
-from planner.core.rules.spec_rules import Rule, RuleContext, count_path, rule
+from planner.core.rules.spec_rules import Rule, RuleContext, count_path, node_group_rule, rule
 
 AZ_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-regions-availability-zones.html"
 ACCELERATED_DOC = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
@@ -198,7 +198,7 @@ def node_group_multi_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
-@rule(
+@node_group_rule(
     id="efa-interface-layout",
     severity="error",
     category="readback",
@@ -213,24 +213,23 @@ def node_group_multi_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         "interface per EFA-capable network card, up to the type's EFA interface limit."
     ),
 )
-def efa_interface_layout(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+def efa_interface_layout(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
     """AWS's one hard rule: "You can't use an EFA-only network interface as the primary network
     interface." The per-card layout is what AWS "recommend[s]" for bandwidth: warnings. Each fix
     names the elements of the resource's `networkInterfaces` list to change, by their position."""
-    for g in ctx.cluster.node_groups:
-        if g.interfaces is None:
-            continue
-        where = "instances" if any(n.attached for n in g.interfaces) else "launch template"
-        checks: tuple[tuple[Severity, Any], ...] = (("error", layout_problems), ("warning", layout_advice))
-        for severity, found in checks:
-            for message, fix in found(g.instance_type, g.interfaces, ctx.catalogue):
-                yield r.finding(
-                    ctx,
-                    g.path + ("interfaces",),
-                    f"node group '{g.name}': {message}",
-                    severity=severity,
-                    fix=f"in the {where} of node group '{g.name}', {fix}",
-                )
+    if g.interfaces is None:
+        return
+    where = "instances" if any(n.attached for n in g.interfaces) else "launch template"
+    checks: tuple[tuple[Severity, Any], ...] = (("error", layout_problems), ("warning", layout_advice))
+    for severity, found in checks:
+        for message, fix in found(g.instance_type, g.interfaces, ctx.catalogue):
+            yield r.finding(
+                ctx,
+                g.path + ("interfaces",),
+                f"node group '{g.name}': {message}",
+                severity=severity,
+                fix=f"in the {where} of node group '{g.name}', {fix}",
+            )
 
 
 def _efa(

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, rule
+from planner.core.rules.spec_rules import Rule, RuleContext, node_group_rule
 
 SPOT_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-spot-instances.html"
 RESERVATION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-reservations.html"
 
 
-@rule(
+@node_group_rule(
     id="spot-unsupported",
     severity="error",
     category="purchase",
@@ -22,27 +23,26 @@ RESERVATION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capac
     source=SPOT_DOC,
     remediation="Use `purchase: capacity-block` (UltraServers) or on-demand, or a type offered as Spot (`planner catalog`).",
 )
-def spot_unsupported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+def spot_unsupported(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
     """The catalogue's `spot` follows DescribeInstanceTypes' SupportedUsageClasses (`make drift` compares
     them): trn2u.48xlarge lists `spot` there, so it is no error here (`ultraserver-purchase` warns that AWS
     documents UltraServers through Capacity Blocks)."""
-    for g in ctx.cluster.node_groups:
-        if g.purchase == "spot" and not ctx.catalogue.instance_types[g.instance_type].spot:
-            t = ctx.catalogue.instance_types[g.instance_type]
-            options = (
-                ("capacity-block" if ctx.catalogue.is_member(g.instance_type) else "capacity-block or on-demand")
-                if t.capacity_block
-                else "on-demand"
-            )
-            yield r.finding(
-                ctx,
-                g.path + ("purchase",),
-                f"node group '{g.name}': {g.instance_type} is not offered as Spot",
-                fix=f"in node group '{g.name}', set purchase: {options}",
-            )
+    if g.purchase == "spot" and not ctx.catalogue.instance_types[g.instance_type].spot:
+        t = ctx.catalogue.instance_types[g.instance_type]
+        options = (
+            ("capacity-block" if ctx.catalogue.is_member(g.instance_type) else "capacity-block or on-demand")
+            if t.capacity_block
+            else "on-demand"
+        )
+        yield r.finding(
+            ctx,
+            g.path + ("purchase",),
+            f"node group '{g.name}': {g.instance_type} is not offered as Spot",
+            fix=f"in node group '{g.name}', set purchase: {options}",
+        )
 
 
-@rule(
+@node_group_rule(
     id="spot-capacity-reservation",
     severity="error",
     category="purchase",
@@ -50,19 +50,18 @@ def spot_unsupported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     source=RESERVATION_DOC,
     remediation="Remove `capacity_reservation_id` from the Spot group, or buy the group on-demand or as a Capacity Block.",
 )
-def spot_reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    for g in ctx.cluster.node_groups:
-        if g.purchase == "spot" and g.launch_target:
-            key = "capacity_reservation_id" if g.capacity_reservation_ids else "capacity_reservation_resource_group_arn"
-            target = (
-                ", ".join(g.capacity_reservation_ids)
-                if g.capacity_reservation_ids
-                else f"resource group {g.capacity_reservation_resource_group_arn}"
-            )
-            yield r.finding(
-                ctx,
-                g.path + (key,),
-                f"node group '{g.name}' is Spot but targets capacity reservation {target}; "
-                "Spot instances cannot launch into a capacity reservation",
-                fix=(f"in node group '{g.name}', remove {key}, or set purchase: on-demand to launch into {target}"),
-            )
+def spot_reservation(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
+    if g.purchase == "spot" and g.launch_target:
+        key = "capacity_reservation_id" if g.capacity_reservation_ids else "capacity_reservation_resource_group_arn"
+        target = (
+            ", ".join(g.capacity_reservation_ids)
+            if g.capacity_reservation_ids
+            else f"resource group {g.capacity_reservation_resource_group_arn}"
+        )
+        yield r.finding(
+            ctx,
+            g.path + (key,),
+            f"node group '{g.name}' is Spot but targets capacity reservation {target}; "
+            "Spot instances cannot launch into a capacity reservation",
+            fix=(f"in node group '{g.name}', remove {key}, or set purchase: on-demand to launch into {target}"),
+        )

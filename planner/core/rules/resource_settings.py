@@ -39,6 +39,7 @@ RULES.declare(
     IMDSV2,
     severity="warning",
     category="security",
+    inspects="resource",
     description=(
         "planner's policy, following AWS Security Hub control EC2.8 (\"EC2 instances should use Instance Metadata "
         'Service Version 2 (IMDSv2)"); AWS does not require IMDSv2: a launch template or instance whose '
@@ -58,6 +59,7 @@ RULES.declare(
     INTERFACE_SECURITY_GROUPS,
     severity="error",
     category="network",
+    inspects="resource",
     description="A launch template that declares network interfaces sets security groups at its top level, which EC2 "
     "does not take with network interfaces.",
     source=LAUNCH_TEMPLATE_DATA_DOC,
@@ -70,6 +72,7 @@ RULES.declare(
     EFA_SECURITY_GROUP,
     severity="error",
     category="network",
+    inspects="resource",
     description="A security group of EFA interfaces does not allow all traffic in from and out to itself.",
     source=EFA_SECURITY_DOC,
     remediation="Add an all-traffic (protocol -1) inbound and outbound rule naming the security group itself.",

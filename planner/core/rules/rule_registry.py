@@ -18,30 +18,47 @@ nothing is imported by name). What a finding does next
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from planner.core.catalogue.instance_types import Catalogue
 from planner.core.model.cluster import Cluster, Path, Stack
 from planner.core.model.findings import SEVERITIES, Finding, Severity
 
+if TYPE_CHECKING:
+    from planner.core.cost.estimate import CostEstimate
+
+
+Option = TypeVar("Option")
+
 
 @dataclass(frozen=True)
 class RuleContext:
-    """What a rule may look at: the stack, the catalogue, the cost estimate (if any), options."""
+    """What a rule may look at: the stack, the catalogue, the cost estimate (if any), options.
+
+    `options` are typed records, one dataclass per kind of option (`IncompleteCost` of the cost
+    rules, the preflight checks' account and region): a rule asks for its own with `option`."""
 
     stack: Stack
     catalogue: Catalogue
-    cost: Any = None  # planner.core.cost estimate, filled before rules run when pricing is on
-    options: Mapping[str, Any] = field(default_factory=dict)
+    cost: CostEstimate | None = None  # filled before rules run when pricing is on
+    options: tuple[object, ...] = ()
 
     @property
     def cluster(self) -> Cluster:
         return self.stack.cluster
 
+    def option(self, kind: type[Option]) -> Option:
+        """The options record of type `kind` this run was given, else `kind()` (its defaults)."""
+        for o in self.options:
+            if isinstance(o, kind):
+                return o
+        return kind()
+
 
 Check = Callable[["Rule", RuleContext], Iterable[Finding]]
+Inspects = Literal["cluster", "node_group", "storage", "resource", "account"]
 
 
 def not_attached(r: Rule, ctx: RuleContext) -> Iterable[Finding]:
@@ -60,6 +77,10 @@ class Rule:
     remediation: str
     check: Check = not_attached
     category: str = ""  # what the rule is about (SARIF tags it with this): capacity, network, storage, ...
+    # what its function is called with, as checkov dispatches a check to the resources it supports:
+    # `cluster` (the whole cluster), `node_group` (each node group), `storage` (the file system),
+    # `resource` (a program's resource, in the policy pack), `account` (preflight: the AWS account)
+    inspects: Inspects = "cluster"
 
     def finding(
         self, ctx: RuleContext, path: Path, message: str, severity: Severity | None = None, fix: str | None = None
@@ -103,21 +124,32 @@ class Registry:
         *,
         category: str,
         check: Check = not_attached,
+        inspects: Inspects = "cluster",
     ) -> Rule:
         """Record a check's metadata (checked here, once); its function may be attached later (`attach`)."""
         self._check_metadata(id, severity, source, category)
-        r = Rule(id, severity, description, source, remediation, check, category)
+        r = Rule(id, severity, description, source, remediation, check, category, inspects)
         self.add(r)
         return r
 
     def register(
-        self, id: str, severity: Severity, description: str, source: str, remediation: str, *, category: str
+        self,
+        id: str,
+        severity: Severity,
+        description: str,
+        source: str,
+        remediation: str,
+        *,
+        category: str,
+        inspects: Inspects = "cluster",
     ) -> Callable[[Check], Check]:
         """Declare `id` and attach `check(rule, ctx) -> findings` to it: a rule whose function is core."""
         self._check_metadata(id, severity, source, category)
 
         def register(check: Check) -> Check:
-            self.declare(id, severity, description, source, remediation, category=category, check=check)
+            self.declare(
+                id, severity, description, source, remediation, category=category, check=check, inspects=inspects
+            )
             return check
 
         return register

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, count_path, rule
+from planner.core.rules.spec_rules import Rule, RuleContext, count_path, node_group_rule, rule
 
 ULTRASERVER_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-ultraservers.html"
 FSX_LUSTRE_FAQ = "https://aws.amazon.com/fsx/lustre/faqs/"
@@ -18,7 +18,7 @@ CAPACITY_BLOCKS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-c
 LAUNCH_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html"
 
 
-@rule(
+@node_group_rule(
     id="ultraserver-whole-units",
     severity="warning",
     category="ultraserver",
@@ -29,32 +29,31 @@ LAUNCH_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-block
     source=LAUNCH_DOC,
     remediation="Use every member you pay for (`ultraservers: N`), or accept the idle members' cost the warning states.",
 )
-def whole_units(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+def whole_units(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
     """AWS reserves UltraServers as units (an UltraServer Capacity Block is one UltraServer) and lets
     you launch fewer instances than a block holds ("if your purchased instance capacity is eight
     instances and you launch four instances, the available capacity is reduced by four"): a partial
     UltraServer is allowed, the estimate bills the whole one, and this warning says what the idle
     members cost."""
-    for g in ctx.cluster.node_groups:
-        ultra = ctx.catalogue.ultraserver_of(g)
-        if ultra is None or not g.count % ultra.members:
-            continue
-        size = ultra.members
-        booked = ctx.catalogue.ultraservers_in(g)
-        idle = booked * size - g.count
-        yield r.finding(
-            ctx,
-            count_path(g),
-            f"node group '{g.name}' declares {g.count} {g.instance_type}, not a whole number of {ultra.name} "
-            f"UltraServers ({size} instances each): {booked} UltraServer{'s' if booked != 1 else ''} "
-            f"({booked * size} instances) are booked, {idle} member{'s' if idle != 1 else ''} idle{_idle_cost(ctx, g, idle)}",
-            fix=(
-                f"in node group '{g.name}', set count: {booked * size} (the {booked} UltraServer{'s' if booked != 1 else ''} "
-                "you pay for)"
-                + (f" or count: {g.count // size * size}" if g.count // size else "")
-                + f", or ultraservers: {booked}"
-            ),
-        )
+    ultra = ctx.catalogue.ultraserver_of(g)
+    if ultra is None or not g.count % ultra.members:
+        return
+    size = ultra.members
+    booked = ctx.catalogue.ultraservers_in(g)
+    idle = booked * size - g.count
+    yield r.finding(
+        ctx,
+        count_path(g),
+        f"node group '{g.name}' declares {g.count} {g.instance_type}, not a whole number of {ultra.name} "
+        f"UltraServers ({size} instances each): {booked} UltraServer{'s' if booked != 1 else ''} "
+        f"({booked * size} instances) are booked, {idle} member{'s' if idle != 1 else ''} idle{_idle_cost(ctx, g, idle)}",
+        fix=(
+            f"in node group '{g.name}', set count: {booked * size} (the {booked} UltraServer{'s' if booked != 1 else ''} "
+            "you pay for)"
+            + (f" or count: {g.count // size * size}" if g.count // size else "")
+            + f", or ultraservers: {booked}"
+        ),
+    )
 
 
 def _idle_cost(ctx: RuleContext, g: NodeGroup, idle: int) -> str:
@@ -134,7 +133,7 @@ def _ultraservers(n: int, name: str = "") -> str:
     return f"{n} {name + ' ' if name else ''}UltraServer{'s' if n != 1 else ''}"
 
 
-@rule(
+@node_group_rule(
     id="ultraserver-purchase",
     severity="warning",
     category="ultraserver",
@@ -149,25 +148,24 @@ def _ultraservers(n: int, name: str = "") -> str:
         "capacity with AWS first."
     ),
 )
-def purchase(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+def purchase(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
     """The Capacity Blocks user guide: "You can also use Capacity Blocks to reserve capacity for
     Amazon EC2 UltraServers." Nothing AWS publishes bars on-demand or Spot trn2u.48xlarge (its
     DescribeInstanceTypes answer lists the on-demand and spot usage classes), so planner warns. A type
     the catalogue lists as not offered as Spot is `spot-unsupported`'s, not reported twice."""
-    for g in ctx.cluster.node_groups:
-        if ctx.catalogue.ultraserver_of(g) is None or g.purchase not in ("on-demand", "spot"):
-            continue
-        if g.purchase == "spot" and not ctx.catalogue.instance_types[g.instance_type].spot:
-            continue
-        how = "on demand" if g.purchase == "on-demand" else "as Spot"
-        capacity = "on-demand" if g.purchase == "on-demand" else "Spot"
-        yield r.finding(
-            ctx,
-            g.path + ("purchase",),
-            f"node group '{g.name}': {g.instance_type} {how}; AWS documents reserving UltraServers through "
-            f"Capacity Blocks and does not document {capacity} capacity for whole UltraServers",
-            fix=f"in node group '{g.name}', set purchase: capacity-block (or confirm {capacity} UltraServer capacity with AWS)",
-        )
+    if ctx.catalogue.ultraserver_of(g) is None or g.purchase not in ("on-demand", "spot"):
+        return
+    if g.purchase == "spot" and not ctx.catalogue.instance_types[g.instance_type].spot:
+        return
+    how = "on demand" if g.purchase == "on-demand" else "as Spot"
+    capacity = "on-demand" if g.purchase == "on-demand" else "Spot"
+    yield r.finding(
+        ctx,
+        g.path + ("purchase",),
+        f"node group '{g.name}': {g.instance_type} {how}; AWS documents reserving UltraServers through "
+        f"Capacity Blocks and does not document {capacity} capacity for whole UltraServers",
+        fix=f"in node group '{g.name}', set purchase: capacity-block (or confirm {capacity} UltraServer capacity with AWS)",
+    )
 
 
 @rule(
