@@ -47,6 +47,7 @@ def test_targets_report_a_miss_as_fail() -> None:
     proc = {
         "floor": fast,
         "dependencies": fast,
+        "imports": fast,
         "bundled": slow,
         "ultracluster": fast,
         **{f"stacks-{n}": Sample((11.0,), (0,)) for n in run.COUNTS},
@@ -109,6 +110,7 @@ def test_program_readback_target_is_judged_on_the_whole_process() -> None:
     proc = {
         "floor": fast,
         "dependencies": fast,
+        "imports": fast,
         "bundled": fast,
         "ultracluster": fast,
         **{f"stacks-{n}": Sample((1.0,), (0,)) for n in run.COUNTS},
