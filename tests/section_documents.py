@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from planner.core.document import InputProblem, Report
+from planner.core.document import InputProblem, Report, codec
 from planner.core.document.block_offerings_section import (
     BookedBlock,
     CapacityExtension,
@@ -499,7 +499,7 @@ def _smaller_gpu() -> StackReport:
     """The GPU stack before the change: one evals instance fewer, and one EFA finding fewer (it is added)."""
     s = gpu_stack()
     assert s.cost is not None
-    items = [i.to_json() for i in s.cost.line_items]
+    items = [codec.dump(i) for i in s.cost.line_items]
     items[1].update(quantity=100, total_usd=5000.0, hourly_usd=50.0, instances=1)
     return dataclasses.replace(
         s, findings=tuple(f for f in s.findings if "'evals'" not in f.message), cost=_cost(items, 100)

@@ -23,6 +23,7 @@ from planner.core.document import (
     Topology,
     UltraServerUnit,
     UnusedSuppressionReport,
+    codec,
 )
 
 EC2_PRICING = "https://aws.amazon.com/ec2/pricing/on-demand/"
@@ -106,7 +107,8 @@ def _cost(items: list[dict[str, object]], hours: float, notes: tuple[str, ...] =
     known = round(sum(i["total_usd"] for i in items if i["total_usd"] is not None), 2)  # type: ignore[misc]
     complete = all(i["total_usd"] is not None for i in items)
     hourly = round(sum(i["hourly_usd"] for i in items if i["hourly_usd"] is not None), 4)  # type: ignore[misc]
-    return CostReport.from_json(
+    return codec.load(
+        CostReport,
         {
             "currency": "USD",
             "price_book": "synthetic",
@@ -121,7 +123,7 @@ def _cost(items: list[dict[str, object]], hours: float, notes: tuple[str, ...] =
             "complete": complete,
             "line_items": items,
             "notes": list(notes),
-        }
+        },
     )
 
 
@@ -133,7 +135,8 @@ def _summary(
     pflops_per_accelerator: float,
 ) -> Summary:
     acc = sum(int(g["accelerators"]) for g in groups)  # type: ignore[call-overload]
-    return Summary.from_json(
+    return codec.load(
+        Summary,
         {
             "instances": sum(int(g["instances"]) for g in groups),
             "ultraservers": sum(int(g["ultraservers"]) for g in groups),  # type: ignore[call-overload]
@@ -150,7 +153,7 @@ def _summary(
             "placement_group": placement,
             "lustre": lustre,
             "node_groups": groups,
-        }
+        },
     )
 
 

@@ -12,6 +12,7 @@ from cost_support import make_book, write_book
 from planner.core.catalogue import instance_types as catalogue
 from planner.core.cost.price_performance import Job
 from planner.core.cost.price_performance import compare as compare_section
+from planner.core.document import codec
 from tests.conftest import run_cli
 
 P, T = 8e9, 1e11  # 4.8e21 FLOPs
@@ -20,7 +21,7 @@ CAT = catalogue.load()
 
 def compare(*args: Any) -> dict[str, Any]:
     """The compare section as JSON (`--format json`'s "compare"): the form these tests read."""
-    return compare_section(*args).to_json()
+    return codec.dump(compare_section(*args))
 
 
 def _hours(itype: str, n: int, mfu: float, precision: str = "bf16") -> float:

@@ -13,12 +13,13 @@ from planner.core.cost import load_price_book
 from planner.core.cost.price_performance import Job, billed_hours, total_usd
 from planner.core.cost.price_performance import compare as compare_section
 from planner.core.cost.training import dense_peak, run_hours
+from planner.core.document import codec
 from tests.conftest import no_plan, run_cli
 
 
 def compare(*args: Any) -> dict[str, Any]:
     """The compare section as JSON (`--format json`'s "compare"): the form these tests read."""
-    return compare_section(*args).to_json()
+    return codec.dump(compare_section(*args))
 
 
 CAT = catalogue.load()

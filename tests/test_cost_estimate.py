@@ -9,6 +9,7 @@ from cost_support import EBS_USD, SOURCE, make_book, root_volumes_usd, write_boo
 
 from planner.core.catalogue import instance_types as catalogue
 from planner.core.cost import estimate
+from planner.core.document import codec
 from planner.core.document.cost_section import CostReport
 from planner.core.input.stack_files import load_stack
 from planner.core.planning.pipeline import PlanOptions, plan_stack
@@ -132,7 +133,7 @@ schedule: {hours: 10}
     assert len(found) == 1 and found[0].severity == "warning"
     assert "p5.48xlarge" in found[0].message and "unknown (not zero)" in found[0].message
     assert found[0].line == 7  # the unpriced group (lines: config, region, cluster, az, node_groups, a, gpus)
-    shown = CostReport.from_json(j)  # as the document carries it
+    shown = codec.load(CostReport, j)  # as the document carries it
     assert cost_report.headline(shown) == "at least $201.50 for 10 h; no price for gpus"  # a lower bound, never $0
     assert cost_report.total(shown) == "at least $201.50"
 
@@ -221,11 +222,13 @@ schedule: {hours: 30}
 
 
 def test_markdown_lines_items_escape_and_footnotes() -> None:
-    cost = CostReport.from_json(
+    cost = codec.load(
+        CostReport,
         {
             "currency": "USD",
             "hours_basis": "schedule.hours",
             "run_hours": 10,
+            "workload_hours": None,
             "hours": 24,
             "hourly_usd": None,
             "monthly_usd": None,
@@ -242,6 +245,9 @@ def test_markdown_lines_items_escape_and_footnotes() -> None:
                     "quantity": None,
                     "unit_price_usd": None,
                     "total_usd": None,
+                    "hourly_usd": None,
+                    "hours": None,
+                    "run_hours": None,
                     "source": None,
                     "as_of": None,
                     "assumption": None,
@@ -252,7 +258,7 @@ def test_markdown_lines_items_escape_and_footnotes() -> None:
                     "region": "us-east-1",
                 }
             ],
-        }
+        },
     )
     md = cost_report.markdown(cost)
     assert (

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from planner.core.document import codec
 from planner.core.input.locations import locate, nearest
 from planner.core.input.stack_files import load_stack
 from planner.core.planning.build_report import finding as reported
@@ -42,7 +43,7 @@ def test_every_finding_has_a_path_that_locates_its_line(path: Path) -> None:
         assert f.path and f.path[:2] == ("config", "planner:cluster"), f
         where = locate(stack, f.path)
         assert (where.file, where.line) == (f.file, f.line), f
-        assert reported(f, stack).to_json()["path"] == key_path(f.path)
+        assert codec.dump(reported(f, stack))["path"] == key_path(f.path)
 
 
 def test_json_and_sarif_carry_the_path() -> None:

@@ -269,7 +269,7 @@ def test_desired_zero_is_never_the_maximum() -> None:
     )
     lt = Spec(LT, "trn1", {"id": "lt-0eee", "instanceType": "trn1.32xlarge", "networkInterfaces": interfaces(8)})
     out = planned([subnet(), lt, asg])
-    assert out.plan.summary["instances"] == 0
+    assert out.plan.summary.instances == 0
     (text,) = rules_of(out)["scaling-maximum"]
     assert "desired size of 0" in text and "may scale to 4 trn1.32xlarge" in text
 

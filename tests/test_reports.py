@@ -10,6 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from planner.core.document import codec
 from planner.core.document.cost_section import CostReport
 from planner.core.input.stack_files import load_stack
 from planner.core.model.findings import Finding
@@ -201,7 +202,7 @@ def test_markdown_renders_the_cost() -> None:
     (plan,) = _plans(str(ROOT / "stacks" / "Pulumi.p5en-train.yaml"), ())
     assert plan.cost is not None
     text = markdown.render(document([plan]))
-    cost = CostReport.from_json(plan.cost.to_json())
+    cost = codec.load(CostReport, plan.cost.to_json())
     assert cost_markdown(cost) in text  # the cost code's own rendering, whole
     assert f"| {usd(cost.total_usd)} |" in text.split("###")[0]  # and the total in the overview
 

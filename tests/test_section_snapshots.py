@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from planner.core.document import RenderContext, Report
+from planner.core.document import RenderContext
+from planner.core.document.report import load_report
 from planner.core.render.formats import SECTION_FORMATS, render
 from tests.section_documents import REPORTS
 from tools import snapshots
@@ -29,7 +30,7 @@ def test_the_report_round_trips_through_its_json(name: str) -> None:
     report = REPORTS[name]()
     data = json.loads(render(report, "json"))
     assert data["version"] == 2 and data["command"] == report.command
-    again = Report.from_json(data)
+    again = load_report(data)
     assert again == report
     for fmt in SECTION_FORMATS:
         assert render(again, fmt, CONTEXT) == render(report, fmt, CONTEXT)

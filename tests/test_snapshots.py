@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.core.document import RenderContext, Report
+from planner.core.document.report import load_report
 from planner.core.render.formats import FORMATS, render
 from tests.snapshot_documents import DOCUMENTS
 from tools import snapshots
@@ -40,7 +41,7 @@ def test_every_format_and_document_has_a_snapshot() -> None:
 def test_the_document_round_trips_through_its_json(doc: str) -> None:
     report = DOCUMENTS[doc]()
     saved = json.loads(render(report, "json"))
-    again = Report.from_json(saved)
+    again = load_report(saved)
     assert again == report
     for fmt in FORMATS:
         assert render(again, fmt, RenderContext(width=100)) == render(report, fmt, RenderContext(width=100))
@@ -152,7 +153,7 @@ def test_any_text_round_trips_and_renders_the_same(
         Report("plan", stacks=(dataclasses.replace(s, findings=(odd, *s.findings)),)),
         Report("plan", problems=(InputProblem(file, line, "planner:cluster", problem),)),
     ):
-        again = Report.from_json(json.loads(render(report, "json")))
+        again = load_report(json.loads(render(report, "json")))
         assert again == report
         assert render(again, "markdown") == render(report, "markdown")
         assert render(again, "github") == render(report, "github")

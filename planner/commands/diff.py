@@ -347,7 +347,7 @@ def run(args: argparse.Namespace) -> int:
     with problems_shown("diff", args):  # a broken stack file on either side: its problems, in the format asked for
         document = compare(args)
     show(document, args)
-    if args.fail_on:
+    if args.fail_on and document.diff is not None:
         for s in document.diff.stacks:
             if any(at_least(f.severity, args.fail_on) for f in s.new_findings()):
                 return 1

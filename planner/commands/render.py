@@ -74,7 +74,8 @@ def read(path: str) -> Report:
     report of this version."""
     import json
 
-    from planner.core.document import NotAReport, Report
+    from planner.core.document import NotAReport
+    from planner.core.document.report import load_report
     from planner.core.reading.bounded_files import read_regular
     from planner.core.reading.problems import InputError, Problem
 
@@ -110,7 +111,7 @@ def read(path: str) -> Report:
         raise InputError(
             [Problem(path, None, "", f"not a usable JSON number ({exc}); expected a planner JSON report")]
         ) from None
-    try:  # validated whole (types, finite numbers, lines, sizes): planner.core.document.validate
-        return Report.from_json(data)
+    try:  # every value checked as it is read (types, finite numbers, lines, sizes): planner.core.document.codec
+        return load_report(data)
     except NotAReport as exc:
         raise InputError([Problem(path, None, exc.key, exc.message)]) from None

@@ -23,6 +23,7 @@ from planner.components.network import EfaNetwork, EfaNetworkArgs
 from planner.components.storage import LustreStorage, LustreStorageArgs
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.catalogue.instance_types import InstanceType
+from planner.core.document import codec
 from planner.core.model.cluster import NodeGroup, Stack
 from planner.core.reading.problems import Problem
 from planner.core.reading.yaml_lines import Lines
@@ -65,7 +66,7 @@ class AcceleratedCluster(pulumi.ComponentResource):
         _check_buildable(self.stack, file, args)
 
         super().__init__(self.TYPE, name, None, opts)
-        self.summary = pulumi.Output.from_input(planned.summary.to_json())
+        self.summary = pulumi.Output.from_input(codec.dump_record(planned.summary))
         self.cost = pulumi.Output.from_input(checks.cost_json(planned))
         self.findings = pulumi.Output.from_input(checks.findings_json(planned))
         self.launch_template_ids, self.auto_scaling_group_names = {}, {}

@@ -15,6 +15,7 @@ from typing import Any
 import pulumi
 
 from planner.components.errors import ClusterInputError as ClusterInputError  # raised here, caught by its callers
+from planner.core.document import codec
 from planner.core.document.report import Report
 from planner.core.document.stacks import ReportedFinding, StackReport
 from planner.core.input.stack_files import parse_cluster, parse_storage
@@ -107,9 +108,9 @@ def rejected(stack: StackReport) -> list[ReportedFinding]:
 
 def findings_json(stack: StackReport) -> list[dict[str, Any]]:
     """The findings as `planner plan --format json` has them (`stacks[].findings[]`, docs/output.md)."""
-    return [f.to_json() for f in stack.findings]
+    return [codec.dump_record(f) for f in stack.findings]
 
 
 def cost_json(stack: StackReport) -> Any:
     """The cost estimate as `planner plan --format json` has it (`stacks[].cost`); None without one."""
-    return None if stack.cost is None else stack.cost.to_json()
+    return None if stack.cost is None else codec.dump_record(stack.cost)

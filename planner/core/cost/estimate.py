@@ -32,6 +32,8 @@ from planner.core.cost.items import (
     unpriced_root_volumes,
 )
 from planner.core.cost.training import dense_peak, run_hours
+from planner.core.document import codec
+from planner.core.document.cost_section import CostReport, Detail, InstanceDetail, LineItem, LustreDetail, VolumeDetail
 from planner.core.model.cluster import Cluster, NodeGroup, Path, Purchase, Stack
 
 CURRENCY = "USD"
@@ -67,8 +69,7 @@ class CostLine:
     """One priced component (name, unit, quantity, unit price, total) with its price's source and date.
 
     The estimate's own line, with the `Price` it was priced from; reports carry it as the
-    document's `planner.core.document.LineItem` (its `to_json()`, read back), so renderers
-    never see a `Price`."""
+    document's `planner.core.document.LineItem` (`item()`), so renderers never see a `Price`."""
 
     resource: str  # Pulumi type token of what is billed
     name: str
@@ -93,25 +94,41 @@ class CostLine:
             return None
         return round(self.quantity * self.price.usd, 2)
 
-    def to_json(self) -> dict[str, Any]:
+    def item(self) -> LineItem:
+        """The line as the document reports it, rounded for stable output."""
         p = self.price
-        return {
-            "resource": self.resource,
-            "name": self.name,
-            "unit": self.unit,
-            "quantity": _r(self.quantity),
-            "unit_price_usd": None if p is None else p.usd,
-            "total_usd": _r(self.total_usd, 2),
-            "hourly_usd": _r(self.hourly_usd),
-            "hours": _r(self.hours, 3),
-            "run_hours": _r(self.run_hours, 3),
-            "source": None if p is None else p.source,
-            "as_of": None if p is None else p.as_of,
-            "assumption": None if p is None else p.assumption,
-            "price_book": None if p is None else p.book,
-            "note": self.note if p is None or not p.note else (f"{self.note}; {p.note}" if self.note else p.note),
-            **self.detail,
-        }
+        return LineItem(
+            resource=self.resource,
+            name=self.name,
+            unit=self.unit,
+            quantity=_r(self.quantity),
+            unit_price_usd=None if p is None else p.usd,
+            total_usd=_r(self.total_usd, 2),
+            hourly_usd=_r(self.hourly_usd),
+            hours=_r(self.hours, 3),
+            run_hours=_r(self.run_hours, 3),
+            source=None if p is None else p.source,
+            as_of=None if p is None else p.as_of,
+            assumption=None if p is None else p.assumption,
+            price_book=None if p is None else p.book,
+            note=self.note if p is None or not p.note else (f"{self.note}; {p.note}" if self.note else p.note),
+            detail=_detail(self.detail),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The line item's JSON, as the document writes it (`planner.core.document.codec`)."""
+        return codec.dump_record(self.item())
+
+
+def _detail(d: dict[str, Any]) -> Detail | None:
+    """What a line bills, by the key only its kind has (instances, root volumes, the file system)."""
+    if "instance_type" in d:
+        return InstanceDetail(**d)
+    if "volume_type" in d:
+        return VolumeDetail(**d)
+    if "deployment_type" in d:
+        return LustreDetail(**d)
+    return None
 
 
 @dataclass(frozen=True)
@@ -192,31 +209,36 @@ class CostEstimate:
     def known_hourly_usd(self) -> float:
         return sum(i.hourly_usd for i in self.line_items if i.hourly_usd is not None)
 
-    def to_json(self) -> dict[str, Any]:
-        out = self._json()
-        if self.workload_estimate is not None:
-            out["workload_estimate"] = self.workload_estimate._json()
-        if self.maximum is not None:
-            out["maximum_estimate"] = self.maximum._json()
-        return out
+    def report(self) -> CostReport:
+        """The estimate as the document's cost section: typed, rounded for stable output, with the
+        estimate on the workload's hours and the one at the maximum (neither with its own)."""
+        return replace(
+            self._report(),
+            workload_estimate=None if self.workload_estimate is None else self.workload_estimate._report(),
+            maximum_estimate=None if self.maximum is None else self.maximum._report(),
+        )
 
-    def _json(self) -> dict[str, Any]:
-        return {
-            "currency": self.currency,
-            "price_book": self.price_book,
-            "hours_basis": self.hours_basis,
-            "run_hours": _r(self.run_hours, 3),
-            "workload_hours": _r(self.workload_hours, 3),
-            "hours": _r(self.hours, 3),
-            "hourly_usd": _r(self.hourly_usd),
-            "monthly_usd": _r(self.monthly_usd, 2),
-            "total_usd": _r(self.total_usd, 2),
-            "known_total_usd": _r(self.known_total_usd, 2),
-            "complete": self.complete,
-            "line_items": [i.to_json() for i in self.line_items],
-            "notes": list(self.notes),
-            **({"left_out": list(self.left_out)} if self.left_out else {}),
-        }
+    def _report(self) -> CostReport:
+        return CostReport(
+            currency=self.currency,
+            price_book=self.price_book,
+            hours_basis=self.hours_basis,
+            run_hours=_r(self.run_hours, 3),
+            workload_hours=_r(self.workload_hours, 3),
+            hours=_r(self.hours, 3),
+            hourly_usd=_r(self.hourly_usd),
+            monthly_usd=_r(self.monthly_usd, 2),
+            total_usd=_r(self.total_usd, 2),
+            known_total_usd=_r(self.known_total_usd, 2),
+            complete=self.complete,
+            line_items=tuple(i.item() for i in self.line_items),
+            notes=tuple(self.notes),
+            left_out=tuple(self.left_out),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The estimate's JSON, as the document writes its cost section (`planner.core.document.codec`)."""
+        return codec.dump_record(self.report())
 
 
 def workload_hours(cluster: Cluster, cat: Catalogue) -> float | None:

@@ -1,6 +1,6 @@
 """The cost section of a stack: the estimate as every format shows it, line item by line item.
 
-Figures are as the cost model (`planner.core.cost.estimate.CostEstimate.to_json`) rounded them:
+Figures are as the cost model (`planner.core.cost.estimate.CostEstimate`) rounded them:
 the document carries them, it does not compute them, so a renderer prints what the JSON
 says and a saved report re-renders to the same bytes. What a line item bills is in its
 `detail`, one shape per kind of resource (instances, root volumes, the Lustre file system),
@@ -10,9 +10,10 @@ optional ones only when set (docs/output.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import ClassVar
 
+from planner.core.document.codec import key
 from planner.core.model.cluster import DeploymentType, Purchase
 
 
@@ -31,50 +32,13 @@ class InstanceDetail:
     purchase: Purchase
     region: str
     instances: int
-    usable_hours: float | None = None
-    ultraserver_type: str | None = None
-    ultraservers: int | None = None
-    billed_instances: int | None = None
-    idle_instances: int | None = None
-    usd_per_ultraserver_hour: float | None = None
-    not_sold: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "instance_type": self.instance_type,
-            "purchase": self.purchase,
-            "region": self.region,
-            "instances": self.instances,
-        }
-        if self.usable_hours is not None:
-            out["usable_hours"] = self.usable_hours
-        if self.ultraserver_type is not None:
-            out["ultraserver_type"] = self.ultraserver_type
-            out["ultraservers"] = self.ultraservers
-        if self.billed_instances is not None:
-            out["billed_instances"] = self.billed_instances
-            out["idle_instances"] = self.idle_instances
-        if self.ultraserver_type is not None:
-            out["usd_per_ultraserver_hour"] = self.usd_per_ultraserver_hour
-        if self.not_sold:
-            out["not_sold"] = True
-        return out
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> InstanceDetail:
-        return cls(
-            d["instance_type"],
-            d["purchase"],
-            d["region"],
-            d["instances"],
-            d.get("usable_hours"),
-            d.get("ultraserver_type"),
-            d.get("ultraservers"),
-            d.get("billed_instances"),
-            d.get("idle_instances"),
-            d.get("usd_per_ultraserver_hour"),
-            bool(d.get("not_sold")),
-        )
+    usable_hours: float | None = field(default=None, metadata=key(omit="none"))
+    ultraserver_type: str | None = field(default=None, metadata=key(omit="none"))
+    ultraservers: int | None = field(default=None, metadata=key(omit=("unless", "ultraserver_type")))
+    billed_instances: int | None = field(default=None, metadata=key(omit="none"))
+    idle_instances: int | None = field(default=None, metadata=key(omit=("unless", "billed_instances")))
+    usd_per_ultraserver_hour: float | None = field(default=None, metadata=key(omit=("unless", "ultraserver_type")))
+    not_sold: bool = field(default=False, metadata=key(omit="empty"))
 
 
 @dataclass(frozen=True)
@@ -86,18 +50,6 @@ class VolumeDetail:
     instances: int
     region: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "volume_type": self.volume_type,
-            "gib_per_instance": self.gib_per_instance,
-            "instances": self.instances,
-            "region": self.region,
-        }
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> VolumeDetail:
-        return cls(d["volume_type"], d["gib_per_instance"], d["instances"], d["region"])
-
 
 @dataclass(frozen=True)
 class LustreDetail:
@@ -108,31 +60,8 @@ class LustreDetail:
     storage_capacity_gib: int
     region: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "deployment_type": self.deployment_type,
-            "per_unit_storage_throughput": self.per_unit_storage_throughput,
-            "storage_capacity_gib": self.storage_capacity_gib,
-            "region": self.region,
-        }
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> LustreDetail:
-        return cls(d["deployment_type"], d.get("per_unit_storage_throughput"), d["storage_capacity_gib"], d["region"])
-
 
 Detail = InstanceDetail | VolumeDetail | LustreDetail
-
-
-def _detail(d: dict[str, Any]) -> Detail | None:
-    """The detail a line item's JSON carries, by the key only its kind has."""
-    if "instance_type" in d:
-        return InstanceDetail.from_json(d)
-    if "volume_type" in d:
-        return VolumeDetail.from_json(d)
-    if "deployment_type" in d:
-        return LustreDetail.from_json(d)
-    return None
 
 
 @dataclass(frozen=True)
@@ -158,48 +87,7 @@ class LineItem:
     assumption: str | None = None
     price_book: str | None = None
     note: str | None = None
-    detail: Detail | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "resource": self.resource,
-            "name": self.name,
-            "unit": self.unit,
-            "quantity": self.quantity,
-            "unit_price_usd": self.unit_price_usd,
-            "total_usd": self.total_usd,
-            "hourly_usd": self.hourly_usd,
-            "hours": self.hours,
-            "run_hours": self.run_hours,
-            "source": self.source,
-            "as_of": self.as_of,
-            "assumption": self.assumption,
-            "price_book": self.price_book,
-            "note": self.note,
-        }
-        if self.detail is not None:
-            out.update(self.detail.to_json())
-        return out
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> LineItem:
-        return cls(
-            d["resource"],
-            d["name"],
-            d["unit"],
-            d.get("quantity"),
-            d.get("unit_price_usd"),
-            d.get("total_usd"),
-            d.get("hourly_usd"),
-            d.get("hours"),
-            d.get("run_hours"),
-            d.get("source"),
-            d.get("as_of"),
-            d.get("assumption"),
-            d.get("price_book"),
-            d.get("note"),
-            _detail(d),
-        )
+    detail: Detail | None = field(default=None, metadata=key(flatten=True))  # its keys in the item's
 
 
 @dataclass(frozen=True)
@@ -224,10 +112,29 @@ class CostReport:
     complete: bool
     line_items: tuple[LineItem, ...] = ()
     notes: tuple[str, ...] = ()
-    left_out: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = field(default=(), metadata=key(omit="empty"))
     currency: str = "USD"
-    workload_estimate: CostReport | None = None
-    maximum_estimate: CostReport | None = None
+    workload_estimate: CostReport | None = field(default=None, metadata=key(omit="none"))
+    maximum_estimate: CostReport | None = field(default=None, metadata=key(omit="none"))
+
+    JSON_ORDER: ClassVar[tuple[str, ...]] = (
+        "currency",
+        "price_book",
+        "hours_basis",
+        "run_hours",
+        "workload_hours",
+        "hours",
+        "hourly_usd",
+        "monthly_usd",
+        "total_usd",
+        "known_total_usd",
+        "complete",
+        "line_items",
+        "notes",
+        "left_out",
+        "workload_estimate",
+        "maximum_estimate",
+    )
 
     @property
     def unpriced(self) -> list[str]:
@@ -239,49 +146,3 @@ class CostReport:
         """The hourly cost of the priced line items; None when none is priced."""
         rates = [i.hourly_usd for i in self.line_items if i.hourly_usd is not None]
         return sum(rates) if rates else None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "currency": self.currency,
-            "price_book": self.price_book,
-            "hours_basis": self.hours_basis,
-            "run_hours": self.run_hours,
-            "workload_hours": self.workload_hours,
-            "hours": self.hours,
-            "hourly_usd": self.hourly_usd,
-            "monthly_usd": self.monthly_usd,
-            "total_usd": self.total_usd,
-            "known_total_usd": self.known_total_usd,
-            "complete": self.complete,
-            "line_items": [i.to_json() for i in self.line_items],
-            "notes": list(self.notes),
-        }
-        if self.left_out:
-            out["left_out"] = list(self.left_out)
-        if self.workload_estimate is not None:
-            out["workload_estimate"] = self.workload_estimate.to_json()
-        if self.maximum_estimate is not None:
-            out["maximum_estimate"] = self.maximum_estimate.to_json()
-        return out
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> CostReport:
-        wl, most = d.get("workload_estimate"), d.get("maximum_estimate")
-        return cls(
-            d["price_book"],
-            d["hours_basis"],
-            d.get("run_hours"),
-            d.get("workload_hours"),
-            d.get("hours"),
-            d.get("hourly_usd"),
-            d.get("monthly_usd"),
-            d.get("total_usd"),
-            d.get("known_total_usd"),
-            bool(d["complete"]),
-            tuple(LineItem.from_json(i) for i in d.get("line_items") or ()),
-            tuple(d.get("notes") or ()),
-            tuple(d.get("left_out") or ()),
-            d.get("currency", "USD"),
-            None if wl is None else cls.from_json(wl),
-            None if most is None else cls.from_json(most),
-        )

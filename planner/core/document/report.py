@@ -1,18 +1,26 @@
 """The top of the document: what one run of planner says, in one typed value.
 
 Sections: `stacks` (plan, preflight, the components, the pack: `planner.core.document.stacks`),
-`diff`, `compare` and `capacity`, each a frozen dataclass with `to_json()` and `from_json()`
-that round-trip exactly (`from_json(to_json(x)) == x`); input problems and the rule metadata
-the findings refer to. `Report.to_json()` is what `--format json` writes (docs/output.md).
+`diff`, `compare` and `capacity`, each a frozen dataclass; input problems and the rule metadata
+the findings refer to. One codec (`planner.core.document.codec`) writes and reads them all, so
+`load_report(dump(report)) == report`; `dump(report)` is what `--format json` writes
+(docs/output.md), and `load_report` reads a saved report, checking every value.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, Literal, get_args
 
+from planner.core.document import codec
+from planner.core.document.codec import key
 from planner.core.document.stacks import COMMAND_LINE_FILES, StackReport
-from planner.core.model.findings import SEVERITIES, Severity, at_least, severity_of
+from planner.core.model.findings import SEVERITIES, Severity, at_least
+
+if TYPE_CHECKING:  # sections a `plan` never has: their modules load when a report holds one
+    from planner.core.document.block_offerings_section import CapacityExtension, CapacitySearch
+    from planner.core.document.compare_section import CompareSection
+    from planner.core.document.diff_section import DiffSection
 
 VERSION = 2  # the JSON document's version: 1 was `{"version": 1, "stacks": [...]}` of `plan`
 
@@ -69,13 +77,6 @@ class InputProblem:
 
         return str(Problem(self.file, self.line, self.key, self.message))
 
-    def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "key": self.key, "message": self.message}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> InputProblem:
-        return cls(d["file"], d.get("line"), d.get("key", ""), d["message"])
-
 
 @dataclass(frozen=True)
 class RuleInfo:
@@ -84,25 +85,9 @@ class RuleInfo:
     id: str
     severity: Literal["error", "warning", "info"]
     description: str
-    source: str
+    source: str = field(metadata=key(url=True))  # SARIF's helpUri: an https URL of plain characters
     remediation: str
     category: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "severity": self.severity,
-            "description": self.description,
-            "source": self.source,
-            "remediation": self.remediation,
-            "category": self.category,
-        }
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> RuleInfo:
-        return cls(
-            d["id"], severity_of(d["severity"]), d["description"], d["source"], d["remediation"], d.get("category", "")
-        )
 
 
 @dataclass(frozen=True)
@@ -126,10 +111,22 @@ class Report:
     # every spec rule (SARIF lists them all), sorted by id, then the other checks the findings
     # name (preflight), sorted by id: the order SARIF's `tool.driver.rules` has
     rules: tuple[RuleInfo, ...] = ()
-    diff: Any = None  # DiffSection (planner.core.document.diff_section): base report and per-resource differences
-    compare: Any = None  # CompareSection (planner.core.document.compare_section)
-    capacity: Any = None  # CapacitySection (planner.core.document.block_offerings_section)
+    # a section only when the command produced it
+    diff: DiffSection | None = field(default=None, metadata=key(omit="none"))  # base report, per-stack changes
+    compare: CompareSection | None = field(default=None, metadata=key(omit="none"))
+    capacity: CapacitySearch | CapacityExtension | None = field(default=None, metadata=key(omit="none"))
     version: int = VERSION
+
+    JSON_ORDER: ClassVar[tuple[str, ...]] = (
+        "version",
+        "command",
+        "stacks",
+        "problems",
+        "rules",
+        "diff",
+        "compare",
+        "capacity",
+    )
 
     def rule(self, rule_id: str) -> RuleInfo | None:
         """A check's metadata, as copied into the document (None: not a check this report knows)."""
@@ -148,80 +145,42 @@ class Report:
                     return 1
         return 0
 
-    def to_json(self) -> dict[str, Any]:
-        """The document as `--format json` writes it (docs/output.md); `from_json` reads it back."""
-        out: dict[str, Any] = {
-            "version": self.version,
-            "command": self.command,
-            "stacks": [s.to_json() for s in self.stacks],
-            "problems": [p.to_json() for p in self.problems],
-            "rules": [r.to_json() for r in self.rules],
-        }
-        for name in ("diff", "compare", "capacity"):  # a section only when the command produced it
-            section = getattr(self, name)
-            if section is not None:
-                out[name] = section.to_json()
-        return out
 
-    @classmethod
-    def from_json(cls, d: Any) -> Report:
-        """A saved report; NotAReport (one line) for JSON that is not a planner report of this version."""
-        if not isinstance(d, dict) or "version" not in d:
-            raise NotAReport(
-                "not a planner report (expected a JSON object with `version`, `command` and `stacks`, "
-                "as `planner plan --format json` writes)"
-            )
-        from planner.core.document.validate import Invalid, check_document
-        from planner.core.text.safe import excerpt
+def load_report(d: object) -> Report:
+    """A saved report; NotAReport (one line, with the key path at fault) for JSON that is not a planner
+    report of this version, or a value that is not what its type says (`planner.core.document.codec`)."""
+    from planner.core.text.safe import excerpt
 
-        if d["version"] != VERSION or isinstance(d["version"], bool):
-            raise NotAReport(
-                f"a planner report of version {excerpt(d['version'])}; this planner reads version {VERSION} "
-                "(re-run the command that wrote it with this planner)"
-            )
-        if not isinstance(d.get("command"), str) or d.get("command") not in COMMANDS:
-            raise NotAReport(
-                f"unknown command {excerpt(d.get('command'))} in the report; expected one of {', '.join(COMMANDS)}"
-            )
-        try:
-            report = cls(
-                command=d["command"],
-                stacks=tuple(StackReport.from_json(s) for s in d.get("stacks") or ()),
-                problems=tuple(InputProblem.from_json(p) for p in d.get("problems") or ()),
-                rules=tuple(RuleInfo.from_json(r) for r in d.get("rules") or ()),
-                **_sections(d),
-            )
-        except NotAReport:
-            raise
-        except KeyError as exc:  # a key the document always has is missing
-            raise NotAReport(f"not a planner report of version {VERSION}: missing key {excerpt(exc.args[0])}") from None
-        except (TypeError, AttributeError, ValueError) as exc:  # a value of the wrong kind
-            raise NotAReport(
-                f"not a planner report of version {VERSION}: a value of the wrong kind ({excerpt(str(exc), 120)})"
-            ) from None
-        except RecursionError:
-            raise NotAReport("JSON nested too deeply; expected a planner JSON report") from None
-        try:  # every field as its type says: one check of the whole document (planner.core.document.validate)
-            check_document(report)
-        except Invalid as exc:
-            raise NotAReport(exc.message, exc.key) from None
-        return report
+    if not isinstance(d, dict) or "version" not in d:
+        raise NotAReport(
+            "not a planner report (expected a JSON object with `version`, `command` and `stacks`, "
+            "as `planner plan --format json` writes)"
+        )
+    if d["version"] != VERSION or isinstance(d["version"], bool):
+        raise NotAReport(
+            f"a planner report of version {excerpt(d['version'])}; this planner reads version {VERSION} "
+            "(re-run the command that wrote it with this planner)"
+        )
+    if not isinstance(d.get("command"), str) or d.get("command") not in COMMANDS:
+        raise NotAReport(
+            f"unknown command {excerpt(d.get('command'))} in the report; expected one of {', '.join(COMMANDS)}"
+        )
+    try:
+        return codec.load(Report, d)
+    except codec.Invalid as exc:
+        said = (
+            f"not a planner report of version {VERSION}: {exc.message}" if "missing key" in exc.message else exc.message
+        )
+        raise NotAReport(said, exc.key) from None
+    except RecursionError:
+        raise NotAReport("JSON nested too deeply; expected a planner JSON report") from None
 
 
-def _sections(d: dict[str, Any]) -> dict[str, Any]:
-    """The sections other than stacks (`diff`, `compare`, `capacity`), each read by its own module,
-    imported by an explicit `from ... import` only when the section is present."""
-    out: dict[str, Any] = {}
-    if d.get("compare") is not None:
-        from planner.core.document.compare_section import CompareSection
+@codec.resolves_names
+def _sections() -> None:
+    """The sections' types, named in `Report`'s hints, for the codec to resolve."""
+    from planner.core.document.block_offerings_section import CapacityExtension, CapacitySearch
+    from planner.core.document.compare_section import CompareSection
+    from planner.core.document.diff_section import DiffSection
 
-        out["compare"] = CompareSection.from_json(d["compare"])
-    if d.get("capacity") is not None:
-        from planner.core.document.block_offerings_section import capacity_from_json
-
-        out["capacity"] = capacity_from_json(d["capacity"])
-    if d.get("diff") is not None:
-        from planner.core.document.diff_section import DiffSection
-
-        out["diff"] = DiffSection.from_json(d["diff"], Report.from_json)
-    return out
+    codec.register(Report, DiffSection, CompareSection, CapacitySearch, CapacityExtension, SideReport=Report)

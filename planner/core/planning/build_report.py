@@ -12,7 +12,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-from planner.core.document.cost_section import CostReport
 from planner.core.document.report import Command, InputProblem, Report, RuleInfo
 from planner.core.document.stacks import (
     EXTERNAL,
@@ -25,7 +24,6 @@ from planner.core.document.stacks import (
     UltraServerUnit,
     UnusedSuppressionReport,
 )
-from planner.core.document.summary_section import Summary
 
 if TYPE_CHECKING:
     from planner.core.catalogue.instance_types import Catalogue
@@ -78,10 +76,10 @@ def stack_report(plan: StackPlan) -> StackReport:
         name=stack.name,
         file=stack.file,
         region=stack.region,
-        summary=Summary.from_json(plan.summary),  # as `planner.core.planning.summary.summarize` rounded it
+        summary=plan.summary,  # as `planner.core.planning.summary.summarize` rounded it
         topology=topology(stack, catalogue.load()),
         findings=tuple(finding(f, stack, parts) for f in plan.findings),
-        cost=None if plan.cost is None else CostReport.from_json(plan.cost.to_json()),  # the estimate as rounded
+        cost=None if plan.cost is None else plan.cost.report(),  # the estimate, as it rounds itself
         unused_suppressions=tuple(unused(u) for u in plan.unused_suppressions),
     )
 

@@ -11,6 +11,7 @@ from planner.core import cost as _cost
 from planner.core import rules as _rules
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.document.stacks import COMMAND_LINE, EXTERNAL, IN_SOURCE  # suppression kinds, as SARIF names them
+from planner.core.document.summary_section import Summary
 from planner.core.model.cluster import Budget, Schedule, Stack
 from planner.core.model.findings import Finding
 from planner.core.planning.summary import summarize
@@ -32,7 +33,7 @@ class StackPlan:
     it (`planner.core.planning.build_report.report`), never the plan itself."""
 
     stack: Stack
-    summary: dict[str, Any]
+    summary: Summary
     findings: tuple[Finding, ...]
     cost: _cost.CostEstimate | None = None
     unused_suppressions: tuple[UnusedSuppression, ...] = ()

@@ -6,9 +6,8 @@ that has no source.
 
 from __future__ import annotations
 
-from typing import Any
-
 from planner.core.catalogue.instance_types import PRECISIONS, Catalogue
+from planner.core.document.summary_section import GroupSummary, LustreSummary, PeakPflops, Summary
 from planner.core.model.cluster import Cluster
 
 
@@ -18,7 +17,8 @@ def _r(x: float) -> float | int:
     return int(x) if float(x).is_integer() else x
 
 
-def summarize(cluster: Cluster, cat: Catalogue) -> dict[str, Any]:
+def summarize(cluster: Cluster, cat: Catalogue) -> Summary:
+    """The cluster's totals as the document's summary section, rounded for stable output."""
     groups = []
     totals = {
         "instances": 0,
@@ -51,36 +51,35 @@ def summarize(cluster: Cluster, cat: Catalogue) -> dict[str, Any]:
             else:
                 peak[p] += g.count * v
         groups.append(
-            {
-                "name": g.name,
-                "instance_type": g.instance_type,
-                "purchase": g.purchase,
-                "instances": g.count,
-                "ultraservers": us,
-                "ultraserver_type": ultra.name if ultra else None,
-                "accelerators": acc,
-                "accelerator": t.accelerator.name,
-                "availability_zone": g.availability_zone,
-                "efa": g.efa,
-            }
+            GroupSummary(
+                name=g.name,
+                instance_type=g.instance_type,
+                purchase=g.purchase,
+                instances=g.count,
+                ultraservers=us,
+                ultraserver_type=ultra.name if ultra else None,
+                accelerators=acc,
+                accelerator=t.accelerator.name,
+                availability_zone=g.availability_zone,
+                efa=g.efa,
+            )
         )
-    return {
-        "instances": totals["instances"],
-        "ultraservers": totals["ultraservers"],
-        "accelerators": totals["accelerators"],
-        "neuron_cores": totals["neuron_cores"],
-        "vcpus": totals["vcpus"],
-        "accelerator_memory_gib": _r(totals["accelerator_memory_gib"]),
-        "efa_bandwidth_gbps": totals["efa_bandwidth_gbps"],
-        "peak_pflops": {p: (_r(peak[p]) if peak_known[p] else None) for p in PRECISIONS},
-        "placement_group": cluster.placement,
-        "lustre": None
-        if cluster.lustre is None
-        else {
-            "deployment_type": cluster.lustre.deployment_type,
-            "storage_capacity_gib": cluster.lustre.storage_capacity_gib,
-            "per_unit_storage_throughput": cluster.lustre.per_unit_storage_throughput,
-            "availability_zone": cluster.lustre.availability_zone,
-        },
-        "node_groups": groups,
-    }
+    fs = cluster.lustre
+    pflops = {p: (_r(peak[p]) if peak_known[p] else None) for p in PRECISIONS}
+    return Summary(
+        instances=int(totals["instances"]),
+        ultraservers=int(totals["ultraservers"]),
+        accelerators=int(totals["accelerators"]),
+        neuron_cores=int(totals["neuron_cores"]),
+        vcpus=int(totals["vcpus"]),
+        accelerator_memory_gib=_r(totals["accelerator_memory_gib"]),
+        efa_bandwidth_gbps=totals["efa_bandwidth_gbps"],
+        peak_pflops=PeakPflops(pflops["bf16_dense"], pflops["fp8_dense"], pflops["fp8_sparse"]),
+        placement_group=cluster.placement,
+        lustre=None
+        if fs is None
+        else LustreSummary(
+            fs.deployment_type, fs.storage_capacity_gib, fs.per_unit_storage_throughput, fs.availability_zone
+        ),
+        node_groups=tuple(groups),
+    )

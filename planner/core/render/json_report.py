@@ -1,4 +1,4 @@
-"""Machine output: the document's own serialisation (`Report.to_json`, version 2), with stable
+"""Machine output: the document as its codec writes it (`planner.core.document.codec`, version 2), with stable
 key order and formatting so PR diffs of it are meaningful and `planner render` reads it back."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from planner.core.document import RenderContext, Report
+from planner.core.document import RenderContext, Report, codec
 from planner.core.render import json_text
 
 
@@ -21,4 +21,4 @@ def dumps(obj: Any) -> str:
 
 
 def render(report: Report, context: RenderContext = RenderContext()) -> str:
-    return dumps(report.to_json())
+    return dumps(codec.dump(report))

@@ -72,7 +72,7 @@ def _rule_descriptor(r: RuleInfo) -> dict[str, Any]:
         "shortDescription": {"text": r.description},
         "fullDescription": {"text": r.description},
         # the markdown is rendered by GitHub: the report's text made inert (a saved report is
-        # anyone's file); the source is an https URL of plain characters (document.validate)
+        # anyone's file); the source is an https URL of plain characters (document.codec)
         "help": {"text": r.remediation, "markdown": f"**Fix:** {md_prose(r.remediation)}\n\nSource: {r.source}"},
         "defaultConfiguration": {"level": LEVELS[r.severity]},
         "properties": {"tags": ["planner", r.category]},
