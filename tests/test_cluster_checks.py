@@ -123,3 +123,39 @@ def test_a_programs_planning_keys_are_typed_and_a_budget_without_a_limit_refused
     assert [(p.key, p.message) for p in exc.value.problems] == [
         ("planner:cluster.budget", "expected total_usd and/or monthly_usd")
     ]
+
+
+def test_a_programs_cluster_keeps_where_each_value_came_from() -> None:
+    """The read-back's provenance map: model path -> the resource, the property as the program writes
+    it, and the file and line that declared the resource (what a fix in the program's terms names)."""
+    from planner.readback.program_resources import from_program
+
+    def urn(kind: str, name: str) -> str:
+        return f"urn:pulumi:dev::proj::{kind}::{name}"
+
+    template = urn("aws:ec2/launchTemplate:LaunchTemplate", "lt")
+    group = urn("aws:autoscaling/group:Group", "trainers")
+    resources = [
+        {
+            "type": "aws:ec2/launchTemplate:LaunchTemplate",
+            "urn": template,
+            "name": "lt",
+            "custom": True,
+            "props": {"instanceType": "p5.48xlarge", "id": "lt-1"},
+            "source": ["__main__.py", 4],
+        },
+        {
+            "type": "aws:autoscaling/group:Group",
+            "urn": group,
+            "name": "trainers",
+            "custom": True,
+            "props": {"desiredCapacity": 2, "minSize": 2, "maxSize": 2, "launchTemplate": {"id": "lt-1"}},
+            "source": ["__main__.py", 9],
+        },
+    ]
+    stack = from_program(resources, "dev", {"aws:region": "us-east-2"}, "__main__.py")
+    assert stack is not None
+    count = stack.provenance[CLUSTER_PATH + ("node_groups", 0, "count")]
+    assert (count.resource, count.property, count.file, count.line) == (group, "desired_capacity", "__main__.py", 9)
+    itype = stack.provenance[CLUSTER_PATH + ("node_groups", 0, "instance_type")]
+    assert (itype.resource, itype.property, itype.line) == (template, "instance_type", 4)

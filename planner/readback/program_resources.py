@@ -16,6 +16,7 @@ from typing import Any
 from planner.core.input.locations import Location
 from planner.core.input.stack_files import CLUSTER_PATH
 from planner.core.model.cluster import Path, Stack
+from planner.core.model.provenance import Provenance
 from planner.core.reading.problems import InputError, Problem
 from planner.core.reading.yaml_lines import Lines
 
@@ -115,7 +116,23 @@ def from_program(
         raise InputError([_problem(p.message, p.urn, sources, main) for p in problems])
     if found is None:
         return None
-    return replace(found, locator=ProgramLocator(sources, planning))
+    return replace(found, locator=ProgramLocator(sources, planning), provenance=provenance(found, sources))
+
+
+def provenance(stack: Stack, sources: dict[str, tuple[str, int | None]]) -> dict[Path, Provenance]:
+    """Each model path read back: its resource, the property holding it as the program writes it
+    (`planner.readback.program_terms.PROPERTIES`, per resource class), the file and line that declared it."""
+    from planner.readback.program_terms import PROPERTIES, leaf_key, resource_of
+
+    out: dict[Path, Provenance] = {}
+    for path, urn in stack.resources.items():
+        if urn is None:
+            continue
+        cls, _ = resource_of(urn)
+        prop = PROPERTIES.get(cls, {}).get(leaf_key(path) or "", "")
+        file, line = sources.get(urn, (None, None))
+        out[path] = Provenance(urn, prop, file, line)
+    return out
 
 
 def _problem(message: str, urn: str | None, sources: dict[str, tuple[str, int | None]], main: str) -> Problem:

@@ -8,9 +8,11 @@ the line a finding should point at. Values are the declared ones with defaults a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from planner.core.model.provenance import Provenance
 from planner.core.reading.yaml_lines import Lines, line_of
 
 # How a node group's instances are bought (the stack's `purchase`, a price book's key).
@@ -257,6 +259,8 @@ class Stack:
     # read-back stacks of a program: where its key paths were declared (a `planner.core.input.locations.Locator`:
     # the program's file and line, the stack config's line); None: the stack file's own lines
     locator: Any = field(default=None, compare=False, repr=False)
+    # read-back stacks: each model path's resource, the property that holds it, and where it was declared
+    provenance: Mapping[Path, Provenance] = field(default_factory=dict, compare=False, repr=False)
 
     def line(self, path: Path) -> int | None:
         return line_of(self.lines, path)
