@@ -88,10 +88,12 @@ _PLAIN = _Key(None, None, False, None, False)
 
 def dump(value: object) -> object:
     """`value` (a document dataclass, or a tuple or scalar of one) as JSON-ready data."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dump_record(value)
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
     if isinstance(value, tuple | list):
         return [dump(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dump_record(value)
     return value
 
 
@@ -102,28 +104,42 @@ def dump_record(value: DataclassInstance) -> dict[str, object]:
     return out
 
 
+# How a class is written, worked out once per class: (attribute, JSON key, its `_Key`) in order;
+# the key None for a computed one (a property named in JSON_ORDER).
+_WRITERS: dict[type, tuple[tuple[str, str, _Key | None], ...]] = {}
+
+
+def _writer(cls: type) -> tuple[tuple[str, str, _Key | None], ...]:
+    found = _WRITERS.get(cls)
+    if found is None:
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        steps: list[tuple[str, str, _Key | None]] = []
+        for name in getattr(cls, "JSON_ORDER", None) or tuple(fields):
+            f = fields.get(name)
+            k: _Key | None = None if f is None else f.metadata.get("codec", _PLAIN)
+            steps.append((name, (k.json if k is not None else None) or name, k))
+        found = _WRITERS[cls] = tuple(steps)
+    return found
+
+
 def _dump_into(value: DataclassInstance, out: dict[str, object]) -> None:
-    cls = type(value)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    for name in getattr(cls, "JSON_ORDER", None) or tuple(fields):
-        f = fields.get(name)
-        if f is None:  # a computed key (a property)
-            out[name] = dump(getattr(value, name))
-            continue
-        k: _Key = f.metadata.get("codec", _PLAIN)
+    for name, json_key, k in _writer(type(value)):
         item = getattr(value, name)
-        if _omitted(k.omit, value, item):
+        if k is None:  # a computed key
+            out[json_key] = dump(item)
+        elif k is _PLAIN:
+            out[json_key] = dump(item)
+        elif _omitted(k.omit, value, item):
             continue
-        if k.flatten:
+        elif k.flatten:
             if item is not None:
                 _dump_into(item, out)
-            continue
-        if k.shape == "pairs":
-            out[k.json or name] = {a: dump(b) for a, b in item}
+        elif k.shape == "pairs":
+            out[json_key] = {a: dump(b) for a, b in item}
         elif k.shape == "one":
-            out[k.json or name] = [dump(item)]
+            out[json_key] = [dump(item)]
         else:
-            out[k.json or name] = dump(item)
+            out[json_key] = dump(item)
 
 
 def _omitted(omit: Omit, record: object, item: object) -> bool:
