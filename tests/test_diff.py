@@ -154,8 +154,11 @@ def test_unknown_prices_show_the_change_of_priced_items(tmp_path: Path) -> None:
     res = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--format", "json")
     s = json.loads(res.out)["diff"]["stacks"][0]
     # only the root volumes are priced, at gp3 in ap-south-2 ($0.0912): $24.99 for 4 instances less $12.49 for 2
-    assert s["total"]["change_usd"] is None and s["total"]["change_known_usd"] == 12.5
-    assert "unknown (priced items +$12.50)" in run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head")).out
+    # the same thing is unpriced on both sides (trn2 on demand there), so the priced items are compared like for like
+    assert s["total"]["change_usd"] is None and s["total"]["priced_change_usd"] == 12.5
+    assert s["total"]["unknown_because"] == ["no price for a (trn2.48xlarge) on both sides"]
+    out = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--wide").out
+    assert "unknown (no price for a (trn2.48xlarge) on both sides; priced items +$12.50)" in out
 
 
 @pytest.mark.parametrize(
@@ -220,12 +223,12 @@ def test_diff_of_a_program_against_a_git_ref(tmp_path: Path) -> None:
     (item,) = [i for i in s["line_items"] if i["name"] == "cbr"]
     assert item["status"] == "changed" and (item["before"]["instances"], item["after"]["instances"]) == (2, 4)
     assert item["total_change_usd"] == round(item["total_after_usd"] - item["total_before_usd"], 2) > 0
-    # the root volumes have no size in the launch template: left out, so the totals are lower bounds and the
-    # change is that of the priced items
-    assert s["total"]["change_usd"] is None and s["total"]["change_known_usd"] == item["total_change_usd"]
+    # the root volumes have no size in the launch template: left out on both sides alike, so the totals are
+    # lower bounds and the priced items are compared like for like
+    assert s["total"]["change_usd"] is None and s["total"]["priced_change_usd"] == item["total_change_usd"]
     assert (
         data["total"]["monthly_change_usd"] is None
-        and data["total"]["monthly_change_known_usd"] == item["monthly_change_usd"] > 0
+        and data["total"]["monthly_priced_change_usd"] == item["monthly_change_usd"] > 0
     )
     assert data["base_label"] == "HEAD:infra" and data["base"]["stacks"][0]["file"] == "HEAD:infra/__main__.py"
     md = run_cli(*args, "--format", "markdown", cwd=repo).out
@@ -323,3 +326,27 @@ def test_a_broken_stack_file_is_in_the_comment_and_the_json(tmp_path: Path) -> N
     assert "input problem" in md.out and f"{head}:6" in md.out
     doc = json.loads(run_cli(*args, "--format", "json").out)
     assert doc["command"] == "diff" and "diff" not in doc and doc["problems"][0]["line"] == 6
+
+
+def test_a_priced_type_swapped_for_an_unpriced_one_is_unknown_never_a_decrease(tmp_path: Path) -> None:
+    """Two trn2 priced before (the test book, us-east-2); four after where trn2 on demand has no price
+    (ap-south-2). The priced items alone fall by the whole instance cost, but the change is unknown: it is
+    said so, naming what has no price, and no figure suggests the cost went down."""
+    book = write_book(tmp_path)
+    _write(tmp_path / "base", "train", 2)
+    head = _write(tmp_path / "head", "train", 4)
+    head.write_text(head.read_text().replace("us-east-2", "ap-south-2"), encoding="utf-8")
+    args = ("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book))
+    data = json.loads(run_cli(*args, "--format", "json").out)["diff"]
+    (s,) = data["stacks"]
+    assert s["total"]["change_usd"] is None and "priced_change_usd" not in s["total"]
+    assert s["total"]["unknown_because"] == ["after: no price for a (trn2.48xlarge)"]
+    # the after side costs at least its priced part (the root volumes): a bound, but not one that says which way
+    assert s["total"]["at_least_usd"] < 0 and "at_most_usd" not in s["total"]
+    out = run_cli(*args, "--wide").out
+    assert "unknown (after: no price for a (trn2.48xlarge))" in out
+    assert "priced items" not in out
+    md = run_cli(*args, "--format", "markdown").out
+    # the headline counts the incomplete stacks; the stack's row says what it lacks
+    assert "cost change unknown (1 stack incomplete)" in md.splitlines()[1] and "priced items" not in md
+    assert "unknown (after: no price for a (trn2.48xlarge))" in md

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from planner.core.document.cost_section import CostReport, LineItem
+from planner.core.document.cost_section import CostReport, InstanceDetail, LineItem
 from planner.core.document.diff_section import Change, DiffSection, DiffTotal, LineItemChange, StackDiff, Status
 from planner.core.document.report import Report
 from planner.core.document.stacks import ReportedFinding, StackReport
@@ -63,16 +63,17 @@ def compare_stacks(base: Sequence[StackReport], head: Sequence[StackReport], pai
                 total=_change(
                     _figure(bc, "total_usd"),
                     _figure(hc, "total_usd"),
-                    b is not None,
-                    h is not None,
+                    b,
+                    h,
                     (_figure(bc, "known_total_usd"), _figure(hc, "known_total_usd")),
                 ),
                 monthly=_change(
                     _figure(bc, "monthly_usd"),
                     _figure(hc, "monthly_usd"),
-                    b is not None,
-                    h is not None,
+                    b,
+                    h,
                     (_known_monthly(bc), _known_monthly(hc)),
+                    monthly=True,
                 ),
                 line_items=tuple(line_item_changes(bc, hc)),
                 findings_added=tuple(added),
@@ -119,21 +120,66 @@ def _findings_delta(
 def _change(
     before: float | None,
     after: float | None,
-    base_exists: bool,
-    head_exists: bool,
+    base: StackReport | None,
+    head: StackReport | None,
     known: tuple[float | None, float | None] = (None, None),
+    monthly: bool = False,
 ) -> Change:
-    """Before, after and the change; a stack absent on one side costs 0 there."""
-    b = before if base_exists else 0.0
-    a = after if head_exists else 0.0
+    """Before, after and the change; a stack absent on one side costs 0 there (`base`/`head` None).
+
+    Unknown when a side is: then what each side lacks, and the bound the priced items give when
+    the other side is complete (an incomplete side costs at least its priced items)."""
+    b = before if base is not None else 0.0
+    a = after if head is not None else 0.0
     delta = None if a is None or b is None else round(a - b, 2)
     pct = None if delta is None or not b else round(100.0 * delta / b, 2)
-    known_change = None
-    if delta is None:
-        kb = (known[0] or 0.0) if base_exists else 0.0
-        ka = (known[1] or 0.0) if head_exists else 0.0
-        known_change = round(ka - kb, 2)
-    return Change(before if base_exists else None, after if head_exists else None, delta, pct, known_change)
+    if delta is not None:
+        return Change(before if base is not None else None, after if head is not None else None, delta, pct)
+    lacks = {
+        side: _lacks(stack.cost, monthly) if stack is not None and figure is None else []
+        for side, stack, figure in (("before", base, b), ("after", head, a))
+    }
+    if lacks["before"] and lacks["before"] == lacks["after"]:
+        why = tuple(f"{lack} on both sides" for lack in lacks["before"])
+    else:
+        why = tuple(f"{side}: {lack}" for side, said in lacks.items() for lack in said)
+    kb, ka = known
+    at_least = round(ka - b, 2) if a is None and b is not None and ka is not None else None
+    at_most = round(a - kb, 2) if b is None and a is not None and kb is not None else None
+    # like for like: both sides lack the same things (and have hours) and have a priced part
+    alike = lacks["before"] == lacks["after"] and not any(NO_HOURS in x for x in lacks["before"])
+    priced = None
+    if alike and base is not None and head is not None and ka is not None and kb is not None:
+        priced = round(ka - kb, 2)
+    return Change(
+        before if base is not None else None,
+        after if head is not None else None,
+        None,
+        None,
+        why,
+        at_least,
+        at_most,
+        priced,
+    )
+
+
+NO_HOURS = "no hours (schedule.hours or a workload)"
+
+
+def _lacks(cost: CostReport | None, monthly: bool) -> list[str]:
+    """What keeps an estimate's total (or monthly cost) unknown, as people name it."""
+    if cost is None:
+        return ["not priced"]
+    unpriced = [
+        f"{i.name} ({i.detail.instance_type})" if isinstance(i.detail, InstanceDetail) else i.name
+        for i in cost.line_items
+        if i.unit_price_usd is None
+    ]
+    out = [f"no price for {', '.join(dict.fromkeys(unpriced))}"] if unpriced else []
+    out += [f"left out: {what}" for what in cost.left_out]
+    if not monthly and cost.run_hours is None and cost.hours is None:
+        out.append(NO_HOURS)
+    return out or ["incomplete"]
 
 
 def _known_monthly(cost: CostReport | None) -> float | None:
@@ -196,24 +242,42 @@ def summarize(stacks: Sequence[StackDiff]) -> DiffTotal:
     before = _sum(0.0 if s.base_file is None else s.total.before_usd for s in stacks)
     after = _sum(0.0 if s.head_file is None else s.total.after_usd for s in stacks)
     delta = None if before is None or after is None else round(after - before, 2)
-    known = None if delta is not None else round(sum(_known_or_change(s.total) for s in stacks), 2)
     monthly = _sum(s.monthly.change_usd for s in stacks)
-    monthly_known = None if monthly is not None else round(sum(_known_or_change(s.monthly) for s in stacks), 2)
     return DiffTotal(
         before,
         after,
         delta,
         None if delta is None or not before else round(100.0 * delta / before, 2),
-        known,
         monthly,
-        monthly_known,
         sum(len(s.findings_added) for s in stacks),
         sum(len(s.findings_resolved) for s in stacks),
+        tuple(f"{s.stack}: {why}" for s in stacks for why in s.total.unknown_because) if delta is None else (),
+        None if delta is not None else _bound(s.total for s in stacks),
+        None if delta is not None else _bound((s.total for s in stacks), upper=True),
+        None if monthly is not None else _bound(s.monthly for s in stacks),
+        None if monthly is not None else _bound((s.monthly for s in stacks), upper=True),
+        None if delta is not None else _priced(s.total for s in stacks),
+        None if monthly is not None else _priced(s.monthly for s in stacks),
     )
 
 
-def _known_or_change(c: Change) -> float:
-    """The change, or when it is unknown the priced items' change."""
-    if c.change_usd is None:
-        return c.change_known_usd or 0.0
-    return c.change_usd
+def _priced(changes: Iterable[Change]) -> float | None:
+    """The sum of the stacks' changes, each known or compared like for like; None when one is neither."""
+    total = 0.0
+    for c in changes:
+        x = c.change_usd if c.change_usd is not None else c.priced_change_usd
+        if x is None:
+            return None
+        total += x
+    return round(total, 2)
+
+
+def _bound(changes: Iterable[Change], upper: bool = False) -> float | None:
+    """The sum of the stacks' changes, each known or bounded the same way; None when one is not."""
+    total = 0.0
+    for c in changes:
+        x = c.change_usd if c.change_usd is not None else (c.at_most_usd if upper else c.at_least_usd)
+        if x is None:
+            return None
+        total += x
+    return round(total, 2)

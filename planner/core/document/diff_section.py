@@ -34,16 +34,23 @@ Status = Literal["added", "removed", "changed", "unchanged"]
 class Change:
     """Before, after and the change of a cost; a stack absent on one side costs 0 there (its side is None).
 
-    When a side is incomplete (a price unknown) the change is unknown (None); `change_known_usd`
-    is then the change of the priced line items only, and reports label it as such.
+    When a side is incomplete (a price unknown, something left out, no hours) the change is unknown
+    (None): `unknown_because` says what each side lacks, and the priced items bound it where they
+    can: an incomplete side costs at least its priced items, so with the other side complete the
+    change is `at_least_usd` (the side after the change incomplete) or `at_most_usd` (the side
+    before). The change of the priced items alone is no bound: it is given (`priced_change_usd`)
+    only when both sides lack the same things and have their hours, so that like is compared with
+    like; when an unpriced type replaces a priced one it would point the wrong way, and it is not.
     """
 
     before_usd: float | None
     after_usd: float | None
     change_usd: float | None
     change_percent: float | None
-    # only when change_usd is None
-    change_known_usd: float | None = field(default=None, metadata=key(omit=("when", "change_usd")))
+    unknown_because: tuple[str, ...] = field(default=(), metadata=key(omit="empty"))
+    at_least_usd: float | None = field(default=None, metadata=key(omit="none"))
+    at_most_usd: float | None = field(default=None, metadata=key(omit="none"))
+    priced_change_usd: float | None = field(default=None, metadata=key(omit="none"))
 
 
 @dataclass(frozen=True)
@@ -109,18 +116,64 @@ class DiffTotal:
     after_usd: float | None
     change_usd: float | None
     change_percent: float | None
-    change_known_usd: float | None = field(
-        metadata=key(omit="none")
-    )  # the priced items' change, when change_usd is None
     monthly_change_usd: float | None
-    monthly_change_known_usd: float | None = field(metadata=key(omit="none"))  # when monthly_change_usd is None
     findings_added: int
     findings_resolved: int
+    # when a change is unknown: what the stacks lack, and the bounds (see `Change`)
+    unknown_because: tuple[str, ...] = field(default=(), metadata=key(omit="empty"))
+    at_least_usd: float | None = field(default=None, metadata=key(omit="none"))
+    at_most_usd: float | None = field(default=None, metadata=key(omit="none"))
+    monthly_at_least_usd: float | None = field(default=None, metadata=key(omit="none"))
+    monthly_at_most_usd: float | None = field(default=None, metadata=key(omit="none"))
+    priced_change_usd: float | None = field(default=None, metadata=key(omit="none"))
+    monthly_priced_change_usd: float | None = field(default=None, metadata=key(omit="none"))
+
+    JSON_ORDER: ClassVar[tuple[str, ...]] = (
+        "before_usd",
+        "after_usd",
+        "change_usd",
+        "change_percent",
+        "unknown_because",
+        "at_least_usd",
+        "at_most_usd",
+        "priced_change_usd",
+        "monthly_change_usd",
+        "monthly_at_least_usd",
+        "monthly_at_most_usd",
+        "monthly_priced_change_usd",
+        "findings_added",
+        "findings_resolved",
+    )
 
     @property
     def change(self) -> Change:
-        """The total as a `Change` (how reports show a change)."""
-        return Change(self.before_usd, self.after_usd, self.change_usd, self.change_percent, self.change_known_usd)
+        """The total as a `Change` (how reports show a change): what the stacks lack said as how many
+        are incomplete (each stack's row says what)."""
+        incomplete = len(dict.fromkeys(why.split(": ", 1)[0] for why in self.unknown_because))
+        return Change(
+            self.before_usd,
+            self.after_usd,
+            self.change_usd,
+            self.change_percent,
+            (f"{incomplete} stack{'s' if incomplete != 1 else ''} incomplete",) if incomplete else (),
+            self.at_least_usd,
+            self.at_most_usd,
+            self.priced_change_usd,
+        )
+
+    @property
+    def monthly(self) -> Change:
+        """The monthly change as a `Change` (its sides are not totalled: only the change and its bounds)."""
+        return Change(
+            None,
+            None,
+            self.monthly_change_usd,
+            None,
+            (),
+            self.monthly_at_least_usd,
+            self.monthly_at_most_usd,
+            self.monthly_priced_change_usd,
+        )
 
 
 @dataclass(frozen=True)

@@ -21,28 +21,55 @@ def _signed(x: float | None) -> str:
 
 
 def delta_style(change: Change) -> str | None:
-    """Colour of a change: red when the cost goes up, green when it goes down."""
-    x = change.change_usd if change.change_usd is not None else change.change_known_usd
-    return None if not x else ("bad" if x > 0 else "good")
+    """Colour of a change: red when the cost goes up, green when it goes down; none when the
+    direction is not known (an unknown change is coloured only by a bound that gives its direction)."""
+    return _style(_direction(change))
+
+
+def _direction(change: Change) -> float | None:
+    """The change, or when it is unknown a bound that says which way it goes (None: neither)."""
+    if change.change_usd is not None:
+        return change.change_usd
+    if change.at_least_usd is not None and change.at_least_usd > 0:
+        return change.at_least_usd
+    if change.at_most_usd is not None and change.at_most_usd < 0:
+        return change.at_most_usd
+    return None
 
 
 def _style(x: float | None) -> str | None:
     return None if not x else ("bad" if x > 0 else "good")
 
 
+def _bound(change: Change) -> str:
+    """`up at least $X` / `down at least $X` when a bound gives the change's direction; else ""."""
+    from planner.core.text.numbers import usd
+
+    if change.at_least_usd is not None and change.at_least_usd > 0:
+        return f"up at least {usd(change.at_least_usd)}"
+    if change.at_most_usd is not None and change.at_most_usd < 0:
+        return f"down at least {usd(-change.at_most_usd)}"
+    return ""
+
+
 def _delta(change: Change) -> str:
-    """The change, with its percentage; when unknown, the change of the priced items."""
-    if change.change_usd is None and change.change_known_usd is not None:
-        return f"unknown (priced items {_signed(change.change_known_usd)})"
+    """The change, with its percentage; when unknown, what it lacks and, when a bound gives it, its direction."""
+    if change.change_usd is None:
+        priced = [] if change.priced_change_usd is None else [f"priced items {_signed(change.priced_change_usd)}"]
+        said = [*change.unknown_because, *filter(None, [_bound(change)]), *priced]
+        return "unknown" + (f" ({'; '.join(said)})" if said else "")
     return _signed(change.change_usd) + _pct(change.change_percent)
 
 
 def monthly_change(total: DiffTotal) -> str:
-    """` (+$69,729.60 a month)`, or the priced items' change when the monthly cost is incomplete; "" when neither."""
+    """` (+$69,729.60 a month)`, or the direction a bound gives when the monthly cost is incomplete; "" when neither."""
     if total.monthly_change_usd is not None:
         return f" ({_signed(total.monthly_change_usd)} a month)"
-    if total.monthly_change_known_usd is not None:
-        return f" (priced items {_signed(total.monthly_change_known_usd)} a month)"
+    bound = _bound(total.monthly)
+    if bound:
+        return f" ({bound} a month)"
+    if total.monthly_priced_change_usd is not None:
+        return f" (priced items {_signed(total.monthly_priced_change_usd)} a month)"
     return ""
 
 
