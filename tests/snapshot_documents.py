@@ -117,6 +117,7 @@ def _cost(items: list[dict[str, object]], hours: float, notes: tuple[str, ...] =
             "workload_hours": None,
             "hours": hours,
             "hourly_usd": hourly if complete else None,
+            **({} if complete or not hourly else {"known_hourly_usd": hourly}),  # as the estimate gives it
             "monthly_usd": round(hourly * 730, 2) if complete else None,
             "total_usd": known if complete else None,
             "known_total_usd": known,

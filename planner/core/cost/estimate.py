@@ -227,6 +227,7 @@ class CostEstimate:
             workload_hours=_r(self.workload_hours, 3),
             hours=_r(self.hours, 3),
             hourly_usd=_r(self.hourly_usd),
+            known_hourly_usd=_r(self.known_hourly_usd) if self.hourly_usd is None and self.known_hourly_usd else None,
             monthly_usd=_r(self.monthly_usd, 2),
             total_usd=_r(self.total_usd, 2),
             known_total_usd=_r(self.known_total_usd, 2),

@@ -184,7 +184,7 @@ def _lacks(cost: CostReport | None, monthly: bool) -> list[str]:
 
 def _known_monthly(cost: CostReport | None) -> float | None:
     """The monthly (730 h) cost of the priced line items: a lower bound when the estimate leaves something out."""
-    rate = None if cost is None else cost.known_hourly_usd
+    rate = None if cost is None else cost.priced_hourly_usd
     return None if rate is None else round(rate * HOURS_PER_MONTH, 2)
 
 

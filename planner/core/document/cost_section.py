@@ -116,6 +116,8 @@ class CostReport:
     currency: str = "USD"
     workload_estimate: CostReport | None = field(default=None, metadata=key(omit="none"))
     maximum_estimate: CostReport | None = field(default=None, metadata=key(omit="none"))
+    # when the hourly cost is unknown: the priced line items' hourly cost, the "at least $X/h" people read
+    known_hourly_usd: float | None = field(default=None, metadata=key(omit="none"))
 
     JSON_ORDER: ClassVar[tuple[str, ...]] = (
         "currency",
@@ -125,6 +127,7 @@ class CostReport:
         "workload_hours",
         "hours",
         "hourly_usd",
+        "known_hourly_usd",
         "monthly_usd",
         "total_usd",
         "known_total_usd",
@@ -142,7 +145,8 @@ class CostReport:
         return [i.name for i in self.line_items if i.unit_price_usd is None]
 
     @property
-    def known_hourly_usd(self) -> float | None:
-        """The hourly cost of the priced line items; None when none is priced."""
-        rates = [i.hourly_usd for i in self.line_items if i.hourly_usd is not None]
-        return sum(rates) if rates else None
+    def priced_hourly_usd(self) -> float | None:
+        """The hourly cost of the priced line items (the whole hourly cost when it is known); None when none is priced."""
+        if self.hourly_usd is not None:
+            return self.hourly_usd
+        return self.known_hourly_usd

@@ -68,7 +68,7 @@ def headline(cost: CostReport) -> str:
         [f"left out: {'; '.join(left)}"] if left else []
     )
     known = cost.known_total_usd
-    rate = sum(i.hourly_usd for i in cost.line_items if i.hourly_usd is not None)
+    rate = cost.known_hourly_usd
     if known is None and rate:  # no hours: the priced part as a rate
         return f"at least {usd(rate)}/h; total unknown: no hours; {'; '.join(why)}"
     if known is None:
