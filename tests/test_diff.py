@@ -337,9 +337,13 @@ def test_a_priced_type_swapped_for_an_unpriced_one_is_unknown_never_a_decrease(t
     head = _write(tmp_path / "head", "train", 4)
     head.write_text(head.read_text().replace("us-east-2", "ap-south-2"), encoding="utf-8")
     args = ("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--price-book", str(book))
-    data = json.loads(run_cli(*args, "--format", "json").out)["diff"]
+    whole = json.loads(run_cli(*args, "--format", "json").out)
+    data = whole["diff"]
     (s,) = data["stacks"]
     assert s["total"]["change_usd"] is None and "priced_change_usd" not in s["total"]
+    # the after side's "at least" figures, in the JSON as in the table: the priced root volumes' rate and total
+    after = whole["stacks"][0]["cost"]
+    assert after["hourly_usd"] is None and after["known_hourly_usd"] > 0 and after["known_total_usd"] > 0
     assert s["total"]["unknown_because"] == ["after: no price for a (trn2.48xlarge)"]
     # the after side costs at least its priced part (the root volumes): a bound, but not one that says which way
     assert s["total"]["at_least_usd"] < 0 and "at_most_usd" not in s["total"]
