@@ -44,6 +44,20 @@ def test_a_plan_of_many_stacks_stays_under_the_limit_and_keeps_errors(tmp_path: 
     assert "`planner plan --format json`" in note and "SARIF" in note
 
 
+def test_a_comment_of_many_stacks_keeps_every_row_and_the_grand_total(tmp_path: Path) -> None:
+    """60 stacks, half of them failing, in a comment a third of GitHub's size: the overview table (a row
+    per stack and their total) goes in before any stack in full; what did not fit is named."""
+    plans = _many(tmp_path, 60, failing=set(range(0, 60, 2)))
+    text = markdown.render(document(plans), limit=20_000)
+    assert len(text) <= 20_000
+    rows = [line for line in text.splitlines() if line.startswith("| `s")]
+    assert len(rows) == 60
+    (total,) = [line for line in text.splitlines() if line.startswith("| **total** (60 stacks)")]
+    assert "| 30 |" in total  # the errors of every stack, counted
+    assert text.index(rows[-1]) < text.index(total) < text.index("### `s000`")
+    assert "left out (their rows above count them): `s" in text.rstrip().splitlines()[-1]
+
+
 def test_when_even_errors_do_not_fit_they_are_counted(tmp_path: Path) -> None:
     plans = _many(tmp_path, 40, failing=set(range(40)))
     text = markdown.render(document(plans), limit=6_000)

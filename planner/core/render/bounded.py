@@ -43,7 +43,8 @@ class Assembly:
 
     chosen: list[Block] = field(default_factory=list)
     shortened: list[str] = field(default_factory=list)
-    dropped: dict[str, int] = field(default_factory=dict)
+    dropped: dict[str, int] = field(default_factory=dict)  # by kind ("overview row"): how many
+    dropped_named: list[str] = field(default_factory=list)  # blocks of no kind left out, by what they are
 
 
 def assemble(head: list[str], blocks: list[Block], limit: int = MAX_CHARS) -> str:
@@ -59,7 +60,10 @@ def assemble(head: list[str], blocks: list[Block], limit: int = MAX_CHARS) -> st
         while cand is not None and cand.size > room:
             cand = cand.fallback
         if cand is None:
-            got.dropped[b.kind or b.what] = got.dropped.get(b.kind or b.what, 0) + 1
+            if b.kind:
+                got.dropped[b.kind] = got.dropped.get(b.kind, 0) + 1
+            else:
+                got.dropped_named.append(b.what)
             continue
         if cand is not b and b.what:
             got.shortened.append(b.what)
@@ -89,6 +93,8 @@ def closing_note(got: Assembly) -> str:
     parts = []
     if got.shortened:
         parts.append(f"shown as one line only: {_names(got.shortened)}")
+    if got.dropped_named:
+        parts.append(f"left out (their rows above count them): {_names(got.dropped_named)}")
     if got.dropped:
         parts.append(
             "left out: "

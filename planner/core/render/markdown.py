@@ -22,8 +22,8 @@ MAX_ULTRASERVER_NODES = 4  # UltraServers drawn one by one per group; the rest a
 
 def render(report: Report, context: RenderContext = RenderContext(), limit: int | None = None) -> str:
     """The plan as one pull-request comment, under `limit` characters (GitHub's size limit):
-    stacks with errors first and in full, then every stack's overview row, then the others in
-    full while they fit; what did not fit is named at the end (`planner.core.render.bounded`)."""
+    every stack's overview row and their total first, then the stacks with errors in full, then the
+    others in full while they fit; what did not fit is named at the end (`planner.core.render.bounded`)."""
     from planner.core.render.bounded import MAX_CHARS, assemble
 
     if report.problems:
@@ -38,8 +38,11 @@ def render(report: Report, context: RenderContext = RenderContext(), limit: int 
     ]
     head += OVERVIEW_HEADER
     failing = [i for i, p in enumerate(plans) if has_errors(p)]
-    blocks = [full_block(report, plans[i], 1000 + n) for n, i in enumerate(failing)]
+    # every stack's row and the grand total before any stack in full: with many stacks the table is
+    # what fits (a row each), and the errors are counted in it and shown below as far as they fit
+    blocks = [Block([total_row(plans)], len(plans), kind="total row")] if len(plans) > 1 else []
     blocks += [Block([overview_row(p)], i, kind="overview row") for i, p in enumerate(plans)]
+    blocks += [full_block(report, plans[i], 1000 + n) for n, i in enumerate(failing)]
     blocks += [full_block(report, p, 1000 + len(plans) + i) for i, p in enumerate(plans) if i not in failing]
     return assemble(head, blocks, MAX_CHARS if limit is None else limit)
 
@@ -80,6 +83,20 @@ def overview_row(p: StackReport) -> str:
     return (
         f"| {md_code(p.name)} | {md_cell(p.region)} | {num(p.summary.instances)} | "
         f"{num(p.summary.accelerators)} | {c['error']} | {c['warning']} | {c['suppressed']} | {cost} |"
+    )
+
+
+def total_row(plans: Sequence[StackReport]) -> str:
+    """The overview table's last row: every stack together (a cost of several estimates, a lower
+    bound when one is incomplete)."""
+    from planner.core.render.cost_report import sum_totals
+
+    c = counts(f for p in plans for f in p.findings)
+    costs = [p.cost for p in plans if p.cost is not None]
+    return (
+        f"| **total** ({len(plans)} stacks) |  | {num(sum(p.summary.instances for p in plans))} | "
+        f"{num(sum(p.summary.accelerators for p in plans))} | {c['error']} | {c['warning']} | {c['suppressed']} | "
+        f"{sum_totals(costs) if costs else '-'} |"
     )
 
 
