@@ -60,6 +60,10 @@ def test_pyproject_declares_the_package_script_and_test_extra() -> None:
     test = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["optional-dependencies"]["test"]}
     assert {"pytest", "moto"} <= test
     assert any(d.startswith("moto[") and "server" in d.split("]")[0] for d in meta["optional-dependencies"]["test"])
+    # preflight against moto_server needs moto's server and boto3, not the test tools
+    moto = meta["optional-dependencies"]["moto"]
+    assert moto[0] == "pulumi-cluster-planner[aws]" and any(d.startswith("moto[") and "server" in d for d in moto)
+    assert not {"pytest", "mypy", "ruff"} & {re.split(r"[<>=\[]", d)[0].lower() for d in moto}
     docs = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["optional-dependencies"]["docs"]}
     assert {"mkdocs", "mkdocs-material"} <= docs
     extras = meta["optional-dependencies"]
