@@ -456,6 +456,35 @@ def test_efa_security_group_without_self_egress() -> None:
     assert "does not allow all traffic outbound to itself" in message
 
 
+def test_an_interfaces_groups_are_judged_together_as_aws_applies_them() -> None:
+    """eksctl's layout: every EFA interface carries a shared group (no self rules) and the EFA group (all
+    traffic with itself). AWS: "When you associate multiple security groups with an instance, the rules from
+    each security group are effectively aggregated to create one set of rules" (EC2 User Guide, security group
+    rules): no finding. The same shared group alone on the interfaces is still reported."""
+    efa = self_sg()
+    shared = Spec(
+        SG,
+        "shared",
+        {
+            "arn": arn("security-group", "sg-0sha000000000001"),
+            "name": "shared-1",
+            "vpcId": "vpc-0a1b2c3d4e5f60718",
+            "ingress": [{"protocol": "tcp", "fromPort": 22, "toPort": 22, "cidrBlocks": ["10.0.0.0/16"]}],
+            "egress": [{"protocol": "-1", "fromPort": 0, "toPort": 0, "cidrBlocks": ["0.0.0.0/0"]}],
+        },
+    )
+    both = [dict(n, securityGroups=["sg-0sha000000000001", "sg-0efa000000000001"]) for n in efa_interfaces(16)]
+    specs = [r for r in hand_written(sg=efa) if r.type != LT] + [shared]
+    lt = next(r for r in hand_written(sg=efa) if r.type == LT)
+    together = Spec(LT, lt.name, dict(lt.props, networkInterfaces=both))
+    assert violations(policies.efa_security_group, stack_args([*specs, together])) == []
+    alone = [dict(n, securityGroups=["sg-0sha000000000001"]) for n in efa_interfaces(16)]
+    found = violations(
+        policies.efa_security_group, stack_args([*specs, Spec(LT, lt.name, dict(lt.props, networkInterfaces=alone))])
+    )
+    assert [u for _, u in found] == [shared.urn]
+
+
 def test_efa_security_group_rules_as_separate_resources_at_preview() -> None:
     """Rules as aws.ec2.SecurityGroupRule resources, ids unknown: linked through property dependencies."""
     sg = Spec(SG, "efa", {"arn": UNKNOWN, "name": "efa-1", "ingress": UNKNOWN, "egress": UNKNOWN})

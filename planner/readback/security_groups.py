@@ -104,10 +104,34 @@ def self_referencing(graph: Graph, sg: Resource) -> set[str]:
     return found
 
 
-def violations(graph: Graph) -> list[Violation]:
+def _interface_groups(graph: Graph) -> list[list[Resource]]:
+    """The security groups of each EFA interface of each launch template, as declared together."""
     out = []
+    for lt in graph.of_type(LAUNCH_TEMPLATE):
+        for n in as_list(lt.get("networkInterfaces")):
+            if isinstance(n, dict) and n.get("interfaceType") in EFA_INTERFACE_TYPES:
+                ids = as_list(n.get("securityGroups"))
+                if ids:
+                    out.append(graph.resolve(lt, "networkInterfaces", ids, SECURITY_GROUP))
+    return out
+
+
+def violations(graph: Graph) -> list[Violation]:
+    """EFA security groups without the self-referencing rules, judged per interface as AWS applies
+    them: the rules of all of an interface's groups together ("When you associate multiple security
+    groups with an instance, the rules from each security group are effectively aggregated to create
+    one set of rules", https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/security-group-rules.html). A group is reported
+    only where an interface that carries it has no group allowing all traffic with itself in a
+    direction (eksctl's layout: a shared group plus the EFA group, on every EFA interface)."""
+    out = []
+    covered: dict[str, set[str]] = {}
+    for groups in _interface_groups(graph):
+        union = set().union(*(self_referencing(graph, g) for g in groups)) if groups else set()
+        for g in groups:
+            covered.setdefault(g.urn, set(DIRECTIONS))
+            covered[g.urn] &= union
     for sg, templates in efa_security_groups(graph).values():
-        missing = [d for d in DIRECTIONS if d not in self_referencing(graph, sg)]
+        missing = [d for d in DIRECTIONS if d not in covered.get(sg.urn, self_referencing(graph, sg))]
         if not missing:
             continue
         users = ", ".join(sorted(t.name for t in templates))
