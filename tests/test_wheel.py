@@ -222,6 +222,8 @@ def test_the_wheel_installs_the_planner_command_and_its_data(clean_venv: Path) -
     assert version == planner.__version__
     assert (Path(module).parent / "data" / "catalogue.yaml").is_file()
     assert (Path(module).parent / "data" / "prices" / "current.yaml").is_file()
+    # the fast form of the shipped data ships too (without it every start parses the YAML)
+    assert (Path(module).parent / "data" / "prebuilt" / "prices" / "current.yaml.json").is_file()
     out = subprocess.run([str(clean_venv / "bin" / "planner"), "--version"], capture_output=True, text=True)
     assert out.stdout.strip() == f"planner {planner.__version__}"
 
