@@ -25,6 +25,7 @@ from planner.core.document import (
     UnusedSuppressionReport,
     codec,
 )
+from planner.core.document.run_time_section import ParallelLayout, RunTimePrediction, RunTimeReport, StepBreakdown
 
 EC2_PRICING = "https://aws.amazon.com/ec2/pricing/on-demand/"
 FSX_PRICING = "https://aws.amazon.com/fsx/lustre/pricing/"
@@ -309,7 +310,7 @@ def gpu_stack() -> StackReport:
         topology,
         findings,
         _cost(items, 100),
-        unused,
+        unused_suppressions=unused,
     )
 
 
@@ -389,6 +390,29 @@ def ultraserver_stack() -> StackReport:
         topology,
         findings,
         _cost(items, 144, ("Capacity Blocks are booked whole: idle members are billed",)),
+        run_time=RunTimeReport(
+            model="llama3-70b",
+            model_source="https://huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json",
+            tokens=2e11,
+            sequence_length=8192,
+            global_batch_tokens=4194304,
+            precision="bf16",
+            trained_on="8 x trn2u.48xlarge in u-trn2x64 (node group 'ultra')",
+            prediction=RunTimePrediction(
+                tokens_per_second=52000.5,
+                step_seconds=80.659,
+                mfu=0.281,
+                run_hours=1068.37,
+                layout=ParallelLayout(32, 2, 2, 1, 1, 4, 1, False, "selective"),
+                breakdown_seconds=StepBreakdown(70.1, 2.5, 6.0, 1.9, 0.159, 0.0),
+                error_band=0.1006,
+                extrapolated_from=("trn1-llama3.1-8b-bf16", "trn1-llama3.1-70b-bf16"),
+            ),
+            notes=(
+                "tensor parallelism of 32 spans 2 instances of each u-trn2x64: as 8 separate trn2u.48xlarge "
+                "the run would take 1,240.0 h (+16%)",
+            ),
+        ),
     )
 
 

@@ -69,7 +69,7 @@ def test_every_rule_has_an_invalid_stack() -> None:
 
 
 def test_no_stack_exemptions_still_hold() -> None:
-    from planner.core.rules.lustre import deployment_types
+    from planner.core.catalogue.lustre_deployments import deployment_types
 
     assert all(dt.s3_link for dt in deployment_types().values()), (
         "a deployment type now links to S3 in no way: add tests/invalid_stacks/Pulumi.lustre-s3-association.yaml"

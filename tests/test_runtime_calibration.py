@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 from planner.core.catalogue.instance_types import load
+from planner.core.catalogue.model_configs import presets
 from planner.core.runtime_model import calibration
-from planner.core.runtime_model.architecture import presets
 from planner.core.runtime_model.step import fitting
 from tests.conftest import ROOT
 from tools import fit_runtime_model

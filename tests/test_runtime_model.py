@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from planner.core.catalogue.instance_types import load
+from planner.core.catalogue.model_configs import ModelError, from_hf_config, presets, resolve
+from planner.core.document import codec
 from planner.core.runtime_model import calibration, checkpoint, hardware, search
-from planner.core.runtime_model.architecture import ModelError, from_hf_config, presets, resolve
 from planner.core.runtime_model.step import Layout, Run, fitting, memory, predict
 
 CONSTANTS = calibration.shipped_fit()
@@ -203,7 +204,7 @@ def test_an_estimate_gives_hours_layout_band_and_says_when_it_extrapolates() -> 
     measured = estimate(model, "p5.48xlarge", 16, run, 1e12)
     assert measured is not None and measured.extrapolated_from == ()
     assert measured.run_hours == pytest.approx(1e12 / measured.tokens_per_second / 3600)
-    doc = measured.as_dict()
+    doc = codec.dump_record(measured.report())
     assert set(doc["layout"]) >= {"tp", "pp", "dp", "cp", "ep", "micro_batch"}  # type: ignore[arg-type]
     assert doc["error_band"] == calibration.error_band()
     trn2 = estimate(model, "trn2u.48xlarge", 4, run, 1e12, ultraserver="u-trn2x64")

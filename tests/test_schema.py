@@ -126,7 +126,9 @@ _SLOT = {
     "suppression": ("suppress", 0),
 }
 # keys whose acceptance also depends on other keys (the AZ must be in the region)
-_CROSS = {"availability_zone"}
+# (a workload's model is a preset or a readable file; its run's shape needs it, the batch a multiple of the
+# sequence: tests/test_workload_model.py)
+_CROSS = {"availability_zone", "model", "sequence_length", "global_batch_tokens"}
 _FIELDS = [
     (t, k)
     for t, table in parse.SCHEMA.items()

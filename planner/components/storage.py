@@ -17,8 +17,8 @@ import pulumi_aws as aws
 
 from planner.components import checks
 from planner.components.args import LustreArgs, region_problems
+from planner.core.catalogue.lustre_deployments import DATA_REPOSITORY_ASSOCIATION, IMPORT_PATH, deployment_types
 from planner.core.reading.problems import Problem
-from planner.core.rules.lustre import DATA_REPOSITORY_ASSOCIATION, IMPORT_PATH, deployment_types
 
 TYPE = "planner:index:LustreStorage"
 

@@ -2,7 +2,7 @@
 
 The YAML files beside this module hold what AWS publishes, each entry with its source:
 the instance catalogue (`catalogue.yaml`, typed by `planner.core.catalogue.instance_types`), FSx for Lustre
-(`fsx_lustre.yaml`, typed by `planner.core.rules.lustre`), Service Quotas codes
+(`fsx_lustre.yaml`, typed by `planner.core.catalogue.lustre_deployments`), Service Quotas codes
 (`aws-quotas.yaml`, typed by `planner.aws.quotas`), AWS limits (`aws-limits.yaml`, typed
 here: Capacity Block sizes and durations, documented UltraCluster sizes) and the price books
 (`prices/`). Code reads them through `raw(name)` or a typed loader, never by path, so a

@@ -31,7 +31,7 @@ from planner.core.cost.items import (
     build,
     unpriced_root_volumes,
 )
-from planner.core.cost.training import dense_peak, run_hours
+from planner.core.cost.training import dense_peak, hours_for_flops
 from planner.core.document import codec
 from planner.core.document.cost_section import CostReport, Detail, InstanceDetail, LineItem, LustreDetail, VolumeDetail
 from planner.core.model.cluster import Cluster, NodeGroup, Path, Purchase, Stack
@@ -247,13 +247,18 @@ def workload_hours(cluster: Cluster, cat: Catalogue) -> float | None:
     w = cluster.workload
     if w is None:
         return None
+    if w.mfu is None:  # the model's step, predicted on the declared topology
+        from planner.core.runtime_model.cluster_run import run_for
+
+        run = run_for(cluster, cat)
+        return None if run is None else run.run_hours
     peak = 0.0
     for g in cluster.node_groups:
         per = dense_peak(cat.instance_types[g.instance_type], w.precision)
         if per is None:
             return None
         peak += g.count * per
-    return run_hours(w.parameters, w.tokens, peak, w.mfu)
+    return hours_for_flops(w.flops_per_token() * w.tokens, peak, w.mfu)
 
 
 def billed(run: float | None, purchase: Purchase) -> tuple[float | None, str | None]:
@@ -299,7 +304,9 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
         run, basis = c.schedule.hours, "schedule.hours"
         if wl_hours is not None and wl_hours > run:
             notes.append(
-                f"the workload needs {wl_hours:,.1f} h at the declared MFU, more than schedule.hours "
+                f"the workload needs {wl_hours:,.1f} h "
+                f"{'as predicted from its model' if c.workload and c.workload.predicted else 'at the declared MFU'}, "
+                "more than schedule.hours "
                 f"({run:,.1f} h); this estimate uses schedule.hours, the estimate on the workload's hours "
                 f"is given too and the budget is checked against it"
             )

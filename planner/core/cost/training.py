@@ -23,7 +23,12 @@ def training_flops(parameters: float, tokens: float) -> float:
 
 def run_hours(parameters: float, tokens: float, peak_pflops: float, mfu: float) -> float:
     """Hours to train on hardware whose dense peak (all instances together) is `peak_pflops`."""
-    return training_flops(parameters, tokens) / (peak_pflops * PFLOPS * mfu) / SECONDS_PER_HOUR
+    return hours_for_flops(training_flops(parameters, tokens), peak_pflops, mfu)
+
+
+def hours_for_flops(flops: float, peak_pflops: float, mfu: float) -> float:
+    """Hours to compute `flops` at a fraction `mfu` of `peak_pflops`."""
+    return flops / (peak_pflops * PFLOPS * mfu) / SECONDS_PER_HOUR
 
 
 def dense_peak(t: InstanceType, precision: str) -> float | None:

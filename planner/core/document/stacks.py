@@ -21,6 +21,7 @@ from typing import ClassVar
 
 from planner.core.document.codec import key
 from planner.core.document.cost_section import CostReport
+from planner.core.document.run_time_section import RunTimeReport
 from planner.core.document.summary_section import Summary
 from planner.core.model.cluster import DeploymentType, Purchase
 from planner.core.model.findings import Severity
@@ -176,6 +177,8 @@ class StackReport:
     topology: Topology
     findings: tuple[ReportedFinding, ...] = ()
     cost: CostReport | None = None
+    # only when the workload names a model and no MFU: the run's predicted step (planner.core.runtime_model)
+    run_time: RunTimeReport | None = field(default=None, metadata=key(omit="none"))
     # only when there is one, like a finding's `fix`
     unused_suppressions: tuple[UnusedSuppressionReport, ...] = field(default=(), metadata=key(omit="empty"))
 
@@ -186,6 +189,7 @@ class StackReport:
         "summary",
         "findings",
         "cost",
+        "run_time",
         "unused_suppressions",
         "topology",
     )

@@ -74,6 +74,15 @@ def _table(name: str, t: Table, instance_types: list[str]) -> dict[str, Any]:
         if name == "node_group" and key == "instance_type":
             # completion from the catalogue; unknown types are the parser's error too
             prop = {"description": f.doc, "type": "string", "enum": instance_types}
+        if name == "workload" and key == "model":
+            # completion from the presets; any other value is a config.json path (the parser reads it)
+            from planner.core.catalogue.model_configs import presets
+
+            prop = {
+                "description": f.doc,
+                "type": "string",
+                "anyOf": [{"enum": sorted(presets())}, {"pattern": "[.]json$"}],
+            }
         if name == "cluster":  # which keys apply where: a program's resources declare the topology
             prop["description"] += (
                 " Also in a program's stack config (planner plan --program)."
@@ -89,6 +98,10 @@ def _table(name: str, t: Table, instance_types: list[str]) -> dict[str, Any]:
         out["oneOf"] = [{"required": ["count"]}, {"required": ["ultraservers"]}]
         # a launch targets reservations or a resource group of them, not both
         out["not"] = {"required": ["capacity_reservation_id", "capacity_reservation_resource_group_arn"]}
+    if name == "workload":
+        # the model's step predicted, or parameters at a flat MFU; the run's shape only with a model
+        out["anyOf"] = [{"required": ["model"]}, {"required": ["parameters", "mfu"]}]
+        out["dependencies"] = {"sequence_length": ["model"], "global_batch_tokens": ["model"]}
     if name == "budget":
         out["minProperties"] = 1
     return out

@@ -17,12 +17,14 @@ from planner.core.catalogue import instance_types as _catalogue
 from planner.core.catalogue import shipped_data as _data
 from planner.core.input.cluster_checks import budget_problems, check_cluster
 from planner.core.model.cluster import (
+    GLOBAL_BATCH_TOKENS,
     LUSTRE_DEPLOYMENTS,
     PLACEMENTS,
     PRECISIONS,
     PURCHASES,
     ROOT_VOLUME_GIB,
     ROOT_VOLUME_RANGE,
+    SEQUENCE_LENGTH,
     Budget,
     Cluster,
     Lustre,
@@ -34,6 +36,7 @@ from planner.core.model.cluster import (
     Suppression,
     Workload,
 )
+from planner.core.model.transformer import Transformer
 from planner.core.reading import yaml_lines as yamlload
 from planner.core.reading.fields import (  # noqa: F401 - the old private names stay importable from here
     _NUMBER,
@@ -75,6 +78,10 @@ _SUBNET = re.compile(r"^subnet-[0-9a-f]{8,17}$")
 MIN_HOURS = 1.0  # schedule.hours: a plan is priced in hours ("0 h" is no plan)
 MIN_USD = 0.01  # budgets: one cent, the smallest amount a report prints
 MIN_MFU = 0.01  # workload.mfu: 1 % of peak; published MFUs are 15-43 %
+# workload.sequence_length and global_batch_tokens: bounds that keep the layout search finite, far
+# beyond what is trained (DeepSeek-V3: 15,360 sequences of 4,096 tokens a step, arXiv:2412.19437)
+MAX_SEQUENCE = 2**20
+MAX_BATCH_TOKENS = 2**30
 
 
 # --- the schema ------------------------------------------------------------------------
@@ -192,23 +199,43 @@ SCHEMA: dict[str, Table] = {
         required=("hours",),
     ),
     "workload": Table(
-        "What the cluster will train: planner derives the hours it needs.",
+        "What the cluster will train: planner derives the hours it needs, from the model's step on this "
+        "topology (`model`) or from `parameters` at a flat `mfu`.",
         {
-            "parameters": Field("positive_number", "Model parameters, such as 70e9."),
+            "model": Field(
+                "string",
+                "The architecture: a named preset (planner compare --help lists them) or a Hugging Face "
+                "config.json, relative to this file. Without `mfu`, the hours are predicted on the declared cluster.",
+            ),
+            "parameters": Field("positive_number", "Model parameters, such as 70e9 (with `mfu`, without `model`)."),
             "tokens": Field("positive_number", "Training tokens, such as 15e12."),
             "precision": Field("choice", "Precision of the run's peak figure.", options=PRECISIONS, default="bf16"),
             "mfu": Field(
                 "positive_number",
-                "Model FLOPs utilisation, a fraction of peak between 0.01 and 1.",
+                "Model FLOPs utilisation, a fraction of peak between 0.01 and 1; with `model`, it overrides the prediction.",
                 maximum=1.0,
                 minimum=MIN_MFU,
                 what="a fraction of peak between 0.01 and 1 (such as 0.4)",
+            ),
+            "sequence_length": Field(
+                "positive_int",
+                f"Tokens per training sequence, with `model` (default {SEQUENCE_LENGTH:,}).",
+                default=SEQUENCE_LENGTH,
+                maximum=MAX_SEQUENCE,
+                what=f"a whole number of tokens up to {MAX_SEQUENCE:,}",
+            ),
+            "global_batch_tokens": Field(
+                "positive_int",
+                f"Tokens per optimizer step, a multiple of sequence_length, with `model` (default {GLOBAL_BATCH_TOKENS:,}).",
+                default=GLOBAL_BATCH_TOKENS,
+                maximum=MAX_BATCH_TOKENS,
+                what=f"a whole number of tokens up to {MAX_BATCH_TOKENS:,}",
             ),
             "checkpoint_max_minutes": Field(
                 "positive_number", "lustre-checkpoint-time threshold in minutes (default 15)."
             ),
         },
-        required=("parameters", "tokens", "mfu"),
+        required=("tokens",),
     ),
     "budget": Table(
         "Spending limits; give total_usd and/or monthly_usd.",
@@ -485,9 +512,63 @@ def _workload(r: Reader, data: Any, path: Path) -> Workload | None:
     precision = r.field(m, "workload", "precision", path)
     mfu = r.field(m, "workload", "mfu", path)
     checkpoint_minutes = r.field(m, "workload", "checkpoint_max_minutes", path)
-    if None in (params, tokens, precision, mfu):
+    sequence = r.field(m, "workload", "sequence_length", path)
+    batch = r.field(m, "workload", "global_batch_tokens", path)
+    named = r.field(m, "workload", "model", path)
+    model = _model(r, named, path + ("model",)) if named is not None else None
+    if "model" not in m:
+        for k in ("parameters", "mfu"):
+            if k not in m:
+                r.fail(
+                    path,
+                    f"missing required key '{k}'; expected `model` (the step predicted), or `parameters` and `mfu`",
+                )
+        for k in ("sequence_length", "global_batch_tokens"):
+            if k in m:
+                r.fail(path + (k,), "applies to a workload with `model`; expected `model` beside it, or no such key")
+    elif sequence is not None and batch is not None and batch % sequence:
+        r.fail(
+            path + ("global_batch_tokens",),
+            f"expected a multiple of sequence_length ({sequence:,}), got {batch:,}; "
+            f"{batch // sequence * sequence or sequence:,} is the nearest below",
+        )
         return None
-    return Workload(params, tokens, precision, mfu, path, frozenset(str(k) for k in m), checkpoint_minutes)
+    if None in (tokens, precision, sequence, batch) or (named is not None and model is None):
+        return None
+    if model is None and None in (params, mfu):
+        return None
+    return Workload(
+        params,
+        tokens,
+        precision,
+        mfu,
+        path,
+        frozenset(str(k) for k in m),
+        checkpoint_minutes,
+        model,
+        sequence,
+        batch,
+    )
+
+
+def _model(r: Reader, named: str, path: Path) -> Transformer | None:
+    """`workload.model`: a preset, or a config.json beside the stack file (inside its folder's tree
+    or the working directory: a pull request's stack file must not read the runner's files)."""
+    from planner.core.catalogue.model_configs import ModelError, presets, resolve
+
+    if named in presets():
+        return presets()[named]
+    base = os.path.dirname(os.path.abspath(r.file))
+    target = os.path.realpath(os.path.join(base, named))
+    inside = [os.path.realpath(os.getcwd()), os.path.realpath(base)]
+    if os.path.isabs(named) or not any(target == d or target.startswith(d + os.sep) for d in inside):
+        r.fail(path, "expected a preset name or a config.json path inside the repository, relative to this file")
+        return None
+    try:
+        return resolve(named, base)
+    except ModelError as exc:
+        r.fail(path, str(exc))
+        return None
 
 
 def _suppressions(r: Reader, data: Any, path: Path) -> tuple[Suppression, ...]:

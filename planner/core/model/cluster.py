@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from planner.core.model.provenance import Provenance
+from planner.core.model.transformer import Transformer
 from planner.core.reading.yaml_lines import Lines, line_of
 
 # How a node group's instances are bought (the stack's `purchase`, a price book's key).
@@ -102,17 +103,53 @@ class Schedule:
     path: Path = ()
 
 
+# A named model's run when the workload does not say (Llama 3 paper, arXiv:2407.21783, section 3.4.1:
+# "an initial batch size of 4M tokens and sequences of length 4,096").
+SEQUENCE_LENGTH = 4096
+GLOBAL_BATCH_TOKENS = 4 * 1024 * 1024
+
+
 @dataclass(frozen=True)
 class Workload:
-    """The training job (parameters, tokens, precision, MFU) that implies the hours it needs."""
+    """The training job that implies the hours it needs: either its architecture (`model`), whose
+    step time planner predicts on the declared topology, or a parameter count at a flat MFU the user
+    gives. With both a model and an MFU, the MFU wins (the user measured it) over the model's FLOPs."""
 
-    parameters: float
+    parameters: float | None
     tokens: float
     precision: str = "bf16"
-    mfu: float = 0.4
+    mfu: float | None = 0.4  # None: predicted from the model on the declared cluster
     path: Path = ()
     declared: frozenset[str] = frozenset()
     checkpoint_max_minutes: float | None = None  # lustre-checkpoint-time threshold; None = the rule's default
+    model: Transformer | None = None  # a preset or a Hugging Face config.json (`name` is as declared)
+    sequence_length: int = SEQUENCE_LENGTH
+    global_batch_tokens: int = GLOBAL_BATCH_TOKENS
+
+    @property
+    def predicted(self) -> bool:
+        """The hours come from the step-time model, not from a flat MFU."""
+        return self.model is not None and self.mfu is None
+
+    @property
+    def parameter_count(self) -> float:
+        """The declared parameters, else the model's own count (every weight, experts included)."""
+        if self.parameters is not None:
+            return self.parameters
+        assert self.model is not None
+        return float(self.model.total_params())
+
+    @property
+    def size_key(self) -> str:
+        """The key that says the workload's size, where findings about it point."""
+        return "parameters" if self.parameters is not None else "model"
+
+    def flops_per_token(self) -> float:
+        """Training FLOPs per token for the flat-MFU formula: 6 x parameters, else the model's own count."""
+        if self.parameters is not None:
+            return 6 * self.parameters
+        assert self.model is not None
+        return self.model.model_flops_per_token(self.sequence_length)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from planner.core.document.report import Command, InputProblem, Report, RuleInfo
+from planner.core.document.run_time_section import RunTimeReport
 from planner.core.document.stacks import (
     EXTERNAL,
     GroupTopology,
@@ -80,7 +81,31 @@ def stack_report(plan: StackPlan) -> StackReport:
         topology=topology(stack, catalogue.load()),
         findings=tuple(finding(f, stack, parts) for f in plan.findings),
         cost=None if plan.cost is None else plan.cost.report(),  # the estimate, as it rounds itself
+        run_time=run_time(stack) if plan.cost is not None else None,
         unused_suppressions=tuple(unused(u) for u in plan.unused_suppressions),
+    )
+
+
+def run_time(stack: Stack) -> RunTimeReport | None:
+    """The workload's predicted run on the declared cluster, when its hours come from a model."""
+    from planner.core.catalogue import instance_types as catalogue
+    from planner.core.runtime_model.cluster_run import run_for
+
+    w = stack.cluster.workload
+    run = run_for(stack.cluster, catalogue.load())
+    if run is None or w is None or w.model is None:
+        return None
+    return RunTimeReport(
+        model=w.model.name,
+        model_source=w.model.source,
+        tokens=w.tokens,
+        sequence_length=w.sequence_length,
+        global_batch_tokens=w.global_batch_tokens,
+        precision=w.precision,
+        trained_on=run.trained_on(),
+        prediction=None if run.estimate is None else run.estimate.report(),
+        unfit=run.unfit,
+        notes=run.notes,
     )
 
 

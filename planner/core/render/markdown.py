@@ -137,6 +137,7 @@ def _stack(report: Report, p: StackReport) -> list[str]:
     out += _findings(report, p)
     out += _unused(p)
     out += _cost(p)
+    out += _run_time(p)
     out += ["", "<details open><summary>Declared topology</summary>", "", "```mermaid"]
     out += mermaid(p)
     out += ["```", "", "</details>"]
@@ -180,6 +181,15 @@ def _unused(p: StackReport) -> list[str]:
         f"{ICONS['info']} Unused suppression {md_code(u.rule)} at {md_code(u.where)}: {md_cell(u.message)}"
         for u in p.unused_suppressions
     ]
+
+
+def _run_time(p: StackReport) -> list[str]:
+    if p.run_time is None:
+        return []
+    from planner.core.render.run_time_report import lines
+
+    head, *rest = lines(p.run_time)
+    return ["", f"**Run time:** {md_cell(head)}", ""] + [f"- {md_cell(x)}" for x in rest]
 
 
 def _cost(p: StackReport) -> list[str]:

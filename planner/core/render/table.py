@@ -120,6 +120,16 @@ def render_cost(p: StackReport) -> list[Line]:
     return indent("  ", table_lines(p.cost, margin=2))
 
 
+def render_run_time(p: StackReport) -> list[Line]:
+    if p.run_time is None:
+        return []
+    from planner.core.render.run_time_report import lines
+
+    head, *rest = lines(p.run_time)
+    out: list[Line] = [[Span("  run time: ", "total"), Span(head)]]
+    return out + [f"    {x}" for x in rest]
+
+
 def summary_line(report: Report, fail_on: Severity = "error") -> Line:
     """The last line of the report: stacks, findings, the total cost, and what the exit code will be."""
     from planner.core.render.cost_report import sum_totals
@@ -166,6 +176,13 @@ def render(report: Report, context: RenderContext = RenderContext()) -> str:
             return human(render_problems(report))
         out: list[Line] = []
         for p in report.stacks:
-            out += render_summary(p) + render_cost(p) + render_findings(p, report) + render_unused(p) + [""]
+            out += (
+                render_summary(p)
+                + render_cost(p)
+                + render_run_time(p)
+                + render_findings(p, report)
+                + render_unused(p)
+                + [""]
+            )
         out.append(summary_line(report, context.fail_on))
         return human(out)

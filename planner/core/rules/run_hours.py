@@ -26,7 +26,7 @@ ERROR_RATIO = 2.0  # more than twice the schedule: an error, not a margin to arg
     severity="warning",
     category="schedule",
     description=(
-        f"The declared workload (6 x parameters x tokens at the MFU) needs more hours than `schedule.hours`; "
+        f"The declared workload (6 x parameters x tokens at the MFU, or its model's predicted step) needs more hours than `schedule.hours`; "
         f"an error beyond {ERROR_RATIO:g}x."
     ),
     source=KAPLAN,
@@ -63,8 +63,15 @@ def workload_exceeds_schedule(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     yield r.finding(
         ctx,
         sched.path + ("hours",),
-        f"the workload needs {need:,.1f} h at the declared MFU ({ratio:,.1f}x schedule.hours {sched.hours:,.1f} h{within}): "
+        f"the workload needs {need:,.1f} h {_basis(ctx)} ({ratio:,.1f}x schedule.hours {sched.hours:,.1f} h{within}): "
         "the cluster is released before the job finishes; the estimate on the workload's hours is what the job costs",
         severity="error" if ratio > ERROR_RATIO else None,
         fix=fix,
     )
+
+
+def _basis(ctx: RuleContext) -> str:
+    w = ctx.cluster.workload
+    if w is not None and w.predicted:
+        return "as its model's step is predicted on this cluster (docs/runtime-model.md)"
+    return "at the declared MFU"

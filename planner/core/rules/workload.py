@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
+from planner.core.catalogue.lustre_deployments import aggregate_throughput_mbps, deployment_types, per_unit_throughput
 from planner.core.model.cluster import Lustre
 from planner.core.model.findings import Finding
-from planner.core.rules.lustre import aggregate_throughput_mbps, deployment_types, per_unit_throughput
 from planner.core.rules.spec_rules import Rule, RuleContext, rule
+
+if TYPE_CHECKING:
+    from planner.core.runtime_model.cluster_run import ClusterRun
 
 ZERO_PAPER = "https://arxiv.org/abs/1910.02054"
 TRAINING_STATE_BYTES_PER_PARAM = 16  # weights 2 + gradients 2 + Adam state 12 (ZeRO, mixed precision)
@@ -45,13 +49,13 @@ def checkpoint_time(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     if not mbps:
         return  # lustre-throughput reports the missing or invalid throughput
     limit = w.checkpoint_max_minutes or CHECKPOINT_MAX_MINUTES
-    size = w.parameters * CHECKPOINT_BYTES_PER_PARAM
+    size = w.parameter_count * CHECKPOINT_BYTES_PER_PARAM
     minutes = size / (mbps * MB) / 60
     if minutes > limit:
         yield r.finding(
             ctx,
-            w.path + ("parameters",),
-            f"one checkpoint of {w.parameters:,.0f} parameters x {CHECKPOINT_BYTES_PER_PARAM} bytes = {size / 1e9:,.0f} GB "
+            w.path + (w.size_key,),
+            f"one checkpoint of {w.parameter_count:,.0f} parameters x {CHECKPOINT_BYTES_PER_PARAM} bytes = {size / 1e9:,.0f} GB "
             f"takes {minutes:,.1f} minutes at {mbps:,.0f} MB/s ({fs.storage_capacity_gib:,} GiB x "
             f"{per_unit_throughput(fs)} MB/s/TiB); the limit is {limit:g} minutes",
             fix=_checkpoint_fix(fs, size / MB / (limit * 60), minutes),
@@ -91,7 +95,8 @@ def _checkpoint_fix(fs: Lustre, need_mbps: float, minutes: float) -> str:
     category="workload",
     description=(
         f"The training state ({TRAINING_STATE_BYTES_PER_PARAM} bytes per parameter for mixed-precision Adam, ZeRO paper) "
-        "does not fit in the cluster's accelerator memory, even fully sharded."
+        "does not fit in the cluster's accelerator memory, even fully sharded; for a workload naming a model, "
+        "no parallel layout fits its weights, optimizer state and activations (planner's step-time model)."
     ),
     source=ZERO_PAPER,
     remediation="Add instances, use a type with more accelerator memory, or plan for offloading state to host memory or NVMe (much slower).",
@@ -103,15 +108,45 @@ def memory(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     have = sum(
         g.count * ctx.catalogue.instance_types[g.instance_type].accelerator_memory_gib for g in ctx.cluster.node_groups
     )
-    need = w.parameters * TRAINING_STATE_BYTES_PER_PARAM / GIB
+    from planner.core.runtime_model.cluster_run import run_for
+
+    run = run_for(ctx.cluster, ctx.catalogue)
+    if run is not None and run.unfit is not None and run.out_of_memory:
+        yield _layout_finding(r, ctx, run)
+        return
+    if run is not None and run.estimate is not None:
+        return  # a layout fits, activations included: the model's answer is the finer one
+    need = w.parameter_count * TRAINING_STATE_BYTES_PER_PARAM / GIB
     if need > have:
         yield r.finding(
             ctx,
-            w.path + ("parameters",),
-            f"{w.parameters:,.0f} parameters x {TRAINING_STATE_BYTES_PER_PARAM} bytes = {need:,.0f} GiB of training state "
+            w.path + (w.size_key,),
+            f"{w.parameter_count:,.0f} parameters x {TRAINING_STATE_BYTES_PER_PARAM} bytes = {need:,.0f} GiB of training state "
             f"(before activations) but the cluster has {have:,.0f} GiB of accelerator memory",
             fix=_memory_fix(ctx, need, have),
         )
+
+
+def _layout_finding(r: Rule, ctx: RuleContext, run: ClusterRun) -> Finding:
+    """No parallel layout of the workload's model fits the groups it trains on: with the fewest
+    instances on which one does."""
+    from planner.core.runtime_model.cluster_run import smallest_fitting
+
+    w = ctx.cluster.workload
+    assert w is not None
+    g = next(g for g in ctx.cluster.node_groups if g.name == run.groups[0])
+    fits = smallest_fitting(ctx.cluster, ctx.catalogue)
+    size = ctx.catalogue.unit_of(g)
+    if fits is None:
+        fix = "train a smaller model or a shorter sequence, or use an instance type with more accelerator memory"
+    else:
+        count = g.count + fits - run.instances
+        what = f"ultraservers: {count // size}" if g.ultraservers is not None else f"count: {count}"
+        fix = (
+            f"in node group '{g.name}', set {what} ({fits:,} {run.instance_type} in all: the fewest on which "
+            "a layout fits, by planner's step-time model), or use an instance type with more accelerator memory"
+        )
+    return r.finding(ctx, w.path + ("model",), f"{run.unfit} ({run.trained_on()})", fix=fix)
 
 
 def _memory_fix(ctx: RuleContext, need: float, have: float) -> str:

@@ -19,8 +19,9 @@ from typing import Any
 
 from planner.core.catalogue import shipped_data as _data
 from planner.core.catalogue.instance_types import Catalogue, load
+from planner.core.catalogue.model_configs import presets
+from planner.core.model.transformer import Transformer
 from planner.core.runtime_model import hardware
-from planner.core.runtime_model.architecture import Transformer, presets
 from planner.core.runtime_model.step import Constants, Layout, Run, fitting, predict
 
 STACKS = ("nvidia", "neuron")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner.core.runtime_model.architecture import Transformer
+from planner.core.model.transformer import Transformer
 from planner.core.runtime_model.step import ADAM_STATE_BYTES, Prediction
 
 CHECKPOINT_BYTES_PER_PARAMETER = 2 + ADAM_STATE_BYTES

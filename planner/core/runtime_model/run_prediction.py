@@ -7,12 +7,12 @@ its accelerator says which references its constants come from.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from planner.core.catalogue.instance_types import Catalogue, load
+from planner.core.document.run_time_section import ParallelLayout, RunTimePrediction, StepBreakdown
+from planner.core.model.transformer import Transformer
 from planner.core.runtime_model import calibration, checkpoint, hardware, search
-from planner.core.runtime_model.architecture import Transformer
 from planner.core.runtime_model.step import Breakdown, Layout, Run
 
 SECONDS_PER_HOUR = 3600.0
@@ -30,36 +30,43 @@ class Estimate:
     error_band: float  # relative, +/-
     extrapolated_from: tuple[str, ...]  # reference ids, when none is measured on this accelerator
 
-    def as_dict(self) -> Mapping[str, object]:
-        """The JSON a compare candidate carries (rounded: the model is good to ~10 %, not to 6 digits)."""
+    def report(self) -> RunTimePrediction:
+        """The document's form (rounded: the model is good to ~10 %, not to 6 digits)."""
         lay, b = self.layout, self.breakdown
-        return {
-            "tokens_per_second": round(self.tokens_per_second, 1),
-            "step_seconds": round(self.step_seconds, 3),
-            "mfu": round(self.mfu, 3),
-            "run_hours": round(self.run_hours, 2),
-            "layout": {
-                "tp": lay.tp,
-                "pp": lay.pp,
-                "dp": lay.dp,
-                "cp": lay.cp,
-                "ep": lay.ep,
-                "vp": lay.vp,
-                "micro_batch": lay.micro_batch,
-                "fsdp": lay.fsdp,
-                "recompute": "selective" if lay.selective and not lay.recompute else lay.recompute,
-            },
-            "breakdown_seconds": {
-                "compute": round(b.compute, 3),
-                "recompute": round(b.recompute, 3),
-                "exposed_communication": round(b.exposed_communication, 3),
-                "bubble": round(b.bubble, 3),
-                "optimizer": round(b.optimizer, 3),
-                "checkpoint": round(b.checkpoint, 3),
-            },
-            "error_band": round(self.error_band, 4),
-            "extrapolated_from": list(self.extrapolated_from),
-        }
+        return RunTimePrediction(
+            tokens_per_second=round(self.tokens_per_second, 1),
+            step_seconds=round(self.step_seconds, 3),
+            mfu=round(self.mfu, 3),
+            run_hours=round(self.run_hours, 2),
+            layout=ParallelLayout(
+                tp=lay.tp,
+                pp=lay.pp,
+                dp=lay.dp,
+                cp=lay.cp,
+                ep=lay.ep,
+                vp=lay.vp,
+                micro_batch=lay.micro_batch,
+                fsdp=lay.fsdp,
+                recompute=recompute_words(lay),
+            ),
+            breakdown_seconds=StepBreakdown(
+                compute=round(b.compute, 3),
+                recompute=round(b.recompute, 3),
+                exposed_communication=round(b.exposed_communication, 3),
+                bubble=round(b.bubble, 3),
+                optimizer=round(b.optimizer, 3),
+                checkpoint=round(b.checkpoint, 3),
+            ),
+            error_band=round(self.error_band, 4),
+            extrapolated_from=self.extrapolated_from,
+        )
+
+
+def recompute_words(lay: Layout) -> str:
+    """ "none", "selective" (norms and activation functions), or the share of layers recomputed whole."""
+    if lay.recompute:
+        return f"{lay.recompute:g} of layers"
+    return "selective" if lay.selective else "none"
 
 
 def estimate(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from planner.core.runtime_model.architecture import Transformer
+from planner.core.model.transformer import Transformer
 from planner.core.runtime_model.hardware import System
 from planner.core.runtime_model.step import Constants, Layout, Prediction, Run, fitting, predict
 

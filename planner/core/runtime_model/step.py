@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from planner.core.runtime_model.architecture import Transformer
+from planner.core.model.transformer import Transformer
 from planner.core.runtime_model.hardware import System
 
 ADAM_STATE_BYTES = 12  # FP32 master weights, first and second moments (Megatron's distributed optimizer)

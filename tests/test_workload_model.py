@@ -1,0 +1,179 @@
+"""A workload that names its model: the hours come from the step-time model on the declared
+topology (docs/runtime-model.md), the cost follows, and what the topology changes is said."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from planner.core.catalogue.model_configs import presets
+from planner.core.runtime_model.run_prediction import estimate
+from planner.core.runtime_model.step import Run
+from tests.conftest import run_cli
+
+P5EN = """
+availability_zone: us-east-2a
+node_groups:
+  - name: gpu
+    instance_type: p5en.48xlarge
+    count: 16
+lustre:
+  deployment_type: PERSISTENT_2
+  storage_capacity_gib: 4800
+  per_unit_storage_throughput: 500
+workload:
+  {workload}
+"""
+
+
+def _plan(path: Path, *extra: str) -> dict:  # type: ignore[type-arg]
+    r = run_cli("plan", str(path), "--format", "json", *extra)
+    assert r.code in (0, 1), r.out + r.err
+    return json.loads(r.out)["stacks"][0]
+
+
+def _workload(text: str) -> str:
+    return text.strip().replace("\n", "\n  ")
+
+
+def test_a_named_model_gets_its_hours_and_cost_from_the_prediction(stack_file) -> None:  # noqa: ANN001
+    path = stack_file(P5EN.format(workload=_workload("model: llama3-70b\ntokens: 1e12")))
+    stack = _plan(path)
+    rt = stack["run_time"]
+    # the same figure the model gives for this cluster: 16 x p5en, Lustre at 4,800 GiB x 500 MB/s/TiB
+    expected = estimate(
+        presets()["llama3-70b"], "p5en.48xlarge", 16, Run(4096, 1024), 1e12, lustre_mb_s=4800 / 1024 * 500
+    )
+    assert expected is not None
+    assert rt["prediction"]["run_hours"] == round(expected.run_hours, 2)
+    assert rt["trained_on"] == "16 x p5en.48xlarge (node group 'gpu')"
+    assert rt["sequence_length"] == 4096 and rt["global_batch_tokens"] == 4 * 1024 * 1024
+    assert set(rt["prediction"]["layout"]) == {"tp", "pp", "dp", "cp", "ep", "vp", "micro_batch", "fsdp", "recompute"}
+    # no measurement on H200: said, with the references the constants come from
+    assert rt["prediction"]["extrapolated_from"] and any("extrapolated" in n for n in rt["notes"])
+    cost = stack["cost"]
+    assert cost["hours_basis"] == "workload" and cost["run_hours"] == pytest.approx(expected.run_hours, abs=1e-3)
+    on_demand = next(i for i in cost["line_items"] if i["name"] == "gpu")
+    assert on_demand["quantity"] == pytest.approx(16 * expected.run_hours, rel=1e-3)
+    table = run_cli("plan", str(path)).out
+    assert "run time:" in table and "predicted on 16 x p5en.48xlarge" in table
+    md = run_cli("plan", str(path), "--format", "markdown").out
+    assert "**Run time:**" in md
+
+
+def test_a_given_mfu_overrides_the_prediction_with_the_models_own_flops(stack_file) -> None:  # noqa: ANN001
+    path = stack_file(P5EN.format(workload=_workload("model: llama3-70b\ntokens: 1e12\nmfu: 0.4")))
+    stack = _plan(path)
+    assert "run_time" not in stack
+    model = presets()["llama3-70b"]
+    peak = 16 * 989.5e12 * 8  # p5en.48xlarge: 8 H200 at 989.5 dense BF16 TFLOPS (catalogue)
+    hours = model.model_flops_per_token(4096) * 1e12 / (peak * 0.4) / 3600
+    assert stack["cost"]["workload_hours"] == pytest.approx(hours, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("workload", "key", "says"),
+    [
+        ("tokens: 1e12", "planner:cluster.workload", "missing required key 'parameters'; expected `model`"),
+        ("model: llama-70b\ntokens: 1e12", "planner:cluster.workload.model", "expected one of deepseek-v3"),
+        (
+            "model: llama3-70b\ntokens: 1e12\nglobal_batch_tokens: 5000",
+            "planner:cluster.workload.global_batch_tokens",
+            "expected a multiple of sequence_length (4,096), got 5,000; 4,096 is the nearest below",
+        ),
+        (
+            "parameters: 7e10\nmfu: 0.4\ntokens: 1e12\nsequence_length: 8192",
+            "planner:cluster.workload.sequence_length",
+            "applies to a workload with `model`",
+        ),
+        (
+            "model: ../../../../etc/secret.json\ntokens: 1e12",
+            "planner:cluster.workload.model",
+            "expected a preset name or a config.json path inside the repository",
+        ),
+        ("model: missing.json\ntokens: 1e12", "planner:cluster.workload.model", "cannot read model configuration"),
+    ],
+)
+def test_a_workload_that_cannot_be_read_is_one_line_and_exit_2(stack_file, workload, key, says) -> None:  # noqa: ANN001
+    path = stack_file(P5EN.format(workload=_workload(workload)))
+    r = run_cli("plan", str(path))
+    assert r.code == 2 and "Traceback" not in r.err
+    line = next(x for x in r.err.splitlines() if key in x)
+    assert str(path.name) in line and says in line
+
+
+def test_a_config_json_beside_the_stack_file_is_read_as_its_architecture(stack_file, tmp_path: Path) -> None:  # noqa: ANN001
+    config = {  # Mistral 7B's published config.json (https://huggingface.co/mistralai/Mistral-7B-v0.1)
+        "architectures": ["MistralForCausalLM"],
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 32,
+        "num_key_value_heads": 8,
+        "vocab_size": 32000,
+    }
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    path = stack_file(P5EN.format(workload=_workload("model: models/config.json\ntokens: 1e11")))
+    rt = _plan(path)["run_time"]
+    assert rt["model"] == "models/config.json" and rt["model_source"].endswith("models/config.json")
+    assert rt["prediction"]["tokens_per_second"] > 0
+
+
+def test_a_model_too_large_for_the_cluster_is_found_with_the_count_that_fits(stack_file) -> None:  # noqa: ANN001
+    small = P5EN.replace("count: 16", "count: 1")
+    path = stack_file(small.format(workload=_workload("model: llama3.1-405b\ntokens: 1e12")))
+    stack = _plan(path)
+    assert stack["run_time"]["unfit"].startswith("llama3.1-405b (")
+    assert stack["cost"]["run_hours"] is None  # no hours: rates only, never a made-up figure
+    found = next(f for f in stack["findings"] if f["rule"] == "workload-memory")
+    assert found["path"] == "planner:cluster.workload.model"
+    count = int(found["fix"].split("set count: ")[1].split(" ")[0])
+    # the fix's count fits, one fewer (whole instances) does not
+    fits = _plan(
+        stack_file(
+            P5EN.replace("count: 16", f"count: {count}").format(
+                workload=_workload("model: llama3.1-405b\ntokens: 1e12")
+            ),
+            name="fits",
+        )
+    )
+    assert "prediction" in fits["run_time"]
+    short = _plan(
+        stack_file(
+            P5EN.replace("count: 16", f"count: {count - 1}").format(
+                workload=_workload("model: llama3.1-405b\ntokens: 1e12")
+            ),
+            name="short",
+        )
+    )
+    assert "prediction" not in short["run_time"]
+
+
+def test_an_ultraserver_says_what_its_link_changes_against_separate_instances(stack_file) -> None:  # noqa: ANN001
+    ultra = """
+availability_zone: us-east-2b
+node_groups:
+  - name: ultra
+    instance_type: trn2u.48xlarge
+    ultraservers: 4
+    purchase: capacity-block
+workload:
+  model: llama3.1-405b
+  tokens: 1e12
+  sequence_length: 8192
+  global_batch_tokens: 8388608
+"""
+    rt = _plan(stack_file(ultra))["run_time"]
+    model, run = presets()["llama3.1-405b"], Run(8192, 1024)
+    together = estimate(model, "trn2u.48xlarge", 16, run, 1e12, ultraserver="u-trn2x64")
+    apart = estimate(model, "trn2u.48xlarge", 16, run, 1e12)
+    assert together is not None and apart is not None
+    assert rt["prediction"]["run_hours"] == round(together.run_hours, 2)
+    note = next(n for n in rt["notes"] if "u-trn2x64" in n)
+    if abs(apart.run_hours / together.run_hours - 1) <= 0.01:
+        assert "changes nothing here" in note
+    else:
+        assert f"{apart.run_hours:,.1f} h" in note
