@@ -177,3 +177,24 @@ workload:
         assert "changes nothing here" in note
     else:
         assert f"{apart.run_hours:,.1f} h" in note
+
+
+def test_the_pull_request_comment_draws_the_run_before_and_after(tmp_path: Path) -> None:
+    """A change from 16 to 32 p5en: the comment says each side's predicted run and draws both
+    against cost, the schedule and budget as the chart's lines."""
+    for side, count in (("base", 16), ("head", 32)):
+        (tmp_path / side).mkdir()
+        body = P5EN.replace("count: 16", f"count: {count}").format(
+            workload=_workload("model: llama3-70b\ntokens: 1e12")
+        )
+        body += "schedule:\n  hours: 2000\nbudget:\n  total_usd: 3000000\n"
+        text = "\n".join("    " + x if x.strip() else x for x in body.strip("\n").splitlines())
+        (tmp_path / side / "Pulumi.train.yaml").write_text(
+            f"config:\n  aws:region: us-east-2\n  planner:cluster:\n{text}\n", encoding="utf-8"
+        )
+    r = run_cli("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--format", "markdown")
+    assert r.code in (0, 1), r.err
+    assert "- Run time before: " in r.out and "- Run time after: " in r.out
+    block = r.out.split("```mermaid\nquadrantChart\n")[1].split("```")[0]
+    assert '"before": [' in block and '"after": [' in block and '"4,000 h"' in block
+    assert "the vertical line is the deadline, 2,000 h; the horizontal line the budget, $3,000,000.00" in r.out

@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from planner.core.model.cluster import GLOBAL_BATCH_TOKENS, SEQUENCE_LENGTH
 from planner.core.reading.problems import InputError, Problem
+
+if TYPE_CHECKING:
+    from planner.core.model.transformer import Transformer
 
 FORMATS = ("table", "json", "markdown")
 ARGS = "<command line>"
@@ -16,6 +20,8 @@ MIN_HOURS = (
     1.0  # --deadline-hours: the stack schema's bound on schedule.hours (planner.core.input.stack_files.MIN_HOURS)
 )
 MAX_COUNT = 10**9  # --instances: the bound of a node group's count
+MAX_SEQUENCE = 2**20  # --sequence-length: the stack schema's bound (planner.core.input.stack_files.MAX_SEQUENCE)
+MAX_BATCH_TOKENS = 2**30  # --global-batch-tokens: the stack schema's bound (stack_files.MAX_BATCH_TOKENS)
 MIN_MFU = 0.01  # --mfu: the stack schema's bound on workload.mfu (planner.core.input.stack_files.MIN_MFU)
 
 
@@ -23,14 +29,42 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     from planner.commands import add_price_book_argument, region_arg
 
     p = sub.add_parser("compare", help="cost and duration of a training job on every priced instance type")
-    p.add_argument("--parameters", required=True, type=_positive("--parameters", 1.0), help="model parameters (70e9)")
+    p.add_argument(
+        "--model",
+        metavar="NAME|FILE",
+        help="the model to train: a preset (llama3-70b; docs/runtime-model.md lists them) or a Hugging Face "
+        "config.json; its run is predicted on each candidate's topology where no --mfu is given",
+    )
+    p.add_argument(
+        "--parameters", type=_positive("--parameters", 1.0), help="model parameters (70e9), with --mfu and no --model"
+    )
     p.add_argument("--tokens", required=True, type=_positive("--tokens", 1.0), help="training tokens (2e12)")
+    p.add_argument(
+        "--sequence-length",
+        type=_whole_number("--sequence-length", MAX_SEQUENCE),
+        default=None,
+        metavar="N",
+        help=f"tokens per sequence, with --model (default {SEQUENCE_LENGTH:,})",
+    )
+    p.add_argument(
+        "--global-batch-tokens",
+        type=_whole_number("--global-batch-tokens", MAX_BATCH_TOKENS),
+        default=None,
+        metavar="N",
+        help=f"tokens per optimizer step, a multiple of the sequence length, with --model (default {GLOBAL_BATCH_TOKENS:,})",
+    )
     p.add_argument("--precision", choices=("bf16", "fp8"), default="bf16", help="training precision (default bf16)")
     p.add_argument(
         "--mfu",
-        required=True,
         metavar="MFU",
-        help="model FLOPs utilisation: one value (0.4), per family (trn2=0.3,p5en=0.4), or both (0.35,trn2=0.3)",
+        help="model FLOPs utilisation: one value (0.4), per family (trn2=0.3,p5en=0.4), or both (0.35,trn2=0.3); "
+        "required without --model, with it overrides the prediction for those families",
+    )
+    p.add_argument(
+        "--budget-usd",
+        type=_positive("--budget-usd", 0.01),
+        metavar="USD",
+        help="the most the run may cost: drawn on the Markdown chart beside the deadline",
     )
     p.add_argument(
         "--region", default="us-east-2", type=region_arg, help="AWS region whose prices to use (default us-east-2)"
@@ -97,6 +131,17 @@ def _positive(flag: str, low: float) -> Callable[[str], float]:  # an argparse t
                 f"expected a number from {low:g} to {MAX_MAGNITUDE:g}, got '{_shown(text)}'"
             )
         return v
+
+    conv.__name__ = flag
+    return conv
+
+
+def _whole_number(flag: str, top: int) -> Callable[[str], int]:  # an argparse type function
+    def conv(text: str) -> int:
+        t = text.strip()
+        if not (t.isascii() and t.isdigit()) or len(t) > 12 or not 0 < int(t) <= top:
+            raise argparse.ArgumentTypeError(f"expected a whole number from 1 to {top:,}, got '{_shown(text)}'")
+        return int(t)
 
     conv.__name__ = flag
     return conv
@@ -195,19 +240,67 @@ def _compared(args: argparse.Namespace) -> Any:  # planner.core.document.compare
                 )
             ]
         )
+    model, sequence, batch = _model_args(args)
+    if model is None and (args.parameters is None or args.mfu is None):
+        missing = "--parameters" if args.parameters is None else "--mfu"
+        raise InputError(
+            [Problem(ARGS, None, missing, "expected --model (its run predicted), or both --parameters and --mfu")]
+        )
+    if model is not None and args.parameters is not None:
+        raise InputError(
+            [Problem(ARGS, None, "--parameters", "the model says its parameters; expected --model or --parameters")]
+        )
+    families = {t.family for t in cat.instance_types.values()} | {
+        u.family for u in cat.ultraserver_types.values() if u.family
+    }
     job = Job(
-        args.parameters,
+        args.parameters if model is None else float(model.total_params()),
         args.tokens,
         args.precision,
-        parse_mfu(args.mfu, {t.family for t in cat.instance_types.values()}),
+        parse_mfu(args.mfu, families) if args.mfu is not None else {},
         args.region,
         args.instances,
         args.deadline_hours,
+        model=model,
+        sequence_length=sequence,
+        global_batch_tokens=batch,
+        budget_usd=args.budget_usd,
     )
     result = compare(job, book_from_args(args), cat, tuple(args.types))
     if args.capacity:
         result = _with_offerings(result, args)
     return result
+
+
+def _model_args(args: argparse.Namespace) -> tuple[Transformer | None, int, int]:
+    """--model and the run's shape: InputError naming the flag when they cannot be used."""
+    from planner.core.catalogue.model_configs import ModelError, resolve
+
+    sequence = args.sequence_length or SEQUENCE_LENGTH
+    batch = args.global_batch_tokens or GLOBAL_BATCH_TOKENS
+    if args.model is None:
+        for flag, value in (
+            ("--sequence-length", args.sequence_length),
+            ("--global-batch-tokens", args.global_batch_tokens),
+        ):
+            if value is not None:
+                raise InputError([Problem(ARGS, None, flag, "applies with --model; expected --model beside it")])
+        return None, sequence, batch
+    if batch % sequence:
+        raise InputError(
+            [
+                Problem(
+                    ARGS,
+                    None,
+                    "--global-batch-tokens",
+                    f"expected a multiple of the sequence length ({sequence:,}), got {batch:,}",
+                )
+            ]
+        )
+    try:
+        return resolve(args.model), sequence, batch
+    except ModelError as exc:
+        raise InputError([Problem(ARGS, None, "--model", str(exc))]) from None
 
 
 def _with_offerings(result: Any, args: argparse.Namespace) -> Any:

@@ -11,6 +11,7 @@ notes, never used.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -21,15 +22,24 @@ from planner.core.catalogue.instance_types import Catalogue, InstanceType, load
 from planner.core.cost.book import PriceBook
 from planner.core.cost.items import instance_key
 from planner.core.cost.offers import not_sold
-from planner.core.cost.training import dense_peak, instances_for_deadline, run_hours
+from planner.core.cost.training import count_for_deadline, dense_peak, hours_for_flops, training_flops
 from planner.core.document.compare_section import Candidate, CompareInputs, CompareSection, ListedWithoutCost
-from planner.core.model.cluster import PURCHASES, Purchase
+from planner.core.model.cluster import GLOBAL_BATCH_TOKENS, PURCHASES, SEQUENCE_LENGTH, Purchase
+from planner.core.model.transformer import Transformer
+from planner.core.runtime_model.run_prediction import Estimate, estimate, on_system
+from planner.core.runtime_model.step import Run
 
 MIN_BLOCK_HOURS = blocks.bookable_hours()[0]
+MAX_PREDICTED_COUNT = (
+    4096  # instances a deadline search tries at most, for types without a documented UltraCluster size
+)
 
 
 @dataclass(frozen=True)
 class Job:
+    """The training job: its size (parameters, or a model whose step is predicted per cluster), tokens,
+    precision, the MFU where one is given, the region, and a fixed count or a deadline."""
+
     parameters: float
     tokens: float
     precision: str  # bf16 | fp8
@@ -37,9 +47,31 @@ class Job:
     region: str
     instances: int | None = None
     deadline_hours: float | None = None
+    model: Transformer | None = None  # with no MFU for a family, its run is predicted (planner.core.runtime_model)
+    sequence_length: int = SEQUENCE_LENGTH
+    global_batch_tokens: int = GLOBAL_BATCH_TOKENS
+    budget_usd: float | None = None  # drawn on the chart beside the deadline
 
     def mfu_for(self, family: str) -> float | None:
         return self.mfu.get(family, self.mfu.get("*"))
+
+    def predicted(self, family: str) -> bool:
+        """Its run on this family comes from the step-time model (a model and no MFU for it)."""
+        return self.model is not None and self.mfu_for(family) is None
+
+    @property
+    def flops(self) -> float:
+        """Training FLOPs at a flat MFU: 6 x parameters x tokens, or the model's own count per token."""
+        if self.model is not None:
+            return self.model.model_flops_per_token(self.sequence_length) * self.tokens
+        return training_flops(self.parameters, self.tokens)
+
+    def hours(self, peak_pflops: float, mfu: float) -> float:
+        return hours_for_flops(self.flops, peak_pflops, mfu)
+
+    @property
+    def run(self) -> Run:
+        return Run(self.sequence_length, max(1, self.global_batch_tokens // self.sequence_length), self.precision)
 
 
 def _offered(t: InstanceType) -> list[Purchase]:
@@ -95,12 +127,12 @@ def cheapest_for_deadline(
     shortest block (24 h) for a count costs more than the best found.
     """
     assert job.deadline_hours is not None
-    smallest = instances_for_deadline(job.parameters, job.tokens, peak, mfu, job.deadline_hours, unit)
+    smallest = count_for_deadline(job.flops, peak, mfu, job.deadline_hours, unit)
     if purchase != "capacity-block":
         return smallest, smallest
     best_n, best = (
         smallest,
-        total_usd(smallest, run_hours(job.parameters, job.tokens, smallest * peak, mfu), purchase, usd_per_hour),
+        total_usd(smallest, job.hours(smallest * peak, mfu), purchase, usd_per_hour),
     )
     n = smallest + unit
     while (
@@ -108,7 +140,7 @@ def cheapest_for_deadline(
         and (max_count is None or n <= max_count)
         and n * MIN_BLOCK_HOURS * usd_per_hour <= (best if best is not None else float("inf"))
     ):
-        t = total_usd(n, run_hours(job.parameters, job.tokens, n * peak, mfu), purchase, usd_per_hour)
+        t = total_usd(n, job.hours(n * peak, mfu), purchase, usd_per_hour)
         if t is not None and (best is None or t < best):
             best_n, best = n, t
         n += unit
@@ -126,6 +158,7 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
     unsold: list[str] = []
     not_offered: list[str] = []
     no_mfu: list[str] = []
+    unfit: list[str] = []
     used_families: set[str] = set()
     for t in cat.instance_types.values():
         if types and t.name not in types:
@@ -144,33 +177,68 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
             continue
         mfu = job.mfu_for(t.family)
         peak = dense_peak(t, job.precision)
-        if mfu is None or peak is None:
+        predicted = job.predicted(t.family)
+        if peak is None or (mfu is None and not predicted):
             no_mfu.append(t.name)
             continue
         ultras = cat.ultraservers_of(t.name)
         unit = ultras[0].members if ultras else 1  # the smallest UltraServer the type is sold in
+        ultra = ultras[0].name if ultras else None
+        limit = ULTRACLUSTER_MAX.get(t.accelerator.name)
+        cap = None if limit is None else limit // t.accelerator_count // unit * unit
+        timed: Estimate | None = None
+        timed_count = 0
+        if predicted:
+            if job.deadline_hours is not None:
+                found = predicted_for_deadline(job, t.name, unit, ultra, cap, cat)
+                if found is None:
+                    unfit.append(
+                        f"{t.name} (no count up to {cap or MAX_PREDICTED_COUNT:,} both holds the model and finishes in time)"
+                    )
+                    continue
+                timed_count, timed = found
+            else:
+                timed_count = _whole(job.instances or 1, unit)
+                timed = predict(job, t.name, timed_count, ultra, cat)
+                if timed is None:
+                    unfit.append(f"{t.name} x {timed_count:,} (no parallel layout of the model fits)")
+                    continue
         for purchase in purchases:
             price = instance_key(t.name, job.region, purchase).look_up(book)  # the estimate's price key
             assert price is not None
             notes: list[str] = []
             smallest = None
-            if job.deadline_hours is not None:
-                limit = ULTRACLUSTER_MAX.get(t.accelerator.name)
-                cap = None if limit is None else limit // t.accelerator_count // unit * unit
+            if timed is not None:
+                n, smallest = timed_count, (timed_count if job.deadline_hours is not None else None)
+                if job.deadline_hours is None and n != (job.instances or 1):
+                    notes.append(f"rounded up to whole UltraServers of {unit} ({ultra})")
+                run, mfu = timed.run_hours, timed.mfu
+                if purchase == "capacity-block" and job.deadline_hours is not None:
+                    cheaper = cheapest_predicted(job, t.name, unit, ultra, cap, n, timed, price.usd, cat)
+                    if cheaper is not None:
+                        notes.append(
+                            f"cheapest count that meets the deadline; the smallest, {n:,}, runs {run:,.1f} h "
+                            f"billed {billed_hours(run, purchase):,.0f} h for ${total_usd(n, run, purchase, price.usd):,.2f}"
+                        )
+                        n, timed = cheaper
+                        run, mfu = timed.run_hours, timed.mfu
+            elif job.deadline_hours is not None:
+                assert mfu is not None and peak is not None
                 n, smallest = cheapest_for_deadline(job, peak, mfu, purchase, price.usd, unit, cap)
                 if n != smallest:
-                    run_small = run_hours(job.parameters, job.tokens, smallest * peak, mfu)
+                    run_small = job.hours(smallest * peak, mfu)
                     notes.append(
                         f"cheapest count that meets the deadline; the smallest, {smallest:,}, runs "
                         f"{run_small:,.1f} h billed {billed_hours(run_small, purchase):,.0f} h for "
                         f"${total_usd(smallest, run_small, purchase, price.usd):,.2f}"
                     )
+                run = job.hours(n * peak, mfu)
             else:
-                n = job.instances or 1
-                if n % unit:
-                    n += unit - n % unit
-                    notes.append(f"rounded up to whole UltraServers of {unit} ({ultras[0].name})")
-            run = run_hours(job.parameters, job.tokens, n * peak, mfu)
+                assert mfu is not None
+                n = _whole(job.instances or 1, unit)
+                if n != (job.instances or 1):
+                    notes.append(f"rounded up to whole UltraServers of {unit} ({ultra})")
+                run = job.hours(n * peak, mfu)
             billed = billed_hours(run, purchase)
             if purchase == "capacity-block":
                 if run > blocks.MAX_HOURS:
@@ -207,11 +275,12 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
                     usd_per_dense_pflop_hour=_r(price.usd / peak, 4),
                     usd_per_hour=price.usd,
                     dense_pflops_per_instance=_r(peak, 3),
-                    mfu=mfu,
+                    mfu=round(mfu, 3) if timed is not None else mfu,
                     source=price.source,
                     as_of=price.as_of,
                     price_book=price.book,
                     notes=tuple(notes),
+                    run_time=None if timed is None else timed.report(),
                 )
             )
     candidates.sort(key=ranking)
@@ -224,6 +293,8 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
         notes.append(f"no price in book '{book.name}' for {job.region} (left out): {'; '.join(unpriced)}")
     if no_mfu:
         notes.append(f"no --mfu given for the family of: {', '.join(no_mfu)}")
+    if unfit:
+        notes.append(f"no predicted run (left out): {'; '.join(unfit)}")
     listed = [] if types else _listed_without_cost(job, cat)
     if listed:
         notes.append(
@@ -234,6 +305,7 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
                 for u in listed
             )
         )
+    model = job.model
     inputs = CompareInputs(
         job.parameters,
         job.tokens,
@@ -242,8 +314,101 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
         job.region,
         job.instances,
         job.deadline_hours,
+        model=None if model is None else model.name,
+        model_source=None if model is None else model.source,
+        sequence_length=None if model is None else job.sequence_length,
+        global_batch_tokens=None if model is None else job.global_batch_tokens,
+        budget_usd=job.budget_usd,
     )
     return CompareSection(book.name, inputs, tuple(candidates), tuple(listed), tuple(notes))
+
+
+def _whole(n: int, unit: int) -> int:
+    """`n` rounded up to whole UltraServers of `unit` members."""
+    return -(-n // unit) * unit
+
+
+def predict(job: Job, instance_type: str, n: int, ultra: str | None, cat: Catalogue) -> Estimate | None:
+    """The job's predicted run on `n` instances (joined in `ultra`s), cached across purchase options."""
+    assert job.model is not None
+    return _predicted(job.model, job.run, job.tokens, instance_type, n, ultra)
+
+
+@lru_cache(maxsize=4096)
+def _predicted(
+    model: Transformer, run: Run, tokens: float, instance_type: str, n: int, ultra: str | None
+) -> Estimate | None:
+    return estimate(model, instance_type, n, run, tokens, ultra, cat=load())
+
+
+def predicted_for_deadline(
+    job: Job, instance_type: str, unit: int, ultra: str | None, cap: int | None, cat: Catalogue
+) -> tuple[int, Estimate] | None:
+    """The fewest instances (whole UltraServers) whose predicted run meets the deadline, with that run.
+
+    Scaling is sublinear (communication grows, the batch splits finer), so `n x hours(n) / deadline`
+    never overshoots the count needed: stepping by it from a count that fits lands on the smallest
+    that meets the deadline. A count that fits no layout (its accelerators divide neither the layers
+    nor the batch) is stepped over."""
+    deadline = job.deadline_hours
+    assert deadline is not None
+    top = cap or MAX_PREDICTED_COUNT
+    n = unit
+    found = predict(job, instance_type, n, ultra, cat)
+    while found is None:  # the fewest that hold the model, doubling
+        n *= 2
+        if n > top:
+            return None
+        found = predict(job, instance_type, n, ultra, cat)
+    if found.run_hours <= deadline and n > unit:  # the first fitting count meets it: a smaller one may too
+        low = n // 2
+        while n - low > unit:
+            mid = _whole((low + n) // 2, unit)
+            if mid >= n:
+                break
+            e = predict(job, instance_type, mid, ultra, cat)
+            if e is not None and e.run_hours <= deadline:
+                n, found = mid, e
+            else:
+                low = mid
+        return n, found
+    while found is None or found.run_hours > deadline:
+        step = n + unit if found is None else max(n + unit, _whole(math.ceil(n * found.run_hours / deadline), unit))
+        if step > top:
+            return None
+        n, found = step, predict(job, instance_type, step, ultra, cat)
+    return n, found
+
+
+def cheapest_predicted(
+    job: Job,
+    instance_type: str,
+    unit: int,
+    ultra: str | None,
+    cap: int | None,
+    n: int,
+    timed: Estimate,
+    usd_per_hour: float,
+    cat: Catalogue,
+) -> tuple[int, Estimate] | None:
+    """A larger count whose shorter Capacity Block costs less in total than `n`'s, if one does (up to
+    25 % more instances): a count is predicted only when even perfect scaling would shorten its block."""
+    best = total_usd(n, timed.run_hours, "capacity-block", usd_per_hour)
+    billed_n = billed_hours(timed.run_hours, "capacity-block")
+    if best is None or billed_n is None:
+        return None
+    found = None
+    m = n + unit
+    while m <= n * 1.25 and (cap is None or m <= cap):
+        ideal = timed.run_hours * n / m  # the most a larger count can shorten the run
+        billed = billed_hours(ideal, "capacity-block")
+        if billed is not None and billed < billed_n and m * billed * usd_per_hour < best:
+            e = predict(job, instance_type, m, ultra, cat)
+            total = None if e is None else total_usd(m, e.run_hours, "capacity-block", usd_per_hour)
+            if e is not None and total is not None and total < best:
+                best, found = total, (m, e)
+        m += unit
+    return found
 
 
 def ranking(c: Candidate) -> tuple[bool, float, str, str]:
@@ -262,6 +427,12 @@ def _listed_without_cost(job: Job, cat: Catalogue) -> list[ListedWithoutCost]:
         mfu = job.mfu_for(u.family or "")
         if peak is None:
             continue
+        hours = None if mfu is None else round(job.hours(peak, mfu), 1)
+        if job.predicted(u.family or "") and job.model is not None:  # on one UltraServer: EFA never used
+            from planner.core.runtime_model.hardware import for_ultraservers
+
+            found = on_system(job.model, for_ultraservers(u, 1, None), job.run, job.tokens)
+            hours = None if found is None else round(found.run_hours, 1)
         out.append(
             ListedWithoutCost(
                 u.name,
@@ -269,7 +440,7 @@ def _listed_without_cost(job: Job, cat: Catalogue) -> list[ListedWithoutCost]:
                 u.accelerators,
                 u.accelerator.name,
                 round(peak, 3),
-                None if mfu is None else round(run_hours(job.parameters, job.tokens, peak, mfu), 1),
+                hours,
                 "the EC2 API lists no instance type for it yet and AWS publishes no price",
                 u.source,
             )

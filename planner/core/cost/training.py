@@ -36,10 +36,8 @@ def dense_peak(t: InstanceType, precision: str) -> float | None:
     return t.peak_pflops(PEAK_KEY[precision])
 
 
-def instances_for_deadline(
-    parameters: float, tokens: float, per_instance_pflops: float, mfu: float, hours: float, unit: int = 1
-) -> int:
-    """The fewest instances (a multiple of `unit`) that finish within `hours`."""
-    needed = training_flops(parameters, tokens) / (per_instance_pflops * PFLOPS * mfu * SECONDS_PER_HOUR * hours)
+def count_for_deadline(flops: float, per_instance_pflops: float, mfu: float, hours: float, unit: int = 1) -> int:
+    """The fewest instances (a multiple of `unit`) that compute `flops` within `hours`."""
+    needed = flops / (per_instance_pflops * PFLOPS * mfu * SECONDS_PER_HOUR * hours)
     n = max(1, math.ceil(needed - 1e-9))
     return math.ceil(n / unit) * unit

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from planner.core.document.block_offerings_section import CapacityOption
 from planner.core.document.codec import key
+from planner.core.document.run_time_section import RunTimePrediction
 from planner.core.model.cluster import Purchase
 
 
@@ -26,6 +27,12 @@ class CompareInputs:
     region: str
     instances: int | None
     deadline_hours: float | None
+    # with `--model`: its name (or config.json) and page, and the run's shape the prediction times
+    model: str | None = field(default=None, metadata=key(omit="none"))
+    model_source: str | None = field(default=None, metadata=key(omit="none"))
+    sequence_length: int | None = field(default=None, metadata=key(omit="none"))
+    global_batch_tokens: int | None = field(default=None, metadata=key(omit="none"))
+    budget_usd: float | None = field(default=None, metadata=key(omit="none"))
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,8 @@ class Candidate:
     notes: tuple[str, ...] = ()
     # only with `compare --capacity`, on Capacity Block rows: its keys (`offering`, `book`) in the row's
     offered: Offered | None = field(default=None, metadata=key(flatten=True))
+    # only with `compare --model` and no MFU for the type's family: the run the step-time model predicts
+    run_time: RunTimePrediction | None = field(default=None, metadata=key(omit="none"))
 
 
 @dataclass(frozen=True)

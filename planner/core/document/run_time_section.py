@@ -72,3 +72,6 @@ class RunTimeReport:
     prediction: RunTimePrediction | None = field(default=None, metadata=key(omit="none"))
     unfit: str | None = field(default=None, metadata=key(omit="none"))
     notes: tuple[str, ...] = ()
+    # the stack's own limits, drawn on the comment's chart: schedule.hours and budget.total_usd
+    schedule_hours: float | None = field(default=None, metadata=key(omit="none"))
+    budget_usd: float | None = field(default=None, metadata=key(omit="none"))

@@ -11,7 +11,7 @@ average (FlashAttention skips the masked half).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,8 @@ class Transformer:
     sliding_layers: int = 0
     title: str = ""
     source: str = ""
+    # counts the layout search asks for thousands of times, computed once (not part of the value)
+    _counted: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     @property
     def moe(self) -> bool:
@@ -78,6 +80,12 @@ class Transformer:
 
     def total_params(self) -> int:
         """Every weight: embeddings and output layer untied (as all the presets are)."""
+        known = self._counted.get("total")
+        if known is None:
+            known = self._counted["total"] = self._total_params()
+        return known
+
+    def _total_params(self) -> int:
         per_moe = self.attention_params() + self.experts * self.expert_params() + self.hidden * self.experts
         per_moe += self.shared_experts * self.expert_params()
         dense = self.attention_params() + self.dense_mlp_params()
@@ -85,7 +93,10 @@ class Transformer:
 
     def expert_weights(self) -> int:
         """Weights held in routed experts (sharded by expert parallelism)."""
-        return self.moe_layers * self.experts * self.expert_params()
+        known = self._counted.get("experts")
+        if known is None:
+            known = self._counted["experts"] = self.moe_layers * self.experts * self.expert_params()
+        return known
 
     def active_matmul_params(self) -> int:
         """Weights one token multiplies by: attention, its experts (routed and shared), the output layer."""

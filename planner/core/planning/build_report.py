@@ -106,6 +106,8 @@ def run_time(stack: Stack) -> RunTimeReport | None:
         prediction=None if run.estimate is None else run.estimate.report(),
         unfit=run.unfit,
         notes=run.notes,
+        schedule_hours=None if stack.cluster.schedule is None else stack.cluster.schedule.hours,
+        budget_usd=None if stack.cluster.budget is None else stack.cluster.budget.total_usd,
     )
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from planner.core.document import RenderContext, Report
 from planner.core.document.cost_section import CostReport, LineItem
 from planner.core.document.diff_section import Change, DiffSection, DiffTotal, LineItemChange, StackDiff
-from planner.core.document.stacks import ReportedFinding
+from planner.core.document.stacks import ReportedFinding, StackReport
 from planner.core.text.terminal import Line
 
 
@@ -235,6 +235,28 @@ def _item_what(i: LineItemChange) -> str:
 ITEM_HEADERS = ("stack", "line item", "status", "resource", "monthly (730 h)", "over the run")
 
 
+def run_time_change(before: StackReport | None, after: StackReport | None) -> list[str]:
+    """When a side's workload names a model: its predicted run before and after, drawn against cost."""
+    from planner.core.render.run_time_chart import Point, chart
+    from planner.core.render.run_time_report import headline
+    from planner.core.text.safe import md_inert
+
+    sides = [(name, p) for name, p in (("before", before), ("after", after)) if p is not None and p.run_time]
+    if not sides:
+        return []
+    out = [f"- Run time {name}: {md_inert(headline(p.run_time))}" for name, p in sides if p.run_time]
+    points = []
+    for name, p in sides:
+        # what the run costs: on the workload's hours when the schedule is shorter, else as booked
+        cost = None if p.cost is None else (p.cost.workload_estimate or p.cost).total_usd
+        if p.run_time and p.run_time.prediction and cost is not None:
+            points.append(Point(name, p.run_time.prediction.run_hours, cost))
+    last = sides[-1][1].run_time
+    assert last is not None
+    drawn = chart("run time against cost", points, last.schedule_hours, last.budget_usd) if len(points) > 1 else []
+    return [*out, "", *drawn, *([""] if drawn else [])]
+
+
 def render_markdown(report: Report, context: RenderContext = RenderContext(), limit: int | None = None) -> str:
     """The diff as the pull-request comment, under GitHub's size limit (`planner.core.render.bounded`):
     the cost change at the top with both sides of each changed line item, then the stacks with a
@@ -311,6 +333,7 @@ def render_markdown(report: Report, context: RenderContext = RenderContext(), li
             + sides
             + changes
             + ([""] if sides or changes else [])
+            + run_time_change(diff.base_stack(s), p)
         )
         if p is not None:  # the head side in full: summary, findings, cost, topology
             blocks.append(full_block(report, p, 10 + n, summary))

@@ -86,6 +86,19 @@ def estimate(
     t = cat.instance_types[instance_type]
     ultra = cat.ultraserver_types[ultraserver] if ultraserver else None
     system = hardware.for_instances(t, instances, ultra)
+    return on_system(model, system, run, tokens, lustre_mb_s, checkpoint_interval_hours)
+
+
+def on_system(
+    model: Transformer,
+    system: hardware.System | None,
+    run: Run,
+    tokens: float,
+    lustre_mb_s: float | None = None,
+    checkpoint_interval_hours: float = 1.0,
+) -> Estimate | None:
+    """The run's estimate on a system (`hardware.for_instances`, or `for_ultraservers` for an
+    UltraServer whose members the EC2 API does not list yet)."""
     if system is None:
         return None
     constants = calibration.shipped_fit().for_stack(system.stack)
@@ -95,7 +108,7 @@ def estimate(
     if lustre_mb_s:
         write = checkpoint.write_seconds(model, lustre_mb_s)
         best = checkpoint.with_checkpoints(best, write, checkpoint_interval_hours * SECONDS_PER_HOUR)
-    measured_here = calibration.references_for(t.accelerator.name)
+    measured_here = calibration.references_for(system.accelerator)
     return Estimate(
         system=system.name,
         layout=best.layout,

@@ -301,8 +301,17 @@ def fitting(model: Transformer, system: System, layout: Layout, run: Run, consta
     budget = system.hbm_bytes * constants.memory_usable
     if memory(model, system, layout, run) <= budget:
         return layout
-    for eighth in range(9):
+
+    def fits(eighth: int) -> Layout | None:
         candidate = replace(layout, selective=True, recompute=eighth / 8)
-        if memory(model, system, candidate, run) <= budget:
-            return candidate
-    return None
+        return candidate if memory(model, system, candidate, run) <= budget else None
+
+    found = fits(0)
+    if found is not None or fits(8) is None:
+        return found
+    # from one eighth on, each more eighth recomputed holds less: the least that fits, halving
+    low, high = 0, 8  # low does not fit, high does
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if fits(mid) is not None else (mid, high)
+    return fits(high)
