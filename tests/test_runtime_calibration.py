@@ -28,11 +28,14 @@ def test_every_reference_is_sourced_and_complete() -> None:
 
 
 def test_every_published_layout_fits_in_memory() -> None:
-    """The memory model and its usable fraction admit every layout the publishers ran."""
+    """The memory model and its usable fraction admit every layout the publishers ran, and every MoE layout
+    without recomputing whole layers, as their recipes run them (none, or selective modules)."""
     fit = calibration.shipped_fit()
     for r in calibration.references():
         constants = fit.for_stack(r.stack)
-        assert fitting(calibration.model_of(r), calibration.system_of(r), r.layout, r.run, constants), r.id
+        fits = fitting(calibration.model_of(r), calibration.system_of(r), r.layout, r.run, constants)
+        assert fits, r.id
+        assert not calibration.model_of(r).moe or fits.recompute == 0, r.id
 
 
 def test_no_constant_is_fitted_to_one_reference_alone() -> None:
@@ -50,12 +53,12 @@ def test_shipped_constants_and_docs_table_are_what_the_fit_writes() -> None:
 
 
 def test_the_error_stays_within_its_stated_bounds() -> None:
-    """Median within 15 % in sample and left out; the worst (two MoE references, see
-    docs/runtime-model.md) within 50 %: the issue's 30 % target is not met for them yet."""
+    """Issue 36's bounds: median within 15 % and worst within 30 % in sample, median within 15 % left out; the
+    worst left out (the two Trainium references, each predicted from the other: docs/runtime-model.md) within 25 %."""
     checks = calibration.check()
     stats = calibration.stats(checks)
-    assert stats.median_abs <= 0.15 and stats.loo_median_abs <= 0.15
-    assert stats.worst_abs <= 0.50 and stats.loo_worst_abs <= 0.50
+    assert stats.median_abs <= 0.15 and stats.worst_abs <= 0.30
+    assert stats.loo_median_abs <= 0.15 and stats.loo_worst_abs <= 0.25
     dense = [c for c in checks if not calibration.model_of(c.reference).moe and c.reference.stack == "nvidia"]
     assert dense and max(abs(c.loo_error) for c in dense) <= 0.15
     assert calibration.error_band() == round(stats.loo_median_abs, 4)

@@ -4,6 +4,7 @@ effect on the step, memory, the layout search and the checkpoint term."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -44,8 +45,15 @@ def test_parameter_totals_follow_from_the_shapes(model: str, params_billion: flo
 
 @pytest.mark.parametrize(
     ("model", "sequence", "tflops", "tokens"),
-    # Megatron Bridge 25.11 performance summary, DGX-H100/B200: model TFLOP/s per GPU over tokens/s per GPU
-    [("llama3-8b", 8192, 744, 14451), ("llama3-70b", 8192, 719, 1602), ("llama3.1-405b", 8192, 737, 292)],
+    # Megatron Bridge 25.11 performance summary, DGX-H100/B200/GB200: model TFLOP/s per GPU over tokens/s per GPU
+    [
+        ("llama3-8b", 8192, 744, 14451),
+        ("llama3-70b", 8192, 719, 1602),
+        ("llama3.1-405b", 8192, 737, 292),
+        ("deepseek-v3", 4096, 782, 3139),  # DGX-GB200, without its multi-token prediction
+        ("qwen3-235b-a22b", 4096, 484, 3269),
+        ("qwen3-30b-a3b", 4096, 121, 5275),
+    ],
 )
 def test_flops_per_token_are_the_ones_nvidia_counts(model: str, sequence: int, tflops: float, tokens: float) -> None:
     assert presets()[model].model_flops_per_token(sequence) == pytest.approx(tflops * 1e12 / tokens, rel=0.01)
@@ -55,6 +63,19 @@ def test_moe_computes_with_its_active_experts_only() -> None:
     ds = presets()["deepseek-v3"]
     assert ds.active_matmul_params() / 1e9 == pytest.approx(37, rel=0.05)  # "37B activated" (DeepSeek)
     assert ds.model_flops_per_token(4096) < presets()["llama3.1-405b"].model_flops_per_token(4096) / 5
+
+
+def test_a_multi_token_prediction_module_costs_one_more_block_and_output_layer() -> None:
+    """DeepSeek-V3 trained with its MTP module: 557 TFLOP/s per GPU at 2,139 tokens/s (DGX-B200, 25.11)."""
+    ds = presets()["deepseek-v3"]
+    mtp = replace(ds, mtp_layers=1)
+    assert mtp.model_flops_per_token(4096) == pytest.approx(557e12 / 2139, rel=0.01)
+    assert mtp.blocks == ds.blocks + 1 and mtp.moe_layers == ds.moe_layers + 1
+    system, run = _system("p6-b200.48xlarge", 32), Run(4096, 2048, "fp8")
+    lay, constants = Layout(tp=1, pp=16, dp=16, ep=8), CONSTANTS.for_stack("nvidia")
+    assert (
+        predict(mtp, system, lay, run, constants).step_seconds > predict(ds, system, lay, run, constants).step_seconds
+    )
 
 
 def test_a_config_json_reads_as_its_preset(tmp_path: Path) -> None:
@@ -123,6 +144,68 @@ def test_an_ultraserver_joins_its_instances_by_neuronlink() -> None:
     assert fast.step_seconds < slow.step_seconds
     assert fast.breakdown.compute == slow.breakdown.compute
     assert fast.breakdown.exposed_communication < slow.breakdown.exposed_communication / 5
+
+
+def test_an_expert_group_beyond_the_nvlink_domain_sends_its_remote_share_over_efa() -> None:
+    """gpt-oss-120b on eight p6-b200 instances: EP 8 stays on NVLink; EP 64 sends 56 of every 64 tokens over EFA."""
+    model, run, constants = presets()["gpt-oss-120b"], Run(4096, 512, "bf16"), CONSTANTS.for_stack("nvidia")
+    system = _system("p6-b200.48xlarge", 8)
+    inside = predict(model, system, Layout(tp=1, pp=1, dp=64, ep=8, micro_batch=4), run, constants)
+    across = predict(model, system, Layout(tp=1, pp=1, dp=64, ep=64, micro_batch=4), run, constants)
+    routed = 4 * 4096 * model.experts_per_token * model.hidden * 2.0  # BF16 tokens a GPU sends per all-to-all
+    a2a = model.moe_layers * (512 // 64 // 4) * 4 * routed * 56 / 64 / system.efa_bandwidth  # 4 per layer
+    assert across.breakdown.exposed_communication >= constants.exposed_comm * a2a
+    assert inside.breakdown.exposed_communication < a2a / 5
+
+
+def test_moe_dispatch_and_overlap_follow_what_megatron_supports() -> None:
+    gb200, b200 = _system("p6e-gb200.36xlarge", 16, "u-p6e-gb200x72"), _system("p6-b200.48xlarge", 8)
+    # HybridEP's fused dispatch inside an NVL72 domain only; never on Neuron
+    assert search.fused_dispatch(gb200, 1, 1, 64) and not search.fused_dispatch(b200, 1, 1, 8)
+    assert not search.fused_dispatch(_system("trn2u.48xlarge", 4, "u-trn2x64"), 1, 1, 64)
+    # the all-to-all overlap needs interleaved stages when pipelined
+    assert search.a2a_overlap(b200, 1, 1) and search.a2a_overlap(b200, 8, 2) and not search.a2a_overlap(b200, 8, 1)
+    model, run, constants = presets()["deepseek-v3"], Run(4096, 1024, "bf16"), CONSTANTS.for_stack("nvidia")
+    lay = Layout(tp=1, pp=4, dp=16, ep=64, vp=4)
+    permuted = predict(model, gb200, lay, run, constants)
+    fused = predict(model, gb200, replace(lay, fused_dispatch=True), run, constants)
+    overlapped = predict(model, gb200, replace(lay, fused_dispatch=True, a2a_overlap=True), run, constants)
+    assert overlapped.step_seconds < fused.step_seconds < permuted.step_seconds
+    # Megatron cannot overlap the all-to-all of layers recomputed whole
+    tight = fitting(model, gb200, replace(lay, a2a_overlap=True, micro_batch=2), run, constants)
+    assert tight is not None and tight.recompute > 0 and not tight.a2a_overlap
+
+
+def test_tensor_parallelism_on_trainium_runs_on_neuroncores() -> None:
+    trn1, p5 = _system("trn1.32xlarge", 2), _system("p5.48xlarge", 4)
+    assert (trn1.ranks, _system("trn2.48xlarge", 1).ranks, p5.ranks) == (2, 4, 1)
+    model, run = presets()["llama3-8b"], Run(8192, 64, "bf16")
+    # 32 heads: 16 Trainium chips (32 NeuronCores) at most
+    assert max(lay.tp for lay in search.layouts(model, trn1, run)) == 16
+    # 8 K/V heads over 32 NeuronCores: each core computes one (NeuronX Distributed's kv_replicator), so grouped-
+    # query attention saves nothing in the projections there, as it does with 8 GPUs of tensor parallelism
+    mha = replace(model, kv_heads=model.heads)
+    for system, tp in ((trn1, 16), (p5, 8)):
+        lay, constants = Layout(tp=tp, pp=1, dp=system.accelerators // tp), CONSTANTS.for_stack(system.stack)
+        ratio = (
+            predict(mha, system, lay, run, constants).breakdown.compute
+            / predict(model, system, lay, run, constants).breakdown.compute
+        )
+        assert ratio == pytest.approx(1.0, abs=0.01) if system is trn1 else ratio > 1.03
+
+
+def test_neuron_zero1_waits_for_its_data_parallel_collectives() -> None:
+    """Megatron hides the gradient reduce-scatter behind the last backward; Neuron's ZeRO-1 runs it in the
+    optimizer step."""
+    model = presets()["llama3-8b"]
+    for name, tp, hidden in (("trn1.32xlarge", 16, False), ("p5.48xlarge", 8, True)):
+        one, two = _system(name, 1), _system(name, 2)
+        constants = CONSTANTS.for_stack(one.stack)
+        # the same 128 micro-batches per accelerator, alone and with a data-parallel partner
+        alone = predict(model, one, Layout(tp=tp, pp=1, dp=1), Run(8192, 128, "bf16"), constants)
+        paired = predict(model, two, Layout(tp=tp, pp=1, dp=2), Run(8192, 256, "bf16"), constants)
+        exposed = paired.breakdown.exposed_communication - alone.breakdown.exposed_communication
+        assert exposed == pytest.approx(0.0) if hidden else exposed > 0.1
 
 
 def test_more_hbm_bandwidth_and_memory_run_faster_per_flop() -> None:

@@ -9,6 +9,7 @@ refits and fails when the shipped file drifts from what this writes.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from planner.core.reading.yaml_lines import DATA_DIR
@@ -36,6 +37,7 @@ def render(fit: calibration.Fit, stats: calibration.Stats) -> str:
         + f"  attention_efficiency: {nv.attention_efficiency:.4f}\n"
         + f"  exposed_comm: {nv.exposed_comm:.4f}\n"
         + f"  moe_layer_seconds: {nv.moe_layer_seconds:.5f}\n"
+        + f"  routed_bytes: {nv.routed_bytes:.1f}\n"
         + "  # Fraction of HBM a framework can fill: CUDA/Neuron runtime context, communication buffers and\n"
         + "  # allocator fragmentation take the rest. An engineering margin, not fitted; checked by the\n"
         + "  # references (tests/test_runtime_calibration.py: every published layout fits, recomputing as needed).\n"
@@ -70,9 +72,32 @@ def table(checks: tuple[calibration.Check, ...], stats: calibration.Stats) -> st
     return "\n".join(rows)
 
 
+def rounded(fit: calibration.Fit) -> calibration.Fit:
+    """The constants as `render` writes them, so the errors shown are the shipped constants' errors."""
+    digits = {"moe_layer_seconds": 5, "routed_bytes": 1}
+    return calibration.Fit(
+        {
+            stack: replace(
+                c,
+                **{
+                    key: round(getattr(c, key), digits.get(key, 4))
+                    for key in (
+                        "gemm_efficiency",
+                        "attention_efficiency",
+                        "exposed_comm",
+                        "moe_layer_seconds",
+                        "routed_bytes",
+                    )
+                },
+            )
+            for stack, c in fit.by_stack.items()
+        }
+    )
+
+
 def fitted() -> tuple[str, str]:
     """(runtime_constants.yaml, the docs' reference table) as the fit writes them."""
-    fit = calibration.fit(calibration.references(), rounds=4)
+    fit = rounded(calibration.fit(calibration.references(), rounds=4))
     checks = calibration.check(fit)
     stats = calibration.stats(checks)
     return render(fit, stats), table(checks, stats)

@@ -26,7 +26,11 @@ class ParallelLayout:
     vp: int
     micro_batch: int
     fsdp: bool
-    recompute: str  # "none", "selective", or the share of layers recomputed whole ("0.25")
+    recompute: str  # "none", "selective", or the share of layers recomputed whole ("0.25 of layers")
+    # MoE only: tokens sent to their experts by one fused kernel (HybridEP, inside an NVL72 domain), and
+    # the expert all-to-all hidden behind another micro-batch's compute (Megatron's moe_a2a_overlap)
+    fused_dispatch: bool = field(default=False, metadata=key(omit="empty"))
+    a2a_overlap: bool = field(default=False, metadata=key(omit="empty"))
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ class Transformer:
     qk_rope_head_dim: int = 0
     sliding_window: int = 0  # tokens a sliding-window layer attends to; 0: none
     sliding_layers: int = 0
+    mtp_layers: int = 0  # multi-token-prediction modules trained with the model (DeepSeek's num_nextn_predict_layers)
     title: str = ""
     source: str = ""
     # counts the layout search asks for thousands of times, computed once (not part of the value)
@@ -47,8 +48,18 @@ class Transformer:
         return self.experts > 0
 
     @property
+    def blocks(self) -> int:
+        """Transformer blocks computed per token: the layers and the multi-token-prediction modules' blocks."""
+        return self.layers + self.mtp_layers
+
+    @property
     def moe_layers(self) -> int:
-        return self.layers - self.dense_layers if self.moe else 0
+        """Blocks with routed experts (a multi-token-prediction module's block is one in an MoE model)."""
+        return self.blocks - self.dense_layers if self.moe else 0
+
+    @property
+    def dense_blocks(self) -> int:
+        return self.blocks - self.moe_layers
 
     @property
     def v_dim(self) -> int:
@@ -78,8 +89,13 @@ class Transformer:
     def embedding_params(self) -> int:
         return self.vocab * self.hidden
 
+    def mtp_projection_params(self) -> int:
+        """A multi-token-prediction module's projection of the hidden state and the next token's embedding."""
+        return 2 * self.hidden * self.hidden
+
     def total_params(self) -> int:
-        """Every weight: embeddings and output layer untied (as all the presets are)."""
+        """Every weight: embeddings and output layer untied (as all the presets are); a multi-token-prediction
+        module shares them."""
         known = self._counted.get("total")
         if known is None:
             known = self._counted["total"] = self._total_params()
@@ -89,7 +105,8 @@ class Transformer:
         per_moe = self.attention_params() + self.experts * self.expert_params() + self.hidden * self.experts
         per_moe += self.shared_experts * self.expert_params()
         dense = self.attention_params() + self.dense_mlp_params()
-        return (self.layers - self.moe_layers) * dense + self.moe_layers * per_moe + 2 * self.embedding_params()
+        mtp = self.mtp_layers * self.mtp_projection_params()
+        return self.dense_blocks * dense + self.moe_layers * per_moe + 2 * self.embedding_params() + mtp
 
     def expert_weights(self) -> int:
         """Weights held in routed experts (sharded by expert parallelism)."""
@@ -99,18 +116,20 @@ class Transformer:
         return known
 
     def active_matmul_params(self) -> int:
-        """Weights one token multiplies by: attention, its experts (routed and shared), the output layer."""
+        """Weights one token multiplies by: attention, its experts (routed and shared), the output layer (once
+        more in each multi-token-prediction module, with its projection)."""
         active_moe = self.attention_params() + (self.experts_per_token + self.shared_experts) * self.expert_params()
         active_moe += self.hidden * self.experts
         dense = self.attention_params() + self.dense_mlp_params()
-        return (self.layers - self.moe_layers) * dense + self.moe_layers * active_moe + self.embedding_params()
+        mtp = self.mtp_layers * (self.mtp_projection_params() + self.embedding_params())
+        return self.dense_blocks * dense + self.moe_layers * active_moe + self.embedding_params() + mtp
 
     def attention_flops_forward(self, sequence: int) -> float:
         """Forward FLOPs per token of the score and value products, causal, summed over layers."""
         per_layer_full = self.heads * (self.head_dim + self.v_dim) * sequence  # 2 x n x d x (s / 2) for each
         window = min(self.sliding_window, sequence // 2) if self.sliding_window else 0
         per_layer_window = self.heads * (self.head_dim + self.v_dim) * 2 * window
-        return float((self.layers - self.sliding_layers) * per_layer_full + self.sliding_layers * per_layer_window)
+        return float((self.blocks - self.sliding_layers) * per_layer_full + self.sliding_layers * per_layer_window)
 
     def model_flops_per_token(self, sequence: int) -> float:
         """Training FLOPs per token without recomputation (what MFU divides by)."""

@@ -32,6 +32,7 @@ START = Constants(
     attention_efficiency=0.5,
     exposed_comm=0.5,
     moe_layer_seconds=0.005,
+    routed_bytes=24.0,
     memory_usable=MEMORY_USABLE,
 )
 
@@ -51,6 +52,7 @@ class Reference:
     layout: Layout
     measured_tokens_per_accelerator: float
     measured_as_published: str
+    mtp_layers: int = 0  # multi-token-prediction modules trained with the model in this run
 
     @property
     def stack(self) -> str:
@@ -127,9 +129,12 @@ def references() -> tuple[Reference, ...]:
                     vp=lay["vp"],
                     micro_batch=lay["micro_batch"],
                     fsdp=bool(lay["fsdp"]),
+                    fused_dispatch=bool(lay.get("fused_dispatch", False)),
+                    a2a_overlap=bool(lay.get("a2a_overlap", False)),
                 ),
                 measured_tokens_per_accelerator=per_acc,
                 measured_as_published=shown,
+                mtp_layers=int(r.get("mtp_layers", 0)),
             )
         )
     return tuple(out)
@@ -145,13 +150,17 @@ def system_of(ref: Reference) -> hardware.System:
 
 
 def model_of(ref: Reference) -> Transformer:
-    return presets()[ref.model]
+    """The reference's model, with the multi-token-prediction modules its run trained."""
+    model = presets()[ref.model]
+    return replace(model, mtp_layers=ref.mtp_layers) if ref.mtp_layers else model
 
 
 def predicted(ref: Reference, constants: Constants) -> tuple[float, float]:
     """(tokens per second per accelerator, fraction of layers recomputed) at the published layout."""
     system, model = system_of(ref), model_of(ref)
-    lay = fitting(model, system, ref.layout, ref.run, constants) or replace(ref.layout, recompute=1.0)
+    lay = fitting(model, system, ref.layout, ref.run, constants) or replace(
+        ref.layout, selective=True, recompute=1.0, a2a_overlap=False
+    )
     p = predict(model, system, lay, ref.run, constants)
     return p.tokens_per_second / system.accelerators, lay.recompute
 
@@ -172,6 +181,7 @@ def shipped_fit() -> Fit:
                 attention_efficiency=float(shared["attention_efficiency"]),
                 exposed_comm=float(shared["exposed_comm"]),
                 moe_layer_seconds=float(shared["moe_layer_seconds"]),
+                routed_bytes=float(shared["routed_bytes"]),
                 memory_usable=float(shared["memory_usable"]),
             )
             for stack in STACKS
@@ -226,6 +236,7 @@ def fit(refs: Sequence[Reference], start: Fit | None = None, rounds: int = 3) ->
             ("attention_efficiency", 0.1, 1.0),
             ("exposed_comm", 0.0, 1.0),
             ("moe_layer_seconds", 0.0, 0.05),
+            ("routed_bytes", 0.0, 2000.0),
         ):
             best = _golden(loss_of(key, None, current), lo, hi)
             current = with_value(current, key, None, best)

@@ -38,6 +38,7 @@ class System:
     efa_bandwidth: float  # per accelerator, to other scale-up domains
     link: str
     notes: tuple[str, ...] = ()
+    ranks: int = 1  # framework ranks per accelerator (NeuronCores a Trainium chip runs as separate ranks)
 
     def bandwidth(self, group: int, stride: int) -> float:
         """One-direction bandwidth per accelerator of a collective over `group` ranks `stride` apart:
@@ -106,6 +107,7 @@ def build(
         efa_bandwidth=efa,
         link=str(fig["link"]),
         notes=notes,
+        ranks=int(fig.get("ranks", 1)),
     )
 
 

@@ -48,6 +48,8 @@ class Estimate:
                 micro_batch=lay.micro_batch,
                 fsdp=lay.fsdp,
                 recompute=recompute_words(lay),
+                fused_dispatch=lay.fused_dispatch,
+                a2a_overlap=lay.a2a_overlap,
             ),
             breakdown_seconds=StepBreakdown(
                 compute=round(b.compute, 3),

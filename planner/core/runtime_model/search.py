@@ -26,11 +26,26 @@ def _powers(limit: int) -> Iterator[int]:
         n *= 2
 
 
+def fused_dispatch(system: System, tp: int, cp: int, ep: int) -> bool:
+    """Whether a recipe sends MoE tokens with Megatron's fused HybridEP dispatcher: NVIDIA's recipes for GB200
+    and GB300 NVL72 do (DeepSeek-V3, Qwen3; Megatron Bridge r0.2.0), when the expert group stays inside the
+    NVLink domain; NVL8 systems (HGX, DGX H100/B200) have no HybridEP support yet (Megatron Bridge issue 1731)."""
+    return system.stack == "nvidia" and system.domain > system.per_instance and ep * tp * cp <= system.domain
+
+
+def a2a_overlap(system: System, pp: int, vp: int) -> bool:
+    """Whether Megatron can hide one micro-batch's expert all-to-all behind another's compute
+    (overlap_moe_expert_parallel_comm, Megatron Bridge's moe_a2a_overlap): with expert parallelism, and with
+    interleaved stages when the model is pipelined (Megatron-Core's TransformerConfig checks both)."""
+    return system.stack == "nvidia" and (pp == 1 or vp > 1)
+
+
 def layouts(model: Transformer, system: System, run: Run) -> Iterator[Layout]:
-    """Every candidate layout covering the cluster's accelerators (before the memory check)."""
+    """Every candidate layout covering the cluster's accelerators (before the memory check). Tensor parallelism
+    splits the heads over the accelerators' ranks (two NeuronCores per Trainium chip)."""
     n = system.accelerators
-    for tp in _powers(min(system.domain, MAX_TP, model.heads)):
-        if n % tp or model.heads % tp:
+    for tp in _powers(min(system.domain, MAX_TP, model.heads // system.ranks)):
+        if n % tp or model.heads % (tp * system.ranks):
             continue
         for cp in _powers(8 if run.sequence >= 8192 else 1):
             for pp in _powers(min(model.layers, n // (tp * cp))):
@@ -41,11 +56,23 @@ def layouts(model: Transformer, system: System, run: Run) -> Iterator[Layout]:
                 vps = (1,) if pp == 1 else tuple(v for v in (1, 2, 4, 8) if per_stage % v == 0 and per_stage // v >= 1)
                 eps = (1,) if not model.moe else tuple(e for e in _powers(model.experts) if (dp * cp * tp) % e == 0)
                 for ep in eps:
+                    fused = model.moe and ep > 1 and fused_dispatch(system, tp, cp, ep)
                     for mb in MICRO_BATCHES:
                         if run.global_batch % (dp * mb):
                             continue
                         for vp in vps:
-                            yield Layout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, vp=vp, micro_batch=mb)
+                            overlap = model.moe and ep > 1 and a2a_overlap(system, pp, vp)
+                            yield Layout(
+                                tp=tp,
+                                pp=pp,
+                                dp=dp,
+                                cp=cp,
+                                ep=ep,
+                                vp=vp,
+                                micro_batch=mb,
+                                fused_dispatch=fused,
+                                a2a_overlap=overlap,
+                            )
                         if pp == 1 and tp == 1 and not model.moe and dp > 1:
                             yield Layout(tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, vp=1, micro_batch=mb, fsdp=True)
 

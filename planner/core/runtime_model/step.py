@@ -8,21 +8,29 @@ parallelism for MoE layers (ep). Everything is counted per accelerator:
 
 * matrix multiplications: a roofline per GEMM (its FLOPs at `gemm_efficiency` of the dense peak
   at the run's precision, plus its operands' bytes at the HBM bandwidth), so narrow GEMMs (MoE
-  experts, wide tensor parallelism) run at a lower fraction of peak, as they do;
+  experts, wide tensor parallelism) run at a lower fraction of peak, as they do. Tensor
+  parallelism splits GEMMs over the accelerator's ranks (`System.ranks`: a Trainium chip runs two
+  NeuronCores as two ranks), each reading its whole input; K and V heads are replicated when the
+  ranks outnumber them (NeuronX Distributed's kv_replicator);
 * attention scores and values at `attention_efficiency` of the BF16 peak (FlashAttention runs in
   BF16 in the published FP8 recipes);
-* element-wise work (norms, residuals, RoPE, SwiGLU, MoE permutation) as bytes at HBM bandwidth;
+* element-wise work (norms, residuals, RoPE, SwiGLU) as bytes at HBM bandwidth;
+* MoE layers: the routed tokens' way between router and experts (permutation, sorting by expert,
+  unpermutation: `routed_bytes` per routed element, fitted; a fused dispatcher's 16), a fixed time
+  per layer and micro-batch (`moe_layer_seconds`, fitted), and the all-to-all, whose share for
+  peers in the same scale-up domain goes over NVLink and the rest over EFA;
 * tensor-, expert- and pipeline-parallel traffic at the bandwidth of the link the group spans
   (`System.bandwidth`), a fitted fraction of tensor and expert traffic exposed (the rest overlaps
   with GEMMs); ring attention's traffic hidden behind attention while it is shorter;
-* data-parallel gradient reduce-scatter and parameter all-gather, hidden behind one micro-batch;
+* data-parallel gradient reduce-scatter and parameter all-gather: behind one micro-batch where the
+  stack overlaps them (Megatron), after the last backward where it does not (Neuron's ZeRO-1);
 * the pipeline bubble, (pp - 1) / vp micro-batches;
 * the optimizer step and the checkpoint write (state bytes at the file system's throughput).
 
-Memory: weights (BF16, plus an FP8 copy), FP32 gradients, 12 bytes of Adam state per parameter
-sharded over data parallelism, the activations 1F1B keeps in flight (about one micro-batch of
-every layer on the first stage), and the logits. Layers are recomputed (Megatron's
-`recompute_num_layers`) only as far as memory needs.
+Memory: weights (BF16, plus an FP8 copy), gradients (BF16 on NVIDIA's recipes, FP32 on Neuron),
+12 bytes of Adam state per parameter sharded over data parallelism, the activations 1F1B keeps in
+flight (about one micro-batch of every layer on the first stage), and the logits on the last
+stage. Layers are recomputed (Megatron's `recompute_num_layers`) only as far as memory needs.
 """
 
 from __future__ import annotations
@@ -33,9 +41,27 @@ from planner.core.model.transformer import Transformer
 from planner.core.runtime_model.hardware import System
 
 ADAM_STATE_BYTES = 12  # FP32 master weights, first and second moments (Megatron's distributed optimizer)
-GRAD_BYTES = 4  # FP32 gradient buffers, reduced in FP32 (Megatron Bridge's grad_reduce_in_fp32 default)
+# Bytes per gradient in the buffers data parallelism reduces, by software stack. NVIDIA's Megatron Bridge
+# performance recipes reduce in BF16: every pre-training recipe of scripts/performance sets
+# grad_reduce_in_fp32 = False (Llama 3, Llama 3.1, DeepSeek-V3, Qwen3, gpt-oss; release r0.2.0, NeMo 25.11).
+# NeuronX Distributed accumulates in FP32 (use_fp32_grad_acc in its Llama examples' mixed precision).
+GRAD_BYTES = {"nvidia": 2, "neuron": 4}
+# Whether data parallelism's collectives overlap the backward and forward passes, by software stack: Megatron
+# reduces gradient buckets during the last micro-batch's backward and gathers parameters during the first forward
+# (overlap_grad_reduce, overlap_param_gather in Megatron Bridge's recipes); Neuron's ZeRO-1 (PyTorch/XLA's
+# ZeroRedundancyOptimizer) reduce-scatters and all-gathers inside optimizer.step(), after the last backward.
+DP_OVERLAP = {"nvidia": True, "neuron": False}
+# Bytes per logit the loss keeps, by software stack: Megatron Bridge's recipes compute the cross-entropy with
+# Transformer Engine's fused kernel (cross_entropy_fusion_impl "te"), which writes the gradient into the BF16
+# logits; elsewhere FP32 logits and their gradient are assumed.
+LOGIT_BYTES = {"nvidia": 2.0, "neuron": 8.0}
 PARAM_GATHER_BYTES = 2  # BF16 parameters all-gathered after the optimizer step
 OPTIMIZER_STEP_BYTES = 30  # read gradient, master, moments (16); write master, moments, BF16 weight (14)
+# A fused dispatcher (Megatron's HybridEP) reads each routed token's BF16 hidden vector once and writes it once
+# into its expert's buffer, and back for the combine: 2 + 2 bytes per element, dispatch and combine, forward and
+# backward. Without it the tokens are permuted, sorted by expert, exchanged and unpermuted in separate passes
+# (Constants.routed_bytes, fitted).
+FUSED_ROUTED_BYTES = 16.0
 
 
 @dataclass(frozen=True)
@@ -46,6 +72,7 @@ class Constants:
     attention_efficiency: float  # fraction of the BF16 peak FlashAttention reaches
     exposed_comm: float  # fraction of tensor- and expert-parallel traffic not hidden behind GEMMs
     moe_layer_seconds: float  # fixed time of one MoE layer per micro-batch: routing, host syncs, launches
+    routed_bytes: float  # HBM bytes per routed token and hidden element between router and experts, both passes
     memory_usable: float  # fraction of HBM a framework can fill (context, buffers, fragmentation)
 
 
@@ -63,6 +90,10 @@ class Layout:
     fsdp: bool = False
     selective: bool = False  # recompute norms and activation functions (Megatron's selective modules)
     recompute: float = 0.0
+    fused_dispatch: bool = False  # MoE tokens sent to their experts by one fused kernel (HybridEP), not permuted
+    a2a_overlap: bool = (
+        False  # one micro-batch's all-to-all behind another's compute (overlap_moe_expert_parallel_comm)
+    )
 
     @property
     def size(self) -> int:
@@ -119,31 +150,46 @@ def _gemm(m: float, k: float, n: float, peak: float, eff: float, elem: float, bw
     return 3.0 * (flops / (peak * eff) + moved / bw)
 
 
+def _all_to_all(sent: float, group: int, stride: int, system: System) -> float:
+    """Seconds of an all-to-all in which each rank sends `sent` bytes spread evenly over `group` ranks `stride`
+    apart: the share for peers in its own scale-up domain over the link, the rest over EFA, both at once."""
+    if group <= 1:
+        return 0.0
+    local = min(group, max(1, system.domain // stride))
+    inside = sent * (local - 1) / group / system.scale_up_bandwidth
+    outside = sent * (group - local) / group / system.efa_bandwidth if group > local else 0.0
+    return max(inside, outside)
+
+
 def _activation_bytes(model: Transformer, moe_layer: bool, elem: float, selective: bool = False) -> float:
     """Bytes kept per token and layer for the backward pass, before tensor parallelism divides them."""
     h = model.hidden
     q = model.heads * model.head_dim
-    kv = 2 * model.kv_heads * model.head_dim if not model.kv_lora_rank else 2 * q
     out = model.heads * model.v_dim
+    kv = 2 * model.kv_heads * model.head_dim if not model.kv_lora_rank else q + out  # MLA: K like Q, V like out
+    qkv = q + kv
+    if selective and model.kv_lora_rank:  # Q, K and V rebuilt from the latents (Megatron's mla_up_proj)
+        qkv = (model.q_lora_rank or q) + model.kv_lora_rank + model.qk_rope_head_dim
     if moe_layer:
         f = (model.experts_per_token + model.shared_experts) * model.expert_ffn
-        extra = 2.0 * 2 * model.experts_per_token * h  # permuted tokens, forth and back
+        # the permuted tokens, the experts' input (Megatron weights the experts' activations by the router's
+        # probabilities, so the unpermutation keeps nothing for its backward)
+        extra = elem * model.experts_per_token * h
     else:
         f = model.ffn
         extra = 0.0
     # norms' inputs (BF16), GEMM inputs at the precision, Q/K/V and attention output for FlashAttention,
     # SwiGLU's two inputs (BF16); selective recomputation rebuilds the normed and activated GEMM inputs
     gemm_inputs = elem * (out + (0 if selective else 2 * h + f))
-    return 2 * 2 * h + gemm_inputs + 2 * (q + kv + out) + 2 * 2 * f + extra
+    return 2 * 2 * h + gemm_inputs + 2 * (qkv + out) + 2 * 2 * f + extra
 
 
 def _elementwise_bytes(model: Transformer, moe_layer: bool) -> float:
     """HBM bytes of one token's element-wise work in one layer, forward and backward."""
     h = model.hidden
     f = (model.experts_per_token + model.shared_experts) * model.expert_ffn if moe_layer else model.ffn
-    permute = 4.0 * 2 * model.experts_per_token * h if moe_layer else 0.0
     # two norms and two residual adds (read and write h each), RoPE on Q and K, SwiGLU (read 2f, write f)
-    fwd = 2.0 * (4 * h + 4 * h + 2 * (model.heads + model.kv_heads) * model.head_dim + 3 * f) + permute
+    fwd = 2.0 * (4 * h + 4 * h + 2 * (model.heads + model.kv_heads) * model.head_dim + 3 * f)
     return 3.0 * fwd
 
 
@@ -163,16 +209,23 @@ def predict(
     elem = 1.0 if run.precision == "fp8" else 2.0
     bw = system.hbm_bandwidth
     eff = constants.gemm_efficiency
+    grad_bytes = GRAD_BYTES[system.stack]
     micro_batches = max(1, run.global_batch // (dp * lay.micro_batch))
     tokens = lay.micro_batch * run.sequence / cp  # tokens of one micro-batch on one accelerator's cp shard
 
     h = model.hidden
+    # tensor parallelism runs on the accelerator's ranks (NeuronCores: two per Trainium chip): each rank reads the
+    # whole input of a column-parallel GEMM and writes the whole partial output of a row-parallel one
+    ranks = system.ranks
+    tpr, rpeak, rbw = tp * ranks, peak / ranks, bw / ranks
     attn_in = model.attention_params() - model.heads * model.v_dim * h
+    if not model.kv_lora_rank and model.kv_heads < tpr:  # K and V heads replicated: one per rank
+        attn_in += 2 * h * model.head_dim * (tpr - model.kv_heads)
 
     # one micro-batch, forward + backward, all layers, on one accelerator of its tp group
     def layer_time(moe_layer: bool) -> float:
-        t = _gemm(tokens, h, attn_in / h / tp, peak, eff, elem, bw)
-        t += _gemm(tokens, model.heads * model.v_dim / tp, h, peak, eff, elem, bw)
+        t = _gemm(tokens, h, attn_in / h / tpr, rpeak, eff, elem, rbw)
+        t += _gemm(tokens, model.heads * model.v_dim / tpr, h, rpeak, eff, elem, rbw)
         if moe_layer:
             rows = tokens * model.experts_per_token / tp
             local_experts = max(1.0, model.experts / ep)
@@ -181,43 +234,55 @@ def predict(
             t += local_experts * _gemm(per_expert, model.expert_ffn, h, peak, eff, elem, bw)
             if model.shared_experts:
                 f = model.shared_experts * model.expert_ffn
-                t += _gemm(tokens, h, 2 * f / tp, peak, eff, elem, bw)
-                t += _gemm(tokens, f / tp, h, peak, eff, elem, bw)
+                t += _gemm(tokens, h, 2 * f / tpr, rpeak, eff, elem, rbw)
+                t += _gemm(tokens, f / tpr, h, rpeak, eff, elem, rbw)
         else:
-            t += _gemm(tokens, h, 2 * model.ffn / tp, peak, eff, elem, bw)
-            t += _gemm(tokens, model.ffn / tp, h, peak, eff, elem, bw)
+            t += _gemm(tokens, h, 2 * model.ffn / tpr, rpeak, eff, elem, rbw)
+            t += _gemm(tokens, model.ffn / tpr, h, rpeak, eff, elem, rbw)
         t += tokens * _elementwise_bytes(model, moe_layer) / tp / bw
-        return t + (constants.moe_layer_seconds if moe_layer else 0.0)
+        if moe_layer:  # the routed tokens' way to their experts and back, and the layer's fixed time
+            routed = FUSED_ROUTED_BYTES if lay.fused_dispatch else constants.routed_bytes
+            t += tokens * model.experts_per_token * h * routed / tp / bw + constants.moe_layer_seconds
+        return t
 
     dense_t = layer_time(False)
     moe_t = layer_time(True) if model.moe else 0.0
     attention = (
         3.0 * model.attention_flops_forward(run.sequence) * tokens / tp / (bf16 * constants.attention_efficiency)
     )
-    head = _gemm(tokens, h, model.vocab / tp, peak, eff, elem, bw)
-    layers_dense = model.layers - model.moe_layers
+    # the output layer, once more for each multi-token-prediction module with its projection
+    head = (1 + model.mtp_layers) * _gemm(tokens, h, model.vocab / tpr, rpeak, eff, elem, rbw)
+    head += model.mtp_layers * _gemm(tokens, 2 * h, h / tpr, rpeak, eff, elem, rbw)
+    layers_dense = model.dense_blocks
     compute_mb = (layers_dense * dense_t + model.moe_layers * moe_t + attention + head) / pp
-    attention_per_layer = attention / model.layers
+    attention_per_layer = attention / model.blocks
 
     # communication per micro-batch on one accelerator, for its stage's layers
-    layers_stage = model.layers / pp
+    layers_stage = model.blocks / pp
     act = tokens * h * 2.0  # one micro-batch's activations on a cp shard, BF16
     tp_comm = 0.0
     if tp > 1:
         tp_comm = layers_stage * 8 * act * (tp - 1) / tp / system.bandwidth(tp, 1)
     cp_comm = 0.0
     if cp > 1:
-        kv = 2 * model.kv_heads * model.head_dim if not model.kv_lora_rank else 2 * model.heads * model.head_dim
+        kv = (
+            2 * model.kv_heads * model.head_dim
+            if not model.kv_lora_rank
+            else model.heads * (model.head_dim + model.v_dim)
+        )
         per_layer = 3 * (cp - 1) * tokens * kv * 2.0 / tp / system.bandwidth(cp, tp)
         cp_comm = layers_stage * max(0.0, per_layer - attention_per_layer)
     ep_comm = 0.0
     if model.moe and ep > 1:
         moe_stage = model.moe_layers / pp
         rows = tokens * model.experts_per_token / tp
-        ep_comm = moe_stage * 4 * rows * h * 2.0 * (ep - 1) / ep / system.bandwidth(ep, tp * cp)
+        # dispatch and combine, forward and backward: the routed tokens' BF16 activations
+        ep_comm = moe_stage * 4 * _all_to_all(rows * h * 2.0, ep, tp * cp, system)
     pp_comm = 0.0
     if pp > 1:
         pp_comm = 2 * act / tp / system.bandwidth(pp, tp * cp * dp) * lay.vp
+    if lay.a2a_overlap:  # Megatron runs one micro-batch's forward with another's backward, each hiding the other's
+        ep_comm = max(0.0, ep_comm - compute_mb)
     exposed_mb = constants.exposed_comm * (tp_comm + ep_comm) + cp_comm + pp_comm
 
     recompute_mb = lay.recompute * (compute_mb - head / pp) / 3.0
@@ -226,6 +291,11 @@ def predict(
             model, True
         )
         recompute_mb += (1 - lay.recompute) * elementwise * tokens / tp / bw / 3.0 / pp
+        if model.kv_lora_rank:  # multi-head latent attention's up-projections, forward again
+            nope = model.head_dim - model.qk_rope_head_dim
+            up = _gemm(tokens, model.q_lora_rank, model.heads * model.head_dim / tpr, rpeak, eff, elem, rbw)
+            up += _gemm(tokens, model.kv_lora_rank, model.heads * (nope + model.v_dim) / tpr, rpeak, eff, elem, rbw)
+            recompute_mb += (1 - lay.recompute) * model.blocks * up / 3.0 / pp
     stage_mb = compute_mb + recompute_mb + exposed_mb
     bubble = (pp - 1) / lay.vp * stage_mb if pp > 1 else 0.0
 
@@ -236,12 +306,14 @@ def predict(
     reduce = gather = 0.0  # gradient reduce-scatter, parameter all-gather
     if dp_dense > 1:
         share = dense_params * (dp_dense - 1) / dp_dense / system.bandwidth(dp_dense, tp)
-        reduce, gather = reduce + GRAD_BYTES * share, gather + PARAM_GATHER_BYTES * share
+        reduce, gather = reduce + grad_bytes * share, gather + PARAM_GATHER_BYTES * share
     if expert_params and dp_expert > 1:
         share = expert_params * (dp_expert - 1) / dp_expert / system.bandwidth(dp_expert, ep)
-        reduce, gather = reduce + GRAD_BYTES * share, gather + PARAM_GATHER_BYTES * share
+        reduce, gather = reduce + grad_bytes * share, gather + PARAM_GATHER_BYTES * share
     if lay.fsdp:  # parameters gathered for the forward and the backward, gradients reduced, every micro-batch
         exposed_dp = micro_batches * max(0.0, reduce + 2 * gather - stage_mb)
+    elif not DP_OVERLAP[system.stack]:  # both inside the optimizer step, after the last backward
+        exposed_dp = reduce + gather
     else:  # gradients reduced behind the last micro-batch's backward, parameters gathered behind the first forward
         exposed_dp = max(0.0, reduce - stage_mb * 2 / 3) + max(0.0, gather - stage_mb / 3)
     shard = dense_params / dp_dense + expert_params / dp_expert
@@ -273,26 +345,31 @@ def memory(model: Transformer, system: System, layout: Layout, run: Run) -> floa
     expert_params = model.expert_weights() / (ep * pp)
     dp_dense, dp_expert = dp * cp, max(1, dp * cp * tp // ep)
     weight_bytes = 2.0 + (1.0 if run.precision == "fp8" else 0.0)
+    grad_bytes = GRAD_BYTES[system.stack]
     if lay.fsdp:
-        states = (dense_params / dp_dense + expert_params / dp_expert) * (weight_bytes + GRAD_BYTES + ADAM_STATE_BYTES)
+        states = (dense_params / dp_dense + expert_params / dp_expert) * (weight_bytes + grad_bytes + ADAM_STATE_BYTES)
         states += 2 * (dense_params + expert_params) * weight_bytes / (model.layers / pp)  # two gathered layers
     else:
-        states = (dense_params + expert_params) * (weight_bytes + GRAD_BYTES)
+        states = (dense_params + expert_params) * (weight_bytes + grad_bytes)
         states += (dense_params / dp_dense + expert_params / dp_expert) * ADAM_STATE_BYTES
     tokens = lay.micro_batch * run.sequence / cp
     micro_batches = max(1, run.global_batch // (dp * lay.micro_batch))
     in_flight = min(pp, micro_batches) * (1 + (pp - 1) / (pp * lay.vp) if lay.vp > 1 else 1)
     layers_stage = model.layers / pp
-    dense_share = (model.layers - model.moe_layers) / model.layers
+    dense_share = model.dense_blocks / model.blocks
     per_token = dense_share * _activation_bytes(model, False, elem, lay.selective)
     if model.moe:
         per_token += (1 - dense_share) * _activation_bytes(model, True, elem, lay.selective)
     kept = (1 - lay.recompute) * per_token + lay.recompute * 2.0 * model.hidden
-    activations = kept * tokens / tp * layers_stage * in_flight
-    if lay.recompute:
-        activations += per_token * tokens / tp  # the layer being recomputed
-    logits = tokens * model.vocab / tp * 4.0 * 2  # FP32 logits and their gradient, last stage
-    return states + activations + logits
+    stage = kept * tokens / tp * layers_stage  # one micro-batch's activations of one stage's layers
+    recomputing = per_token * tokens / tp if lay.recompute else 0.0  # the layer being recomputed
+    logits = tokens * model.vocab / tp * LOGIT_BYTES[system.stack]  # the last stage's
+    # 1F1B: the first stage holds `in_flight` micro-batches, the last (with the logits) its warm-up's: one, or
+    # (vp - 1) x pp + 1 chunks of 1 / vp of its layers when interleaved
+    last_in_flight = max(1.0, min(pp, micro_batches) - (pp - 1) / lay.vp) if lay.vp > 1 else 1.0
+    if pp == 1:
+        return states + stage * in_flight + recomputing + logits
+    return states + recomputing + max(stage * in_flight, stage * last_in_flight + logits)
 
 
 def fitting(model: Transformer, system: System, layout: Layout, run: Run, constants: Constants) -> Layout | None:
@@ -303,7 +380,8 @@ def fitting(model: Transformer, system: System, layout: Layout, run: Run, consta
         return layout
 
     def fits(eighth: int) -> Layout | None:
-        candidate = replace(layout, selective=True, recompute=eighth / 8)
+        # Megatron turns the all-to-all overlap off with whole layers recomputed (it cannot split their backward)
+        candidate = replace(layout, selective=True, recompute=eighth / 8, a2a_overlap=layout.a2a_overlap and not eighth)
         return candidate if memory(model, system, candidate, run) <= budget else None
 
     found = fits(0)
