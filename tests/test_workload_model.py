@@ -198,3 +198,69 @@ def test_the_pull_request_comment_draws_the_run_before_and_after(tmp_path: Path)
     block = r.out.split("```mermaid\nquadrantChart\n")[1].split("```")[0]
     assert '"before": [' in block and '"after": [' in block and '"4,000 h"' in block
     assert "the vertical line is the deadline, 2,000 h; the horizontal line the budget, $3,000,000.00" in r.out
+
+
+def test_a_component_declared_with_a_model_gets_the_same_predicted_cost(
+    stack_file, isolated_aws, moto, monkeypatch
+) -> None:  # noqa: ANN001
+    """The components take `WorkloadArgs(model=..., tokens=...)` and plan it with the same code: the
+    cost they output is the stack file's, on the hours predicted for the same topology."""
+    from typing import Any
+
+    from planner.components import ClusterArgs, P5enCluster
+    from planner.components.args import NodeGroupArgs, WorkloadArgs
+    from planner.core.input.stack_files import load_stack
+    from planner.core.planning.pipeline import plan_stack
+    from planner.runtime import declared_clusters as registry
+    from planner.testing import MotoMocks, run
+
+    path = stack_file(
+        "availability_zone: us-east-2a\nnode_groups:\n  - name: gpu\n    instance_type: p5en.48xlarge\n"
+        "    count: 16\nworkload:\n  model: llama3-70b\n  tokens: 1e12\n"
+    )
+    stack = load_stack(str(path))
+    args = ClusterArgs.from_model(stack.cluster)
+    assert args.workload == WorkloadArgs(tokens=1e12, model="llama3-70b")
+    seen: dict[str, Any] = {}
+    monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
+    registry.reset()
+
+    def declare() -> None:
+        c = P5enCluster(
+            "train",
+            ClusterArgs(
+                availability_zone="us-east-2a",
+                node_groups=[NodeGroupArgs("gpu", count=16)],
+                workload=WorkloadArgs(tokens=1e12, model="llama3-70b"),
+            ),
+        )
+        c.cost.apply(lambda s: seen.__setitem__("cost", s))
+
+    run(declare, MotoMocks("us-east-2"))
+    expected = plan_stack(stack).cost
+    assert expected is not None and expected.hours_basis == "workload"
+    assert seen["cost"]["run_hours"] == expected.to_json()["run_hours"]
+    assert seen["cost"]["total_usd"] == expected.to_json()["total_usd"]
+
+
+def test_a_gpt2_style_config_is_read_with_its_two_matrix_ffn_and_tied_embeddings() -> None:
+    """GPT-2 XL's published config.json (https://huggingface.co/openai-community/gpt2-xl): 48 layers of
+    1,600, 25 heads, n_inner unset (4 x 1,600), GELU between two matrices, the output layer tied to the
+    embedding; Hugging Face and OpenAI give it 1.5B parameters (1.558B with the position embeddings
+    this count leaves out)."""
+    from dataclasses import replace
+
+    from planner.core.catalogue.model_configs import from_hf_config
+
+    config = {"model_type": "gpt2", "n_layer": 48, "n_embd": 1600, "n_head": 25, "vocab_size": 50257}
+    m = from_hf_config("gpt2-xl.json", config)
+    assert (m.layers, m.hidden, m.heads, m.ffn) == (48, 1600, 25, 6400)
+    assert not m.gated_ffn and m.tied_embeddings
+    per_layer = 4 * 1600 * 1600 + 2 * 1600 * 6400  # Q, K, V, O and the two FFN matrices
+    assert m.total_params() == 48 * per_layer + 50257 * 1600
+    assert 1.5e9 < m.total_params() < 1.56e9
+    gated = replace(m, gated_ffn=True)  # the same shapes with SwiGLU's third matrix cost more to train
+    assert gated.model_flops_per_token(1024) > m.model_flops_per_token(1024)
+    e = estimate(m, "p5.48xlarge", 1, Run(1024, 512), 1e10)
+    g = estimate(gated, "p5.48xlarge", 1, Run(1024, 512), 1e10)
+    assert e is not None and g is not None and e.run_hours < g.run_hours

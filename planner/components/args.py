@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pulumi
 
-from planner.core.model.cluster import ROOT_VOLUME_RANGE, Cluster, DeploymentType, Lustre, NodeGroup, Purchase
+from planner.core.model.cluster import ROOT_VOLUME_RANGE, Cluster, DeploymentType, Lustre, NodeGroup, Purchase, Workload
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -106,13 +106,27 @@ class LustreArgs:
 
 @dataclass(frozen=True)
 class WorkloadArgs:
-    parameters: float
-    tokens: float
-    mfu: float
+    """What the cluster trains, as `workload:` in a stack file: `model` (a preset or a config.json) and
+    `tokens`, whose hours planner predicts on the declared topology, or `parameters`, `tokens` and `mfu`."""
+
+    parameters: float | None = None
+    tokens: float | None = None
+    mfu: float | None = None  # with `model`, overrides the prediction
     precision: str | None = None  # bf16 | fp8
     checkpoint_max_minutes: float | None = (
         None  # lustre-checkpoint-time threshold, as `workload.checkpoint_max_minutes`
     )
+    model: str | None = None  # a preset (llama3-70b) or a Hugging Face config.json path
+    sequence_length: int | None = None  # with `model` (default 4,096)
+    global_batch_tokens: int | None = None  # with `model`: tokens per step (default 4,194,304)
+
+    @classmethod
+    def from_model(cls, w: Workload) -> WorkloadArgs:
+        """Args declaring a parsed workload: what the user declared, the model by the name it was given."""
+        declared = {f.name: getattr(w, f.name) for f in fields(cls) if f.name in w.declared or f.name == "tokens"}
+        if w.model is not None:
+            declared["model"] = w.model.name
+        return cls(**declared)
 
 
 @dataclass(frozen=True)
@@ -193,9 +207,7 @@ class ClusterArgs:
             placement_group=c.placement_group,
             lustre=None if c.lustre is None else LustreArgs.from_model(c.lustre),
             schedule_hours=None if c.schedule is None else c.schedule.hours,
-            workload=None
-            if c.workload is None
-            else _declared_only(WorkloadArgs, c.workload, always=("parameters", "tokens", "mfu")),
+            workload=None if c.workload is None else WorkloadArgs.from_model(c.workload),
             budget_total_usd=None if c.budget is None else c.budget.total_usd,
             budget_monthly_usd=None if c.budget is None else c.budget.monthly_usd,
             suppress=[SuppressArgs(s.rule, s.reason) for s in c.suppress],

@@ -65,12 +65,18 @@ class Lustre(TypedDict):
 class Workload(TypedDict):
     """What the cluster will train (`planner:cluster.workload`): sets the run time and the memory and checkpoint checks."""
 
-    parameters: float
-    """Model parameters, e.g. 70e9."""
+    model: NotRequired[str]
+    """The architecture: a preset (llama3-70b) or a Hugging Face config.json; without mfu, its hours are predicted on the cluster."""
+    parameters: NotRequired[float]
+    """Model parameters, e.g. 70e9 (with mfu, without model)."""
     tokens: float
     """Training tokens, e.g. 2e12."""
-    mfu: float
-    """Model FLOPs utilisation expected, between 0 and 1."""
+    mfu: NotRequired[float]
+    """Model FLOPs utilisation expected, between 0 and 1; with model, it overrides the prediction."""
+    sequence_length: NotRequired[int]
+    """Tokens per sequence, with model (default 4096)."""
+    global_batch_tokens: NotRequired[int]
+    """Tokens per optimizer step, a multiple of sequence_length, with model (default 4194304)."""
     precision: NotRequired[str]
     """bf16 (default) or fp8: which dense peak the run time uses."""
 

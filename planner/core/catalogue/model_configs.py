@@ -23,11 +23,15 @@ class ModelError(ValueError):
 
 
 _FIELDS = {
-    "layers": "num_hidden_layers",
-    "hidden": "hidden_size",
-    "heads": "num_attention_heads",
-    "vocab": "vocab_size",
+    "layers": ("num_hidden_layers", "n_layer"),
+    "hidden": ("hidden_size", "n_embd"),
+    "heads": ("num_attention_heads", "n_head"),
+    "vocab": ("vocab_size",),
 }
+# architectures whose feed-forward block is two matrices with a GELU between (GPT-2's c_fc and c_proj,
+# GPT-NeoX's dense_h_to_4h and dense_4h_to_h), not SwiGLU's three; they tie the output layer to the
+# input embedding unless the config says otherwise (Hugging Face's `tie_word_embeddings` default)
+TWO_MATRIX_FFN = frozenset({"gpt2", "gpt_neox", "gpt_bigcode", "gptj"})
 
 
 @lru_cache(maxsize=1)
@@ -35,6 +39,12 @@ def presets() -> Mapping[str, Transformer]:
     """The shipped named models (runtime_models.yaml)."""
     raw = _data.raw("runtime_models.yaml")[0]["models"]
     return {name: Transformer(name=name, **{k: v for k, v in spec.items()}) for name, spec in raw.items()}
+
+
+def _shown(value: object) -> str:
+    """A configuration's value in an error: short and on one line (a file may hold anything)."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def from_hf_config(path: str, config: Mapping[str, Any]) -> Transformer:
@@ -45,7 +55,7 @@ def from_hf_config(path: str, config: Mapping[str, Any]) -> Transformer:
     def need(key: str) -> int:
         value = config.get(key)
         if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise ModelError(f"{path}: key '{key}': expected a positive integer, got {value!r}")
+            raise ModelError(f"{path}: key '{key}': expected a positive integer, got {_shown(value)}")
         return value
 
     def opt(*keys: str) -> int:
@@ -54,17 +64,22 @@ def from_hf_config(path: str, config: Mapping[str, Any]) -> Transformer:
             if value is None:
                 continue
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ModelError(f"{path}: key '{key}': expected a non-negative integer, got {value!r}")
+                raise ModelError(f"{path}: key '{key}': expected a non-negative integer, got {_shown(value)}")
             return value
         return 0
 
-    layers, hidden, heads, vocab = (need(_FIELDS[k]) for k in ("layers", "hidden", "heads", "vocab"))
+    def named(field: str) -> int:  # Llama's names, else GPT-2's (n_layer, n_embd, n_head)
+        key = next((k for k in _FIELDS[field] if k in config), _FIELDS[field][0])
+        return need(key)
+
+    layers, hidden, heads, vocab = (named(k) for k in ("layers", "hidden", "heads", "vocab"))
+    gated = config.get("model_type") not in TWO_MATRIX_FFN
     kv_lora = opt("kv_lora_rank")
     rope = opt("qk_rope_head_dim")
     head_dim = (opt("qk_nope_head_dim") + rope) if kv_lora else (opt("head_dim") or hidden // heads)
     experts = opt("n_routed_experts", "num_local_experts", "num_experts")
     expert_ffn = opt("moe_intermediate_size") or (opt("intermediate_size") if experts else 0)
-    ffn = opt("intermediate_size") or 4 * hidden
+    ffn = opt("intermediate_size", "n_inner") or 4 * hidden
     sliding = opt("sliding_window") if config.get("layer_types") or config.get("use_sliding_window") else 0
     layer_types = config.get("layer_types")
     sliding_layers = (
@@ -91,6 +106,8 @@ def from_hf_config(path: str, config: Mapping[str, Any]) -> Transformer:
         sliding_window=sliding,
         sliding_layers=sliding_layers,
         source=path,
+        gated_ffn=gated,
+        tied_embeddings=bool(config.get("tie_word_embeddings", not gated)),
     )
     if model.experts and not model.experts_per_token:
         raise ModelError(f"{path}: key 'num_experts_per_tok': expected the experts each token is routed to")

@@ -38,32 +38,34 @@ class Transformer:
     sliding_window: int = 0  # tokens a sliding-window layer attends to; 0: none
     sliding_layers: int = 0
     mtp_layers: int = 0  # multi-token-prediction modules trained with the model (DeepSeek's num_nextn_predict_layers)
+    gated_ffn: bool = True  # SwiGLU's gate, up and down matrices; False: GPT-2's two (up, GELU, down)
+    tied_embeddings: bool = False  # one matrix for the input embedding and the output layer (GPT-2)
     title: str = ""
     source: str = ""
     # counts the layout search asks for thousands of times, computed once (not part of the value)
-    _counted: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
+    cache: dict[object, float] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
-    @property
-    def moe(self) -> bool:
-        return self.experts > 0
+    # derived shapes, set once from the fields (the layout search reads them millions of times)
+    moe: bool = field(init=False, repr=False, compare=False)
+    blocks: int = field(init=False, repr=False, compare=False)  # layers + multi-token-prediction blocks
+    moe_layers: int = field(init=False, repr=False, compare=False)  # blocks with routed experts
+    dense_blocks: int = field(init=False, repr=False, compare=False)
+    v_dim: int = field(init=False, repr=False, compare=False)
 
-    @property
-    def blocks(self) -> int:
-        """Transformer blocks computed per token: the layers and the multi-token-prediction modules' blocks."""
-        return self.layers + self.mtp_layers
-
-    @property
-    def moe_layers(self) -> int:
-        """Blocks with routed experts (a multi-token-prediction module's block is one in an MoE model)."""
-        return self.blocks - self.dense_layers if self.moe else 0
-
-    @property
-    def dense_blocks(self) -> int:
-        return self.blocks - self.moe_layers
-
-    @property
-    def v_dim(self) -> int:
-        return self.v_head_dim or self.head_dim
+    def __post_init__(self) -> None:
+        """Blocks computed per token: the layers and the multi-token-prediction modules' blocks (one with
+        routed experts in an MoE model); the value head size defaults to the head size."""
+        moe = self.experts > 0
+        blocks = self.layers + self.mtp_layers
+        moe_layers = blocks - self.dense_layers if moe else 0
+        for name, value in (
+            ("moe", moe),
+            ("blocks", blocks),
+            ("moe_layers", moe_layers),
+            ("dense_blocks", blocks - moe_layers),
+            ("v_dim", self.v_head_dim or self.head_dim),
+        ):
+            object.__setattr__(self, name, value)
 
     def attention_params(self) -> int:
         """Weights of one attention block's projections."""
@@ -79,8 +81,13 @@ class Transformer:
             return q + kv + n * self.v_dim * h
         return h * n * self.head_dim * 2 + 2 * h * self.kv_heads * self.head_dim
 
+    @property
+    def ffn_matrices(self) -> int:
+        """Matrices of a dense feed-forward block: gate, up and down (SwiGLU), or up and down."""
+        return 3 if self.gated_ffn else 2
+
     def dense_mlp_params(self) -> int:
-        return 3 * self.hidden * self.ffn
+        return self.ffn_matrices * self.hidden * self.ffn
 
     def expert_params(self) -> int:
         """Weights of one routed expert (gate, up and down projections)."""
@@ -89,6 +96,11 @@ class Transformer:
     def embedding_params(self) -> int:
         return self.vocab * self.hidden
 
+    @property
+    def embedding_matrices(self) -> int:
+        """The input embedding and the output layer: two, or one when tied."""
+        return 1 if self.tied_embeddings else 2
+
     def mtp_projection_params(self) -> int:
         """A multi-token-prediction module's projection of the hidden state and the next token's embedding."""
         return 2 * self.hidden * self.hidden
@@ -96,24 +108,29 @@ class Transformer:
     def total_params(self) -> int:
         """Every weight: embeddings and output layer untied (as all the presets are); a multi-token-prediction
         module shares them."""
-        known = self._counted.get("total")
+        known = self.cache.get("total")
         if known is None:
-            known = self._counted["total"] = self._total_params()
-        return known
+            known = self.cache["total"] = self._total_params()
+        return int(known)
 
     def _total_params(self) -> int:
         per_moe = self.attention_params() + self.experts * self.expert_params() + self.hidden * self.experts
         per_moe += self.shared_experts * self.expert_params()
         dense = self.attention_params() + self.dense_mlp_params()
         mtp = self.mtp_layers * self.mtp_projection_params()
-        return self.dense_blocks * dense + self.moe_layers * per_moe + 2 * self.embedding_params() + mtp
+        return (
+            self.dense_blocks * dense
+            + self.moe_layers * per_moe
+            + self.embedding_matrices * self.embedding_params()
+            + mtp
+        )
 
     def expert_weights(self) -> int:
         """Weights held in routed experts (sharded by expert parallelism)."""
-        known = self._counted.get("experts")
+        known = self.cache.get("experts")
         if known is None:
-            known = self._counted["experts"] = self.moe_layers * self.experts * self.expert_params()
-        return known
+            known = self.cache["experts"] = self.moe_layers * self.experts * self.expert_params()
+        return int(known)
 
     def active_matmul_params(self) -> int:
         """Weights one token multiplies by: attention, its experts (routed and shared), the output layer (once

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from planner.core.model.transformer import Transformer
 from planner.core.runtime_model.hardware import System
-from planner.core.runtime_model.step import Constants, Layout, Prediction, Run, fitting, predict
+from planner.core.runtime_model.step import Constants, Layout, Prediction, Run, faster_than, fitting_memory
 
 MAX_TP = 64  # tensor parallelism beyond 64 ranks has no published recipe
 MICRO_BATCHES = (1, 2, 4)
@@ -82,11 +82,20 @@ def best(
 ) -> Prediction | None:
     """The layout with the shortest step that fits memory; None when no layout fits."""
     found: Prediction | None = None
+    computed: dict[tuple[object, ...], tuple[float, float]] = {}  # layer times shared by layouts
     for layout in layouts(model, system, run):
-        fits = fitting(model, system, layout, run, constants)
+        fits = fitting_memory(model, system, layout, run, constants)
         if fits is None:
             continue
-        p = predict(model, system, fits, run, constants, checkpoint_seconds_per_step)
+        beat = None if found is None else found.step_seconds
+        try:
+            p = faster_than(
+                model, system, fits[0], run, constants, beat, checkpoint_seconds_per_step, fits[1], computed
+            )
+        except ZeroDivisionError:  # its traffic crosses EFA on a system without an EFA figure (Trn3): not timed
+            continue
+        if p is None:
+            continue
         if found is None or p.step_seconds < found.step_seconds:
             found = p
     return found

@@ -181,7 +181,21 @@ def _activation_bytes(model: Transformer, moe_layer: bool, elem: float, selectiv
     # norms' inputs (BF16), GEMM inputs at the precision, Q/K/V and attention output for FlashAttention,
     # SwiGLU's two inputs (BF16); selective recomputation rebuilds the normed and activated GEMM inputs
     gemm_inputs = elem * (out + (0 if selective else 2 * h + f))
-    return 2 * 2 * h + gemm_inputs + 2 * (qkv + out) + 2 * 2 * f + extra
+    activation_inputs = 2 if moe_layer or model.gated_ffn else 1  # SwiGLU keeps two inputs of f, GELU one
+    return 2 * 2 * h + gemm_inputs + 2 * (qkv + out) + 2 * activation_inputs * f + extra
+
+
+def _per_token_activations(model: Transformer, elem: float, selective: bool, dense_share: float) -> float:
+    """Bytes kept per token and layer, averaged over dense and MoE layers (cached on the model: the
+    layout search asks for it for every layout and recomputation it tries)."""
+    key = ("activations", elem, selective)
+    known = model.cache.get(key)
+    if known is None:
+        known = dense_share * _activation_bytes(model, False, elem, selective)
+        if model.moe:
+            known += (1 - dense_share) * _activation_bytes(model, True, elem, selective)
+        model.cache[key] = known
+    return known
 
 
 def _elementwise_bytes(model: Transformer, moe_layer: bool) -> float:
@@ -189,7 +203,8 @@ def _elementwise_bytes(model: Transformer, moe_layer: bool) -> float:
     h = model.hidden
     f = (model.experts_per_token + model.shared_experts) * model.expert_ffn if moe_layer else model.ffn
     # two norms and two residual adds (read and write h each), RoPE on Q and K, SwiGLU (read 2f, write f)
-    fwd = 2.0 * (4 * h + 4 * h + 2 * (model.heads + model.kv_heads) * model.head_dim + 3 * f)
+    act = 3 * f if moe_layer or model.gated_ffn else 2 * f  # SwiGLU reads 2f and writes f; GELU reads and writes f
+    fwd = 2.0 * (4 * h + 4 * h + 2 * (model.heads + model.kv_heads) * model.head_dim + act)
     return 3.0 * fwd
 
 
@@ -200,8 +215,33 @@ def predict(
     run: Run,
     constants: Constants,
     checkpoint_seconds_per_step: float = 0.0,
+    memory_bytes: float | None = None,
+    computed: dict[tuple[object, ...], tuple[float, float]] | None = None,
 ) -> Prediction:
-    """The step of `layout` (which must cover the cluster); memory is reported, not enforced."""
+    """The step of `layout` (which must cover the cluster); memory is reported, not enforced.
+
+    `memory_bytes`: the layout's memory when the caller has it (`fitting_memory`); `computed`: a search's
+    store of layer times, which depend on tp, cp, ep, the micro-batch and the dispatcher only."""
+    found = faster_than(
+        model, system, layout, run, constants, None, checkpoint_seconds_per_step, memory_bytes, computed
+    )
+    assert found is not None
+    return found
+
+
+def faster_than(
+    model: Transformer,
+    system: System,
+    layout: Layout,
+    run: Run,
+    constants: Constants,
+    beat: float | None,
+    checkpoint_seconds_per_step: float = 0.0,
+    memory_bytes: float | None = None,
+    computed: dict[tuple[object, ...], tuple[float, float]] | None = None,
+) -> Prediction | None:
+    """`predict`, or None as soon as the layout's compute and the bubble of that compute alone take at
+    least `beat` seconds (the step a search already has): it cannot be faster, so it is not timed further."""
     lay = layout
     tp, pp, dp, cp, ep = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
     peak = system.peak_flops[run.precision]
@@ -237,7 +277,7 @@ def predict(
                 t += _gemm(tokens, h, 2 * f / tpr, rpeak, eff, elem, rbw)
                 t += _gemm(tokens, f / tpr, h, rpeak, eff, elem, rbw)
         else:
-            t += _gemm(tokens, h, 2 * model.ffn / tpr, rpeak, eff, elem, rbw)
+            t += _gemm(tokens, h, (model.ffn_matrices - 1) * model.ffn / tpr, rpeak, eff, elem, rbw)
             t += _gemm(tokens, model.ffn / tpr, h, rpeak, eff, elem, rbw)
         t += tokens * _elementwise_bytes(model, moe_layer) / tp / bw
         if moe_layer:  # the routed tokens' way to their experts and back, and the layer's fixed time
@@ -245,8 +285,13 @@ def predict(
             t += tokens * model.experts_per_token * h * routed / tp / bw + constants.moe_layer_seconds
         return t
 
-    dense_t = layer_time(False)
-    moe_t = layer_time(True) if model.moe else 0.0
+    key = (tp, cp, ep, lay.micro_batch, lay.fused_dispatch)
+    known = None if computed is None else computed.get(key)
+    if known is None:
+        known = (layer_time(False), layer_time(True) if model.moe else 0.0)
+        if computed is not None:
+            computed[key] = known
+    dense_t, moe_t = known
     attention = (
         3.0 * model.attention_flops_forward(run.sequence) * tokens / tp / (bf16 * constants.attention_efficiency)
     )
@@ -255,6 +300,8 @@ def predict(
     head += model.mtp_layers * _gemm(tokens, 2 * h, h / tpr, rpeak, eff, elem, rbw)
     layers_dense = model.dense_blocks
     compute_mb = (layers_dense * dense_t + model.moe_layers * moe_t + attention + head) / pp
+    if beat is not None and compute_mb * (micro_batches + ((pp - 1) / lay.vp if pp > 1 else 0)) >= beat:
+        return None  # its compute and the bubble of that compute alone: no faster than the step found
     attention_per_layer = attention / model.blocks
 
     # communication per micro-batch on one accelerator, for its stage's layers
@@ -331,14 +378,25 @@ def predict(
     tokens_step = run.global_batch * run.sequence
     tps = tokens_step / step
     mfu = model.model_flops_per_token(run.sequence) * tps / (system.accelerators * peak)
-    return Prediction(
-        layout, breakdown, memory(model, system, layout, run), system.hbm_bytes * constants.memory_usable, tps, mfu
-    )
+    held = memory(model, system, layout, run) if memory_bytes is None else memory_bytes
+    return Prediction(layout, breakdown, held, system.hbm_bytes * constants.memory_usable, tps, mfu)
 
 
-def memory(model: Transformer, system: System, layout: Layout, run: Run) -> float:
-    """Bytes the busiest accelerator (the first pipeline stage) holds at its peak."""
+def memory(
+    model: Transformer,
+    system: System,
+    layout: Layout,
+    run: Run,
+    selective: bool | None = None,
+    recompute: float | None = None,
+) -> float:
+    """Bytes the busiest accelerator (the first pipeline stage) holds at its peak; `selective` and
+    `recompute` in place of the layout's (`fitting` tries them without building a layout each time)."""
     lay = layout
+    if selective is None:
+        selective = lay.selective
+    if recompute is None:
+        recompute = lay.recompute
     tp, pp, dp, cp, ep = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
     elem = 1.0 if run.precision == "fp8" else 2.0
     dense_params = (model.total_params() - model.expert_weights()) / (tp * pp)
@@ -357,12 +415,10 @@ def memory(model: Transformer, system: System, layout: Layout, run: Run) -> floa
     in_flight = min(pp, micro_batches) * (1 + (pp - 1) / (pp * lay.vp) if lay.vp > 1 else 1)
     layers_stage = model.layers / pp
     dense_share = model.dense_blocks / model.blocks
-    per_token = dense_share * _activation_bytes(model, False, elem, lay.selective)
-    if model.moe:
-        per_token += (1 - dense_share) * _activation_bytes(model, True, elem, lay.selective)
-    kept = (1 - lay.recompute) * per_token + lay.recompute * 2.0 * model.hidden
+    per_token = _per_token_activations(model, elem, selective, dense_share)
+    kept = (1 - recompute) * per_token + recompute * 2.0 * model.hidden
     stage = kept * tokens / tp * layers_stage  # one micro-batch's activations of one stage's layers
-    recomputing = per_token * tokens / tp if lay.recompute else 0.0  # the layer being recomputed
+    recomputing = per_token * tokens / tp if recompute else 0.0  # the layer being recomputed
     logits = tokens * model.vocab / tp * LOGIT_BYTES[system.stack]  # the last stage's
     # 1F1B: the first stage holds `in_flight` micro-batches, the last (with the logits) its warm-up's: one, or
     # (vp - 1) x pp + 1 chunks of 1 / vp of its layers when interleaved
@@ -375,21 +431,36 @@ def memory(model: Transformer, system: System, layout: Layout, run: Run) -> floa
 def fitting(model: Transformer, system: System, layout: Layout, run: Run, constants: Constants) -> Layout | None:
     """`layout` with the least recomputation that fits memory: none, then selective, then eighths of the
     layers in full; None if nothing fits."""
+    found = fitting_memory(model, system, layout, run, constants)
+    return None if found is None else found[0]
+
+
+def fitting_memory(
+    model: Transformer, system: System, layout: Layout, run: Run, constants: Constants
+) -> tuple[Layout, float] | None:
+    """`fitting`'s layout with the bytes it holds."""
     budget = system.hbm_bytes * constants.memory_usable
-    if memory(model, system, layout, run) <= budget:
-        return layout
+    held = memory(model, system, layout, run)
+    if held <= budget:
+        return layout, held
 
-    def fits(eighth: int) -> Layout | None:
-        # Megatron turns the all-to-all overlap off with whole layers recomputed (it cannot split their backward)
-        candidate = replace(layout, selective=True, recompute=eighth / 8, a2a_overlap=layout.a2a_overlap and not eighth)
-        return candidate if memory(model, system, candidate, run) <= budget else None
+    def bytes_at(eighth: int) -> float:
+        return memory(model, system, layout, run, True, eighth / 8)
 
-    found = fits(0)
-    if found is not None or fits(8) is None:
-        return found
+    held = bytes_at(0)
+    if held <= budget:
+        return replace(layout, selective=True, recompute=0.0), held
+    held = bytes_at(8)
+    if held > budget:
+        return None
     # from one eighth on, each more eighth recomputed holds less: the least that fits, halving
     low, high = 0, 8  # low does not fit, high does
     while high - low > 1:
         mid = (low + high) // 2
-        low, high = (low, mid) if fits(mid) is not None else (mid, high)
-    return fits(high)
+        at = bytes_at(mid)
+        if at <= budget:
+            high, held = mid, at
+        else:
+            low = mid
+    # Megatron turns the all-to-all overlap off with whole layers recomputed (it cannot split their backward)
+    return replace(layout, selective=True, recompute=high / 8, a2a_overlap=False), held
