@@ -181,12 +181,28 @@ def _restore(previous: dict[int, Any]) -> None:
         signal.signal(s, handler)
 
 
+def _check_baseline_output(path: str, output: str | None) -> None:
+    """Refuse a `--create-baseline` path planner would not write, or the report's own, before any work."""
+    import os
+
+    from planner.core.reading.bounded_files import check_output
+    from planner.core.reading.problems import Problem
+
+    check_output(path, "--create-baseline")
+    if output and os.path.realpath(output) == os.path.realpath(path):
+        raise InputError(
+            [Problem("<command line>", None, "--create-baseline", f"{path} is also --output; expected another file")]
+        )
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         if getattr(args, "output", None) is not None:  # before anything is planned or fetched
             from planner.core.reading.bounded_files import check_output
 
             check_output(args.output)
+        if getattr(args, "create_baseline", None) is not None:  # the same, for the baseline `plan` writes
+            _check_baseline_output(args.create_baseline, getattr(args, "output", None))
         code: int = args.run(args)
         if sys.stdout is not None:  # closed and unused (the report went to --output): nothing to flush
             from planner.core.reading.bounded_files import emit
