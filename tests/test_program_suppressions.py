@@ -180,3 +180,26 @@ def test_a_program_baseline_survives_line_moves(tmp_path: Path) -> None:
         ("readback-gap", OTHER, 16, "baseline"),
     }
     assert stack["baseline_fixed"] == [{"rule": "imdsv2-required", "path": "planner:cluster.notes", "resource": LT}]
+
+
+def test_diff_of_a_program_shows_the_bases_suppressions_at_the_ref(tmp_path: Path) -> None:
+    """The base side runs from a temporary export: what it says of a resource's suppressions names the
+    file as `REF:path`, as its findings do, never the temporary folder."""
+    from tests.test_diff import _git, _program_repo
+
+    repo = _program_repo(tmp_path)
+    main = repo / "infra" / "__main__.py"
+    main.write_text(
+        main.read_text(encoding="utf-8").replace(
+            "aws.eks.NodeGroup(", "# planner: ignore[efa-recommended] checked by hand\naws.eks.NodeGroup(", 1
+        ),
+        encoding="utf-8",
+    )
+    _git(repo, "commit", "-qam", "a comment")
+    res = run_cli("diff", "--program", "infra", "--stack", "test", "--base-ref", "HEAD", "--format", "json", cwd=repo)
+    assert res.code == 0, res.err
+    base = json.loads(res.out)["diff"]["base"]["stacks"][0]
+    (unused,) = base["unused_suppressions"]
+    assert (unused["rule"], unused["file"], unused["line"]) == ("efa-recommended", "HEAD:infra/__main__.py", 37)
+    (head,) = json.loads(res.out)["stacks"]
+    assert head["unused_suppressions"][0]["file"] == "infra/__main__.py"

@@ -309,6 +309,8 @@ def _at_ref(plans: list[Any], tree: str, ref: str) -> list[Any]:
             p,
             stack=replace(p.stack, file=_at_ref_path(p.stack.file, tree, ref)),
             findings=tuple(replace(f, file=_at_ref_path(f.file, tree, ref)) for f in p.findings),
+            # a program resource's own suppressions are at its file's line
+            unused_suppressions=tuple(replace(u, file=_at_ref_path(u.file, tree, ref)) for u in p.unused_suppressions),
         )
         for p in plans
     ]
