@@ -193,3 +193,20 @@ def test_the_efa_security_group_policy_takes_the_groups_tag() -> None:
         "suppressed: [efa-security-group] on 'efa' (aws:ec2/securityGroup:SecurityGroup): "
         "egress is opened by the platform's own rule"
     ]
+
+
+def test_the_budget_says_a_suppress_entry_of_its_config_cannot_be_used() -> None:
+    """Like the topology policies: a misspelt rule or an entry without a reason would suppress nothing, silently."""
+    config = {
+        "maxTotalUsd": 1,
+        "hours": 24,
+        "allowIncompleteCost": True,
+        "suppress": ["budget-exceded", {"rule": "budget-exceeded", "resource": "trainers"}],
+    }
+    found = [m for m, _ in violations(policies.budget, stack_args(hand_written(), config=config))]
+    assert found[:2] == [
+        "policy config `suppress` names unknown rule 'budget-exceded'; `planner rules` lists the rule ids",
+        "policy config `suppress[1]`.reason: a suppression needs a reason; expected why 'budget-exceeded' does not "
+        "apply to trainers",
+    ]
+    assert any(m.startswith("[budget-exceeded]") for m in found[2:])

@@ -248,6 +248,7 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         _report([Violation(f"policy config `priceBook`: {p.message}") for p in exc.problems], report_violation)
         return
     outcome = plan_resources(args.resources, config, declared=declared)  # the stack policies' shared planning
+    _report(outcome.config_problems, report_violation)  # `suppress` entries of its config that cannot be used
     plan = outcome.plan
     stack_budget = plan.stack.cluster.budget if plan is not None else None
     allowed = (
