@@ -181,18 +181,20 @@ def _restore(previous: dict[int, Any]) -> None:
         signal.signal(s, handler)
 
 
-def _check_baseline_output(path: str, output: str | None) -> None:
-    """Refuse a `--create-baseline` path planner would not write, or the report's own, before any work."""
+def _check_baseline_paths(created: str | None, read: str | None, args: argparse.Namespace) -> None:
+    """Before any work: a `--create-baseline` path planner would not write, and a baseline that is also
+    the report's `--output` (the report would replace the baseline it was judged against)."""
     import os
 
     from planner.core.reading.bounded_files import check_output
     from planner.core.reading.problems import Problem
 
-    check_output(path, "--create-baseline")
-    if output and os.path.realpath(output) == os.path.realpath(path):
-        raise InputError(
-            [Problem("<command line>", None, "--create-baseline", f"{path} is also --output; expected another file")]
-        )
+    if created is not None:
+        check_output(created, "--create-baseline")
+    output = getattr(args, "output", None)
+    for key, path in (("--create-baseline", created), ("--baseline", read)):
+        if path and output and os.path.realpath(output) == os.path.realpath(path):
+            raise InputError([Problem("<command line>", None, key, f"{path} is also --output; expected another file")])
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -201,8 +203,7 @@ def _run(args: argparse.Namespace) -> int:
             from planner.core.reading.bounded_files import check_output
 
             check_output(args.output)
-        if getattr(args, "create_baseline", None) is not None:  # the same, for the baseline `plan` writes
-            _check_baseline_output(args.create_baseline, getattr(args, "output", None))
+        _check_baseline_paths(getattr(args, "create_baseline", None), getattr(args, "baseline", None), args)
         code: int = args.run(args)
         if sys.stdout is not None:  # closed and unused (the report went to --output): nothing to flush
             from planner.core.reading.bounded_files import emit

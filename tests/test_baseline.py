@@ -231,6 +231,10 @@ def test_a_missing_or_unwritable_baseline_is_one_line(tmp_path: Path) -> None:
     same = run_cli("plan", "stacks", "--create-baseline", "x.json", "-o", "x.json", cwd=tmp_path)
     assert same.code == 2 and not (tmp_path / "x.json").exists()
     assert "--create-baseline: x.json is also --output" in same.err
+    (tmp_path / "y.json").write_text("{}", encoding="utf-8")
+    read = run_cli("plan", "stacks", "--baseline", "y.json", "-o", "y.json", cwd=tmp_path)
+    assert read.code == 2 and (tmp_path / "y.json").read_text(encoding="utf-8") == "{}"
+    assert read.err.strip() == "planner: <command line>: --baseline: y.json is also --output; expected another file"
     both = run_cli("plan", "stacks", "--create-baseline", "x.json", "--baseline", "y.json", cwd=tmp_path)
     assert both.code == 2 and "not allowed with argument" in both.err
 
