@@ -181,12 +181,29 @@ def _restore(previous: dict[int, Any]) -> None:
         signal.signal(s, handler)
 
 
+def _check_baseline_paths(created: str | None, read: str | None, args: argparse.Namespace) -> None:
+    """Before any work: a `--create-baseline` path planner would not write, and a baseline that is also
+    the report's `--output` (the report would replace the baseline it was judged against)."""
+    import os
+
+    from planner.core.reading.bounded_files import check_output
+    from planner.core.reading.problems import Problem
+
+    if created is not None:
+        check_output(created, "--create-baseline")
+    output = getattr(args, "output", None)
+    for key, path in (("--create-baseline", created), ("--baseline", read)):
+        if path and output and os.path.realpath(output) == os.path.realpath(path):
+            raise InputError([Problem("<command line>", None, key, f"{path} is also --output; expected another file")])
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         if getattr(args, "output", None) is not None:  # before anything is planned or fetched
             from planner.core.reading.bounded_files import check_output
 
             check_output(args.output)
+        _check_baseline_paths(getattr(args, "create_baseline", None), getattr(args, "baseline", None), args)
         code: int = args.run(args)
         if sys.stdout is not None:  # closed and unused (the report went to --output): nothing to flush
             from planner.core.reading.bounded_files import emit

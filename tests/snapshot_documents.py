@@ -9,7 +9,10 @@ round numbers that add up, so a reader can check a snapshot by eye.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from planner.core.document import (
+    BaselineFixed,
     CostReport,
     GroupTopology,
     InputProblem,
@@ -447,6 +450,28 @@ def preflight() -> Report:
     )
 
 
+def baseline() -> Report:
+    """A run judged against a baseline (`--baseline`): an error the baseline records (baselined), the
+    other findings as they were, an entry no longer found (fixed); and a program's finding suppressed on
+    its resource (a tag or comment, with its reason)."""
+    g = gpu_stack()
+    accepted = Suppression("baseline", "recorded in the baseline planner-baseline.json")
+    g = replace(
+        g,
+        findings=(replace(g.findings[0], suppression=accepted), *g.findings[1:]),
+        baseline_fixed=(BaselineFixed("placement-group", "planner:cluster.placement_group"),),
+    )
+    u = ultraserver_stack()
+    urn = "urn:pulumi:dev::train::aws:autoscaling/group:Group::ultra"
+    held = Suppression("inSource", "two members held back for evaluation jobs")
+    u = replace(
+        u,
+        findings=tuple(replace(f, suppression=held) for f in u.findings),
+        baseline_fixed=(BaselineFixed("readback-gap", "planner:cluster.notes", urn),),
+    )
+    return Report("plan", stacks=(g, u), rules=RULES, baseline="planner-baseline.json")
+
+
 def problems() -> Report:
     """A run stopped by unusable input: a broken stack file and a bad `--suppress`."""
     return Report(
@@ -466,4 +491,4 @@ def problems() -> Report:
     )
 
 
-DOCUMENTS = {"plan": plan, "clean": clean, "preflight": preflight, "problems": problems}
+DOCUMENTS = {"plan": plan, "clean": clean, "preflight": preflight, "problems": problems, "baseline": baseline}

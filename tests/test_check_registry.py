@@ -64,7 +64,9 @@ def test_the_pack_suppress_schemas_name_every_rule_it_may_report() -> None:
             continue
         suppress = schema.properties.get("suppress")
         assert suppress is not None, policy.name
-        assert set(RESOURCE_RULES) <= set(suppress["items"]["enum"]), policy.name
+        rule_id, scoped = suppress["items"]["anyOf"]  # a rule id, or {rule, resource, reason} for one resource
+        assert set(RESOURCE_RULES) <= set(rule_id["enum"]), policy.name
+        assert set(RESOURCE_RULES) <= set(scoped["properties"]["rule"]["enum"]), policy.name
 
 
 def test_the_pack_plans_a_preview_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -192,7 +192,13 @@ def test_enforcement_levels_and_config_schemas() -> None:
     assert (
         "requireCompletePricing" not in schema
     )  # retired: `validate_budget` refuses it (test_a_retired_budget_key_is_refused)
-    assert "ultraserver-whole-units" in policies.topology.config_schema.properties["suppress"]["items"]["enum"]
+    # a rule id, or a rule on one resource with the reason (`{rule, resource, reason}`)
+    rule_id, scoped = policies.topology.config_schema.properties["suppress"]["items"]["anyOf"]
+    assert "ultraserver-whole-units" in rule_id["enum"]
+    assert (
+        scoped["required"] == ["rule", "resource", "reason"]
+        and "ultraserver-whole-units" in scoped["properties"]["rule"]["enum"]
+    )
 
 
 def test_example_config_matches_the_schemas() -> None:

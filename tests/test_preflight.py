@@ -95,6 +95,25 @@ def test_bundled_stack_reports_the_documented_memory_disagreement_and_the_quota_
     assert ok.code == 0 and re.search(r"^    suppressed\s+preflight-aws-error ", ok.out, flags=re.M)
 
 
+def test_a_preflight_baseline_accepts_the_findings_it_records(moto, tmp_path: Path) -> None:
+    """`--create-baseline` and `--baseline` on preflight (docs/output.md#baselines): its own checks,
+    in a baseline of its own (`plan` refuses it)."""
+    base = tmp_path / "preflight-baseline.json"
+    made = run_cli("preflight", TRN2_DEV, "--create-baseline", str(base))
+    assert made.code == 0, made.err
+    data = json.loads(base.read_text(encoding="utf-8"))
+    assert data["command"] == "preflight"
+    assert data["stacks"][0]["findings"] == [
+        {"rule": "preflight-aws-error", "path": "planner:cluster.node_groups[0].count"}
+    ]
+    judged = run_cli("preflight", TRN2_DEV, "--baseline", str(base), "--format", "json")
+    assert judged.code == 0, judged.err
+    (err,) = by_rule(findings(judged.out), "preflight-aws-error")
+    assert err["suppression"] == {"kind": "baseline", "reason": f"recorded in the baseline {base}"}
+    refused = run_cli("plan", TRN2_DEV, "--baseline", str(base))
+    assert refused.code == 2 and "command: 'preflight'; expected 'plan'" in refused.err
+
+
 def test_type_not_offered_in_the_zone_lists_where_it_is(moto, stack_file) -> None:
     path = stack_file(
         """

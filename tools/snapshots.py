@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = ROOT / "tests" / "snapshots"
 
 EXTENSIONS = {"table": "table.txt", "json": "json", "markdown": "md", "sarif": "sarif", "github": "github.txt"}
-DOCUMENTS = ("plan", "clean", "preflight", "problems")
+DOCUMENTS = ("plan", "clean", "preflight", "problems", "baseline")
 
 # file name -> (document in tests.snapshot_documents.DOCUMENTS, format, width: None for natural widths)
 CASES: dict[str, tuple[str, str, int | None]] = {

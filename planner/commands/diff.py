@@ -50,9 +50,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         default=None,
         help="exit 1 when the change adds an unsuppressed finding at or above this severity (default: never)",
     )
-    from planner.commands.plan import add_rule_option_arguments
+    from planner.commands.plan import add_baseline_arguments, add_rule_option_arguments
 
     add_rule_option_arguments(p)
+    add_baseline_arguments(p, create=False)  # `plan --create-baseline` writes it
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     from planner.commands import add_selection_arguments
 
@@ -308,6 +309,8 @@ def _at_ref(plans: list[Any], tree: str, ref: str) -> list[Any]:
             p,
             stack=replace(p.stack, file=_at_ref_path(p.stack.file, tree, ref)),
             findings=tuple(replace(f, file=_at_ref_path(f.file, tree, ref)) for f in p.findings),
+            # a program resource's own suppressions are at its file's line
+            unused_suppressions=tuple(replace(u, file=_at_ref_path(u.file, tree, ref)) for u in p.unused_suppressions),
         )
         for p in plans
     ]
@@ -341,11 +344,13 @@ class _tree_at:
 
 
 def run(args: argparse.Namespace) -> int:
-    from planner.commands.plan import problems_shown, show
+    from planner.commands.plan import judged, problems_shown, read_baseline, show
     from planner.core.model.findings import at_least
 
     with problems_shown("diff", args):  # a broken stack file on either side: its problems, in the format asked for
+        baseline = read_baseline(args, "plan")  # `plan`'s baseline: the head side's findings are judged against it
         document = compare(args)
+    document = judged(document, args, baseline)
     show(document, args)
     if args.fail_on and document.diff is not None:
         for s in document.diff.stacks:

@@ -51,6 +51,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "resources read back (offline, with Pulumi mocks; RUNS the program's code with your rights)",
     )
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    add_baseline_arguments(p)
     from planner.commands import add_price_book_argument, add_selection_arguments
 
     add_selection_arguments(p)
@@ -68,8 +69,9 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "live_prices", False):
         requires("aws", "--live-prices")
     with problems_shown("plan", args):
+        baseline = read_baseline(args, "plan")  # a bad baseline stops the run before anything is planned
         plans = _plans(args)
-    document = report("plan", plans)
+    document = judged(report("plan", plans), args, baseline)
     show(document, args)
     return document.exit_code(args.fail_on)
 
@@ -132,6 +134,50 @@ def show(document: Report, args: argparse.Namespace) -> None:
     from planner.core.render.formats import render
 
     write(render(document, args.format, render_context(getattr(args, "fail_on", "error"))), args.output)
+
+
+def add_baseline_arguments(parser: argparse.ArgumentParser, create: bool = True) -> None:
+    """`--baseline FILE` (and, where the command writes one, `--create-baseline FILE`): docs/output.md#baselines."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="findings recorded in FILE (written by --create-baseline) do not fail the run: shown as "
+        "baselined; new findings fail as usual, and entries no longer found are listed as fixed",
+    )
+    if create:
+        group.add_argument(
+            "--create-baseline",
+            metavar="FILE",
+            help="write each stack's unsuppressed error and warning findings to FILE (sorted JSON, "
+            "by rule and location, not line) as the baseline for --baseline; they show as baselined, exit 0",
+        )
+
+
+def read_baseline(args: argparse.Namespace, command: str) -> Any:  # Baseline | None
+    """The baseline `--baseline` names, for `command` (`diff` reads `plan`'s); InputError when unusable."""
+    if not getattr(args, "baseline", None):
+        return None
+    from planner.core.planning.baseline import load
+
+    return load(args.baseline, command)
+
+
+def judged(document: Report, args: argparse.Namespace, baseline: Any) -> Report:
+    """`document` judged against the baseline: the one `--baseline` names, or the one `--create-baseline`
+    writes from it (all-or-nothing, so the file is whole or as it was)."""
+    from planner.core.planning.baseline import apply, dumps, of_report
+
+    created = getattr(args, "create_baseline", None)
+    if created:
+        from planner.core.reading.bounded_files import write_atomic
+
+        baseline = of_report(document)
+        write_atomic(created, dumps(baseline), "--create-baseline")
+        return apply(document, baseline, created)
+    if baseline is not None:
+        return apply(document, baseline, args.baseline)
+    return document
 
 
 def add_rule_option_arguments(parser: argparse.ArgumentParser) -> None:

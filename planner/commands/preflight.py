@@ -43,6 +43,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("--suppress", action="append", default=[], metavar="CHECK", help="suppress a check id (repeatable)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    plan.add_baseline_arguments(p)
     from planner.commands import add_program_arguments
 
     add_program_arguments(
@@ -69,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from planner.core.planning.pipeline import check_suppressions
 
     with plan.problems_shown("preflight", args):
+        baseline = plan.read_baseline(args, "preflight")
         if args.program or args.stack:  # the program's cluster, read back as `plan --program` reads it
             from planner.commands import program_stacks
 
@@ -89,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             error_line(f"preflight: {exc}")
             return 2
         plans = [_preflight(s, account, args) for s in stacks]
-    document = report("preflight", plans)
+    document = plan.judged(report("preflight", plans), args, baseline)
     plan.show(document, args)
     return document.exit_code(args.fail_on)
 

@@ -19,7 +19,7 @@ from planner.core.catalogue import instance_types as _catalogue
 from planner.core.cost import PriceBook, load_price_book
 from planner.core.document.report import Report, RuleInfo
 from planner.core.document.stacks import ReportedFinding
-from planner.core.model.cluster import Cluster, Stack, Unplanned
+from planner.core.model.cluster import Cluster, Stack, Suppression, Unplanned
 from planner.core.model.findings import Severity
 from planner.core.planning.build_report import report as build_report
 from planner.core.planning.pipeline import (
@@ -30,7 +30,7 @@ from planner.core.planning.pipeline import (
     unused_suppressions,
 )
 from planner.core.planning.summary import summarize
-from planner.readback.resources import Graph, from_policy
+from planner.readback.resources import Graph, Resource, from_policy
 from planner.readback.topology import Rebuilt, Violation, rebuild, to_stack
 
 STACK_FILE = "<stack resources>"
@@ -44,6 +44,7 @@ class Outcome:
     problems: list[Violation] = field(default_factory=list)  # the rebuilt cluster is not valid input
     config_problems: list[Violation] = field(default_factory=list)  # the policy's own config names unknown rules
     suppress: tuple[str, ...] = ()  # the rule ids this policy suppresses (its config's, then the stack's own)
+    scoped: tuple[Suppression, ...] = ()  # its config's suppressions of one resource, with their reasons
 
     @property
     def gaps(self) -> list[Violation]:
@@ -116,13 +117,114 @@ def plan_resources(
         for r in dict.fromkeys(wanted)
         if r not in rule_ids
     ]
+    scoped, scoped_problems = config_suppressions(config, graph.resources)
+    config_problems += scoped_problems
     book = price_book or load_price_book(None)
     shared = _planned(graph, region, zone, declared_planning(declared), dict(extra or {}), book, dict(sized or {}))
     suppress = tuple(dict.fromkeys(r for r in wanted if r in rule_ids))
-    outcome = Outcome(shared.rebuilt, None, list(shared.problems), config_problems, suppress)
+    outcome = Outcome(shared.rebuilt, None, list(shared.problems), config_problems, suppress, tuple(scoped))
     if shared.plan is not None:
-        outcome.plan = _settled(shared.plan, suppress)
+        outcome.plan = _settled(shared.plan, suppress, outcome.scoped)
     return outcome
+
+
+SCOPED_KEYS = ("rule", "resource", "reason")  # a policy config `suppress` entry for one resource
+
+
+def config_suppressions(
+    config: Mapping[str, Any], resources: Iterable[Resource] | None = None, urn: str = "", name: str = ""
+) -> tuple[list[Suppression], list[Violation]]:
+    """The policy config's `suppress` entries for one resource, `{rule, resource, reason}` (the resource
+    by its name or its URN), as suppressions of that resource's findings (kind external, with the reason);
+    and the entries that cannot be used (no reason, an unknown rule, a resource the stack does not hold).
+
+    A stack policy matches them against the stack's `resources`; a resource policy, which sees one resource,
+    against that resource's `urn` and `name` (a resource named nowhere cannot be told from another one then)."""
+    from planner.core.planning.pipeline import unknown_rule_message
+
+    found: list[Suppression] = []
+    bad: list[Violation] = []
+    for i, entry in enumerate(config.get("suppress") or ()):
+        if isinstance(entry, str):
+            continue
+        key = f"policy config `suppress[{i}]`"
+        if not isinstance(entry, Mapping):
+            bad.append(Violation(f"{key}: expected a rule id, or {{rule, resource, reason}} for one resource"))
+            continue
+        extra = sorted(str(k) for k in entry if k not in SCOPED_KEYS)
+        rule, resource, reason = entry.get("rule"), entry.get("resource"), entry.get("reason")
+        if extra:
+            bad.append(Violation(f"{key}: unknown key `{extra[0]}`; expected only rule, resource, reason"))
+        elif not isinstance(rule, str) or unknown_rule_message(rule):
+            said = unknown_rule_message(rule) if isinstance(rule, str) else "expected a rule id"
+            bad.append(Violation(f"{key}.rule: {said}"))
+        elif not isinstance(resource, str) or not resource:
+            bad.append(
+                Violation(f"{key}.resource: expected the name or URN of the resource whose findings it suppresses")
+            )
+        elif not isinstance(reason, str) or not reason.strip():
+            bad.append(
+                Violation(
+                    f"{key}.reason: a suppression needs a reason; expected why '{rule}' does not apply to {resource}"
+                )
+            )
+        else:
+            candidates = [(r.urn, r.name) for r in resources] if resources is not None else [(urn, name)]
+            urns = [u for u, n in candidates if resource in (u, n)]
+            if not urns and resources is not None:
+                bad.append(
+                    Violation(
+                        f"{key}.resource: no resource of the stack is named '{resource}'; expected a name or a URN"
+                    )
+                )
+            found += [Suppression(rule, reason.strip(), resource=u, via=f"{key}") for u in urns]
+    return found, bad
+
+
+def resource_suppressions(
+    config: Mapping[str, Any], urn: str, name: str, props: Mapping[str, Any]
+) -> tuple[dict[str, str], list[Violation]]:
+    """A resource policy's suppressions of one resource: rule id -> reason, from the resource's own
+    `planner:suppress:<rule>` tags, then the policy config's entries that name it; and the config's
+    entries that cannot be used. Tags that cannot be used suppress nothing (`planner-topology` reports them)."""
+    from planner.readback.resources import Resource
+    from planner.readback.suppressions import from_tags
+
+    tagged, _ = from_tags([Resource("", urn, name, dict(props))])
+    configured, unusable = config_suppressions(config, urn=urn, name=name)
+    out: dict[str, str] = {}
+    for s in tagged + configured:
+        out.setdefault(s.rule, s.reason)
+    return out, unusable
+
+
+def suppressed_on_resources(
+    outcome: Outcome, severities: tuple[Severity, ...], exclude: Iterable[str] = ()
+) -> list[str]:
+    """What of `severities` is suppressed on its resource (a tag, the policy config), each `[rule] on
+    'name' (type): reason`: what a policy that reports nothing says as not applicable, and why."""
+    if outcome.plan is None:
+        return []
+    scoped = {(s.resource, s.rule) for s in (*outcome.plan.stack.cluster.suppress, *outcome.scoped) if s.resource}
+    left_to_others = set(exclude)
+    said = [
+        f"[{f.rule}] on {resource_label(f.resource)}: {f.suppression.reason}"
+        for f in document(outcome.plan).stacks[0].findings
+        if f.suppression is not None
+        and f.resource
+        and (f.resource, f.rule) in scoped
+        and f.severity in severities
+        and f.rule not in left_to_others
+    ]
+    return list(dict.fromkeys(said))
+
+
+def resource_label(urn: str) -> str:
+    """`'trainers' (aws:autoscaling/group:Group)` for a URN (`urn:pulumi:STACK::PROJECT::TYPE::NAME`)."""
+    parts = urn.split("::", 3)
+    if len(parts) < 4:
+        return urn
+    return f"'{parts[3]}' ({parts[2].split('$')[-1]})"
 
 
 @dataclass(frozen=True)
@@ -174,6 +276,13 @@ def _planned(
     stack = None
     if not problems:
         stack, problems = to_stack(rebuilt, stack_name(), STACK_FILE, {**declared, **extra})
+    if stack is not None:  # each resource's `planner:suppress:<rule>` tags, as `planner plan --program` reads them
+        from planner.readback.suppressions import from_tags
+
+        tagged, unusable = from_tags(graph.resources)
+        problems = [Violation(f"{u.key}: {u.message}", u.urn) for u in unusable]
+        cluster = replace(stack.cluster, suppress=stack.cluster.suppress + tuple(tagged))
+        stack = None if problems else replace(stack, cluster=cluster)
     if stack is not None and sized:
         stack = _with_sized(stack, sized)
     plan = plan_stack(stack, PlanOptions(price_book=book)) if stack is not None else None
@@ -214,11 +323,12 @@ def _declared_problems(declared: dict[str, Any]) -> list[Violation]:
     return []
 
 
-def _settled(plan: StackPlan, suppress: tuple[str, ...]) -> StackPlan:
-    """The shared plan with one policy's suppressions (the stack's own, then the policy's) settled on it."""
-    if not suppress:  # the stack's own suppressions were settled when it was planned
+def _settled(plan: StackPlan, suppress: tuple[str, ...], scoped: tuple[Suppression, ...] = ()) -> StackPlan:
+    """The shared plan with one policy's suppressions (the stack's own, then the policy's: of rules, and of
+    rules on one resource) settled on it."""
+    if not suppress and not scoped:  # the stack's own suppressions were settled when it was planned
         return plan
-    findings = settle(plan.findings, plan.stack, suppress)
+    findings = settle(plan.findings, plan.stack, suppress, scoped)
     return replace(plan, findings=findings, unused_suppressions=unused_suppressions(findings, plan.stack, suppress))
 
 

@@ -33,6 +33,7 @@ from planner.core.rules import resource_settings as resource_rules
 from planner.policy import resource_checks
 from planner.policy.planning import (
     Outcome,
+    config_suppressions,
     declared_cluster,
     declared_planning,
     declared_suppressions,
@@ -40,6 +41,9 @@ from planner.policy.planning import (
     document,
     findings_as_violations,
     plan_resources,
+    resource_label,
+    resource_suppressions,
+    suppressed_on_resources,
 )
 from planner.readback import security_groups
 from planner.readback.resources import Graph, dig, from_policy, plain
@@ -80,10 +84,30 @@ def unknown_keys(policy: str, config: Mapping[str, Any], accepted: Mapping[str, 
 
 
 def _suppress_schema() -> dict[str, Any]:
+    rule = {"type": "string", "enum": sorted(_rules.registry())}
     return {
         "type": "array",
-        "items": {"type": "string", "enum": sorted(_rules.registry())},
-        "description": "rule ids whose findings this policy does not report (as `planner plan --suppress`)",
+        "items": {
+            "anyOf": [
+                rule,
+                {
+                    "type": "object",
+                    "properties": {
+                        "rule": rule,
+                        "resource": {"type": "string", "minLength": 1, "description": "the resource's name or URN"},
+                        "reason": {
+                            "type": "string",
+                            "minLength": 1,
+                            "description": "why the rule does not apply to it",
+                        },
+                    },
+                    "required": ["rule", "resource", "reason"],
+                    "additionalProperties": False,
+                },
+            ]
+        },
+        "description": "rule ids whose findings this policy does not report (as `planner plan --suppress`), "
+        "or {rule, resource, reason}: that rule's findings on one resource (its name or URN), with the reason",
     }
 
 
@@ -152,13 +176,15 @@ def validate_topology(args: StackValidationArgs, report_violation: ReportViolati
     """Error findings of the rebuilt cluster, and input problems that keep it from being planned."""
     declared = declared_cluster()
     outcome = plan_resources(args.resources, args.get_config(), declared=declared)
-    _report(
+    found = (
         unknown_keys(TOPOLOGY, args.get_config(), TOPOLOGY_CONFIG)
         + outcome.config_problems
         + outcome.problems
-        + findings_as_violations(outcome, ("error",), config_fixes=declared is not None, exclude=LEFT_TO_OTHERS),
-        report_violation,
+        + findings_as_violations(outcome, ("error",), config_fixes=declared is not None, exclude=LEFT_TO_OTHERS)
     )
+    _report(found, report_violation)
+    if not found:
+        _not_applicable(args, suppressed_on_resources(outcome, ("error",), LEFT_TO_OTHERS))
 
 
 def validate_topology_warnings(args: StackValidationArgs, report_violation: ReportViolation) -> None:
@@ -167,15 +193,25 @@ def validate_topology_warnings(args: StackValidationArgs, report_violation: Repo
     outcome = plan_resources(args.resources, args.get_config(), declared=declared)
     # once planned, the gaps are `readback-gap` findings; without a plan they are reported as they are
     gaps = [Violation(f"[planner] {g.message}", g.urn) for g in outcome.gaps] if outcome.plan is None else []
-    _report(
+    found = (
         unknown_keys(TOPOLOGY_WARNINGS, args.get_config(), TOPOLOGY_CONFIG)
         + outcome.config_problems
         + gaps
         + findings_as_violations(
             outcome, ("warning", "info"), config_fixes=declared is not None, exclude=LEFT_TO_OTHERS
-        ),
-        report_violation,
+        )
     )
+    _report(found, report_violation)
+    if not found:
+        _not_applicable(args, suppressed_on_resources(outcome, ("warning", "info"), LEFT_TO_OTHERS))
+
+
+def _not_applicable(args: StackValidationArgs | ResourceValidationArgs, suppressed: list[str]) -> None:
+    """A policy that reports nothing because its findings are suppressed on their resources says so, with
+    each reason: CrossGuard's `not_applicable` (the engine records the policy as not applicable to the
+    stack or resource, with this text), the pack's way to show a suppression, which violations cannot."""
+    if suppressed:
+        args.not_applicable("suppressed: " + "; ".join(suppressed))
 
 
 def validate_budget(args: StackValidationArgs, report_violation: ReportViolation) -> None:
@@ -212,6 +248,7 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         _report([Violation(f"policy config `priceBook`: {p.message}") for p in exc.problems], report_violation)
         return
     outcome = plan_resources(args.resources, config, declared=declared)  # the stack policies' shared planning
+    _report(outcome.config_problems, report_violation)  # `suppress` entries of its config that cannot be used
     plan = outcome.plan
     stack_budget = plan.stack.cluster.budget if plan is not None else None
     allowed = (
@@ -426,15 +463,24 @@ def validate_efa_security_groups(args: StackValidationArgs, report_violation: Re
     if EFA_SECURITY_GROUP_RULE in _suppressed(args.get_config()):
         _report(unknown, report_violation)
         return
-    _report(
-        unknown
-        + [
-            Violation(message, v.urn)
-            for v in security_groups.violations(Graph(from_policy(r) for r in args.resources))
-            for _, message in resource_checks.reported(EFA_SECURITY_GROUP_RULE, [v.message])
-        ],
-        report_violation,
-    )
+    graph = Graph(from_policy(r) for r in args.resources)
+    scoped, unusable = config_suppressions(args.get_config(), graph.resources)
+    found = unknown + unusable
+    quiet = []
+    for v in security_groups.violations(graph):
+        group = graph.by_urn.get(v.urn or "")
+        reasons = {s.rule: s.reason for s in scoped if s.resource == v.urn}
+        if group is not None:
+            reasons = {**resource_suppressions({}, group.urn, group.name, group.props)[0], **reasons}
+        if EFA_SECURITY_GROUP_RULE in reasons:  # suppressed on the security group, with its reason
+            quiet.append(
+                f"[{EFA_SECURITY_GROUP_RULE}] on {resource_label(v.urn or '')}: {reasons[EFA_SECURITY_GROUP_RULE]}"
+            )
+            continue
+        found += [Violation(m, v.urn) for _, m in resource_checks.reported(EFA_SECURITY_GROUP_RULE, [v.message])]
+    _report(found, report_violation)
+    if not found:
+        _not_applicable(args, quiet)
 
 
 # --- resource policies ---------------------------------------------------------------------
@@ -456,12 +502,20 @@ def _resource_validation(
             return
         # a key the policy does not take is said beside what it found (a misspelt `suppress` is why
         # it is reported), not once for every resource of the stack
-        for v in unknown_keys(name, args.get_config(), SUPPRESS_CONFIG):
+        # this resource's own suppressions (its tags, the policy config's entries naming it), with reasons
+        scoped, unusable = resource_suppressions(args.get_config(), args.urn, args.name, plain(args.props))
+        for v in unknown_keys(name, args.get_config(), SUPPRESS_CONFIG) + unusable:
             report_violation(v.message, args.urn)
         suppressed = _suppressed(args.get_config())
+        reported, quiet = bool(unusable), []
         for rule, message in found:
-            if rule not in suppressed:
+            if rule in scoped:
+                quiet.append(f"[{rule}] on {resource_label(args.urn)}: {scoped[rule]}")
+            elif rule not in suppressed:
                 report_violation(message, args.urn)
+                reported = True
+        if not reported:
+            _not_applicable(args, quiet)
 
     validate.__doc__ = check.__doc__
     validate.__name__ = f"validate_{check.__name__}"

@@ -116,16 +116,28 @@ def resource_args(spec: Spec, config: Mapping[str, Any] | None = None) -> Resour
     )
 
 
-def violations(policy: Policy, args: StackValidationArgs | ResourceValidationArgs) -> list[tuple[str, str | None]]:
-    """(message, urn) of every violation `policy` reports for `args`; awaitables run on a fresh loop."""
+def violations(
+    policy: Policy, args: StackValidationArgs | ResourceValidationArgs, not_applicable: list[str] | None = None
+) -> list[tuple[str, str | None]]:
+    """(message, urn) of every violation `policy` reports for `args`; awaitables run on a fresh loop.
+
+    A policy that declares itself not applicable (`args.not_applicable(reason)`: the pack's findings
+    suppressed on their resources, with the reasons) reports nothing, as the engine records it; its
+    reason is appended to `not_applicable` when given."""
+    from pulumi_policy.policy import _NotApplicableError
+
     found: list[tuple[str, str | None]] = []
-    result = policy.validate(args, lambda message, urn=None: found.append((message, urn)))  # type: ignore[attr-defined]  # pulumi_policy's Policy declares no validate; both its kinds do
-    if inspect.isawaitable(result):
-        loop = asyncio.new_event_loop()
-        try:
-            loop.run_until_complete(result)
-        finally:
-            loop.close()
+    try:
+        result = policy.validate(args, lambda message, urn=None: found.append((message, urn)))  # type: ignore[attr-defined]  # pulumi_policy's Policy declares no validate; both its kinds do
+        if inspect.isawaitable(result):
+            loop = asyncio.new_event_loop()
+            try:
+                loop.run_until_complete(result)
+            finally:
+                loop.close()
+    except _NotApplicableError as exc:  # what the analyzer catches too (pulumi_policy.policy)
+        if not_applicable is not None:
+            not_applicable.append(exc.reason or "")
     return found
 
 
@@ -152,8 +164,13 @@ def check(
     policies: Iterable[Policy] | None = None,
     config: Mapping[str, Any] | None = None,
     region: str | None = _FROM_PROGRAM,
+    not_applicable: list[Reported] | None = None,
 ) -> list[Reported]:
     """Every violation the pack reports for `specs`, as `pulumi preview --policy-pack` would.
+
+    `not_applicable`, when given, receives each policy that declared itself not applicable, with its
+    reason as the message (enforcement `not-applicable`): how the pack shows findings suppressed on
+    their resources (a `planner:suppress:<rule>` tag, a `suppress` entry naming the resource).
 
     The AWS provider's region is `region` when given (None: no provider); otherwise the
     `aws:region` the captured program ran with (`capture(..., config=...)`), else us-east-2.
@@ -182,10 +199,18 @@ def check(
         if level == "disabled":
             continue
         if isinstance(policy, StackValidationPolicy):
-            found = violations(policy, stack_args(specs, props, region))
+            quiet: list[str] = []
+            found = violations(policy, stack_args(specs, props, region), quiet)
+            said: list[tuple[str, str | None]] = [(m, None) for m in quiet]
         else:
-            found = [(m, s.urn) for s in specs for m, _ in violations(policy, resource_args(s, props))]
+            found, said = [], []
+            for s in specs:
+                quiet = []
+                found += [(m, s.urn) for m, _ in violations(policy, resource_args(s, props), quiet)]
+                said += [(m, s.urn) for m in quiet]
         out.extend(Reported(policy.name, level, m, u) for m, u in found)
+        if not_applicable is not None:
+            not_applicable.extend(Reported(policy.name, "not-applicable", m, u) for m, u in said)
     return out
 
 

@@ -74,6 +74,7 @@ def from_program(
     Resources that planner components created are left out: those clusters are planned
     from the components themselves, never twice.
     """
+    from planner.readback import suppressions
     from planner.readback.resource_inputs import program_violations
     from planner.readback.resources import AWS_PROVIDER, Graph, Resource
     from planner.readback.topology import rebuild, to_stack
@@ -112,11 +113,24 @@ def from_program(
     # the pack's resource checks that judge resources, not the cluster (IMDSv2, security groups), under their rules' ids
     rebuilt.gaps.extend(program_violations(graph))
     found, problems = to_stack(rebuilt, stack, main, planning.data if planning else None)
-    if problems:
-        raise InputError([_problem(p.message, p.urn, sources, main) for p in problems])
-    if found is None:
+    if found is None and not problems:
         return None
-    return replace(found, locator=ProgramLocator(sources, planning), provenance=provenance(found, sources))
+    # each resource's own suppressions: its `planner:suppress:<rule>` tags, the `# planner: ignore[...]`
+    # comments on its declaration (planner.readback.suppressions)
+    tagged, unusable = suppressions.from_tags(graph.resources, sources)
+    commented, unusable_comments = suppressions.from_comments(graph.resources, sources)
+    unusable += unusable_comments
+    if problems or unusable:
+        raise InputError(
+            [_problem(p.message, p.urn, sources, main) for p in problems]
+            + [Problem(u.file or main, u.line, u.key, u.message) for u in unusable]
+        )
+    if found is None:  # not reached: to_stack gives a stack or its problems
+        return None
+    cluster = replace(found.cluster, suppress=found.cluster.suppress + tuple(tagged) + tuple(commented))
+    return replace(
+        found, cluster=cluster, locator=ProgramLocator(sources, planning), provenance=provenance(found, sources)
+    )
 
 
 def provenance(stack: Stack, sources: dict[str, tuple[str, int | None]]) -> dict[Path, Provenance]:

@@ -20,6 +20,7 @@ from planner.core.document.report import (
     Severity,
 )
 from planner.core.document.stacks import (
+    BaselineFixed,
     GroupTopology,
     LustreTopology,
     ReportedFinding,
@@ -34,6 +35,7 @@ from planner.core.document.summary_section import GroupSummary, LustreSummary, P
 __all__ = [
     "SEVERITIES",
     "VERSION",
+    "BaselineFixed",
     "CostReport",
     "GroupSummary",
     "GroupTopology",

@@ -115,11 +115,14 @@ class Report:
     diff: DiffSection | None = field(default=None, metadata=key(omit="none"))  # base report, per-stack changes
     compare: CompareSection | None = field(default=None, metadata=key(omit="none"))
     capacity: CapacitySearch | CapacityExtension | None = field(default=None, metadata=key(omit="none"))
+    # the baseline file the findings were judged against (`--baseline`, `--create-baseline`), when one was
+    baseline: str | None = field(default=None, metadata=key(omit="none"))
     version: int = VERSION
 
     JSON_ORDER: ClassVar[tuple[str, ...]] = (
         "version",
         "command",
+        "baseline",
         "stacks",
         "problems",
         "rules",

@@ -28,6 +28,7 @@ from planner.core.model.findings import Severity
 
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
 EXTERNAL = "external"
+BASELINE = "baseline"  # recorded in the baseline the run was judged against (`--baseline`); SARIF: external
 COMMAND_LINE = "command line"  # where an `--suppress` suppression is
 # what an input problem of the command line names as its file (`InputProblem.has_file`): the pipeline's
 # `--suppress` check says COMMAND_LINE, the commands' options "<command line>"
@@ -36,8 +37,10 @@ COMMAND_LINE_FILES = frozenset({COMMAND_LINE, "<command line>"})
 
 @dataclass(frozen=True)
 class Suppression:
-    """How and why a finding is suppressed: in the stack file (`inSource`, with its reason) or
-    on the command line (`external`)."""
+    """How and why a finding is suppressed: in the source (`inSource`, with its reason: the stack
+    file's `suppress:` list, or a program resource's tag or comment), outside it (`external`: the
+    command line, the policy pack's config), or by the baseline the run was judged against
+    (`baseline`: a finding accepted when the baseline was written, which does not fail the run)."""
 
     kind: str
     reason: str
@@ -85,6 +88,11 @@ class ReportedFinding:
         return self.suppression is not None
 
     @property
+    def baselined(self) -> bool:
+        """Suppressed by the baseline (`--baseline`), not by a suppression of its own."""
+        return self.suppression is not None and self.suppression.kind == BASELINE
+
+    @property
     def where(self) -> str:
         """`file:line`, or the file alone."""
         return f"{self.file}:{self.line}" if self.line else self.file
@@ -112,6 +120,26 @@ class UnusedSuppressionReport:
     def message(self) -> str:
         said = f"--suppress {self.rule}" if self.kind == EXTERNAL else f"suppression of '{self.rule}'"
         return f"{said} matched no finding in this stack; remove it, or check that it names the rule meant"
+
+
+@dataclass(frozen=True)
+class BaselineFixed:
+    """An entry of the baseline (`--baseline`) that matches no unsuppressed finding of its stack any
+    more: fixed, or suppressed since. Never changes the exit code; drop it by writing the baseline again."""
+
+    rule: str
+    path: str  # the entry's model path (`planner:cluster.node_groups[0].efa`); "" for the stack as a whole
+    resource: str | None = field(default=None, metadata=key(omit="none"))  # the URN, for a program's resource
+
+    @property
+    def where(self) -> str:
+        """The resource's URN and the path, or the path alone (`the stack` for the stack as a whole)."""
+        said = self.path or "the stack"
+        return f"{self.resource} ({said})" if self.resource else said
+
+    @property
+    def message(self) -> str:
+        return f"baseline entry of '{self.rule}' at {self.where} matches no finding any more: fixed"
 
 
 @dataclass(frozen=True)
@@ -181,6 +209,8 @@ class StackReport:
     run_time: RunTimeReport | None = field(default=None, metadata=key(omit="none"))
     # only when there is one, like a finding's `fix`
     unused_suppressions: tuple[UnusedSuppressionReport, ...] = field(default=(), metadata=key(omit="empty"))
+    # entries of the baseline (`--baseline`) no longer found in this stack; only when there is one
+    baseline_fixed: tuple[BaselineFixed, ...] = field(default=(), metadata=key(omit="empty"))
 
     JSON_ORDER: ClassVar[tuple[str, ...]] = (
         "name",
@@ -191,5 +221,6 @@ class StackReport:
         "cost",
         "run_time",
         "unused_suppressions",
+        "baseline_fixed",
         "topology",
     )

@@ -164,11 +164,17 @@ class Budget:
 
 @dataclass(frozen=True)
 class Suppression:
-    """A rule the stack accepts, with the reason the reports show."""
+    """A rule the stack accepts, with the reason the reports show: in the whole stack (its `suppress:`
+    list), or on one resource of a program (`resource`: its URN), given by a tag or a comment on its
+    declaration (`via`, said in problems; `file` and `line`: where, when known)."""
 
     rule: str
     reason: str
     path: Path = ()
+    resource: str | None = None  # the URN of the one resource whose findings it suppresses
+    via: str = ""  # how it was given: `tag planner:suppress:RULE`, `comment planner: ignore[RULE]`
+    file: str | None = None
+    line: int | None = None
 
 
 @dataclass(frozen=True)

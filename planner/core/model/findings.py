@@ -55,6 +55,11 @@ class Finding:
         return replace(self, suppressed=True, suppression=(kind, reason))
 
     @property
+    def baselined(self) -> bool:
+        """Suppressed by the baseline (`--baseline`: kind `baseline`), not by a suppression of its own."""
+        return self.suppression is not None and self.suppression[0] == "baseline"
+
+    @property
     def key(self) -> str:
         """The key path as written under `config:` (`planner:cluster.node_groups[0].count`)."""
         from planner.core.reading.fields import key_path

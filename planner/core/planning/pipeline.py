@@ -12,7 +12,7 @@ from planner.core import rules as _rules
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.document.stacks import COMMAND_LINE, EXTERNAL, IN_SOURCE  # suppression kinds, as SARIF names them
 from planner.core.document.summary_section import Summary
-from planner.core.model.cluster import Budget, Schedule, Stack
+from planner.core.model.cluster import Budget, Schedule, Stack, Suppression
 from planner.core.model.findings import Finding
 from planner.core.planning.summary import summarize
 from planner.core.reading.problems import InputError, Problem
@@ -96,17 +96,34 @@ def reprice(
     return StackPlan(stack, summarize(stack.cluster, cat), findings, cost)
 
 
-def settle(findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = ()) -> tuple[Finding, ...]:
-    """Findings as reported, in file order: suppressed by the stack's `suppress` (kind inSource,
-    with its reason) or else by the command line (kind external), the kind and reason recorded."""
+def settle(
+    findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = (), scoped: Iterable[Suppression] = ()
+) -> tuple[Finding, ...]:
+    """Findings as reported, in file order, the kind and reason of each suppression recorded: suppressed
+    on their resource in the source (a program resource's tag or comment: kind inSource), else by the
+    stack's `suppress` (inSource), else on their resource from outside the source (`scoped`: the policy
+    pack's config, kind external), else by the command line (external)."""
     in_source: dict[str, str] = {}
+    on_resource: dict[tuple[str, str], str] = {}
     for s in stack.cluster.suppress:
-        in_source.setdefault(s.rule, s.reason)
+        if s.resource is None:
+            in_source.setdefault(s.rule, s.reason)
+        else:
+            on_resource.setdefault((s.resource, s.rule), s.reason)
+    outside: dict[tuple[str, str], str] = {}
+    for s in scoped:
+        if s.resource is not None:
+            outside.setdefault((s.resource, s.rule), s.reason)
     external = set(suppress)
 
     def one(f: Finding) -> Finding:
+        here = (f.resource or "", f.rule)
+        if here in on_resource:
+            return f.suppress(IN_SOURCE, on_resource[here])
         if f.rule in in_source:
             return f.suppress(IN_SOURCE, in_source[f.rule])
+        if here in outside:
+            return f.suppress(EXTERNAL, outside[here])
         if f.rule in external:
             return f.suppress(EXTERNAL, f"suppressed on the command line (--suppress {f.rule})")
         return f
@@ -118,17 +135,35 @@ def unused_suppressions(
     findings: Iterable[Finding], stack: Stack, suppress: Iterable[str] = (), in_source: bool = True
 ) -> tuple[UnusedSuppression, ...]:
     """The suppressions that suppressed none of `findings` (after `settle`): the stack's own,
-    in file order (`in_source`), then each `--suppress` rule once, in the order given."""
-    used = {(f.suppression[0], f.rule) for f in findings if f.suppressed and f.suppression}
+    in file order (`in_source`; those of one resource at the resource's file and line), then each
+    `--suppress` rule once, in the order given."""
+    findings = tuple(findings)
+    scoped = {(s.resource, s.rule) for s in stack.cluster.suppress if s.resource is not None}
+    # suppressed on their resource: by its own suppression, which `settle` applies first
+    on_resource = {
+        (f.resource, f.rule)
+        for f in findings
+        if f.suppression and f.suppression[0] == IN_SOURCE and (f.resource, f.rule) in scoped
+    }
+    used = {
+        (f.suppression[0], f.rule)
+        for f in findings
+        if f.suppressed and f.suppression and (f.suppression[0] != IN_SOURCE or (f.resource, f.rule) not in scoped)
+    }
     out = []
-    seen = set()
+    seen: set[tuple[str | None, str]] = set()
     for s in stack.cluster.suppress if in_source else ():
-        if s.rule in seen:  # a repeat of a rule: the first entry is the one that suppresses
-            out.append(UnusedSuppression(s.rule, s.reason, IN_SOURCE, stack.file, stack.line(s.path), s.path))
+        if s.resource is not None:
+            where = (s.file or stack.file, s.line)
+        else:
+            where = (stack.file, stack.line(s.path))
+        if (s.resource, s.rule) in seen:  # a repeat of a rule: the first entry is the one that suppresses
+            out.append(UnusedSuppression(s.rule, s.reason, IN_SOURCE, *where, s.path))
             continue
-        seen.add(s.rule)
-        if (IN_SOURCE, s.rule) not in used:
-            out.append(UnusedSuppression(s.rule, s.reason, IN_SOURCE, stack.file, stack.line(s.path), s.path))
+        seen.add((s.resource, s.rule))
+        matched = (IN_SOURCE, s.rule) in used if s.resource is None else (s.resource, s.rule) in on_resource
+        if not matched:
+            out.append(UnusedSuppression(s.rule, s.reason, IN_SOURCE, *where, s.path))
     for rule in dict.fromkeys(suppress):
         if (EXTERNAL, rule) not in used:
             out.append(
@@ -184,7 +219,9 @@ def suppression_problems(stack: Stack, cli_rules: Iterable[str] = ()) -> list[Pr
             problems.append(Problem(COMMAND_LINE, None, "--suppress", msg))
     for i, s in enumerate(stack.cluster.suppress):
         msg = unknown_rule_message(s.rule)
-        if msg:
+        if msg and s.resource is not None:  # a program resource's tag or comment
+            problems.append(Problem(s.file or stack.file, s.line, s.via, msg))
+        elif msg:
             path = s.path + ("rule",)
             problems.append(Problem(stack.file, stack.line(path), f"planner:cluster.suppress[{i}].rule", msg))
     return problems

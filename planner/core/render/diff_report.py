@@ -132,7 +132,8 @@ TABLE_HEADERS = HEADERS[:5] + ("findings (+/-)",)
 
 def _finding_line(f: ReportedFinding) -> str:
     where = f"{f.file}:{f.line}" if f.line else f.file
-    return f"{f.severity} {f.rule}: {f.message} [{where}]"
+    said = " (baselined: does not fail the run)" if f.baselined else ""  # `--baseline` records it
+    return f"{f.severity} {f.rule}: {f.message} [{where}]{said}"
 
 
 def section(report: Report) -> DiffSection:

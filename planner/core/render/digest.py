@@ -9,29 +9,31 @@ from planner.core.document import SEVERITIES, Report, ReportedFinding
 
 
 def counts(findings: Iterable[ReportedFinding]) -> dict[str, int]:
-    """Unsuppressed findings per severity, plus `suppressed` (all severities)."""
+    """Unsuppressed findings per severity, plus `suppressed` (all severities) and `baselined` (findings
+    the baseline records, `--baseline`: suppressed too, but counted apart)."""
     out: dict[str, int] = {s: 0 for s in SEVERITIES}
     out["suppressed"] = 0
+    out["baselined"] = 0
     for f in findings:
-        out["suppressed" if f.suppressed else f.severity] += 1
+        out["baselined" if f.baselined else "suppressed" if f.suppressed else f.severity] += 1
     return out
 
 
 def count_text(c: dict[str, int], short: bool = False) -> str:
-    """`1 error, 2 warnings, 0 info, 1 suppressed`; `short`: only the non-zero ones (`1 error, 1 suppressed`)."""
+    """`1 error, 2 warnings, 0 info, 1 suppressed` (and `, 3 baselined` when there are any); `short`:
+    only the non-zero ones (`1 error, 1 suppressed`)."""
 
     def plural(n: int, word: str) -> str:
         return f"{n} {word}{'' if n == 1 or word == 'info' else 's'}"
 
+    apart = ("suppressed", "baselined")  # said as they are: `1 suppressed`, `2 baselined`
     if short:
-        words = (("error", "error"), ("warning", "warning"), ("info", "info"), ("suppressed", "suppressed"))
-        return (
-            ", ".join(plural(c[k], w) if k != "suppressed" else f"{c[k]} suppressed" for k, w in words if c[k])
-            or "none"
-        )
+        words = (("error", "error"), ("warning", "warning"), ("info", "info"), *((k, k) for k in apart))
+        return ", ".join(plural(c[k], w) if k not in apart else f"{c[k]} {k}" for k, w in words if c[k]) or "none"
     return (
         ", ".join([plural(c["error"], "error"), plural(c["warning"], "warning"), plural(c["info"], "info")])
         + f", {c['suppressed']} suppressed"
+        + (f", {c['baselined']} baselined" if c.get("baselined") else "")
     )
 
 

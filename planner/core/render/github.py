@@ -8,7 +8,14 @@ percent-encoded; in property values `:` and `,` are too.
 
 from __future__ import annotations
 
-from planner.core.document import InputProblem, RenderContext, Report, ReportedFinding, UnusedSuppressionReport
+from planner.core.document import (
+    BaselineFixed,
+    InputProblem,
+    RenderContext,
+    Report,
+    ReportedFinding,
+    UnusedSuppressionReport,
+)
 from planner.core.render.digest import count_text, counts, problems_text
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
@@ -30,7 +37,7 @@ def annotation(f: ReportedFinding) -> str:
     props = [f"file={escape_property(f.file)}"]
     if f.line:
         props.append(f"line={f.line}")
-    title = f"{f.rule} (suppressed)" if f.suppressed else f.rule
+    title = f"{f.rule} ({'baselined' if f.baselined else 'suppressed'})" if f.suppressed else f.rule
     props.append(f"title={escape_property(title)}")
     text = f.message + (f". Fix: {f.fix}" if f.fix and not f.suppressed else "")  # the change to make, for this stack
     return f"::{command} {','.join(props)}::{escape_data(text)}"
@@ -42,6 +49,12 @@ def unused_annotation(u: UnusedSuppressionReport) -> str:
     props = [f"file={escape_property(u.file)}"] + ([f"line={u.line}"] if u.line else [])
     props.append(f"title={escape_property('unused suppression: ' + u.rule)}")
     return f"::notice {','.join(props)}::{escape_data(u.message)}"
+
+
+def fixed_annotation(file: str, b: BaselineFixed) -> str:
+    """A notice, on the stack's file, for a baseline entry that matches no finding any more."""
+    props = [f"file={escape_property(file)}", f"title={escape_property('fixed since the baseline: ' + b.rule)}"]
+    return f"::notice {','.join(props)}::{escape_data(b.message)}"
 
 
 def problem_annotation(p: InputProblem) -> str:
@@ -64,6 +77,7 @@ def render(report: Report, context: RenderContext = RenderContext()) -> str:
     plans = report.stacks
     lines = [annotation(f) for p in plans for f in p.findings]
     lines += [unused_annotation(u) for p in plans for u in p.unused_suppressions]
+    lines += [fixed_annotation(p.file, b) for p in plans for b in p.baseline_fixed]
     total = counts(f for p in plans for f in p.findings)
     lines.append(f"planner: {len(plans)} stack{'s' if len(plans) != 1 else ''}, {count_text(total)}")
     return join_lines(lines) + "\n"

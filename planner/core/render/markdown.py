@@ -82,8 +82,13 @@ def overview_row(p: StackReport) -> str:
     cost = "-" if p.cost is None else total(p.cost)
     return (
         f"| {md_code(p.name)} | {md_cell(p.region)} | {num(p.summary.instances)} | "
-        f"{num(p.summary.accelerators)} | {c['error']} | {c['warning']} | {c['suppressed']} | {cost} |"
+        f"{num(p.summary.accelerators)} | {c['error']} | {c['warning']} | {_quiet(c)} | {cost} |"
     )
+
+
+def _quiet(c: dict[str, int]) -> str:
+    """The `suppressed` cell: suppressed findings, and those the baseline records (`2 + 3 baselined`)."""
+    return f"{c['suppressed']} + {c['baselined']} baselined" if c["baselined"] else str(c["suppressed"])
 
 
 def total_row(plans: Sequence[StackReport]) -> str:
@@ -95,7 +100,7 @@ def total_row(plans: Sequence[StackReport]) -> str:
     costs = [p.cost for p in plans if p.cost is not None]
     return (
         f"| **total** ({len(plans)} stacks) |  | {num(sum(p.summary.instances for p in plans))} | "
-        f"{num(sum(p.summary.accelerators for p in plans))} | {c['error']} | {c['warning']} | {c['suppressed']} | "
+        f"{num(sum(p.summary.accelerators for p in plans))} | {c['error']} | {c['warning']} | {_quiet(c)} | "
         f"{sum_totals(costs) if costs else '-'} |"
     )
 
@@ -136,6 +141,7 @@ def _stack(report: Report, p: StackReport) -> list[str]:
     ]
     out += _findings(report, p)
     out += _unused(p)
+    out += _fixed(p)
     out += _cost(p)
     out += _run_time(p)
     out += ["", "<details open><summary>Declared topology</summary>", "", "```mermaid"]
@@ -158,8 +164,9 @@ def _findings(report: Report, p: StackReport) -> list[str]:
         sev = f"{ICONS[f.severity]} {f.severity}"
         msg = md_cell(item.message)
         if item.suppressed_reason is not None:
-            sev = f"~~{f.severity}~~ suppressed"
-            msg += f" *(suppressed: {md_cell(item.suppressed_reason)})*"
+            said = "baselined" if f.baselined else "suppressed"
+            sev = f"~~{f.severity}~~ {said}"
+            msg += f" *({said}: {md_cell(item.suppressed_reason)})*"
         elif f.fix is not None and item.fix is not None:  # names the stack's values: inert like the message
             msg += f"<br>**Fix:** {md_cell(item.fix)}"
         else:
@@ -190,6 +197,16 @@ def _run_time(p: StackReport) -> list[str]:
 
     head, *rest = lines(p.run_time)
     return ["", f"**Run time:** {md_cell(head)}", ""] + [f"- {md_cell(x)}" for x in rest]
+
+
+def _fixed(p: StackReport) -> list[str]:
+    """One line per baseline entry that matches no finding any more (`--baseline`); inert like the rest."""
+    if not p.baseline_fixed:
+        return []
+    return [""] + [
+        f":white_check_mark: Fixed since the baseline: {md_code(b.rule)} at {md_code(b.where)}"
+        for b in p.baseline_fixed
+    ]
 
 
 def _cost(p: StackReport) -> list[str]:

@@ -5,7 +5,9 @@ viewer can explain a rule that did not fire in this run) and one result per find
 located at the stack file and line of the value at fault, with its key path (for a cluster
 read back from a program's resources, the resource's URN instead) as logical location. Suppressed findings stay, with a
 `suppressions` entry: `inSource` when the stack file suppresses the rule (with its
-reason), `external` when the command line did. GitHub hides suppressed results. Unusable
+reason: its `suppress:` list, or a program resource's tag or comment), `external` when the command
+line, the policy pack's config or the baseline did; a run judged against a baseline (`--baseline`)
+gives each result its `baselineState` (`unchanged`: recorded there, `new`). GitHub hides suppressed results. Unusable
 input (a broken stack file) is a result too, of the rule `invalid-input`, on its line; a
 problem of the command line itself (a bad `--suppress`), which is in no file, is a tool
 execution notification of the run instead (GitHub code scanning refuses a result without a
@@ -20,6 +22,7 @@ from typing import Any
 
 from planner import __version__
 from planner.core.document import (
+    BaselineFixed,
     InputProblem,
     RenderContext,
     Report,
@@ -27,6 +30,7 @@ from planner.core.document import (
     RuleInfo,
     UnusedSuppressionReport,
 )
+from planner.core.document.stacks import EXTERNAL
 from planner.core.render.json_report import dumps
 from planner.core.text.safe import md_prose
 
@@ -89,7 +93,7 @@ def _logical(f: ReportedFinding) -> list[dict[str, Any]]:
     return [{"fullyQualifiedName": f.path, "kind": "member"}] if f.path else []
 
 
-def _result(f: ReportedFinding, index: dict[str, int]) -> dict[str, Any]:
+def _result(f: ReportedFinding, index: dict[str, int], baseline: bool = False) -> dict[str, Any]:
     location: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.file)}}
     if f.line:
         location["region"] = {"startLine": f.line}
@@ -105,7 +109,11 @@ def _result(f: ReportedFinding, index: dict[str, int]) -> dict[str, Any]:
     if logical:
         out["locations"][0]["logicalLocations"] = logical
     if f.suppression is not None:
-        out["suppressions"] = [{"kind": f.suppression.kind, "justification": f.suppression.reason}]
+        # SARIF knows two kinds: a finding the baseline records is accepted outside the source
+        kind = EXTERNAL if f.baselined else f.suppression.kind
+        out["suppressions"] = [{"kind": kind, "justification": f.suppression.reason}]
+    if baseline:  # the run was judged against a baseline (`--baseline`): SARIF's own comparison
+        out["baselineState"] = "unchanged" if f.baselined else "new"
     return out
 
 
@@ -160,7 +168,7 @@ def to_sarif(report: Report) -> dict[str, Any]:
     if report.problems:
         descriptors.append(_INVALID_INPUT)
     index = {d["id"]: i for i, d in enumerate(descriptors)}
-    results = [_result(f, index) for p in plans for f in p.findings]
+    results = [_result(f, index, report.baseline is not None) for p in plans for f in p.findings]
     results += [_problem(p, index) for p in report.problems if p.has_file]
     run: dict[str, Any] = {
         "tool": {
@@ -175,6 +183,7 @@ def to_sarif(report: Report) -> dict[str, Any]:
         "columnKind": "unicodeCodePoints",
     }
     notes = [_unused(u) for p in plans for u in p.unused_suppressions]
+    notes += [_fixed(p.file, b) for p in plans for b in p.baseline_fixed]
     if notes:  # not results (no rule fired): notes about the run, as SARIF has them
         run["invocations"] = [{"executionSuccessful": True, "toolConfigurationNotifications": notes}]
     if report.problems:  # the run stopped on its input
@@ -203,6 +212,23 @@ def _unused(u: UnusedSuppressionReport) -> dict[str, Any]:
     }
     if u.path:
         out["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": u.path, "kind": "member"}]
+    return out
+
+
+def _fixed(file: str, b: BaselineFixed) -> dict[str, Any]:
+    """A configuration notification (level note) for a baseline entry no longer found: not a result,
+    which GitHub code scanning would show as an alert (SARIF's `absent` results are for a tool that
+    keeps the results themselves)."""
+    out: dict[str, Any] = {
+        "level": "note",
+        "message": {"text": b.message},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(file)}}}],
+        "associatedRule": {"id": b.rule},
+    }
+    logical = [{"fullyQualifiedName": b.resource, "kind": "resource"}] if b.resource else []
+    logical += [{"fullyQualifiedName": b.path, "kind": "member"}] if b.path else []
+    if logical:
+        out["locations"][0]["logicalLocations"] = logical
     return out
 
 

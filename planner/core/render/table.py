@@ -83,7 +83,7 @@ def render_findings(p: StackReport, report: Report) -> list[Line]:
     for item in shown:
         f = item.finding
         suppressed = item.suppressed_reason is not None
-        label = "suppressed" if suppressed else f.severity
+        label = "baselined" if f.baselined else "suppressed" if suppressed else f.severity
         style = "dim" if suppressed else SEVERITY_STYLE[f.severity]
         out.append([Span("    "), Span(f"{label:<8}", style), Span(f" {f.rule}  "), Span(item.where, "dim")])
         out.append(f"      {item.message}")
@@ -110,6 +110,16 @@ def render_unused(p: StackReport) -> list[Line]:
         )
         out.append(f"      {one_line(u.message)}")
     return out
+
+
+def render_fixed(p: StackReport) -> list[Line]:
+    """One line per baseline entry that matches no finding any more (`--baseline`): fixed."""
+    from planner.core.text.safe import one_line
+
+    return [
+        [Span("    "), Span(f"{'fixed':<8}", "ok"), Span(f" {one_line(b.rule)}  "), Span(one_line(b.where), "dim")]
+        for b in p.baseline_fixed
+    ]
 
 
 def render_cost(p: StackReport) -> list[Line]:
@@ -148,6 +158,9 @@ def summary_line(report: Report, fail_on: Severity = "error") -> Line:
     ]
     found += [f"{total['info']} info"] if total["info"] else []
     found += [f"{total['suppressed']} suppressed"] if total["suppressed"] else []
+    found += [f"{total['baselined']} baselined"] if total["baselined"] else []
+    fixed = sum(len(p.baseline_fixed) for p in plans)
+    found += [f"{fixed} fixed since the baseline"] if fixed else []
     unused = sum(len(p.unused_suppressions) for p in plans)
     found += [f"{unused} unused suppression{'s' if unused != 1 else ''}"] if unused else []
     priced = any(p.cost is not None for p in plans)  # preflight reports have no estimate
@@ -176,13 +189,7 @@ def render(report: Report, context: RenderContext = RenderContext()) -> str:
             return human(render_problems(report))
         out: list[Line] = []
         for p in report.stacks:
-            out += (
-                render_summary(p)
-                + render_cost(p)
-                + render_run_time(p)
-                + render_findings(p, report)
-                + render_unused(p)
-                + [""]
-            )
+            out += render_summary(p) + render_cost(p) + render_run_time(p) + render_findings(p, report)
+            out += render_unused(p) + render_fixed(p) + [""]
         out.append(summary_line(report, context.fail_on))
         return human(out)
