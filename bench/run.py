@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import speed, stacks, startup, wheel
+from bench import run_time, speed, stacks, startup, wheel
 from bench.speed import target as _target
 from bench.timing import ROOT, WORK, Sample, environment, python, side_by_side
 from bench.wheel import DEPENDENCIES
@@ -172,6 +172,9 @@ def measure(runs: int, mock_runs: int, log: Callable[[str], None]) -> dict[str, 
     json_inproc = timed.pop("json")
     inproc = timed
 
+    log("run-time predictions and compare --model ...")
+    run_times = run_time.measure(runs, env)
+
     log("Pulumi program under mocks ...")
     variants = {
         "ultracluster-100k": ultra,
@@ -210,6 +213,7 @@ def measure(runs: int, mock_runs: int, log: Callable[[str], None]) -> dict[str, 
         moto,
         wheel_proc,
         json_inproc,
+        run_times,
     )
     results["machine"]["load_average_1m_at_start"] = load_at_start
     return results
@@ -234,6 +238,7 @@ def _results(
     moto: dict[str, dict[str, Any]] | None = None,
     wheel_proc: dict[str, Sample] | None = None,
     json_inproc: Sample | None = None,
+    run_times: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     ratio = proc["bundled"].median / proc["imports"].median
     per_stack = {n: inproc[n].median / n for n in COUNTS}
@@ -289,6 +294,8 @@ def _results(
             )
         )
     targets += speed.targets(wheel_proc, json_inproc, COUNTS[-1])
+    if run_times is not None:
+        targets += run_time.targets(run_times)
     return {
         "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine(),
@@ -322,6 +329,7 @@ def _results(
         "pulumi_mocks": {"stacks": mocked, "largest_valid": largest, "moto": moto or {}},
         **({"program": {"path": PROGRAM, "process": proc["program"].to_json()}} if "program" in proc else {}),
         **speed.results(wheel_proc, json_inproc, COUNTS[-1]),
+        **({"run_time": run_times} if run_times is not None else {}),
         "targets": targets,
     }
 
