@@ -20,7 +20,7 @@ from typing import Any
 
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue.instance_types import Catalogue
-from planner.core.cost.book import Price, PriceBook
+from planner.core.cost.book import STORAGE, Price, PriceBook
 from planner.core.model.cluster import Lustre, NodeGroup, Path, Purchase, Stack
 
 HOURS_PER_MONTH = 730
@@ -60,8 +60,8 @@ def lustre_key(region: str, fs: Lustre) -> PriceKey:
     return PriceKey("lustre", (region, fs.deployment_type, fs.per_unit_storage_throughput))
 
 
-def ebs_key(region: str, volume_type: str = ROOT_VOLUME_TYPE) -> PriceKey:
-    return PriceKey("ebs", (region, volume_type))
+def ebs_key(region: str, volume_type: str = ROOT_VOLUME_TYPE, charge: str = STORAGE) -> PriceKey:
+    return PriceKey("ebs", (region, volume_type, charge))
 
 
 @dataclass(frozen=True)

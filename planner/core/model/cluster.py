@@ -29,6 +29,10 @@ PRECISIONS = ("bf16", "fp8")
 # User Guide, "General Purpose SSD volumes": https://docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html).
 ROOT_VOLUME_GIB = 500
 ROOT_VOLUME_RANGE = (1, 16384)
+# EBS volume types as the EC2 API names them (VolumeType); planner prices every one but `standard`
+# (magnetic, a previous generation), which also bills each I/O request, a figure no program declares.
+VOLUME_TYPES = ("gp2", "gp3", "io1", "io2", "st1", "sc1", "standard")
+PRICED_VOLUME_TYPES = ("gp2", "gp3", "io1", "io2", "st1", "sc1")
 
 Path = tuple[Any, ...]
 
