@@ -20,7 +20,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.aws.errors import AwsCallError, cut, explain
-from planner.aws.pricing import EC2, FSX, PRICING_REGION, NoPrice, Offer, ebs_charge, ec2_on_demand, lustre_storage
+from planner.aws.pricing import (
+    EC2,
+    FSX,
+    PRICING_REGION,
+    NoPrice,
+    Offer,
+    ebs_charge,
+    ebs_entry,
+    ebs_label,
+    ec2_on_demand,
+    lustre_storage,
+)
 from planner.core.model.cluster import DeploymentType
 
 TTL_HOURS = 24
@@ -168,18 +179,6 @@ def _lustre_entry(offer: Offer, need: LustreNeed, as_of: str) -> dict[str, Any]:
     return entry
 
 
-def _ebs_entry(offer: Offer, need: EbsNeed, as_of: str) -> dict[str, Any]:
-    from planner.core.cost.book import EBS_CHARGES, STORAGE
-
-    region, volume_type, charge = need
-    entry: dict[str, Any] = {"region": region, "volume_type": volume_type}
-    if charge != STORAGE:
-        entry["charge"] = charge
-    entry[EBS_CHARGES[charge].price_key] = offer.usd
-    entry.update(source=offer.source(EC2), as_of=as_of)
-    return entry
-
-
 @dataclass
 class LivePrices:
     """The outcome of one fetch: entries in the price-book file shape, and what to tell the user."""
@@ -241,11 +240,10 @@ def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> Li
         def ask_ebs(c: Any, r: str = region, v: str = vtype, k: str = charge) -> Offer:
             return ebs_charge(c, r, v, k)
 
-        def ebs_entry(o: Offer, d: str, n: EbsNeed = ebs_need) -> dict[str, Any]:
-            return _ebs_entry(o, n, d)
+        def entry_of(o: Offer, d: str, n: EbsNeed = ebs_need) -> dict[str, Any]:
+            return ebs_entry(o, *n, d)
 
-        label = f"ebs {region} {vtype}" + ("" if charge == "storage" else f" {charge}")
-        jobs.append((label, "ebs", ask_ebs, ebs_entry))
+        jobs.append((ebs_label(region, vtype, charge), "ebs", ask_ebs, entry_of))
     for key, kind, ask, entry in jobs:
         hit = cache.get(key)
         why = _corrupt(hit, kind)

@@ -214,3 +214,21 @@ def ebs_charge(client: Any, region: str, volume_type: str, charge: str) -> Offer
     if charge == "throughput":
         return replace(offer, usd=offer.usd / MIB_PER_GIB, unit="MiBps-Mo")
     return offer
+
+
+def ebs_entry(offer: Offer, region: str, volume_type: str, charge: str, as_of: str) -> dict[str, Any]:
+    """A price-book `ebs` entry of `offer` (what `prices refresh` writes and `--live-prices` overlays): the
+    charge named unless it is the storage, the price under the charge's key (`EBS_CHARGES`)."""
+    from planner.core.cost.book import EBS_CHARGES, STORAGE
+
+    entry: dict[str, Any] = {"region": region, "volume_type": volume_type}
+    if charge != STORAGE:
+        entry["charge"] = charge
+    entry[EBS_CHARGES[charge].price_key] = offer.usd
+    entry.update(source=offer.source(EC2), as_of=as_of)
+    return entry
+
+
+def ebs_label(region: str, volume_type: str, charge: str) -> str:
+    """How a refresh or a live fetch names one EBS price: `ebs us-east-2 io2 iops-tier-2` (`ebs us-east-2 gp3`)."""
+    return f"ebs {region} {volume_type}" + ("" if charge == "storage" else f" {charge}")

@@ -29,12 +29,14 @@ from planner.aws.pricing import (
     PRICING_REGION,
     NoPrice,
     ebs_charge,
+    ebs_entry,
+    ebs_label,
     ec2_on_demand,
     lustre_filters,
     lustre_storage,
     products,
 )
-from planner.core.cost.book import EBS_CHARGES, STORAGE
+from planner.core.cost.book import EBS_CHARGES
 from planner.core.model.cluster import DeploymentType
 
 CB_ACTION = "ec2:DescribeCapacityBlockOfferings"
@@ -213,16 +215,9 @@ def items(cat: Any, regions: Iterable[str] | None, today: str, capacity_blocks: 
                 def ebs(
                     client: Callable[[str, str], Any], r: str = region, v: str = vtype, c: str = charge
                 ) -> dict[str, Any]:
-                    offer = ebs_charge(client("pricing", PRICING_REGION), r, v, c)
-                    entry: dict[str, Any] = {"region": r, "volume_type": v}
-                    if c != STORAGE:
-                        entry["charge"] = c
-                    entry[EBS_CHARGES[c].price_key] = offer.usd
-                    entry.update(source=offer.source(EC2), as_of=today)
-                    return entry
+                    return ebs_entry(ebs_charge(client("pricing", PRICING_REGION), r, v, c), r, v, c, today)
 
-                label = f"ebs {region} {vtype}" + ("" if charge == STORAGE else f" {charge}")
-                out.append(Item(label, "pricing", ebs, "ebs"))
+                out.append(Item(ebs_label(region, vtype, charge), "pricing", ebs, "ebs"))
     return out
 
 
