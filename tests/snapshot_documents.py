@@ -32,6 +32,7 @@ from planner.core.document.run_time_section import ParallelLayout, RunTimePredic
 
 EC2_PRICING = "https://aws.amazon.com/ec2/pricing/on-demand/"
 FSX_PRICING = "https://aws.amazon.com/fsx/lustre/pricing/"
+EBS_PRICING = "https://aws.amazon.com/ebs/pricing/"
 
 RULES = (
     RuleInfo(
@@ -356,6 +357,40 @@ def ultraserver_stack() -> StackReport:
         )
     ]
     items[0]["quantity"] = 1152  # 8 billed instances x 144 h
+    ebs = "aws:ebs/volume:Volume"
+    items += [  # the volumes its launch template maps: a gp3 root, an io2 data volume billed by IOPS tier
+        _item(
+            "ultra root volumes",
+            ebs,
+            "GB-month",
+            591.7808,  # 6 x 500 GiB x 144 h / 730
+            0.08,
+            144,
+            EBS_PRICING,
+            volume_type="gp3",
+            gib_per_instance=500,
+            instances=6,
+            region="us-east-2",
+        ),
+        _item(
+            "ultra volumes /dev/sdf IOPS 32,001-64,000",
+            ebs,
+            "IOPS-month",
+            9468.4932,  # 6 x 8,000 IOPS x 144 h / 730
+            0.0455,
+            144,
+            EBS_PRICING,
+            volume_type="io2",
+            gib_per_instance=1000,
+            instances=6,
+            region="us-east-2",
+            device="/dev/sdf",
+            charge="iops-tier-2",
+            billed_per_instance=8000,
+            over=32000,
+            iops=40000,
+        ),
+    ]
     findings = (
         ReportedFinding(
             "ultraserver-whole-units",

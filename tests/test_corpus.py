@@ -350,14 +350,14 @@ def test_budget_holds_pools_that_launch_on_demand_to_their_maximum() -> None:
         "out), above planner-budget's maxTotalUsd $1,000.00"
     )  # the pack's own key
     assert v.message.endswith(
-        "at the maximum: at least $160,716.80 for 730 h; left out: root volumes of node group(s) "
-        "'p5-nodes' (size unknown)"
+        "at the maximum: at least $160,716.80 for 730 h; left out: p5-nodes root volumes "
+        "(size unknown: the AMI's default mapping)"
     )
     # above the priced part, the root volumes' size unknown: the budget cannot be checked, unless allowed
     (v,) = _pack("pcs-p5-efa-launch-template", {"planner-budget": {"maxTotalUsd": 200000}})
     assert v.message.startswith(
         "[budget-incomplete-cost] planner-budget's maxTotalUsd $200,000.00 cannot be checked: the estimate leaves "
-        "out root volumes of node group(s) 'p5-nodes' (size unknown)"
+        "out p5-nodes root volumes (size unknown: the AMI's default mapping)"
     )
     allowed = {"planner-budget": {"maxTotalUsd": 200000, "allowIncompleteCost": True}}
     assert _pack("pcs-p5-efa-launch-template", allowed) == []

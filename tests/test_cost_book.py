@@ -208,11 +208,31 @@ def test_validation_errors_name_file_line_key_and_expectation(
             "lustre[0].as_of",
             "expected a date",
         ),
-        # the root volumes' EBS storage: gp3 only, with its source and date
+        # EBS: a volume type planner prices, each charge its own price key, with its source and date
         (
-            "ebs:\n  - {region: us-east-2, volume_type: gp2, usd_per_gb_month: 0.1, source: x, as_of: 2026}\n",
+            "ebs:\n  - {region: us-east-2, volume_type: standard, usd_per_gb_month: 0.05, source: x, as_of: 2026}\n",
             "ebs[0].volume_type",
-            "expected one of gp3",
+            "expected one of gp2, gp3, io1, io2, st1, sc1",
+        ),
+        (
+            "ebs:\n  - {region: us-east-2, volume_type: gp2, charge: iops, usd_per_iops_month: 0.1, source: x, as_of: 2026}\n",
+            "ebs[0].charge",
+            "EBS gp2 has no iops charge; expected one of: storage",
+        ),
+        (
+            "ebs:\n  - {region: us-east-2, volume_type: io1, charge: iops, usd_per_gb_month: 0.065, source: x, as_of: 2026}\n",
+            "ebs[0].usd_per_gb_month",
+            "the iops price is given as 'usd_per_iops_month' (USD per IOPS-month)",
+        ),
+        (
+            "ebs:\n  - {region: us-east-2, volume_type: gp3, charge: throughput, source: x, as_of: 2026}\n",
+            "ebs[0]",
+            "missing required key 'usd_per_mibps_month' (USD per MiBps-month) for the throughput price",
+        ),
+        (
+            "ebs:\n  - {region: us-east-2, volume_type: io2, charge: iops-tier-4, usd_per_iops_month: 0.03, source: x, as_of: 2026}\n",
+            "ebs[0].charge",
+            "expected one of storage, iops, iops-tier-2, iops-tier-3, throughput",
         ),
         (
             "ebs:\n  - {region: us-east-2, volume_type: gp3, usd_per_gb_month: 0.08, as_of: 2026}\n",
@@ -255,3 +275,38 @@ def test_a_users_ebs_price_wins_over_the_built_in_one(tmp_path: Path) -> None:
     book = load_price_book(str(path))
     assert book.ebs_price("us-east-2", "gp3").usd == 0.07 and book.ebs_price("us-east-2", "gp3").source == SOURCE
     assert book.ebs_price("us-east-1", "gp3").usd == 0.08  # the built-in entry stays underneath
+
+
+def test_ebs_charges_are_priced_by_their_own_keys_and_win_over_the_built_in_ones(tmp_path: Path) -> None:
+    """Storage per GB-month, IOPS per IOPS-month (io2 by tier), throughput per MiBps-month: one entry each."""
+    path = write_book(
+        tmp_path,
+        "ebs:\n"
+        f'  - {{region: us-east-2, volume_type: io2, charge: iops-tier-2, usd_per_iops_month: 0.04, source: "{SOURCE}", as_of: 2026-08-01}}\n'
+        f'  - {{region: us-east-2, volume_type: gp3, charge: throughput, usd_per_mibps_month: 0.03, source: "{SOURCE}", as_of: 2026-08-01}}\n'
+        f'  - {{region: us-east-2, volume_type: st1, usd_per_gb_month: 0.04, source: "{SOURCE}", as_of: 2026-08-01}}\n',
+    )
+    book = load_price_book(str(path))
+    tier2, tput, st1 = (
+        book.ebs_price("us-east-2", "io2", "iops-tier-2"),
+        book.ebs_price("us-east-2", "gp3", "throughput"),
+        book.ebs_price("us-east-2", "st1"),
+    )
+    assert (tier2.usd, tier2.unit, tier2.source) == (0.04, "IOPS-month", SOURCE)
+    assert (tput.usd, tput.unit) == (0.03, "MiBps-month") and (st1.usd, st1.unit) == (0.04, "GB-month")
+    assert book.ebs_price("us-east-2", "io2", "iops").usd == 0.065  # tier 1 stays the built-in one
+    assert ("ebs us-east-2 io2 iops-tier-2", tier2) in book.entries()
+
+
+def test_a_second_price_for_one_ebs_charge_is_refused(tmp_path: Path) -> None:
+    path = write_book(
+        tmp_path,
+        "ebs:\n"
+        "  - {region: us-east-2, volume_type: io2, charge: iops, usd_per_iops_month: 0.06, source: x, as_of: 2026}\n"
+        "  - {region: us-east-2, volume_type: io2, charge: iops, usd_per_iops_month: 0.07, source: x, as_of: 2026}\n"
+        "  - {region: us-east-2, volume_type: io2, usd_per_gb_month: 0.12, source: x, as_of: 2026}\n",
+    )
+    with pytest.raises(InputError) as exc:
+        load_price_book(str(path))
+    (p,) = exc.value.problems
+    assert p.key == "ebs[1]" and "a second price for EBS io2 iops in us-east-2 (the first is at line 2)" in p.message

@@ -139,18 +139,28 @@ LUSTRE_ROWS = [
 ]
 
 
-def ebs_product(region: str, volume_type: str, usd: str, sku: str) -> str:
-    """An AmazonEC2 Storage product as GetProducts returns it (the shape of the EBS rows of the EC2 offer file)."""
+def ebs_product(
+    region: str,
+    volume_type: str,
+    usd: str,
+    sku: str,
+    family: str = "Storage",
+    usagetype: str | None = None,
+    unit: str = "GB-Mo",
+) -> str:
+    """An AmazonEC2 EBS product as GetProducts returns it (the shape of the EBS rows of the EC2 offer file):
+    storage by default; a provisioned IOPS row is family "System Operation", usage type
+    `USE2-EBS:VolumeP-IOPS.io2.tier2` and unit IOPS-Mo, gp3's throughput "Provisioned Throughput" in GiBps-mo."""
     return json.dumps(
         {
             "product": {
-                "productFamily": "Storage",
+                "productFamily": family,
                 "sku": sku,
                 "attributes": {
                     "regionCode": region,
                     "volumeApiName": volume_type,
                     "volumeType": "General Purpose",
-                    "usagetype": "USE2-EBS:VolumeUsage.gp3",
+                    "usagetype": usagetype or f"USE2-EBS:VolumeUsage.{volume_type}",
                     "storageMedia": "SSD-backed",
                     "servicecode": "AmazonEC2",
                 },
@@ -161,9 +171,9 @@ def ebs_product(region: str, volume_type: str, usd: str, sku: str) -> str:
                     f"{sku}.JRTCKXETXF": {
                         "priceDimensions": {
                             f"{sku}.JRTCKXETXF.6YS6EN2CT7": {
-                                "unit": "GB-Mo",
+                                "unit": unit,
                                 "pricePerUnit": {"USD": usd},
-                                "description": f"${usd} per GB-month of General Purpose (gp3)",
+                                "description": f"${usd} per {unit} of {volume_type}",
                                 "rateCode": f"{sku}.JRTCKXETXF.6YS6EN2CT7",
                                 "beginRange": "0",
                                 "endRange": "Inf",
@@ -328,7 +338,7 @@ lustre: {deployment_type: PERSISTENT_2, storage_capacity_gib: 4800, per_unit_sto
     needs = needs_for([load_stack(TRN2_DEV), load_stack(str(block))])
     assert needs.instances == {("trn2.48xlarge", "us-east-2")}  # p5en-train buys a Capacity Block
     assert needs.lustre == {("us-east-2", "SCRATCH_2", None), ("us-east-1", "PERSISTENT_2", 500)}
-    assert needs.ebs == {("us-east-2", "gp3"), ("us-east-1", "gp3")}  # the root volumes, also of Capacity Block groups
+    assert needs.ebs == {("us-east-2", "gp3", "storage"), ("us-east-1", "gp3", "storage")}  # also of Capacity Blocks
     assert needs_for(region="us-west-2", types=["p5.48xlarge"]).instances == {("p5.48xlarge", "us-west-2")}
 
 

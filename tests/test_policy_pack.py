@@ -742,10 +742,10 @@ def test_an_incomplete_estimate_fails_the_packs_limits_unless_allowed(price_book
     ((message, urn),) = violations(policies.budget, stack_args(specs, config=config))
     assert (message, urn) == (
         "[budget-incomplete-cost] planner-budget's maxTotalUsd $8,024.01 cannot be checked: the estimate leaves out "
-        "root volumes of node group(s) 'trainers' (size unknown) (cost at least $8,024.00). Fix: Price what is "
+        "trainers root volumes (size unknown: the AMI's default mapping) (cost at least $8,024.00). Fix: Price what is "
         "missing (a price book file in planner-budget's `priceBook`), give the hours, size the compute left out, or "
         "check the budget against the priced part only with `allowIncompleteCost: true` in planner-budget's config. "
-        "Estimate: at least $8,024.00 for 100 h; left out: root volumes of node group(s) 'trainers' (size unknown)",
+        "Estimate: at least $8,024.00 for 100 h; left out: trainers root volumes (size unknown: the AMI's default mapping)",
         None,
     )
     allowed = dict(config, allowIncompleteCost=True)
@@ -811,7 +811,7 @@ def test_budget_exceeded_total_and_monthly(price_book: str) -> None:
     assert "budget.total_usd" not in messages[1] and "budget.monthly_usd" not in messages[0]
     assert all(
         m.endswith(
-            "Estimate: at least $8,024.00 for 100 h; left out: root volumes of node group(s) 'trainers' (size unknown)"
+            "Estimate: at least $8,024.00 for 100 h; left out: trainers root volumes (size unknown: the AMI's default mapping)"
         )
         for m in messages
     )
@@ -845,8 +845,8 @@ def test_budget_hours_default_to_the_declared_schedule_then_a_month(
     declared = {"budget": {"total_usd": 10**6}}
     ((message, _),) = violations(policies.budget, stack_args(specs, config={"priceBook": price_book}))
     assert message.startswith(
-        "[budget-incomplete-cost] budget.total_usd $1,000,000.00 cannot be checked: the estimate leaves out root "
-        "volumes of node group(s) 'trainers' (size unknown), the hours (schedule.hours or a workload)"
+        "[budget-incomplete-cost] budget.total_usd $1,000,000.00 cannot be checked: the estimate leaves out trainers "
+        "root volumes (size unknown: the AMI's default mapping), the hours (schedule.hours or a workload)"
     )
     declared = {"budget": {"total_usd": 10**6, "allow_incomplete": True}}  # the stack's own key, honoured
     assert violations(policies.budget, stack_args(specs, config={"priceBook": price_book})) == []
@@ -867,7 +867,7 @@ def test_budget_unknown_prices(price_book: str, monkeypatch: pytest.MonkeyPatch)
     found = violations(policies.budget, stack_args(specs, config=config))
     assert [m.split(" (cost")[0] for m, _ in found] == [
         "[budget-incomplete-cost] planner-budget's maxTotalUsd $1,000.00 cannot be checked: the estimate leaves out "
-        "trainers (p5e.48xlarge), root volumes of node group(s) 'trainers' (size unknown)"
+        "trainers (p5e.48xlarge), trainers root volumes (size unknown: the AMI's default mapping)"
     ]
     assert violations(policies.budget, stack_args(specs, config=dict(config, allowIncompleteCost=True))) == []
     below = dict(config, maxTotalUsd=10, allowIncompleteCost=True)

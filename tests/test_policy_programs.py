@@ -172,9 +172,10 @@ def test_components_round_trip_through_the_rebuild(component_stacks: dict) -> No
         assert rebuilt.gaps == [], name
         assert _topology(parse_cluster(rebuilt.data, region)) == _topology(parse_cluster(declared, region)), name
         # the root volumes the components create (gp3, 500 GiB by default) are read back from the templates
-        assert [rebuilt.launches[g["name"]].root_volume_gib for g in rebuilt.data["node_groups"]] == [500] * len(
-            rebuilt.data["node_groups"]
-        ), name
+        assert [
+            [(v.volume_type, v.size_gib, v.root) for v in rebuilt.launches[g["name"]].volumes or ()]
+            for g in rebuilt.data["node_groups"]
+        ] == [[("gp3", 500, True)]] * len(rebuilt.data["node_groups"]), name
 
 
 def test_component_made_stacks_pass_and_agree_with_planner_plan(

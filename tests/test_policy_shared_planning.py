@@ -68,8 +68,8 @@ def test_a_stack_budget_is_read_back_and_planned_once_by_every_stack_policy(decl
             "mandatory",
             "[budget-exceeded] estimated total is at least $28,922.56 (some cost left out), above budget.total_usd "
             "$10,000.00 by at least $18,922.56. Fix: Reduce instances, hours or storage, choose a cheaper purchase "
-            "option, or raise the budget. Estimate: at least $28,922.56 for 168 h; left out: root volumes of node "
-            "group(s) 'trainers' (size unknown)",
+            "option, or raise the budget. Estimate: at least $28,922.56 for 168 h; left out: trainers root volumes "
+            "(size unknown: the AMI's default mapping)",
             None,
         )
     ]
@@ -159,7 +159,7 @@ def test_compute_the_budget_sizes_is_no_longer_left_out() -> None:
     (v,) = check([KARPENTER_POOL], [policies.budget], config={"planner-budget": sized})
     assert v.message.startswith(
         "[budget-incomplete-cost] planner-budget's maxTotalUsd $1,000,000.00 cannot be checked: the estimate leaves "
-        "out root volumes of node group(s) 'unsized-1' (size unknown) (cost at least $"
+        "out unsized-1 root volumes (size unknown: the AMI's default mapping) (cost at least $"
     )
     assert (
         check([KARPENTER_POOL], [policies.budget], config={"planner-budget": dict(sized, allowIncompleteCost=True)})

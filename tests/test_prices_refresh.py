@@ -89,11 +89,36 @@ def _stub_pricing(aws: StubbedAws, fail_at: str | None = None) -> None:
         {"FormatVersion": "aws_v1", "PriceList": LUSTRE_ROWS},
         {"ServiceCode": "AmazonFSx", "FormatVersion": "aws_v1", "Filters": pricing.lustre_filters("us-east-2")},
     )
-    stub.add_response(
-        "get_products",
-        {"FormatVersion": "aws_v1", "PriceList": [ebs_product("us-east-2", "gp3", "0.0800000000", "GP3")]},
-        {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "Filters": pricing.ebs_filters("us-east-2")},
-    )
+    for vtype, family, usage, unit, usd in EBS_ROWS:  # in the refresh's order (`EBS_CHARGES`)
+        sku = (vtype + (usage.rsplit(".", 1)[-1] if usage else "")).upper()  # GP3, IO2TIER2, GP3GP3 ...
+        row = ebs_product("us-east-2", vtype, usd, sku, family, f"USE2-{usage}" if usage else None, unit)
+        stub.add_response(
+            "get_products",
+            {"FormatVersion": "aws_v1", "PriceList": [row]},
+            {
+                "ServiceCode": "AmazonEC2",
+                "FormatVersion": "aws_v1",
+                "Filters": pricing.ebs_filters("us-east-2", vtype, family),
+            },
+        )
+
+
+# Each EBS row the refresh asks for, with us-east-2's figures in AWS's EBS pricing-page data of 2024-07-18
+# (the built-in book's copy): (volume type, product family, usage type, unit, USD).
+EBS_ROWS = (
+    ("gp2", "Storage", "", "GB-Mo", "0.1000000000"),
+    ("gp3", "Storage", "", "GB-Mo", "0.0800000000"),
+    ("io1", "Storage", "", "GB-Mo", "0.1250000000"),
+    ("io2", "Storage", "", "GB-Mo", "0.1250000000"),
+    ("st1", "Storage", "", "GB-Mo", "0.0450000000"),
+    ("sc1", "Storage", "", "GB-Mo", "0.0150000000"),
+    ("gp3", "System Operation", "EBS:VolumeP-IOPS.gp3", "IOPS-Mo", "0.0050000000"),
+    ("io1", "System Operation", "EBS:VolumeP-IOPS.piops", "IOPS-Mo", "0.0650000000"),
+    ("io2", "System Operation", "EBS:VolumeP-IOPS.io2", "IOPS-Mo", "0.0650000000"),
+    ("io2", "System Operation", "EBS:VolumeP-IOPS.io2.tier2", "IOPS-Mo", "0.0455000000"),
+    ("io2", "System Operation", "EBS:VolumeP-IOPS.io2.tier3", "IOPS-Mo", "0.0318500000"),
+    ("gp3", "Provisioned Throughput", "EBS:VolumeP-Throughput.gp3", "GiBps-mo", "40.9600000000"),
+)
 
 
 def test_on_demand_and_lustre_make_a_book_planner_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -114,9 +139,22 @@ def test_on_demand_and_lustre_make_a_book_planner_reads(tmp_path: Path, capsys: 
     assert p5.as_of == refresh.today_utc() and p5.book == "aws-" + refresh.today_utc()
     assert book.lustre_price("us-east-2", "PERSISTENT_2", 250).usd == 0.21  # the backup row is not storage
     assert book.lustre_price("us-east-2", "SCRATCH_2", None).usd == 0.14
-    gp3 = book.ebs_price("us-east-2", "gp3")  # the root volumes: AmazonEC2 Storage, volumeApiName gp3
+    gp3 = book.ebs_price("us-east-2", "gp3")  # AmazonEC2 Storage, volumeApiName gp3
     assert gp3.usd == 0.08 and gp3.source == "AWS Price List Query API (AmazonEC2, sku GP3, published 2026-11-20)"
     assert gp3.book == "aws-" + refresh.today_utc()
+    assert [book.ebs_price("us-east-2", t).usd for t in ("gp2", "io1", "io2", "st1", "sc1")] == [
+        0.1,
+        0.125,
+        0.125,
+        0.045,
+        0.015,
+    ]
+    tiers = [book.ebs_price("us-east-2", "io2", c) for c in ("iops", "iops-tier-2", "iops-tier-3")]
+    assert [(p.usd, p.unit) for p in tiers] == [(0.065, "IOPS-month"), (0.0455, "IOPS-month"), (0.03185, "IOPS-month")]
+    assert book.ebs_price("us-east-2", "io1", "iops").usd == 0.065  # usage type EBS:VolumeP-IOPS.piops
+    assert book.ebs_price("us-east-2", "gp3", "iops").usd == 0.005
+    tput = book.ebs_price("us-east-2", "gp3", "throughput")  # 40.96 USD per GiB/s-month over 1,024 MiB/s
+    assert (tput.usd, tput.unit) == (0.04, "MiBps-month")
     assert not list(tmp_path.glob(".prices-*"))  # the temporary file was renamed
 
 

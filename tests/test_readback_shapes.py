@@ -316,7 +316,7 @@ def test_the_same_program_gives_byte_identical_json(tmp_path: Any) -> None:
 def test_root_volumes_are_priced_from_the_launch_templates_gp3_root_device() -> None:
     """The components' launch template (`block_device_mappings` of /dev/sda1, gp3, `volume_size`) and the
     data-on-eks trainium-inferentia blueprint's (/dev/xvda, gp3, 100 GiB; tests/corpus/eks-trn1-neuron): the
-    size is read back per group and priced; a template without a gp3 root mapping is left unpriced, with a note."""
+    size is read back per group and priced; a root mapping without a type (the AMI's) is left out, and named."""
     sized = Spec(
         LT,
         "sized",
@@ -355,9 +355,13 @@ def test_root_volumes_are_priced_from_the_launch_templates_gp3_root_device() -> 
     out = planned([subnet(), sized, bare, pg, *groups])
     cluster = out.plan.stack.cluster
     assert cluster.root_volume_gib is None  # nothing declared: read back per group
-    assert {g.name: g.root_volume_gib for g in cluster.node_groups} == {"sized": 100, "bare": None}
+    assert {g.name: [(v.volume_type, v.size_gib, v.root) for v in g.ebs] for g in cluster.node_groups} == {
+        "sized": [("gp3", 100, True)],
+        "bare": [(None, 100, True)],
+    }
     cost = out.plan.cost
     (roots,) = [i for i in cost.line_items if i.detail.get("volume_type")]
     assert (roots.name, roots.detail["gib_per_instance"], roots.detail["instances"]) == ("sized root volumes", 100, 2)
     assert roots.unit_price_usd == 0.08  # gp3 in us-east-2, the built-in book
-    assert any("root volumes of node group(s) 'bare' are not priced" in n for n in cost.notes)
+    assert cost.left_out == ("bare root volumes (type unknown: the AMI's default mapping)",) and not cost.complete
+    assert any("EBS volumes not priced: bare root volumes" in n for n in cost.notes)

@@ -256,12 +256,13 @@ def price_book_page() -> str:
                 )
         if book.ebs:
             out.append(
-                "\n### EBS storage: the instances' root volumes (USD per GB-month)\n\n"
-                "| region | volume type | USD/GB-month | source (as of) | note |\n|---|---|---|---|---|\n"
+                "\n### EBS volumes: storage, provisioned IOPS and throughput\n\n"
+                "| region | volume type | charge | USD | per | source (as of) | note |\n|---|---|---|---|---|---|---|\n"
             )
-            for (region, vtype), p in sorted(book.ebs.items()):
+            for (region, vtype, charge), p in sorted(book.ebs.items()):
                 out.append(
-                    f"| {region} | {vtype} | {p.usd} | {_source(p.source)} ({p.as_of}) | {_cell(p.note or '')} |\n"
+                    f"| {region} | {vtype} | {charge} | {p.usd} | {p.unit} | {_source(p.source)} ({p.as_of}) | "
+                    f"{_cell(p.note or '')} |\n"
                 )
         if book.derived:
             out.append("\n### Derived prices\n\n| instance type | purchase | priced as | basis |\n|---|---|---|---|\n")

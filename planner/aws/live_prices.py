@@ -1,6 +1,6 @@
 """`--live-prices`: current on-demand prices from the AWS Price List, layered over the price book.
 
-Prices are fetched for what the command needs (the on-demand node groups, root volumes and
+Prices are fetched for what the command needs (the on-demand node groups, EBS volumes and
 file systems of the stacks, or every catalogue type of `compare --region`), cached with the time they
 were fetched in `$XDG_CACHE_HOME/planner/live-prices.json` (default `~/.cache/planner/`)
 for `TTL_HOURS`, and turned into entries of the price-book file shape, each with its
@@ -20,7 +20,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.aws.errors import AwsCallError, cut, explain
-from planner.aws.pricing import EC2, FSX, PRICING_REGION, NoPrice, Offer, ebs_storage, ec2_on_demand, lustre_storage
+from planner.aws.pricing import (
+    EC2,
+    FSX,
+    PRICING_REGION,
+    NoPrice,
+    Offer,
+    ebs_charge,
+    ebs_entry,
+    ebs_label,
+    ec2_on_demand,
+    lustre_storage,
+)
 from planner.core.model.cluster import DeploymentType
 
 TTL_HOURS = 24
@@ -30,7 +41,7 @@ ORIGIN = "AWS Price List (live)"
 
 InstanceNeed = tuple[str, str]  # instance_type, region
 LustreNeed = tuple[str, DeploymentType, int | None]  # region, deployment_type, per-unit throughput (None for SCRATCH)
-EbsNeed = tuple[str, str]  # region, volume_type
+EbsNeed = tuple[str, str, str]  # region, volume_type, charge (`planner.core.cost.book.EBS_CHARGES`)
 
 
 @dataclass(frozen=True)
@@ -168,17 +179,6 @@ def _lustre_entry(offer: Offer, need: LustreNeed, as_of: str) -> dict[str, Any]:
     return entry
 
 
-def _ebs_entry(offer: Offer, need: EbsNeed, as_of: str) -> dict[str, Any]:
-    region, volume_type = need
-    return {
-        "region": region,
-        "volume_type": volume_type,
-        "usd_per_gb_month": offer.usd,
-        "source": offer.source(EC2),
-        "as_of": as_of,
-    }
-
-
 @dataclass
 class LivePrices:
     """The outcome of one fetch: entries in the price-book file shape, and what to tell the user."""
@@ -235,15 +235,15 @@ def fetch(needs: PriceNeeds, client: Callable[[], Any], cache: PriceCache) -> Li
 
         jobs.append((f"lustre {region} {dtype} {tput or ''}".rstrip(), "lustre", ask_lustre, lustre_entry))
     for ebs_need in sorted(needs.ebs):
-        region, vtype = ebs_need
+        region, vtype, charge = ebs_need
 
-        def ask_ebs(c: Any, r: str = region, v: str = vtype) -> Offer:
-            return ebs_storage(c, r, v)
+        def ask_ebs(c: Any, r: str = region, v: str = vtype, k: str = charge) -> Offer:
+            return ebs_charge(c, r, v, k)
 
-        def ebs_entry(o: Offer, d: str, n: EbsNeed = ebs_need) -> dict[str, Any]:
-            return _ebs_entry(o, n, d)
+        def entry_of(o: Offer, d: str, n: EbsNeed = ebs_need) -> dict[str, Any]:
+            return ebs_entry(o, *n, d)
 
-        jobs.append((f"ebs {region} {vtype}", "ebs", ask_ebs, ebs_entry))
+        jobs.append((ebs_label(region, vtype, charge), "ebs", ask_ebs, entry_of))
     for key, kind, ask, entry in jobs:
         hit = cache.get(key)
         why = _corrupt(hit, kind)

@@ -4,8 +4,11 @@ EC2: one product per instance type and region once filtered on Linux, shared ten
 pre-installed software, capacity status Used and market option OnDemand; the filter on the
 market option matters because Capacity Block rows share the other attributes and are
 priced 0.00. FSx for Lustre: storage rows (USD per GB-month) matched on deployment option,
-storage type and per-unit throughput. EBS: the gp3 storage row of a region (AmazonEC2,
-productFamily Storage, volumeApiName gp3; USD per GB-month). A row priced 0, or two rows that disagree, is never
+storage type and per-unit throughput. EBS (`ebs_charge`): a volume type's storage row of a region
+(AmazonEC2, productFamily Storage, volumeApiName; USD per GB-month), its provisioned IOPS rows
+(productFamily System Operation, by usage type: gp3, io1's `piops`, io2's three tiers; USD per
+IOPS-month) and gp3's provisioned throughput (productFamily Provisioned Throughput; USD per GiB/s-month,
+divided by 1,024 for the book's MiB/s-month). A row priced 0, or two rows that disagree, is never
 taken as the price: the caller then keeps the price book's figure.
 """
 
@@ -64,8 +67,8 @@ def lustre_filters(region: str) -> list[dict[str, str]]:
     return [term("regionCode", region), term("fileSystemType", "Lustre"), term("productFamily", "Storage")]
 
 
-def ebs_filters(region: str, volume_type: str = "gp3") -> list[dict[str, str]]:
-    return [term("regionCode", region), term("productFamily", "Storage"), term("volumeApiName", volume_type)]
+def ebs_filters(region: str, volume_type: str = "gp3", family: str = "Storage") -> list[dict[str, str]]:
+    return [term("regionCode", region), term("productFamily", family), term("volumeApiName", volume_type)]
 
 
 def offers(price_list: Iterable[str]) -> list[Offer]:
@@ -172,10 +175,60 @@ def lustre_storage(
 
 
 def ebs_storage(client: Any, region: str, volume_type: str = "gp3") -> Offer:
-    """USD per GB-month of EBS storage of `volume_type` (the root volumes' gp3) in `region`.
+    """USD per GB-month of EBS storage of `volume_type` in `region` (gp3's includes its baseline of 3,000
+    IOPS and 125 MiB/s; what is provisioned above it is `ebs_charge`'s)."""
+    return ebs_charge(client, region, volume_type, "storage")
 
-    The gp3 price includes its baseline of 3,000 IOPS and 125 MiB/s; IOPS and throughput above
-    it are other products (productFamily "System Operation", "Provisioned Throughput"), not asked.
-    """
-    rows = [o for o in offers(products(client, EC2, ebs_filters(region, volume_type))) if o.unit == "GB-Mo"]
-    return single(rows, f"EBS {volume_type} storage in {region}")
+
+# The Price List rows of what an EBS volume bills besides storage (charge -> productFamily, the end of the
+# usage type, whose region prefix varies ("USE2-"), and the unit): the usage types AWS bills them under.
+EBS_ROWS: dict[tuple[str, str], tuple[str, str, str]] = {
+    ("gp3", "iops"): ("System Operation", "EBS:VolumeP-IOPS.gp3", "IOPS-Mo"),
+    ("io1", "iops"): ("System Operation", "EBS:VolumeP-IOPS.piops", "IOPS-Mo"),
+    ("io2", "iops"): ("System Operation", "EBS:VolumeP-IOPS.io2", "IOPS-Mo"),
+    ("io2", "iops-tier-2"): ("System Operation", "EBS:VolumeP-IOPS.io2.tier2", "IOPS-Mo"),
+    ("io2", "iops-tier-3"): ("System Operation", "EBS:VolumeP-IOPS.io2.tier3", "IOPS-Mo"),
+    ("gp3", "throughput"): ("Provisioned Throughput", "EBS:VolumeP-Throughput.gp3", "GiBps-mo"),
+}
+MIB_PER_GIB = 1024
+
+
+def ebs_charge(client: Any, region: str, volume_type: str, charge: str) -> Offer:
+    """USD per unit of one EBS charge (`planner.core.cost.book.EBS_CHARGES`) of `volume_type` in `region`:
+    GB-month of storage, IOPS-month, or MiB/s-month (the Price List's GiB/s-month divided by 1,024)."""
+    from dataclasses import replace
+
+    if charge == "storage":
+        family, usage, unit = "Storage", "", "GB-Mo"
+    elif (volume_type, charge) in EBS_ROWS:
+        family, usage, unit = EBS_ROWS[(volume_type, charge)]
+    else:
+        raise NoPrice(f"EBS {volume_type} has no {charge} charge")
+    rows = [
+        o
+        for o in offers(products(client, EC2, ebs_filters(region, volume_type, family)))
+        if o.unit.lower() == unit.lower() and o.attributes.get("usagetype", "").endswith(usage)
+    ]
+    what = f"EBS {volume_type} storage" if charge == "storage" else f"EBS {volume_type} {charge}"
+    offer = single(rows, f"{what} in {region}")
+    if charge == "throughput":
+        return replace(offer, usd=offer.usd / MIB_PER_GIB, unit="MiBps-Mo")
+    return offer
+
+
+def ebs_entry(offer: Offer, region: str, volume_type: str, charge: str, as_of: str) -> dict[str, Any]:
+    """A price-book `ebs` entry of `offer` (what `prices refresh` writes and `--live-prices` overlays): the
+    charge named unless it is the storage, the price under the charge's key (`EBS_CHARGES`)."""
+    from planner.core.cost.book import EBS_CHARGES, STORAGE
+
+    entry: dict[str, Any] = {"region": region, "volume_type": volume_type}
+    if charge != STORAGE:
+        entry["charge"] = charge
+    entry[EBS_CHARGES[charge].price_key] = offer.usd
+    entry.update(source=offer.source(EC2), as_of=as_of)
+    return entry
+
+
+def ebs_label(region: str, volume_type: str, charge: str) -> str:
+    """How a refresh or a live fetch names one EBS price: `ebs us-east-2 io2 iops-tier-2` (`ebs us-east-2 gp3`)."""
+    return f"ebs {region} {volume_type}" + ("" if charge == "storage" else f" {charge}")

@@ -1,6 +1,7 @@
 """`planner prices refresh`: a dated price book regenerated from AWS, ready for `--price-book`.
 
-On-demand EC2, FSx for Lustre storage and EBS gp3 storage (the root volumes) come from the AWS Price List Query API
+On-demand EC2, FSx for Lustre storage and EBS (the storage of every volume type planner prices, and the
+provisioned IOPS and throughput gp3, io1 and io2 bill) come from the AWS Price List Query API
 (`pricing:GetProducts`, through `planner.aws.pricing`); Capacity Blocks from
 `ec2:DescribeCapacityBlockOfferings` in each region, where the account may call it: the
 offering's upfront fee divided by its hours and instances is the price per instance-hour
@@ -27,12 +28,15 @@ from planner.aws.pricing import (
     FSX,
     PRICING_REGION,
     NoPrice,
-    ebs_storage,
+    ebs_charge,
+    ebs_entry,
+    ebs_label,
     ec2_on_demand,
     lustre_filters,
     lustre_storage,
     products,
 )
+from planner.core.cost.book import EBS_CHARGES
 from planner.core.model.cluster import DeploymentType
 
 CB_ACTION = "ec2:DescribeCapacityBlockOfferings"
@@ -205,17 +209,15 @@ def items(cat: Any, regions: Iterable[str] | None, today: str, capacity_blocks: 
 
             out.append(Item(f"lustre {region} {dtype} {tput or ''}".rstrip(), "pricing", fs, "lustre"))
 
-        def ebs(client: Callable[[str, str], Any], r: str = region) -> dict[str, Any]:
-            offer = ebs_storage(client("pricing", PRICING_REGION), r)
-            return {
-                "region": r,
-                "volume_type": "gp3",
-                "usd_per_gb_month": offer.usd,
-                "source": offer.source(EC2),
-                "as_of": today,
-            }
+        for charge, what in EBS_CHARGES.items():
+            for vtype in what.volume_types:
 
-        out.append(Item(f"ebs {region} gp3", "pricing", ebs, "ebs"))
+                def ebs(
+                    client: Callable[[str, str], Any], r: str = region, v: str = vtype, c: str = charge
+                ) -> dict[str, Any]:
+                    return ebs_entry(ebs_charge(client("pricing", PRICING_REGION), r, v, c), r, v, c, today)
+
+                out.append(Item(ebs_label(region, vtype, charge), "pricing", ebs, "ebs"))
     return out
 
 
@@ -344,9 +346,9 @@ def _label(kind: str, entry: Any) -> str:
     keys = {
         "instances": ("instance_type", "purchase", "region"),
         "lustre": ("deployment_type", "region"),
-        "ebs": ("volume_type", "region"),
+        "ebs": ("volume_type", "charge", "region"),
     }[kind]
-    return " ".join([kind] + [str(entry.get(k)) for k in keys if isinstance(entry, dict)])
+    return " ".join([kind] + [str(entry.get(k)) for k in keys if isinstance(entry, dict) and k in entry])
 
 
 def render(data: dict[str, Any]) -> str:

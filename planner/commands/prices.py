@@ -117,7 +117,7 @@ def run(args: argparse.Namespace, client: Callable[[str, str], Any] | None = Non
         return 1
     done = (
         f"wrote {args.output}: {kept['instances']} instance, {kept['lustre']} FSx for Lustre and "
-        f"{kept['ebs']} EBS gp3 prices, as of {today}"
+        f"{kept['ebs']} EBS prices, as of {today}"
     )
     unpriced = len(result.missing) + result.not_asked + len(dropped)
     if unpriced:

@@ -295,11 +295,11 @@ def _planned(
 
 def _with_sized(stack: Stack, sized: Mapping[str, Unplanned]) -> Stack:
     """`stack` whose unplanned compute named in `sized` is priced by the node group sized for it (with
-    the root volume its launch template gives): it is no longer left out of the estimate, or the budget
+    the EBS volumes the program gives it): it is no longer left out of the estimate, or the budget
     would call an estimate incomplete for compute it has just priced."""
     paths = {u.path for u in sized.values()}
     groups = tuple(
-        replace(g, root_volume_gib=sized[g.name].root_volume_gib) if g.name in sized else g
+        replace(g, root_volume_gib=None, volumes=sized[g.name].volumes) if g.name in sized else g
         for g in stack.cluster.node_groups
     )
     cluster = replace(

@@ -140,7 +140,7 @@ BUDGET_CONFIG: dict[str, dict[str, Any]] = {
         "type": "boolean",
         "default": False,
         "description": "check `maxTotalUsd` / `maxMonthlyUsd` against the priced part when the estimate is "
-        "incomplete (a price unknown, compute or root volumes left out); default: such a budget fails "
+        "incomplete (a price unknown, compute or EBS volumes left out); default: such a budget fails "
         "(budget-incomplete-cost)",
     },
     "priceBook": {
@@ -223,7 +223,7 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
     limits, one billing month (730 h); under the stack's, no hours: a total then cannot be checked,
     as `planner plan` says. The verdict is `planner plan`'s on the same stack and budget
     (`BUDGET_RULES`): over the limit, or an estimate that cannot be checked against it (a price
-    unknown, compute or root volumes left out) unless an incomplete estimate is allowed.
+    unknown, compute or EBS volumes left out) unless an incomplete estimate is allowed.
 
     The stack policies' shared planning (the stack's own keys, the shipped price book) is the
     budget's when the policy config adds nothing to it; otherwise that planned stack is priced

@@ -19,11 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from planner.core.model.cluster import Purchase, Unplanned
+from planner.core.model.cluster import Purchase, Unplanned, Volume
 from planner.readback import karpenter
+from planner.readback.block_devices import launch_volumes, missing_node_class, node_class_volumes
 from planner.readback.resources import (
     BATCH_COMPUTE_ENVIRONMENT,
-    ROOT_DEVICES,
+    LAUNCH_TEMPLATE,
     SUBNET,
     UNKNOWN,
     Graph,
@@ -60,7 +61,7 @@ KINDS = (
     Kind(
         "AWS Batch compute environment",
         lambda t: t == BATCH_COMPUTE_ENVIRONMENT,
-        lambda g, r, c, f, x: _batch(r, c, f, x),
+        lambda g, r, c, f, x: _batch(g, r, c, f, x),
     ),
     Kind(
         "Karpenter NodePool",
@@ -68,7 +69,7 @@ KINDS = (
         lambda g, r, c, f, x: _node_pool(g, r, c, f, x),
     ),
     Kind("SageMaker HyperPod cluster", lambda t: t in HYPERPOD_TYPES, lambda g, r, c, f, x: _hyperpod(r, c, f)),
-    Kind("AWS PCS compute node group", lambda t: t in PCS_TYPES, lambda g, r, c, f, x: _pcs(r, c, f, x)),
+    Kind("AWS PCS compute node group", lambda t: t in PCS_TYPES, lambda g, r, c, f, x: _pcs(g, r, c, f, x)),
 )
 
 
@@ -117,10 +118,24 @@ def _refused(what: str, prop_lo: str, lo: int | None, prop_hi: str, hi: int | No
         )
 
 
-def _batch(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
+def _template_volumes(graph: Graph, r: Resource, spec: Any, prop: str) -> tuple[Volume, ...] | None:
+    """The EBS volumes of the launch template a Batch compute environment or a PCS node group launches with
+    (`spec`: its launch template specification in property `prop`); None when it names none."""
+    keys = ("launchTemplateId", "launchTemplateName", "templateId", "id", "name")
+    ids = [v for v in (dig(spec, k) for k in keys) if v is not None]
+    if not ids:
+        return None
+    hits = graph.resolve(r, prop, ids, LAUNCH_TEMPLATE)
+    if not hits:
+        return (Volume("", root=True, unknown="size unknown: its launch template is not a resource of this stack"),)
+    return launch_volumes(hits[0])
+
+
+def _batch(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
     cr = r.get("computeResources")
     if not isinstance(cr, dict):
         return
+    volumes = _template_volumes(graph, r, cr.get("launchTemplate"), "computeResources")
     kind = "AWS Batch compute environment"
     types = [str(x) for x in as_list(cr.get("instanceTypes")) if known(x)]
     listed, outside = _split(types, cat)
@@ -163,6 +178,7 @@ def _batch(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
                     rng,
                     name=r.name,
                     purchase=purchase,
+                    volumes=volumes,
                     fix="set computeResources.maxVcpus to the most you mean to pay for",
                 ),
                 r.urn,
@@ -187,6 +203,7 @@ def _batch(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
                 maxima=maxima,
                 fill=tuple((t, cat.instance_types[t].vcpus) for t in listed),
                 capacity=hi,
+                volumes=volumes,
                 detail=(
                     f"maxVcpus {hi:,} allows at most {_shown(maxima)}"
                     + (f"; also names {', '.join(outside)}, outside planner's catalogue" if outside else "")
@@ -304,7 +321,7 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
                 detail="; ".join(details),
                 fill=fill,
                 capacity=room,
-                root_volume_gib=root,
+                volumes=root,
                 fix=f"budget for the maximum, or lower spec.limits of {kind} '{r.name}'",
             ),
             r.urn,
@@ -337,9 +354,9 @@ def _quantity(v: float) -> str:
     return f"{int(v):,}" if float(v).is_integer() else f"{v:g}"
 
 
-def _node_class(graph: Graph, pool: Resource, spec: Any) -> tuple[str, int | None]:
+def _node_class(graph: Graph, pool: Resource, spec: Any) -> tuple[str, tuple[Volume, ...] | None]:
     """The pool's EC2NodeClass joined in: where it launches (subnets, AZs), its security groups and
-    reservations, in words; and the GiB of its gp3 root volume when its block device mappings say."""
+    reservations, in words; and the EBS volumes each instance gets (`block_devices.node_class_volumes`)."""
     ref = dig(spec, "template", "spec", "nodeClassRef", "name")
     if not isinstance(ref, str):
         return "", None
@@ -351,7 +368,7 @@ def _node_class(graph: Graph, pool: Resource, spec: Any) -> tuple[str, int | Non
         and ref in (c.get("metadata", "name"), c.name)
     ]
     if not classes:
-        return f"EC2NodeClass '{ref}' is not a resource of this stack", None
+        return f"EC2NodeClass '{ref}' is not a resource of this stack", missing_node_class(ref)
     nc = classes[0]
     cspec = nc.get("spec") or {}
     subnets = _selected(graph, as_list(dig(cspec, "subnetSelectorTerms")), SUBNET)
@@ -371,18 +388,7 @@ def _node_class(graph: Graph, pool: Resource, spec: Any) -> tuple[str, int | Non
         parts.append(f"{len(groups)} security group(s) of this stack")
     if reservations or tagged:
         parts.append("capacity reservations " + ", ".join(reservations + [f"tagged {t['tags']}" for t in tagged]))
-    return ": ".join(parts[:1]) + ": " + ", ".join(parts[1:]), _root_gib(as_list(dig(cspec, "blockDeviceMappings")))
-
-
-def _root_gib(mappings: list[Any]) -> int | None:
-    """GiB of the gp3 root volume an EC2NodeClass maps (`rootVolume: true`, else a root device name)."""
-    roots = [m for m in mappings if isinstance(m, dict) and m.get("rootVolume") is True]
-    roots = roots or [m for m in mappings if isinstance(m, dict) and m.get("deviceName") in ROOT_DEVICES]
-    ebs = roots[0].get("ebs") if roots else None
-    if not isinstance(ebs, dict) or ebs.get("volumeType") != "gp3":
-        return None
-    size = karpenter.quantity(ebs.get("volumeSize"))
-    return int(size // 2**30) if size is not None and size >= 2**30 and size % 2**30 == 0 else None
+    return ": ".join(parts[:1]) + ": " + ", ".join(parts[1:]), node_class_volumes(nc.get("spec"))
 
 
 def _selected(graph: Graph, terms: list[Any], type_: str) -> list[Resource]:
@@ -471,7 +477,7 @@ def _hyperpod(r: Resource, cat: Any, found: Found) -> None:
         )
 
 
-def _pcs(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
+def _pcs(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
     types = [str(t) for t in (dig(i, "instanceType") for i in as_list(r.get("instanceConfigs"))) if known(t) and t]
     listed, outside = _split(types, cat)
     if not listed and not outside:
@@ -503,6 +509,7 @@ def _pcs(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
                     None,
                     rng,
                     name=r.name,
+                    volumes=_template_volumes(graph, r, r.get("customLaunchTemplate"), "customLaunchTemplate"),
                     fix="set scalingConfiguration.maxInstanceCount to the most you mean to pay for",
                 ),
                 r.urn,
@@ -523,6 +530,7 @@ def _pcs(r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
                     maxima=_maxima(listed, lambda t: hi),
                     fill=tuple((t, 1) for t in listed),
                     capacity=hi,
+                    volumes=_template_volumes(graph, r, r.get("customLaunchTemplate"), "customLaunchTemplate"),
                     detail=f"maxInstanceCount {hi} allows at most {hi} instances",
                     fix=f"budget for the maximum, or lower scalingConfiguration.maxInstanceCount of '{r.name}'",
                 ),

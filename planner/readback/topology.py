@@ -4,7 +4,7 @@ Both the policy pack (at `pulumi preview`) and `planner plan --program` (through
 `planner.readback.program_resources`) use this module. A cluster written by hand with plain pulumi-aws
 resources has no planner config, so its topology is read back from what the program
 registers: launch templates
-(instance type, EFA interfaces, market options, reservation, gp3 root volume), Auto Scaling groups or
+(instance type, EFA interfaces, market options, reservation, EBS volumes), Auto Scaling groups or
 instances (how many, in which subnets and placement group), subnets (the AZ), placement
 groups (the strategy) and FSx for Lustre. The result is a plain `planner:cluster` mapping
 that goes through `parse_cluster` and `plan_stack` like a stack file, so the pack runs the
@@ -25,8 +25,9 @@ from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.input.stack_files import CLUSTER_PATH, RESOURCE_GROUP_ARN
-from planner.core.model.cluster import Cluster, LaunchInterface, Note, Path, Purchase, Stack, Unplanned
+from planner.core.model.cluster import Cluster, LaunchInterface, Note, Path, Purchase, Stack, Unplanned, Volume
 from planner.core.reading.fields import key_path
+from planner.readback.block_devices import eks_volumes, launch_volumes
 from planner.readback.elastic_compute import KINDS as ELASTIC_KINDS
 from planner.readback.elastic_compute import read as read_elastic
 from planner.readback.elastic_compute import unlisted_fix
@@ -40,7 +41,6 @@ from planner.readback.resources import (
     LUSTRE,
     NETWORK_INTERFACE,
     PLACEMENT_GROUP,
-    ROOT_DEVICES,
     SUBNET,
     UNKNOWN,
     Graph,
@@ -120,13 +120,13 @@ class Rebuilt:
 @dataclass(frozen=True)
 class Launch:
     """What a node group's resources say that a stack file has no key for, as `NodeGroup` fields:
-    the most it may scale to, every AZ its subnets span, its launch interfaces, its root volume
-    (None: the read-back cannot tell), and a launch target that is another resource's output."""
+    the most it may scale to, every AZ its subnets span, its launch interfaces, the EBS volumes each
+    instance gets (`planner.readback.block_devices`), and a launch target that is another resource's output."""
 
     max_count: int | None = None
     zones: tuple[str, ...] = ()
     interfaces: tuple[LaunchInterface, ...] | None = None
-    root_volume_gib: int | None = None
+    volumes: tuple[Volume, ...] | None = None  # None: not read (the root volume's size unknown)
     target: tuple[str, str] | None = None  # (model key, what it names) of a reference known only at deploy
 
     def fields(self) -> dict[str, Any]:
@@ -135,7 +135,8 @@ class Launch:
             "max_count": self.max_count,
             "zones": self.zones,
             "interfaces": self.interfaces,
-            "root_volume_gib": self.root_volume_gib,
+            "root_volume_gib": None,
+            "volumes": self.volumes,
         }
         if self.target is not None:
             key, what = self.target
@@ -162,7 +163,7 @@ class _Group:
     maximum: int | None = None
     external_placement: str | None = None  # a placement group named that is not a resource of the stack
     interfaces: tuple[LaunchInterface, ...] | None = None
-    root_volume_gib: int | None = None  # gp3 root volume per instance, when the launch template (or instance) says
+    volumes: tuple[Volume, ...] = ()  # every EBS volume each instance gets (`block_devices`)
     ultraserver: tuple[str, str, int] | None = (
         None  # (cluster, node group, k): the planner tags of one UltraServer's ASG
     )
@@ -287,7 +288,7 @@ def rebuild(
             g.maximum if g.maximum is not None and g.maximum > g.count else None,
             tuple(g.zones) if len(g.zones) > 1 else (),
             g.interfaces,
-            g.root_volume_gib,
+            g.volumes,
             target,
         )
         node_groups.append(entry)
@@ -477,7 +478,7 @@ def _asg_groups(
                 hi,
                 external,
                 interfaces,
-                root_volume_gib=_root_volume(template, None),
+                volumes=launch_volumes(template),
                 ultraserver=_ultraserver_tags(asg),
             )
         )
@@ -567,7 +568,7 @@ def _alike(members: list[_Group]) -> bool:
             m.interfaces,
             tuple(pg.urn for pg in m.placement_groups),
             m.external_placement,
-            m.root_volume_gib,
+            m.volumes,
         )
 
     ids = [m.values.get("capacity_reservation_id") for m in members]
@@ -666,7 +667,7 @@ def _eks_groups(
                 hi,
                 external,
                 interfaces,
-                _root_volume(template, None),
+                launch_volumes(template) if template is not None else eks_volumes(ng),
             )
         )
     return groups
@@ -708,7 +709,7 @@ def _instance_groups(
             zones = _zones(_interface_subnets(graph, inst))
         zones, pgs, external = _where(graph, inst, template, zones)
         sources["instance_type"] = type_source
-        root = _root_volume(template, inst)
+        root = launch_volumes(template, inst)
         key = (
             template.urn if template else None,
             itype,
@@ -947,30 +948,6 @@ def _launch_target(
             gaps.append(
                 Violation(t.wrong.format(res=res.name, value=value[:60]), res.urn, fix=t.wrong_fix.format(res=res.name))
             )
-
-
-def _root_volume(template: Resource | None, inst: Resource | None) -> int | None:
-    """GiB of the gp3 root volume each instance gets, or None when the program does not say.
-
-    Read from the instance's `rootBlockDevice`, else the launch template's block device mapping
-    for the root device; only a declared size with volumeType gp3 counts (a mapping without a
-    type takes the AMI's, which the read-back cannot see), so anything else stays unpriced.
-    """
-    if inst is not None:
-        root = inst.get("rootBlockDevice")
-        if isinstance(root, dict) and root.get("volumeType") is not None:
-            return _gp3_size(root)
-    if template is None:
-        return None
-    for m in as_list(template.get("blockDeviceMappings")):
-        if isinstance(m, dict) and m.get("deviceName") in ROOT_DEVICES and isinstance(m.get("ebs"), dict):
-            return _gp3_size(m["ebs"])
-    return None
-
-
-def _gp3_size(ebs: dict[str, Any]) -> int | None:
-    size = as_int(ebs.get("volumeSize"))
-    return size if ebs.get("volumeType") == "gp3" and size is not None and size > 0 else None
 
 
 def _card(position: int, n: dict[str, Any], kind: Any, attached: bool = False) -> LaunchInterface:

@@ -2,7 +2,9 @@
 
 A book maps (instance_type, region, purchase) to USD per instance-hour, (region,
 deployment_type, per_unit_storage_throughput) to USD per GB-month of FSx for Lustre, and
-(region, volume_type) to USD per GB-month of EBS storage (the instances' root volumes).
+(region, volume_type, charge) to what an EBS volume bills: USD per GB-month of storage, per
+provisioned IOPS-month (gp3 above its baseline, io1, io2 by tier) or per provisioned MiB/s-month
+(gp3 throughput above its baseline), `EBS_CHARGES`.
 Books layer: a user's file, or live prices, are overlaid on the built-in book and win
 where they overlap, so a team can correct one price without copying the rest. Nothing
 is ever priced at zero by default: a missing key is an unknown price.
@@ -19,7 +21,14 @@ from functools import cache
 from typing import Any, cast
 
 from planner.core.catalogue import shipped_data as _data
-from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, PURCHASES, DeploymentType, Path, Purchase
+from planner.core.model.cluster import (
+    LUSTRE_DEPLOYMENTS,
+    PRICED_VOLUME_TYPES,
+    PURCHASES,
+    DeploymentType,
+    Path,
+    Purchase,
+)
 from planner.core.reading import yaml_lines as yamlload
 from planner.core.reading.problems import InputError, Problem
 from planner.core.reading.yaml_lines import Lines
@@ -38,8 +47,42 @@ LUSTRE_KEYS = (
     "assumption",
     "note",
 )
-EBS_KEYS = ("region", "volume_type", "usd_per_gb_month", "source", "as_of", "assumption", "note")
-EBS_VOLUME_TYPES = ("gp3",)  # the root volumes the components create; other types are not priced
+EBS_KEYS = (
+    "region",
+    "volume_type",
+    "charge",
+    "usd_per_gb_month",
+    "usd_per_iops_month",
+    "usd_per_mibps_month",
+    "source",
+    "as_of",
+    "assumption",
+    "note",
+)
+EBS_VOLUME_TYPES = PRICED_VOLUME_TYPES  # what a book may price; `standard` (magnetic) bills I/O requests too
+
+
+@dataclass(frozen=True)
+class EbsCharge:
+    """One thing an EBS volume is billed for: the key of its price in a book entry, its unit, the types it applies to."""
+
+    price_key: str
+    unit: str
+    volume_types: tuple[str, ...]
+
+
+# What an EBS volume bills (the Amazon EBS pricing page, https://aws.amazon.com/ebs/pricing/): storage for
+# every type; provisioned IOPS for gp3 (above its baseline), io1 and io2 (io2 in three tiers of IOPS); and
+# provisioned throughput for gp3 (above its baseline). The baselines and tier bounds are
+# `planner.core.cost.volumes`'.
+STORAGE = "storage"
+EBS_CHARGES: dict[str, EbsCharge] = {
+    STORAGE: EbsCharge("usd_per_gb_month", "GB-month", EBS_VOLUME_TYPES),
+    "iops": EbsCharge("usd_per_iops_month", "IOPS-month", ("gp3", "io1", "io2")),
+    "iops-tier-2": EbsCharge("usd_per_iops_month", "IOPS-month", ("io2",)),
+    "iops-tier-3": EbsCharge("usd_per_iops_month", "IOPS-month", ("io2",)),
+    "throughput": EbsCharge("usd_per_mibps_month", "MiBps-month", ("gp3",)),
+}
 DERIVED_KEYS = ("instance_type", "purchase", "from", "basis")
 TOP_KEYS = ("name", "description", "instances", "lustre", "ebs", "derived")
 
@@ -55,7 +98,7 @@ class Price:
     """One sourced price: USD per `unit`, read on `as_of` from `source`."""
 
     usd: float
-    unit: str  # "instance-hour" or "GB-month"
+    unit: str  # "instance-hour", "GB-month", "IOPS-month" or "MiBps-month"
     source: str
     as_of: str
     book: str  # the book (or file) the entry came from
@@ -65,7 +108,7 @@ class Price:
 
 InstanceKey = tuple[str, str, str]  # instance_type, region, purchase
 LustreKey = tuple[str, str, int | None]  # region, deployment_type, per-unit throughput (None for SCRATCH)
-EbsKey = tuple[str, str]  # region, volume_type
+EbsKey = tuple[str, str, str]  # region, volume_type, charge (`EBS_CHARGES`)
 
 
 @dataclass(frozen=True)
@@ -141,9 +184,10 @@ class PriceBook:
     def lustre_price(self, region: str, deployment_type: DeploymentType, throughput: int | None) -> Price | None:
         return self.lustre.get(lustre_key(region, deployment_type, throughput))
 
-    def ebs_price(self, region: str, volume_type: str) -> Price | None:
-        """USD per GB-month of EBS storage of `volume_type` in `region`, or None when unknown."""
-        return self.ebs.get((region, volume_type))
+    def ebs_price(self, region: str, volume_type: str, charge: str = STORAGE) -> Price | None:
+        """USD per unit of `charge` (`EBS_CHARGES`: GB-month of storage, IOPS-month, MiBps-month) of an
+        EBS volume of `volume_type` in `region`, or None when unknown."""
+        return self.ebs.get((region, volume_type, charge))
 
     def overlay(self, data: dict[str, Any], origin: str, lines: Lines | None = None) -> PriceBook:
         """This book with the entries of `data` (the user-file shape) added, winning on equal keys.
@@ -170,7 +214,7 @@ class PriceBook:
         """Every price entry with a readable key, for listing and tests."""
         out = [(f"{t} {r} {p}", v) for (t, r, p), v in self.instances.items()]
         out += [(f"lustre {r} {d} {t or ''}".rstrip(), v) for (r, d, t), v in self.lustre.items()]
-        out += [(f"ebs {r} {t}", v) for (r, t), v in self.ebs.items()]
+        out += [(f"ebs {r} {t}" + ("" if c == STORAGE else f" {c}"), v) for (r, t, c), v in self.ebs.items()]
         return out
 
 
@@ -317,21 +361,41 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
         )
     ebs: dict[EbsKey, Price] = {}
     for p, m in _entries(r, top, "ebs"):
-        r.mapping(m, p, EBS_KEYS, required=("region", "volume_type", "usd_per_gb_month", "source", "as_of"))
+        r.mapping(m, p, EBS_KEYS, required=("region", "volume_type", "source", "as_of"))
+        charge = r.get(m, "charge", p, r.choice(tuple(EBS_CHARGES)), STORAGE)
         vals = (
             r.get(m, "region", p, region_conv),
             r.get(m, "volume_type", p, r.choice(EBS_VOLUME_TYPES)),
-            r.get(m, "usd_per_gb_month", p, _price(r)),
             r.get(m, "source", p, r.string),
             r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)),
         )
-        if None in vals:
+        if charge is None:
             continue
-        region, vtype, usd, source, as_of = vals
-        if _repeated(r, seen, ("ebs", region, vtype), p, f"EBS {vtype} in {region}"):
+        what = EBS_CHARGES[charge]
+        wrong = [k for k in sorted({c.price_key for c in EBS_CHARGES.values()} - {what.price_key}) if k in m]
+        for other in wrong:
+            r.fail(p + (other,), f"the {charge} price is given as '{what.price_key}' (USD per {what.unit})")
+        if wrong:
             continue
-        ebs[(region, vtype)] = Price(
-            usd, "GB-month", source, as_of, name, r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string)
+        if what.price_key not in m or m[what.price_key] is None:
+            r.fail(p, f"missing required key '{what.price_key}' (USD per {what.unit}) for the {charge} price")
+            continue
+        usd = r.get(m, what.price_key, p, _price(r))
+        if None in vals or usd is None:
+            continue
+        region, vtype, source, as_of = vals
+        if vtype not in what.volume_types:
+            r.fail(
+                p + ("charge",),
+                f"EBS {vtype} has no {charge} charge; expected one of: "
+                + ", ".join(c for c, e in EBS_CHARGES.items() if vtype in e.volume_types),
+            )
+            continue
+        label = f"EBS {vtype} in {region}" if charge == STORAGE else f"EBS {vtype} {charge} in {region}"
+        if _repeated(r, seen, ("ebs", region, vtype, charge), p, label):
+            continue
+        ebs[(region, vtype, charge)] = Price(
+            usd, what.unit, source, as_of, name, r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string)
         )
     derived: dict[tuple[str, str], Derivation] = {}
     for p, m in _entries(r, top, "derived"):

@@ -29,7 +29,8 @@ from planner.core.cost.items import (
     LUSTRE_RESOURCE,
     Component,
     build,
-    unpriced_root_volumes,
+    left_out_volumes,
+    unpriced_volumes,
 )
 from planner.core.cost.training import dense_peak, hours_for_flops
 from planner.core.document import codec
@@ -121,7 +122,7 @@ class CostLine:
 
 
 def _detail(d: dict[str, Any]) -> Detail | None:
-    """What a line bills, by the key only its kind has (instances, root volumes, the file system)."""
+    """What a line bills, by the key only its kind has (instances, EBS volumes, the file system)."""
     if "instance_type" in d:
         return InstanceDetail(**d)
     if "volume_type" in d:
@@ -319,7 +320,8 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
     else:
         run, basis = None, "none"
         notes.append("no schedule.hours and no workload: hourly and monthly rates only, total unknown")
-    items, more = _items(_now(stack, cat), book, run, cat)
+    now = _now(stack, cat)
+    items, more = _items(now, book, run, cat)
     return CostEstimate(
         book.name,
         run,
@@ -328,7 +330,7 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
         tuple(items),
         tuple(notes + more),
         workload_estimate=longer,
-        left_out=left_out(stack),
+        left_out=left_out(now),
         maximum=_at_maximum(stack, book, run, basis, wl_hours, cat),
         elastic=any(u.reason == "elastic" for u in c.unplanned),
     )
@@ -336,13 +338,11 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
 
 def left_out(stack: Stack, at_maximum: bool = False) -> tuple[str, ...]:
     """What an estimate of `stack` cannot price, each in a few words: compute read back from a program
-    that it cannot count or price (now, or at its maximum), and root volumes of unknown size."""
+    that it cannot count or price (now, or at its maximum), and EBS volumes whose size or type it does not know."""
     c = stack.cluster
     out = [u.left_out_at_maximum if at_maximum else u.left_out_now for u in c.unplanned]
     out += [n.left_out for n in c.notes]
-    unsized = [g.name for g in c.node_groups if g.root_volume_gib is None]
-    if unsized:
-        out.append(f"root volumes of node group(s) {', '.join(repr(n) for n in unsized)} (size unknown)")
+    out += left_out_volumes(c.node_groups)
     return tuple(dict.fromkeys(x for x in out if x))
 
 
@@ -375,7 +375,8 @@ def _pool_groups(
             efa=False,
             availability_zone=stack.cluster.availability_zone,
             path=u.path + (at, k),
-            root_volume_gib=u.root_volume_gib,
+            root_volume_gib=None,
+            volumes=u.volumes,
         )
         for k, (itype, count) in enumerate(chosen)
     ]
@@ -501,8 +502,8 @@ def _items(stack: Stack, book: PriceBook, run: float | None, cat: Catalogue) -> 
     """
     c = stack.cluster
     notes: list[str] = []
-    unpriced = unpriced_root_volumes(stack)
-    if unpriced:  # read back from a program: a root volume of unknown size is left out, and said so
+    unpriced = unpriced_volumes(stack)
+    if unpriced:  # read back from a program: a volume of unknown size or type is left out, and said so
         notes.append(unpriced)
     items = price_components(build(stack, run, cat, billed), book)
     if run is not None and any(g.purchase == "capacity-block" for g in c.node_groups):

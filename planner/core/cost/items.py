@@ -7,9 +7,11 @@ a price book at once. The estimate (and so `plan`, `diff` and the policy pack), 
 (through `instance_key`) and the live-price overlay (`keys`, which prices to fetch) share
 these builders and keys, so a resource kind is priced in one place.
 
-Priced with the instances: the gp3 root volume each instance of the components gets
-(`root_volume_gib`, see `root_volumes`). A cluster read back from a program whose launch
-templates do not say their root volume's size and type leaves it unpriced, with a note.
+Priced with the instances: every EBS volume each instance gets (`volumes`): the gp3 root
+volume of `root_volume_gib` the components create, or, read back from a program, every volume
+its launch templates, instances, EKS node groups or Karpenter node classes map, each billed for
+its storage, its provisioned IOPS and throughput (`charges`). A volume whose size or type the
+program does not declare (the AMI's default mapping) is left out, and named (`left_out_volumes`).
 """
 
 from __future__ import annotations
@@ -20,8 +22,18 @@ from typing import Any
 
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue.instance_types import Catalogue
-from planner.core.cost.book import Price, PriceBook
-from planner.core.model.cluster import Lustre, NodeGroup, Path, Purchase, Stack
+from planner.core.cost.book import EBS_CHARGES, STORAGE, Price, PriceBook
+from planner.core.model.cluster import (
+    PRICED_VOLUME_TYPES,
+    ROOT_SIZE_UNKNOWN,
+    ROOT_VOLUME_TYPE,
+    Lustre,
+    NodeGroup,
+    Path,
+    Purchase,
+    Stack,
+    Volume,
+)
 
 HOURS_PER_MONTH = 730
 EC2_RESOURCE = "aws:ec2/instance:Instance"
@@ -31,7 +43,21 @@ EBS_RESOURCE = (
     "aws:ebs/volume:Volume"  # what is billed: the EBS volumes EC2 creates from the launch templates' mappings
 )
 ROOT_VOLUMES_SUFFIX = " root volumes"  # a node group's root-volume line item is named "<group> root volumes"
-ROOT_VOLUME_TYPE = "gp3"  # what the components create (planner.components.accelerated_cluster.launch_template_args)
+VOLUMES_SUFFIX = " volumes"  # its other volumes' "<group> volumes <device>"
+# gp3's storage price includes a baseline of 3,000 IOPS and 125 MiB/s: only what is provisioned above it is
+# billed ("All gp3 volumes include a free baseline performance of 3,000 provisioned IOPS ... and 125
+# provisioned MB/s throughput", the Amazon EBS pricing page, https://aws.amazon.com/ebs/pricing/; a volume
+# that declares none gets them: "The default for gp3 volumes is 3,000 IOPS", EC2 API, EbsBlockDevice).
+GP3_BASELINE_IOPS = 3000
+GP3_BASELINE_MIBPS = 125
+# io2's provisioned IOPS are billed in three tiers: up to 32,000 IOPS, 32,001 to 64,000, and above 64,000
+# (the Amazon EBS pricing page; the Price List prices them as EBS:VolumeP-IOPS.io2, .io2.tier2 and
+# .io2.tier3, each listed from 0 IOPS, so the bounds are the page's). (charge, IOPS below it, its last IOPS)
+IO2_TIERS: tuple[tuple[str, int, int | None], ...] = (
+    ("iops", 0, 32_000),
+    ("iops-tier-2", 32_000, 64_000),
+    ("iops-tier-3", 64_000, None),
+)
 
 
 @dataclass(frozen=True)
@@ -60,8 +86,8 @@ def lustre_key(region: str, fs: Lustre) -> PriceKey:
     return PriceKey("lustre", (region, fs.deployment_type, fs.per_unit_storage_throughput))
 
 
-def ebs_key(region: str, volume_type: str = ROOT_VOLUME_TYPE) -> PriceKey:
-    return PriceKey("ebs", (region, volume_type))
+def ebs_key(region: str, volume_type: str = ROOT_VOLUME_TYPE, charge: str = STORAGE) -> PriceKey:
+    return PriceKey("ebs", (region, volume_type, charge))
 
 
 @dataclass(frozen=True)
@@ -177,59 +203,160 @@ def lustre(stack: Stack, fs: Lustre, run: float | None) -> Iterator[Component]:
     )
 
 
-def root_volumes(stack: Stack, g: NodeGroup, run: float | None) -> Iterator[Component]:
-    """The gp3 root volumes of a node group: GB-months of `root_volume_gib` per instance, for the run hours.
+@dataclass(frozen=True)
+class Charge:
+    """One thing a volume bills: `charge` (`EBS_CHARGES`) on `units` per volume (GiB, IOPS, MiB/s), above
+    the `over` units a baseline or a lower tier covers."""
 
-    EBS is billed on its own, per GB-month provisioned, whatever the instances are bought as:
-    not rounded to Capacity Block durations. Only storage is billed: the components create gp3
-    with the default IOPS and throughput, and the gp3 price includes a baseline of 3,000 IOPS
-    and 125 MiB/s ("The default for gp3 volumes is 3,000 IOPS", EC2 API, EbsBlockDevice:
-    https://docs.aws.amazon.com/sdk-for-kotlin/api/latest/ec2/aws.sdk.kotlin.services.ec2.model/-ebs-block-device/iops.html;
-    the baseline is in the storage price on https://aws.amazon.com/ebs/pricing/). A group read
-    back without a known size (`root_volume_gib` None) has no component: `unpriced_root_volumes`
-    says so in the estimate's notes.
+    charge: str
+    units: int
+    over: int = 0
+
+
+def charges(v: Volume) -> tuple[list[Charge], tuple[str, str] | None]:
+    """What one volume bills, and what of it cannot be priced: (what, why), `what` a suffix of its line's name
+    ("" for the whole volume, " IOPS"). gp2, st1 and sc1 bill storage alone (their performance comes with it);
+    gp3 its IOPS and throughput above the baseline; io1 every provisioned IOPS; io2 its IOPS by tier."""
+    t = v.volume_type
+    if v.unknown is not None:
+        return [], ("", v.unknown)
+    if t is None:
+        return [], ("", "type unknown: not declared")
+    if t not in PRICED_VOLUME_TYPES:
+        known = "standard (magnetic) volumes also bill each I/O request, which no program declares"
+        return [], ("", known if t == "standard" else f"volume type '{t}' unknown")
+    if v.size_gib is None:
+        return [], ("", ROOT_SIZE_UNKNOWN)
+    out = [Charge(STORAGE, v.size_gib)]
+    if t == "gp3":
+        iops = GP3_BASELINE_IOPS if v.iops is None else v.iops
+        if iops > GP3_BASELINE_IOPS:
+            out.append(Charge("iops", iops - GP3_BASELINE_IOPS, GP3_BASELINE_IOPS))
+        mibps = GP3_BASELINE_MIBPS if v.throughput is None else v.throughput
+        if mibps > GP3_BASELINE_MIBPS:
+            out.append(Charge("throughput", mibps - GP3_BASELINE_MIBPS, GP3_BASELINE_MIBPS))
+    elif t in ("io1", "io2"):
+        if v.iops is None:  # EC2 requires them for io1 and io2: left out, never guessed
+            return out, (" IOPS", f"{t} IOPS not declared")
+        if t == "io1":
+            out.append(Charge("iops", v.iops))
+        else:
+            for charge, below, last in IO2_TIERS:
+                n = min(v.iops, v.iops if last is None else last) - below
+                if n > 0:
+                    out.append(Charge(charge, n, below))
+    return out, None
+
+
+def volume_name(g: NodeGroup, v: Volume) -> str:
+    """The line items' name of a volume: "<group> root volumes", else "<group> volumes <device>"."""
+    if v.root:
+        return g.name + ROOT_VOLUMES_SUFFIX
+    return f"{g.name}{VOLUMES_SUFFIX} {v.device}".rstrip()
+
+
+def _charge_name(c: Charge) -> str:
+    if c.charge == STORAGE:
+        return ""
+    if c.charge == "throughput":
+        return " throughput"
+    tier = next(((below, last) for charge, below, last in IO2_TIERS if charge == c.charge), None)
+    if c.charge == "iops" or tier is None:
+        return " IOPS"
+    below, last = tier
+    return f" IOPS {below + 1:,}-{last:,}" if last is not None else f" IOPS above {below:,}"
+
+
+def volumes(stack: Stack, g: NodeGroup, run: float | None) -> Iterator[Component]:
+    """Every EBS volume of a node group's instances: per volume, the GB-months of its storage, and the
+    IOPS-months and MiBps-months it provisions above what its storage price includes, for the run hours.
+
+    EBS is billed on its own, per GB-month provisioned, whatever the instances are bought as: not rounded
+    to Capacity Block durations. The components create one gp3 root volume per instance with gp3's default
+    IOPS and throughput, so only its storage is billed. A volume the estimate cannot price (its size or
+    type not declared) has no component: `left_out_volumes` names it.
     """
-    gib = g.root_volume_gib
-    if gib is None:
-        return
+    for v in g.ebs:
+        billed, _ = charges(v)
+        t = v.volume_type or ""
+        base = volume_name(g, v)
+        for c in billed:
+            what = EBS_CHARGES[c.charge]
+            detail: dict[str, Any] = {
+                "volume_type": t,
+                "gib_per_instance": v.size_gib,
+                "instances": g.count,
+                "region": stack.region,
+            }
+            if not v.root and v.device:
+                detail["device"] = v.device
+            if c.charge != STORAGE:
+                detail.update(charge=c.charge, billed_per_instance=c.units, over=c.over or None)
+            if v.iops is not None:
+                detail["iops"] = v.iops
+            if v.throughput is not None:
+                detail["throughput"] = v.throughput
+            label = _charge_name(c).strip() or "storage"
 
-    def missing(book: PriceBook) -> tuple[str, dict[str, Any]]:
-        return f"no price for EBS {ROOT_VOLUME_TYPE} storage in {stack.region} in price book '{book.name}'", {}
+            def missing(book: PriceBook, t: str = t, label: str = label) -> tuple[str, dict[str, Any]]:
+                return f"no price for EBS {t} {label} in {stack.region} in price book '{book.name}'", {}
 
-    yield Component(
-        EBS_RESOURCE,
-        g.name + ROOT_VOLUMES_SUFFIX,
-        "GB-month",
-        ebs_key(stack.region),
-        g.count * gib,
-        run,
-        run,
-        HOURS_PER_MONTH,
-        {"volume_type": ROOT_VOLUME_TYPE, "gib_per_instance": gib, "instances": g.count, "region": stack.region},
-        g.path if stack.cluster.root_volume_gib is None else stack.cluster.path + ("root_volume_gib",),
-        None,
-        missing,
-    )
+            declared = v.root and g.volumes is None and stack.cluster.root_volume_gib is not None
+            yield Component(
+                EBS_RESOURCE,
+                base + _charge_name(c),
+                what.unit,
+                ebs_key(stack.region, t, c.charge),
+                g.count * c.units,
+                run,
+                run,
+                HOURS_PER_MONTH,
+                detail,
+                stack.cluster.path + ("root_volume_gib",) if declared else g.path,
+                v.basis,
+                missing,
+            )
 
 
-def unpriced_root_volumes(stack: Stack) -> str | None:
-    """The estimate's note on node groups whose root volumes are not priced (size unknown), or None."""
-    names = [g.name for g in stack.cluster.node_groups if g.root_volume_gib is None]
+def volume_owner(line_name: str, groups: Iterable[str]) -> str | None:
+    """The node group (of `groups`) whose volume a line item bills, from the line's name (`volume_name`)."""
+    owners = [
+        g
+        for g in groups
+        if line_name.startswith((g + ROOT_VOLUMES_SUFFIX, g + VOLUMES_SUFFIX + " ")) or line_name == g + VOLUMES_SUFFIX
+    ]
+    return max(owners, key=len) if owners else None
+
+
+def left_out_volumes(groups: Iterable[NodeGroup]) -> list[str]:
+    """What of the groups' volumes the estimate cannot price, each in a few words:
+    `gpus root volumes (size unknown: the AMI's default mapping)`."""
+    out = []
+    for g in groups:
+        for v in g.ebs:
+            _, gap = charges(v)
+            if gap is not None:
+                out.append(f"{volume_name(g, v)}{gap[0]} ({gap[1]})")
+    return out
+
+
+def unpriced_volumes(stack: Stack) -> str | None:
+    """The estimate's note on the EBS volumes it leaves out (their size or type not declared), or None."""
+    names = left_out_volumes(stack.cluster.node_groups)
     if not names:
         return None
     return (
-        f"root volumes of node group(s) {', '.join(repr(n) for n in names)} are not priced: their size is not "
-        f"known (read from a launch template's block device mapping for the root device, {ROOT_VOLUME_TYPE} only); "
-        "this estimate leaves them out"
+        f"EBS volumes not priced: {'; '.join(names)}; the program does not declare what they bill (a root "
+        "volume without a mapping of its own takes the AMI's size and type), so this estimate leaves them out"
     )
 
 
 def build(stack: Stack, run: float | None, cat: Catalogue, billed: Billed) -> list[Component]:
-    """Every component of `stack`, in report order: each node group and its root volumes, then the file system."""
+    """Every component of `stack`, in report order: each node group and its volumes, then the file system."""
     out: list[Component] = []
     for g in stack.cluster.node_groups:
         out += node_group(stack, g, run, cat, billed)
-        out += root_volumes(stack, g, run)
+        out += volumes(stack, g, run)
     if stack.cluster.lustre is not None:
         out += lustre(stack, stack.cluster.lustre, run)
     return out

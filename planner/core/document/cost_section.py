@@ -3,7 +3,7 @@
 Figures are as the cost model (`planner.core.cost.estimate.CostEstimate`) rounded them:
 the document carries them, it does not compute them, so a renderer prints what the JSON
 says and a saved report re-renders to the same bytes. What a line item bills is in its
-`detail`, one shape per kind of resource (instances, root volumes, the Lustre file system),
+`detail`, one shape per kind of resource (instances, EBS volumes, the Lustre file system),
 each with the keys that kind has always had in the JSON, in the same order, and the
 optional ones only when set (docs/output.md).
 """
@@ -43,12 +43,24 @@ class InstanceDetail:
 
 @dataclass(frozen=True)
 class VolumeDetail:
-    """What a root-volume line item bills: `gib_per_instance` GiB of `volume_type` on each instance."""
+    """What an EBS volume's line item bills: one volume of `gib_per_instance` GiB of `volume_type` on each instance.
+
+    `device`: the volume's device name, for a volume other than the root. `charge`: what the line bills when
+    it is not the storage (`iops`, `iops-tier-2`, `iops-tier-3`, `throughput`), `billed_per_instance` of it
+    (IOPS, MiB/s) above the `over` its baseline or lower tiers cover. `iops`/`throughput`: the volume's
+    provisioned IOPS and MiB/s, as declared.
+    """
 
     volume_type: str
     gib_per_instance: int
     instances: int
     region: str
+    device: str | None = field(default=None, metadata=key(omit="none"))
+    charge: str | None = field(default=None, metadata=key(omit="none"))
+    billed_per_instance: int | None = field(default=None, metadata=key(omit="none"))
+    over: int | None = field(default=None, metadata=key(omit="none"))
+    iops: int | None = field(default=None, metadata=key(omit="none"))
+    throughput: int | None = field(default=None, metadata=key(omit="none"))
 
 
 @dataclass(frozen=True)

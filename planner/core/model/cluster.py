@@ -29,6 +29,11 @@ PRECISIONS = ("bf16", "fp8")
 # User Guide, "General Purpose SSD volumes": https://docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html).
 ROOT_VOLUME_GIB = 500
 ROOT_VOLUME_RANGE = (1, 16384)
+ROOT_VOLUME_TYPE = "gp3"  # what the components create (planner.components.accelerated_cluster.launch_template_args)
+# EBS volume types as the EC2 API names them (VolumeType); planner prices every one but `standard`
+# (magnetic, a previous generation), which also bills each I/O request, a figure no program declares.
+VOLUME_TYPES = ("gp2", "gp3", "io1", "io2", "st1", "sc1", "standard")
+PRICED_VOLUME_TYPES = ("gp2", "gp3", "io1", "io2", "st1", "sc1")
 
 Path = tuple[Any, ...]
 
@@ -45,6 +50,29 @@ class LaunchInterface:
     # True: an instance's interface, a network interface resource attached at `position`, whose own
     # `interfaceType` sets the kind; False: a launch template's, whose element sets it
     attached: bool = False
+
+
+@dataclass(frozen=True)
+class Volume:
+    """One EBS volume each instance of a node group gets, as its launch declares it: what the estimate bills.
+
+    `size_gib`, `volume_type`, `iops` (gp3, io1, io2) and `throughput` (MiB/s, gp3) are as declared, None
+    when not. `unknown` says why the volume cannot be priced (its size is the AMI's default mapping's, or a
+    snapshot's; its type is not declared), in a few words the estimate's `left_out` repeats; `basis`, where a
+    value the program does not write comes from (a documented default), said on its line items.
+    """
+
+    device: str  # the device name as mapped ("/dev/sda1"); "" when the resource names none (EKS `diskSize`)
+    volume_type: str | None = None
+    size_gib: int | None = None
+    iops: int | None = None
+    throughput: int | None = None
+    root: bool = False
+    unknown: str | None = None
+    basis: str | None = None
+
+
+ROOT_SIZE_UNKNOWN = "size unknown: the AMI's default mapping"
 
 
 @dataclass(frozen=True)
@@ -74,6 +102,20 @@ class NodeGroup:
     # effective gp3 root volume per instance, GiB: the cluster's `root_volume_gib`; read back from a
     # program, the launch template's own, or None when the read-back cannot tell (then not priced)
     root_volume_gib: int | None = ROOT_VOLUME_GIB
+    # read back from a program: every EBS volume each instance gets, as its launch declares them (the
+    # root volume's size unknown when only the AMI's mapping gives it); None: the components' one root
+    # volume of `root_volume_gib` (`ebs`)
+    volumes: tuple[Volume, ...] | None = None
+
+    @property
+    def ebs(self) -> tuple[Volume, ...]:
+        """Every EBS volume each instance gets: as read back, else the gp3 root volume of `root_volume_gib`
+        the components create (its size unknown when `root_volume_gib` is None)."""
+        if self.volumes is not None:
+            return self.volumes
+        if self.root_volume_gib is None:
+            return (Volume("", root=True, unknown=ROOT_SIZE_UNKNOWN),)
+        return (Volume("", ROOT_VOLUME_TYPE, self.root_volume_gib, root=True),)
 
     @property
     def launch_target(self) -> bool:
@@ -215,7 +257,9 @@ class Unplanned:
     # and the limit, so the estimate can find the dearest mix of types within it
     fill: tuple[tuple[str, int], ...] = ()
     capacity: int | None = None
-    root_volume_gib: int | None = None  # gp3 root volume per instance, where the program says (Karpenter EC2NodeClass)
+    # every EBS volume each instance gets, as the program says (a Karpenter EC2NodeClass's mappings, or its AMI
+    # family's defaults); None: not read
+    volumes: tuple[Volume, ...] | None = None
 
     @property
     def left_out_now(self) -> str | None:

@@ -100,7 +100,11 @@ def _what(item: LineItem) -> str:
             units += f", billed {d.billed_instances}"
         return f"{kind} {d.instance_type} x {d.instances}{units}{purchase}"
     if isinstance(d, VolumeDetail):
-        return f"{kind} {d.volume_type} {d.gib_per_instance:,} GiB x {d.instances}"
+        if d.charge is None:
+            return f"{kind} {d.volume_type} {d.gib_per_instance:,} GiB x {d.instances}"
+        unit = "MiB/s" if d.charge == "throughput" else "IOPS"
+        over = f" over {d.over:,}" if d.over else ""
+        return f"{kind} {d.volume_type} {d.billed_per_instance or 0:,} {unit}{over} x {d.instances}"
     if d is None:
         return kind
     tput = d.per_unit_storage_throughput

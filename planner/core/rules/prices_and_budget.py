@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.core.cost.estimate import HOURS_PER_MONTH, CostEstimate, CostLine
-from planner.core.cost.items import ROOT_VOLUMES_SUFFIX
+from planner.core.cost.items import volume_owner
 from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Rule, RuleContext, rule
 
@@ -55,7 +55,7 @@ def _usd(x: float) -> str:
 
 def _budget_fix(ctx: RuleContext, cost: CostEstimate, key: str, value: float, limit: float) -> str:
     """What to cut to fit: in the node group that costs most, the fewest instances (whole
-    UltraServers for an UltraServer type) whose share of the estimate (with their root volumes)
+    UltraServers for an UltraServer type) whose share of the estimate (with their EBS volumes)
     covers the overrun; else
     (the overrun is more than that group costs) the budget to declare."""
     over = value - limit
@@ -70,9 +70,9 @@ def _budget_fix(ctx: RuleContext, cost: CostEstimate, key: str, value: float, li
             f"(fewer instances would run longer for about the same cost), or {raise_it}"
         )
     groups = {g.name: g for g in ctx.cluster.node_groups}
-    shares: dict[str, float] = {}  # per node group: its instances and their root volumes (each instance has one)
+    shares: dict[str, float] = {}  # per node group: its instances and their volumes (each instance has its own)
     for item in cost.line_items:
-        name = item.name.removesuffix(ROOT_VOLUMES_SUFFIX) if item.detail.get("volume_type") else item.name
+        name = (volume_owner(item.name, groups) or item.name) if item.detail.get("volume_type") else item.name
         g = groups.get(name)
         share = (
             item.total_usd
