@@ -208,51 +208,28 @@ def _elementwise_bytes(model: Transformer, moe_layer: bool) -> float:
     return 3.0 * fwd
 
 
-def predict(
+def micro_batch_compute(
     model: Transformer,
     system: System,
-    layout: Layout,
+    lay: Layout,
     run: Run,
     constants: Constants,
-    checkpoint_seconds_per_step: float = 0.0,
-    memory_bytes: float | None = None,
-    computed: dict[tuple[object, ...], tuple[float, float]] | None = None,
-) -> Prediction:
-    """The step of `layout` (which must cover the cluster); memory is reported, not enforced.
-
-    `memory_bytes`: the layout's memory when the caller has it (`fitting_memory`); `computed`: a search's
-    store of layer times, which depend on tp, cp, ep, the micro-batch and the dispatcher only."""
-    found = faster_than(
-        model, system, layout, run, constants, None, checkpoint_seconds_per_step, memory_bytes, computed
-    )
-    assert found is not None
-    return found
-
-
-def faster_than(
-    model: Transformer,
-    system: System,
-    layout: Layout,
-    run: Run,
-    constants: Constants,
-    beat: float | None,
-    checkpoint_seconds_per_step: float = 0.0,
-    memory_bytes: float | None = None,
-    computed: dict[tuple[object, ...], tuple[float, float]] | None = None,
-) -> Prediction | None:
-    """`predict`, or None as soon as the layout's compute and the bubble of that compute alone take at
-    least `beat` seconds (the step a search already has): it cannot be faster, so it is not timed further."""
-    lay = layout
-    tp, pp, dp, cp, ep = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
+    computed: dict[tuple[object, ...], tuple[float, float, float, float]] | None,
+) -> tuple[float, float, float, float]:
+    """One micro-batch's compute on one accelerator: a dense layer, an MoE layer, attention over every
+    layer, and the output layer(s); they depend on tp, cp, ep, the micro-batch and the dispatcher only,
+    so a search keeps them in `computed`."""
+    key = (lay.tp, lay.cp, lay.ep, lay.micro_batch, lay.fused_dispatch)
+    known = None if computed is None else computed.get(key)
+    if known is not None:
+        return known
+    tp, cp, ep = lay.tp, lay.cp, lay.ep
     peak = system.peak_flops[run.precision]
     bf16 = system.peak_flops["bf16"]
     elem = 1.0 if run.precision == "fp8" else 2.0
     bw = system.hbm_bandwidth
     eff = constants.gemm_efficiency
-    grad_bytes = GRAD_BYTES[system.stack]
-    micro_batches = max(1, run.global_batch // (dp * lay.micro_batch))
-    tokens = lay.micro_batch * run.sequence / cp  # tokens of one micro-batch on one accelerator's cp shard
-
+    tokens = lay.micro_batch * run.sequence / cp
     h = model.hidden
     # tensor parallelism runs on the accelerator's ranks (NeuronCores: two per Trainium chip): each rank reads the
     # whole input of a column-parallel GEMM and writes the whole partial output of a row-parallel one
@@ -285,19 +262,84 @@ def faster_than(
             t += tokens * model.experts_per_token * h * routed / tp / bw + constants.moe_layer_seconds
         return t
 
-    key = (tp, cp, ep, lay.micro_batch, lay.fused_dispatch)
-    known = None if computed is None else computed.get(key)
-    if known is None:
-        known = (layer_time(False), layer_time(True) if model.moe else 0.0)
-        if computed is not None:
-            computed[key] = known
-    dense_t, moe_t = known
+    dense_t, moe_t = layer_time(False), layer_time(True) if model.moe else 0.0
     attention = (
         3.0 * model.attention_flops_forward(run.sequence) * tokens / tp / (bf16 * constants.attention_efficiency)
     )
     # the output layer, once more for each multi-token-prediction module with its projection
     head = (1 + model.mtp_layers) * _gemm(tokens, h, model.vocab / tpr, rpeak, eff, elem, rbw)
     head += model.mtp_layers * _gemm(tokens, 2 * h, h / tpr, rpeak, eff, elem, rbw)
+    found = (dense_t, moe_t, attention, head)
+    if computed is not None:
+        computed[key] = found
+    return found
+
+
+def compute_floor(
+    model: Transformer,
+    system: System,
+    layout: Layout,
+    run: Run,
+    constants: Constants,
+    computed: dict[tuple[object, ...], tuple[float, float, float, float]] | None = None,
+) -> float:
+    """Seconds a step of `layout` takes at least, whatever it recomputes: its micro-batches' compute and
+    the pipeline bubble of that compute (communication, recomputation and the optimizer only add)."""
+    dense_t, moe_t, attention, head = micro_batch_compute(model, system, layout, run, constants, computed)
+    pp = layout.pp
+    compute_mb = (model.dense_blocks * dense_t + model.moe_layers * moe_t + attention + head) / pp
+    micro_batches = max(1, run.global_batch // (layout.dp * layout.micro_batch))
+    return compute_mb * (micro_batches + ((pp - 1) / layout.vp if pp > 1 else 0))
+
+
+def predict(
+    model: Transformer,
+    system: System,
+    layout: Layout,
+    run: Run,
+    constants: Constants,
+    checkpoint_seconds_per_step: float = 0.0,
+    memory_bytes: float | None = None,
+    computed: dict[tuple[object, ...], tuple[float, float, float, float]] | None = None,
+) -> Prediction:
+    """The step of `layout` (which must cover the cluster); memory is reported, not enforced.
+
+    `memory_bytes`: the layout's memory when the caller has it (`fitting_memory`); `computed`: a search's
+    store of layer times, which depend on tp, cp, ep, the micro-batch and the dispatcher only."""
+    found = faster_than(
+        model, system, layout, run, constants, None, checkpoint_seconds_per_step, memory_bytes, computed
+    )
+    assert found is not None
+    return found
+
+
+def faster_than(
+    model: Transformer,
+    system: System,
+    layout: Layout,
+    run: Run,
+    constants: Constants,
+    beat: float | None,
+    checkpoint_seconds_per_step: float = 0.0,
+    memory_bytes: float | None = None,
+    computed: dict[tuple[object, ...], tuple[float, float, float, float]] | None = None,
+) -> Prediction | None:
+    """`predict`, or None as soon as the layout's compute and the bubble of that compute alone take at
+    least `beat` seconds (the step a search already has): it cannot be faster, so it is not timed further."""
+    lay = layout
+    tp, pp, dp, cp, ep = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
+    peak = system.peak_flops[run.precision]
+    elem = 1.0 if run.precision == "fp8" else 2.0
+    bw = system.hbm_bandwidth
+    eff = constants.gemm_efficiency
+    grad_bytes = GRAD_BYTES[system.stack]
+    micro_batches = max(1, run.global_batch // (dp * lay.micro_batch))
+    tokens = lay.micro_batch * run.sequence / cp  # tokens of one micro-batch on one accelerator's cp shard
+
+    h = model.hidden
+    ranks = system.ranks
+    tpr, rpeak, rbw = tp * ranks, peak / ranks, bw / ranks
+    dense_t, moe_t, attention, head = micro_batch_compute(model, system, lay, run, constants, computed)
     layers_dense = model.dense_blocks
     compute_mb = (layers_dense * dense_t + model.moe_layers * moe_t + attention + head) / pp
     if beat is not None and compute_mb * (micro_batches + ((pp - 1) / lay.vp if pp > 1 else 0)) >= beat:
@@ -382,6 +424,25 @@ def faster_than(
     return Prediction(layout, breakdown, held, system.hbm_bytes * constants.memory_usable, tps, mfu)
 
 
+def states_bytes(model: Transformer, system: System, layout: Layout, run: Run) -> float:
+    """Bytes of weights, gradients and optimizer state on the busiest accelerator: what no recomputation
+    frees (`fitting_memory` refuses a layout on them alone)."""
+    lay = layout
+    tp, pp, dp, cp, ep = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
+    dense_params = (model.total_params() - model.expert_weights()) / (tp * pp)
+    expert_params = model.expert_weights() / (ep * pp)
+    dp_dense, dp_expert = dp * cp, max(1, dp * cp * tp // ep)
+    weight_bytes = 2.0 + (1.0 if run.precision == "fp8" else 0.0)
+    grad_bytes = GRAD_BYTES[system.stack]
+    if lay.fsdp:
+        states = (dense_params / dp_dense + expert_params / dp_expert) * (weight_bytes + grad_bytes + ADAM_STATE_BYTES)
+        states += 2 * (dense_params + expert_params) * weight_bytes / (model.layers / pp)  # two gathered layers
+    else:
+        states = (dense_params + expert_params) * (weight_bytes + grad_bytes)
+        states += (dense_params / dp_dense + expert_params / dp_expert) * ADAM_STATE_BYTES
+    return states
+
+
 def memory(
     model: Transformer,
     system: System,
@@ -397,19 +458,9 @@ def memory(
         selective = lay.selective
     if recompute is None:
         recompute = lay.recompute
-    tp, pp, dp, cp, ep = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
+    tp, pp, dp, cp = lay.tp, lay.pp, lay.dp, lay.cp
     elem = 1.0 if run.precision == "fp8" else 2.0
-    dense_params = (model.total_params() - model.expert_weights()) / (tp * pp)
-    expert_params = model.expert_weights() / (ep * pp)
-    dp_dense, dp_expert = dp * cp, max(1, dp * cp * tp // ep)
-    weight_bytes = 2.0 + (1.0 if run.precision == "fp8" else 0.0)
-    grad_bytes = GRAD_BYTES[system.stack]
-    if lay.fsdp:
-        states = (dense_params / dp_dense + expert_params / dp_expert) * (weight_bytes + grad_bytes + ADAM_STATE_BYTES)
-        states += 2 * (dense_params + expert_params) * weight_bytes / (model.layers / pp)  # two gathered layers
-    else:
-        states = (dense_params + expert_params) * (weight_bytes + grad_bytes)
-        states += (dense_params / dp_dense + expert_params / dp_expert) * ADAM_STATE_BYTES
+    states = states_bytes(model, system, lay, run)
     tokens = lay.micro_batch * run.sequence / cp
     micro_batches = max(1, run.global_batch // (dp * lay.micro_batch))
     in_flight = min(pp, micro_batches) * (1 + (pp - 1) / (pp * lay.vp) if lay.vp > 1 else 1)
@@ -440,6 +491,8 @@ def fitting_memory(
 ) -> tuple[Layout, float] | None:
     """`fitting`'s layout with the bytes it holds."""
     budget = system.hbm_bytes * constants.memory_usable
+    if states_bytes(model, system, layout, run) > budget:
+        return None
     held = memory(model, system, layout, run)
     if held <= budget:
         return layout, held
