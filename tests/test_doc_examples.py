@@ -33,6 +33,7 @@ NOT_RUN: dict[tuple[str, str], str] = {
         "tests/test_unused_suppression.py"
     ),
     ("docs/tasks/compare.md", "planner compare --parameters N"): "usage synopsis, not output",
+    ("docs/tasks/compare.md", "planner compare --model NAME|FILE"): "usage synopsis, not output",
     ("docs/tasks/compare.md", "planner diff BASE HEAD"): "usage synopsis, not output",
     ("docs/tasks/preflight.md", "planner preflight [PATH ...]"): "usage synopsis, not output",
     ("docs/tasks/find-capacity.md", "planner capacity [STACK_FILE]"): "usage synopsis, not output",
@@ -64,7 +65,8 @@ def test_the_pages_have_their_examples() -> None:
     for page in ("README.md", "docs/getting-started.md"):  # the first stack's plan, priced
         assert by_page[page] == [["planner", "plan", "stacks/Pulumi.p5en-train.yaml"]]
     compare = [a[1] for a in by_page["docs/tasks/compare.md"]]
-    assert compare == ["compare", "compare", "diff"]  # the December 2024 comparison under both books, the diff
+    # the December 2024 comparison under both books, the model's predicted run, the diff
+    assert compare == ["compare", "compare", "compare", "diff"]
     assert ["echo", "$?"] in by_page["docs/rules.md"]
     assert ["planner", "preflight", "stacks/Pulumi.p5-research.yaml"] in by_page["docs/tasks/preflight.md"]
     for page in (
