@@ -264,3 +264,31 @@ def test_a_gpt2_style_config_is_read_with_its_two_matrix_ffn_and_tied_embeddings
     e = estimate(m, "p5.48xlarge", 1, Run(1024, 512), 1e10)
     g = estimate(gated, "p5.48xlarge", 1, Run(1024, 512), 1e10)
     assert e is not None and g is not None and e.run_hours < g.run_hours
+
+
+def test_a_program_plans_a_workload_model_like_the_stack_file(tmp_path: Path) -> None:
+    """The components' program (its clusters cross the process boundary as JSON, the model with them)
+    and a hand-written program whose stack config holds the workload: both predicted as the stack file is."""
+    from tests.test_program_plan import HAND_WRITTEN, project
+
+    cluster = P5EN.format(workload=_workload("model: llama3-70b\ntokens: 1e12"))
+    (tmp_path / "file").mkdir()
+    (tmp_path / "file" / "Pulumi.dev.yaml").write_text(
+        "config:\n  aws:region: us-east-2\n  planner:cluster:\n"
+        + "".join(f"    {line}\n" for line in cluster.strip().splitlines()),
+        encoding="utf-8",
+    )
+    expected = _plan(tmp_path / "file" / "Pulumi.dev.yaml")["run_time"]["prediction"]
+    (tmp_path / "components").mkdir()
+    (tmp_path / "hand").mkdir()
+    d = project(tmp_path / "components", cluster)
+    r = run_cli("plan", "--program", str(d), "--stack", "dev", "--format", "json")
+    assert r.code in (0, 1), r.err
+    (stack,) = json.loads(r.out)["stacks"]
+    assert stack["run_time"]["prediction"] == expected
+    hand = project(tmp_path / "hand", "workload:\n  model: llama3-70b\n  tokens: 1e12\n", main=HAND_WRITTEN)
+    r = run_cli("plan", "--program", str(hand), "--stack", "dev", "--format", "json")
+    assert r.code in (0, 1), r.err
+    (stack,) = json.loads(r.out)["stacks"]
+    assert stack["run_time"]["model"] == "llama3-70b" and stack["cost"]["hours_basis"] == "workload"
+    assert stack["cost"]["run_hours"] == pytest.approx(stack["run_time"]["prediction"]["run_hours"], abs=0.01)

@@ -29,7 +29,8 @@ def encode(value: Any) -> Any:
             "lines": [[encode(path), line] for path, line in value.lines.items()],
         }
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        # the fields a record is built from (a derived or cached field is rebuilt by its class)
+        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
     if isinstance(value, frozenset):
         return sorted(value)
     if isinstance(value, (tuple, list)):
@@ -62,7 +63,11 @@ def _decode(hint: Any, value: Any) -> Any:
             raise TypeError(f"expected a mapping for {hint.__name__}")
         hints = _hints(hint)
         return hint(
-            **{f.name: _decode(hints[f.name], value[f.name]) for f in dataclasses.fields(hint) if f.name in value}
+            **{
+                f.name: _decode(hints[f.name], value[f.name])
+                for f in dataclasses.fields(hint)
+                if f.init and f.name in value
+            }
         )
     if origin is tuple:
         args = typing.get_args(hint)

@@ -88,12 +88,14 @@ def stack_report(plan: StackPlan) -> StackReport:
 
 def run_time(stack: Stack) -> RunTimeReport | None:
     """The workload's predicted run on the declared cluster, when its hours come from a model."""
+    w = stack.cluster.workload
+    if w is None or not w.predicted:
+        return None  # no step to predict: the run-time model is not even imported
     from planner.core.catalogue import instance_types as catalogue
     from planner.core.runtime_model.cluster_run import run_for
 
-    w = stack.cluster.workload
     run = run_for(stack.cluster, catalogue.load())
-    if run is None or w is None or w.model is None:
+    if run is None or w.model is None:
         return None
     return RunTimeReport(
         model=w.model.name,

@@ -108,9 +108,11 @@ def memory(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     have = sum(
         g.count * ctx.catalogue.instance_types[g.instance_type].accelerator_memory_gib for g in ctx.cluster.node_groups
     )
-    from planner.core.runtime_model.cluster_run import run_for
+    run = None
+    if w.predicted:  # the run-time model is imported only for a workload it times
+        from planner.core.runtime_model.cluster_run import run_for
 
-    run = run_for(ctx.cluster, ctx.catalogue)
+        run = run_for(ctx.cluster, ctx.catalogue)
     if run is not None and run.unfit is not None and run.out_of_memory:
         yield _layout_finding(r, ctx, run)
         return
