@@ -134,3 +134,15 @@ def test_the_markdown_draws_run_time_against_cost_with_the_deadline_and_budget(d
     assert "the vertical line is the deadline, 720 h; the horizontal line the budget, $3,500,000.00" in r.out
     table = run_cli(*ASK, *WITH_TYPES, "--deadline-hours", "720").out
     assert "layout tp/pp/dp/cp/ep" in table and "run time predicted on each topology (+/-" in table
+
+
+def test_trn3_ultraservers_are_timed_on_one_and_said_extrapolated() -> None:
+    """No instance type, no price, no reference of its own: the note gives the run on one UltraServer
+    and says it is extrapolated; a size no layout fits says that instead of a figure."""
+    result = _json("compare", "--model", "llama3-8b", "--tokens", "1e11", "--instances", "4", "--region", "us-east-1")
+    (note,) = [n for n in result["notes"] if n.startswith("listed without a cost")]
+    gen1 = next(u for u in result["listed_without_cost"] if u["accelerators"] == 64)
+    assert gen1["run_hours"] is not None
+    assert f"{gen1['run_hours']:,.1f} h on one, predicted with no reference measured on Trainium3" in note
+    gen2 = next(u for u in result["listed_without_cost"] if u["accelerators"] == 144)
+    assert gen2["run_hours"] is None and "no parallel layout of the model fits one" in note

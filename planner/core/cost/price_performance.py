@@ -301,7 +301,21 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
             "listed without a cost (the EC2 API lists no instance type for them and AWS publishes no price yet): "
             + "; ".join(
                 f"{u.name} ({u.accelerators} {u.accelerator}, {u.dense_pflops:,.1f} dense PFLOPS "
-                f"{job.precision}" + (f", {u.run_hours:,.1f} h on one" if u.run_hours is not None else "") + ")"
+                f"{job.precision}"
+                + (f", {u.run_hours:,.1f} h on one" if u.run_hours is not None else "")
+                + (
+                    f", predicted with no reference measured on {u.accelerator}: extrapolated from the "
+                    f"{'Trainium' if u.accelerator.startswith('Trainium') else 'NVIDIA'} references"
+                    if u.run_hours is not None and job.predicted(cat.ultraserver_types[u.ultraserver_type].family or "")
+                    else ""
+                )
+                + (
+                    ", no parallel layout of the model fits one (its accelerators divide neither the layers nor "
+                    "the batch, or the model does not fit)"
+                    if u.run_hours is None and job.predicted(cat.ultraserver_types[u.ultraserver_type].family or "")
+                    else ""
+                )
+                + ")"
                 for u in listed
             )
         )
