@@ -42,7 +42,7 @@ NO_STACK = {
     # checks of a program's resources (the pack's resource policies): tests/test_check_registry.py
     **{
         r: "a resource's properties only"
-        for r in ("efa-security-group", "imdsv2-required", "interface-security-groups")
+        for r in ("efa-security-group", "imdsv2-required", "interface-security-groups", "lustre-security-group")
     },
 }
 # Stacks that must break one more rule, and why (each is marked `# expect:` in the stack too).

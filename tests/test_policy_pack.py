@@ -182,6 +182,7 @@ def test_enforcement_levels_and_config_schemas() -> None:
         "planner-topology-warnings": "advisory",
         "planner-budget": "mandatory",
         "planner-efa-security-group": "mandatory",
+        "planner-lustre-security-group": "mandatory",
         "planner-efa-interfaces": "mandatory",
         "planner-imdsv2": "advisory",  # a warning: planner's policy (Security Hub EC2.8), not an AWS requirement
         "planner-no-public-ip-multi-card": "mandatory",

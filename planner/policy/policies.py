@@ -53,6 +53,7 @@ TOPOLOGY = "planner-topology"
 TOPOLOGY_WARNINGS = "planner-topology-warnings"
 BUDGET = "planner-budget"
 EFA_SECURITY_GROUP = "planner-efa-security-group"
+LUSTRE_SECURITY_GROUP = "planner-lustre-security-group"
 EFA_INTERFACES = "planner-efa-interfaces"
 IMDSV2 = "planner-imdsv2"
 PUBLIC_IP = "planner-no-public-ip-multi-card"
@@ -60,6 +61,7 @@ LUSTRE_VALUES = "planner-lustre-values"
 
 BUDGET_RULE = "budget-exceeded"
 EFA_SECURITY_GROUP_RULE = resource_rules.EFA_SECURITY_GROUP
+LUSTRE_SECURITY_GROUP_RULE = resource_rules.LUSTRE_SECURITY_GROUP
 
 _LOCATION_SCHEMA: dict[str, dict[str, Any]] = {
     "region": {"type": "string", "description": "AWS region, when no aws provider region is visible to the pack"},
@@ -458,29 +460,41 @@ def _size_unsized(
     return groups, sized, problems
 
 
-def validate_efa_security_groups(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-    unknown = unknown_keys(EFA_SECURITY_GROUP, args.get_config(), SUPPRESS_CONFIG)
-    if EFA_SECURITY_GROUP_RULE in _suppressed(args.get_config()):
-        _report(unknown, report_violation)
-        return
-    graph = Graph(from_policy(r) for r in args.resources)
-    scoped, unusable = config_suppressions(args.get_config(), graph.resources)
-    found = unknown + unusable
-    quiet = []
-    for v in security_groups.violations(graph):
-        group = graph.by_urn.get(v.urn or "")
-        reasons = {s.rule: s.reason for s in scoped if s.resource == v.urn}
-        if group is not None:
-            reasons = {**resource_suppressions({}, group.urn, group.name, group.props)[0], **reasons}
-        if EFA_SECURITY_GROUP_RULE in reasons:  # suppressed on the security group, with its reason
-            quiet.append(
-                f"[{EFA_SECURITY_GROUP_RULE}] on {resource_label(v.urn or '')}: {reasons[EFA_SECURITY_GROUP_RULE]}"
-            )
-            continue
-        found += [Violation(m, v.urn) for _, m in resource_checks.reported(EFA_SECURITY_GROUP_RULE, [v.message])]
-    _report(found, report_violation)
-    if not found:
-        _not_applicable(args, quiet)
+def _graph_policy(
+    policy: str, rule: str, found_in: Callable[[Graph], list[Any]]
+) -> Callable[[StackValidationArgs, ReportViolation], None]:
+    """A stack policy that judges resources together (a security group and what uses it): `found_in`'s
+    violations under `rule`, each suppressible on the resource at fault (its tag, or the policy's config)."""
+
+    def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+        unknown = unknown_keys(policy, args.get_config(), SUPPRESS_CONFIG)
+        if rule in _suppressed(args.get_config()):
+            _report(unknown, report_violation)
+            return
+        graph = Graph(from_policy(r) for r in args.resources)
+        scoped, unusable = config_suppressions(args.get_config(), graph.resources)
+        found = unknown + unusable
+        quiet = []
+        for v in found_in(graph):
+            at = graph.by_urn.get(v.urn or "")
+            reasons = {s.rule: s.reason for s in scoped if s.resource == v.urn}
+            if at is not None:
+                reasons = {**resource_suppressions({}, at.urn, at.name, at.props)[0], **reasons}
+            if rule in reasons:  # suppressed on the resource, with its reason
+                quiet.append(f"[{rule}] on {resource_label(v.urn or '')}: {reasons[rule]}")
+                continue
+            found += [Violation(m, v.urn) for _, m in resource_checks.reported(rule, [v.message])]
+        _report(found, report_violation)
+        if not found:
+            _not_applicable(args, quiet)
+
+    return validate
+
+
+validate_efa_security_groups = _graph_policy(EFA_SECURITY_GROUP, EFA_SECURITY_GROUP_RULE, security_groups.violations)
+validate_lustre_security_groups = _graph_policy(
+    LUSTRE_SECURITY_GROUP, LUSTRE_SECURITY_GROUP_RULE, security_groups.lustre_violations
+)
 
 
 # --- resource policies ---------------------------------------------------------------------
@@ -560,6 +574,15 @@ efa_security_group = StackValidationPolicy(
     config_schema=PolicyConfigSchema(SUPPRESS_CONFIG),
 )
 
+lustre_security_group = StackValidationPolicy(
+    name=LUSTRE_SECURITY_GROUP,
+    description="The security groups of an FSx for Lustre file system let in TCP 988 and 1018-1023.",
+    validate=validate_lustre_security_groups,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    url=resource_rules.LUSTRE_PORTS_DOC,
+    config_schema=PolicyConfigSchema(SUPPRESS_CONFIG),
+)
+
 
 def _resource_policy(
     name: str,
@@ -606,4 +629,14 @@ lustre_values = _resource_policy(
     resource_checks.lustre_values,
 )
 
-POLICIES = [topology, topology_warnings, budget, efa_security_group, efa_interfaces, imdsv2, public_ip, lustre_values]
+POLICIES = [
+    topology,
+    topology_warnings,
+    budget,
+    efa_security_group,
+    lustre_security_group,
+    efa_interfaces,
+    imdsv2,
+    public_ip,
+    lustre_values,
+]

@@ -17,6 +17,7 @@ from planner.core.rules.resource_settings import (
     EFA_SECURITY_GROUP,
     IMDSV2,
     INTERFACE_SECURITY_GROUPS,
+    LUSTRE_SECURITY_GROUP,
     SECURITY_HUB_EC2_8,
 )
 from planner.readback import security_groups
@@ -93,10 +94,17 @@ def program_violations(graph: Graph) -> list[Violation]:
         for rule, check in ONE_RESOURCE.items()
         for message in check(r.type, r.props)
     ]
-    return out + [
-        replace(v, rule=EFA_SECURITY_GROUP, fix=PROGRAM_FIXES[EFA_SECURITY_GROUP])
-        for v in sorted(security_groups.violations(graph), key=lambda v: (v.urn or "", v.message))
-    ]
+    return (
+        out
+        + [
+            replace(v, rule=EFA_SECURITY_GROUP, fix=PROGRAM_FIXES[EFA_SECURITY_GROUP])
+            for v in sorted(security_groups.violations(graph), key=lambda v: (v.urn or "", v.message))
+        ]
+        + [
+            replace(v, rule=LUSTRE_SECURITY_GROUP, fix=PROGRAM_FIXES[LUSTRE_SECURITY_GROUP])
+            for v in sorted(security_groups.lustre_violations(graph), key=lambda v: (v.urn or "", v.message))
+        ]
+    )
 
 
 # what to change, in pulumi_aws's Python names (restated against the resource, with its file and line)
@@ -109,5 +117,9 @@ PROGRAM_FIXES = {
     EFA_SECURITY_GROUP: (
         'add an ingress and an egress rule with protocol "-1" and self=True (or an '
         "aws.vpc.SecurityGroupIngressRule and EgressRule naming the group itself)"
+    ),
+    LUSTRE_SECURITY_GROUP: (
+        'add ingress rules with protocol "tcp" for from_port=988, to_port=988 and from_port=1018, to_port=1023 '
+        "to one of its security_group_ids (self=True, and the clients' groups)"
     ),
 }

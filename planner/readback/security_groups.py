@@ -1,4 +1,4 @@
-"""EFA security groups: all traffic in from, and out to, the group itself.
+"""Security groups: EFA's all traffic in from, and out to, the group itself; FSx for Lustre's ports.
 
 AWS's EFA guide (and the AWS PCS guide's EFA security group commands) ask for both rules
 naming the security group itself, so planner does not take an egress rule to 0.0.0.0/0 for
@@ -9,13 +9,15 @@ separate rule resources say what they allow), so it is a stack policy.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
-from planner.core.rules.resource_settings import EFA_SECURITY_DOC
+from planner.core.rules.resource_settings import EFA_SECURITY_DOC, LUSTRE_PORTS_DOC
 from planner.readback.resources import (
     EFA_INTERFACE_TYPES,
     LAUNCH_TEMPLATE,
+    LUSTRE,
     SECURITY_GROUP,
     SECURITY_GROUP_EGRESS,
     SECURITY_GROUP_INGRESS,
@@ -29,6 +31,8 @@ from planner.readback.resources import (
 from planner.readback.topology import Violation
 
 ALL_PROTOCOLS = ("-1", "all")
+# the ports FSx for Lustre needs open inbound (the File system access control with Amazon VPC page)
+LUSTRE_PORTS = {"988": (988, 988), "1018-1023": (1018, 1023)}
 DIRECTIONS = ("ingress", "egress")
 
 
@@ -142,6 +146,75 @@ def violations(graph: Graph) -> list[Violation]:
                 f"traffic {rules} itself; AWS's EFA guide asks for an all-traffic (protocol -1) rule naming the group "
                 f"itself in each direction (planner does not take an egress rule to 0.0.0.0/0 for one). See {EFA_SECURITY_DOC}",
                 sg.urn,
+            )
+        )
+    return out
+
+
+# --- FSx for Lustre file systems: LNET ports -----------------------------------------------------------------
+
+TCP_PROTOCOLS = ("tcp", "6")
+
+
+def _tcp_ranges(rule: dict[str, Any] | Resource, protocol_key: str) -> tuple[int, int] | None:
+    """The port range an inbound rule opens to TCP (all of it for protocol -1); None when it opens none."""
+    get = rule.get
+    protocol = get(protocol_key)
+    if _all_traffic(protocol):
+        return (0, 65535)
+    if not (isinstance(protocol, str) and protocol.lower() in TCP_PROTOCOLS):
+        return None
+    low, high = _port(get("fromPort")), _port(get("toPort"))  # numbers cross the engine as floats
+    return None if low is None or high is None else (low, high)
+
+
+def _port(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return int(value) if value == int(value) else None
+
+
+def inbound_tcp(graph: Graph, sg: Resource) -> list[tuple[int, int]]:
+    """The TCP port ranges `sg` lets in (from any source), inline or by separate rule resources."""
+    out = [r for rule in as_list(sg.get("ingress")) if isinstance(rule, dict) and (r := _tcp_ranges(rule, "protocol"))]
+    for rule in graph.of_type(SECURITY_GROUP_RULE):
+        if rule.get("type") == "ingress" and _attached(graph, rule, sg) and (r := _tcp_ranges(rule, "protocol")):
+            out.append(r)
+    for rule in graph.of_type(SECURITY_GROUP_INGRESS):
+        if _attached(graph, rule, sg) and (r := _tcp_ranges(rule, "ipProtocol")):
+            out.append(r)
+    return out
+
+
+def lustre_violations(graph: Graph) -> list[Violation]:
+    """FSx for Lustre file systems whose security groups, together, do not let in TCP 988 and 1018-1023.
+
+    AWS: "The file system cannot be created because the default security group in the subnet provided
+    or the provided security groups do not permit Lustre LNET network traffic on port 988"; "You must
+    set up the security group to allow inbound traffic on ports 988 and 1018-1023" (LUSTRE_PORTS_DOC).
+    Judged only where every group the file system names is in the program: a group from elsewhere (or
+    none named: the subnet's default group) is not seen, so nothing is said of it."""
+    out = []
+    for fs in graph.of_type(LUSTRE):
+        ids = as_list(fs.get("securityGroupIds"))
+        if not ids or not all(isinstance(i, str) and known(i) for i in ids):
+            continue
+        groups = graph.resolve(fs, "securityGroupIds", ids, SECURITY_GROUP)
+        if len(groups) != len(ids):
+            continue
+        ranges = [r for g in groups for r in inbound_tcp(graph, g)]
+        missing = [
+            label for label, (low, high) in LUSTRE_PORTS.items() if not any(a <= low and high <= b for a, b in ranges)
+        ]
+        if not missing:
+            continue
+        names = ", ".join(f"'{g.name}'" for g in groups)
+        out.append(
+            Violation(
+                f"FSx for Lustre file system '{fs.name}': its security groups ({names}) do not let in TCP "
+                f"{' or '.join(missing)}; AWS refuses to create a file system whose groups do not permit Lustre LNET "
+                f"traffic on port 988, and clients mount through 988 and 1018-1023. See {LUSTRE_PORTS_DOC}",
+                fs.urn,
             )
         )
     return out

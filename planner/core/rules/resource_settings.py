@@ -24,10 +24,15 @@ SECURITY_HUB_EC2_8 = "https://docs.aws.amazon.com/securityhub/latest/userguide/e
 IMDS_DEFAULTS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_ModifyInstanceMetadataDefaults.html"
 LAUNCH_TEMPLATE_DATA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_RequestLaunchTemplateData.html"
 EFA_SECURITY_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html#efa-start-security"
+# "The file system cannot be created because the default security group in the subnet provided or the provided
+# security groups do not permit Lustre LNET network traffic on port 988 ... You must set up the security group to
+# allow inbound traffic on ports 988 and 1018-1023"
+LUSTRE_PORTS_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/cannot-create-fs.html"
 
 IMDSV2 = "imdsv2-required"
 INTERFACE_SECURITY_GROUPS = "interface-security-groups"
 EFA_SECURITY_GROUP = "efa-security-group"
+LUSTRE_SECURITY_GROUP = "lustre-security-group"
 
 
 def _reported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
@@ -76,5 +81,18 @@ RULES.declare(
     description="A security group of EFA interfaces does not allow all traffic in from and out to itself.",
     source=EFA_SECURITY_DOC,
     remediation="Add an all-traffic (protocol -1) inbound and outbound rule naming the security group itself.",
+    check=_reported,
+)
+
+RULES.declare(
+    LUSTRE_SECURITY_GROUP,
+    severity="error",
+    category="storage",
+    inspects="resource",
+    description="The security groups of an FSx for Lustre file system, together, do not let in TCP 988 and "
+    "1018-1023 (AWS does not create a file system whose groups refuse port 988).",
+    source=LUSTRE_PORTS_DOC,
+    remediation="Add inbound TCP rules for port 988 and ports 1018-1023 to one of the file system's security groups "
+    "(from the group itself and the clients' groups), as planner's LustreStorage component does.",
     check=_reported,
 )
