@@ -260,6 +260,9 @@ class Unplanned:
     # every EBS volume each instance gets, as the program says (a Karpenter EC2NodeClass's mappings, or its AMI
     # family's defaults); None: not read
     volumes: tuple[Volume, ...] | None = None
+    # `unpriced`: why it has no price, when not because SageMaker HyperPod sells it (an AWS PCS group's
+    # interruptible capacity reservation)
+    unpriced_because: str = ""
 
     @property
     def left_out_now(self) -> str | None:
