@@ -58,6 +58,11 @@ PROPERTIES: dict[str, dict[str, str]] = {
         "instance_type": "instance_configs[].instance_type",
         "purchase": "purchase_option",
         "availability_zone": "subnet_ids",
+        # the reservation is its launch template's (AWS PCS User Guide, Capacity Blocks with PCS)
+        "capacity_reservation_id": (
+            "capacity_reservation_specification.capacity_reservation_target.capacity_reservation_id of its launch "
+            "template"
+        ),
     },
     "aws.ec2.Subnet": {"availability_zone": "availability_zone"},
     "aws.ec2.PlacementGroup": {},  # `placement_group: none` is no placement group at all: see NO_PLACEMENT
