@@ -415,6 +415,8 @@ def test_pcs_group_is_planned_at_its_static_instances_bought_as_its_purchase_opt
     (text,) = rules_of(out)["scaling-maximum"]
     assert text.startswith("node group 'gpu' is planned at the 2 instance(s) it starts with but may scale to 4")
     assert "readback-gap" not in rules_of(out)
+    # PCS launches the instances above the static ones by itself: a budget holds at the maximum, as for pools
+    assert out.plan.cost.budget_basis is out.plan.cost.maximum
     # SPOT, and no purchaseOption at all (the API's default, On-Demand)
     for option, purchase in (("SPOT", "spot"), (None, "on-demand")):
         out = planned([subnet(), pcs_template(None, None), pcs_group("gpu", option, 1, 1, "p5.48xlarge")])

@@ -128,6 +128,7 @@ class Launch:
     interfaces: tuple[LaunchInterface, ...] | None = None
     volumes: tuple[Volume, ...] | None = None  # None: not read (the root volume's size unknown)
     target: tuple[str, str] | None = None  # (model key, what it names) of a reference known only at deploy
+    grows_with_jobs: bool = False  # launches up to `max_count` as jobs arrive (an AWS PCS group)
 
     def fields(self) -> dict[str, Any]:
         """The `NodeGroup` fields this sets (a launch target known at deploy named by what it is)."""
@@ -137,6 +138,7 @@ class Launch:
             "interfaces": self.interfaces,
             "root_volume_gib": None,
             "volumes": self.volumes,
+            "grows_with_jobs": self.grows_with_jobs,
         }
         if self.target is not None:
             key, what = self.target
@@ -167,6 +169,7 @@ class _Group:
     ultraserver: tuple[str, str, int] | None = (
         None  # (cluster, node group, k): the planner tags of one UltraServer's ASG
     )
+    grows_with_jobs: bool = False  # an AWS PCS group: launches up to its maximum as jobs arrive
 
 
 _GroupReader = Callable[[Graph, Any, list[Violation], list[tuple[Unplanned, str | None]]], list[_Group]]
@@ -291,6 +294,7 @@ def rebuild(
             g.interfaces,
             g.volumes,
             target,
+            g.grows_with_jobs,
         )
         node_groups.append(entry)
 
@@ -810,6 +814,7 @@ def _pcs_groups(
                 external,
                 interfaces,
                 volumes if volumes is not None else launch_volumes(None),
+                grows_with_jobs=True,
             )
         )
     return groups
