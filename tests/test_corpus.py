@@ -11,6 +11,7 @@ import copy
 import json
 import re
 import runpy
+import shutil
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -22,11 +23,17 @@ from planner.core.document import codec
 
 CORPUS = ROOT / "tests" / "corpus"
 PROGRAMS = sorted(p.name for p in CORPUS.iterdir() if (p / "Pulumi.yaml").is_file())
+# every stack of every program: `test`, and a near miss the same source gives with other values (its own stack)
+CASES = [
+    (name, f.name.removeprefix("Pulumi.").removesuffix(".yaml"))
+    for name in PROGRAMS
+    for f in sorted((CORPUS / name).glob("Pulumi.*.yaml"))
+]
 
 
 @cache
-def planned(name: str) -> tuple[int, dict[str, Any]]:
-    result = run_cli("plan", "--program", f"tests/corpus/{name}", "--stack", "test", "--format", "json")
+def planned(name: str, stack: str = "test") -> tuple[int, dict[str, Any]]:
+    result = run_cli("plan", "--program", f"tests/corpus/{name}", "--stack", stack, "--format", "json")
     assert result.code in (0, 1), result.err
     (stack,) = json.loads(result.out)["stacks"]
     return result.code, stack
@@ -180,6 +187,107 @@ def test_pcs_launch_template_without_a_type_and_its_node_group() -> None:
     )
 
 
+def _price(itype: str, region: str, purchase: str) -> float:
+    from planner.core.cost.book import load_price_book
+    from planner.core.cost.items import instance_key
+
+    found = instance_key(itype, region, purchase).look_up(load_price_book(None))
+    assert found is not None
+    return float(found.usd)
+
+
+def _node_groups(name: str, stack_name: str = "test") -> Any:
+    """The node groups the pack reads from the program (every model field, the reservations too)."""
+    from planner.policy.planning import plan_resources
+    from planner.policy.testing import stack_args
+
+    specs, config = captured(CORPUS / name, stack_name)
+    outcome = plan_resources(stack_args(specs, region=config.get("aws:region")).resources, {})
+    return outcome.plan.stack.cluster.node_groups
+
+
+def test_pcs_capacity_block_group_is_counted_and_priced_as_the_block() -> None:
+    """arminagha1234/trainium-course-cluster scripts/deploy-pcs.sh (--purchase-option CAPACITY_BLOCK, the live run
+    of its README): purchaseOption CAPACITY_BLOCK, a launch template with market type capacity-block and the
+    block's reservation, static scaling 1..1 trn2.3xlarge. One node group in the summary, bought as a Capacity
+    Block into cr-0e168cd22e5919f69 and priced at the Capacity Block rate of sa-east-1 (before: 0 instances, and
+    priced on demand, which has no sa-east-1 price); nothing beyond it at the maximum; the AMI's root volume
+    left out and named, so the estimate is not complete."""
+    code, stack = planned("pcs-trn2-capacity-block")
+    assert code == 0
+    assert groups(stack) == [("nki-cng", "trn2.3xlarge", 1, "capacity-block", False, "sa-east-1a")]
+    assert stack["summary"]["instances"] == 1 and stack["summary"]["accelerators"] == 1
+    assert findings(stack) == [("imdsv2-required", "warning")]  # no readback-gap: purchase and market type agree
+    (g,) = _node_groups("pcs-trn2-capacity-block")
+    assert g.capacity_reservation_ids == ("cr-0e168cd22e5919f69",) and g.max_count is None
+    cost = stack["cost"]
+    (item,) = [i for i in cost["line_items"] if "instance_type" in i]
+    assert (item["purchase"], item["instances"]) == ("capacity-block", 1)
+    assert item["unit_price_usd"] == _price("trn2.3xlarge", "sa-east-1", "capacity-block")
+    assert cost.get("maximum_estimate") is None  # minInstanceCount = maxInstanceCount
+    assert cost["complete"] is False
+    assert cost["left_out"] == ["nki-cng root volumes (size unknown: the AMI's default mapping)"]
+
+
+def test_pcs_on_demand_group_of_the_same_script_stays_on_demand() -> None:
+    """Near miss: the same script's README "Option B" (--purchase-option ONDEMAND, trn1.32xlarge in us-west-2): no
+    market type, no reservation, purchaseOption ONDEMAND: one node group bought on demand, at the On-Demand rate."""
+    code, stack = planned("pcs-trn2-capacity-block", "ondemand")
+    assert code == 0
+    assert groups(stack) == [("nki-cng", "trn1.32xlarge", 1, "on-demand", False, "us-west-2a")]
+    assert findings(stack) == [("imdsv2-required", "warning")]
+    (g,) = _node_groups("pcs-trn2-capacity-block", "ondemand")
+    assert g.capacity_reservation_ids == ()
+    (item,) = [i for i in stack["cost"]["line_items"] if "instance_type" in i]
+    assert item["unit_price_usd"] == _price("trn1.32xlarge", "us-west-2", "on-demand")
+
+
+def test_efa_interface_groups_are_judged_together_as_aws_applies_them() -> None:
+    """aws-samples/aws-do-eks eks-gpu-p4de.yaml through eksctl's layout: every EFA interface carries the shared
+    node group (all traffic in from itself, out to anywhere), the node group's own group (ingress from the control
+    plane only) and the EFA group (all traffic in from and out to itself). AWS aggregates an interface's groups
+    into one set of rules, so no efa-security-group error, although neither of the first two allows all traffic
+    to itself in both directions on its own."""
+    from planner.readback import security_groups
+    from planner.readback.resources import Graph, from_policy
+
+    code, stack = planned("eksctl-p4de-efa-security-groups")
+    assert code == 0
+    assert groups(stack) == [("nodegroup", "p4de.24xlarge", 2, "on-demand", True, "us-east-1c")]
+    assert findings(stack) == [("scaling-maximum", "info")]
+    specs, config = captured(CORPUS / "eksctl-p4de-efa-security-groups")
+    from planner.policy.testing import stack_args
+
+    graph = Graph(from_policy(r) for r in stack_args(specs, region=config.get("aws:region")).resources)
+    alone = {
+        sg.name: security_groups.self_referencing(graph, sg)
+        for sg, _ in security_groups.efa_security_groups(graph).values()
+    }
+    assert alone == {"ClusterSharedNodeSecurityGroup": {"ingress"}, "SG": set(), "EFASG": {"ingress", "egress"}}
+
+
+def test_efa_interface_groups_without_an_egress_rule_to_themselves_are_still_an_error(tmp_path: Path) -> None:
+    """Near miss: the same program without eksctl's EFAEgressSelf rule. No group of the interfaces allows all
+    traffic out to itself: each of the three is reported, by the CLI and by the pack alike."""
+    from planner.policy.testing import check
+
+    program = tmp_path / "eksctl-p4de-efa-security-groups"
+    shutil.copytree(CORPUS / "eksctl-p4de-efa-security-groups", program)
+    main = program / "__main__.py"
+    text = main.read_text()
+    start = text.index('aws.vpc.SecurityGroupEgressRule("EFAEgressSelf"')
+    main.write_text(text[:start] + text[text.index("placement = ", start) :])
+    result = run_cli("plan", "--program", str(program), "--stack", "test", "--format", "json")
+    assert result.code == 1, result.err
+    (stack,) = json.loads(result.out)["stacks"]
+    errors = message(stack, "efa-security-group")
+    assert len(errors) == 3 and all("does not allow all traffic outbound to itself" in m for m in errors)
+    assert sorted(m.split("'")[1] for m in errors) == ["ClusterSharedNodeSecurityGroup", "EFASG", "SG"]
+    specs, config = _captured(program, "test")
+    pack = [r.message for r in check(specs, region=config.get("aws:region")) if "[efa-security-group]" in r.message]
+    assert len(pack) == 3
+
+
 def test_odcr_resource_group_is_a_deploy_time_reference_and_min_above_desired_is_refused() -> None:
     """aws-ia/terraform-aws-eks-blueprints patterns/targeted-odcr: the launch template targets the ARN of an
     aws.resourcegroups.Group of the program (known at deploy): a stated gap, never "not a resource group ARN";
@@ -272,8 +380,8 @@ def test_hyperpod_instance_groups_are_counted_never_priced_as_ec2_and_keep_their
 
 def test_no_corpus_program_calls_a_cost_complete_while_compute_is_left_out() -> None:
     """Done when (issue 25): every compute resource is priced now and at its maximum, or named as left out."""
-    for name in PROGRAMS:
-        _, stack = planned(name)
+    for name, stack_name in CASES:
+        _, stack = planned(name, stack_name)
         cost = stack["cost"]
         unpriced_compute = [
             f
@@ -287,19 +395,25 @@ def test_no_corpus_program_calls_a_cost_complete_while_compute_is_left_out() -> 
         elastic = [f for f in stack["findings"] if f["rule"] == "scaling-maximum"]
         if elastic:
             assert cost.get("maximum_estimate"), name
+        # issue 34: `complete` is true only when nothing is left out, now and at the maximum
+        for estimate in (cost, cost.get("maximum_estimate") or cost):
+            if estimate.get("left_out"):
+                assert estimate["complete"] is False, (name, stack_name)
+            if estimate["complete"]:
+                assert all(i["unit_price_usd"] is not None for i in estimate["line_items"]), (name, stack_name)
 
 
-@pytest.mark.parametrize("name", PROGRAMS)
-def test_the_pack_and_the_cli_read_the_same_topology(name: str) -> None:
+@pytest.mark.parametrize(("name", "stack_name"), CASES)
+def test_the_pack_and_the_cli_read_the_same_topology(name: str, stack_name: str) -> None:
     """The same program through `planner.policy.testing.capture` and the pack's planning: same node groups,
     same summary, same findings (rule and message) as `planner plan --program`."""
     from planner.policy.planning import plan_resources
     from planner.policy.testing import stack_args
 
-    specs, config = captured(CORPUS / name)
+    specs, config = captured(CORPUS / name, stack_name)
     outcome = plan_resources(stack_args(specs, region=config.get("aws:region")).resources, {})
     assert outcome.plan is not None and outcome.problems == []
-    _, stack = planned(name)
+    _, stack = planned(name, stack_name)
     assert codec.dump(outcome.plan.summary) == stack["summary"]
     # the checks of single resources (IMDSv2, security groups) are the pack's resource policies, not its planning
     of_resources = {"imdsv2-required", "interface-security-groups", "efa-security-group"}
@@ -315,8 +429,8 @@ def test_the_pack_and_the_cli_read_the_same_topology(name: str) -> None:
 RULE_ID = re.compile(r"^\[([a-z0-9-]+)\] ")
 
 
-@pytest.mark.parametrize("name", PROGRAMS)
-def test_the_whole_pack_reports_what_the_cli_finds_each_once(name: str) -> None:
+@pytest.mark.parametrize(("name", "stack_name"), CASES)
+def test_the_whole_pack_reports_what_the_cli_finds_each_once(name: str, stack_name: str) -> None:
     """Done when (issue 25): every policy of the pack on the program, against `planner plan --program`: the same
     rules, as often, and no violation twice (one policy owns each rule). The resource checks (IMDSv2, security
     groups) too: the pack's resource policies and `plan --program` report them under the same rule ids."""
@@ -324,11 +438,11 @@ def test_the_whole_pack_reports_what_the_cli_finds_each_once(name: str) -> None:
 
     from planner.policy.testing import check
 
-    specs, config = captured(CORPUS / name)
+    specs, config = captured(CORPUS / name, stack_name)
     reported = check(specs, region=config.get("aws:region"))
     assert len({(r.message, r.urn) for r in reported}) == len(reported), "a violation reported twice"
     by_rule = Counter(m.group(1) for r in reported for m in [RULE_ID.match(r.message)] if m)
-    _, stack = planned(name)
+    _, stack = planned(name, stack_name)
     assert by_rule == Counter(f["rule"] for f in stack["findings"])
 
 

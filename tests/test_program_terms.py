@@ -38,6 +38,27 @@ def test_keys_become_the_resources_properties() -> None:
     assert restate("set instance_type: p5.48xlarge", purchase, NG).endswith("set instance_types: p5.48xlarge")
 
 
+def test_a_pcs_compute_node_group_is_named_with_its_own_properties() -> None:
+    """pulumi-aws-native's `aws_native.pcs.ComputeNodeGroup` (a PCS group's count is its static instances, its
+    purchase its purchaseOption, its reservation its launch template's)."""
+    pcs = "urn:pulumi:dev::sample::aws-native:pcs:ComputeNodeGroup::gpu"
+    assert python_class("aws-native:pcs:ComputeNodeGroup") == "aws_native.pcs.ComputeNodeGroup"
+    count = ("config", "planner:cluster", "node_groups", 0, "count")
+    assert restate("set count: 2", count, pcs) == (
+        'in `scaling_configuration.min_instance_count` of aws_native.pcs.ComputeNodeGroup "gpu": '
+        "set scaling_configuration.min_instance_count: 2"
+    )
+    purchase = ("config", "planner:cluster", "node_groups", 0, "purchase")
+    assert restate("set purchase: on-demand", purchase, pcs).endswith('set `purchase_option` to "ONDEMAND"')
+    assert 'set `purchase_option` to "CAPACITY_BLOCK" (and its launch template' in restate(
+        "set purchase: capacity-block", purchase, pcs
+    )
+    reservation = "set capacity_reservation_specification.capacity_reservation_target.capacity_reservation_id of its "
+    assert reservation + "launch template: cr-..." in restate(
+        "book the block, then set capacity_reservation_id: cr-...", purchase, pcs
+    )
+
+
 def test_engine_property_names_become_the_programs_python_names() -> None:
     """The read-back rules speak the engine's camelCase inputs; the program writes pulumi_aws's Python names."""
     efa = ("config", "planner:cluster", "node_groups", 0, "efa")

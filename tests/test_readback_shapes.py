@@ -365,3 +365,122 @@ def test_root_volumes_are_priced_from_the_launch_templates_gp3_root_device() -> 
     assert roots.unit_price_usd == 0.08  # gp3 in us-east-2, the built-in book
     assert cost.left_out == ("bare root volumes (type unknown: the AMI's default mapping)",) and not cost.complete
     assert any("EBS volumes not priced: bare root volumes" in n for n in cost.notes)
+
+
+PCS = "aws-native:pcs:ComputeNodeGroup"
+
+
+def pcs_group(name: str, purchase: str | None, lo: int, hi: int, *types: str, template: str = "lt-0pcs") -> Spec:
+    """An AWS PCS compute node group as pulumi-aws-native registers it (camelCase inputs, the CloudFormation
+    resource's properties: https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-pcs-computenodegroup.html)."""
+    inputs: dict[str, Any] = {
+        "clusterId": "pcs_0123456789",
+        "customLaunchTemplate": {"templateId": template, "version": "1"},
+        "instanceConfigs": [{"instanceType": t} for t in types],
+        "scalingConfiguration": {"minInstanceCount": lo, "maxInstanceCount": hi},
+        "subnetIds": ["subnet-0aaa1111"],
+    }
+    if purchase is not None:
+        inputs["purchaseOption"] = purchase
+    return Spec(PCS, name, inputs)
+
+
+def pcs_template(market: str | None = "capacity-block", reservation: str | None = "cr-0123456789abcdef0") -> Spec:
+    inputs: dict[str, Any] = {"id": "lt-0pcs", "networkInterfaces": interfaces(32)}
+    if market is not None:
+        inputs["instanceMarketOptions"] = {"marketType": market}
+    if reservation is not None:
+        inputs["capacityReservationSpecification"] = {
+            "capacityReservationTarget": {"capacityReservationId": reservation}
+        }
+    return Spec(LT, "pcs", inputs)
+
+
+def test_pcs_group_is_planned_at_its_static_instances_bought_as_its_purchase_option() -> None:
+    """AWS PCS CreateComputeNodeGroup (https://docs.aws.amazon.com/pcs/latest/APIReference/API_CreateComputeNodeGroup.html):
+    `purchaseOption` ONDEMAND, SPOT or CAPACITY_BLOCK, On-Demand when not given; the instances between
+    `minInstanceCount` and `maxInstanceCount` are launched as jobs arrive (job-level scaling, AWS PCS User Guide).
+    A group with 2 static p5.48xlarge on a Capacity Block, up to 4: a node group of 2 in the summary, bought as a
+    Capacity Block into the template's reservation, 4 at the maximum; its EFA layout read from the template."""
+    out = planned([subnet(), pcs_template(), pcs_group("gpu", "CAPACITY_BLOCK", 2, 4, "p5.48xlarge")])
+    (g,) = out.plan.stack.cluster.node_groups
+    assert (g.name, g.instance_type, g.count, g.max_count, g.purchase) == ("gpu", "p5.48xlarge", 2, 4, "capacity-block")
+    assert g.capacity_reservation_ids == ("cr-0123456789abcdef0",) and g.efa and g.availability_zone == "us-east-2b"
+    assert out.plan.summary.instances == 2 and out.plan.stack.cluster.unplanned == ()
+    (now,) = [i for i in out.plan.cost.line_items if i.detail.get("instance_type")]
+    assert (now.detail["purchase"], now.detail["instances"]) == ("capacity-block", 2)
+    (most,) = [i for i in out.plan.cost.maximum.line_items if i.detail.get("instance_type")]
+    assert (most.detail["purchase"], most.detail["instances"]) == ("capacity-block", 4)
+    assert most.unit_price_usd == now.unit_price_usd
+    (text,) = rules_of(out)["scaling-maximum"]
+    assert text.startswith("node group 'gpu' is planned at the 2 instance(s) it starts with but may scale to 4")
+    assert "readback-gap" not in rules_of(out)
+    # PCS launches the instances above the static ones by itself: a budget holds at the maximum, as for pools
+    assert out.plan.cost.budget_basis is out.plan.cost.maximum
+    # SPOT, and no purchaseOption at all (the API's default, On-Demand)
+    for option, purchase in (("SPOT", "spot"), (None, "on-demand")):
+        out = planned([subnet(), pcs_template(None, None), pcs_group("gpu", option, 1, 1, "p5.48xlarge")])
+        (g,) = out.plan.stack.cluster.node_groups
+        assert (g.purchase, g.count, g.max_count) == (purchase, 1, None)
+
+
+def test_pcs_capacity_block_needs_both_the_purchase_option_and_the_market_type() -> None:
+    """AWS PCS User Guide, "Configure an AWS PCS compute node group to use a Capacity Block"
+    (https://docs.aws.amazon.com/pcs/latest/userguide/capacity-blocks-configure-cng.html): the launch template's
+    MarketType must be capacity-block and the group's purchaseOption CAPACITY_BLOCK. Either alone is a gap; the
+    group is bought as its purchaseOption says (what AWS PCS reads)."""
+    out = planned([subnet(), pcs_template(), pcs_group("gpu", None, 2, 2, "p5.48xlarge")])
+    (g,) = out.plan.stack.cluster.node_groups
+    assert g.purchase == "on-demand"
+    (gap,) = rules_of(out)["readback-gap"]
+    assert gap.startswith(
+        "AWS PCS compute node group 'gpu' has purchaseOption ONDEMAND (the default) but its launch template 'pcs' "
+        "has market type 'capacity-block': AWS PCS launches a Capacity Block group only with both"
+    )
+    out = planned([subnet(), pcs_template(None), pcs_group("gpu", "CAPACITY_BLOCK", 2, 2, "p5.48xlarge")])
+    (g,) = out.plan.stack.cluster.node_groups
+    assert g.purchase == "capacity-block"
+    (gap,) = rules_of(out)["readback-gap"]
+    assert "has purchaseOption CAPACITY_BLOCK but its launch template 'pcs' has no market type" in gap
+
+
+def test_pcs_group_without_static_instances_sizes_itself_and_is_priced_as_bought() -> None:
+    """minInstanceCount 0 (aws-hpc-recipes' PCS recipes): nothing runs until jobs arrive, planned at 0; at the
+    maximum, 4 p5.48xlarge at the Capacity Block rate, never the On-Demand one. An interruptible capacity
+    reservation (botocore's PCS model lists INTERRUPTIBLE_CAPACITY_RESERVATION) has no price: left out, said so."""
+    out = planned([subnet(), pcs_template(), pcs_group("gpu", "CAPACITY_BLOCK", 0, 4, "p5.48xlarge")])
+    assert out.plan.stack.cluster.node_groups == () and out.plan.summary.instances == 0
+    (u,) = out.plan.stack.cluster.unplanned
+    assert (u.reason, u.purchase, u.maximum) == ("elastic", "capacity-block", 4)
+    (most,) = out.plan.cost.maximum.line_items[:1]
+    assert (most.detail["purchase"], most.detail["instances"]) == ("capacity-block", 4)
+    (text,) = rules_of(out)["scaling-maximum"]
+    assert "bought as a Capacity Block; launch template 'pcs' targets capacity reservation cr-0123456789abcdef0" in text
+    out = planned(
+        [
+            subnet(),
+            pcs_template(None, None),
+            pcs_group("gpu", "INTERRUPTIBLE_CAPACITY_RESERVATION", 2, 2, "p5.48xlarge"),
+        ]
+    )
+    assert out.plan.stack.cluster.node_groups == ()
+    assert out.plan.cost.left_out == ("AWS PCS compute node group 'gpu' (2 x p5.48xlarge: no price)",)
+    (text,) = rules_of(out)["compute-unsized"]
+    assert text == (
+        "AWS PCS compute node group 'gpu' runs 2-2 instances of p5.48xlarge (purchaseOption "
+        "INTERRUPTIBLE_CAPACITY_RESERVATION): planner has no price for interruptible capacity reservations, so it "
+        "is not priced"
+    )
+
+
+def test_pcs_group_in_a_local_zone_subnet_is_planned_there() -> None:
+    """A subnet created in a Local Zone (EC2 CreateSubnet: "To create a subnet in a Local Zone, set this value to
+    the Local Zone ID"); p5.48xlarge Capacity Blocks are sold in the Atlanta Local Zone us-east-1-atl-2a (the
+    catalogue's capacity_block_local_zones, from the Capacity Blocks pricing page). The group is planned in the
+    Local Zone, and the account must opt in to its zone group first."""
+    specs = [subnet("us-east-1-atl-2a"), pcs_template(), pcs_group("gpu", "CAPACITY_BLOCK", 2, 2, "p5.48xlarge")]
+    out = planned(specs, region="us-east-1")
+    (g,) = out.plan.stack.cluster.node_groups
+    assert (g.availability_zone, g.purchase) == ("us-east-1-atl-2a", "capacity-block")
+    (opt_in,) = rules_of(out)["local-zone-opt-in"]
+    assert opt_in.startswith("us-east-1-atl-2a is a Local Zone of us-east-1")

@@ -1,8 +1,10 @@
 """Compute that sizes itself, read back as a range: what it runs now and the most it allows.
 
 AWS Batch compute environments scale between `minvCpus` and `maxvCpus` as jobs arrive;
-Karpenter NodePools launch what pending pods ask for, up to `spec.limits`; AWS PCS compute
-node groups between `minInstanceCount` and `maxInstanceCount`. Each becomes an `Unplanned`
+Karpenter NodePools launch what pending pods ask for, up to `spec.limits`; an AWS PCS compute
+node group without static instances (`minInstanceCount` 0) launches up to `maxInstanceCount`
+as jobs arrive (`pcs_pool`; one with static instances is a node group, read by
+`planner.readback.topology`). Each becomes an `Unplanned`
 entry with the catalogue types it may launch and, per type, the most instances it may run
 at once (`maxima`), so the estimate can price its maximum; without a maximum it is
 `unsized` (unbounded). SageMaker HyperPod instance groups have a fixed `InstanceCount`,
@@ -37,6 +39,7 @@ from planner.readback.resources import (
 
 HYPERPOD_TYPES = ("aws-native:sagemaker:Cluster", "aws:sagemaker/cluster:Cluster")
 PCS_TYPES = ("aws-native:pcs:ComputeNodeGroup", "aws:pcs/computeNodeGroup:ComputeNodeGroup")
+PCS_KIND = "AWS PCS compute node group"
 HYPERPOD_PRICING = "https://aws.amazon.com/sagemaker/ai/pricing/"
 _ACCELERATED = re.compile(r"^(p\d+[a-z0-9-]*|g\d+[a-z0-9-]*|trn\d+[a-z0-9]*|inf\d+[a-z0-9]*|dl\d+[a-z0-9]*)(\.|$)")
 _BATCH_PURCHASE: dict[str, Purchase] = {"EC2": "on-demand", "SPOT": "spot"}
@@ -69,7 +72,6 @@ KINDS = (
         lambda g, r, c, f, x: _node_pool(g, r, c, f, x),
     ),
     Kind("SageMaker HyperPod cluster", lambda t: t in HYPERPOD_TYPES, lambda g, r, c, f, x: _hyperpod(r, c, f)),
-    Kind("AWS PCS compute node group", lambda t: t in PCS_TYPES, lambda g, r, c, f, x: _pcs(g, r, c, f, x)),
 )
 
 
@@ -118,7 +120,7 @@ def _refused(what: str, prop_lo: str, lo: int | None, prop_hi: str, hi: int | No
         )
 
 
-def _template_volumes(graph: Graph, r: Resource, spec: Any, prop: str) -> tuple[Volume, ...] | None:
+def template_volumes(graph: Graph, r: Resource, spec: Any, prop: str) -> tuple[Volume, ...] | None:
     """The EBS volumes of the launch template a Batch compute environment or a PCS node group launches with
     (`spec`: its launch template specification in property `prop`); None when it names none."""
     keys = ("launchTemplateId", "launchTemplateName", "templateId", "id", "name")
@@ -135,7 +137,7 @@ def _batch(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> Non
     cr = r.get("computeResources")
     if not isinstance(cr, dict):
         return
-    volumes = _template_volumes(graph, r, cr.get("launchTemplate"), "computeResources")
+    volumes = template_volumes(graph, r, cr.get("launchTemplate"), "computeResources")
     kind = "AWS Batch compute environment"
     types = [str(x) for x in as_list(cr.get("instanceTypes")) if known(x)]
     listed, outside = _split(types, cat)
@@ -477,17 +479,22 @@ def _hyperpod(r: Resource, cat: Any, found: Found) -> None:
         )
 
 
-def _pcs(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
+def pcs_pool(graph: Graph, r: Resource, cat: Any, found: Found, purchase: Purchase, detail: str = "") -> None:
+    """An AWS PCS compute node group without static instances (`minInstanceCount` 0, or unknown): it
+    launches up to `maxInstanceCount` instances as jobs arrive, bought as its `purchaseOption` says
+    (`purchase`); `detail`: what else the read-back saw (its reservation), in the resource's terms. Sizes AWS
+    refuses are the caller's to report."""
     types = [str(t) for t in (dig(i, "instanceType") for i in as_list(r.get("instanceConfigs"))) if known(t) and t]
     listed, outside = _split(types, cat)
     if not listed and not outside:
         return
-    kind = "AWS PCS compute node group"
+    kind = PCS_KIND
     sc = r.get("scalingConfiguration") or r.get("scalingConfig") or {}
     lo, hi = as_int(dig(sc, "minInstanceCount")), as_int(dig(sc, "maxInstanceCount"))
-    _refused(kind, "scalingConfiguration.minInstanceCount", lo, "scalingConfiguration.maxInstanceCount", hi, r, gaps)
     rng = f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances"
     name = f"{kind} '{r.name}'"
+    volumes = template_volumes(graph, r, r.get("customLaunchTemplate"), "customLaunchTemplate")
+    bought = {"capacity-block": "bought as a Capacity Block", "spot": "bought as Spot"}.get(purchase, "")
     if not listed:
         found.append(
             (
@@ -509,7 +516,9 @@ def _pcs(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
                     None,
                     rng,
                     name=r.name,
-                    volumes=_template_volumes(graph, r, r.get("customLaunchTemplate"), "customLaunchTemplate"),
+                    purchase=purchase,
+                    volumes=volumes,
+                    detail=detail,
                     fix="set scalingConfiguration.maxInstanceCount to the most you mean to pay for",
                 ),
                 r.urn,
@@ -527,11 +536,14 @@ def _pcs(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> None:
                     hi,
                     rng,
                     name=r.name,
+                    purchase=purchase,
                     maxima=_maxima(listed, lambda t: hi),
                     fill=tuple((t, 1) for t in listed),
                     capacity=hi,
-                    volumes=_template_volumes(graph, r, r.get("customLaunchTemplate"), "customLaunchTemplate"),
-                    detail=f"maxInstanceCount {hi} allows at most {hi} instances",
+                    volumes=volumes,
+                    detail="; ".join(
+                        x for x in (f"maxInstanceCount {hi} allows at most {hi} instances", bought, detail) if x
+                    ),
                     fix=f"budget for the maximum, or lower scalingConfiguration.maxInstanceCount of '{r.name}'",
                 ),
                 r.urn,

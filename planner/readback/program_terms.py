@@ -51,6 +51,19 @@ PROPERTIES: dict[str, dict[str, str]] = {
         "purchase": "capacity_type",
         "availability_zone": "subnet_ids",
     },
+    # pulumi-aws-native's class (https://www.pulumi.com/registry/packages/aws-native/api-docs/pcs/computenodegroup/);
+    # a node group's count is its static instances, `minInstanceCount`
+    "aws_native.pcs.ComputeNodeGroup": {
+        "count": "scaling_configuration.min_instance_count",
+        "instance_type": "instance_configs[].instance_type",
+        "purchase": "purchase_option",
+        "availability_zone": "subnet_ids",
+        # the reservation is its launch template's (AWS PCS User Guide, Capacity Blocks with PCS)
+        "capacity_reservation_id": (
+            "capacity_reservation_specification.capacity_reservation_target.capacity_reservation_id of its launch "
+            "template"
+        ),
+    },
     "aws.ec2.Subnet": {"availability_zone": "availability_zone"},
     "aws.ec2.PlacementGroup": {},  # `placement_group: none` is no placement group at all: see NO_PLACEMENT
     "aws.fsx.LustreFileSystem": {
@@ -77,6 +90,11 @@ PYTHON_NAMES: dict[str, str] = {
     "maxVcpus": "max_vcpus",
     "subnetIds": "subnet_ids",
     "associatePublicIpAddress": "associate_public_ip_address",
+    "scalingConfiguration": "scaling_configuration",
+    "minInstanceCount": "min_instance_count",
+    "maxInstanceCount": "max_instance_count",
+    "purchaseOption": "purchase_option",
+    "customLaunchTemplate": "custom_launch_template",
 }
 _ENGINE_NAME = re.compile(r"\b(" + "|".join(PYTHON_NAMES) + r")\b")
 _NODE_GROUP_PREFIX = re.compile(r"(?:^|(?<=, or ))in node group '[^']*', ")
@@ -98,11 +116,13 @@ def in_python(text: str) -> str:
 
 
 def python_class(type_token: str) -> str:
-    """`aws:ec2/launchTemplate:LaunchTemplate` -> `aws.ec2.LaunchTemplate`, as a Python program names it."""
+    """`aws:ec2/launchTemplate:LaunchTemplate` -> `aws.ec2.LaunchTemplate`, as a Python program names it
+    (`aws-native:pcs:ComputeNodeGroup` -> `aws_native.pcs.ComputeNodeGroup`, pulumi_aws_native imported as
+    `aws_native`)."""
     parts = type_token.split(":")
     if len(parts) != 3:
         return type_token
-    return f"{parts[0]}.{parts[1].split('/')[0]}.{parts[2]}"
+    return f"{parts[0].replace('-', '_')}.{parts[1].split('/')[0]}.{parts[2]}"
 
 
 def resource_of(urn: str) -> tuple[str, str]:
@@ -170,6 +190,12 @@ def _phrases(cls: str, props: dict[str, str]) -> dict[str, str]:
         out["set purchase: capacity-block"] = 'set `capacity_type` to "CAPACITY_BLOCK"'
         out["set purchase: on-demand"] = 'set `capacity_type` to "ON_DEMAND"'
         out["set purchase: spot"] = 'set `capacity_type` to "SPOT"'
+    elif cls == "aws_native.pcs.ComputeNodeGroup":  # a Capacity Block needs its launch template's market type too
+        out["set purchase: capacity-block"] = (
+            'set `purchase_option` to "CAPACITY_BLOCK" (and its launch template\'s market type to "capacity-block")'
+        )
+        out["set purchase: on-demand"] = 'set `purchase_option` to "ONDEMAND"'
+        out["set purchase: spot"] = 'set `purchase_option` to "SPOT"'
     elif "purchase" in props:
         out["set purchase: capacity-block"] = f'set `{props["purchase"]}` to "capacity-block"'
         out["set purchase: spot"] = f'set `{props["purchase"]}` to "spot"'

@@ -194,8 +194,9 @@ class CostEstimate:
             return 0.0
         return round(sum(known), 2) if known else None
 
-    # set on an estimate whose cluster has pools that launch on demand (Karpenter, Batch, PCS): they are planned
-    # at what they run now, but a budget must hold for what they may launch
+    # set on an estimate whose cluster has pools that launch on demand (Karpenter, Batch, PCS; a PCS group's
+    # instances above its static ones): they are planned at what they run now, but a budget must hold for what
+    # they may launch
     elastic: bool = False
 
     @property
@@ -332,7 +333,8 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
         workload_estimate=longer,
         left_out=left_out(now),
         maximum=_at_maximum(stack, book, run, basis, wl_hours, cat),
-        elastic=any(u.reason == "elastic" for u in c.unplanned),
+        elastic=any(u.reason == "elastic" for u in c.unplanned)
+        or any(g.grows_with_jobs and (g.max_count or 0) > g.count for g in c.node_groups),
     )
 
 

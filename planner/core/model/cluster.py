@@ -97,6 +97,9 @@ class NodeGroup:
     path: Path = ()
     declared: frozenset[str] = frozenset()
     max_count: int | None = None  # read back from an Auto Scaling or EKS node group: the most it may scale to
+    # read back: it launches up to `max_count` by itself as jobs arrive (an AWS PCS group's dynamic capacity),
+    # so a budget is held to its maximum, as to pools that launch on demand
+    grows_with_jobs: bool = False
     zones: tuple[str, ...] = ()  # read back: every AZ the group's subnets span, when more than one
     interfaces: tuple[LaunchInterface, ...] | None = None  # read back: each launch interface, in declared order
     # effective gp3 root volume per instance, GiB: the cluster's `root_volume_gib`; read back from a
@@ -260,6 +263,9 @@ class Unplanned:
     # every EBS volume each instance gets, as the program says (a Karpenter EC2NodeClass's mappings, or its AMI
     # family's defaults); None: not read
     volumes: tuple[Volume, ...] | None = None
+    # `unpriced`: why it has no price, when not because SageMaker HyperPod sells it (an AWS PCS group's
+    # interruptible capacity reservation)
+    unpriced_because: str = ""
 
     @property
     def left_out_now(self) -> str | None:

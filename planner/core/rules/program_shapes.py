@@ -121,7 +121,7 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         yield r.finding(
             ctx,
             count_path(g),
-            f"node group '{g.name}' is planned at its desired {g.count} instance(s) but "
+            f"node group '{g.name}' is planned at the {g.count} instance(s) it starts with but "
             f"may scale to {g.max_count} {g.instance_type}{cost}",
             fix=(
                 f"budget for {g.max_count} instances{extra}, or lower the maximum size of node group "

@@ -26,7 +26,8 @@ KARPENTER_NODEPOOLS_DOC = "https://karpenter.sh/docs/concepts/nodepools/"
     category="readback",
     description=(
         "Compute read back from a program that will launch accelerated instances the estimate cannot count "
-        "or price: a pool without limits (unbounded), or SageMaker HyperPod instance groups (no price)."
+        "or price: a pool without limits (unbounded), SageMaker HyperPod instance groups or an AWS PCS group's "
+        "interruptible capacity reservation (no price)."
     ),
     source=BATCH_COMPUTE_RESOURCE_DOC,
     remediation=(
@@ -47,13 +48,10 @@ def compute_unsized(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 fix=u.fix,
             )
         elif u.reason == "unpriced":
-            yield r.finding(
-                ctx,
-                u.path,
-                f"{u.resource} runs {u.detail or types}: no SageMaker HyperPod price in "
-                "planner's price book, so it is not priced (never at the EC2 price)",
-                fix=u.fix,
+            why = u.unpriced_because or (
+                "no SageMaker HyperPod price in planner's price book, so it is not priced (never at the EC2 price)"
             )
+            yield r.finding(ctx, u.path, f"{u.resource} runs {u.detail or types}: {why}", fix=u.fix)
 
 
 @rule(
