@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import ROOT, run_cli
+from test_action import run_action
 
 PROGRAM = '''"""A team's own training cluster: two trn2.48xlarge on demand, in one subnet."""
 
@@ -48,6 +53,7 @@ STACK_CONFIG = """config:
     budget:
       total_usd: 100000
 """
+HOOKS = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
 
 
 def _git(repo: Path, *args: str) -> None:
@@ -212,6 +218,150 @@ def test_diff_with_no_path_diffs_the_program(tmp_path: Path) -> None:
     assert res.code == 0, res.err
     (s,) = json.loads(res.out)["diff"]["stacks"]
     assert (s["status"], s["base_file"], s["head_file"]) == ("changed", "HEAD:infra/__main__.py", "infra/__main__.py")
+
+
+# --- the pre-commit hook --------------------------------------------------------------------------
+
+
+def _hook(hook_id: str) -> dict[str, object]:
+    return next(h for h in HOOKS if h["id"] == hook_id)
+
+
+def _run_hook(repo: Path, hook: dict[str, object], changed: list[str]) -> subprocess.CompletedProcess[str]:
+    """As pre-commit runs a hook: the entry, then the changed files its `files` pattern matches."""
+    files = [f for f in changed if re.search(str(hook["files"]), f)]
+    entry = str(hook["entry"]).split()
+    planner = Path(sys.executable).parent / entry[0]
+    return subprocess.run([str(planner), *entry[1:], *files], cwd=repo, capture_output=True, text=True)
+
+
+def test_the_program_hook_is_planner_plan_with_the_pulumi_extra() -> None:
+    hook = _hook("planner-plan-program")
+    assert hook["language"] == "python" and hook["pass_filenames"] and hook["entry"] == "planner plan --changed-files"
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert hook["additional_dependencies"] == extra["pulumi"]
+    files = re.compile(str(hook["files"]))
+    for name in (
+        "__main__.py",
+        "infra/cluster.py",
+        "Pulumi.yaml",
+        "infra/Pulumi.prod.yaml",
+        "requirements.txt",
+        "infra/pyproject.toml",
+        "infra/settings.json",
+    ):
+        assert files.search(name), name
+    for name in ("README.md", "docs/index.md", "LICENSE", "infra/Dockerfile"):
+        assert not files.search(name), name
+
+
+def test_the_program_hook_plans_the_program_when_its_files_change(tmp_path: Path) -> None:
+    repo = program_repo(tmp_path, "infra")
+    hook = _hook("planner-plan-program")
+    for changed in (["infra/__main__.py"], ["infra/Pulumi.dev.yaml"], ["infra/Pulumi.yaml", "README.md"]):
+        res = _run_hook(repo, hook, changed)
+        assert res.returncode == 0, (changed, res.stderr)
+        assert "Stack dev (infra/__main__.py, us-east-2)" in res.stdout and "for 48 h" in res.stdout
+    # a finding at or above --fail-on stops the commit
+    res = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "planner"),
+            "plan",
+            "--changed-files",
+            "--fail-on",
+            "warning",
+            "infra/__main__.py",
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 1 and "efa-recommended" in res.stdout
+    # files of no program: nothing to plan, the commit goes on
+    (repo / "tools").mkdir()
+    (repo / "tools" / "lint.py").write_text("print('lint')\n", encoding="utf-8")
+    res = _run_hook(repo, hook, ["tools/lint.py"])
+    assert res.returncode == 0 and "0 stacks" in res.stdout
+    assert res.stderr.strip() == (
+        "planner: info: nothing to plan: left out 1 changed file that belongs to no stack file or Python "
+        "Pulumi program: tools/lint.py"
+    )
+
+
+def test_the_stack_file_hook_names_the_program_hook_for_a_programs_config(tmp_path: Path) -> None:
+    """The base install has no pulumi (hidden here): the stack file hook, given a program's config, says
+    which extra it needs and which hook to use, in one line."""
+    repo = program_repo(tmp_path)
+    code = (
+        "import importlib.util, sys\n"
+        "real = importlib.util.find_spec\n"
+        "importlib.util.find_spec = lambda name, *a: None if name.startswith('pulumi') else real(name, *a)\n"
+        "from planner.cli import main\n"
+        "sys.exit(main(['plan', 'Pulumi.dev.yaml']))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    (line,) = res.stderr.splitlines()
+    assert line.startswith(
+        "planner: Pulumi.dev.yaml:3: planner:cluster: is the stack config of the Pulumi program of Pulumi.yaml"
+    )
+    assert "needs the [pulumi] extra" in line and "the hook planner-plan-program" in line
+
+
+# --- the GitHub Action -------------------------------------------------------------------------------
+
+
+def _log(res: dict[str, object], step: str) -> str:
+    """What a step of the Action printed on standard output."""
+    return next(out for name, _, out, _ in res["logs"] if name == step)  # type: ignore[attr-defined]
+
+
+def test_the_action_plans_the_program_by_default(tmp_path: Path) -> None:
+    """No `paths`, no `program`: the Action finds the project at the root, installs the [pulumi] extra
+    (the `programs` output of its install step) and plans the program."""
+    repo = program_repo(tmp_path)
+    res = run_action(repo, tmp_path, github={"event_name": "push"})
+    assert res["failed"] is None and res["outputs"]["exit-code"] == "0", res["logs"]
+    assert res["context"]["steps"]["install"]["outputs"]["programs"] == "true"
+    report = (tmp_path / "planner" / "plan.json").read_text(encoding="utf-8")
+    assert _planned(report) == [("dev", "__main__.py", 48.0)]
+    assert float(res["outputs"]["total-cost"]) > 0
+    assert "title=efa-recommended::" in _log(res, "Plan")  # the annotation on the program's line
+
+
+def test_the_action_refuses_a_found_program_in_a_single_job_on_a_pull_request(tmp_path: Path) -> None:
+    repo = program_repo(tmp_path)
+    res = run_action(repo, tmp_path, github={"event_name": "pull_request", "base_ref": "main"})
+    assert res["outputs"]["exit-code"] == "2" and res["failed"] == "Gate"
+    comment = Path(res["outputs"]["comment-file"]).read_text(encoding="utf-8")
+    assert "which --no-programs refuses" in comment and "plan it with mode: plan" in comment
+    # mode plan, the pull-request job: planned, and diffed against the base
+    _double(repo / "__main__.py")
+    res = run_action(repo, tmp_path, github={"event_name": "pull_request", "base_ref": "main"}, mode="plan")
+    assert res["failed"] is None and "planner: exit code 0" in _log(res, "Plan"), res["logs"]
+    diff = json.loads((tmp_path / "planner-artifact" / "diff.json").read_text(encoding="utf-8"))["diff"]
+    (s,) = diff["stacks"]
+    assert s["status"] == "changed" and s["total"]["change_usd"] > 0
+
+
+def test_the_actions_changed_files_map_to_their_program(tmp_path: Path) -> None:
+    """A list of changed files: a program's file stands for its project (the folder of Pulumi.yaml),
+    planned whole; other files are left out; with only those, planner is not run."""
+    repo = program_repo(tmp_path, "infra")
+    (repo / "infra" / "nodes.py").write_text("SIZE = 2\n", encoding="utf-8")
+    for changed in ("README.md\ninfra/nodes.py", "infra/gone.py\nREADME.md", "README.md\ninfra/Pulumi.dev.yaml"):
+        res = run_action(repo, tmp_path, github={"event_name": "push"}, paths=changed)
+        assert res["failed"] is None and res["outputs"]["exit-code"] == "0", (changed, res["logs"])
+        assert res["context"]["steps"]["install"]["outputs"]["programs"] == "true"
+        report = (tmp_path / "planner" / "plan.json").read_text(encoding="utf-8")
+        assert _planned(report) == [("dev", "infra/__main__.py", 48.0)], changed
+    paths_file = tmp_path / "changed"
+    paths_file.write_bytes(b"README.md\0infra/nodes.py\0")
+    res = run_action(repo, tmp_path, github={"event_name": "push"}, **{"paths-file": str(paths_file)})
+    assert res["outputs"]["exit-code"] == "0" and res["outputs"]["total-cost"] not in ("", "unknown")
+    res = run_action(repo, tmp_path, github={"event_name": "push"}, paths="README.md\ndocs/x.md")
+    assert res["outputs"]["exit-code"] == "0" and res["outputs"]["total-cost"] == ""
+    assert res["context"]["steps"]["install"]["outputs"]["programs"] == "false"
 
 
 @pytest.mark.parametrize(
