@@ -107,7 +107,7 @@ def resolve(
     if stack is not None:
         expanded = [_stack_file_of(stack, paths, projects, command)]
     found = sf.find(expanded, include, exclude)
-    return _classify(found, projects, left_out, tuple(expanded), changed)
+    return _classify(found, projects, left_out, tuple(expanded), changed, command)
 
 
 def _stack_file_of(stack: str, paths: Sequence[str], projects: dict[str, Project], command: str) -> str:
@@ -157,6 +157,7 @@ def _classify(
     left_out: list[str],
     searched: tuple[str, ...],
     changed: bool = False,
+    command: str = "plan",
 ) -> Sources:
     """Each stack file found, as a stack file or a program's stack (module docstring). With `changed`,
     no file counts as named: a changed plain Pulumi stack is skipped, not refused."""
@@ -212,7 +213,7 @@ def _classify(
         raise InputError(problems)
     if skipped and not items and not changed:
         raise InputError([sf.only_plain_stacks(searched, skipped)])
-    notes = tuple(_assumed_note(projects, file, files) for file, files in assumed.items())
+    notes = tuple(_assumed_note(projects, file, files, command) for file, files in assumed.items())
     return Sources(tuple(items), tuple(skipped), notes, tuple(left_out), searched)
 
 
@@ -254,7 +255,7 @@ def _no_program(r: _Read, owner: Project | None) -> Problem:
     )
 
 
-def _assumed_note(projects: dict[str, Project], file: str, files: list[str]) -> str:
+def _assumed_note(projects: dict[str, Project], file: str, files: list[str], command: str) -> str:
     """The info line for a project that names a program and whose stack files declare whole clusters."""
     project = next(p for p in projects.values() if p.file == file)
     n = len(files)
@@ -263,7 +264,7 @@ def _assumed_note(projects: dict[str, Project], file: str, files: list[str]) -> 
         f"info: {file} names a Python program ({project.program}) and {n} of its stack files "
         f"declare{'s' if n == 1 else ''} a whole cluster in {sf.CLUSTER_KEY} "
         f"({shown}): planned as {'stack files' if n != 1 else 'a stack file'}; to run the program instead: "
-        f"planner plan --program {project.directory} --stack NAME"
+        f"planner {command} --program {project.directory} --stack NAME"
     )
 
 
