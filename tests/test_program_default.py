@@ -172,8 +172,8 @@ def test_a_project_with_a_program_and_whole_clusters_says_which_mode_it_assumed(
     assert line == (
         "planner: info: Pulumi.yaml names a Python program (planner/pulumi_program) and 3 of its stack files "
         "declare a whole cluster in planner:cluster (stacks/Pulumi.p5en-train.yaml, stacks/Pulumi.trn2-dev.yaml, "
-        "stacks/Pulumi.ultraserver-prod.yaml): planned as stack files; to run the program instead: planner plan "
-        "--program . --stack NAME"
+        "stacks/Pulumi.ultraserver-prod.yaml): planned as stack files, as `planner plan stacks` plans them; to run "
+        "the program instead: planner plan --program . --stack NAME"
     )
 
 

@@ -260,10 +260,15 @@ def _assumed_note(projects: dict[str, Project], file: str, files: list[str], com
     project = next(p for p in projects.values() if p.file == file)
     n = len(files)
     shown = ", ".join(files[:3]) + (f" and {n - 3} more" if n > 3 else "")
+    # how to say "stack files" without this line: the stack folder, where it is not the project's own
+    if os.path.normpath(project.config_dir) != os.path.normpath(project.directory):
+        named = f"as `planner {command} {project.config_dir}` plans {'them' if n != 1 else 'it'}"
+    else:
+        named = f"as naming {'them' if n != 1 else 'it'} does"
     return (
         f"info: {file} names a Python program ({project.program}) and {n} of its stack files "
         f"declare{'s' if n == 1 else ''} a whole cluster in {sf.CLUSTER_KEY} "
-        f"({shown}): planned as {'stack files' if n != 1 else 'a stack file'}; to run the program instead: "
+        f"({shown}): planned as {'stack files' if n != 1 else 'a stack file'}, {named}; to run the program instead: "
         f"planner {command} --program {project.directory} --stack NAME"
     )
 
