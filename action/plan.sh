@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The planner Action's plan step: action.yml runs it, tests/test_action.py runs it locally.
 #
-# Reads PLANNER_PATHS (stack files or folders, separated by spaces or lines), PLANNER_PROGRAM
-# and PLANNER_STACK (a Pulumi program to plan instead), PLANNER_FAIL_ON,
+# Reads PLANNER_PATHS (stack files, folders or Pulumi projects, separated by spaces or lines;
+# empty: the Pulumi project here, else stacks/; action/paths.sh), PLANNER_PATHS_FILE,
+# PLANNER_PROGRAM and PLANNER_STACK (a Pulumi program to plan instead), PLANNER_SANDBOX, PLANNER_FAIL_ON,
 # PLANNER_FAIL_ON_INCOMPLETE_COST (true: --fail-on-incomplete-cost), PLANNER_PRICE_BOOK,
 # PLANNER_BASE_REF (a git ref to diff against; empty: no diff) and PLANNER_OUT (folder for
 # the reports). Writes to $GITHUB_OUTPUT: exit-code (0 fine, 1 a finding at or above
 # fail-on, 2 unusable input), total-cost (USD over every stack, or `unknown` when a price or
 # the hours are unknown, empty on unusable input), sarif-file, comment-file and planned
 # (false when there was nothing to plan: the comment step then only updates an earlier
-# comment); with no stack file or folder in the paths, planner is not run: exit-code 0, no
+# comment); with no stack file, folder or program in the paths, planner is not run: exit-code 0, no
 # cost, no SARIF. Annotations (`--format github`) go to the log. This step always succeeds:
 # the Action's last step is the gate, so reports are written and posted first.
 #
@@ -20,107 +21,20 @@
 # as an option (`paths: "stacks/ -h"` is a path named `-h`, not a request for help).
 set -uo pipefail
 
-# `paths` on one line: the stack files and folders given, each an error if unusable. On
-# several lines (a list of changed files, one per line): a stack file in it is planned through
-# its folder with `--include` (a plain Pulumi stack is then skipped, not an error; one under a
-# folder also given comes with that folder), and a file the change deleted is not there to
-# plan. Either way a file not named Pulumi.<stack>.yaml (README.md, app.py: a changed file, not
-# a stack file) is left out; with nothing left, planner is not run and the step says so. With
-# `program`, the program is planned instead (`--program`, `--stack`).
-set -f  # no name is ever a pattern to the shell: `st[a]cks/x` and `*` are the names they spell
-
-# File names are data (docs/security.md): records, never words; literal paths, never globs;
-# escaped whenever printed. PLANNER_PATHS_FILE (the `paths-file` input): NUL-delimited names
-# (`git diff --name-only -z`), each a changed file. Else PLANNER_PATHS: on several lines, one
-# name a line (blanks around it trimmed); on one line, that line if it names a path as a
-# whole (`my stacks/`), else the paths separated by spaces.
-raw=()
-lines=0
-trim() { local s="$1"; s="${s#"${s%%[![:blank:]]*}"}"; printf '%s' "${s%"${s##*[![:blank:]]}"}"; }
-if [ -n "${PLANNER_PATHS_FILE:-}" ]; then
-  while IFS= read -r -d '' name || [ -n "$name" ]; do
-    [ -n "$name" ] && raw+=("$name")
-  done < "$PLANNER_PATHS_FILE"
-  lines=2  # a list of changed files, however many
-else
-  given=()
-  while IFS= read -r line || [ -n "$line" ]; do
-    line="$(trim "$line")"
-    [ -n "$line" ] && given+=("$line")
-  done <<< "${PLANNER_PATHS:-stacks/}"
-  lines=${#given[@]}
-  if [ "$lines" -gt 1 ]; then
-    raw=("${given[@]}")
-  elif [ "$lines" -eq 1 ]; then
-    if [ -e "${given[0]}" ]; then
-      raw=("${given[0]}")
-    else
-      read -r -a raw <<< "${given[0]}"
-    fi
-  fi
-fi
-# A name as the log and the comment show it: GitHub's escaping of workflow-command data (`%`,
-# CR, LF), other control characters as `?`; a CR or LF in a file name never starts a line.
-shown_name() {
-  local s="${1//%/%25}"
-  s="${s//$'\r'/%0D}"; s="${s//$'\n'/%0A}"
-  printf '%s' "${s//[[:cntrl:]]/?}"
-}
-# A name as planner's `--include` reads it: fnmatch's `*`, `?` and `[` matched literally.
-glob_literal() {
-  local s="$1" out="" c i
-  for ((i = 0; i < ${#s}; i++)); do
-    c="${s:i:1}"
-    case "$c" in '*' | '?' | '[') out+="[$c]" ;; *) out+="$c" ;; esac
-  done
-  printf '%s' "$out"
-}
-is_stack_file() { [[ "${1##*/}" =~ ^Pulumi\.[A-Za-z0-9_.-]+\.ya?ml$ ]]; }  # planner.core.input.stack_files._STACK_FILE
-paths=()
-select=()
-files=()
-left_out=()
-for p in "${raw[@]}"; do
-  if [ -d "$p" ] || { [ "$lines" -le 1 ] && ! [ -e "$p" ]; }; then
-    paths+=("$p")  # a folder, or (given on one line) a path planner reports as missing
-  elif [ -f "$p" ] && ! is_stack_file "$p"; then
-    left_out+=("$p")
-  elif [ "$lines" -le 1 ]; then
-    paths+=("$p")
-  elif is_stack_file "$p" && [ -f "$p" ]; then
-    files+=("$p")
-  else
-    left_out+=("$p")  # deleted by the change, or not a file
-  fi
-done
-folders=("${paths[@]}")
-for p in "${files[@]}"; do
-  dir="${p%/*}"; [ "$dir" = "$p" ] && dir="."
-  covered=""
-  for f in "${folders[@]}"; do
-    [ "${dir%/}" = "${f%/}" ] && covered=1
-  done
-  [ -n "$covered" ] && continue  # its folder is planned whole
-  paths+=("$dir"); select+=("--include=$(glob_literal "$p")")
-done
-if [ ${#select[@]} -gt 0 ]; then
-  # `--include` selects in every folder: a folder given whole keeps all its stack files
-  for f in "${folders[@]}"; do select+=("--include=$(glob_literal "${f%/}")/*"); done
-  # each folder once (records compared whole: a name may hold any character but NUL); with
-  # changed files named, only those files of their folders are read
-  declare -A seen=()
-  unique=()
-  for p in "${paths[@]}"; do
-    [ -n "${seen["x$p"]:-}" ] && continue
-    seen["x$p"]=1; unique+=("$p")
-  done
-  paths=("${unique[@]}")
-fi
-target=()
+# The paths to plan, from the `paths` (or `paths-file`) input: action/paths.sh, which the
+# install step reads too (it installs the [pulumi] extra when a program may be planned).
+# shellcheck source=action/paths.sh
+. "${ACTION_PATH:-$(dirname "$0")/..}/action/paths.sh"
+planner_paths
+# How a program is contained, whether `program` names it or planner finds one in the paths (a
+# Pulumi project's stack config with planning keys only): `--sandbox` (planner's jail, required
+# by default here). `--stack` may be empty: then every stack of the program's project.
+target=("--sandbox=${PLANNER_SANDBOX:-required}")
 if [ -n "${PLANNER_PROGRAM:-}" ]; then
   target=("--program=$PLANNER_PROGRAM" "--stack=${PLANNER_STACK:-}" "--sandbox=${PLANNER_SANDBOX:-required}")
   paths=()
   select=()
+  here=""
 fi
 book=()
 if [ -n "${PLANNER_PRICE_BOOK:-}" ]; then book=("--price-book=$PLANNER_PRICE_BOOK"); fi
@@ -137,15 +51,21 @@ case "$mode" in
   all | plan) ;;
   *) echo "planner: mode: expected all, plan or publish; got $(shown_name "$mode")" >&2; exit 2 ;;
 esac
-if [ "$mode" = all ] && [ -n "${PLANNER_PROGRAM:-}" ]; then
+PROGRAM_REFUSED="planner: program: runs the pull request's code; plan it with mode: plan in the pull-request job and post with mode: publish in a workflow_run job (docs/security.md)"
+refuse_programs=""
+if [ "$mode" = all ]; then
   case "${EVENT_NAME:-}" in
-    pull_request | pull_request_target)
-      # A program is the pull request's code: it must not run in a job that posts with a write token.
-      echo "planner: program: runs the pull request's code; plan it with mode: plan in the pull-request job and post with mode: publish in a workflow_run job (docs/security.md)" >&2
-      echo "exit-code=2" >> "${GITHUB_OUTPUT:-/dev/stdout}"
-      exit 2 ;;
+    pull_request | pull_request_target) refuse_programs=1 ;;
   esac
 fi
+if [ -n "$refuse_programs" ] && [ -n "${PLANNER_PROGRAM:-}" ]; then
+  # A program is the pull request's code: it must not run in a job that posts with a write token.
+  echo "$PROGRAM_REFUSED" >&2
+  echo "exit-code=2" >> "${GITHUB_OUTPUT:-/dev/stdout}"
+  exit 2
+fi
+# the same for a program planner would find in the paths: planner refuses to run it (exit 2)
+if [ -n "$refuse_programs" ]; then target+=("--no-programs"); fi
 if [ "$mode" = plan ]; then
   out="${RUNNER_TEMP:-.}/planner-artifact"  # what the upload step sends, as the publish job's input
 else
@@ -157,7 +77,7 @@ rm -f "$out/diff.json" "$out/pr.txt" "$out/not-run"
 rm -f "$out/plan.json" "$out/planner.sarif" "$out/comment.md" "$out/errors.txt" "$out/stderr.txt" "$out/info.txt" "$out/render.txt"
 RENDER_FAILED="planner: the report could not be rendered (planner render refused it; its line is in the job log): the gate fails, exit code 2"
 
-if [ -z "${PLANNER_PROGRAM:-}" ] && [ ${#paths[@]} -eq 0 ]; then
+if [ -z "${PLANNER_PROGRAM:-}" ] && [ -z "$here" ] && [ ${#paths[@]} -eq 0 ]; then
   # Nothing to plan (a change to README.md alone): planner is not run and the gate passes. The
   # comment is only an update (`planned=false`: action.yml's comment step then creates none): a
   # pull request planner never commented on gets no comment, and one whose earlier push was
@@ -166,7 +86,7 @@ if [ -z "${PLANNER_PROGRAM:-}" ] && [ ${#paths[@]} -eq 0 ]; then
   for p in "${left_out[@]:0:5}"; do shown+="$(shown_name "$p"), "; done
   shown="${shown%, }"
   [ ${#left_out[@]} -gt 5 ] && shown="$shown and $((${#left_out[@]} - 5)) more"
-  note="planner: nothing to plan, planner not run: no stack file (Pulumi.<stack>.yaml) or folder in paths (left out: ${shown:-none})"
+  note="planner: nothing to plan, planner not run: no stack file (Pulumi.<stack>.yaml), folder or Pulumi program's file in paths (left out: ${shown:-none})"
   echo "$note"
   if [ "$mode" = plan ]; then  # the publish job says it, from this marker (the pull request's own data)
     : > "$out/not-run"
@@ -195,6 +115,15 @@ fi
 planner plan "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format json "--output=$out/plan.json" -- "${paths[@]}" 2> "$out/stderr.txt"
 code=$?
 cat "$out/stderr.txt" >&2  # planner's lines stay in the log
+# planner refused a program it found (`--no-programs`): say why, in the log and the comment
+explain_refusal() {
+  if grep -aq -- "which --no-programs refuses" "$out/stderr.txt"; then
+    echo "$PROGRAM_REFUSED" >> "$out/stderr.txt"
+    echo "$PROGRAM_REFUSED" >&2
+  fi
+  return 0
+}
+explain_refusal
 if [ "$mode" = plan ]; then
   # The untrusted half (docs/security.md): the reports as data for the publish job (which validates
   # them), and this job's verdict from planner's own exit status, read here, never from a file or
@@ -229,6 +158,7 @@ fi
   # stays under GitHub's 65,536 and the sticky comment is always replaced.
   if [ -n "${PLANNER_BASE_REF:-}" ]; then
     planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" --format markdown -- "${paths[@]}" 2> "$out/stderr.txt" || true
+    explain_refusal > /dev/null 2>&1
   elif [ -f "$out/plan.json" ]; then  # the plan's own lines on standard error are in stderr.txt already
     planner render --format markdown -- "$out/plan.json" 2>> "$out/render.txt" || render_failed=1
   fi

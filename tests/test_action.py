@@ -98,11 +98,12 @@ def run_action(
 
 def step_runs(step: dict[str, Any], context: dict[str, Any]) -> bool:
     """A shell step's `if:` as the runner decides it, for the conditions action.yml puts on them
-    (`inputs.mode == 'plan'`, `!=`, `&&`, `||`, `always()`)."""
+    (`inputs.mode == 'plan'`, `steps.install.outputs.programs == 'true'`, `!=`, `&&`, `||`, `always()`)."""
     cond = step.get("if")
     if cond is None:
         return True
     expr = re.sub(r"inputs\.([\w-]+)", lambda m: repr(context["inputs"].get(m.group(1), "")), str(cond))
+    expr = re.sub(r"steps\.([\w-]+)\.outputs\.([\w-]+)", lambda m: repr(_lookup(context, m.group(0))), expr)
     expr = expr.replace("&&", " and ").replace("||", " or ").replace("always()", "True")
     assert re.fullmatch(r"[\s'\w=!()-]*", expr), cond  # nothing but comparisons of the inputs
     return bool(eval(expr, {"__builtins__": {}}))  # noqa: S307 - the test's own action.yml, checked above
@@ -235,7 +236,9 @@ def test_the_repository_workflow_uses_the_action_itself() -> None:
 
 
 def test_pre_commit_hook_runs_planner_plan_on_stack_files(tmp_path: Path) -> None:
-    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert [h["id"] for h in hooks] == ["planner-plan", "planner-plan-program"]
+    hook = hooks[0]
     assert hook["id"] == "planner-plan" and hook["language"] == "python" and hook["pass_filenames"]
     files = re.compile(hook["files"])
     assert files.search("stacks/Pulumi.trn2-dev.yaml") and files.search("Pulumi.prod.yaml")

@@ -37,6 +37,7 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ("docs/tasks/compare.md", "planner diff BASE HEAD"): "usage synopsis, not output",
     ("docs/tasks/preflight.md", "planner preflight [PATH ...]"): "usage synopsis, not output",
     ("docs/tasks/find-capacity.md", "planner capacity [STACK_FILE]"): "usage synopsis, not output",
+    ("docs/tasks/pull-requests.md", ".github/workflows/planner.yml"): "a program repository's files, not output",
 }
 
 
@@ -108,7 +109,7 @@ def test_rules_page_exit_code_is_the_commands() -> None:
 
 
 def test_diff_example_runs_on_the_edits_the_page_describes() -> None:
-    (block,) = [b for b in BLOCKS if "--base-ref" in b.title and "--program" not in b.title]
+    (block,) = [b for b in BLOCKS if "--base-ref" in b.title and "infra" not in b.title]
     with de.setup_for(block)() as repo:
         names = sorted(p.name for p in (repo / "stacks").iterdir())
         assert "Pulumi.trn2-dev.yaml" not in names and "Pulumi.p5en-train.yaml" in names
@@ -116,7 +117,7 @@ def test_diff_example_runs_on_the_edits_the_page_describes() -> None:
 
 
 def test_program_diff_example_runs_on_the_program_and_the_edit_the_page_describes() -> None:
-    block = next(b for b in BLOCKS if "--base-ref" in b.title and "--program" in b.title)
+    block = next(b for b in BLOCKS if "--base-ref" in b.title and "infra" in b.title)
     with de.setup_for(block)() as repo:
         main = (repo / "infra" / "__main__.py").read_text(encoding="utf-8")
         assert de.PROGRAM_EDIT[1] in main and de.PROGRAM_EDIT[0] not in main

@@ -19,7 +19,8 @@ PLAN_SCRIPT = ROOT / "action" / "plan.sh"
 DEFAULTS = {
     '"${paths[@]}"': "stacks/",
     '"${book[@]}"': "",
-    '"${target[@]}"': "",
+    # mode all on a pull request: a program found in the paths is contained, and refused (--no-programs)
+    '"${target[@]}"': "--sandbox=required --no-programs",
     '"${select[@]}"': "",
     '"${options[@]}"': "",
     '"--fail-on=${PLANNER_FAIL_ON:-error}"': "--fail-on=error",
@@ -56,12 +57,31 @@ def test_workflow_uses_the_action_which_runs_plan_sarif_markdown_and_diff() -> N
     assert any(step.get("uses") == "./" for step in _steps())
     commands = _planner_commands()
     # planned once (a program runs once); every other report is rendered from that document
-    assert ["plan", "--fail-on=error", "--format", "json", "--output=plan.json", "--", "stacks/"] == commands[0]
+    assert [
+        "plan",
+        "--sandbox=required",
+        "--no-programs",
+        "--fail-on=error",
+        "--format",
+        "json",
+        "--output=plan.json",
+        "--",
+        "stacks/",
+    ] == commands[0]
     assert [argv for argv in commands if argv[0] == "plan"] == [commands[0]]
     assert ["render", "--format", "github", "--", "plan.json"] in commands  # annotations
     assert ["render", "--format", "sarif", "--output=planner.sarif", "--", "plan.json"] in commands
     assert ["render", "--format", "markdown", "--", "plan.json"] in commands  # the comment without a base
-    assert ["diff", "--base-ref=origin/main", "--format", "markdown", "--", "stacks/"] in commands
+    assert [
+        "diff",
+        "--base-ref=origin/main",
+        "--sandbox=required",
+        "--no-programs",
+        "--format",
+        "markdown",
+        "--",
+        "stacks/",
+    ] in commands
     # the paths always after `--` (issue 21, item 1): no path is read as an option
     assert all(argv[-2:] in (["--", "stacks/"], ["--", "plan.json"]) for argv in commands)
     steps = yaml.safe_load(ACTION.read_text(encoding="utf-8"))["runs"]["steps"]

@@ -49,5 +49,14 @@ def test_a_type_the_region_does_not_offer_is_found_for_a_program(moto, tmp_path:
 
 
 def test_preflight_program_options_go_together(tmp_path: Path) -> None:
-    res = run_cli("preflight", "--program", str(tmp_path))
-    assert res.code == 2 and "--program DIR and --stack NAME go together" in res.err
+    res = run_cli("preflight", "--program", str(tmp_path), "stacks")
+    assert res.code == 2 and "give stack files or --program, not both" in res.err
+
+
+def test_preflight_with_no_path_checks_the_projects_program(moto, tmp_path: Path) -> None:
+    """In a project whose stack config holds planning keys only, `planner preflight` checks the program's cluster."""
+    d = project(tmp_path, "schedule: {hours: 24}", main=HAND_WRITTEN)
+    res = run_cli("preflight", "--format", "json", cwd=d)
+    assert res.code in (0, 1), res.err
+    (stack,) = json.loads(res.out)["stacks"]
+    assert stack["file"] == "app.py" and stack["summary"]["instances"] == 2

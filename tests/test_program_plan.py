@@ -108,16 +108,27 @@ node_groups:
 
 
 def test_program_option_errors_name_the_command_that_was_run(tmp_path: Path) -> None:
-    """`--program` without `--stack`, or with stack files, is said in the name of the command run."""
+    """`--program` with stack files, or `--stack` with several paths, is said in the name of the command
+    run; `--program DIR` alone means every stack of the project, `--stack NAME` alone a stack of the
+    project here."""
     for command in ("plan", "preflight", "diff"):
-        res = run_cli(command, "--program", str(tmp_path))
-        assert res.code == 2
-        assert res.err.strip() == f"planner: planner {command}: --stack: --program DIR and --stack NAME go together"
-        res = run_cli(command, "--stack", "dev")
-        assert res.err.strip() == f"planner: planner {command}: --program: --program DIR and --stack NAME go together"
         res = run_cli(command, "--program", str(ROOT), "--stack", "trn2-dev", "stacks/Pulumi.trn2-dev.yaml")
         assert res.code == 2
         assert res.err.strip() == f"planner: planner {command}: PATH: give stack files or --program, not both"
+    for command in ("plan", "preflight"):
+        res = run_cli(command, "--program", str(tmp_path))
+        assert res.code == 2 and res.err.strip() == (
+            f"planner: {tmp_path}: no Pulumi.yaml in this folder (expected a Pulumi project)"
+        )
+        res = run_cli(command, "--stack", "dev", cwd=ROOT)
+        assert res.code == 2 and res.err.startswith(
+            "planner: stacks/Pulumi.dev.yaml: --stack: stack file missing: no Pulumi.dev.yaml"
+        )
+        res = run_cli(command, "--stack", "dev", "stacks", "examples", cwd=ROOT)
+        assert res.code == 2 and res.err.strip() == (
+            f"planner: planner {command}: --stack: names a stack of one Pulumi project: give no path (the project "
+            "here) or the project's folder, or --program DIR"
+        )
 
 
 def test_unusable_program_or_options_exit_2(tmp_path: Path) -> None:
@@ -125,7 +136,7 @@ def test_unusable_program_or_options_exit_2(tmp_path: Path) -> None:
     cases = [
         (("--program", str(tmp_path / "nowhere"), "--stack", "dev"), "no such folder"),
         (("--program", str(raising), "--stack", "dev"), "the program failed: ValueError: boom second line"),
-        (("--program", str(ROOT)), "--program DIR and --stack NAME go together"),
+        (("--program", str(tmp_path)), "no Pulumi.yaml in this folder (expected a Pulumi project)"),
         (("--program", str(ROOT), "--stack", "trn2-dev", "stacks"), "not both"),
         (
             ("--program", str(ROOT), "--stack", "missing"),

@@ -356,7 +356,7 @@ def setup_for(block: Block) -> Callable[[], contextlib.AbstractContextManager[Pa
     """Where (and in which AWS environment) a block's commands run; the page's prose says why."""
     argv = block.commands[0].argv if block.commands else []
     text = page_text(block.page)
-    if "--program" in argv and "infra" in argv:  # the program workflow of the program and pull-request pages
+    if any(a == "infra" or a.startswith("infra/") for a in argv):  # the program pages' `infra/`, a Pulumi project
         return lambda: _git_program(page_text(PROGRAM_PAGE), edited="--base-ref" in argv)
     if "--base-ref" in argv:
         return lambda: _git_stacks(text)

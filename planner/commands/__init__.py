@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from planner.core.cost import PriceBook
     from planner.core.cost.book import Override
+    from planner.core.input.stack_sources import ProgramStack, Sources
     from planner.core.model.cluster import Stack
+    from planner.core.reading.problems import Problem
 
 
 AWS_TIMEOUT_SECONDS = 60.0  # --aws-timeout default (planner.aws.deadline; kept here so plan starts without planner.aws)
@@ -127,61 +129,173 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def stacks_from_args(args: argparse.Namespace, paths: Iterable[str]) -> list[Stack]:
-    """The stacks under `paths` selected by `--include`/`--exclude`; plain Pulumi stack files
-    found in a folder (no `planner:cluster`) are skipped with one info line naming them."""
-    from planner.core.input.stack_files import read_stacks
-
-    loaded = read_stacks(paths, getattr(args, "include", ()), getattr(args, "exclude", ()))
-    report_skipped(loaded.skipped)
-    return loaded.stacks
-
-
 def check_program_arguments(command: str, args: argparse.Namespace, paths: Iterable[str] = ()) -> None:
-    """`--program DIR` and `--stack NAME` go together, and not with stack file paths; the one line
-    names the command that was run (`planner preflight: --stack: ...`), not always `plan`."""
+    """`--program DIR` goes with no stack file path (nor `--changed-files`); the one line names the
+    command that was run (`planner preflight: PATH: ...`), not always `plan`."""
     from planner.core.reading.problems import InputError, Problem
 
     where = f"planner {command}"
-    if not args.program or not args.stack:
-        flag = "--program" if not args.program else "--stack"
-        raise InputError([Problem(where, None, flag, "--program DIR and --stack NAME go together")])
-    if list(paths):
+    if args.program and list(paths):
         raise InputError([Problem(where, None, "PATH", "give stack files or --program, not both")])
+    if args.program and getattr(args, "changed_files", False):
+        raise InputError([Problem(where, None, "--changed-files", "give changed files or --program, not both")])
 
 
 SANDBOX_MODES = ("auto", "required", "off")
 
 
 def add_program_arguments(p: argparse.ArgumentParser, program_help: str, *, each: bool = False) -> None:
-    """`--program DIR`, `--stack NAME`, `--program-timeout` and `--sandbox`: the options of every
-    command that runs a Pulumi program (`plan`, `diff`, `preflight`), defined once; `program_help`
-    says what the command does with the program, `each` that it may run it more than once (`diff`)."""
+    """`--program DIR`, `--stack NAME`, `--program-timeout`, `--sandbox` and `--no-programs`: the options
+    of every command that runs a Pulumi program (`plan`, `diff`, `preflight`), defined once;
+    `program_help` says what the command does with the program, `each` that it may run it more than
+    once (`diff`)."""
     p.add_argument("--program", metavar="DIR", help=program_help)
-    p.add_argument("--stack", metavar="NAME", help="the stack whose config the program runs with (with --program)")
+    p.add_argument(
+        "--stack",
+        metavar="NAME",
+        help="only this stack (its Pulumi.NAME.yaml) of the program (--program DIR), or of the Pulumi project "
+        "here or given as PATH; default: every stack of the project",
+    )
     p.add_argument(
         "--program-timeout",
         type=aws_timeout_arg,
         default=300.0,
         metavar="SECONDS",
-        help=f"stop {'each' if each else 'a'} --program run that takes longer (default: 300)",
+        help=f"stop {'each' if each else 'a'} program run that takes longer (default: 300)",
     )
     p.add_argument(
         "--sandbox",
         choices=SANDBOX_MODES,
         default="auto",
-        help="run --program in its own Linux namespaces where the kernel allows (auto, the default, says in "
+        help="run a program in its own Linux namespaces where the kernel allows (auto, the default, says in "
         "one line when it cannot); required: refuse to run the program without them; off: the process guard only",
+    )
+    p.add_argument(
+        "--no-programs",
+        action="store_true",
+        help="never run a Pulumi program: a program's stack config (planning keys only) or project found "
+        "in PATHs is an input error instead (a CI job that must not run the code it checks)",
     )
 
 
-def program_stacks(command: str, args: argparse.Namespace) -> list[Stack]:
-    """The cluster `--program DIR --stack NAME` declares, read back from a run of the program
-    (`plan`, `preflight`); the arguments are checked first, in the command's name."""
-    check_program_arguments(command, args, args.paths)
+def resolve_sources(command: str, args: argparse.Namespace, paths: list[str] | None = None) -> Sources:
+    """What the command's PATHs, `--program`, `--stack` and `--changed-files` name: stack files read,
+    and the Pulumi programs to run for their stacks (`planner.core.input.stack_sources`)."""
+    from planner.core.input import stack_sources
+
+    paths = list(getattr(args, "paths", []) if paths is None else paths)
+    check_program_arguments(command, args, paths)
+    include, exclude = getattr(args, "include", ()), getattr(args, "exclude", ())
+    if args.program:
+        if args.stack:
+            return stack_sources.Sources((stack_sources.ProgramStack(args.program, args.stack),))
+        return stack_sources.program_stacks(args.program, include, exclude)
+    return stack_sources.resolve(
+        paths,
+        include,
+        exclude,
+        stack=args.stack or None,
+        changed=getattr(args, "changed_files", False),
+        command=command,
+    )
+
+
+def expand_sources(command: str, sources: Sources, args: argparse.Namespace, quiet: bool = False) -> list[Stack]:
+    """The stacks of `sources`: the stack files as read, each program run (offline, in the sandbox)
+    for its stack; every problem of every run at once. The skipped plain stacks, the mode assumed for
+    a project and the changed files left out are info lines on standard error (not with `quiet`:
+    the base side of a diff, whose working tree said them)."""
+    from planner.core.reading.problems import InputError, error_line
+
+    if not quiet:
+        report_skipped(list(sources.skipped))
+        for note in sources.notes:
+            error_line(note)
+    if sources.left_out and not quiet:
+        n = len(sources.left_out)
+        shown = ", ".join(sources.left_out[:5]) + (f" and {n - 5} more" if n > 5 else "")
+        nothing = "nothing to plan: " if not sources.items else ""
+        error_line(
+            f"info: {nothing}left out {n} changed file{'s' if n != 1 else ''} that belong{'s' if n == 1 else ''} "
+            f"to no stack file or Python Pulumi program: {shown}"
+        )
+    programs = sources.programs
+    if not programs:
+        return sources.stacks
+    if getattr(args, "no_programs", False):
+        raise InputError([_refused(p) for p in programs])
+    if args.program:
+        requires("pulumi", f"planner {command} --program")
+    else:
+        _requires_for(programs)
+    from planner.core.input.stack_sources import ProgramStack
     from planner.runtime.offline_run import stacks_for_cli
 
-    return stacks_for_cli(args.program, args.stack, args.program_timeout, args.sandbox)
+    out: list[Stack] = []
+    problems: list[Problem] = []
+    for item in sources.items:
+        if not isinstance(item, ProgramStack):
+            out.append(item)
+            continue
+        try:
+            out.extend(stacks_for_cli(item.directory, item.stack, args.program_timeout, args.sandbox))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def sources_from_args(command: str, args: argparse.Namespace, paths: list[str] | None = None) -> list[Stack]:
+    """`resolve_sources` then `expand_sources`: the stacks a command plans."""
+    return expand_sources(command, resolve_sources(command, args, paths), args)
+
+
+def _project_file(program: ProgramStack) -> str:
+    """The project's Pulumi.yaml as messages name it (`infra/Pulumi.yaml`)."""
+    import os
+
+    from planner.core.input.pulumi_project import project_file
+
+    return os.path.normpath(project_file(program.directory) or os.path.join(program.directory, "Pulumi.yaml"))
+
+
+def _refused(program: ProgramStack) -> Problem:
+    from planner.core.reading.problems import Problem
+
+    return Problem(
+        program.config_file or program.directory,
+        program.line,
+        "planner:cluster" if program.line else "",
+        f"is the stack config of the Pulumi program of {_project_file(program)} (stack {program.stack}): planning it "
+        "runs the program's code, which --no-programs refuses; expected a stack file that declares a whole "
+        "cluster (docs/security.md)",
+    )
+
+
+def _requires_for(programs: list[ProgramStack]) -> None:
+    """The [pulumi] extra, named with the stack config that made a program the thing to plan."""
+    import importlib.util
+
+    missing = [m for m in EXTRAS["pulumi"] if importlib.util.find_spec(m) is None]
+    if not missing:
+        return
+    from planner.core.reading.problems import InputError, Problem
+
+    first, n = programs[0], len(programs)
+    more = f" (and {n - 1} more stack{'s' if n > 2 else ''})" if n > 1 else ""
+    raise InputError(
+        [
+            Problem(
+                first.config_file or first.directory,
+                first.line,
+                "planner:cluster" if first.line else "",
+                f"is the stack config of the Pulumi program of {_project_file(first)}{more}: planner runs the program "
+                f"to read its cluster, which needs the [pulumi] extra ({', '.join(missing)} not installed): "
+                f"pip install '{DISTRIBUTION}[pulumi]' (pre-commit: the hook planner-plan-program)",
+            )
+        ]
+    )
 
 
 def report_skipped(skipped: list[str]) -> None:

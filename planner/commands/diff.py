@@ -101,7 +101,7 @@ def stacks_at_ref(
     """The stacks under `paths` (relative to the current directory) as they were at git `ref`;
     in a folder, plain Pulumi stack files (no `planner:cluster`) are left out, as `plan` does."""
     from planner.commands.git_reading import blob
-    from planner.core.input.stack_files import declares_cluster, matches, parse_stack, stack_name
+    from planner.core.input.stack_files import config_kind, declares_cluster, matches, parse_stack, stack_name
     from planner.core.reading import yaml_lines as yamlload
 
     if ref.startswith("-"):  # git would read it as an option
@@ -135,8 +135,8 @@ def stacks_at_ref(
         raw = blob(ref, f, yamlload.MAX_BYTES, f"cannot read {f} at {ref}")
         label = f"{ref}:{f}"
         data, lines = yamlload.load(raw, label)
-        if f not in named and not declares_cluster(data):
-            continue
+        if f not in named and (not declares_cluster(data) or config_kind(data) == "planning"):
+            continue  # a plain Pulumi stack, or a program's stack config (its program is planned, not the file)
         stacks.append(
             parse_stack(data, lines, label, stack_name(os.path.basename(f)) or os.path.splitext(os.path.basename(f))[0])
         )
@@ -144,7 +144,9 @@ def stacks_at_ref(
 
 
 def _working_tree_stacks(paths: Sequence[str], must_exist: bool, args: argparse.Namespace | None = None) -> list[Any]:
-    from planner.commands import stacks_from_args
+    """The stacks of the paths that are there (each a stack file, a folder of them, or a Pulumi project,
+    whose programs run as `plan` runs them); with `must_exist`, a path that is not there is an error."""
+    from planner.commands import sources_from_args
 
     present = [p for p in paths if os.path.exists(p)]
     if must_exist and len(present) < len(paths):
@@ -152,7 +154,11 @@ def _working_tree_stacks(paths: Sequence[str], must_exist: bool, args: argparse.
         raise InputError(
             [Problem(missing, None, "", "no such file or folder; expected a stack file or a folder of them")]
         )
-    return stacks_from_args(args or argparse.Namespace(), present) if present else []
+    return sources_from_args("diff", args or _no_options(), present) if present else []
+
+
+def _no_options() -> argparse.Namespace:
+    return argparse.Namespace(paths=[], program=None, stack=None, include=(), exclude=())
 
 
 # --- the command --------------------------------------------------------------------------
@@ -164,49 +170,212 @@ def compare(args: argparse.Namespace) -> Report:
     from planner.commands import book_from_args
     from planner.core.planning.pipeline import PlanOptions, plan_stacks
 
-    if args.program or args.stack:
-        from planner.commands import requires
+    if args.program:
+        from planner.commands import check_program_arguments, requires
 
         requires("pulumi", "planner diff --program")
-        return _compare_program(args)
+        check_program_arguments("diff", args, args.paths)
+        if not args.base_ref:
+            raise InputError(
+                [
+                    Problem(
+                        "planner diff",
+                        None,
+                        "--base-ref",
+                        "--program needs --base-ref REF: the git ref to compare with (such as origin/main or HEAD)",
+                    )
+                ]
+            )
     if args.base_ref:
-        paths = args.paths or ["stacks"]
-        base_stacks = stacks_at_ref(args.base_ref, paths, args.include, args.exclude)
-        head_stacks = _working_tree_stacks(paths, must_exist=False, args=args)
-        if not base_stacks and not head_stacks:
-            raise InputError(
-                [
-                    Problem(
-                        ", ".join(paths),
-                        None,
-                        "",
-                        f"no stack files here or at {args.base_ref}; expected Pulumi.<stack>.yaml",
-                    )
-                ]
-            )
-        base_label, head_label = args.base_ref, "working tree"
-    else:
-        if len(args.paths) != 2:
-            raise InputError(
-                [
-                    Problem(
-                        "<command line>",
-                        None,
-                        "PATH",
-                        f"expected BASE and HEAD (two stack files or folders), or --base-ref REF; got {len(args.paths)} path(s)",
-                    )
-                ]
-            )
-        base_stacks = _working_tree_stacks(args.paths[:1], must_exist=True, args=args)
-        head_stacks = _working_tree_stacks(args.paths[1:], must_exist=True, args=args)
-        base_label, head_label = args.paths
+        return _compare_at_ref(args)
+    if len(args.paths) != 2:
+        raise InputError(
+            [
+                Problem(
+                    "<command line>",
+                    None,
+                    "PATH",
+                    f"expected BASE and HEAD (two stack files or folders), or --base-ref REF; got {len(args.paths)} path(s)",
+                )
+            ]
+        )
+    base_stacks = _working_tree_stacks(args.paths[:1], must_exist=True, args=args)
+    head_stacks = _working_tree_stacks(args.paths[1:], must_exist=True, args=args)
     book = book_from_args(args, [*base_stacks, *head_stacks])
     from planner.commands.plan import rule_options
 
     options = PlanOptions(price_book=book, rule_options=rule_options(args))
     base_plans, head_plans = plan_stacks(base_stacks, options), plan_stacks(head_stacks, options)
-    pair = not args.base_ref and all(os.path.isfile(p) for p in args.paths)
+    pair = all(os.path.isfile(p) for p in args.paths)
+    base_label, head_label = args.paths
     return _document(base_plans, head_plans, base_label, head_label, book.name, pair)
+
+
+def _default_paths(args: argparse.Namespace) -> list[str]:
+    """`--base-ref` with no path: the Pulumi project here (none: `[]`), else `stacks` as before."""
+    from planner.core.input.pulumi_project import project_file
+
+    if args.paths or args.program:
+        return list(args.paths)
+    return [] if project_file(".") is not None else ["stacks"]
+
+
+def _compare_at_ref(args: argparse.Namespace) -> Report:
+    """`--base-ref REF`: the working tree against REF. Stack files alone are read at REF with git
+    (`stacks_at_ref`); where a Pulumi program is planned, REF's files are exported into a temporary
+    folder (never checked out) and everything is planned there as in the working tree, each program
+    run with the same runner and limits."""
+    from planner.commands import book_from_args, expand_sources, resolve_sources
+    from planner.commands.plan import rule_options
+    from planner.core.planning.pipeline import PlanOptions, plan_stacks
+
+    ref = args.base_ref
+    if ref.startswith("-"):  # git would read it as an option
+        raise InputError(
+            [
+                Problem(
+                    "<command line>", None, "--base-ref", "expected a git ref (a branch, tag or commit), not an option"
+                )
+            ]
+        )
+    paths = _default_paths(args)
+    present = [p for p in paths if os.path.exists(p)]
+    head = resolve_sources("diff", args, present) if present or not paths or args.program else None
+    if not args.program and (head is None or not head.programs):
+        # stack files alone: read at REF with git, as they always were (a project given: its stack folder)
+        at_ref = [_stack_folder(p) for p in paths]
+        if head is not None and (args.stack or not at_ref):
+            at_ref = list(head.searched)
+        base_stacks = stacks_at_ref(ref, at_ref, args.include, args.exclude)
+        head_stacks = expand_sources("diff", head, args) if head is not None else []
+        if not base_stacks and not head_stacks:
+            raise InputError(
+                [
+                    Problem(
+                        ", ".join(at_ref),
+                        None,
+                        "",
+                        f"no stack files here or at {ref}; expected Pulumi.<stack>.yaml",
+                    )
+                ]
+            )
+        book = book_from_args(args, [*base_stacks, *head_stacks])
+        options = PlanOptions(price_book=book, rule_options=rule_options(args))
+        return _document(
+            plan_stacks(base_stacks, options), plan_stacks(head_stacks, options), ref, "working tree", book.name
+        )
+    return _compare_exported(args, head, paths)
+
+
+def _compare_exported(args: argparse.Namespace, head: Any, paths: list[str]) -> Report:
+    """`--base-ref` where a program is planned: the working tree's stacks (`head`, its Sources), and
+    the same command line planned in REF's files, exported into a temporary folder."""
+    from planner.commands import book_from_args, expand_sources
+    from planner.commands.plan import rule_options
+    from planner.core.planning.pipeline import PlanOptions, plan_stacks
+
+    ref = args.base_ref
+    head_stacks = expand_sources("diff", head, args) if head is not None else []
+    where = args.program or os.curdir
+    top = _git(["-C", where, "rev-parse", "--show-toplevel"], f"{where} is not in a git repository").decode().strip()
+    _git(
+        ["-C", top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+        f"'{ref}' is not a commit in this repository",
+    )
+    real_top = os.path.realpath(top)
+    inside = os.path.relpath(os.path.realpath(os.getcwd()), real_top)
+    label = ref
+    if args.program:
+        label = f"{ref}:{os.path.relpath(os.path.realpath(args.program), real_top)}"
+    base_plans: list[Any] = []
+    base_stacks: list[Any] = []
+    with _tree_at(top, ref) as tree:
+
+        def at_base(path: str) -> str:  # a path of the working tree, as the same path in REF's files
+            if not os.path.isabs(path) and not inside.startswith(os.pardir):
+                return path  # relative to REF's copy of the working directory
+            rel = os.path.relpath(os.path.realpath(path), real_top)
+            return path if rel.startswith(os.pardir) else os.path.join(tree, rel)
+
+        base_cwd = os.path.normpath(os.path.join(tree, inside)) if not inside.startswith(os.pardir) else os.getcwd()
+        if os.path.isdir(base_cwd):
+            with _working_directory(base_cwd):
+                try:
+                    base_args = argparse.Namespace(**vars(args))
+                    base_args.program = at_base(args.program) if args.program else None
+                    base = _sources_at_base(base_args, [at_base(p) for p in paths])
+                    base_stacks = expand_sources("diff", base, base_args, quiet=True) if base is not None else []
+                except InputError as exc:  # the base's own problems, named as `REF:path` like its findings
+                    raise InputError(
+                        [
+                            replace(
+                                p,
+                                file=_at_ref_path(p.file, tree, ref),
+                                message=p.message.replace(os.path.abspath(tree) + os.sep, f"{ref}:"),
+                            )
+                            for p in exc.problems
+                        ]
+                    ) from None
+        # the price book of the working tree (`--price-book FILE` names the working tree's file)
+        book = book_from_args(args, [*base_stacks, *head_stacks])
+        options = PlanOptions(price_book=book, rule_options=rule_options(args))
+        if base_stacks:
+            with _working_directory(base_cwd):
+                base_plans = _at_ref(plan_stacks(base_stacks, options), tree, ref)  # located at the program's lines
+    head_plans = plan_stacks(head_stacks, options)
+    return _document(base_plans, head_plans, label, "working tree", book.name)
+
+
+def _stack_folder(path: str) -> str:
+    """A path as `stacks_at_ref` reads it: a Pulumi project's folder as its stack folder."""
+    from planner.core.input.pulumi_project import read_project
+
+    project = read_project(path) if os.path.isdir(path) else None
+    return project.config_dir if project is not None else path
+
+
+def _sources_at_base(args: argparse.Namespace, paths: list[str]) -> Any:  # Sources | None
+    """What the same command line names in REF's files (the working directory is REF's copy of it):
+    None when it names nothing there (a program, project, stack or path the change adds)."""
+    from planner.commands import resolve_sources
+    from planner.core.input.pulumi_project import project_file, read_project
+
+    if args.program:
+        project = read_project(args.program) if os.path.isdir(args.program) else None
+        if project is None:
+            return None
+        if args.stack and not any(
+            os.path.isfile(os.path.join(project.config_dir, f"Pulumi.{args.stack}.{e}")) for e in ("yaml", "yml")
+        ):
+            return None
+        return resolve_sources("diff", args, [])
+    present = [p for p in paths if os.path.exists(p)]
+    if (paths and not present) or (not paths and project_file(".") is None):
+        return None
+    if args.stack:
+        folder = present[0] if present else "."
+        project = read_project(folder) if os.path.isdir(folder) else None
+        if project is None or not any(
+            os.path.isfile(os.path.join(project.config_dir, f"Pulumi.{args.stack}.{e}")) for e in ("yaml", "yml")
+        ):
+            return None
+    return resolve_sources("diff", args, present)
+
+
+class _working_directory:
+    """`with _working_directory(path):` the command's working directory is `path` (REF's copy of the
+    working directory), so the paths of the command line name REF's files there and every file is
+    shown relative to it as in the working tree; the directory it was, on exit."""
+
+    def __init__(self, path: str) -> None:
+        self.path, self.before = path, ""
+
+    def __enter__(self) -> None:
+        self.before = os.getcwd()
+        os.chdir(self.path)
+
+    def __exit__(self, *exc: Any) -> None:
+        os.chdir(self.before)
 
 
 def _document(
@@ -230,74 +399,14 @@ def _document(
 # --- a program at a git ref ----------------------------------------------------------------
 
 
-def _compare_program(args: argparse.Namespace) -> Report:
-    """`diff --program DIR --stack NAME --base-ref REF`: the program run (as `plan --program`, the
-    same runner and limits) at REF, its files exported into a temporary folder, and in the working tree."""
-    from planner.commands import book_from_args, check_program_arguments
-    from planner.commands.plan import rule_options
-    from planner.core.planning.pipeline import PlanOptions, plan_stacks
-    from planner.runtime.offline_run import load, stacks_for_cli
-
-    check_program_arguments("diff", args, args.paths)
-    if not args.base_ref:
-        raise InputError(
-            [
-                Problem(
-                    "planner diff",
-                    None,
-                    "--base-ref",
-                    "--program needs --base-ref REF: the git ref to compare with (such as origin/main or HEAD)",
-                )
-            ]
-        )
-    if args.base_ref.startswith("-"):  # git would read it as an option
-        raise InputError(
-            [
-                Problem(
-                    "<command line>", None, "--base-ref", "expected a git ref (a branch, tag or commit), not an option"
-                )
-            ]
-        )
-    head_stacks = stacks_for_cli(args.program, args.stack, args.program_timeout, args.sandbox)
-    top = (
-        _git(["-C", args.program, "rev-parse", "--show-toplevel"], f"{args.program} is not in a git repository")
-        .decode()
-        .strip()
-    )
-    _git(
-        ["-C", top, "rev-parse", "--verify", "--quiet", f"{args.base_ref}^{{commit}}"],
-        f"'{args.base_ref}' is not a commit in this repository",
-    )
-    inside = os.path.relpath(os.path.realpath(args.program), os.path.realpath(top))
-    with _tree_at(top, args.base_ref) as tree:
-        base_dir = os.path.join(tree, inside)
-        present = os.path.isfile(os.path.join(base_dir, "Pulumi.yaml")) or os.path.isfile(
-            os.path.join(base_dir, "Pulumi.yml")
-        )
-        base_stacks = []  # no project, or no such stack, at the base: every cluster is added
-        if present and load(base_dir).stack_file(args.stack) is not None:
-            try:
-                base_stacks = stacks_for_cli(base_dir, args.stack, args.program_timeout, args.sandbox)
-            except InputError as exc:  # the base's own problems, named as `REF:path` like its findings
-                raise InputError(
-                    [
-                        replace(
-                            p,
-                            file=_at_ref_path(p.file, tree, args.base_ref),
-                            message=p.message.replace(os.path.abspath(tree) + os.sep, f"{args.base_ref}:"),
-                        )
-                        for p in exc.problems
-                    ]
-                ) from None
-        book = book_from_args(args, [*base_stacks, *head_stacks])
-        options = PlanOptions(price_book=book, rule_options=rule_options(args))
-        base_plans = _at_ref(plan_stacks(base_stacks, options), tree, args.base_ref)  # located at the program's lines
-    head_plans = plan_stacks(head_stacks, options)
-    return _document(base_plans, head_plans, f"{args.base_ref}:{inside}", "working tree", book.name)
-
-
 def _at_ref_path(path: str, tree: str, ref: str) -> str:
-    """A path inside the temporary export as `REF:path`, as `--base-ref` shows stack files."""
+    """A path of REF's files as `REF:path`, as `--base-ref` shows stack files: one relative to the
+    working directory (REF's copy of it while the base was planned) as it is, one inside the
+    temporary export relative to the repository's top; other names (`<command line>`) as they are."""
+    if not path or path.startswith(("<", "planner ", f"{ref}:")):
+        return path
+    if not os.path.isabs(path):
+        return f"{ref}:{path}"
     root = os.path.abspath(tree) + os.sep
     return f"{ref}:{os.path.relpath(path, root)}" if os.path.abspath(path).startswith(root) else path
 

@@ -21,7 +21,15 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="stack files or folders of Pulumi.<stack>.yaml (default: the stackConfigDir of ./Pulumi.yaml)",
+        help="stack files, folders of Pulumi.<stack>.yaml, or Pulumi project folders (a project's program is "
+        "planned for each stack whose planner:cluster holds only planning keys); default: the Pulumi project here",
+    )
+    p.add_argument(
+        "--changed-files",
+        action="store_true",
+        help="PATHs are the files a change touched (a pre-commit hook's): each stack file among them, and the "
+        "program of the nearest Pulumi project for its other files (Python, Pulumi.yaml, requirements, JSON, "
+        "YAML, TOML), is planned; the rest is left out (nothing left: nothing planned, exit 0)",
     )
     p.add_argument(
         "--format",
@@ -64,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from planner.core.planning.build_report import report
 
     # a missing extra is not a problem of the input: the run does not start, and writes nothing
-    if args.program or args.stack:
+    if args.program:
         requires("pulumi", "planner plan --program")
     if getattr(args, "live_prices", False):
         requires("aws", "--live-prices")
@@ -77,13 +85,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _plans(args: argparse.Namespace) -> list[Any]:  # list[StackPlan]
-    from planner.commands import book_from_args, program_stacks, stacks_from_args
+    from planner.commands import book_from_args, sources_from_args
     from planner.core.planning.pipeline import PlanOptions, plan_stacks
 
-    if args.program or args.stack:
-        stacks = program_stacks("plan", args)
-    else:
-        stacks = stacks_from_args(args, args.paths or [_project_stacks()])
+    stacks = sources_from_args("plan", args)
     return plan_stacks(
         stacks,
         PlanOptions(
@@ -195,13 +200,6 @@ def rule_options(args: argparse.Namespace) -> tuple[object, ...]:
     from planner.core.rules.prices_and_budget import IncompleteCost
 
     return (IncompleteCost(fail_on_incomplete=True),) if getattr(args, "fail_on_incomplete_cost", False) else ()
-
-
-def _project_stacks(command: str = "plan") -> str:
-    """No path given: the stack files of the Pulumi project in the current folder."""
-    from planner.core.input.pulumi_project import stack_config_dir
-
-    return stack_config_dir(".", command)
 
 
 def write(text: str, output: str | None) -> None:

@@ -28,7 +28,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="stack files or folders of Pulumi.<stack>.yaml (default: the stackConfigDir of ./Pulumi.yaml)",
+        help="stack files, folders of Pulumi.<stack>.yaml, or Pulumi project folders (their programs, as plan "
+        "reads them); default: the Pulumi project here",
     )
     p.add_argument("--profile", metavar="NAME", help="AWS profile to use (default: boto3's credential chain)")
     p.add_argument(
@@ -62,23 +63,17 @@ def run(args: argparse.Namespace) -> int:
     from planner.commands import requires
 
     requires("aws", "planner preflight")
-    if args.program or args.stack:
+    if args.program:
         requires("pulumi", "planner preflight --program")
     from planner.aws.preflight_run import SetupError, open_account
-    from planner.commands import stacks_from_args
+    from planner.commands import sources_from_args
     from planner.core.planning.build_report import report
     from planner.core.planning.pipeline import check_suppressions
 
     with plan.problems_shown("preflight", args):
         baseline = plan.read_baseline(args, "preflight")
-        if args.program or args.stack:  # the program's cluster, read back as `plan --program` reads it
-            from planner.commands import program_stacks
-
-            stacks = program_stacks("preflight", args)
-        else:
-            stacks = stacks_from_args(
-                args, args.paths or [plan._project_stacks("preflight")]
-            )  # no path: the project's stacks
+        # stack files, and each program's cluster read back as `plan` reads it; no path: the project here
+        stacks = sources_from_args("preflight", args)
         check_suppressions(stacks, args.suppress)
     from planner.aws import deadline
 

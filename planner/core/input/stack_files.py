@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.catalogue import shipped_data as _data
@@ -729,6 +729,29 @@ def _read_stack_file(file: str) -> tuple[Any, Lines, str]:
     return data, lines, name
 
 
+# What a `planner:cluster` mapping is: a whole cluster (a stack file: it has topology keys), a
+# Pulumi program's planning keys (no topology key: the program's resources declare it), or absent
+# (a plain Pulumi stack). Every entry point reads a stack file through this one test, as does the
+# editor schema (`planner.core.input.json_schema`).
+TOPOLOGY_KEYS = tuple(k for k in CLUSTER_KEYS if k not in PLANNING_KEYS)
+ConfigKind = Literal["cluster", "planning", "plain"]
+
+
+def config_kind(data: Any) -> ConfigKind:
+    """`cluster` when the stack file's `planner:cluster` declares topology (any of `TOPOLOGY_KEYS`),
+    or when the file is no Pulumi stack file at all (then the parser says what is wrong with it);
+    `planning` when it is a mapping without topology keys (a program's config: schedule, workload,
+    budget, suppress); `plain` when there is no `planner:cluster`."""
+    if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
+        return "cluster"
+    value = data["config"].get(CLUSTER_KEY)
+    if value is None:
+        return "plain"
+    if isinstance(value, dict) and not any(k in TOPOLOGY_KEYS for k in value):
+        return "planning"
+    return "cluster"
+
+
 def declares_cluster(data: Any) -> bool:
     """A stack file's data declares a planner cluster (`config: {planner:cluster: ...}`), or is
     not a plain Pulumi stack file at all (then the parser says what is wrong with it).
@@ -884,16 +907,17 @@ def read_stacks(paths: Iterable[str], include: Iterable[str] = (), exclude: Iter
     if problems:
         raise InputError(problems)
     if skipped and not stacks:
-        raise InputError(
-            [
-                Problem(
-                    ", ".join(paths),
-                    None,
-                    "",
-                    f"no stack here declares '{CLUSTER_KEY}' ("
-                    f"{len(skipped)} plain Pulumi stack file{'s' if len(skipped) != 1 else ''}); "
-                    "to plan the cluster a program declares, use --program DIR --stack NAME",
-                )
-            ]
-        )
+        raise InputError([only_plain_stacks(paths, skipped)])
     return Loaded(stacks, skipped)
+
+
+def only_plain_stacks(paths: Iterable[str], skipped: list[str]) -> Problem:
+    """Folders of plain Pulumi stack files alone: nothing to plan, and how to plan a program's cluster."""
+    return Problem(
+        ", ".join(paths),
+        None,
+        "",
+        f"no stack here declares '{CLUSTER_KEY}' ("
+        f"{len(skipped)} plain Pulumi stack file{'s' if len(skipped) != 1 else ''}); "
+        "to plan the cluster a program declares, use --program DIR --stack NAME",
+    )
