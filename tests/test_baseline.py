@@ -11,6 +11,7 @@ import pytest
 from conftest import ROOT, no_plan, run_cli
 
 INVALID = ROOT / "tests" / "invalid_stacks"
+# both on demand trn2.48xlarge, which has no price in the book: a price-unknown warning each, too
 EFA = "Pulumi.efa-recommended.yaml"  # a warning (efa-recommended) at node_groups[0].efa
 LUSTRE = "Pulumi.lustre-capacity.yaml"  # an error (lustre-capacity) at lustre.storage_capacity_gib
 INFO = "Pulumi.capacity-block-duration.yaml"  # an info finding alone: never recorded
@@ -26,6 +27,10 @@ EXPECTED = """{
         {
           "rule": "efa-recommended",
           "path": "planner:cluster.node_groups[0].efa"
+        },
+        {
+          "rule": "price-unknown",
+          "path": "planner:cluster.node_groups[0].instance_type"
         }
       ]
     },
@@ -36,6 +41,10 @@ EXPECTED = """{
         {
           "rule": "lustre-capacity",
           "path": "planner:cluster.lustre.storage_capacity_gib"
+        },
+        {
+          "rule": "price-unknown",
+          "path": "planner:cluster.node_groups[0].instance_type"
         }
       ]
     }
@@ -72,7 +81,7 @@ def test_create_baseline_writes_sorted_json_of_errors_and_warnings_and_exits_0(t
     written = (tmp_path / "base.json").read_text(encoding="utf-8")
     assert written == EXPECTED
     assert "baselined lustre-capacity  stacks/Pulumi.lustre-capacity.yaml:13" in table.out
-    assert "0 errors, 0 warnings, 1 info, 2 baselined" in table.out and "exit 0" in table.out
+    assert "0 errors, 0 warnings, 1 info, 4 baselined" in table.out and "exit 0" in table.out
     again = run_cli(
         "plan", f"stacks/{LUSTRE}", f"stacks/{INFO}", f"./stacks/{EFA}", "--create-baseline", "again.json", cwd=tmp_path
     )
@@ -153,7 +162,9 @@ def test_entries_no_longer_found_are_listed_as_fixed(tmp_path: Path) -> None:
     sarif = json.loads(run_cli("render", str(saved), "--format", "sarif", cwd=tmp_path).out)["runs"][0]
     (note,) = sarif["invocations"][0]["toolConfigurationNotifications"]
     assert note["associatedRule"] == {"id": "efa-recommended"} and note["level"] == "note"
-    (lustre,) = sarif["results"]
+    # lustre-capacity, and the price-unknown of both stacks (baselined too)
+    (lustre,) = [r for r in sarif["results"] if r["ruleId"] == "lustre-capacity"]
+    assert {r["ruleId"] for r in sarif["results"]} == {"lustre-capacity", "price-unknown"}
     assert lustre["baselineState"] == "unchanged"
     assert lustre["suppressions"] == [{"kind": "external", "justification": f"recorded in the baseline {base}"}]
     assert "1 fixed since the baseline" in run_cli("render", str(saved), cwd=tmp_path).out
@@ -167,7 +178,11 @@ def test_a_new_finding_is_new_in_sarif(tmp_path: Path) -> None:
     result = run_cli("plan", "stacks", "--baseline", str(base), "--format", "sarif", cwd=tmp_path)
     assert result.code == 1
     states = {r["ruleId"]: r["baselineState"] for r in json.loads(result.out)["runs"][0]["results"]}
-    assert states == {"efa-recommended": "unchanged", "lustre-capacity": "new"}
+    # price-unknown: baselined in efa-recommended, new in lustre-capacity (one state per rule id here: the last)
+    assert {k: v for k, v in states.items() if k != "price-unknown"} == {
+        "efa-recommended": "unchanged",
+        "lustre-capacity": "new",
+    }
 
 
 GOOD_ENTRY = '{"stack": "s", "file": "f", "findings": [{"rule": "efa-recommended", "path": ""}]}'

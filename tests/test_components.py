@@ -211,7 +211,8 @@ def test_findings_output_is_the_json_reports_findings(suppress: bool) -> None:
         c.findings.apply(lambda f: seen.__setitem__("findings", f))
 
     run(declare, MotoMocks("us-east-2"))
-    (finding,) = seen["findings"]
+    # the stack's on-demand trn2.48xlarge has no price in the book (price-unknown): the finding here is the other
+    (finding,) = [f for f in seen["findings"] if f["rule"] == "efa-recommended"]
     if suppress:
         assert finding["suppressed"] and finding["suppression"] == {"kind": "inSource", "reason": "a test cluster"}
         return

@@ -45,12 +45,68 @@ def test_unknown_prices_stay_unknown_in_the_shipped_book() -> None:
     assert book.lustre_price("sa-east-1", "PERSISTENT_2", 250) is None  # not in the pricing-page copy
 
 
-def test_trn2_on_demand_is_the_last_published_rate_and_says_so() -> None:
-    """AWS's EC2 on-demand pricing-page data of 2025-04-04 lists "trn2 48xlarge US East Ohio Linux" at
-    85.9640000000; later Price List copies list none, so the entry carries that as an assumption."""
-    price = load_price_book(None).instance("trn2.48xlarge", "us-east-2", "on-demand")
-    assert (price.usd, price.as_of) == (85.964, "2025-04-04")
-    assert "confirm with AWS" in price.assumption and "mirror" in price.note
+def test_trn2_on_demand_is_unknown_with_the_reason(stack_file) -> None:  # noqa: ANN001
+    """The AWS Price List as instances.vantage.sh copied it on 2026-01-21 (tsaol/aws-gpu, data/trn2_instances.js,
+    "// Last updated: 2026-01-21") lists trn2.48xlarge with `"pricing": {}`: no on-demand rate in any region. The
+    only copy with one is AWS's on-demand pricing-page data of 2025-04-04 (85.964 USD/h in us-east-2), which no
+    later copy confirms. So the book prices no on-demand trn2.48xlarge and says why on the line item (the case);
+    a Capacity Block of the same type stays priced (the near miss)."""
+    from planner.core.catalogue.instance_types import load
+    from planner.core.cost.estimate import estimate
+    from planner.core.input.stack_files import load_stack
+
+    book = load_price_book(None)
+    assert book.instance("trn2.48xlarge", "us-east-2", "on-demand") is None
+    why = book.unknown_instance("trn2.48xlarge", "us-east-2", "on-demand")
+    assert why is not None and why.as_of == "2026-01-21" and why.source.endswith("/data/trn2_instances.js")
+    assert "lists no on-demand rate for trn2.48xlarge" in why.reason and "2025-04-04" in why.reason
+    assert book.instance("trn2.48xlarge", "us-east-2", "capacity-block") is not None
+
+    def line(purchase: str):  # type: ignore[no-untyped-def]
+        cluster = (
+            "availability_zone: us-east-2b\nnode_groups:\n  - {name: t, instance_type: trn2.48xlarge, count: 2, "
+            f"purchase: {purchase}}}\nplacement_group: none\nschedule: {{hours: 168}}\n"
+        )
+        return estimate(load_stack(str(stack_file(cluster, "us-east-2", purchase))), book, load()).line_items[0]
+
+    unknown = line("on-demand")
+    assert unknown.price is None and unknown.note is not None
+    assert unknown.note.startswith("no on-demand price for trn2.48xlarge in us-east-2 in price book 'current': ")
+    assert why.reason in unknown.note and "as of 2026-01-21" in unknown.note
+    assert line("capacity-block").price is not None
+
+
+def test_a_price_in_an_overlay_answers_an_unknown_and_an_unknown_takes_a_price_back(tmp_path: Path) -> None:
+    """A user's file wins where keys are equal, whether it prices a key the built-in book calls unknown or calls
+    unknown a key the built-in book prices; one file may not do both for one key."""
+    path = write_book(
+        tmp_path,
+        f"""\
+instances:
+  - {{instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, usd_per_hour: 40.0, source: "{SOURCE}", as_of: 2026-12-01}}
+unknown:
+  - {{instance_type: p5en.48xlarge, region: us-east-1, purchase: on-demand, reason: "our contract rate is not public", source: "{SOURCE}", as_of: 2026-12-01}}
+""",
+    )
+    layered = load_price_book(str(path))
+    assert layered.instance("trn2.48xlarge", "us-east-2", "on-demand").usd == 40.0
+    assert layered.unknown_instance("trn2.48xlarge", "us-east-2", "on-demand") is None
+    assert layered.instance("p5en.48xlarge", "us-east-1", "on-demand") is None
+    assert (
+        layered.unknown_instance("p5en.48xlarge", "us-east-1", "on-demand").reason == "our contract rate is not public"
+    )
+    both = write_book(
+        tmp_path,
+        f"""\
+instances:
+  - {{instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, usd_per_hour: 40.0, source: "{SOURCE}", as_of: 2026-12-01}}
+unknown:
+  - {{instance_type: trn2.48xlarge, region: us-east-2, purchase: on-demand, reason: "r", source: "{SOURCE}", as_of: 2026-12-01}}
+""",
+        "both.yaml",
+    )
+    with pytest.raises(InputError, match="a second price for trn2.48xlarge on-demand in us-east-2"):
+        load_price_book(str(both))
 
 
 def test_capacity_block_book_of_2024_is_selectable_by_name() -> None:

@@ -47,8 +47,10 @@ def test_render_of_the_saved_json_is_what_plan_printed(saved: Path, fmt: str) ->
 def test_the_table_ends_with_the_verdict() -> None:
     res = run_cli("plan", str(ROOT / "stacks"))
     assert re.fullmatch(
-        r"3 stacks, 0 errors, 0 warnings; cost \$[\d,]+\.\d\d; exit 0 \(no unsuppressed errors\)",
-        res.out.splitlines()[-1],
+        # trn2-dev's on-demand trn2.48xlarge has no price (price-unknown, with the book's reason)
+        r"3 stacks, 0 errors, 1 warning; cost at least \$[\d,]+\.\d\d \(1 without a full total\); exit 0 "
+        r"\(no unsuppressed errors\)",
+        " ".join(line.strip() for line in res.out.splitlines()[-2:]),  # wrapped to the terminal's width
     )
 
 

@@ -34,6 +34,8 @@ def saved() -> dict[str, Any]:
     assert result.code == 0, result.err
     report: dict[str, Any] = json.loads(result.out)
     report["stacks"][0]["findings"] = [dict(FINDING)]
+    for other in report["stacks"][1:]:  # trn2-dev's price-unknown warning: one finding in all, the hostile one
+        other["findings"] = []
     return report
 
 

@@ -124,13 +124,15 @@ def test_numbers_and_money_have_one_style() -> None:
 def test_plan_table_ends_with_a_summary_line() -> None:
     res = run_cli("plan", "stacks")
     last = res.out.rstrip("\n").split("\n")[-2:]
-    assert " ".join(s.strip() for s in last).strip().startswith("3 stacks, 0 errors, 0 warnings; cost $")
+    # trn2-dev's on-demand trn2.48xlarge has no price (the book says why: price-unknown, a warning)
+    assert " ".join(s.strip() for s in last).strip().startswith("3 stacks, 0 errors, 1 warning; cost at least $")
     assert "exit 0 (no unsuppressed errors)" in " ".join(s.strip() for s in last)
 
 
 def unpriced(tmp_path: Path) -> str:
     """trn2-dev with a SCRATCH_1 file system, which has no price in the default book
-    (tests/test_price_coverage.py lists the gap): a stack whose cost is unknown, with a warning."""
+    (tests/test_price_coverage.py lists the gap), nor has its on-demand trn2.48xlarge (the book says why):
+    a stack whose cost is unknown, with warnings."""
     path = tmp_path / "Pulumi.unpriced.yaml"
     path.write_text((ROOT / TRN2).read_text().replace("SCRATCH_2", "SCRATCH_1"), encoding="utf-8")
     return str(path)
@@ -139,8 +141,8 @@ def unpriced(tmp_path: Path) -> str:
 def test_unknown_cost_is_said_once_with_the_priced_part(tmp_path: Path) -> None:
     res = run_cli("plan", unpriced(tmp_path))
     cost = next(ln for ln in res.out.splitlines() if ln.strip().startswith("cost:"))
-    # a lower bound, said once: instances and their root volumes are priced, the file system is not
-    assert cost.count("at least") == 1 and "at least $28,902.31 for" in cost and "no price for lustre" in cost
+    # a lower bound, said once: the root volumes are priced, the instances and the file system are not
+    assert cost.count("at least") == 1 and "at least $18.41 for" in cost and "no price for trainers, lustre" in cost
 
 
 def _stack(tmp_path: Path, body: str, name: str = "t") -> Path:

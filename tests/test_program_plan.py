@@ -184,7 +184,7 @@ node_groups:
 HAND_WRITTEN = """
 import pulumi_aws as aws
 subnet = aws.ec2.Subnet("private", vpc_id="vpc-0123456789abcdef0", cidr_block="10.0.1.0/24", availability_zone="us-east-2b")
-lt = aws.ec2.LaunchTemplate("trainers", instance_type="trn2.48xlarge", image_id="ami-0123456789abcdef0",
+lt = aws.ec2.LaunchTemplate("trainers", instance_type="p5en.48xlarge", image_id="ami-0123456789abcdef0",
     metadata_options={"http_tokens": "required"},
     network_interfaces=[{"network_card_index": c, "device_index": 0 if c == 0 else 1,
                          "interface_type": "efa" if c == 0 else "efa-only", "subnet_id": subnet.id} for c in range(16)])

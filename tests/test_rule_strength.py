@@ -97,6 +97,41 @@ def test_spot_follows_describe_instance_types_usage_classes(stack_file) -> None:
     ]
 
 
+PURCHASE_AND_PRICE = {"price-unknown", "ultraserver-purchase", "purchase-not-sold", "spot-unsupported"}
+
+
+def test_trn2u_on_demand_is_no_more_not_sold_than_spot(stack_file) -> None:  # noqa: ANN001
+    """EC2 User Guide, Capacity Blocks for ML (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/
+    ec2-capacity-blocks.html): "You can also use Capacity Blocks to reserve capacity for Amazon EC2 UltraServers."
+    No page read says AWS does not sell UltraServer members on demand, and DescribeInstanceTypes lists the
+    on-demand and spot usage classes for trn2u.48xlarge alike: on demand, as Spot, such a group draws the same
+    `ultraserver-purchase` warning and an unknown price, never "AWS does not sell" (the case); a Capacity Block
+    group is priced and draws neither (the near miss)."""
+    from planner.core.cost.offers import not_sold
+    from planner.core.input.stack_files import load_stack
+    from planner.core.planning.pipeline import plan_stack
+
+    assert not_sold("trn2u.48xlarge", "us-east-2", "on-demand") is None
+
+    def plan(purchase: str):  # type: ignore[no-untyped-def]
+        cluster = (
+            "availability_zone: us-east-2b\nnode_groups:\n  - {name: u, instance_type: trn2u.48xlarge, ultraservers: 1, "
+            f"purchase: {purchase}}}\nplacement_group: none\nschedule: {{hours: 168}}\n"
+        )
+        return plan_stack(load_stack(str(stack_file(cluster, "us-east-2", purchase))))
+
+    for purchase in ("on-demand", "spot"):
+        p = plan(purchase)
+        rules_hit = sorted((f.rule, f.severity) for f in p.findings if f.rule in PURCHASE_AND_PRICE)
+        assert rules_hit == [("price-unknown", "warning"), ("ultraserver-purchase", "warning")], (purchase, rules_hit)
+        (line,) = [i for i in p.cost.line_items if i.name == "u"]
+        assert line.price is None and not line.detail.get("not_sold") and "does not sell" not in (line.note or "")
+    (od,) = [i for i in plan("on-demand").cost.line_items if i.name == "u"]
+    assert "DescribeInstanceTypes lists the on-demand usage class" in (od.note or "")
+    blocks = plan("capacity-block")
+    assert {f.rule for f in blocks.findings} & PURCHASE_AND_PRICE == set()
+
+
 def test_describe_instance_types_lists_spot_for_trn2u(monkeypatch, tmp_path) -> None:  # noqa: ANN001
     """The AWS data the catalogue follows (moto 5.2.6, locked): trn2u.48xlarge SupportedUsageClasses include `spot`."""
     import boto3

@@ -264,6 +264,15 @@ def price_book_page() -> str:
                     f"| {region} | {vtype} | {charge} | {p.usd} | {p.unit} | {_source(p.source)} ({p.as_of}) | "
                     f"{_cell(p.note or '')} |\n"
                 )
+        if book.unknown:
+            out.append(
+                "\n### Unknown prices, with the reason\n\n"
+                "| instance type | region | purchase | why there is no price | source (as of) |\n|---|---|---|---|---|\n"
+            )
+            for (itype, region, purchase), u in sorted(book.unknown.items()):
+                out.append(
+                    f"| `{itype}` | {region} | {purchase} | {_cell(u.reason)} | {_source(u.source)} ({u.as_of}) |\n"
+                )
         if book.derived:
             out.append("\n### Derived prices\n\n| instance type | purchase | priced as | basis |\n|---|---|---|---|\n")
             for (itype, purchase), d in sorted(book.derived.items()):

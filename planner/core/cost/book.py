@@ -84,7 +84,8 @@ EBS_CHARGES: dict[str, EbsCharge] = {
     "throughput": EbsCharge("usd_per_mibps_month", "MiBps-month", ("gp3",)),
 }
 DERIVED_KEYS = ("instance_type", "purchase", "from", "basis")
-TOP_KEYS = ("name", "description", "instances", "lustre", "ebs", "derived")
+UNKNOWN_KEYS = ("instance_type", "region", "purchase", "reason", "source", "as_of", "note")
+TOP_KEYS = ("name", "description", "instances", "lustre", "ebs", "derived", "unknown")
 
 _AS_OF = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?", re.ASCII)
 # The smallest price a book may hold: planner shows rates to at most four decimals
@@ -103,6 +104,17 @@ class Price:
     as_of: str
     book: str  # the book (or file) the entry came from
     assumption: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """Why a book holds no price for an instance key that AWS's API names: `reason`, read on `as_of` from `source`."""
+
+    reason: str
+    source: str
+    as_of: str
+    book: str
     note: str | None = None
 
 
@@ -155,6 +167,8 @@ class PriceBook:
     ebs: Mapping[EbsKey, Price] = field(default_factory=dict)
     derived: Mapping[tuple[str, str], Derivation] = field(default_factory=dict)
     overrides: tuple[Override, ...] = ()  # --price: win over every entry; the last one given wins
+    # why an instance key has no price (`unknown:` entries): said on the line item instead of a bare "no price"
+    unknown: Mapping[InstanceKey, Unknown] = field(default_factory=dict)
 
     def with_overrides(self, overrides: tuple[Override, ...]) -> PriceBook:
         """This book with the user's --price figures on top."""
@@ -197,14 +211,21 @@ class PriceBook:
         InputError with one problem per bad key.
         """
         parsed = _parse(data, origin, lines or {})
+        # a price in the overlay answers a key the base called unknown, and an overlay's `unknown` entry
+        # takes back the base's price for its key: the overlay wins either way
         return PriceBook(
             name=f"{self.name} + {parsed.name}" if parsed.name != self.name else self.name,
-            instances={**self.instances, **parsed.instances},
+            instances={**{k: v for k, v in self.instances.items() if k not in parsed.unknown}, **parsed.instances},
             lustre={**self.lustre, **parsed.lustre},
             ebs={**self.ebs, **parsed.ebs},
             derived={**self.derived, **parsed.derived},
             overrides=self.overrides,
+            unknown={**{k: v for k, v in self.unknown.items() if k not in parsed.instances}, **parsed.unknown},
         )
+
+    def unknown_instance(self, instance_type: str, region: str, purchase: Purchase) -> Unknown | None:
+        """Why this book has no price for the key, when it says (`unknown:`); None otherwise."""
+        return self.unknown.get((instance_type, region, purchase))
 
     def purchases(self, instance_type: str, region: str) -> list[str]:
         """Purchase options with a known (direct or derived) price for a type in a region."""
@@ -397,6 +418,26 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
         ebs[(region, vtype, charge)] = Price(
             usd, what.unit, source, as_of, name, r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string)
         )
+    unknown: dict[InstanceKey, Unknown] = {}
+    for p, m in _entries(r, top, "unknown"):
+        r.mapping(m, p, UNKNOWN_KEYS, required=("instance_type", "region", "purchase", "reason", "source", "as_of"))
+        vals = (
+            r.get(m, "instance_type", p, type_conv),
+            r.get(m, "region", p, region_conv),
+            r.get(m, "purchase", p, r.choice(PURCHASES)),
+            r.get(m, "reason", p, r.string),
+            r.get(m, "source", p, r.string),
+            r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)),
+        )
+        if None in vals:
+            continue
+        itype, region, purchase, reason, source, as_of = vals
+        # one key is priced or said unknown, once: the same `seen` as the prices'
+        if _repeated(r, seen, (itype, region, purchase), p, f"{itype} {purchase} in {region}"):
+            continue
+        unknown[(itype, region, purchase)] = Unknown(
+            " ".join(reason.split()), source, as_of, name, r.get(m, "note", p, r.string)
+        )
     derived: dict[tuple[str, str], Derivation] = {}
     for p, m in _entries(r, top, "derived"):
         r.mapping(m, p, DERIVED_KEYS, required=DERIVED_KEYS)
@@ -412,7 +453,7 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
             derived[(vals[0], vals[1])] = Derivation(*vals)
     if r.problems:
         raise InputError(r.problems)
-    return PriceBook(name, instances, lustre, ebs, derived)
+    return PriceBook(name, instances, lustre, ebs, derived, unknown=unknown)
 
 
 def parse_data(data: Any, origin: str, lines: Lines | None = None) -> PriceBook:

@@ -153,7 +153,11 @@ def node_group(stack: Stack, g: NodeGroup, run: float | None, cat: Catalogue, bi
             return f"AWS does not sell {g.instance_type} {g.purchase} in {stack.region}: {gone.reason}", {
                 "not_sold": True
             }
-        return f"no {g.purchase} price for {g.instance_type} in {stack.region} in price book '{book.name}'", {}
+        why = book.unknown_instance(g.instance_type, stack.region, g.purchase)
+        text = f"no {g.purchase} price for {g.instance_type} in {stack.region} in price book '{book.name}'"
+        if why is not None:  # the book says why it has none
+            text += f": {why.reason} ({why.source}, as of {why.as_of})"
+        return text, {}
 
     yield Component(
         CAPACITY_BLOCK_RESOURCE if g.purchase == "capacity-block" else EC2_RESOURCE,
