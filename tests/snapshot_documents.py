@@ -28,6 +28,7 @@ from planner.core.document import (
     UnusedSuppressionReport,
     codec,
 )
+from planner.core.document.cost_section import PriceAge
 from planner.core.document.run_time_section import ParallelLayout, RunTimePrediction, RunTimeReport, StepBreakdown
 
 EC2_PRICING = "https://aws.amazon.com/ec2/pricing/on-demand/"
@@ -313,7 +314,13 @@ def gpu_stack() -> StackReport:
         _summary(groups, lustre, "cluster", 80, 1.0),
         topology,
         findings,
-        _cost(items, 100),
+        # its prices, of 2026-01-01, are 180 days older than the book's date: the age line and `price_age`
+        replace(
+            _cost(items, 100),
+            price_age=PriceAge(
+                book_as_of="2026-06-30", oldest_as_of="2026-01-01", days=180, items=("evals", "lustre"), limit_days=90
+            ),
+        ),
         unused_suppressions=unused,
     )
 

@@ -347,6 +347,22 @@ def _fetch_trn2_dev(aws: StubbedAws, now: dt.datetime = NOW) -> live_prices.Live
     return fetch(needs_for([load_stack(TRN2_DEV)]), lambda: aws.client("pricing", "us-east-1"), cache)
 
 
+def test_live_prices_date_the_book_by_the_fetch(tmp_path: Path) -> None:
+    """Live entries are dated the day they are fetched (here pinned to 2027-02-01), and the layered book takes
+    the newest date of its layers: the age of every price left to the book is counted to the fetch."""
+    from planner.core.cost.estimate import estimate
+
+    aws = StubbedAws()
+    expect_ec2(aws, "trn2.48xlarge", "us-east-2", [ec2_product("trn2.48xlarge", "us-east-2", "37.5000000000", "T")])
+    expect_lustre(aws, "us-east-2")
+    expect_ebs(aws, "us-east-2")
+    got = _fetch_trn2_dev(aws, dt.datetime(2027, 2, 1, 12, 0, tzinfo=dt.UTC))
+    book = load_price_book(None).overlay(got.book_data(), "aws-price-list")
+    assert book.as_of == "2027-02-01" and load_price_book(None).as_of == "2026-12-04"
+    age = estimate(load_stack(TRN2_DEV), book).price_age
+    assert age is None  # every price trn2-dev uses is live: none older than the fetch
+
+
 def test_fetch_builds_price_book_entries_and_caches_them(tmp_path: Path) -> None:
     aws = StubbedAws()
     expect_ec2(aws, "trn2.48xlarge", "us-east-2", [ec2_product("trn2.48xlarge", "us-east-2", "37.5000000000", "T")])

@@ -233,8 +233,9 @@ def price_book_page() -> str:
     ]
     for name in BUILTIN:
         book = builtin(name)
+        dated = f"The book's date, which a plan counts its prices' age to: {book.as_of}.\n\n" if book.as_of else ""
         out.append(
-            f"## `{name}`\n\n### Instances (USD per instance-hour)\n\n"
+            f"## `{name}`\n\n{dated}### Instances (USD per instance-hour)\n\n"
             "| instance type | region | purchase | USD/h | source (as of) | assumption |\n|---|---|---|---|---|---|\n"
         )
         for (itype, region, purchase), p in sorted(book.instances.items()):

@@ -85,7 +85,11 @@ EBS_CHARGES: dict[str, EbsCharge] = {
 }
 DERIVED_KEYS = ("instance_type", "purchase", "from", "basis")
 UNKNOWN_KEYS = ("instance_type", "region", "purchase", "reason", "source", "as_of", "note")
-TOP_KEYS = ("name", "description", "instances", "lustre", "ebs", "derived", "unknown")
+TOP_KEYS = ("name", "description", "as_of", "instances", "lustre", "ebs", "derived", "unknown")
+# A price more than this many days older than its book's date is said to be old in the plan (planner's
+# threshold, not an AWS figure: between the pricing page's copies of 2026-03-01 and 2026-07-22, the Capacity
+# Block rates of p5, p5e, p5en and p6-b200 rose by 20 to 32 %)
+STALE_DAYS = 90
 
 _AS_OF = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?", re.ASCII)
 # The smallest price a book may hold: planner shows rates to at most four decimals
@@ -169,6 +173,9 @@ class PriceBook:
     overrides: tuple[Override, ...] = ()  # --price: win over every entry; the last one given wins
     # why an instance key has no price (`unknown:` entries): said on the line item instead of a bare "no price"
     unknown: Mapping[InstanceKey, Unknown] = field(default_factory=dict)
+    # the book's date, the day its prices are counted old to (`as_of:` at the top of the file, else its newest
+    # entry's); a layered book takes the newest of its layers'
+    as_of: str | None = None
 
     def with_overrides(self, overrides: tuple[Override, ...]) -> PriceBook:
         """This book with the user's --price figures on top."""
@@ -221,6 +228,7 @@ class PriceBook:
             derived={**self.derived, **parsed.derived},
             overrides=self.overrides,
             unknown={**{k: v for k, v in self.unknown.items() if k not in parsed.instances}, **parsed.unknown},
+            as_of=max((d for d in (self.as_of, parsed.as_of) if d is not None), key=day, default=None),
         )
 
     def unknown_instance(self, instance_type: str, region: str, purchase: Purchase) -> Unknown | None:
@@ -237,6 +245,32 @@ class PriceBook:
         out += [(f"lustre {r} {d} {t or ''}".rstrip(), v) for (r, d, t), v in self.lustre.items()]
         out += [(f"ebs {r} {t}" + ("" if c == STORAGE else f" {c}"), v) for (r, t, c), v in self.ebs.items()]
         return out
+
+
+# --- dates --------------------------------------------------------------------------------
+
+
+def day(as_of: str, last: bool = False) -> _dt.date:
+    """The day an `as_of` names: 2026-08-01 itself; a year or a month by its first day, or its `last`."""
+    parts = [int(x) for x in as_of.split("-")]
+    if len(parts) == 3:
+        return _dt.date(*parts)
+    if len(parts) == 2:
+        first = _dt.date(parts[0], parts[1], 1)
+        if not last:
+            return first
+        return (first.replace(day=28) + _dt.timedelta(days=4)).replace(day=1) - _dt.timedelta(days=1)
+    return _dt.date(parts[0], 12, 31) if last else _dt.date(parts[0], 1, 1)
+
+
+def is_date(text: str) -> bool:
+    """Whether a price's `as_of` is a date (a `--price` figure's is "command line")."""
+    return bool(_AS_OF.fullmatch(text)) and _real_date(text)
+
+
+def age_days(as_of: str, book_as_of: str) -> int:
+    """Days from a price's date to its book's: at least (a year or a month counts from its last day), never below 0."""
+    return max(0, (day(book_as_of) - day(as_of, last=True)).days)
 
 
 # --- reading and validating --------------------------------------------------------------
@@ -451,9 +485,14 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
             r, seen, ("derived", vals[0], vals[1]), p, f"{vals[0]} {vals[1]} (derived)"
         ):
             derived[(vals[0], vals[1])] = Derivation(*vals)
+    declared = r.get(top, "as_of", (), lambda v, q: _as_of(r, v, q))
     if r.problems:
         raise InputError(r.problems)
-    return PriceBook(name, instances, lustre, ebs, derived, unknown=unknown)
+    dates = [p.as_of for p in (*instances.values(), *lustre.values(), *ebs.values())] + [
+        u.as_of for u in unknown.values()
+    ]
+    as_of = declared or max(dates, key=day, default=None)
+    return PriceBook(name, instances, lustre, ebs, derived, unknown=unknown, as_of=as_of)
 
 
 def parse_data(data: Any, origin: str, lines: Lines | None = None) -> PriceBook:

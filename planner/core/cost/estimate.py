@@ -20,7 +20,7 @@ from typing import Any
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.catalogue.instance_types import Catalogue
-from planner.core.cost.book import Price, PriceBook
+from planner.core.cost.book import STALE_DAYS, Price, PriceBook, age_days, day, is_date
 from planner.core.cost.items import (
     CAPACITY_BLOCK_RESOURCE,
     EBS_RESOURCE,
@@ -34,7 +34,15 @@ from planner.core.cost.items import (
 )
 from planner.core.cost.training import dense_peak, hours_for_flops
 from planner.core.document import codec
-from planner.core.document.cost_section import CostReport, Detail, InstanceDetail, LineItem, LustreDetail, VolumeDetail
+from planner.core.document.cost_section import (
+    CostReport,
+    Detail,
+    InstanceDetail,
+    LineItem,
+    LustreDetail,
+    PriceAge,
+    VolumeDetail,
+)
 from planner.core.model.cluster import Cluster, NodeGroup, Path, Purchase, Stack
 
 CURRENCY = "USD"
@@ -198,6 +206,38 @@ class CostEstimate:
     # instances above its static ones): they are planned at what they run now, but a budget must hold for what
     # they may launch
     elastic: bool = False
+    book_as_of: str | None = None  # the price book's date: what the prices' age is counted to
+
+    @property
+    def price_age(self) -> PriceAge | None:
+        """The age of the oldest dated price this estimate uses (with the estimate on the workload's hours and the
+        one at the maximum), counted to the book's date; None unless one is more than `STALE_DAYS` old."""
+        if self.book_as_of is None:
+            return None
+        lines = [
+            i
+            for e in (self, self.workload_estimate, self.maximum)
+            if e is not None
+            for i in e.line_items
+            if i.price is not None and is_date(i.price.as_of)  # a --price figure has no date
+        ]
+        if not lines:
+            return None
+        ages: dict[str, int] = {}
+        for i in lines:
+            if i.price is not None:
+                ages[i.name] = max(ages.get(i.name, 0), age_days(i.price.as_of, self.book_as_of))
+        oldest = min((i.price.as_of for i in lines if i.price is not None), key=lambda d: day(d, last=True))
+        days = age_days(oldest, self.book_as_of)
+        if days <= STALE_DAYS:
+            return None
+        return PriceAge(
+            book_as_of=self.book_as_of,
+            oldest_as_of=oldest,
+            days=days,
+            items=tuple(n for n, a in ages.items() if a > STALE_DAYS),
+            limit_days=STALE_DAYS,
+        )
 
     @property
     def budget_basis(self) -> CostEstimate:
@@ -218,6 +258,7 @@ class CostEstimate:
             self._report(),
             workload_estimate=None if self.workload_estimate is None else self.workload_estimate._report(),
             maximum_estimate=None if self.maximum is None else self.maximum._report(),
+            price_age=self.price_age,
         )
 
     def _report(self) -> CostReport:
@@ -335,6 +376,7 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
         maximum=_at_maximum(stack, book, run, basis, wl_hours, cat),
         elastic=any(u.reason == "elastic" for u in c.unplanned)
         or any(g.grows_with_jobs and (g.max_count or 0) > g.count for g in c.node_groups),
+        book_as_of=book.as_of,
     )
 
 

@@ -103,6 +103,22 @@ class LineItem:
 
 
 @dataclass(frozen=True)
+class PriceAge:
+    """How old the prices an estimate uses are, counted to its price book's date (not the day the plan runs, so
+    the same inputs give the same plan); set when one is more than `limit_days` older than that date.
+
+    `oldest_as_of`: the oldest date among the prices used (a year or a month counted from its last day);
+    `days`: its age on `book_as_of`; `items`: the line items whose price is more than `limit_days` old.
+    """
+
+    book_as_of: str
+    oldest_as_of: str
+    days: int
+    items: tuple[str, ...]
+    limit_days: int
+
+
+@dataclass(frozen=True)
 class CostReport:
     """A stack's estimate: line items and totals, as planned (totals None when a price or the hours are unknown).
 
@@ -130,6 +146,8 @@ class CostReport:
     maximum_estimate: CostReport | None = field(default=None, metadata=key(omit="none"))
     # when the hourly cost is unknown: the priced line items' hourly cost, the "at least $X/h" people read
     known_hourly_usd: float | None = field(default=None, metadata=key(omit="none"))
+    # when a price used is more than 90 days older than the price book's date
+    price_age: PriceAge | None = field(default=None, metadata=key(omit="none"))
 
     JSON_ORDER: ClassVar[tuple[str, ...]] = (
         "currency",
@@ -144,6 +162,7 @@ class CostReport:
         "total_usd",
         "known_total_usd",
         "complete",
+        "price_age",
         "line_items",
         "notes",
         "left_out",

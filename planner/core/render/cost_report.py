@@ -76,6 +76,19 @@ def headline(cost: CostReport) -> str:
     return f"at least {usd(known)}{span}; {'; '.join(why)}"
 
 
+def price_age(cost: CostReport) -> str | None:
+    """One line on the age of the prices used, when one is more than 90 days older than the book's date:
+    `the oldest price used is of 2024-07-18, 869 days before the price book's date (2026-12-04); ...`."""
+    age = cost.price_age
+    if age is None:
+        return None
+    return (
+        f"the oldest price used is of {age.oldest_as_of}, {age.days:,} days before the price book's date "
+        f"({age.book_as_of}); more than {age.limit_days} days old: {', '.join(age.items)}; AWS prices change "
+        "(Capacity Block rates with demand): re-read them with --live-prices"
+    )
+
+
 def sum_totals(costs: list[CostReport]) -> str:
     """Total of several estimates for the summary line: `$277,294.59`, or `at least $X (2 stacks incomplete)`."""
     if not costs:
@@ -181,6 +194,9 @@ def table_lines(cost: CostReport, margin: int = 0) -> list[Line]:
             Span(f"; price book {cost.price_book}"),
         ]
     ]
+    aged = price_age(cost)
+    if aged:
+        out.append([Span("  prices: ", "warning"), Span(aged)])
     if cost.workload_estimate:
         out.append(f"cost on the hours the workload needs: {headline(cost.workload_estimate)}")
     if cost.maximum_estimate:
@@ -215,6 +231,9 @@ def markdown(cost: CostReport) -> str:
 
     rows, foot = _rows(cost)
     out = [f"**Cost:** {_cell(headline(cost))} (price book {md_code(cost.price_book)})", ""]
+    aged = price_age(cost)
+    if aged:
+        out[-1:] = [f"**Prices:** {_cell(aged)}", ""]
     if cost.workload_estimate:
         out[-1:] = [f"**Cost on the hours the workload needs:** {_cell(headline(cost.workload_estimate))}", ""]
     if cost.maximum_estimate:
