@@ -107,3 +107,16 @@ def test_a_price_given_on_the_command_line_has_no_age() -> None:
     doc = json.loads(run_cli("plan", P5EN, "--price", "p5en.48xlarge=50", "--format", "json").out)
     age = doc["stacks"][0]["cost"]["price_age"]
     assert age["items"] == ["gpus root volumes", "lustre"] and age["oldest_as_of"] == "2024-07-18"
+
+
+def test_every_capacity_block_rate_is_dated_by_the_copy_it_is_read_from() -> None:
+    """The newest copy of the Capacity Blocks pricing page found is the mirror's of 2026-07-22 ("last_updated":
+    "2026-07-22T07:14:56Z", commit b3a54ae; no later commit there): every Capacity Block rate of `current` names
+    that copy and its date; none is dated a day no copy was found for (2026-08-01, cited to the page itself)."""
+    copy = (
+        "https://github.com/koyakimu/ec2-capacity-blocks-for-ml-pricing-json/blob/"
+        "b3a54aee92b6ef6b3c50ea6cacbcc03536675c7e/data/pricing.json"
+    )
+    blocks = [p for (_, _, purchase), p in builtin("current").instances.items() if purchase == "capacity-block"]
+    assert len(blocks) == 62
+    assert {(p.source, p.as_of) for p in blocks} == {(copy, "2026-07-22")}
