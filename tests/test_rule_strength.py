@@ -256,3 +256,37 @@ def test_the_pack_enforces_the_imdsv2_policy_as_advice() -> None:
     from planner.policy import policies
 
     assert policies.imdsv2.enforcement_level.value == "advisory"
+
+
+# --- GB200 memory in the unit AWS gives ---------------------------------------------------------------------
+
+
+def test_gb200_memory_is_counted_in_the_decimal_gb_aws_gives(stack_file) -> None:  # noqa: ANN001
+    """AWS gives the GPU memory of a P6e-GB200 UltraServer of 72 GPUs as 13.4 TB of HBM3e (AWS News Blog,
+    2025-07-09, the catalogue's source `aws-blog-p6e-gb200`; the shared facts of 2026-12-04 record it so): 186.1 GB
+    each, in decimal units, which is 173.3 GiB, not 186 GiB. EC2's own unit is the MiB (botocore 1.44.8's EC2 model,
+    GpuDeviceMemoryInfo.SizeInMiB: "The size of the memory available to the GPU accelerator, in MiB."), but its
+    DescribeInstanceTypes data (botocore's, moto's) has no p6e-gb200.36xlarge. The memory fit counts 173.3 GiB: 870 B
+    parameters (12,964 GiB of training state) do not fit one u-p6e-gb200x72 (12,479 GiB), though they would have at
+    186 GiB a GPU (the case); 800 B parameters (11,921 GiB) fit (the near miss)."""
+    from planner.core.catalogue.instance_types import GIB
+    from planner.core.input.stack_files import load_stack
+    from planner.core.planning.pipeline import plan_stack
+
+    gb200 = CAT.instance_types["p6e-gb200.36xlarge"].accelerator
+    assert (gb200.memory_gb, gb200.memory_gib) == (186.1, 173.32)
+    assert round(186.1e9 / GIB, 2) == 173.32
+
+    def hits(parameters: str) -> list:  # type: ignore[type-arg]
+        cluster = (
+            "availability_zone: us-east-1-dfw-2a\nnode_groups:\n  - {name: g, instance_type: p6e-gb200.36xlarge, "
+            "ultraserver_type: u-p6e-gb200x72, ultraservers: 1, purchase: capacity-block}\nplacement_group: none\n"
+            f"workload: {{parameters: {parameters}, tokens: 1e12, mfu: 0.4}}\n"
+        )
+        found = plan_stack(load_stack(str(stack_file(cluster, "us-east-1", parameters)))).findings
+        return [f for f in found if f.rule == "workload-memory"]
+
+    (f,) = hits("870e9")
+    assert "= 12,964 GiB of training state" in f.message and "the cluster has 12,479 GiB" in f.message
+    assert 870e9 * 16 / GIB < 72 * 186  # at 186 GiB a GPU it would have fit
+    assert hits("800e9") == []

@@ -33,9 +33,16 @@ class Source:
     as_of: str
 
 
+GIB = 2**30  # bytes in a GiB, the unit EC2 gives accelerator memory in (DescribeInstanceTypes' SizeInMiB)
+
+
 @dataclass(frozen=True)
 class Accelerator:
-    """An accelerator chip as its vendor documents it (memory, peak TFLOPS per precision)."""
+    """An accelerator chip as its vendor documents it (memory, peak TFLOPS per precision).
+
+    `memory_gib`: its memory in GiB, the unit planner computes with. A source that gives it in
+    decimal GB (`memory_gb` in the catalogue, as AWS gives GB200's) is converted, never relabelled.
+    """
 
     name: str
     vendor: str
@@ -44,6 +51,7 @@ class Accelerator:
     source: str
     neuron_cores: int | None = None
     notes: str = ""
+    memory_gb: float | None = None  # the decimal GB its source gives, when it gives GB (memory_gib is converted)
 
 
 @dataclass(frozen=True)
@@ -223,10 +231,13 @@ class Catalogue:
 
 
 def _accelerator(name: str, raw: dict[str, Any]) -> Accelerator:
+    """One accelerator; its memory in GiB as given (`memory_gib`), or from decimal GB (`memory_gb`: x 10^9 / 2^30)."""
+    gb = raw.get("memory_gb")
     return Accelerator(
         name=name,
         vendor=raw["vendor"],
-        memory_gib=raw["memory_gib"],
+        memory_gib=raw["memory_gib"] if gb is None else round(gb * 1e9 / GIB, 2),
+        memory_gb=gb,
         peak_tflops=dict(raw["peak_tflops"]),
         source=raw["source"],
         neuron_cores=raw.get("neuron_cores"),
