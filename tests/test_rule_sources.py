@@ -217,12 +217,18 @@ def test_describe_instance_types_lists_on_demand_for_trn2u(monkeypatch: pytest.M
 # --- 6. ultraserver-requires-lustre ---------------------------------------------------------
 
 
-def test_requires_lustre_says_it_is_planners_design_rule() -> None:
-    """FSx for Lustre FAQ: "Use Amazon FSx for Lustre for workloads where speed matters, such as
-    machine learning, high performance computing (HPC)". Shared storage across UltraServers is
-    planner's choice, and the rule says so, with a page users can open."""
+def test_requires_lustre_says_it_is_planners_policy_and_the_guidance_it_follows() -> None:
+    """FSx for Lustre FAQ (https://aws.amazon.com/fsx/lustre/faqs/), "What use cases does Amazon FSx for Lustre
+    support?": "Use Amazon FSx for Lustre for workloads where speed matters, such as machine learning, high
+    performance computing (HPC), video processing, financial modeling, genome sequencing, and electronic design
+    automation (EDA)." Shared storage across UltraServers is planner's choice, not an AWS requirement: the rule
+    says it is planner's policy and quotes the guidance it follows, with a page users can open."""
     r = rules.get("ultraserver-requires-lustre")
-    assert r.description.startswith("planner's design rule")
+    assert r.description.startswith("planner's policy (a design rule, not an AWS requirement)")
+    assert (
+        '"Use Amazon FSx for Lustre for workloads where speed matters, such as machine learning, high performance '
+        'computing (HPC)"' in r.description
+    )
     assert "datasets and checkpoints" in r.description
     assert r.source == "https://aws.amazon.com/fsx/lustre/faqs/"
 

@@ -241,6 +241,11 @@ def test_imdsv2_is_planners_policy_after_security_hub_ec2_8() -> None:
     assert "modify-instance-metadata-defaults --http-tokens required" in r.remediation
     (optional,) = imdsv2_required(LAUNCH_TEMPLATE, {"metadataOptions": {"httpTokens": "optional"}})
     assert optional.startswith("metadataOptions.httpTokens is 'optional'")
+    # What's New, 2024-03-25 (https://aws.amazon.com/about-aws/whats-new/2024/03/set-imdsv2-default-new-instance-launches):
+    # "Now, when enabled, any new instances launched from your account will be IMDSv2-only by default." and "You can
+    # still manually override these settings and enable IMDSv1 using Instance Metadata option launch properties."
+    # So an explicit 'optional' allows IMDSv1 whatever the account's default, and the message says so
+    assert "whatever the account's IMDS default for the Region (a launch's own setting overrides it)" in optional
     assert optional.endswith(
         "planner's policy follows AWS Security Hub control EC2.8, \"EC2 instances should use Instance Metadata "
         f'Service Version 2 (IMDSv2)" ({SECURITY_HUB_EC2_8}); AWS does not require IMDSv2'

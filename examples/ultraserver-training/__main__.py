@@ -64,7 +64,7 @@ cluster = UltraServerCluster(
                 capacity_reservation_id=config.get("capacityReservationId"),
             )
         ],
-        placement_group="none",  # Capacity Blocks bring their own placement
+        placement_group="none",  # AWS: no need for a cluster placement group with a Capacity Block
         lustre=LustreArgs(
             deployment_type="PERSISTENT_2",
             storage_capacity_gib=9600,

@@ -70,7 +70,12 @@ def imdsv2_required(resource_type: str, props: Mapping[str, Any]) -> list[str]:
             "role credentials can be retrieved without a session token (IMDSv1)"
         )
     else:
-        what = f"'{tokens}': IAM role credentials can be retrieved without a session token (IMDSv1)"
+        # a launch's own setting overrides the account's default (AWS, 2024-03-25: "You can still manually override
+        # these settings and enable IMDSv1 using Instance Metadata option launch properties.")
+        what = (
+            f"'{tokens}': IAM role credentials can be retrieved without a session token (IMDSv1), whatever the "
+            "account's IMDS default for the Region (a launch's own setting overrides it)"
+        )
     return [
         f"metadataOptions.httpTokens is {what}. planner's policy follows AWS Security Hub control EC2.8, \"EC2 "
         f'instances should use Instance Metadata Service Version 2 (IMDSv2)" ({SECURITY_HUB_EC2_8}); AWS does not '

@@ -80,8 +80,10 @@ def _idle_cost(ctx: RuleContext, g: NodeGroup, idle: int) -> str:
     severity="error",
     category="ultraserver",
     description=(
-        "planner's design rule: training across more than one UltraServer needs one shared file system for "
-        "the datasets and checkpoints that every UltraServer reads and writes; planner asks for FSx for Lustre."
+        "planner's policy (a design rule, not an AWS requirement), following AWS's FSx for Lustre FAQ (\"Use Amazon "
+        "FSx for Lustre for workloads where speed matters, such as machine learning, high performance computing "
+        '(HPC)"): training across more than one UltraServer needs one shared file system for the datasets and '
+        "checkpoints that every UltraServer reads and writes; planner asks for FSx for Lustre."
     ),
     source=FSX_LUSTRE_FAQ,
     remediation="Add a `lustre:` file system (PERSISTENT_2 for long runs), or run a single UltraServer.",
