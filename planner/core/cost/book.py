@@ -362,15 +362,21 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     region_conv = r.pattern(_REGION, "an AWS region such as us-east-2")
     type_conv = r.choice(tuple(types))
     seen: dict[tuple[Any, ...], Path] = {}  # each price's key -> the entry that gave it
+
+    def instance_key(m: dict[str, Any], p: Path) -> tuple[Any, ...]:
+        """An instance entry's key (type, region, purchase), each None where unusable (said as a problem)."""
+        return (
+            r.get(m, "instance_type", p, type_conv),
+            r.get(m, "region", p, region_conv),
+            r.get(m, "purchase", p, r.choice(PURCHASES)),
+        )
+
     instances: dict[InstanceKey, Price] = {}
     for p, m in _entries(r, top, "instances"):
         r.mapping(
             m, p, INSTANCE_KEYS, required=("instance_type", "region", "purchase", "usd_per_hour", "source", "as_of")
         )
-        vals: tuple[Any, ...] = (
-            r.get(m, "instance_type", p, type_conv),
-            r.get(m, "region", p, region_conv),
-            r.get(m, "purchase", p, r.choice(PURCHASES)),
+        vals: tuple[Any, ...] = instance_key(m, p) + (
             r.get(m, "usd_per_hour", p, _price(r)),
             r.get(m, "source", p, r.string),
             r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)),
@@ -455,10 +461,7 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     unknown: dict[InstanceKey, Unknown] = {}
     for p, m in _entries(r, top, "unknown"):
         r.mapping(m, p, UNKNOWN_KEYS, required=("instance_type", "region", "purchase", "reason", "source", "as_of"))
-        vals = (
-            r.get(m, "instance_type", p, type_conv),
-            r.get(m, "region", p, region_conv),
-            r.get(m, "purchase", p, r.choice(PURCHASES)),
+        vals = instance_key(m, p) + (
             r.get(m, "reason", p, r.string),
             r.get(m, "source", p, r.string),
             r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)),
