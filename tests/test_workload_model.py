@@ -68,8 +68,12 @@ def test_a_given_mfu_overrides_the_prediction_with_the_models_own_flops(stack_fi
     stack = _plan(path)
     assert "run_time" not in stack
     model = presets()["llama3-70b"]
-    peak = 16 * 989.5e12 * 8  # p5en.48xlarge: 8 H200 at 989.5 dense BF16 TFLOPS (catalogue)
-    hours = model.model_flops_per_token(4096) * 1e12 / (peak * 0.4) / 3600
+    from planner.core.catalogue.instance_types import load
+    from planner.core.cost.training import dense_peak
+
+    per_instance = dense_peak(load().instance_types["p5en.48xlarge"], "bf16")  # the catalogue's PFLOPS
+    assert per_instance is not None
+    hours = model.model_flops_per_token(4096) * 1e12 / (16 * per_instance * 1e15 * 0.4) / 3600
     assert stack["cost"]["workload_hours"] == pytest.approx(hours, rel=1e-3)
 
 
