@@ -221,6 +221,25 @@ def test_diff_with_no_path_diffs_the_program(tmp_path: Path) -> None:
     assert (s["status"], s["base_file"], s["head_file"]) == ("changed", "HEAD:infra/__main__.py", "infra/__main__.py")
 
 
+def test_diff_of_a_program_swapping_to_an_unpriced_type_says_the_change_is_unknown(tmp_path: Path) -> None:
+    """Issue 34's "done when": in a new git repository, the program's p5en.48xlarge swapped for
+    trn2.48xlarge, which the shipped book has no on-demand price for. The cost fell by the p5en's
+    whole price among the priced items, yet the change is unknown, says why, and names the type."""
+    repo = program_repo(tmp_path)
+    main = repo / "__main__.py"
+    main.write_text(main.read_text(encoding="utf-8").replace("p5en.48xlarge", "trn2.48xlarge"), encoding="utf-8")
+    res = run_cli("diff", "--base-ref", "HEAD", "--format", "json", cwd=repo)
+    assert res.code == 0, res.err
+    (s,) = json.loads(res.out)["diff"]["stacks"]
+    assert s["status"] == "changed" and s["total"]["change_usd"] is None
+    (why,) = s["total"]["unknown_because"]
+    assert why.startswith("after: no price for") and "trn2.48xlarge" in why
+    md = run_cli("diff", "--base-ref", "HEAD", "--format", "markdown", cwd=repo).out
+    headline = md.splitlines()[1]
+    assert "cost change unknown" in headline and "-$" not in headline and "priced items" not in md
+    assert "trn2.48xlarge" in md
+
+
 # --- the pre-commit hook --------------------------------------------------------------------------
 
 
