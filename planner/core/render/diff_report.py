@@ -198,12 +198,13 @@ def item_what(item: LineItem | None) -> str:
     return "-" if item is None else _what(item)
 
 
-def _both(before: float | None, after: float | None, status: str) -> str:
+def _both(before: float | None, after: float | None, status: str, change: float | None) -> str:
+    """Both sides and the change; an unknown change is not said twice ("unknown -> unknown (unknown)")."""
     from planner.core.render.cost_report import usd
 
     b = "-" if status == "added" else usd(before)
     a = "-" if status == "removed" else usd(after)
-    return f"{b} -> {a}"
+    return f"{b} -> {a}" + ("" if change is None else f" ({_signed(change)})")
 
 
 def item_rows(stack: StackDiff) -> list[tuple[str, ...]]:
@@ -216,8 +217,8 @@ def item_rows(stack: StackDiff) -> list[tuple[str, ...]]:
                 i.name,
                 i.status,
                 _item_what(i),
-                f"{_both(i.monthly_before_usd, i.monthly_after_usd, i.status)} ({_signed(i.monthly_change_usd)})",
-                f"{_both(i.total_before_usd, i.total_after_usd, i.status)} ({_signed(i.total_change_usd)})",
+                _both(i.monthly_before_usd, i.monthly_after_usd, i.status, i.monthly_change_usd),
+                _both(i.total_before_usd, i.total_after_usd, i.status, i.total_change_usd),
             )
         )
     return rows
