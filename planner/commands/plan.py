@@ -11,6 +11,8 @@ from planner.core.render.formats import FORMATS
 if TYPE_CHECKING:
     from planner.core.document import RenderContext, Report
     from planner.core.document.report import Command
+    from planner.core.planning.baseline import Baseline
+    from planner.core.planning.pipeline import StackPlan
 
 __all__ = ["FORMATS", "register", "run", "show", "write"]
 
@@ -84,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     return document.exit_code(args.fail_on)
 
 
-def _plans(args: argparse.Namespace) -> list[Any]:  # list[StackPlan]
+def _plans(args: argparse.Namespace) -> list[StackPlan]:
     from planner.commands import book_from_args, sources_from_args
     from planner.core.planning.pipeline import PlanOptions, plan_stacks
 
@@ -159,7 +161,7 @@ def add_baseline_arguments(parser: argparse.ArgumentParser, create: bool = True)
         )
 
 
-def read_baseline(args: argparse.Namespace, command: str) -> Any:  # Baseline | None
+def read_baseline(args: argparse.Namespace, command: str) -> Baseline | None:
     """The baseline `--baseline` names, for `command` (`diff` reads `plan`'s); InputError when unusable."""
     if not getattr(args, "baseline", None):
         return None
@@ -168,12 +170,14 @@ def read_baseline(args: argparse.Namespace, command: str) -> Any:  # Baseline | 
     return load(args.baseline, command)
 
 
-def judged(document: Report, args: argparse.Namespace, baseline: Any) -> Report:
+def judged(document: Report, args: argparse.Namespace, baseline: Baseline | None) -> Report:
     """`document` judged against the baseline: the one `--baseline` names, or the one `--create-baseline`
     writes from it (all-or-nothing, so the file is whole or as it was)."""
+    created = getattr(args, "create_baseline", None)
+    if not created and baseline is None:
+        return document  # the baseline module loads only for a run that uses one
     from planner.core.planning.baseline import apply, dumps, of_report
 
-    created = getattr(args, "create_baseline", None)
     if created:
         from planner.core.reading.bounded_files import write_atomic
 
