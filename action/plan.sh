@@ -5,6 +5,7 @@
 # empty: the Pulumi project here, else stacks/; action/paths.sh), PLANNER_PATHS_FILE,
 # PLANNER_PROGRAM and PLANNER_STACK (a Pulumi program to plan instead), PLANNER_SANDBOX, PLANNER_FAIL_ON,
 # PLANNER_FAIL_ON_INCOMPLETE_COST (true: --fail-on-incomplete-cost), PLANNER_PRICE_BOOK,
+# PLANNER_BASELINE (a baseline file, read from the base ref's copy when there is one),
 # PLANNER_BASE_REF (a git ref to diff against; empty: no diff) and PLANNER_OUT (folder for
 # the reports). Writes to $GITHUB_OUTPUT: exit-code (0 fine, 1 a finding at or above
 # fail-on, 2 unusable input), total-cost (USD over every stack, or `unknown` when a price or
@@ -74,7 +75,52 @@ fi
 mkdir -p "$out"
 rm -f "$out/diff.json" "$out/pr.txt" "$out/not-run"
 # a report left by an earlier use of the Action in this job is not this run's
-rm -f "$out/plan.json" "$out/planner.sarif" "$out/comment.md" "$out/errors.txt" "$out/stderr.txt" "$out/info.txt" "$out/render.txt"
+rm -f "$out/plan.json" "$out/planner.sarif" "$out/comment.md" "$out/errors.txt" "$out/stderr.txt" "$out/info.txt" "$out/render.txt" "$out/baseline.json"
+
+# The baseline (the `baseline` input, a file `planner plan --create-baseline` wrote): the findings
+# it records do not fail the gate. With a base ref (a pull request), it is read from the base's
+# copy (`git cat-file blob BASE:PATH`, as planner reads the base for `diff --base-ref`: no hook,
+# filter or fsmonitor of the repository runs, no system or global config), never from the pull
+# request's working tree, so a pull request cannot weaken its own gate by recording its new
+# findings in the file; when the base has no such file, no baseline applies and every finding
+# counts. With no base ref (a push), the checkout's copy is the branch's own.
+baseline=()
+baseline_note=""
+BASELINE_MAX_BYTES=16777216  # planner.core.planning.baseline.MAX_BYTES
+safe_git() {
+  env GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0 GIT_OPTIONAL_LOCKS=0 \
+    GIT_NO_REPLACE_OBJECTS=1 git -c core.hooksPath=/dev/null -c core.fsmonitor=false \
+    -c core.untrackedCache=false -c protocol.allow=never "$@"
+}
+if [ -n "${PLANNER_BASELINE:-}" ]; then
+  if [ -n "${PLANNER_BASE_REF:-}" ]; then
+    spec="$PLANNER_BASE_REF:./${PLANNER_BASELINE#./}"
+    shown_spec="$(shown_name "$PLANNER_BASE_REF"):$(shown_name "$PLANNER_BASELINE")"
+    size=""
+    if [[ "$PLANNER_BASE_REF" != -* ]] && [ "$(safe_git cat-file -t "$spec" 2> /dev/null)" = blob ]; then
+      size="$(safe_git cat-file -s "$spec" 2> /dev/null)"
+    fi
+    if ! [[ "$size" =~ ^[0-9]+$ ]]; then
+      baseline_note="planner: info: baseline: no $shown_spec (the base's copy is the one read, so that a pull request cannot weaken its own gate): no baseline applies, every finding counts"
+    elif [ "$size" -gt "$BASELINE_MAX_BYTES" ]; then
+      echo "planner: baseline: $shown_spec is $size bytes; expected a baseline file of at most $BASELINE_MAX_BYTES bytes" >&2
+      echo "exit-code=2" >> "${GITHUB_OUTPUT:-/dev/stdout}"
+      exit 2
+    elif safe_git cat-file blob "$spec" > "$out/baseline.json"; then
+      baseline=("--baseline=$out/baseline.json")
+      baseline_note="planner: info: baseline: read from the base, $shown_spec (not the pull request's copy)"
+    else
+      echo "planner: baseline: $shown_spec could not be read from git" >&2
+      echo "exit-code=2" >> "${GITHUB_OUTPUT:-/dev/stdout}"
+      exit 2
+    fi
+  else
+    baseline=("--baseline=$PLANNER_BASELINE")
+  fi
+  [ -n "$baseline_note" ] && echo "$baseline_note" >&2
+fi
+# the baseline's line with planner's own, for the comment's information block
+note_baseline() { if [ -n "$baseline_note" ]; then echo "$baseline_note" >> "$out/stderr.txt"; fi; return 0; }
 RENDER_FAILED="planner: the report could not be rendered (planner render refused it; its line is in the job log): the gate fails, exit code 2"
 
 if [ -z "${PLANNER_PROGRAM:-}" ] && [ -z "$here" ] && [ ${#paths[@]} -eq 0 ]; then
@@ -112,9 +158,10 @@ fi
 # document (`planner render`), so a program runs once and every report says the same. On
 # unusable input the document holds the problems (a broken stack file is a SARIF result and
 # an annotation on its line); a run that could not start writes none.
-planner plan "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format json "--output=$out/plan.json" -- "${paths[@]}" 2> "$out/stderr.txt"
+planner plan "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" "${baseline[@]}" "--fail-on=${PLANNER_FAIL_ON:-error}" --format json "--output=$out/plan.json" -- "${paths[@]}" 2> "$out/stderr.txt"
 code=$?
 cat "$out/stderr.txt" >&2  # planner's lines stay in the log
+note_baseline
 # planner refused a program it found (`--no-programs`): say why, in the log and the comment
 explain_refusal() {
   if grep -aq -- "which --no-programs refuses" "$out/stderr.txt"; then
@@ -129,7 +176,7 @@ if [ "$mode" = plan ]; then
   # them), and this job's verdict from planner's own exit status, read here, never from a file or
   # an output that the code planned could have written.
   if [ -n "${PLANNER_BASE_REF:-}" ]; then
-    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" --format json "--output=$out/diff.json" -- "${paths[@]}" || true
+    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" "${baseline[@]}" --format json "--output=$out/diff.json" -- "${paths[@]}" || true
   fi
   [[ "${PR_NUMBER:-}" =~ ^[1-9][0-9]{0,9}$ ]] && echo "$PR_NUMBER" > "$out/pr.txt"
   if [ -f "$out/plan.json" ]; then
@@ -157,8 +204,9 @@ fi
   # without one, the plan. The error block after it is cut at 4,000 characters, so the comment
   # stays under GitHub's 65,536 and the sticky comment is always replaced.
   if [ -n "${PLANNER_BASE_REF:-}" ]; then
-    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" --format markdown -- "${paths[@]}" 2> "$out/stderr.txt" || true
+    planner diff "--base-ref=$PLANNER_BASE_REF" "${target[@]}" "${select[@]}" "${book[@]}" "${options[@]}" "${baseline[@]}" --format markdown -- "${paths[@]}" 2> "$out/stderr.txt" || true
     explain_refusal > /dev/null 2>&1
+    note_baseline
   elif [ -f "$out/plan.json" ]; then  # the plan's own lines on standard error are in stderr.txt already
     planner render --format markdown -- "$out/plan.json" 2>> "$out/render.txt" || render_failed=1
   fi

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import math
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,6 +39,8 @@ class Wanted:
     notes: list[str] = field(default_factory=list)
     reservations: tuple[str, ...] = ()  # the stack's booked blocks (one per UltraServer): check them, or extend them
     resource_group: str | None = None  # ... or the resource group that holds them
+    # a program's cluster: the stack keys to set, said against its resources (None: a stack file's keys)
+    terms: Callable[[str], str] | None = None
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -50,13 +53,22 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "(DescribeCapacityBlockOfferings; buys nothing)",
     )
     p.add_argument(
-        "stack",
+        "path",
         nargs="?",
         metavar="STACK_FILE",
         help="a stack file: its Capacity Block node group, count and hours (schedule.hours or workload); "
         "when the group names its capacity_reservation_id (one or a list) or a resource group of blocks (and "
         "--regions is not given), "
-        "those blocks are checked against the run and extension offerings listed for each too short",
+        "those blocks are checked against the run and extension offerings listed for each too short. "
+        "A Pulumi program's stack config (planning keys only) or project folder means the program's cluster "
+        "for that stack, as in planner plan; with no STACK_FILE nor --instance-type, the Pulumi project here",
+    )
+    from planner.commands import add_program_arguments
+
+    add_program_arguments(
+        p,
+        "a Pulumi program's folder: search for the Capacity Block node group of the cluster it declares for "
+        "--stack NAME (one stack: capacity searches for one cluster)",
     )
     p.add_argument(
         "--node-group", metavar="NAME", help="the Capacity Block node group to search for (when the stack has several)"
@@ -151,20 +163,20 @@ def run(args: argparse.Namespace) -> int:
 
     requires("aws", "planner capacity")  # it asks AWS (boto3): one line naming the extra, not a traceback
     with problems_shown("capacity", args):  # unusable input: its problems, in the format asked for
-        result = _searched(args)
+        w = _needs(args)
+        result = _searched(args, w)
     if result is None:  # no credentials: said on standard error
         return 2
-    _write(result, args)
+    _write(result, args, w.terms)
     return result.exit_code()
 
 
-def _searched(args: argparse.Namespace) -> Search | ExtensionSearch | None:
+def _searched(args: argparse.Namespace, w: Wanted) -> Search | ExtensionSearch | None:
     """The search (or the check of the stack's blocks) the command line asks for; None when AWS
     cannot be asked (no credentials); InputError on unusable input, before any AWS call."""
     from planner.core.catalogue import capacity_block_limits as blocks
     from planner.core.cost.block_offerings import NoBlock, answer, queries
 
-    w = _needs(args)
     if w.reservations or w.resource_group:
         return _extension(args, w)
     needs = w.needs
@@ -248,12 +260,53 @@ def _extension(args: argparse.Namespace, w: Wanted) -> ExtensionSearch | None:
     return extend(client_for(w.region), search, args.aws_timeout, groups)
 
 
-def _write(result: Search | ExtensionSearch, args: argparse.Namespace) -> None:
-    """The search (or the check of the stack's blocks) as the document's capacity section, in --format."""
+def _write(result: Search | ExtensionSearch, args: argparse.Namespace, terms: Callable[[str], str] | None) -> None:
+    """The search (or the check of the stack's blocks) as the document's capacity section, in --format;
+    `terms`: the keys to set next said in a program's terms."""
+    import dataclasses
+
     from planner.commands.plan import show
     from planner.core.document import Report
 
-    show(Report("capacity", capacity=result.section()), args)
+    section = result.section()
+    if terms is not None and section.next is not None:
+        keys = tuple(terms(k) for k in section.next.stack_keys)
+        section = dataclasses.replace(section, next=dataclasses.replace(section.next, stack_keys=keys))
+    show(Report("capacity", capacity=section), args)
+
+
+def _program_terms(s: Any, group: Any) -> Callable[[str], str] | None:
+    """For a cluster read back from a program (its provenance map): a stack key to set after the purchase
+    (`node group 'gpus': purchase: capacity-block`) said against the resource and property that hold it
+    in the program (`aws.ec2.LaunchTemplate "trainer" (__main__.py:8): instance_market_options.market_type:
+    capacity-block`). A key no resource of the group can hold stays as it is; `schedule.hours` is the
+    stack config's own key. None for a stack file."""
+    if not s.provenance:
+        return None
+    from planner.readback.program_terms import PROPERTIES, declared_as, resource_of
+
+    prefix = f"node group '{group.name}': "
+    holders = [s.provenance.get(group.path + (k,)) for k in ("purchase", "instance_type")]
+    holders.append(s.provenance.get(group.path))
+
+    def said(line: str) -> str:
+        if not line.startswith(prefix):
+            return line
+        key, sep, value = line[len(prefix) :].partition(": ")
+        if not sep:
+            return line
+        own = s.provenance.get(group.path + (key,))
+        if key == "availability_zone" and own is not None and own.property != key:  # a subnet names the zone
+            value = f"a subnet in {value}"
+        if own is not None and own.property:
+            return f"{declared_as(own.resource, (own.file, own.line))}: {own.property}: {value}"
+        for p in holders:
+            prop = PROPERTIES.get(resource_of(p.resource)[0], {}).get(key) if p is not None else None
+            if p is not None and prop:
+                return f"{declared_as(p.resource, (p.file, p.line))}: {prop}: {value}"
+        return line
+
+    return said
 
 
 def _progress() -> Callable[[int, int, str], None] | None:  # a progress callback, or None off a terminal
@@ -317,10 +370,13 @@ def _needs(args: argparse.Namespace) -> Wanted:
     """What to search for, from the stack or the options."""
     from planner.core.catalogue import instance_types as catalogue
 
+    from planner.core.input.pulumi_project import project_file
+
     cat = catalogue.load()
-    if args.stack and args.types:
-        raise _bad("--instance-type", "expected a stack file or --instance-type, not both")
-    if args.stack:
+    from_stack = bool(args.path or args.program or args.stack)
+    if from_stack and args.types:
+        raise _bad("--instance-type", "expected a stack file (or a Pulumi program) or --instance-type, not both")
+    if from_stack or (not args.types and project_file(".") is not None):  # the project here, as planner plan
         return _stack_need(args, cat)
     if not args.types:
         raise _bad("STACK_FILE", "expected a stack file, or --instance-type with --count or --ultraservers")
@@ -422,15 +478,41 @@ def _hours(args: argparse.Namespace, t: Any, count: int, stack_hours: tuple[floa
     raise _bad("--hours", "expected --hours H, or --parameters, --tokens and --mfu")
 
 
+def _one_stack(args: argparse.Namespace) -> Any:
+    """The one stack to search for: a stack file as read, or the cluster a Pulumi program declares for
+    its stack (a program's stack config of planning keys only, its project folder, `--program DIR
+    --stack NAME`, or the project here), chosen as `planner plan` chooses
+    (`planner.core.input.stack_sources`); InputError when that is not exactly one stack."""
+    from planner.commands import expand_sources, resolve_sources
+
+    paths = [args.path] if args.path else []
+    sources = resolve_sources("capacity", args, paths)
+    stacks = expand_sources("capacity", sources, args)
+    if len(stacks) == 1:
+        return stacks[0]
+    where = args.path or args.program or "the Pulumi project here"
+    if not stacks:
+        raise _bad("STACK_FILE", f"expected one stack, found none in {where}", where)
+    names = ", ".join(f"{s.name} ({s.file})" for s in stacks[:5]) + (
+        f" and {len(stacks) - 5} more" if len(stacks) > 5 else ""
+    )
+    how = (
+        "--stack NAME (one stack of the project)"
+        if sources.programs or not args.path or os.path.isdir(args.path)
+        else "one stack file"
+    )
+    raise _bad(
+        "STACK_FILE",
+        f"capacity searches for one cluster, and {where} has {len(stacks)} ({names}); expected {how}",
+        where,
+    )
+
+
 def _stack_need(args: argparse.Namespace, cat: Any) -> Wanted:
     """The stack's Capacity Block node group: its type, count or UltraServers, hours, region and booked block."""
     from planner.core.cost.estimate import workload_hours
-    from planner.core.input.stack_files import load_stacks
 
-    stacks = load_stacks([args.stack])
-    if len(stacks) != 1:
-        raise _bad("STACK_FILE", f"expected one stack file, found {len(stacks)} under {args.stack}")
-    s = stacks[0]
+    s = _one_stack(args)
     groups = [g for g in s.cluster.node_groups if g.purchase == "capacity-block"]
     if args.node_group:
         groups = [g for g in groups if g.name == args.node_group]
@@ -493,4 +575,5 @@ def _stack_need(args: argparse.Namespace, cat: Any) -> Wanted:
         notes,
         g.capacity_reservation_ids if bought else (),
         g.capacity_reservation_resource_group_arn if bought else None,
+        _program_terms(s, g),
     )
