@@ -9,22 +9,66 @@ import pytest
 from cost_support import SOURCE, make_book, write_book
 
 from planner.core.cost import BUILTIN, PriceBook, load_price_book
-from planner.core.cost.book import builtin
+from planner.core.cost.book import builtin, is_date
 from planner.core.reading.problems import InputError
 from tests.conftest import no_plan, run_cli
 
-DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+EXACT_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 @pytest.mark.parametrize("name", BUILTIN)
-def test_every_shipped_price_has_a_source_and_a_date(name: str) -> None:
+def test_every_shipped_price_has_a_source_and_an_exact_date(name: str) -> None:
+    """Issue 35, item 4: every price has a source and an exact day (a year or a month alone is not one);
+    so has every "unknown" entry, which says why a key has no price."""
     book = builtin(name)
     entries = book.entries()
     assert entries, name
     for key, price in entries:
         assert price.source.startswith("https://") or price.source.startswith("shared/seeds/"), key
-        assert DATE.match(price.as_of), (key, price.as_of)
+        assert EXACT_DATE.match(price.as_of) and is_date(price.as_of), (key, price.as_of)
         assert price.usd > 0, key
+    for ikey, unknown in book.unknown.items():
+        assert unknown.source.startswith("https://") and unknown.reason, ikey
+        assert EXACT_DATE.match(unknown.as_of) and is_date(unknown.as_of), (ikey, unknown.as_of)
+
+
+FSX_COPY = "https://github.com/lamngockhuong/aws-price/blob/85326f7be3051f291ec48b88c53b98615c8f8c7c/lib/data/pricing/fsx.json"
+# the entries whose tier the FSx pricing page gave when it was read (its figures, no day recorded); the copy of
+# AWS's pricing-page data (published 2025-10-16) dates them
+LABELLED = {
+    ("us-west-2", "PERSISTENT_1", 50),
+    ("us-west-2", "PERSISTENT_1", 100),
+    ("us-west-2", "PERSISTENT_1", 200),
+    ("us-east-1", "PERSISTENT_2", 125),
+}
+
+
+def test_every_lustre_price_is_dated_by_its_copy_and_says_how_its_label_was_read() -> None:
+    """The FSx for Lustre rates come from one copy of AWS's FSx pricing-page data (published 2025-10-16), which
+    gives no deployment type or tier: each entry is dated by that copy, and each whose type or tier was not read
+    labelled from the pricing page says in `assumption` that it is inferred, from which rate code, and how."""
+    lustre = builtin("current").lustre
+    assert lustre
+    for (region, dtype, tput), price in lustre.items():
+        assert (price.source, price.as_of) == (FSX_COPY, "2025-10-16"), (region, dtype, tput)
+        if (region, dtype, tput) in LABELLED:
+            continue
+        assert price.assumption is not None, (region, dtype, tput)
+        assert "inferred" in price.assumption and "rate code" in price.assumption, (region, dtype, tput)
+        if dtype == "SCRATCH_2":
+            assert "read as SCRATCH_2" in price.assumption
+        else:
+            assert f"{tput} MB/s/TiB" in price.assumption
+            if (dtype, tput) in {("PERSISTENT_2", 250), ("PERSISTENT_2", 500), ("PERSISTENT_2", 1000)}:
+                assert "in price order" in price.assumption and "no source found names the tier" in price.assumption
+    # one rate code per tier in every region: the tier is read from the code, the same everywhere
+    codes: dict[tuple[str, int | None], set[str]] = {}
+    for (_, dtype, tput), price in lustre.items():
+        found = re.search(r"under (?:one )?rate code \(?([\w-]{43})", price.assumption or "")
+        if found:
+            codes.setdefault((dtype, tput), set()).add(found.group(1))
+    assert codes and all(len(c) == 1 for c in codes.values()), codes
+    assert len({next(iter(c)) for c in codes.values()}) == len(codes)  # and a different code for each tier
 
 
 def test_capacity_block_prices_say_where_their_region_comes_from() -> None:
