@@ -32,7 +32,9 @@ def test_every_shipped_price_has_a_source_and_an_exact_date(name: str) -> None:
         assert EXACT_DATE.match(unknown.as_of) and is_date(unknown.as_of), (ikey, unknown.as_of)
 
 
-FSX_COPY = "https://github.com/lamngockhuong/aws-price/blob/85326f7be3051f291ec48b88c53b98615c8f8c7c/lib/data/pricing/fsx.json"
+FSX_COPY = (
+    "https://github.com/lamngockhuong/aws-price/blob/85326f7be3051f291ec48b88c53b98615c8f8c7c/lib/data/pricing/fsx.json"
+)
 # the entries whose tier the FSx pricing page gave when it was read (its figures, no day recorded); the copy of
 # AWS's pricing-page data (published 2025-10-16) dates them
 LABELLED = {

@@ -144,17 +144,20 @@ def check_program_arguments(command: str, args: argparse.Namespace, paths: Itera
 SANDBOX_MODES = ("auto", "required", "off")
 
 
-def add_program_arguments(p: argparse.ArgumentParser, program_help: str, *, each: bool = False) -> None:
+def add_program_arguments(
+    p: argparse.ArgumentParser, program_help: str, *, each: bool = False, one: bool = False
+) -> None:
     """`--program DIR`, `--stack NAME`, `--program-timeout`, `--sandbox` and `--no-programs`: the options
     of every command that runs a Pulumi program (`plan`, `diff`, `preflight`), defined once;
     `program_help` says what the command does with the program, `each` that it may run it more than
-    once (`diff`)."""
+    once (`diff`), `one` that it plans one stack (`capacity`: --stack chooses it when the project has several)."""
     p.add_argument("--program", metavar="DIR", help=program_help)
     p.add_argument(
         "--stack",
         metavar="NAME",
         help="only this stack (its Pulumi.NAME.yaml) of the program (--program DIR), or of the Pulumi project "
-        "here or given as PATH; default: every stack of the project",
+        "here or given as PATH; default: "
+        + ("the project's one stack (several: choose one)" if one else "every stack of the project"),
     )
     p.add_argument(
         "--program-timeout",

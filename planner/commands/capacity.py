@@ -69,6 +69,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         p,
         "a Pulumi program's folder: search for the Capacity Block node group of the cluster it declares for "
         "--stack NAME (one stack: capacity searches for one cluster)",
+        one=True,
     )
     p.add_argument(
         "--node-group", metavar="NAME", help="the Capacity Block node group to search for (when the stack has several)"
@@ -369,7 +370,6 @@ def _regions(args: argparse.Namespace, instance_type: str, default: str | None, 
 def _needs(args: argparse.Namespace) -> Wanted:
     """What to search for, from the stack or the options."""
     from planner.core.catalogue import instance_types as catalogue
-
     from planner.core.input.pulumi_project import project_file
 
     cat = catalogue.load()
