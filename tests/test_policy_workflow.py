@@ -23,6 +23,7 @@ DEFAULTS = {
     '"${target[@]}"': "--sandbox=required --no-programs",
     '"${select[@]}"': "",
     '"${options[@]}"': "",
+    '"${baseline[@]}"': "",  # the `baseline` input: none by default
     '"--fail-on=${PLANNER_FAIL_ON:-error}"': "--fail-on=error",
     '"--base-ref=$PLANNER_BASE_REF"': "--base-ref=origin/main",
     '"--output=$out/plan.json"': "--output=plan.json",
@@ -98,6 +99,13 @@ def test_every_planner_command_in_the_workflow_parses() -> None:
     for argv in with_option:
         args = parser.parse_args(argv)
         assert getattr(args, "fail_on_incomplete_cost", False) is (argv[0] in ("plan", "diff")), argv
+    # the `baseline` input (read from the base's copy) reaches the plan (the gate) and the diff (the comment)
+    with_baseline = _planner_commands(**{'"${baseline[@]}"': "--baseline=base-baseline.json"})
+    judged = [argv[0] for argv in with_baseline if "--baseline=base-baseline.json" in argv]
+    assert sorted(set(judged)) == ["diff", "plan"] and judged.count("diff") == 2, judged
+    for argv in with_baseline:
+        args = parser.parse_args(argv)
+        assert getattr(args, "baseline", None) == ("base-baseline.json" if argv[0] in ("plan", "diff") else None)
 
 
 def test_sarif_upload_and_comment_run_even_when_the_plan_fails() -> None:

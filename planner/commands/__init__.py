@@ -148,7 +148,7 @@ def add_program_arguments(
     p: argparse.ArgumentParser, program_help: str, *, each: bool = False, one: bool = False
 ) -> None:
     """`--program DIR`, `--stack NAME`, `--program-timeout`, `--sandbox` and `--no-programs`: the options
-    of every command that runs a Pulumi program (`plan`, `diff`, `preflight`), defined once;
+    of every command that runs a Pulumi program (`plan`, `diff`, `preflight`, `capacity`), defined once;
     `program_help` says what the command does with the program, `each` that it may run it more than
     once (`diff`), `one` that it plans one stack (`capacity`: --stack chooses it when the project has several)."""
     p.add_argument("--program", metavar="DIR", help=program_help)
