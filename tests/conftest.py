@@ -8,6 +8,7 @@ import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -133,3 +134,19 @@ def moto():  # noqa: ANN201 - a generator fixture
 
     with mock_aws():
         yield
+
+
+def said_fix(plan: Any, finding: Any) -> str | None:
+    """A finding's fix as its stack's outputs say it (the stack file's keys, a program's properties): the
+    text the document carries (`planner.core.input.locations.fix_text`)."""
+    from planner.core.input.locations import fix_text
+
+    return None if finding.fix is None else fix_text(plan.stack, finding.fix)
+
+
+def fix_words(finding: Any) -> str | None:
+    """A stack file's finding's fix in that file's words (the stack read again from `finding.file`)."""
+    from planner.core.input.locations import fix_text
+    from planner.core.input.stack_files import load_stack
+
+    return None if finding.fix is None else fix_text(load_stack(finding.file), finding.fix)

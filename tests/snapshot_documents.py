@@ -18,7 +18,9 @@ from planner.core.document import (
     InputProblem,
     LustreTopology,
     Report,
+    ReportedEdit,
     ReportedFinding,
+    ReportedFix,
     RuleInfo,
     StackReport,
     Summary,
@@ -267,7 +269,11 @@ def gpu_stack() -> StackReport:
             file,
             11,
             "planner:cluster.node_groups[0].efa",
-            fix="set efa: true on node group 'trainers'",
+            fix=ReportedFix(
+                "in node group 'trainers', remove efa: false (EFA is on by default for p5.48xlarge)",
+                "EFA is on by default for p5.48xlarge",
+                (ReportedEdit("planner:cluster.node_groups[0].efa", "remove"),),
+            ),
             parts=(0,),
         ),
         ReportedFinding(
@@ -277,7 +283,11 @@ def gpu_stack() -> StackReport:
             file,
             16,
             "planner:cluster.node_groups[1].efa",
-            fix="set efa: true on node group 'evals'",
+            fix=ReportedFix(
+                "in node group 'evals', remove efa: false (EFA is on by default for p5.48xlarge)",
+                "EFA is on by default for p5.48xlarge",
+                (ReportedEdit("planner:cluster.node_groups[1].efa", "remove"),),
+            ),
             parts=(1,),
         ),
         ReportedFinding(
@@ -407,7 +417,14 @@ def ultraserver_stack() -> StackReport:
             42,
             "planner:cluster.node_groups[0].count",
             resource=urn,
-            fix="set `min_size` of aws.ec2.LaunchTemplate 'ultra' (__main__.py:42) to 8",
+            fix=ReportedFix(
+                'set `desired_capacity` of aws.autoscaling.Group "ultra" (__main__.py:42) to 8 (the 2 UltraServers '
+                'you pay for), or set `desired_capacity` of aws.autoscaling.Group "ultra" (__main__.py:42) to 4',
+                edits=(
+                    ReportedEdit("planner:cluster.node_groups[0].count", "set", 8, "the 2 UltraServers you pay for"),
+                ),
+                alternatives=(ReportedEdit("planner:cluster.node_groups[0].count", "set", 4),),
+            ),
         ),
     )
     topology = Topology(

@@ -127,10 +127,8 @@ def test_plan_program_reports_the_resource_checks_at_the_resource(tmp_path: Path
     assert f["message"].startswith(
         "metadataOptions.httpTokens is 'optional': IAM role credentials can be retrieved without a session token"
     )
-    # the fix in the program's terms (pulumi_aws's Python names), on the resource as declared
-    assert f["fix"].startswith('in aws.ec2.LaunchTemplate "') and f["fix"].endswith(
-        ': set metadata_options={"http_tokens": "required"}'
-    )
+    # the fix in the program's terms (pulumi_aws's Python names), on the resource the finding is at
+    assert f["fix"]["text"] == 'set metadata_options={"http_tokens": "required"}' and not f["fix"]["edits"]
     strict = ("--format", "json", "--fail-on", "warning")
     program = ("plan", "--program", "tests/corpus/eks-p5-capacity-block-unmanaged", "--stack", "test")
     assert run_cli(*program, *strict).code == 1

@@ -386,4 +386,4 @@ def test_a_missing_gp3_price_is_unknown_not_zero(stack_file) -> None:
     assert roots.note == "no price for EBS gp3 storage in us-east-2 in price book 'empty + no-ebs'"
     assert plan.cost.known_total_usd == 200.0
     (found,) = [f for f in plan.findings if f.rule == "price-unknown"]
-    assert "EBS gp3" in found.message and "--price-book FILE" in found.fix
+    assert "EBS gp3" in found.message and found.fix is not None and "--price-book FILE" in found.fix.reason

@@ -10,6 +10,7 @@ from planner.core.input.stack_files import load_stack
 from planner.core.planning.pipeline import PlanOptions, plan_stack
 from planner.core.rules import registry
 from planner.core.rules.prices_and_budget import IncompleteCost
+from tests.conftest import fix_words
 
 AZ = "availability_zone: us-east-2a\n"
 GROUPS = "node_groups:\n  - {name: a, instance_type: trn2.48xlarge, count: 2}\nschedule: {hours: 100}\n"
@@ -75,18 +76,18 @@ def test_budget_fix_says_how_many_instances_to_cut(stack_file) -> None:
         _plan(stack_file, "budget:\n  total_usd: 1500\n")
     )  # $1,005 per instance (and root volume) over the run
     assert (
-        f.fix
-        == "cut $510.00: in node group 'a', set count: 1 (1 fewer instance save $1,005.00), or raise budget.total_usd to 2010.00"
+        fix_words(f)
+        == "cut $510.00: in node group 'a', set count: 1 (1 fewer instance save $1,005.00), or set budget.total_usd: 2010"
     )
     (f,) = _budget(_plan(stack_file, "budget:\n  total_usd: 5000\n  monthly_usd: 14000\n"))  # $7,300 per instance-month
-    assert f.fix == (
+    assert fix_words(f) == (
         "cut $673.00: in node group 'a', set count: 1 (1 fewer instance save $7,336.50), "
-        "or raise budget.monthly_usd to 14673.00"
+        "or set budget.monthly_usd: 14673"
     )
     (f,) = _budget(_plan(stack_file, "budget:\n  total_usd: 100\n"))  # more than the one group costs
-    assert f.fix == (
+    assert fix_words(f) == (
         "cut $1,910.00: more than node group 'a' (the largest cost, $2,010.00) can give up; fewer hours, "
-        "a cheaper purchase option, or raise budget.total_usd to 2010.00"
+        "or a cheaper purchase option, or set budget.total_usd: 2010"
     )
 
 
@@ -99,8 +100,8 @@ def test_budget_fix_cuts_whole_ultraservers(stack_file) -> None:
     # 12 instances x ($8 + $0.05 root volume)/h x 96 h = $9,273.60; one UltraServer (4 instances) is $3,091.20
     assert "$9,273.60" in f.message
     assert (
-        f.fix
-        == "cut $1,273.60: in node group 'u', set ultraservers: 2 (4 fewer instances save $3,091.20), or raise budget.total_usd to 9273.60"
+        fix_words(f)
+        == "cut $1,273.60: in node group 'u', set ultraservers: 2 (4 fewer instances save $3,091.20), or set budget.total_usd: 9273.6"
     )
 
 
@@ -109,9 +110,9 @@ def test_budget_fix_on_the_workloads_hours_does_not_cut_instances() -> None:
     plan = plan_stack(load_stack("tests/invalid_stacks/Pulumi.workload-exceeds-schedule.yaml"))
     (f,) = _budget(plan)
     over = f.message.rsplit(" by ", 1)[1]
-    assert f.fix.startswith(
+    assert fix_words(f).startswith(
         f"cut {over}: train on fewer tokens or parameters, or choose a cheaper purchase option "
-        "(fewer instances would run longer for about the same cost), or raise budget.total_usd to "
+        "(fewer instances would run longer for about the same cost), or set budget.total_usd: "
     )
 
 
@@ -135,7 +136,7 @@ def test_a_budget_never_passes_on_an_incomplete_cost(stack_file) -> None:
         f.message
         == "budget.total_usd $5,000.00 cannot be checked: the estimate leaves out g (p5.48xlarge) (cost at least $2,015.00)"
     )
-    assert "budget.allow_incomplete: true" in f.fix and document([plan]).exit_code() == 1
+    assert "budget.allow_incomplete: true" in fix_words(f) and document([plan]).exit_code() == 1
     assert plan.cost.to_json()["complete"] is False
 
 
@@ -169,7 +170,7 @@ def test_a_total_budget_without_hours_cannot_be_checked(stack_file) -> None:
         PlanOptions(price_book=make_book()),
     )
     (f,) = _incomplete(plan)
-    assert "the hours (schedule.hours or a workload)" in f.message and "set schedule.hours" in f.fix
+    assert "the hours (schedule.hours or a workload)" in f.message and "declare the run's hours" in fix_words(f)
 
 
 def test_the_priced_part_over_the_budget_is_reported_once(stack_file) -> None:

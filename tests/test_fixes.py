@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from planner.core.input.stack_files import load_stack
 from planner.core.planning.pipeline import plan_stack
+from tests.conftest import said_fix
 from tests.test_rules import CB, P2, group, trn2, workload  # the stacks the rule tests use
 from tests.test_rules import lustre as lustre_fs
 
 
 def _fixes(stack_file, cluster: str, rule_id: str, region: str = "us-east-2") -> list[str | None]:  # noqa: ANN001
     plan = plan_stack(load_stack(str(stack_file(cluster, region=region))))
-    return [f.fix for f in plan.findings if f.rule == rule_id]
+    return [said_fix(plan, f) for f in plan.findings if f.rule == rule_id]
 
 
 def lustre(body: str) -> str:
@@ -27,8 +28,8 @@ def test_lustre_capacity_gives_the_nearest_valid_capacities(stack_file) -> None:
     # AWS: SCRATCH_2 takes 1.2 TiB or increments of 2.4 TiB (CreateFileSystem StorageCapacity)
     (fix,) = _fixes(stack_file, lustre("deployment_type: SCRATCH_2\nstorage_capacity_gib: 3000"), "lustre-capacity")
     assert (
-        fix
-        == "set lustre.storage_capacity_gib: 4800 (the nearest valid capacity above 3,000 GiB), or 2400 to stay under it"
+        fix == "set lustre.storage_capacity_gib: 4800 (the nearest valid capacity above 3,000 GiB), or set "
+        "lustre.storage_capacity_gib: 2400 (to stay under it)"
     )
     (fix,) = _fixes(stack_file, lustre("deployment_type: SCRATCH_2\nstorage_capacity_gib: 1000"), "lustre-capacity")
     assert (
@@ -50,11 +51,13 @@ def test_lustre_throughput_gives_the_nearest_tier_and_the_tiers_that_take_the_ca
     (fix,) = _fixes(
         stack_file, lustre("deployment_type: PERSISTENT_1\nstorage_capacity_gib: 3600"), "lustre-throughput"
     )
-    assert fix == "set lustre.per_unit_storage_throughput (MB/s/TiB) to a tier that takes 3,600 GiB: 40 HDD"
+    assert fix == "set lustre.per_unit_storage_throughput: 40 (MB/s/TiB; the tiers that take 3,600 GiB: 40 HDD)"
     (fix,) = _fixes(
         stack_file, lustre("deployment_type: PERSISTENT_1\nstorage_capacity_gib: 2400"), "lustre-throughput"
     )
-    assert fix == "set lustre.per_unit_storage_throughput (MB/s/TiB) to a tier that takes 2,400 GiB: 50, 100, 200 SSD"
+    assert fix == (
+        "set lustre.per_unit_storage_throughput: 50 (MB/s/TiB; the tiers that take 2,400 GiB: 50, 100, 200 SSD)"
+    )
     (fix,) = _fixes(
         stack_file,
         lustre("deployment_type: SCRATCH_2\nstorage_capacity_gib: 2400\nper_unit_storage_throughput: 200"),
@@ -69,7 +72,7 @@ def test_lustre_efa_names_the_deployment_type_that_supports_it(stack_file) -> No
     )
     # a complete change: PERSISTENT_2 needs a throughput tier (lustre-throughput otherwise)
     assert fix == (
-        "set lustre.deployment_type: PERSISTENT_2 and lustre.per_unit_storage_throughput: 125 (the lowest tier "
+        "set lustre.deployment_type: PERSISTENT_2; set lustre.per_unit_storage_throughput: 125 (the lowest tier "
         "that takes 2,400 GiB; MB/s/TiB offered: 125, 250, 500, 1000 SSD), or set lustre.efa_enabled: false"
     )
 
@@ -95,7 +98,7 @@ def test_placement_group_fixes_name_the_value_and_the_groups(stack_file) -> None
         "placement-group",
     )
     assert fix == (
-        "plan the Capacity Block group(s) 'g' as a separate stack with placement_group: none, and keep 'od' here"
+        "plan the Capacity Block group(s) 'g' as a separate stack without a placement group, and keep 'od' here"
     )
 
 
@@ -114,7 +117,7 @@ def test_public_ip_fix_names_the_group(stack_file) -> None:
     (fix,) = _fixes(stack_file, trn2(1, "    public_ip: true"), "public-ip-multi-card")
     assert fix == (
         "in node group 'trainers', set public_ip: false (reach the nodes through a bastion, SSM Session Manager "
-        "or a NAT gateway), or efa: false if its trn2.48xlarge nodes need no EFA"
+        "or a NAT gateway), or set efa: false (if its trn2.48xlarge nodes need no EFA)"
     )
 
 
@@ -123,13 +126,13 @@ def test_ultraserver_fixes(stack_file) -> None:
         stack_file, group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", CB), "ultraserver-requires-lustre"
     )
     assert fix == (
-        "add lustre: with deployment_type: PERSISTENT_2, per_unit_storage_throughput and storage_capacity_gib "
-        "(in us-east-2b), or in node group 'g', set ultraservers: 1 (one UltraServer)"
+        "declare an FSx for Lustre file system (PERSISTENT_2, with a throughput tier and a storage capacity) "
+        "in us-east-2b, or in node group 'g', set ultraservers: 1 (one UltraServer)"
     )
     (fix,) = _fixes(stack_file, group("trn2u.48xlarge", 8, "capacity-block", CB), "ultraserver-requires-lustre")
     assert fix.endswith("or in node group 'g', set count: 4 (one UltraServer)")
     (fix,) = _fixes(stack_file, group("trn2u.48xlarge", "ultraservers: 1", "on-demand"), "ultraserver-purchase")
-    assert fix == "in node group 'g', set purchase: capacity-block (or confirm on-demand UltraServer capacity with AWS)"
+    assert fix == "in node group 'g', set purchase: capacity-block, or confirm on-demand UltraServer capacity with AWS"
 
 
 def test_checkpoint_fix_gives_the_tier_or_the_capacity_that_writes_in_time(stack_file) -> None:
@@ -169,12 +172,12 @@ def test_workload_fixes(stack_file) -> None:
 
 def test_lustre_efa_clients_and_scratch_long_run_fixes(stack_file) -> None:
     (fix,) = _fixes(stack_file, trn2(1, "    efa: false\n" + P2 + "\n  efa_enabled: true"), "lustre-efa-clients")
-    assert fix == "in node group(s) 'trainers', remove efa: false, or set lustre.efa_enabled: false"
+    assert fix == "in node group 'trainers', remove efa: false, or set lustre.efa_enabled: false"
     (fix,) = _fixes(
         stack_file, trn2(1, lustre_fs("SCRATCH_2", 2400) + "schedule: {hours: 169}"), "lustre-scratch-long-run"
     )
     assert fix == (
-        "set lustre.deployment_type: PERSISTENT_2 and lustre.per_unit_storage_throughput: 125 (the lowest tier "
+        "set lustre.deployment_type: PERSISTENT_2; set lustre.per_unit_storage_throughput: 125 (the lowest tier "
         "that takes 2,400 GiB; MB/s/TiB offered: 125, 250, 500, 1000 SSD), or export checkpoints to S3 regularly"
     )
 
@@ -186,7 +189,9 @@ def test_subnet_and_scale_fixes(stack_file) -> None:
         + "network: {vpc_id: vpc-0123456789abcdef0, subnet_id: subnet-0123456789abcdef0}",
     )
     (fix,) = _fixes(stack_file, cluster, "subnet-single-az")
-    assert fix.startswith("put every node group and the file system in the subnet subnet-0123456789abcdef0's AZ")
+    assert fix.startswith(
+        "put every node group and the file system in the Availability Zone of subnet subnet-0123456789abcdef0"
+    )
     # AWS documents P5 UltraClusters of up to 20,000 H100 (2,500 p5.48xlarge x 8)
     (fix,) = _fixes(stack_file, group("p5.48xlarge", 2501), "ultracluster-scale")
     assert (

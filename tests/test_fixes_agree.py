@@ -1,131 +1,69 @@
-"""Every fix a rule proposes is accepted by every other rule.
+"""Every fix a rule proposes as edits fixes what it was proposed for, and breaks nothing else.
 
-For each stack of the invalid-stack corpus (tests/invalid_stacks/), each finding's `fix` is applied
-to the stack as a user would (its first alternative this test can apply: `set KEY: VALUE`, `remove
-KEY`, `split node group ...`, `raise budget.X to V`), the stack is planned again, and the test
-checks that no error appears that the stack did not have before (nor an input error). A fix that
-names a value only the user has (a reservation id, a price) or asks for a decision (confirm with
-AWS) cannot be applied here: those are listed in NOT_APPLICABLE with why, so a new fix shape fails
-until it is applied or listed.
+For each stack of the invalid-stack corpus (tests/invalid_stacks/), each finding's fix is data
+(`Fix(reason, edits, alternatives)`): its edits are applied to the model (`apply_edits`), the stack is
+planned again, and the test checks that the finding is gone and that no error appears that the stack
+did not have before; each alternative, applied alone, raises no new error either. A fix that is no
+edit of the model (confirm with AWS, book a block, add a price) has a reason and no edits: those
+are listed in ADVICE with why, so a new fix in words fails until it is an edit or listed.
 """
 
 from __future__ import annotations
 
-import copy
-import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from planner.core.catalogue import instance_types as catalogue
 from planner.core.input.stack_files import load_stack
+from planner.core.model.cluster import Cluster, Stack
+from planner.core.model.edits import apply_edits
+from planner.core.model.findings import Edit, Finding
 from planner.core.planning.pipeline import plan_stack
-from planner.core.reading.problems import InputError
 
 HERE = Path(__file__).parent / "invalid_stacks"
 STACKS = sorted(HERE.glob("Pulumi.*.yaml"))
 
-# (stack, rule): why its fix is not applied here
-NOT_APPLICABLE = {
-    ("capacity-block-reservation-count", "capacity-block-reservation-count"): "needs reservation ids only the user has",
-    ("capacity-block-reservation", "capacity-block-reservation"): "needs the booked block's reservation id",
-    ("capacity-block-resource-group", "capacity-block-resource-group"): "needs the block's reservation id",
-    (
-        "subnet-single-az",
-        "subnet-single-az",
-    ): "moves every resource into an existing subnet's AZ, which only the user knows",
-    (
-        "ultracluster-scale",
-        "ultracluster-scale",
-    ): "asks to confirm with AWS (or to shrink by 8 chips, 1 instance: applied below)",
-    (
-        "capacity-reservation-list",
-        "capacity-reservation-list",
-    ): "declares a node group per reservation: the split is the user's",
-    ("local-zone-opt-in", "local-zone-opt-in"): "an AWS account setting (opt in to the Local Zone), not a stack change",
-    ("spot-unsupported", "local-zone-opt-in"): "an AWS account setting (opt in to the Local Zone), not a stack change",
+# rule: why its fix (on the corpus's stacks) is words, not an edit of the model
+ADVICE = {
+    "capacity-block-size": "splits a node group into several: new groups, which the user names and sizes",
+    "ultracluster-scale": "asks to confirm with AWS (or to plan fewer accelerators: the user's choice of group)",
+    "subnet-single-az": "moves every resource into an existing subnet's AZ, which only the account knows",
+    "local-zone-opt-in": "an AWS account setting (opt in to the Local Zone), not a stack change",
+    "instance-region": "moves the stack to another region: the region is the stack's, not the cluster model's",
+    "price-unknown": "a price book change (or --price), not a stack change",
+    "budget-exceeded": "the cut is the user's to choose among several levers; the budget it would take is an edit",
+    "budget-incomplete-cost": "price what is missing: a price book change, or a budget setting given as an alternative",
+    "ultraserver-requires-lustre": "declares a file system: a new record the user sizes (one UltraServer is an edit)",
+    "capacity-block-reservation-count": "needs reservation ids only the account has (one id for the block is an edit)",
 }
-PRICE_FIX = "add the price"  # price-unknown: a price book change, not a stack change
 
 
-def _cluster(doc: dict[str, Any]) -> dict[str, Any]:
-    return doc["config"]["planner:cluster"]
+def _sized(cluster: Cluster) -> Cluster:
+    """What the parser derives from the declared values, again after the edits: a group whose
+    `ultraservers` an edit set has that many UltraServers' instances, and a group that declares no
+    Availability Zone of its own is in the cluster's."""
+    cat = catalogue.load()
+    groups = []
+    for g in cluster.node_groups:
+        if "availability_zone" not in g.declared:
+            g = replace(g, availability_zone=cluster.availability_zone)
+        ultra = cat.ultraserver_of(g)
+        if g.ultraservers is not None and ultra is not None:
+            g = replace(g, count=g.ultraservers * ultra.members)
+        groups.append(g)
+    return replace(cluster, node_groups=tuple(groups))
 
 
-def _group(doc: dict[str, Any], name: str) -> dict[str, Any]:
-    (g,) = [g for g in _cluster(doc)["node_groups"] if g["name"] == name]
-    return g
+def _planned(stack: Stack, edits: tuple[Edit, ...]) -> list[Finding]:
+    fixed = replace(stack, cluster=_sized(apply_edits(stack.cluster, edits)))
+    return plan_stack(fixed).findings
 
 
-def _value(text: str) -> Any:
-    return yaml.safe_load(text)
-
-
-def _set(doc: dict[str, Any], target: dict[str, Any] | None, key: str, value: str) -> None:
-    if key == "aws:region":
-        doc["config"]["aws:region"] = _value(value)
-        return
-    where = target if target is not None else _cluster(doc)
-    *parents, last = key.split(".")
-    for p in parents:
-        where = where.setdefault(p, {})
-    if last in ("count", "ultraservers") and target is not None:
-        target.pop("count", None)
-        target.pop("ultraservers", None)
-    where[last] = _value(value)
-
-
-def _apply_one(doc: dict[str, Any], fix: str) -> bool:
-    """Apply one alternative of a fix to `doc`; False when this test cannot apply it."""
-    target = None
-    m = re.match(r"in node group(?:\(s\))? '([^']+)', (.*)$", fix)
-    if m:
-        target, fix = _group(doc, m.group(1)), m.group(2)
-    m = re.match(
-        r"split node group '([^']+)' \(count: (\d+)\) into groups of count: ([\d, ]+), one Capacity Block each", fix
-    )
-    if m:
-        g = _group(doc, m.group(1))
-        groups = _cluster(doc)["node_groups"]
-        i = groups.index(g)
-        parts = [int(x) for x in m.group(3).split(",")]
-        groups[i : i + 1] = [dict(g, name=f"{g['name']}-{k}", count=n) for k, n in enumerate(parts, 1)]
-        return True
-    m = re.search(r"raise budget\.(\w+) to ([\d.]+)", fix)
-    if m:
-        _cluster(doc)["budget"][m.group(1)] = float(m.group(2))
-        return True
-    m = re.match(r"remove ([\w.:]+)(?:: \S+)?(?: \(.*\))?$", fix)
-    if m:
-        (target if target is not None else _cluster(doc)).pop(m.group(1))
-        return True
-    if " and declare " in fix:
-        return False  # new node groups: how to split the instances is the user's choice
-    m = re.match(r"set ([\w.:]+): ([^\s,()]+)", fix)  # the first `set KEY: VALUE`; what follows explains it
-    if m:
-        _set(doc, target, m.group(1), m.group(2))
-        for key, value in re.findall(r"\band ([\w.:]+): ([^\s,()]+)", fix):  # `(and aws:region: us-east-1)`
-            _set(doc, None, key, value)
-        return True
-    return False
-
-
-def _alternatives(fix: str) -> list[str]:
-    """`A, or B` / `A or B`: the alternatives in order; a clause in parentheses stays with its own."""
-    head = re.match(r"(in node group(?:\(s\))? '[^']+', )", fix)
-    prefix = head.group(1) if head else ""
-    body = fix[len(prefix) :]
-    parts = re.split(r",? or (?=(?:set|remove|in node group|raise|add|split|plan|export|train|ask|confirm)\b)", body)
-    out = []
-    for p in parts:
-        p = p.strip().rstrip(",")
-        out.append(p if p.startswith("in node group") or p.startswith("raise") else prefix + p)
-    return out
-
-
-def _errors(path: Path) -> set[str]:
-    return {f.rule for f in plan_stack(load_stack(str(path))).findings if f.severity == "error" and not f.suppressed}
+def _errors(findings: list[Finding]) -> set[str]:
+    return {f.rule for f in findings if f.severity == "error" and not f.suppressed}
 
 
 def _cases() -> list[Any]:
@@ -133,32 +71,42 @@ def _cases() -> list[Any]:
     for path in STACKS:
         plan = plan_stack(load_stack(str(path)))
         name = path.name[len("Pulumi.") : -len(".yaml")]
-        for f in plan.findings:
-            if f.fix and not f.fix.startswith(PRICE_FIX):
-                out.append(pytest.param(path, f.rule, f.fix, id=f"{name}:{f.rule}"))
+        out += [pytest.param(path, f, id=f"{name}:{f.rule}:{f.key}") for f in plan.findings if f.fix is not None]
     return out
 
 
-@pytest.mark.parametrize("path,rule_id,fix", _cases())
-def test_a_fix_raises_no_new_error(tmp_path: Path, path: Path, rule_id: str, fix: str) -> None:
-    name = path.name[len("Pulumi.") : -len(".yaml")]
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    before = _errors(path)
-    for alt in _alternatives(fix):
-        edited = copy.deepcopy(doc)
-        if _apply_one(edited, alt):
-            break
-    else:
-        assert (name, rule_id) in NOT_APPLICABLE, f"cannot apply the fix of {rule_id} on {path.name}: {fix!r}"
+CASES = _cases()
+
+
+def test_the_corpus_has_fixes_of_both_kinds() -> None:
+    """The corpus exercises edits and words (else the test below would pass on nothing)."""
+    fixes = [p.values[1].fix for p in CASES]
+    assert sum(1 for f in fixes if f.edits) >= 25
+    assert any(not f.edits for f in fixes)
+
+
+@pytest.mark.parametrize("path,finding", CASES)
+def test_a_fixs_edits_plan_its_finding_away(path: Path, finding: Finding) -> None:
+    stack = load_stack(str(path))
+    fix = finding.fix
+    assert fix is not None
+    before = plan_stack(stack).findings
+    if not fix.edits:
+        assert finding.rule in ADVICE, f"{finding.rule} on {path.name}: a fix in words ({fix.reason!r}): list it"
+        assert fix.reason
         return
-    assert (name, rule_id) not in NOT_APPLICABLE, f"{rule_id} on {path.name}: applied, drop it from NOT_APPLICABLE"
-    out = tmp_path / path.name
-    out.write_text(yaml.safe_dump(edited, sort_keys=False), encoding="utf-8")
-    try:
-        after = _errors(out)
-    except InputError as exc:
-        pytest.fail(f"the fix of {rule_id} ({alt!r}) makes {path.name} invalid input: {exc}")
-    assert after <= before, f"the fix of {rule_id} ({alt!r}) on {path.name} raises {sorted(after - before)}"
+    after = _planned(stack, fix.edits)
+    still = [f for f in after if f.rule == finding.rule and f.path == finding.path]
+    assert not still, f"the edits of {finding.rule} on {path.name} leave it: {fix.edits}"
+    assert _errors(after) <= _errors(before), (
+        f"the edits of {finding.rule} on {path.name} raise {sorted(_errors(after) - _errors(before))}"
+    )
+    for alternative in fix.alternatives:
+        other = _planned(stack, (alternative,))
+        assert _errors(other) <= _errors(before), (
+            f"the alternative {alternative} of {finding.rule} on {path.name} raises "
+            f"{sorted(_errors(other) - _errors(before))}"
+        )
 
 
 def test_the_workload_fix_is_a_block_that_holds_the_run(stack_file) -> None:
@@ -170,11 +118,11 @@ def test_the_workload_fix_is_a_block_that_holds_the_run(stack_file) -> None:
         "  - {name: t, instance_type: trn2.48xlarge, count: 16, purchase: capacity-block, capacity_reservation_id: cr-0123456789abcdef0}\n"
         "schedule: {hours: 336}\nworkload: {parameters: 70e9, tokens: 2e12, mfu: 0.35}\n"
     )
-    plan = plan_stack(load_stack(str(stack_file(cluster))))
+    stack = load_stack(str(stack_file(cluster)))
+    plan = plan_stack(stack)
     (f,) = [f for f in plan.findings if f.rule == "workload-exceeds-schedule"]
-    assert f.fix.startswith(
-        "set schedule.hours: 4032 (a 168-day (4,032 h) Capacity Block: instances run 4,031.5 h of it, "
-        "enough for the 3,904.3 h the workload needs)"
-    )
-    fixed = plan_stack(load_stack(str(stack_file(cluster.replace("hours: 336", "hours: 4032")))))
-    assert not [x for x in fixed.findings if x.rule in ("workload-exceeds-schedule", "capacity-block-duration")]
+    assert f.fix is not None
+    (edit,) = f.fix.edits
+    assert (edit.path, edit.op, edit.value) == (("schedule", "hours"), "set", 4032)
+    after = _planned(stack, f.fix.edits)
+    assert not [x for x in after if x.rule in ("workload-exceeds-schedule", "capacity-block-duration")]

@@ -371,21 +371,24 @@ def test_fix_names_the_key_and_value_for_this_stack(tmp_path: Path) -> None:
     res = run_cli("plan", str(_stack(tmp_path, body)), "--format", "json")
     import json
 
-    fixes = {f["rule"]: f.get("fix") for f in json.loads(res.out)["stacks"][0]["findings"]}
+    fixes = {f["rule"]: f["fix"]["text"] for f in json.loads(res.out)["stacks"][0]["findings"] if "fix" in f}
     assert "spot-unsupported" not in fixes  # DescribeInstanceTypes lists spot for trn2u.48xlarge
     assert fixes["ultraserver-purchase"] == (
-        "in node group 'bad', set purchase: capacity-block (or confirm Spot UltraServer capacity with AWS)"
+        "in node group 'bad', set purchase: capacity-block, or confirm Spot UltraServer capacity with AWS"
     )
     assert fixes["ultraserver-whole-units"] == (
-        "in node group 'bad', set count: 8 (the 2 UltraServers you pay for) or count: 4, or ultraservers: 2"
+        "in node group 'bad', set count: 8 (the 2 UltraServers you pay for), or set count: 4, or set ultraservers: 2"
     )
-    assert fixes["capacity-block-reservation"].startswith("book the block, then set capacity_reservation_id")
+    assert fixes["capacity-block-reservation"] == (
+        "in node group 'g2', set capacity_reservation_id: cr-... (the block's reservation id) (book the block first)"
+    )
     table = run_cli("plan", str(_stack(tmp_path, body)), "--wide").out
-    assert "fix: in node group 'bad', set purchase: capacity-block (or confirm Spot UltraServer capacity" in table
+    assert "fix: in node group 'bad', set purchase: capacity-block, or confirm Spot UltraServer capacity" in table
+    flat = " ".join(table.split())  # one collapsed finding: each group's own fix
     assert (
-        "fix: book the block, then set capacity_reservation_id: cr-... (its reservation id) in node groups 'g0', 'g1' and 'g2'"
-        in table
-    )
+        "fix: in node group 'g0', set capacity_reservation_id: cr-... (the block's reservation id) (book the block "
+        "first); in node group 'g1', set capacity_reservation_id: cr-..."
+    ) in flat
 
 
 def test_fix_for_a_bookable_duration_is_the_next_one_up(tmp_path: Path) -> None:
@@ -393,7 +396,7 @@ def test_fix_for_a_bookable_duration_is_the_next_one_up(tmp_path: Path) -> None:
     import json
 
     fixes = [
-        f.get("fix") for f in json.loads(res.out)["stacks"][0]["findings"] if f["rule"] == "capacity-block-duration"
+        f["fix"]["text"] for f in json.loads(res.out)["stacks"][0]["findings"] if f["rule"] == "capacity-block-duration"
     ]
     assert fixes and fixes[0].startswith("set schedule.hours: 120")
 

@@ -743,9 +743,9 @@ def test_an_incomplete_estimate_fails_the_packs_limits_unless_allowed(price_book
     ((message, urn),) = violations(policies.budget, stack_args(specs, config=config))
     assert (message, urn) == (
         "[budget-incomplete-cost] planner-budget's maxTotalUsd $8,024.01 cannot be checked: the estimate leaves out "
-        "trainers root volumes (size unknown: the AMI's default mapping) (cost at least $8,024.00). Fix: Price what is "
-        "missing (a price book file in planner-budget's `priceBook`), give the hours, size the compute left out, or "
-        "check the budget against the priced part only with `allowIncompleteCost: true` in planner-budget's config. "
+        "trainers root volumes (size unknown: the AMI's default mapping) (cost at least $8,024.00). Fix: price what is "
+        "missing (a price book that has its price), or set `allowIncompleteCost` in the planner-budget policy config "
+        "to true (to check the budget against the priced part only). "
         "Estimate: at least $8,024.00 for 100 h; left out: trainers root volumes (size unknown: the AMI's default mapping)",
         None,
     )

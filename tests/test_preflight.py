@@ -21,6 +21,7 @@ from planner.aws.account import Account
 from planner.aws.checks import Preflight
 from planner.aws.preflight_run import preflight_stack
 from planner.core.input.stack_files import load_stack
+from tests.conftest import fix_words
 
 UTC = dt.UTC
 TRN2_DEV = "stacks/Pulumi.trn2-dev.yaml"
@@ -273,7 +274,7 @@ def test_a_local_zone_not_opted_in_names_the_group_aws_gives(dallas_local_zone, 
         "us-east-1-dfw-2a is a Local Zone of us-east-1 in zone group us-east-1-dfw-2, which the account has not "
         "opted in to (DescribeAvailabilityZones: OptInStatus not-opted-in)"
     )
-    assert f.fix == (
+    assert fix_words(f) == (
         "opt in: `aws ec2 modify-availability-zone-group --region us-east-1 --group-name us-east-1-dfw-2 "
         "--opt-in-status opted-in` (once per account), then run preflight again"
     )
@@ -284,7 +285,7 @@ def test_a_local_zone_not_opted_in_names_the_group_aws_gives(dallas_local_zone, 
 def test_a_group_name_that_is_not_a_name_is_not_printed_into_a_command(dallas_local_zone, stack_file) -> None:
     dallas_local_zone.group_name = "x; rm -rf ~"
     (f,) = run_check("preflight-local-zone", stack_file(LOCAL_ZONE_STACK, region="us-east-1"), _moto_account())
-    assert "rm -rf" not in f.message + f.fix and "--zone-names us-east-1-dfw-2a" in f.fix
+    assert "rm -rf" not in f.message + fix_words(f) and "--zone-names us-east-1-dfw-2a" in fix_words(f)
 
 
 def test_availability_zones_are_not_asked_about() -> None:

@@ -27,12 +27,13 @@ from test_preflight_helpers import StubbedAws
 from planner.aws.account import Account
 from planner.aws.checks import aws_error_fix
 from planner.aws.errors import AwsCallError
+from tests.conftest import fix_words
 
 pytestmark = pytest.mark.usefixtures("isolated_aws")  # fake credentials and config (conftest)
 
 
 def fixes(fs: list[dict[str, Any]], rule: str) -> list[str]:
-    return [f["fix"] for f in by_rule(fs, rule)]
+    return [f["fix"]["text"] for f in by_rule(fs, rule)]
 
 
 # --- network.py ---------------------------------------------------------------------------------
@@ -41,16 +42,16 @@ def fixes(fs: list[dict[str, Any]], rule: str) -> list[str]:
 def test_network_fixes_name_the_subnet_key_the_vpc_and_the_zone(moto, stack_file) -> None:
     vpc, other, _, in_a = _vpc_and_subnets()
     fs = findings(run_cli("preflight", str(stack_file(NETWORK.format(vpc=other, subnet=in_a))), "--format", "json").out)
-    got = {f["message"]: f["fix"] for f in by_rule(fs, "preflight-network")}
+    got = {f["message"]: f["fix"]["text"] for f in by_rule(fs, "preflight-network")}
     assert got[f"subnet {in_a} belongs to {vpc}, not to the declared {other}"] == (
         f"set network.vpc_id: {vpc} (the subnet's VPC), or network.subnet_id to a subnet of {other} in us-east-2b"
     )
     # the group and the file system inherit the cluster's AZ: the key is the cluster's availability_zone
     assert got[f"subnet {in_a} is in us-east-2a; node group 'trainers' is declared in us-east-2b"] == (
-        f"set network.subnet_id to a subnet of {other} in us-east-2b, or availability_zone: us-east-2a (the subnet's AZ)"
+        f"set availability_zone: us-east-2a (the subnet's AZ), or set network.subnet_id to a subnet of {other} in us-east-2b"
     )
     assert got[f"subnet {in_a} is in us-east-2a; the FSx for Lustre file system is declared in us-east-2b"] == (
-        f"set network.subnet_id to a subnet of {other} in us-east-2b, or availability_zone: us-east-2a (the subnet's AZ)"
+        f"set availability_zone: us-east-2a (the subnet's AZ), or set network.subnet_id to a subnet of {other} in us-east-2b"
     )
 
 
@@ -64,8 +65,8 @@ network: {{vpc_id: {vpc}, subnet_id: {in_a}}}
 """)
     fs = findings(run_cli("preflight", str(path), "--format", "json").out)
     assert fixes(fs, "preflight-network") == [
-        f"set network.subnet_id to a subnet of {vpc} in us-east-2b, or in node group 'trainers', "
-        "set availability_zone: us-east-2a (the subnet's AZ)"
+        "in node group 'trainers', set availability_zone: us-east-2a (the subnet's AZ), "
+        f"or set network.subnet_id to a subnet of {vpc} in us-east-2b"
     ]
 
 
@@ -97,7 +98,7 @@ network: {{vpc_id: {vpc}, subnet_id: {small}}}
     assert f["message"] == (
         f"subnet {small} has 11 free IP addresses; the cluster declares 16 instances, each needing at least one"
     )
-    assert f["fix"] == (
+    assert f["fix"]["text"] == (
         f"set network.subnet_id to a subnet of {vpc} in us-east-2b with at least 16 free IP addresses, "
         f"or free 5 more in {small}"
     )
@@ -130,7 +131,7 @@ node_groups:
     fs = findings(run_cli("preflight", str(path), "--format", "json").out)
     # moto offers trn2.48xlarge in no zone of us-east-1; the catalogue lists ap-south-2 and us-east-2
     assert fixes(fs, "preflight-offering") == [
-        "set aws:region to a region that offers trn2.48xlarge (the catalogue lists ap-south-2, us-east-2); confirm "
+        "move the stack to a region that offers trn2.48xlarge (the catalogue lists ap-south-2, us-east-2); confirm "
         "with aws ec2 describe-instance-type-offerings --location-type availability-zone --filters "
         "Name=instance-type,Values=trn2.48xlarge --region REGION"
     ]
@@ -145,13 +146,13 @@ placement_group: none
 """)
     fs = findings(run_cli("preflight", str(path), "--format", "json").out)
     assert fixes(fs, "preflight-offering") == [
-        "book the block in us-east-2b, then set capacity_reservation_id: cr-... (its reservation id) "
-        "in node group 'ultraservers'"
+        "in node group 'ultraservers', set capacity_reservation_id: cr-... (the block's reservation id) "
+        "(book the block in us-east-2b first)"
     ]
     fs = findings(run_cli("preflight", TRN2_DEV, "--region", "us-west-2", "--format", "json").out)
     assert fixes(fs, "preflight-offering") == [
         "run preflight without --region us-west-2 (the stack's region is us-east-2), "
-        "or availability_zone: a zone of us-west-2"
+        "or move node group 'trainers' to a zone of us-west-2"
     ]
 
 
@@ -161,8 +162,8 @@ def test_efa_and_catalogue_fixes_name_the_group_key_or_the_catalogue_key() -> No
         "describe_instance_types", _trn2(efa=False, cards=8), {"InstanceTypes": ["trn2.48xlarge"]}
     )
     account = Account(aws.client)
-    assert [f.fix for f in run_check("preflight-efa", TRN2_DEV, account)] == [
-        "in node group 'trainers', set efa: false, or instance_type: a type that DescribeInstanceTypes in us-east-2 "
+    assert [fix_words(f) for f in run_check("preflight-efa", TRN2_DEV, account)] == [
+        "in node group 'trainers', set efa: false, or choose a type that DescribeInstanceTypes in us-east-2 "
         "lists with EfaSupported: true",
         "if DescribeInstanceTypes is right, set instance_types.trn2.48xlarge.efa.supported: false in "
         "planner/data/catalogue.yaml, with its source",
@@ -177,7 +178,7 @@ def test_efa_and_catalogue_fixes_name_the_group_key_or_the_catalogue_key() -> No
     )
     aws.stub("ec2", "us-east-2").add_response("describe_instance_types", answer, {"InstanceTypes": ["trn2.48xlarge"]})
     fs = run_check("preflight-catalogue", TRN2_DEV, Account(aws.client))
-    assert [(f.severity, f.fix) for f in fs] == [
+    assert [(f.severity, fix_words(f)) for f in fs] == [
         (
             "warning",
             "if DescribeInstanceTypes is right, set instance_types.trn2.48xlarge.vcpus: 128 in "
@@ -199,9 +200,9 @@ def test_quota_fix_names_the_code_the_numbers_and_the_count_that_fits() -> None:
         {"ServiceCode": "ec2", "QuotaCode": "L-2C3B7624"},
     )
     (f,) = run_check("preflight-quota", TRN2_DEV, Account(aws.client))
-    assert f.fix == (
+    assert fix_words(f) == (
         "request L-2C3B7624 (Running On-Demand Trn instances) be raised to at least 384 vCPUs (now 256) in "
-        "Service Quotas, region us-east-2, plus what already runs there; or in node group 'trainers', "
+        "Service Quotas, region us-east-2, plus what already runs there, or in node group 'trainers', "
         "set count: 1 (192 vCPUs)"
     )
 
@@ -223,7 +224,7 @@ node_groups:
         {"ServiceCode": "ec2", "QuotaCode": "L-417A185B"},
     )
     (f,) = run_check("preflight-quota", path, Account(aws.client))
-    assert f.fix == (
+    assert fix_words(f) == (
         "request L-417A185B (Running On-Demand P instances) be raised to at least 768 vCPUs (now 384) in "
         "Service Quotas, region us-east-1, plus what already runs there; or shrink node groups 'a', 'b' "
         "to at most 384 vCPUs in all"
@@ -235,7 +236,7 @@ node_groups:
         {"ServiceCode": "ec2", "QuotaCode": "L-2C3B7624"},
     )
     (f,) = run_check("preflight-quota", TRN2_DEV, Account(aws.client))  # new accounts: 0 vCPUs of Trn
-    assert f.fix == (
+    assert fix_words(f) == (
         "request L-2C3B7624 (Running On-Demand Trn instances) be raised to at least 384 vCPUs (now 0) in "
         "Service Quotas, region us-east-2, plus what already runs there"
     )
@@ -268,15 +269,13 @@ def test_reservation_fixes_give_the_reservations_values_and_the_keys(stack_file)
         State="active",
         InstancePlatform="Windows",
     )
-    assert [f.fix for f in _reservation(stack_file, answer)] == [
+    assert [fix_words(f) for f in _reservation(stack_file, answer)] == [
         "in node group 'ultraservers', set purchase: on-demand (to use cr-0123456789abcdef0), "
-        "or capacity_reservation_id: the Capacity Block's id",
+        "or name the Capacity Block's reservation id instead",
         "in node group 'ultraservers', set instance_type: trn2.48xlarge (what cr-0123456789abcdef0 reserves), "
-        "or capacity_reservation_id to a reservation of trn2u.48xlarge",
-        "set availability_zone: us-east-2a (that of cr-0123456789abcdef0), or in node group 'ultraservers', "
-        "set capacity_reservation_id to a reservation in us-east-2b",
-        "in node group 'ultraservers', set capacity_reservation_id to a Linux/UNIX reservation "
-        "(cr-0123456789abcdef0 is Windows)",
+        "or name a reservation of trn2u.48xlarge",
+        "set availability_zone: us-east-2a (that of cr-0123456789abcdef0), or name a reservation in us-east-2b",
+        "name a Linux/UNIX reservation for node group 'ultraservers' (cr-0123456789abcdef0 is Windows)",
         "in node group 'ultraservers', set ultraservers: 2 (8 instances, what cr-0123456789abcdef0 holds), "
         "or declare a reservation of at least 16 instances",
     ]
@@ -284,22 +283,22 @@ def test_reservation_fixes_give_the_reservations_values_and_the_keys(stack_file)
 
 def test_reservation_fixes_for_state_size_in_use_schedule_and_a_missing_id(stack_file) -> None:
     (f,) = _reservation(stack_file, None, error="InvalidCapacityReservationId.NotFound")
-    assert f.fix == (
-        "in node group 'ultraservers', set capacity_reservation_id to the id of the Capacity Block booked "
-        "for trn2u.48xlarge in us-east-2b (aws ec2 describe-capacity-reservations --region us-east-2)"
+    assert fix_words(f) == (
+        "name the id of the Capacity Block booked for trn2u.48xlarge in us-east-2b as the capacity reservation of "
+        "node group 'ultraservers' (aws ec2 describe-capacity-reservations --region us-east-2)"
     )
     (f,) = _reservation(stack_file, _block(State="expired"))
-    assert f.fix == (
-        "book a new Capacity Block of 16 x trn2u.48xlarge in us-east-2b and set its id as "
-        "capacity_reservation_id in node group 'ultraservers'"
+    assert fix_words(f) == (
+        "in node group 'ultraservers', set capacity_reservation_id: cr-... (the new block's reservation id) "
+        "(book a new Capacity Block of 16 x trn2u.48xlarge in us-east-2b first)"
     )
     (f,) = _reservation(stack_file, _block(State="active", AvailableInstanceCount=12))
-    assert f.fix == (
+    assert fix_words(f) == (
         "in node group 'ultraservers', set ultraservers: 3 (12 instances, what cr-0123456789abcdef0 has free), "
         "or stop 4 of the instances running in it before deploying"
     )
     (f,) = _reservation(stack_file, _block(EndDate=dt.datetime(2026, 12, 8, 11, 30, tzinfo=UTC)))
-    assert f.fix == "set schedule.hours: 168 (the block's length), or book a block of at least 336 h (14 days)"
+    assert fix_words(f) == "set schedule.hours: 168 (the block's length), or book a block of at least 336 h (14 days)"
 
 
 def test_reservation_size_fix_in_instances(stack_file) -> None:
@@ -320,7 +319,7 @@ node_groups:
         "describe_capacity_reservations", answer, {"CapacityReservationIds": ["cr-0123456789abcdef0"]}
     )
     (f,) = run_check("preflight-reservation", path, Account(aws.client))
-    assert f.fix == (
+    assert fix_words(f) == (
         "in node group 'od', set count: 3 (what cr-0123456789abcdef0 holds), "
         "or declare a reservation of at least 4 instances"
     )
@@ -357,7 +356,7 @@ def test_aws_error_fixes_say_what_to_grant_refresh_or_raise() -> None:
 def test_aws_error_findings_carry_their_fix(moto) -> None:
     res = run_cli("preflight", TRN2_DEV, "--format", "json")
     (err,) = by_rule(findings(res.out), "preflight-aws-error")
-    assert err["fix"] == (
+    assert err["fix"]["text"] == (
         "look up the vCPU quota L-2C3B7624 (Running On-Demand Trn instances) in us-east-2 another way "
         "(the AWS console, or AWS Support), or suppress preflight-aws-error to accept a partial preflight"
     )
@@ -369,7 +368,7 @@ def test_aws_error_findings_carry_their_fix(moto) -> None:
         403,
     )
     (f,) = run_check("preflight-offering", TRN2_DEV, Account(aws.client))
-    assert f.fix == (
+    assert fix_words(f) == (
         "allow ec2:DescribeInstanceTypeOfferings for the role or user that runs preflight (the IAM policy "
         "in the preflight docs), or suppress preflight-aws-error to accept a partial preflight"
     )

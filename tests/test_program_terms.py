@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from planner.readback.program_terms import declared_as, in_python, python_class, restate
+from planner.core.model.cluster import Cluster, NodeGroup, Stack
+from planner.core.model.findings import Edit, Fix
+from planner.core.model.provenance import Provenance
+from planner.readback.program_terms import declared_as, in_program_terms, python_class, python_name
 from tests.conftest import run_cli
 
 ASG = "urn:pulumi:dev::sample::aws:autoscaling/group:Group::trainers"
@@ -19,23 +23,53 @@ def test_the_resource_is_named_as_the_program_declares_it() -> None:
     assert declared_as(parent) == 'aws.ec2.LaunchTemplate "gpu"'
 
 
-def test_keys_become_the_resources_properties() -> None:
-    count = ("config", "planner:cluster", "node_groups", 0, "count")
-    assert restate("in node group 'trainers', set count: 8 (or ultraservers: 2)", count, ASG, ("app.py", 8)) == (
-        'in `desired_capacity` of aws.autoscaling.Group "trainers" (app.py:8): set desired_capacity: 8'
+def _stack(urns: dict[tuple[Any, ...], tuple[str, str]], groups: int = 1) -> Stack:
+    """A read-back stack of `groups` node groups whose model paths came from the given resources:
+    (model path) -> (URN, property)."""
+    cluster = Cluster(
+        "us-east-2b",
+        tuple(
+            NodeGroup(f"g{i}", "p5.48xlarge", 2, path=CLUSTER + ("node_groups", i), availability_zone="us-east-2b")
+            for i in range(groups)
+        ),
+        path=CLUSTER,
     )
-    assert (
-        restate("set count: 4", count, NG)
-        == 'in `scaling_config.desired_size` of aws.eks.NodeGroup "cbr": set scaling_config.desired_size: 4'
+    provenance = {CLUSTER + path: Provenance(urn, prop, "app.py", 8) for path, (urn, prop) in urns.items()}
+    return Stack("dev", "app.py", "us-east-2", cluster, provenance=provenance)
+
+
+CLUSTER = ("config", "planner:cluster")
+COUNT = ("node_groups", 0, "count")
+GROUP = ("node_groups", 0)
+
+
+def test_an_asgs_count_is_its_desired_capacity() -> None:
+    stack = _stack({GROUP: (ASG, ""), COUNT: (ASG, "desired_capacity")})
+    said = in_program_terms(stack, Fix(edits=(Edit(COUNT, "set", 8, "the 2 UltraServers you pay for"),)))
+    assert said == (
+        'set `desired_capacity` of aws.autoscaling.Group "trainers" (app.py:8) to 8 (the 2 UltraServers you pay for)'
     )
-    efa = ("config", "planner:cluster", "node_groups", 0, "efa")
-    assert restate("in node group 'g', remove efa: false (EFA is on by default)", efa, LT) == (
-        'in `network_interfaces[].interface_type` of aws.ec2.LaunchTemplate "gpu": set '
-        '`network_interfaces[].interface_type` to "efa" on every network card (EFA is on by default)'
+    lowered = in_program_terms(stack, Fix("x", alternatives=(Edit(("node_groups", 0, "max_count"), "set", 2),)))
+    assert lowered == 'x, or set `max_size` of aws.autoscaling.Group "trainers" (app.py:8) to 2'
+
+
+def test_a_launch_templates_instance_type() -> None:
+    """The group is the ASG; its instance type was read from its launch template, which says it."""
+    stack = _stack({GROUP: (ASG, ""), ("node_groups", 0, "instance_type"): (LT, "instance_type")})
+    said = in_program_terms(stack, Fix(edits=(Edit(("node_groups", 0, "instance_type"), "set", "p5en.48xlarge"),)))
+    assert said == 'set `instance_type` of aws.ec2.LaunchTemplate "gpu" (app.py:8) to "p5en.48xlarge"'
+    efa = in_program_terms(stack, Fix("EFA is on by default", (Edit(("node_groups", 0, "efa"), "remove"),)))
+    assert efa == (  # no property of the ASG holds EFA: the change in words about the resource
+        'change aws.autoscaling.Group "trainers" (app.py:8) so that it sets no EFA interfaces (EFA is on by default)'
     )
-    purchase = ("config", "planner:cluster", "node_groups", 0, "purchase")
-    assert 'set `capacity_type` to "CAPACITY_BLOCK"' in restate("set purchase: capacity-block", purchase, NG)
-    assert restate("set instance_type: p5.48xlarge", purchase, NG).endswith("set instance_types: p5.48xlarge")
+
+
+def test_an_eks_node_groups_scaling_config_and_capacity_type() -> None:
+    stack = _stack({GROUP: (NG, "")})
+    said = in_program_terms(stack, Fix(edits=(Edit(COUNT, "set", 4),)))
+    assert said == 'set `scaling_config.desired_size` of aws.eks.NodeGroup "cbr" (app.py:8) to 4'
+    block = in_program_terms(stack, Fix(edits=(Edit(("node_groups", 0, "purchase"), "set", "capacity-block"),)))
+    assert block == 'set `capacity_type` of aws.eks.NodeGroup "cbr" (app.py:8) to "CAPACITY_BLOCK"'
 
 
 def test_a_pcs_compute_node_group_is_named_with_its_own_properties() -> None:
@@ -43,36 +77,51 @@ def test_a_pcs_compute_node_group_is_named_with_its_own_properties() -> None:
     purchase its purchaseOption, its reservation its launch template's)."""
     pcs = "urn:pulumi:dev::sample::aws-native:pcs:ComputeNodeGroup::gpu"
     assert python_class("aws-native:pcs:ComputeNodeGroup") == "aws_native.pcs.ComputeNodeGroup"
-    count = ("config", "planner:cluster", "node_groups", 0, "count")
-    assert restate("set count: 2", count, pcs) == (
-        'in `scaling_configuration.min_instance_count` of aws_native.pcs.ComputeNodeGroup "gpu": '
-        "set scaling_configuration.min_instance_count: 2"
+    stack = _stack({GROUP: (pcs, "")})
+    assert in_program_terms(stack, Fix(edits=(Edit(COUNT, "set", 2),))) == (
+        'set `scaling_configuration.min_instance_count` of aws_native.pcs.ComputeNodeGroup "gpu" (app.py:8) to 2'
     )
-    purchase = ("config", "planner:cluster", "node_groups", 0, "purchase")
-    assert restate("set purchase: on-demand", purchase, pcs).endswith('set `purchase_option` to "ONDEMAND"')
-    assert 'set `purchase_option` to "CAPACITY_BLOCK" (and its launch template' in restate(
-        "set purchase: capacity-block", purchase, pcs
+    purchase = ("node_groups", 0, "purchase")
+    assert in_program_terms(stack, Fix(edits=(Edit(purchase, "set", "on-demand"),))) == (
+        'set `purchase_option` of aws_native.pcs.ComputeNodeGroup "gpu" (app.py:8) to "ONDEMAND"'
     )
-    reservation = "set capacity_reservation_specification.capacity_reservation_target.capacity_reservation_id of its "
-    assert reservation + "launch template: cr-..." in restate(
-        "book the block, then set capacity_reservation_id: cr-...", purchase, pcs
+    block = in_program_terms(stack, Fix(edits=(Edit(purchase, "set", "capacity-block"),)))
+    assert 'to "CAPACITY_BLOCK" (and its launch template\'s `instance_market_options.market_type`' in block
+    ids = ("node_groups", 0, "capacity_reservation_ids")
+    reservation = in_program_terms(stack, Fix(edits=(Edit(ids, "set", ("cr-...",)),)))
+    assert reservation == (
+        "set `capacity_reservation_specification.capacity_reservation_target.capacity_reservation_id` of the "
+        'launch template of aws_native.pcs.ComputeNodeGroup "gpu" (app.py:8) to "cr-..."'
     )
+
+
+def test_no_fix_for_a_program_names_a_stack_file_key() -> None:
+    """Where no property of the resource carries the value, the change is said in words about the resource;
+    where no resource holds it at all, in words about the cluster: never as `key: value`."""
+    stack = _stack({GROUP: (ASG, "")})
+    fixes = [
+        Fix(edits=(Edit(("node_groups", 0, "public_ip"), "set", False),)),
+        Fix(edits=(Edit(("node_groups", 0, "root_volume_gib"), "set", 200),)),
+        Fix(edits=(Edit(("lustre", "storage_capacity_gib"), "set", 4800),)),
+        Fix(edits=(Edit(("placement_group",), "set", "none"),)),
+    ]
+    for fix in fixes:
+        said = in_program_terms(stack, fix)
+        assert ": " not in said and "public_ip" not in said and "lustre." not in said, said
+    assert in_program_terms(stack, fixes[2]) == "make the storage capacity in GiB 4800 in the program"
+
+
+def test_a_planning_key_is_the_stack_configs() -> None:
+    stack = _stack({GROUP: (ASG, "")})
+    said = in_program_terms(stack, Fix("to plan the whole block", (Edit(("schedule", "hours"), "set", 336),)))
+    assert said == "in the stack config's planner:cluster, set schedule.hours: 336 (to plan the whole block)"
 
 
 def test_engine_property_names_become_the_programs_python_names() -> None:
-    """The read-back rules speak the engine's camelCase inputs; the program writes pulumi_aws's Python names."""
-    efa = ("config", "planner:cluster", "node_groups", 0, "efa")
-    fixed = restate(
-        "add 8 network interface(s) with interfaceType 'efa-only' (or 'efa'), one on each networkCardIndex 8-15",
-        efa,
-        LT,
-        ("app.py", 20),
-    )
-    assert fixed == (
-        'in `network_interfaces[].interface_type` of aws.ec2.LaunchTemplate "gpu" (app.py:20): add 8 network '
-        "interface(s) with interface_type 'efa-only' (or 'efa'), one on each network_card_index 8-15"
-    )
-    assert "interfaceType" not in restate("set interfaceType: 'efa' on networkCardIndex 0, deviceIndex 0", efa, LT)
+    """The read-back reads the engine's camelCase inputs; its fixes name pulumi_aws's Python names."""
+    assert python_name("scalingConfig.desiredSize") == "scaling_config.desired_size"
+    assert python_name("networkInterfaces") == "network_interfaces"
+    assert python_name("spec.limits") == "spec.limits"
 
 
 def test_plan_program_gives_fixes_in_the_programs_terms() -> None:
@@ -84,11 +133,12 @@ def test_plan_program_gives_fixes_in_the_programs_terms() -> None:
         if f.get("fix") and f["rule"] == "placement-group"
     ]
     (f,) = fixes
-    assert f["fix"].startswith(
-        'in `placement_group` of aws.autoscaling.Group "node-group" '
-        "(tests/corpus/eks-mixed-instances-efa/__main__.py:36): launch into a cluster placement group"
+    assert f["fix"]["text"].startswith(
+        'launch aws.autoscaling.Group "node-group" (tests/corpus/eks-mixed-instances-efa/__main__.py:36) into a '
+        "cluster placement group"
     )
-    assert "placement_group: none" not in f["fix"]
+    assert f["fix"]["edits"] == [{"path": "planner:cluster.placement_group", "op": "remove", "value": None}]
+    assert "placement_group: none" not in f["fix"]["text"]
 
 
 INTERFACES_OUT_OF_ORDER = """
@@ -114,14 +164,7 @@ def test_plan_program_names_the_interface_by_its_list_position_in_python_names(t
     res = run_cli("plan", "--program", str(tmp_path), "--stack", "dev", "--format", "json")
     (stack,) = json.loads(res.out)["stacks"]
     (f,) = [f for f in stack["findings"] if f["rule"] == "efa-interface-layout" and f["severity"] == "error"]
-    assert f["fix"] == (
+    assert f["fix"]["text"] == (
         "in the launch template of node group 'trainers', set network_interfaces[7].interface_type: 'efa' "
         "(network_card_index 0, device_index 0), or make it an ENA interface"
-    )
-
-
-def test_quoted_names_stay_as_written() -> None:
-    """A name in backticks is quoted as it is (the policy pack's `availabilityZone` config key), not a property."""
-    assert in_python("set availabilityZone (or the pack's `availabilityZone` config)") == (
-        "set availability_zone (or the pack's `availabilityZone` config)"
     )

@@ -10,6 +10,7 @@ import pytest
 from planner.core import rules
 from planner.policy.planning import plan_resources
 from planner.policy.testing import Spec, stack_args
+from tests.conftest import said_fix
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 ASG = "aws:autoscaling/group:Group"
@@ -154,25 +155,23 @@ def test_every_readback_rule_has_cases() -> None:
 def fixes(specs: list[Spec], rule: str) -> list[str | None]:
     outcome = plan_resources(stack_args(specs).resources, {})
     assert outcome.plan is not None, outcome.gaps
-    return [f.fix for f in outcome.plan.findings if f.rule == rule]
+    return [said_fix(outcome.plan, f) for f in outcome.plan.findings if f.rule == rule]
 
 
 def test_readback_fixes_name_the_program_property_and_value() -> None:
     """Issue 15 item 4 for programs: the fix names the resource's own property (not a stack-file key)."""
     (fix,) = fixes(CASES["efa-interface-layout"][0], "efa-interface-layout")
     assert fix == (
-        "in the launch template of node group 'g', add 8 network interface(s) with interfaceType 'efa-only' "
-        "(or 'efa'), one on each networkCardIndex 8-15"
+        "in the launch template of node group 'g', add 8 network interface(s) with interface_type 'efa-only' "
+        "(or 'efa'), one on each network_card_index 8-15"
     )
     (fix,) = fixes(CASES["node-group-multi-az"][0], "node-group-multi-az")
     assert fix == "give node group 'g' subnets in us-east-2a only (drop those in us-east-2b)"
     (fix,) = fixes(CASES["scaling-maximum"][0], "scaling-maximum")
-    assert fix.startswith("budget for 4 instances") and fix.endswith(
-        "or lower the maximum size of node group 'g' to 2 if it is not meant to grow"
-    )
+    assert fix.startswith("budget for 4 instances") and fix.endswith("to 2 (if it is not meant to grow)")
     (fix,) = fixes(CASES["readback-gap"][0], "readback-gap")
     assert fix == (
-        "launch 'g' into a subnet created in this program with availabilityZone set (or set the policy "
+        "launch 'g' into a subnet created in this program with availability_zone set (or set the policy "
         "pack's `availabilityZone` config)"
     )
     (fix,) = fixes(CASES["compute-unsized"][0], "compute-unsized")
@@ -198,18 +197,19 @@ def test_interface_fixes_name_the_list_element_the_program_declared() -> None:
         {"networkCardIndex": c, "deviceIndex": 0 if c == 0 else 1, "interfaceType": "efa-only"} for c in order
     ]
     assert sorted(f or "" for f in fixes(specs, "efa-interface-layout")) == [
-        "in the launch template of node group 'g', add 24 network interface(s) with interfaceType 'efa-only' "
-        "(or 'efa'), one on each networkCardIndex 8-31",
-        "in the launch template of node group 'g', remove networkInterfaces[3] (keep one EFA interface on "
-        "networkCardIndex 3: networkInterfaces[2])",
-        "in the launch template of node group 'g', set networkInterfaces[8].interfaceType: 'efa' "
-        "(networkCardIndex 0, deviceIndex 0), or make it an ENA interface",
+        "in the launch template of node group 'g', add 24 network interface(s) with interface_type 'efa-only' "
+        "(or 'efa'), one on each network_card_index 8-31",
+        "in the launch template of node group 'g', remove network_interfaces[3] (keep one EFA interface on "
+        "network_card_index 3: network_interfaces[2])",
+        "in the launch template of node group 'g', set network_interfaces[8].interface_type: 'efa' "
+        "(network_card_index 0, device_index 0), or make it an ENA interface",
     ]
     beyond = cluster(cards=18)  # trn2.48xlarge has cards 0-15: positions 16 and 17 are on cards it lacks
-    (problem,) = [f for f in plan_resources(stack_args(beyond).resources, {}).plan.findings if f.severity == "error"]
-    assert problem.fix == (
-        "in the launch template of node group 'g', remove networkInterfaces[16] to networkInterfaces[17] "
-        "(networkCardIndex 16-17; trn2.48xlarge has cards 0-15)"
+    outcome_beyond = plan_resources(stack_args(beyond).resources, {})
+    (problem,) = [f for f in outcome_beyond.plan.findings if f.severity == "error"]
+    assert said_fix(outcome_beyond.plan, problem) == (
+        "in the launch template of node group 'g', remove network_interfaces[16] to network_interfaces[17] "
+        "(network_card_index 16-17; trn2.48xlarge has cards 0-15)"
     )
 
 
@@ -236,9 +236,9 @@ def test_an_instances_interface_fix_names_the_network_interface_attached_there()
     outcome = plan_resources(stack_args([sub, *enis, inst]).resources, {})
     assert outcome.plan is not None, outcome.gaps
     (f,) = [f for f in outcome.plan.findings if f.rule == "efa-interface-layout" and f.severity == "error"]
-    assert f.fix == (
-        "in the instances of node group 'gpu', set interfaceType: 'efa' on the network interface attached at "
-        "networkInterfaces[1] (networkCardIndex 0, deviceIndex 0), or make it an ENA interface"
+    assert said_fix(outcome.plan, f) == (
+        "in the instances of node group 'gpu', set interface_type: 'efa' on the network interface attached at "
+        "network_interfaces[1] (network_card_index 0, device_index 0), or make it an ENA interface"
     )
     assert f.resource is not None and f.resource.endswith("::gpu-0")  # the instance that declares the list
 
@@ -252,20 +252,19 @@ def test_pack_gives_the_case_fix_for_programs_and_the_remediation_for_stack_keys
     (stack,) = doc.stacks
     by_rule = {f.rule: f for f in stack.findings}
 
-    def said(f, config_fixes=False):  # noqa: ANN001, ANN202
-        return describe(f, doc.rule(f.rule), config_fixes)
+    def said(f):  # noqa: ANN001, ANN202
+        return describe(f, doc.rule(f.rule))
 
     # a read-back rule's fix names launch template properties: the pack gives it as is
-    assert said(by_rule["efa-interface-layout"]).endswith("Fix: " + by_rule["efa-interface-layout"].fix + ".")
+    layout = by_rule["efa-interface-layout"]
+    assert said(layout).endswith("Fix: " + layout.fix.text + ".")
     # a stack rule's fix names planner:cluster keys, which a plain program does not have: restated against the
     # resource it concerns (its class and name, the property that holds the value)
     other = next(f for f in stack.findings if f.fix and rules.get(f.rule).category != "readback")
     from planner.readback.program_terms import declared_as
 
-    assert other.resource and "Fix: in " in said(other) and declared_as(other.resource) in said(other)
-    assert "node group '" not in said(other).split("Fix: ")[1]
-    # ... unless the stack declares planner:cluster config, whose keys those fixes name
-    assert said(other, config_fixes=True).endswith(f"Fix: in the planner:cluster config, {other.fix.rstrip('.')}.")
+    assert other.resource and declared_as(other.resource) in said(other)
+    assert "node group '" not in said(other).split("Fix: ")[1] and ": " not in said(other).split("Fix: ")[1]
     assert all(v.message.startswith("[") for v in findings_as_violations(outcome, ("error", "warning", "info")))
 
 
@@ -285,4 +284,4 @@ def test_the_zone_gap_names_the_packs_setting_only_in_the_pack() -> None:
     graph = Graph(from_policy(r) for r in stack_args(CASES["readback-gap"][0]).resources)
     (gap,) = [g for g in rebuild(graph).gaps if "Availability Zone" in g.message]
     assert "policy pack" not in gap.message
-    assert gap.fix == "launch 'g' into a subnet created in this program with availabilityZone set"
+    assert gap.fix == "launch 'g' into a subnet created in this program with availability_zone set"

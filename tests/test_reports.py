@@ -214,8 +214,8 @@ def test_table_shows_fix_and_reason(mixed: str) -> None:
     text = table.render(document(_plans(mixed)))
     flat = " ".join(text.split())  # wrapped to the width: compare the words
     assert (
-        "fix: set lustre.storage_capacity_gib: 4800 (the nearest valid capacity above 3,600 GiB), or 2400 to stay under it"
-        in flat
+        "fix: set lustre.storage_capacity_gib: 4800 (the nearest valid capacity above 3,600 GiB), or set "
+        "lustre.storage_capacity_gib: 2400 (to stay under it)" in flat
     )
     assert "reason: block booked, id added after purchase" in flat
     assert "reason: suppressed on the command line (--suppress efa-recommended)" in flat

@@ -7,6 +7,7 @@ from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue.instance_types import load
 from planner.core.model.cluster import LaunchInterface
 from planner.core.rules.program_shapes import layout_advice, layout_problems
+from tests.conftest import fix_words
 
 CAT = load()
 
@@ -65,8 +66,10 @@ def test_the_local_zone_group_is_said_to_be_the_usual_name_not_the_accounts_answ
     )
     plan = plan_stack(load_stack(str(stack_file(cluster, "us-east-1"))))
     (f,) = [f for f in plan.findings if f.rule == "local-zone-opt-in"]
-    assert f.fix is not None and "--group-name us-east-1-dfw-2 " in f.fix
-    assert "as AWS usually names Local Zone groups" in f.fix and "GroupName'` prints the account's" in f.fix
+    assert f.fix is not None and "--group-name us-east-1-dfw-2 " in fix_words(f)
+    assert "as AWS usually names Local Zone groups" in fix_words(f) and "GroupName'` prints the account's" in fix_words(
+        f
+    )
 
 
 # --- spot-unsupported follows DescribeInstanceTypes' usage classes ----------------------------------------
@@ -210,7 +213,7 @@ def test_a_64_instance_block_is_a_warning_as_aws_does_not_offer_it_everywhere(st
     )
     assert f.fix is not None and (
         "aws ec2 describe-capacity-block-offerings --region us-east-2 --instance-type p5en.48xlarge "
-        "--instance-count 64 --capacity-duration-hours 120" in f.fix
+        "--instance-count 64 --capacity-duration-hours 120" in fix_words(f)
     )
     assert hits(63) == []
     assert [g.severity for g in hits(65)] == ["error"]

@@ -526,9 +526,11 @@ def test_clustered_ultraservers_are_counted_whole_per_group(stack_file) -> None:
     assert "1.5" not in hit.message and "1.75" not in hit.message
     billed = {i.name: i.detail["ultraservers"] for i in plan.cost.line_items if "ultraservers" in i.detail}
     assert billed == {"g": 2, "h": 1}  # the same whole units the estimate bills
-    assert hit.fix == (  # two groups: no single group's size makes it one UltraServer
-        "add lustre: with deployment_type: PERSISTENT_2, per_unit_storage_throughput and storage_capacity_gib "
-        "(in us-east-2b)"
+    assert (
+        hit.fix is not None and not hit.fix.alternatives
+    )  # two groups: no single group's size makes it one UltraServer
+    assert hit.fix.reason == (
+        "declare an FSx for Lustre file system (PERSISTENT_2, with a throughput tier and a storage capacity) in us-east-2b"
     )
 
 

@@ -143,11 +143,20 @@ def test_any_text_round_trips_and_renders_the_same(
     reads back to the same document and renders the same."""
     import dataclasses
 
-    from planner.core.document import InputProblem, ReportedFinding, Suppression
+    from planner.core.document import InputProblem, ReportedEdit, ReportedFinding, ReportedFix, Suppression
 
     s = DOCUMENTS["plan"]().stacks[0]
     odd = ReportedFinding(
-        "efa-recommended", "warning", message, file, line, "planner:cluster", Suppression("inSource", reason), fix=fix
+        "efa-recommended",
+        "warning",
+        message,
+        file,
+        line,
+        "planner:cluster",
+        Suppression("inSource", reason),
+        fix=None
+        if fix is None
+        else ReportedFix(fix, reason, (ReportedEdit("planner:cluster.schedule.hours", "set", 1),)),
     )
     for report in (
         Report("plan", stacks=(dataclasses.replace(s, findings=(odd, *s.findings)),)),

@@ -32,7 +32,7 @@ from planner.core.input.stack_files import load_stack, parse_cluster
 from planner.core.planning.pipeline import plan_stack
 from planner.core.reading.problems import InputError
 from planner.policy.testing import capture, check, stack_args
-from tests.conftest import no_plan, run_cli
+from tests.conftest import fix_words, no_plan, run_cli
 
 IDS = ["cr-0123456789abcdef0", "cr-0123456789abcdef1", "cr-0123456789abcdef2", "cr-0123456789abcdef3"]
 ARN = "arn:aws:resource-groups:us-east-2:123456789012:group/ultra-blocks"
@@ -174,13 +174,15 @@ def test_one_id_per_ultraserver_or_one_for_the_block(tmp_path: Path) -> None:
         "document how many reservations an UltraServer Capacity Block has (its CapacityBlock lists them: "
         "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityBlock.html)"
     )
-    assert hit.fix == (
-        "in node group 'ultra', give 4 ids (one per UltraServer, 1 more), or a single id for the whole block"
+    assert fix_words(hit) == (
+        "give node group 'ultra' 4 reservation ids, one per UltraServer (1 more), or in node group 'ultra', set "
+        "capacity_reservation_id: cr-0123456789abcdef0 (a single id for the whole block)"
     )
     (more,) = by_rule(plan(ultra(2, capacity_reservation_id=IDS[:3]), tmp_path), "capacity-block-reservation-count")
-    assert more.fix == (
-        "in node group 'ultra', keep 2 ids (one per UltraServer, 1 fewer), or set ultraservers: 3 if you "
-        "booked that many, or a single id for the whole block"
+    assert fix_words(more) == (
+        "in node group 'ultra', set capacity_reservation_id: [cr-0123456789abcdef0, cr-0123456789abcdef1], or set "
+        "ultraservers: 3 (if you booked that many), or set capacity_reservation_id: cr-0123456789abcdef0 (a single "
+        "id for the whole block) (one per UltraServer, 1 fewer)"
     )
 
 
@@ -207,9 +209,9 @@ def test_a_list_on_an_instance_block_is_an_error(tmp_path: Path) -> None:
         "names 2 capacity reservations, but it is not an UltraServer type: its launch template targets one reservation"
         in hit.message
     )
-    assert hit.fix == (
-        f"in node group 'gpus', set capacity_reservation_id: {IDS[0]} and declare one node group per other "
-        f"reservation ({IDS[1]})"
+    assert fix_words(hit) == (
+        f"in node group 'gpus', set capacity_reservation_id: {IDS[0]} (and declare one node group per other "
+        f"reservation ({IDS[1]}))"
     )
     data["node_groups"][0]["capacity_reservation_id"] = IDS[:1]  # a list of one is one id
     assert by_rule(plan(data, tmp_path), "capacity-reservation-list") == []
@@ -234,7 +236,10 @@ def test_a_resource_group_is_for_ultraserver_blocks_only(tmp_path: Path) -> None
     }
     (hit,) = by_rule(plan(data, tmp_path), "capacity-block-resource-group")
     assert "you can't add instance Capacity Blocks to a resource group" in hit.message
-    assert "replace capacity_reservation_resource_group_arn with capacity_reservation_id" in hit.fix
+    assert (
+        "remove capacity_reservation_resource_group_arn: arn:aws:resource-groups:us-east-2:123456789012:group/"
+        "ultra-blocks; set capacity_reservation_id: cr-..."
+    ) in fix_words(hit)
     assert (
         by_rule(plan(ultra(capacity_reservation_resource_group_arn=ARN), tmp_path), "capacity-block-resource-group")
         == []

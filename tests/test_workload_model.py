@@ -134,7 +134,9 @@ def test_a_model_too_large_for_the_cluster_is_found_with_the_count_that_fits(sta
     assert stack["cost"]["run_hours"] is None  # no hours: rates only, never a made-up figure
     found = next(f for f in stack["findings"] if f["rule"] == "workload-memory")
     assert found["path"] == "planner:cluster.workload.model"
-    count = int(found["fix"].split("set count: ")[1].split(" ")[0])
+    (edit,) = found["fix"]["edits"]
+    assert (edit["path"], edit["op"]) == ("planner:cluster.node_groups[0].count", "set")
+    count = edit["value"]
     # the fix's count fits, one fewer (whole instances) does not
     fits = _plan(
         stack_file(

@@ -2,16 +2,20 @@
 
 The subnet decides the Availability Zone: an instance launches in its subnet's zone, EFA
 traffic does not cross zones, and FSx for Lustre lives in exactly one subnet.
+
+A `network` is a stack file's (or a component's) key: a program read back has none, so these fixes name
+its `network.*` keys, in the stack file's words, with the edits they can be.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from planner.aws.checks import Preflight, aws_error, check, zone_key
+from planner.aws.checks import Preflight, aws_error, check, zone_path
 from planner.aws.errors import AwsCallError
 from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext
+from planner.core.rules.spec_rules import Fix, advice, set_to
 
 
 @check("preflight-network")
@@ -29,8 +33,10 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                     ctx,
                     where,
                     f"VPC {net.vpc_id} does not exist in {region}",
-                    fix=f"set network.vpc_id to a VPC of {region} (aws ec2 describe-vpcs --region {region}), "
-                    "or remove network to let the components create one",
+                    fix=advice(
+                        f"set network.vpc_id to a VPC of {region} (aws ec2 describe-vpcs --region {region}), "
+                        "or remove network to let the components create one"
+                    ),
                 )
             else:
                 vpc_found = True
@@ -51,7 +57,7 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             ctx,
             where,
             f"subnet {net.subnet_id} does not exist in {region}",
-            fix=f"set network.subnet_id to a subnet{of} in {az} (aws ec2 describe-subnets --region {region})",
+            fix=advice(f"set network.subnet_id to a subnet{of} in {az} (aws ec2 describe-subnets --region {region})"),
         )
         return
     vpc = subnet.get("VpcId")
@@ -60,14 +66,20 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             ctx,
             where,
             f"subnet {net.subnet_id} belongs to {vpc}, not to the declared {net.vpc_id}",
-            fix=f"set network.vpc_id: {vpc} (the subnet's VPC), or network.subnet_id to a subnet of "
-            f"{net.vpc_id} in {az}",
+            fix=Fix(
+                f"or network.subnet_id to a subnet of {net.vpc_id} in {az}",
+                (set_to(ctx, net.path + ("vpc_id",), vpc, "the subnet's VPC"),) if isinstance(vpc, str) else (),
+            ),
         )
     zone = subnet.get("AvailabilityZone")
-    users = [(f"node group '{g.name}'", g.availability_zone, zone_key(g)) for g in ctx.cluster.node_groups]
+    users = [(f"node group '{g.name}'", g.availability_zone, zone_path(g, ctx)) for g in ctx.cluster.node_groups]
     fs = ctx.cluster.lustre
     if fs is not None:
-        key = "set lustre.availability_zone" if "availability_zone" in fs.declared else "set availability_zone"
+        key = (
+            fs.path + ("availability_zone",)
+            if "availability_zone" in fs.declared
+            else ctx.cluster.path + ("availability_zone",)
+        )
         users.append(("the FSx for Lustre file system", fs.availability_zone, key))
     of = f" of {net.vpc_id or vpc}" if (net.vpc_id or vpc) else ""
     for who, declared, key in users:
@@ -76,8 +88,10 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 ctx,
                 where,
                 f"subnet {net.subnet_id} is in {zone}; {who} is declared in {declared}",
-                fix=f"set network.subnet_id to a subnet{of} in {declared}, or {key.removeprefix('set ')}: "
-                f"{zone} (the subnet's AZ)",
+                fix=Fix(
+                    f"or set network.subnet_id to a subnet{of} in {declared}",
+                    (set_to(ctx, key, zone, "the subnet's AZ"),) if isinstance(zone, str) else (),
+                ),
             )
     free = subnet.get("AvailableIpAddressCount")
     need = ctx.cluster.instances
@@ -88,6 +102,8 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             f"subnet {net.subnet_id} has {free} free IP addresses; the cluster declares {need} "
             "instances, each needing at least one",
             severity="warning",
-            fix=f"set network.subnet_id to a subnet{of} in {zone or az} with at least {need} free IP addresses, "
-            f"or free {need - free} more in {net.subnet_id}",
+            fix=advice(
+                f"set network.subnet_id to a subnet{of} in {zone or az} with at least {need} free IP addresses, "
+                f"or free {need - free} more in {net.subnet_id}"
+            ),
         )

@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from planner.aws.checks import Preflight, aws_error, check, zone_key, zone_path
+from planner.aws.checks import Preflight, aws_error, check, zone_path
 from planner.aws.errors import AwsCallError
 from planner.core.catalogue.instance_types import InstanceType
 from planner.core.input.cluster_checks import az_in_region
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext
+from planner.core.rules.spec_rules import Fix, advice, set_to
 
 GIB = 1024.0
 
@@ -47,9 +48,9 @@ def offering(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 ctx,
                 where,
                 f"node group '{g.name}': Availability Zone {az} is not in {region}, the region queried",
-                fix=(
-                    f"run preflight without --region {region} (the stack's region is {ctx.stack.region}), or "
-                    f"{zone_key(g).removeprefix('set ')}: a zone of {region}"
+                fix=advice(
+                    f"run preflight without --region {region} (the stack's region is {ctx.stack.region}), or move "
+                    f"node group '{g.name}' to a zone of {region}"
                 ),
             )
             continue
@@ -74,7 +75,7 @@ def offering(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                     "" if g.capacity_reservation_ids else ": declare capacity_reservation_id to have preflight check it"
                 ),
                 severity="warning",
-                fix=_block_fix(g),
+                fix=_block_fix(ctx, g),
             )
         else:
             yield r.finding(
@@ -86,35 +87,37 @@ def offering(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
-def _zone_fix(ctx: RuleContext, g: NodeGroup, zones: list[str], region: str) -> str:
+def _zone_fix(ctx: RuleContext, g: NodeGroup, zones: list[str], region: str) -> Fix:
     """A zone of the region that offers the type (the account's answer); else the regions the catalogue
     lists for it, and the question that confirms one, since this check asked only `region`."""
     if zones:
-        return f"{zone_key(g)}: {zones[0]} ({g.instance_type} is offered in {', '.join(zones)})"
+        return Fix(
+            edits=(set_to(ctx, zone_path(g, ctx), zones[0], f"{g.instance_type} is offered in {', '.join(zones)}"),)
+        )
     others = [x for x in ctx.catalogue.instance_types[g.instance_type].regions if x != region]
     listed = f" (the catalogue lists {', '.join(others)})" if others else ""
-    return (
-        f"set aws:region to a region that offers {g.instance_type}{listed}; confirm with aws ec2 "
+    return advice(
+        f"move the stack to a region that offers {g.instance_type}{listed}; confirm with aws ec2 "
         f"describe-instance-type-offerings --location-type availability-zone --filters "
         f"Name=instance-type,Values={g.instance_type} --region REGION"
     )
 
 
-def _block_fix(g: NodeGroup) -> str:
+def _block_fix(ctx: RuleContext, g: NodeGroup) -> Fix:
     """A Capacity Block group missing from the offerings: its reservation decides."""
     if g.capacity_reservation_ids:
-        return (
+        return advice(
             f"none if preflight-reservation finds {', '.join(g.capacity_reservation_ids)} in {g.availability_zone}; "
-            f"otherwise book a block there and set its id as capacity_reservation_id in node group '{g.name}'"
+            f"otherwise book a block there and name its reservation id as the capacity reservation of node group '{g.name}'"
         )
     if g.capacity_reservation_resource_group_arn:
-        return (
+        return advice(
             f"none if the resource group {g.capacity_reservation_resource_group_arn} holds blocks in "
             f"{g.availability_zone}; otherwise book one there and add it to the group"
         )
-    return (
-        f"book the block in {g.availability_zone}, then set capacity_reservation_id: cr-... (its reservation id) "
-        f"in node group '{g.name}'"
+    return Fix(
+        f"book the block in {g.availability_zone} first",
+        (set_to(ctx, g.path + ("capacity_reservation_ids",), ("cr-...",), "the block's reservation id"),),
     )
 
 
@@ -152,9 +155,9 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 f"node group '{g.name}': DescribeInstanceTypes in {region} does not know "
                 f"{g.instance_type}; its EFA support could not be confirmed",
                 severity="warning",
-                fix=(
+                fix=advice(
                     f"check that {region} sells {g.instance_type} (aws ec2 describe-instance-types "
-                    f"--instance-types {g.instance_type} --region {region}), or set aws:region to one that does"
+                    f"--instance-types {g.instance_type} --region {region}), or move the stack to a region that does"
                 ),
             )
             continue
@@ -166,9 +169,9 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 where,
                 f"node group '{g.name}' uses EFA, but DescribeInstanceTypes in {region} says "
                 f"{g.instance_type} does not support EFA",
-                fix=(
-                    f"in node group '{g.name}', set efa: false, or instance_type: a type that "
-                    f"DescribeInstanceTypes in {region} lists with EfaSupported: true"
+                fix=Fix(
+                    f"or choose a type that DescribeInstanceTypes in {region} lists with EfaSupported: true",
+                    (set_to(ctx, g.path + ("efa",), False),),
                 ),
             )
         if g.instance_type in seen:
@@ -206,9 +209,11 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
-def _catalogue_fix(key: str, value: str) -> str:
+def _catalogue_fix(key: str, value: str) -> Fix:
     """Catalogue drift is fixed in the catalogue, not in the stack: the key and the account's value."""
-    return f"if DescribeInstanceTypes is right, set {key}: {value} in planner/data/catalogue.yaml, with its source"
+    return advice(
+        f"if DescribeInstanceTypes is right, set {key}: {value} in planner/data/catalogue.yaml, with its source"
+    )
 
 
 def _accelerators(info: dict[str, Any]) -> tuple[int | None, float | None]:
@@ -272,7 +277,7 @@ def catalogue_figures(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                     g.path + ("instance_type",),
                     f"{message} (source: {documented}; catalogue note: {' '.join(t.notes.split())})",
                     severity="info",
-                    fix=(
+                    fix=advice(
                         f"none: the catalogue's note says why it uses {_num(ours)}{unit}; "
                         "--suppress preflight-catalogue hides this"
                     ),
@@ -282,7 +287,7 @@ def catalogue_figures(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                     ctx,
                     g.path + ("instance_type",),
                     message,
-                    fix=(
+                    fix=advice(
                         f"if DescribeInstanceTypes is right, set {setting}: {_num(api)} in "
                         f"planner/data/catalogue.yaml with its source; else document the catalogue's "
                         f"{_num(ours)}{unit} in the entry's notes and field_sources.{key}"

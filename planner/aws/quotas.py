@@ -19,6 +19,7 @@ from planner.core.catalogue import shipped_data as _data
 from planner.core.model.cluster import NodeGroup, Purchase
 from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext, count_path
+from planner.core.rules.spec_rules import Fix, advice, set_to
 
 COUNTED: tuple[Purchase, ...] = (
     "on-demand",
@@ -81,7 +82,7 @@ def vcpu_quota(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def _fix(ctx: RuleContext, ref: QuotaRef, quota: Quota, groups: list[NodeGroup], vcpus: int, region: str) -> str:
+def _fix(ctx: RuleContext, ref: QuotaRef, quota: Quota, groups: list[NodeGroup], vcpus: int, region: str) -> Fix:
     """The increase to request (code, name, numbers, region), or the size that fits the quota as it is."""
     ask = (
         f"request {ref.code} ({quota.name}) be raised to at least {vcpus:,} vCPUs (now {quota.value:,.0f}) in "
@@ -89,7 +90,7 @@ def _fix(ctx: RuleContext, ref: QuotaRef, quota: Quota, groups: list[NodeGroup],
     )
     if len(groups) > 1:
         names = ", ".join(f"'{g.name}'" for g in groups)
-        return f"{ask}; or shrink node groups {names} to at most {quota.value:,.0f} vCPUs in all"
+        return advice(f"{ask}; or shrink node groups {names} to at most {quota.value:,.0f} vCPUs in all")
     g = groups[0]
     t = ctx.catalogue.instance_types[g.instance_type]
     fit = int(quota.value // t.vcpus)
@@ -97,8 +98,9 @@ def _fix(ctx: RuleContext, ref: QuotaRef, quota: Quota, groups: list[NodeGroup],
     if g.ultraservers is not None and size > 1:
         units = fit // size
         if units >= 1:
-            return f"{ask}; or in node group '{g.name}', set ultraservers: {units} ({units * size * t.vcpus:,} vCPUs)"
-        return ask
+            smaller = set_to(ctx, g.path + ("ultraservers",), units, f"{units * size * t.vcpus:,} vCPUs")
+            return Fix(ask, alternatives=(smaller,))
+        return advice(ask)
     if fit >= 1:
-        return f"{ask}; or in node group '{g.name}', set count: {fit} ({fit * t.vcpus:,} vCPUs)"
-    return ask
+        return Fix(ask, alternatives=(set_to(ctx, g.path + ("count",), fit, f"{fit * t.vcpus:,} vCPUs"),))
+    return advice(ask)

@@ -13,12 +13,13 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from planner.aws.checks import Preflight, aws_error, check, zone_key
+from planner.aws.checks import Preflight, aws_error, check, zone_path
 from planner.aws.errors import AwsCallError
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext
+from planner.core.rules.spec_rules import Fix, advice, remove, set_to
 
 USABLE = ("active", "scheduled", "pending", "assessing", "delayed")
 LINUX = "Linux/UNIX"
@@ -53,10 +54,9 @@ def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 where,
                 f"node group '{g.name}': capacity reservation {rid} does not exist in {region} "
                 "(or is not shared with this account)",
-                fix=(
-                    f"in node group '{g.name}', set capacity_reservation_id to {kind} booked for "
-                    f"{g.instance_type} in {g.availability_zone} (aws ec2 describe-capacity-reservations "
-                    f"--region {region})"
+                fix=advice(
+                    f"name {kind} booked for {g.instance_type} in {g.availability_zone} as the capacity "
+                    f"reservation of node group '{g.name}' (aws ec2 describe-capacity-reservations --region {region})"
                 ),
             )
             continue
@@ -87,9 +87,9 @@ def _compare(
                 where,
                 f"{label} is an On-Demand Capacity Reservation (ReservationType {kind}), not a "
                 "Capacity Block; declare the block's id, or purchase: on-demand",
-                fix=(
-                    f"in node group '{g.name}', set purchase: on-demand (to use {rid}), or "
-                    "capacity_reservation_id: the Capacity Block's id"
+                fix=Fix(
+                    "or name the Capacity Block's reservation id instead",
+                    (set_to(ctx, g.path + ("purchase",), "on-demand", f"to use {rid}"),),
                 ),
             )
         elif g.purchase != "capacity-block" and kind == "capacity-block":
@@ -97,9 +97,9 @@ def _compare(
                 ctx,
                 where,
                 f"{label} is a Capacity Block; instances launch into it only with purchase: capacity-block",
-                fix=(
-                    f"in node group '{g.name}', set purchase: capacity-block, or remove capacity_reservation_id "
-                    f"to buy {g.purchase}"
+                fix=Fix(
+                    edits=(set_to(ctx, g.path + ("purchase",), "capacity-block"),),
+                    alternatives=(remove(ctx, g.path + ("capacity_reservation_ids",), note=f"to buy {g.purchase}"),),
                 ),
             )
         if cr.get("InstanceType") and cr["InstanceType"] != g.instance_type:
@@ -107,9 +107,9 @@ def _compare(
                 ctx,
                 where,
                 f"{label} reserves {cr['InstanceType']}, the group declares {g.instance_type}",
-                fix=(
-                    f"in node group '{g.name}', set instance_type: {cr['InstanceType']} (what {rid} reserves), "
-                    f"or capacity_reservation_id to a reservation of {g.instance_type}"
+                fix=Fix(
+                    f"or name a reservation of {g.instance_type}",
+                    (set_to(ctx, g.path + ("instance_type",), str(cr["InstanceType"]), f"what {rid} reserves"),),
                 ),
             )
         if cr.get("AvailabilityZone") and cr["AvailabilityZone"] != g.availability_zone:
@@ -118,9 +118,9 @@ def _compare(
                 where,
                 f"{label} is in {cr['AvailabilityZone']}, the group is in {g.availability_zone}; "
                 "instances cannot launch into a reservation from another zone",
-                fix=(
-                    f"{zone_key(g)}: {cr['AvailabilityZone']} (that of {rid}), or in node group '{g.name}', "
-                    f"set capacity_reservation_id to a reservation in {g.availability_zone}"
+                fix=Fix(
+                    f"or name a reservation in {g.availability_zone}",
+                    (set_to(ctx, zone_path(g, ctx), str(cr["AvailabilityZone"]), f"that of {rid}"),),
                 ),
             )
         platform = cr.get("InstancePlatform")
@@ -130,18 +130,23 @@ def _compare(
                 where,
                 f"{label} is for {platform}; planner plans and prices Linux/UNIX instances",
                 severity="warning",
-                fix=f"in node group '{g.name}', set capacity_reservation_id to a {LINUX} reservation ({rid} is {platform})",
+                fix=advice(f"name a {LINUX} reservation for node group '{g.name}' ({rid} is {platform})"),
             )
     g = groups[0]
     if sized:
         where = g.path + ("capacity_reservation_id",)
     if state not in USABLE:
         fix = (
-            f"book a new Capacity Block of {sum(x.count for x in groups)} x {g.instance_type} in {g.availability_zone} "
-            f"and set its id as capacity_reservation_id in node group '{g.name}'"
+            Fix(
+                f"book a new Capacity Block of {sum(x.count for x in groups)} x {g.instance_type} in "
+                f"{g.availability_zone} first",
+                (set_to(ctx, g.path + ("capacity_reservation_ids",), ("cr-...",), "the new block's reservation id"),),
+            )
             if kind == "capacity-block"
-            else f"in node group '{g.name}', set capacity_reservation_id to an active reservation of {g.instance_type} in "
-            f"{g.availability_zone}, or remove it"
+            else Fix(
+                f"or name an active reservation of {g.instance_type} in {g.availability_zone}",
+                (remove(ctx, g.path + ("capacity_reservation_ids",)),),
+            )
         )
         yield r.finding(ctx, where, f"capacity reservation {rid} is {state}; instances cannot launch into it", fix=fix)
         return
@@ -184,28 +189,29 @@ def _compare(
             f"Capacity Block {rid} lasts {hours:,.1f} h; the schedule declares {schedule.hours:,.0f} h "
             "(instances are terminated from 30 minutes before the block ends)",
             severity="warning",
-            fix=_hours_fix(hours, schedule.hours),
+            fix=_hours_fix(ctx, hours, schedule.hours),
         )
 
 
-def _size_fix(ctx: RuleContext, groups: list[NodeGroup], fits: int, why: str, other: str) -> str:
+def _size_fix(ctx: RuleContext, groups: list[NodeGroup], fits: int, why: str, other: str) -> Fix:
     """Shrink the one group to what the reservation offers (in its own unit: count or ultraservers), or `other`."""
     if len(groups) > 1:
         names = ", ".join(f"'{x.name}'" for x in groups)
-        return f"shrink node groups {names} to {fits} instances in all ({why}), {other}"
+        return advice(f"shrink node groups {names} to {fits} instances in all ({why}), {other}")
     g = groups[0]
     ultra = ctx.catalogue.ultraserver_of(g)
     size = ultra.members if ultra else None
     if g.ultraservers is not None and size:
         if fits // size < 1:
-            return other.removeprefix("or ")
-        return f"in node group '{g.name}', set ultraservers: {fits // size} ({fits // size * size} instances, {why}), {other}"
+            return advice(other.removeprefix("or "))
+        note = f"{fits // size * size} instances, {why}"
+        return Fix(other, (set_to(ctx, g.path + ("ultraservers",), fits // size, note),))
     if fits < 1:
-        return other.removeprefix("or ")
-    return f"in node group '{g.name}', set count: {fits} ({why}), {other}"
+        return advice(other.removeprefix("or "))
+    return Fix(other, (set_to(ctx, g.path + ("count",), fits, why),))
 
 
-def _hours_fix(block: float, declared: float) -> str:
+def _hours_fix(ctx: RuleContext, block: float, declared: float) -> Fix:
     """Run for the block's length, or book one long enough (the next bookable duration)."""
     fit = math.floor(block)
     longer = blocks.round_up_to_block(declared)
@@ -214,7 +220,7 @@ def _hours_fix(block: float, declared: float) -> str:
         if longer is not None
         else f"book consecutive blocks for {declared:,.0f} h"
     )
-    return f"set schedule.hours: {fit} (the block's length), or {book}"
+    return Fix(f"or {book}", (set_to(ctx, ctx.cluster.path + ("schedule", "hours"), fit, "the block's length"),))
 
 
 def _count(value: Any) -> int | None:

@@ -19,8 +19,10 @@ from planner.core.catalogue import instance_types as _catalogue
 from planner.core.cost import PriceBook, load_price_book
 from planner.core.document.report import Report, RuleInfo
 from planner.core.document.stacks import ReportedFinding
-from planner.core.model.cluster import Cluster, Stack, Suppression, Unplanned
-from planner.core.model.findings import Severity
+from planner.core.input.locations import Location, in_file
+from planner.core.model.cluster import Cluster, Path, Stack, Suppression, Unplanned
+from planner.core.model.findings import Edit, Fix, Severity
+from planner.core.model.provenance import Provenance
 from planner.core.planning.build_report import report as build_report
 from planner.core.planning.pipeline import (
     PlanOptions,
@@ -285,6 +287,11 @@ def _planned(
         stack = None if problems else replace(stack, cluster=cluster)
     if stack is not None and sized:
         stack = _with_sized(stack, sized)
+    if stack is not None:  # its fixes in the pack's terms, each value's resource and property from its provenance
+        from planner.readback.program_resources import provenance
+
+        pack_keys = frozenset(k for k in ("schedule", "budget") if k in extra)
+        stack = replace(stack, locator=PackLocator(pack_keys), provenance=provenance(stack, {}))
     plan = plan_stack(stack, PlanOptions(price_book=book)) if stack is not None else None
     for cache in (_SHARED, _REBUILT):
         while len(cache) >= _SHARED_MAX:
@@ -338,63 +345,93 @@ def document(plan: StackPlan) -> Report:
     return build_report("pack", [plan])
 
 
-def describe(finding: ReportedFinding, rule: RuleInfo | None, config_fixes: bool = False) -> str:
-    """A finding of the document as a violation message: rule id, message, and what to do.
+# a planning key the pack's own policy config gives, as that config names it (`policy/policy-config.json`)
+PACK_KEYS: dict[tuple[str, str], tuple[str, str]] = {
+    ("schedule", "hours"): ("planner-budget", "hours"),
+    ("budget", "total_usd"): ("planner-budget", "maxTotalUsd"),
+    ("budget", "monthly_usd"): ("planner-budget", "maxMonthlyUsd"),
+    ("budget", "allow_incomplete"): ("planner-budget", "allowIncompleteCost"),
+}
 
-    What to do is the finding's own fix when it speaks the program's language: always for
-    the read-back rules (they name the resource's properties), and for the other rules
-    only when the stack declares `planner:cluster` config (`config_fixes`), whose keys are
-    the ones those fixes name. Otherwise a fix such as "set schedule.hours: 336" would name
-    a key the program does not have, so the rule's general remediation is given instead.
-    """
-    readback = rule is not None and rule.category == "readback"
-    if finding.fix and (config_fixes or readback):
-        where = "" if readback else "in the planner:cluster config, "
-        fix = f" Fix: {where}{finding.fix.rstrip('.')}."
-    elif finding.fix and finding.resource:  # the rule's own fix, restated against the resource it concerns
-        from planner.readback.program_terms import restate
 
-        fix = f" Fix: {restate(finding.fix, _leaf(finding.path), finding.resource).rstrip('.')}."
+@dataclass(frozen=True)
+class PackLocator:
+    """The pack's stack: located by its resources (no file of its own), and a fix said in the program's
+    terms (each edit against the resource it was read from), a planning key in the terms of where the
+    pack took it: its policy config's key (`PACK_KEYS`) when the policy config gave it (`from_config`:
+    `schedule`, `budget`), else the stack config's `planner:cluster` key."""
+
+    from_config: frozenset[str] = frozenset()
+
+    def locate(self, stack: Stack, path: Path) -> Location:
+        return in_file(stack, path)
+
+    def say(self, stack: Stack, fix: Fix) -> str:
+        from planner.core.input.fix_words import change, yaml_value
+        from planner.readback.program_terms import IN_CONFIG, in_program_terms
+
+        def config(edit: Edit) -> tuple[str, str]:
+            pack = PACK_KEYS.get(tuple(edit.path[:2]))
+            if pack is not None and edit.path[0] in self.from_config:
+                said = f"set `{pack[1]}` in the {pack[0]} policy config to {yaml_value(edit.value)}"
+                return "", f"{said} ({edit.note})" if edit.note else said
+            return IN_CONFIG, change(stack.cluster, edit)
+
+        return in_program_terms(stack, fix, config)
+
+
+def with_pack_terms(plan: StackPlan, from_config: Iterable[str] = ()) -> StackPlan:
+    """`plan` whose stack says its fixes in the pack's terms (`PackLocator`)."""
+    return replace(plan, stack=replace(plan.stack, locator=PackLocator(frozenset(from_config))))
+
+
+def describe(finding: ReportedFinding, rule: RuleInfo | None, message: str | None = None) -> str:
+    """A finding of the document as a violation message: rule id, message, and what to do: the
+    finding's own fix, said in the pack's terms when the document was built (`PackLocator`: the
+    resource and property as the program declares them, a planning key as the pack's config or the
+    stack config names it), else the rule's remediation. `message`: the finding's message as the caller
+    words it (the budget policy names its own config's limits)."""
+    said = finding.message if message is None else message
+    if finding.fix is not None:
+        fix = f" Fix: {finding.fix.text.rstrip('.')}."
     else:
         fix = f" Fix: {rule.remediation}" if rule is not None and rule.remediation else ""
-    stop = "" if finding.message.endswith(".") else "."
-    return f"[{finding.rule}] {finding.message}{stop}{fix}"
+    stop = "" if said.endswith(".") else "."
+    return f"[{finding.rule}] {said}{stop}{fix}"
 
 
-def described(doc: Report, config_fixes: bool = False) -> list[tuple[ReportedFinding, str]]:
+def described(doc: Report) -> list[tuple[ReportedFinding, str]]:
     """Every finding of the document with its violation message (`describe`)."""
-    return [(f, describe(f, doc.rule(f.rule), config_fixes)) for s in doc.stacks for f in s.findings]
-
-
-def _leaf(key: str) -> tuple[str, ...]:
-    """A finding's key (`planner:cluster.node_groups[0].count`) as the key path its last key ends
-    (what `planner.readback.program_terms.restate` names the resource's property by)."""
-    last = key.rsplit(".", 1)[-1].split("[", 1)[0]
-    return (last,) if last else ()
+    return [(f, describe(f, doc.rule(f.rule))) for s in doc.stacks for f in s.findings]
 
 
 def findings_as_violations(
-    outcome: Outcome, severities: tuple[Severity, ...], config_fixes: bool = False, exclude: Iterable[str] = ()
+    outcome: Outcome, severities: tuple[Severity, ...], exclude: Iterable[str] = ()
 ) -> list[Violation]:
-    """Unsuppressed findings of `severities`; `config_fixes`: the stack declares `planner:cluster` (see `describe`);
-    `exclude`: rules another policy reports (each problem is reported once)."""
+    """Unsuppressed findings of `severities`; `exclude`: rules another policy reports (each problem is reported once)."""
     if outcome.plan is None:
         return []
     left_to_others = set(exclude)
     return [
         Violation(message, f.resource)
-        for f, message in described(document(outcome.plan), config_fixes)
+        for f, message in described(document(outcome.plan))
         if not f.suppressed and f.severity in severities and f.rule not in left_to_others
     ]
 
 
-def rules_report(cluster: Cluster, region: str, rule_ids: Iterable[str]) -> Report:
-    """Run the named rules on a small model (one file system, one node group) built from one resource,
-    as the one document (no cost: only these rules' findings, beside the small model's summary).
+def rules_report(cluster: Cluster, region: str, rule_ids: Iterable[str], resource_class: str = "") -> Report:
+    """Run the named rules on a small model (one file system, one node group) built from one resource
+    (of `resource_class`, `aws.fsx.LustreFileSystem`), as the one document (no cost: only these rules'
+    findings, beside the small model's summary); a fix names that resource's properties (`PROPERTIES`).
 
     Resource policies reuse the rules this way instead of restating their logic.
     """
-    stack = Stack(stack_name(), STACK_FILE, region, cluster)
+    from planner.readback.program_terms import PROPERTIES
+
+    props = PROPERTIES.get(resource_class, {})
+    parts: list[Path] = [g.path for g in cluster.node_groups] + ([cluster.lustre.path] if cluster.lustre else [])
+    provenance = {part + (k,): Provenance("", prop) for part in parts for k, prop in props.items()}
+    stack = Stack(stack_name(), STACK_FILE, region, cluster, locator=PackLocator(), provenance=provenance)
     cat = _catalogue.load()
     found = tuple(_rules.evaluate(_rules.RuleContext(stack, cat), rule_ids))
     return document(StackPlan(stack, summarize(cluster, cat), found))

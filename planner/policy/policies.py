@@ -24,6 +24,8 @@ from pulumi_policy import (
 
 from planner.core import rules as _rules
 from planner.core.cost import HOURS_PER_MONTH, PriceBook, load_price_book
+from planner.core.document.report import Report
+from planner.core.document.stacks import ReportedFinding
 from planner.core.input.stack_files import CLUSTER_PATH
 from planner.core.model.cluster import Budget, Schedule, Unplanned
 from planner.core.planning.pipeline import PlanOptions, StackPlan, reprice
@@ -37,13 +39,14 @@ from planner.policy.planning import (
     declared_cluster,
     declared_planning,
     declared_suppressions,
-    described,
+    describe,
     document,
     findings_as_violations,
     plan_resources,
     resource_label,
     resource_suppressions,
     suppressed_on_resources,
+    with_pack_terms,
 )
 from planner.readback import security_groups
 from planner.readback.resources import Graph, dig, from_policy, plain
@@ -182,7 +185,7 @@ def validate_topology(args: StackValidationArgs, report_violation: ReportViolati
         unknown_keys(TOPOLOGY, args.get_config(), TOPOLOGY_CONFIG)
         + outcome.config_problems
         + outcome.problems
-        + findings_as_violations(outcome, ("error",), config_fixes=declared is not None, exclude=LEFT_TO_OTHERS)
+        + findings_as_violations(outcome, ("error",), exclude=LEFT_TO_OTHERS)
     )
     _report(found, report_violation)
     if not found:
@@ -199,9 +202,7 @@ def validate_topology_warnings(args: StackValidationArgs, report_violation: Repo
         unknown_keys(TOPOLOGY_WARNINGS, args.get_config(), TOPOLOGY_CONFIG)
         + outcome.config_problems
         + gaps
-        + findings_as_violations(
-            outcome, ("warning", "info"), config_fixes=declared is not None, exclude=LEFT_TO_OTHERS
-        )
+        + findings_as_violations(outcome, ("warning", "info"), exclude=LEFT_TO_OTHERS)
     )
     _report(found, report_violation)
     if not found:
@@ -295,7 +296,10 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
         ]
         _report(unplannable + unseen, report_violation)
         return
-    doc = document(plan)
+    from_pack = {"budget"} if pack_limits else set()
+    if config.get("hours") or (pack_limits and plan.stack.cluster.schedule is None):
+        from_pack.add("schedule")
+    doc = document(with_pack_terms(plan, from_pack))  # its fixes name the pack's config keys it took
     (stack,) = doc.stacks
     priced = stack.cost
     if priced is None:  # not reached: the plan has a cost (above); the document types it as optional
@@ -305,8 +309,8 @@ def validate_budget(args: StackValidationArgs, report_violation: ReportViolation
     )
     _report(
         [
-            Violation(f"{_in_pack_terms(message) if pack_limits else message} Estimate: {estimate}", f.resource)
-            for f, message in described(doc)
+            Violation(f"{_said(f, doc, bool(pack_limits))} Estimate: {estimate}", f.resource)
+            for f in (f for s in doc.stacks for f in s.findings)
             if f.rule in BUDGET_RULES and not f.suppressed
         ],
         report_violation,
@@ -407,13 +411,15 @@ PACK_TERMS = {
 }  # a stack key (or planner plan's option) in a budget finding -> the pack's config key in its place
 
 
-def _in_pack_terms(message: str) -> str:
-    """A budget finding whose limit is the pack's: `budget.total_usd` becomes the policy config's
-    `maxTotalUsd` (the key the user set, in policy-config.json), `budget.allow_incomplete` its
-    `allowIncompleteCost`, in the message and its fix."""
-    for key, pack_key in PACK_TERMS.items():
-        message = message.replace(key, pack_key)
-    return message
+def _said(f: ReportedFinding, doc: Report, pack_limits: bool) -> str:
+    """A budget finding as a violation; when the limit is the pack's, its message names the policy
+    config's key the user set (`budget.total_usd` is `maxTotalUsd` in policy-config.json); its fix
+    already does (`with_pack_terms`)."""
+    message = f.message
+    if pack_limits:
+        for key, pack_key in PACK_TERMS.items():  # the rule's message, not its fix (data, said in pack terms)
+            message = message.replace(key, pack_key)
+    return describe(f, doc.rule(f.rule), message)
 
 
 def _size_unsized(

@@ -16,12 +16,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
+from planner.core.input.stack_files import CLUSTER_PATH
 from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup, Note
 from planner.core.rules.resource_settings import (
     IMDSV2,
     INTERFACE_SECURITY_GROUPS,
 )
 from planner.policy.planning import described, rules_report
+from planner.readback.program_terms import python_class
 from planner.readback.resource_inputs import _interfaces, imdsv2_required, interface_security_groups
 from planner.readback.resources import (
     INSTANCE,
@@ -56,9 +58,17 @@ def public_ip(resource_type: str, props: Mapping[str, Any]) -> Reported:
     if not wanted or not isinstance(itype, str) or _catalogue.load().get(itype) is None:
         return []
     # several declared interfaces = the EFA-on-every-card layout the rule counts; none or one = one interface
-    group = NodeGroup(name="resource", instance_type=itype, count=1, public_ip=True, efa=len(interfaces) > 1)
-    cluster = Cluster(availability_zone="", node_groups=(group,))
-    return [(f.rule, message) for f, message in described(rules_report(cluster, _NO_REGION, PUBLIC_IP_RULES))]
+    group = NodeGroup(
+        name="resource",
+        instance_type=itype,
+        count=1,
+        public_ip=True,
+        efa=len(interfaces) > 1,
+        path=CLUSTER_PATH + ("node_groups", 0),
+    )
+    cluster = Cluster(availability_zone="", node_groups=(group,), path=CLUSTER_PATH)
+    report = rules_report(cluster, _NO_REGION, PUBLIC_IP_RULES, python_class(resource_type))
+    return [(f.rule, message) for f, message in described(report)]
 
 
 def lustre_values(resource_type: str, props: Mapping[str, Any]) -> Reported:
@@ -75,9 +85,11 @@ def lustre_values(resource_type: str, props: Mapping[str, Any]) -> Reported:
         storage_capacity_gib=capacity,
         per_unit_storage_throughput=as_int(throughput),
         efa_enabled=truthy(props.get("efaEnabled")),
+        path=CLUSTER_PATH + ("lustre",),
     )
-    cluster = Cluster(availability_zone="", node_groups=(), lustre=fs)
-    return [(f.rule, message) for f, message in described(rules_report(cluster, _NO_REGION, LUSTRE_RULES))]
+    cluster = Cluster(availability_zone="", node_groups=(), lustre=fs, path=CLUSTER_PATH)
+    report = rules_report(cluster, _NO_REGION, LUSTRE_RULES, python_class(resource_type))
+    return [(f.rule, message) for f, message in described(report)]
 
 
 def efa_interfaces(resource_type: str, props: Mapping[str, Any]) -> Reported:

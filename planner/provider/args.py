@@ -11,7 +11,7 @@ rules as a stack file. Keys are the `planner:cluster` keys (camelCase in the sch
 No `from __future__ import annotations` here: the analyzer needs the types, not strings.
 """
 
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 import pulumi
 
@@ -180,6 +180,32 @@ class FindingSuppression(TypedDict):
     """Why the finding does not apply, as the suppression gives it."""
 
 
+class FindingEdit(TypedDict):
+    """One edit of a finding's fix: a change to the cluster at a key path."""
+
+    path: str
+    """The key path, as a finding's `path` (planner:cluster.node_groups[0].count)."""
+    op: str
+    """set, add or remove."""
+    value: NotRequired[Any]
+    """The value to set, add or remove (a string, number, boolean or list; null for a removal to the default)."""
+    note: NotRequired[str]
+    """Words said after the change (why this value)."""
+
+
+class FindingFix(TypedDict):
+    """A finding's fix: the edits to make, and the words for people."""
+
+    reason: str
+    """Why, or the whole fix when no edit of the cluster can say it (a quota increase); may be empty."""
+    edits: list[FindingEdit]
+    """The edits to make, all of them."""
+    alternatives: NotRequired[list[FindingEdit]]
+    """Single edits that would do instead."""
+    text: str
+    """The fix said in the terms of where the cluster was declared."""
+
+
 class Finding(TypedDict):
     """One finding of planner's rules on the cluster, as `planner plan --format json` prints it (`stacks[].findings[]`)."""
 
@@ -201,7 +227,7 @@ class Finding(TypedDict):
     """How and why, when the finding is suppressed."""
     resource: NotRequired[str]
     """The Pulumi URN of the resource at fault, when the finding is about a resource."""
-    fix: NotRequired[str]
-    """The change to make in this cluster, when the rule can name one."""
+    fix: NotRequired[FindingFix]
+    """The change to make in this cluster, when the rule can name one: as edits, and in words."""
     parts: NotRequired[list[int]]
     """Indexes of the node groups (then the file system) whose keys are on the finding's line, when declared in a file."""

@@ -181,7 +181,7 @@ def _batch(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> Non
                     name=r.name,
                     purchase=purchase,
                     volumes=volumes,
-                    fix="set computeResources.maxVcpus to the most you mean to pay for",
+                    fix="set compute_resources.max_vcpus to the most you mean to pay for",
                 ),
                 r.urn,
             )
@@ -211,7 +211,7 @@ def _batch(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> Non
                     + (f"; also names {', '.join(outside)}, outside planner's catalogue" if outside else "")
                 ),
                 fix=(
-                    f"budget for the maximum, or lower computeResources.maxVcpus of {kind} '{r.name}' to "
+                    f"budget for the maximum, or lower compute_resources.max_vcpus of {kind} '{r.name}' to "
                     "what you mean to pay for"
                 ),
             ),
@@ -428,7 +428,7 @@ def _hyperpod(r: Resource, cat: Any, found: Found) -> None:
                         as_int(g.get("instanceCount")),
                         name=f"{r.name}-{g.get('instanceGroupName') or 'group'}",
                         detail="an instance type unknown during preview",
-                        fix="write the instance group's instanceType as a literal",
+                        fix="write the instance group's instance_type as a literal",
                     ),
                     r.urn,
                 )
@@ -519,7 +519,7 @@ def pcs_pool(graph: Graph, r: Resource, cat: Any, found: Found, purchase: Purcha
                     purchase=purchase,
                     volumes=volumes,
                     detail=detail,
-                    fix="set scalingConfiguration.maxInstanceCount to the most you mean to pay for",
+                    fix="set scaling_configuration.max_instance_count to the most you mean to pay for",
                 ),
                 r.urn,
             )
@@ -544,7 +544,7 @@ def pcs_pool(graph: Graph, r: Resource, cat: Any, found: Found, purchase: Purcha
                     detail="; ".join(
                         x for x in (f"maxInstanceCount {hi} allows at most {hi} instances", bought, detail) if x
                     ),
-                    fix=f"budget for the maximum, or lower scalingConfiguration.maxInstanceCount of '{r.name}'",
+                    fix=f"budget for the maximum, or lower scaling_configuration.max_instance_count of '{r.name}'",
                 ),
                 r.urn,
             )

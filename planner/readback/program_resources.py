@@ -16,6 +16,7 @@ from typing import Any
 from planner.core.input.locations import Location
 from planner.core.input.stack_files import CLUSTER_PATH
 from planner.core.model.cluster import Path, Stack
+from planner.core.model.findings import Fix
 from planner.core.model.provenance import Provenance
 from planner.core.reading.problems import InputError, Problem
 from planner.core.reading.yaml_lines import Lines
@@ -175,15 +176,9 @@ class ProgramLocator:
         file, line = self.sources.get(urn, (stack.file, None)) if urn else (stack.file, None)
         return Location(file, line, urn, key)
 
-    def restate(self, fix: str, path: Path, where: Location, category: str) -> str:
-        """The fix against the resource it concerns (`planner.readback.program_terms`); the read-back rules'
-        own fixes already name the program's resources and their properties (said here as the Python
-        program writes them), and a planning key's fix is the config's."""
-        from planner.readback.program_terms import in_python, restate
+    def say(self, stack: Stack, fix: Fix) -> str:
+        """The fix in the program's terms (`planner.readback.program_terms`): each edit against the resource
+        and property it was read from, a planning key's in the stack config."""
+        from planner.readback.program_terms import in_program_terms
 
-        urn = where.logical
-        if category == "readback":
-            return in_python(fix)
-        if not urn:
-            return fix
-        return restate(fix, path, urn, self.sources.get(urn))
+        return in_program_terms(stack, fix)

@@ -1,18 +1,26 @@
 """A finding's fix in the terms of the Pulumi program it was read back from.
 
-Rules speak in `planner:cluster` keys (`set count: 2`, `remove efa: false`); a cluster read
-back from a program has no such keys, only resources and their properties. So a read-back
-finding's fix is restated against the resource the value came from (its URN): the Python
-class and name as declared (`aws.autoscaling.Group "trainers"`), with its file and line when
-known, and each cluster key replaced by the property that holds it in that resource
-(`desired_capacity`). The property names are pulumi_aws's Python ones, as a program writes
-them (https://www.pulumi.com/registry/packages/aws/api-docs/).
+A rule's fix is data: edits of the model (`planner.core.model.findings.Fix`). A cluster read back
+from a program has no stack-file keys, only resources and their properties, so each edit is said
+against the resource its value came from (the stack's provenance map, `Stack.provenance`): the
+Python class and name as declared (`aws.autoscaling.Group "trainers"`), with its file and line
+when known, and the property that holds the value there (`desired_capacity`, `PROPERTIES`), as
+`set desired_capacity of aws.autoscaling.Group "gpu" (app.py:8) to 8`. Where a value has no
+property of the same shape (EFA is an interface type on every network card; a Capacity Block is
+an EKS node group's `capacity_type`), `EDIT_WORDS` says the change; where no property carries it
+at all, the change is said in words about the resource, never as a stack-file key. The property
+names are pulumi_aws's Python ones, as a program writes them
+(https://www.pulumi.com/registry/packages/aws/api-docs/).
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from planner.core.model.cluster import Cluster, Path, Stack
+from planner.core.model.findings import Edit, Fix
+from planner.core.model.provenance import Provenance
 
 # resource class -> planner:cluster key -> the property of that resource that sets it
 PROPERTIES: dict[str, dict[str, str]] = {
@@ -30,7 +38,6 @@ PROPERTIES: dict[str, dict[str, str]] = {
     },
     "aws.ec2.Instance": {
         "instance_type": "instance_type",
-        "count": "the number of aws.ec2.Instance resources",
         "purchase": "instance_market_options.market_type",
         "efa": "network_interfaces[].interface_type",
         "public_ip": "associate_public_ip_address",
@@ -41,12 +48,14 @@ PROPERTIES: dict[str, dict[str, str]] = {
     },
     "aws.autoscaling.Group": {
         "count": "desired_capacity",
+        "max_count": "max_size",
         "placement_group": "placement_group",
         "availability_zone": "vpc_zone_identifiers",
         "instance_type": "mixed_instances_policy.launch_template.overrides[].instance_type",
     },
     "aws.eks.NodeGroup": {
         "count": "scaling_config.desired_size",
+        "max_count": "scaling_config.max_size",
         "instance_type": "instance_types",
         "purchase": "capacity_type",
         "availability_zone": "subnet_ids",
@@ -55,17 +64,13 @@ PROPERTIES: dict[str, dict[str, str]] = {
     # a node group's count is its static instances, `minInstanceCount`
     "aws_native.pcs.ComputeNodeGroup": {
         "count": "scaling_configuration.min_instance_count",
+        "max_count": "scaling_configuration.max_instance_count",
         "instance_type": "instance_configs[].instance_type",
         "purchase": "purchase_option",
         "availability_zone": "subnet_ids",
-        # the reservation is its launch template's (AWS PCS User Guide, Capacity Blocks with PCS)
-        "capacity_reservation_id": (
-            "capacity_reservation_specification.capacity_reservation_target.capacity_reservation_id of its launch "
-            "template"
-        ),
     },
     "aws.ec2.Subnet": {"availability_zone": "availability_zone"},
-    "aws.ec2.PlacementGroup": {},  # `placement_group: none` is no placement group at all: see NO_PLACEMENT
+    "aws.ec2.PlacementGroup": {},  # `placement_group: none` is no placement group at all: see EDIT_WORDS
     "aws.fsx.LustreFileSystem": {
         "storage_capacity_gib": "storage_capacity",
         "deployment_type": "deployment_type",
@@ -76,8 +81,9 @@ PROPERTIES: dict[str, dict[str, str]] = {
     },
 }
 
-# The read-back rules name a resource's properties as the engine sends them (camelCase inputs);
-# a program writes pulumi_aws's Python names, so a fix restated for the program uses those.
+
+# A property as the engine sends it (camelCase inputs) -> as a Python program writes it (pulumi_aws's names):
+# what a read-back fix, written against the resource's inputs, names (`python_name`)
 PYTHON_NAMES: dict[str, str] = {
     "interfaceType": "interface_type",
     "networkCardIndex": "network_card_index",
@@ -87,7 +93,12 @@ PYTHON_NAMES: dict[str, str] = {
     "desiredCapacity": "desired_capacity",
     "maxSize": "max_size",
     "minSize": "min_size",
+    "desiredSize": "desired_size",
+    "scalingConfig": "scaling_config",
     "maxVcpus": "max_vcpus",
+    "minVcpus": "min_vcpus",
+    "desiredVcpus": "desired_vcpus",
+    "computeResources": "compute_resources",
     "subnetIds": "subnet_ids",
     "associatePublicIpAddress": "associate_public_ip_address",
     "scalingConfiguration": "scaling_configuration",
@@ -95,24 +106,15 @@ PYTHON_NAMES: dict[str, str] = {
     "maxInstanceCount": "max_instance_count",
     "purchaseOption": "purchase_option",
     "customLaunchTemplate": "custom_launch_template",
+    "instanceType": "instance_type",
+    "instanceTypes": "instance_types",
 }
-_ENGINE_NAME = re.compile(r"\b(" + "|".join(PYTHON_NAMES) + r")\b")
-_NODE_GROUP_PREFIX = re.compile(r"(?:^|(?<=, or ))in node group '[^']*', ")
-_ULTRASERVERS = re.compile(r" \(or ultraservers: \d+\)")
-NO_PLACEMENT = (
-    "launch without this placement group (drop `placement.group_name` from the launch template, or "
-    "`placement_group` from the Auto Scaling group)"
-)
 
 
-def in_python(text: str) -> str:
-    """`text` with the engine's property names as a Python program writes them
-    (`networkInterfaces[1].interfaceType` -> `network_interfaces[1].interface_type`); a name in
-    backticks is quoted as it is (the policy pack's `availabilityZone` config) and stays."""
-    parts = text.split("`")
-    return "`".join(
-        p if i % 2 else _ENGINE_NAME.sub(lambda m: PYTHON_NAMES[m.group(1)], p) for i, p in enumerate(parts)
-    )
+def python_name(engine_name: str) -> str:
+    """A property path as the engine names it (`scalingConfig.desiredSize`) as a Python program writes it
+    (`scaling_config.desired_size`): each part looked up in `PYTHON_NAMES`, kept when not listed."""
+    return ".".join(PYTHON_NAMES.get(part, part) for part in engine_name.split("."))
 
 
 def python_class(type_token: str) -> str:
@@ -142,62 +144,205 @@ def declared_as(urn: str, where: tuple[str, int | None] | None = None) -> str:
     return f'{cls} "{name}"{at}'
 
 
-def leaf_key(path: tuple[Any, ...]) -> str | None:
+def leaf_key(path: Path) -> str | None:
     """The last key of a key path (`count` of `planner:cluster.node_groups[0].count`)."""
     keys = [p for p in path if isinstance(p, str)]
     return keys[-1] if keys else None
 
 
-def restate(fix: str, path: tuple[Any, ...], urn: str, where: tuple[str, int | None] | None = None) -> str:
-    """`fix` against the resource at `urn`: its cluster keys replaced by that resource's properties,
-    and the resource named as declared (with `where`, its file and line)."""
-    cls, _ = resource_of(urn)
-    props = PROPERTIES.get(cls, {})
-    text = _ULTRASERVERS.sub("", _NODE_GROUP_PREFIX.sub("", fix))  # a resource counts instances, not UltraServers
-    text = in_python(text)
-    if cls == "aws.ec2.PlacementGroup":
-        text = text.replace("set placement_group: none", NO_PLACEMENT)
-    if cls == "aws.fsx.LustreFileSystem":  # the file system is the resource: its keys without the `lustre.` prefix
-        text = re.sub(r"(?<![\w.])lustre\.(?=\w+: )", "", text)
-    for phrase, said in _phrases(cls, props).items():
-        text = text.replace(phrase, said)
-    keys = sorted(
-        props, key=len, reverse=True
-    )  # capacity_reservation_resource_group_arn before capacity_reservation_id
-    if keys:
-        text = re.sub(r"(?<![\w.])(" + "|".join(map(re.escape, keys)) + r")(?=: )", lambda m: props[m.group(1)], text)
-    leaf = leaf_key(path)
-    prop = props.get(leaf or "")
-    what = f"`{prop}` of " if prop else ""
-    return f"in {what}{declared_as(urn, where)}: {text}"
+# model fields said by their stack-file key in PROPERTIES
+_KEYS: dict[str, str] = {"capacity_reservation_ids": "capacity_reservation_id"}
+
+_MARKET = "instance_market_options.market_type"
+_CR = "capacity_reservation_specification.capacity_reservation_target.capacity_reservation_id"
+
+# An edit whose value has no property of the same shape in the resource, said as the change to make
+# there: (resource class, or "" for any; model field; op; value, None for any) -> words, with
+# `{resource}` the resource as declared, `{prop}` the property that holds the field there and
+# `{value}` the edit's value as Python writes it. Data, read by `say_edit`; an edit not listed is
+# `set PROPERTY of RESOURCE to VALUE`, `add VALUE to PROPERTY of RESOURCE` or `remove PROPERTY from RESOURCE`.
+EDIT_WORDS: dict[tuple[str, str, str, Any], str] = {
+    ("", "efa", "remove", None): 'set `{prop}` of {resource} to "efa" on every network card',
+    ("", "efa", "set", True): 'set `{prop}` of {resource} to "efa" on every network card',
+    ("", "efa", "set", False): 'set `{prop}` of {resource} to "interface" (no EFA)',
+    ("", "public_ip", "set", False): "set `{prop}` of {resource} to False",
+    ("aws.ec2.PlacementGroup", "placement_group", "set", "none"): (
+        "launch without {resource} (drop `placement.group_name` from the launch template, or "
+        "`placement_group` from the Auto Scaling group)"
+    ),
+    ("", "placement_group", "set", "none"): "launch {resource} without a placement group (drop `{prop}`)",
+    ("", "placement_group", "remove", None): (
+        'launch {resource} into a cluster placement group (an aws.ec2.PlacementGroup with strategy "cluster", '
+        "named in `{prop}`)"
+    ),
+    ("aws.eks.NodeGroup", "purchase", "set", "capacity-block"): 'set `capacity_type` of {resource} to "CAPACITY_BLOCK"',
+    ("aws.eks.NodeGroup", "purchase", "set", "on-demand"): 'set `capacity_type` of {resource} to "ON_DEMAND"',
+    ("aws.eks.NodeGroup", "purchase", "set", "spot"): 'set `capacity_type` of {resource} to "SPOT"',
+    # a Capacity Block needs its launch template's market type too (AWS PCS User Guide, Capacity Blocks with PCS)
+    ("aws_native.pcs.ComputeNodeGroup", "purchase", "set", "capacity-block"): (
+        'set `purchase_option` of {resource} to "CAPACITY_BLOCK" (and its launch template\'s '
+        f'`{_MARKET}` to "capacity-block")'
+    ),
+    ("aws_native.pcs.ComputeNodeGroup", "purchase", "set", "on-demand"): (
+        'set `purchase_option` of {resource} to "ONDEMAND"'
+    ),
+    ("aws_native.pcs.ComputeNodeGroup", "purchase", "set", "spot"): 'set `purchase_option` of {resource} to "SPOT"',
+    ("aws_native.pcs.ComputeNodeGroup", "capacity_reservation_ids", "set", None): (
+        f"set `{_CR}` of the launch template of {{resource}} to {{value}}"
+    ),
+    ("", "purchase", "set", "on-demand"): "remove `instance_market_options` from {resource} (on demand)",
+    ("aws.autoscaling.Group", "availability_zone", "set", None): (
+        "launch {resource} into a subnet of {value} (`vpc_zone_identifiers`)"
+    ),
+    (
+        "aws.eks.NodeGroup",
+        "availability_zone",
+        "set",
+        None,
+    ): "launch {resource} into a subnet of {value} (`subnet_ids`)",
+    ("aws_native.pcs.ComputeNodeGroup", "availability_zone", "set", None): (
+        "launch {resource} into a subnet of {value} (`subnet_ids`)"
+    ),
+    ("aws.fsx.LustreFileSystem", "availability_zone", "set", None): (
+        "create {resource} in a subnet of {value} (`subnet_ids`)"
+    ),
+    ("aws.ec2.Instance", "count", "set", None): "declare {value} instances like {resource} (one aws.ec2.Instance each)",
+}
+
+# What a model field is, in words, for a change no property of the resource carries
+FIELD_WORDS: dict[str, str] = {
+    "count": "number of instances",
+    "ultraservers": "number of UltraServers",
+    "instance_type": "instance type",
+    "purchase": "purchase option",
+    "efa": "EFA interfaces",
+    "public_ip": "public IP addresses",
+    "availability_zone": "Availability Zone",
+    "placement_group": "placement group",
+    "capacity_reservation_ids": "capacity reservation",
+    "capacity_reservation_resource_group_arn": "capacity reservation resource group",
+    "root_volume_gib": "root volume size in GiB",
+    "storage_capacity_gib": "storage capacity in GiB",
+    "deployment_type": "deployment type",
+    "per_unit_storage_throughput": "throughput per TiB",
+    "efa_enabled": "EFA support",
+    "s3_import_path": "S3 import path",
+    "lustre": "FSx for Lustre file system",
+}
 
 
-def _phrases(cls: str, props: dict[str, str]) -> dict[str, str]:
-    """Stack-file settings whose value has no property of the same name in the program, said as
-    the change to make there (`remove efa: false` is an EFA interface on every network card)."""
-    out: dict[str, str] = {"add lustre: with ": "declare an aws.fsx.LustreFileSystem with "}
-    if "efa" in props:
-        out["remove efa: false"] = f'set `{props["efa"]}` to "efa" on every network card'
-        out["set efa: false"] = f'set `{props["efa"]}` to "interface" (no EFA)'
-    if "placement_group" in props:
-        out["remove placement_group: none"] = (
-            f"launch into a cluster placement group (an aws.ec2.PlacementGroup with "
-            f'strategy "cluster", named in `{props["placement_group"]}`)'
-        )
-    if "public_ip" in props:
-        out["set public_ip: false"] = f"set `{props['public_ip']}` to False"
-    if cls == "aws.eks.NodeGroup":
-        out["set purchase: capacity-block"] = 'set `capacity_type` to "CAPACITY_BLOCK"'
-        out["set purchase: on-demand"] = 'set `capacity_type` to "ON_DEMAND"'
-        out["set purchase: spot"] = 'set `capacity_type` to "SPOT"'
-    elif cls == "aws_native.pcs.ComputeNodeGroup":  # a Capacity Block needs its launch template's market type too
-        out["set purchase: capacity-block"] = (
-            'set `purchase_option` to "CAPACITY_BLOCK" (and its launch template\'s market type to "capacity-block")'
-        )
-        out["set purchase: on-demand"] = 'set `purchase_option` to "ONDEMAND"'
-        out["set purchase: spot"] = 'set `purchase_option` to "SPOT"'
-    elif "purchase" in props:
-        out["set purchase: capacity-block"] = f'set `{props["purchase"]}` to "capacity-block"'
-        out["set purchase: spot"] = f'set `{props["purchase"]}` to "spot"'
-        out["set purchase: on-demand"] = "remove `instance_market_options` (on demand)"
-    return out
+def python_value(value: Any) -> str:
+    """An edit's value as a Python program writes it (`8`, `"p5en.48xlarge"`, `False`, `["cr-1"]`)."""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, tuple):
+        return python_value(value[0]) if len(value) == 1 else "[" + ", ".join(python_value(v) for v in value) + "]"
+    return "None" if value is None else str(value)
+
+
+def provenance_at(provenance: Mapping[Path, Provenance], path: Path) -> Provenance | None:
+    """The provenance of the value at key path `path`: its own, else its nearest located ancestor's
+    resource with the property that holds the field there (`PROPERTIES`), "" when none does."""
+    if path in provenance:
+        return provenance[path]
+    leaf = leaf_key(path) or ""
+    up = path[:-1]
+    while up:
+        found = provenance.get(up)
+        if found is not None:
+            cls, _ = resource_of(found.resource)
+            return Provenance(
+                found.resource, PROPERTIES.get(cls, {}).get(_KEYS.get(leaf, leaf), ""), found.file, found.line
+            )
+        up = up[:-1]
+    return None
+
+
+def _field(edit: Edit) -> str:
+    return leaf_key(edit.path) or ""
+
+
+def say_edit(edit: Edit, cluster: Cluster, found: Provenance | None) -> str:
+    """One edit as the change to make in the program, against the resource it was read from (`found`)."""
+    field = _field(edit)
+    value = python_value(edit.value)
+    if found is None:  # nothing of the program holds it yet (a file system it does not declare)
+        what = FIELD_WORDS.get(field, field.replace("_", " "))
+        group = _group_name(cluster, edit.path)
+        of = f" of node group '{group}'" if group else ""
+        if edit.op == "set":
+            said = f"make the {what}{of} {value} in the program"
+        elif edit.op == "add":
+            said = f"add {value} to the {what}{of} in the program"
+        else:
+            said = f"drop the {what}{of} from the program"
+        return f"{said} ({edit.note})" if edit.note else said
+    # a resource's own check (the pack's resource policies) names no URN: the violation is the resource's
+    cls, _ = resource_of(found.resource) if found.resource else ("", "")
+    resource = (
+        declared_as(found.resource, (found.file, found.line) if found.file else None)
+        if found.resource
+        else "this resource"
+    )
+    shown = None if edit.op == "remove" and edit.value is None else edit.value
+    words = None
+    prop = found.property
+    for key in ((cls, field, edit.op, shown), ("", field, edit.op, shown), (cls, field, edit.op, None)):
+        words = EDIT_WORDS.get(key)
+        if words is not None and (prop or "{prop}" not in words):
+            break
+        words = None
+    if words is not None:
+        said = words.format(resource=resource, prop=prop, value=value)
+    elif not prop:  # no property of this resource holds it: the change in words about the resource
+        what = FIELD_WORDS.get(field, field.replace("_", " "))
+        if edit.op == "set":
+            said = f"change {resource} so that its {what} is {value}"
+        elif edit.op == "add":
+            said = f"change {resource} so that its {what} includes {value}"
+        else:
+            said = f"change {resource} so that it sets no {what}"
+    elif edit.op == "set":
+        said = f"set `{prop}` of {resource} to {value}"
+    elif edit.op == "add":
+        said = f"add {value} to `{prop}` of {resource}"
+    elif edit.value is not None:
+        said = f"remove {value} from `{prop}` of {resource}"
+    else:
+        said = f"remove `{prop}` from {resource}"
+    return f"{said} ({edit.note})" if edit.note else said
+
+
+def _group_name(cluster: Cluster, path: Path) -> str | None:
+    if (
+        len(path) >= 3
+        and path[0] == "node_groups"
+        and isinstance(path[1], int)
+        and 0 <= path[1] < len(cluster.node_groups)
+    ):
+        return cluster.node_groups[path[1]].name
+    return None
+
+
+# the planning keys a program's stack config holds under `planner:cluster` (its resources hold the rest)
+CONFIG_KEYS = frozenset({"schedule", "budget", "workload", "suppress"})
+IN_CONFIG = "in the stack config's planner:cluster, "
+
+
+def in_program_terms(stack: Stack, fix: Fix, config: Callable[[Edit], tuple[str, str]] | None = None) -> str:
+    """`fix` as the change to make in the program `stack` was read back from: each edit against the
+    resource its value came from (`Stack.provenance`), a planning key's in the stack config
+    (`config(edit)` -> (subject, change), when an adapter has config of its own: the pack's)."""
+    from planner.core.input.fix_words import change, joined
+
+    def say(edit: Edit) -> tuple[str, str]:
+        if edit.path and edit.path[0] in CONFIG_KEYS:
+            return config(edit) if config is not None else (IN_CONFIG, change(stack.cluster, edit))
+        found = provenance_at(stack.provenance, stack.cluster.path + tuple(edit.path))
+        return "", say_edit(edit, stack.cluster, found)
+
+    return joined(fix, say)

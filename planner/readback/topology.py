@@ -31,6 +31,7 @@ from planner.readback.block_devices import eks_volumes, launch_volumes
 from planner.readback.elastic_compute import KINDS as ELASTIC_KINDS
 from planner.readback.elastic_compute import PCS_KIND, PCS_TYPES, pcs_pool, template_volumes, unlisted_fix
 from planner.readback.elastic_compute import read as read_elastic
+from planner.readback.program_terms import python_name
 from planner.readback.resources import (
     AUTOSCALING_GROUP,
     DATA_REPOSITORY_ASSOCIATION,
@@ -239,7 +240,7 @@ def rebuild(
                     groups[0].capacity.urn,
                     fix=(
                         f"launch '{groups[0].capacity.name}' into a subnet created in this program with "
-                        "availabilityZone set" + (f" (or set {zone_setting})" if zone_setting else "")
+                        "availability_zone set" + (f" (or set {zone_setting})" if zone_setting else "")
                     ),
                 )
             )
@@ -280,7 +281,7 @@ def rebuild(
                     g.capacity.urn,
                     fix=(
                         f"launch '{g.capacity.name}' into a subnet created in this program with "
-                        f"availabilityZone: {cluster_az} (the cluster's AZ)"
+                        f"availability_zone: {cluster_az} (the cluster's AZ)"
                     ),
                 )
             )
@@ -375,7 +376,7 @@ def _refused_sizes(
             Violation(
                 f"{what} has {least} {lo} above {most} {hi}: AWS refuses to create it",
                 r.urn,
-                fix=f"set {least} of {what} to at most {hi} (or raise {most} to {lo})",
+                fix=f"set {python_name(least)} of {what} to at most {hi} (or raise {python_name(most)} to {lo})",
                 rule="scaling-size-refused",
             )
         )
@@ -385,7 +386,7 @@ def _refused_sizes(
                 f"{what} has {least} {lo} above {want} {desired}: AWS refuses to create it "
                 f"({want} must lie between {least} and {most})",
                 r.urn,
-                fix=f"set {want} of {what} to at least {lo}, or lower {least} to {desired}",
+                fix=f"set {python_name(want)} of {what} to at least {lo}, or lower {python_name(least)} to {desired}",
                 rule="scaling-size-refused",
             )
         )
@@ -395,7 +396,7 @@ def _refused_sizes(
                 f"{what} has {want} {desired} above {most} {hi}: AWS refuses to create it "
                 f"({want} must lie between {least} and {most})",
                 r.urn,
-                fix=f"raise {most} of {what} to at least {desired}, or lower {want} to {hi}",
+                fix=f"raise {python_name(most)} of {what} to at least {desired}, or lower {python_name(want)} to {hi}",
                 rule="scaling-size-refused",
             )
         )
@@ -437,7 +438,7 @@ def _asg_groups(
                     f"cannot tell how many instances Auto Scaling group '{asg.name}' runs "
                     "(desiredCapacity and minSize unknown); not planned",
                     asg.urn,
-                    fix=f"set desiredCapacity (or minSize) of Auto Scaling group '{asg.name}' to a number "
+                    fix=f"set desired_capacity (or min_size) of Auto Scaling group '{asg.name}' to a number "
                     "known at preview",
                     left_out=f"Auto Scaling group '{asg.name}' (size unknown)",
                 )
@@ -455,7 +456,7 @@ def _asg_groups(
                         lo,
                         hi,
                         f"{lo or 0}-{hi if hi is not None else '?'} instances",
-                        fix=_zero_fix(f"desiredCapacity of Auto Scaling group '{asg.name}'", hi, "maxSize"),
+                        fix=_zero_fix(f"desired_capacity of Auto Scaling group '{asg.name}'", hi, "max_size"),
                         maxima=((itype, hi),) if hi else (),
                         purchase=purchase,
                         name=asg.name,
@@ -618,7 +619,7 @@ def _eks_groups(
                 Violation(
                     f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned",
                     ng.urn,
-                    fix=f"set scalingConfig.desiredSize of EKS node group '{ng.name}' to a number known at preview",
+                    fix=f"set scaling_config.desired_size of EKS node group '{ng.name}' to a number known at preview",
                     left_out=f"EKS node group '{ng.name}' (size unknown)",
                 )
             )
@@ -641,7 +642,7 @@ def _eks_groups(
                         hi,
                         f"{lo or 0}-{hi if hi is not None else '?'} instances",
                         fix=_zero_fix(
-                            f"scalingConfig.desiredSize of EKS node group '{ng.name}'", hi, "scalingConfig.maxSize"
+                            f"scaling_config.desired_size of EKS node group '{ng.name}'", hi, "scaling_config.max_size"
                         ),
                         maxima=((itype, hi),) if hi else (),
                         purchase=purchase,
@@ -696,7 +697,7 @@ def _instance_groups(
                 Violation(
                     f"cannot tell the instance type of '{inst.name}' (unknown during preview); not planned",
                     inst.urn,
-                    fix=f"set instanceType of '{inst.name}' (or of its launch template) to a "
+                    fix=f"set instance_type of '{inst.name}' (or of its launch template) to a "
                     "literal type, not an output of another resource",
                     left_out=f"EC2 instance '{inst.name}' (instance type unknown)",
                 )
@@ -845,7 +846,7 @@ def _pcs_purchase(r: Resource, template: Resource | None, gaps: list[Violation])
                 f"cannot tell how {what} buys its instances (purchaseOption {shown}); planned on demand, the "
                 f"API's default ({PCS_PURCHASE_DOC})",
                 r.urn,
-                fix=f"set purchaseOption of {what} to ONDEMAND, SPOT or CAPACITY_BLOCK as a literal",
+                fix=f"set purchase_option of {what} to ONDEMAND, SPOT or CAPACITY_BLOCK as a literal",
             )
         )
         purchase = "on-demand"
@@ -861,7 +862,7 @@ def _pcs_purchase(r: Resource, template: Resource | None, gaps: list[Violation])
                     f"planned as purchaseOption says",
                     r.urn,
                     fix=(
-                        f"set purchaseOption of {what} to CAPACITY_BLOCK"
+                        f"set purchase_option of {what} to CAPACITY_BLOCK"
                         if block_market
                         else f"set instance_market_options.market_type of launch template '{template.name}' to "
                         "capacity-block (with the block's capacity reservation id)"
@@ -1066,7 +1067,7 @@ _TARGETS = (
         "check that resource group '{ref}' is in the stack's region and holds the reservations the group launches into",
         "'{res}' targets capacity reservation resource group '{value}', which is not a resource group ARN: the "
         "launch would fail; planned without it",
-        "set capacityReservationTarget.capacityReservationResourceGroupArn of '{res}' to "
+        "set capacity_reservation_target.capacity_reservation_resource_group_arn of '{res}' to "
         "arn:aws:resource-groups:REGION:ACCOUNT:group/NAME",
     ),
     _Target(
@@ -1079,7 +1080,7 @@ _TARGETS = (
         "check that capacity reservation '{ref}' matches the instance type, AZ and count of the group that targets it",
         "'{res}' targets capacity reservation '{value}', which is not a reservation id (cr- and 8 to 17 hex "
         "digits): the launch would fail; planned without it",
-        "set capacityReservationTarget.capacityReservationId of '{res}' to the reservation id (cr-...) of the "
+        "set capacity_reservation_target.capacity_reservation_id of '{res}' to the reservation id (cr-...) of the "
         "booked block or reservation",
     ),
 )
@@ -1215,7 +1216,7 @@ def _lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Viola
                 f"cannot tell the Availability Zone of file system '{fs.name}' (its subnet is not a "
                 "resource of this stack, or names no availabilityZone): checks that need it are not run",
                 fs.urn,
-                fix=f"give file system '{fs.name}' a subnet created in this program with availabilityZone set",
+                fix=f"give file system '{fs.name}' a subnet created in this program with availability_zone set",
             )
         )
     else:
@@ -1225,7 +1226,7 @@ def _lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Viola
                 f"{cluster_az or 'the one of the node groups'}",
                 fs.urn,
                 fix=(
-                    f"give file system '{fs.name}' a subnet created in this program with availabilityZone"
+                    f"give file system '{fs.name}' a subnet created in this program with availability_zone"
                     + (f": {cluster_az} (the node groups' AZ)" if cluster_az else " set")
                 ),
             )

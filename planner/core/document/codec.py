@@ -18,7 +18,8 @@ The first value that fails is `Invalid`, naming its key path as the JSON spells 
 Where the JSON is not a plain dump of the fields, the field says so in its metadata (`key(...)`):
 its JSON name, when it is left out (`omit`: None, empty, or as another field is set or not), a
 nested record written into its parent (`flatten`), a shape (`pairs`: a tuple of pairs as an
-object; `one`: a value as a list of one). A class whose keys come in another order than its
+object; `one`: a value as a list of one; `text`: a record that earlier documents wrote as its `text`
+alone, a string read as the record with that text and its other fields' defaults). A class whose keys come in another order than its
 fields (or with a computed key, such as a finding's `suppressed`) names them in `JSON_ORDER`.
 """
 
@@ -64,7 +65,7 @@ def key(
     *,
     omit: Omit = None,
     flatten: bool = False,
-    shape: Literal["pairs", "one"] | None = None,
+    shape: Literal["pairs", "one", "text"] | None = None,
     url: bool = False,
 ) -> dict[str, object]:
     """A field's JSON, for `field(metadata=key(...))`: see the module's docstring."""
@@ -294,6 +295,8 @@ def _record(cls: type, data: Mapping[str, object], path: str) -> object:
             if not isinstance(raw, list) or len(raw) != 1:
                 raise Invalid(where, f"expected a list of one item, got {kind(raw)} {excerpt(raw)}")
             raw = raw[0]
+        elif k.shape == "text" and isinstance(raw, str):
+            raw = {"text": raw}
         kwargs[f.name] = _load(raw, hint, where)
         if k.url and kwargs[f.name] is not None and not HTTPS_URL.fullmatch(kwargs[f.name]):
             raise Invalid(where, f"expected an https URL (the page the rule rests on), got {excerpt(kwargs[f.name])}")

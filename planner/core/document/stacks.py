@@ -24,7 +24,7 @@ from planner.core.document.cost_section import CostReport
 from planner.core.document.run_time_section import RunTimeReport
 from planner.core.document.summary_section import Summary
 from planner.core.model.cluster import DeploymentType, Purchase
-from planner.core.model.findings import Severity
+from planner.core.model.findings import EditOp, EditValue, Severity
 
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
 EXTERNAL = "external"
@@ -47,6 +47,36 @@ class Suppression:
 
 
 @dataclass(frozen=True)
+class ReportedEdit:
+    """One edit of a fix as the document reports it: the key path as a finding's `path` says it
+    (`planner:cluster.node_groups[0].count`), the operation (`set`, `add`, `remove`) and the value,
+    with the words said after it (`note`); data, so that a reader (a bot, an editor) can apply it
+    without parsing the fix's words."""
+
+    path: str
+    op: EditOp
+    value: EditValue = None
+    note: str = field(default="", metadata=key(omit="empty"))
+
+
+@dataclass(frozen=True)
+class ReportedFix:
+    """A finding's fix as reported: `text`, said in the terms of where the stack was declared (its
+    stack file's keys, its program's resources and properties, the pack's config), which renderers
+    print; `reason`, why, in words that name no key; the `edits` to make, all of them, and the
+    `alternatives`, each a single edit that would do instead. A fix that is no edit of the model
+    (a quota increase) has a reason and no edits. A report saved before fixes were data wrote the
+    text alone: it reads as a fix with that text and no edits."""
+
+    text: str
+    reason: str = ""
+    edits: tuple[ReportedEdit, ...] = ()
+    alternatives: tuple[ReportedEdit, ...] = field(default=(), metadata=key(omit="empty"))
+
+    JSON_ORDER: ClassVar[tuple[str, ...]] = ("reason", "edits", "alternatives", "text")
+
+
+@dataclass(frozen=True)
 class ReportedFinding:
     """A finding as reported: where it is (already resolved), what to do, how it is suppressed.
 
@@ -65,7 +95,7 @@ class ReportedFinding:
     suppression: Suppression | None = field(default=None, metadata=key(omit="none"))  # set when suppressed
     # the Pulumi URN of the resource at fault (read-back stacks, the pack)
     resource: str | None = field(default=None, metadata=key(omit="none"))
-    fix: str | None = field(default=None, metadata=key(omit="none"))
+    fix: ReportedFix | None = field(default=None, metadata=key(omit="none", shape="text"))
     parts: tuple[int, ...] = field(default=(), metadata=key(omit="empty"))
 
     # `suppressed`, computed, after `path`

@@ -4,7 +4,7 @@ Rules speak in key paths; a stack's locator turns one into a `Location`: a line 
 stack file for a YAML stack, or the URN of the resource a value was read back from for a
 Pulumi program or the policy pack (`Stack.resources`). A stack read back from a program
 also carries a `Locator` (`Stack.locator`, from `planner.readback.program_resources`) naming the program's file
-and line per resource, so a finding is located where the user declared it when it is made,
+and line per resource, and saying a fix in the program's terms, so a finding is located where the user declared it when it is made,
 never moved afterwards; the document (`planner.core.document`) carries the result.
 """
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from planner.core.model.cluster import Path, Stack
+from planner.core.model.findings import Fix
 from planner.core.reading.fields import key_path
 from planner.core.reading.yaml_lines import line_of
 
@@ -51,8 +52,8 @@ class Locator(Protocol):
         """The file, line and resource URN the value at `path` was declared at."""
         ...
 
-    def restate(self, fix: str, path: Path, where: Location, category: str) -> str:
-        """`fix` (said in stack-file keys) as the change to make where `where` is."""
+    def say(self, stack: Stack, fix: Fix) -> str:
+        """`fix` (data: edits of the model) as the change to make where the stack was declared."""
         ...
 
 
@@ -62,14 +63,22 @@ def locate(stack: Stack, path: Path) -> Location:
     if stack.locator is not None:
         found: Location = stack.locator.locate(stack, tuple(path))
         return found
+    return in_file(stack, path)
+
+
+def in_file(stack: Stack, path: Path) -> Location:
+    """`path` of `stack` by its own lines and resources, without a locator."""
     return Location(
         stack.file, line_of(stack.lines, tuple(path)), nearest(stack.resources, tuple(path)), key_path(tuple(path))
     )
 
 
-def restate(stack: Stack, fix: str | None, path: Path, where: Location, category: str) -> str | None:
-    """A rule's fix for `stack` in the terms of where its value was declared (a program's resource)."""
-    if fix is None or stack.locator is None:
-        return fix
-    said: str = stack.locator.restate(fix, tuple(path), where, category)
-    return said
+def fix_text(stack: Stack, fix: Fix) -> str:
+    """A rule's fix in the terms of where `stack` was declared: its locator's (a program's resources,
+    the pack's config), else the stack file's keys (`planner.core.input.fix_words`)."""
+    if stack.locator is not None:
+        said: str = stack.locator.say(stack, fix)
+        return said
+    from planner.core.input.fix_words import in_stack_terms
+
+    return in_stack_terms(stack, fix)

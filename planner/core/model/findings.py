@@ -36,6 +36,52 @@ def severity_of(value: Any) -> Severity:
     raise ValueError(f"severity {excerpt(value)}: expected one of {', '.join(SEVERITIES)}")
 
 
+EditOp = Literal["set", "add", "remove"]
+EDIT_OPS: tuple[EditOp, ...] = get_args(EditOp)
+# A value an edit writes: a scalar, or a tuple of strings (a list key such as reservation ids).
+EditValue = bool | int | float | str | tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One change to the model at a model path (`("node_groups", 0, "count")`, below the cluster), kept
+    as data so that every adapter says it in its own terms (the stack file's key, the program's resource
+    and property, the pack's config key) and a test can apply it and plan again
+    (`planner.core.model.edits.apply_edits`).
+
+    `set` writes `value` at `path`; `add` appends `value` to the list at `path`; `remove` drops the
+    value at `path` (the model's default applies again), or `value` from the list at `path` when given.
+    `note` is said after the change, in words every adapter shares ("the 2 UltraServers you pay for").
+    """
+
+    path: tuple[Any, ...]
+    op: EditOp
+    value: EditValue = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Fix:
+    """What to change for a finding to go away: the edits (all of them), other single edits that would
+    do instead (`alternatives`, said after `, or`), and `reason`: why, in words that name no key of any
+    adapter; when no edit of the model can say the fix (a quota increase, a console purchase), the
+    reason is the whole fix and there are no edits."""
+
+    reason: str = ""
+    edits: tuple[Edit, ...] = ()
+    alternatives: tuple[Edit, ...] = ()
+
+
+def advice(reason: str) -> Fix:
+    """A fix that is no edit of the model: what to do, in words."""
+    return Fix(reason)
+
+
+def advice_or_none(reason: str | None) -> Fix | None:
+    """`advice(reason)`, or None when there is nothing to say (a read-back note without a fix)."""
+    return None if reason is None else Fix(reason)
+
+
 @dataclass(frozen=True)
 class Finding:
     """What a rule found in one stack: its key path, the location worked out from it, and what to do."""
@@ -49,7 +95,7 @@ class Finding:
     resource: str | None = None  # a Pulumi URN, when the finding comes from a deployed program
     path: tuple[Any, ...] = ()  # the key path of the value at fault; () for the stack as a whole
     suppression: tuple[str, str] | None = None  # (kind, reason) when suppressed: inSource or external
-    fix: str | None = None  # what to change in this stack (key, value), when the rule can say; else its remediation
+    fix: Fix | None = None  # what to change in this stack, when the rule can say; else its remediation
 
     def suppress(self, kind: str = "external", reason: str = "") -> Finding:
         return replace(self, suppressed=True, suppression=(kind, reason))

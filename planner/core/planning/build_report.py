@@ -18,7 +18,9 @@ from planner.core.document.stacks import (
     EXTERNAL,
     GroupTopology,
     LustreTopology,
+    ReportedEdit,
     ReportedFinding,
+    ReportedFix,
     StackReport,
     Suppression,
     Topology,
@@ -29,7 +31,7 @@ from planner.core.document.stacks import (
 if TYPE_CHECKING:
     from planner.core.catalogue.instance_types import Catalogue
     from planner.core.model.cluster import Stack
-    from planner.core.model.findings import Finding
+    from planner.core.model.findings import Edit, Finding, Fix
     from planner.core.planning.pipeline import StackPlan, UnusedSuppression
     from planner.core.reading.problems import Problem
 
@@ -119,7 +121,25 @@ def finding(f: Finding, stack: Stack, parts: Sequence[set[int]] = ()) -> Reporte
         kind, reason = f.suppression or (EXTERNAL, f"suppressed on the command line (--suppress {f.rule})")
         sup = Suppression(kind, reason)
     on = tuple(i for i, lines in enumerate(parts) if f.line and f.file == stack.file and f.line in lines)
-    return ReportedFinding(f.rule, f.severity, f.message, f.file, f.line, f.key, sup, f.resource, f.fix, on)
+    fix = None if f.fix is None else reported_fix(stack, f.fix)
+    return ReportedFinding(f.rule, f.severity, f.message, f.file, f.line, f.key, sup, f.resource, fix, on)
+
+
+def reported_fix(stack: Stack, fix: Fix) -> ReportedFix:
+    """A finding's fix as the document carries it: its edits at the stack's key paths, and its text in the
+    terms of where the stack was declared (`planner.core.input.locations.fix_text`)."""
+    from planner.core.input.locations import fix_text
+    from planner.core.reading.fields import key_path
+
+    def edit(e: Edit) -> ReportedEdit:
+        return ReportedEdit(key_path(stack.cluster.path + tuple(e.path)), e.op, e.value, e.note)
+
+    return ReportedFix(
+        fix_text(stack, fix),
+        fix.reason,
+        tuple(edit(e) for e in fix.edits),
+        tuple(edit(e) for e in fix.alternatives),
+    )
 
 
 def unused(u: UnusedSuppression) -> UnusedSuppressionReport:

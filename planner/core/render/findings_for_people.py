@@ -64,9 +64,9 @@ def for_people(stack: StackReport, report: Report) -> list[Shown]:
         if first.resource and len(found) == 1:
             where_text = first.where
         r = report.rule(first.rule)
-        fix = first.fix or (None if r is None else r.remediation)
-        if len(found) > 1 and first.fix:  # the fix names the first group: name them all
-            fix = first.fix.replace(f"node group '{names[key][0]}'", "node groups " + listed, 1)
+        # each group's own fix (said for its group), once each; else the rule's remediation
+        fixes = "; ".join(dict.fromkeys(f.fix.text for f in found if f.fix is not None))
+        fix = fixes or (None if r is None else r.remediation)
         reason = None if first.suppression is None else first.suppression.reason
         out.append(Shown(first, message, where_text, fix, reason, len(found)))
     return out

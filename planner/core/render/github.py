@@ -39,7 +39,9 @@ def annotation(f: ReportedFinding) -> str:
         props.append(f"line={f.line}")
     title = f"{f.rule} ({'baselined' if f.baselined else 'suppressed'})" if f.suppressed else f.rule
     props.append(f"title={escape_property(title)}")
-    text = f.message + (f". Fix: {f.fix}" if f.fix and not f.suppressed else "")  # the change to make, for this stack
+    text = f.message + (
+        f". Fix: {f.fix.text}" if f.fix and not f.suppressed else ""
+    )  # the change to make, for this stack
     return f"::{command} {','.join(props)}::{escape_data(text)}"
 
 

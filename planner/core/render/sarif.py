@@ -100,7 +100,7 @@ def _result(f: ReportedFinding, index: dict[str, int], baseline: bool = False) -
     out: dict[str, Any] = {
         "ruleId": f.rule,
         "level": LEVELS[f.severity],
-        "message": {"text": f.message + (f". Fix: {f.fix}" if f.fix and not f.suppressed else "")},
+        "message": {"text": f.message + (f". Fix: {f.fix.text}" if f.fix and not f.suppressed else "")},
         "locations": [{"physicalLocation": location}],
     }
     if f.rule in index:

@@ -10,7 +10,17 @@ from collections.abc import Iterator
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, count_path, node_group_rule, rule
+from planner.core.rules.spec_rules import (
+    Fix,
+    Rule,
+    RuleContext,
+    advice,
+    count_path,
+    node_group_rule,
+    remove,
+    rule,
+    set_to,
+)
 
 LAUNCH_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html"
 # "Describes a target Capacity Reservation or Capacity Reservation group": one CapacityReservationId
@@ -67,12 +77,12 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 f"Block sizes of {blocks.MAX_INSTANCES_PER_BLOCK} instances are not supported for all instance types "
                 f'in all AWS Regions" ({blocks.FULL_BLOCK_SOURCE}), and does not list which',
                 severity="warning",
-                fix=(
+                fix=advice(
                     f"check that `aws ec2 describe-capacity-block-offerings --region {ctx.stack.region} "
                     f"--instance-type {g.instance_type} --instance-count {g.count} --capacity-duration-hours "
                     f"{_booked_hours(ctx)}` "
-                    f"lists offerings, or split node group '{g.name}' into two groups of count: "
-                    f"{g.count // 2}, one Capacity Block each"
+                    f"lists offerings, or split node group '{g.name}' into two groups of {g.count // 2} instances, "
+                    "one Capacity Block each"
                 ),
             )
         elif g.count > blocks.MAX_INSTANCES_PER_BLOCK:
@@ -91,7 +101,7 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             f"the cluster holds {total} instances across Capacity Blocks; AWS allows up to "
             f"{blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks (and does not say this can be raised)",
             severity="warning",
-            fix=(
+            fix=advice(
                 f"plan at most {blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks "
                 f"({total - blocks.MAX_INSTANCES_PER_ACCOUNT} fewer), or ask AWS whether your account can hold more"
             ),
@@ -111,13 +121,14 @@ def _ultraserver_size(ctx: RuleContext, g: NodeGroup) -> int | None:
     return ultra.members if ultra else None
 
 
-def _split_fix(g: NodeGroup) -> str:
-    """`split node group 'big' (count: 150) into groups of count: 64, 64, 22, one Capacity Block each`."""
+def _split_fix(g: NodeGroup) -> Fix:
+    """`split node group 'big' (150 instances) into groups of 64, 64, 22 instances, one Capacity Block each`:
+    new node groups, which no edit of one value says."""
     full, rest = divmod(g.count, blocks.MAX_INSTANCES_PER_BLOCK)
     counts = [blocks.MAX_INSTANCES_PER_BLOCK] * full + ([rest] if rest else [])
-    return (
-        f"split node group '{g.name}' (count: {g.count}) into groups of count: {', '.join(map(str, counts))}, "
-        "one Capacity Block each"
+    return advice(
+        f"split node group '{g.name}' ({g.count} instances) into groups of {', '.join(map(str, counts))} "
+        "instances, one Capacity Block each"
     )
 
 
@@ -157,7 +168,9 @@ def duration(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         sched.path + ("hours",),
         f"schedule.hours {sched.hours:g} is not a bookable Capacity Block duration: the run is booked (and "
         f"billed) as a {blocks.describe(up)} block, of which instances run at most {blocks.usable_hours(up):,.1f} h",
-        fix=f"set schedule.hours: {up} to plan the whole {blocks.describe(up)} block you pay for",
+        fix=Fix(
+            f"to plan the whole {blocks.describe(up)} block you pay for", (set_to(ctx, sched.path + ("hours",), up),)
+        ),
     )
 
 
@@ -185,7 +198,11 @@ def supported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 g.path + ("purchase",),
                 f"node group '{g.name}': {g.instance_type} is not sold through Capacity Blocks; "
                 f"types that are: {', '.join(sold)}",
-                fix=f"in node group '{g.name}', set purchase: on-demand, or instance_type: one of {', '.join(single)}",
+                fix=Fix(
+                    f"or another type sold one by one through Capacity Blocks: {', '.join(single)}",
+                    (set_to(ctx, g.path + ("purchase",), "on-demand"),),
+                    tuple(set_to(ctx, g.path + ("instance_type",), t) for t in single[:1]),
+                ),
             )
 
 
@@ -210,7 +227,10 @@ def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 g.path + ("purchase",),
                 f"node group '{g.name}' buys a Capacity Block but names no capacity_reservation_id; "
                 "instances launch with market type capacity-block into the block's reservation",
-                fix=f"book the block, then set capacity_reservation_id: cr-... (its reservation id) in node group '{g.name}'",
+                fix=Fix(
+                    "book the block first",
+                    (set_to(ctx, g.path + ("capacity_reservation_ids",), ("cr-...",), "the block's reservation id"),),
+                ),
             )
 
 
@@ -250,9 +270,9 @@ def reservation_list(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Findin
             f"node group '{g.name}' names {len(ids)} capacity reservations, but {why}: its launch "
             "template targets one reservation (several ids are for UltraServer Capacity Blocks, "
             "one per UltraServer, or a resource group of UltraServer blocks)",
-            fix=(
-                f"in node group '{g.name}', set capacity_reservation_id: {ids[0]} and declare one node "
-                f"group per other reservation ({', '.join(ids[1:])})"
+            fix=Fix(
+                f"and declare one node group per other reservation ({', '.join(ids[1:])})",
+                (set_to(ctx, g.path + ("capacity_reservation_ids",), ids[:1]),),
             ),
         )
 
@@ -284,11 +304,25 @@ def reservation_count(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Findi
         return  # a partial UltraServer is ultraserver-whole-units'
     units = g.count // size
     if len(ids) != units:
+        ids_path = g.path + ("capacity_reservation_ids",)
         fix = (
-            f"in node group '{g.name}', give {units} ids (one per UltraServer, {units - len(ids)} more)"
+            Fix(
+                f"give node group '{g.name}' {units} reservation ids, one per UltraServer ({units - len(ids)} more)",
+                alternatives=(set_to(ctx, ids_path, ids[:1], "a single id for the whole block"),),
+            )
             if len(ids) < units
-            else f"in node group '{g.name}', keep {units} ids (one per UltraServer, {len(ids) - units} fewer), "
-            f"or set ultraservers: {len(ids)} if you booked that many"
+            else Fix(
+                f"one per UltraServer, {len(ids) - units} fewer",
+                (set_to(ctx, ids_path, ids[:units]),),
+                (
+                    set_to(ctx, g.path + ("ultraservers",), len(ids), "if you booked that many")
+                    if g.ultraservers is not None
+                    else set_to(
+                        ctx, g.path + ("count",), len(ids) * size, f"{len(ids)} UltraServers, if you booked that many"
+                    ),
+                    set_to(ctx, ids_path, ids[:1], "a single id for the whole block"),
+                ),
+            )
         )
         yield r.finding(
             ctx,
@@ -297,7 +331,7 @@ def reservation_count(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Findi
             f"targets one id for the whole block or one per UltraServer ({units}), so its launch template "
             "targets none of these; AWS does not document how many reservations an UltraServer Capacity "
             f"Block has (its CapacityBlock lists them: {CAPACITY_BLOCK_DOC})",
-            fix=fix + ", or a single id for the whole block",
+            fix=fix,
         )
 
 
@@ -326,8 +360,10 @@ def resource_group(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]
             f"node group '{g.name}' launches into resource group "
             f"{g.capacity_reservation_resource_group_arn}, but {g.instance_type} is not an UltraServer "
             "type: you can't add instance Capacity Blocks to a resource group",
-            fix=(
-                f"in node group '{g.name}', replace capacity_reservation_resource_group_arn with "
-                "capacity_reservation_id: cr-... (the block's reservation id)"
+            fix=Fix(
+                edits=(
+                    remove(ctx, g.path + ("capacity_reservation_resource_group_arn",)),
+                    set_to(ctx, g.path + ("capacity_reservation_ids",), ("cr-...",), "the block's reservation id"),
+                )
             ),
         )

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, node_group_rule, rule
+from planner.core.rules.spec_rules import Fix, Rule, RuleContext, node_group_rule, remove, rule, set_to
 
 EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html"
 EFA_TYPES_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types"
@@ -27,7 +27,7 @@ def unsupported(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
             ctx,
             g.path + ("efa",),
             f"node group '{g.name}': {g.instance_type} does not support EFA",
-            fix=f"in node group '{g.name}', set efa: false",
+            fix=Fix(edits=(set_to(ctx, g.path + ("efa",), False),)),
         )
 
 
@@ -50,7 +50,7 @@ def recommended(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 g.path + ("efa",),
                 f"node group '{g.name}': {g.instance_type} supports EFA ({f'v{t.efa_generation}, ' if t.efa_generation else ''}"
                 f"{t.network_bandwidth_gbps:,} Gbps) but it is off in a {ctx.cluster.instances}-instance cluster",
-                fix=f"in node group '{g.name}', remove efa: false (EFA is on by default for {g.instance_type})",
+                fix=Fix(f"EFA is on by default for {g.instance_type}", (remove(ctx, g.path + ("efa",)),)),
             )
 
 
@@ -79,5 +79,11 @@ def single_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 g.path + ("availability_zone",),
                 f"EFA node group '{g.name}' is in {g.availability_zone} but '{first.name}' is in "
                 f"{first.availability_zone}; EFA cannot connect them",
-                fix=f"in node group '{g.name}', set availability_zone: {first.availability_zone} (that of '{first.name}')",
+                fix=Fix(
+                    edits=(
+                        set_to(
+                            ctx, g.path + ("availability_zone",), first.availability_zone, f"that of '{first.name}'"
+                        ),
+                    )
+                ),
             )

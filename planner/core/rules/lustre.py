@@ -16,7 +16,7 @@ from planner.core.catalogue.lustre_deployments import (
 )
 from planner.core.model.cluster import Lustre, Path
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, storage_rule
+from planner.core.rules.spec_rules import Edit, Fix, Rule, RuleContext, advice, remove, set_to, storage_rule
 
 API_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html"
 LUSTRE_CONFIG_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystemLustreConfiguration.html"
@@ -58,15 +58,18 @@ def capacity(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
         _path(fs, "storage_capacity_gib"),
         f"{fs.storage_capacity_gib:,} GiB is not a valid capacity for {fs.deployment_type}{media}; expected "
         f"{storage.describe()} (nearest above: {storage.nearest(fs.storage_capacity_gib):,})",
-        fix=_capacity_fix(fs.storage_capacity_gib, storage),
+        fix=_capacity_fix(ctx, fs, storage),
     )
 
 
-def _capacity_fix(gib: int, storage: StorageRule) -> str:
+def _capacity_fix(ctx: RuleContext, fs: Lustre, storage: StorageRule) -> Fix:
     """The nearest valid capacity above (enough room), and the one below when there is one."""
+    gib = fs.storage_capacity_gib
     below = storage.below(gib)
-    return f"set lustre.storage_capacity_gib: {storage.nearest(gib)} (the nearest valid capacity above {gib:,} GiB)" + (
-        f", or {below} to stay under it" if below else ""
+    at = _path(fs, "storage_capacity_gib")
+    return Fix(
+        edits=(set_to(ctx, at, storage.nearest(gib), f"the nearest valid capacity above {gib:,} GiB"),),
+        alternatives=(set_to(ctx, at, below, "to stay under it"),) if below else (),
     )
 
 
@@ -88,7 +91,10 @@ def throughput(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
                 _path(fs, "per_unit_storage_throughput"),
                 f"{fs.deployment_type} has a fixed throughput of {dt.fixed_throughput} MB/s/TiB; "
                 "per_unit_storage_throughput cannot be set",
-                fix=f"remove lustre.per_unit_storage_throughput ({fs.deployment_type} runs at {dt.fixed_throughput} MB/s/TiB)",
+                fix=Fix(
+                    f"{fs.deployment_type} runs at {dt.fixed_throughput} MB/s/TiB",
+                    (remove(ctx, _path(fs, "per_unit_storage_throughput")),),
+                ),
             )
         return
     valid = ", ".join(str(t) for t in sorted(dt.throughputs))
@@ -97,7 +103,7 @@ def throughput(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
             ctx,
             fs.path,
             f"{fs.deployment_type} needs per_unit_storage_throughput (MB/s per TiB): one of {valid}",
-            fix=_missing_throughput_fix(fs, dt),
+            fix=_missing_throughput_fix(ctx, fs, dt),
         )
     elif given not in dt.throughputs:
         near = min(dt.throughputs, key=lambda t: (abs(t - given), -t))
@@ -105,23 +111,27 @@ def throughput(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
             ctx,
             _path(fs, "per_unit_storage_throughput"),
             f"{given} MB/s/TiB is not offered for {fs.deployment_type}; expected one of {valid}",
-            fix=f"set lustre.per_unit_storage_throughput: {near} (the nearest offered for {fs.deployment_type}; "
-            f"offered: {_tiers(dt)})",
+            fix=Fix(
+                f"the nearest offered for {fs.deployment_type}; offered: {_tiers(dt)}",
+                (set_to(ctx, _path(fs, "per_unit_storage_throughput"), near),),
+            ),
         )
 
 
-def _missing_throughput_fix(fs: Lustre, dt: DeploymentSpec) -> str:
-    """The throughputs that also accept the declared capacity, by media; else all of them."""
+def _missing_throughput_fix(ctx: RuleContext, fs: Lustre, dt: DeploymentSpec) -> Fix:
+    """The lowest throughput that also accepts the declared capacity, with the others by media; else the
+    lowest of all, and a capacity that tier accepts."""
+    at = _path(fs, "per_unit_storage_throughput")
     fits = {t: v for t, v in dt.throughputs.items() if v[1].accepts(fs.storage_capacity_gib)}
     if fits:
-        return (
-            f"set lustre.per_unit_storage_throughput (MB/s/TiB) to a tier that takes {fs.storage_capacity_gib:,} GiB: "
-            f"{_tiers(dt, fits)}"
+        return Fix(
+            f"MB/s/TiB; the tiers that take {fs.storage_capacity_gib:,} GiB: {_tiers(dt, fits)}",
+            (set_to(ctx, at, min(fits)),),
         )
-    return f"set lustre.per_unit_storage_throughput (MB/s/TiB): {_tiers(dt)}, and a capacity that tier accepts"
+    return Fix(f"MB/s/TiB: {_tiers(dt)}, and a capacity that tier accepts", (set_to(ctx, at, min(dt.throughputs)),))
 
 
-def _to_persistent_2(fs: Lustre) -> str:
+def _to_persistent_2(ctx: RuleContext, fs: Lustre) -> tuple[Edit, ...]:
     """`set lustre.deployment_type: PERSISTENT_2 and lustre.per_unit_storage_throughput: 125 (...)`: a complete
     change (PERSISTENT_2 needs a throughput tier), the lowest tier that takes the declared capacity."""
     dt = deployment_types()["PERSISTENT_2"]
@@ -129,8 +139,8 @@ def _to_persistent_2(fs: Lustre) -> str:
     tier = fits[0] if fits else min(dt.throughputs)
     why = f"the lowest tier that takes {fs.storage_capacity_gib:,} GiB" if fits else "and a capacity that tier accepts"
     return (
-        f"set lustre.deployment_type: PERSISTENT_2 and lustre.per_unit_storage_throughput: {tier} ({why}; "
-        f"MB/s/TiB offered: {_tiers(dt)})"
+        set_to(ctx, _path(fs, "deployment_type"), "PERSISTENT_2"),
+        set_to(ctx, _path(fs, "per_unit_storage_throughput"), tier, f"{why}; MB/s/TiB offered: {_tiers(dt)}"),
     )
 
 
@@ -164,9 +174,9 @@ def same_az(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
     names = ", ".join(f"'{g.name}' ({g.availability_zone})" for g in away)
     zones = sorted({g.availability_zone for g in ctx.cluster.node_groups})
     fix = (
-        f"set lustre.availability_zone: {zones[0]} (that of the node groups)"
+        Fix(edits=(set_to(ctx, _path(fs, "availability_zone"), zones[0], "that of the node groups"),))
         if len(zones) == 1
-        else f"put the node groups in one AZ and the file system with them (now in {', '.join(zones)})"
+        else advice(f"put the node groups in one AZ and the file system with them (now in {', '.join(zones)})")
     )
     if fs.efa_enabled:
         yield r.finding(
@@ -202,7 +212,7 @@ def efa(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
             ctx,
             _path(fs, "efa_enabled"),
             f"{fs.deployment_type} file systems cannot be EFA-enabled; only PERSISTENT_2 can",
-            fix=f"{_to_persistent_2(fs)}, or set lustre.efa_enabled: false",
+            fix=Fix(edits=_to_persistent_2(ctx, fs), alternatives=(set_to(ctx, _path(fs, "efa_enabled"), False),)),
         )
 
 
@@ -228,20 +238,21 @@ def efa_clients(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
             ctx,
             _path(fs, "efa_enabled"),
             f"the file system is EFA-enabled but node group(s) {', '.join(tcp)} have no EFA and read it over TCP",
-            fix=_efa_clients_fix(ctx, tcp),
+            fix=_efa_clients_fix(ctx, fs, tcp),
         )
 
 
-def _efa_clients_fix(ctx: RuleContext, tcp: list[str]) -> str:
+def _efa_clients_fix(ctx: RuleContext, fs: Lustre, tcp: list[str]) -> Fix:
     """Turn EFA on where the type has it; a type without EFA can only be swapped or left on TCP."""
     cat = ctx.catalogue.instance_types
-    off = [g.name for g in ctx.cluster.node_groups if g.name in tcp and cat[g.instance_type].efa_supported]
-    fix = (
-        f"in node group(s) {', '.join(repr(n) for n in off)}, remove efa: false"
-        if off
-        else "use an EFA-capable instance_type in node group(s) " + ", ".join(repr(n) for n in tcp)
+    off = [g for g in ctx.cluster.node_groups if g.name in tcp and cat[g.instance_type].efa_supported]
+    no_efa = set_to(ctx, _path(fs, "efa_enabled"), False)
+    if off:
+        return Fix(edits=tuple(remove(ctx, g.path + ("efa",)) for g in off), alternatives=(no_efa,))
+    return Fix(
+        "or use an EFA-capable instance type in node group(s) " + ", ".join(repr(n) for n in tcp),
+        alternatives=(no_efa,),
     )
-    return fix + ", or set lustre.efa_enabled: false"
 
 
 @storage_rule(
@@ -266,10 +277,10 @@ def s3_association(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
             _path(fs, "s3_import_path"),
             f"{fs.deployment_type} file systems cannot be linked to S3 ({fs.s3_import_path}): AWS accepts "
             "neither ImportPath nor a data repository association for them",
-            fix=(
-                f"set lustre.deployment_type to one that links to S3 "
-                f"({', '.join(n for n, t in deployment_types().items() if t.s3_link)}), "
-                "or remove lustre.s3_import_path and copy the data in another way"
+            fix=Fix(
+                "and copy the data in another way, or use a deployment type that links to S3: "
+                + ", ".join(n for n, t in deployment_types().items() if t.s3_link),
+                (remove(ctx, _path(fs, "s3_import_path")),),
             ),
         )
 
@@ -292,5 +303,5 @@ def scratch_long_run(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]
             _path(fs, "deployment_type"),
             f"{fs.deployment_type} keeps one copy of the data and has no backups, for a {sched.hours:g}-hour run; "
             "a file server failure loses checkpoints written since the last export",
-            fix=f"{_to_persistent_2(fs)}, or export checkpoints to S3 regularly",
+            fix=Fix("or export checkpoints to S3 regularly", _to_persistent_2(ctx, fs)),
         )

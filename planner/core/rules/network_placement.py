@@ -7,7 +7,15 @@ from collections.abc import Iterator
 from planner.core.catalogue.instance_types import InstanceType
 from planner.core.model.cluster import Cluster, NodeGroup, Path
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, node_group_rule, rule
+from planner.core.rules.spec_rules import (
+    Fix,
+    Rule,
+    RuleContext,
+    advice,
+    node_group_rule,
+    rule,
+    set_to,
+)
 
 PUBLIC_IP_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_InstanceNetworkInterfaceSpecification.html"
 SUBNET_DOC = "https://docs.aws.amazon.com/vpc/latest/userguide/configure-subnets.html"
@@ -45,8 +53,17 @@ def public_ip(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
             g.path + ("public_ip",),
             f"node group '{g.name}': its {g.instance_type} launch request has {n} network interfaces "
             "(EFA on every card); a public IPv4 address cannot be assigned at launch with more than one",
-            fix=f"in node group '{g.name}', set public_ip: false (reach the nodes through a bastion, SSM Session "
-            f"Manager or a NAT gateway), or efa: false if its {g.instance_type} nodes need no EFA",
+            fix=Fix(
+                edits=(
+                    set_to(
+                        ctx,
+                        g.path + ("public_ip",),
+                        False,
+                        "reach the nodes through a bastion, SSM Session Manager or a NAT gateway",
+                    ),
+                ),
+                alternatives=(set_to(ctx, g.path + ("efa",), False, f"if its {g.instance_type} nodes need no EFA"),),
+            ),
         )
 
 
@@ -71,10 +88,9 @@ def subnet_single_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             c.network.path + ("subnet_id",),
             f"subnet {c.network.subnet_id} is in one Availability Zone but the cluster spans "
             f"{', '.join(sorted(zones))}",
-            fix=(
-                f"put every node group and the file system in the subnet {c.network.subnet_id}'s AZ "
-                f"(set availability_zone to it and remove the per-group and lustre.availability_zone overrides), "
-                "or remove network to let planner build the VPC"
+            fix=advice(
+                f"put every node group and the file system in the Availability Zone of subnet {c.network.subnet_id}, "
+                "or use no existing network and let planner build the VPC"
             ),
         )
 
@@ -134,7 +150,7 @@ def local_zone_opt_in(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             path,
             f"{az} is a Local Zone of {z.region}: the account must opt in to its zone group "
             "before it can launch or book a Capacity Block there",
-            fix=(
+            fix=advice(
                 f"opt in first: `aws ec2 modify-availability-zone-group --region {z.region} --group-name {group} "
                 f"--opt-in-status opted-in` ({group} is the zone less its last letter, as AWS usually names Local "
                 f"Zone groups; `aws ec2 describe-availability-zones --region {z.region} --all-availability-zones "

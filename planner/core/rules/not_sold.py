@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from planner.core.model.cluster import NodeGroup, Purchase
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, rule
+from planner.core.rules.spec_rules import Fix, Rule, RuleContext, advice, rule, set_to
 
 CAPACITY_BLOCKS_PRICING = "https://aws.amazon.com/ec2/capacityblocks/pricing/"
 
@@ -43,7 +43,7 @@ def purchase_not_sold(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def _fix(ctx: RuleContext, g: NodeGroup) -> str:
+def _fix(ctx: RuleContext, g: NodeGroup) -> Fix:
     """The purchase options the data and catalogue leave for this type in this region."""
     from planner.core.cost.offers import not_sold
 
@@ -59,5 +59,6 @@ def _fix(ctx: RuleContext, g: NodeGroup) -> str:
         if offered and p != g.purchase and not_sold(g.instance_type, ctx.stack.region, p) is None
     ]
     if not options:
-        return f"in node group '{g.name}', choose another instance_type or region (`planner catalog`)"
-    return f"in node group '{g.name}', set purchase: {' or '.join(options)}"
+        return advice(f"choose another instance type or region for node group '{g.name}' (`planner catalog`)")
+    at = g.path + ("purchase",)
+    return Fix(edits=(set_to(ctx, at, options[0]),), alternatives=tuple(set_to(ctx, at, p) for p in options[1:]))

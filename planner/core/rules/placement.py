@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, rule
+from planner.core.rules.spec_rules import Fix, Rule, RuleContext, advice, remove, rule, set_to
 
 PLACEMENT_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-groups.html"
 # "By default, Capacity Blocks deliver low-latency, high-throughput network connectivity between
@@ -54,7 +54,10 @@ def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             where,
             f"{efa_on_demand} on-demand EFA instances without a cluster placement group: "
             "they may land far apart in the AZ, with higher latency between them",
-            fix="remove placement_group: none (a cluster placement group is the default for on-demand EFA groups)",
+            fix=Fix(
+                "a cluster placement group is the default for on-demand EFA groups",
+                (remove(ctx, where),),
+            ),
         )
     block_groups = [g for g in c.node_groups if g.purchase == "capacity-block"]
     blocks = [g.name for g in block_groups]
@@ -75,16 +78,19 @@ def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def _block_fix(ctx: RuleContext, declared: bool, blocks: list[str]) -> str:
+def _block_fix(ctx: RuleContext, declared: bool, blocks: list[str]) -> Fix:
     """Declared `cluster`: drop it for the blocks. By default: the on-demand EFA groups want one
     and the blocks do not, and a stack has one placement group, so they go in two stacks."""
+    none = Fix(NO_NEED, (set_to(ctx, ctx.cluster.path + ("placement_group",), "none"),))
     if declared and not any(g.purchase == "on-demand" and g.efa for g in ctx.cluster.node_groups):
-        return f"set placement_group: none ({NO_NEED})"
+        return none
     others = [g.name for g in ctx.cluster.node_groups if g.purchase != "capacity-block"]
     names = ", ".join(f"'{n}'" for n in others)
     return (
-        f"plan the Capacity Block group(s) {', '.join(repr(b) for b in blocks)} as a separate stack with placement_group: none, "
-        f"and keep {names} here"
+        advice(
+            f"plan the Capacity Block group(s) {', '.join(repr(b) for b in blocks)} as a separate stack without a "
+            f"placement group, and keep {names} here"
+        )
         if others
-        else f"set placement_group: none ({NO_NEED})"
+        else none
     )

@@ -14,7 +14,7 @@ from typing import Any
 from planner.core.cost.estimate import HOURS_PER_MONTH, CostEstimate, CostLine
 from planner.core.cost.items import volume_owner
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, rule
+from planner.core.rules.spec_rules import Fix, Rule, RuleContext, advice, rule, set_to
 
 PRICING_DOC = "https://aws.amazon.com/ec2/pricing/"
 
@@ -40,34 +40,39 @@ def price_unknown(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
-def _price_fix(ctx: RuleContext, item: CostLine) -> str:
+def _price_fix(ctx: RuleContext, item: CostLine) -> Fix:
     """For instances, the `--price` that fills this gap; for storage, a price book file."""
     t, purchase = item.detail.get("instance_type"), item.detail.get("purchase")
     book = "add the price (with its source and date) to a price book file and pass it with --price-book FILE"
     if t and purchase:
-        return f"{book}, or give your own: --price {t}:{purchase}@{ctx.stack.region}=USD_PER_INSTANCE_HOUR"
-    return book
+        return advice(f"{book}, or give your own: --price {t}:{purchase}@{ctx.stack.region}=USD_PER_INSTANCE_HOUR")
+    return advice(book)
 
 
 def _usd(x: float) -> str:
     return f"${x:,.2f}"
 
 
-def _budget_fix(ctx: RuleContext, cost: CostEstimate, key: str, value: float, limit: float) -> str:
+def _budget_fix(
+    ctx: RuleContext, cost: CostEstimate, key: str, value: float, limit: float, at_least: bool = False
+) -> Fix:
     """What to cut to fit: in the node group that costs most, the fewest instances (whole
     UltraServers for an UltraServer type) whose share of the estimate (with their EBS volumes)
     covers the overrun; else
     (the overrun is more than that group costs) the budget to declare."""
     over = value - limit
-    raise_it = f"raise budget.{key} to {math.ceil(round(value * 100, 6)) / 100:.2f}"  # 14673.000000000002 is 14673.00
+    cut = f"cut {'at least ' if at_least else ''}{_usd(over)}"
+    budget_path = ctx.cluster.path + ("budget", key)
+    raise_it = (set_to(ctx, budget_path, math.ceil(round(value * 100, 6)) / 100),)  # 14673.000000000002 is 14673.00
     if ctx.cost is not None and cost is ctx.cost.maximum:  # elastic pools at their maximum: their limits are the lever
-        return f"cut {_usd(over)}: lower the pools' limits (maximum sizes), or {raise_it}"
+        return Fix(f"{cut}: lower the pools' limits (maximum sizes)", alternatives=raise_it)
     if (
         ctx.cost is None or cost is not ctx.cost
     ):  # priced on the workload's hours: fewer instances take longer at about the same cost
-        return (
-            f"cut {_usd(over)}: train on fewer tokens or parameters, or choose a cheaper purchase option "
-            f"(fewer instances would run longer for about the same cost), or {raise_it}"
+        return Fix(
+            f"{cut}: train on fewer tokens or parameters, or choose a cheaper purchase option "
+            "(fewer instances would run longer for about the same cost)",
+            alternatives=raise_it,
         )
     groups = {g.name: g for g in ctx.cluster.node_groups}
     shares: dict[str, float] = {}  # per node group: its instances and their volumes (each instance has its own)
@@ -83,22 +88,25 @@ def _budget_fix(ctx: RuleContext, cost: CostEstimate, key: str, value: float, li
             shares[name] = shares.get(name, 0.0) + share
     costs = [(share, groups[name]) for name, share in shares.items()]
     if not costs:
-        return f"cut {_usd(over)}: fewer instances or hours, a cheaper purchase option, or {raise_it}"
+        return Fix(f"{cut}: fewer instances or hours, or a cheaper purchase option", alternatives=raise_it)
     share, g = max(costs, key=lambda c: c[0])
     size = ctx.catalogue.unit_of(g)
     per_unit = share / g.count * size
     units = math.ceil(round(over / per_unit, 9))
     left = g.count - units * size
     if left < size:
-        return (
-            f"cut {_usd(over)}: more than node group '{g.name}' (the largest cost, {_usd(share)}) can give up; "
-            f"fewer hours, a cheaper purchase option, or {raise_it}"
+        return Fix(
+            f"{cut}: more than node group '{g.name}' (the largest cost, {_usd(share)}) can give up; "
+            "fewer hours, or a cheaper purchase option",
+            alternatives=raise_it,
         )
-    what = f"ultraservers: {left // size}" if g.ultraservers is not None else f"count: {left}"
-    return (
-        f"cut {_usd(over)}: in node group '{g.name}', set {what} ({units * size:,} fewer instance{'' if units * size == 1 else 's'} save "
-        f"{_usd(per_unit * units)}), or {raise_it}"
+    fewer = f"{units * size:,} fewer instance{'' if units * size == 1 else 's'} save {_usd(per_unit * units)}"
+    smaller = (
+        set_to(ctx, g.path + ("ultraservers",), left // size, fewer)
+        if g.ultraservers is not None
+        else set_to(ctx, g.path + ("count",), left, fewer)
     )
+    return Fix(f"{cut}:", (smaller,), raise_it)
 
 
 @rule(
@@ -150,9 +158,7 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 budget.path + (key,),
                 f"estimated {what}{on} is at least {_usd(lower_bound)} ({'some prices unknown' if not cost.left_out else 'some cost left out'}), above budget.{key} "
                 f"{_usd(limit)} by at least {_usd(lower_bound - limit)}",
-                fix=_budget_fix(ctx, cost, key, lower_bound, limit).replace(
-                    f"cut {_usd(lower_bound - limit)}", f"cut at least {_usd(lower_bound - limit)}", 1
-                ),
+                fix=_budget_fix(ctx, cost, key, lower_bound, limit, at_least=True),
             )
 
 
@@ -210,14 +216,14 @@ def budget_incomplete_cost(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             ctx,
             budget.path + (key,),
             f"budget.{key} {_usd(limit)} cannot be checked: the estimate leaves out {', '.join(missing)}{at_least}",
-            fix=_incomplete_fix(missing, budget is not None and not forced),
+            fix=_incomplete_fix(ctx, missing, budget is not None and not forced),
         )
     elif budget is None:
         yield r.finding(
             ctx,
             ctx.cluster.path,
             f"the estimate is incomplete (--fail-on-incomplete-cost): it leaves out {', '.join(missing)}{at_least}",
-            fix=_incomplete_fix(missing, False),
+            fix=_incomplete_fix(ctx, missing, False),
         )
 
 
@@ -231,10 +237,12 @@ def _already_over(budget: Any, cost: Any) -> bool:  # noqa: ANN401 - Budget, Cos
     )
 
 
-def _incomplete_fix(missing: list[str], allow: bool) -> str:
-    fix = "price what is missing (--price TYPE:PURCHASE@REGION=USD, or a price book file with --price-book FILE)"
+def _incomplete_fix(ctx: RuleContext, missing: list[str], allow: bool) -> Fix:
+    """Price what is missing; declare the hours; or (a budget) check it against the priced part only."""
+    reason = "price what is missing (a price book that has its price)"  # the rule's remediation names the options
     if any(m.startswith("the hours") for m in missing):
-        fix += ", set schedule.hours"
-    if allow:
-        fix += ", or set budget.allow_incomplete: true to check the budget against the priced part only"
-    return fix
+        reason += ", and declare the run's hours (a schedule)"
+    allowed = set_to(
+        ctx, ctx.cluster.path + ("budget", "allow_incomplete"), True, "to check the budget against the priced part only"
+    )
+    return Fix(reason, alternatives=(allowed,) if allow else ())

@@ -16,7 +16,17 @@ from typing import Any
 from planner.core.catalogue.instance_types import Catalogue, InstanceType
 from planner.core.model.cluster import LaunchInterface, NodeGroup
 from planner.core.model.findings import Finding, Severity
-from planner.core.rules.spec_rules import Rule, RuleContext, count_path, node_group_rule, rule
+from planner.core.rules.spec_rules import (
+    Fix,
+    Rule,
+    RuleContext,
+    advice,
+    advice_or_none,
+    count_path,
+    node_group_rule,
+    rule,
+    set_to,
+)
 
 AZ_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-regions-availability-zones.html"
 ACCELERATED_DOC = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
@@ -41,7 +51,7 @@ def readback_notes(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """The read-back's notes that rule `r` reports (each note names its rule)."""
     for note in ctx.cluster.notes:
         if note.rule == r.id:
-            yield r.finding(ctx, note.path, note.message, fix=note.fix)
+            yield r.finding(ctx, note.path, note.message, fix=advice_or_none(note.fix))
 
 
 @rule(
@@ -78,7 +88,7 @@ def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 u.path,
                 f"{u.resource} may launch {', '.join(u.instance_types)} ({u.range}), outside "
                 f"planner's catalogue: not planned or priced{detail}",
-                fix=u.fix,
+                fix=advice_or_none(u.fix),
             )
             continue
         size = f"{u.count} instance(s)" if u.count is not None else "an unknown number of instances"
@@ -88,7 +98,7 @@ def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             u.path,
             f"{u.resource}: {size} of {', '.join(u.instance_types)}{span}, a type outside "
             f"planner's catalogue: not planned or priced{detail}",
-            fix=u.fix,
+            fix=advice_or_none(u.fix),
         )
 
 
@@ -123,9 +133,9 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             count_path(g),
             f"node group '{g.name}' is planned at the {g.count} instance(s) it starts with but "
             f"may scale to {g.max_count} {g.instance_type}{cost}",
-            fix=(
-                f"budget for {g.max_count} instances{extra}, or lower the maximum size of node group "
-                f"'{g.name}' to {g.count} if it is not meant to grow"
+            fix=Fix(
+                f"budget for {g.max_count} instances{extra}",
+                alternatives=(set_to(ctx, g.path + ("max_count",), g.count, "if it is not meant to grow"),),
             ),
         )
     for u in ctx.cluster.unplanned:
@@ -147,7 +157,7 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 u.path,
                 f"{u.resource} has a desired size of 0 (planned at 0 instances) and {most} "
                 f"{', '.join(u.instance_types)}{cost}",
-                fix=u.fix,
+                fix=advice_or_none(u.fix),
             )
         elif u.reason == "elastic":
             yield r.finding(
@@ -155,7 +165,7 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 u.path,
                 f"{u.resource} launches {', '.join(u.instance_types)} on demand (planned at "
                 f"{u.count or 0} now): {u.detail}{cost}",
-                fix=u.fix,
+                fix=advice_or_none(u.fix),
             )
 
 
@@ -176,7 +186,7 @@ def node_group_multi_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if len(g.zones) < 2:
             continue
         zones = ", ".join(g.zones)
-        fix = (
+        fix = advice(
             f"give node group '{g.name}' subnets in {g.availability_zone} only (drop those in "
             f"{', '.join(z for z in g.zones if z != g.availability_zone)})"
         )
@@ -228,7 +238,7 @@ def efa_interface_layout(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Fi
                 g.path + ("interfaces",),
                 f"node group '{g.name}': {message}",
                 severity=severity,
-                fix=f"in the {where} of node group '{g.name}', {fix}",
+                fix=advice(f"in the {where} of node group '{g.name}', {fix}"),
             )
 
 
@@ -241,10 +251,10 @@ def _efa(
 
 
 def elements(interfaces: list[LaunchInterface]) -> str:
-    """The list elements that declare `interfaces`, by position: `networkInterfaces[16] to
-    networkInterfaces[31]`; for an instance's, the network interfaces attached there."""
+    """The list elements that declare `interfaces`, by position, as a Python program names them:
+    `network_interfaces[16] to network_interfaces[31]`; for an instance's, the network interfaces attached there."""
     runs = ranges([n.position for n in interfaces]).split(", ")
-    said = ", ".join(" to ".join(f"networkInterfaces[{k}]" for k in run.split("-")) for run in runs)
+    said = ", ".join(" to ".join(f"network_interfaces[{k}]" for k in run.split("-")) for run in runs)
     attached = any(n.attached for n in interfaces)
     many = len(interfaces) > 1
     return f"the network interface{'s' if many else ''} attached at {said}" if attached else said
@@ -264,7 +274,7 @@ def layout_problems(itype: str, interfaces: tuple[LaunchInterface, ...], catalog
         out.append(
             (
                 f"networkCardIndex {ranges(beyond)} does not exist on {itype} (cards 0-{spec.network_cards - 1})",
-                f"remove {elements(on)} (networkCardIndex {ranges(beyond)}; {itype} has cards "
+                f"remove {elements(on)} (network_card_index {ranges(beyond)}; {itype} has cards "
                 f"0-{spec.network_cards - 1})",
             )
         )
@@ -272,15 +282,15 @@ def layout_problems(itype: str, interfaces: tuple[LaunchInterface, ...], catalog
     if primary:
         first = primary[0]
         at = (
-            f"set interfaceType: 'efa' on {elements([first])}"
+            f"set interface_type: 'efa' on {elements([first])}"
             if first.attached
-            else f"set networkInterfaces[{first.position}].interfaceType: 'efa'"
+            else f"set network_interfaces[{first.position}].interface_type: 'efa'"
         )
         out.append(
             (
                 "the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; AWS: \"You can't use an "
                 'EFA-only network interface as the primary network interface"',
-                f"{at} (networkCardIndex 0, deviceIndex 0), or make it an ENA interface",
+                f"{at} (network_card_index 0, device_index 0), or make it an ENA interface",
             )
         )
     return out
@@ -302,8 +312,8 @@ def layout_advice(itype: str, interfaces: tuple[LaunchInterface, ...], catalogue
                 f"{itype} takes {len(wanted)} EFA interfaces (network cards {ranges(list(wanted))}) but has them on "
                 f"{len(wanted) - len(missing)} (missing card(s) {ranges(missing)}); AWS recommends one per card for "
                 f"the type's full {spec.network_bandwidth_gbps:,} Gbps",
-                f"add {len(missing)} network interface(s) with interfaceType 'efa-only' (or 'efa'), one on each "
-                f"networkCardIndex {ranges(missing)}",
+                f"add {len(missing)} network interface(s) with interface_type 'efa-only' (or 'efa'), one on each "
+                f"network_card_index {ranges(missing)}",
             )
         )
     doubled = sorted(c for c, n in cards.items() if n > 1 and c in wanted)
@@ -313,7 +323,7 @@ def layout_advice(itype: str, interfaces: tuple[LaunchInterface, ...], catalogue
         out.append(
             (
                 f"more than one EFA interface on network card(s) {ranges(doubled)}; AWS recommends one per card",
-                f"remove {elements(extra)} (keep one EFA interface on networkCardIndex {ranges(doubled)}: "
+                f"remove {elements(extra)} (keep one EFA interface on network_card_index {ranges(doubled)}: "
                 f"{elements(list(kept.values()))})",
             )
         )

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, node_group_rule
+from planner.core.rules.spec_rules import Fix, Rule, RuleContext, node_group_rule, remove, set_to
 
 SPOT_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-spot-instances.html"
 RESERVATION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-reservations.html"
@@ -29,16 +29,17 @@ def spot_unsupported(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Findin
     documents UltraServers through Capacity Blocks)."""
     if g.purchase == "spot" and not ctx.catalogue.instance_types[g.instance_type].spot:
         t = ctx.catalogue.instance_types[g.instance_type]
-        options = (
-            ("capacity-block" if ctx.catalogue.is_member(g.instance_type) else "capacity-block or on-demand")
+        options: tuple[str, ...] = (
+            (("capacity-block",) if ctx.catalogue.is_member(g.instance_type) else ("capacity-block", "on-demand"))
             if t.capacity_block
-            else "on-demand"
+            else ("on-demand",)
         )
+        at = g.path + ("purchase",)
         yield r.finding(
             ctx,
             g.path + ("purchase",),
             f"node group '{g.name}': {g.instance_type} is not offered as Spot",
-            fix=f"in node group '{g.name}', set purchase: {options}",
+            fix=Fix(edits=(set_to(ctx, at, options[0]),), alternatives=tuple(set_to(ctx, at, p) for p in options[1:])),
         )
 
 
@@ -53,6 +54,7 @@ def spot_unsupported(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Findin
 def spot_reservation(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
     if g.purchase == "spot" and g.launch_target:
         key = "capacity_reservation_id" if g.capacity_reservation_ids else "capacity_reservation_resource_group_arn"
+        field = "capacity_reservation_ids" if g.capacity_reservation_ids else key
         target = (
             ", ".join(g.capacity_reservation_ids)
             if g.capacity_reservation_ids
@@ -63,5 +65,8 @@ def spot_reservation(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Findin
             g.path + (key,),
             f"node group '{g.name}' is Spot but targets capacity reservation {target}; "
             "Spot instances cannot launch into a capacity reservation",
-            fix=(f"in node group '{g.name}', remove {key}, or set purchase: on-demand to launch into {target}"),
+            fix=Fix(
+                edits=(remove(ctx, g.path + (field,)),),
+                alternatives=(set_to(ctx, g.path + ("purchase",), "on-demand", f"to launch into {target}"),),
+            ),
         )

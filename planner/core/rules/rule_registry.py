@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from planner.core.catalogue.instance_types import Catalogue
 from planner.core.model.cluster import Cluster, Path, Stack
-from planner.core.model.findings import SEVERITIES, Finding, Severity
+from planner.core.model.findings import SEVERITIES, Finding, Fix, Severity
 
 if TYPE_CHECKING:
     from planner.core.cost.estimate import CostEstimate
@@ -83,11 +83,12 @@ class Rule:
     inspects: Inspects = "cluster"
 
     def finding(
-        self, ctx: RuleContext, path: Path, message: str, severity: Severity | None = None, fix: str | None = None
+        self, ctx: RuleContext, path: Path, message: str, severity: Severity | None = None, fix: Fix | None = None
     ) -> Finding:
         """A finding of this rule at key path `path` of the stack; its location comes from the stack's
-        locator. `fix` says what to change in this stack, when the rule can be more precise than its remediation."""
-        from planner.core.input.locations import locate, restate
+        locator. `fix` says what to change in this stack (edits of the model, said in each adapter's terms
+        when reported), when the rule can be more precise than its remediation."""
+        from planner.core.input.locations import locate
 
         where = locate(ctx.stack, path)
         return Finding(
@@ -98,7 +99,7 @@ class Rule:
             where.line,
             resource=where.logical,
             path=tuple(path),
-            fix=restate(ctx.stack, fix, path, where, self.category),
+            fix=fix,
         )
 
     def run(self, ctx: RuleContext) -> list[Finding]:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, rule
+from planner.core.rules.spec_rules import Fix, Rule, RuleContext, rule, set_to
 
 KAPLAN = "https://arxiv.org/abs/2001.08361"
 ERROR_RATIO = 2.0  # more than twice the schedule: an error, not a margin to argue about
@@ -47,18 +47,20 @@ def workload_exceeds_schedule(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         return
     ratio = need / sched.hours
     up = blocks.block_for_run(need) if block else None
+    hours = sched.path + ("hours",)
     if up is not None:
-        fix = (
-            f"set schedule.hours: {up} (a {up // blocks.HOURS_PER_DAY}-day ({up:,} h) Capacity Block: instances run {blocks.usable_hours(up):,.1f} h "
-            f"of it, enough for the {need:,.1f} h the workload needs), or train on fewer tokens"
+        longer = set_to(
+            ctx,
+            hours,
+            up,
+            f"a {up // blocks.HOURS_PER_DAY}-day ({up:,} h) Capacity Block: instances run {blocks.usable_hours(up):,.1f} h "
+            f"of it, enough for the {need:,.1f} h the workload needs",
         )
     elif block:
-        fix = (
-            f"set schedule.hours: {math.ceil(need)} (longer than the longest Capacity Block: book consecutive blocks), "
-            "or train on fewer tokens"
-        )
+        longer = set_to(ctx, hours, math.ceil(need), "longer than the longest Capacity Block: book consecutive blocks")
     else:
-        fix = f"set schedule.hours: {math.ceil(need)} (the hours the workload needs), or train on fewer tokens"
+        longer = set_to(ctx, hours, math.ceil(need), "the hours the workload needs")
+    fix = Fix("or train on fewer tokens", (longer,))
     within = "" if have == sched.hours else f", of which instances run {have:,.1f} h on its Capacity Block"
     yield r.finding(
         ctx,

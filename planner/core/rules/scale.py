@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from planner.core.catalogue.shipped_data import limits
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, rule
+from planner.core.rules.spec_rules import Rule, RuleContext, advice, rule
 
 # UltraCluster sizes AWS documents per accelerator (planner/data/aws-limits.yaml says which
 # exist and why the others are left out). A documented size is not a hard limit, hence a warning.
@@ -50,7 +50,7 @@ def ultracluster_scale(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 g.path + ("instance_type",),
                 f"{n:,} {name} in one cluster; AWS documents {doc.family} EC2 UltraClusters of up to "
                 f"{doc.accelerators:,} {name} ({doc.source}): a larger cluster may not fit one UltraCluster network",
-                fix=(
+                fix=advice(
                     f"confirm with AWS that {n:,} {name} fit one UltraCluster, or plan at most {doc.accelerators:,} "
                     f"{name} per cluster ({n - doc.accelerators:,} fewer)"
                 ),
@@ -65,14 +65,14 @@ def _nearest(region: str, regions: Iterable[str]) -> str:
 
 
 def _move_to(ctx: RuleContext, region: str) -> str:
-    """`set aws:region: us-east-2 and availability_zone: us-east-2b`: a region change keeps the stack valid
+    """`move the stack to region us-east-2 (Availability Zone us-east-2b)`: a region change keeps the stack valid
     only with an Availability Zone of the new region (the same zone letter where AWS lists it)."""
     from planner.core.catalogue import shipped_data as data
 
     zones = data.regions().zones.get(region) or ()
     letter = ctx.cluster.availability_zone[-1:]
     zone = f"{region}{letter}" if f"{region}{letter}" in zones or not zones else zones[0]
-    return f"set aws:region: {region} and availability_zone: {zone}"
+    return f"move the stack to region {region} (Availability Zone {zone})"
 
 
 @rule(
@@ -96,7 +96,9 @@ def instance_region(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 g.path + ("instance_type",),
                 f"node group '{g.name}': {g.instance_type} is not known to be offered in {region}; "
                 f"known regions: {', '.join(t.regions)}{blocks_too}",
-                fix=f"{_move_to(ctx, _nearest(region, t.regions))} (the known region nearest in name), or confirm "
-                f"the offering: `aws ec2 describe-instance-type-offerings --region {region} "
-                f"--filters Name=instance-type,Values={g.instance_type}`",
+                fix=advice(
+                    f"{_move_to(ctx, _nearest(region, t.regions))}, the known region nearest in name, or confirm "
+                    f"the offering: `aws ec2 describe-instance-type-offerings --region {region} "
+                    f"--filters Name=instance-type,Values={g.instance_type}`"
+                ),
             )

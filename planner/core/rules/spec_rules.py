@@ -15,10 +15,26 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import wraps
 
 from planner.core.model.cluster import Lustre, NodeGroup, Path
-from planner.core.model.findings import Finding, Severity
+from planner.core.model.findings import Edit, EditValue, Finding, Fix, Severity, advice, advice_or_none
 from planner.core.rules.rule_registry import Check, Registry, Rule, RuleContext
 
-__all__ = ["RULES", "Check", "Rule", "RuleContext", "count_path", "node_group_rule", "rule", "storage_rule"]
+__all__ = [
+    "RULES",
+    "Check",
+    "Edit",
+    "Fix",
+    "Rule",
+    "RuleContext",
+    "advice",
+    "advice_or_none",
+    "count_path",
+    "model_path",
+    "node_group_rule",
+    "remove",
+    "rule",
+    "set_to",
+    "storage_rule",
+]
 
 RULES = Registry("rule")  # `planner.core.rules` gives it the function that imports the rule modules
 rule = RULES.register
@@ -66,3 +82,20 @@ def storage_rule(
 def count_path(g: NodeGroup) -> Path:
     """The key that states a group's size: `ultraservers` when the user wrote it, else `count`."""
     return g.path + ("ultraservers" if g.ultraservers is not None else "count",)
+
+
+def model_path(ctx: RuleContext, path: Path) -> Path:
+    """A key path of the stack (a record's `path` and a field) as a model path below the cluster
+    (`("node_groups", 0, "count")`), what a fix's edit names."""
+    base = ctx.cluster.path
+    return tuple(path[len(base) :]) if tuple(path[: len(base)]) == tuple(base) else tuple(path)
+
+
+def set_to(ctx: RuleContext, path: Path, value: EditValue, note: str = "") -> Edit:
+    """An edit: set the value at key path `path` of the stack to `value`."""
+    return Edit(model_path(ctx, path), "set", value, note)
+
+
+def remove(ctx: RuleContext, path: Path, value: EditValue = None, note: str = "") -> Edit:
+    """An edit: drop the value at key path `path` (its default applies again), or `value` from its list."""
+    return Edit(model_path(ctx, path), "remove", value, note)

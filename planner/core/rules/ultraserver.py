@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, count_path, node_group_rule, rule
+from planner.core.rules.spec_rules import Fix, Rule, RuleContext, advice, count_path, node_group_rule, rule, set_to
 
 ULTRASERVER_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-ultraservers.html"
 FSX_LUSTRE_FAQ = "https://aws.amazon.com/fsx/lustre/faqs/"
@@ -47,11 +47,19 @@ def whole_units(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
         f"node group '{g.name}' declares {g.count} {g.instance_type}, not a whole number of {ultra.name} "
         f"UltraServers ({size} instances each): {booked} UltraServer{'s' if booked != 1 else ''} "
         f"({booked * size} instances) are booked, {idle} member{'s' if idle != 1 else ''} idle{_idle_cost(ctx, g, idle)}",
-        fix=(
-            f"in node group '{g.name}', set count: {booked * size} (the {booked} UltraServer{'s' if booked != 1 else ''} "
-            "you pay for)"
-            + (f" or count: {g.count // size * size}" if g.count // size else "")
-            + f", or ultraservers: {booked}"
+        fix=Fix(
+            edits=(
+                set_to(
+                    ctx,
+                    g.path + ("count",),
+                    booked * size,
+                    f"the {booked} UltraServer{'s' if booked != 1 else ''} you pay for",
+                ),
+            ),
+            alternatives=(
+                *((set_to(ctx, g.path + ("count",), g.count // size * size),) if g.count // size else ()),
+                set_to(ctx, g.path + ("ultraservers",), booked),
+            ),
         ),
     )
 
@@ -116,16 +124,18 @@ def requires_lustre(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         f"{_ultraservers(total)} are clustered without FSx for Lustre ({instances} instances, in whole UltraServers "
         f"as they are booked: {groups}); planner requires a shared Lustre file system for the datasets and "
         "checkpoints of a multi-UltraServer job",
-        fix=(
-            "add lustre: with deployment_type: PERSISTENT_2, per_unit_storage_throughput and storage_capacity_gib "
-            f"(in {first.availability_zone})"
-            + (
-                f", or in node group '{first.name}', set "
-                + ("ultraservers: 1" if first.ultraservers is not None else f"count: {ultra.members}")
-                + " (one UltraServer)"
+        fix=Fix(
+            "declare an FSx for Lustre file system (PERSISTENT_2, with a throughput tier and a storage capacity) "
+            f"in {first.availability_zone}",
+            alternatives=(
+                (
+                    set_to(ctx, first.path + ("ultraservers",), 1, "one UltraServer")
+                    if first.ultraservers is not None
+                    else set_to(ctx, first.path + ("count",), ultra.members, "one UltraServer"),
+                )
                 if len(members) == 1
-                else ""
-            )
+                else ()
+            ),
         ),
     )
 
@@ -166,7 +176,10 @@ def purchase(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
         g.path + ("purchase",),
         f"node group '{g.name}': {g.instance_type} {how}; AWS documents reserving UltraServers through "
         f"Capacity Blocks and does not document {capacity} capacity for whole UltraServers",
-        fix=f"in node group '{g.name}', set purchase: capacity-block (or confirm {capacity} UltraServer capacity with AWS)",
+        fix=Fix(
+            f"or confirm {capacity} UltraServer capacity with AWS",
+            (set_to(ctx, g.path + ("purchase",), "capacity-block"),),
+        ),
     )
 
 
@@ -195,9 +208,15 @@ def zone(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         )
         sold = ", ".join(list(ultra.regions) + [f"{z.zone} ({z.region})" for z in ultra.local_zones]) or "nowhere yet"
         fix = (
-            f"set availability_zone: {ultra.local_zones[0].zone} (and aws:region: {ultra.local_zones[0].region})"
+            Fix(
+                edits=(
+                    set_to(
+                        ctx, where, ultra.local_zones[0].zone, f"a Local Zone of region {ultra.local_zones[0].region}"
+                    ),
+                )
+            )
             if ultra.local_zones
-            else f"set aws:region: {ultra.regions[0]}"
+            else advice(f"move the stack to region {ultra.regions[0]}")
             if ultra.regions
             else None
         )

@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from planner.core.catalogue.lustre_deployments import aggregate_throughput_mbps, deployment_types, per_unit_throughput
-from planner.core.model.cluster import Lustre
+from planner.core.model.cluster import Lustre, NodeGroup
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, rule
+from planner.core.rules.spec_rules import Edit, Fix, Rule, RuleContext, advice, rule, set_to
 
 if TYPE_CHECKING:
     from planner.core.runtime_model.cluster_run import ClusterRun
@@ -58,35 +58,33 @@ def checkpoint_time(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             f"one checkpoint of {w.parameter_count:,.0f} parameters x {CHECKPOINT_BYTES_PER_PARAM} bytes = {size / 1e9:,.0f} GB "
             f"takes {minutes:,.1f} minutes at {mbps:,.0f} MB/s ({fs.storage_capacity_gib:,} GiB x "
             f"{per_unit_throughput(fs)} MB/s/TiB); the limit is {limit:g} minutes",
-            fix=_checkpoint_fix(fs, size / MB / (limit * 60), minutes),
+            fix=_checkpoint_fix(ctx, fs, size / MB / (limit * 60), minutes),
         )
 
 
-def _checkpoint_fix(fs: Lustre, need_mbps: float, minutes: float) -> str:
+def _checkpoint_fix(ctx: RuleContext, fs: Lustre, need_mbps: float, minutes: float) -> Fix:
     """The lowest offered throughput tier that writes the checkpoint in time at the declared
     capacity; else the smallest valid capacity that does at the throughput in force."""
     dt = deployment_types()[fs.deployment_type]
     tib = fs.storage_capacity_gib / 1024
-    longer = f", or set workload.checkpoint_max_minutes: {math.ceil(minutes)}"
+    longer = (set_to(ctx, ctx.cluster.path + ("workload", "checkpoint_max_minutes"), math.ceil(minutes)),)
     tiers = [
         t
         for t, (_, storage) in sorted(dt.throughputs.items())
         if t * tib >= need_mbps and storage.accepts(fs.storage_capacity_gib) and t > (per_unit_throughput(fs) or 0)
     ]
     if dt.fixed_throughput is None and tiers:
-        return (
-            f"set lustre.per_unit_storage_throughput: {tiers[0]} ({tiers[0] * tib:,.0f} MB/s at "
-            f"{fs.storage_capacity_gib:,} GiB; {need_mbps:,.0f} MB/s needed){longer}"
+        note = f"{tiers[0] * tib:,.0f} MB/s at {fs.storage_capacity_gib:,} GiB; {need_mbps:,.0f} MB/s needed"
+        return Fix(
+            edits=(set_to(ctx, fs.path + ("per_unit_storage_throughput",), tiers[0], note),), alternatives=longer
         )
     unit = per_unit_throughput(fs)
     storage = dt.storage_for(fs.per_unit_storage_throughput)
     if not unit or storage is None:
-        return longer[2:]
+        return Fix(edits=longer)
     gib = storage.nearest(math.ceil(need_mbps / unit * 1024))
-    return (
-        f"set lustre.storage_capacity_gib: {gib} ({gib / 1024 * unit:,.0f} MB/s at {unit} MB/s/TiB; "
-        f"{need_mbps:,.0f} MB/s needed){longer}"
-    )
+    note = f"{gib / 1024 * unit:,.0f} MB/s at {unit} MB/s/TiB; {need_mbps:,.0f} MB/s needed"
+    return Fix(edits=(set_to(ctx, fs.path + ("storage_capacity_gib",), gib, note),), alternatives=longer)
 
 
 @rule(
@@ -140,18 +138,24 @@ def _layout_finding(r: Rule, ctx: RuleContext, run: ClusterRun) -> Finding:
     fits = smallest_fitting(ctx.cluster, ctx.catalogue)
     size = ctx.catalogue.unit_of(g)
     if fits is None:
-        fix = "train a smaller model or a shorter sequence, or use an instance type with more accelerator memory"
+        fix = advice(
+            "train a smaller model or a shorter sequence, or use an instance type with more accelerator memory"
+        )
     else:
         count = g.count + fits - run.instances
-        what = f"ultraservers: {count // size}" if g.ultraservers is not None else f"count: {count}"
-        fix = (
-            f"in node group '{g.name}', set {what} ({fits:,} {run.instance_type} in all: the fewest on which "
-            "a layout fits, by planner's step-time model), or use an instance type with more accelerator memory"
-        )
+        note = f"{fits:,} {run.instance_type} in all: the fewest on which a layout fits, by planner's step-time model"
+        fix = Fix("or use an instance type with more accelerator memory", (_size(ctx, g, count, size, note),))
     return r.finding(ctx, w.path + ("model",), f"{run.unfit} ({run.trained_on()})", fix=fix)
 
 
-def _memory_fix(ctx: RuleContext, need: float, have: float) -> str:
+def _size(ctx: RuleContext, g: NodeGroup, count: int, size: int, note: str) -> Edit:
+    """The edit that sizes `g` to `count` instances: by its UltraServers when it declares them."""
+    if g.ultraservers is not None:
+        return set_to(ctx, g.path + ("ultraservers",), count // size, note)
+    return set_to(ctx, g.path + ("count",), count, note)
+
+
+def _memory_fix(ctx: RuleContext, need: float, have: float) -> Fix:
     """How many more instances (whole UltraServers) of the group with the most memory per
     instance hold the training state, before activations."""
     cat = ctx.catalogue.instance_types
@@ -160,8 +164,8 @@ def _memory_fix(ctx: RuleContext, need: float, have: float) -> str:
     size = ctx.catalogue.unit_of(g)
     units = math.ceil((need - have) / (t.accelerator_memory_gib * size))
     count = g.count + units * size
-    what = f"ultraservers: {count // size}" if g.ultraservers is not None else f"count: {count}"
-    return (
-        f"in node group '{g.name}', set {what} ({units * size:,} more {g.instance_type} for {need:,.0f} GiB, "
-        f"{t.accelerator_memory_gib:,.0f} GiB each, before activations), or train fewer parameters"
+    note = (
+        f"{units * size:,} more {g.instance_type} for {need:,.0f} GiB, {t.accelerator_memory_gib:,.0f} GiB each, "
+        "before activations"
     )
+    return Fix("or train fewer parameters", (_size(ctx, g, count, size, note),))

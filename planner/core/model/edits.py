@@ -1,0 +1,80 @@
+"""A fix's edits applied to the model: `dataclasses.replace` along each edit's model path.
+
+A fix is data (`planner.core.model.findings.Fix`), so whether it fixes anything is shown by
+applying its edits and planning again (`tests/test_fixes_agree.py`), not by parsing its words.
+A model path walks the `Cluster` by field name for a record and by index for a tuple
+(`("node_groups", 0, "count")`); a record that is None is made from the edit's value when the
+edit sets its only missing field (`("schedule", "hours")` on a cluster without a schedule).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from planner.core.model.findings import Edit, EditValue
+
+T = TypeVar("T")
+
+
+def _step(node: Any, key: Any) -> Any:
+    if dataclasses.is_dataclass(node) and not isinstance(node, type) and isinstance(key, str):
+        return getattr(node, key)
+    if isinstance(node, tuple) and isinstance(key, int) and -len(node) <= key < len(node):
+        return node[key]
+    raise KeyError(f"no {key!r} in {type(node).__name__}")
+
+
+def _with(node: Any, key: Any, value: Any) -> Any:
+    if dataclasses.is_dataclass(node) and not isinstance(node, type) and isinstance(key, str):
+        return dataclasses.replace(node, **{key: value})
+    if isinstance(node, tuple) and isinstance(key, int):
+        return (*node[:key], value, *node[key + 1 :])
+    raise KeyError(f"no {key!r} in {type(node).__name__}")
+
+
+def _default(node: Any, key: str) -> Any:
+    for f in dataclasses.fields(node):
+        if f.name == key:
+            if f.default is not dataclasses.MISSING:
+                return f.default
+            if f.default_factory is not dataclasses.MISSING:
+                return f.default_factory()
+    raise KeyError(f"{type(node).__name__}.{key} has no default to remove to")
+
+
+def _items(value: EditValue) -> tuple[Any, ...]:
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _leaf(node: Any, key: Any, edit: Edit) -> Any:
+    if edit.op == "set":
+        return edit.value
+    if edit.op == "add":
+        return (*_step(node, key), *_items(edit.value))
+    if edit.value is None:
+        return _default(node, key)
+    return tuple(v for v in _step(node, key) if v not in _items(edit.value))
+
+
+def apply_edit(root: T, edit: Edit) -> T:
+    """`root` with `edit` applied at its path (a new frozen value; `root` is unchanged)."""
+    if not edit.path:
+        raise KeyError("an edit needs a model path")
+
+    def walk(node: Any, path: tuple[Any, ...]) -> Any:
+        key, rest = path[0], path[1:]
+        if not rest:
+            return _with(node, key, _leaf(node, key, edit))
+        return _with(node, key, walk(_step(node, key), rest))
+
+    result: T = walk(root, edit.path)
+    return result
+
+
+def apply_edits(cluster: T, edits: Iterable[Edit]) -> T:
+    """`cluster` (or any model record) with every edit applied in order."""
+    for edit in edits:
+        cluster = apply_edit(cluster, edit)
+    return cluster
