@@ -287,7 +287,7 @@ def test_an_incomplete_estimate_fails_the_stack_budget_as_plan_program_says(tmp_
         (reported,) = pack
         assert reported.enforcement == "mandatory"
         assert reported.message.startswith(
-            f"[budget-incomplete-cost] {finding['message']}. Fix: {finding['fix']['text']} Estimate: at least $"
+            f"[budget-incomplete-cost] {finding['message']}. Fix: {finding['fix']['text']}. Estimate: at least $"
         )
 
 

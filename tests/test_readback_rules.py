@@ -179,7 +179,7 @@ def test_readback_fixes_name_the_program_property_and_value() -> None:
         "set spec.limits on Karpenter node pool 'gpu' (cpu, or nvidia.com/gpu) to the most you mean to pay for"
     )
     (fix,) = fixes(CASES["scaling-size-refused"][0], "scaling-size-refused")
-    assert fix == "raise maxSize of Auto Scaling group 'g' to at least 4, or lower desiredCapacity to 2"
+    assert fix == "raise max_size of Auto Scaling group 'g' to at least 4, or lower desired_capacity to 2"
     (fix,) = fixes(CASES["instance-type-unlisted"][0], "instance-type-unlisted")
     assert fix.startswith("check g6.48xlarge on AWS's instance type and pricing pages")
 

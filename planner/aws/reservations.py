@@ -162,7 +162,7 @@ def _compare(
             where,
             f"capacity reservation {rid} holds {total} instances; node group(s) {names} declare {need}",
             fix=_size_fix(
-                ctx, groups, total, f"what {rid} holds", f"or declare a reservation of at least {need} instances"
+                ctx, groups, total, f"what {rid} holds", f"declare a reservation of at least {need} instances"
             ),
         )
     elif available is not None and available < need and state == "active":
@@ -177,7 +177,7 @@ def _compare(
                 groups,
                 available,
                 f"what {rid} has free",
-                f"or stop {need - available} of the instances running in it before deploying",
+                f"stop {need - available} of the instances running in it before deploying",
             ),
         )
     hours = _hours(cr.get("StartDate"), cr.get("EndDate"))
@@ -194,21 +194,22 @@ def _compare(
 
 
 def _size_fix(ctx: RuleContext, groups: list[NodeGroup], fits: int, why: str, other: str) -> Fix:
-    """Shrink the one group to what the reservation offers (in its own unit: count or ultraservers), or `other`."""
+    """Shrink the one group to what the reservation offers (in its own unit: count or ultraservers), or `other`
+    (what else would do, in words)."""
     if len(groups) > 1:
         names = ", ".join(f"'{x.name}'" for x in groups)
-        return advice(f"shrink node groups {names} to {fits} instances in all ({why}), {other}")
+        return advice(f"shrink node groups {names} to {fits} instances in all ({why}), or {other}")
     g = groups[0]
     ultra = ctx.catalogue.ultraserver_of(g)
     size = ultra.members if ultra else None
     if g.ultraservers is not None and size:
         if fits // size < 1:
-            return advice(other.removeprefix("or "))
+            return advice(other)
         note = f"{fits // size * size} instances, {why}"
-        return Fix(other, (set_to(ctx, g.path + ("ultraservers",), fits // size, note),))
+        return Fix(f"or {other}", (set_to(ctx, g.path + ("ultraservers",), fits // size, note),))
     if fits < 1:
-        return advice(other.removeprefix("or "))
-    return Fix(other, (set_to(ctx, g.path + ("count",), fits, why),))
+        return advice(other)
+    return Fix(f"or {other}", (set_to(ctx, g.path + ("count",), fits, why),))
 
 
 def _hours_fix(ctx: RuleContext, block: float, declared: float) -> Fix:
