@@ -59,8 +59,13 @@ def test_a_launch_templates_instance_type() -> None:
     said = in_program_terms(stack, Fix(edits=(Edit(("node_groups", 0, "instance_type"), "set", "p5en.48xlarge"),)))
     assert said == 'set `instance_type` of aws.ec2.LaunchTemplate "gpu" (app.py:8) to "p5en.48xlarge"'
     efa = in_program_terms(stack, Fix("EFA is on by default", (Edit(("node_groups", 0, "efa"), "remove"),)))
-    assert efa == (  # no property of the ASG holds EFA: the change in words about the resource
-        'change aws.autoscaling.Group "trainers" (app.py:8) so that it sets no EFA interfaces (EFA is on by default)'
+    assert efa == (  # an ASG launches what its launch template says: the change is the template's
+        'set `network_interfaces[].interface_type` of the launch template of aws.autoscaling.Group "trainers" '
+        '(app.py:8) to "efa" on every network card (EFA is on by default)'
+    )
+    root = in_program_terms(stack, Fix(edits=(Edit(("node_groups", 0, "root_volume_gib"), "set", 200),)))
+    assert root == (  # no property of the ASG holds it: the change in words about the resource
+        'change aws.autoscaling.Group "trainers" (app.py:8) so that its root volume size in GiB is 200'
     )
 
 
@@ -168,3 +173,45 @@ def test_plan_program_names_the_interface_by_its_list_position_in_python_names(t
         "in the launch template of node group 'trainers', set network_interfaces[7].interface_type: 'efa' "
         "(network_card_index 0, device_index 0), or make it an ENA interface"
     )
+
+
+ULTRASERVERS_IN_AN_ASG = """
+import pulumi_aws as aws
+subnet = aws.ec2.Subnet("private", vpc_id="vpc-0123456789abcdef0", cidr_block="10.0.1.0/24", availability_zone="us-east-2b")
+lt = aws.ec2.LaunchTemplate("gpu", instance_type="trn2u.48xlarge", image_id="ami-0123456789abcdef0",
+    metadata_options={"http_tokens": "required"}, instance_market_options={"market_type": "capacity-block"})
+aws.autoscaling.Group("gpu", desired_capacity=6, max_size=6, min_size=6, vpc_zone_identifiers=[subnet.id],
+                      launch_template={"id": lt.id, "version": "$Latest"})
+"""
+
+
+def test_plan_program_says_each_edit_on_the_resource_that_holds_it(tmp_path) -> None:
+    """A program's fixes name the ASG's `desired_capacity`, the launch template's properties (the reservation
+    of an ASG's launches is its template's), never a stack-file key; the JSON keeps the edits."""
+    (tmp_path / "Pulumi.yaml").write_text("name: sample\nruntime: python\nmain: app.py\nstackConfigDir: stacks\n")
+    (tmp_path / "app.py").write_text(ULTRASERVERS_IN_AN_ASG)
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks" / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-2\n")
+    res = run_cli("plan", "--program", str(tmp_path), "--stack", "dev", "--format", "json")
+    (stack,) = json.loads(res.out)["stacks"]
+    fixes = {f["rule"]: f["fix"] for f in stack["findings"] if "fix" in f}
+    asg = f'aws.autoscaling.Group "gpu" ({tmp_path}/app.py:6)'
+    whole = fixes["ultraserver-whole-units"]
+    assert whole["text"].startswith(f"set `desired_capacity` of {asg} to 8 (the 2 UltraServers you pay for), or ")
+    assert whole["edits"] == [
+        {
+            "path": "planner:cluster.node_groups[0].count",
+            "op": "set",
+            "value": 8,
+            "note": "the 2 UltraServers you pay for",
+        }
+    ]
+    assert fixes["capacity-block-reservation"]["text"].startswith(
+        "set `capacity_reservation_specification.capacity_reservation_target.capacity_reservation_id` of the "
+        f'launch template of {asg} to "cr-..."'
+    )
+    assert fixes["efa-recommended"]["text"].startswith(
+        f'set `network_interfaces[].interface_type` of aws.ec2.LaunchTemplate "gpu" ({tmp_path}/app.py:4) to "efa"'
+    )
+    for fix in fixes.values():  # no stack-file key: `key: value`
+        assert not any(f"{key}: " in fix["text"] for key in ("count", "efa", "purchase", "capacity_reservation_id"))

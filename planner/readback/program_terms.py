@@ -191,6 +191,28 @@ EDIT_WORDS: dict[tuple[str, str, str, Any], str] = {
         f"set `{_CR}` of the launch template of {{resource}} to {{value}}"
     ),
     ("", "purchase", "set", "on-demand"): "remove `instance_market_options` from {resource} (on demand)",
+    # an Auto Scaling or EKS node group launches what its launch template says: the change is the template's
+    ("aws.autoscaling.Group", "capacity_reservation_ids", "set", None): (
+        f"set `{_CR}` of the launch template of {{resource}} to {{value}}"
+    ),
+    ("aws.eks.NodeGroup", "capacity_reservation_ids", "set", None): (
+        f"set `{_CR}` of the launch template of {{resource}} to {{value}}"
+    ),
+    ("aws.autoscaling.Group", "purchase", "set", "on-demand"): (
+        "remove `instance_market_options` from the launch template of {resource} (on demand)"
+    ),
+    (
+        "aws.autoscaling.Group",
+        "purchase",
+        "set",
+        None,
+    ): f"set `{_MARKET}` of the launch template of {{resource}} to {{value}}",
+    ("aws.autoscaling.Group", "efa", "remove", None): (
+        'set `network_interfaces[].interface_type` of the launch template of {resource} to "efa" on every network card'
+    ),
+    ("aws.autoscaling.Group", "efa", "set", False): (
+        'set `network_interfaces[].interface_type` of the launch template of {resource} to "interface" (no EFA)'
+    ),
     ("aws.autoscaling.Group", "availability_zone", "set", None): (
         "launch {resource} into a subnet of {value} (`vpc_zone_identifiers`)"
     ),
