@@ -101,6 +101,13 @@ def test_a_programs_stack_config_means_the_programs_cluster(
         "(CapacityReservation.CapacityReservationId that the purchase prints)",
         "schedule.hours: 72",  # the stack config's own key: the block's 72 hours
     ]
+    assert doc["next"]["program"] == "infra/__main__.py"
+    # the table heads them with the program, never "in the stack"
+    two_offerings(aws)
+    code, table, err = capacity(capsys, repo, *argv)
+    assert code == 0, err
+    assert isinstance(table, str)
+    assert "Then set in the program (infra/__main__.py):" in table and "in the stack" not in table
 
 
 def test_with_no_path_the_project_here_is_searched(aws: StubbedAws, capsys, tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ class Wanted:
     resource_group: str | None = None  # ... or the resource group that holds them
     # a program's cluster: the stack keys to set, said against its resources (None: a stack file's keys)
     terms: Callable[[str], str] | None = None
+    program: str | None = None  # ... and the program's file that declares the node group
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -168,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         result = _searched(args, w)
     if result is None:  # no credentials: said on standard error
         return 2
-    _write(result, args, w.terms)
+    _write(result, args, w.terms, w.program)
     return result.exit_code()
 
 
@@ -261,9 +262,14 @@ def _extension(args: argparse.Namespace, w: Wanted) -> ExtensionSearch | None:
     return extend(client_for(w.region), search, args.aws_timeout, groups)
 
 
-def _write(result: Search | ExtensionSearch, args: argparse.Namespace, terms: Callable[[str], str] | None) -> None:
+def _write(
+    result: Search | ExtensionSearch,
+    args: argparse.Namespace,
+    terms: Callable[[str], str] | None,
+    program: str | None = None,
+) -> None:
     """The search (or the check of the stack's blocks) as the document's capacity section, in --format;
-    `terms`: the keys to set next said in a program's terms."""
+    `terms`: the keys to set next said in the terms of `program` (its main file)."""
     import dataclasses
 
     from planner.commands.plan import show
@@ -272,7 +278,8 @@ def _write(result: Search | ExtensionSearch, args: argparse.Namespace, terms: Ca
     section = result.section()
     if terms is not None and section.next is not None:
         keys = tuple(terms(k) for k in section.next.stack_keys)
-        section = dataclasses.replace(section, next=dataclasses.replace(section.next, stack_keys=keys))
+        said = dataclasses.replace(section.next, stack_keys=keys, program=program)
+        section = dataclasses.replace(section, next=said)
     show(Report("capacity", capacity=section), args)
 
 
@@ -308,6 +315,12 @@ def _program_terms(s: Any, group: Any) -> Callable[[str], str] | None:
         return line
 
     return said
+
+
+def _program_file(s: Any, group: Any) -> str | None:
+    """The program file that declares `group` (its provenance), for a cluster read back from a program."""
+    found = s.provenance.get(group.path) if s.provenance else None
+    return None if found is None else str(found.file)
 
 
 def _progress() -> Callable[[int, int, str], None] | None:  # a progress callback, or None off a terminal
@@ -576,4 +589,5 @@ def _stack_need(args: argparse.Namespace, cat: Any) -> Wanted:
         g.capacity_reservation_ids if bought else (),
         g.capacity_reservation_resource_group_arn if bought else None,
         _program_terms(s, g),
+        _program_file(s, g),
     )

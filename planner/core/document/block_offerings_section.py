@@ -91,6 +91,8 @@ class NextSteps:
 
     purchase_commands: tuple[str, ...]
     stack_keys: tuple[str, ...]
+    # a program's cluster: the program whose resources `stack_keys` name (None: a stack file's keys)
+    program: str | None = field(default=None, metadata=key(omit="none"))
 
 
 @dataclass(frozen=True)

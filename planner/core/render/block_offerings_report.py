@@ -6,7 +6,13 @@ request comment): pure functions of the document's capacity section
 from __future__ import annotations
 
 from planner.core.document import RenderContext, Report
-from planner.core.document.block_offerings_section import BookedBlock, CapacityExtension, CapacityOption, CapacitySearch
+from planner.core.document.block_offerings_section import (
+    BookedBlock,
+    CapacityExtension,
+    CapacityOption,
+    CapacitySearch,
+    NextSteps,
+)
 from planner.core.text.terminal import Line
 
 # the zone names its region; the offering ids are listed under the table (they would not fit beside it)
@@ -121,13 +127,18 @@ def pick_lines(doc: CapacitySearch) -> list[str]:
     return out
 
 
+def _set_in(nxt: NextSteps, then: str = "Then set in") -> str:
+    """The heading of the keys to set next: the stack file's, or the program's resources'."""
+    return f"{then} the stack:" if nxt.program is None else f"{then} the program ({nxt.program}):"
+
+
 def next_lines(doc: CapacitySearch) -> list[str]:
     nxt = doc.next
     if nxt is None:
         return []
     out = ["To buy it (printed, not run; an offering is quoted for a short time, search again if it is gone):"]
     out += [f"  {c}" for c in nxt.purchase_commands]
-    out.append("Then set in the stack:")
+    out.append(_set_in(nxt))
     out += [f"  {k}" for k in nxt.stack_keys]
     return out
 
@@ -203,7 +214,7 @@ def extension_lines(doc: CapacityExtension) -> list[str]:
         )
         out += [f"To extend {which} (printed, not run):"]
         out += [f"  {c}" for c in nxt.purchase_commands]
-        out += ["Then in the stack:"] + [f"  {k}" for k in nxt.stack_keys]
+        out += [_set_in(nxt, "Then in")] + [f"  {k}" for k in nxt.stack_keys]
     return out
 
 
@@ -303,7 +314,7 @@ def render_markdown(report: Report, context: RenderContext = RenderContext()) ->
         rest += (
             ["", "To buy it (not run by planner):", "", "```sh"]
             + list(nxt.purchase_commands)
-            + ["```", "", "Then set in the stack:", ""]
+            + ["```", "", md_inert(_set_in(nxt)), ""]
             + [f"- {md_code(k)}" for k in nxt.stack_keys]
         )
     rest += ["", md_inert(closing(doc)), "", md_inert(summary(doc))]
