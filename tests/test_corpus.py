@@ -461,8 +461,9 @@ def test_budget_holds_pools_that_launch_on_demand_to_their_maximum() -> None:
     (v,) = found
     assert v.enforcement == "mandatory" and v.message.startswith(
         "[budget-exceeded] estimated total at the maximum the program allows is at least $160,716.80 (some cost left "
-        "out), above planner-budget's maxTotalUsd $1,000.00"
-    )  # the pack's own key
+        "out), above the total budget $1,000.00"
+    )
+    assert "; the limit is planner-budget's `maxTotalUsd`" in v.message  # the pack's own key
     assert v.message.endswith(
         "at the maximum: at least $160,716.80 for 730 h; left out: p5-nodes root volumes "
         "(size unknown: the AMI's default mapping)"
@@ -470,7 +471,7 @@ def test_budget_holds_pools_that_launch_on_demand_to_their_maximum() -> None:
     # above the priced part, the root volumes' size unknown: the budget cannot be checked, unless allowed
     (v,) = _pack("pcs-p5-efa-launch-template", {"planner-budget": {"maxTotalUsd": 200000}})
     assert v.message.startswith(
-        "[budget-incomplete-cost] planner-budget's maxTotalUsd $200,000.00 cannot be checked: the estimate leaves "
+        "[budget-incomplete-cost] the total budget $200,000.00 cannot be checked: the estimate leaves "
         "out p5-nodes root volumes (size unknown: the AMI's default mapping)"
     )
     allowed = {"planner-budget": {"maxTotalUsd": 200000, "allowIncompleteCost": True}}

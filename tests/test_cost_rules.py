@@ -34,7 +34,7 @@ def test_total_over_budget_is_an_error_with_both_figures(stack_file) -> None:
     plan = _plan(stack_file, "budget:\n  total_usd: 1500\n")
     (f,) = _budget(plan)
     assert f.severity == "error" and f.line == 9
-    assert "$2,010.00" in f.message and "budget.total_usd $1,500.00" in f.message and "by $510.00" in f.message
+    assert "$2,010.00" in f.message and "the total budget $1,500.00" in f.message and "by $510.00" in f.message
     assert document([plan]).exit_code() == 1
 
 
@@ -134,7 +134,7 @@ def test_a_budget_never_passes_on_an_incomplete_cost(stack_file) -> None:
     assert f.severity == "error" and f.line == 10 and _budget(plan) == []
     assert (
         f.message
-        == "budget.total_usd $5,000.00 cannot be checked: the estimate leaves out g (p5.48xlarge) (cost at least $2,015.00)"
+        == "the total budget $5,000.00 cannot be checked: the estimate leaves out g (p5.48xlarge) (cost at least $2,015.00)"
     )
     assert "budget.allow_incomplete: true" in fix_words(f) and document([plan]).exit_code() == 1
     assert plan.cost.to_json()["complete"] is False

@@ -36,6 +36,9 @@ def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None)
 
 
+LIMIT_IS = "; the limit is planner-budget's `maxTotalUsd`"  # the pack's own limit, named by its config key
+
+
 def arn(kind: str, rid: str) -> str:
     return f"arn:aws:ec2:us-east-2:{ACCOUNT}:{kind}/{rid}"
 
@@ -742,8 +745,9 @@ def test_an_incomplete_estimate_fails_the_packs_limits_unless_allowed(price_book
     config = {"maxTotalUsd": 8024.01, "hours": 100, "priceBook": price_book}
     ((message, urn),) = violations(policies.budget, stack_args(specs, config=config))
     assert (message, urn) == (
-        "[budget-incomplete-cost] planner-budget's maxTotalUsd $8,024.01 cannot be checked: the estimate leaves out "
-        "trainers root volumes (size unknown: the AMI's default mapping) (cost at least $8,024.00). Fix: price what is "
+        "[budget-incomplete-cost] the total budget $8,024.01 cannot be checked: the estimate leaves out "
+        "trainers root volumes (size unknown: the AMI's default mapping) (cost at least $8,024.00)"
+        f"{LIMIT_IS}. Fix: price what is "
         "missing (a price book that has its price), or set `allowIncompleteCost` in the planner-budget policy config "
         "to true (to check the budget against the priced part only). "
         "Estimate: at least $8,024.00 for 100 h; left out: trainers root volumes (size unknown: the AMI's default mapping)",
@@ -753,8 +757,8 @@ def test_an_incomplete_estimate_fails_the_packs_limits_unless_allowed(price_book
     assert violations(policies.budget, stack_args(specs, config=allowed)) == []
     over = violations(policies.budget, stack_args(specs, config=dict(allowed, maxTotalUsd=8000)))
     assert [m.split(" Fix:")[0] for m, _ in over] == [
-        "[budget-exceeded] estimated total is at least $8,024.00 (some cost left out), above planner-budget's "
-        "maxTotalUsd $8,000.00 by at least $24.00."
+        "[budget-exceeded] estimated total is at least $8,024.00 (some cost left out), above the total budget "
+        "$8,000.00 by at least $24.00; the limit is planner-budget's `maxTotalUsd`."
     ]
 
 
@@ -803,11 +807,11 @@ def test_budget_exceeded_total_and_monthly(price_book: str) -> None:
     # pack's, so its messages name the pack's config keys, not a stack file's
     assert messages[0].startswith(
         "[budget-exceeded] estimated monthly cost (730 h) is at least $58,575.20 (some cost left "
-        "out), above planner-budget's maxMonthlyUsd $50,000.00 by at least $8,575.20."
+        "out), above the monthly budget $50,000.00 by at least $8,575.20; the limit is planner-budget's `maxMonthlyUsd`."
     )
     assert messages[1].startswith(
         "[budget-exceeded] estimated total is at least $8,024.00 (some cost left out), above "
-        "planner-budget's maxTotalUsd $8,000.00 by at least $24.00."
+        "the total budget $8,000.00 by at least $24.00; the limit is planner-budget's `maxTotalUsd`."
     )
     assert "budget.total_usd" not in messages[1] and "budget.monthly_usd" not in messages[0]
     assert all(
@@ -840,13 +844,13 @@ def test_budget_hours_default_to_the_declared_schedule_then_a_month(
     # and without policy limits, the stack's own budget
     found = violations(policies.budget, stack_args(specs, config={"priceBook": price_book}))
     assert (
-        "estimated total is at least $13,440.00 (some cost left out), above budget.total_usd $10,000.00" in found[0][0]
+        "estimated total is at least $13,440.00 (some cost left out), above the total budget $10,000.00" in found[0][0]
     )
     # the stack's own budget without hours: its total cannot be checked (as `planner plan` says), no month assumed
     declared = {"budget": {"total_usd": 10**6}}
     ((message, _),) = violations(policies.budget, stack_args(specs, config={"priceBook": price_book}))
     assert message.startswith(
-        "[budget-incomplete-cost] budget.total_usd $1,000,000.00 cannot be checked: the estimate leaves out trainers "
+        "[budget-incomplete-cost] the total budget $1,000,000.00 cannot be checked: the estimate leaves out trainers "
         "root volumes (size unknown: the AMI's default mapping), the hours (schedule.hours or a workload)"
     )
     declared = {"budget": {"total_usd": 10**6, "allow_incomplete": True}}  # the stack's own key, honoured
@@ -867,7 +871,7 @@ def test_budget_unknown_prices(price_book: str, monkeypatch: pytest.MonkeyPatch)
     config = {"maxTotalUsd": 1000, "hours": 100, "priceBook": price_book}
     found = violations(policies.budget, stack_args(specs, config=config))
     assert [m.split(" (cost")[0] for m, _ in found] == [
-        "[budget-incomplete-cost] planner-budget's maxTotalUsd $1,000.00 cannot be checked: the estimate leaves out "
+        "[budget-incomplete-cost] the total budget $1,000.00 cannot be checked: the estimate leaves out "
         "trainers (p5e.48xlarge), trainers root volumes (size unknown: the AMI's default mapping)"
     ]
     assert violations(policies.budget, stack_args(specs, config=dict(config, allowIncompleteCost=True))) == []

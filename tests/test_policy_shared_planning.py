@@ -68,7 +68,7 @@ def test_a_stack_budget_is_read_back_and_planned_once_by_every_stack_policy(decl
         (
             "planner-budget",
             "mandatory",
-            "[budget-exceeded] estimated total is at least $21,306.12 (some cost left out), above budget.total_usd "
+            "[budget-exceeded] estimated total is at least $21,306.12 (some cost left out), above the total budget "
             "$10,000.00 by at least $11,306.12. Fix: cut at least $11,306.12: more than node group 'trainers' (the "
             "largest cost, $21,267.46) can give up; fewer hours, or a cheaper purchase option, or in the stack "
             "config's planner:cluster, set budget.total_usd: 21306.12. Estimate: at least $21,306.12 for 168 h; "
@@ -95,12 +95,12 @@ def test_pack_hours_and_limits_reprice_the_one_planning(declare: Any, counted: d
         (
             "planner-budget",
             "[budget-exceeded] estimated monthly cost (730 h) is at least $58,575.20 (some cost left out), above "
-            "planner-budget's maxMonthlyUsd $50,000.00 by at least $8,575.20.",
+            "the monthly budget $50,000.00 by at least $8,575.20; the limit is planner-budget's `maxMonthlyUsd`.",
         ),
         (
             "planner-budget",
-            "[budget-exceeded] estimated total is at least $8,024.00 (some cost left out), above planner-budget's "
-            "maxTotalUsd $8,000.00 by at least $24.00.",
+            "[budget-exceeded] estimated total is at least $8,024.00 (some cost left out), above the total budget "
+            "$8,000.00 by at least $24.00; the limit is planner-budget's `maxTotalUsd`.",
         ),
     ]
     # under the limits, the estimate lacks the root volumes: `budget-incomplete-cost` from the same re-pricing,
@@ -153,8 +153,8 @@ def test_only_sizing_unsized_compute_plans_once_more(counted: dict) -> None:
     (v,) = check([KARPENTER_POOL], [policies.budget], config={"planner-budget": sized})
     # 2 x p5.48xlarge at the shipped on-demand price for 10 h
     assert v.message.startswith(
-        "[budget-exceeded] estimated total is at least $1,100.80 (some cost left out), above planner-budget's "
-        "maxTotalUsd $1,000.00 by at least $100.80."
+        "[budget-exceeded] estimated total is at least $1,100.80 (some cost left out), above the total budget "
+        "$1,000.00 by at least $100.80; the limit is planner-budget's `maxTotalUsd`."
     )
     assert (len(counted["rebuild"]), len(counted["plan"]), counted["reprice"]) == (1, 2, [])
 
@@ -165,7 +165,7 @@ def test_compute_the_budget_sizes_is_no_longer_left_out() -> None:
     sized = {"maxTotalUsd": 10**6, "hours": 10, "instances": 2}
     (v,) = check([KARPENTER_POOL], [policies.budget], config={"planner-budget": sized})
     assert v.message.startswith(
-        "[budget-incomplete-cost] planner-budget's maxTotalUsd $1,000,000.00 cannot be checked: the estimate leaves "
+        "[budget-incomplete-cost] the total budget $1,000,000.00 cannot be checked: the estimate leaves "
         "out unsized-1 root volumes (size unknown: the AMI's default mapping) (cost at least $"
     )
     assert (

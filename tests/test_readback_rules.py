@@ -272,7 +272,7 @@ def test_a_budget_not_allowing_an_incomplete_estimate_fails_on_an_unbounded_pool
     strict = {"budget": {"total_usd": 100000}, "schedule": {"hours": 100}}
     assert fired(cluster() + pool(None), "budget-unbounded-compute", strict) == []
     (message,) = fired(cluster() + pool(None), "budget-incomplete-cost", strict)
-    assert message.startswith("budget.total_usd $100,000.00 cannot be checked: the estimate leaves out ")
+    assert message.startswith("the total budget $100,000.00 cannot be checked: the estimate leaves out ")
 
 
 def test_the_zone_gap_names_the_packs_setting_only_in_the_pack() -> None:

@@ -403,22 +403,14 @@ PACK_BUDGET_KEYS = {
     "total_usd": "maxTotalUsd",
     "monthly_usd": "maxMonthlyUsd",
 }  # stack budget key -> the pack's config key
-PACK_TERMS = {
-    **{f"budget.{key}": f"{BUDGET}'s {pack_key}" for key, pack_key in PACK_BUDGET_KEYS.items()},
-    "`budget.allow_incomplete: true`": f"`allowIncompleteCost: true` in {BUDGET}'s config",
-    "budget.allow_incomplete": f"{BUDGET}'s allowIncompleteCost",
-    "`--price TYPE:PURCHASE@REGION=USD` or a price book file": f"a price book file in {BUDGET}'s `priceBook`",
-}  # a stack key (or planner plan's option) in a budget finding -> the pack's config key in its place
 
 
 def _said(f: ReportedFinding, doc: Report, pack_limits: bool) -> str:
-    """A budget finding as a violation; when the limit is the pack's, its message names the policy
-    config's key the user set (`budget.total_usd` is `maxTotalUsd` in policy-config.json); its fix
-    already does (`with_pack_terms`)."""
-    message = f.message
-    if pack_limits:
-        for key, pack_key in PACK_TERMS.items():  # the rule's message, not its fix (data, said in pack terms)
-            message = message.replace(key, pack_key)
+    """A budget finding as a violation; when the limit is the pack's, the message names the policy
+    config key the user set (the finding's key path `...budget.total_usd` is `maxTotalUsd`); its fix
+    already does (`PackLocator`)."""
+    pack_key = PACK_BUDGET_KEYS.get(f.path.rpartition(".")[2]) if pack_limits and f.path else None
+    message = f.message if pack_key is None else f"{f.message}; the limit is {BUDGET}'s `{pack_key}`"
     return describe(f, doc.rule(f.rule), message)
 
 

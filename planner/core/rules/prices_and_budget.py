@@ -109,6 +109,11 @@ def _budget_fix(
     return Fix(f"{cut}:", (smaller,), raise_it)
 
 
+# a limit named in a message by what it is, not by its key: the finding's location names the key
+# (`budget.total_usd` in a stack file, `maxTotalUsd` in the policy pack's config)
+LIMIT_WORDS = {"total_usd": "the total budget", "monthly_usd": "the monthly budget"}
+
+
 @rule(
     id="budget-exceeded",
     severity="error",
@@ -149,14 +154,14 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             yield r.finding(
                 ctx,
                 budget.path + (key,),
-                f"estimated {what}{on} {_usd(value)} exceeds budget.{key} {_usd(limit)} by {_usd(value - limit)}",
+                f"estimated {what}{on} {_usd(value)} exceeds {LIMIT_WORDS[key]} {_usd(limit)} by {_usd(value - limit)}",
                 fix=_budget_fix(ctx, cost, key, value, limit),
             )
         elif value is None and lower_bound is not None and lower_bound > limit:
             yield r.finding(
                 ctx,
                 budget.path + (key,),
-                f"estimated {what}{on} is at least {_usd(lower_bound)} ({'some prices unknown' if not cost.left_out else 'some cost left out'}), above budget.{key} "
+                f"estimated {what}{on} is at least {_usd(lower_bound)} ({'some prices unknown' if not cost.left_out else 'some cost left out'}), above {LIMIT_WORDS[key]} "
                 f"{_usd(limit)} by at least {_usd(lower_bound - limit)}",
                 fix=_budget_fix(ctx, cost, key, lower_bound, limit, at_least=True),
             )
@@ -215,7 +220,7 @@ def budget_incomplete_cost(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         yield r.finding(
             ctx,
             budget.path + (key,),
-            f"budget.{key} {_usd(limit)} cannot be checked: the estimate leaves out {', '.join(missing)}{at_least}",
+            f"{LIMIT_WORDS[key]} {_usd(limit)} cannot be checked: the estimate leaves out {', '.join(missing)}{at_least}",
             fix=_incomplete_fix(ctx, missing, budget is not None and not forced),
         )
     elif budget is None:
