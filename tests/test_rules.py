@@ -480,6 +480,9 @@ def test_rule_triggers_and_near_miss_does_not(
 
 def test_every_rule_has_cases() -> None:
     tested = set(CASES) | {"efa-unsupported", "lustre-s3-association"}  # both tested with patched data
+    # a stack file says nothing of a metadata configuration or security groups (planner's components create
+    # both): its case and near miss are a program's resources and the model, tests/test_lustre_efa_requirements.py
+    tested |= {"lustre-efa-requirements"}
     # rules of clusters read back from a program never fire on a stack file: tests/test_readback_rules.py
     readback = (
         "planner.core.rules.prices_and_budget",

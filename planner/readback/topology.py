@@ -42,6 +42,7 @@ from planner.readback.resources import (
     LUSTRE,
     NETWORK_INTERFACE,
     PLACEMENT_GROUP,
+    SECURITY_GROUP,
     SUBNET,
     UNKNOWN,
     Graph,
@@ -96,6 +97,8 @@ class Rebuilt:
     unplanned: list[Unplanned] = field(default_factory=list)
     launches: dict[str, Launch] = field(default_factory=dict)
     zone_known: bool = True
+    # the file system's fields a stack file has no key for (`Lustre.metadata_configuration`, `efa_security_group`)
+    lustre_fields: dict[str, bool | None] = field(default_factory=dict)
 
     def locate(self, path: Path, urn: str | None) -> None:
         self.resources[path] = urn
@@ -323,6 +326,7 @@ def rebuild(
     if lustres:  # kept with self-sizing compute too: a HyperPod cluster mounts it through its lifecycle scripts
         data["lustre"] = _lustre(graph, lustres[0], cluster_az, gaps)
         out.locate(CLUSTER_PATH + ("lustre",), lustres[0].urn)
+        out.lustre_fields = _lustre_efa_fields(graph, lustres[0])
         for extra in lustres[1:]:
             gaps.append(
                 Violation(
@@ -1234,6 +1238,23 @@ def _lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Viola
     return out
 
 
+def _lustre_efa_fields(graph: Graph, fs: Resource) -> dict[str, bool | None]:
+    """What an EFA-enabled file system needs beyond `efaEnabled`, as the resources say it: a
+    `metadataConfiguration` (known to be there or not), and whether its security groups, together, allow
+    all traffic with themselves inbound and outbound (None when a group is not a resource of this program,
+    or none is named: the subnet's default group, which the program does not show)."""
+    from planner.readback.security_groups import DIRECTIONS, self_referencing
+
+    meta = fs.get("metadataConfiguration")
+    metadata = None if meta is not None and not known(meta) else bool(meta)
+    ids = as_list(fs.get("securityGroupIds"))
+    groups = graph.resolve(fs, "securityGroupIds", ids, SECURITY_GROUP) if ids else []
+    if not ids or not all(isinstance(i, str) and known(i) for i in ids) or len(groups) != len(ids):
+        return {"metadata_configuration": metadata, "efa_security_group": None}
+    both = set().union(*(self_referencing(graph, g) for g in groups)) >= set(DIRECTIONS)
+    return {"metadata_configuration": metadata, "efa_security_group": both}
+
+
 def _region_of_zones(graph: Graph) -> str | None:
     """The region of the first Availability Zone any resource names (`us-east-2b` is in `us-east-2`)."""
     for r in graph.resources:
@@ -1280,6 +1301,8 @@ def to_stack(
         if g is not None:
             groups.append(g)
     fs = lustre(r, data["lustre"], CLUSTER_PATH + ("lustre",), zone) if data.get("lustre") is not None else None
+    if fs is not None and rebuilt.lustre_fields:
+        fs = replace(fs, **rebuilt.lustre_fields)  # type: ignore[arg-type]
     if not zone and not groups and fs is not None:  # the file system's AZ is the only one the stack names
         zone = fs.availability_zone
     keys = planning(r, data, CLUSTER_PATH)

@@ -138,6 +138,12 @@ class Lustre:
     s3_import_path: str | None = None
     path: Path = ()
     declared: frozenset[str] = frozenset()
+    # What an EFA-enabled file system needs beyond `efa_enabled` (the `lustre-efa-requirements` rule), as
+    # a program's resources say it: a metadata configuration, and security groups that allow all traffic
+    # with themselves both ways. None: this source does not say (a stack file, the components: planner's
+    # components create both for an EFA-enabled file system), or the read-back cannot tell.
+    metadata_configuration: bool | None = None
+    efa_security_group: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,11 @@ EFA_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/efa-file-systems.h
 DRA_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/create-dra-linked-data-repo.html"
 EFA_LIMITS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-limits"
 FSX_PRICING = "https://aws.amazon.com/fsx/lustre/pricing/"
+CANNOT_CREATE_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/cannot-create-fs.html"
+# the metadata configuration: no AWS page found that states it; the Pulumi AWS provider's LustreFileSystem
+# reference does, of `efa_enabled`: "This is only supported when deploymentType is set to PERSISTENT_2,
+# metadataConfiguration is used, and an EFA-enabled security group is attached."
+PULUMI_LUSTRE_DOC = "https://www.pulumi.com/registry/packages/aws/api-docs/fsx/lustrefilesystem/"
 
 # planner's policy, not an AWS figure: a run longer than a week on a file system that keeps
 # one copy of its data is a run that should not bet its checkpoints on it.
@@ -252,6 +257,61 @@ def _efa_clients_fix(ctx: RuleContext, fs: Lustre, tcp: list[str]) -> Fix:
     return Fix(
         "or use an EFA-capable instance type in node group(s) " + ", ".join(repr(n) for n in tcp),
         alternatives=(no_efa,),
+    )
+
+
+@storage_rule(
+    id="lustre-efa-requirements",
+    severity="error",
+    category="storage",
+    description=(
+        "An EFA-enabled FSx for Lustre file system without a metadata configuration, or whose security groups do "
+        "not allow all inbound and outbound traffic with themselves."
+    ),
+    source=CANNOT_CREATE_DOC,
+    remediation=(
+        'Give the file system metadata_configuration={"mode": "AUTOMATIC"} and a security group with all-traffic '
+        "(protocol -1) inbound and outbound rules naming the group itself, or set `efa_enabled: false`."
+    ),
+)
+def efa_requirements(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
+    """AWS (Creating an FSx for Lustre file system fails): creating an EFA-enabled file system fails with
+    "Insufficient security group permissions to create an EFA-enabled file system", and "An EFA requires a
+    security group that allows all inbound and outbound traffic to and from the security group itself".
+    The metadata configuration rests on the Pulumi AWS provider's reference (`PULUMI_LUSTRE_DOC`), not on an
+    AWS page. Judged only where the source says (`Lustre.metadata_configuration`, `efa_security_group`: a
+    program's resources); planner's components create both for an EFA-enabled file system."""
+    if not fs.efa_enabled or not deployment_types()[fs.deployment_type].efa:
+        return  # not EFA-enabled, or `lustre-efa`'s finding
+    missing = []
+    if fs.metadata_configuration is False:
+        missing.append(
+            "it has no metadata configuration, which the Pulumi AWS provider requires of an EFA-enabled file "
+            f"system ({PULUMI_LUSTRE_DOC})"
+        )
+    if fs.efa_security_group is False:
+        missing.append(
+            "its security groups do not allow all inbound and outbound traffic with themselves; AWS refuses to "
+            "create an EFA-enabled file system with 'Insufficient security group permissions'"
+        )
+    if not missing:
+        return
+    needs = " and ".join(
+        w
+        for w, off in (
+            ('a metadata configuration ({"mode": "AUTOMATIC"})', fs.metadata_configuration is False),
+            (
+                "a security group with all-traffic inbound and outbound rules naming itself",
+                fs.efa_security_group is False,
+            ),
+        )
+        if off
+    )
+    yield r.finding(
+        ctx,
+        _path(fs, "efa_enabled"),
+        "the file system is EFA-enabled but " + "; and ".join(missing),
+        fix=Fix(f"give the file system {needs}", alternatives=(set_to(ctx, _path(fs, "efa_enabled"), False),)),
     )
 
 
