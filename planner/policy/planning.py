@@ -32,8 +32,8 @@ from planner.core.planning.pipeline import (
     unused_suppressions,
 )
 from planner.core.planning.summary import summarize
-from planner.readback.resources import Graph, Resource, from_policy
-from planner.readback.topology import Rebuilt, Violation, rebuild, to_stack
+from planner.readback.resources import Graph, Resource, Violation, from_policy
+from planner.readback.topology import Rebuilt, rebuild, to_stack
 
 STACK_FILE = "<stack resources>"
 ZONE_SETTING = "the policy pack's `availabilityZone` config"  # where the pack takes a zone the resources do not name

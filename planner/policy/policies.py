@@ -49,8 +49,7 @@ from planner.policy.planning import (
     with_pack_terms,
 )
 from planner.readback import security_groups
-from planner.readback.resources import Graph, dig, from_policy, plain
-from planner.readback.topology import Violation
+from planner.readback.resources import Graph, Violation, dig, from_policy, plain
 
 TOPOLOGY = "planner-topology"
 TOPOLOGY_WARNINGS = "planner-topology-warnings"

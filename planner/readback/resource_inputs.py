@@ -21,8 +21,7 @@ from planner.core.rules.resource_settings import (
     SECURITY_HUB_EC2_8,
 )
 from planner.readback import security_groups
-from planner.readback.resources import INSTANCE, LAUNCH_TEMPLATE, Graph, as_list, dig, known
-from planner.readback.topology import Violation
+from planner.readback.resources import INSTANCE, LAUNCH_TEMPLATE, Graph, Violation, as_list, dig, known
 
 
 def _interfaces(props: Mapping[str, Any]) -> list[dict[str, Any]]:

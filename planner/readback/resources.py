@@ -13,6 +13,21 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+
+@dataclass(frozen=True)
+class Violation:
+    """What a policy reports: a message, and the URN of the resource at fault (None: the stack).
+
+    The rebuild's own gaps (what it could not see, and what it assumed) are reported this way.
+    """
+
+    message: str
+    urn: str | None = None
+    fix: str | None = None  # what to change in the program, for this case (`readback-gap` reports it)
+    rule: str = "readback-gap"  # the rule that reports it once planned (`scaling-size-refused`: sizes AWS refuses)
+    left_out: str | None = None  # compute the estimate leaves out because of it, in a few words
+
+
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 INSTANCE = "aws:ec2/instance:Instance"
 AUTOSCALING_GROUP = "aws:autoscaling/group:Group"

@@ -24,11 +24,11 @@ from planner.readback.resources import (
     SECURITY_GROUP_RULE,
     Graph,
     Resource,
+    Violation,
     as_list,
     known,
     truthy,
 )
-from planner.readback.topology import Violation
 
 ALL_PROTOCOLS = ("-1", "all")
 # the ports FSx for Lustre needs open inbound (the File system access control with Amazon VPC page)

@@ -47,6 +47,7 @@ from planner.readback.resources import (
     UNKNOWN,
     Graph,
     Resource,
+    Violation,
     as_int,
     as_list,
     dig,
@@ -64,20 +65,6 @@ _ACCELERATED = re.compile(r"^(p\d+[a-z0-9-]*|g\d+[a-z0-9-]*|trn\d+[a-z0-9]*|inf\
 UNKNOWN_AZ = ""  # the cluster's AZ when no resource of the stack tells it
 DEPLOY_TARGET = "deploy_target"  # launch values key: (model field, what it names) of a reference known at deploy
 _PARENT_KEY = re.compile(r"(\.[^.\[]*|\[\d+\])$")  # the last step of a key path
-
-
-@dataclass(frozen=True)
-class Violation:
-    """What a policy reports: a message, and the URN of the resource at fault (None: the stack).
-
-    The rebuild's own gaps (what it could not see, and what it assumed) are reported this way.
-    """
-
-    message: str
-    urn: str | None = None
-    fix: str | None = None  # what to change in the program, for this case (`readback-gap` reports it)
-    rule: str = "readback-gap"  # the rule that reports it once planned (`scaling-size-refused`: sizes AWS refuses)
-    left_out: str | None = None  # compute the estimate leaves out because of it, in a few words
 
 
 @dataclass
