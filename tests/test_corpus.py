@@ -118,10 +118,17 @@ def test_unmanaged_capacity_block_group_plans_at_desired_and_reports_the_maximum
 
 def test_managed_capacity_block_group_in_a_placement_group_is_flagged() -> None:
     """aws-ia/terraform-aws-eks-blueprints patterns/ml-capacity-block/eks.tf: the EKS module's EFA support adds a
-    cluster placement group to a Capacity Block group; the m5.large add-on group is not the training cluster."""
+    cluster placement group to a Capacity Block group. The m5.large add-on group (issue 35: every type AWS lists is
+    planned) is planned and priced beside it, and, launched into no placement group, is not held to one AZ."""
     code, stack = planned("eks-p5e-capacity-block-managed")
     assert code == 0
-    assert groups(stack) == [("cbr", "p5e.48xlarge", 2, "capacity-block", True, "us-west-2a")]
+    assert groups(stack) == [
+        ("cbr", "p5e.48xlarge", 2, "capacity-block", True, "us-west-2a"),
+        ("default", "m5.large", 2, "on-demand", False, "us-west-2a"),
+    ]
+    assert "node-group-multi-az" not in {rule for rule, _ in findings(stack)}
+    (m5,) = [i for i in stack["cost"]["line_items"] if i.get("instance_type") == "m5.large"]
+    assert m5["unit_price_usd"] == _price("m5.large", "us-west-2", "on-demand")
     assert stack["summary"]["placement_group"] == "cluster"
     assert ("placement-group", "info") in findings(stack)  # AWS: "there is no need to use" one
     assert "holds Capacity Block group(s) cbr" in message(stack, "placement-group")[0]
@@ -155,23 +162,40 @@ def test_instances_with_efa_network_interfaces_read_efa_from_the_interfaces() ->
 
 def test_neuron_groups_scaled_to_zero_are_reported_never_planned_at_their_maximum() -> None:
     """awslabs/data-on-eks ai-ml/trainium-inferentia/eks.tf: trn1/trn1n groups at desired 0 (max 4 and 2), inf2
-    (outside the catalogue) at desired 0: nothing is planned, nothing is dropped without a word."""
+    (now listed, from the generated table) at desired 0: no accelerated instance is planned, nothing is dropped
+    without a word; the m5.xlarge core group runs 3 (issue 35: planned and priced like any type AWS lists)."""
     code, stack = planned("eks-trn1-neuron")
-    assert code == 0 and groups(stack) == [] and stack["summary"]["instances"] == 0  # imdsv2-required warns
+    assert code == 0 and groups(stack) == [("core-node-group", "m5.xlarge", 3, "on-demand", False, "")]
+    assert stack["summary"]["instances"] == 3 and stack["summary"]["accelerators"] == 0  # imdsv2-required warns
     assert len(message(stack, "imdsv2-required")) == 2
-    assert [m.split(" ($")[0] for m in sorted(message(stack, "scaling-maximum"))] == [
+    assert [m.split(" ($")[0] for m in sorted(message(stack, "scaling-maximum")) if "trn1" in m] == [
         "EKS node group 'trn1-32xl-ng1' has a desired size of 0 (planned at 0 instances) and may scale to 4 trn1.32xlarge",
         "EKS node group 'trn1n-32xl-ng' has a desired size of 0 (planned at 0 instances) and may scale to 2 trn1n.32xlarge",
     ]
-    unlisted = message(stack, "instance-type-unlisted")
-    assert len(unlisted) == 2 and all("inf2." in m and "0-2 instances" in m for m in unlisted)
-    # nothing runs now; at the maximum, the inf2 groups (outside the catalogue) are left out, and said so
-    assert stack["cost"]["complete"] is True and stack["cost"]["line_items"] == []
-    most = stack["cost"]["maximum_estimate"]
-    assert most["complete"] is False and [i["instances"] for i in most["line_items"] if "instance_type" in i] == [4, 2]
-    assert most["left_out"][:2] == [
-        "EKS node group 'inf2-24xl-ng' (inf2.24xlarge: outside the catalogue)",
-        "EKS node group 'inf2-48xl-ng' (inf2.48xlarge: outside the catalogue)",
+    # inf2 is listed now (the generated table): its groups at 0 are said with their maximum, not "outside"
+    assert "instance-type-unlisted" not in {rule for rule, _ in findings(stack)}
+    inf2 = sorted(m for m in message(stack, "scaling-maximum") if "inf2." in m)
+    assert [m.split(" (")[0] for m in inf2] == [
+        "EKS node group 'inf2-24xl-ng' has a desired size of 0",
+        "EKS node group 'inf2-48xl-ng' has a desired size of 0",
+    ]
+    # bought as Spot: no book has Spot prices, so the maximum says it has none (never a figure of another purchase)
+    assert all(m.endswith("(no price for it)") for m in inf2)
+    # now: the core group and its root volumes, priced; the accelerated groups run none
+    cost = stack["cost"]
+    assert cost["complete"] is True
+    assert [(i["name"], i.get("instances")) for i in cost["line_items"]] == [
+        ("core-node-group", 3),
+        ("core-node-group root volumes", 3),
+    ]
+    most = cost["maximum_estimate"]
+    assert most["complete"] is False
+    assert [(i["name"], i["instances"]) for i in most["line_items"] if "instance_type" in i] == [
+        ("core-node-group", 8),
+        ("inf2-24xl-ng", 2),
+        ("inf2-48xl-ng", 2),
+        ("trn1-32xl-ng1", 4),
+        ("trn1n-32xl-ng", 2),
     ]
 
 
@@ -253,7 +277,10 @@ def test_efa_interface_groups_are_judged_together_as_aws_applies_them() -> None:
 
     code, stack = planned("eksctl-p4de-efa-security-groups")
     assert code == 0
-    assert groups(stack) == [("nodegroup", "p4de.24xlarge", 2, "on-demand", True, "us-east-1c")]
+    assert groups(stack) == [
+        ("nodegroup", "p4de.24xlarge", 2, "on-demand", True, "us-east-1c"),
+        ("sys", "c5.2xlarge", 1, "on-demand", False, "us-east-1a"),  # the system group, planned (issue 35)
+    ]
     assert findings(stack) == [("scaling-maximum", "info")]
     specs, config = captured(CORPUS / "eksctl-p4de-efa-security-groups")
     from planner.policy.testing import stack_args
@@ -294,7 +321,10 @@ def test_odcr_resource_group_is_a_deploy_time_reference_and_min_above_desired_is
     the block's second sizes (min 4, max 5, desired 2) are refused by EKS: an error naming the properties."""
     code, stack = planned("eks-p5-odcr-resource-group")
     assert code == 1
-    assert groups(stack) == [("odcr", "p5.48xlarge", 2, "on-demand", True, "us-west-2a")]
+    assert groups(stack) == [
+        ("default", "m5.large", 2, "on-demand", False, "us-west-2a"),  # the add-on group, planned (issue 35)
+        ("odcr", "p5.48xlarge", 2, "on-demand", True, "us-west-2a"),
+    ]
     assert findings(stack) == [
         ("readback-gap", "warning"),
         ("scaling-maximum", "info"),
@@ -309,7 +339,7 @@ def test_odcr_resource_group_is_a_deploy_time_reference_and_min_above_desired_is
         "EKS node group 'odcr' has scalingConfig.minSize 4 above scalingConfig.desiredSize 2: AWS refuses to create it "
         "(scalingConfig.desiredSize must lie between scalingConfig.minSize and scalingConfig.maxSize)"
     ]
-    (most,) = [i for i in stack["cost"]["maximum_estimate"]["line_items"] if "instance_type" in i]
+    (most,) = [i for i in stack["cost"]["maximum_estimate"]["line_items"] if i.get("instance_type") == "p5.48xlarge"]
     assert most["instances"] == 5 and "may scale to 5 p5.48xlarge" in message(stack, "scaling-maximum")[0]
 
 
@@ -318,7 +348,10 @@ def test_elastic_eksctl_group_is_planned_at_desired_and_priced_at_its_maximum() 
     2 p4de.24xlarge now, 10 at the maximum, both with their gp3 root volumes; the placeholder reservation named."""
     code, stack = planned("eksctl-p4de-odcr-elastic")
     assert code == 0
-    assert groups(stack) == [("p4de-odcr", "p4de.24xlarge", 2, "on-demand", True, "us-east-1b")]
+    assert groups(stack) == [
+        ("p4de-odcr", "p4de.24xlarge", 2, "on-demand", True, "us-east-1b"),
+        ("sys", "c5.2xlarge", 1, "on-demand", False, "us-east-1a"),  # the system group, planned (issue 35)
+    ]
     cost = stack["cost"]
     assert cost["complete"] is True and "left_out" not in cost
     most = cost["maximum_estimate"]
@@ -326,35 +359,50 @@ def test_elastic_eksctl_group_is_planned_at_desired_and_priced_at_its_maximum() 
     assert [(i["name"], i["instances"]) for i in most["line_items"]] == [
         ("p4de-odcr", 10),
         ("p4de-odcr root volumes", 10),
+        ("sys", 1),
+        ("sys root volumes", 1),
     ]
-    assert most["hourly_usd"] == pytest.approx(5 * cost["hourly_usd"])
+    p4de = [i["hourly_usd"] for i in cost["line_items"] if i["name"].startswith("p4de-odcr")]
+    sys_now = sum(i["hourly_usd"] for i in cost["line_items"] if i["name"].startswith("sys"))
+    assert most["hourly_usd"] == pytest.approx(5 * sum(p4de) + sys_now)  # the p4de group x 5, the sys group as is
     (gap,) = message(stack, "readback-gap")
     assert "'PLACEHOLDER_CAPACITY_RESERVATION_ID', which is not a reservation id" in gap
 
 
 def test_karpenter_pools_are_read_by_family_with_their_limits() -> None:
     """awslabs/ai-on-eks addons.tf karpenter resources: the trn1 family pool (cpu 1000) may run at most 7
-    trn1.32xlarge (128 vCPUs each) and is priced there; the g5/g6/g6e/inf2 families are outside the catalogue and
-    named; the m5 and graviton (c/m/r) pools launch no accelerators and are not the training cluster."""
+    trn1.32xlarge (128 vCPUs each) and is priced there. Since issue 35 every type AWS lists is planned: the
+    g5/g6/g6e/inf2 pools and the m5 and graviton (c/m/r, arm64) pools are read by family, category and
+    architecture against the generated table and priced at their maximum too; nothing is outside the catalogue."""
     code, stack = planned("karpenter-pools-by-family")
     assert code == 0 and groups(stack) == []
-    (trn1,) = message(stack, "scaling-maximum")
+    pools = {m.split("'")[1]: m for m in message(stack, "scaling-maximum")}
+    assert sorted(pools) == [
+        "g5-gpu-karpenter",
+        "g6-gpu-karpenter",
+        "g6e-gpu-karpenter",
+        "graviton-cpu-karpenter",
+        "inferentia-inf2",
+        "trainium-trn1",
+        "x86-cpu-karpenter",
+    ]
+    trn1 = pools["trainium-trn1"]
     assert trn1.startswith("Karpenter node pool 'trainium-trn1' launches ")
     assert "spec.limits (cpu 1,000) allow at most " in trn1 and "7 trn1.32xlarge" in trn1
     assert "EC2NodeClass 'trainium-trn1': subnets in us-west-2a, us-west-2b" in trn1
-    unlisted = sorted(message(stack, "instance-type-unlisted"))
-    assert [m.split(" may launch ")[0] for m in unlisted] == [
-        "Karpenter node pool 'g5-gpu-karpenter'",
-        "Karpenter node pool 'g6-gpu-karpenter'",
-        "Karpenter node pool 'g6e-gpu-karpenter'",
-        "Karpenter node pool 'inferentia-inf2'",
-    ]
-    text = json.dumps(stack)
-    assert "x86-cpu-karpenter" not in text and "graviton-cpu-karpenter" not in text
+    # g6e by family and size: 192 vCPUs each, so 5 g6e.48xlarge under cpu 1000 (DescribeInstanceTypes' vCPUs)
+    assert "5 g6e.48xlarge" in pools["g6e-gpu-karpenter"]
+    # kubernetes.io/arch In [arm64]: Graviton types only (the table's architectures), never an x86 c7i
+    graviton = pools["graviton-cpu-karpenter"].split(" launches ")[1].split(" on demand")[0].split(", ")
+    from planner.core.catalogue.instance_types import architectures
+
+    assert graviton and all(architectures(t) == ("arm64",) for t in graviton)
+    assert "c7i.8xlarge" not in graviton and "c7g.8xlarge" in graviton
+    assert "instance-type-unlisted" not in {rule for rule, _ in findings(stack)}
     most = stack["cost"]["maximum_estimate"]
-    assert most["complete"] is False and any(
-        "'inferentia-inf2' (inf2: outside the catalogue)" in x for x in most["left_out"]
-    )
+    assert most["complete"] is True and not most.get("left_out")
+    priced = {i["name"] for i in most["line_items"] if i.get("instance_type")}
+    assert {"g6e-gpu-karpenter", "x86-cpu-karpenter", "inferentia-inf2"} <= priced
 
 
 def test_hyperpod_instance_groups_are_counted_never_priced_as_ec2_and_keep_their_lustre() -> None:
@@ -363,16 +411,20 @@ def test_hyperpod_instance_groups_are_counted_never_priced_as_ec2_and_keep_their
     priced; no HyperPod price: the estimate is incomplete and says what it leaves out."""
     code, stack = planned("hyperpod-trn1-lustre")
     assert code == 0
-    (hp,) = message(stack, "compute-unsized")
+    (hp,) = [m for m in message(stack, "compute-unsized") if "'compute-nodes'" in m]
     assert hp.startswith(
         "SageMaker HyperPod cluster 'ml-cluster' instance group 'compute-nodes' runs 4 x ml.trn1.32xlarge "
         "(trn1.32xlarge, 64 Trainium); EFA and placement are provided by HyperPod"
     )
-    assert "also runs 1 ml.c5.xlarge (no accelerators)" in hp and "never at the EC2 price" in hp
+    assert "never at the EC2 price" in hp
+    # the controller is listed now (issue 35): counted and named like the compute nodes, with no HyperPod price
+    (controller,) = [m for m in message(stack, "compute-unsized") if "'controller-machine'" in m]
+    assert "runs 1 x ml.c5.xlarge (c5.xlarge)" in controller
     assert stack["summary"]["lustre"]["deployment_type"] == "PERSISTENT_2"
     cost = stack["cost"]
     assert cost["complete"] is False and cost["left_out"] == [
-        "SageMaker HyperPod cluster 'ml-cluster' instance group 'compute-nodes' (4 x ml.trn1.32xlarge: no price)"
+        "SageMaker HyperPod cluster 'ml-cluster' instance group 'compute-nodes' (4 x ml.trn1.32xlarge: no price)",
+        "SageMaker HyperPod cluster 'ml-cluster' instance group 'controller-machine' (1 x ml.c5.xlarge: no price)",
     ]
     assert [i["name"] for i in cost["line_items"]] == ["lustre"]  # no EC2 line for the HyperPod nodes
     assert all("trn1" not in (i.get("instance_type") or "") for i in cost["line_items"])

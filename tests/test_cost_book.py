@@ -276,7 +276,7 @@ def test_validation_errors_name_file_line_key_and_expectation(
         (
             "instances:\n  - {instance_type: trn9.huge, region: us-east-2, purchase: on-demand, usd_per_hour: 1, source: x, as_of: 2026}\n",
             "instances[0].instance_type",
-            "expected one of",
+            "expected an instance type AWS lists",
         ),
         (
             "instances:\n  - {instance_type: trn2.48xlarge, region: us-east-2, purchase: reserved, usd_per_hour: 1, source: x, as_of: 2026}\n",

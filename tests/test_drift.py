@@ -123,8 +123,36 @@ def test_new_api_types_are_drift_and_uncovered_ones_only_reported() -> None:
     text, code = drift.report(diffs, "x")
     assert code == 1
     assert "Trn3 instance types: shipped none (not declarable); AWS data trn3.48xlarge" in text
-    assert "coverage (not drift): accelerated types with EFA not in the catalogue: g6e.48xlarge" in text
+    assert (
+        "coverage (not drift): accelerated types with EFA not curated (planned from the generated table, no peak "
+        "FLOPS): g6e.48xlarge" in text
+    )
     assert drift.report(drift.model_differences({"a"}, ["a"], {"g6e.48xlarge"}), "x")[1] == 0
+
+
+def test_p6e_gb300_in_the_api_model_is_drift() -> None:
+    # AWS's PCS guide names P6e-GB300; botocore 1.44's model and moto 5.2.6's data list no such type yet
+    diffs = drift.model_differences({"a"}, ["a", "p6e-gb300.36xlarge"], accelerated=set())
+    text, code = drift.report(diffs, "x")
+    assert code == 1
+    assert "P6e-GB300 instance types: shipped none (not declarable); AWS data p6e-gb300.36xlarge" in text
+
+
+def test_the_generated_table_drifts_per_type_and_field() -> None:
+    row = {"vcpus": 8, "regions": ["us-east-1"], "accelerators": []}
+    shipped = {"instance_types": {"m7i.2xlarge": row, "x1.old": row}}
+    generated = copy.deepcopy(shipped)
+    del generated["instance_types"]["x1.old"]
+    generated["instance_types"]["m7i.2xlarge"]["regions"].append("eu-west-1")
+    generated["instance_types"]["g9.new"] = row
+    diffs = drift.table_differences(shipped, generated)
+    assert [(d.field, d.shipped, d.aws) for d in diffs] == [
+        ("type g9.new", "absent", "listed"),
+        ("m7i.2xlarge regions", "us-east-1", "us-east-1, eu-west-1"),
+        ("type x1.old", "listed", "absent"),
+    ]
+    assert drift.report(diffs, "x")[1] == 1
+    assert drift.table_differences(shipped, copy.deepcopy(shipped)) == []
 
 
 def test_without_botocore_or_moto_it_says_how_to_run_it(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:

@@ -279,6 +279,15 @@ def test_rebuild_reads_instances_market_options_and_reservation() -> None:
         Graph(from_policy(r) for r in stack_args([subnet, lt, *nodes, bastion], region="us-east-1").resources)
     )
     assert out.data["node_groups"] == [
+        # the bastion is a type AWS lists: planned beside the training group (issue 35), in URN order
+        {
+            "name": "bastion",
+            "instance_type": "t3.micro",
+            "count": 1,
+            "public_ip": True,
+            "efa": False,
+            "availability_zone": "us-east-1d",
+        },
         {
             "name": "p5en",
             "instance_type": "p5en.48xlarge",
@@ -287,7 +296,7 @@ def test_rebuild_reads_instances_market_options_and_reservation() -> None:
             "efa": True,
             "capacity_reservation_id": "cr-0123456789abcdef0",
             "availability_zone": "us-east-1d",
-        }
+        },
     ]
     assert out.data["placement_group"] == "none"
 

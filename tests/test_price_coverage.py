@@ -39,6 +39,26 @@ INSTANCE_GAPS = {
     },
     ("p5.4xlarge", "eu-north-1", "on-demand"): NO_PUBLIC_FIGURE,
     ("trn2.3xlarge", "ap-south-2", "on-demand"): NO_PUBLIC_FIGURE,
+    # G6e and G7e (issue 35): priced from the generated on-demand files (prices/on-demand/), whose copies of AWS's
+    # price data (2025-04-04, yeo/ec2.shop; 2026-01-21, tsaol/aws-gpu) list no price for these regions
+    **{
+        (t, r, "on-demand"): NO_PUBLIC_FIGURE
+        for t in ("g6e.24xlarge", "g6e.48xlarge")
+        for r in ("ap-south-1", "ap-south-2", "me-central-1")
+    },
+    **{
+        (t, r, "on-demand"): NO_PUBLIC_FIGURE
+        for t in ("g7e.24xlarge", "g7e.48xlarge")
+        for r in (
+            "ap-northeast-1",
+            "ap-northeast-2",
+            "ap-south-1",
+            "ap-southeast-3",
+            "eu-north-1",
+            "eu-south-2",
+            "us-west-2",
+        )
+    },
 }
 LUSTRE_TIERS = [
     ("SCRATCH_1", None),

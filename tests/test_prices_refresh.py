@@ -47,6 +47,10 @@ ON_DEMAND = {
     "p6-b200.48xlarge": "113.9328000000",
     "p5.4xlarge": "6.8800000000",
     "trn1.2xlarge": "1.3437500000",
+    "g6e.48xlarge": "30.1311800000",
+    "g6e.24xlarge": "15.0655900000",
+    "g7e.48xlarge": "33.1443200000",
+    "g7e.24xlarge": "16.5721600000",
 }
 
 
@@ -270,6 +274,19 @@ def test_bad_arguments_exit_2(tmp_path: Path) -> None:
     assert not any("af-south-1" in t.regions for t in CAT.instance_types.values()), "pick a region the catalogue lacks"
     res = run_cli("prices", "refresh", "-o", str(tmp_path / "x.yaml"), "--region", "af-south-1")
     assert res.code == 2 and "no catalogue instance type is offered in 'af-south-1'" in res.err
+
+
+def test_a_type_outside_the_training_types_is_refreshed_by_name(tmp_path: Path) -> None:
+    """`--type m7i.large`: any type AWS lists, from the generated table; only it is asked on demand."""
+    todo = refresh.items(CAT, ["us-east-2"], "2026-12-05", capacity_blocks=False, types=[CAT.spec("m7i.large")])
+    assert [i.label for i in todo if i.kind == "instances"] == ["m7i.large on-demand us-east-2"]
+    # near miss: without --type, the training types (as before), and no m7i
+    every = refresh.items(CAT, ["us-east-2"], "2026-12-05", capacity_blocks=False)
+    assert [i.label.split()[0] for i in every if i.kind == "instances"] == _sold("on-demand")
+    from tests.conftest import run_cli
+
+    res = run_cli("prices", "refresh", "-o", str(tmp_path / "x.yaml"), "--type", "m7i.larg")
+    assert res.code == 2 and "unknown instance type 'm7i.larg' (did you mean 'm7i.large'?)" in res.err
 
 
 def test_refresh_is_off_the_plan_path() -> None:

@@ -34,7 +34,8 @@ def pool_of(*requirements: tuple[str, str, list[str]], limits: dict[str, Any] | 
     }
     if limits is not None:
         spec["limits"] = limits
-    return karpenter.read(spec, dict(catalogue.load().instance_types), dig, as_list)
+    # matched as the read-back matches a pool: the curated types, and every type AWS lists that it names
+    return karpenter.read(spec, karpenter.candidates(spec, catalogue.load(), dig, as_list), dig, as_list)
 
 
 def names(pool: karpenter.Pool) -> list[str]:
@@ -57,12 +58,17 @@ def test_requirements_select_catalogue_types_by_their_labels() -> None:
     assert names(pool_of(("karpenter.k8s.aws/instance-gpu-count", "DoesNotExist", []))) == names(neuron)
 
 
-def test_cpu_only_pools_are_not_accelerated_and_outside_families_are_named() -> None:
+def test_cpu_only_pools_are_not_accelerated_and_families_come_from_every_type_aws_lists() -> None:
+    """Issue 35: a pool naming a family or category is matched against every type AWS lists (the generated
+    table), so a CPU pool has types (planned, priced at its limits) and a g6e family is no longer outside."""
     cpu = pool_of(("karpenter.k8s.aws/instance-category", "In", ["c", "m", "r"]))
-    assert not cpu.accelerated and cpu.types == []
+    assert not cpu.accelerated and cpu.types and all(t.accelerator is None for t in cpu.types)
+    assert {karpenter.labels(t)[karpenter.CATEGORY] for t in cpu.types} == {"c", "m", "r"}
     g = pool_of(("karpenter.k8s.aws/instance-family", "In", ["g6e", "p5"]))
-    assert g.accelerated and "p5.48xlarge" in names(g) and all(n.startswith("p5.") for n in names(g))
-    assert g.outside == ["g6e"]
+    assert g.accelerated and "p5.48xlarge" in names(g) and "g6e.xlarge" in names(g)
+    assert all(n.split(".")[0] in ("g6e", "p5") for n in names(g)) and g.outside == []
+    # near miss: a family AWS does not list is still named as outside
+    assert pool_of(("karpenter.k8s.aws/instance-family", "In", ["g99"])).outside == ["g99"]
 
 
 def test_limits_become_the_most_instances_of_each_type() -> None:

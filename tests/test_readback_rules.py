@@ -120,9 +120,9 @@ CASES = {
     # "One EFA interface per network card" / "You can't use an EFA-only network interface as the primary network
     # interface." (Maximize network bandwidth on Amazon EC2 instances with multiple network cards)
     "efa-interface-layout": (cluster(cards=8), cluster(cards=16)),
-    # accelerated types outside the catalogue (EC2 accelerated computing instance types): named with their count
+    # accelerated types AWS's API data does not list (P6e-GB300, named in AWS's PCS guide): named with their count
     "instance-type-unlisted": (
-        cluster() + [Spec(INSTANCE, "g-0", {"instanceType": "g6.48xlarge", "subnetId": "subnet-00000000"})],
+        cluster() + [Spec(INSTANCE, "g-0", {"instanceType": "p6e-gb300.36xlarge", "subnetId": "subnet-00000000"})],
         cluster() + [Spec(INSTANCE, "b-0", {"instanceType": "t3.micro", "subnetId": "subnet-00000000"})],
     ),
     # "A cluster placement group is a logical grouping of instances within a single Availability Zone."
@@ -181,7 +181,7 @@ def test_readback_fixes_name_the_program_property_and_value() -> None:
     (fix,) = fixes(CASES["scaling-size-refused"][0], "scaling-size-refused")
     assert fix == "raise max_size of Auto Scaling group 'g' to at least 4, or lower desired_capacity to 2"
     (fix,) = fixes(CASES["instance-type-unlisted"][0], "instance-type-unlisted")
-    assert fix.startswith("check g6.48xlarge on AWS's instance type and pricing pages")
+    assert fix.startswith("check p6e-gb300.36xlarge on AWS's instance type and pricing pages")
 
 
 ENI = "aws:ec2/networkInterface:NetworkInterface"

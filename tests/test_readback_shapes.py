@@ -244,14 +244,17 @@ def test_region_from_subnets_and_zones_when_no_provider_says() -> None:
 
 
 def test_types_outside_the_catalogue_are_kept_and_counted() -> None:
-    """awslabs/data-on-eks ai-ml/trainium-inferentia/eks.tf declares inf2 groups: outside the catalogue, they are
-    named with their count in a finding, never dropped without a word; a t3 bastion is not the cluster."""
-    gpus = [Spec(INSTANCE, f"g6-{i}", {"instanceType": "g6.48xlarge", "subnetId": "subnet-0aaa1111"}) for i in range(3)]
+    """An accelerated type AWS's API data does not list (p6e-gb300.36xlarge, named in AWS's PCS guide) is named
+    with its count in a finding, never dropped without a word; a t3 bastion, a type AWS lists, is planned (issue 35)."""
+    gpus = [
+        Spec(INSTANCE, f"gb300-{i}", {"instanceType": "p6e-gb300.36xlarge", "subnetId": "subnet-0aaa1111"})
+        for i in range(3)
+    ]
     bastion = Spec(INSTANCE, "bastion", {"instanceType": "t3.micro", "subnetId": "subnet-0aaa1111"})
     out = planned([subnet(), *gpus, bastion])
     (text,) = rules_of(out)["instance-type-unlisted"]
-    assert "3 instance(s) of g6.48xlarge" in text and "bastion" not in text
-    assert out.plan.stack.cluster.node_groups == ()
+    assert "3 instance(s) of p6e-gb300.36xlarge" in text and "bastion" not in text
+    assert [(g.name, g.instance_type) for g in out.plan.stack.cluster.node_groups] == [("bastion", "t3.micro")]
 
 
 def test_desired_zero_is_never_the_maximum() -> None:

@@ -62,7 +62,9 @@ def catalogue_page() -> str:
     out = [
         "# Catalogue reference\n",
         HEADER,
-        "Every instance type planner knows (`planner/data/catalogue.yaml`; `planner catalog --format json`). ",
+        "The curated training types (`planner/data/catalogue.yaml`; `planner catalog --format json`). Every ",
+        "other type AWS lists is planned and priced from `planner/data/instance_types.yaml`, generated from ",
+        "DescribeInstanceTypes (`planner catalog --all`; the [catalogue page](../catalogue.md)). ",
         "Peak PFLOPS are per instance, dense unless marked sparse. Where sources disagree, the ",
         "[catalogue page](../catalogue.md) says which figure planner uses and why.\n\n",
         "| type | accelerators | GiB each | UltraServer types | vCPU | host GiB | network cards | Gbps | EFA | "
@@ -86,9 +88,10 @@ def catalogue_page() -> str:
                     t["network_cards"] if t["network_cards"] is not None else "not published",
                     t["network_bandwidth_gbps"],
                     efa,
-                    peak["bf16_dense"],
-                    peak["fp8_dense"],
-                    peak["fp8_sparse"] if peak["fp8_sparse"] is not None else "n/a",
+                    *(
+                        round(peak[p], 4) if peak[p] is not None else "unknown"
+                        for p in ("bf16_dense", "fp8_dense", "fp8_sparse")
+                    ),
                     "yes" if t["spot"] else "no",
                     "yes" if t["capacity_block"] else "no",
                     ", ".join(

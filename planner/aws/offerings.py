@@ -94,7 +94,7 @@ def _zone_fix(ctx: RuleContext, g: NodeGroup, zones: list[str], region: str) -> 
         return Fix(
             edits=(set_to(ctx, zone_path(g, ctx), zones[0], f"{g.instance_type} is offered in {', '.join(zones)}"),)
         )
-    others = [x for x in ctx.catalogue.instance_types[g.instance_type].regions if x != region]
+    others = [x for x in ctx.catalogue.spec(g.instance_type).regions if x != region]
     listed = f" (the catalogue lists {', '.join(others)})" if others else ""
     return advice(
         f"move the stack to a region that offers {g.instance_type}{listed}; confirm with aws ec2 "
@@ -127,7 +127,7 @@ def _described(
     """Each node group with its catalogue entry and DescribeInstanceTypes record (or the finding why not)."""
     account, region = ctx.option(Preflight).asked()
     for g in ctx.cluster.node_groups:
-        t = ctx.catalogue.instance_types[g.instance_type]
+        t = ctx.catalogue.spec(g.instance_type)
         try:
             yield g, t, account.instance_type(region, g.instance_type), None
         except AwsCallError as err:
@@ -243,6 +243,7 @@ def catalogue_figures(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         seen.add(g.instance_type)
         count, memory = _accelerators(info)
         entry = f"instance_types.{g.instance_type}"
+        acc = t.accelerator
         figures = [
             ("vcpus", f"{entry}.vcpus", "vCPUs", (info.get("VCpuInfo") or {}).get("DefaultVCpus"), t.vcpus, ""),
             (
@@ -254,15 +255,18 @@ def catalogue_figures(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 " GiB",
             ),
             ("accelerator_count", f"{entry}.accelerator_count", "accelerators", count, t.accelerator_count, ""),
-            (
-                "accelerator_memory",
-                f"accelerators.{t.accelerator.name}.memory_gib",
-                f"memory per {t.accelerator.name}",
-                memory,
-                t.accelerator.memory_gib,
-                " GiB",
-            ),
         ]
+        if acc is not None:
+            figures.append(
+                (
+                    "accelerator_memory",
+                    f"accelerators.{acc.name}.memory_gib",
+                    f"memory per {acc.name}",
+                    memory,
+                    acc.memory_gib,
+                    " GiB",
+                )
+            )
         for key, setting, label, api, ours, unit in figures:
             if api is None or not _differs(float(api), float(ours)):
                 continue

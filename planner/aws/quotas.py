@@ -54,12 +54,12 @@ def vcpu_quota(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     account, region = ctx.option(Preflight).asked()
     needs: dict[QuotaRef, list[NodeGroup]] = {}
     for g in ctx.cluster.node_groups:
-        ref = quota_for(ctx.catalogue.instance_types[g.instance_type].family, g.purchase)
+        ref = quota_for(ctx.catalogue.spec(g.instance_type).family, g.purchase)
         if ref is not None:
             needs.setdefault(ref, []).append(g)
     for ref, groups in needs.items():
         where = count_path(groups[0])
-        vcpus = sum(g.count * ctx.catalogue.instance_types[g.instance_type].vcpus for g in groups)
+        vcpus = sum(g.count * ctx.catalogue.spec(g.instance_type).vcpus for g in groups)
         try:
             quota = account.quota(region, ref.code)
         except AwsCallError as err:
@@ -68,7 +68,7 @@ def vcpu_quota(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if vcpus <= quota.value:
             continue
         parts = " + ".join(
-            f"{g.count} x {g.instance_type} x {ctx.catalogue.instance_types[g.instance_type].vcpus}" for g in groups
+            f"{g.count} x {g.instance_type} x {ctx.catalogue.spec(g.instance_type).vcpus}" for g in groups
         )
         names = ", ".join(f"'{g.name}'" for g in groups)
         kind = "applied" if quota.applied else "AWS default"
@@ -92,7 +92,7 @@ def _fix(ctx: RuleContext, ref: QuotaRef, quota: Quota, groups: list[NodeGroup],
         names = ", ".join(f"'{g.name}'" for g in groups)
         return advice(f"{ask}; or shrink node groups {names} to at most {quota.value:,.0f} vCPUs in all")
     g = groups[0]
-    t = ctx.catalogue.instance_types[g.instance_type]
+    t = ctx.catalogue.spec(g.instance_type)
     fit = int(quota.value // t.vcpus)
     size = ctx.catalogue.unit_of(g)
     if g.ultraservers is not None and size > 1:

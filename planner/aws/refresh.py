@@ -149,14 +149,17 @@ def capacity_block_entry(client: Any, instance_type: str, region: str, today: st
     }
 
 
-def items(cat: Any, regions: Iterable[str] | None, today: str, capacity_blocks: bool = True) -> list[Item]:
-    """What to fetch for the catalogue's types and regions (or only `regions`), in a stable order."""
+def items(
+    cat: Any, regions: Iterable[str] | None, today: str, capacity_blocks: bool = True, types: Iterable[Any] = ()
+) -> list[Item]:
+    """What to fetch for the catalogue's training types (or `types`: any types AWS lists) and their regions
+    (or only `regions`), in a stable order."""
     from planner.core.cost.offers import not_sold
 
     wanted = set(regions) if regions else None
     out: list[Item] = []
     all_regions: set[str] = set()
-    for t in cat.instance_types.values():
+    for t in list(types) or list(cat.instance_types.values()):
         for region in t.regions:
             if wanted is not None and region not in wanted:
                 continue

@@ -413,8 +413,8 @@ def _type_named(name: str, cat: Any) -> tuple[Any, str | None]:
                 "--instance-type",
                 f"{name}: AWS's EC2 API lists no instance type for its members yet, so it cannot be searched for",
             )
-        return cat.instance_types[u.member_instance_type], name
-    t = cat.instance_types.get(name)
+        return cat.spec(u.member_instance_type), name
+    t = cat.get(name)
     if t is None:
         sold = [n for n, x in cat.instance_types.items() if x.capacity_block] + [
             u.name for u in cat.declarable_ultraserver_types
@@ -571,7 +571,7 @@ def _stack_need(args: argparse.Namespace, cat: Any) -> Wanted:
     need = _need(
         args,
         cat,
-        cat.instance_types[g.instance_type],
+        cat.spec(g.instance_type),
         count,
         us,
         stack_hours,

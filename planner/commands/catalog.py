@@ -15,22 +15,33 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="table (people: fitted to the terminal, notes explain the columns) or json (every figure with its "
         "source); default: table",
     )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="list every instance type AWS's DescribeInstanceTypes data lists (about 1,400, from the generated "
+        "table), not only the curated training types; default: the training types",
+    )
     p.set_defaults(run=run)
 
 
-def to_json() -> dict[str, Any]:
-    from planner.core.catalogue.instance_types import PRECISIONS, load
+def to_json(every: bool = False) -> dict[str, Any]:
+    """The catalogue as data: the curated training types, or with `every` each type AWS lists (curated first
+    win: a type in both is shown with its curated figures)."""
+    from planner.core.catalogue.instance_types import PRECISIONS, generated_as_of, load
 
     cat = load()
     types = []
-    for t in cat.instance_types.values():
+    listed = [cat.spec(n) for n in cat.all_names()] if every else list(cat.instance_types.values())
+    for t in listed:
         types.append(
             {
                 "instance_type": t.name,
                 "family": t.family,
-                "accelerator": t.accelerator.name,
+                "curated": t.curated,
+                "accelerator": t.accelerator.name if t.accelerator is not None else None,
+                "accelerator_vendor": t.accelerator.vendor if t.accelerator is not None else None,
                 "accelerator_count": t.accelerator_count,
-                "accelerator_memory_gib_each": t.accelerator.memory_gib,
+                "accelerator_memory_gib_each": t.accelerator.memory_gib if t.accelerator is not None else None,
                 "neuron_cores": t.neuron_cores,
                 "ultraserver_types": [u.name for u in cat.ultraservers_of(t.name)],
                 "vcpus": t.vcpus,
@@ -54,7 +65,10 @@ def to_json() -> dict[str, Any]:
                 "notes": t.notes,
             }
         )
-    return {
+    out: dict[str, Any] = {"scope": "every type AWS lists" if every else "training types (curated)"}
+    if every:
+        out["generated_table_as_of"] = generated_as_of()
+    return out | {
         "instance_types": types,
         "accelerators": [
             {
@@ -103,7 +117,7 @@ def _r(x: float | None) -> float | None:
 def run(args: argparse.Namespace) -> int:
     from planner.core.reading.bounded_files import emit
 
-    data = to_json()
+    data = to_json(args.all)
     if args.format == "json":
         from planner.core.render.json_report import dumps
 
@@ -118,8 +132,8 @@ def run(args: argparse.Namespace) -> int:
         rows.append(
             (
                 t["instance_type"],
-                f"{t['accelerator_count']} {t['accelerator']}",
-                num(t["accelerator_memory_gib_each"]),
+                f"{t['accelerator_count']} {t['accelerator']}" if t["accelerator"] else "-",
+                num(t["accelerator_memory_gib_each"]) if t["accelerator"] else "-",
                 "/".join(
                     str(next(u["members"] for u in data["ultraserver_types"] if u["ultraserver_type"] == n))
                     for n in t["ultraserver_types"]
@@ -195,6 +209,12 @@ def run(args: argparse.Namespace) -> int:
         "`ultraservers: N`. A type whose member is not in the EC2 API yet is listed, not declarable."
     )
     listed = sum(1 for u in data["ultraserver_types"] if not u["declarable"])
+    if not args.all:
+        lines += [
+            "",
+            "These are the curated training types; `planner catalog --all` lists every type AWS lists (planned and "
+            "priced too, with DescribeInstanceTypes' figures and no peak FLOPS unless a curated chip names them).",
+        ]
     lines += [
         "",
         f"{len(data['instance_types'])} instance types; {len(data['ultraserver_types'])} UltraServer types "

@@ -47,6 +47,14 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="only this region (repeatable; default: every region the catalogue lists)",
     )
     r.add_argument(
+        "--type",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        help="only this instance type, any type AWS lists (`planner catalog --all`; repeatable; default: the "
+        "curated training types)",
+    )
+    r.add_argument(
         "--no-capacity-blocks",
         action="store_true",
         help="skip DescribeCapacityBlockOfferings (on-demand and FSx for Lustre only)",
@@ -78,11 +86,19 @@ def run(args: argparse.Namespace, client: Callable[[str, str], Any] | None = Non
     if not os.path.isdir(directory):
         raise InputError([Problem(ARGS, None, "--output", f"no such directory: {directory}")])
     cat = catalogue.load()
-    unknown = sorted(set(args.region) - {r for t in cat.instance_types.values() for r in t.regions})
+    from planner.core.reading.fields import closest
+
+    for name in getattr(args, "type", []):
+        if not cat.lists(name):
+            raise InputError(
+                [Problem(ARGS, None, "--type", f"unknown instance type '{name}'{closest(name, cat.all_names())}")]
+            )
+    types = [cat.spec(name) for name in dict.fromkeys(getattr(args, "type", []))]
+    unknown = sorted(set(args.region) - {r for t in types or cat.instance_types.values() for r in t.regions})
     if unknown:
         raise InputError([Problem(ARGS, None, "--region", f"no catalogue instance type is offered in '{unknown[0]}'")])
     today = refresh.today_utc()
-    todo = refresh.items(cat, args.region or None, today, capacity_blocks=not args.no_capacity_blocks)
+    todo = refresh.items(cat, args.region or None, today, capacity_blocks=not args.no_capacity_blocks, types=types)
     from planner.aws import deadline
 
     with deadline.limit(getattr(args, "aws_timeout", REFRESH_TIMEOUT_SECONDS)):  # every call, credentials included

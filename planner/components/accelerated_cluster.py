@@ -146,7 +146,7 @@ class AcceleratedCluster(pulumi.ComponentResource):
             )
         cat = _catalogue.load()
         for group in cluster.node_groups:
-            spec = cat.instance_types[group.instance_type]
+            spec = cat.spec(group.instance_type)
             for suffix, part, unit in _launch_units(group, cat):
                 lt = aws.ec2.LaunchTemplate(
                     f"{name}-{suffix}",
@@ -229,7 +229,20 @@ def launch_template_args(
 ) -> dict[str, Any]:
     """The launch template of one node group (or one UltraServer of it, `ultraserver`: 1..N), as
     keyword arguments of aws.ec2.LaunchTemplate."""
-    image = images.default_for(spec.accelerator.vendor)
+    vendor = spec.accelerator.vendor if spec.accelerator is not None else ""
+    if vendor not in images.BY_VENDOR:
+        raise checks.ClusterInputError(
+            [
+                Problem(
+                    name,
+                    None,
+                    "instance_type",
+                    f"{group.instance_type} has no NVIDIA GPU or Neuron device, so the components have no default "
+                    "image for it and cannot build its launch template; build it outside the component",
+                )
+            ]
+        )
+    image = images.default_for(vendor)
     extra = list(args.security_group_ids)
     market = "capacity-block" if group.purchase == "capacity-block" else None  # spot: see _instances_source
     return {
@@ -348,7 +361,7 @@ def _check_buildable(stack: Stack, label: str, args: ClusterArgs) -> None:
                     f"node group '{g.name}' asks for {g.availability_zone} (declare a second cluster)",
                 )
             )
-        if g.public_ip and launch_interfaces(g, cat.instance_types[g.instance_type]) > 1:
+        if g.public_ip and launch_interfaces(g, cat.spec(g.instance_type)) > 1:
             problems.append(
                 Problem(
                     label,

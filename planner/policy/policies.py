@@ -428,7 +428,7 @@ def _size_unsized(
     sized: dict[str, Unplanned] = {}
     for k, u in enumerate(unsized):
         types = ", ".join(u.instance_types) or "instance types it chooses itself"
-        listed = [t.removeprefix("ml.") for t in u.instance_types if t.removeprefix("ml.") in cat.instance_types]
+        listed = [t.removeprefix("ml.") for t in u.instance_types if cat.lists(t.removeprefix("ml."))]
         if not (isinstance(count, int) and count > 0 and hours):
             problems.append(
                 (

@@ -91,7 +91,7 @@ def _split(types: list[str], cat: Any) -> tuple[list[str], list[str]]:
     listed: list[str] = []
     outside: list[str] = []
     for t in types:
-        hits = [t] if t in cat.instance_types else [n for n in sorted(cat.instance_types) if n.split(".")[0] == t]
+        hits = [t] if cat.lists(t) else [n for n in cat.all_names() if n.split(".")[0] == t]
         if hits:
             listed += [h for h in hits if h not in listed]
         elif _ACCELERATED.match(t):
@@ -187,8 +187,8 @@ def _batch(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> Non
             )
         )
         return
-    maxima = _maxima(listed, lambda t: hi // cat.instance_types[t].vcpus)
-    first = cat.instance_types[listed[0]]
+    maxima = _maxima(listed, lambda t: hi // cat.spec(t).vcpus)
+    first = cat.spec(listed[0])
     now = math.ceil(now_vcpus / first.vcpus) if now_vcpus else 0
     found.append(
         (
@@ -203,7 +203,7 @@ def _batch(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> Non
                 name=r.name,
                 purchase=purchase,
                 maxima=maxima,
-                fill=tuple((t, cat.instance_types[t].vcpus) for t in listed),
+                fill=tuple((t, cat.spec(t).vcpus) for t in listed),
                 capacity=hi,
                 volumes=volumes,
                 detail=(
@@ -237,9 +237,9 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
             }
         )
         return
-    pool = karpenter.read(spec, dict(cat.instance_types), dig, as_list)
-    if not pool.accelerated:
-        return  # only instances without accelerators: not the training cluster
+    pool = karpenter.read(spec, karpenter.candidates(spec, cat, dig, as_list), dig, as_list)
+    if not pool.types and not pool.outside:
+        return  # nothing it may launch is listed or named
     kind = "Karpenter node pool"
     name = f"{kind} '{r.name}'"
     priced: tuple[Purchase, ...] = ("on-demand", "spot")  # the pool's capacity types planner has prices for
@@ -345,7 +345,7 @@ def _one_limit(pool: karpenter.Pool) -> tuple[tuple[tuple[str, int], ...], int |
 
 
 def _accelerator_resource(pool: karpenter.Pool) -> str:
-    nvidia = any(t.accelerator.vendor.upper() == "NVIDIA" for t in pool.types)
+    nvidia = any(t.accelerator is not None and t.accelerator.vendor.upper() == "NVIDIA" for t in pool.types)
     return "nvidia.com/gpu" if nvidia else "aws.amazon.com/neuron"
 
 
@@ -435,13 +435,17 @@ def _hyperpod(r: Resource, cat: Any, found: Found) -> None:
             )
             continue
         ec2 = ml.removeprefix("ml.") if isinstance(ml, str) else None
-        if ec2 is None or not (ec2 in cat.instance_types or _ACCELERATED.match(ec2)):
+        if ec2 is None or not (cat.lists(ec2) or _ACCELERATED.match(ec2)):
             if isinstance(ml, str):
                 others.append(f"{as_int(g.get('instanceCount'))} {ml}")
             continue
         count = as_int(g.get("instanceCount"))
-        spec = cat.instance_types.get(ec2)
-        accel = f", {count * spec.accelerator_count} {spec.accelerator.name}" if spec is not None and count else ""
+        spec = cat.get(ec2)
+        accel = (
+            f", {count * spec.accelerator_count} {spec.accelerator.name}"
+            if spec is not None and spec.accelerator is not None and count
+            else ""
+        )
         group = g.get("instanceGroupName") or "?"
         found.append(
             (

@@ -3,7 +3,8 @@
 A NodePool names no instance type: its `spec.template.spec.requirements` select types by
 well-known labels (`node.kubernetes.io/instance-type`, `karpenter.k8s.aws/instance-family`,
 `-category`, `-generation`, `-size`, `-cpu`, `-memory`, `-gpu-count`, `-gpu-name`,
-`-gpu-manufacturer`, `-accelerator-count`, `-accelerator-name`, `-accelerator-manufacturer`)
+`-gpu-manufacturer`, `-accelerator-count`, `-accelerator-name`, `-accelerator-manufacturer`, and
+`kubernetes.io/arch` from DescribeInstanceTypes' architectures, read from the generated table)
 with `In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt` and `Lt`; `karpenter.sh/capacity-type`
 and `topology.kubernetes.io/zone` pick how and where. Each label's value for a catalogue
 type is derived from the catalogue's own figures, so the types a pool may launch are the
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.core.catalogue.instance_types import InstanceType
+from planner.core.catalogue.instance_types import InstanceType, architectures
 
 SCHEDULING_DOC = "https://karpenter.sh/docs/concepts/scheduling/"
 NODEPOOLS_DOC = "https://karpenter.sh/docs/concepts/nodepools/"
@@ -39,6 +40,8 @@ FAMILY = _AWS + "instance-family"
 CATEGORY = _AWS + "instance-category"
 CAPACITY_TYPE = "karpenter.sh/capacity-type"
 ZONE = "topology.kubernetes.io/zone"
+ARCH = "kubernetes.io/arch"  # amd64 or arm64, from DescribeInstanceTypes' SupportedArchitectures
+_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
 # labels that choose the type by name: when a pool names values here, only those can launch
 NAMING = (INSTANCE_TYPE, FAMILY, CATEGORY)
 _PURCHASE = {"on-demand": "on-demand", "spot": "spot", "reserved": "reserved"}
@@ -56,16 +59,21 @@ def labels(t: InstanceType) -> dict[str, str]:
         FAMILY: family,
         _AWS + "instance-size": size,
         _AWS + "instance-cpu": str(t.vcpus),
-        _AWS + "instance-memory": str(t.memory_gib * 1024),
+        _AWS + "instance-memory": str(round(t.memory_gib * 1024)),
     }
     if m:
         out[CATEGORY], out[_AWS + "instance-generation"] = m.group(1), m.group(2)
+    arch = [_ARCH[a] for a in architectures(t.name) if a in _ARCH]
+    if len(arch) == 1:  # a type AWS's data gives no (or two) architectures for has no label: `In` never matches it
+        out[ARCH] = arch[0]
     accel = t.accelerator
-    if accel.vendor.upper() == "NVIDIA":
+    if accel is None:  # a CPU type: no accelerator labels
+        pass
+    elif accel.vendor.upper() == "NVIDIA":
         out[_AWS + "instance-gpu-count"] = str(t.accelerator_count)
         out[_AWS + "instance-gpu-name"] = accel.name.split("-")[0].lower()
         out[_AWS + "instance-gpu-manufacturer"] = "nvidia"
-    else:  # Trainium, Inferentia: Neuron devices
+    else:  # Trainium, Inferentia: Neuron devices (and the other accelerators DescribeInstanceTypes lists)
         out[_AWS + "instance-accelerator-count"] = str(t.accelerator_count)
         out[_AWS + "instance-accelerator-name"] = accel.name.lower()
         out[_AWS + "instance-accelerator-manufacturer"] = accel.vendor.lower()
@@ -82,13 +90,14 @@ def memory_bytes(t: InstanceType) -> float:
 
 def capacity(t: InstanceType) -> dict[str, float]:
     """What one instance adds to the pool's resources, as `spec.limits` counts them."""
-    nvidia = t.accelerator.vendor.upper() == "NVIDIA"
+    vendor = t.accelerator.vendor.upper() if t.accelerator is not None else ""
+    nvidia, neuron = vendor == "NVIDIA", vendor == "AWS"
     return {
         "cpu": float(t.vcpus),
         "memory": memory_bytes(t),
         "nvidia.com/gpu": float(t.accelerator_count if nvidia else 0),
-        "aws.amazon.com/neuron": float(0 if nvidia else t.accelerator_count),
-        "aws.amazon.com/neurondevice": float(0 if nvidia else t.accelerator_count),
+        "aws.amazon.com/neuron": float(t.accelerator_count if neuron else 0),
+        "aws.amazon.com/neurondevice": float(t.accelerator_count if neuron else 0),
         "aws.amazon.com/neuroncore": float(t.neuron_cores or 0),
     }
 
@@ -156,7 +165,7 @@ class Pool:
 
     types: list[InstanceType]
     outside: list[str]  # accelerated types, families or categories it names that the catalogue lacks
-    accelerated: bool  # False: it can only launch instances without accelerators
+    accelerated: bool  # False: it can only launch instances without accelerators (planned too, since issue 35)
     purchases: tuple[str, ...]
     zones: tuple[str, ...]
     maxima: dict[str, int | None]  # per catalogue type: most instances under the limits (None: no limit binds)
@@ -175,6 +184,28 @@ def requirements(spec: Any, dig: Callable[..., Any], as_list: Callable[[Any], li
     return reqs
 
 
+def candidates(
+    spec: Any, cat: Any, dig: Callable[..., Any], as_list: Callable[[Any], list[Any]]
+) -> dict[str, InstanceType]:
+    """The types a pool is matched against: the curated training types, and the types AWS lists that the pool
+    names by type, family or category (`In`: a g6e pool, an m7i system pool), read from the generated table
+    only when it names a family, a category or a type the curated catalogue lacks. A pool that names none is
+    matched against the curated types only (matching every type AWS lists would plan a CPU pool as 1,400 types)."""
+    out: dict[str, InstanceType] = dict(cat.instance_types)
+    named = [q for q in requirements(spec, dig, as_list) if q.key in NAMING and q.operator == "In"]
+    if all(q.key == INSTANCE_TYPE and all(v in out for v in q.values) for q in named):
+        return out  # names curated types only, or nothing: the table is not read
+    for name in cat.all_names():
+        family = name.split(".", 1)[0]
+        m = _FAMILY.match(family)
+        category = m.group(1) if m else family
+        for q in named:
+            value = {INSTANCE_TYPE: name, FAMILY: family, CATEGORY: category}[q.key]
+            if value in q.values and name not in out:
+                out[name] = cat.spec(name)
+    return out
+
+
 def read(
     spec: Any, catalogue: dict[str, InstanceType], dig: Callable[..., Any], as_list: Callable[[Any], list[Any]]
 ) -> Pool:
@@ -186,7 +217,7 @@ def read(
     types = [t for t in catalogue.values() if all(q.matches(labels(t).get(q.key)) for q in typed)]
     named = [q for q in typed if q.key in NAMING and q.operator == "In"]
     outside = _outside(named, catalogue)
-    accelerated = bool(types) or bool(outside)
+    accelerated = any(t.accelerator is not None for t in types) or bool(outside)
     purchases: tuple[str, ...] = ("on-demand",)  # Karpenter's default when the pool does not say
     for q in reqs:
         if q.key == CAPACITY_TYPE:

@@ -120,6 +120,7 @@ class Launch:
     volumes: tuple[Volume, ...] | None = None  # None: not read (the root volume's size unknown)
     target: tuple[str, str] | None = None  # (model key, what it names) of a reference known only at deploy
     grows_with_jobs: bool = False  # launches up to `max_count` as jobs arrive (an AWS PCS group)
+    in_placement_group: bool | None = None  # launches into a cluster placement group (its own or its template's)
 
     def fields(self) -> dict[str, Any]:
         """The `NodeGroup` fields this sets (a launch target known at deploy named by what it is)."""
@@ -130,6 +131,7 @@ class Launch:
             "root_volume_gib": None,
             "volumes": self.volumes,
             "grows_with_jobs": self.grows_with_jobs,
+            "in_placement_group": self.in_placement_group,
         }
         if self.target is not None:
             key, what = self.target
@@ -191,14 +193,17 @@ def rebuild(
     gaps: list[Violation] = []
     unplanned: list[tuple[Unplanned, str | None]] = []
     region = region or graph.region() or _region_of_zones(graph)
-    groups = [g for _, read in _FIXED_COMPUTE for g in read(graph, cat, gaps, unplanned)]
+    # in URN order, as the unplanned entries below: a program registers from several threads, and the groups'
+    # order (their key paths, the report's rows) must not depend on which ran first
+    found = [g for _, read in _FIXED_COMPUTE for g in read(graph, cat, gaps, unplanned)]
+    groups = sorted(found, key=lambda g: (g.capacity.urn, g.name))
     elastic, refused = read_elastic(graph, cat)
     unplanned += elastic
     gaps += [Violation(**g) for g in refused]
     out = Rebuilt(None, region, gaps=gaps)
     lustres = graph.of_type(LUSTRE)
-    if not groups and not unplanned:
-        return out
+    if not _accelerated(cat, [g.instance_type for g in groups] + [t for u, _ in unplanned for t in u.instance_types]):
+        return out  # no accelerated compute: not a training cluster (its CPU groups are planned only beside one)
     if region is None:
         gaps.append(
             Violation(
@@ -286,6 +291,7 @@ def rebuild(
             g.volumes,
             target,
             g.grows_with_jobs,
+            any(pg.get("strategy") == "cluster" for pg in g.placement_groups) or g.external_placement is not None,
         )
         node_groups.append(entry)
 
@@ -694,7 +700,7 @@ def _instance_groups(
                 )
             )
             continue
-        if not isinstance(itype, str) or itype not in cat.instance_types:
+        if not isinstance(itype, str) or not cat.lists(itype):
             if isinstance(itype, str) and _ACCELERATED.match(itype):
                 outside.setdefault(itype, ([], inst.urn))[0].append(inst)
             continue
@@ -863,12 +869,21 @@ def _pcs_purchase(r: Resource, template: Resource | None, gaps: list[Violation])
     return purchase
 
 
+def _accelerated(cat: Any, types: list[str]) -> bool:
+    """True when one of `types` has an accelerator (listed with one, or named like an accelerated family)."""
+    for t in (name.removeprefix("ml.") for name in types):  # a SageMaker type names its EC2 type after "ml."
+        spec = cat.get(t)
+        if (spec is not None and spec.accelerator is not None) or (spec is None and _ACCELERATED.match(t + ".")):
+            return True
+    return False
+
+
 def _pcs_unpriced(
     r: Resource, cat: Any, lo: int | None, hi: int | None, unplanned: list[tuple[Unplanned, str | None]]
 ) -> None:
     """A PCS group bought as an interruptible capacity reservation: counted, named, never priced."""
     types = [t for t in (dig(i, "instanceType") for i in as_list(r.get("instanceConfigs"))) if isinstance(t, str)]
-    accelerated = [t for t in types if t in cat.instance_types or _ACCELERATED.match(t)]
+    accelerated = [t for t in types if cat.lists(t) or _ACCELERATED.match(t)]
     if not accelerated:
         return
     what = f"{PCS_KIND} '{r.name}'"
@@ -936,8 +951,8 @@ def _pick(
         )
         return None
     names = [t for t in types if isinstance(t, str)]
-    listed = [t for t in names if t in cat.instance_types]
-    others = [t for t in names if t not in cat.instance_types and _ACCELERATED.match(t)]
+    listed = [t for t in names if cat.lists(t)]
+    others = [t for t in names if not cat.lists(t) and _ACCELERATED.match(t)]
     if not listed:
         if others:
             unplanned.append(

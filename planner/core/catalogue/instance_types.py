@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from planner.core.catalogue import shipped_data as _data
@@ -52,6 +52,9 @@ class Accelerator:
     neuron_cores: int | None = None
     notes: str = ""
     memory_gb: float | None = None  # the decimal GB its source gives, when it gives GB (memory_gib is converted)
+    # the name EC2's DescribeInstanceTypes gives the chip: the types of the generated table with it get this
+    # record (its peak FLOPS), not a bare one
+    ec2_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -60,10 +63,10 @@ class InstanceType:
 
     name: str
     family: str
-    accelerator: Accelerator
+    accelerator: Accelerator | None  # None: the type has no accelerator (a CPU type from the generated table)
     accelerator_count: int
     vcpus: int
-    memory_gib: int
+    memory_gib: float
     network_cards: int | None  # None: not published for the type (p6e-gb200.36xlarge)
     network_bandwidth_gbps: float
     efa_supported: bool
@@ -82,6 +85,14 @@ class InstanceType:
     # regions where the Capacity Blocks pricing page sells the type's blocks beyond `regions` (the offerings)
     capacity_block_regions: tuple[str, ...] = ()
     capacity_block_local_zones: tuple[LocalZone, ...] = ()  # Local Zones the pricing page sells its blocks in
+    # True for the hand-curated training types of catalogue.yaml; False for a type built from the table
+    # generated from DescribeInstanceTypes (instance_types.yaml: no peak FLOPS, no interconnect domain)
+    curated: bool = True
+
+    @property
+    def accelerator_name(self) -> str:
+        """The accelerator's name, or "" for a type with none."""
+        return self.accelerator.name if self.accelerator is not None else ""
 
     def sold_in(self, region: str, purchase: Purchase) -> bool:
         """Listed in `region` for `purchase`: the offerings, plus the Capacity Blocks pricing page's regions for blocks."""
@@ -97,15 +108,17 @@ class InstanceType:
 
     @property
     def neuron_cores(self) -> int | None:
-        per_chip = self.accelerator.neuron_cores
+        per_chip = self.accelerator.neuron_cores if self.accelerator is not None else None
         return per_chip * self.accelerator_count if per_chip else None
 
     @property
     def accelerator_memory_gib(self) -> float:
-        return self.accelerator.memory_gib * self.accelerator_count
+        return self.accelerator.memory_gib * self.accelerator_count if self.accelerator is not None else 0.0
 
     def peak_pflops(self, precision: str) -> float | None:
-        """Peak PFLOPS of one instance at `precision` (bf16_dense, fp8_dense, fp8_sparse)."""
+        """Peak PFLOPS of one instance at `precision` (bf16_dense, fp8_dense, fp8_sparse); None when unknown."""
+        if self.accelerator is None:
+            return None
         tf = self.accelerator.peak_tflops.get(precision)
         return None if tf is None else tf * self.accelerator_count / 1000.0
 
@@ -182,7 +195,25 @@ class Catalogue:
     ultraserver_types: Mapping[str, UltraServerType]
 
     def get(self, name: str) -> InstanceType | None:
-        return self.instance_types.get(name)
+        """Any instance type AWS lists: a curated training type, else one built from the generated table
+        (`instance_types.yaml`, read only when a name is not curated); None when AWS lists no such type."""
+        found = self.instance_types.get(name)
+        return found if found is not None else generated_type(name)
+
+    def spec(self, name: str) -> InstanceType:
+        """`get(name)` for a name already checked to be listed (a parsed node group's type); KeyError otherwise."""
+        found = self.get(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def lists(self, name: str) -> bool:
+        """True for a type AWS lists (curated or in the generated table)."""
+        return name in self.instance_types or name in generated_names()
+
+    def all_names(self) -> tuple[str, ...]:
+        """Every listed type, sorted: the curated ones and the generated table's (which this reads)."""
+        return tuple(sorted(set(self.instance_types) | set(generated_names())))
 
     def ultraservers_of(self, instance_type: str) -> tuple[UltraServerType, ...]:
         """The UltraServer types `instance_type` is a member of, smallest first (p6e-gb200.36xlarge: two)."""
@@ -242,6 +273,7 @@ def _accelerator(name: str, raw: dict[str, Any]) -> Accelerator:
         source=raw["source"],
         neuron_cores=raw.get("neuron_cores"),
         notes=raw.get("notes", ""),
+        ec2_name=raw.get("ec2_name"),
     )
 
 
@@ -311,3 +343,102 @@ def build(raw: dict[str, Any]) -> Catalogue:
 def load() -> Catalogue:
     """The shipped catalogue (parsed once per process)."""
     return build(_data.raw("catalogue.yaml")[0])
+
+
+# --- the generated table: every type AWS's DescribeInstanceTypes lists (instance_types.yaml) ---------------
+
+GENERATED_FILE = "instance_types.yaml"
+DESCRIBE_SOURCE = "ec2-describe-instance-types"  # the catalogue's source ids the generated figures rest on
+OFFERINGS_SOURCE = "ec2-instance-type-offerings"
+
+
+@lru_cache(maxsize=1)
+def _generated() -> dict[str, Any]:
+    """The generated table's entries by type name: read on the first lookup of a type the curated catalogue
+    lacks, never by a plan of curated types only (start-up stays as it was)."""
+    entries: dict[str, Any] = _data.raw(GENERATED_FILE)[0]["instance_types"]
+    return entries
+
+
+def generated_names() -> frozenset[str]:
+    """Every type name in the generated table (reads it)."""
+    return frozenset(_generated())
+
+
+def architectures(name: str) -> tuple[str, ...]:
+    """The processor architectures DescribeInstanceTypes gives a type (x86_64, arm64); () when the generated
+    table does not list it (p6e-gb200.36xlarge). Reads the table."""
+    e = _generated().get(name)
+    return tuple(e.get("architectures") or ()) if e is not None else ()
+
+
+def generated_as_of() -> str:
+    """The day the generated table's data was published (its `as_of`)."""
+    return str(_data.raw(GENERATED_FILE)[0]["as_of"])
+
+
+def _bandwidth(entry: Mapping[str, Any]) -> float:
+    """Gbps: NetworkPerformance's figure ("Up to 12.5 Gigabit": 12.5), as the curated entries take it; else
+    the sum of the network cards' peak bandwidth; 0 when AWS's data gives neither."""
+    words = str(entry.get("network_performance") or "").removeprefix("Up to ").split()
+    if len(words) == 2 and words[1] == "Gigabit":
+        try:
+            return float(words[0])
+        except ValueError:
+            pass
+    return float(entry.get("peak_bandwidth_gbps") or 0.0)
+
+
+@cache
+def generated_type(name: str) -> InstanceType | None:
+    """The type `name` built from the generated table (DescribeInstanceTypes' figures, the offerings' regions),
+    or None when the table does not list it. Its accelerator, if any, has no peak FLOPS (AWS's API gives
+    none): the figures that need one are unknown for it, never guessed."""
+    e = _generated().get(name)
+    if e is None:
+        return None
+    accs = e.get("accelerators") or []
+    acc = None
+    count = 0
+    if accs:
+        a = accs[0]
+        memory = a.get("memory_mib")
+        curated = next((c for c in load().accelerators.values() if c.ec2_name and c.ec2_name == a.get("name")), None)
+        acc = curated or Accelerator(
+            name=str(a.get("name") or a.get("kind")),
+            vendor=str(a.get("maker") or ""),
+            memory_gib=round(memory / 1024, 2) if memory else 0.0,
+            peak_tflops={},
+            source=DESCRIBE_SOURCE,
+            neuron_cores=a.get("cores"),
+            notes=f"EC2 DescribeInstanceTypes: {a.get('kind')} accelerator; no peak FLOPS in AWS's API data.",
+        )
+        count = int(a.get("count") or 0)
+    efa_max = int(e.get("efa_max_interfaces") or 0)
+    storage = e.get("local_storage") or []
+    nvme = bool(e.get("local_nvme")) and bool(storage)
+    usage = set(e.get("usage_classes") or ())
+    return InstanceType(
+        name=name,
+        family=name.split(".")[0],
+        accelerator=acc,
+        accelerator_count=count,
+        vcpus=int(e["vcpus"]),
+        memory_gib=e["memory_mib"] / 1024,
+        network_cards=e.get("network_cards"),
+        network_bandwidth_gbps=_bandwidth(e),
+        efa_supported=efa_max > 0,
+        efa_generation=None,
+        efa_max_interfaces=efa_max,
+        efa_first_card=int(e.get("efa_first_card") or 0),
+        max_network_interfaces=e.get("max_network_interfaces"),
+        local_nvme_disks=int(storage[0]["count"]) if nvme else 0,
+        local_nvme_disk_gb=int(storage[0]["size_gb"]) if nvme else 0,
+        spot="spot" in usage,
+        capacity_block="capacity-block" in usage,
+        regions=tuple(e.get("regions") or ()),
+        source=DESCRIBE_SOURCE,
+        field_sources={"regions": OFFERINGS_SOURCE},
+        notes="Generated from EC2 DescribeInstanceTypes and DescribeInstanceTypeOfferings (instance_types.yaml).",
+        curated=False,
+    )

@@ -176,6 +176,9 @@ class PriceBook:
     # the book's date, the day its prices are counted old to (`as_of:` at the top of the file, else its newest
     # entry's); a layered book takes the newest of its layers'
     as_of: str | None = None
+    # on-demand prices of every type, from the generated per-region files (prices/on-demand/REGION.yaml), under
+    # every entry of the book: read for a region only when a key has no entry, no derivation and no `unknown`
+    generated_on_demand: bool = False
 
     def with_overrides(self, overrides: tuple[Override, ...]) -> PriceBook:
         """This book with the user's --price figures on top."""
@@ -193,6 +196,10 @@ class PriceBook:
             return direct
         d = self.derived.get((instance_type, purchase))
         if d is None:
+            if self.generated_on_demand and purchase == "on-demand":
+                key = (instance_type, region, purchase)
+                if key not in self.unknown:
+                    return generated_on_demand(region).get(instance_type)
             return None
         base = self.instances.get((d.source_type, region, purchase))
         if base is None:
@@ -229,6 +236,7 @@ class PriceBook:
             overrides=self.overrides,
             unknown={**{k: v for k, v in self.unknown.items() if k not in parsed.instances}, **parsed.unknown},
             as_of=max((d for d in (self.as_of, parsed.as_of) if d is not None), key=day, default=None),
+            generated_on_demand=self.generated_on_demand,
         )
 
     def unknown_instance(self, instance_type: str, region: str, purchase: Purchase) -> Unknown | None:
@@ -351,16 +359,24 @@ def _repeated(r: Any, seen: dict[tuple[Any, ...], Path], key: tuple[Any, ...], p
 def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     from planner.core.catalogue import instance_types as _catalogue
     from planner.core.reading.fields import REGION as _REGION
-    from planner.core.reading.fields import Reader
+    from planner.core.reading.fields import Reader, _closest, _kind
 
     r = Reader(origin, lines)
     top = r.mapping(data, (), TOP_KEYS)
     if top is None:
         raise InputError(r.problems)
-    types = _catalogue.load().instance_types
+    cat = _catalogue.load()
     name = r.get(top, "name", (), r.string) or os.path.basename(origin)
     region_conv = r.pattern(_REGION, "an AWS region such as us-east-2")
-    type_conv = r.choice(tuple(types))
+
+    def type_conv(v: Any, path: Path) -> str | None:
+        """A type AWS lists (curated, or in the generated table, read only for a name the curated lack)."""
+        if isinstance(v, str) and cat.lists(v):
+            return v
+        hint = _closest(str(v), cat.all_names()) if isinstance(v, str) else ""
+        r.fail(path, f"expected an instance type AWS lists (`planner catalog --all`), got {_kind(v)}{hint}")
+        return None
+
     seen: dict[tuple[Any, ...], Path] = {}  # each price's key -> the entry that gave it
 
     def instance_key(m: dict[str, Any], p: Path) -> tuple[Any, ...]:
@@ -531,9 +547,9 @@ def parse_override(text: str) -> Override:
         )
     key, at, region = key.partition("@")
     itype, colon, purchase = key.partition(":")
-    types = _catalogue.load().instance_types
-    if itype not in types:
-        raise bad(f"unknown instance type '{itype}'{_closest(itype, types)}")
+    cat = _catalogue.load()
+    if not cat.lists(itype):
+        raise bad(f"unknown instance type '{itype}'{_closest(itype, cat.all_names())}")
     if colon and purchase not in PURCHASES:
         raise bad(
             f"unknown purchase '{purchase}'{_closest(purchase, PURCHASES)}; expected one of: {', '.join(PURCHASES)}"
@@ -559,9 +575,33 @@ def load_file(path: str, base: PriceBook | None = None) -> PriceBook:
 
 @cache
 def builtin(name: str) -> PriceBook:
-    """A price book shipped in `planner/data/prices/NAME.yaml`."""
+    """A price book shipped in `planner/data/prices/NAME.yaml`; "current" over the generated on-demand prices."""
     data, lines = _data.raw(f"prices/{name}.yaml")
-    return _parse(data, f"planner/data/prices/{name}.yaml", lines)
+    book = _parse(data, f"planner/data/prices/{name}.yaml", lines)
+    return replace(book, generated_on_demand=True) if name == DEFAULT else book
+
+
+GENERATED_DIR = "prices/on-demand"  # one file per region, written by tools/gen_on_demand_prices.py
+_REGION_FILE = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]")  # a region name, never a path
+
+
+@cache
+def generated_on_demand(region: str) -> Mapping[str, Price]:
+    """The on-demand prices of every type in `region` from its generated file (none when there is no file):
+    each names the dated copy of AWS's price data it was read from."""
+    if not _REGION_FILE.fullmatch(region):
+        return {}
+    try:
+        data = _data.raw(f"{GENERATED_DIR}/{region}.yaml")[0]
+    except FileNotFoundError:
+        return {}
+    sources = data["sources"]
+    out: dict[str, Price] = {}
+    origin = f"planner/data/{GENERATED_DIR}/{region}.yaml"
+    for itype, (usd, ref) in data["prices"].items():
+        src = sources[ref]
+        out[itype] = Price(float(usd), "instance-hour", src["url"], str(src["as_of"]), origin, None, src["note"])
+    return out
 
 
 def load_price_book(spec: str | None) -> PriceBook:

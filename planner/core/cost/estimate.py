@@ -297,7 +297,7 @@ def workload_hours(cluster: Cluster, cat: Catalogue) -> float | None:
         return None if run is None else run.run_hours
     peak = 0.0
     for g in cluster.node_groups:
-        per = dense_peak(cat.instance_types[g.instance_type], w.precision)
+        per = dense_peak(cat.spec(g.instance_type), w.precision)
         if per is None:
             return None
         peak += g.count * per

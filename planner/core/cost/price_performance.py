@@ -184,7 +184,7 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
         ultras = cat.ultraservers_of(t.name)
         unit = ultras[0].members if ultras else 1  # the smallest UltraServer the type is sold in
         ultra = ultras[0].name if ultras else None
-        limit = ULTRACLUSTER_MAX.get(t.accelerator.name)
+        limit = ULTRACLUSTER_MAX.get(t.accelerator_name)
         cap = None if limit is None else limit // t.accelerator_count // unit * unit
         timed: Estimate | None = None
         timed_count = 0
@@ -252,10 +252,10 @@ def compare(job: Job, book: PriceBook, cat: Catalogue, types: tuple[str, ...] = 
                     )
                 elif n > blocks.MAX_INSTANCES_PER_BLOCK:
                     notes.append(f"more than {blocks.MAX_INSTANCES_PER_BLOCK} instances: several Capacity Blocks")
-            limit = ULTRACLUSTER_MAX.get(t.accelerator.name)
+            limit = ULTRACLUSTER_MAX.get(t.accelerator_name)
             if limit is not None and n * t.accelerator_count > limit:
                 notes.append(
-                    f"{n * t.accelerator_count:,} {t.accelerator.name} is more than an EC2 UltraCluster holds ({limit:,})"
+                    f"{n * t.accelerator_count:,} {t.accelerator_name} is more than an EC2 UltraCluster holds ({limit:,})"
                 )
             if price.assumption:
                 notes.append(f"assumption: {price.assumption}")

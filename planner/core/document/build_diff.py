@@ -183,9 +183,11 @@ def _lacks(cost: CostReport | None, monthly: bool) -> list[str]:
 
 
 def _known_monthly(cost: CostReport | None) -> float | None:
-    """The monthly (730 h) cost of the priced line items: a lower bound when the estimate leaves something out."""
+    """The monthly (730 h) cost of the priced line items: a lower bound when the estimate leaves something out.
+    Not rounded: a change is rounded once, after the subtraction, so that items the same on both sides (a system
+    group beside the one that changed) cannot move it by a cent."""
     rate = None if cost is None else cost.priced_hourly_usd
-    return None if rate is None else round(rate * HOURS_PER_MONTH, 2)
+    return None if rate is None else rate * HOURS_PER_MONTH
 
 
 def _item_key(item: LineItem) -> tuple[str, str]:

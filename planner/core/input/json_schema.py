@@ -72,7 +72,7 @@ def _table(name: str, t: Table, instance_types: list[str]) -> dict[str, Any]:
         if f.default is not None:
             prop["default"] = f.default
         if name == "node_group" and key == "instance_type":
-            # completion from the catalogue; unknown types are the parser's error too
+            # completion from every type AWS lists; unknown types are the parser's error too
             prop = {"description": f.doc, "type": "string", "enum": instance_types}
         if name == "workload" and key == "model":
             # completion from the presets; any other value is a config.json path (the parser reads it)
@@ -129,7 +129,7 @@ def build() -> dict[str, Any]:
     cluster (a stack file, with aws:region), or a program's planning keys."""
     from planner.core.catalogue import instance_types as catalogue
 
-    types = sorted(catalogue.load().instance_types)
+    types = list(catalogue.load().all_names())  # every type AWS lists: the curated and the generated table's
     definitions = {name: _table(name, t, types) for name, t in SCHEMA.items()}
     definitions["program_config"] = _program_config(definitions["cluster"])
     top = {

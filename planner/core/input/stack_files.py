@@ -411,10 +411,11 @@ def node_group(r: Reader, raw: Any, p: Path, cluster_az: str, **read_back: Any) 
                 "(`planner catalog` lists their figures)",
             )
         else:
-            hint = _closest(itype, cat.instance_types)
+            hint = _closest(itype, cat.all_names())
             r.fail(
                 p + ("instance_type",),
-                f"unknown instance type {_kind(itype)}{hint}; expected one of: {', '.join(sorted(cat.instance_types))}",
+                f"unknown instance type {_kind(itype)}{hint}; expected a type AWS's DescribeInstanceTypes lists "
+                "(`planner catalog --all`)",
             )
     count = r.field(m, "node_group", "count", p)
     ultraservers = r.field(m, "node_group", "ultraservers", p)

@@ -109,6 +109,9 @@ class NodeGroup:
     # root volume's size unknown when only the AMI's mapping gives it); None: the components' one root
     # volume of `root_volume_gib` (`ebs`)
     volumes: tuple[Volume, ...] | None = None
+    # read back from a program: whether the group launches into a cluster placement group (its own, or its
+    # launch template's); None: a stack file's group, which the cluster's `placement_group` applies to
+    in_placement_group: bool | None = None
 
     @property
     def ebs(self) -> tuple[Volume, ...]:

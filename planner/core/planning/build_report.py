@@ -162,7 +162,7 @@ def topology(stack: Stack, cat: Catalogue) -> Topology:
     c = stack.cluster
     groups = []
     for g in c.node_groups:
-        t = cat.instance_types[g.instance_type]
+        t = cat.spec(g.instance_type)
         u = cat.ultraserver_of(g)
         groups.append(
             GroupTopology(
@@ -174,7 +174,7 @@ def topology(stack: Stack, cat: Catalogue) -> Topology:
                 g.efa,
                 t.efa_supported,
                 g.count * t.accelerator_count,
-                t.accelerator.name,
+                t.accelerator_name,
                 None if u is None else UltraServerUnit(u.name, u.members, u.accelerators, u.interconnect),
             )
         )

@@ -32,7 +32,7 @@ def summarize(cluster: Cluster, cat: Catalogue) -> Summary:
     peak = {p: 0.0 for p in PRECISIONS}
     peak_known = {p: True for p in PRECISIONS}
     for g in cluster.node_groups:
-        t = cat.instance_types[g.instance_type]
+        t = cat.spec(g.instance_type)
         ultra = cat.ultraserver_of(g)
         us = cat.ultraservers_in(g)  # booked whole: 6 of 4-member UltraServers occupy 2
         acc = g.count * t.accelerator_count
@@ -46,6 +46,8 @@ def summarize(cluster: Cluster, cat: Catalogue) -> Summary:
         totals["efa_bandwidth_gbps"] += efa_bw
         for p in PRECISIONS:
             v = t.peak_pflops(p)
+            if t.accelerator is None:
+                continue  # a type without accelerators adds no accelerator FLOPS (zero, known)
             if v is None:
                 peak_known[p] = False
             else:
@@ -59,7 +61,7 @@ def summarize(cluster: Cluster, cat: Catalogue) -> Summary:
                 ultraservers=us,
                 ultraserver_type=ultra.name if ultra else None,
                 accelerators=acc,
-                accelerator=t.accelerator.name,
+                accelerator=t.accelerator_name,
                 availability_zone=g.availability_zone,
                 efa=g.efa,
             )

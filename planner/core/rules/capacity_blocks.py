@@ -189,7 +189,7 @@ def supported(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """A type never sold through Capacity Blocks is an error. A type sold in blocks, but not in
     the stack's region, is `purchase-not-sold`'s (its data: the Capacity Blocks pricing page)."""
     for g in _block_groups(ctx):
-        if not ctx.catalogue.instance_types[g.instance_type].capacity_block:
+        if not ctx.catalogue.spec(g.instance_type).capacity_block:
             sold = sorted(n for n, t in ctx.catalogue.instance_types.items() if t.capacity_block)
             # a drop-in type is sold one by one; UltraServer members are bought by UltraServer (`ultraservers:`)
             single = [n for n in sold if not ctx.catalogue.is_member(n)]

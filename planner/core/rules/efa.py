@@ -22,7 +22,7 @@ EFA_LIMITS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#e
     remediation="Set `efa: false` on the node group, or pick an EFA-capable type (`planner catalog`, column EFA).",
 )
 def unsupported(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
-    if g.efa and not ctx.catalogue.instance_types[g.instance_type].efa_supported:
+    if g.efa and not ctx.catalogue.spec(g.instance_type).efa_supported:
         yield r.finding(
             ctx,
             g.path + ("efa",),
@@ -40,23 +40,25 @@ def unsupported(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
     remediation="Remove `efa: false` (EFA is on by default where the type supports it) unless the instances never talk to each other.",
 )
 def recommended(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.cluster.instances < 2:
+    # the instances that could talk over EFA: a CPU system group beside them (issue 35) is not one of them
+    capable = sum(g.count for g in ctx.cluster.node_groups if ctx.catalogue.spec(g.instance_type).efa_supported)
+    if capable < 2:
         return
     for g in ctx.cluster.node_groups:
-        t = ctx.catalogue.instance_types[g.instance_type]
+        t = ctx.catalogue.spec(g.instance_type)
         if not g.efa and t.efa_supported:
             yield r.finding(
                 ctx,
                 g.path + ("efa",),
                 f"node group '{g.name}': {g.instance_type} supports EFA ({f'v{t.efa_generation}, ' if t.efa_generation else ''}"
-                f"{t.network_bandwidth_gbps:,} Gbps) but it is off in a {ctx.cluster.instances}-instance cluster",
+                f"{t.network_bandwidth_gbps:,} Gbps) but it is off in a cluster of {capable} EFA-capable instances",
                 fix=Fix(f"EFA is on by default for {g.instance_type}", (remove(ctx, g.path + ("efa",)),)),
             )
 
 
 def efa_groups(ctx: RuleContext) -> list[NodeGroup]:
     """Node groups that will have EFA interfaces."""
-    return [g for g in ctx.cluster.node_groups if g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported]
+    return [g for g in ctx.cluster.node_groups if g.efa and ctx.catalogue.spec(g.instance_type).efa_supported]
 
 
 @rule(

@@ -233,11 +233,7 @@ def efa_clients(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
     dt = deployment_types()[fs.deployment_type]
     if not fs.efa_enabled or not dt.efa:
         return
-    tcp = [
-        g.name
-        for g in ctx.cluster.node_groups
-        if not (g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported)
-    ]
+    tcp = [g.name for g in ctx.cluster.node_groups if not (g.efa and ctx.catalogue.spec(g.instance_type).efa_supported)]
     if tcp:
         yield r.finding(
             ctx,

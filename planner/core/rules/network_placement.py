@@ -45,7 +45,7 @@ def public_ip(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
     """AssociatePublicIpAddress: "You cannot specify more than one network interface in the
     request." It is the interface count that matters, not the card count: one ENA interface
     (`efa: false`) may carry a public IP on any type."""
-    spec = ctx.catalogue.instance_types[g.instance_type]
+    spec = ctx.catalogue.spec(g.instance_type)
     n = launch_interfaces(g, spec)
     if g.public_ip and n > 1:
         yield r.finding(

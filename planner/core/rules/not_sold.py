@@ -47,7 +47,7 @@ def _fix(ctx: RuleContext, g: NodeGroup) -> Fix:
     """The purchase options the data and catalogue leave for this type in this region."""
     from planner.core.cost.offers import not_sold
 
-    t = ctx.catalogue.instance_types[g.instance_type]
+    t = ctx.catalogue.spec(g.instance_type)
     offers: tuple[tuple[Purchase, bool], ...] = (
         ("capacity-block", t.capacity_block),
         ("on-demand", True),

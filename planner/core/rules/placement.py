@@ -46,7 +46,7 @@ def placement_group(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if g.purchase == "on-demand"
         and g.efa
         and not g.launch_target
-        and ctx.catalogue.instance_types[g.instance_type].efa_supported
+        and ctx.catalogue.spec(g.instance_type).efa_supported
     )
     if c.placement_group == "none" and efa_on_demand > 1:
         yield r.finding(

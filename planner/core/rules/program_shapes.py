@@ -190,7 +190,7 @@ def node_group_multi_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             f"give node group '{g.name}' subnets in {g.availability_zone} only (drop those in "
             f"{', '.join(z for z in g.zones if z != g.availability_zone)})"
         )
-        if c.placement == "cluster":
+        if c.placement == "cluster" and g.in_placement_group is not False:
             yield r.finding(
                 ctx,
                 g.path + ("availability_zone",),
@@ -198,7 +198,7 @@ def node_group_multi_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 "in one AZ: launches (and scaling or instance refreshes) in the other AZs fail",
                 fix=fix,
             )
-        elif g.efa and ctx.catalogue.instance_types[g.instance_type].efa_supported:
+        elif g.efa and ctx.catalogue.spec(g.instance_type).efa_supported:
             yield r.finding(
                 ctx,
                 g.path + ("availability_zone",),
@@ -245,7 +245,7 @@ def efa_interface_layout(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Fi
 def _efa(
     itype: str, interfaces: tuple[LaunchInterface, ...], catalogue: Catalogue
 ) -> tuple[InstanceType | None, list[LaunchInterface]]:
-    spec = catalogue.instance_types.get(itype)
+    spec = catalogue.get(itype)
     efa = [n for n in interfaces if n.kind in ("efa", "efa-only")]
     return (None, []) if spec is None or not efa else (spec, efa)
 

@@ -27,8 +27,8 @@ def spot_unsupported(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Findin
     """The catalogue's `spot` follows DescribeInstanceTypes' SupportedUsageClasses (`make drift` compares
     them): trn2u.48xlarge lists `spot` there, so it is no error here (`ultraserver-purchase` warns that AWS
     documents UltraServers through Capacity Blocks)."""
-    if g.purchase == "spot" and not ctx.catalogue.instance_types[g.instance_type].spot:
-        t = ctx.catalogue.instance_types[g.instance_type]
+    if g.purchase == "spot" and not ctx.catalogue.spec(g.instance_type).spot:
+        t = ctx.catalogue.spec(g.instance_type)
         options: tuple[str, ...] = (
             (("capacity-block",) if ctx.catalogue.is_member(g.instance_type) else ("capacity-block", "on-demand"))
             if t.capacity_block

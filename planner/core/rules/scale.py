@@ -38,7 +38,9 @@ def ultracluster_scale(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     chips: dict[str, int] = defaultdict(int)
     first: dict[str, NodeGroup] = {}
     for g in ctx.cluster.node_groups:
-        t = ctx.catalogue.instance_types[g.instance_type]
+        t = ctx.catalogue.spec(g.instance_type)
+        if t.accelerator is None:
+            continue
         chips[t.accelerator.name] += g.count * t.accelerator_count
         first.setdefault(t.accelerator.name, g)
     for name, n in sorted(chips.items()):
@@ -86,7 +88,7 @@ def _move_to(ctx: RuleContext, region: str) -> str:
 def instance_region(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     region = ctx.stack.region
     for g in ctx.cluster.node_groups:
-        t = ctx.catalogue.instance_types[g.instance_type]
+        t = ctx.catalogue.spec(g.instance_type)
         if not t.sold_in(region, g.purchase):
             blocks_too = (
                 f" (Capacity Blocks also in {', '.join(t.capacity_block_regions)})" if t.capacity_block_regions else ""

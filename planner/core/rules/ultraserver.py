@@ -167,7 +167,7 @@ def purchase(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
     the catalogue lists as not offered as Spot is `spot-unsupported`'s, not reported twice."""
     if ctx.catalogue.ultraserver_of(g) is None or g.purchase not in ("on-demand", "spot"):
         return
-    if g.purchase == "spot" and not ctx.catalogue.instance_types[g.instance_type].spot:
+    if g.purchase == "spot" and not ctx.catalogue.spec(g.instance_type).spot:
         return
     how = "on demand" if g.purchase == "on-demand" else "as Spot"
     capacity = "on-demand" if g.purchase == "on-demand" else "Spot"

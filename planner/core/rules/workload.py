@@ -103,9 +103,7 @@ def memory(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     w = ctx.cluster.workload
     if w is None:
         return
-    have = sum(
-        g.count * ctx.catalogue.instance_types[g.instance_type].accelerator_memory_gib for g in ctx.cluster.node_groups
-    )
+    have = sum(g.count * ctx.catalogue.spec(g.instance_type).accelerator_memory_gib for g in ctx.cluster.node_groups)
     run = None
     if w.predicted:  # the run-time model is imported only for a workload it times
         from planner.core.runtime_model.cluster_run import run_for

@@ -86,8 +86,8 @@ class Check:
 
 
 def stack_of_type(instance_type: str, cat: Catalogue | None = None) -> str:
-    t = (cat or load()).instance_types[instance_type]
-    found = hardware.stack_of(t.accelerator.name)
+    t = (cat or load()).spec(instance_type)
+    found = hardware.stack_of(t.accelerator_name)
     assert found is not None, instance_type
     return found
 
@@ -142,7 +142,7 @@ def references() -> tuple[Reference, ...]:
 
 def system_of(ref: Reference) -> hardware.System:
     cat = load()
-    t = cat.instance_types[ref.instance_type]
+    t = cat.spec(ref.instance_type)
     ultra = cat.ultraserver_types[ref.ultraserver] if ref.ultraserver else None
     s = hardware.for_instances(t, max(1, ref.accelerators // t.accelerator_count), ultra)
     assert s is not None, ref.id
@@ -279,7 +279,7 @@ def error_band() -> float:
 def references_for(accelerator: str) -> tuple[str, ...]:
     """Ids of the references measured on `accelerator` (none: the prediction is extrapolated)."""
     cat = load()
-    return tuple(r.id for r in references() if cat.instance_types[r.instance_type].accelerator.name == accelerator)
+    return tuple(r.id for r in references() if cat.spec(r.instance_type).accelerator_name == accelerator)
 
 
 def stack_references(stack: str) -> tuple[str, ...]:

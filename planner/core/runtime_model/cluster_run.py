@@ -64,7 +64,7 @@ def run_for(cluster: Cluster, cat: Catalogue) -> ClusterRun | None:
         return None
     peaks: dict[str, float] = {}
     for g in cluster.node_groups:
-        peak = cat.instance_types[g.instance_type].peak_pflops(f"{w.precision}_dense")
+        peak = cat.spec(g.instance_type).peak_pflops(f"{w.precision}_dense")
         if peak:
             peaks[g.instance_type] = peaks.get(g.instance_type, 0.0) + peak * g.count
     if not peaks:
@@ -106,7 +106,7 @@ def _run(
     from planner.core.catalogue.instance_types import load
 
     cat = load()
-    t = cat.instance_types[instance_type]
+    t = cat.spec(instance_type)
     est = estimate(model, instance_type, instances, run, tokens, ultra, lustre_mb_s, CHECKPOINT_INTERVAL_HOURS, cat)
     notes: list[str] = []
     if others:
@@ -116,8 +116,9 @@ def _run(
         )
     unfit = None
     if est is None:
-        unfit = _unfit(model, t.accelerator.name, t.accelerator_count * instances, t.accelerator.memory_gib, run)
-        memory = link_figures(t.accelerator.name) is not None
+        per_chip = t.accelerator.memory_gib if t.accelerator is not None else 0.0
+        unfit = _unfit(model, t.accelerator_name, t.accelerator_count * instances, per_chip, run)
+        memory = link_figures(t.accelerator_name) is not None
         return ClusterRun(instance_type, instances, ultra, groups, None, unfit, tuple(notes), memory)
     notes += _topology_notes(model, est, run, tokens, instance_type, instances, ultra, lustre_mb_s, cat)
     return ClusterRun(instance_type, instances, ultra, groups, est, None, tuple(notes))
@@ -168,7 +169,7 @@ def _topology_notes(
     lustre_mb_s: float | None,
     cat: Catalogue,
 ) -> list[str]:
-    t = cat.instance_types[instance_type]
+    t = cat.spec(instance_type)
     lay, b, step = est.layout, est.breakdown, est.step_seconds
     notes = []
     if ultra is not None:
@@ -217,15 +218,9 @@ def _topology_notes(
     if est.extrapolated_from:
         from planner.core.runtime_model.calibration import references
 
-        on = sorted(
-            {
-                cat.instance_types[r.instance_type].accelerator.name
-                for r in references()
-                if r.id in est.extrapolated_from
-            }
-        )
+        on = sorted({cat.spec(r.instance_type).accelerator_name for r in references() if r.id in est.extrapolated_from})
         notes.append(
-            f"extrapolated: no published measurement on {t.accelerator.name}; its constants come from "
+            f"extrapolated: no published measurement on {t.accelerator_name}; its constants come from "
             f"{len(est.extrapolated_from)} references on {', '.join(on)} (docs/runtime-model.md)"
         )
     return notes

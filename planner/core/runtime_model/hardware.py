@@ -113,6 +113,8 @@ def build(
 
 def for_instances(t: InstanceType, instances: int, ultra: UltraServerType | None = None) -> System | None:
     """`instances` of type `t`; joined `ultra.members` at a time by the UltraServer's link when `ultra` is given."""
+    if t.accelerator is None:
+        return None  # no accelerator: nothing to run a model on
     domain = ultra.accelerators if ultra is not None else t.accelerator_count
     name = f"{instances} x {t.name}" + (f" ({ultra.name})" if ultra is not None else "")
     return build(name, t.accelerator, t.accelerator_count, instances, domain, t.network_bandwidth_gbps)

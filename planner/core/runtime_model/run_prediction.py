@@ -85,7 +85,7 @@ def estimate(
     """The run's estimate on `instances` of `instance_type` (joined into `ultraserver`s when given);
     None when the model fits no layout there or the accelerator has no link figures."""
     cat = cat or load()
-    t = cat.instance_types[instance_type]
+    t = cat.spec(instance_type)
     ultra = cat.ultraserver_types[ultraserver] if ultraserver else None
     system = hardware.for_instances(t, instances, ultra)
     return on_system(model, system, run, tokens, lustre_mb_s, checkpoint_interval_hours)
