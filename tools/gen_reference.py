@@ -231,8 +231,9 @@ def price_book_page() -> str:
         "# Price book reference\n",
         HEADER,
         "The built-in price books (`planner/data/prices/`): every price with the page it comes from and the date ",
-        "it was read. What is not listed is unknown, never zero. The [cost page](../cost.md) explains how the ",
-        "estimate uses them.\n\n",
+        "it was read. Under `current`, the on-demand price of every other type AWS lists comes from the ",
+        "generated per-region files summed up at the end of its section. What is in neither is unknown, never ",
+        "zero. The [cost page](../cost.md) explains how the estimate uses them.\n\n",
     ]
     for name in BUILTIN:
         book = builtin(name)
@@ -281,8 +282,35 @@ def price_book_page() -> str:
             out.append("\n### Derived prices\n\n| instance type | purchase | priced as | basis |\n|---|---|---|---|\n")
             for (itype, purchase), d in sorted(book.derived.items()):
                 out.append(f"| `{itype}` | {purchase} | `{d.source_type}` | {_cell(d.basis)} |\n")
+        if book.generated_on_demand:
+            out.append(_generated_prices_section())
         out.append("\n")
     return "".join(out).rstrip("\n") + "\n"
+
+
+def _generated_prices_section() -> str:
+    """The generated on-demand files (planner/data/prices/on-demand/), per region: how many prices, from which
+    dated copy (each price is in its region's file; listing ~25,000 here would bury the book)."""
+    from planner.core.cost.book import GENERATED_DIR
+    from planner.core.reading.yaml_lines import DATA_DIR
+
+    out = [
+        "\n### On demand, every other type (generated)\n\n",
+        f"Read from `planner/data/{GENERATED_DIR}/REGION.yaml` (`tools/gen_on_demand_prices.py`) for a key the ",
+        "entries above neither price nor explain: one file per region, each price naming its copy.\n\n",
+        "| region | prices | from (as of) |\n|---|---|---|\n",
+    ]
+    import yaml
+
+    for path in sorted(Path(DATA_DIR, GENERATED_DIR).glob("*.yaml")):
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+        per = {ref: sum(1 for _, r in data["prices"].values() if r == ref) for ref in data["sources"]}
+        sources = ", ".join(
+            f"{_link('/'.join(src['url'].split('/')[3:5]), src['url'])} ({src['as_of']}): {per[ref]}"
+            for ref, src in sorted(data["sources"].items())
+        )
+        out.append(f"| {data['region']} | {len(data['prices'])} | {sources} |\n")
+    return "".join(out)
 
 
 def cli_page() -> str:
