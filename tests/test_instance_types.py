@@ -366,3 +366,35 @@ def test_the_price_generator_reads_the_copies_it_names() -> None:
     )
     data = yaml.safe_load(text)
     assert data["prices"] == {"g6e.xlarge": [1.86, "aws-gpu"], "m7i.large": [0.1008, "ec2-shop"]}  # newer copy wins
+
+
+def test_a_cpu_group_beside_the_trainers_adds_no_flops_and_takes_no_hours_away(tmp_path: Path) -> None:
+    """An MFU workload on p5en plus an m7i system group: the hours are the p5en groups' (the m7i adds zero
+    FLOPS, not an unknown); near miss: CPU types only, the hours are unknown and said so, never a crash."""
+    from planner.core.cost.estimate import workload_hours
+    from planner.core.cost.training import hours_for_flops
+    from planner.core.input.stack_files import load_stack
+
+    body = (
+        "config:\n  aws:region: us-east-1\n  planner:cluster:\n    availability_zone: us-east-1a\n"
+        "    node_groups:\n{groups}    workload: {{parameters: 8.0e+9, tokens: 1.0e+10, mfu: 0.4}}\n"
+    )
+    both = tmp_path / "Pulumi.both.yaml"
+    both.write_text(
+        body.format(
+            groups="      - {name: gpus, instance_type: p5en.48xlarge, count: 2}\n"
+            "      - {name: system, instance_type: m7i.large, count: 2, efa: false}\n"
+        ),
+        encoding="utf-8",
+    )
+    cluster = load_stack(str(both)).cluster
+    p5en = CAT.spec("p5en.48xlarge").peak_pflops("bf16_dense")
+    assert p5en is not None and cluster.workload is not None
+    expected = hours_for_flops(cluster.workload.flops_per_token() * cluster.workload.tokens, 2 * p5en, 0.4)
+    assert workload_hours(cluster, CAT) == pytest.approx(expected)
+    cpu = tmp_path / "Pulumi.cpu.yaml"
+    cpu.write_text(body.format(groups="      - {name: system, instance_type: m7i.large, count: 2, efa: false}\n"))
+    assert workload_hours(load_stack(str(cpu)).cluster, CAT) is None
+    res = run_cli("plan", str(cpu))
+    assert res.code == 0 and "the workload's hours are unknown" in res.out
+    assert "add a node group of an accelerated instance type" in res.out  # workload-memory's fix, no division by 0

@@ -224,7 +224,7 @@ def _compared(args: argparse.Namespace) -> Any:  # planner.core.document.compare
     if args.instances is not None and args.instances <= 0:
         raise InputError([Problem(ARGS, None, "--instances", f"expected a positive integer, got {args.instances}")])
     _check_region(args.region, cat)
-    unknown = [t for t in args.types if not cat.lists(t)]
+    unknown = [t for t in args.types if t not in cat.instance_types]  # compare ranks the curated training types
     if unknown:
         from planner.core.reading.fields import closest
 

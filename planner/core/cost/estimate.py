@@ -297,10 +297,15 @@ def workload_hours(cluster: Cluster, cat: Catalogue) -> float | None:
         return None if run is None else run.run_hours
     peak = 0.0
     for g in cluster.node_groups:
-        per = dense_peak(cat.spec(g.instance_type), w.precision)
+        t = cat.spec(g.instance_type)
+        if t.accelerator is None:
+            continue  # a CPU group (a system node group beside the trainers) adds no FLOPS
+        per = dense_peak(t, w.precision)
         if per is None:
             return None
         peak += g.count * per
+    if peak <= 0:
+        return None  # no accelerators at all: nothing runs the model
     return hours_for_flops(w.flops_per_token() * w.tokens, peak, w.mfu)
 
 
@@ -361,7 +366,12 @@ def estimate(stack: Stack, book: PriceBook, catalogue: Catalogue | None = None) 
         run, basis = wl_hours, "workload"
     else:
         run, basis = None, "none"
-        notes.append("no schedule.hours and no workload: hourly and monthly rates only, total unknown")
+        notes.append(
+            "no schedule.hours and no workload: hourly and monthly rates only, total unknown"
+            if c.workload is None
+            else "no schedule.hours, and the workload's hours are unknown (no peak FLOPS or step-time figures for "
+            "its accelerators): hourly and monthly rates only, total unknown"
+        )
     now = _now(stack, cat)
     items, more = _items(now, book, run, cat)
     return CostEstimate(

@@ -245,8 +245,7 @@ def efa_clients(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
 
 def _efa_clients_fix(ctx: RuleContext, fs: Lustre, tcp: list[str]) -> Fix:
     """Turn EFA on where the type has it; a type without EFA can only be swapped or left on TCP."""
-    cat = ctx.catalogue.instance_types
-    off = [g for g in ctx.cluster.node_groups if g.name in tcp and cat[g.instance_type].efa_supported]
+    off = [g for g in ctx.cluster.node_groups if g.name in tcp and ctx.catalogue.spec(g.instance_type).efa_supported]
     no_efa = set_to(ctx, _path(fs, "efa_enabled"), False)
     if off:
         return Fix(edits=tuple(remove(ctx, g.path + ("efa",)) for g in off), alternatives=(no_efa,))

@@ -156,9 +156,11 @@ def _size(ctx: RuleContext, g: NodeGroup, count: int, size: int, note: str) -> E
 def _memory_fix(ctx: RuleContext, need: float, have: float) -> Fix:
     """How many more instances (whole UltraServers) of the group with the most memory per
     instance hold the training state, before activations."""
-    cat = ctx.catalogue.instance_types
-    g = max(ctx.cluster.node_groups, key=lambda g: cat[g.instance_type].accelerator_memory_gib)
-    t = cat[g.instance_type]
+    spec = ctx.catalogue.spec
+    g = max(ctx.cluster.node_groups, key=lambda g: spec(g.instance_type).accelerator_memory_gib)
+    t = spec(g.instance_type)
+    if t.accelerator_memory_gib <= 0:  # no accelerators at all (CPU types only): nothing to add more of
+        return "add a node group of an accelerated instance type (`planner catalog`), or train fewer parameters"
     size = ctx.catalogue.unit_of(g)
     units = math.ceil((need - have) / (t.accelerator_memory_gib * size))
     count = g.count + units * size
