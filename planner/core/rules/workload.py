@@ -160,7 +160,7 @@ def _memory_fix(ctx: RuleContext, need: float, have: float) -> Fix:
     g = max(ctx.cluster.node_groups, key=lambda g: spec(g.instance_type).accelerator_memory_gib)
     t = spec(g.instance_type)
     if t.accelerator_memory_gib <= 0:  # no accelerators at all (CPU types only): nothing to add more of
-        return "add a node group of an accelerated instance type (`planner catalog`), or train fewer parameters"
+        return advice("add a node group of an accelerated instance type (`planner catalog`), or train fewer parameters")
     size = ctx.catalogue.unit_of(g)
     units = math.ceil((need - have) / (t.accelerator_memory_gib * size))
     count = g.count + units * size
