@@ -87,12 +87,18 @@ _PLAIN = _Key(None, None, False, None, False)
 # --- writing ------------------------------------------------------------------------------
 
 
+# written as they are; checked by exact type first, since most of a document's values are these
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def dump(value: object) -> object:
     """`value` (a document dataclass, or a tuple or scalar of one) as JSON-ready data."""
-    if isinstance(value, str | int | float | bool) or value is None:
+    if type(value) in _SCALARS or isinstance(value, str | int | float | bool) or value is None:
         return value
+    if type(value) in _WRITERS:  # a record type written before
+        return dump_record(value)  # type: ignore[arg-type]
     if isinstance(value, tuple | list):
-        return [dump(v) for v in value]
+        return [v if type(v) in _SCALARS else dump(v) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dump_record(value)
     return value
@@ -126,10 +132,8 @@ def _writer(cls: type) -> tuple[tuple[str, str, _Key | None], ...]:
 def _dump_into(value: DataclassInstance, out: dict[str, object]) -> None:
     for name, json_key, k in _writer(type(value)):
         item = getattr(value, name)
-        if k is None:  # a computed key
-            out[json_key] = dump(item)
-        elif k is _PLAIN:
-            out[json_key] = dump(item)
+        if k is None or k is _PLAIN:  # a computed key, or one written as it is
+            out[json_key] = item if type(item) in _SCALARS else dump(item)
         elif _omitted(k.omit, value, item):
             continue
         elif k.flatten:
