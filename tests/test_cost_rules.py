@@ -210,3 +210,15 @@ def test_cli_fail_on_incomplete_cost(tmp_path) -> None:
     assert res.code == 1
     (f,) = [f for f in json.loads(res.out)["stacks"][0]["findings"] if f["rule"] == "budget-incomplete-cost"]
     assert "trainers (trn1.32xlarge)" in f["message"]
+
+
+def test_a_type_aws_does_not_list_is_left_out_and_said_so() -> None:
+    """With every type AWS lists in the catalogue, only a type AWS does not list (a typo, or one not
+    yet in DescribeInstanceTypes) stays unplanned; it is named as that, and the fix points to the whole list."""
+    from planner.core.model.cluster import Unplanned
+    from planner.readback.elastic_compute import unlisted_fix
+
+    u = Unplanned("Karpenter NodePool 'next'", "unlisted", ("p6e-gb300.36xlarge",), count=0, maximum=4)
+    assert u.left_out_now is None  # it runs none now
+    assert u.left_out_at_maximum == "Karpenter NodePool 'next' (p6e-gb300.36xlarge: not a type AWS lists)"
+    assert "`planner catalog --all`" in unlisted_fix(("p6e-gb300.36xlarge",))

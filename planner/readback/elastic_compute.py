@@ -558,5 +558,5 @@ def pcs_pool(graph: Graph, r: Resource, cat: Any, found: Found, purchase: Purcha
 def unlisted_fix(types: tuple[str, ...]) -> str:
     return (
         f"check {', '.join(types)} on AWS's instance type and pricing pages and budget for it yourself, "
-        "or plan a catalogue type instead (`planner catalog` lists them)"
+        "or use a type AWS lists (`planner catalog --all`)"
     )

@@ -247,7 +247,7 @@ class Unplanned:
     Kept so that a rule names it: an AWS Batch compute environment sized in vCPUs, a
     Karpenter node pool, an instance type outside the catalogue, a group scaled to zero.
     Reasons: `elastic` (launches on demand, up to a known maximum per type: `maxima`),
-    `unsized` (no maximum: unbounded), `unlisted` (types outside the catalogue), `scaled-to-zero`,
+    `unsized` (no maximum: unbounded), `unlisted` (types AWS's DescribeInstanceTypes data does not list), `scaled-to-zero`,
     `unpriced` (counted, but sold by a service planner has no price for: SageMaker HyperPod).
     """
 
@@ -285,7 +285,7 @@ class Unplanned:
             many = self.count if self.count is not None else "an unknown number of"
             return f"{self.resource} ({many} x {', '.join(self.instance_types)}: no price)"
         if self.reason == "unlisted" and self.count != 0:
-            return f"{self.resource} ({', '.join(self.instance_types)}: outside the catalogue)"
+            return f"{self.resource} ({', '.join(self.instance_types)}: not a type AWS lists)"
         if self.reason == "elastic" and self.count and len(self.instance_types) > 1:
             return (
                 f"{self.resource} ({self.count} instance(s) now, of {', '.join(self.instance_types)}: which is unknown)"
@@ -299,7 +299,7 @@ class Unplanned:
         if now is not None:
             return now
         if self.reason == "unlisted" and self.maximum != 0:
-            return f"{self.resource} ({', '.join(self.instance_types)}: outside the catalogue)"
+            return f"{self.resource} ({', '.join(self.instance_types)}: not a type AWS lists)"
         if self.reason == "scaled-to-zero" and self.maximum is None:
             return f"{self.resource} (no known maximum)"
         return None
