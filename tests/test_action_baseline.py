@@ -106,3 +106,20 @@ def test_plan_mode_reads_the_base_copy_too(tmp_path: Path) -> None:
     a_new_finding_recorded_by_the_pull_request(repo)
     res = run_action(repo, tmp_path, github=PR, baseline=BASELINE, mode="plan")
     assert res["failed"] == "Plan" and "planner: exit code 1" in res["logs"][-1][2]
+
+
+def test_a_broken_baseline_on_the_base_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """The base branch's baseline is not a baseline (a truncated file): the plan stops with one line
+    naming the file, exit 2 (unusable input), and no traceback; nothing is gated as passed."""
+    repo = base_repo(tmp_path)
+    (repo / BASELINE).write_text('{"version": 1, "stacks": [', encoding="utf-8")
+    _git(repo, "commit", "-qam", "break the baseline")
+    _git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
+    res = run_action(repo, tmp_path, github=PR, baseline=BASELINE)
+    assert gate(res) == "2" and res["failed"] is not None, res["logs"]
+    err = stderr_of(res)
+    assert "Traceback" not in err
+    # which file: the base's copy, said on the line before; the error names the copy planner read
+    assert f"planner: info: baseline: read from the base, origin/main:{BASELINE}" in err
+    (line,) = [x for x in err.splitlines() if x.startswith("planner: ") and "info:" not in x]
+    assert "baseline.json:1: not JSON" in line and "expected a planner baseline" in line
