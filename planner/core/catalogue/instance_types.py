@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from planner.core.catalogue import shipped_data as _data
@@ -217,12 +217,15 @@ class Catalogue:
 
     def ultraservers_of(self, instance_type: str) -> tuple[UltraServerType, ...]:
         """The UltraServer types `instance_type` is a member of, smallest first (p6e-gb200.36xlarge: two)."""
-        return tuple(
-            sorted(
-                (u for u in self.ultraserver_types.values() if u.member_instance_type == instance_type),
-                key=lambda u: (u.members, u.name),
-            )
-        )
+        return self._memberships.get(instance_type, ())
+
+    @cached_property
+    def _memberships(self) -> Mapping[str, tuple[UltraServerType, ...]]:
+        """Member instance type -> its UltraServer types, smallest first: asked of every node group, built once."""
+        out: dict[str, list[UltraServerType]] = {}
+        for u in sorted(self.ultraserver_types.values(), key=lambda u: (u.members, u.name)):
+            out.setdefault(u.member_instance_type, []).append(u)
+        return {k: tuple(v) for k, v in out.items()}
 
     def is_member(self, instance_type: str) -> bool:
         """True for an instance type sold only as part of UltraServers."""

@@ -17,7 +17,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, cast
 
 from planner.core.catalogue import shipped_data as _data
@@ -258,6 +258,7 @@ class PriceBook:
 # --- dates --------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1024)  # every estimate dates each of its prices: a book has few distinct dates
 def day(as_of: str, last: bool = False) -> _dt.date:
     """The day an `as_of` names: 2026-08-01 itself; a year or a month by its first day, or its `last`."""
     parts = [int(x) for x in as_of.split("-")]

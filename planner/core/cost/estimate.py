@@ -254,14 +254,18 @@ class CostEstimate:
     def report(self) -> CostReport:
         """The estimate as the document's cost section: typed, rounded for stable output, with the
         estimate on the workload's hours and the one at the maximum (neither with its own)."""
-        return replace(
-            self._report(),
+        return self._report(
             workload_estimate=None if self.workload_estimate is None else self.workload_estimate._report(),
             maximum_estimate=None if self.maximum is None else self.maximum._report(),
             price_age=self.price_age,
         )
 
-    def _report(self) -> CostReport:
+    def _report(
+        self,
+        workload_estimate: CostReport | None = None,
+        maximum_estimate: CostReport | None = None,
+        price_age: PriceAge | None = None,
+    ) -> CostReport:
         return CostReport(
             currency=self.currency,
             price_book=self.price_book,
@@ -278,6 +282,9 @@ class CostEstimate:
             line_items=tuple(i.item() for i in self.line_items),
             notes=tuple(self.notes),
             left_out=tuple(self.left_out),
+            workload_estimate=workload_estimate,
+            maximum_estimate=maximum_estimate,
+            price_age=price_age,
         )
 
     def to_json(self) -> dict[str, Any]:

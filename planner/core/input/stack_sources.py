@@ -172,15 +172,21 @@ def _classify(
             problems.extend(exc.problems)
             continue
         read.append(_Read(f, data, lines, name, sf.config_kind(data)))
+    resolved: dict[str, str] = {}  # a folder as written -> resolved: once per folder, not per stack file
+    folders: list[str] = []
+    for r in read:
+        written = os.path.dirname(r.found.path)
+        if written not in resolved:
+            resolved[written] = _folder(r.found.path)
+        folders.append(resolved[written])
     # a folder of whole-cluster stack files keeps skipping the plain Pulumi stacks beside them
-    with_clusters = {_folder(r.found.path) for r in read if r.kind == "cluster"}
+    with_clusters = {folder for folder, r in zip(folders, read) if r.kind == "cluster"}
     owners: dict[str, Project | None] = {}
     items: list[Stack | ProgramStack] = []
     skipped: list[str] = []
     assumed: dict[str, list[str]] = {}  # project file -> its whole-cluster stack files (with a program)
     seen: set[tuple[str, str]] = set()
-    for r in read:
-        folder = _folder(r.found.path)
+    for folder, r in zip(folders, read):
         given = projects.get(folder)
         try:
             if r.kind == "cluster":
