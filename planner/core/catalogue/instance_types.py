@@ -224,7 +224,8 @@ class Catalogue:
         """Member instance type -> its UltraServer types, smallest first: asked of every node group, built once."""
         out: dict[str, list[UltraServerType]] = {}
         for u in sorted(self.ultraserver_types.values(), key=lambda u: (u.members, u.name)):
-            out.setdefault(u.member_instance_type, []).append(u)
+            if u.member_instance_type is not None:
+                out.setdefault(u.member_instance_type, []).append(u)
         return {k: tuple(v) for k, v in out.items()}
 
     def is_member(self, instance_type: str) -> bool:
