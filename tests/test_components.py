@@ -772,3 +772,52 @@ def test_root_volume_defaults_to_500_gib_and_rejects_sizes_gp3_has_not() -> None
             MotoMocks("us-east-2"),
         )
     assert "root_volume_gib: expected 1 to 16384 GiB (a gp3 volume), got 16385" in str(err.value)
+
+
+def _with_system_group(**deployment: Any) -> ClusterArgs:
+    return ClusterArgs(
+        availability_zone="us-east-2b",
+        placement_group="none",
+        node_groups=[
+            NodeGroupArgs(name="gpu", instance_type="p5en.48xlarge", count=2, purchase="spot"),
+            NodeGroupArgs(name="system", instance_type="m7i.4xlarge", count=1, purchase="on-demand"),
+        ],
+        **deployment,
+    )
+
+
+def test_a_node_group_without_accelerators_is_built_on_the_given_image_and_root_device() -> None:
+    """A system node group (m7i) has no Deep Learning AMI: with `image_id` (and the AMI's root device)
+    the component builds it, maps the root volume on that device and prices the group."""
+    seen: dict[str, Any] = {}
+
+    def declare() -> None:
+        c = AcceleratedCluster(
+            "sys", _with_system_group(image_id="ami-0123456789abcdef0", root_device_name="/dev/xvda")
+        )
+        c.cost.apply(lambda s: seen.__setitem__("cost", s))
+
+    mocks = run(declare, MotoMocks("us-east-2"))
+    templates = [template_data("us-east-2", t.id) for t in mocks.of_type(LT)]
+    assert sorted(t["InstanceType"] for t in templates) == ["m7i.4xlarge", "p5en.48xlarge"]
+    for t in templates:
+        assert t["ImageId"] == "ami-0123456789abcdef0"
+        assert only(t["BlockDeviceMappings"])["DeviceName"] == "/dev/xvda"
+    priced = {i["name"]: i["unit_price_usd"] for i in seen["cost"]["line_items"]}
+    assert priced["system"] is not None and priced["system root volumes"] is not None  # m7i on demand, gp3
+
+
+def test_a_node_group_without_accelerators_needs_an_image() -> None:
+    with pytest.raises(ClusterInputError) as err:
+        run(lambda: AcceleratedCluster("sys", _with_system_group()), MotoMocks("us-east-2"))
+    said = str(err.value)
+    assert "image_id" in said and "m7i.4xlarge (node group 'system') has no NVIDIA GPU or Neuron device" in said
+
+
+def test_root_device_name_is_checked_before_any_resource() -> None:
+    with pytest.raises(ClusterInputError) as err:
+        run(
+            lambda: AcceleratedCluster("sys", _with_system_group(image_id="ami-1", root_device_name="sda1")),
+            MotoMocks("us-east-2"),
+        )
+    assert "root_device_name" in str(err.value) and "/dev/xvda" in str(err.value)

@@ -230,23 +230,25 @@ def launch_template_args(
     """The launch template of one node group (or one UltraServer of it, `ultraserver`: 1..N), as
     keyword arguments of aws.ec2.LaunchTemplate."""
     vendor = spec.accelerator.vendor if spec.accelerator is not None else ""
-    if vendor not in images.BY_VENDOR:
+    if vendor not in images.BY_VENDOR and args.image_id is None:
         raise checks.ClusterInputError(
             [
                 Problem(
                     name,
                     None,
-                    "instance_type",
-                    f"{group.instance_type} has no NVIDIA GPU or Neuron device, so the components have no default "
-                    "image for it and cannot build its launch template; build it outside the component",
+                    "image_id",
+                    f"{group.instance_type} (node group '{group.name}') has no NVIDIA GPU or Neuron device, so "
+                    "there is no Deep Learning AMI to default to; expected `image_id`: the AMI for its nodes "
+                    "(and `root_device_name` when its root device is not /dev/sda1)",
                 )
             ]
         )
-    image = images.default_for(vendor)
+    image_id = args.image_id if args.image_id is not None else images.default_for(vendor).image_id
+    root_device = args.root_device_name or images.ROOT_DEVICE
     extra = list(args.security_group_ids)
     market = "capacity-block" if group.purchase == "capacity-block" else None  # spot: see _instances_source
     return {
-        "image_id": args.image_id or image.image_id,
+        "image_id": image_id,
         "instance_type": group.instance_type,
         "key_name": args.key_name,
         "user_data": args.user_data,
@@ -256,7 +258,7 @@ def launch_template_args(
         "metadata_options": {"http_endpoint": "enabled", "http_tokens": "required", "http_put_response_hop_limit": 2},
         "block_device_mappings": [
             {
-                "device_name": image.root_device,
+                "device_name": root_device,
                 "ebs": {
                     "volume_size": group.root_volume_gib,
                     "volume_type": "gp3",

@@ -10,6 +10,7 @@ part of the topology and are never planned.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -159,7 +160,10 @@ class ClusterArgs:
     root_volume_gib: int | None = None  # gp3 root volume of each instance, GiB; None: the schema's default (500)
     # --- deployment only ---------------------------------------------------------------
     region: str | None = None  # default: the stack's `aws:region`
-    image_id: pulumi.Input[str] | None = None  # default: the AWS Deep Learning AMI for the accelerator
+    image_id: pulumi.Input[str] | None = None  # default: the Deep Learning AMI for the accelerator (none for CPU types)
+    # the root device of `image_id`'s AMI, where each instance's root volume (`root_volume_gib`) is mapped;
+    # default: the Deep Learning AMIs' /dev/sda1. A mapping on another name adds a volume, not the root one.
+    root_device_name: str | None = None
     instance_profile: pulumi.Input[str] | None = None  # IAM instance profile name for the nodes
     security_group_ids: Sequence[pulumi.Input[str]] = ()  # extra groups on each primary interface
     key_name: pulumi.Input[str] | None = None
@@ -224,8 +228,17 @@ class ClusterArgs:
 # run first and raise ClusterInputError naming the argument, like the parser does for keys.
 
 # ClusterArgs fields that are not topology (`from_config(**deployment)` takes these only)
-DEPLOYMENT_FIELDS = ("image_id", "instance_profile", "security_group_ids", "key_name", "user_data", "tags")
+DEPLOYMENT_FIELDS = (
+    "image_id",
+    "root_device_name",
+    "instance_profile",
+    "security_group_ids",
+    "key_name",
+    "user_data",
+    "tags",
+)
 ROOT_VOLUME_GIB = ROOT_VOLUME_RANGE  # gp3: 1 GiB to 16 TiB (Amazon EBS User Guide, "General Purpose SSD volumes")
+ROOT_DEVICE = re.compile(r"/dev/[a-z0-9]{1,16}")  # an AMI's RootDeviceName (/dev/sda1, /dev/xvda)
 TAG_KEY_MAX, TAG_VALUE_MAX = 128, 256  # EC2 tag restrictions (Amazon EC2 User Guide, "Tag restrictions")
 RESERVED_TAG_PREFIX = "aws:"  # "You can't ... use the aws: prefix in your tag names or values" (same page)
 VPC_PREFIX = (16, 28)  # "The allowed block size is between a /16 netmask and /28 netmask" (Amazon VPC User Guide)
@@ -309,6 +322,13 @@ def check_cluster_args(args: Any, label: str) -> None:
     for key in ("vpc_id", "subnet_id", "image_id", "instance_profile", "key_name", "user_data"):
         value = getattr(args, key)
         need(value is None or _is_input(value), key, "a string (or a Pulumi Output) or None", value)
+    device = args.root_device_name
+    need(
+        device is None or (isinstance(device, str) and ROOT_DEVICE.fullmatch(device) is not None),
+        "root_device_name",
+        "a device name such as /dev/sda1 or /dev/xvda (the AMI's RootDeviceName) or None",
+        device,
+    )
     sgs = args.security_group_ids
     if need(
         isinstance(sgs, Sequence) and not isinstance(sgs, (str, bytes)),

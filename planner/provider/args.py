@@ -120,7 +120,9 @@ class ClusterArgs(TypedDict):
     region: NotRequired[str]
     """Default: the stack's `aws:region`."""
     image_id: NotRequired[pulumi.Input[str]]
-    """AMI of the nodes; default: the AWS Deep Learning AMI for the accelerator."""
+    """AMI of the nodes; default: the AWS Deep Learning AMI for the accelerator (required for a node group of a type with no accelerator)."""
+    root_device_name: NotRequired[str]
+    """Root device of `imageId`'s AMI, where each instance's root volume is mapped (its RootDeviceName, such as /dev/xvda); default /dev/sda1, the Deep Learning AMIs'."""
     instance_profile: NotRequired[pulumi.Input[str]]
     """IAM instance profile name for the nodes."""
     security_group_ids: NotRequired[list[pulumi.Input[str]]]

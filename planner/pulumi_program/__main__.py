@@ -21,6 +21,7 @@ cluster = from_config(
     file=file,
     lines=lines,
     image_id=config.get("imageId"),
+    root_device_name=config.get("rootDeviceName"),
     instance_profile=config.get("instanceProfile"),
 )
 pulumi.export("summary", cluster.summary)
