@@ -127,8 +127,13 @@ def test_plan_program_reports_the_resource_checks_at_the_resource(tmp_path: Path
     assert f["message"].startswith(
         "metadataOptions.httpTokens is 'optional': IAM role credentials can be retrieved without a session token"
     )
-    # the fix in the program's terms (pulumi_aws's Python names), on the resource the finding is at
-    assert f["fix"]["text"] == 'set metadata_options={"http_tokens": "required"}' and not f["fix"]["edits"]
+    # the fix in the program's terms (pulumi_aws's Python names), on the resource the finding is at; as data, an
+    # edit of the resource's property as the engine names it
+    lt = f'aws.ec2.LaunchTemplate "{f["resource"].rsplit("::", 1)[1]}" ({f["file"]}:{f["line"]})'
+    assert f["fix"]["text"] == f'set `metadata_options.http_tokens` of {lt} to "required"'
+    assert f["fix"]["edits"] == [
+        {"path": "metadataOptions.httpTokens", "op": "set", "value": "required", "resource": f["resource"]}
+    ]
     strict = ("--format", "json", "--fail-on", "warning")
     program = ("plan", "--program", "tests/corpus/eks-p5-capacity-block-unmanaged", "--stack", "test")
     assert run_cli(*program, *strict).code == 1

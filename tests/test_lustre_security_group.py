@@ -15,6 +15,7 @@ import pytest
 from test_policy_pack import SG, SG_RULE, arn, hand_written, self_sg
 
 from planner.core import rules
+from planner.core.model.findings import Fix
 from planner.policy import policies
 from planner.policy.testing import Spec, check
 
@@ -103,5 +104,8 @@ def test_a_programs_plan_reports_it_at_the_file_system_with_a_fix_in_its_terms()
     graph = Graph(from_policy(r) for r in stack_args(specs).resources)
     (v,) = [v for v in program_violations(graph) if v.rule == "lustre-security-group"]
     assert v.urn is not None and v.urn.endswith("LustreFileSystem::scratch")
-    assert v.fix is not None and "from_port=988" in v.fix and "from_port=1018, to_port=1023" in v.fix
+    assert isinstance(v.fix, Fix)
+    (edit,) = v.fix.edits  # an ingress rule on one of the file system's security groups
+    assert edit.resource == v.urn and edit.op == "add" and edit.path == ("securityGroupIds[]", "ingress")
+    assert "from_port=988" in edit.note and "from_port=1018, to_port=1023" in edit.note
     assert self_sg().props["ingress"][0]["protocol"] == "-1"  # the EFA group of hand_written stays as it was

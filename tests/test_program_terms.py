@@ -215,3 +215,21 @@ def test_plan_program_says_each_edit_on_the_resource_that_holds_it(tmp_path) -> 
     )
     for fix in fixes.values():  # no stack-file key: `key: value`
         assert not any(f"{key}: " in fix["text"] for key in ("count", "efa", "purchase", "capacity_reservation_id"))
+
+
+def test_an_edit_of_a_resources_property_is_said_against_it() -> None:
+    """A change the model holds no value for (`Edit.resource`): the property as the program writes it, of the
+    resource as declared (its file and line from the provenance map); without a value, what its note says."""
+    stack = _stack({GROUP: (ASG, "")})
+    fix = Fix(
+        "to have it planned and priced:",
+        (Edit(("desiredCapacity",), "set", None, "a number known at preview", resource=ASG),),
+        (Edit(("metadataOptions", "httpTokens"), "set", "required", resource=LT),),
+    )
+    assert in_program_terms(stack, fix) == (
+        'to have it planned and priced: set `desired_capacity` of aws.autoscaling.Group "trainers" (app.py:8) to a '
+        'number known at preview, or set `metadata_options.http_tokens` of aws.ec2.LaunchTemplate "gpu" to "required"'
+    )
+    pool = "urn:pulumi:dev::sample::kubernetes:karpenter.sh/v1:NodePool::gpu"
+    removed = Fix(edits=(Edit(("spec", "limits"), "remove", resource=pool),))
+    assert in_program_terms(stack, removed) == 'remove `spec.limits` from karpenter.sh/v1 NodePool "gpu"'

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from planner.core import rules
+from planner.core.model.findings import Fix
 from planner.policy.planning import plan_resources
 from planner.policy.testing import Spec, stack_args
 from tests.conftest import said_fix
@@ -171,15 +172,17 @@ def test_readback_fixes_name_the_program_property_and_value() -> None:
     assert fix.startswith("budget for 4 instances") and fix.endswith("to 2 (if it is not meant to grow)")
     (fix,) = fixes(CASES["readback-gap"][0], "readback-gap")
     assert fix == (
-        "launch 'g' into a subnet created in this program with availability_zone set (or set the policy "
-        "pack's `availabilityZone` config)"
+        'set `vpc_zone_identifiers` of aws.autoscaling.Group "g" to a subnet created in this program with its '
+        "availability zone set, or set the policy pack's `availabilityZone` config"
     )
     (fix,) = fixes(CASES["compute-unsized"][0], "compute-unsized")
     assert fix == (
-        "set spec.limits on Karpenter node pool 'gpu' (cpu, or nvidia.com/gpu) to the most you mean to pay for"
+        'set `spec.limits` of karpenter.sh/v1 NodePool "gpu" to the most you mean to pay for (cpu, or nvidia.com/gpu)'
     )
     (fix,) = fixes(CASES["scaling-size-refused"][0], "scaling-size-refused")
-    assert fix == "raise max_size of Auto Scaling group 'g' to at least 4, or lower desired_capacity to 2"
+    assert fix == (
+        'set `max_size` of aws.autoscaling.Group "g" to 4, or set `desired_capacity` of aws.autoscaling.Group "g" to 2'
+    )
     (fix,) = fixes(CASES["instance-type-unlisted"][0], "instance-type-unlisted")
     assert fix.startswith("check p6e-gb300.36xlarge on AWS's instance type and pricing pages")
 
@@ -284,4 +287,32 @@ def test_the_zone_gap_names_the_packs_setting_only_in_the_pack() -> None:
     graph = Graph(from_policy(r) for r in stack_args(CASES["readback-gap"][0]).resources)
     (gap,) = [g for g in rebuild(graph).gaps if "Availability Zone" in g.message]
     assert "policy pack" not in gap.message
-    assert gap.fix == "launch 'g' into a subnet created in this program with availability_zone set"
+    assert isinstance(gap.fix, Fix) and not gap.fix.reason and not gap.fix.alternatives
+    (edit,) = gap.fix.edits  # the subnets of the group, in the program: an edit of the resource, no pack config
+    assert edit.resource.endswith("aws:autoscaling/group:Group::g") and edit.path == ("vpcZoneIdentifiers",)
+
+
+def test_a_readback_fix_that_sets_a_value_the_model_holds_is_an_edit_of_the_model() -> None:
+    """Sizes AWS refuses, on a group that is planned: its `max_size` and `desired_capacity` are the node group's
+    `max_count` and `count`, so the fix is edits at those model paths (said from provenance, as a rule's)."""
+    outcome = plan_resources(stack_args(CASES["scaling-size-refused"][0]).resources, {})
+    assert outcome.plan is not None
+    (f,) = [f for f in outcome.plan.findings if f.rule == "scaling-size-refused"]
+    assert f.fix is not None
+    assert [(e.path, e.value, e.resource) for e in f.fix.edits] == [(("node_groups", 0, "max_count"), 4, "")]
+    assert [(e.path, e.value, e.resource) for e in f.fix.alternatives] == [(("node_groups", 0, "count"), 2, "")]
+
+
+def test_every_readback_fix_is_data() -> None:
+    """Each read-back finding's fix is a `Fix`: edits of the model, edits of one of the program's resources (its
+    property as the engine names it: camelCase, never a Python name), or a reason alone."""
+    for rule, (trigger, *_) in CASES.items():
+        outcome = plan_resources(stack_args(trigger).resources, {})
+        assert outcome.plan is not None
+        urns = {r.urn for r in stack_args(trigger).resources}
+        for f in outcome.plan.findings:
+            if f.fix is None:
+                continue
+            assert isinstance(f.fix, Fix), (rule, f.fix)
+            for e in f.fix.edits + f.fix.alternatives:
+                assert not e.resource or (e.resource in urns and all("_" not in str(p) for p in e.path)), (rule, e)

@@ -193,6 +193,8 @@ class FindingEdit(TypedDict):
     """The value to set, add or remove (a string, number, boolean or list; null for a removal to the default)."""
     note: NotRequired[str]
     """Words said after the change (why this value)."""
+    resource: NotRequired[str]
+    """The URN of a program's resource when the edit is of its property (`path`, as the engine names it)."""
 
 
 class FindingFix(TypedDict):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.core.model.cluster import Purchase, Unplanned, Volume
+from planner.core.model.findings import Fix, advice
 from planner.readback import karpenter
 from planner.readback.block_devices import launch_volumes, missing_node_class, node_class_volumes
 from planner.readback.resources import (
@@ -33,6 +34,7 @@ from planner.readback.resources import (
     Resource,
     as_int,
     as_list,
+    change,
     dig,
     known,
 )
@@ -115,7 +117,7 @@ def _refused(what: str, prop_lo: str, lo: int | None, prop_hi: str, hi: int | No
                 "message": f"{what} '{r.name}' has {prop_lo} {lo} above {prop_hi} {hi}: AWS refuses to create it",
                 "urn": r.urn,
                 "rule": "scaling-size-refused",
-                "fix": f"set {prop_lo} of {what} '{r.name}' to at most {hi} (or raise {prop_hi} to {lo})",
+                "fix": Fix(edits=(change(r, prop_lo, hi),), alternatives=(change(r, prop_hi, lo),)),
             }
         )
 
@@ -181,7 +183,7 @@ def _batch(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> Non
                     name=r.name,
                     purchase=purchase,
                     volumes=volumes,
-                    fix="set compute_resources.max_vcpus to the most you mean to pay for",
+                    fix=Fix(edits=(change(r, "computeResources.maxVcpus", note=MOST),)),
                 ),
                 r.urn,
             )
@@ -210,10 +212,7 @@ def _batch(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> Non
                     f"maxVcpus {hi:,} allows at most {_shown(maxima)}"
                     + (f"; also names {', '.join(outside)}, outside planner's catalogue" if outside else "")
                 ),
-                fix=(
-                    f"budget for the maximum, or lower compute_resources.max_vcpus of {kind} '{r.name}' to "
-                    "what you mean to pay for"
-                ),
+                fix=_budget(r, "computeResources.maxVcpus"),
             ),
             r.urn,
         )
@@ -232,7 +231,7 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
                 "message": f"cannot tell which instance types Karpenter node pool '{r.name}' may launch (its "
                 "requirements are unknown during preview); not planned or priced",
                 "urn": r.urn,
-                "fix": f"write the requirements of Karpenter node pool '{r.name}' as literals, not outputs",
+                "fix": Fix(edits=(change(r, "spec.template.spec.requirements", note="literals, not outputs"),)),
                 "left_out": f"Karpenter node pool '{r.name}' (requirements unknown)",
             }
         )
@@ -295,10 +294,7 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
                     name=r.name,
                     purchase=purchase,
                     detail="; ".join(details),
-                    fix=(
-                        f"set spec.limits on {kind} '{r.name}' (cpu, or "
-                        f"{_accelerator_resource(pool)}) to the most you mean to pay for"
-                    ),
+                    fix=Fix(edits=(change(r, "spec.limits", note=f"{MOST} (cpu, or {_accelerator_resource(pool)})"),)),
                 ),
                 r.urn,
             )
@@ -324,7 +320,7 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
                 fill=fill,
                 capacity=room,
                 volumes=root,
-                fix=f"budget for the maximum, or lower spec.limits of {kind} '{r.name}'",
+                fix=_budget(r, "spec.limits"),
             ),
             r.urn,
         )
@@ -428,7 +424,7 @@ def _hyperpod(r: Resource, cat: Any, found: Found) -> None:
                         as_int(g.get("instanceCount")),
                         name=f"{r.name}-{g.get('instanceGroupName') or 'group'}",
                         detail="an instance type unknown during preview",
-                        fix="write the instance group's instance_type as a literal",
+                        fix=Fix(edits=(change(r, "instanceGroups[].instanceType", note="a literal type"),)),
                     ),
                     r.urn,
                 )
@@ -462,7 +458,7 @@ def _hyperpod(r: Resource, cat: Any, found: Found) -> None:
                         f"{count} x {ml} ({ec2}{accel}); EFA and placement are provided by HyperPod "
                         "(not checked as EC2 launches)"
                     ),
-                    fix=(
+                    fix=advice(
                         f"price {count} {ml} from SageMaker HyperPod pricing ({HYPERPOD_PRICING}) and "
                         "budget for it: planner has no HyperPod price, and the EC2 price is not it"
                     ),
@@ -523,7 +519,7 @@ def pcs_pool(graph: Graph, r: Resource, cat: Any, found: Found, purchase: Purcha
                     purchase=purchase,
                     volumes=volumes,
                     detail=detail,
-                    fix="set scaling_configuration.max_instance_count to the most you mean to pay for",
+                    fix=Fix(edits=(change(r, "scalingConfiguration.maxInstanceCount", note=MOST),)),
                 ),
                 r.urn,
             )
@@ -548,15 +544,23 @@ def pcs_pool(graph: Graph, r: Resource, cat: Any, found: Found, purchase: Purcha
                     detail="; ".join(
                         x for x in (f"maxInstanceCount {hi} allows at most {hi} instances", bought, detail) if x
                     ),
-                    fix=f"budget for the maximum, or lower scaling_configuration.max_instance_count of '{r.name}'",
+                    fix=_budget(r, "scalingConfiguration.maxInstanceCount"),
                 ),
                 r.urn,
             )
         )
 
 
-def unlisted_fix(types: tuple[str, ...]) -> str:
-    return (
+MOST = "the most you mean to pay for"
+
+
+def _budget(r: Resource, limit: str) -> Fix:
+    """Budget for the maximum, or lower the property of `r` that sets it."""
+    return Fix("budget for the maximum", alternatives=(change(r, limit, note="what you mean to pay for"),))
+
+
+def unlisted_fix(types: tuple[str, ...]) -> Fix:
+    return advice(
         f"check {', '.join(types)} on AWS's instance type and pricing pages and budget for it yourself, "
         "or use a type AWS lists (`planner catalog --all`)"
     )

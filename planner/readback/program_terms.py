@@ -16,6 +16,7 @@ names are pulumi_aws's Python ones, as a program writes them
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from planner.core.model.cluster import Cluster, Path, Stack
@@ -82,39 +83,10 @@ PROPERTIES: dict[str, dict[str, str]] = {
 }
 
 
-# A property as the engine sends it (camelCase inputs) -> as a Python program writes it (pulumi_aws's names):
-# what a read-back fix, written against the resource's inputs, names (`python_name`)
-PYTHON_NAMES: dict[str, str] = {
-    "interfaceType": "interface_type",
-    "networkCardIndex": "network_card_index",
-    "deviceIndex": "device_index",
-    "networkInterfaces": "network_interfaces",
-    "availabilityZone": "availability_zone",
-    "desiredCapacity": "desired_capacity",
-    "maxSize": "max_size",
-    "minSize": "min_size",
-    "desiredSize": "desired_size",
-    "scalingConfig": "scaling_config",
-    "maxVcpus": "max_vcpus",
-    "minVcpus": "min_vcpus",
-    "desiredVcpus": "desired_vcpus",
-    "computeResources": "compute_resources",
-    "subnetIds": "subnet_ids",
-    "associatePublicIpAddress": "associate_public_ip_address",
-    "scalingConfiguration": "scaling_configuration",
-    "minInstanceCount": "min_instance_count",
-    "maxInstanceCount": "max_instance_count",
-    "purchaseOption": "purchase_option",
-    "customLaunchTemplate": "custom_launch_template",
-    "instanceType": "instance_type",
-    "instanceTypes": "instance_types",
-}
-
-
 def python_name(engine_name: str) -> str:
     """A property path as the engine names it (`scalingConfig.desiredSize`) as a Python program writes it
-    (`scaling_config.desired_size`): each part looked up in `PYTHON_NAMES`, kept when not listed."""
-    return ".".join(PYTHON_NAMES.get(part, part) for part in engine_name.split("."))
+    for pulumi_aws and pulumi_aws_native (`scaling_config.desired_size`): each camelCase part in snake case."""
+    return ".".join("".join(f"_{c.lower()}" if c.isupper() else c for c in part) for part in engine_name.split("."))
 
 
 def python_class(type_token: str) -> str:
@@ -124,6 +96,8 @@ def python_class(type_token: str) -> str:
     parts = type_token.split(":")
     if len(parts) != 3:
         return type_token
+    if parts[0] == "kubernetes":  # a custom resource: its apiVersion and kind (`karpenter.sh/v1 NodePool`)
+        return f"{parts[1]} {parts[2]}"
     return f"{parts[0].replace('-', '_')}.{parts[1].split('/')[0]}.{parts[2]}"
 
 
@@ -227,6 +201,10 @@ EDIT_WORDS: dict[tuple[str, str, str, Any], str] = {
     ),
     ("aws.fsx.LustreFileSystem", "availability_zone", "set", None): (
         "create {resource} in a subnet of {value} (`subnet_ids`)"
+    ),
+    # the components' tag (planner.components.accelerated_cluster), which the read-back takes the type from
+    ("aws.autoscaling.Group", "ultraserver_type", "set", None): (
+        "tag {resource} with `planner:ultraserver-type` set to {value}"
     ),
     ("aws.ec2.Instance", "count", "set", None): "declare {value} instances like {resource} (one aws.ec2.Instance each)",
 }
@@ -350,6 +328,62 @@ def _group_name(cluster: Cluster, path: Path) -> str | None:
     return None
 
 
+def property_of(edit: Edit) -> str:
+    """The property an edit of a resource changes, as the program writes it: pulumi_aws's and
+    pulumi_aws_native's Python names; a Kubernetes custom resource's keys as its manifest has them."""
+    prop = ".".join(str(p) for p in edit.path)
+    cls, _ = resource_of(edit.resource)
+    return python_name(prop) if cls.startswith("aws") else prop
+
+
+def say_resource_edit(edit: Edit, where: tuple[str, int | None] | None) -> str:
+    """An edit of one of the program's resources (`Edit.resource`): `set `PROPERTY` of RESOURCE to VALUE`,
+    to what its note says when it has no value."""
+    resource = declared_as(edit.resource, where)
+    prop = property_of(edit)
+    subject = f"`{prop}` of {resource}" if prop else resource
+    value = python_value(edit.value) if edit.value is not None else edit.note
+    note = f" ({edit.note})" if edit.value is not None and edit.note else ""
+    if edit.op == "set":
+        return f"set {subject} to {value}{note}" if value else f"set {subject}{note}"
+    if edit.op == "add":
+        return f"add {value} to {subject}{note}"
+    if edit.value is not None:
+        return f"remove {value} from {subject}{note}"
+    return f"remove `{prop}` from {resource}" + (f" ({edit.note})" if edit.note else "")
+
+
+# node group fields a resource's property holds with the same value (an Auto Scaling group's `desired_capacity`
+# is its count): a read-back fix that sets that property is an edit of the model
+HELD = ("count", "max_count")
+
+
+def held_in_model(fix: Fix, groups: Mapping[str, int]) -> Fix:
+    """`fix` with each edit of a resource's property that holds a node group's field (`HELD`; `groups`: the
+    node group index of each resource a group was read from) made the edit of the model at that field, said
+    from provenance as a rule's fix is; every other edit as it is."""
+
+    def held(edit: Edit) -> Edit:
+        if not edit.resource or edit.value is None or edit.resource not in groups:
+            return edit
+        cls, _ = resource_of(edit.resource)
+        prop = property_of(edit)
+        for key in HELD:
+            if PROPERTIES.get(cls, {}).get(key) == prop:
+                return Edit(("node_groups", groups[edit.resource], key), edit.op, edit.value, edit.note)
+        return edit
+
+    return replace(fix, edits=tuple(map(held, fix.edits)), alternatives=tuple(map(held, fix.alternatives)))
+
+
+def declared_at(provenance: Mapping[Path, Provenance], urn: str) -> tuple[str, int | None] | None:
+    """The file and line that declared resource `urn`, as the provenance map knows them."""
+    for found in provenance.values():
+        if found.resource == urn and found.file:
+            return found.file, found.line
+    return None
+
+
 # the planning keys a program's stack config holds under `planner:cluster` (its resources hold the rest)
 CONFIG_KEYS = frozenset({"schedule", "budget", "workload", "suppress"})
 IN_CONFIG = "in the stack config's planner:cluster, "
@@ -362,6 +396,8 @@ def in_program_terms(stack: Stack, fix: Fix, config: Callable[[Edit], tuple[str,
     from planner.core.input.fix_words import change, joined
 
     def say(edit: Edit) -> tuple[str, str]:
+        if edit.resource:
+            return "", say_resource_edit(edit, declared_at(stack.provenance, edit.resource))
         if edit.path and edit.path[0] in CONFIG_KEYS:
             return config(edit) if config is not None else (IN_CONFIG, change(stack.cluster, edit))
         found = provenance_at(stack.provenance, stack.cluster.path + tuple(edit.path))

@@ -1,18 +1,19 @@
 """Checks of one resource's inputs that a read-back of a program runs on every resource.
 
 `planner plan --program` reports them under their rules' ids (declared in the core,
-`planner.core.rules.resource_settings`), at the resource's file and line, with a fix in pulumi_aws's
-Python names; the policy pack runs the same functions as its resource policies
+`planner.core.rules.resource_settings`), at the resource's file and line, with a fix as edits of the
+resource's properties (`PROGRAM_FIXES`, said in pulumi_aws's Python names by `planner.readback.program_terms`); the policy pack runs the same functions as its resource policies
 (`planner.policy.resource_checks`), so both say the same thing. They read plain props
 (camelCase, as the engine passes inputs) and need no Pulumi import.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from planner.core.model.findings import Fix
 from planner.core.rules.resource_settings import (
     EFA_SECURITY_GROUP,
     IMDSV2,
@@ -21,7 +22,17 @@ from planner.core.rules.resource_settings import (
     SECURITY_HUB_EC2_8,
 )
 from planner.readback import security_groups
-from planner.readback.resources import INSTANCE, LAUNCH_TEMPLATE, Graph, Violation, as_list, dig, known
+from planner.readback.resources import (
+    INSTANCE,
+    LAUNCH_TEMPLATE,
+    Graph,
+    Resource,
+    Violation,
+    as_list,
+    change,
+    dig,
+    known,
+)
 
 
 def _interfaces(props: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -93,7 +104,7 @@ def program_violations(graph: Graph) -> list[Violation]:
     same checks as its resource policies and `planner-efa-security-group`). In URN order: the engine
     registers a loop's resources in no fixed order, and the report must be the same run to run."""
     out = [
-        Violation(message, r.urn, fix=PROGRAM_FIXES[rule], rule=rule)
+        Violation(message, r.urn, fix=PROGRAM_FIXES[rule](r), rule=rule)
         for r in sorted(graph.resources, key=lambda r: r.urn)
         for rule, check in ONE_RESOURCE.items()
         for message in check(r.type, r.props)
@@ -101,29 +112,44 @@ def program_violations(graph: Graph) -> list[Violation]:
     return (
         out
         + [
-            replace(v, rule=EFA_SECURITY_GROUP, fix=PROGRAM_FIXES[EFA_SECURITY_GROUP])
+            replace(v, rule=EFA_SECURITY_GROUP, fix=PROGRAM_FIXES[EFA_SECURITY_GROUP](v.urn or ""))
             for v in sorted(security_groups.violations(graph), key=lambda v: (v.urn or "", v.message))
         ]
         + [
-            replace(v, rule=LUSTRE_SECURITY_GROUP, fix=PROGRAM_FIXES[LUSTRE_SECURITY_GROUP])
+            replace(v, rule=LUSTRE_SECURITY_GROUP, fix=PROGRAM_FIXES[LUSTRE_SECURITY_GROUP](v.urn or ""))
             for v in sorted(security_groups.lustre_violations(graph), key=lambda v: (v.urn or "", v.message))
         ]
     )
 
 
-# what to change, in pulumi_aws's Python names (restated against the resource, with its file and line)
-PROGRAM_FIXES = {
-    IMDSV2: 'set metadata_options={"http_tokens": "required"}',
-    INTERFACE_SECURITY_GROUPS: (
-        "move the groups of vpc_security_group_ids (or security_group_names) into "
-        "security_groups of each of its network_interfaces"
+def _security_groups_per_interface(r: Resource | str) -> Fix:
+    top = "vpcSecurityGroupIds"
+    if isinstance(r, Resource) and not as_list(r.get(top)):
+        top = "securityGroupNames"
+    return Fix(
+        edits=(
+            change(r, top, op="remove"),
+            change(r, "networkInterfaces[].securityGroups", op="add", note="those groups, on each network interface"),
+        )
+    )
+
+
+_SELF_RULE = 'a rule with protocol "-1" and self=True'
+_LUSTRE_PORTS = (
+    'rules with protocol "tcp" for from_port=988, to_port=988 and from_port=1018, to_port=1023, self=True '
+    "(and from the clients' groups)"
+)
+
+# what to change, per rule: edits of the resource at fault (its URN, or the resource itself), said in the
+# program's terms by `planner.readback.program_terms`
+PROGRAM_FIXES: dict[str, Callable[[Resource | str], Fix]] = {
+    IMDSV2: lambda r: Fix(edits=(change(r, "metadataOptions.httpTokens", "required"),)),
+    INTERFACE_SECURITY_GROUPS: _security_groups_per_interface,
+    EFA_SECURITY_GROUP: lambda r: Fix(
+        "or an aws.vpc.SecurityGroupIngressRule and EgressRule naming the group itself",
+        (change(r, "ingress", op="add", note=_SELF_RULE), change(r, "egress", op="add", note=_SELF_RULE)),
     ),
-    EFA_SECURITY_GROUP: (
-        'add an ingress and an egress rule with protocol "-1" and self=True (or an '
-        "aws.vpc.SecurityGroupIngressRule and EgressRule naming the group itself)"
-    ),
-    LUSTRE_SECURITY_GROUP: (
-        'add ingress rules with protocol "tcp" for from_port=988, to_port=988 and from_port=1018, to_port=1023 '
-        "to one of its security_group_ids (self=True, and the clients' groups)"
+    LUSTRE_SECURITY_GROUP: lambda r: Fix(
+        edits=(change(r, "securityGroupIds[].ingress", op="add", note=_LUSTRE_PORTS),)
     ),
 }

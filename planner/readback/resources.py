@@ -13,6 +13,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from planner.core.model.findings import Edit, EditOp, EditValue, Fix
+
 
 @dataclass(frozen=True)
 class Violation:
@@ -23,9 +25,19 @@ class Violation:
 
     message: str
     urn: str | None = None
-    fix: str | None = None  # what to change in the program, for this case (`readback-gap` reports it)
+    # what to change in the program, for this case (`readback-gap` reports it); words alone are advice
+    fix: Fix | str | None = None
     rule: str = "readback-gap"  # the rule that reports it once planned (`scaling-size-refused`: sizes AWS refuses)
     left_out: str | None = None  # compute the estimate leaves out because of it, in a few words
+
+
+def change(resource: Resource | str, prop: str, value: EditValue = None, note: str = "", op: EditOp = "set") -> Edit:
+    """An edit of one of the program's resources (`resource`, or its URN): its property `prop` as the engine
+    names it, dotted (`scalingConfig.desiredSize`; `[]` for each element of a list, "" for the resource as a
+    whole), for a change the model holds no value for. Without a value, `note` says what to write ("a number
+    known at preview"). `planner.readback.program_terms` says it in the program's terms."""
+    urn = resource if isinstance(resource, str) else resource.urn
+    return Edit(tuple(prop.split(".")) if prop else (), op, value, note, resource=urn)
 
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"

@@ -26,12 +26,13 @@ from typing import Any
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.input.stack_files import CLUSTER_PATH, RESOURCE_GROUP_ARN
 from planner.core.model.cluster import Cluster, LaunchInterface, Note, Path, Purchase, Stack, Unplanned, Volume
+from planner.core.model.findings import Edit, Fix, advice
 from planner.core.reading.fields import key_path
 from planner.readback.block_devices import eks_volumes, launch_volumes
 from planner.readback.elastic_compute import KINDS as ELASTIC_KINDS
 from planner.readback.elastic_compute import PCS_KIND, PCS_TYPES, pcs_pool, template_volumes, unlisted_fix
 from planner.readback.elastic_compute import read as read_elastic
-from planner.readback.program_terms import python_name
+from planner.readback.program_terms import held_in_model
 from planner.readback.resources import (
     AUTOSCALING_GROUP,
     DATA_REPOSITORY_ASSOCIATION,
@@ -50,6 +51,7 @@ from planner.readback.resources import (
     Violation,
     as_int,
     as_list,
+    change,
     dig,
     known,
     truthy,
@@ -209,7 +211,6 @@ def rebuild(
             Violation(
                 "cannot tell the AWS region (no aws provider region, and no subnet or Availability Zone "
                 "in the stack); set the policy's `region` config (or `aws:region` in the stack config)",
-                fix="set aws:region in the stack's Pulumi.<stack>.yaml (or the policy pack's `region` config)",
             )
         )
         return out
@@ -233,9 +234,9 @@ def rebuild(
                     "this stack); checks that need it (same-AZ EFA, file system AZ) are not run; give a subnet "
                     "of the stack an availability_zone" + (f" (or set {zone_setting})" if zone_setting else ""),
                     groups[0].capacity.urn,
-                    fix=(
-                        f"launch '{groups[0].capacity.name}' into a subnet created in this program with "
-                        "availability_zone set" + (f" (or set {zone_setting})" if zone_setting else "")
+                    fix=Fix(
+                        f"or set {zone_setting}" if zone_setting else "",
+                        (_in_a_known_zone(groups[0].capacity),),
                     ),
                 )
             )
@@ -259,7 +260,16 @@ def rebuild(
                         f"node group '{g.name}': {g.instance_type} belongs to several UltraServer types; "
                         f"planned as {ultra[0]}",
                         g.capacity.urn,
-                        fix=f"tag '{g.capacity.name}' with {_ULTRASERVER_TYPE_TAG}: the UltraServer type it books",
+                        fix=Fix(
+                            edits=(
+                                Edit(
+                                    ("node_groups", i, "ultraserver_type"),
+                                    "set",
+                                    ultra[0],
+                                    "the UltraServer type it books",
+                                ),
+                            )
+                        ),
                     )
                 )
         out.locate(path, g.capacity.urn)
@@ -274,9 +284,8 @@ def rebuild(
                 Violation(
                     f"cannot tell the Availability Zone of node group '{g.name}'; assumed {cluster_az}",
                     g.capacity.urn,
-                    fix=(
-                        f"launch '{g.capacity.name}' into a subnet created in this program with "
-                        f"availability_zone: {cluster_az} (the cluster's AZ)"
+                    fix=Fix(
+                        edits=(Edit(("node_groups", i, "availability_zone"), "set", cluster_az, "the cluster's AZ"),)
                     ),
                 )
             )
@@ -304,10 +313,7 @@ def rebuild(
                 f"placement group '{g.external_placement}' of '{g.capacity.name}' is not a resource of this "
                 "stack (an existing group); read as a cluster placement group",
                 g.capacity.urn,
-                fix=(
-                    f"declare placement group '{g.external_placement}' in this program "
-                    "(aws.ec2.PlacementGroup with strategy: cluster) so it can be checked"
-                ),
+                fix=Fix("so it can be checked", (_declared_placement(g),)),
             )
         )
     if groups:
@@ -326,9 +332,9 @@ def rebuild(
                     "planner models one FSx for Lustre file system per cluster; this one is checked by "
                     "the resource policies but not planned or priced",
                     extra.urn,
-                    fix=(
-                        f"price file system '{extra.name}' separately (a stack file with its lustre "
-                        "settings), or plan each file system's cluster as its own stack"
+                    fix=advice(
+                        "price this file system separately (a stack file with its lustre settings), or plan "
+                        "each file system's cluster as its own stack"
                     ),
                 )
             )
@@ -373,7 +379,7 @@ def _refused_sizes(
             Violation(
                 f"{what} has {least} {lo} above {most} {hi}: AWS refuses to create it",
                 r.urn,
-                fix=f"set {python_name(least)} of {what} to at most {hi} (or raise {python_name(most)} to {lo})",
+                fix=refused_fix(r, (least, hi), (most, lo)),
                 rule="scaling-size-refused",
             )
         )
@@ -383,7 +389,7 @@ def _refused_sizes(
                 f"{what} has {least} {lo} above {want} {desired}: AWS refuses to create it "
                 f"({want} must lie between {least} and {most})",
                 r.urn,
-                fix=f"set {python_name(want)} of {what} to at least {lo}, or lower {python_name(least)} to {desired}",
+                fix=refused_fix(r, (want, lo), (least, desired)),
                 rule="scaling-size-refused",
             )
         )
@@ -393,7 +399,7 @@ def _refused_sizes(
                 f"{what} has {want} {desired} above {most} {hi}: AWS refuses to create it "
                 f"({want} must lie between {least} and {most})",
                 r.urn,
-                fix=f"raise {python_name(most)} of {what} to at least {desired}, or lower {python_name(want)} to {hi}",
+                fix=refused_fix(r, (most, desired), (want, hi)),
                 rule="scaling-size-refused",
             )
         )
@@ -412,12 +418,14 @@ def _asg_groups(
             template = _template_of(graph, asg, spec, "mixedInstancesPolicy")
         overrides = as_list(asg.get("mixedInstancesPolicy", "launchTemplate", "overrides"))
         types = [o.get("instanceType") for o in overrides if isinstance(o, dict) and o.get("instanceType") is not None]
+        types_at = (asg, _OVERRIDE_TYPES)
         if types:
             type_source = asg
         elif template is not None:
             types, type_source = [template.get("instanceType")], template
+            types_at = (template, "instanceType")
         planned, lo, hi = _size(asg.get("desiredCapacity"), asg.get("minSize"), asg.get("maxSize"))
-        itype = _pick(types, cat, asg, gaps, unplanned, "Auto Scaling group", planned, lo, hi)
+        itype = _pick(types, cat, asg, gaps, unplanned, "Auto Scaling group", planned, lo, hi, types_at)
         if itype is None:
             continue
         _refused_sizes(
@@ -435,8 +443,7 @@ def _asg_groups(
                     f"cannot tell how many instances Auto Scaling group '{asg.name}' runs "
                     "(desiredCapacity and minSize unknown); not planned",
                     asg.urn,
-                    fix=f"set desired_capacity (or min_size) of Auto Scaling group '{asg.name}' to a number "
-                    "known at preview",
+                    fix=Fix(edits=(change(asg, "desiredCapacity", note=KNOWN_AT_PREVIEW),)),
                     left_out=f"Auto Scaling group '{asg.name}' (size unknown)",
                 )
             )
@@ -453,7 +460,7 @@ def _asg_groups(
                         lo,
                         hi,
                         f"{lo or 0}-{hi if hi is not None else '?'} instances",
-                        fix=_zero_fix(f"desired_capacity of Auto Scaling group '{asg.name}'", hi, "max_size"),
+                        fix=_zero_fix(asg, "desiredCapacity", hi),
                         maxima=((itype, hi),) if hi else (),
                         purchase=purchase,
                         name=asg.name,
@@ -592,14 +599,16 @@ def _eks_groups(
     for ng in graph.of_type(EKS_NODE_GROUP):
         template = _template_of(graph, ng, ng.get("launchTemplate"), "launchTemplate")
         types, type_source = [t for t in as_list(ng.get("instanceTypes")) if t is not None], ng
+        types_at = (ng, "instanceTypes")
         if not types and template is not None:
             types, type_source = [template.get("instanceType")], template
+            types_at = (template, "instanceType")
         planned, lo, hi = _size(
             ng.get("scalingConfig", "desiredSize"),
             ng.get("scalingConfig", "minSize"),
             ng.get("scalingConfig", "maxSize"),
         )
-        itype = _pick(types, cat, ng, gaps, unplanned, "EKS node group", planned, lo, hi)
+        itype = _pick(types, cat, ng, gaps, unplanned, "EKS node group", planned, lo, hi, types_at)
         if itype is None:
             continue
         _refused_sizes(
@@ -616,7 +625,7 @@ def _eks_groups(
                 Violation(
                     f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned",
                     ng.urn,
-                    fix=f"set scaling_config.desired_size of EKS node group '{ng.name}' to a number known at preview",
+                    fix=Fix(edits=(change(ng, "scalingConfig.desiredSize", note=KNOWN_AT_PREVIEW),)),
                     left_out=f"EKS node group '{ng.name}' (size unknown)",
                 )
             )
@@ -638,9 +647,7 @@ def _eks_groups(
                         lo,
                         hi,
                         f"{lo or 0}-{hi if hi is not None else '?'} instances",
-                        fix=_zero_fix(
-                            f"scaling_config.desired_size of EKS node group '{ng.name}'", hi, "scaling_config.max_size"
-                        ),
+                        fix=_zero_fix(ng, "scalingConfig.desiredSize", hi),
                         maxima=((itype, hi),) if hi else (),
                         purchase=purchase,
                         name=ng.name,
@@ -694,8 +701,10 @@ def _instance_groups(
                 Violation(
                     f"cannot tell the instance type of '{inst.name}' (unknown during preview); not planned",
                     inst.urn,
-                    fix=f"set instance_type of '{inst.name}' (or of its launch template) to a "
-                    "literal type, not an output of another resource",
+                    fix=Fix(
+                        edits=(change(inst, "instanceType", note=LITERAL_TYPE),),
+                        alternatives=(change(template, "instanceType", note=LITERAL_TYPE),) if template else (),
+                    ),
                     left_out=f"EC2 instance '{inst.name}' (instance type unknown)",
                 )
             )
@@ -787,7 +796,8 @@ def _pcs_groups(
             _pcs_refused(r, lo, hi, gaps)
             continue
         types = [dig(i, "instanceType") for i in as_list(r.get("instanceConfigs"))]
-        itype = _pick([t for t in types if t is not None], cat, r, gaps, unplanned, PCS_KIND, lo, lo, hi)
+        types_at = (r, "instanceConfigs[].instanceType")
+        itype = _pick([t for t in types if t is not None], cat, r, gaps, unplanned, PCS_KIND, lo, lo, hi, types_at)
         if itype is None:
             continue
         _pcs_refused(r, lo, hi, gaps)
@@ -843,7 +853,7 @@ def _pcs_purchase(r: Resource, template: Resource | None, gaps: list[Violation])
                 f"cannot tell how {what} buys its instances (purchaseOption {shown}); planned on demand, the "
                 f"API's default ({PCS_PURCHASE_DOC})",
                 r.urn,
-                fix=f"set purchase_option of {what} to ONDEMAND, SPOT or CAPACITY_BLOCK as a literal",
+                fix=Fix(edits=(change(r, "purchaseOption", note="ONDEMAND, SPOT or CAPACITY_BLOCK, as a literal"),)),
             )
         )
         purchase = "on-demand"
@@ -858,11 +868,17 @@ def _pcs_purchase(r: Resource, template: Resource | None, gaps: list[Violation])
                     f"purchaseOption CAPACITY_BLOCK and market type capacity-block ({PCS_CAPACITY_BLOCK_DOC}); "
                     f"planned as purchaseOption says",
                     r.urn,
-                    fix=(
-                        f"set purchase_option of {what} to CAPACITY_BLOCK"
-                        if block_market
-                        else f"set instance_market_options.market_type of launch template '{template.name}' to "
-                        "capacity-block (with the block's capacity reservation id)"
+                    fix=Fix(
+                        edits=(
+                            change(r, "purchaseOption", "CAPACITY_BLOCK")
+                            if block_market
+                            else change(
+                                template,
+                                "instanceMarketOptions.marketType",
+                                "capacity-block",
+                                "with the block's capacity reservation id",
+                            ),
+                        )
                     ),
                 )
             )
@@ -901,7 +917,7 @@ def _pcs_unpriced(
                 name=r.name,
                 detail=f"{rng} of {', '.join(accelerated)} (purchaseOption INTERRUPTIBLE_CAPACITY_RESERVATION)",
                 unpriced_because="planner has no price for interruptible capacity reservations, so it is not priced",
-                fix=f"price {what} yourself: planner does not price it at the On-Demand rate",
+                fix=advice("price it yourself: planner does not price it at the On-Demand rate"),
             ),
             r.urn,
         )
@@ -933,19 +949,20 @@ def _pick(
     planned: int | None,
     lo: int | None,
     hi: int | None,
+    types_at: tuple[Resource, str],
 ) -> str | None:
     """The type a group is planned with: the first catalogue type it may launch.
 
     A bastion or head node (no accelerated type) is not the training cluster: skipped.
     Accelerated types outside the catalogue are kept as unplanned compute, named with their count.
+    `types_at`: the resource and property the types were read from, which a fix sets.
     """
     if not types or not all(known(t) for t in types):
         gaps.append(
             Violation(
                 f"cannot tell the instance type of '{res.name}' (unknown during preview, or set nowhere); not planned",
                 res.urn,
-                fix=f"set the instance type of '{res.name}' (or of its launch "
-                "template) to a literal type, not an output of another resource",
+                fix=Fix(edits=(change(*types_at, note=LITERAL_TYPE),)),
                 left_out=f"{kind} '{res.name}' (instance type unknown)",
             )
         )
@@ -976,18 +993,48 @@ def _pick(
             Violation(
                 f"{kind} '{res.name}' may launch any of {', '.join(names)}; planned as {listed[0]}",
                 res.urn,
-                fix=(
-                    f"give {kind} '{res.name}' the one type {listed[0]}, or split it into one group per "
-                    "type, so each is planned and priced"
+                fix=Fix(
+                    "or split it into one group per type, so each is planned and priced",
+                    (change(*types_at, note=f"the one type {listed[0]}"),),
                 ),
             )
         )
     return listed[0]
 
 
-def _zero_fix(desired: str, hi: int | None, maximum: str) -> str:
-    most = f" (at most {hi}, its {maximum})" if hi is not None else ""
-    return f"to have it planned and priced, set {desired} to the number of instances it will run{most}"
+# what a fix writes where a value must be known at preview (a literal, not another resource's output)
+KNOWN_AT_PREVIEW = "a number known at preview"
+LITERAL_TYPE = "a literal type, not an output of another resource"
+_OVERRIDE_TYPES = "mixedInstancesPolicy.launchTemplate.overrides[].instanceType"
+# the property that names the subnets (and so the Availability Zone) a resource launches into
+_SUBNETS = {AUTOSCALING_GROUP: "vpcZoneIdentifiers", INSTANCE: "subnetId", EKS_NODE_GROUP: "subnetIds"}
+
+
+def _zero_fix(r: Resource, desired: str, hi: int | None) -> Fix:
+    most = f" (at most {hi}, its maximum)" if hi is not None else ""
+    return Fix(
+        "to have it planned and priced:", (change(r, desired, note=f"the number of instances it will run{most}"),)
+    )
+
+
+def refused_fix(r: Resource, first: tuple[str, int], instead: tuple[str, int]) -> Fix:
+    """Sizes AWS refuses: set one size property of `r` (engine names) to a value that fits, or another instead."""
+    return Fix(edits=(change(r, first[0], first[1]),), alternatives=(change(r, instead[0], instead[1]),))
+
+
+def _in_a_known_zone(r: Resource) -> Edit:
+    """Launch `r` into a subnet whose Availability Zone the program says."""
+    return change(
+        r, _SUBNETS.get(r.type, "subnetIds"), note="a subnet created in this program with its availability zone set"
+    )
+
+
+def _declared_placement(g: _Group) -> Edit:
+    """Name a cluster placement group the program declares, where the group names one it does not."""
+    owner = g.capacity if g.capacity.get("placementGroup") == g.external_placement else g.template
+    prop = "placementGroup" if owner is g.capacity else "placement.groupName"
+    note = 'an aws.ec2.PlacementGroup with strategy "cluster" declared in this program'
+    return change(owner or g.capacity, prop, note=note)
 
 
 def _interface_subnets(graph: Graph, inst: Resource) -> list[Resource]:
@@ -1057,9 +1104,9 @@ class _Target:
     pattern: re.Pattern[str]
     what: str
     at_deploy: str  # said of a reference to another resource (`{res}`, `{ref}`)
-    at_deploy_fix: str
+    at_deploy_fix: str  # what to check, in words (the message names the resource)
     wrong: str  # said of a literal value AWS refuses (`{res}`, `{value}`)
-    wrong_fix: str
+    wrong_value: str  # what to write instead, in words (the property is `prop`)
 
 
 _TARGETS = (
@@ -1070,10 +1117,9 @@ _TARGETS = (
         "resource group ARN",
         "'{res}' targets the capacity reservation resource group '{ref}', whose ARN is known only at deploy: its "
         "region and the reservations it holds are not checked",
-        "check that resource group '{ref}' is in the stack's region and holds the reservations the group launches into",
+        "check that the resource group is in the stack's region and holds the reservations the group launches into",
         "'{res}' targets capacity reservation resource group '{value}', which is not a resource group ARN: the "
         "launch would fail; planned without it",
-        "set capacity_reservation_target.capacity_reservation_resource_group_arn of '{res}' to "
         "arn:aws:resource-groups:REGION:ACCOUNT:group/NAME",
     ),
     _Target(
@@ -1083,11 +1129,10 @@ _TARGETS = (
         "reservation id",
         "'{res}' targets capacity reservation '{ref}', whose id is known only at deploy: that it matches the "
         "group's type, AZ and size is not checked",
-        "check that capacity reservation '{ref}' matches the instance type, AZ and count of the group that targets it",
+        "check that the capacity reservation matches the instance type, AZ and count of the group that targets it",
         "'{res}' targets capacity reservation '{value}', which is not a reservation id (cr- and 8 to 17 hex "
         "digits): the launch would fail; planned without it",
-        "set capacity_reservation_target.capacity_reservation_id of '{res}' to the reservation id (cr-...) of the "
-        "booked block or reservation",
+        "the reservation id (cr-...) of the booked block or reservation",
     ),
 )
 
@@ -1116,7 +1161,7 @@ def _launch_target(
                 Violation(
                     t.at_deploy.format(res=res.name, ref=name),
                     res.urn,
-                    fix=t.at_deploy_fix.format(res=res.name, ref=name),
+                    fix=advice(t.at_deploy_fix),
                 )
             )
     elif isinstance(value, str) and value:
@@ -1124,8 +1169,13 @@ def _launch_target(
             values[t.key] = value  # the parser checks a resource group's region
             sources[t.key] = res
         elif gaps is not None:
+            prop = f"capacityReservationSpecification.capacityReservationTarget.{t.prop}"
             gaps.append(
-                Violation(t.wrong.format(res=res.name, value=value[:60]), res.urn, fix=t.wrong_fix.format(res=res.name))
+                Violation(
+                    t.wrong.format(res=res.name, value=value[:60]),
+                    res.urn,
+                    fix=Fix(edits=(change(res, prop, note=t.wrong_value),)),
+                )
             )
 
 
@@ -1309,10 +1359,13 @@ def to_stack(
         zone = fs.availability_zone
     keys = planning(r, data, CLUSTER_PATH)
     notes = []
+    groups_at = CLUSTER_PATH + ("node_groups",)  # each node group's index, by the resource it was read from
+    held = {urn: p[-1] for p, urn in rebuilt.resources.items() if p[:-1] == groups_at and urn}
     for k, gap in enumerate(rebuilt.gaps):
         path = CLUSTER_PATH + ("notes", k)
         rebuilt.locate(path, gap.urn)
-        notes.append(Note(gap.message, path, gap.fix, gap.rule, gap.left_out))
+        fix = advice(gap.fix) if isinstance(gap.fix, str) else gap.fix  # words alone: the file system's
+        notes.append(Note(gap.message, path, held_in_model(fix, held) if fix else None, gap.rule, gap.left_out))
     cluster = Cluster(
         zone,
         tuple(groups),

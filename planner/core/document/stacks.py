@@ -51,12 +51,15 @@ class ReportedEdit:
     """One edit of a fix as the document reports it: the key path as a finding's `path` says it
     (`planner:cluster.node_groups[0].count`), the operation (`set`, `add`, `remove`) and the value,
     with the words said after it (`note`); data, so that a reader (a bot, an editor) can apply it
-    without parsing the fix's words."""
+    without parsing the fix's words. An edit of one of a program's resources (a change the model holds
+    no value for) names the resource's URN (`resource`), and `path` is its property as the engine names
+    it (`scalingConfig.desiredSize`)."""
 
     path: str
     op: EditOp
     value: EditValue = None
     note: str = field(default="", metadata=key(omit="empty"))
+    resource: str = field(default="", metadata=key(omit="empty"))
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from planner.core.model.findings import Fix
 from planner.core.model.provenance import Provenance
 from planner.core.model.transformer import Transformer
 from planner.core.reading.yaml_lines import Lines, line_of
@@ -259,7 +260,7 @@ class Unplanned:
     maximum: int | None = None
     range: str = ""  # the range it allows, in its own units ("0-100000 vCPUs")
     path: Path = ()
-    fix: str | None = None  # what to change in the program, for this resource
+    fix: Fix | None = None  # what to change in the program, for this resource
     # the most instances of each catalogue type it may run at once (its limits allow), for the cost at the maximum
     maxima: tuple[tuple[str, int], ...] = ()
     purchase: Purchase = "on-demand"  # how its instances are bought, for the cost at the maximum
@@ -311,7 +312,7 @@ class Note:
 
     message: str
     path: Path = ()
-    fix: str | None = None  # what to change in the program, when the read-back can say
+    fix: Fix | None = None  # what to change in the program, when the read-back can say
     rule: str = "readback-gap"  # the rule that reports it (`scaling-size-refused` for sizes AWS refuses)
     left_out: str | None = None  # compute the estimate leaves out because of it, in a few words
 

@@ -60,6 +60,8 @@ def _leaf(node: Any, key: Any, edit: Edit) -> Any:
 
 def apply_edit(root: T, edit: Edit) -> T:
     """`root` with `edit` applied at its path (a new frozen value; `root` is unchanged)."""
+    if edit.resource:
+        raise KeyError("an edit of a program's resource is no edit of the model")
     if not edit.path:
         raise KeyError("an edit needs a model path")
 

@@ -52,12 +52,20 @@ class Edit:
     `set` writes `value` at `path`; `add` appends `value` to the list at `path`; `remove` drops the
     value at `path` (the model's default applies again), or `value` from the list at `path` when given.
     `note` is said after the change, in words every adapter shares ("the 2 UltraServers you pay for").
+
+    `resource`, when given, is the URN of one of a program's resources, and the edit is of that resource
+    rather than of the model: `path` is its property as the engine names it (`("scalingConfig",
+    "desiredSize")`, `()` for the resource as a whole), for a change of the program's shape that the model
+    holds no value for (a size known only at deploy written as a literal, a tag, a security group rule). A
+    `set` or `add` without a value writes what `note` says ("a number known at preview"). Only the program's
+    adapters say it (`planner.readback.program_terms`); `apply_edits` refuses it.
     """
 
     path: tuple[Any, ...]
     op: EditOp
     value: EditValue = None
     note: str = ""
+    resource: str = ""
 
 
 @dataclass(frozen=True)
@@ -75,11 +83,6 @@ class Fix:
 def advice(reason: str) -> Fix:
     """A fix that is no edit of the model: what to do, in words."""
     return Fix(reason)
-
-
-def advice_or_none(reason: str | None) -> Fix | None:
-    """`advice(reason)`, or None when there is nothing to say (a read-back note without a fix)."""
-    return None if reason is None else Fix(reason)
 
 
 @dataclass(frozen=True)

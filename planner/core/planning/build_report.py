@@ -132,6 +132,8 @@ def reported_fix(stack: Stack, fix: Fix) -> ReportedFix:
     from planner.core.reading.fields import key_path
 
     def edit(e: Edit) -> ReportedEdit:
+        if e.resource:  # a property of one of the program's resources
+            return ReportedEdit(".".join(str(p) for p in e.path), e.op, e.value, e.note, e.resource)
         return ReportedEdit(key_path(stack.cluster.path + tuple(e.path)), e.op, e.value, e.note)
 
     return ReportedFix(

@@ -21,7 +21,6 @@ from planner.core.rules.spec_rules import (
     Rule,
     RuleContext,
     advice,
-    advice_or_none,
     count_path,
     node_group_rule,
     rule,
@@ -51,7 +50,7 @@ def readback_notes(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """The read-back's notes that rule `r` reports (each note names its rule)."""
     for note in ctx.cluster.notes:
         if note.rule == r.id:
-            yield r.finding(ctx, note.path, note.message, fix=advice_or_none(note.fix))
+            yield r.finding(ctx, note.path, note.message, fix=note.fix)
 
 
 @rule(
@@ -88,7 +87,7 @@ def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 u.path,
                 f"{u.resource} may launch {', '.join(u.instance_types)} ({u.range}), outside "
                 f"planner's catalogue: not planned or priced{detail}",
-                fix=advice_or_none(u.fix),
+                fix=u.fix,
             )
             continue
         size = f"{u.count} instance(s)" if u.count is not None else "an unknown number of instances"
@@ -98,7 +97,7 @@ def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             u.path,
             f"{u.resource}: {size} of {', '.join(u.instance_types)}{span}, a type outside "
             f"planner's catalogue: not planned or priced{detail}",
-            fix=advice_or_none(u.fix),
+            fix=u.fix,
         )
 
 
@@ -157,7 +156,7 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 u.path,
                 f"{u.resource} has a desired size of 0 (planned at 0 instances) and {most} "
                 f"{', '.join(u.instance_types)}{cost}",
-                fix=advice_or_none(u.fix),
+                fix=u.fix,
             )
         elif u.reason == "elastic":
             yield r.finding(
@@ -165,7 +164,7 @@ def scaling_maximum(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 u.path,
                 f"{u.resource} launches {', '.join(u.instance_types)} on demand (planned at "
                 f"{u.count or 0} now): {u.detail}{cost}",
-                fix=advice_or_none(u.fix),
+                fix=u.fix,
             )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import wraps
 
 from planner.core.model.cluster import Lustre, NodeGroup, Path
-from planner.core.model.findings import Edit, EditValue, Finding, Fix, Severity, advice, advice_or_none
+from planner.core.model.findings import Edit, EditValue, Finding, Fix, Severity, advice
 from planner.core.rules.rule_registry import Check, Registry, Rule, RuleContext
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
     "Rule",
     "RuleContext",
     "advice",
-    "advice_or_none",
     "count_path",
     "model_path",
     "node_group_rule",

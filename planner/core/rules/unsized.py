@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, advice_or_none, rule
+from planner.core.rules.spec_rules import Rule, RuleContext, rule
 
 BATCH_COMPUTE_RESOURCE_DOC = "https://docs.aws.amazon.com/batch/latest/APIReference/API_ComputeResource.html"
 KARPENTER_NODEPOOLS_DOC = "https://karpenter.sh/docs/concepts/nodepools/"
@@ -45,13 +45,13 @@ def compute_unsized(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 u.path,
                 f"{u.resource} may launch {types} with no maximum ({u.range}): unbounded, "
                 f"so its cost has no ceiling and is not priced{detail}",
-                fix=advice_or_none(u.fix),
+                fix=u.fix,
             )
         elif u.reason == "unpriced":
             why = u.unpriced_because or (
                 "no SageMaker HyperPod price in planner's price book, so it is not priced (never at the EC2 price)"
             )
-            yield r.finding(ctx, u.path, f"{u.resource} runs {u.detail or types}: {why}", fix=advice_or_none(u.fix))
+            yield r.finding(ctx, u.path, f"{u.resource} runs {u.detail or types}: {why}", fix=u.fix)
 
 
 @rule(
@@ -75,5 +75,5 @@ def budget_unbounded_compute(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 u.path,
                 f"{u.resource} may launch {', '.join(u.instance_types) or 'any type'} with no "
                 "maximum: the budget cannot be shown to hold",
-                fix=advice_or_none(u.fix),
+                fix=u.fix,
             )
