@@ -44,14 +44,17 @@ def test_network_fixes_name_the_subnet_key_the_vpc_and_the_zone(moto, stack_file
     fs = findings(run_cli("preflight", str(stack_file(NETWORK.format(vpc=other, subnet=in_a))), "--format", "json").out)
     got = {f["message"]: f["fix"]["text"] for f in by_rule(fs, "preflight-network")}
     assert got[f"subnet {in_a} belongs to {vpc}, not to the declared {other}"] == (
-        f"set network.vpc_id: {vpc} (the subnet's VPC), or network.subnet_id to a subnet of {other} in us-east-2b"
+        f"set network.vpc_id: {vpc} (the subnet's VPC), or set network.subnet_id: subnet-... (a subnet of {other} "
+        "in us-east-2b)"
     )
     # the group and the file system inherit the cluster's AZ: the key is the cluster's availability_zone
     assert got[f"subnet {in_a} is in us-east-2a; node group 'trainers' is declared in us-east-2b"] == (
-        f"set availability_zone: us-east-2a (the subnet's AZ), or set network.subnet_id to a subnet of {other} in us-east-2b"
+        f"set availability_zone: us-east-2a (the subnet's AZ), or set network.subnet_id: subnet-... (a subnet of "
+        f"{other} in us-east-2b)"
     )
     assert got[f"subnet {in_a} is in us-east-2a; the FSx for Lustre file system is declared in us-east-2b"] == (
-        f"set availability_zone: us-east-2a (the subnet's AZ), or set network.subnet_id to a subnet of {other} in us-east-2b"
+        f"set availability_zone: us-east-2a (the subnet's AZ), or set network.subnet_id: subnet-... (a subnet of "
+        f"{other} in us-east-2b)"
     )
 
 
@@ -66,7 +69,7 @@ network: {{vpc_id: {vpc}, subnet_id: {in_a}}}
     fs = findings(run_cli("preflight", str(path), "--format", "json").out)
     assert fixes(fs, "preflight-network") == [
         "in node group 'trainers', set availability_zone: us-east-2a (the subnet's AZ), "
-        f"or set network.subnet_id to a subnet of {vpc} in us-east-2b"
+        f"or set network.subnet_id: subnet-... (a subnet of {vpc} in us-east-2b)"
     ]
 
 
@@ -74,9 +77,9 @@ def test_missing_vpc_and_subnet_fixes(moto, stack_file) -> None:
     path = stack_file(NETWORK.format(vpc="vpc-0123456789abcdef0", subnet="subnet-0123456789abcdef0"))
     fs = findings(run_cli("preflight", str(path), "--format", "json").out)
     assert fixes(fs, "preflight-network") == [
-        "set network.vpc_id to a VPC of us-east-2 (aws ec2 describe-vpcs --region us-east-2), "
-        "or remove network to let the components create one",
-        "set network.subnet_id to a subnet in us-east-2b (aws ec2 describe-subnets --region us-east-2)",
+        "set network.vpc_id: vpc-... (a VPC of us-east-2: aws ec2 describe-vpcs --region us-east-2), "
+        "or remove network (to let the components create one)",
+        "set network.subnet_id: subnet-... (a subnet in us-east-2b: aws ec2 describe-subnets --region us-east-2)",
     ]
 
 
@@ -99,9 +102,11 @@ network: {{vpc_id: {vpc}, subnet_id: {small}}}
         f"subnet {small} has 11 free IP addresses; the cluster declares 16 instances, each needing at least one"
     )
     assert f["fix"]["text"] == (
-        f"set network.subnet_id to a subnet of {vpc} in us-east-2b with at least 16 free IP addresses, "
+        f"set network.subnet_id: subnet-... (a subnet of {vpc} in us-east-2b with at least 16 free IP addresses), "
         f"or free 5 more in {small}"
     )
+    # as data: the edit of the network's subnet id
+    assert f["fix"]["edits"][0]["path"] == "planner:cluster.network.subnet_id"
 
 
 # --- offerings.py -------------------------------------------------------------------------------

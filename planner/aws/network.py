@@ -3,8 +3,9 @@
 The subnet decides the Availability Zone: an instance launches in its subnet's zone, EFA
 traffic does not cross zones, and FSx for Lustre lives in exactly one subnet.
 
-A `network` is a stack file's (or a component's) key: a program read back has none, so these fixes name
-its `network.*` keys, in the stack file's words, with the edits they can be.
+A `network` is a stack file's (or a component's) key: a program read back has none. The fixes are edits of
+the cluster's `network` (a VPC or subnet id the account must give is written as `vpc-...`, `subnet-...`,
+with the command that lists them in the edit's note), said in the stack file's keys by its adapter.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from collections.abc import Iterator
 
 from planner.aws.checks import Preflight, aws_error, check, zone_path
 from planner.aws.errors import AwsCallError
-from planner.core.model.findings import Finding
+from planner.core.model.cluster import Path
+from planner.core.model.findings import Edit, Finding
 from planner.core.rules import Rule, RuleContext
-from planner.core.rules.spec_rules import Fix, advice, set_to
+from planner.core.rules.spec_rules import Fix, remove, set_to
 
 
 @check("preflight-network")
@@ -33,9 +35,13 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                     ctx,
                     where,
                     f"VPC {net.vpc_id} does not exist in {region}",
-                    fix=advice(
-                        f"set network.vpc_id to a VPC of {region} (aws ec2 describe-vpcs --region {region}), "
-                        "or remove network to let the components create one"
+                    fix=Fix(
+                        edits=(
+                            set_to(
+                                ctx, where, "vpc-...", f"a VPC of {region}: aws ec2 describe-vpcs --region {region}"
+                            ),
+                        ),
+                        alternatives=(remove(ctx, net.path, note="to let the components create one"),),
                     ),
                 )
             else:
@@ -57,7 +63,7 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             ctx,
             where,
             f"subnet {net.subnet_id} does not exist in {region}",
-            fix=advice(f"set network.subnet_id to a subnet{of} in {az} (aws ec2 describe-subnets --region {region})"),
+            fix=Fix(edits=(_subnet(ctx, where, f"a subnet{of} in {az}: aws ec2 describe-subnets --region {region}"),)),
         )
         return
     vpc = subnet.get("VpcId")
@@ -67,8 +73,8 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             where,
             f"subnet {net.subnet_id} belongs to {vpc}, not to the declared {net.vpc_id}",
             fix=Fix(
-                f"or network.subnet_id to a subnet of {net.vpc_id} in {az}",
-                (set_to(ctx, net.path + ("vpc_id",), vpc, "the subnet's VPC"),) if isinstance(vpc, str) else (),
+                edits=(set_to(ctx, net.path + ("vpc_id",), vpc, "the subnet's VPC"),) if isinstance(vpc, str) else (),
+                alternatives=(_subnet(ctx, where, f"a subnet of {net.vpc_id} in {az}"),),
             ),
         )
     zone = subnet.get("AvailabilityZone")
@@ -89,8 +95,8 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 where,
                 f"subnet {net.subnet_id} is in {zone}; {who} is declared in {declared}",
                 fix=Fix(
-                    f"or set network.subnet_id to a subnet{of} in {declared}",
-                    (set_to(ctx, key, zone, "the subnet's AZ"),) if isinstance(zone, str) else (),
+                    edits=(set_to(ctx, key, zone, "the subnet's AZ"),) if isinstance(zone, str) else (),
+                    alternatives=(_subnet(ctx, where, f"a subnet{of} in {declared}"),),
                 ),
             )
     free = subnet.get("AvailableIpAddressCount")
@@ -102,8 +108,13 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             f"subnet {net.subnet_id} has {free} free IP addresses; the cluster declares {need} "
             "instances, each needing at least one",
             severity="warning",
-            fix=advice(
-                f"set network.subnet_id to a subnet{of} in {zone or az} with at least {need} free IP addresses, "
-                f"or free {need - free} more in {net.subnet_id}"
+            fix=Fix(
+                f"or free {need - free} more in {net.subnet_id}",
+                (_subnet(ctx, where, f"a subnet{of} in {zone or az} with at least {need} free IP addresses"),),
             ),
         )
+
+
+def _subnet(ctx: RuleContext, where: Path, which: str) -> Edit:
+    """Set the network's subnet id to one the account has (`which`: what it must be, and where to find it)."""
+    return set_to(ctx, where, "subnet-...", which)
