@@ -156,8 +156,8 @@ def test_the_pick_is_the_cheapest_that_finishes_before_the_deadline(aws: Stubbed
         "aws ec2 purchase-capacity-block --region us-east-2 --capacity-block-offering-id cb-0e2b000000000002b "
         "--instance-platform Linux/UNIX"
     ]
-    assert "availability_zone: us-east-2b" in " ".join(doc["next"]["stack_keys"])
-    assert "schedule.hours: 336" in doc["next"]["stack_keys"]
+    assert "set availability_zone: us-east-2b" in " ".join(doc["next"]["stack_keys"])
+    assert "set schedule.hours: 336" in doc["next"]["stack_keys"]
     assert [r["offerings"] for r in doc["regions"]] == [1, 2, 1]
     for s in aws.stubbers.values():
         s.assert_no_pending_responses()
@@ -516,7 +516,7 @@ def test_the_stack_gives_type_count_hours_and_region(aws: StubbedAws, capsys, tm
     code, doc, _ = run(capsys, str(stack), "--format", "json")
     assert code == 0
     assert doc["node_group"] == "gpus" and doc["needs"][0]["hours_basis"] == "schedule.hours"
-    assert "node group 'gpus': availability_zone: us-east-2b" in doc["next"]["stack_keys"]
+    assert "in node group 'gpus', set availability_zone: us-east-2b" in doc["next"]["stack_keys"]
 
 
 @pytest.mark.parametrize(
@@ -1246,3 +1246,37 @@ def test_a_saved_search_renders_as_the_run(aws: StubbedAws, capsys, tmp_path) ->
         s.assert_no_pending_responses()
     assert main(["render", "--format", "sarif", str(saved)]) == 2
     assert "a capacity report renders as table, json, markdown" in capsys.readouterr().err
+
+
+def test_the_next_steps_are_edits_of_the_stack() -> None:
+    """What to set once a block is bought is data (`next_edits`: edits of the node group and the schedule), said in
+    the stack file's keys (`fix_words.in_group_terms`), and it applies to the model like a finding's fix."""
+    from decimal import Decimal
+
+    from planner.core.cost.block_offerings import Offering, Option, next_edits
+    from planner.core.input.fix_words import in_group_terms
+    from planner.core.input.stack_files import load_stack
+    from planner.core.model.edits import apply_edits
+
+    start = dt.datetime(2026, 12, 20, 7, tzinfo=dt.UTC)
+    block = Offering(
+        "cb-1", "us-east-2", "us-east-2b", "p5.48xlarge", 2, start, start + dt.timedelta(hours=48), 48.0,
+        Decimal("1000"), "USD", asked_hours=48,
+    )  # fmt: skip
+    edits = next_edits(Option((block,), need=None), group=1)  # type: ignore[arg-type]
+    assert [in_group_terms("gpus", e) for e in edits] == [
+        "in node group 'gpus', set purchase: capacity-block",
+        "in node group 'gpus', set availability_zone: us-east-2b",
+        "in node group 'gpus', set capacity_reservation_id: cr-... (CapacityReservation.CapacityReservationId that "
+        "the purchase prints)",
+        "set schedule.hours: 48",
+    ]
+    stack = load_stack(str(ROOT / "stacks" / "Pulumi.trn2-dev.yaml"))
+    edited = apply_edits(stack.cluster, next_edits(Option((block,), need=None)))  # type: ignore[arg-type]
+    g = edited.node_groups[0]
+    assert (g.purchase, g.availability_zone, g.capacity_reservation_ids) == (
+        "capacity-block",
+        "us-east-2b",
+        ("cr-...",),
+    )
+    assert edited.schedule is not None and edited.schedule.hours == 48

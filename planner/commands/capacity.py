@@ -23,6 +23,7 @@ from planner.core.reading.problems import InputError, Problem
 
 if TYPE_CHECKING:
     from planner.core.cost.block_offerings import ExtensionSearch, Search
+    from planner.core.model.findings import Edit
 
 FORMATS = ("table", "json", "markdown")
 ARGS = "<command line>"
@@ -39,9 +40,10 @@ class Wanted:
     notes: list[str] = field(default_factory=list)
     reservations: tuple[str, ...] = ()  # the stack's booked blocks (one per UltraServer): check them, or extend them
     resource_group: str | None = None  # ... or the resource group that holds them
-    # a program's cluster: the stack keys to set, said against its resources (None: a stack file's keys)
-    terms: Callable[[str], str] | None = None
+    # a program's cluster: an edit to make next, said against its resources (None: a stack file's keys)
+    terms: Callable[[Edit], str] | None = None
     program: str | None = None  # ... and the program's file that declares the node group
+    group_index: int = 0  # the node group's index in the stack, for the edits to make next
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -214,7 +216,9 @@ def _searched(args: argparse.Namespace, w: Wanted) -> Search | ExtensionSearch |
     answers = search_jobs(jobs, client_for, args.aws_timeout, earliest, progress=_progress())
     for a, owner in zip(answers, owners):
         a.instance_type = owner
-    return answer(needs, answers, args.earliest, args.deadline, args.max_usd, w.node_group, w.source, w.notes)
+    return answer(
+        needs, answers, args.earliest, args.deadline, args.max_usd, w.node_group, w.source, w.notes, w.group_index
+    )
 
 
 def _open(args: argparse.Namespace, opener: Any = None) -> Any:
@@ -265,56 +269,37 @@ def _extension(args: argparse.Namespace, w: Wanted) -> ExtensionSearch | None:
 def _write(
     result: Search | ExtensionSearch,
     args: argparse.Namespace,
-    terms: Callable[[str], str] | None,
+    terms: Callable[[Edit], str] | None,
     program: str | None = None,
 ) -> None:
     """The search (or the check of the stack's blocks) as the document's capacity section, in --format;
-    `terms`: the keys to set next said in the terms of `program` (its main file)."""
+    `terms`: each edit to make next (`Search.next_edits`) said in the terms of `program` (its main file)."""
     import dataclasses
 
     from planner.commands.plan import show
+    from planner.core.cost.block_offerings import Search
     from planner.core.document import Report
 
     section = result.section()
-    if terms is not None and section.next is not None:
-        keys = tuple(terms(k) for k in section.next.stack_keys)
+    edits = result.next_edits() if isinstance(result, Search) else ()
+    if terms is not None and section.next is not None and edits:
+        keys = tuple(terms(e) for e in edits)
         said = dataclasses.replace(section.next, stack_keys=keys, program=program)
         section = dataclasses.replace(section, next=said)
     show(Report("capacity", capacity=section), args)
 
 
-def _program_terms(s: Any, group: Any) -> Callable[[str], str] | None:
-    """For a cluster read back from a program (its provenance map): a stack key to set after the purchase
-    (`node group 'gpus': purchase: capacity-block`) said against the resource and property that hold it
-    in the program (`aws.ec2.LaunchTemplate "trainer" (__main__.py:8): instance_market_options.market_type:
-    capacity-block`). A key no resource of the group can hold stays as it is; `schedule.hours` is the
-    stack config's own key. None for a stack file."""
+def _program_terms(s: Any) -> Callable[[Edit], str] | None:
+    """For a cluster read back from a program (its provenance map): an edit to make after the purchase said
+    against the resource and property that hold it in the program (`set `instance_market_options.market_type`
+    of aws.ec2.LaunchTemplate "trainer" (__main__.py:8) to "capacity-block"`), a planning key in the stack
+    config, as a finding's fix is (`planner.readback.program_terms`). None for a stack file."""
     if not s.provenance:
         return None
-    from planner.readback.program_terms import PROPERTIES, declared_as, resource_of
+    from planner.core.model.findings import Fix
+    from planner.readback.program_terms import in_program_terms
 
-    prefix = f"node group '{group.name}': "
-    holders = [s.provenance.get(group.path + (k,)) for k in ("purchase", "instance_type")]
-    holders.append(s.provenance.get(group.path))
-
-    def said(line: str) -> str:
-        if not line.startswith(prefix):
-            return line
-        key, sep, value = line[len(prefix) :].partition(": ")
-        if not sep:
-            return line
-        own = s.provenance.get(group.path + (key,))
-        if key == "availability_zone" and own is not None and own.property != key:  # a subnet names the zone
-            value = f"a subnet in {value}"
-        if own is not None and own.property:
-            return f"{declared_as(own.resource, (own.file, own.line))}: {own.property}: {value}"
-        for p in holders:
-            prop = PROPERTIES.get(resource_of(p.resource)[0], {}).get(key) if p is not None else None
-            if p is not None and prop:
-                return f"{declared_as(p.resource, (p.file, p.line))}: {prop}: {value}"
-        return line
-
-    return said
+    return lambda edit: in_program_terms(s, Fix(edits=(edit,)))
 
 
 def _program_file(s: Any, group: Any) -> str | None:
@@ -588,6 +573,7 @@ def _stack_need(args: argparse.Namespace, cat: Any) -> Wanted:
         notes,
         g.capacity_reservation_ids if bought else (),
         g.capacity_reservation_resource_group_arn if bought else None,
-        _program_terms(s, g),
+        _program_terms(s),
         _program_file(s, g),
+        s.cluster.node_groups.index(g),
     )

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue.shipped_data import local_zone_group
 from planner.core.document import block_offerings_section as doc
+from planner.core.input.fix_words import in_group_terms
+from planner.core.model.findings import Edit
 from planner.core.text.safe import excerpt
 
 if TYPE_CHECKING:
@@ -542,27 +544,25 @@ def purchase_commands(option: Option) -> list[str]:
     return out
 
 
-def stack_keys(option: Option, group: str | None) -> list[str]:
-    """The node group and schedule keys to set once the blocks are bought (never written by planner)."""
-    where = f"node group '{group}'" if group else "node group"
+def next_edits(option: Option, group: int = 0) -> tuple[Edit, ...]:
+    """The edits to make once the blocks are bought (never written by planner): the node group at index `group`
+    of the stack bought as a Capacity Block, in the block's AZ, with the reservation its purchase prints, and
+    the schedule of the block's hours."""
     first = option.first
-    ids = "capacity_reservation_id: cr-... (CapacityReservation.CapacityReservationId that the purchase prints)"
+    note = "CapacityReservation.CapacityReservationId that the purchase prints"
     if len(option.offerings) > 1:
-        ids = (
-            f"a node group per block ({len(option.offerings)}), each with capacity_reservation_id: cr-... "
-            "(the CapacityReservationId each purchase prints)"
+        note = (
+            f"a node group per block ({len(option.offerings)}), each with the CapacityReservationId its purchase prints"
         )
     elif first.ultraserver_type:
-        ids = (
-            "capacity_reservation_id: the reservation ids the purchase prints (CapacityBlocks[].CapacityReservationIds), "
-            "one per UltraServer"
-        )
-    return [
-        f"{where}: purchase: capacity-block",
-        f"{where}: availability_zone: {first.availability_zone}",
-        f"{where}: {ids}",
-        f"schedule.hours: {first.asked_hours or round(first.hours)}",
-    ]
+        note = "the reservation ids the purchase prints (CapacityBlocks[].CapacityReservationIds), one per UltraServer"
+    at = ("node_groups", group)
+    return (
+        Edit((*at, "purchase"), "set", "capacity-block"),
+        Edit((*at, "availability_zone"), "set", first.availability_zone),
+        Edit((*at, "capacity_reservation_ids"), "set", ("cr-...",), note),
+        Edit(("schedule", "hours"), "set", first.asked_hours or round(first.hours)),
+    )
 
 
 # --- the whole answer -------------------------------------------------------------------
@@ -607,6 +607,7 @@ class Search:
     node_group: str | None = None
     source: str = ""  # the stack file, or "<command line>"
     options: list[Option] = field(default_factory=list)
+    group_index: int = 0  # the node group's index in the stack (0: a search from the command line)
     pick: Pick = field(default_factory=lambda: Pick(None, False))
     notes: list[str] = field(default_factory=list)
 
@@ -618,9 +619,15 @@ class Search:
         """0 when the pick fits; 1 when there is none, or it misses the deadline or --max-usd."""
         return 0 if self.pick.option is not None and self.pick.fits else 1
 
-    def section(self) -> doc.CapacitySearch:
-        """The search as the document's capacity section."""
+    def next_edits(self) -> tuple[Edit, ...]:
+        """What to set once the pick is bought, as edits of the stack (`next_edits`); none without a pick."""
         option = self.pick.option
+        return () if option is None else next_edits(option, self.group_index)
+
+    def section(self) -> doc.CapacitySearch:
+        """The search as the document's capacity section: the keys to set next in the stack file's words."""
+        option = self.pick.option
+        keys = tuple(in_group_terms(self.node_group, e) for e in self.next_edits())
         return doc.CapacitySearch(
             tuple(need_section(n) for n in self.needs),
             self.node_group,
@@ -631,9 +638,7 @@ class Search:
             tuple(r.section() for r in self.regions),
             tuple(option_section(o) for o in self.options),
             None if option is None else doc.CapacityPick(option_section(option), self.pick.fits, self.pick.why),
-            None
-            if option is None
-            else doc.NextSteps(tuple(purchase_commands(option)), tuple(stack_keys(option, self.node_group))),
+            None if option is None else doc.NextSteps(tuple(purchase_commands(option)), keys),
             (*self.notes, *local_zone_notes(self.options)),
             OFFERINGS_DOC,
             PURCHASE_DOC,
@@ -650,9 +655,21 @@ def answer(
     node_group: str | None = None,
     source: str = "",
     notes: Sequence[str] = (),
+    group_index: int = 0,
 ) -> Search:
-    """The options of every need from what the regions answered, ranked, and the pick."""
-    out = Search(list(needs), regions, earliest, deadline, max_usd, node_group, source, notes=list(notes))
+    """The options of every need from what the regions answered, ranked, and the pick (`group_index`: the node
+    group's index in the stack, for the edits to make next)."""
+    out = Search(
+        list(needs),
+        regions,
+        earliest,
+        deadline,
+        max_usd,
+        node_group,
+        source,
+        notes=list(notes),
+        group_index=group_index,
+    )
     for need in needs:
         found = [o for r in regions if r.instance_type == need.key for o in r.offerings]
         options, left = combine(need, found, deadline)

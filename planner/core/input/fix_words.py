@@ -60,6 +60,12 @@ def current(cluster: Cluster, path: Path) -> Any:
 def change(cluster: Cluster, edit: Edit) -> str:
     """One edit as the stack file's change: `set KEY: VALUE`, `add VALUE to KEY`, `remove KEY: VALUE`."""
     _, path = group_of(cluster, edit.path)
+    return said_at(path, edit, current(cluster, edit.path))
+
+
+def said_at(path: Path, edit: Edit, now: Any = None) -> str:
+    """`edit` as the change of the stack file's key at `path` (below its node group, or the cluster); `now`:
+    the value there, named by a removal."""
     key = stack_key(path)
     if edit.op == "set":
         said = f"set {key}: {yaml_value(edit.value)}"
@@ -68,9 +74,18 @@ def change(cluster: Cluster, edit: Edit) -> str:
     elif edit.value is not None:
         said = f"remove {yaml_value(edit.value)} from {key}"
     else:
-        now = current(cluster, edit.path)
         said = f"remove {key}: {yaml_value(now)}" if isinstance(now, bool | str) else f"remove {key}"
     return f"{said} ({edit.note})" if edit.note else said
+
+
+def in_group_terms(name: str | None, edit: Edit) -> str:
+    """One edit in a stack file's words when the stack is not at hand (`planner capacity --instance-type`):
+    an edit of a node group's key in the group named `name` (`in node group 'gpus', set purchase:
+    capacity-block`; `in the node group, ...` without a name), a cluster key as it is."""
+    if len(edit.path) >= 3 and edit.path[0] == "node_groups" and isinstance(edit.path[1], int):
+        where = f"in node group '{name}', " if name else "in the node group, "
+        return where + said_at(edit.path[2:], edit)
+    return said_at(edit.path, edit)
 
 
 def joined(fix: Fix, say: Callable[[Edit], tuple[str, str]]) -> str:
