@@ -4,13 +4,13 @@ AWS Batch compute environments scale between `minvCpus` and `maxvCpus` as jobs a
 Karpenter NodePools launch what pending pods ask for, up to `spec.limits`; an AWS PCS compute
 node group without static instances (`minInstanceCount` 0) launches up to `maxInstanceCount`
 as jobs arrive (`pcs_pool`; one with static instances is a node group, read by
-`planner.readback.topology`). Each becomes an `Unplanned`
+`planner.readback.pcs_node_groups`). Each becomes an `Unplanned`
 entry with the catalogue types it may launch and, per type, the most instances it may run
 at once (`maxima`), so the estimate can price its maximum; without a maximum it is
 `unsized` (unbounded). SageMaker HyperPod instance groups have a fixed `InstanceCount`,
 but are sold by SageMaker: counted, never priced as EC2 (`unpriced`).
 
-Gaps are returned as keyword dicts for `planner.readback.topology.Violation`.
+Gaps are returned as keyword dicts for `planner.readback.resources.Violation`.
 """
 
 from __future__ import annotations

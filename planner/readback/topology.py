@@ -10,6 +10,12 @@ groups (the strategy) and FSx for Lustre. The result is a plain `planner:cluster
 that goes through `parse_cluster` and `plan_stack` like a stack file, so the pack runs the
 same rules as `planner plan`.
 
+This module is the assembly (`rebuild`, `to_stack`); each family of compute is read by its own module into
+`ReadGroup`s (`planner.readback.compute_groups`): Auto Scaling groups (`auto_scaling`), EKS managed node
+groups (`eks_node_groups`), plain EC2 instances (`ec2_instances`), AWS PCS compute node groups
+(`pcs_node_groups`), each through what their launch templates say (`launch_templates`); compute that sizes
+itself is `elastic_compute`'s. `_FIXED_COMPUTE` lists the readers.
+
 Findings point at key paths; each path of the rebuilt mapping records the URN of the
 resource it came from (`Stack.resources`, the read-back's locator, see `planner.core.input.locations`),
 so a finding lands on the resource at fault.
@@ -19,53 +25,46 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
-from planner.core.input.stack_files import CLUSTER_PATH, RESOURCE_GROUP_ARN
-from planner.core.model.cluster import Cluster, LaunchInterface, Note, Path, Purchase, Stack, Unplanned, Volume
+from planner.core.input.stack_files import CLUSTER_PATH
+from planner.core.model.cluster import Cluster, LaunchInterface, Note, Path, Stack, Unplanned, Volume
 from planner.core.model.findings import Edit, Fix, advice
 from planner.core.reading.fields import key_path
-from planner.readback.block_devices import eks_volumes, launch_volumes
+from planner.readback.auto_scaling import asg_groups, merge_ultraservers, ultraserver_type_of
+from planner.readback.compute_groups import GroupReader, ReadGroup, accelerated
+from planner.readback.ec2_instances import instance_groups
+from planner.readback.eks_node_groups import eks_groups
 from planner.readback.elastic_compute import KINDS as ELASTIC_KINDS
-from planner.readback.elastic_compute import PCS_KIND, PCS_TYPES, pcs_pool, template_volumes, unlisted_fix
+from planner.readback.elastic_compute import PCS_KIND
 from planner.readback.elastic_compute import read as read_elastic
+from planner.readback.launch_templates import DEPLOY_TARGET
+from planner.readback.launch_templates import zones_of as _zones  # the file system's reader names it so
+from planner.readback.pcs_node_groups import pcs_groups
 from planner.readback.program_terms import held_in_model
 from planner.readback.resources import (
     AUTOSCALING_GROUP,
     DATA_REPOSITORY_ASSOCIATION,
-    EFA_INTERFACE_TYPES,
     EKS_NODE_GROUP,
     INSTANCE,
-    LAUNCH_TEMPLATE,
     LUSTRE,
-    NETWORK_INTERFACE,
-    PLACEMENT_GROUP,
     SECURITY_GROUP,
     SUBNET,
-    UNKNOWN,
     Graph,
     Resource,
     Violation,
     as_int,
     as_list,
     change,
-    dig,
     known,
     truthy,
 )
 
 _NAME_OK = re.compile(r"[^a-z0-9-]+")
-_RESERVATION = re.compile(r"cr-[0-9a-f]{8,17}")
 _AZ = re.compile(r"^([a-z]{2}(-gov)?-[a-z]+-\d)[a-z]$")
-_MARKETS: dict[str, Purchase] = {"capacity-block": "capacity-block", "spot": "spot"}
-_EKS_CAPACITY: dict[str, Purchase] = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND": "on-demand"}
-# families with GPUs, Trainium or Inferentia: compute worth naming when the catalogue lacks the type
-_ACCELERATED = re.compile(r"^(p\d+[a-z0-9-]*|g\d+[a-z0-9-]*|trn\d+[a-z0-9]*|inf\d+[a-z0-9]*|dl\d+[a-z0-9]*)\.")
 UNKNOWN_AZ = ""  # the cluster's AZ when no resource of the stack tells it
-DEPLOY_TARGET = "deploy_target"  # launch values key: (model field, what it names) of a reference known at deploy
 _PARENT_KEY = re.compile(r"(\.[^.\[]*|\[\d+\])$")  # the last step of a key path
 
 
@@ -144,37 +143,13 @@ class Launch:
         return out
 
 
-@dataclass
-class _Group:
-    """One node group before it becomes a mapping: values plus the resource each came from."""
-
-    name: str
-    instance_type: str
-    count: int
-    capacity: Resource  # the Auto Scaling group, or the first instance
-    template: Resource | None
-    values: dict[str, Any]
-    sources: dict[str, Resource]
-    placement_groups: list[Resource]
-    zones: list[str]
-    maximum: int | None = None
-    external_placement: str | None = None  # a placement group named that is not a resource of the stack
-    interfaces: tuple[LaunchInterface, ...] | None = None
-    volumes: tuple[Volume, ...] = ()  # every EBS volume each instance gets (`block_devices`)
-    ultraserver: tuple[str, str, int] | None = (
-        None  # (cluster, node group, k): the planner tags of one UltraServer's ASG
-    )
-    grows_with_jobs: bool = False  # an AWS PCS group: launches up to its maximum as jobs arrive
-
-
-_GroupReader = Callable[[Graph, Any, list[Violation], list[tuple[Unplanned, str | None]]], list[_Group]]
 # The compute of a fixed size that `rebuild` reads into node groups, in this order, each as a
 # message names it; with the self-sizing kinds (`elastic_compute.KINDS`), `COMPUTE_KINDS`.
-_FIXED_COMPUTE: tuple[tuple[str, _GroupReader], ...] = (
-    ("EC2 Auto Scaling group", lambda g, c, x, u: _merge_ultraservers(_asg_groups(g, c, x, u))),
-    ("EKS managed node group", lambda g, c, x, u: _eks_groups(g, c, x, u)),
-    ("EC2 instance", lambda g, c, x, u: _instance_groups(g, c, x, u)),
-    (PCS_KIND, lambda g, c, x, u: _pcs_groups(g, c, x, u)),
+_FIXED_COMPUTE: tuple[tuple[str, GroupReader], ...] = (
+    ("EC2 Auto Scaling group", lambda g, c, x, u: merge_ultraservers(asg_groups(g, c, x, u))),
+    ("EKS managed node group", lambda g, c, x, u: eks_groups(g, c, x, u)),
+    ("EC2 instance", lambda g, c, x, u: instance_groups(g, c, x, u)),
+    (PCS_KIND, lambda g, c, x, u: pcs_groups(g, c, x, u)),
 )
 # Every kind of compute the read-back understands, as messages name them.
 COMPUTE_KINDS: tuple[str, ...] = tuple(name for name, _ in _FIXED_COMPUTE) + tuple(k.name for k in ELASTIC_KINDS)
@@ -204,7 +179,7 @@ def rebuild(
     gaps += [Violation(**g) for g in refused]
     out = Rebuilt(None, region, gaps=gaps)
     lustres = graph.of_type(LUSTRE)
-    if not _accelerated(cat, [g.instance_type for g in groups] + [t for u, _ in unplanned for t in u.instance_types]):
+    if not accelerated(cat, [g.instance_type for g in groups] + [t for u, _ in unplanned for t in u.instance_types]):
         return out  # no accelerated compute: not a training cluster (its CPU groups are planned only beside one)
     if region is None:
         gaps.append(
@@ -251,7 +226,7 @@ def rebuild(
         values = dict(g.values)
         target = values.pop(DEPLOY_TARGET, None)
         entry: dict[str, Any] = {"name": g.name, "instance_type": g.instance_type, "count": g.count, **values}
-        ultra = _ultraserver_type(g)
+        ultra = ultraserver_type_of(g)
         if ultra is not None:
             entry["ultraserver_type"], assumed = ultra
             if assumed:
@@ -342,684 +317,8 @@ def rebuild(
     return out
 
 
-# --- node groups ---------------------------------------------------------------------------
-
-
-def _template_of(graph: Graph, owner: Resource, spec: Any, prop: str) -> Resource | None:
-    keys = ("id", "name", "launchTemplateId", "launchTemplateName", "templateId")  # templateId: a PCS group's
-    values = [dig(spec, k) for k in keys]
-    if not any(v is not None for v in values):
-        return None
-    hits = graph.resolve(owner, prop, [v for v in values if v is not None], LAUNCH_TEMPLATE)
-    return hits[0] if hits else None
-
-
-def _size(desired: Any, minimum: Any, maximum: Any) -> tuple[int | None, int | None, int | None]:
-    """(planned, min, max): the desired size, else the minimum (what AWS starts with); never the maximum."""
-    d, lo, hi = as_int(desired), as_int(minimum), as_int(maximum)
-    planned = d if d is not None else lo
-    return planned, lo, hi
-
-
-def _refused_sizes(
-    kind: str,
-    r: Resource,
-    props: tuple[str, str, str],
-    desired: int | None,
-    lo: int | None,
-    hi: int | None,
-    gaps: list[Violation],
-) -> None:
-    """Sizes the Auto Scaling and EKS APIs refuse at creation (min above desired, desired above max, min above
-    max): an error naming the resource and its properties, in the program's terms."""
-    want, least, most = props
-    what = f"{kind} '{r.name}'"
-    if lo is not None and hi is not None and lo > hi:
-        gaps.append(
-            Violation(
-                f"{what} has {least} {lo} above {most} {hi}: AWS refuses to create it",
-                r.urn,
-                fix=refused_fix(r, (least, hi), (most, lo)),
-                rule="scaling-size-refused",
-            )
-        )
-    elif desired is not None and lo is not None and desired < lo:
-        gaps.append(
-            Violation(
-                f"{what} has {least} {lo} above {want} {desired}: AWS refuses to create it "
-                f"({want} must lie between {least} and {most})",
-                r.urn,
-                fix=refused_fix(r, (want, lo), (least, desired)),
-                rule="scaling-size-refused",
-            )
-        )
-    elif desired is not None and hi is not None and desired > hi:
-        gaps.append(
-            Violation(
-                f"{what} has {want} {desired} above {most} {hi}: AWS refuses to create it "
-                f"({want} must lie between {least} and {most})",
-                r.urn,
-                fix=refused_fix(r, (most, desired), (want, hi)),
-                rule="scaling-size-refused",
-            )
-        )
-
-
-def _asg_groups(
-    graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]
-) -> list[_Group]:
-    groups = []
-    for asg in graph.of_type(AUTOSCALING_GROUP):
-        template = _template_of(graph, asg, asg.get("launchTemplate"), "launchTemplate")
-        types: list[Any] = []
-        type_source: Resource | None = None
-        if template is None:
-            spec = asg.get("mixedInstancesPolicy", "launchTemplate", "launchTemplateSpecification")
-            template = _template_of(graph, asg, spec, "mixedInstancesPolicy")
-        overrides = as_list(asg.get("mixedInstancesPolicy", "launchTemplate", "overrides"))
-        types = [o.get("instanceType") for o in overrides if isinstance(o, dict) and o.get("instanceType") is not None]
-        types_at = (asg, _OVERRIDE_TYPES)
-        if types:
-            type_source = asg
-        elif template is not None:
-            types, type_source = [template.get("instanceType")], template
-            types_at = (template, "instanceType")
-        planned, lo, hi = _size(asg.get("desiredCapacity"), asg.get("minSize"), asg.get("maxSize"))
-        itype = _pick(types, cat, asg, gaps, unplanned, "Auto Scaling group", planned, lo, hi, types_at)
-        if itype is None:
-            continue
-        _refused_sizes(
-            "Auto Scaling group",
-            asg,
-            ("desiredCapacity", "minSize", "maxSize"),
-            as_int(asg.get("desiredCapacity")),
-            lo,
-            hi,
-            gaps,
-        )
-        if planned is None:
-            gaps.append(
-                Violation(
-                    f"cannot tell how many instances Auto Scaling group '{asg.name}' runs "
-                    "(desiredCapacity and minSize unknown); not planned",
-                    asg.urn,
-                    fix=Fix(edits=(change(asg, "desiredCapacity", note=KNOWN_AT_PREVIEW),)),
-                    left_out=f"Auto Scaling group '{asg.name}' (size unknown)",
-                )
-            )
-            continue
-        if planned == 0:
-            purchase = _launch_values(graph, template, None)[0].get("purchase", "on-demand")
-            unplanned.append(
-                (
-                    Unplanned(
-                        f"Auto Scaling group '{asg.name}'",
-                        "scaled-to-zero",
-                        (itype,),
-                        0,
-                        lo,
-                        hi,
-                        f"{lo or 0}-{hi if hi is not None else '?'} instances",
-                        fix=_zero_fix(asg, "desiredCapacity", hi),
-                        maxima=((itype, hi),) if hi else (),
-                        purchase=purchase,
-                        name=asg.name,
-                    ),
-                    asg.urn,
-                )
-            )
-            continue
-        subnets = graph.resolve(asg, "vpcZoneIdentifiers", as_list(asg.get("vpcZoneIdentifiers")), SUBNET)
-        zones = _zones(subnets) or [z for z in as_list(asg.get("availabilityZones")) if isinstance(z, str) and known(z)]
-        zones, pgs, external = _where(graph, asg, template, zones)
-        values, sources, interfaces = _launch_values(graph, template, None, gaps)
-        if type_source is not None:
-            sources["instance_type"] = type_source
-        groups.append(
-            _Group(
-                asg.name,
-                itype,
-                planned,
-                asg,
-                template,
-                values,
-                sources,
-                pgs,
-                zones,
-                hi,
-                external,
-                interfaces,
-                volumes=launch_volumes(template),
-                ultraserver=_ultraserver_tags(asg),
-            )
-        )
-    return groups
-
-
-# the planner components' tags (planner.components.accelerated_cluster): a node group of an UltraServer Capacity
-# Block that names one reservation per UltraServer is built as one Auto Scaling group per UltraServer
-_CLUSTER_TAG, _GROUP_TAG, _ULTRASERVER_TAG = "planner:cluster", "planner:node-group", "planner:ultraserver"
-_ULTRASERVER_TYPE_TAG = "planner:ultraserver-type"
-
-
-def _ultraserver_type(g: _Group) -> tuple[str, bool] | None:
-    """(UltraServer type, assumed) for a group whose instance type is a member of several UltraServer types:
-    the components' tag, else the smallest type whose members divide the count (said as a gap); None otherwise."""
-    cat = _catalogue.load()
-    options = cat.ultraservers_of(g.instance_type)
-    if len(options) < 2:
-        return None
-    raw = g.capacity.get("tags")
-    tags = raw if isinstance(raw, dict) else {t.get("key"): t.get("value") for t in as_list(raw) if isinstance(t, dict)}
-    tagged = tags.get(_ULTRASERVER_TYPE_TAG)
-    if isinstance(tagged, str) and tagged in {u.name for u in options}:
-        return tagged, False
-    fits = [u for u in options if g.count % u.members == 0]
-    return (fits or list(options))[0].name, True
-
-
-def _ultraserver_tags(asg: Resource) -> tuple[str, str, int] | None:
-    tags = {t.get("key"): t.get("value") for t in as_list(asg.get("tags")) if isinstance(t, dict)}
-    cluster, group, k = tags.get(_CLUSTER_TAG), tags.get(_GROUP_TAG), tags.get(_ULTRASERVER_TAG)
-    if not all(isinstance(v, str) and known(v) for v in (cluster, group, k)) or not str(k).isdigit():
-        return None
-    return str(cluster), str(group), int(str(k))
-
-
-def _place(member: _Group) -> int:
-    """Which UltraServer of its node group a per-UltraServer group is (k of its planner tags)."""
-    assert member.ultraserver is not None  # asked only of groups merged by their UltraServer tags
-    return member.ultraserver[2]
-
-
-def _merge_ultraservers(groups: list[_Group]) -> list[_Group]:
-    """One node group again from the per-UltraServer Auto Scaling groups the components build for
-    it (same planner tags, type and launch settings, one reservation each): its count the sum, its
-    reservation ids in UltraServer order, as the stack declared them. Anything that differs stays apart."""
-    parts: dict[tuple[str, str], list[_Group]] = {}
-    for g in groups:
-        if g.ultraserver is not None:
-            parts.setdefault(g.ultraserver[:2], []).append(g)
-    out: list[_Group] = []
-    done: set[tuple[str, str]] = set()
-    for g in groups:
-        key = g.ultraserver[:2] if g.ultraserver is not None else None
-        members = sorted(parts.get(key, []), key=_place) if key else []
-        if key is None or len(members) < 2 or not _alike(members):
-            out.append(g)
-            continue
-        if key in done:
-            continue
-        done.add(key)
-        first = members[0]
-        suffix = f"-us{_place(first)}"
-        values = dict(first.values, capacity_reservation_id=[m.values["capacity_reservation_id"] for m in members])
-        maxima = [m.maximum for m in members]
-        out.append(
-            replace(
-                first,
-                name=first.name[: -len(suffix)] if first.name.endswith(suffix) else first.name,
-                count=sum(m.count for m in members),
-                values=values,
-                maximum=None if None in maxima else sum(m for m in maxima if m is not None),
-            )
-        )
-    return out
-
-
-def _alike(members: list[_Group]) -> bool:
-    """Same type, zones and launch settings but for the reservation, one distinct reservation each."""
-
-    def same(m: _Group) -> tuple[Any, ...]:
-        rest = {k: v for k, v in m.values.items() if k != "capacity_reservation_id"}
-        return (
-            m.instance_type,
-            tuple(m.zones),
-            sorted(rest.items()),
-            m.interfaces,
-            tuple(pg.urn for pg in m.placement_groups),
-            m.external_placement,
-            m.volumes,
-        )
-
-    ids = [m.values.get("capacity_reservation_id") for m in members]
-    return (
-        all(isinstance(i, str) for i in ids)
-        and len(set(ids)) == len(ids)
-        and len({_place(m) for m in members}) == len(members)
-        and all(same(m) == same(members[0]) for m in members)
-    )
-
-
-def _eks_groups(
-    graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]
-) -> list[_Group]:
-    """EKS managed node groups: `scalingConfig.desiredSize` instances of `instanceTypes[0]` or the template's type."""
-    groups = []
-    for ng in graph.of_type(EKS_NODE_GROUP):
-        template = _template_of(graph, ng, ng.get("launchTemplate"), "launchTemplate")
-        types, type_source = [t for t in as_list(ng.get("instanceTypes")) if t is not None], ng
-        types_at = (ng, "instanceTypes")
-        if not types and template is not None:
-            types, type_source = [template.get("instanceType")], template
-            types_at = (template, "instanceType")
-        planned, lo, hi = _size(
-            ng.get("scalingConfig", "desiredSize"),
-            ng.get("scalingConfig", "minSize"),
-            ng.get("scalingConfig", "maxSize"),
-        )
-        itype = _pick(types, cat, ng, gaps, unplanned, "EKS node group", planned, lo, hi, types_at)
-        if itype is None:
-            continue
-        _refused_sizes(
-            "EKS node group",
-            ng,
-            ("scalingConfig.desiredSize", "scalingConfig.minSize", "scalingConfig.maxSize"),
-            as_int(ng.get("scalingConfig", "desiredSize")),
-            lo,
-            hi,
-            gaps,
-        )
-        if planned is None:
-            gaps.append(
-                Violation(
-                    f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned",
-                    ng.urn,
-                    fix=Fix(edits=(change(ng, "scalingConfig.desiredSize", note=KNOWN_AT_PREVIEW),)),
-                    left_out=f"EKS node group '{ng.name}' (size unknown)",
-                )
-            )
-            continue
-        if planned == 0:
-            capacity = ng.get("capacityType")
-            purchase = (
-                _EKS_CAPACITY.get(capacity, "on-demand")
-                if isinstance(capacity, str)
-                else _launch_values(graph, template, None)[0].get("purchase", "on-demand")
-            )
-            unplanned.append(
-                (
-                    Unplanned(
-                        f"EKS node group '{ng.name}'",
-                        "scaled-to-zero",
-                        (itype,),
-                        0,
-                        lo,
-                        hi,
-                        f"{lo or 0}-{hi if hi is not None else '?'} instances",
-                        fix=_zero_fix(ng, "scalingConfig.desiredSize", hi),
-                        maxima=((itype, hi),) if hi else (),
-                        purchase=purchase,
-                        name=ng.name,
-                    ),
-                    ng.urn,
-                )
-            )
-            continue
-        zones, pgs, external = _where(
-            graph, ng, template, _zones(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET))
-        )
-        values, sources, interfaces = _launch_values(graph, template, None, gaps)
-        capacity = ng.get("capacityType")
-        if isinstance(capacity, str) and capacity in _EKS_CAPACITY:
-            values["purchase"], sources["purchase"] = _EKS_CAPACITY[capacity], ng
-        sources["instance_type"] = type_source
-        groups.append(
-            _Group(
-                ng.name,
-                itype,
-                planned,
-                ng,
-                template,
-                values,
-                sources,
-                pgs,
-                zones,
-                hi,
-                external,
-                interfaces,
-                launch_volumes(template) if template is not None else eks_volumes(ng),
-            )
-        )
-    return groups
-
-
-def _instance_groups(
-    graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]
-) -> list[_Group]:
-    """Instances launched directly: one group per (launch template, type, AZ, placement group, interfaces)."""
-    by_key: dict[tuple[Any, ...], _Group] = {}
-    outside: dict[str, tuple[list[Resource], str]] = {}
-    for inst in graph.of_type(INSTANCE):
-        template = _template_of(graph, inst, inst.get("launchTemplate"), "launchTemplate")
-        itype = inst.get("instanceType")
-        type_source = inst
-        if not known(itype) and template is not None:
-            itype, type_source = template.get("instanceType"), template
-        if not known(itype):
-            gaps.append(
-                Violation(
-                    f"cannot tell the instance type of '{inst.name}' (unknown during preview); not planned",
-                    inst.urn,
-                    fix=Fix(
-                        edits=(change(inst, "instanceType", note=LITERAL_TYPE),),
-                        alternatives=(change(template, "instanceType", note=LITERAL_TYPE),) if template else (),
-                    ),
-                    left_out=f"EC2 instance '{inst.name}' (instance type unknown)",
-                )
-            )
-            continue
-        if not isinstance(itype, str) or not cat.lists(itype):
-            if isinstance(itype, str) and _ACCELERATED.match(itype):
-                outside.setdefault(itype, ([], inst.urn))[0].append(inst)
-            continue
-        az = inst.get("availabilityZone")
-        zones = [az] if isinstance(az, str) and known(az) else []
-        if not zones:
-            zones = _zones(graph.resolve(inst, "subnetId", [inst.get("subnetId")], SUBNET))
-        values, sources, interfaces = _launch_values(graph, template, inst, gaps)
-        if not zones:
-            zones = _zones(_interface_subnets(graph, inst))
-        zones, pgs, external = _where(graph, inst, template, zones)
-        sources["instance_type"] = type_source
-        root = launch_volumes(template, inst)
-        key = (
-            template.urn if template else None,
-            itype,
-            tuple(zones),
-            tuple(p.urn for p in pgs),
-            external,
-            tuple(sorted((k, str(v)) for k, v in values.items())),
-            interfaces,
-            root,
-        )
-        if key in by_key:
-            by_key[key].count += 1
-            continue
-        name = template.name if template is not None else re.sub(r"[-_]?\d+$", "", inst.name) or inst.name
-        by_key[key] = _Group(
-            name, itype, 1, inst, template, values, sources, pgs, zones, None, external, interfaces, root
-        )
-    for itype, (instances, urn) in outside.items():
-        unplanned.append(
-            (
-                Unplanned(
-                    f"{len(instances)} EC2 instance(s) ({', '.join(i.name for i in instances[:3])}"
-                    f"{', ...' if len(instances) > 3 else ''})",
-                    "unlisted",
-                    (itype,),
-                    len(instances),
-                    fix=unlisted_fix((itype,)),
-                ),
-                urn,
-            )
-        )
-    return list(by_key.values())
-
-
-# AWS PCS CreateComputeNodeGroup `purchaseOption` ("If you don't provide this option, it defaults to On-Demand"):
-# https://docs.aws.amazon.com/pcs/latest/APIReference/API_CreateComputeNodeGroup.html; botocore 1.44's PCS model
-# also lists INTERRUPTIBLE_CAPACITY_RESERVATION, which planner has no price for
-PCS_PURCHASE_DOC = "https://docs.aws.amazon.com/pcs/latest/APIReference/API_CreateComputeNodeGroup.html"
-_PCS_PURCHASE: dict[str, Purchase] = {"ONDEMAND": "on-demand", "SPOT": "spot", "CAPACITY_BLOCK": "capacity-block"}
-# "Your launch template must include: The value MarketType of InstanceMarketOptions must be set to capacity-block
-# [and] A CapacityReservationSpecification with a valid CapacityReservationId ... Set the purchaseOption of the
-# compute node group to CAPACITY_BLOCK. The maxInstanceCount of the compute node group must not exceed the size of
-# the Capacity Block." (AWS PCS User Guide, Configure an AWS PCS compute node group to use a Capacity Block)
-PCS_CAPACITY_BLOCK_DOC = "https://docs.aws.amazon.com/pcs/latest/userguide/capacity-blocks-configure-cng.html"
-
-
-def _pcs_groups(
-    graph: Graph, cat: Any, gaps: list[Violation], unplanned: list[tuple[Unplanned, str | None]]
-) -> list[_Group]:
-    """AWS PCS compute node groups, as AWS PCS reads them: `minInstanceCount` static instances (planned) and up
-    to `maxInstanceCount` (the maximum: PCS launches the instances between them as jobs arrive, "AWS PCS uses
-    job-level scaling to manage the dynamic capacity of your cluster (the instances between the minimum and
-    maximum counts you set on a compute node group)", https://docs.aws.amazon.com/pcs/latest/userguide/scaling-job-level.html),
-    bought as `purchaseOption` says, in the subnets' AZ (a Local Zone too), launched from `customLaunchTemplate`
-    (its reservation, interfaces, placement group and volumes). A group without static instances runs none until
-    jobs arrive: compute that sizes itself (`elastic_compute.pcs_pool`)."""
-    groups = []
-    for r in graph.resources:
-        if r.type not in PCS_TYPES:
-            continue
-        spec = r.get("customLaunchTemplate")
-        template = _template_of(graph, r, spec, "customLaunchTemplate")
-        sc = r.get("scalingConfiguration") or {}
-        lo, hi = as_int(dig(sc, "minInstanceCount")), as_int(dig(sc, "maxInstanceCount"))
-        purchase = _pcs_purchase(r, template, gaps)
-        if purchase is None:
-            _pcs_unpriced(r, cat, lo, hi, unplanned)
-            continue
-        if not lo:  # no static instances (or a minimum unknown at preview): launched as jobs arrive
-            pcs_pool(graph, r, cat, unplanned, purchase, _pcs_target(template))
-            _pcs_refused(r, lo, hi, gaps)
-            continue
-        types = [dig(i, "instanceType") for i in as_list(r.get("instanceConfigs"))]
-        types_at = (r, "instanceConfigs[].instanceType")
-        itype = _pick([t for t in types if t is not None], cat, r, gaps, unplanned, PCS_KIND, lo, lo, hi, types_at)
-        if itype is None:
-            continue
-        _pcs_refused(r, lo, hi, gaps)
-        zones = _zones(graph.resolve(r, "subnetIds", as_list(r.get("subnetIds")), SUBNET))
-        zones, pgs, external = _where(graph, r, template, zones)
-        values, sources, interfaces = _launch_values(graph, template, None, gaps)
-        values["purchase"], sources["purchase"] = purchase, r
-        sources["instance_type"] = r
-        volumes = template_volumes(graph, r, spec, "customLaunchTemplate")  # None: no launch template (the AMI's)
-        groups.append(
-            _Group(
-                r.name,
-                itype,
-                lo,
-                r,
-                template,
-                values,
-                sources,
-                pgs,
-                zones,
-                hi,
-                external,
-                interfaces,
-                volumes if volumes is not None else launch_volumes(None),
-                grows_with_jobs=True,
-            )
-        )
-    return groups
-
-
-def _pcs_refused(r: Resource, lo: int | None, hi: int | None, gaps: list[Violation]) -> None:
-    props = ("", "scalingConfiguration.minInstanceCount", "scalingConfiguration.maxInstanceCount")
-    _refused_sizes(PCS_KIND, r, props, None, lo, hi, gaps)
-
-
-def _pcs_purchase(r: Resource, template: Resource | None, gaps: list[Violation]) -> Purchase | None:
-    """How a PCS group's instances are bought: its `purchaseOption` (On-Demand when not given), with a gap when
-    its launch template's market type disagrees (a Capacity Block needs both); None: an interruptible capacity
-    reservation, which planner has no price for."""
-    what = f"{PCS_KIND} '{r.name}'"
-    option = r.get("purchaseOption")
-    market = template.get("instanceMarketOptions", "marketType") if template is not None else None
-    if option == "INTERRUPTIBLE_CAPACITY_RESERVATION":
-        return None  # no price: `_pcs_unpriced`
-    if option is None:
-        purchase: Purchase = "on-demand"  # the API's default
-    elif isinstance(option, str) and option in _PCS_PURCHASE:
-        purchase = _PCS_PURCHASE[option]
-    else:
-        shown = "unknown during preview" if not known(option) else f"'{str(option)[:40]}', not one AWS PCS takes"
-        gaps.append(
-            Violation(
-                f"cannot tell how {what} buys its instances (purchaseOption {shown}); planned on demand, the "
-                f"API's default ({PCS_PURCHASE_DOC})",
-                r.urn,
-                fix=Fix(edits=(change(r, "purchaseOption", note="ONDEMAND, SPOT or CAPACITY_BLOCK, as a literal"),)),
-            )
-        )
-        purchase = "on-demand"
-    if template is not None and market is not UNKNOWN:  # None: no market type (on demand)
-        block_market = market == "capacity-block"
-        if (purchase == "capacity-block") != block_market:
-            said = f"market type '{market}'" if isinstance(market, str) else "no market type"
-            gaps.append(
-                Violation(
-                    f"{what} has purchaseOption {option or 'ONDEMAND (the default)'} but its launch template "
-                    f"'{template.name}' has {said}: AWS PCS launches a Capacity Block group only with both "
-                    f"purchaseOption CAPACITY_BLOCK and market type capacity-block ({PCS_CAPACITY_BLOCK_DOC}); "
-                    f"planned as purchaseOption says",
-                    r.urn,
-                    fix=Fix(
-                        edits=(
-                            change(r, "purchaseOption", "CAPACITY_BLOCK")
-                            if block_market
-                            else change(
-                                template,
-                                "instanceMarketOptions.marketType",
-                                "capacity-block",
-                                "with the block's capacity reservation id",
-                            ),
-                        )
-                    ),
-                )
-            )
-    return purchase
-
-
-def _accelerated(cat: Any, types: list[str]) -> bool:
-    """True when one of `types` has an accelerator (listed with one, or named like an accelerated family)."""
-    for t in (name.removeprefix("ml.") for name in types):  # a SageMaker type names its EC2 type after "ml."
-        spec = cat.get(t)
-        if (spec is not None and spec.accelerator is not None) or (spec is None and _ACCELERATED.match(t + ".")):
-            return True
-    return False
-
-
-def _pcs_unpriced(
-    r: Resource, cat: Any, lo: int | None, hi: int | None, unplanned: list[tuple[Unplanned, str | None]]
-) -> None:
-    """A PCS group bought as an interruptible capacity reservation: counted, named, never priced."""
-    types = [t for t in (dig(i, "instanceType") for i in as_list(r.get("instanceConfigs"))) if isinstance(t, str)]
-    accelerated = [t for t in types if cat.lists(t) or _ACCELERATED.match(t)]
-    if not accelerated:
-        return
-    what = f"{PCS_KIND} '{r.name}'"
-    rng = f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances"
-    unplanned.append(
-        (
-            Unplanned(
-                what,
-                "unpriced",
-                tuple(accelerated),
-                lo,
-                lo,
-                hi,
-                rng,
-                name=r.name,
-                detail=f"{rng} of {', '.join(accelerated)} (purchaseOption INTERRUPTIBLE_CAPACITY_RESERVATION)",
-                unpriced_because="planner has no price for interruptible capacity reservations, so it is not priced",
-                fix=advice("price it yourself: planner does not price it at the On-Demand rate"),
-            ),
-            r.urn,
-        )
-    )
-
-
-def _pcs_target(template: Resource | None) -> str:
-    """The reservation a PCS group's launch template targets, in words ("" when none)."""
-    if template is None:
-        return ""
-    rid = template.get("capacityReservationSpecification", "capacityReservationTarget", "capacityReservationId")
-    arn = template.get(
-        "capacityReservationSpecification", "capacityReservationTarget", "capacityReservationResourceGroupArn"
-    )
-    if isinstance(rid, str) and known(rid) and rid:
-        return f"launch template '{template.name}' targets capacity reservation {rid}"
-    if isinstance(arn, str) and known(arn) and arn:
-        return f"launch template '{template.name}' targets capacity reservation resource group {arn}"
-    return ""
-
-
-def _pick(
-    types: list[Any],
-    cat: Any,
-    res: Resource,
-    gaps: list[Violation],
-    unplanned: list[tuple[Unplanned, str | None]],
-    kind: str,
-    planned: int | None,
-    lo: int | None,
-    hi: int | None,
-    types_at: tuple[Resource, str],
-) -> str | None:
-    """The type a group is planned with: the first catalogue type it may launch.
-
-    A bastion or head node (no accelerated type) is not the training cluster: skipped.
-    Accelerated types outside the catalogue are kept as unplanned compute, named with their count.
-    `types_at`: the resource and property the types were read from, which a fix sets.
-    """
-    if not types or not all(known(t) for t in types):
-        gaps.append(
-            Violation(
-                f"cannot tell the instance type of '{res.name}' (unknown during preview, or set nowhere); not planned",
-                res.urn,
-                fix=Fix(edits=(change(*types_at, note=LITERAL_TYPE),)),
-                left_out=f"{kind} '{res.name}' (instance type unknown)",
-            )
-        )
-        return None
-    names = [t for t in types if isinstance(t, str)]
-    listed = [t for t in names if cat.lists(t)]
-    others = [t for t in names if not cat.lists(t) and _ACCELERATED.match(t)]
-    if not listed:
-        if others:
-            unplanned.append(
-                (
-                    Unplanned(
-                        f"{kind} '{res.name}'",
-                        "unlisted",
-                        tuple(others),
-                        planned,
-                        lo,
-                        hi,
-                        f"{lo if lo is not None else '?'}-{hi if hi is not None else '?'} instances",
-                        fix=unlisted_fix(tuple(others)),
-                    ),
-                    res.urn,
-                )
-            )
-        return None
-    if len(names) > 1:
-        gaps.append(
-            Violation(
-                f"{kind} '{res.name}' may launch any of {', '.join(names)}; planned as {listed[0]}",
-                res.urn,
-                fix=Fix(
-                    "or split it into one group per type, so each is planned and priced",
-                    (change(*types_at, note=f"the one type {listed[0]}"),),
-                ),
-            )
-        )
-    return listed[0]
-
-
-# what a fix writes where a value must be known at preview (a literal, not another resource's output)
-KNOWN_AT_PREVIEW = "a number known at preview"
-LITERAL_TYPE = "a literal type, not an output of another resource"
-_OVERRIDE_TYPES = "mixedInstancesPolicy.launchTemplate.overrides[].instanceType"
 # the property that names the subnets (and so the Availability Zone) a resource launches into
 _SUBNETS = {AUTOSCALING_GROUP: "vpcZoneIdentifiers", INSTANCE: "subnetId", EKS_NODE_GROUP: "subnetIds"}
-
-
-def _zero_fix(r: Resource, desired: str, hi: int | None) -> Fix:
-    most = f" (at most {hi}, its maximum)" if hi is not None else ""
-    return Fix(
-        "to have it planned and priced:", (change(r, desired, note=f"the number of instances it will run{most}"),)
-    )
-
-
-def refused_fix(r: Resource, first: tuple[str, int], instead: tuple[str, int]) -> Fix:
-    """Sizes AWS refuses: set one size property of `r` (engine names) to a value that fits, or another instead."""
-    return Fix(edits=(change(r, first[0], first[1]),), alternatives=(change(r, instead[0], instead[1]),))
 
 
 def _in_a_known_zone(r: Resource) -> Edit:
@@ -1029,202 +328,12 @@ def _in_a_known_zone(r: Resource) -> Edit:
     )
 
 
-def _declared_placement(g: _Group) -> Edit:
+def _declared_placement(g: ReadGroup) -> Edit:
     """Name a cluster placement group the program declares, where the group names one it does not."""
     owner = g.capacity if g.capacity.get("placementGroup") == g.external_placement else g.template
     prop = "placementGroup" if owner is g.capacity else "placement.groupName"
     note = 'an aws.ec2.PlacementGroup with strategy "cluster" declared in this program'
     return change(owner or g.capacity, prop, note=note)
-
-
-def _interface_subnets(graph: Graph, inst: Resource) -> list[Resource]:
-    enis = _attached(graph, inst)
-    return [s for e in enis for s in graph.resolve(e, "subnetId", [e.get("subnetId")], SUBNET)]
-
-
-def _attached(graph: Graph, inst: Resource) -> list[Resource]:
-    """The network interfaces attached to `inst` at launch (`networkInterfaces[].networkInterfaceId`)."""
-    ids = [n.get("networkInterfaceId") for n in as_list(inst.get("networkInterfaces")) if isinstance(n, dict)]
-    return graph.resolve(inst, "networkInterfaces", [i for i in ids if i is not None], NETWORK_INTERFACE) if ids else []
-
-
-def _launch_values(
-    graph: Graph, template: Resource | None, inst: Resource | None, gaps: list[Violation] | None = None
-) -> tuple[dict[str, Any], dict[str, Resource], tuple[LaunchInterface, ...] | None]:
-    """purchase, efa, public_ip and capacity reservation from the instance, else its launch template;
-    and the launch interfaces, each at its position in the `networkInterfaces` list that declares it."""
-    values: dict[str, Any] = {}
-    sources: dict[str, Resource] = {}
-    layout: tuple[LaunchInterface, ...] | None = None
-    for res in (template, inst):  # the instance's own settings override its template's
-        if res is None:
-            continue
-        market = res.get("instanceMarketOptions", "marketType")
-        if isinstance(market, str) and known(market):
-            values["purchase"] = _MARKETS.get(market, "on-demand")
-            sources["purchase"] = res
-        declared = [(k, n) for k, n in enumerate(as_list(res.get("networkInterfaces"))) if isinstance(n, dict)]
-        interfaces = [n for _, n in declared]
-        if res.type == LAUNCH_TEMPLATE:
-            layout = tuple(_card(k, n, n.get("interfaceType")) for k, n in declared)
-            if any(truthy(n.get("associatePublicIpAddress")) for n in interfaces):
-                values["public_ip"] = True
-                sources["public_ip"] = res
-        elif interfaces:  # an instance's interfaces are network interface resources attached at launch
-            enis = _attached(graph, res)
-            by_id = {ident: e for e in enis for ident in e.identifiers()}
-            cards = []
-            for j, (k, n) in enumerate(declared):
-                ident = n.get("networkInterfaceId")
-                eni = by_id.get(ident) if isinstance(ident, str) else None
-                if eni is None and len(enis) == len(interfaces):  # ids unknown at preview: in declaration order
-                    eni = enis[j]
-                cards.append(_card(k, n, eni.get("interfaceType") if eni is not None else None, attached=True))
-            layout = tuple(cards)
-        if truthy(res.get("associatePublicIpAddress")):
-            values["public_ip"] = True
-            sources["public_ip"] = res
-        for target in _TARGETS:
-            _launch_target(graph, res, target, values, sources, gaps)
-    # EFA as declared, never assumed: no EFA interface means no EFA
-    values["efa"] = any(n.kind in EFA_INTERFACE_TYPES for n in layout or ())
-    efa_source = template if template is not None and inst is None else (inst or template)
-    if efa_source is not None:
-        sources["efa"] = efa_source
-    return values, {k: v for k, v in sources.items() if v is not None}, (layout or None)
-
-
-@dataclass(frozen=True)
-class _Target:
-    """Where a launch goes: one capacityReservationTarget property, its model key, the form AWS takes,
-    and what to say when the value is wrong or only known at deploy."""
-
-    prop: str
-    key: str
-    pattern: re.Pattern[str]
-    what: str
-    at_deploy: str  # said of a reference to another resource (`{res}`, `{ref}`)
-    at_deploy_fix: str  # what to check, in words (the message names the resource)
-    wrong: str  # said of a literal value AWS refuses (`{res}`, `{value}`)
-    wrong_value: str  # what to write instead, in words (the property is `prop`)
-
-
-_TARGETS = (
-    _Target(
-        "capacityReservationResourceGroupArn",
-        "capacity_reservation_resource_group_arn",
-        RESOURCE_GROUP_ARN,
-        "resource group ARN",
-        "'{res}' targets the capacity reservation resource group '{ref}', whose ARN is known only at deploy: its "
-        "region and the reservations it holds are not checked",
-        "check that the resource group is in the stack's region and holds the reservations the group launches into",
-        "'{res}' targets capacity reservation resource group '{value}', which is not a resource group ARN: the "
-        "launch would fail; planned without it",
-        "arn:aws:resource-groups:REGION:ACCOUNT:group/NAME",
-    ),
-    _Target(
-        "capacityReservationId",
-        "capacity_reservation_id",
-        _RESERVATION,
-        "reservation id",
-        "'{res}' targets capacity reservation '{ref}', whose id is known only at deploy: that it matches the "
-        "group's type, AZ and size is not checked",
-        "check that the capacity reservation matches the instance type, AZ and count of the group that targets it",
-        "'{res}' targets capacity reservation '{value}', which is not a reservation id (cr- and 8 to 17 hex "
-        "digits): the launch would fail; planned without it",
-        "the reservation id (cr-...) of the booked block or reservation",
-    ),
-)
-
-
-def _launch_target(
-    graph: Graph,
-    res: Resource,
-    t: _Target,
-    values: dict[str, Any],
-    sources: dict[str, Resource],
-    gaps: list[Violation] | None,
-) -> None:
-    """A capacity reservation target as declared. A value that is another resource's output (unknown at
-    preview, or the made-up id or ARN of the mocks) is known only at deploy: a stated gap, never judged."""
-    value = res.get("capacityReservationSpecification", "capacityReservationTarget", t.prop)
-    if value is UNKNOWN or (isinstance(value, str) and graph.referenced(value) is not None):
-        ref = graph.referenced(value)
-        values[DEPLOY_TARGET] = (
-            t.key,
-            f"the {t.what} of '{ref.name}' (at deploy)" if ref else f"a {t.what} known at deploy",
-        )
-        sources[t.key] = res
-        if gaps is not None:
-            name = ref.name if ref else "another resource"
-            gaps.append(
-                Violation(
-                    t.at_deploy.format(res=res.name, ref=name),
-                    res.urn,
-                    fix=advice(t.at_deploy_fix),
-                )
-            )
-    elif isinstance(value, str) and value:
-        if t.pattern.fullmatch(value):
-            values[t.key] = value  # the parser checks a resource group's region
-            sources[t.key] = res
-        elif gaps is not None:
-            prop = f"capacityReservationSpecification.capacityReservationTarget.{t.prop}"
-            gaps.append(
-                Violation(
-                    t.wrong.format(res=res.name, value=value[:60]),
-                    res.urn,
-                    fix=Fix(edits=(change(res, prop, note=t.wrong_value),)),
-                )
-            )
-
-
-def _card(position: int, n: dict[str, Any], kind: Any, attached: bool = False) -> LaunchInterface:
-    """The interface at `position` of a `networkInterfaces` list (`kind`: its interfaceType, from the
-    element itself or, `attached`, from the network interface resource attached there)."""
-    return LaunchInterface(
-        position,
-        as_int(n.get("networkCardIndex")) or 0,
-        as_int(n.get("deviceIndex")) or 0,
-        kind if isinstance(kind, str) and known(kind) else "interface",
-        attached,
-    )
-
-
-def _where(
-    graph: Graph, owner: Resource, template: Resource | None, zones: list[str]
-) -> tuple[list[str], list[Resource], str | None]:
-    """AZs (the owner's, else its template's), placement groups (the owner's, else its
-    template's), and the name of a placement group that is not a resource of the stack."""
-    if not zones and template is not None:
-        zones = _template_zones(graph, template)
-    named = owner.get("placementGroup")
-    pgs = graph.resolve(owner, "placementGroup", [named], PLACEMENT_GROUP)
-    external = named if not pgs and isinstance(named, str) and known(named) and named else None
-    if not pgs and external is None and template is not None:
-        pgs = _template_placement(graph, template)
-        name = template.get("placement", "groupName")
-        if not pgs and isinstance(name, str) and known(name) and name:
-            external = name
-    return zones, pgs, external
-
-
-def _template_zones(graph: Graph, template: Resource) -> list[str]:
-    az = template.get("placement", "availabilityZone")
-    if isinstance(az, str) and known(az) and az:
-        return [az]
-    subnets = [n.get("subnetId") for n in as_list(template.get("networkInterfaces")) if isinstance(n, dict)]
-    return _zones(graph.resolve(template, "networkInterfaces", [s for s in subnets if s is not None], SUBNET))
-
-
-def _template_placement(graph: Graph, template: Resource) -> list[Resource]:
-    name = template.get("placement", "groupName")
-    return graph.resolve(template, "placement", [name], PLACEMENT_GROUP) if name is not None else []
-
-
-def _zones(subnets: list[Resource]) -> list[str]:
-    zones = [s.get("availabilityZone") for s in subnets]
-    return list(dict.fromkeys(z for z in zones if isinstance(z, str) and known(z)))
 
 
 def _unique_name(raw: str, taken: set[str]) -> str:
