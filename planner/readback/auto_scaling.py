@@ -12,8 +12,8 @@ from planner.core.catalogue import instance_types as _catalogue
 from planner.core.model.cluster import Unplanned
 from planner.core.model.findings import Fix
 from planner.readback.block_devices import launch_volumes
-from planner.readback.compute_groups import KNOWN_AT_PREVIEW, ReadGroup, pick_type, refused_sizes, sizes, zero_fix
-from planner.readback.launch_templates import launch_values, template_of, where_launched, zones_of
+from planner.readback.compute_groups import KNOWN_AT_PREVIEW, ReadGroup, pick_type, refused_sizes, scaled_to_zero, sizes
+from planner.readback.launch_templates import launch_values, launched_group, template_of, zones_of
 from planner.readback.resources import (
     AUTOSCALING_GROUP,
     SUBNET,
@@ -75,51 +75,27 @@ def asg_groups(
             continue
         if planned == 0:
             purchase = launch_values(graph, template, None)[0].get("purchase", "on-demand")
-            unplanned.append(
-                (
-                    Unplanned(
-                        f"Auto Scaling group '{asg.name}'",
-                        "scaled-to-zero",
-                        (itype,),
-                        0,
-                        lo,
-                        hi,
-                        f"{lo or 0}-{hi if hi is not None else '?'} instances",
-                        fix=zero_fix(asg, "desiredCapacity", hi),
-                        maxima=((itype, hi),) if hi else (),
-                        purchase=purchase,
-                        name=asg.name,
-                    ),
-                    asg.urn,
-                )
-            )
+            unplanned.append(scaled_to_zero("Auto Scaling group", asg, itype, lo, hi, "desiredCapacity", purchase))
             continue
         subnets = graph.resolve(asg, "vpcZoneIdentifiers", as_list(asg.get("vpcZoneIdentifiers")), SUBNET)
         zones = zones_of(subnets) or [
             z for z in as_list(asg.get("availabilityZones")) if isinstance(z, str) and known(z)
         ]
-        zones, pgs, external = where_launched(graph, asg, template, zones)
-        values, sources, interfaces = launch_values(graph, template, None, gaps)
-        if type_source is not None:
-            sources["instance_type"] = type_source
-        groups.append(
-            ReadGroup(
-                asg.name,
-                itype,
-                planned,
-                asg,
-                template,
-                values,
-                sources,
-                pgs,
-                zones,
-                hi,
-                external,
-                interfaces,
-                volumes=launch_volumes(template),
-                ultraserver=_ultraserver_tags(asg),
-            )
+        group = launched_group(
+            graph,
+            asg,
+            template,
+            itype,
+            planned,
+            hi,
+            zones,
+            gaps,
+            launch_volumes(template),
+            ultraserver=_ultraserver_tags(asg),
         )
+        if type_source is not None:
+            group.sources["instance_type"] = type_source
+        groups.append(group)
     return groups
 
 

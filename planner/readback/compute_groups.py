@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from planner.core.model.cluster import LaunchInterface, Unplanned, Volume
+from planner.core.model.cluster import LaunchInterface, Purchase, Unplanned, Volume
 from planner.core.model.findings import Fix
 from planner.readback.elastic_compute import unlisted_fix
 from planner.readback.resources import Graph, Resource, Violation, as_int, change, known
@@ -69,35 +69,19 @@ def refused_sizes(
     max): an error naming the resource and its properties, in the program's terms."""
     want, least, most = props
     what = f"{kind} '{r.name}'"
+    between = f" ({want} must lie between {least} and {most})"
     if lo is not None and hi is not None and lo > hi:
-        gaps.append(
-            Violation(
-                f"{what} has {least} {lo} above {most} {hi}: AWS refuses to create it",
-                r.urn,
-                fix=refused_fix(r, (least, hi), (most, lo)),
-                rule="scaling-size-refused",
-            )
-        )
+        said, fix = f"{least} {lo} above {most} {hi}", refused_fix(r, (least, hi), (most, lo))
     elif desired is not None and lo is not None and desired < lo:
-        gaps.append(
-            Violation(
-                f"{what} has {least} {lo} above {want} {desired}: AWS refuses to create it "
-                f"({want} must lie between {least} and {most})",
-                r.urn,
-                fix=refused_fix(r, (want, lo), (least, desired)),
-                rule="scaling-size-refused",
-            )
-        )
+        said, fix = f"{least} {lo} above {want} {desired}", refused_fix(r, (want, lo), (least, desired))
     elif desired is not None and hi is not None and desired > hi:
-        gaps.append(
-            Violation(
-                f"{what} has {want} {desired} above {most} {hi}: AWS refuses to create it "
-                f"({want} must lie between {least} and {most})",
-                r.urn,
-                fix=refused_fix(r, (most, desired), (want, hi)),
-                rule="scaling-size-refused",
-            )
-        )
+        said, fix = f"{want} {desired} above {most} {hi}", refused_fix(r, (most, desired), (want, hi))
+    else:
+        return
+    extra = "" if lo is not None and hi is not None and lo > hi else between
+    gaps.append(
+        Violation(f"{what} has {said}: AWS refuses to create it{extra}", r.urn, fix=fix, rule="scaling-size-refused")
+    )
 
 
 def accelerated(cat: Any, types: list[str]) -> bool:
@@ -177,10 +161,32 @@ KNOWN_AT_PREVIEW = "a number known at preview"
 LITERAL_TYPE = "a literal type, not an output of another resource"
 
 
-def zero_fix(r: Resource, desired: str, hi: int | None) -> Fix:
+def scaled_to_zero(
+    kind: str, r: Resource, itype: str, lo: int | None, hi: int | None, desired: str, purchase: Purchase
+) -> tuple[Unplanned, str]:
+    """A group of `kind` whose desired size is 0: kept aside, with the most it may scale to, and the fix that
+    gets it planned (its property `desired`, as the engine names it)."""
     most = f" (at most {hi}, its maximum)" if hi is not None else ""
-    return Fix(
+    fix = Fix(
         "to have it planned and priced:", (change(r, desired, note=f"the number of instances it will run{most}"),)
+    )
+    rng = f"{lo or 0}-{hi if hi is not None else '?'} instances"
+    maxima = ((itype, hi),) if hi else ()
+    return (
+        Unplanned(
+            f"{kind} '{r.name}'",
+            "scaled-to-zero",
+            (itype,),
+            0,
+            lo,
+            hi,
+            rng,
+            fix=fix,
+            maxima=maxima,
+            purchase=purchase,
+            name=r.name,
+        ),
+        r.urn,
     )
 
 

@@ -9,8 +9,8 @@ from typing import Any
 from planner.core.model.cluster import Purchase, Unplanned
 from planner.core.model.findings import Fix
 from planner.readback.block_devices import eks_volumes, launch_volumes
-from planner.readback.compute_groups import KNOWN_AT_PREVIEW, ReadGroup, pick_type, refused_sizes, sizes, zero_fix
-from planner.readback.launch_templates import launch_values, template_of, where_launched, zones_of
+from planner.readback.compute_groups import KNOWN_AT_PREVIEW, ReadGroup, pick_type, refused_sizes, scaled_to_zero, sizes
+from planner.readback.launch_templates import launch_values, launched_group, template_of, zones_of
 from planner.readback.resources import EKS_NODE_GROUP, SUBNET, Graph, Violation, as_int, as_list, change
 
 _EKS_CAPACITY: dict[str, Purchase] = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND": "on-demand"}
@@ -62,48 +62,14 @@ def eks_groups(
                 if isinstance(capacity, str)
                 else launch_values(graph, template, None)[0].get("purchase", "on-demand")
             )
-            unplanned.append(
-                (
-                    Unplanned(
-                        f"EKS node group '{ng.name}'",
-                        "scaled-to-zero",
-                        (itype,),
-                        0,
-                        lo,
-                        hi,
-                        f"{lo or 0}-{hi if hi is not None else '?'} instances",
-                        fix=zero_fix(ng, "scalingConfig.desiredSize", hi),
-                        maxima=((itype, hi),) if hi else (),
-                        purchase=purchase,
-                        name=ng.name,
-                    ),
-                    ng.urn,
-                )
-            )
+            unplanned.append(scaled_to_zero("EKS node group", ng, itype, lo, hi, "scalingConfig.desiredSize", purchase))
             continue
-        zones, pgs, external = where_launched(
-            graph, ng, template, zones_of(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET))
-        )
-        values, sources, interfaces = launch_values(graph, template, None, gaps)
+        zones = zones_of(graph.resolve(ng, "subnetIds", as_list(ng.get("subnetIds")), SUBNET))
+        volumes = launch_volumes(template) if template is not None else eks_volumes(ng)
+        group = launched_group(graph, ng, template, itype, planned, hi, zones, gaps, volumes)
         capacity = ng.get("capacityType")
         if isinstance(capacity, str) and capacity in _EKS_CAPACITY:
-            values["purchase"], sources["purchase"] = _EKS_CAPACITY[capacity], ng
-        sources["instance_type"] = type_source
-        groups.append(
-            ReadGroup(
-                ng.name,
-                itype,
-                planned,
-                ng,
-                template,
-                values,
-                sources,
-                pgs,
-                zones,
-                hi,
-                external,
-                interfaces,
-                launch_volumes(template) if template is not None else eks_volumes(ng),
-            )
-        )
+            group.values["purchase"], group.sources["purchase"] = _EKS_CAPACITY[capacity], ng
+        group.sources["instance_type"] = type_source
+        groups.append(group)
     return groups

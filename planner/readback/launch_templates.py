@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.core.input.stack_files import RESOURCE_GROUP_ARN
-from planner.core.model.cluster import LaunchInterface, Purchase
+from planner.core.model.cluster import LaunchInterface, Purchase, Volume
 from planner.core.model.findings import Fix, advice
+from planner.readback.compute_groups import ReadGroup
 from planner.readback.resources import (
     EFA_INTERFACE_TYPES,
     LAUNCH_TEMPLATE,
@@ -44,6 +45,28 @@ def template_of(graph: Graph, owner: Resource, spec: Any, prop: str) -> Resource
         return None
     hits = graph.resolve(owner, prop, [v for v in values if v is not None], LAUNCH_TEMPLATE)
     return hits[0] if hits else None
+
+
+def launched_group(
+    graph: Graph,
+    r: Resource,
+    template: Resource | None,
+    itype: str,
+    count: int,
+    maximum: int | None,
+    zones: list[str],
+    gaps: list[Violation],
+    volumes: tuple[Volume, ...],
+    **more: Any,
+) -> ReadGroup:
+    """The node group of `count` instances of `itype` that `r` (an Auto Scaling, EKS or PCS group) launches from
+    `template`: what the launch says and where it launches (`zones`, else its template's); each reader then adds
+    what its own resource says (how it buys, where the type came from)."""
+    zones, pgs, external = where_launched(graph, r, template, zones)
+    values, sources, interfaces = launch_values(graph, template, None, gaps)
+    return ReadGroup(
+        r.name, itype, count, r, template, values, sources, pgs, zones, maximum, external, interfaces, volumes, **more
+    )
 
 
 def interface_subnets(graph: Graph, inst: Resource) -> list[Resource]:

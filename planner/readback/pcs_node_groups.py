@@ -11,7 +11,7 @@ from planner.core.model.findings import Fix, advice
 from planner.readback.block_devices import launch_volumes
 from planner.readback.compute_groups import ACCELERATED, ReadGroup, pick_type, refused_sizes
 from planner.readback.elastic_compute import PCS_KIND, PCS_TYPES, pcs_pool, template_volumes
-from planner.readback.launch_templates import launch_values, template_of, where_launched, zones_of
+from planner.readback.launch_templates import launched_group, template_of, zones_of
 from planner.readback.resources import SUBNET, UNKNOWN, Graph, Resource, Violation, as_int, as_list, change, dig, known
 
 # AWS PCS CreateComputeNodeGroup `purchaseOption` ("If you don't provide this option, it defaults to On-Demand"):
@@ -59,29 +59,13 @@ def pcs_groups(
             continue
         _pcs_refused(r, lo, hi, gaps)
         zones = zones_of(graph.resolve(r, "subnetIds", as_list(r.get("subnetIds")), SUBNET))
-        zones, pgs, external = where_launched(graph, r, template, zones)
-        values, sources, interfaces = launch_values(graph, template, None, gaps)
-        values["purchase"], sources["purchase"] = purchase, r
-        sources["instance_type"] = r
-        volumes = template_volumes(graph, r, spec, "customLaunchTemplate")  # None: no launch template (the AMI's)
-        groups.append(
-            ReadGroup(
-                r.name,
-                itype,
-                lo,
-                r,
-                template,
-                values,
-                sources,
-                pgs,
-                zones,
-                hi,
-                external,
-                interfaces,
-                volumes if volumes is not None else launch_volumes(None),
-                grows_with_jobs=True,
-            )
-        )
+        volumes = template_volumes(graph, r, spec, "customLaunchTemplate")
+        if volumes is None:  # no launch template: the AMI's
+            volumes = launch_volumes(None)
+        group = launched_group(graph, r, template, itype, lo, hi, zones, gaps, volumes, grows_with_jobs=True)
+        group.values["purchase"], group.sources["purchase"] = purchase, r
+        group.sources["instance_type"] = r
+        groups.append(group)
     return groups
 
 
