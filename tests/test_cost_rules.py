@@ -221,4 +221,4 @@ def test_a_type_aws_does_not_list_is_left_out_and_said_so() -> None:
     u = Unplanned("Karpenter NodePool 'next'", "unlisted", ("p6e-gb300.36xlarge",), count=0, maximum=4)
     assert u.left_out_now is None  # it runs none now
     assert u.left_out_at_maximum == "Karpenter NodePool 'next' (p6e-gb300.36xlarge: not a type AWS lists)"
-    assert "`planner catalog --all`" in unlisted_fix(("p6e-gb300.36xlarge",))
+    assert "`planner catalog --all`" in unlisted_fix(("p6e-gb300.36xlarge",)).reason  # advice: a reason alone

@@ -11,6 +11,11 @@ an EKS node group's `capacity_type`), `EDIT_WORDS` says the change; where no pro
 at all, the change is said in words about the resource, never as a stack-file key. The property
 names are pulumi_aws's Python ones, as a program writes them
 (https://www.pulumi.com/registry/packages/aws/api-docs/).
+
+The read-back's own fixes may also edit a resource rather than the model (`Edit.resource`: a size
+written as a literal, a tag, a security group rule): `say_resource_edit` says those, the property
+as the engine names it turned into the program's (`python_name`); one that sets a property holding
+a node group's count or maximum is made the model's edit first (`held_in_model`).
 """
 
 from __future__ import annotations
