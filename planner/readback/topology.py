@@ -40,26 +40,21 @@ from planner.readback.eks_node_groups import eks_groups
 from planner.readback.elastic_compute import KINDS as ELASTIC_KINDS
 from planner.readback.elastic_compute import PCS_KIND
 from planner.readback.elastic_compute import read as read_elastic
+from planner.readback.file_system import lustre as _lustre
+from planner.readback.file_system import lustre_efa_fields as _lustre_efa_fields
 from planner.readback.launch_templates import DEPLOY_TARGET
-from planner.readback.launch_templates import zones_of as _zones  # the file system's reader names it so
 from planner.readback.pcs_node_groups import pcs_groups
 from planner.readback.program_terms import held_in_model
 from planner.readback.resources import (
     AUTOSCALING_GROUP,
-    DATA_REPOSITORY_ASSOCIATION,
     EKS_NODE_GROUP,
     INSTANCE,
     LUSTRE,
-    SECURITY_GROUP,
-    SUBNET,
     Graph,
     Resource,
     Violation,
-    as_int,
     as_list,
     change,
-    known,
-    truthy,
 )
 
 _NAME_OK = re.compile(r"[^a-z0-9-]+")
@@ -348,72 +343,7 @@ def _unique_name(raw: str, taken: set[str]) -> str:
     return name
 
 
-# --- file system and region ----------------------------------------------------------------
-
-
-def _lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violation]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, prop in (
-        ("deployment_type", "deploymentType"),
-        ("storage_capacity_gib", "storageCapacity"),
-        ("per_unit_storage_throughput", "perUnitStorageThroughput"),
-        ("s3_import_path", "importPath"),
-    ):
-        v = fs.get(prop)
-        if known(v) and v != "":
-            out[key] = as_int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
-    if "s3_import_path" not in out:  # PERSISTENT_2 links S3 through data repository associations
-        for dra in graph.of_type(DATA_REPOSITORY_ASSOCIATION):
-            linked = graph.resolve(dra, "fileSystemId", [dra.get("fileSystemId")], LUSTRE)
-            path = dra.get("dataRepositoryPath")
-            if any(f.urn == fs.urn for f in linked) and isinstance(path, str) and known(path):
-                out["s3_import_path"] = path
-                break
-    if known(fs.get("efaEnabled")):
-        out["efa_enabled"] = truthy(fs.get("efaEnabled"))
-    out.setdefault("deployment_type", "SCRATCH_1")  # the FSx API's default deployment type
-    zones = _zones(graph.resolve(fs, "subnetIds", as_list(fs.get("subnetIds")), SUBNET))
-    if zones:
-        out["availability_zone"] = zones[0]
-    elif cluster_az is None:  # no node group tells an AZ either (compute HyperPod or Karpenter runs)
-        gaps.append(
-            Violation(
-                f"cannot tell the Availability Zone of file system '{fs.name}' (its subnet is not a "
-                "resource of this stack, or names no availabilityZone): checks that need it are not run",
-                fs.urn,
-                fix=f"give file system '{fs.name}' a subnet created in this program with availability_zone set",
-            )
-        )
-    else:
-        gaps.append(
-            Violation(
-                f"cannot tell the Availability Zone of file system '{fs.name}'; assumed "
-                f"{cluster_az or 'the one of the node groups'}",
-                fs.urn,
-                fix=(
-                    f"give file system '{fs.name}' a subnet created in this program with availability_zone"
-                    + (f": {cluster_az} (the node groups' AZ)" if cluster_az else " set")
-                ),
-            )
-        )
-    return out
-
-
-def _lustre_efa_fields(graph: Graph, fs: Resource) -> dict[str, bool | None]:
-    """What an EFA-enabled file system needs beyond `efaEnabled`, as the resources say it: a
-    `metadataConfiguration` (known to be there or not), and whether its security groups, together, allow
-    all traffic with themselves inbound and outbound (None when a group is not a resource of this program,
-    or none is named: the subnet's default group, which the program does not show)."""
-    from planner.readback.security_groups import DIRECTIONS, self_referencing
-
-    meta = fs.get("metadataConfiguration")
-    metadata = None if meta is not None and not known(meta) else bool(meta)
-    ids = as_list(fs.get("securityGroupIds"))
-    groups = graph.resolve(fs, "securityGroupIds", ids, SECURITY_GROUP) if ids else []
-    if not ids or not all(isinstance(i, str) and known(i) for i in ids) or len(groups) != len(ids):
-        return {"metadata_configuration": metadata, "efa_security_group": None}
-    both = set().union(*(self_referencing(graph, g) for g in groups)) >= set(DIRECTIONS)
-    return {"metadata_configuration": metadata, "efa_security_group": both}
+# --- region -------------------------------------------------------------------------------------
 
 
 def _region_of_zones(graph: Graph) -> str | None:
