@@ -53,6 +53,13 @@ TWO_MEMBERS = (  # a second node group of 2 trn2u.48xlarge (half an UltraServer)
 P2 = "lustre:\n  deployment_type: PERSISTENT_2\n  storage_capacity_gib: 2400\n  per_unit_storage_throughput: 250"
 
 
+def tiering(mbps: int | None = 4000, dtype: str = "PERSISTENT_2", cache: str = "NO_CACHE", extra: str = "") -> str:
+    """An Intelligent-Tiering file system (no storage capacity: its storage is elastic)."""
+    out = f"lustre:\n  deployment_type: {dtype}\n  storage_type: INTELLIGENT_TIERING\n"
+    out += f"  throughput_capacity_mbps: {mbps}\n" if mbps is not None else ""
+    return out + (f"  read_cache_sizing_mode: {cache}\n" if cache else "") + extra
+
+
 def lustre(dtype: str, gib: int, extra: str = "") -> str:
     return f"lustre:\n  deployment_type: {dtype}\n  storage_capacity_gib: {gib}\n" + extra
 
@@ -389,6 +396,49 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
             "error",
             trn2(1, lustre("SCRATCH_2", 2400, "  efa_enabled: true\n")),
             trn2(1, P2 + "\n  efa_enabled: true"),
+            "us-east-2",
+        ),
+    ],
+    # FSx API reference, fsx_lustre.yaml's sentences: PERSISTENT_2 only; 1,000, 2,000 or multiples of 4,000 MBps;
+    # EFA only at multiples of 4,000 (tests/test_lustre_intelligent_tiering.py checks them against AWS's text)
+    "lustre-intelligent-tiering": [
+        ("error", trn2(1, tiering(dtype="PERSISTENT_1")), trn2(1, tiering()), "us-east-2"),
+        ("error", trn2(1, tiering(3000)), trn2(1, tiering(2000)), "us-east-2"),
+        ("error", trn2(1, tiering(None)), trn2(1, tiering(1000)), "us-east-2"),
+        ("error", trn2(1, tiering(2004000)), trn2(1, tiering(2000000)), "us-east-2"),
+        (
+            "error",
+            trn2(1, tiering(2000, extra="  efa_enabled: true\n")),
+            trn2(1, tiering(8000, extra="  efa_enabled: true\n")),
+            "us-east-2",
+        ),
+    ],
+    # DataReadCacheConfiguration "Required when StorageType is set to INTELLIGENT_TIERING"; SizeGiB "Required if
+    # SizingMode is set to USER_PROVISIONED", 8 to 32,768 GiB per 1,000 MBps
+    "lustre-read-cache": [
+        ("error", trn2(1, tiering(cache="")), trn2(1, tiering(cache="PROPORTIONAL_TO_THROUGHPUT_CAPACITY")), "us-east-2"),
+        (
+            "error",
+            trn2(1, tiering(cache="USER_PROVISIONED")),
+            trn2(1, tiering(cache="USER_PROVISIONED", extra="  read_cache_size_gib: 32\n")),
+            "us-east-2",
+        ),
+        (
+            "error",
+            trn2(1, tiering(4000, "PERSISTENT_2", "USER_PROVISIONED", "  read_cache_size_gib: 31\n")),
+            trn2(1, tiering(4000, "PERSISTENT_2", "USER_PROVISIONED", "  read_cache_size_gib: 131072\n")),
+            "us-east-2",
+        ),
+        (
+            "error",
+            trn2(1, tiering(1000, "PERSISTENT_2", "USER_PROVISIONED", "  read_cache_size_gib: 32769\n")),
+            trn2(1, tiering(1000, "PERSISTENT_2", "USER_PROVISIONED", "  read_cache_size_gib: 8\n")),
+            "us-east-2",
+        ),
+        (
+            "error",
+            trn2(1, tiering(extra="  read_cache_size_gib: 64\n")),
+            trn2(1, tiering(cache="USER_PROVISIONED", extra="  read_cache_size_gib: 64\n")),
             "us-east-2",
         ),
     ],

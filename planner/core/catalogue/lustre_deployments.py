@@ -5,6 +5,7 @@ system against them, and the run-time model writes checkpoints at that throughpu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -96,7 +97,10 @@ def deployment_types() -> Mapping[str, DeploymentSpec]:
 
 
 def per_unit_throughput(fs: Lustre) -> int | None:
-    """MB/s per TiB in force: the fixed SCRATCH figure, else the declared one (if valid)."""
+    """MB/s per TiB in force: the fixed SCRATCH figure, else the declared one (if valid); None for
+    Intelligent-Tiering, whose throughput is the file system's (`throughput_capacity_mbps`)."""
+    if fs.intelligent_tiering:
+        return None
     dt = deployment_types()[fs.deployment_type]
     if dt.fixed_throughput is not None:
         return dt.fixed_throughput
@@ -104,6 +108,53 @@ def per_unit_throughput(fs: Lustre) -> int | None:
 
 
 def aggregate_throughput_mbps(fs: Lustre) -> float | None:
-    """The file system's throughput in MB/s: capacity in TiB x per-unit throughput (FSx docs)."""
+    """The file system's throughput in MB/s: capacity in TiB x per-unit throughput (FSx docs); for
+    Intelligent-Tiering, its throughput capacity (if valid)."""
+    if fs.intelligent_tiering:
+        mbps = fs.throughput_capacity_mbps
+        return float(mbps) if mbps is not None and intelligent_tiering().accepts(mbps) else None
     unit = per_unit_throughput(fs)
-    return None if unit is None else fs.storage_capacity_gib / 1024 * unit
+    return None if unit is None or fs.storage_capacity_gib is None else fs.storage_capacity_gib / 1024 * unit
+
+
+@dataclass(frozen=True)
+class IntelligentTiering:
+    """What an Intelligent-Tiering file system accepts (`fsx_lustre.yaml`'s `intelligent_tiering`): its
+    deployment types, throughput capacities (MBps), the throughputs EFA takes, and the SSD read cache's
+    range per 1,000 MBps of throughput capacity."""
+
+    deployment_types: tuple[str, ...]
+    throughput: StorageRule  # listed values and multiples, MBps (the same arithmetic as capacities)
+    maximum_mbps: int
+    efa_multiple_of: int
+    cache_gib_per_1000_mbps: tuple[int, int]
+
+    def accepts(self, mbps: int) -> bool:
+        return mbps <= self.maximum_mbps and self.throughput.accepts(mbps)
+
+    def describe(self) -> str:
+        listed = ", ".join(f"{x:,}" for x in self.throughput.listed)
+        return f"{listed} or a multiple of {self.throughput.multiple_of:,} MBps up to {self.maximum_mbps:,}"
+
+    def nearest(self, mbps: int) -> int:
+        """The smallest valid throughput capacity at or above `mbps` (the maximum when above it)."""
+        return min(self.throughput.nearest(mbps), self.maximum_mbps)
+
+    def cache_range(self, mbps: int) -> tuple[int, int]:
+        """The SSD read cache sizes (GiB) a throughput capacity allows: per 1,000 MBps provisioned."""
+        low, high = self.cache_gib_per_1000_mbps
+        return math.ceil(low * mbps / 1000), high * mbps // 1000
+
+
+@lru_cache(maxsize=1)
+def intelligent_tiering() -> IntelligentTiering:
+    raw = _data.raw("fsx_lustre.yaml")[0]["intelligent_tiering"]
+    t = raw["throughput_capacity_mbps"]
+    cache = raw["read_cache_gib_per_1000_mbps"]
+    return IntelligentTiering(
+        deployment_types=tuple(raw["deployment_types"]),
+        throughput=_storage(t),
+        maximum_mbps=int(t["maximum"]),
+        efa_multiple_of=int(raw["efa_multiple_of"]),
+        cache_gib_per_1000_mbps=(int(cache["minimum"]), int(cache["maximum"])),
+    )

@@ -83,9 +83,17 @@ EBS_CHARGES: dict[str, EbsCharge] = {
     "iops-tier-3": EbsCharge("usd_per_iops_month", "IOPS-month", ("io2",)),
     "throughput": EbsCharge("usd_per_mibps_month", "MiBps-month", ("gp3",)),
 }
+# What an FSx for Lustre Intelligent-Tiering file system bills beside the data it stores (which is usage, left
+# out of estimates): its throughput capacity per MBps-month and its provisioned SSD read cache per GB-month
+# (the price key in an entry, and its unit).
+TIERING_CHARGES: dict[str, tuple[str, str]] = {
+    "throughput_capacity": ("usd_per_mbps_month", "MBps-month"),
+    "read_cache": ("usd_per_gb_month", "GB-month"),
+}
+TIERING_KEYS = ("region", "charge", "usd_per_mbps_month", "usd_per_gb_month", "source", "as_of", "assumption", "note")
 DERIVED_KEYS = ("instance_type", "purchase", "from", "basis")
 UNKNOWN_KEYS = ("instance_type", "region", "purchase", "reason", "source", "as_of", "note")
-TOP_KEYS = ("name", "description", "as_of", "instances", "lustre", "ebs", "derived", "unknown")
+TOP_KEYS = ("name", "description", "as_of", "instances", "lustre", "lustre_tiering", "ebs", "derived", "unknown")
 # A price more than this many days older than its book's date is said to be old in the plan (planner's
 # threshold, not an AWS figure: between the pricing page's copies of 2026-03-01 and 2026-07-22, the Capacity
 # Block rates of p5, p5e, p5en and p6-b200 rose by 20 to 32 %)
@@ -125,6 +133,7 @@ class Unknown:
 InstanceKey = tuple[str, str, str]  # instance_type, region, purchase
 LustreKey = tuple[str, str, int | None]  # region, deployment_type, per-unit throughput (None for SCRATCH)
 EbsKey = tuple[str, str, str]  # region, volume_type, charge (`EBS_CHARGES`)
+TieringKey = tuple[str, str]  # region, charge (`TIERING_CHARGES`)
 
 
 @dataclass(frozen=True)
@@ -179,6 +188,8 @@ class PriceBook:
     # on-demand prices of every type, from the generated per-region files (prices/on-demand/REGION.yaml), under
     # every entry of the book: read for a region only when a key has no entry, no derivation and no `unknown`
     generated_on_demand: bool = False
+    # FSx for Lustre Intelligent-Tiering's charges (`lustre_tiering:` entries): (region, charge) -> price
+    lustre_tiering: Mapping[TieringKey, Price] = field(default_factory=dict)
 
     def with_overrides(self, overrides: tuple[Override, ...]) -> PriceBook:
         """This book with the user's --price figures on top."""
@@ -212,6 +223,11 @@ class PriceBook:
     def lustre_price(self, region: str, deployment_type: DeploymentType, throughput: int | None) -> Price | None:
         return self.lustre.get(lustre_key(region, deployment_type, throughput))
 
+    def tiering_price(self, region: str, charge: str) -> Price | None:
+        """USD per unit of `charge` (`TIERING_CHARGES`) of an FSx for Lustre Intelligent-Tiering file system in
+        `region`, or None when unknown."""
+        return self.lustre_tiering.get((region, charge))
+
     def ebs_price(self, region: str, volume_type: str, charge: str = STORAGE) -> Price | None:
         """USD per unit of `charge` (`EBS_CHARGES`: GB-month of storage, IOPS-month, MiBps-month) of an
         EBS volume of `volume_type` in `region`, or None when unknown."""
@@ -237,6 +253,7 @@ class PriceBook:
             unknown={**{k: v for k, v in self.unknown.items() if k not in parsed.instances}, **parsed.unknown},
             as_of=max((d for d in (self.as_of, parsed.as_of) if d is not None), key=day, default=None),
             generated_on_demand=self.generated_on_demand,
+            lustre_tiering={**self.lustre_tiering, **parsed.lustre_tiering},
         )
 
     def unknown_instance(self, instance_type: str, region: str, purchase: Purchase) -> Unknown | None:
@@ -252,6 +269,7 @@ class PriceBook:
         out = [(f"{t} {r} {p}", v) for (t, r, p), v in self.instances.items()]
         out += [(f"lustre {r} {d} {t or ''}".rstrip(), v) for (r, d, t), v in self.lustre.items()]
         out += [(f"ebs {r} {t}" + ("" if c == STORAGE else f" {c}"), v) for (r, t, c), v in self.ebs.items()]
+        out += [(f"lustre {r} INTELLIGENT_TIERING {c}", v) for (r, c), v in self.lustre_tiering.items()]
         return out
 
 
@@ -475,6 +493,36 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
         ebs[(region, vtype, charge)] = Price(
             usd, what.unit, source, as_of, name, r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string)
         )
+    tiering: dict[TieringKey, Price] = {}
+    for p, m in _entries(r, top, "lustre_tiering"):
+        r.mapping(m, p, TIERING_KEYS, required=("region", "charge", "source", "as_of"))
+        charge = r.get(m, "charge", p, r.choice(tuple(TIERING_CHARGES)))
+        vals = (
+            r.get(m, "region", p, region_conv),
+            r.get(m, "source", p, r.string),
+            r.get(m, "as_of", p, lambda v, q: _as_of(r, v, q)),
+        )
+        if charge is None:
+            continue
+        price_key, unit = TIERING_CHARGES[charge]
+        other = next(k for k, _ in TIERING_CHARGES.values() if k != price_key)
+        if other in m:
+            r.fail(p + (other,), f"the {charge} price is given as '{price_key}' (USD per {unit})")
+            continue
+        if m.get(price_key) is None:
+            r.fail(p, f"missing required key '{price_key}' (USD per {unit}) for the {charge} price")
+            continue
+        usd = r.get(m, price_key, p, _price(r))
+        if None in vals or usd is None:
+            continue
+        region, source, as_of = vals
+        if _repeated(
+            r, seen, ("lustre_tiering", region, charge), p, f"FSx for Lustre Intelligent-Tiering {charge} in {region}"
+        ):
+            continue
+        tiering[(region, charge)] = Price(
+            usd, unit, source, as_of, name, r.get(m, "assumption", p, r.string), r.get(m, "note", p, r.string)
+        )
     unknown: dict[InstanceKey, Unknown] = {}
     for p, m in _entries(r, top, "unknown"):
         r.mapping(m, p, UNKNOWN_KEYS, required=("instance_type", "region", "purchase", "reason", "source", "as_of"))
@@ -508,11 +556,11 @@ def _parse(data: Any, origin: str, lines: Lines) -> PriceBook:
     declared = r.get(top, "as_of", (), lambda v, q: _as_of(r, v, q))
     if r.problems:
         raise InputError(r.problems)
-    dates = [p.as_of for p in (*instances.values(), *lustre.values(), *ebs.values())] + [
+    dates = [p.as_of for p in (*instances.values(), *lustre.values(), *ebs.values(), *tiering.values())] + [
         u.as_of for u in unknown.values()
     ]
     as_of = declared or max(dates, key=day, default=None)
-    return PriceBook(name, instances, lustre, ebs, derived, unknown=unknown, as_of=as_of)
+    return PriceBook(name, instances, lustre, ebs, derived, unknown=unknown, as_of=as_of, lustre_tiering=tiering)
 
 
 def parse_data(data: Any, origin: str, lines: Lines | None = None) -> PriceBook:

@@ -29,6 +29,7 @@ from planner.core.cost.items import (
     LUSTRE_RESOURCE,
     Component,
     build,
+    left_out_tiering,
     left_out_volumes,
     unpriced_volumes,
 )
@@ -404,6 +405,7 @@ def left_out(stack: Stack, at_maximum: bool = False) -> tuple[str, ...]:
     out = [u.left_out_at_maximum if at_maximum else u.left_out_now for u in c.unplanned]
     out += [n.left_out for n in c.notes]
     out += left_out_volumes(c.node_groups)
+    out += left_out_tiering(c.lustre)
     return tuple(dict.fromkeys(x for x in out if x))
 
 

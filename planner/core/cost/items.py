@@ -63,7 +63,7 @@ IO2_TIERS: tuple[tuple[str, int, int | None], ...] = (
 @dataclass(frozen=True)
 class PriceKey:
     """What a price is looked up by: `instance` (type, region, purchase), `lustre` (region, deployment type,
-    throughput) or `ebs` (region, volume type)."""
+    throughput), `lustre-tiering` (region, Intelligent-Tiering charge) or `ebs` (region, volume type)."""
 
     kind: str
     parts: tuple[Any, ...]
@@ -75,6 +75,8 @@ class PriceKey:
             return book.lustre_price(*self.parts)
         if self.kind == "ebs":
             return book.ebs_price(*self.parts)
+        if self.kind == "lustre-tiering":
+            return book.tiering_price(*self.parts)
         raise ValueError(f"no price lookup for {self.kind!r}")
 
 
@@ -84,6 +86,10 @@ def instance_key(instance_type: str, region: str, purchase: Purchase) -> PriceKe
 
 def lustre_key(region: str, fs: Lustre) -> PriceKey:
     return PriceKey("lustre", (region, fs.deployment_type, fs.per_unit_storage_throughput))
+
+
+def tiering_key(region: str, charge: str) -> PriceKey:
+    return PriceKey("lustre-tiering", (region, charge))
 
 
 def ebs_key(region: str, volume_type: str = ROOT_VOLUME_TYPE, charge: str = STORAGE) -> PriceKey:
@@ -177,7 +183,11 @@ def node_group(stack: Stack, g: NodeGroup, run: float | None, cat: Catalogue, bi
 
 
 def lustre(stack: Stack, fs: Lustre, run: float | None) -> Iterator[Component]:
-    """An FSx for Lustre file system: GB-months of its deployment type and throughput."""
+    """An FSx for Lustre file system: GB-months of its deployment type and throughput (Intelligent-Tiering:
+    `tiering`)."""
+    if fs.storage_capacity_gib is None:
+        yield from tiering(stack, fs, run)
+        return
     tput = f" at {fs.per_unit_storage_throughput} MB/s/TiB" if fs.per_unit_storage_throughput else ""
 
     def missing(book: PriceBook) -> tuple[str, dict[str, Any]]:
@@ -205,6 +215,84 @@ def lustre(stack: Stack, fs: Lustre, run: float | None) -> Iterator[Component]:
         None,
         missing,
     )
+
+
+# Why the built-in book has no Intelligent-Tiering prices: said on the line item instead of a bare "no price".
+TIERING_UNPRICED = (
+    "no dated public copy of AWS's FSx for Lustre Intelligent-Tiering rates was found for planner's built-in book "
+    "(the FSx for Lustre pricing page gives them: https://aws.amazon.com/fsx/lustre/pricing/); give one in "
+    "a price book of your own (`lustre_tiering:`)"
+)
+# What an Intelligent-Tiering file system bills that no declaration sizes (the estimate's `left_out`).
+TIERING_STORAGE_LEFT_OUT = "FSx for Lustre Intelligent-Tiering storage (billed per GB stored: usage)"
+PROPORTIONAL_CACHE_LEFT_OUT = (
+    "FSx for Lustre SSD read cache sized with the throughput capacity (its size is not declared)"
+)
+
+
+def tiering(stack: Stack, fs: Lustre, run: float | None) -> Iterator[Component]:
+    """An FSx for Lustre Intelligent-Tiering file system: MBps-months of its throughput capacity, and GB-months
+    of a USER_PROVISIONED SSD read cache. The data it stores is billed per GB stored (usage: `left_out`), and
+    a cache sized with the throughput capacity has no size planner knows (`left_out` too)."""
+
+    def missing(what: str) -> Callable[[PriceBook], tuple[str, dict[str, Any]]]:
+        def note(book: PriceBook) -> tuple[str, dict[str, Any]]:
+            return (
+                f"no price for FSx for Lustre Intelligent-Tiering {what} in {stack.region} in price book "
+                f"'{book.name}': {TIERING_UNPRICED}",
+                {},
+            )
+
+        return note
+
+    detail = {
+        "deployment_type": fs.deployment_type,
+        "per_unit_storage_throughput": None,
+        "storage_capacity_gib": None,
+        "region": stack.region,
+        "storage_type": fs.storage_type,
+    }
+    if fs.throughput_capacity_mbps is not None:
+        yield Component(
+            LUSTRE_RESOURCE,
+            "lustre throughput",
+            "MBps-month",
+            tiering_key(stack.region, "throughput_capacity"),
+            fs.throughput_capacity_mbps,
+            run,
+            run,
+            HOURS_PER_MONTH,
+            {**detail, "throughput_capacity_mbps": fs.throughput_capacity_mbps},
+            fs.path + ("throughput_capacity_mbps",),
+            None,
+            missing("throughput capacity"),
+        )
+    if fs.read_cache_sizing_mode == "USER_PROVISIONED" and fs.read_cache_size_gib:
+        yield Component(
+            LUSTRE_RESOURCE,
+            "lustre read cache",
+            "GB-month",
+            tiering_key(stack.region, "read_cache"),
+            fs.read_cache_size_gib,
+            run,
+            run,
+            HOURS_PER_MONTH,
+            {**detail, "read_cache_size_gib": fs.read_cache_size_gib},
+            fs.path + ("read_cache_size_gib",),
+            None,
+            missing("SSD read cache"),
+        )
+
+
+def left_out_tiering(fs: Lustre | None) -> list[str]:
+    """What of an Intelligent-Tiering file system no estimate can price from its declaration: the data it
+    stores (usage), and an SSD read cache sized with the throughput capacity."""
+    if fs is None or not fs.intelligent_tiering:
+        return []
+    out = [TIERING_STORAGE_LEFT_OUT]
+    if fs.read_cache_sizing_mode == "PROPORTIONAL_TO_THROUGHPUT_CAPACITY":
+        out.append(PROPORTIONAL_CACHE_LEFT_OUT)
+    return out
 
 
 @dataclass(frozen=True)

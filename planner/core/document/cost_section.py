@@ -69,8 +69,13 @@ class LustreDetail:
 
     deployment_type: DeploymentType
     per_unit_storage_throughput: int | None
-    storage_capacity_gib: int
+    storage_capacity_gib: int | None  # None: Intelligent-Tiering, elastic storage
     region: str
+    # an Intelligent-Tiering file system's line items: its storage class, and what the line bills: the
+    # throughput capacity (MBps) or the SSD read cache (GiB)
+    storage_type: str | None = field(default=None, metadata=key(omit="none"))
+    throughput_capacity_mbps: int | None = field(default=None, metadata=key(omit="none"))
+    read_cache_size_gib: int | None = field(default=None, metadata=key(omit="none"))
 
 
 Detail = InstanceDetail | VolumeDetail | LustreDetail

@@ -206,11 +206,13 @@ class LustreTopology:
     """The FSx for Lustre file system as the topology diagram draws it."""
 
     deployment_type: DeploymentType
-    storage_capacity_gib: int
+    storage_capacity_gib: int | None  # None: Intelligent-Tiering, elastic storage
     per_unit_storage_throughput: int | None
     efa_enabled: bool
     availability_zone: str | None
     s3_import_path: str | None
+    storage_type: str | None = field(default=None, metadata=key(omit="none"))  # INTELLIGENT_TIERING, else left out
+    throughput_capacity_mbps: int | None = field(default=None, metadata=key(omit="none"))
 
 
 @dataclass(frozen=True)

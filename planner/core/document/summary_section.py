@@ -7,8 +7,9 @@ always produced, key for key (docs/output.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from planner.core.document.codec import key
 from planner.core.model.cluster import DeploymentType, Purchase
 
 
@@ -42,9 +43,12 @@ class LustreSummary:
     """The FSx for Lustre file system as declared (its AZ is None when a program does not name one)."""
 
     deployment_type: DeploymentType
-    storage_capacity_gib: int
+    storage_capacity_gib: int | None  # None: Intelligent-Tiering, elastic storage
     per_unit_storage_throughput: int | None
     availability_zone: str | None
+    # an Intelligent-Tiering file system's storage class and throughput capacity (MBps); left out otherwise
+    storage_type: str | None = field(default=None, metadata=key(omit="none"))
+    throughput_capacity_mbps: int | None = field(default=None, metadata=key(omit="none"))
 
 
 @dataclass(frozen=True)

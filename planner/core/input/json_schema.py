@@ -103,6 +103,17 @@ def _table(name: str, t: Table, instance_types: list[str]) -> dict[str, Any]:
         # the model's step predicted, or parameters at a flat MFU; the run's shape only with a model
         out["anyOf"] = [{"required": ["model"]}, {"required": ["parameters", "mfu"]}]
         out["dependencies"] = {"sequence_length": ["model"], "global_batch_tokens": ["model"]}
+    if name == "lustre":
+        # an Intelligent-Tiering file system is sized by its throughput capacity and read cache; an SSD one (the
+        # default) by its storage capacity and per-unit throughput, which it requires
+        tiering_only = ["throughput_capacity_mbps", "read_cache_sizing_mode", "read_cache_size_gib"]
+        ssd_only = ["storage_capacity_gib", "per_unit_storage_throughput"]
+        out["if"] = {"properties": {"storage_type": {"const": "INTELLIGENT_TIERING"}}, "required": ["storage_type"]}
+        out["then"] = {"not": {"anyOf": [{"required": [k]} for k in ssd_only]}}
+        out["else"] = {
+            "required": ["storage_capacity_gib"],
+            "not": {"anyOf": [{"required": [k]} for k in tiering_only]},
+        }
     if name == "budget":
         out["minProperties"] = 1
     return out

@@ -18,10 +18,13 @@ from planner.core.catalogue import shipped_data as _data
 from planner.core.input.cluster_checks import budget_problems, check_cluster
 from planner.core.model.cluster import (
     GLOBAL_BATCH_TOKENS,
+    INTELLIGENT_TIERING,
     LUSTRE_DEPLOYMENTS,
+    LUSTRE_STORAGE_TYPES,
     PLACEMENTS,
     PRECISIONS,
     PURCHASES,
+    READ_CACHE_SIZING_MODES,
     ROOT_VOLUME_GIB,
     ROOT_VOLUME_RANGE,
     SEQUENCE_LENGTH,
@@ -171,10 +174,32 @@ SCHEMA: dict[str, Table] = {
         "An FSx for Lustre file system in one subnet (one AZ).",
         {
             "deployment_type": Field("choice", "The FSx for Lustre deployment type.", options=LUSTRE_DEPLOYMENTS),
-            "storage_capacity_gib": Field(
-                "positive_int", "Storage capacity in GiB (FSx accepts fixed steps per type)."
+            "storage_type": Field(
+                "choice",
+                "SSD (PERSISTENT_1's HDD tiers are chosen by per_unit_storage_throughput 12 or 40), or "
+                "INTELLIGENT_TIERING (PERSISTENT_2 only): elastic storage, billed by what is stored.",
+                options=LUSTRE_STORAGE_TYPES,
+                default="SSD",
             ),
-            "per_unit_storage_throughput": Field("positive_int", "MB/s per TiB of storage; PERSISTENT_1/2 only."),
+            "storage_capacity_gib": Field(
+                "positive_int",
+                "Storage capacity in GiB (FSx accepts fixed steps per type); required but for INTELLIGENT_TIERING, "
+                "which has none to declare.",
+            ),
+            "per_unit_storage_throughput": Field(
+                "positive_int", "MB/s per TiB of storage; PERSISTENT_1/2 SSD and HDD only."
+            ),
+            "throughput_capacity_mbps": Field(
+                "positive_int", "INTELLIGENT_TIERING only: the file system's throughput capacity in MBps."
+            ),
+            "read_cache_sizing_mode": Field(
+                "choice",
+                "INTELLIGENT_TIERING only: how the SSD read cache is sized.",
+                options=READ_CACHE_SIZING_MODES,
+            ),
+            "read_cache_size_gib": Field(
+                "positive_int", "INTELLIGENT_TIERING only: the SSD read cache in GiB, with USER_PROVISIONED."
+            ),
             "availability_zone": Field("string", f"Defaults to the cluster AZ: {_AZ_DOC}."),
             "efa_enabled": Field("boolean", "EFA-enabled file system (PERSISTENT_2 only).", default=False),
             "s3_import_path": Field(
@@ -184,7 +209,7 @@ SCHEMA: dict[str, Table] = {
                 what="an S3 URL such as s3://bucket/prefix",
             ),
         },
-        required=("deployment_type", "storage_capacity_gib"),
+        required=("deployment_type",),
     ),
     "schedule": Table(
         "How long the cluster runs.",
@@ -494,14 +519,48 @@ def lustre(r: Reader, data: Any, path: Path, cluster_az: str) -> Lustre | None:
     if m is None:
         return None
     dtype = r.field(m, "lustre", "deployment_type", path)
+    storage = r.field(m, "lustre", "storage_type", path)
     capacity = r.field(m, "lustre", "storage_capacity_gib", path)
     throughput = r.field(m, "lustre", "per_unit_storage_throughput", path)
     az = r.field(m, "lustre", "availability_zone", path) or cluster_az
     efa = r.field(m, "lustre", "efa_enabled", path)
     s3 = r.field(m, "lustre", "s3_import_path", path)
-    if dtype is None or capacity is None or efa is None:
+    mbps = r.field(m, "lustre", "throughput_capacity_mbps", path)
+    cache_mode = r.field(m, "lustre", "read_cache_sizing_mode", path)
+    cache_gib = r.field(m, "lustre", "read_cache_size_gib", path)
+    tiering = storage == INTELLIGENT_TIERING
+    # what one storage type takes and the other has no use for (the FSx API: an SSD or HDD file system
+    # takes StorageCapacity and PerUnitStorageThroughput; an Intelligent-Tiering one ThroughputCapacity and
+    # DataReadCacheConfiguration, its storage elastic)
+    for k, why in (
+        ("storage_capacity_gib", "storage_type: INTELLIGENT_TIERING, whose storage is elastic (nothing to declare)"),
+        ("per_unit_storage_throughput", "storage_type: INTELLIGENT_TIERING, sized by throughput_capacity_mbps"),
+        ("throughput_capacity_mbps", "an SSD file system, sized by per_unit_storage_throughput"),
+        ("read_cache_sizing_mode", "an SSD file system, which has no SSD read cache to size"),
+        ("read_cache_size_gib", "an SSD file system, which has no SSD read cache to size"),
+    ):
+        if k in m and tiering == k.startswith(("storage_capacity", "per_unit")):
+            r.fail(path + (k,), f"does not apply to {why}; expected no such key")
+            return None
+    if storage is not None and not tiering and m.get("storage_capacity_gib") is None:
+        r.fail(path, "missing required key 'storage_capacity_gib'")
         return None
-    return Lustre(dtype, capacity, throughput, az, efa, s3, path, frozenset(str(k) for k in m))
+    if dtype is None or storage is None or (capacity is None and not tiering) or efa is None:
+        return None
+    return Lustre(
+        dtype,
+        capacity,
+        throughput,
+        az,
+        efa,
+        s3,
+        path,
+        frozenset(str(k) for k in m),
+        storage_type=storage,
+        throughput_capacity_mbps=mbps,
+        read_cache_sizing_mode=cache_mode,
+        read_cache_size_gib=cache_gib,
+    )
 
 
 def _workload(r: Reader, data: Any, path: Path) -> Workload | None:

@@ -24,6 +24,16 @@ PLACEMENTS = ("cluster", "none")
 # The FSx for Lustre deployment types (the API's DeploymentType values).
 DeploymentType = Literal["SCRATCH_1", "SCRATCH_2", "PERSISTENT_1", "PERSISTENT_2"]
 LUSTRE_DEPLOYMENTS: tuple[DeploymentType, ...] = get_args(DeploymentType)
+# An FSx for Lustre file system's storage class as planner models it (the API's StorageType): SSD, the
+# default (PERSISTENT_1's HDD tiers are told apart by their per-unit throughput, 12 or 40 MB/s/TiB), or
+# Intelligent-Tiering, elastic storage with a throughput capacity for the whole file system.
+LustreStorageType = Literal["SSD", "INTELLIGENT_TIERING"]
+LUSTRE_STORAGE_TYPES: tuple[LustreStorageType, ...] = get_args(LustreStorageType)
+INTELLIGENT_TIERING: LustreStorageType = "INTELLIGENT_TIERING"
+# How an Intelligent-Tiering file system's SSD read cache is sized (the API's LustreReadCacheConfiguration
+# SizingMode).
+ReadCacheSizingMode = Literal["NO_CACHE", "USER_PROVISIONED", "PROPORTIONAL_TO_THROUGHPUT_CAPACITY"]
+READ_CACHE_SIZING_MODES: tuple[ReadCacheSizingMode, ...] = get_args(ReadCacheSizingMode)
 PRECISIONS = ("bf16", "fp8")
 # The gp3 root volume of each instance the components launch: the size they create when the
 # stack leaves `root_volume_gib` out, and the range gp3 accepts (1 GiB to 16 TiB, Amazon EBS
@@ -135,7 +145,7 @@ class Lustre:
     """The cluster's FSx for Lustre file system as declared (effective AZ filled in)."""
 
     deployment_type: DeploymentType
-    storage_capacity_gib: int
+    storage_capacity_gib: int | None  # None only for Intelligent-Tiering, whose storage is elastic
     per_unit_storage_throughput: int | None = None
     availability_zone: str = ""  # effective AZ
     efa_enabled: bool = False
@@ -148,6 +158,16 @@ class Lustre:
     # components create both for an EFA-enabled file system), or the read-back cannot tell.
     metadata_configuration: bool | None = None
     efa_security_group: bool | None = None
+    # Intelligent-Tiering (`storage_type`): the file system's throughput capacity in MBps, and its SSD read
+    # cache (how it is sized; its size in GiB when USER_PROVISIONED). None on an SSD file system.
+    storage_type: LustreStorageType = "SSD"
+    throughput_capacity_mbps: int | None = None
+    read_cache_sizing_mode: ReadCacheSizingMode | None = None
+    read_cache_size_gib: int | None = None
+
+    @property
+    def intelligent_tiering(self) -> bool:
+        return self.storage_type == INTELLIGENT_TIERING
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,12 @@ def summarize(cluster: Cluster, cat: Catalogue) -> Summary:
         lustre=None
         if fs is None
         else LustreSummary(
-            fs.deployment_type, fs.storage_capacity_gib, fs.per_unit_storage_throughput, fs.availability_zone
+            fs.deployment_type,
+            fs.storage_capacity_gib,
+            fs.per_unit_storage_throughput,
+            fs.availability_zone,
+            fs.storage_type if fs.intelligent_tiering else None,
+            fs.throughput_capacity_mbps if fs.intelligent_tiering else None,
         ),
         node_groups=tuple(groups),
     )

@@ -121,6 +121,13 @@ def _what(item: LineItem) -> str:
     if d is None:
         return kind
     tput = d.per_unit_storage_throughput
+    if d.storage_capacity_gib is None:  # Intelligent-Tiering: its throughput capacity, or its SSD read cache
+        what = (
+            f"{d.read_cache_size_gib:,} GiB SSD read cache"
+            if d.read_cache_size_gib is not None
+            else f"{d.throughput_capacity_mbps or 0:,} MBps"
+        )
+        return f"{kind} {d.deployment_type} Intelligent-Tiering {what}"
     return f"{kind} {d.deployment_type} {d.storage_capacity_gib:,} GiB" + (f" @ {tput} MB/s/TiB" if tput else "")
 
 

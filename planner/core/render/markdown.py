@@ -262,11 +262,12 @@ def mermaid(p: StackReport) -> list[str]:
 
 def _lustre(fs: LustreTopology, where: str = "") -> str:
     tput = fs.per_unit_storage_throughput
-    detail = (
-        f"{fs.storage_capacity_gib:,} GiB"
-        + (f", {tput} MB/s/TiB" if tput else "")
-        + (", EFA" if fs.efa_enabled else "")
+    size = (
+        f"Intelligent-Tiering, {fs.throughput_capacity_mbps or 0:,} MBps"
+        if fs.storage_capacity_gib is None
+        else f"{fs.storage_capacity_gib:,} GiB"
     )
+    detail = size + (f", {tput} MB/s/TiB" if tput else "") + (", EFA" if fs.efa_enabled else "")
     return f'fsx[("FSx for Lustre {fs.deployment_type}<br/>{detail}{where}")]'
 
 

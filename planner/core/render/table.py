@@ -49,8 +49,13 @@ def render_summary(p: StackReport) -> list[Line]:
     extra = f"placement group: {s.placement_group}"
     if lustre:
         tput = lustre.per_unit_storage_throughput
+        size = (
+            f"Intelligent-Tiering at {num(lustre.throughput_capacity_mbps or 0)} MBps"
+            if lustre.storage_capacity_gib is None
+            else f"{num(lustre.storage_capacity_gib)} GiB"
+        )
         extra += (
-            f"; FSx for Lustre {lustre.deployment_type} {num(lustre.storage_capacity_gib)} GiB"
+            f"; FSx for Lustre {lustre.deployment_type} {size}"
             + (f" at {tput} MB/s/TiB" if tput else "")
             + f" in {lustre.availability_zone or 'an AZ the program does not name'}"
         )

@@ -13,6 +13,7 @@ from planner.core.catalogue.lustre_deployments import (
     DeploymentSpec,
     StorageRule,
     deployment_types,
+    intelligent_tiering,
 )
 from planner.core.model.cluster import Lustre, Path
 from planner.core.model.findings import Finding
@@ -26,6 +27,7 @@ DRA_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/create-dra-linked-
 EFA_LIMITS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-limits"
 FSX_PRICING = "https://aws.amazon.com/fsx/lustre/pricing/"
 CANNOT_CREATE_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/cannot-create-fs.html"
+READ_CACHE_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_LustreReadCacheConfiguration.html"
 # the metadata configuration: no AWS page found that states it; the Pulumi AWS provider's LustreFileSystem
 # reference does, of `efa_enabled`: "This is only supported when deploymentType is set to PERSISTENT_2,
 # metadataConfiguration is used, and an EFA-enabled security group is attached."
@@ -49,6 +51,8 @@ def _path(fs: Lustre, key: str) -> Path:
     remediation="Use a valid capacity: SCRATCH_2, PERSISTENT_1 SSD and PERSISTENT_2 take 1,200 or multiples of 2,400 GiB; SCRATCH_1 1,200, 2,400 or multiples of 3,600.",
 )
 def capacity(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
+    if fs.storage_capacity_gib is None:
+        return  # Intelligent-Tiering: elastic storage, no capacity to declare
     dt = deployment_types()[fs.deployment_type]
     storage = dt.storage_for(fs.per_unit_storage_throughput)
     if storage is None or storage.accepts(fs.storage_capacity_gib):
@@ -69,7 +73,7 @@ def capacity(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
 
 def _capacity_fix(ctx: RuleContext, fs: Lustre, storage: StorageRule) -> Fix:
     """The nearest valid capacity above (enough room), and the one below when there is one."""
-    gib = fs.storage_capacity_gib
+    gib = fs.storage_capacity_gib or 0
     below = storage.below(gib)
     at = _path(fs, "storage_capacity_gib")
     return Fix(
@@ -87,6 +91,8 @@ def _capacity_fix(ctx: RuleContext, fs: Lustre, storage: StorageRule) -> Fix:
     remediation="PERSISTENT_2: 125, 250, 500 or 1000 MB/s/TiB; PERSISTENT_1: 50, 100, 200 (SSD) or 12, 40 (HDD); SCRATCH: leave it out (fixed at 200).",
 )
 def throughput(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
+    if fs.intelligent_tiering:
+        return  # sized by its throughput capacity: lustre-intelligent-tiering
     dt = deployment_types()[fs.deployment_type]
     given = fs.per_unit_storage_throughput
     if dt.fixed_throughput is not None:
@@ -127,10 +133,11 @@ def _missing_throughput_fix(ctx: RuleContext, fs: Lustre, dt: DeploymentSpec) ->
     """The lowest throughput that also accepts the declared capacity, with the others by media; else the
     lowest of all, and a capacity that tier accepts."""
     at = _path(fs, "per_unit_storage_throughput")
-    fits = {t: v for t, v in dt.throughputs.items() if v[1].accepts(fs.storage_capacity_gib)}
+    gib = fs.storage_capacity_gib or 0
+    fits = {t: v for t, v in dt.throughputs.items() if v[1].accepts(gib)}
     if fits:
         return Fix(
-            f"MB/s/TiB; the tiers that take {fs.storage_capacity_gib:,} GiB: {_tiers(dt, fits)}",
+            f"MB/s/TiB; the tiers that take {gib:,} GiB: {_tiers(dt, fits)}",
             (set_to(ctx, at, min(fits)),),
         )
     return Fix(f"MB/s/TiB: {_tiers(dt)}, and a capacity that tier accepts", (set_to(ctx, at, min(dt.throughputs)),))
@@ -138,11 +145,15 @@ def _missing_throughput_fix(ctx: RuleContext, fs: Lustre, dt: DeploymentSpec) ->
 
 def _to_persistent_2(ctx: RuleContext, fs: Lustre) -> tuple[Edit, ...]:
     """`set lustre.deployment_type: PERSISTENT_2 and lustre.per_unit_storage_throughput: 125 (...)`: a complete
-    change (PERSISTENT_2 needs a throughput tier), the lowest tier that takes the declared capacity."""
+    change (PERSISTENT_2 needs a throughput tier), the lowest tier that takes the declared capacity. An
+    Intelligent-Tiering file system, sized by its throughput capacity, needs the deployment type alone."""
+    if fs.storage_capacity_gib is None:
+        return (set_to(ctx, _path(fs, "deployment_type"), "PERSISTENT_2"),)
     dt = deployment_types()["PERSISTENT_2"]
-    fits = sorted(t for t, v in dt.throughputs.items() if v[1].accepts(fs.storage_capacity_gib))
+    gib = fs.storage_capacity_gib
+    fits = sorted(t for t, v in dt.throughputs.items() if v[1].accepts(gib))
     tier = fits[0] if fits else min(dt.throughputs)
-    why = f"the lowest tier that takes {fs.storage_capacity_gib:,} GiB" if fits else "and a capacity that tier accepts"
+    why = f"the lowest tier that takes {gib:,} GiB" if fits else "and a capacity that tier accepts"
     return (
         set_to(ctx, _path(fs, "deployment_type"), "PERSISTENT_2"),
         set_to(ctx, _path(fs, "per_unit_storage_throughput"), tier, f"{why}; MB/s/TiB offered: {_tiers(dt)}"),
@@ -308,6 +319,151 @@ def efa_requirements(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]
         "the file system is EFA-enabled but " + "; and ".join(missing),
         fix=Fix(f"give the file system {needs}", alternatives=(set_to(ctx, _path(fs, "efa_enabled"), False),)),
     )
+
+
+@storage_rule(
+    id="lustre-intelligent-tiering",
+    severity="error",
+    category="storage",
+    description=(
+        "An FSx for Lustre Intelligent-Tiering file system on a deployment type other than PERSISTENT_2, with a "
+        "throughput capacity AWS does not offer (or none), or EFA-enabled at a throughput that is not a multiple "
+        "of 4,000 MBps."
+    ),
+    source=LUSTRE_CONFIG_DOC,
+    remediation=(
+        "Use `deployment_type: PERSISTENT_2` and `throughput_capacity_mbps` of 1,000, 2,000 or a multiple of "
+        "4,000 (up to 2,000,000); an EFA-enabled one a multiple of 4,000."
+    ),
+)
+def tiering(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
+    """The FSx API reference (fsx_lustre.yaml quotes each sentence): Intelligent-Tiering "is only available
+    ... for Lustre file systems with the Persistent_2 deployment type" (CreateFileSystem StorageType); its
+    ThroughputCapacity's "Valid values are 1000 MBps, 2000 MBps, and multiples of 4000 MBps, up to a maximum
+    of 2000000 MBps"; and "you can enable EFA only when ThroughputCapacity is 4000 MBps or a multiple of 4000
+    MBps" (CreateFileSystemLustreConfiguration)."""
+    if not fs.intelligent_tiering:
+        return
+    it = intelligent_tiering()
+    if fs.deployment_type not in it.deployment_types:
+        yield r.finding(
+            ctx,
+            _path(fs, "deployment_type"),
+            f"Intelligent-Tiering is only available with {', '.join(it.deployment_types)}, not {fs.deployment_type} "
+            f"({API_DOC})",
+            fix=Fix(
+                "Intelligent-Tiering's one deployment type",
+                (set_to(ctx, _path(fs, "deployment_type"), it.deployment_types[0]),),
+                alternatives=(set_to(ctx, _path(fs, "storage_type"), "SSD"),),
+            ),
+        )
+    mbps, at = fs.throughput_capacity_mbps, _path(fs, "throughput_capacity_mbps")
+    if mbps is None:
+        yield r.finding(
+            ctx,
+            fs.path,
+            f"an Intelligent-Tiering file system needs throughput_capacity_mbps: {it.describe()}",
+            fix=Fix(edits=(set_to(ctx, at, it.throughput.listed[0], "the smallest AWS offers"),)),
+        )
+        return
+    if not it.accepts(mbps):
+        yield r.finding(
+            ctx,
+            at,
+            f"{mbps:,} MBps is not a throughput capacity AWS offers for Intelligent-Tiering; expected {it.describe()}",
+            fix=Fix(edits=(set_to(ctx, at, it.nearest(mbps), "the nearest offered at or above it"),)),
+        )
+        return
+    if fs.efa_enabled and mbps % it.efa_multiple_of:
+        up = -(-mbps // it.efa_multiple_of) * it.efa_multiple_of
+        yield r.finding(
+            ctx,
+            _path(fs, "efa_enabled"),
+            f"an Intelligent-Tiering file system can be EFA-enabled only at a throughput capacity of a multiple "
+            f"of {it.efa_multiple_of:,} MBps, not {mbps:,}",
+            fix=Fix(
+                edits=(set_to(ctx, at, up, f"the smallest multiple of {it.efa_multiple_of:,} MBps above it"),),
+                alternatives=(set_to(ctx, _path(fs, "efa_enabled"), False),),
+            ),
+        )
+
+
+@storage_rule(
+    id="lustre-read-cache",
+    severity="error",
+    category="storage",
+    description=(
+        "An FSx for Lustre Intelligent-Tiering file system without its SSD read cache configuration, or with a "
+        "USER_PROVISIONED cache of no size or of a size outside 8 to 32,768 GiB per 1,000 MBps of throughput."
+    ),
+    source=READ_CACHE_DOC,
+    remediation=(
+        "Give `read_cache_sizing_mode` (NO_CACHE, USER_PROVISIONED or PROPORTIONAL_TO_THROUGHPUT_CAPACITY); with "
+        "USER_PROVISIONED, `read_cache_size_gib` of 8 to 32,768 GiB per 1,000 MBps of `throughput_capacity_mbps`."
+    ),
+)
+def read_cache(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
+    """The FSx API reference (fsx_lustre.yaml quotes each sentence): DataReadCacheConfiguration is "Required
+    when StorageType is set to INTELLIGENT_TIERING" (CreateFileSystemLustreConfiguration); SizeGiB is
+    "Required if SizingMode is set to USER_PROVISIONED", and "Intelligent-Tiering file systems support a
+    minimum of 8 GiB and maximum of 32768 GiB for SSD read cache size for every 1000 MBps of throughput
+    capacity provisioned" (LustreReadCacheConfiguration)."""
+    if not fs.intelligent_tiering:
+        return
+    mode, size, mbps = fs.read_cache_sizing_mode, fs.read_cache_size_gib, fs.throughput_capacity_mbps
+    if mode is None:
+        yield r.finding(
+            ctx,
+            fs.path,
+            "an Intelligent-Tiering file system needs its SSD read cache configuration (read_cache_sizing_mode: "
+            "NO_CACHE, USER_PROVISIONED or PROPORTIONAL_TO_THROUGHPUT_CAPACITY)",
+            fix=Fix(
+                "sized with the throughput capacity; NO_CACHE for none",
+                (set_to(ctx, _path(fs, "read_cache_sizing_mode"), "PROPORTIONAL_TO_THROUGHPUT_CAPACITY"),),
+                alternatives=(set_to(ctx, _path(fs, "read_cache_sizing_mode"), "NO_CACHE"),),
+            ),
+        )
+        return
+    if mode != "USER_PROVISIONED":
+        if size is not None:
+            yield r.finding(
+                ctx,
+                _path(fs, "read_cache_size_gib"),
+                f"read_cache_size_gib is given with {mode}; AWS takes a size only with USER_PROVISIONED",
+                fix=Fix(
+                    "the cache is sized by its mode",
+                    (remove(ctx, _path(fs, "read_cache_size_gib")),),
+                    alternatives=(set_to(ctx, _path(fs, "read_cache_sizing_mode"), "USER_PROVISIONED"),),
+                ),
+            )
+        return
+    it = intelligent_tiering()
+    valid = mbps is not None and it.accepts(mbps)
+    if size is None:
+        low = it.cache_range(mbps)[0] if mbps is not None and valid else it.cache_gib_per_1000_mbps[0]
+        yield r.finding(
+            ctx,
+            fs.path,
+            "a USER_PROVISIONED SSD read cache needs its size (read_cache_size_gib)",
+            fix=Fix(
+                "the smallest AWS allows at this throughput capacity",
+                (set_to(ctx, _path(fs, "read_cache_size_gib"), low),),
+                alternatives=(set_to(ctx, _path(fs, "read_cache_sizing_mode"), "PROPORTIONAL_TO_THROUGHPUT_CAPACITY"),),
+            ),
+        )
+        return
+    if mbps is None or not valid:
+        return  # lustre-intelligent-tiering reports the throughput capacity
+    low, high = it.cache_range(mbps)
+    if not low <= size <= high:
+        near = min(max(size, low), high)
+        yield r.finding(
+            ctx,
+            _path(fs, "read_cache_size_gib"),
+            f"an SSD read cache of {size:,} GiB at {mbps:,} MBps is outside what AWS supports: {low:,} to "
+            f"{high:,} GiB (8 to 32,768 GiB per 1,000 MBps of throughput capacity)",
+            fix=Fix(edits=(set_to(ctx, _path(fs, "read_cache_size_gib"), near, "the nearest size AWS supports"),)),
+        )
 
 
 @storage_rule(

@@ -13,7 +13,12 @@ import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from planner.core.catalogue.lustre_deployments import aggregate_throughput_mbps, deployment_types, per_unit_throughput
+from planner.core.catalogue.lustre_deployments import (
+    aggregate_throughput_mbps,
+    deployment_types,
+    intelligent_tiering,
+    per_unit_throughput,
+)
 from planner.core.model.cluster import Lustre, NodeGroup
 from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Edit, Fix, Rule, RuleContext, advice, rule, set_to
@@ -39,7 +44,10 @@ MB = 10**6  # FSx throughput is in MB/s (decimal)
         f"(default {CHECKPOINT_MAX_MINUTES:g})."
     ),
     source=ZERO_PAPER,
-    remediation="Raise `per_unit_storage_throughput` or `storage_capacity_gib` (throughput = TiB x MB/s/TiB), or checkpoint asynchronously.",
+    remediation=(
+        "Raise `per_unit_storage_throughput` or `storage_capacity_gib` (throughput = TiB x MB/s/TiB; Intelligent-Tiering: "
+        "`throughput_capacity_mbps`), or checkpoint asynchronously."
+    ),
 )
 def checkpoint_time(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     w, fs = ctx.cluster.workload, ctx.cluster.lustre
@@ -56,25 +64,33 @@ def checkpoint_time(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             ctx,
             w.path + (w.size_key,),
             f"one checkpoint of {w.parameter_count:,.0f} parameters x {CHECKPOINT_BYTES_PER_PARAM} bytes = {size / 1e9:,.0f} GB "
-            f"takes {minutes:,.1f} minutes at {mbps:,.0f} MB/s ({fs.storage_capacity_gib:,} GiB x "
-            f"{per_unit_throughput(fs)} MB/s/TiB); the limit is {limit:g} minutes",
+            f"takes {minutes:,.1f} minutes at {mbps:,.0f} MB/s ({_throughput_words(fs)}); the limit is {limit:g} minutes",
             fix=_checkpoint_fix(ctx, fs, size / MB / (limit * 60), minutes),
         )
 
 
 def _checkpoint_fix(ctx: RuleContext, fs: Lustre, need_mbps: float, minutes: float) -> Fix:
     """The lowest offered throughput tier that writes the checkpoint in time at the declared
-    capacity; else the smallest valid capacity that does at the throughput in force."""
-    dt = deployment_types()[fs.deployment_type]
-    tib = fs.storage_capacity_gib / 1024
+    capacity; else the smallest valid capacity that does at the throughput in force. An Intelligent-Tiering
+    file system: the smallest throughput capacity offered that does."""
     longer = (set_to(ctx, ctx.cluster.path + ("workload", "checkpoint_max_minutes"), math.ceil(minutes)),)
+    if fs.storage_capacity_gib is None:
+        it = intelligent_tiering()
+        mbps = it.nearest(math.ceil(need_mbps))
+        if mbps < need_mbps:
+            return Fix(edits=longer)
+        note = f"the smallest throughput capacity offered of at least {need_mbps:,.0f} MB/s"
+        return Fix(edits=(set_to(ctx, fs.path + ("throughput_capacity_mbps",), mbps, note),), alternatives=longer)
+    dt = deployment_types()[fs.deployment_type]
+    gib = fs.storage_capacity_gib
+    tib = gib / 1024
     tiers = [
         t
         for t, (_, storage) in sorted(dt.throughputs.items())
-        if t * tib >= need_mbps and storage.accepts(fs.storage_capacity_gib) and t > (per_unit_throughput(fs) or 0)
+        if t * tib >= need_mbps and storage.accepts(gib) and t > (per_unit_throughput(fs) or 0)
     ]
     if dt.fixed_throughput is None and tiers:
-        note = f"{tiers[0] * tib:,.0f} MB/s at {fs.storage_capacity_gib:,} GiB; {need_mbps:,.0f} MB/s needed"
+        note = f"{tiers[0] * tib:,.0f} MB/s at {gib:,} GiB; {need_mbps:,.0f} MB/s needed"
         return Fix(
             edits=(set_to(ctx, fs.path + ("per_unit_storage_throughput",), tiers[0], note),), alternatives=longer
         )
@@ -85,6 +101,13 @@ def _checkpoint_fix(ctx: RuleContext, fs: Lustre, need_mbps: float, minutes: flo
     gib = storage.nearest(math.ceil(need_mbps / unit * 1024))
     note = f"{gib / 1024 * unit:,.0f} MB/s at {unit} MB/s/TiB; {need_mbps:,.0f} MB/s needed"
     return Fix(edits=(set_to(ctx, fs.path + ("storage_capacity_gib",), gib, note),), alternatives=longer)
+
+
+def _throughput_words(fs: Lustre) -> str:
+    """`4,800 GiB x 125 MB/s/TiB`, or an Intelligent-Tiering file system's `throughput capacity`."""
+    if fs.storage_capacity_gib is None:
+        return "its throughput capacity"
+    return f"{fs.storage_capacity_gib:,} GiB x {per_unit_throughput(fs)} MB/s/TiB"
 
 
 @rule(
