@@ -416,7 +416,12 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
     # DataReadCacheConfiguration "Required when StorageType is set to INTELLIGENT_TIERING"; SizeGiB "Required if
     # SizingMode is set to USER_PROVISIONED", 8 to 32,768 GiB per 1,000 MBps
     "lustre-read-cache": [
-        ("error", trn2(1, tiering(cache="")), trn2(1, tiering(cache="PROPORTIONAL_TO_THROUGHPUT_CAPACITY")), "us-east-2"),
+        (
+            "error",
+            trn2(1, tiering(cache="")),
+            trn2(1, tiering(cache="PROPORTIONAL_TO_THROUGHPUT_CAPACITY")),
+            "us-east-2",
+        ),
         (
             "error",
             trn2(1, tiering(cache="USER_PROVISIONED")),
