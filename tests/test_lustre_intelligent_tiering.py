@@ -251,3 +251,159 @@ def test_checkpoint_time_on_an_intelligent_tiering_file_system_raises_its_throug
     assert fix is not None and fix.edits[0].path[-1] == "throughput_capacity_mbps"
     # 70e9 parameters x 16 bytes in 15 minutes needs about 1,244 MB/s: 2,000 MBps is the smallest offered above
     assert fix.edits[0].value == 2000
+
+
+# --- a program's resources, the policy pack, the components ------------------------------------------
+
+LUSTRE = "aws:fsx/lustreFileSystem:LustreFileSystem"
+PROGRAM_FS = {
+    "deploymentType": "PERSISTENT_2",
+    "storageType": "INTELLIGENT_TIERING",
+    "throughputCapacity": 4000,
+    "dataReadCacheConfiguration": {"sizingMode": "USER_PROVISIONED", "size": 1024},
+    "subnetIds": ["subnet-00000000"],
+}
+
+
+@pytest.fixture
+def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pulumi.runtime
+
+    real = pulumi.runtime.get_config
+    monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None if key == "planner:cluster" else real(key))
+
+
+def program_plan(props: dict[str, Any]) -> Any:
+    from planner.policy.planning import plan_resources
+    from planner.policy.testing import Spec, stack_args
+    from tests.test_readback_rules import cluster
+
+    outcome = plan_resources(stack_args([*cluster(), Spec(LUSTRE, "fs", props)]).resources, {})
+    assert outcome.plan is not None, outcome.gaps
+    return outcome.plan
+
+
+@pytest.mark.usefixtures("no_stack_config")
+def test_a_programs_intelligent_tiering_file_system_is_read_back_and_planned() -> None:
+    plan = program_plan(PROGRAM_FS)
+    fs = plan.stack.cluster.lustre
+    assert fs.intelligent_tiering and fs.storage_capacity_gib is None
+    assert (fs.throughput_capacity_mbps, fs.read_cache_sizing_mode, fs.read_cache_size_gib) == (
+        4000,
+        "USER_PROVISIONED",
+        1024,
+    )
+    assert [f.rule for f in plan.findings if f.rule.startswith("lustre-")] == []
+    assert {i.name for i in plan.cost.line_items} >= {"lustre throughput", "lustre read cache"}
+
+
+@pytest.mark.usefixtures("no_stack_config")
+def test_a_programs_finding_names_its_property() -> None:
+    """A fix on a program's file system names the pulumi_aws property (program_terms.PROPERTIES)."""
+    from planner.core.input.locations import fix_text
+
+    plan = program_plan({**PROGRAM_FS, "throughputCapacity": 3000})
+    hits = [f for f in plan.findings if f.rule == "lustre-intelligent-tiering"]
+    assert len(hits) == 1 and "3,000 MBps" in hits[0].message
+    words = fix_text(plan.stack, hits[0].fix)
+    assert "throughput_capacity" in words and "4000" in words, words
+    cache = program_plan({**PROGRAM_FS, "dataReadCacheConfiguration": {"sizingMode": "USER_PROVISIONED", "size": 16}})
+    hits = [f for f in cache.findings if f.rule == "lustre-read-cache"]
+    assert len(hits) == 1
+    assert "data_read_cache_configuration.size" in fix_text(cache.stack, hits[0].fix)
+
+
+@pytest.mark.usefixtures("no_stack_config")
+def test_an_ssd_program_file_system_reads_back_as_before() -> None:
+    plan = program_plan(
+        {
+            "deploymentType": "PERSISTENT_2",
+            "storageType": "SSD",
+            "storageCapacity": 2400,
+            "perUnitStorageThroughput": 250,
+        }
+    )
+    fs = plan.stack.cluster.lustre
+    assert fs.storage_type == "SSD" and fs.storage_capacity_gib == 2400 and fs.throughput_capacity_mbps is None
+
+
+def test_the_packs_resource_policy_checks_an_intelligent_tiering_file_system() -> None:
+    from planner.policy import policies
+    from planner.policy.testing import Spec, resource_args, violations
+
+    fine = Spec(LUSTRE, "ok", PROGRAM_FS)
+    assert violations(policies.lustre_values, resource_args(fine)) == []
+    efa = Spec(LUSTRE, "efa", {**PROGRAM_FS, "throughputCapacity": 2000, "efaEnabled": True})
+    found = violations(policies.lustre_values, resource_args(efa))
+    assert [m.split("]")[0] for m, _ in found] == ["[lustre-intelligent-tiering"]
+    assert "multiple of 4,000 MBps" in found[0][0]
+    no_cache = Spec(LUSTRE, "nc", {k: v for k, v in PROGRAM_FS.items() if k != "dataReadCacheConfiguration"})
+    assert [m.split("]")[0] for m, _ in violations(policies.lustre_values, resource_args(no_cache))] == [
+        "[lustre-read-cache"
+    ]
+
+
+def test_the_components_create_an_intelligent_tiering_file_system(monkeypatch: pytest.MonkeyPatch) -> None:
+    import boto3
+    from moto import mock_aws
+
+    from planner.components import ClusterArgs, LustreArgs, NodeGroupArgs, Trn2Cluster
+    from planner.runtime import declared_clusters as registry
+    from planner.testing import MotoMocks, run
+
+    monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
+    registry.reset()
+    lustre = LustreArgs(
+        "PERSISTENT_2",
+        storage_type="INTELLIGENT_TIERING",
+        throughput_capacity_mbps=4000,
+        read_cache_sizing_mode="USER_PROVISIONED",
+        read_cache_size_gib=1024,
+    )
+    with mock_aws():
+        mocks = run(
+            lambda: Trn2Cluster(
+                "it",
+                ClusterArgs(
+                    availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)], lustre=lustre
+                ),
+            ),
+            MotoMocks("us-east-2"),
+        )
+        sent = mocks.named("it-lustre-fs").inputs
+        assert sent["storageType"] == "INTELLIGENT_TIERING" and sent["throughputCapacity"] == 4000
+        assert sent["dataReadCacheConfiguration"] == {"sizingMode": "USER_PROVISIONED", "size": 1024}
+        assert "storageCapacity" not in sent and "perUnitStorageThroughput" not in sent
+        (fs,) = boto3.client("fsx", region_name="us-east-2").describe_file_systems()["FileSystems"]
+        assert fs["StorageType"] == "INTELLIGENT_TIERING"
+    registry.reset()
+
+
+def test_the_components_refuse_an_intelligent_tiering_throughput_aws_does_not_offer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from moto import mock_aws
+
+    from planner.components import ClusterArgs, LustreArgs, NodeGroupArgs, Trn2Cluster
+    from planner.runtime import declared_clusters as registry
+    from planner.testing import MotoMocks, run
+
+    monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
+    registry.reset()
+    lustre = LustreArgs(
+        "PERSISTENT_2",
+        storage_type="INTELLIGENT_TIERING",
+        throughput_capacity_mbps=3000,
+        read_cache_sizing_mode="NO_CACHE",
+    )
+    with mock_aws(), pytest.raises(Exception, match="lustre-intelligent-tiering"):
+        run(
+            lambda: Trn2Cluster(
+                "it",
+                ClusterArgs(
+                    availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)], lustre=lustre
+                ),
+            ),
+            MotoMocks("us-east-2"),
+        )
+    registry.reset()

@@ -17,7 +17,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pulumi
 
-from planner.core.model.cluster import ROOT_VOLUME_RANGE, Cluster, DeploymentType, Lustre, NodeGroup, Purchase, Workload
+from planner.core.model.cluster import (
+    ROOT_VOLUME_RANGE,
+    Cluster,
+    DeploymentType,
+    Lustre,
+    LustreStorageType,
+    NodeGroup,
+    Purchase,
+    ReadCacheSizingMode,
+    Workload,
+)
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -89,11 +99,15 @@ class NodeGroupArgs:
 @dataclass(frozen=True)
 class LustreArgs:
     deployment_type: DeploymentType  # SCRATCH_1 | SCRATCH_2 | PERSISTENT_1 | PERSISTENT_2 (checked by the parser)
-    storage_capacity_gib: int
+    storage_capacity_gib: int | None = None  # required but for INTELLIGENT_TIERING (checked by the parser)
     per_unit_storage_throughput: int | None = None  # MB/s per TiB, PERSISTENT_1/2
     availability_zone: str | None = None
     efa_enabled: bool | None = None
     s3_import_path: str | None = None
+    storage_type: LustreStorageType | None = None  # SSD (the default) | INTELLIGENT_TIERING
+    throughput_capacity_mbps: int | None = None  # INTELLIGENT_TIERING: the file system's throughput capacity
+    read_cache_sizing_mode: ReadCacheSizingMode | None = None  # INTELLIGENT_TIERING: how the SSD read cache is sized
+    read_cache_size_gib: int | None = None  # with USER_PROVISIONED
 
     def to_config(self) -> dict[str, Any]:
         return _mapping(self)

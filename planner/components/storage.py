@@ -75,6 +75,16 @@ class LustreStorage(pulumi.ComponentResource):
             subnet_ids=args.subnet_id,
             security_group_ids=list(args.security_group_ids),
             import_path=lu.s3_import_path if link == IMPORT_PATH else None,
+            # Intelligent-Tiering: its throughput capacity and SSD read cache instead of a capacity
+            storage_type=lu.storage_type,
+            throughput_capacity=lu.throughput_capacity_mbps,
+            data_read_cache_configuration=(
+                aws.fsx.LustreFileSystemDataReadCacheConfigurationArgs(
+                    sizing_mode=lu.read_cache_sizing_mode, size=lu.read_cache_size_gib
+                )
+                if lu.read_cache_sizing_mode
+                else None
+            ),
             efa_enabled=True if lu.efa_enabled else None,
             metadata_configuration={"mode": "AUTOMATIC"} if lu.efa_enabled else None,
             tags={"Name": f"{name}-fs"},

@@ -17,18 +17,20 @@ from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.input.stack_files import CLUSTER_PATH
-from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, Cluster, Lustre, NodeGroup, Note
+from planner.core.model.cluster import LUSTRE_DEPLOYMENTS, READ_CACHE_SIZING_MODES, Cluster, Lustre, NodeGroup, Note
 from planner.core.rules.resource_settings import (
     IMDSV2,
     INTERFACE_SECURITY_GROUPS,
 )
 from planner.policy.planning import described, rules_report
+from planner.readback.file_system import tiering_keys
 from planner.readback.program_terms import python_class
 from planner.readback.resource_inputs import _interfaces, imdsv2_required, interface_security_groups
 from planner.readback.resources import (
     INSTANCE,
     LAUNCH_TEMPLATE,
     LUSTRE,
+    Resource,
     as_int,
     known,
     truthy,
@@ -36,7 +38,7 @@ from planner.readback.resources import (
 
 EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html"
 Reported = list[tuple[str, str]]  # (rule id, violation message as the pack reports it)
-LUSTRE_RULES = ("lustre-capacity", "lustre-throughput", "lustre-efa")
+LUSTRE_RULES = ("lustre-capacity", "lustre-throughput", "lustre-efa", "lustre-intelligent-tiering", "lustre-read-cache")
 PUBLIC_IP_RULES = ("public-ip-multi-card",)
 # rules whose findings a resource policy reports, each once: the stack policies leave them out
 OWNED_RULES = LUSTRE_RULES + PUBLIC_IP_RULES
@@ -78,14 +80,23 @@ def lustre_values(resource_type: str, props: Mapping[str, Any]) -> Reported:
     dtype = props.get("deploymentType") or "SCRATCH_1"  # the FSx API's default
     capacity = as_int(props.get("storageCapacity"))
     throughput = props.get("perUnitStorageThroughput")
-    if dtype not in LUSTRE_DEPLOYMENTS or capacity is None or (throughput is not None and not known(throughput)):
+    # an Intelligent-Tiering file system (no storage capacity): its throughput capacity and read cache
+    tiering = tiering_keys(Resource(LUSTRE, "", "resource", dict(props)))
+    if tiering.get("read_cache_sizing_mode") not in (None, *READ_CACHE_SIZING_MODES) or not all(
+        isinstance(v, (int, str)) for v in tiering.values()
+    ):
+        return []
+    if dtype not in LUSTRE_DEPLOYMENTS or (capacity is None and not tiering):
+        return []
+    if throughput is not None and not known(throughput):
         return []
     fs = Lustre(
         deployment_type=dtype,
-        storage_capacity_gib=capacity,
-        per_unit_storage_throughput=as_int(throughput),
+        storage_capacity_gib=None if tiering else capacity,
+        per_unit_storage_throughput=None if tiering else as_int(throughput),
         efa_enabled=truthy(props.get("efaEnabled")),
         path=CLUSTER_PATH + ("lustre",),
+        **tiering,
     )
     cluster = Cluster(availability_zone="", node_groups=(), lustre=fs, path=CLUSTER_PATH)
     report = rules_report(cluster, _NO_REGION, LUSTRE_RULES, python_class(resource_type))

@@ -50,10 +50,18 @@ class Lustre(TypedDict):
 
     deployment_type: str
     """SCRATCH_1, SCRATCH_2, PERSISTENT_1 or PERSISTENT_2."""
-    storage_capacity_gib: int
-    """Capacity in GiB; the valid values depend on the deployment type (the `lustre-capacity` rule)."""
+    storage_capacity_gib: NotRequired[int]
+    """Capacity in GiB; the valid values depend on the deployment type (the `lustre-capacity` rule). Required but for INTELLIGENT_TIERING."""
     per_unit_storage_throughput: NotRequired[int]
-    """MB/s per TiB of storage; PERSISTENT_1 and PERSISTENT_2 only."""
+    """MB/s per TiB of storage; PERSISTENT_1 and PERSISTENT_2 SSD and HDD only."""
+    storage_type: NotRequired[str]
+    """SSD (the default) or INTELLIGENT_TIERING (PERSISTENT_2 only): elastic storage, billed by what is stored."""
+    throughput_capacity_mbps: NotRequired[int]
+    """INTELLIGENT_TIERING only: the file system's throughput capacity in MBps (1,000, 2,000 or multiples of 4,000)."""
+    read_cache_sizing_mode: NotRequired[str]
+    """INTELLIGENT_TIERING only: NO_CACHE, USER_PROVISIONED or PROPORTIONAL_TO_THROUGHPUT_CAPACITY."""
+    read_cache_size_gib: NotRequired[int]
+    """INTELLIGENT_TIERING only, with USER_PROVISIONED: the SSD read cache in GiB."""
     availability_zone: NotRequired[str]
     """Defaults to the cluster's Availability Zone."""
     efa_enabled: NotRequired[bool]

@@ -42,6 +42,7 @@ def lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violat
                 break
     if known(fs.get("efaEnabled")):
         out["efa_enabled"] = truthy(fs.get("efaEnabled"))
+    out.update(tiering_keys(fs))
     out.setdefault("deployment_type", "SCRATCH_1")  # the FSx API's default deployment type
     zones = [
         z
@@ -91,3 +92,20 @@ def lustre_efa_fields(graph: Graph, fs: Resource) -> dict[str, bool | None]:
         return {"metadata_configuration": metadata, "efa_security_group": None}
     both = set().union(*(self_referencing(graph, g) for g in groups)) >= set(DIRECTIONS)
     return {"metadata_configuration": metadata, "efa_security_group": both}
+
+
+def tiering_keys(fs: Resource) -> dict[str, Any]:
+    """An Intelligent-Tiering file system's keys (`storageType: INTELLIGENT_TIERING`): its throughput capacity
+    and its SSD read cache (`dataReadCacheConfiguration`'s `sizingMode` and `size`). Another storage type (SSD,
+    HDD: told apart by the per-unit throughput, as before) adds nothing."""
+    if fs.get("storageType") != "INTELLIGENT_TIERING":
+        return {}
+    out: dict[str, Any] = {"storage_type": "INTELLIGENT_TIERING"}
+    for key, value in (
+        ("throughput_capacity_mbps", fs.get("throughputCapacity")),
+        ("read_cache_sizing_mode", fs.get("dataReadCacheConfiguration", "sizingMode")),
+        ("read_cache_size_gib", fs.get("dataReadCacheConfiguration", "size")),
+    ):
+        if known(value) and value is not None and value != "":
+            out[key] = as_int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+    return out

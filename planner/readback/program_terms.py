@@ -84,6 +84,10 @@ PROPERTIES: dict[str, dict[str, str]] = {
         "efa_enabled": "efa_enabled",
         "availability_zone": "subnet_ids",
         "s3_import_path": "import_path",
+        "storage_type": "storage_type",
+        "throughput_capacity_mbps": "throughput_capacity",
+        "read_cache_sizing_mode": "data_read_cache_configuration.sizing_mode",
+        "read_cache_size_gib": "data_read_cache_configuration.size",
     },
 }
 
@@ -232,6 +236,10 @@ FIELD_WORDS: dict[str, str] = {
     "per_unit_storage_throughput": "throughput per TiB",
     "efa_enabled": "EFA support",
     "s3_import_path": "S3 import path",
+    "storage_type": "storage class",
+    "throughput_capacity_mbps": "throughput capacity in MBps",
+    "read_cache_sizing_mode": "SSD read cache sizing mode",
+    "read_cache_size_gib": "SSD read cache size in GiB",
     "lustre": "FSx for Lustre file system",
 }
 

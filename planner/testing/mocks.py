@@ -367,7 +367,21 @@ LUSTRE_KEYS = (
     "rootSquashConfiguration",
     "autoImportPolicy",
     "throughputCapacity",
+    "dataReadCacheConfiguration",
 )
+
+
+def _lustre_configuration(i: dict[str, Any]) -> dict[str, Any]:
+    """The inputs' Lustre configuration as the FSx API names it: pulumi-aws's read cache `size` is the API's
+    `SizeGiB`."""
+    out: dict[str, Any] = shapes.api({k: i[k] for k in LUSTRE_KEYS if k in i})
+    cache = out.get("DataReadCacheConfiguration")
+    if isinstance(cache, dict) and "Size" in cache:
+        out["DataReadCacheConfiguration"] = {
+            **{k: v for k, v in cache.items() if k != "Size"},
+            "SizeGiB": cache["Size"],
+        }
+    return out
 
 
 def _lustre(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
@@ -376,12 +390,13 @@ def _lustre(m: MotoMocks, a: pulumi.runtime.MockResourceArgs) -> tuple[str, dict
     tags = shapes.tag_list(i.get("tags"))
     fs = m.client("fsx").create_file_system(
         FileSystemType="LUSTRE",
-        StorageCapacity=int(i["storageCapacity"]),
+        # an Intelligent-Tiering file system declares no capacity (its storage is elastic)
+        **({"StorageCapacity": int(i["storageCapacity"])} if i.get("storageCapacity") is not None else {}),
         StorageType=i.get("storageType", "SSD"),
         SubnetIds=subnets,
         SecurityGroupIds=list(i.get("securityGroupIds") or []),
         **({"Tags": tags} if tags else {}),  # the FSx API takes no empty tag list
-        LustreConfiguration=shapes.api({k: i[k] for k in LUSTRE_KEYS if k in i}),
+        LustreConfiguration=_lustre_configuration(i),
         **({"FileSystemTypeVersion": i["fileSystemTypeVersion"]} if i.get("fileSystemTypeVersion") else {}),
     )["FileSystem"]
     return fs["FileSystemId"], {
