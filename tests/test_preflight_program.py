@@ -60,3 +60,50 @@ def test_preflight_with_no_path_checks_the_projects_program(moto, tmp_path: Path
     assert res.code in (0, 1), res.err
     (stack,) = json.loads(res.out)["stacks"]
     assert stack["file"] == "app.py" and stack["summary"]["instances"] == 2
+
+
+# --- a program's existing subnets: their free addresses against the interfaces that need one ------------
+
+EXISTING_SUBNET = """
+import pulumi_aws as aws
+lt = aws.ec2.LaunchTemplate("trainers", instance_type="p5en.48xlarge", image_id="ami-0123456789abcdef0",
+    metadata_options={{"http_tokens": "required"}}, placement={{"availability_zone": "us-east-2b"}},
+    network_interfaces=[{{"network_card_index": c, "device_index": 0 if c == 0 else 1,
+                         "interface_type": "efa" if c == 0 else "{kind}", "subnet_id": "{subnet}"}} for c in range(16)])
+aws.autoscaling.Group("trainers", desired_capacity={count}, max_size={count}, min_size=0,
+                      vpc_zone_identifiers=["{subnet}"], launch_template={{"id": lt.id, "version": "$Latest"}})
+"""
+
+
+def _free_address_findings(tmp_path: Path, count: int, kind: str = "efa-only") -> list[dict[str, object]]:
+    import boto3
+
+    ec2 = boto3.client("ec2", region_name="us-east-2")
+    vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
+    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.0.1.0/28", AvailabilityZone="us-east-2b")["Subnet"]
+    assert subnet["AvailableIpAddressCount"] == 11  # moto: a /28 less the addresses AWS keeps
+    main = EXISTING_SUBNET.format(subnet=subnet["SubnetId"], count=count, kind=kind)
+    d = project(tmp_path, "schedule: {hours: 24}", main=main)
+    res = run_cli("preflight", "--program", str(d), "--stack", "dev", "--format", "json")
+    assert res.code in (0, 1), res.err
+    (stack,) = json.loads(res.out)["stacks"]
+    return [f for f in stack["findings"] if f["rule"] == "preflight-network" and "free IP" in f["message"]]
+
+
+def test_a_programs_existing_subnet_without_enough_free_addresses_is_a_warning(moto, tmp_path: Path) -> None:
+    """12 instances, each with one address (its EFA-only interfaces take none), in a subnet with 11 free."""
+    (hit,) = _free_address_findings(tmp_path, 12)
+    assert hit["severity"] == "warning" and hit["file"] == str(tmp_path / "project" / "app.py")
+    assert "has 11 free IP addresses" in hit["message"] and "need 12" in hit["message"]
+    assert "EFA-only interfaces take none" in hit["message"]
+
+
+def test_a_programs_existing_subnet_with_enough_free_addresses_passes(moto, tmp_path: Path) -> None:
+    """The near miss: 11 instances, 11 addresses. The EFA-only interfaces would need 165 more were they counted."""
+    assert _free_address_findings(tmp_path, 11) == []
+
+
+def test_every_interface_with_an_address_counts(moto, tmp_path: Path) -> None:
+    """One instance whose 16 interfaces are all EFA with ENA: 16 addresses, in a subnet with 11 free."""
+    (hit,) = _free_address_findings(tmp_path, 1, kind="efa")
+    assert "need 16" in hit["message"] and "(1 x 16)" in hit["message"]

@@ -14,10 +14,13 @@ from collections.abc import Iterator
 
 from planner.aws.checks import Preflight, aws_error, check, zone_path
 from planner.aws.errors import AwsCallError
-from planner.core.model.cluster import Path
+from planner.core.model.cluster import NodeGroup, Path
 from planner.core.model.findings import Edit, Finding
 from planner.core.rules import Rule, RuleContext
-from planner.core.rules.spec_rules import Fix, remove, set_to
+from planner.core.rules.spec_rules import Fix, advice, remove, set_to
+
+# "You can't assign an IP address to an EFA-only network interface." (EC2 User Guide, Create and attach an EFA)
+EFA_ONLY_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/create-efa.html"
 
 
 @check("preflight-network")
@@ -25,6 +28,7 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     account, region = ctx.option(Preflight).asked()
     net = ctx.cluster.network
     if net is None:
+        yield from _program_subnets(r, ctx)
         return
     vpc_found = False
     if net.vpc_id:
@@ -100,12 +104,12 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 ),
             )
     free = subnet.get("AvailableIpAddressCount")
-    need = ctx.cluster.instances
+    need = sum(g.count * g.addresses_per_instance for g in ctx.cluster.node_groups)
     if isinstance(free, int) and free < need:
         yield r.finding(
             ctx,
             where,
-            f"subnet {net.subnet_id} has {free} free IP addresses; the cluster declares {need} "
+            f"subnet {net.subnet_id} has {free} free IP addresses; the cluster declares {ctx.cluster.instances} "
             "instances, each needing at least one",
             severity="warning",
             fix=Fix(
@@ -118,3 +122,44 @@ def network(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 def _subnet(ctx: RuleContext, where: Path, which: str) -> Edit:
     """Set the network's subnet id to one the account has (`which`: what it must be, and where to find it)."""
     return set_to(ctx, where, "subnet-...", which)
+
+
+def _program_subnets(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
+    """A program's node groups in existing subnets (`NodeGroup.subnet_ids`, read back): the groups that launch
+    into the same subnets together, against the free IP addresses AWS counts in them. Each instance takes one
+    address per interface that has one: an EFA-only interface has none ("You can't assign an IP address to an
+    EFA-only network interface", EC2 User Guide, Create and attach an EFA)."""
+    account, region = ctx.option(Preflight).asked()
+    pools: dict[tuple[str, ...], list[NodeGroup]] = {}
+    for g in ctx.cluster.node_groups:
+        if g.subnet_ids:
+            pools.setdefault(g.subnet_ids, []).append(g)
+    for ids, groups in pools.items():
+        free = 0
+        for sid in ids:
+            try:
+                subnet = account.subnet(region, sid)
+            except AwsCallError as err:
+                yield aws_error(ctx, groups[0].path + ("count",), err, f"subnet {sid}")
+                return
+            count = None if subnet is None else subnet.get("AvailableIpAddressCount")
+            if not isinstance(count, int):
+                break  # a subnet that does not exist (the launch fails for that) or says no count: not judged
+            free += count
+        else:
+            need = sum(g.count * g.addresses_per_instance for g in groups)
+            if free >= need:
+                continue
+            names = ", ".join(f"'{g.name}' ({g.count} x {g.addresses_per_instance})" for g in groups)
+            where = ", ".join(ids)
+            yield r.finding(
+                ctx,
+                groups[0].path + ("count",),
+                f"subnet {where} has {free} free IP addresses; node group(s) {names} launch into it and need "
+                f"{need} (one per instance and interface that has one; EFA-only interfaces take none: {EFA_ONLY_DOC})",
+                severity="warning",
+                fix=advice(
+                    f"launch into a subnet of {ctx.cluster.availability_zone or region} with at least {need} free "
+                    f"IP addresses, free {need - free} more in {where}, or use EFA-only interfaces beyond the primary one"
+                ),
+            )

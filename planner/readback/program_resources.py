@@ -78,6 +78,7 @@ def from_program(
     from planner.readback import suppressions
     from planner.readback.resource_inputs import program_violations
     from planner.readback.resources import AWS_PROVIDER, Graph, Resource
+    from planner.readback.subnets import with_subnet_ids
     from planner.readback.topology import rebuild, to_stack
 
     region = config.get("aws:region") or None
@@ -129,8 +130,9 @@ def from_program(
     if found is None:  # not reached: to_stack gives a stack or its problems
         return None
     cluster = replace(found.cluster, suppress=found.cluster.suppress + tuple(tagged) + tuple(commented))
+    found = with_subnet_ids(graph, replace(found, cluster=cluster))  # for `planner preflight`'s free addresses
     return replace(
-        found, cluster=cluster, locator=ProgramLocator(sources, planning), provenance=provenance(found, sources)
+        found, cluster=found.cluster, locator=ProgramLocator(sources, planning), provenance=provenance(found, sources)
     )
 
 

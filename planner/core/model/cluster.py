@@ -123,6 +123,19 @@ class NodeGroup:
     # read back from a program: whether the group launches into a cluster placement group (its own, or its
     # launch template's); None: a stack file's group, which the cluster's `placement_group` applies to
     in_placement_group: bool | None = None
+    # read back from a program: the existing subnets (ids the program writes, not subnets it creates) the group
+    # launches into; `planner preflight` asks AWS how many free addresses they have
+    subnet_ids: tuple[str, ...] = ()
+
+    @property
+    def addresses_per_instance(self) -> int:
+        """The private IP addresses each instance takes in its subnet: one per interface that has one (an
+        EFA-only interface has none: "You can't assign an IP address to an EFA-only network interface", EC2
+        User Guide, https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/create-efa.html); one when the
+        interfaces are not known (a stack file's group: its primary interface)."""
+        if not self.interfaces:
+            return 1
+        return max(1, sum(1 for n in self.interfaces if n.kind != "efa-only"))
 
     @property
     def ebs(self) -> tuple[Volume, ...]:

@@ -111,7 +111,8 @@ PREFLIGHT.declare(
     "preflight-network",
     severity="error",
     description="A declared network.vpc_id or network.subnet_id does not exist in the region, or the subnet is in "
-    "another VPC or Availability Zone than the cluster declares.",
+    "another VPC or Availability Zone than the cluster declares; or (a warning) a subnet, declared or a program's "
+    "existing one, with fewer free IP addresses than the instances' interfaces need (EFA-only interfaces need none).",
     source=NETWORK_DOC,
     remediation="Declare a subnet of the declared VPC in the cluster's Availability Zone (aws ec2 describe-subnets), "
     "or drop `network` to let the components create the VPC.",

@@ -1,0 +1,44 @@
+"""The existing subnets a program's node groups launch into, for `planner preflight`'s free-address check.
+
+A subnet the program creates does not exist yet: AWS cannot say how many addresses it has free, and
+planner says nothing of it. A subnet the program names by its id (`subnet-0123...`, a literal, not an
+output of a resource of the stack) exists in the account: `planner preflight` asks AWS for its
+`AvailableIpAddressCount`, as it does for a stack file's `network.subnet_id`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from planner.core.model.cluster import Stack
+from planner.readback.resources import LAUNCH_TEMPLATE, Graph, Resource, as_list, known
+
+_SUBNET_ID = re.compile(r"subnet-[0-9a-f]{8,17}")
+# where a group's capacity resource (Auto Scaling group, instance, EKS node group) names its subnets
+_PROPS = ("vpcZoneIdentifiers", "subnetIds", "subnetId")
+
+
+def with_subnet_ids(graph: Graph, stack: Stack) -> Stack:
+    """`stack` with each node group's existing subnets (`NodeGroup.subnet_ids`): those its capacity resource
+    names, else its launch template's interfaces."""
+    groups = []
+    for g in stack.cluster.node_groups:
+        owner = graph.by_urn.get(stack.resources.get(g.path) or "")
+        template = graph.by_urn.get(stack.resources.get(g.path + ("interfaces",)) or "")
+        ids = _existing(graph, owner, [v for p in _PROPS for v in as_list(owner.get(p))] if owner else [])
+        if not ids and template is not None and template.type == LAUNCH_TEMPLATE:
+            named = [n.get("subnetId") for n in as_list(template.get("networkInterfaces")) if isinstance(n, dict)]
+            ids = _existing(graph, template, named)
+        groups.append(replace(g, subnet_ids=ids) if ids else g)
+    return replace(stack, cluster=replace(stack.cluster, node_groups=tuple(groups)))
+
+
+def _existing(graph: Graph, owner: Resource | None, values: list[object]) -> tuple[str, ...]:
+    """The subnet ids among `values` that are literals, not a resource of the stack (in order, once each)."""
+    if owner is None:
+        return ()
+    out = [
+        v for v in values if isinstance(v, str) and known(v) and _SUBNET_ID.fullmatch(v) and graph.referenced(v) is None
+    ]
+    return tuple(dict.fromkeys(out))
