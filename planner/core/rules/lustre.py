@@ -28,8 +28,10 @@ EFA_LIMITS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#e
 FSX_PRICING = "https://aws.amazon.com/fsx/lustre/pricing/"
 CANNOT_CREATE_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/cannot-create-fs.html"
 READ_CACHE_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_LustreReadCacheConfiguration.html"
-# the metadata configuration: no AWS page found that states it; the Pulumi AWS provider's LustreFileSystem
-# reference does, of `efa_enabled`: "This is only supported when deploymentType is set to PERSISTENT_2,
+# the metadata configuration: no AWS page found that states it (searched again 2026-12-05: the FSx API
+# reference's EfaEnabled, as botocore 1.44.8 ships it, says only that an Intelligent-Tiering file system
+# takes EFA at multiples of 4,000 MBps; the stored copies of the Lustre guide's EFA page do not say it);
+# the Pulumi AWS provider's LustreFileSystem reference does, of `efa_enabled`: "This is only supported when deploymentType is set to PERSISTENT_2,
 # metadataConfiguration is used, and an EFA-enabled security group is attached."
 PULUMI_LUSTRE_DOC = "https://www.pulumi.com/registry/packages/aws/api-docs/fsx/lustrefilesystem/"
 
