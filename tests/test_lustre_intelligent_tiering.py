@@ -343,16 +343,34 @@ def test_the_packs_resource_policy_checks_an_intelligent_tiering_file_system() -
     ]
 
 
-def test_the_components_create_an_intelligent_tiering_file_system(monkeypatch: pytest.MonkeyPatch) -> None:
-    import boto3
+def _components(lustre: Any) -> Any:
+    """Run a Trn2Cluster with `lustre` under MotoMocks (inside `mock_aws`): the mocks."""
+    from planner.components import ClusterArgs, NodeGroupArgs, Trn2Cluster
+    from planner.testing import MotoMocks, run
+
+    args = ClusterArgs(availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)], lustre=lustre)
+    return run(lambda: Trn2Cluster("it", args), MotoMocks("us-east-2"))
+
+
+@pytest.fixture
+def components(monkeypatch: pytest.MonkeyPatch) -> Any:
     from moto import mock_aws
 
-    from planner.components import ClusterArgs, LustreArgs, NodeGroupArgs, Trn2Cluster
     from planner.runtime import declared_clusters as registry
-    from planner.testing import MotoMocks, run
 
     monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
     registry.reset()
+    with mock_aws():
+        yield
+    registry.reset()
+
+
+@pytest.mark.usefixtures("components")
+def test_the_components_create_an_intelligent_tiering_file_system() -> None:
+    import boto3
+
+    from planner.components import LustreArgs
+
     lustre = LustreArgs(
         "PERSISTENT_2",
         storage_type="INTELLIGENT_TIERING",
@@ -360,50 +378,23 @@ def test_the_components_create_an_intelligent_tiering_file_system(monkeypatch: p
         read_cache_sizing_mode="USER_PROVISIONED",
         read_cache_size_gib=1024,
     )
-    with mock_aws():
-        mocks = run(
-            lambda: Trn2Cluster(
-                "it",
-                ClusterArgs(
-                    availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)], lustre=lustre
-                ),
-            ),
-            MotoMocks("us-east-2"),
-        )
-        sent = mocks.named("it-lustre-fs").inputs
-        assert sent["storageType"] == "INTELLIGENT_TIERING" and sent["throughputCapacity"] == 4000
-        assert sent["dataReadCacheConfiguration"] == {"sizingMode": "USER_PROVISIONED", "size": 1024}
-        assert "storageCapacity" not in sent and "perUnitStorageThroughput" not in sent
-        (fs,) = boto3.client("fsx", region_name="us-east-2").describe_file_systems()["FileSystems"]
-        assert fs["StorageType"] == "INTELLIGENT_TIERING"
-    registry.reset()
+    sent = _components(lustre).named("it-lustre-fs").inputs
+    assert sent["storageType"] == "INTELLIGENT_TIERING" and sent["throughputCapacity"] == 4000
+    assert sent["dataReadCacheConfiguration"] == {"sizingMode": "USER_PROVISIONED", "size": 1024}
+    assert "storageCapacity" not in sent and "perUnitStorageThroughput" not in sent
+    (fs,) = boto3.client("fsx", region_name="us-east-2").describe_file_systems()["FileSystems"]
+    assert fs["StorageType"] == "INTELLIGENT_TIERING"
 
 
-def test_the_components_refuse_an_intelligent_tiering_throughput_aws_does_not_offer(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from moto import mock_aws
+@pytest.mark.usefixtures("components")
+def test_the_components_refuse_an_intelligent_tiering_throughput_aws_does_not_offer() -> None:
+    from planner.components import LustreArgs
 
-    from planner.components import ClusterArgs, LustreArgs, NodeGroupArgs, Trn2Cluster
-    from planner.runtime import declared_clusters as registry
-    from planner.testing import MotoMocks, run
-
-    monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
-    registry.reset()
     lustre = LustreArgs(
         "PERSISTENT_2",
         storage_type="INTELLIGENT_TIERING",
         throughput_capacity_mbps=3000,
         read_cache_sizing_mode="NO_CACHE",
     )
-    with mock_aws(), pytest.raises(Exception, match="lustre-intelligent-tiering"):
-        run(
-            lambda: Trn2Cluster(
-                "it",
-                ClusterArgs(
-                    availability_zone="us-east-2b", node_groups=[NodeGroupArgs(name="t", count=2)], lustre=lustre
-                ),
-            ),
-            MotoMocks("us-east-2"),
-        )
-    registry.reset()
+    with pytest.raises(Exception, match="lustre-intelligent-tiering"):
+        _components(lustre)

@@ -252,35 +252,30 @@ def tiering(stack: Stack, fs: Lustre, run: float | None) -> Iterator[Component]:
         "region": stack.region,
         "storage_type": fs.storage_type,
     }
-    if fs.throughput_capacity_mbps is not None:
+    # (line, unit, charge, the model field it bills, what the missing note calls it): the throughput capacity,
+    # and a USER_PROVISIONED read cache (a cache sized with the throughput has no size to bill: `left_out`)
+    parts = [
+        ("lustre throughput", "MBps-month", "throughput_capacity", "throughput_capacity_mbps", "throughput capacity")
+    ]
+    if fs.read_cache_sizing_mode == "USER_PROVISIONED":
+        parts.append(("lustre read cache", "GB-month", "read_cache", "read_cache_size_gib", "SSD read cache"))
+    for name, unit, charge, key, what in parts:
+        amount = getattr(fs, key)
+        if not amount:
+            continue
         yield Component(
             LUSTRE_RESOURCE,
-            "lustre throughput",
-            "MBps-month",
-            tiering_key(stack.region, "throughput_capacity"),
-            fs.throughput_capacity_mbps,
+            name,
+            unit,
+            tiering_key(stack.region, charge),
+            amount,
             run,
             run,
             HOURS_PER_MONTH,
-            {**detail, "throughput_capacity_mbps": fs.throughput_capacity_mbps},
-            fs.path + ("throughput_capacity_mbps",),
+            {**detail, key: amount},
+            fs.path + (key,),
             None,
-            missing("throughput capacity"),
-        )
-    if fs.read_cache_sizing_mode == "USER_PROVISIONED" and fs.read_cache_size_gib:
-        yield Component(
-            LUSTRE_RESOURCE,
-            "lustre read cache",
-            "GB-month",
-            tiering_key(stack.region, "read_cache"),
-            fs.read_cache_size_gib,
-            run,
-            run,
-            HOURS_PER_MONTH,
-            {**detail, "read_cache_size_gib": fs.read_cache_size_gib},
-            fs.path + ("read_cache_size_gib",),
-            None,
-            missing("SSD read cache"),
+            missing(what),
         )
 
 

@@ -182,6 +182,12 @@ class Lustre:
     def intelligent_tiering(self) -> bool:
         return self.storage_type == INTELLIGENT_TIERING
 
+    @property
+    def tiering_shown(self) -> tuple[str | None, int | None]:
+        """(storage type, throughput capacity) as the documents show an Intelligent-Tiering file system;
+        (None, None), left out of them, for an SSD one."""
+        return (self.storage_type, self.throughput_capacity_mbps) if self.intelligent_tiering else (None, None)
+
 
 @dataclass(frozen=True)
 class Schedule:

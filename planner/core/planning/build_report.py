@@ -191,8 +191,7 @@ def topology(stack: Stack, cat: Catalogue) -> Topology:
             fs.efa_enabled,
             fs.availability_zone,
             fs.s3_import_path,
-            fs.storage_type if fs.intelligent_tiering else None,
-            fs.throughput_capacity_mbps if fs.intelligent_tiering else None,
+            *fs.tiering_shown,
         )
     )
     return Topology(c.placement, tuple(groups), lustre)

@@ -85,8 +85,7 @@ def summarize(cluster: Cluster, cat: Catalogue) -> Summary:
             fs.storage_capacity_gib,
             fs.per_unit_storage_throughput,
             fs.availability_zone,
-            fs.storage_type if fs.intelligent_tiering else None,
-            fs.throughput_capacity_mbps if fs.intelligent_tiering else None,
+            *fs.tiering_shown,
         ),
         node_groups=tuple(groups),
     )
