@@ -398,3 +398,18 @@ def test_the_components_refuse_an_intelligent_tiering_throughput_aws_does_not_of
     )
     with pytest.raises(Exception, match="lustre-intelligent-tiering"):
         _components(lustre)
+
+
+def test_a_saved_document_renders_as_the_plan_does(tmp_path: Path) -> None:
+    """The document's new fields (a null capacity, the storage type, the throughput capacity, the read cache)
+    are written and read back by the one codec: `planner render` of the JSON gives the plan's own table."""
+    stack = write(tmp_path, TIERING)
+    saved = tmp_path / "plan.json"
+    first = run_cli("plan", str(stack), "--format", "json")
+    saved.write_text(first.out, encoding="utf-8")
+    table = run_cli("plan", str(stack))
+    rendered = run_cli("render", str(saved))
+    assert rendered.code == 0, rendered.err
+    assert rendered.out == table.out
+    words = " ".join(table.out.split())  # the table wraps its lines
+    assert "Intelligent-Tiering at 4,000 MBps" in words and "1,024 GiB SSD read cache" in words
