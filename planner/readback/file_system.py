@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.core.model.findings import Fix
+from planner.readback.launch_templates import zones_of
 from planner.readback.resources import (
     DATA_REPOSITORY_ASSOCIATION,
     LUSTRE,
@@ -17,9 +19,12 @@ from planner.readback.resources import (
     Violation,
     as_int,
     as_list,
+    change,
     known,
     truthy,
 )
+
+_A_SUBNET = "a subnet created in this program, with its availability_zone"
 
 
 def lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violation]) -> dict[str, Any]:
@@ -44,13 +49,7 @@ def lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violat
         out["efa_enabled"] = truthy(fs.get("efaEnabled"))
     out.update(tiering_keys(fs))
     out.setdefault("deployment_type", "SCRATCH_1")  # the FSx API's default deployment type
-    zones = [
-        z
-        for z in (
-            s.get("availabilityZone") for s in graph.resolve(fs, "subnetIds", as_list(fs.get("subnetIds")), SUBNET)
-        )
-        if isinstance(z, str) and known(z)
-    ]
+    zones = zones_of(graph.resolve(fs, "subnetIds", as_list(fs.get("subnetIds")), SUBNET))
     if zones:
         out["availability_zone"] = zones[0]
     elif cluster_az is None:  # no node group tells an AZ either (compute HyperPod or Karpenter runs)
@@ -59,7 +58,7 @@ def lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violat
                 f"cannot tell the Availability Zone of file system '{fs.name}' (its subnet is not a "
                 "resource of this stack, or names no availabilityZone): checks that need it are not run",
                 fs.urn,
-                fix=f"give file system '{fs.name}' a subnet created in this program with availability_zone set",
+                fix=Fix(edits=(change(fs, "subnetIds", note=_A_SUBNET + " set"),)),
             )
         )
     else:
@@ -68,9 +67,14 @@ def lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violat
                 f"cannot tell the Availability Zone of file system '{fs.name}'; assumed "
                 f"{cluster_az or 'the one of the node groups'}",
                 fs.urn,
-                fix=(
-                    f"give file system '{fs.name}' a subnet created in this program with availability_zone"
-                    + (f": {cluster_az} (the node groups' AZ)" if cluster_az else " set")
+                fix=Fix(
+                    edits=(
+                        change(
+                            fs,
+                            "subnetIds",
+                            note=_A_SUBNET + (f" {cluster_az} (the node groups' AZ)" if cluster_az else " set"),
+                        ),
+                    )
                 ),
             )
         )

@@ -26,7 +26,7 @@ class Violation:
     message: str
     urn: str | None = None
     # what to change in the program, for this case (`readback-gap` reports it); words alone are advice
-    fix: Fix | str | None = None
+    fix: Fix | None = None
     rule: str = "readback-gap"  # the rule that reports it once planned (`scaling-size-refused`: sizes AWS refuses)
     left_out: str | None = None  # compute the estimate leaves out because of it, in a few words
 

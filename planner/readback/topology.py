@@ -403,7 +403,7 @@ def to_stack(
     for k, gap in enumerate(rebuilt.gaps):
         path = CLUSTER_PATH + ("notes", k)
         rebuilt.locate(path, gap.urn)
-        fix = advice(gap.fix) if isinstance(gap.fix, str) else gap.fix  # words alone: the file system's
+        fix = gap.fix
         notes.append(Note(gap.message, path, held_in_model(fix, held) if fix else None, gap.rule, gap.left_out))
     cluster = Cluster(
         zone,
