@@ -8,7 +8,9 @@ from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
 from planner.core.rules.spec_rules import Fix, Rule, RuleContext, node_group_rule, remove, set_to
 
-SPOT_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-spot-instances.html"
+# SupportedUsageClasses: "Indicates whether the instance type is offered for spot, On-Demand, or Capacity Blocks."
+# (planner/data/rule_sources.yaml): the page that says what the catalogue's `spot` follows
+INSTANCE_TYPE_INFO_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_InstanceTypeInfo.html"
 RESERVATION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-reservations.html"
 
 
@@ -20,7 +22,7 @@ RESERVATION_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capac
         "Spot purchase for an instance type that the catalogue lists as not offered as Spot (EC2 DescribeInstanceTypes "
         "SupportedUsageClasses without `spot`, such as p6e-gb200.36xlarge)."
     ),
-    source=SPOT_DOC,
+    source=INSTANCE_TYPE_INFO_DOC,
     remediation="Use `purchase: capacity-block` (UltraServers) or on-demand, or a type offered as Spot (`planner catalog`).",
 )
 def spot_unsupported(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
