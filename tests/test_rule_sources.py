@@ -10,6 +10,9 @@ import dataclasses
 import json
 import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +26,8 @@ from planner.core.planning.pipeline import plan_stack
 from planner.core.reading import yaml_lines as yamlload
 from planner.core.rules import lustre as lustre_rules
 from tests.conftest import run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _findings(stack_file, cluster: str, rule_id: str, region: str = "us-east-2"):  # noqa: ANN001, ANN202
@@ -51,6 +56,100 @@ def test_every_rule_and_check_has_a_public_https_source() -> None:
         assert re.match(r"^https://[a-z0-9.-]+\.[a-z]{2,}/", r["source"]), r
     for r in rules.known().values():
         assert r.source.startswith("https://"), (r.id, r.source)
+
+
+# --- every rule: the sentence it rests on (planner/data/rule_sources.yaml) --------------------
+
+ELLIPSIS = re.compile(r"\.\.\.|\u2026")
+
+
+def _registered() -> dict[str, rules.Rule]:
+    return dict(rules.known())
+
+
+def test_every_rule_and_check_has_an_entry_in_rule_sources() -> None:
+    """Every id `planner rules` lists has an entry saying what it rests on: AWS's sentence, planner's policy, or
+    what was searched (issue 35: "The rule reference shows each rule's source sentence"). A new rule (such as
+    another engineer's FSx for Lustre Intelligent-Tiering rules) fails here, named, until it has one."""
+    from planner.core.rules import rule_sources
+
+    entries = rule_sources.load()
+    missing = sorted(set(_registered()) - set(entries))
+    assert not missing, (
+        f"no entry in planner/data/rule_sources.yaml for: {', '.join(missing)} "
+        "(add each with its page, its sentence verbatim and the date read, or `policy:` / `unsourced:`)"
+    )
+    stale = sorted(set(entries) - set(_registered()))
+    assert not stale, f"entries in planner/data/rule_sources.yaml for ids no rule or check has: {', '.join(stale)}"
+
+
+def test_every_entry_quotes_a_public_page_verbatim_and_dated() -> None:
+    """Each sentence: a public https page, a non-empty quote with no ellipsis hiding words (an elision is marked
+    "[...]"), a read date; a rule resting on AWS has at least one sentence; planner's policy and an unsourced rule
+    say so in words."""
+    from planner.core.rules import rule_sources
+
+    for rule_id, entry in rule_sources.load().items():
+        for q in entry.quotes:
+            assert re.match(r"^https://[a-z0-9.-]+\.[a-z]{2,}/", q.page), (rule_id, q.page)
+            assert q.quote.strip(), rule_id
+            assert not ELLIPSIS.search(q.quote.replace(rule_sources.ELISION, "")), (
+                f"{rule_id}: a quote with '...' hides words; copy the sentence whole or mark the gap "
+                f"{rule_sources.ELISION}: {q.quote!r}"
+            )
+            assert q.read.year >= 2026, (rule_id, q.read)
+        if entry.kind == "aws":
+            assert entry.quotes, f"{rule_id}: rests on AWS but quotes no sentence"
+        assert not (entry.policy and entry.unsourced), rule_id
+
+
+def test_every_entry_quotes_the_rules_declared_source_or_says_why_not() -> None:
+    """The page a rule declares (`source`, in SARIF and the reference) is one of the pages its entry quotes, or the
+    entry says why not (`source_differs`); an entry with no sentence (policy, unsourced) says it in words."""
+    from planner.core.rules import rule_sources
+
+    entries = rule_sources.load()
+    mismatched = sorted(
+        f"{r.id} (declares {r.source}; quotes {', '.join(entries[r.id].pages)})"
+        for r in _registered().values()
+        if r.id in entries
+        and entries[r.id].quotes
+        and r.source not in entries[r.id].pages
+        and not entries[r.id].source_differs
+    )
+    assert not mismatched, "declared source not among the pages quoted: " + "; ".join(mismatched)
+
+
+def test_rules_command_and_reference_show_each_rules_sentence() -> None:
+    """`planner rules` (json: `rests_on`; markdown: the reference's column) and docs/reference/rule-sources.md
+    show the sentence; planner's policy says it is planner's."""
+    from tools import gen_reference
+
+    out = run_cli("rules", "--format", "json")
+    assert out.code == 0, out.err
+    listed = {r["id"]: r for r in json.loads(out.out)["rules"]}
+    assert listed["efa-single-az"]["rests_on"]["kind"] == "aws"
+    assert listed["efa-single-az"]["rests_on"]["quotes"][0]["quote"].startswith(
+        "EFA traffic can't cross Availability Zones or VPCs."
+    )
+    assert listed["imdsv2-required"]["rests_on"]["kind"] == "policy"
+    md = run_cli("rules", "--format", "markdown").out
+    assert "planner's policy: IMDSv2 is planner's policy" in md
+    assert '"You can\'t add instance Capacity Blocks to a resource group."' in md
+    page = gen_reference.rule_sources_page()
+    assert "| `subnet-single-az` | error | \"Each subnet must reside entirely within one Availability Zone" in page
+    assert "**unsourced**" in page  # what no stored page states is said, not invented
+
+
+def test_rule_sources_are_not_read_on_the_plan_path() -> None:
+    """Start-up: `planner plan` never loads the rule sources (only `planner rules` and the reference do)."""
+    code = (
+        "import sys, os; from planner.cli import main; "
+        "main(['plan', 'stacks', '--format', 'json', '-o', os.devnull]); "
+        "print('planner.core.rules.rule_sources' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "False"
 
 
 # --- 1. lustre-s3-association ---------------------------------------------------------------
