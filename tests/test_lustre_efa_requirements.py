@@ -88,8 +88,12 @@ def test_a_program_without_the_efa_security_group_fails_and_one_with_it_passes()
 
 
 def test_a_program_without_a_metadata_configuration_fails() -> None:
+    """AWS, Working with EFA-enabled file systems: "EFA is supported on Persistent 2 file systems with a metadata
+    configuration specified, including file systems using the Intelligent-Tiering storage class." (read
+    2026-12-05; before, no AWS page was found and the message cited the Pulumi provider's reference)."""
     (message,) = fired(program(metadata=False))
-    assert "no metadata configuration" in message and "pulumi.com" in message
+    assert "no metadata configuration" in message and "with a metadata configuration specified" in message
+    assert "docs.aws.amazon.com/fsx/latest/LustreGuide/efa-file-systems.html" in message
     assert "security groups" not in message
 
 

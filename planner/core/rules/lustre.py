@@ -28,12 +28,9 @@ EFA_LIMITS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#e
 FSX_PRICING = "https://aws.amazon.com/fsx/lustre/pricing/"
 CANNOT_CREATE_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/cannot-create-fs.html"
 READ_CACHE_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_LustreReadCacheConfiguration.html"
-# the metadata configuration: no AWS page found that states it (searched again 2026-12-05: the FSx API
-# reference's EfaEnabled, as botocore 1.44.8 ships it, says only that an Intelligent-Tiering file system
-# takes EFA at multiples of 4,000 MBps; the stored copies of the Lustre guide's EFA page do not say it);
-# the Pulumi AWS provider's LustreFileSystem reference does, of `efa_enabled`: "This is only supported when deploymentType is set to PERSISTENT_2,
-# metadataConfiguration is used, and an EFA-enabled security group is attached."
-PULUMI_LUSTRE_DOC = "https://www.pulumi.com/registry/packages/aws/api-docs/fsx/lustrefilesystem/"
+# the metadata configuration: "EFA is supported on Persistent 2 file systems with a metadata configuration
+# specified, including file systems using the Intelligent-Tiering storage class." (EFA_DOC, read 2026-12-05;
+# planner/data/rule_sources.yaml)
 
 # planner's policy, not an AWS figure: a run longer than a week on a file system that keeps
 # one copy of its data is a run that should not bet its checkpoints on it.
@@ -286,16 +283,16 @@ def efa_requirements(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]
     """AWS (Creating an FSx for Lustre file system fails): creating an EFA-enabled file system fails with
     "Insufficient security group permissions to create an EFA-enabled file system", and "An EFA requires a
     security group that allows all inbound and outbound traffic to and from the security group itself".
-    The metadata configuration rests on the Pulumi AWS provider's reference (`PULUMI_LUSTRE_DOC`), not on an
-    AWS page. Judged only where the source says (`Lustre.metadata_configuration`, `efa_security_group`: a
+    The metadata configuration: "EFA is supported on Persistent 2 file systems with a metadata configuration
+    specified" (Working with EFA-enabled file systems, `EFA_DOC`). Judged only where the source says (`Lustre.metadata_configuration`, `efa_security_group`: a
     program's resources); planner's components create both for an EFA-enabled file system."""
     if not fs.efa_enabled or not deployment_types()[fs.deployment_type].efa:
         return  # not EFA-enabled, or `lustre-efa`'s finding
     missing = []
     if fs.metadata_configuration is False:
         missing.append(
-            "it has no metadata configuration, which the Pulumi AWS provider requires of an EFA-enabled file "
-            f"system ({PULUMI_LUSTRE_DOC})"
+            "it has no metadata configuration: AWS supports EFA on Persistent 2 file systems 'with a metadata "
+            f"configuration specified' ({EFA_DOC})"
         )
     if fs.efa_security_group is False:
         missing.append(
