@@ -137,7 +137,7 @@ def test_rules_command_and_reference_show_each_rules_sentence() -> None:
     assert "planner's policy: IMDSv2 is planner's policy" in md
     assert '"You can\'t add instance Capacity Blocks to a resource group."' in md
     page = gen_reference.rule_sources_page()
-    assert "| `subnet-single-az` | error | \"Each subnet must reside entirely within one Availability Zone" in page
+    assert '| `subnet-single-az` | error | "Each subnet must reside entirely within one Availability Zone' in page
     assert "**unsourced**" in page  # what no stored page states is said, not invented
 
 

@@ -65,7 +65,9 @@ def _sentences(entry: Any) -> str:
 
     parts = []
     for q in entry.quotes:
-        parts.append(f'"{q.quote}" ({page_link(q.page)}, read {q.read.isoformat()}' + (f"; {q.says})" if q.says else ")"))
+        parts.append(
+            f'"{q.quote}" ({page_link(q.page)}, read {q.read.isoformat()}' + (f"; {q.says})" if q.says else ")")
+        )
     return "; ".join(parts)
 
 

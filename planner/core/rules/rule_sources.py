@@ -79,12 +79,17 @@ def _text(value: Any, where: str) -> str:
 
 
 def _quote(item: Any, where: str) -> Quote:
-    if not isinstance(item, dict) or not {"page", "quote", "read"} <= set(item) or set(item) - {
-        "page",
-        "quote",
-        "read",
-        "says",
-    }:
+    if (
+        not isinstance(item, dict)
+        or not {"page", "quote", "read"} <= set(item)
+        or set(item)
+        - {
+            "page",
+            "quote",
+            "read",
+            "says",
+        }
+    ):
         raise ValueError(f"{FILE}: {where} needs page, quote and read (and may have says)")
     read = item["read"]
     if not isinstance(read, _dt.date):
