@@ -100,7 +100,7 @@ def test_rules_json_lists_every_rule() -> None:
     assert res.code == 0
     listed = json.loads(res.out)["rules"]
     assert [r["id"] for r in listed] == sorted(rules.known())  # the rules and the preflight checks
-    assert set(listed[0]) == {"id", "severity", "category", "description", "source", "remediation"}
+    assert set(listed[0]) == {"id", "severity", "category", "description", "source", "remediation", "rests_on"}
     assert {r["category"] for r in listed if r["id"].startswith("preflight-")} == {"preflight"}
 
 

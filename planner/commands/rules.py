@@ -150,19 +150,21 @@ def run(args: argparse.Namespace) -> int:
         else:  # sources are long URLs: numbered below the table, so the table fits the terminal
             sources = list(dict.fromkeys(r["source"] for r in rules_json))
             rows = [
-                (
-                    r["id"],
-                    Span(r["severity"], r["severity"]),
-                    r["description"],
-                    f"[{sources.index(r['source']) + 1}]",
-                    rests_on(r["id"]),
-                )
+                (r["id"], Span(r["severity"], r["severity"]), r["description"], f"[{sources.index(r['source']) + 1}]")
                 for r in rules_json
             ]
-            lines = grid(("rule", "severity", "description", "source", "rests on"), rows)
+            lines = grid(("rule", "severity", "description", "source"), rows)
+            # what each rests on, below the table (a sentence is too long for a column of a narrow table)
+            rests = ["", "What each rests on (planner/data/rule_sources.yaml):"] + [
+                f"{r['id']}: {rests_on(r['id'])}" for r in rules_json
+            ]
             emit(
                 human(
-                    lines + [""] + [f"[{i}] {u}" for i, u in enumerate(sources, 1)] + ["", f"{len(rules_json)} rules"]
+                    lines
+                    + [""]
+                    + [f"[{i}] {u}" for i, u in enumerate(sources, 1)]
+                    + rests
+                    + ["", f"{len(rules_json)} rules"]
                 )
             )
     return 0
