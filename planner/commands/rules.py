@@ -142,11 +142,11 @@ def run(args: argparse.Namespace) -> int:
 
         rules_json = to_json()["rules"]
         if term().wide:
-            rows = [
+            wide_rows = [
                 (r["id"], Span(r["severity"], r["severity"]), r["description"], r["source"], rests_on(r["id"]))
                 for r in rules_json
             ]
-            emit(human(grid(("rule", "severity", "description", "source", "rests on"), rows)))
+            emit(human(grid(("rule", "severity", "description", "source", "rests on"), wide_rows)))
         else:  # sources are long URLs: numbered below the table, so the table fits the terminal
             sources = list(dict.fromkeys(r["source"] for r in rules_json))
             rows = [
