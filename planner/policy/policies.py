@@ -448,7 +448,7 @@ def _size_unsized(
             )
         elif not listed:
             problems.append(
-                (f"cannot price {u.resource}: none of its instance types ({types}) is in planner's catalogue", u)
+                (f"cannot price {u.resource}: none of its instance types ({types}) is one AWS lists", u)
             )
         else:
             name = f"unsized-{k + 1}"

@@ -108,7 +108,7 @@ def pick_type(
     """The type a group is planned with: the first catalogue type it may launch.
 
     A bastion or head node (no accelerated type) is not the training cluster: skipped.
-    Accelerated types outside the catalogue are kept as unplanned compute, named with their count.
+    Accelerated types AWS does not list are kept as unplanned compute, named with their count.
     `types_at`: the resource and property the types were read from, which a fix sets.
     """
     if not types or not all(known(t) for t in types):

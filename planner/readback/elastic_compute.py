@@ -89,7 +89,7 @@ def read(graph: Graph, cat: Any) -> tuple[Found, Gaps]:
 
 
 def _split(types: list[str], cat: Any) -> tuple[list[str], list[str]]:
-    """(catalogue types, accelerated types or families outside it) of a list of types or families."""
+    """(types AWS lists, accelerated types or families it does not list) of a list of types or families."""
     listed: list[str] = []
     outside: list[str] = []
     for t in types:
@@ -210,7 +210,7 @@ def _batch(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) -> Non
                 volumes=volumes,
                 detail=(
                     f"maxVcpus {hi:,} allows at most {_shown(maxima)}"
-                    + (f"; also names {', '.join(outside)}, outside planner's catalogue" if outside else "")
+                    + (f"; also names {', '.join(outside)}, not types AWS lists" if outside else "")
                 ),
                 fix=_budget(r, "computeResources.maxVcpus"),
             ),
@@ -249,7 +249,7 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
     if joined:
         details.append(joined)
     if pool.outside and pool.types:
-        details.append(f"also names {', '.join(pool.outside)}, outside planner's catalogue (not priced)")
+        details.append(f"also names {', '.join(pool.outside)}, not types AWS lists (not priced)")
     if pool.purchases == ("reserved",):  # what an On-Demand Capacity Reservation bills; a Capacity Block differs
         details.append("capacity type reserved, priced at the On-Demand rate")
     elif pool.purchases and pool.purchases != ("on-demand",):

@@ -1,4 +1,4 @@
-"""Karpenter NodePools read as Karpenter reads them, against planner's catalogue.
+"""Karpenter NodePools read as Karpenter reads them, against the instance types AWS lists (planner's catalogue).
 
 A NodePool names no instance type: its `spec.template.spec.requirements` select types by
 well-known labels (`node.kubernetes.io/instance-type`, `karpenter.k8s.aws/instance-family`,
@@ -161,7 +161,7 @@ class Requirement:
 
 @dataclass
 class Pool:
-    """What a NodePool may launch: catalogue types, named types outside the catalogue, how, where, how many."""
+    """What a NodePool may launch: types AWS lists, named types it does not list, how, where, how many."""
 
     types: list[InstanceType]
     outside: list[str]  # accelerated types, families or categories it names that the catalogue lacks

@@ -285,7 +285,7 @@ class Unplanned:
     """Compute read back from a program that will launch instances planner cannot count or price.
 
     Kept so that a rule names it: an AWS Batch compute environment sized in vCPUs, a
-    Karpenter node pool, an instance type outside the catalogue, a group scaled to zero.
+    Karpenter node pool, an instance type AWS does not list, a group scaled to zero.
     Reasons: `elastic` (launches on demand, up to a known maximum per type: `maxima`),
     `unsized` (no maximum: unbounded), `unlisted` (types AWS's DescribeInstanceTypes data does not list), `scaled-to-zero`,
     `unpriced` (counted, but sold by a service planner has no price for: SageMaker HyperPod).

@@ -2,7 +2,7 @@
 
 A stack file states every value; a program's resources leave some unsaid or say more
 than the model holds. These rules report what the read-back kept aside (instance types
-outside the catalogue, groups scaled to zero), what it could not see, the maximum a
+not a type AWS lists, groups scaled to zero), what it could not see, the maximum a
 group may scale to, and the shapes only resources can have (a group over several AZs,
 the launch interfaces of a template). They never fire on a stack file.
 """
@@ -72,9 +72,12 @@ def scaling_size_refused(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     id="instance-type-unlisted",
     severity="warning",
     category="readback",
-    description="Accelerated instances of a type outside planner's catalogue: kept, counted, but not planned or priced.",
+    description=(
+        "Accelerated instances of a type AWS does not list (not in the DescribeInstanceTypes data planner "
+        "ships): kept, counted, but not planned or priced."
+    ),
     source=ACCELERATED_DOC,
-    remediation="Plan with a catalogue type (`planner catalog`), or check and price this type yourself.",
+    remediation="Use a type AWS lists (`planner catalog --all`), or check and price this type yourself.",
 )
 def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     for u in ctx.cluster.unplanned:
@@ -85,8 +88,8 @@ def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             yield r.finding(
                 ctx,
                 u.path,
-                f"{u.resource} may launch {', '.join(u.instance_types)} ({u.range}), outside "
-                f"planner's catalogue: not planned or priced{detail}",
+                f"{u.resource} may launch {', '.join(u.instance_types)} ({u.range}), not a type "
+                f"AWS lists: not planned or priced{detail}",
                 fix=u.fix,
             )
             continue
@@ -95,8 +98,8 @@ def instance_type_unlisted(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         yield r.finding(
             ctx,
             u.path,
-            f"{u.resource}: {size} of {', '.join(u.instance_types)}{span}, a type outside "
-            f"planner's catalogue: not planned or priced{detail}",
+            f"{u.resource}: {size} of {', '.join(u.instance_types)}{span}, not a type "
+            f"AWS lists: not planned or priced{detail}",
             fix=u.fix,
         )
 
