@@ -447,9 +447,7 @@ def _size_unsized(
                 )
             )
         elif not listed:
-            problems.append(
-                (f"cannot price {u.resource}: none of its instance types ({types}) is one AWS lists", u)
-            )
+            problems.append((f"cannot price {u.resource}: none of its instance types ({types}) is one AWS lists", u))
         else:
             name = f"unsized-{k + 1}"
             groups.append({"name": name, "instance_type": listed[0], "count": count, "efa": False})
