@@ -255,14 +255,6 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
             "us-east-2",
         ),
     ],
-    "capacity-block-resource-group": [
-        (
-            "error",
-            group("p5en.48xlarge", 8, "capacity-block", ARN),
-            group("trn2u.48xlarge", "ultraservers: 2", "capacity-block", ARN + "\n" + P2),
-            "us-east-2",
-        ),
-    ],
     # the catalogue's `spot` follows DescribeInstanceTypes' SupportedUsageClasses: trn2u.48xlarge lists spot
     # (no error, `ultraserver-purchase` warns), p6e-gb200.36xlarge is listed without it
     "spot-unsupported": [

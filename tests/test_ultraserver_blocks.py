@@ -11,9 +11,9 @@ What AWS documents, quoted where each test rests on it:
   "The ID of the Capacity Reservation." (a list). https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityBlock.html
 - CapacityReservationTarget: "Describes a target Capacity Reservation or Capacity Reservation
   group." https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityReservationTarget.html
-- "You can use AWS Resource Groups to create logical collections of UltraServer Capacity Blocks ...
-  You can't add instance Capacity Blocks to a resource group."
-  https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/cb-group.html
+- "To add instance Capacity Blocks to a Capacity Reservation Resource Group, see Capacity Reservation
+  Resource Groups." https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/cb-group.html (read 2026-12-05;
+  older copies said "You can't add instance Capacity Blocks to a resource group.")
 
 Not documented anywhere found: whether an N-UltraServer block has one reservation per UltraServer,
 per block or per instance. planner accepts one id for the whole block or one per UltraServer.
@@ -217,10 +217,14 @@ def test_a_list_on_an_instance_block_is_an_error(tmp_path: Path) -> None:
     assert by_rule(plan(data, tmp_path), "capacity-reservation-list") == []
 
 
-def test_a_resource_group_is_for_ultraserver_blocks_only(tmp_path: Path) -> None:
-    """ "You can't add instance Capacity Blocks to a resource group." (cb-group.html)"""
-    r = rules.get("capacity-block-resource-group")
-    assert r.source == "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/cb-group.html"
+def test_a_resource_group_may_hold_instance_capacity_blocks_too(tmp_path: Path) -> None:
+    """AWS's Capacity Reservation Resource Groups page: "A group supports all reservation types, including
+    On-Demand Capacity Reservations, interruptible Capacity Reservations, and Capacity Blocks for ML", and
+    its UltraServer page (cb-group.html): "To add instance Capacity Blocks to a Capacity Reservation Resource
+    Group, see Capacity Reservation Resource Groups." (read 2026-12-05; older copies said the opposite, and
+    planner's rule on it, `capacity-block-resource-group`, is retired). An instance Capacity Block group
+    launched into a resource group draws no finding about the group."""
+    assert rules.get("capacity-block-resource-group") is None
     data = {
         "availability_zone": "us-east-2b",
         "placement_group": "none",
@@ -234,16 +238,8 @@ def test_a_resource_group_is_for_ultraserver_blocks_only(tmp_path: Path) -> None
             }
         ],
     }
-    (hit,) = by_rule(plan(data, tmp_path), "capacity-block-resource-group")
-    assert "you can't add instance Capacity Blocks to a resource group" in hit.message
-    assert (
-        "remove capacity_reservation_resource_group_arn: arn:aws:resource-groups:us-east-2:123456789012:group/"
-        "ultra-blocks; set capacity_reservation_id: cr-..."
-    ) in fix_words(hit)
-    assert (
-        by_rule(plan(ultra(capacity_reservation_resource_group_arn=ARN), tmp_path), "capacity-block-resource-group")
-        == []
-    )
+    assert [f.rule for f in plan(data, tmp_path).findings if f.severity == "error"] == []
+    assert by_rule(plan(data, tmp_path), "capacity-block-reservation") == []  # the group is its launch target
     # the reservation warning takes the group (or a list) as the launch target
     assert (
         by_rule(plan(ultra(capacity_reservation_resource_group_arn=ARN), tmp_path), "capacity-block-reservation") == []

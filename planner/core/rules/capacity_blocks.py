@@ -17,7 +17,6 @@ from planner.core.rules.spec_rules import (
     advice,
     count_path,
     node_group_rule,
-    remove,
     rule,
     set_to,
 )
@@ -32,7 +31,6 @@ TARGET_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_Capacit
 CAPACITY_BLOCK_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityBlock.html"
 # "You can use AWS Resource Groups to create logical collections of UltraServer Capacity Blocks ...
 # You can't add instance Capacity Blocks to a resource group."
-RESOURCE_GROUP_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/cb-group.html"
 
 
 def _block_groups(ctx: RuleContext) -> tuple[NodeGroup, ...]:
@@ -332,38 +330,4 @@ def reservation_count(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Findi
             "targets none of these; AWS does not document how many reservations an UltraServer Capacity "
             f"Block has (its CapacityBlock lists them: {CAPACITY_BLOCK_DOC})",
             fix=fix,
-        )
-
-
-@node_group_rule(
-    id="capacity-block-resource-group",
-    severity="error",
-    category="capacity",
-    description=(
-        "A capacity reservation resource group on a node group that is not an UltraServer type: only "
-        "UltraServer Capacity Blocks go in such a group."
-    ),
-    source=RESOURCE_GROUP_DOC,
-    remediation="Use `capacity_reservation_id` (the block's or reservation's id) for instance Capacity Blocks and other types.",
-)
-def resource_group(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
-    """AWS: "You can use AWS Resource Groups to create logical collections of UltraServer Capacity
-    Blocks" and "You can't add instance Capacity Blocks to a resource group"."""
-    if (
-        g.capacity_reservation_resource_group_arn is not None
-        and g.purchase == "capacity-block"
-        and _ultraserver_size(ctx, g) is None
-    ):  # On-Demand Capacity Reservations may be grouped
-        yield r.finding(
-            ctx,
-            g.path + ("capacity_reservation_resource_group_arn",),
-            f"node group '{g.name}' launches into resource group "
-            f"{g.capacity_reservation_resource_group_arn}, but {g.instance_type} is not an UltraServer "
-            "type: you can't add instance Capacity Blocks to a resource group",
-            fix=Fix(
-                edits=(
-                    remove(ctx, g.path + ("capacity_reservation_resource_group_arn",)),
-                    set_to(ctx, g.path + ("capacity_reservation_ids",), ("cr-...",), "the block's reservation id"),
-                )
-            ),
         )
