@@ -59,5 +59,16 @@ def entries() -> tuple[NotSold, ...]:
 
 
 def not_sold(instance_type: str, region: str, purchase: Purchase) -> NotSold | None:
-    """The entry saying AWS does not sell this combination, or None."""
-    return next((e for e in entries() if e.covers(instance_type, region, purchase)), None)
+    """The entry saying AWS does not sell this combination, or None (the first in file order)."""
+    return next(
+        (e for e in _by_offer().get((instance_type, purchase), ()) if e.covers(instance_type, region, purchase)), None
+    )
+
+
+@lru_cache(maxsize=1)
+def _by_offer() -> dict[tuple[str, str], tuple[NotSold, ...]]:
+    """The entries by (instance type, purchase), in file order: every line item asks, so not a scan of all."""
+    out: dict[tuple[str, str], list[NotSold]] = {}
+    for e in entries():
+        out.setdefault((e.instance_type, e.purchase), []).append(e)
+    return {k: tuple(v) for k, v in out.items()}

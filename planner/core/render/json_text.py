@@ -62,6 +62,10 @@ def _value(o: Any, newline: str, out: list[str]) -> None:
                 out.append(int.__repr__(v))
             elif v is None:
                 out.append("null")
+            elif t is float:
+                out.append(_float(v))
+            elif t is bool:
+                out.append("true" if v else "false")
             else:
                 _value(v, inner, out)
             sep = "," + inner
