@@ -135,7 +135,7 @@ def test_rules_command_and_reference_show_each_rules_sentence() -> None:
     assert listed["imdsv2-required"]["rests_on"]["kind"] == "policy"
     md = run_cli("rules", "--format", "markdown").out
     assert "planner's policy: IMDSv2 is planner's policy" in md
-    assert '"EFA traffic can\'t cross Availability Zones or VPCs.' in md
+    assert "\"EFA traffic can't cross Availability Zones or VPCs." in md
     page = gen_reference.rule_sources_page()
     assert '| `subnet-single-az` | error | "Each subnet must reside entirely within one Availability Zone' in page
     assert "**unsourced**" in page  # what no stored page states is said, not invented
