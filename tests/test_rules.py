@@ -444,7 +444,15 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
         (
             "warning",
             trn2(1, "    efa: false\n" + P2 + "\n  efa_enabled: true"),
+            trn2(1, P2 + "\n  efa_enabled: false"),
+            "us-east-2",
+        ),
+        # "EFA is supported on Nitro v4 (or higher) EC2 instances that support EFA, excluding the trn2
+        # instance family." (FSx for Lustre User Guide, configure-efa-clients.html, read 2026-12-05)
+        (
+            "warning",
             trn2(1, P2 + "\n  efa_enabled: true"),
+            trn2(1, P2 + "\n  efa_enabled: false"),
             "us-east-2",
         ),
     ],

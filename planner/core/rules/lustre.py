@@ -26,6 +26,9 @@ EFA_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/efa-file-systems.h
 DRA_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/create-dra-linked-data-repo.html"
 EFA_LIMITS_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-limits"
 FSX_PRICING = "https://aws.amazon.com/fsx/lustre/pricing/"
+# "EFA is supported on Nitro v4 (or higher) EC2 instances that support EFA, excluding the trn2 instance family."
+EFA_CLIENTS_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/configure-efa-clients.html"
+EFA_CLIENT_EXCLUDED = frozenset({"trn2"})  # instance families AWS names as no EFA client of FSx for Lustre
 CANNOT_CREATE_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/cannot-create-fs.html"
 READ_CACHE_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_LustreReadCacheConfiguration.html"
 # the metadata configuration: "EFA is supported on Persistent 2 file systems with a metadata configuration
@@ -235,7 +238,10 @@ def efa(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
     id="lustre-efa-clients",
     severity="warning",
     category="storage",
-    description="An EFA-enabled file system read by node groups without EFA: those clients reach it over TCP, without EFA's throughput.",
+    description=(
+        "An EFA-enabled file system read by node groups without EFA, or of the trn2 instance family (which "
+        "FSx for Lustre excludes from EFA clients): those clients reach it over TCP, without EFA's throughput."
+    ),
     source=EFA_DOC,
     remediation="Enable EFA on the node groups that read the file system (an EFA-capable type, `efa: true`), or set `efa_enabled: false`.",
 )
@@ -251,17 +257,44 @@ def efa_clients(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
             f"the file system is EFA-enabled but node group(s) {', '.join(tcp)} have no EFA and read it over TCP",
             fix=_efa_clients_fix(ctx, fs, tcp),
         )
+    # "EFA is supported on Nitro v4 (or higher) EC2 instances that support EFA, excluding the trn2 instance
+    # family." (EFA_CLIENTS_DOC): a trn2 group with EFA on still reads the file system over ENA
+    excluded = [
+        g.name for g in ctx.cluster.node_groups if g.name not in tcp and _family(g.instance_type) in EFA_CLIENT_EXCLUDED
+    ]
+    if excluded:
+        yield r.finding(
+            ctx,
+            _path(fs, "efa_enabled"),
+            f"the file system is EFA-enabled but node group(s) {', '.join(excluded)} are of the trn2 instance family, "
+            f"which FSx for Lustre excludes from EFA clients ({EFA_CLIENTS_DOC}): they read it over ENA",
+            fix=Fix(
+                "the trn2 instance family is not an EFA client of FSx for Lustre",
+                edits=(set_to(ctx, _path(fs, "efa_enabled"), False),),
+            ),
+        )
+
+
+def _family(instance_type: str) -> str:
+    return instance_type.split(".", 1)[0]
 
 
 def _efa_clients_fix(ctx: RuleContext, fs: Lustre, tcp: list[str]) -> Fix:
     """Turn EFA on where the type has it; a type without EFA can only be swapped or left on TCP."""
-    off = [g for g in ctx.cluster.node_groups if g.name in tcp and ctx.catalogue.spec(g.instance_type).efa_supported]
+    off = [
+        g
+        for g in ctx.cluster.node_groups
+        if g.name in tcp
+        and ctx.catalogue.spec(g.instance_type).efa_supported
+        and _family(g.instance_type) not in EFA_CLIENT_EXCLUDED  # EFA on would not make it a client
+    ]
     no_efa = set_to(ctx, _path(fs, "efa_enabled"), False)
     if off:
         return Fix(edits=tuple(remove(ctx, g.path + ("efa",)) for g in off), alternatives=(no_efa,))
     return Fix(
-        "or use an EFA-capable instance type in node group(s) " + ", ".join(repr(n) for n in tcp),
-        alternatives=(no_efa,),
+        "no node group here can read it over EFA (or use an EFA-capable instance type, outside the trn2 family, "
+        "in node group(s) " + ", ".join(repr(n) for n in tcp) + ")",
+        edits=(no_efa,),
     )
 
 
