@@ -171,8 +171,15 @@ def test_workload_fixes(stack_file) -> None:
 
 
 def test_lustre_efa_clients_and_scratch_long_run_fixes(stack_file) -> None:
-    (fix,) = _fixes(stack_file, trn2(1, "    efa: false\n" + P2 + "\n  efa_enabled: true"), "lustre-efa-clients")
+    (fix,) = _fixes(
+        stack_file,
+        group("p5en.48xlarge", 1, "on-demand", "    efa: false\n" + P2 + "\n  efa_enabled: true", name="trainers"),
+        "lustre-efa-clients",
+    )
     assert fix == "in node group 'trainers', remove efa: false, or set lustre.efa_enabled: false"
+    # the trn2 family is no EFA client of FSx for Lustre: turning EFA on would not help
+    (fix,) = _fixes(stack_file, trn2(1, "    efa: false\n" + P2 + "\n  efa_enabled: true"), "lustre-efa-clients")
+    assert fix.startswith("set lustre.efa_enabled: false")
     (fix,) = _fixes(
         stack_file, trn2(1, lustre_fs("SCRATCH_2", 2400) + "schedule: {hours: 169}"), "lustre-scratch-long-run"
     )
