@@ -279,8 +279,8 @@ def launch_template_args(
 
 
 def _reservation_target(group: NodeGroup) -> dict[str, Any] | None:
-    """The launch template's CapacityReservationTarget: one reservation id, or the ARN of a resource
-    group of UltraServer Capacity Blocks (a group with one id per UltraServer is split before this)."""
+    """The launch template's CapacityReservationTarget: one reservation id, or the ARN of a Capacity
+    Reservation resource group (a group with one id per UltraServer is split before this)."""
     if group.capacity_reservation_resource_group_arn is not None:
         return {
             "capacity_reservation_target": {

@@ -69,7 +69,7 @@ class NodeGroupArgs:
     public_ip: bool | None = None
     # one id, or (UltraServer Capacity Blocks) a list of ids, one per UltraServer
     capacity_reservation_id: str | Sequence[str] | None = None
-    capacity_reservation_resource_group_arn: str | None = None  # a resource group of UltraServer Capacity Blocks
+    capacity_reservation_resource_group_arn: str | None = None  # a Capacity Reservation resource group
 
     @classmethod
     def from_model(cls, g: NodeGroup) -> NodeGroupArgs:

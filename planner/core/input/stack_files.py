@@ -162,8 +162,8 @@ SCHEMA: dict[str, Table] = {
             ),
             "capacity_reservation_resource_group_arn": Field(
                 "pattern",
-                "A resource group of UltraServer Capacity Blocks to launch into (instead of "
-                "capacity_reservation_id), in the stack's region.",
+                "A Capacity Reservation resource group (of Capacity Blocks or Capacity Reservations) to launch into "
+                "(instead of capacity_reservation_id), in the stack's region.",
                 pattern=RESOURCE_GROUP_ARN,
                 what="a resource group ARN such as arn:aws:resource-groups:us-east-2:123456789012:group/NAME",
             ),

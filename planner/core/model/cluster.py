@@ -98,7 +98,7 @@ class NodeGroup:
     availability_zone: str = ""  # effective AZ (group's own, else the cluster's)
     public_ip: bool = False
     # where the group launches: the reservations (Capacity Blocks) it targets, as declared (one id,
-    # or one per UltraServer), or a resource group of UltraServer Capacity Blocks; empty/None: none named
+    # or one per UltraServer), or a Capacity Reservation resource group (of blocks or reservations); empty/None: none named
     capacity_reservation_ids: tuple[str, ...] = ()
     capacity_reservation_resource_group_arn: str | None = None
     ultraservers: int | None = None  # as declared; None when `count` was given

@@ -248,7 +248,7 @@ def _ultraserver_block(ctx: RuleContext, g: NodeGroup) -> bool:
     source=TARGET_DOC,
     remediation=(
         "Give one `capacity_reservation_id` per node group (split the group, one per reservation); several ids "
-        "are for UltraServer Capacity Blocks (one per UltraServer), or use a resource group of UltraServer blocks."
+        "are for UltraServer Capacity Blocks (one per UltraServer), or put the reservations in a Capacity Reservation resource group."
     ),
 )
 def reservation_list(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Finding]:
@@ -267,7 +267,7 @@ def reservation_list(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Findin
             g.path + ("capacity_reservation_id",),
             f"node group '{g.name}' names {len(ids)} capacity reservations, but {why}: its launch "
             "template targets one reservation (several ids are for UltraServer Capacity Blocks, "
-            "one per UltraServer, or a resource group of UltraServer blocks)",
+            "one per UltraServer, or a Capacity Reservation resource group)",
             fix=Fix(
                 f"and declare one node group per other reservation ({', '.join(ids[1:])})",
                 (set_to(ctx, g.path + ("capacity_reservation_ids",), ids[:1]),),
