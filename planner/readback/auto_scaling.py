@@ -10,9 +10,8 @@ from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.model.cluster import Unplanned
-from planner.core.model.findings import Fix
 from planner.readback.block_devices import launch_volumes
-from planner.readback.compute_groups import KNOWN_AT_PREVIEW, ReadGroup, pick_type, refused_sizes, scaled_to_zero, sizes
+from planner.readback.compute_groups import ReadGroup, pick_type, refused_sizes, scaled_to_zero, size_unknown, sizes
 from planner.readback.launch_templates import launch_values, launched_group, template_of, zones_of
 from planner.readback.resources import (
     AUTOSCALING_GROUP,
@@ -22,7 +21,6 @@ from planner.readback.resources import (
     Violation,
     as_int,
     as_list,
-    change,
     known,
 )
 
@@ -64,13 +62,7 @@ def asg_groups(
         )
         if planned is None:
             gaps.append(
-                Violation(
-                    f"cannot tell how many instances Auto Scaling group '{asg.name}' runs "
-                    "(desiredCapacity and minSize unknown); not planned",
-                    asg.urn,
-                    fix=Fix(edits=(change(asg, "desiredCapacity", note=KNOWN_AT_PREVIEW),)),
-                    left_out=f"Auto Scaling group '{asg.name}' (size unknown)",
-                )
+                size_unknown("Auto Scaling group", asg, "desiredCapacity", " (desiredCapacity and minSize unknown)")
             )
             continue
         if planned == 0:

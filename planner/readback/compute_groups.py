@@ -158,6 +158,18 @@ def pick_type(
 
 # what a fix writes where a value must be known at preview (a literal, not another resource's output)
 KNOWN_AT_PREVIEW = "a number known at preview"
+
+
+def size_unknown(kind: str, r: Resource, prop: str, why: str = "") -> Violation:
+    """A group whose size is unknown at preview: not planned, its size property to write as a number."""
+    return Violation(
+        f"cannot tell how many instances {kind} '{r.name}' runs{why}; not planned",
+        r.urn,
+        fix=Fix(edits=(change(r, prop, note=KNOWN_AT_PREVIEW),)),
+        left_out=f"{kind} '{r.name}' (size unknown)",
+    )
+
+
 LITERAL_TYPE = "a literal type, not an output of another resource"
 
 

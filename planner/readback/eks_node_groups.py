@@ -7,11 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from planner.core.model.cluster import Purchase, Unplanned
-from planner.core.model.findings import Fix
 from planner.readback.block_devices import eks_volumes, launch_volumes
-from planner.readback.compute_groups import KNOWN_AT_PREVIEW, ReadGroup, pick_type, refused_sizes, scaled_to_zero, sizes
+from planner.readback.compute_groups import ReadGroup, pick_type, refused_sizes, scaled_to_zero, size_unknown, sizes
 from planner.readback.launch_templates import launch_values, launched_group, template_of, zones_of
-from planner.readback.resources import EKS_NODE_GROUP, SUBNET, Graph, Violation, as_int, as_list, change
+from planner.readback.resources import EKS_NODE_GROUP, SUBNET, Graph, Violation, as_int, as_list
 
 _EKS_CAPACITY: dict[str, Purchase] = {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot", "ON_DEMAND": "on-demand"}
 
@@ -46,14 +45,7 @@ def eks_groups(
             gaps,
         )
         if planned is None:
-            gaps.append(
-                Violation(
-                    f"cannot tell how many instances EKS node group '{ng.name}' runs; not planned",
-                    ng.urn,
-                    fix=Fix(edits=(change(ng, "scalingConfig.desiredSize", note=KNOWN_AT_PREVIEW),)),
-                    left_out=f"EKS node group '{ng.name}' (size unknown)",
-                )
-            )
+            gaps.append(size_unknown("EKS node group", ng, "scalingConfig.desiredSize"))
             continue
         if planned == 0:
             capacity = ng.get("capacityType")
