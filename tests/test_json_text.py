@@ -62,3 +62,49 @@ def test_refuses_other_types(bad: Any) -> None:
         _stdlib(bad)
     with pytest.raises(TypeError):
         json_text.dumps(bad)
+
+
+class _Point:
+    def __init__(self, x: int, label: str) -> None:
+        self.x, self.label = x, label
+
+
+def _as_object(o: Any) -> Any:
+    if isinstance(o, _Point):
+        return {"x": o.x, "points": [], "label": o.label}
+    raise TypeError(type(o).__name__)
+
+
+def test_default_writes_other_types_as_json_dumps_does() -> None:
+    """`default`, as in `json.dumps`: what it returns is written in the value's place, and what it
+    returns may hold more values for it."""
+    obj = {"a": _Point(1, "\u2028one"), "more": [_Point(2, "two"), (3, _Point(4, "four"))], "n": None}
+    assert json_text.dumps(obj, _as_object) == json.dumps(
+        obj, indent=2, ensure_ascii=False, allow_nan=False, default=_as_object
+    )
+    with pytest.raises(TypeError):
+        json_text.dumps({"k": object()}, _as_object)
+
+
+def _reports() -> list[Any]:
+    import section_documents as docs
+    from conftest import run_cli
+
+    from planner.core.document import Report, codec
+
+    planned = codec.load(Report, json.loads(run_cli("plan", "stacks", "tests/corpus", "--format", "json").out))
+    made = [getattr(docs, name)() for name in dir(docs) if name.endswith("_report") and not name.startswith("_")]
+    return [planned, *made]
+
+
+def test_a_report_written_one_record_at_a_time_is_the_codec_s_dump() -> None:
+    """The JSON format writes each record as the codec gives it one level deep (`codec.shallow`),
+    never building the whole tree of dicts; the text is the codec's whole dump written as JSON, byte
+    for byte, for a plan report and every section's (compare, capacity, diff)."""
+    from planner.core.document import codec
+    from planner.core.render import json_report
+
+    reports = _reports()
+    assert len(reports) > 10
+    for r in reports:
+        assert json_report.render(r) == json_report.dumps(codec.dump(r))

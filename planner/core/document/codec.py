@@ -92,13 +92,15 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def dump(value: object) -> object:
-    """`value` (a document dataclass, or a tuple or scalar of one) as JSON-ready data."""
+    """`value` (a document dataclass, or a tuple, dict or scalar of them) as JSON-ready data."""
     if type(value) in _SCALARS or isinstance(value, str | int | float | bool) or value is None:
         return value
     if type(value) in _WRITERS:  # a record type written before
         return dump_record(value)  # type: ignore[arg-type]
     if isinstance(value, tuple | list):
         return [v if type(v) in _SCALARS else dump(v) for v in value]
+    if isinstance(value, dict):  # a `pairs` field, as `entries` gives it
+        return {k: v if type(v) in _SCALARS else dump(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dump_record(value)
     return value
@@ -106,9 +108,7 @@ def dump(value: object) -> object:
 
 def dump_record(value: DataclassInstance) -> dict[str, object]:
     """A document record (a dataclass) as a JSON object."""
-    out: dict[str, object] = {}
-    _dump_into(value, out)
-    return out
+    return {k: v if type(v) in _SCALARS else dump(v) for k, v in shallow(value).items()}
 
 
 # How a class is written, worked out once per class: (attribute, JSON key, its `_Key`) in order;
@@ -129,22 +129,31 @@ def _writer(cls: type) -> tuple[tuple[str, str, _Key | None], ...]:
     return found
 
 
-def _dump_into(value: DataclassInstance, out: dict[str, object]) -> None:
+def shallow(value: DataclassInstance) -> dict[str, object]:
+    """`value`'s JSON object one level deep: its keys in order, each with the value written there, which may
+    still be a record or a tuple of them (`dump` goes on into those; the JSON text writer asks for them in turn,
+    so a report becomes text without a tree of dicts built first)."""
+    out: dict[str, object] = {}
+    _shallow_into(value, out)
+    return out
+
+
+def _shallow_into(value: DataclassInstance, out: dict[str, object]) -> None:
     for name, json_key, k in _writer(type(value)):
         item = getattr(value, name)
         if k is None or k is _PLAIN:  # a computed key, or one written as it is
-            out[json_key] = item if type(item) in _SCALARS else dump(item)
+            out[json_key] = item
         elif _omitted(k.omit, value, item):
             continue
         elif k.flatten:
             if item is not None:
-                _dump_into(item, out)
+                _shallow_into(item, out)
         elif k.shape == "pairs":
-            out[json_key] = {a: dump(b) for a, b in item}
+            out[json_key] = dict(item)
         elif k.shape == "one":
-            out[json_key] = [dump(item)]
+            out[json_key] = (item,)
         else:
-            out[json_key] = dump(item)
+            out[json_key] = item
 
 
 def _omitted(omit: Omit, record: object, item: object) -> bool:

@@ -6,8 +6,9 @@ with nested Python generators, each piece of text passing up through every level
 planner's JSON report that walk cost more than planning the stacks. Here one function
 appends pieces to a list; strings are still escaped by the C `encode_basestring`. Same
 rules as `json`: dict keys in insertion order, str/int/float/bool/None keys turned into
-text, tuples written as lists, a NaN or an infinity refused with ValueError and any other
-type with TypeError.
+text, tuples written as lists, a NaN or an infinity refused with ValueError; any other value
+is passed to `default` (as `json.dumps` does), which returns what to write instead, or raises
+TypeError (the default when none is given).
 """
 
 from __future__ import annotations
@@ -20,18 +21,27 @@ from typing import Any
 _INDENT = "  "
 # a container holding only values of these exact types is written by the C encoder in one call
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_JSON_TYPES = frozenset({dict, list, tuple, str, int, float, bool, type(None)})
+_JSON_TYPES_AND_SUBCLASSES = (dict, list, tuple, str, int, float)
 _FLAT: dict[str, Callable[[Any], str]] = {}  # line break + indent of the items -> their C encoder
 
 
-def dumps(obj: Any) -> str:
-    """`obj` as JSON indented by two spaces, non-ASCII characters kept (no final newline)."""
+def _unknown(o: Any) -> Any:
+    raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+
+def dumps(obj: Any, default: Callable[[Any], Any] = _unknown) -> str:
+    """`obj` as JSON indented by two spaces, non-ASCII characters kept (no final newline); a value of
+    any other type is written as what `default` returns for it."""
     out: list[str] = []
-    _value(obj, "\n", out)
+    _value(obj, "\n", out, default)
     return "".join(out)
 
 
-def _value(o: Any, newline: str, out: list[str]) -> None:
+def _value(o: Any, newline: str, out: list[str], default: Callable[[Any], Any]) -> None:
     """Append `o`; `newline` is a line break plus the indent of the line `o` starts on."""
+    if type(o) not in _JSON_TYPES and not isinstance(o, _JSON_TYPES_AND_SUBCLASSES):
+        o = default(o)  # a record of the caller's (a report's): written as the JSON value it gives
     if isinstance(o, str):
         out.append(encode_basestring(o))
     elif o is None:
@@ -67,7 +77,7 @@ def _value(o: Any, newline: str, out: list[str]) -> None:
             elif t is bool:
                 out.append("true" if v else "false")
             else:
-                _value(v, inner, out)
+                _value(v, inner, out, default)
             sep = "," + inner
         out.append(newline + "}")
     elif isinstance(o, (list, tuple)):
@@ -84,10 +94,10 @@ def _value(o: Any, newline: str, out: list[str]) -> None:
             if isinstance(v, str):
                 out.append(encode_basestring(v))
             else:
-                _value(v, inner, out)
+                _value(v, inner, out, default)
             sep = "," + inner
         out.append(newline + "]")
-    else:
+    else:  # `default` gave something JSON cannot say either
         raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
 
 
