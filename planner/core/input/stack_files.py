@@ -531,7 +531,8 @@ def lustre(r: Reader, data: Any, path: Path, cluster_az: str) -> Lustre | None:
     tiering = storage == INTELLIGENT_TIERING
     # what one storage type takes and the other has no use for (the FSx API: an SSD or HDD file system
     # takes StorageCapacity and PerUnitStorageThroughput; an Intelligent-Tiering one ThroughputCapacity and
-    # DataReadCacheConfiguration, its storage elastic)
+    # DataReadCacheConfiguration, its storage elastic); every such key is said, not the first only
+    misplaced = False
     for k, why in (
         ("storage_capacity_gib", "storage_type: INTELLIGENT_TIERING, whose storage is elastic (nothing to declare)"),
         ("per_unit_storage_throughput", "storage_type: INTELLIGENT_TIERING, sized by throughput_capacity_mbps"),
@@ -541,7 +542,9 @@ def lustre(r: Reader, data: Any, path: Path, cluster_az: str) -> Lustre | None:
     ):
         if k in m and tiering == k.startswith(("storage_capacity", "per_unit")):
             r.fail(path + (k,), f"does not apply to {why}; expected no such key")
-            return None
+            misplaced = True
+    if misplaced:
+        return None
     if storage is not None and not tiering and m.get("storage_capacity_gib") is None:
         r.fail(path, "missing required key 'storage_capacity_gib'")
         return None
