@@ -112,3 +112,22 @@ def test_the_pack_says_a_budget_it_took_from_its_config_by_that_configs_key() ->
     assert pack.say(stack, hours) == "in the stack config's planner:cluster, set schedule.hours: 336"
     count = Fix(edits=(Edit(("node_groups", 0, "count"), "set", 1),))
     assert pack.say(with_provenance, count) == 'set `desired_capacity` of aws.autoscaling.Group "gpu" to 1'
+
+
+def test_a_region_edit_is_the_stack_configs_aws_region_in_every_adapter() -> None:
+    """The region is the stack's (`REGION`), not the cluster's: the stack file, a program and the pack all
+    say it as the stack config's `aws:region`, and `apply_to_stack` applies it."""
+    from planner.core.input.fix_words import in_stack_terms
+    from planner.core.model.edits import apply_to_stack
+    from planner.core.model.findings import REGION
+    from planner.policy.planning import PackLocator
+    from planner.readback.program_terms import in_program_terms
+
+    stack = load_stack(str(EFA_OFF))
+    move = Fix(edits=(Edit(REGION, "set", "us-east-1", "where it is sold"),))
+    assert in_stack_terms(stack, move) == "set aws:region: us-east-1 (where it is sold)"
+    assert in_program_terms(stack, move) == "in the stack config, set aws:region: us-east-1 (where it is sold)"
+    assert PackLocator().say(stack, move) == "in the stack config, set aws:region: us-east-1 (where it is sold)"
+    assert apply_to_stack(stack, move.edits).region == "us-east-1"
+    with pytest.raises(KeyError):
+        apply_edits(stack.cluster, move.edits)

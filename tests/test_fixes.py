@@ -201,9 +201,9 @@ def test_subnet_and_scale_fixes(stack_file) -> None:
     )
     # AWS documents P5 UltraClusters of up to 20,000 H100 (2,500 p5.48xlarge x 8)
     (fix,) = _fixes(stack_file, group("p5.48xlarge", 2501), "ultracluster-scale")
-    assert (
-        fix
-        == "confirm with AWS that 20,008 H100 fit one UltraCluster, or plan at most 20,000 H100 per cluster (8 fewer)"
+    assert fix == (
+        "in node group 'g', set count: 2500 (at most 20,000 H100 per cluster: 8 fewer), "
+        "or confirm with AWS that 20,008 H100 fit one UltraCluster"
     )
 
 
@@ -216,7 +216,10 @@ def test_capacity_block_account_limit_fix(stack_file) -> None:
         + "placement_group: none"
     )
     # EC2 User Guide: "you can have up to 256 instances across Capacity Blocks" (nothing about raising it)
-    fixes = [f for f in _fixes(stack_file, cluster, "capacity-block-size") if f and f.startswith("plan at most")]
+    # each group in proportion: 5 x 51 = 255 instances
+    fixes = [f for f in _fixes(stack_file, cluster, "capacity-block-size") if f and f.endswith("can hold more")]
     assert fixes == [
-        "plan at most 256 instances across Capacity Blocks (64 fewer), or ask AWS whether your account can hold more"
+        "in node group 'b0', set count: 51; in node group 'b1', set count: 51; in node group 'b2', set count: 51; "
+        "in node group 'b3', set count: 51; in node group 'b4', set count: 51 (at most 256 instances across "
+        "Capacity Blocks: 64 fewer), or ask AWS whether your account can hold more"
     ]

@@ -4,8 +4,8 @@ For each stack of the invalid-stack corpus (tests/invalid_stacks/), each finding
 (`Fix(reason, edits, alternatives)`): its edits are applied to the model (`apply_edits`), the stack is
 planned again, and the test checks that the finding is gone and that no error appears that the stack
 did not have before; each alternative, applied alone, raises no new error either. A fix that is no
-edit of the model (confirm with AWS, book a block, add a price) has a reason and no edits: those
-are listed in ADVICE with why, so a new fix in words fails until it is an edit or listed.
+edit of the model (confirm with AWS, book a block, add a price) has a reason and no edits, and names
+its kind (`Fix.outside`, one of `OUTSIDE`): a fix in words without one fails.
 """
 
 from __future__ import annotations
@@ -19,26 +19,12 @@ import pytest
 from planner.core.catalogue import instance_types as catalogue
 from planner.core.input.stack_files import load_stack
 from planner.core.model.cluster import Cluster, Stack
-from planner.core.model.edits import apply_edits
-from planner.core.model.findings import Edit, Finding
+from planner.core.model.edits import apply_to_stack
+from planner.core.model.findings import OUTSIDE, Edit, Finding
 from planner.core.planning.pipeline import plan_stack
 
 HERE = Path(__file__).parent / "invalid_stacks"
 STACKS = sorted(HERE.glob("Pulumi.*.yaml"))
-
-# rule: why its fix (on the corpus's stacks) is words, not an edit of the model
-ADVICE = {
-    "capacity-block-size": "splits a node group into several: new groups, which the user names and sizes",
-    "ultracluster-scale": "asks to confirm with AWS (or to plan fewer accelerators: the user's choice of group)",
-    "subnet-single-az": "moves every resource into an existing subnet's AZ, which only the account knows",
-    "local-zone-opt-in": "an AWS account setting (opt in to the Local Zone), not a stack change",
-    "instance-region": "moves the stack to another region: the region is the stack's, not the cluster model's",
-    "price-unknown": "a price book change (or --price), not a stack change",
-    "budget-exceeded": "the cut is the user's to choose among several levers; the budget it would take is an edit",
-    "budget-incomplete-cost": "price what is missing: a price book change, or a budget setting given as an alternative",
-    "ultraserver-requires-lustre": "declares a file system: a new record the user sizes (one UltraServer is an edit)",
-    "capacity-block-reservation-count": "needs reservation ids only the account has (one id for the block is an edit)",
-}
 
 
 def _sized(cluster: Cluster) -> Cluster:
@@ -58,8 +44,8 @@ def _sized(cluster: Cluster) -> Cluster:
 
 
 def _planned(stack: Stack, edits: tuple[Edit, ...]) -> list[Finding]:
-    fixed = replace(stack, cluster=_sized(apply_edits(stack.cluster, edits)))
-    return plan_stack(fixed).findings
+    fixed = apply_to_stack(stack, edits)
+    return plan_stack(replace(fixed, cluster=_sized(fixed.cluster))).findings
 
 
 def _errors(findings: list[Finding]) -> set[str]:
@@ -91,13 +77,18 @@ def test_a_fixs_edits_plan_its_finding_away(path: Path, finding: Finding) -> Non
     fix = finding.fix
     assert fix is not None
     before = plan_stack(stack).findings
-    if not fix.edits:
-        assert finding.rule in ADVICE, f"{finding.rule} on {path.name}: a fix in words ({fix.reason!r}): list it"
+    if not fix.edits and not fix.alternatives:
+        assert fix.outside in OUTSIDE, f"{finding.rule} on {path.name}: a fix in words ({fix.reason!r}) of no kind"
         assert fix.reason
         return
-    after = _planned(stack, fix.edits)
+    if not fix.edits:  # a reason (what to cut) and single edits that would do instead: one of them does
+        assert any(
+            not [f for f in _planned(stack, (a,)) if f.rule == finding.rule and f.path == finding.path]
+            for a in fix.alternatives
+        ), f"no alternative of {finding.rule} on {path.name} plans it away: {fix.alternatives}"
+    after = _planned(stack, fix.edits) if fix.edits else before
     still = [f for f in after if f.rule == finding.rule and f.path == finding.path]
-    assert not still, f"the edits of {finding.rule} on {path.name} leave it: {fix.edits}"
+    assert not fix.edits or not still, f"the edits of {finding.rule} on {path.name} leave it: {fix.edits}"
     assert _errors(after) <= _errors(before), (
         f"the edits of {finding.rule} on {path.name} raise {sorted(_errors(after) - _errors(before))}"
     )
@@ -126,3 +117,70 @@ def test_the_workload_fix_is_a_block_that_holds_the_run(stack_file) -> None:
     assert (edit.path, edit.op, edit.value) == (("schedule", "hours"), "set", 4032)
     after = _planned(stack, f.fix.edits)
     assert not [x for x in after if x.rule in ("workload-exceeds-schedule", "capacity-block-duration")]
+
+
+# stacks whose finding the invalid-stack corpus does not give with an edit: each fix's edits plan it away
+MORE = {
+    # node groups in two zones, the file system in a third of its own: the groups move to the file system's zone
+    "lustre-same-az": (
+        "availability_zone: us-east-2a\nplacement_group: none\nnode_groups:\n"
+        "  - {name: a, instance_type: p5en.48xlarge, count: 1}\n"
+        "  - {name: b, instance_type: p5en.48xlarge, count: 1, availability_zone: us-east-2b}\n"
+        "lustre: {deployment_type: PERSISTENT_2, storage_capacity_gib: 2400, per_unit_storage_throughput: 125, "
+        "availability_zone: us-east-2c}\n"
+    ),
+    # 320 instances across Capacity Blocks: the groups shrink, each in proportion, to the account's 256
+    "capacity-block-size": (
+        "availability_zone: us-east-2b\nplacement_group: none\nnode_groups:\n"
+        + "".join(
+            f"  - {{name: b{i}, instance_type: p5en.48xlarge, count: 64, purchase: capacity-block}}\n" for i in range(5)
+        )
+    ),
+    # 2,501 p5.48xlarge in two groups: 20,008 H100, 8 over the UltraCluster AWS documents
+    "ultracluster-scale": (
+        "availability_zone: us-east-2b\nnode_groups:\n"
+        "  - {name: a, instance_type: p5.48xlarge, count: 2000}\n  - {name: b, instance_type: p5.48xlarge, count: 501}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("rule_id", sorted(MORE))
+def test_more_fixes_plan_their_finding_away(stack_file, rule_id: str) -> None:
+    stack = load_stack(str(stack_file(MORE[rule_id])))
+    before = plan_stack(stack).findings
+    found = [f for f in before if f.rule == rule_id and f.fix is not None and f.fix.edits]
+    assert found, [(f.rule, f.fix) for f in before if f.rule == rule_id]
+    for finding in found:
+        assert finding.fix is not None
+        after = _planned(stack, finding.fix.edits)
+        assert not [f for f in after if f.rule == rule_id and f.path == finding.path], finding.fix.edits
+        assert _errors(after) <= _errors(before)
+
+
+def test_a_region_move_sets_the_region_and_every_zone_the_stack_declares(stack_file) -> None:
+    """instance-region: the stack moves to the listed region nearest in name, with the same zone letter, and the
+    region's edit is said by every adapter as the stack config's `aws:region`."""
+    from planner.core.input.fix_words import in_stack_terms
+    from planner.core.planning.build_report import reported_fix
+    from planner.readback.program_terms import in_program_terms
+
+    cluster = (
+        "availability_zone: eu-west-3b\nnode_groups:\n"
+        "  - {name: g, instance_type: p5en.48xlarge, count: 1, availability_zone: eu-west-3b}\n"
+    )
+    stack = load_stack(str(stack_file(cluster, region="eu-west-3")))
+    (f,) = [f for f in plan_stack(stack).findings if f.rule == "instance-region"]
+    assert f.fix is not None and f.fix.outside == "confirm"
+    assert [(e.path, e.value) for e in f.fix.edits] == [
+        (("region",), "eu-north-1"),
+        (("availability_zone",), "eu-north-1b"),
+        (("node_groups", 0, "availability_zone"), "eu-north-1b"),
+    ]
+    said = in_stack_terms(stack, f.fix)
+    assert said.startswith(
+        "set aws:region: eu-north-1 (the known region nearest in name); set availability_zone: eu-north-1b; "
+        "in node group 'g', set availability_zone: eu-north-1b, or confirm the offering"
+    ), said
+    assert in_program_terms(stack, f.fix).startswith("in the stack config, set aws:region: eu-north-1")
+    assert reported_fix(stack, f.fix).edits[0].path == "aws:region"
+    assert not [x for x in _planned(stack, f.fix.edits) if x.rule == "instance-region"]

@@ -135,8 +135,10 @@ node_groups:
     )
     fs = findings(run_cli("preflight", str(path), "--format", "json").out)
     # moto offers trn2.48xlarge in no zone of us-east-1; the catalogue lists ap-south-2 and us-east-2
+    # the stack moves to the listed region nearest in name, every zone it declares with it
     assert fixes(fs, "preflight-offering") == [
-        "move the stack to a region that offers trn2.48xlarge (the catalogue lists ap-south-2, us-east-2); confirm "
+        "set aws:region: us-east-2 (the catalogue lists ap-south-2, us-east-2); set availability_zone: us-east-2a; "
+        "in node group 'trainers', set availability_zone: us-east-2a, or confirm "
         "with aws ec2 describe-instance-type-offerings --location-type availability-zone --filters "
         "Name=instance-type,Values=trn2.48xlarge --region REGION"
     ]
@@ -229,10 +231,12 @@ node_groups:
         {"ServiceCode": "ec2", "QuotaCode": "L-417A185B"},
     )
     (f,) = run_check("preflight-quota", path, Account(aws.client))
+    # the groups shrunk to the quota as it is, or the increase: both ways the finding goes
+    assert f.fix is not None and f.fix.outside == "quota"
     assert fix_words(f) == (
-        "request L-417A185B (Running On-Demand P instances) be raised to at least 768 vCPUs (now 384) in "
-        "Service Quotas, region us-east-1, plus what already runs there; or shrink node groups 'a', 'b' "
-        "to at most 384 vCPUs in all"
+        "in node group 'a', set count: 1; in node group 'b', set count: 1 (at most 384 vCPUs in all), or request "
+        "L-417A185B (Running On-Demand P instances) be raised to at least 768 vCPUs (now 384) in "
+        "Service Quotas, region us-east-1, plus what already runs there"
     )
     aws = StubbedAws()
     aws.stub("service-quotas", "us-east-2").add_response(

@@ -170,9 +170,12 @@ def test_plan_program_names_the_interface_by_its_list_position_in_python_names(t
     (stack,) = json.loads(res.out)["stacks"]
     (f,) = [f for f in stack["findings"] if f["rule"] == "efa-interface-layout" and f["severity"] == "error"]
     assert f["fix"]["text"] == (
-        "in the launch template of node group 'trainers', set network_interfaces[7].interface_type: 'efa' "
-        "(network_card_index 0, device_index 0), or make it an ENA interface"
+        f'set `network_interfaces[7].interface_type` of aws.ec2.LaunchTemplate "trainers" ({tmp_path / "app.py"}:5) '
+        'to "efa" (network_card_index 0, device_index 0), or set `network_interfaces[7].interface_type` of '
+        f'aws.ec2.LaunchTemplate "trainers" ({tmp_path / "app.py"}:5) to "interface" (an ENA interface)'
     )
+    (edit,) = f["fix"]["edits"]  # the resource's property, as the engine names it
+    assert (edit["path"], edit["value"]) == ("networkInterfaces[7].interfaceType", "efa")
 
 
 ULTRASERVERS_IN_AN_ASG = """

@@ -163,11 +163,14 @@ def test_readback_fixes_name_the_program_property_and_value() -> None:
     """Issue 15 item 4 for programs: the fix names the resource's own property (not a stack-file key)."""
     (fix,) = fixes(CASES["efa-interface-layout"][0], "efa-interface-layout")
     assert fix == (
-        "in the launch template of node group 'g', add 8 network interface(s) with interface_type 'efa-only' "
-        "(or 'efa'), one on each network_card_index 8-15"
+        "add 8 network interface(s) with interface_type 'efa-only' (or 'efa'), one on each network_card_index 8-15 "
+        'to `network_interfaces` of aws.ec2.LaunchTemplate "t"'
     )
     (fix,) = fixes(CASES["node-group-multi-az"][0], "node-group-multi-az")
-    assert fix == "give node group 'g' subnets in us-east-2a only (drop those in us-east-2b)"
+    assert fix == (
+        'launch aws.autoscaling.Group "g" into subnets of "us-east-2a" only (`vpc_zone_identifiers`) '
+        "(drop those in us-east-2b)"
+    )
     (fix,) = fixes(CASES["scaling-maximum"][0], "scaling-maximum")
     assert fix.startswith("budget for 4 instances") and fix.endswith("to 2 (if it is not meant to grow)")
     (fix,) = fixes(CASES["readback-gap"][0], "readback-gap")
@@ -200,19 +203,21 @@ def test_interface_fixes_name_the_list_element_the_program_declared() -> None:
         {"networkCardIndex": c, "deviceIndex": 0 if c == 0 else 1, "interfaceType": "efa-only"} for c in order
     ]
     assert sorted(f or "" for f in fixes(specs, "efa-interface-layout")) == [
-        "in the launch template of node group 'g', add 24 network interface(s) with interface_type 'efa-only' "
-        "(or 'efa'), one on each network_card_index 8-31",
-        "in the launch template of node group 'g', remove network_interfaces[3] (keep one EFA interface on "
+        "add 24 network interface(s) with interface_type 'efa-only' (or 'efa'), one on each network_card_index "
+        '8-31 to `network_interfaces` of aws.ec2.LaunchTemplate "t"',
+        'remove `network_interfaces[3]` from aws.ec2.LaunchTemplate "t" (keep one EFA interface on '
         "network_card_index 3: network_interfaces[2])",
-        "in the launch template of node group 'g', set network_interfaces[8].interface_type: 'efa' "
-        "(network_card_index 0, device_index 0), or make it an ENA interface",
+        'set `network_interfaces[8].interface_type` of aws.ec2.LaunchTemplate "t" to "efa" (network_card_index 0, '
+        'device_index 0), or set `network_interfaces[8].interface_type` of aws.ec2.LaunchTemplate "t" to '
+        '"interface" (an ENA interface)',
     ]
     beyond = cluster(cards=18)  # trn2.48xlarge has cards 0-15: positions 16 and 17 are on cards it lacks
     outcome_beyond = plan_resources(stack_args(beyond).resources, {})
     (problem,) = [f for f in outcome_beyond.plan.findings if f.severity == "error"]
     assert said_fix(outcome_beyond.plan, problem) == (
-        "in the launch template of node group 'g', remove network_interfaces[16] to network_interfaces[17] "
-        "(network_card_index 16-17; trn2.48xlarge has cards 0-15)"
+        # the last first: applied in order, each position still names its element
+        'remove `network_interfaces[17]` from aws.ec2.LaunchTemplate "t"; remove `network_interfaces[16]` from '
+        'aws.ec2.LaunchTemplate "t" (network_card_index 16-17; trn2.48xlarge has cards 0-15)'
     )
 
 
@@ -240,8 +245,9 @@ def test_an_instances_interface_fix_names_the_network_interface_attached_there()
     assert outcome.plan is not None, outcome.gaps
     (f,) = [f for f in outcome.plan.findings if f.rule == "efa-interface-layout" and f.severity == "error"]
     assert said_fix(outcome.plan, f) == (
-        "in the instances of node group 'gpu', set interface_type: 'efa' on the network interface attached at "
-        "network_interfaces[1] (network_card_index 0, device_index 0), or make it an ENA interface"
+        "set `network_interfaces[1]` of aws.ec2.Instance \"gpu-0\" to a network interface of interface_type 'efa' "
+        '(network_card_index 0, device_index 0), or set `network_interfaces[1]` of aws.ec2.Instance "gpu-0" to an '
+        "ENA network interface"
     )
     assert f.resource is not None and f.resource.endswith("::gpu-0")  # the instance that declares the list
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from planner.aws.account import Account
 from planner.aws.errors import DENIED, REJECTED_CREDENTIALS, THROTTLED, AwsCallError
 from planner.core.model.cluster import NodeGroup, Path
-from planner.core.model.findings import Finding, Fix
+from planner.core.model.findings import Finding, outside
 from planner.core.rules.preflight_declarations import AWS_ERROR, CATEGORY, PREFLIGHT
 from planner.core.rules.rule_registry import Check, RuleContext
 
@@ -65,7 +65,7 @@ def aws_error(ctx: RuleContext, path: Path, err: AwsCallError, what: str) -> Fin
         ctx,
         path,
         f"could not check {what}: {err.message}",
-        fix=Fix(aws_error_fix(err, ctx.option(Preflight).region or ctx.stack.region, what)),
+        fix=outside("account", aws_error_fix(err, ctx.option(Preflight).region or ctx.stack.region, what)),
     )
 
 

@@ -17,7 +17,7 @@ from planner.aws.errors import AwsCallError
 from planner.core.model.cluster import NodeGroup, Path
 from planner.core.model.findings import Edit, Finding
 from planner.core.rules import Rule, RuleContext
-from planner.core.rules.spec_rules import Fix, advice, remove, set_to
+from planner.core.rules.spec_rules import Fix, outside, remove, set_to, shrink
 
 # "You can't assign an IP address to an EFA-only network interface." (EC2 User Guide, Create and attach an EFA)
 EFA_ONLY_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/create-efa.html"
@@ -158,8 +158,16 @@ def _program_subnets(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 f"subnet {where} has {free} free IP addresses; node group(s) {names} launch into it and need "
                 f"{need} (one per instance and interface that has one; EFA-only interfaces take none: {EFA_ONLY_DOC})",
                 severity="warning",
-                fix=advice(
-                    f"launch into a subnet of {ctx.cluster.availability_zone or region} with at least {need} free "
-                    f"IP addresses, free {need - free} more in {where}, or use EFA-only interfaces beyond the primary one"
-                ),
+                fix=_addresses_fix(ctx, groups, free, need, where, region),
             )
+
+
+def _addresses_fix(ctx: RuleContext, groups: list[NodeGroup], free: int, need: int, where: str, region: str) -> Fix:
+    """Size the groups to the addresses the subnet has free, or make room (another subnet, freed addresses,
+    EFA-only interfaces), which the account holds."""
+    fewer = shrink(ctx, groups, lambda g: g.addresses_per_instance, free, f"{free} free IP addresses in {where}")
+    room = (
+        f"launch into a subnet of {ctx.cluster.availability_zone or region} with at least {need} free "
+        f"IP addresses, free {need - free} more in {where}, or use EFA-only interfaces beyond the primary one"
+    )
+    return outside("account", f"or {room}" if fewer else room, fewer)

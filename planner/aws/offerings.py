@@ -18,7 +18,7 @@ from planner.core.input.cluster_checks import az_in_region
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext
-from planner.core.rules.spec_rules import Fix, advice, set_to
+from planner.core.rules.spec_rules import Fix, move_region, nearest_region, outside, set_to
 
 GIB = 1024.0
 
@@ -48,9 +48,10 @@ def offering(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 ctx,
                 where,
                 f"node group '{g.name}': Availability Zone {az} is not in {region}, the region queried",
-                fix=advice(
+                fix=outside(
+                    "run",
                     f"run preflight without --region {region} (the stack's region is {ctx.stack.region}), or move "
-                    f"node group '{g.name}' to a zone of {region}"
+                    f"node group '{g.name}' to a zone of {region}",
                 ),
             )
             continue
@@ -95,25 +96,29 @@ def _zone_fix(ctx: RuleContext, g: NodeGroup, zones: list[str], region: str) -> 
             edits=(set_to(ctx, zone_path(g, ctx), zones[0], f"{g.instance_type} is offered in {', '.join(zones)}"),)
         )
     others = [x for x in ctx.catalogue.spec(g.instance_type).regions if x != region]
-    listed = f" (the catalogue lists {', '.join(others)})" if others else ""
-    return advice(
-        f"move the stack to a region that offers {g.instance_type}{listed}; confirm with aws ec2 "
-        f"describe-instance-type-offerings --location-type availability-zone --filters "
+    confirm = (
+        "confirm with aws ec2 describe-instance-type-offerings --location-type availability-zone --filters "
         f"Name=instance-type,Values={g.instance_type} --region REGION"
     )
+    if not others:
+        return outside("confirm", f"move the stack to a region that offers {g.instance_type}; {confirm}")
+    moved = move_region(ctx, nearest_region(region, others), f"the catalogue lists {', '.join(others)}")
+    return outside("confirm", f"or {confirm}", moved)
 
 
 def _block_fix(ctx: RuleContext, g: NodeGroup) -> Fix:
     """A Capacity Block group missing from the offerings: its reservation decides."""
     if g.capacity_reservation_ids:
-        return advice(
+        return outside(
+            "purchase",
             f"none if preflight-reservation finds {', '.join(g.capacity_reservation_ids)} in {g.availability_zone}; "
-            f"otherwise book a block there and name its reservation id as the capacity reservation of node group '{g.name}'"
+            f"otherwise book a block there and name its reservation id as the capacity reservation of node group '{g.name}'",
         )
     if g.capacity_reservation_resource_group_arn:
-        return advice(
+        return outside(
+            "purchase",
             f"none if the resource group {g.capacity_reservation_resource_group_arn} holds blocks in "
-            f"{g.availability_zone}; otherwise book one there and add it to the group"
+            f"{g.availability_zone}; otherwise book one there and add it to the group",
         )
     return Fix(
         f"book the block in {g.availability_zone} first",
@@ -155,9 +160,10 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 f"node group '{g.name}': DescribeInstanceTypes in {region} does not know "
                 f"{g.instance_type}; its EFA support could not be confirmed",
                 severity="warning",
-                fix=advice(
+                fix=outside(
+                    "confirm",
                     f"check that {region} sells {g.instance_type} (aws ec2 describe-instance-types "
-                    f"--instance-types {g.instance_type} --region {region}), or move the stack to a region that does"
+                    f"--instance-types {g.instance_type} --region {region}), or move the stack to a region that does",
                 ),
             )
             continue
@@ -211,8 +217,9 @@ def efa(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
 
 def _catalogue_fix(key: str, value: str) -> Fix:
     """Catalogue drift is fixed in the catalogue, not in the stack: the key and the account's value."""
-    return advice(
-        f"if DescribeInstanceTypes is right, set {key}: {value} in planner/data/catalogue.yaml, with its source"
+    return outside(
+        "catalogue",
+        f"if DescribeInstanceTypes is right, set {key}: {value} in planner/data/catalogue.yaml, with its source",
     )
 
 
@@ -281,9 +288,10 @@ def catalogue_figures(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                     g.path + ("instance_type",),
                     f"{message} (source: {documented}; catalogue note: {' '.join(t.notes.split())})",
                     severity="info",
-                    fix=advice(
+                    fix=outside(
+                        "catalogue",
                         f"none: the catalogue's note says why it uses {_num(ours)}{unit}; "
-                        "--suppress preflight-catalogue hides this"
+                        "--suppress preflight-catalogue hides this",
                     ),
                 )
             else:
@@ -291,10 +299,11 @@ def catalogue_figures(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                     ctx,
                     g.path + ("instance_type",),
                     message,
-                    fix=advice(
+                    fix=outside(
+                        "catalogue",
                         f"if DescribeInstanceTypes is right, set {setting}: {_num(api)} in "
                         f"planner/data/catalogue.yaml with its source; else document the catalogue's "
-                        f"{_num(ours)}{unit} in the entry's notes and field_sources.{key}"
+                        f"{_num(ours)}{unit} in the entry's notes and field_sources.{key}",
                     ),
                 )
 

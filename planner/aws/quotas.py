@@ -19,7 +19,7 @@ from planner.core.catalogue import shipped_data as _data
 from planner.core.model.cluster import NodeGroup, Purchase
 from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext, count_path
-from planner.core.rules.spec_rules import Fix, advice, set_to
+from planner.core.rules.spec_rules import Fix, outside, set_to, shrink
 
 COUNTED: tuple[Purchase, ...] = (
     "on-demand",
@@ -89,8 +89,10 @@ def _fix(ctx: RuleContext, ref: QuotaRef, quota: Quota, groups: list[NodeGroup],
         f"Service Quotas, region {region}, plus what already runs there"
     )
     if len(groups) > 1:
-        names = ", ".join(f"'{g.name}'" for g in groups)
-        return advice(f"{ask}; or shrink node groups {names} to at most {quota.value:,.0f} vCPUs in all")
+        vcpus_of = {g.instance_type: ctx.catalogue.spec(g.instance_type).vcpus for g in groups}
+        note = f"at most {quota.value:,.0f} vCPUs in all"
+        fewer = shrink(ctx, groups, lambda g: vcpus_of[g.instance_type], int(quota.value), note)
+        return outside("quota", f"or {ask}" if fewer else ask, fewer)
     g = groups[0]
     t = ctx.catalogue.spec(g.instance_type)
     fit = int(quota.value // t.vcpus)
@@ -99,8 +101,8 @@ def _fix(ctx: RuleContext, ref: QuotaRef, quota: Quota, groups: list[NodeGroup],
         units = fit // size
         if units >= 1:
             smaller = set_to(ctx, g.path + ("ultraservers",), units, f"{units * size * t.vcpus:,} vCPUs")
-            return Fix(ask, alternatives=(smaller,))
-        return advice(ask)
+            return outside("quota", ask, alternatives=(smaller,))
+        return outside("quota", ask)
     if fit >= 1:
-        return Fix(ask, alternatives=(set_to(ctx, g.path + ("count",), fit, f"{fit * t.vcpus:,} vCPUs"),))
-    return advice(ask)
+        return outside("quota", ask, alternatives=(set_to(ctx, g.path + ("count",), fit, f"{fit * t.vcpus:,} vCPUs"),))
+    return outside("quota", ask)

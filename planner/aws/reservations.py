@@ -17,9 +17,9 @@ from planner.aws.checks import Preflight, aws_error, check, zone_path
 from planner.aws.errors import AwsCallError
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.model.cluster import NodeGroup
-from planner.core.model.findings import Finding
+from planner.core.model.findings import Finding, Outside
 from planner.core.rules import Rule, RuleContext
-from planner.core.rules.spec_rules import Fix, advice, remove, set_to
+from planner.core.rules.spec_rules import Fix, outside, remove, set_to, shrink
 
 USABLE = ("active", "scheduled", "pending", "assessing", "delayed")
 LINUX = "Linux/UNIX"
@@ -54,9 +54,10 @@ def reservation(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 where,
                 f"node group '{g.name}': capacity reservation {rid} does not exist in {region} "
                 "(or is not shared with this account)",
-                fix=advice(
+                fix=outside(
+                    "purchase",
                     f"name {kind} booked for {g.instance_type} in {g.availability_zone} as the capacity "
-                    f"reservation of node group '{g.name}' (aws ec2 describe-capacity-reservations --region {region})"
+                    f"reservation of node group '{g.name}' (aws ec2 describe-capacity-reservations --region {region})",
                 ),
             )
             continue
@@ -130,7 +131,7 @@ def _compare(
                 where,
                 f"{label} is for {platform}; planner plans and prices Linux/UNIX instances",
                 severity="warning",
-                fix=advice(f"name a {LINUX} reservation for node group '{g.name}' ({rid} is {platform})"),
+                fix=outside("purchase", f"name a {LINUX} reservation for node group '{g.name}' ({rid} is {platform})"),
             )
     g = groups[0]
     if sized:
@@ -162,7 +163,12 @@ def _compare(
             where,
             f"capacity reservation {rid} holds {total} instances; node group(s) {names} declare {need}",
             fix=_size_fix(
-                ctx, groups, total, f"what {rid} holds", f"declare a reservation of at least {need} instances"
+                ctx,
+                groups,
+                total,
+                f"what {rid} holds",
+                f"declare a reservation of at least {need} instances",
+                "purchase",
             ),
         )
     elif available is not None and available < need and state == "active":
@@ -178,6 +184,7 @@ def _compare(
                 available,
                 f"what {rid} has free",
                 f"stop {need - available} of the instances running in it before deploying",
+                "account",
             ),
         )
     hours = _hours(cr.get("StartDate"), cr.get("EndDate"))
@@ -193,23 +200,23 @@ def _compare(
         )
 
 
-def _size_fix(ctx: RuleContext, groups: list[NodeGroup], fits: int, why: str, other: str) -> Fix:
-    """Shrink the one group to what the reservation offers (in its own unit: count or ultraservers), or `other`
-    (what else would do, in words)."""
+def _size_fix(ctx: RuleContext, groups: list[NodeGroup], fits: int, why: str, other: str, kind: Outside) -> Fix:
+    """Shrink the groups to what the reservation offers (each in its own unit: count or ultraservers), or
+    `other` (what else would do, in words: an action of `kind` outside the stack)."""
     if len(groups) > 1:
-        names = ", ".join(f"'{x.name}'" for x in groups)
-        return advice(f"shrink node groups {names} to {fits} instances in all ({why}), or {other}")
+        fewer = shrink(ctx, groups, lambda g: 1, fits, f"{fits} instances in all, {why}")
+        return outside(kind, f"or {other}" if fewer else other, fewer)
     g = groups[0]
     ultra = ctx.catalogue.ultraserver_of(g)
     size = ultra.members if ultra else None
     if g.ultraservers is not None and size:
         if fits // size < 1:
-            return advice(other)
+            return outside(kind, other)
         note = f"{fits // size * size} instances, {why}"
-        return Fix(f"or {other}", (set_to(ctx, g.path + ("ultraservers",), fits // size, note),))
+        return outside(kind, f"or {other}", (set_to(ctx, g.path + ("ultraservers",), fits // size, note),))
     if fits < 1:
-        return advice(other)
-    return Fix(f"or {other}", (set_to(ctx, g.path + ("count",), fits, why),))
+        return outside(kind, other)
+    return outside(kind, f"or {other}", (set_to(ctx, g.path + ("count",), fits, why),))
 
 
 def _hours_fix(ctx: RuleContext, block: float, declared: float) -> Fix:

@@ -16,7 +16,7 @@ from planner.core.model.cluster import Path
 from planner.core.model.findings import Finding
 from planner.core.rules import Rule, RuleContext
 from planner.core.rules.network_placement import zone_places
-from planner.core.rules.spec_rules import advice
+from planner.core.rules.spec_rules import outside
 
 LOCAL_ZONE = "local-zone"  # DescribeAvailabilityZones ZoneType of a Local Zone
 NOT_OPTED_IN = "not-opted-in"  # its OptInStatus before the account opts in to the zone's group
@@ -51,9 +51,10 @@ def local_zone(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 path,
                 f"{az} is a Local Zone of {region} in zone group {group}, which the account has not opted in to "
                 f"(DescribeAvailabilityZones: OptInStatus {NOT_OPTED_IN})",
-                fix=advice(
+                fix=outside(
+                    "opt-in",
                     f"opt in: `aws ec2 modify-availability-zone-group --region {region} --group-name {group} "
-                    "--opt-in-status opted-in` (once per account), then run preflight again"
+                    "--opt-in-status opted-in` (once per account), then run preflight again",
                 ),
             )
         else:
@@ -62,8 +63,9 @@ def local_zone(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 path,
                 f"{az} is a Local Zone of {region} that the account has not opted in to (DescribeAvailabilityZones: "
                 f"OptInStatus {NOT_OPTED_IN}, and no zone group name)",
-                fix=advice(
+                fix=outside(
+                    "opt-in",
                     f"opt in to the zone's group (`aws ec2 describe-availability-zones --region {region} "
-                    f"--all-availability-zones --zone-names {az}` names it), then run preflight again"
+                    f"--all-availability-zones --zone-names {az}` names it), then run preflight again",
                 ),
             )

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.core.model.cluster import Purchase, Unplanned, Volume
-from planner.core.model.findings import Fix, advice
+from planner.core.model.findings import Fix, outside
 from planner.readback import karpenter
 from planner.readback.block_devices import launch_volumes, missing_node_class, node_class_volumes
 from planner.readback.resources import (
@@ -458,9 +458,10 @@ def _hyperpod(r: Resource, cat: Any, found: Found) -> None:
                         f"{count} x {ml} ({ec2}{accel}); EFA and placement are provided by HyperPod "
                         "(not checked as EC2 launches)"
                     ),
-                    fix=advice(
+                    fix=outside(
+                        "price",
                         f"price {count} {ml} from SageMaker HyperPod pricing ({HYPERPOD_PRICING}) and "
-                        "budget for it: planner has no HyperPod price, and the EC2 price is not it"
+                        "budget for it: planner has no HyperPod price, and the EC2 price is not it",
                     ),
                 ),
                 r.urn,
@@ -560,7 +561,8 @@ def _budget(r: Resource, limit: str) -> Fix:
 
 
 def unlisted_fix(types: tuple[str, ...]) -> Fix:
-    return advice(
+    return outside(
+        "price",
         f"check {', '.join(types)} on AWS's instance type and pricing pages and budget for it yourself, "
-        "or use a type AWS lists (`planner catalog --all`)"
+        "or use a type AWS lists (`planner catalog --all`)",
     )

@@ -13,7 +13,7 @@ from typing import Any
 
 from planner.core.input.stack_files import RESOURCE_GROUP_ARN
 from planner.core.model.cluster import LaunchInterface, Purchase, Volume
-from planner.core.model.findings import Fix, advice
+from planner.core.model.findings import Fix, outside
 from planner.readback.compute_groups import ReadGroup
 from planner.readback.resources import (
     EFA_INTERFACE_TYPES,
@@ -193,7 +193,7 @@ def _launch_target(
                 Violation(
                     t.at_deploy.format(res=res.name, ref=name),
                     res.urn,
-                    fix=advice(t.at_deploy_fix),
+                    fix=outside("confirm", t.at_deploy_fix),
                 )
             )
     elif isinstance(value, str) and value:

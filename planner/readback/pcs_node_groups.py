@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner.core.model.cluster import Purchase, Unplanned
-from planner.core.model.findings import Fix, advice
+from planner.core.model.findings import Fix, outside
 from planner.readback.block_devices import launch_volumes
 from planner.readback.compute_groups import ACCELERATED, ReadGroup, pick_type, refused_sizes
 from planner.readback.elastic_compute import PCS_KIND, PCS_TYPES, pcs_pool, template_volumes
@@ -149,7 +149,7 @@ def _pcs_unpriced(
                 name=r.name,
                 detail=f"{rng} of {', '.join(accelerated)} (purchaseOption INTERRUPTIBLE_CAPACITY_RESERVATION)",
                 unpriced_because="planner has no price for interruptible capacity reservations, so it is not priced",
-                fix=advice("price it yourself: planner does not price it at the On-Demand rate"),
+                fix=outside("price", "price it yourself: planner does not price it at the On-Demand rate"),
             ),
             r.urn,
         )

@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from planner.core.model.cluster import Cluster, Path, Stack
-from planner.core.model.findings import Edit, Fix
+from planner.core.model.findings import REGION, Edit, Fix, property_path
 from planner.core.model.provenance import Provenance
 
 # resource class -> planner:cluster key -> the property of that resource that sets it
@@ -54,6 +54,7 @@ PROPERTIES: dict[str, dict[str, str]] = {
     },
     "aws.autoscaling.Group": {
         "count": "desired_capacity",
+        "zones": "vpc_zone_identifiers",
         "max_count": "max_size",
         "placement_group": "placement_group",
         "availability_zone": "vpc_zone_identifiers",
@@ -65,6 +66,7 @@ PROPERTIES: dict[str, dict[str, str]] = {
         "instance_type": "instance_types",
         "purchase": "capacity_type",
         "availability_zone": "subnet_ids",
+        "zones": "subnet_ids",
     },
     # pulumi-aws-native's class (https://www.pulumi.com/registry/packages/aws-native/api-docs/pcs/computenodegroup/);
     # a node group's count is its static instances, `minInstanceCount`
@@ -74,6 +76,7 @@ PROPERTIES: dict[str, dict[str, str]] = {
         "instance_type": "instance_configs[].instance_type",
         "purchase": "purchase_option",
         "availability_zone": "subnet_ids",
+        "zones": "subnet_ids",
     },
     "aws.ec2.Subnet": {"availability_zone": "availability_zone"},
     "aws.ec2.PlacementGroup": {},  # `placement_group: none` is no placement group at all: see EDIT_WORDS
@@ -215,6 +218,12 @@ EDIT_WORDS: dict[tuple[str, str, str, Any], str] = {
     ("aws.autoscaling.Group", "ultraserver_type", "set", None): (
         "tag {resource} with `planner:ultraserver-type` set to {value}"
     ),
+    # a group's subnets in several zones: keep those of one (the edit's value: that zone, alone)
+    ("aws.autoscaling.Group", "zones", "set", None): "launch {resource} into subnets of {value} only (`{prop}`)",
+    ("aws.eks.NodeGroup", "zones", "set", None): "launch {resource} into subnets of {value} only (`{prop}`)",
+    ("aws_native.pcs.ComputeNodeGroup", "zones", "set", None): (
+        "launch {resource} into subnets of {value} only (`{prop}`)"
+    ),
     ("aws.ec2.Instance", "count", "set", None): "declare {value} instances like {resource} (one aws.ec2.Instance each)",
 }
 
@@ -241,6 +250,8 @@ FIELD_WORDS: dict[str, str] = {
     "read_cache_sizing_mode": "SSD read cache sizing mode",
     "read_cache_size_gib": "SSD read cache size in GiB",
     "lustre": "FSx for Lustre file system",
+    "zones": "Availability Zones",
+    "network": "existing VPC and subnet",
 }
 
 
@@ -344,7 +355,7 @@ def _group_name(cluster: Cluster, path: Path) -> str | None:
 def property_of(edit: Edit) -> str:
     """The property an edit of a resource changes, as the program writes it: pulumi_aws's and
     pulumi_aws_native's Python names; a Kubernetes custom resource's keys as its manifest has them."""
-    prop = ".".join(str(p) for p in edit.path)
+    prop = property_path(edit.path)
     cls, _ = resource_of(edit.resource)
     return python_name(prop) if cls.startswith("aws") else prop
 
@@ -400,6 +411,7 @@ def declared_at(provenance: Mapping[Path, Provenance], urn: str) -> tuple[str, i
 # the planning keys a program's stack config holds under `planner:cluster` (its resources hold the rest)
 CONFIG_KEYS = frozenset({"schedule", "budget", "workload", "suppress"})
 IN_CONFIG = "in the stack config's planner:cluster, "
+IN_STACK_CONFIG = "in the stack config, "  # the region (`aws:region`), which the program's aws provider reads
 
 
 def in_program_terms(stack: Stack, fix: Fix, config: Callable[[Edit], tuple[str, str]] | None = None) -> str:
@@ -411,6 +423,8 @@ def in_program_terms(stack: Stack, fix: Fix, config: Callable[[Edit], tuple[str,
     def say(edit: Edit) -> tuple[str, str]:
         if edit.resource:
             return "", say_resource_edit(edit, declared_at(stack.provenance, edit.resource))
+        if edit.path == REGION:
+            return IN_STACK_CONFIG, change(stack.cluster, edit)
         if edit.path and edit.path[0] in CONFIG_KEYS:
             return config(edit) if config is not None else (IN_CONFIG, change(stack.cluster, edit))
         found = provenance_at(stack.provenance, stack.cluster.path + tuple(edit.path))

@@ -31,7 +31,7 @@ from typing import Any
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.input.stack_files import CLUSTER_PATH
 from planner.core.model.cluster import Cluster, LaunchInterface, Note, Path, Stack, Unplanned, Volume
-from planner.core.model.findings import Edit, Fix, advice
+from planner.core.model.findings import Edit, Fix, outside
 from planner.core.reading.fields import key_path
 from planner.readback.auto_scaling import asg_groups, merge_ultraservers, ultraserver_type_of
 from planner.readback.compute_groups import GroupReader, ReadGroup, accelerated
@@ -302,9 +302,10 @@ def rebuild(
                     "planner models one FSx for Lustre file system per cluster; this one is checked by "
                     "the resource policies but not planned or priced",
                     extra.urn,
-                    fix=advice(
+                    fix=outside(
+                        "record",
                         "price this file system separately (a stack file with its lustre settings), or plan "
-                        "each file system's cluster as its own stack"
+                        "each file system's cluster as its own stack",
                     ),
                 )
             )

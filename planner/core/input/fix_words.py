@@ -13,10 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 from planner.core.model.cluster import Cluster, Path, Stack
-from planner.core.model.findings import Edit, Fix
+from planner.core.model.findings import REGION, Edit, Fix
 
 # model fields whose stack-file key has another name
 STACK_KEYS: dict[str, str] = {"capacity_reservation_ids": "capacity_reservation_id"}
+REGION_KEY = "aws:region"  # the stack config's key of the region (`REGION`), beside `planner:cluster`
 
 
 def yaml_value(value: Any) -> str:
@@ -66,7 +67,7 @@ def change(cluster: Cluster, edit: Edit) -> str:
 def said_at(path: Path, edit: Edit, now: Any = None) -> str:
     """`edit` as the change of the stack file's key at `path` (below its node group, or the cluster); `now`:
     the value there, named by a removal."""
-    key = stack_key(path)
+    key = REGION_KEY if path == REGION else stack_key(path)
     if edit.op == "set":
         said = f"set {key}: {yaml_value(edit.value)}"
     elif edit.op == "add":

@@ -4,7 +4,8 @@ A fix is data (`planner.core.model.findings.Fix`), so whether it fixes anything 
 applying its edits and planning again (`tests/test_fixes_agree.py`), not by parsing its words.
 A model path walks the `Cluster` by field name for a record and by index for a tuple
 (`("node_groups", 0, "count")`); a record that is None is made from the edit's value when the
-edit sets its only missing field (`("schedule", "hours")` on a cluster without a schedule).
+edit sets its only missing field (`("schedule", "hours")` on a cluster without a schedule). The stack's region (`REGION`) is the one
+path outside the cluster: `apply_to_stack` applies it with the rest.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from planner.core.model.findings import Edit, EditValue
+from planner.core.model.cluster import Stack
+from planner.core.model.findings import REGION, Edit, EditValue
 
 T = TypeVar("T")
 
@@ -64,6 +66,8 @@ def apply_edit(root: T, edit: Edit) -> T:
         raise KeyError("an edit of a program's resource is no edit of the model")
     if not edit.path:
         raise KeyError("an edit needs a model path")
+    if edit.path == REGION:
+        raise KeyError("the region is the stack's, not the cluster's: apply_to_stack applies it")
 
     def walk(node: Any, path: tuple[Any, ...]) -> Any:
         key, rest = path[0], path[1:]
@@ -80,3 +84,14 @@ def apply_edits(cluster: T, edits: Iterable[Edit]) -> T:
     for edit in edits:
         cluster = apply_edit(cluster, edit)
     return cluster
+
+
+def apply_to_stack(stack: Stack, edits: Iterable[Edit]) -> Stack:
+    """`stack` with every edit applied: the region's (`REGION`) to the stack, the others to its cluster."""
+    region, rest = stack.region, []
+    for edit in edits:
+        if edit.path == REGION and not edit.resource and edit.op == "set" and isinstance(edit.value, str):
+            region = edit.value
+        else:
+            rest.append(edit)
+    return dataclasses.replace(stack, region=region, cluster=apply_edits(stack.cluster, rest))

@@ -40,6 +40,9 @@ EditOp = Literal["set", "add", "remove"]
 EDIT_OPS: tuple[EditOp, ...] = get_args(EditOp)
 # A value an edit writes: a scalar, or a tuple of strings (a list key such as reservation ids).
 EditValue = bool | int | float | str | tuple[str, ...] | None
+# The one edit path outside the cluster: the stack's region (`aws:region` in its stack config), which a fix
+# that moves the stack sets (`planner.core.model.edits.apply_to_stack` applies it)
+REGION: tuple[str] = ("region",)
 
 
 @dataclass(frozen=True)
@@ -68,21 +71,54 @@ class Edit:
     resource: str = ""
 
 
+# Why a fix's reason is an action outside the declaration, which no edit of the model says: the few kinds
+# there are, each with why. A fix with no edits names one (`outside`); `tests/test_fix_kinds.py` fails on a
+# fix that has neither edits nor a kind.
+Outside = Literal[
+    "quota", "purchase", "opt-in", "price", "confirm", "catalogue", "account", "record", "run", "workload"
+]
+OUTSIDE: dict[Outside, str] = {
+    "quota": "a Service Quotas increase, which the account asks AWS for",
+    "purchase": "a Capacity Block or reservation booked in the account, whose id only the account then holds",
+    "opt-in": "an account setting: opting in to a Local Zone's group",
+    "price": "a price planner has no figure for: a price book file or --price, not the stack",
+    "confirm": "a question only AWS or the account answers (an offering, an UltraCluster's size, a reservation "
+    "known at deploy)",
+    "catalogue": "planner's shipped data disagrees with the account: fixed in planner/data, not in the stack",
+    "account": "what the account holds or grants (an existing subnet's zone or free addresses, the caller's "
+    "permissions and credentials)",
+    "record": "a new node group, file system or stack, which the user names and sizes",
+    "run": "how planner is run (preflight's --region), not what the stack declares",
+    "workload": "a different training job (a smaller model), which is the user's to choose",
+}
+OUTSIDE_KINDS: tuple[Outside, ...] = get_args(Outside)
+
+
+def property_path(path: tuple[Any, ...]) -> str:
+    """An edit of a resource's property path as the engine names it: `networkInterfaces[8].interfaceType`."""
+    said = ""
+    for p in path:
+        said += f"[{p}]" if isinstance(p, int) else (f".{p}" if said else str(p))
+    return said
+
+
 @dataclass(frozen=True)
 class Fix:
     """What to change for a finding to go away: the edits (all of them), other single edits that would
     do instead (`alternatives`, said after `, or`), and `reason`: why, in words that name no key of any
-    adapter; when no edit of the model can say the fix (a quota increase, a console purchase), the
-    reason is the whole fix and there are no edits."""
+    adapter. When the reason is (also) an action outside the declaration (a quota increase, a console
+    purchase), `outside` names its kind (`OUTSIDE`), and a fix without edits has one: `outside(...)`."""
 
     reason: str = ""
     edits: tuple[Edit, ...] = ()
     alternatives: tuple[Edit, ...] = ()
+    outside: Outside | None = None
 
 
-def advice(reason: str) -> Fix:
-    """A fix that is no edit of the model: what to do, in words."""
-    return Fix(reason)
+def outside(kind: Outside, reason: str, edits: tuple[Edit, ...] = (), alternatives: tuple[Edit, ...] = ()) -> Fix:
+    """A fix whose reason is an action outside the declaration, of `kind` (`OUTSIDE` says why no edit says
+    it), with the edits that would also make the finding go away, if any."""
+    return Fix(reason, edits, alternatives, kind)
 
 
 @dataclass(frozen=True)

@@ -128,12 +128,16 @@ def finding(f: Finding, stack: Stack, parts: Sequence[set[int]] = ()) -> Reporte
 def reported_fix(stack: Stack, fix: Fix) -> ReportedFix:
     """A finding's fix as the document carries it: its edits at the stack's key paths, and its text in the
     terms of where the stack was declared (`planner.core.input.locations.fix_text`)."""
+    from planner.core.input.fix_words import REGION_KEY
     from planner.core.input.locations import fix_text
+    from planner.core.model.findings import REGION, property_path
     from planner.core.reading.fields import key_path
 
     def edit(e: Edit) -> ReportedEdit:
         if e.resource:  # a property of one of the program's resources
-            return ReportedEdit(".".join(str(p) for p in e.path), e.op, e.value, e.note, e.resource)
+            return ReportedEdit(property_path(e.path), e.op, e.value, e.note, e.resource)
+        if e.path == REGION:  # the stack's region: its stack config key, beside planner:cluster
+            return ReportedEdit(REGION_KEY, e.op, e.value, e.note)
         return ReportedEdit(key_path(stack.cluster.path + tuple(e.path)), e.op, e.value, e.note)
 
     return ReportedFix(

@@ -14,11 +14,12 @@ from planner.core.rules.spec_rules import (
     Fix,
     Rule,
     RuleContext,
-    advice,
     count_path,
     node_group_rule,
+    outside,
     rule,
     set_to,
+    shrink,
 )
 
 LAUNCH_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html"
@@ -75,12 +76,13 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 f"Block sizes of {blocks.MAX_INSTANCES_PER_BLOCK} instances are not supported for all instance types "
                 f'in all AWS Regions" ({blocks.FULL_BLOCK_SOURCE}), and does not list which',
                 severity="warning",
-                fix=advice(
+                fix=outside(
+                    "confirm",
                     f"check that `aws ec2 describe-capacity-block-offerings --region {ctx.stack.region} "
                     f"--instance-type {g.instance_type} --instance-count {g.count} --capacity-duration-hours "
                     f"{_booked_hours(ctx)}` "
                     f"lists offerings, or split node group '{g.name}' into two groups of {g.count // 2} instances, "
-                    "one Capacity Block each"
+                    "one Capacity Block each",
                 ),
             )
         elif g.count > blocks.MAX_INSTANCES_PER_BLOCK:
@@ -99,11 +101,17 @@ def size(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             f"the cluster holds {total} instances across Capacity Blocks; AWS allows up to "
             f"{blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks (and does not say this can be raised)",
             severity="warning",
-            fix=advice(
-                f"plan at most {blocks.MAX_INSTANCES_PER_ACCOUNT} instances across Capacity Blocks "
-                f"({total - blocks.MAX_INSTANCES_PER_ACCOUNT} fewer), or ask AWS whether your account can hold more"
-            ),
+            fix=_account_fix(ctx, groups, total),
         )
+
+
+def _account_fix(ctx: RuleContext, groups: tuple[NodeGroup, ...], total: int) -> Fix:
+    """The block groups shrunk to the account's limit (the largest first), or ask AWS for more."""
+    most = blocks.MAX_INSTANCES_PER_ACCOUNT
+    note = f"at most {most} instances across Capacity Blocks: {total - most} fewer"
+    fewer = shrink(ctx, groups, lambda g: 1, most, note)
+    ask = "ask AWS whether your account can hold more"
+    return outside("confirm", f"or {ask}" if fewer else ask, fewer)
 
 
 def _booked_hours(ctx: RuleContext) -> int:
@@ -124,9 +132,10 @@ def _split_fix(g: NodeGroup) -> Fix:
     new node groups, which no edit of one value says."""
     full, rest = divmod(g.count, blocks.MAX_INSTANCES_PER_BLOCK)
     counts = [blocks.MAX_INSTANCES_PER_BLOCK] * full + ([rest] if rest else [])
-    return advice(
+    return outside(
+        "record",
         f"split node group '{g.name}' ({g.count} instances) into groups of {', '.join(map(str, counts))} "
-        "instances, one Capacity Block each"
+        "instances, one Capacity Block each",
     )
 
 

@@ -15,9 +15,9 @@ from planner.core.catalogue.lustre_deployments import (
     deployment_types,
     intelligent_tiering,
 )
-from planner.core.model.cluster import Lustre, Path
+from planner.core.model.cluster import Lustre, NodeGroup, Path
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Edit, Fix, Rule, RuleContext, advice, remove, set_to, storage_rule
+from planner.core.rules.spec_rules import Edit, Fix, Rule, RuleContext, remove, set_to, storage_rule
 
 API_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html"
 LUSTRE_CONFIG_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystemLustreConfiguration.html"
@@ -170,6 +170,17 @@ def _tiers(dt: DeploymentSpec, only: Mapping[int, Any] | None = None) -> str:
     return "; ".join(f"{', '.join(map(str, ts))} {m}" for m, ts in media.items())
 
 
+def _to_zone(ctx: RuleContext, groups: list[NodeGroup], zone: str) -> tuple[Edit, ...]:
+    """Each of `groups` moved to `zone` (the file system's): by its own Availability Zone when it declares
+    one, else by the cluster's, which the others that declare none share."""
+    note = "that of the file system"
+    own = [
+        set_to(ctx, g.path + ("availability_zone",), zone, note) for g in groups if "availability_zone" in g.declared
+    ]
+    shared = [g for g in groups if "availability_zone" not in g.declared]
+    return tuple(own) + ((set_to(ctx, ctx.cluster.path + ("availability_zone",), zone, note),) if shared else ())
+
+
 @storage_rule(
     id="lustre-same-az",
     severity="warning",
@@ -194,7 +205,7 @@ def same_az(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
     fix = (
         Fix(edits=(set_to(ctx, _path(fs, "availability_zone"), zones[0], "that of the node groups"),))
         if len(zones) == 1
-        else advice(f"put the node groups in one AZ and the file system with them (now in {', '.join(zones)})")
+        else Fix(edits=_to_zone(ctx, away, fs.availability_zone))
     )
     if fs.efa_enabled:
         yield r.finding(

@@ -11,8 +11,9 @@ from planner.core.rules.spec_rules import (
     Fix,
     Rule,
     RuleContext,
-    advice,
     node_group_rule,
+    outside,
+    remove,
     rule,
     set_to,
 )
@@ -88,9 +89,10 @@ def subnet_single_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             c.network.path + ("subnet_id",),
             f"subnet {c.network.subnet_id} is in one Availability Zone but the cluster spans "
             f"{', '.join(sorted(zones))}",
-            fix=advice(
-                f"put every node group and the file system in the Availability Zone of subnet {c.network.subnet_id}, "
-                "or use no existing network and let planner build the VPC"
+            fix=outside(
+                "account",
+                f"put every node group and the file system in the Availability Zone of subnet {c.network.subnet_id}",
+                alternatives=(remove(ctx, c.network.path, note="let planner build the VPC"),),
             ),
         )
 
@@ -150,11 +152,12 @@ def local_zone_opt_in(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             path,
             f"{az} is a Local Zone of {z.region}: the account must opt in to its zone group "
             "before it can launch or book a Capacity Block there",
-            fix=advice(
+            fix=outside(
+                "opt-in",
                 f"opt in first: `aws ec2 modify-availability-zone-group --region {z.region} --group-name {group} "
                 f"--opt-in-status opted-in` ({group} is the zone less its last letter, as AWS usually names Local "
                 f"Zone groups; `aws ec2 describe-availability-zones --region {z.region} --all-availability-zones "
                 f"--zone-names {az} --query 'AvailabilityZones[0].GroupName'` prints the account's, and `planner "
-                "preflight` checks its opt-in status)"
+                "preflight` checks its opt-in status)",
             ),
         )

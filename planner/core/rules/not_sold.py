@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from planner.core.model.cluster import NodeGroup, Purchase
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Fix, Rule, RuleContext, advice, rule, set_to
+from planner.core.rules.spec_rules import Fix, Rule, RuleContext, move_region, nearest_region, rule, set_to
 
 CAPACITY_BLOCKS_PRICING = "https://aws.amazon.com/ec2/capacityblocks/pricing/"
 
@@ -43,8 +43,9 @@ def purchase_not_sold(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def _fix(ctx: RuleContext, g: NodeGroup) -> Fix:
-    """The purchase options the data and catalogue leave for this type in this region."""
+def _fix(ctx: RuleContext, g: NodeGroup) -> Fix | None:
+    """The purchase options the data and catalogue leave for this type in this region; else the region
+    nearest in name that sells it this way (None: none the catalogue lists)."""
     from planner.core.cost.offers import not_sold
 
     t = ctx.catalogue.spec(g.instance_type)
@@ -59,6 +60,10 @@ def _fix(ctx: RuleContext, g: NodeGroup) -> Fix:
         if offered and p != g.purchase and not_sold(g.instance_type, ctx.stack.region, p) is None
     ]
     if not options:
-        return advice(f"choose another instance type or region for node group '{g.name}' (`planner catalog`)")
+        sold = [x for x in t.regions if t.sold_in(x, g.purchase) and not_sold(g.instance_type, x, g.purchase) is None]
+        if not sold:
+            return None
+        where = nearest_region(ctx.stack.region, sold)
+        return Fix(edits=move_region(ctx, where, f"where {g.instance_type} is sold {g.purchase}"))
     at = g.path + ("purchase",)
     return Fix(edits=(set_to(ctx, at, options[0]),), alternatives=tuple(set_to(ctx, at, p) for p in options[1:]))

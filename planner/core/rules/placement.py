@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Fix, Rule, RuleContext, advice, remove, rule, set_to
+from planner.core.rules.spec_rules import Fix, Rule, RuleContext, outside, remove, rule, set_to
 
 PLACEMENT_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-groups.html"
 # "By default, Capacity Blocks deliver low-latency, high-throughput network connectivity between
@@ -87,9 +87,10 @@ def _block_fix(ctx: RuleContext, declared: bool, blocks: list[str]) -> Fix:
     others = [g.name for g in ctx.cluster.node_groups if g.purchase != "capacity-block"]
     names = ", ".join(f"'{n}'" for n in others)
     return (
-        advice(
+        outside(
+            "record",
             f"plan the Capacity Block group(s) {', '.join(repr(b) for b in blocks)} as a separate stack without a "
-            f"placement group, and keep {names} here"
+            f"placement group, and keep {names} here",
         )
         if others
         else none

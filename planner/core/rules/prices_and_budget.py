@@ -14,7 +14,7 @@ from typing import Any
 from planner.core.cost.estimate import HOURS_PER_MONTH, CostEstimate, CostLine
 from planner.core.cost.items import volume_owner
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Fix, Rule, RuleContext, advice, rule, set_to
+from planner.core.rules.spec_rules import Fix, Rule, RuleContext, outside, rule, set_to
 
 PRICING_DOC = "https://aws.amazon.com/ec2/pricing/"
 
@@ -45,8 +45,10 @@ def _price_fix(ctx: RuleContext, item: CostLine) -> Fix:
     t, purchase = item.detail.get("instance_type"), item.detail.get("purchase")
     book = "add the price (with its source and date) to a price book file and pass it with --price-book FILE"
     if t and purchase:
-        return advice(f"{book}, or give your own: --price {t}:{purchase}@{ctx.stack.region}=USD_PER_INSTANCE_HOUR")
-    return advice(book)
+        return outside(
+            "price", f"{book}, or give your own: --price {t}:{purchase}@{ctx.stack.region}=USD_PER_INSTANCE_HOUR"
+        )
+    return outside("price", book)
 
 
 def _usd(x: float) -> str:

@@ -17,10 +17,10 @@ from planner.core.catalogue.instance_types import Catalogue, InstanceType
 from planner.core.model.cluster import LaunchInterface, NodeGroup
 from planner.core.model.findings import Finding, Severity
 from planner.core.rules.spec_rules import (
+    Edit,
     Fix,
     Rule,
     RuleContext,
-    advice,
     count_path,
     node_group_rule,
     rule,
@@ -188,10 +188,8 @@ def node_group_multi_az(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
         if len(g.zones) < 2:
             continue
         zones = ", ".join(g.zones)
-        fix = advice(
-            f"give node group '{g.name}' subnets in {g.availability_zone} only (drop those in "
-            f"{', '.join(z for z in g.zones if z != g.availability_zone)})"
-        )
+        others = ", ".join(z for z in g.zones if z != g.availability_zone)
+        fix = Fix(edits=(set_to(ctx, g.path + ("zones",), (g.availability_zone,), f"drop those in {others}"),))
         if c.placement == "cluster" and g.in_placement_group is not False:
             yield r.finding(
                 ctx,
@@ -231,16 +229,17 @@ def efa_interface_layout(r: Rule, ctx: RuleContext, g: NodeGroup) -> Iterator[Fi
     names the elements of the resource's `networkInterfaces` list to change, by their position."""
     if g.interfaces is None:
         return
-    where = "instances" if any(n.attached for n in g.interfaces) else "launch template"
+    # the resource that declares the list (a launch template's, or an instance's attached interfaces)
+    urn = ctx.stack.resources.get(g.path + ("interfaces",)) or ""
     checks: tuple[tuple[Severity, Any], ...] = (("error", layout_problems), ("warning", layout_advice))
     for severity, found in checks:
-        for message, fix in found(g.instance_type, g.interfaces, ctx.catalogue):
+        for message, fix in found(g.instance_type, g.interfaces, ctx.catalogue, urn):
             yield r.finding(
                 ctx,
                 g.path + ("interfaces",),
                 f"node group '{g.name}': {message}",
                 severity=severity,
-                fix=advice(f"in the {where} of node group '{g.name}', {fix}"),
+                fix=fix if urn else None,
             )
 
 
@@ -252,19 +251,21 @@ def _efa(
     return (None, []) if spec is None or not efa else (spec, efa)
 
 
-def elements(interfaces: list[LaunchInterface]) -> str:
-    """The list elements that declare `interfaces`, by position, as a Python program names them:
-    `network_interfaces[16] to network_interfaces[31]`; for an instance's, the network interfaces attached there."""
-    runs = ranges([n.position for n in interfaces]).split(", ")
-    said = ", ".join(" to ".join(f"network_interfaces[{k}]" for k in run.split("-")) for run in runs)
-    attached = any(n.attached for n in interfaces)
-    many = len(interfaces) > 1
-    return f"the network interface{'s' if many else ''} attached at {said}" if attached else said
+NICS = "networkInterfaces"  # the list property, as the engine names it, of a launch template and an instance
 
 
-def layout_problems(itype: str, interfaces: tuple[LaunchInterface, ...], catalogue: Catalogue) -> list[tuple[str, str]]:
+def _removed(urn: str, interfaces: list[LaunchInterface], note: str) -> tuple[Edit, ...]:
+    """The edits that remove `interfaces` from the resource's list, the last position first (so that each
+    edit's position still names the element when applied in order), `note` said after the last."""
+    ordered = sorted(interfaces, key=lambda n: -n.position)
+    return tuple(Edit((NICS, n.position), "remove", None, note if n is ordered[-1] else "", urn) for n in ordered)
+
+
+def layout_problems(
+    itype: str, interfaces: tuple[LaunchInterface, ...], catalogue: Catalogue, urn: str = ""
+) -> list[tuple[str, Fix]]:
     """What EC2 refuses in the launch interfaces on `itype` (an efa-only primary, a card the type
-    lacks), and what to change; [] when fine or without EFA."""
+    lacks), and the fix: edits of the list of resource `urn`, by position; [] when fine or without EFA."""
     spec, efa = _efa(itype, interfaces, catalogue)
     if spec is None:
         return []
@@ -276,31 +277,41 @@ def layout_problems(itype: str, interfaces: tuple[LaunchInterface, ...], catalog
         out.append(
             (
                 f"networkCardIndex {ranges(beyond)} does not exist on {itype} (cards 0-{spec.network_cards - 1})",
-                f"remove {elements(on)} (network_card_index {ranges(beyond)}; {itype} has cards "
-                f"0-{spec.network_cards - 1})",
+                Fix(
+                    edits=_removed(
+                        urn, on, f"network_card_index {ranges(beyond)}; {itype} has cards 0-{spec.network_cards - 1}"
+                    )
+                ),
             )
         )
     primary = [n for n in interfaces if n.card == 0 and n.device == 0 and n.kind == "efa-only"]
     if primary:
         first = primary[0]
-        at = (
-            f"set interface_type: 'efa' on {elements([first])}"
-            if first.attached
-            else f"set network_interfaces[{first.position}].interface_type: 'efa'"
-        )
+        at = "network_card_index 0, device_index 0"
+        if first.attached:  # the type is the attached network interface resource's: named by where it is attached
+            to_efa = Edit(
+                (NICS, first.position), "set", None, f"a network interface of interface_type 'efa' ({at})", urn
+            )
+            ena = Edit((NICS, first.position), "set", None, "an ENA network interface", urn)
+        else:
+            to_efa = Edit((NICS, first.position, "interfaceType"), "set", "efa", at, urn)
+            ena = Edit((NICS, first.position, "interfaceType"), "set", "interface", "an ENA interface", urn)
         out.append(
             (
                 "the primary interface (networkCardIndex 0, deviceIndex 0) is 'efa-only'; AWS: \"You can't use an "
                 'EFA-only network interface as the primary network interface"',
-                f"{at} (network_card_index 0, device_index 0), or make it an ENA interface",
+                Fix(edits=(to_efa,), alternatives=(ena,)),
             )
         )
     return out
 
 
-def layout_advice(itype: str, interfaces: tuple[LaunchInterface, ...], catalogue: Catalogue) -> list[tuple[str, str]]:
+def layout_advice(
+    itype: str, interfaces: tuple[LaunchInterface, ...], catalogue: Catalogue, urn: str = ""
+) -> list[tuple[str, Fix]]:
     """Where the layout departs from the one AWS recommends for full bandwidth (one EFA interface per
-    EFA-capable card, up to the type's limit); [] when it matches, without EFA or for a type whose cards are not published."""
+    EFA-capable card, up to the type's limit), and the fix: edits of the list of resource `urn`; [] when it
+    matches, without EFA or for a type whose cards are not published."""
     spec, efa = _efa(itype, interfaces, catalogue)
     if spec is None or not spec.efa_cards:
         return []
@@ -309,24 +320,31 @@ def layout_advice(itype: str, interfaces: tuple[LaunchInterface, ...], catalogue
     wanted = spec.efa_cards
     missing = [c for c in wanted if cards[c] == 0]
     if missing:
+        note = (
+            f"{len(missing)} network interface(s) with interface_type 'efa-only' (or 'efa'), one on each "
+            f"network_card_index {ranges(missing)}"
+        )
         out.append(
             (
                 f"{itype} takes {len(wanted)} EFA interfaces (network cards {ranges(list(wanted))}) but has them on "
                 f"{len(wanted) - len(missing)} (missing card(s) {ranges(missing)}); AWS recommends one per card for "
                 f"the type's full {spec.network_bandwidth_gbps:,} Gbps",
-                f"add {len(missing)} network interface(s) with interface_type 'efa-only' (or 'efa'), one on each "
-                f"network_card_index {ranges(missing)}",
+                Fix(edits=(Edit((NICS,), "add", None, note, urn),)),
             )
         )
     doubled = sorted(c for c, n in cards.items() if n > 1 and c in wanted)
     if doubled:
         kept = {c: next(n for n in efa if n.card == c) for c in doubled}  # the first declared on each card
         extra = [n for n in efa if n.card in kept and n != kept[n.card]]
+        keep = ", ".join(f"network_interfaces[{n.position}]" for n in kept.values())
         out.append(
             (
                 f"more than one EFA interface on network card(s) {ranges(doubled)}; AWS recommends one per card",
-                f"remove {elements(extra)} (keep one EFA interface on network_card_index {ranges(doubled)}: "
-                f"{elements(list(kept.values()))})",
+                Fix(
+                    edits=_removed(
+                        urn, extra, f"keep one EFA interface on network_card_index {ranges(doubled)}: {keep}"
+                    )
+                ),
             )
         )
     return out

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from planner.core.catalogue.shipped_data import limits
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Rule, RuleContext, advice, rule
+from planner.core.rules.spec_rules import Fix, Rule, RuleContext, move_region, nearest_region, outside, rule, shrink
 
 # UltraCluster sizes AWS documents per accelerator (planner/data/aws-limits.yaml says which
 # exist and why the others are left out). A documented size is not a hard limit, hence a warning.
@@ -52,29 +52,22 @@ def ultracluster_scale(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 g.path + ("instance_type",),
                 f"{n:,} {name} in one cluster; AWS documents {doc.family} EC2 UltraClusters of up to "
                 f"{doc.accelerators:,} {name} ({doc.source}): a larger cluster may not fit one UltraCluster network",
-                fix=advice(
-                    f"confirm with AWS that {n:,} {name} fit one UltraCluster, or plan at most {doc.accelerators:,} "
-                    f"{name} per cluster ({n - doc.accelerators:,} fewer)"
-                ),
+                fix=_scale_fix(ctx, name, n, doc.accelerators),
             )
 
 
-def _nearest(region: str, regions: Iterable[str]) -> str:
-    """The listed region whose name is closest (same geography first: us-east-1 for us-east-3)."""
-    from planner.core.reading.fields import edits
+def _scale_fix(ctx: RuleContext, name: str, n: int, most: int) -> Fix:
+    """Plan at most the documented size (the groups of that accelerator shrunk, the largest first), or
+    confirm with AWS that the cluster fits one UltraCluster."""
 
-    return min(regions, key=lambda r: (r.split("-")[0] != region.split("-")[0], edits(region, r), r))
+    def chips(g: NodeGroup) -> int:
+        t = ctx.catalogue.spec(g.instance_type)
+        return t.accelerator_count if t.accelerator is not None and t.accelerator.name == name else 0
 
-
-def _move_to(ctx: RuleContext, region: str) -> str:
-    """`move the stack to region us-east-2 (Availability Zone us-east-2b)`: a region change keeps the stack valid
-    only with an Availability Zone of the new region (the same zone letter where AWS lists it)."""
-    from planner.core.catalogue import shipped_data as data
-
-    zones = data.regions().zones.get(region) or ()
-    letter = ctx.cluster.availability_zone[-1:]
-    zone = f"{region}{letter}" if f"{region}{letter}" in zones or not zones else zones[0]
-    return f"move the stack to region {region} (Availability Zone {zone})"
+    groups = [g for g in ctx.cluster.node_groups if chips(g)]
+    fewer = shrink(ctx, groups, chips, most, f"at most {most:,} {name} per cluster: {n - most:,} fewer")
+    confirm = f"confirm with AWS that {n:,} {name} fit one UltraCluster"
+    return outside("confirm", f"or {confirm}" if fewer else confirm, fewer)
 
 
 @rule(
@@ -98,9 +91,10 @@ def instance_region(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 g.path + ("instance_type",),
                 f"node group '{g.name}': {g.instance_type} is not known to be offered in {region}; "
                 f"known regions: {', '.join(t.regions)}{blocks_too}",
-                fix=advice(
-                    f"{_move_to(ctx, _nearest(region, t.regions))}, the known region nearest in name, or confirm "
-                    f"the offering: `aws ec2 describe-instance-type-offerings --region {region} "
-                    f"--filters Name=instance-type,Values={g.instance_type}`"
+                fix=outside(
+                    "confirm",
+                    f"or confirm the offering: `aws ec2 describe-instance-type-offerings --region {region} "
+                    f"--filters Name=instance-type,Values={g.instance_type}`",
+                    move_region(ctx, nearest_region(region, t.regions), "the known region nearest in name"),
                 ),
             )

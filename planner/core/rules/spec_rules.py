@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import wraps
 
 from planner.core.model.cluster import Lustre, NodeGroup, Path
-from planner.core.model.findings import Edit, EditValue, Finding, Fix, Severity, advice
+from planner.core.model.findings import REGION, Edit, EditValue, Finding, Fix, Severity, outside
 from planner.core.rules.rule_registry import Check, Registry, Rule, RuleContext
 
 __all__ = [
@@ -25,13 +25,16 @@ __all__ = [
     "Fix",
     "Rule",
     "RuleContext",
-    "advice",
     "count_path",
     "model_path",
+    "move_region",
+    "nearest_region",
+    "outside",
     "node_group_rule",
     "remove",
     "rule",
     "set_to",
+    "shrink",
     "storage_rule",
 ]
 
@@ -98,3 +101,61 @@ def set_to(ctx: RuleContext, path: Path, value: EditValue, note: str = "") -> Ed
 def remove(ctx: RuleContext, path: Path, value: EditValue = None, note: str = "") -> Edit:
     """An edit: drop the value at key path `path` (its default applies again), or `value` from its list."""
     return Edit(model_path(ctx, path), "remove", value, note)
+
+
+def move_region(ctx: RuleContext, region: str, note: str = "") -> tuple[Edit, ...]:
+    """The edits that move the stack to `region`: the region, and every Availability Zone the stack declares
+    (the cluster's, a node group's or the file system's own) to a zone of it, the same zone letter where AWS
+    lists it, so that the stack stays valid there."""
+    from planner.core.catalogue import shipped_data as data
+
+    c = ctx.cluster
+    zones = data.regions().zones.get(region) or ()
+    letter = c.availability_zone[-1:]
+    zone = f"{region}{letter}" if f"{region}{letter}" in zones or not zones else zones[0]
+    edits = [Edit(REGION, "set", region, note), set_to(ctx, c.path + ("availability_zone",), zone)]
+    parts = [g for g in c.node_groups if "availability_zone" in g.declared]
+    edits += [set_to(ctx, g.path + ("availability_zone",), zone) for g in parts]
+    if c.lustre is not None and "availability_zone" in c.lustre.declared:
+        edits.append(set_to(ctx, c.lustre.path + ("availability_zone",), zone))
+    return tuple(edits)
+
+
+def shrink(
+    ctx: RuleContext, groups: Iterable[NodeGroup], weight: Callable[[NodeGroup], int], limit: int, note: str = ""
+) -> tuple[Edit, ...]:
+    """The edits that size `groups` so that the sum of count x `weight(group)` is at most `limit`: each group
+    in proportion, by whole units (UltraServers) and to one unit at least, then the largest cut further while
+    still over; `note` is said after the last edit. () when even one unit of each is over the limit."""
+    sized = [g for g in groups if weight(g) > 0]
+    total = sum(g.count * weight(g) for g in sized)
+    if total <= limit:
+        return ()
+    units = {id(g): ctx.catalogue.unit_of(g) for g in sized}
+    counts = {id(g): max(1, g.count * limit // total // units[id(g)]) * units[id(g)] for g in sized}
+    excess = sum(counts[id(g)] * weight(g) for g in sized) - limit
+    for g in sorted(sized, key=lambda g: -counts[id(g)] * weight(g)):
+        if excess <= 0:
+            break
+        step = units[id(g)] * weight(g)
+        cut = max(0, min(-(-excess // step), counts[id(g)] // units[id(g)] - 1))
+        counts[id(g)] -= cut * units[id(g)]
+        excess -= cut * step
+    if excess > 0:
+        return ()
+    changed = [g for g in sized if counts[id(g)] != g.count]
+    edits = []
+    for g in changed:
+        said = note if g is changed[-1] else ""
+        if g.ultraservers is not None:
+            edits.append(set_to(ctx, g.path + ("ultraservers",), counts[id(g)] // units[id(g)], said))
+        else:
+            edits.append(set_to(ctx, g.path + ("count",), counts[id(g)], said))
+    return tuple(edits)
+
+
+def nearest_region(region: str, regions: Iterable[str]) -> str:
+    """The listed region whose name is closest to `region` (same geography first: us-east-1 for us-east-3)."""
+    from planner.core.reading.fields import edits
+
+    return min(regions, key=lambda r: (r.split("-")[0] != region.split("-")[0], edits(region, r), r))

@@ -7,7 +7,16 @@ from collections.abc import Iterator
 
 from planner.core.model.cluster import NodeGroup
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Fix, Rule, RuleContext, advice, count_path, node_group_rule, rule, set_to
+from planner.core.rules.spec_rules import (
+    Fix,
+    Rule,
+    RuleContext,
+    count_path,
+    move_region,
+    node_group_rule,
+    rule,
+    set_to,
+)
 
 ULTRASERVER_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-ultraservers.html"
 FSX_LUSTRE_FAQ = "https://aws.amazon.com/fsx/lustre/faqs/"
@@ -216,7 +225,7 @@ def zone(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
                 )
             )
             if ultra.local_zones
-            else advice(f"move the stack to region {ultra.regions[0]}")
+            else Fix(edits=move_region(ctx, ultra.regions[0], f"where {ultra.name} UltraServers are sold"))
             if ultra.regions
             else None
         )

@@ -21,7 +21,7 @@ from planner.core.catalogue.lustre_deployments import (
 )
 from planner.core.model.cluster import Lustre, NodeGroup
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Edit, Fix, Rule, RuleContext, advice, rule, set_to
+from planner.core.rules.spec_rules import Edit, Fix, Rule, RuleContext, outside, rule, set_to
 
 if TYPE_CHECKING:
     from planner.core.runtime_model.cluster_run import ClusterRun
@@ -159,8 +159,9 @@ def _layout_finding(r: Rule, ctx: RuleContext, run: ClusterRun) -> Finding:
     fits = smallest_fitting(ctx.cluster, ctx.catalogue)
     size = ctx.catalogue.unit_of(g)
     if fits is None:
-        fix = advice(
-            "train a smaller model or a shorter sequence, or use an instance type with more accelerator memory"
+        fix = outside(
+            "workload",
+            "train a smaller model or a shorter sequence, or use an instance type with more accelerator memory",
         )
     else:
         count = g.count + fits - run.instances
@@ -183,7 +184,9 @@ def _memory_fix(ctx: RuleContext, need: float, have: float) -> Fix:
     g = max(ctx.cluster.node_groups, key=lambda g: spec(g.instance_type).accelerator_memory_gib)
     t = spec(g.instance_type)
     if t.accelerator_memory_gib <= 0:  # no accelerators at all (CPU types only): nothing to add more of
-        return advice("add a node group of an accelerated instance type (`planner catalog`), or train fewer parameters")
+        return outside(
+            "record", "add a node group of an accelerated instance type (`planner catalog`), or train fewer parameters"
+        )
     size = ctx.catalogue.unit_of(g)
     units = math.ceil((need - have) / (t.accelerator_memory_gib * size))
     count = g.count + units * size
