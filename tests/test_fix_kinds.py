@@ -66,3 +66,18 @@ def test_every_finding_of_the_stacks_carries_its_fix_as_edits_or_a_named_kind(pa
     for f in plan_stack(load_stack(str(path))).findings:
         if f.fix is not None:
             assert _carried(f.fix), (path.name, f.rule, f.fix)
+
+
+def test_the_json_report_says_the_kind_of_a_fix_in_words_and_the_docs_name_every_kind() -> None:
+    """A reader of the JSON learns why a fix has no edits from `outside`, a word docs/output.md explains."""
+    import json
+
+    from conftest import run_cli
+
+    doc = json.loads(run_cli("plan", "stacks", "tests/invalid_stacks", "--format", "json").out)
+    fixes = [f["fix"] for s in doc["stacks"] for f in s["findings"] if f.get("fix")]
+    said = [f for f in fixes if "outside" in f]
+    assert said and all(f["outside"] in OUTSIDE and f["reason"] for f in said)
+    assert all(f["edits"] or f.get("alternatives") or "outside" in f for f in fixes)
+    output = (ROOT / "docs" / "output.md").read_text(encoding="utf-8")
+    assert all(f"`{kind}`:" in output for kind in OUTSIDE_KINDS)

@@ -214,6 +214,9 @@ class FindingFix(TypedDict):
     """The edits to make, all of them."""
     alternatives: NotRequired[list[FindingEdit]]
     """Single edits that would do instead."""
+    outside: NotRequired[str]
+    """When the reason is an action outside the cluster's declaration, its kind: quota, purchase, opt-in, price,
+    confirm, catalogue, account, record, run or workload."""
     text: str
     """The fix said in the terms of where the cluster was declared."""
 

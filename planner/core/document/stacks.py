@@ -24,7 +24,7 @@ from planner.core.document.cost_section import CostReport
 from planner.core.document.run_time_section import RunTimeReport
 from planner.core.document.summary_section import Summary
 from planner.core.model.cluster import DeploymentType, Purchase
-from planner.core.model.findings import EditOp, EditValue, Severity
+from planner.core.model.findings import EditOp, EditValue, Outside, Severity
 
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
 EXTERNAL = "external"
@@ -68,15 +68,17 @@ class ReportedFix:
     stack file's keys, its program's resources and properties, the pack's config), which renderers
     print; `reason`, why, in words that name no key; the `edits` to make, all of them, and the
     `alternatives`, each a single edit that would do instead. A fix that is no edit of the model
-    (a quota increase) has a reason and no edits. A report saved before fixes were data wrote the
+    (a quota increase) has a reason and no edits, and `outside` names the kind of action the reason is
+    (`planner.core.model.findings.OUTSIDE`: quota, purchase, opt-in, ...). A report saved before fixes were data wrote the
     text alone: it reads as a fix with that text and no edits."""
 
     text: str
     reason: str = ""
     edits: tuple[ReportedEdit, ...] = ()
     alternatives: tuple[ReportedEdit, ...] = field(default=(), metadata=key(omit="empty"))
+    outside: Outside | None = field(default=None, metadata=key(omit="none"))
 
-    JSON_ORDER: ClassVar[tuple[str, ...]] = ("reason", "edits", "alternatives", "text")
+    JSON_ORDER: ClassVar[tuple[str, ...]] = ("reason", "edits", "alternatives", "outside", "text")
 
 
 @dataclass(frozen=True)

@@ -145,6 +145,7 @@ def reported_fix(stack: Stack, fix: Fix) -> ReportedFix:
         fix.reason,
         tuple(edit(e) for e in fix.edits),
         tuple(edit(e) for e in fix.alternatives),
+        fix.outside,
     )
 
 
