@@ -487,3 +487,14 @@ def test_pcs_group_in_a_local_zone_subnet_is_planned_there() -> None:
     assert (g.availability_zone, g.purchase) == ("us-east-1-atl-2a", "capacity-block")
     (opt_in,) = rules_of(out)["local-zone-opt-in"]
     assert opt_in.startswith("us-east-1-atl-2a is a Local Zone of us-east-1")
+
+
+def test_a_pcs_minimum_above_its_maximum_is_a_warning_on_the_api_references_words() -> None:
+    """The PCS API reference (botocore's pcs model, ScalingConfigurationRequest): minInstanceCount "The lower bound
+    of the number of instances allowed in the compute fleet", maxInstanceCount "The upper bound [...]"; it does not
+    say that creation fails, so a minimum above the maximum is a warning (planner/data/rule_sources.yaml)."""
+    out = planned([subnet(), pcs_template(), pcs_group("gpu", "CAPACITY_BLOCK", 4, 2, "p5.48xlarge")])
+    (hit,) = [f for f in out.plan.findings if f.rule == "scaling-size-refused"]
+    assert hit.severity == "warning"
+    assert "minInstanceCount 4 above scalingConfiguration.maxInstanceCount 2" in hit.message
+    assert "lower and upper bounds" in hit.message and "refuses" not in hit.message

@@ -60,6 +60,11 @@ def tiering(mbps: int | None = 4000, dtype: str = "PERSISTENT_2", cache: str = "
     return out + (f"  read_cache_sizing_mode: {cache}\n" if cache else "") + extra
 
 
+def in_zone(cluster: str, zone: str) -> str:
+    """The same cluster in another Availability Zone (and so, with its region, another Region)."""
+    return cluster.replace("us-east-2b", zone)
+
+
 def lustre(dtype: str, gib: int, extra: str = "") -> str:
     return f"lustre:\n  deployment_type: {dtype}\n  storage_capacity_gib: {gib}\n" + extra
 
@@ -406,6 +411,30 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
             "us-east-2",
         ),
     ],
+    # the Lustre User Guide's Deployment type availability table (fsx_lustre.yaml's region_availability, a copy of
+    # 2025-09-30): Persistent 2 is not listed in Europe (Milan), Persistent 1 is; Canada West (Calgary) and Israel
+    # (Tel Aviv) are marked * ("support Persistent-125 and Persistent-250 file systems with SSD storage class
+    # without EFA")
+    "lustre-region": [
+        (
+            "warning",
+            in_zone(trn2(1, P2), "eu-south-1a"),
+            in_zone(trn2(1, lustre("PERSISTENT_1", 2400, "  per_unit_storage_throughput: 200\n")), "eu-south-1a"),
+            "eu-south-1",
+        ),
+        (
+            "warning",
+            in_zone(trn2(1, P2 + "\n  efa_enabled: true"), "ca-west-1a"),
+            in_zone(trn2(1, P2), "ca-west-1a"),
+            "ca-west-1",
+        ),
+        (
+            "warning",
+            in_zone(trn2(1, P2.replace(": 250", ": 500")), "il-central-1a"),
+            in_zone(trn2(1, P2.replace(": 250", ": 125")), "il-central-1a"),
+            "il-central-1",
+        ),
+    ],
     # DataReadCacheConfiguration "Required when StorageType is set to INTELLIGENT_TIERING"; SizeGiB "Required if
     # SizingMode is set to USER_PROVISIONED", 8 to 32,768 GiB per 1,000 MBps
     "lustre-read-cache": [
@@ -453,6 +482,14 @@ CASES: dict[str, list[tuple[str, str, str, str]]] = {
             "warning",
             trn2(1, P2 + "\n  efa_enabled: true"),
             trn2(1, P2 + "\n  efa_enabled: false"),
+            "us-east-2",
+        ),
+        # the same sentence's "Nitro v4 (or higher)": P4d is Nitro v3, P5 Nitro v4 (EC2 Instance Types Guide,
+        # "Instances built on the AWS Nitro System", nitro_versions.yaml's copy)
+        (
+            "warning",
+            group("p4d.24xlarge", 2, more="    efa: true\n" + P2 + "\n  efa_enabled: true"),
+            group("p5.48xlarge", 2, more="    efa: true\n" + P2 + "\n  efa_enabled: true"),
             "us-east-2",
         ),
     ],

@@ -110,13 +110,20 @@ def _shown(maxima: tuple[tuple[str, int], ...]) -> str:
 
 
 def _refused(what: str, prop_lo: str, lo: int | None, prop_hi: str, hi: int | None, r: Resource, gaps: Gaps) -> None:
-    """The API refuses a minimum above the maximum: an error naming the resource and both properties."""
+    """A minimum above the maximum: a warning naming the resource and both properties. The Batch API reference
+    calls minvCpus "The minimum number of vCPUs that a compute environment should maintain" and says of desiredvCpus
+    "Batch modifies this value between the minimum and maximum values"; it does not say that creation fails
+    (planner/data/rule_sources.yaml), so this is not an error."""
     if lo is not None and hi is not None and lo > hi:
         gaps.append(
             {
-                "message": f"{what} '{r.name}' has {prop_lo} {lo} above {prop_hi} {hi}: AWS refuses to create it",
+                "message": (
+                    f"{what} '{r.name}' has {prop_lo} {lo} above {prop_hi} {hi}: the Batch API reference keeps the "
+                    "desired vCPUs 'between the minimum and maximum values', which these sizes leave no room for"
+                ),
                 "urn": r.urn,
                 "rule": "scaling-size-refused",
+                "severity": "warning",
                 "fix": Fix(edits=(change(r, prop_lo, hi),), alternatives=(change(r, prop_hi, lo),)),
             }
         )

@@ -9,7 +9,7 @@ from typing import Any
 from planner.core.model.cluster import Purchase, Unplanned
 from planner.core.model.findings import Fix, outside
 from planner.readback.block_devices import launch_volumes
-from planner.readback.compute_groups import ACCELERATED, ReadGroup, pick_type, refused_sizes
+from planner.readback.compute_groups import ACCELERATED, ReadGroup, pick_type, refused_fix
 from planner.readback.elastic_compute import PCS_KIND, PCS_TYPES, pcs_pool, template_volumes
 from planner.readback.launch_templates import launched_group, template_of, zones_of
 from planner.readback.resources import SUBNET, UNKNOWN, Graph, Resource, Violation, as_int, as_list, change, dig, known
@@ -70,8 +70,22 @@ def pcs_groups(
 
 
 def _pcs_refused(r: Resource, lo: int | None, hi: int | None, gaps: list[Violation]) -> None:
-    props = ("", "scalingConfiguration.minInstanceCount", "scalingConfiguration.maxInstanceCount")
-    refused_sizes(PCS_KIND, r, props, None, lo, hi, gaps)
+    """A minimum above the maximum: a warning. The PCS API reference (ScalingConfigurationRequest) calls
+    minInstanceCount "The lower bound of the number of instances allowed in the compute fleet" and maxInstanceCount
+    "The upper bound [...]"; it does not say that creation fails (planner/data/rule_sources.yaml)."""
+    if lo is None or hi is None or lo <= hi:
+        return
+    least, most = "scalingConfiguration.minInstanceCount", "scalingConfiguration.maxInstanceCount"
+    gaps.append(
+        Violation(
+            f"{PCS_KIND} '{r.name}' has {least} {lo} above {most} {hi}: the PCS API reference calls them the lower "
+            "and upper bounds of the number of instances allowed in the compute fleet",
+            r.urn,
+            fix=refused_fix(r, (least, hi), (most, lo)),
+            rule="scaling-size-refused",
+            severity="warning",
+        )
+    )
 
 
 def _pcs_purchase(r: Resource, template: Resource | None, gaps: list[Violation]) -> Purchase | None:

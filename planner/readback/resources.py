@@ -29,6 +29,7 @@ class Violation:
     fix: Fix | None = None
     rule: str = "readback-gap"  # the rule that reports it once planned (`scaling-size-refused`: sizes AWS refuses)
     left_out: str | None = None  # compute the estimate leaves out because of it, in a few words
+    severity: str | None = None  # the finding's, where it differs from the rule's (Batch and PCS sizes: a warning)
 
 
 def change(resource: Resource | str, prop: str, value: EditValue = None, note: str = "", op: EditOp = "set") -> Edit:

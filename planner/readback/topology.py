@@ -405,7 +405,9 @@ def to_stack(
         path = CLUSTER_PATH + ("notes", k)
         rebuilt.locate(path, gap.urn)
         fix = gap.fix
-        notes.append(Note(gap.message, path, held_in_model(fix, held) if fix else None, gap.rule, gap.left_out))
+        notes.append(
+            Note(gap.message, path, held_in_model(fix, held) if fix else None, gap.rule, gap.left_out, gap.severity)  # type: ignore[arg-type]
+        )
     cluster = Cluster(
         zone,
         tuple(groups),

@@ -158,3 +158,36 @@ def intelligent_tiering() -> IntelligentTiering:
         efa_multiple_of=int(raw["efa_multiple_of"]),
         cache_gib_per_1000_mbps=(int(cache["minimum"]), int(cache["maximum"])),
     )
+
+
+@dataclass(frozen=True)
+class RegionAvailability:
+    """Where AWS's "Deployment type availability" table offers each deployment type (`fsx_lustre.yaml`'s
+    `region_availability`, with its dated copy): the Regions of each type's column, and the rows marked * that
+    offer PERSISTENT_2 only at some throughputs, SSD, without EFA. Partitions outside `partitions` (the page's)
+    are not judged."""
+
+    partitions: tuple[str, ...]
+    regions: Mapping[str, frozenset[str]]  # deployment type -> the Regions its column marks
+    limited: frozenset[str]  # PERSISTENT_2 rows marked *
+    limited_throughputs: tuple[int, ...]
+
+    def judged(self, deployment_type: str) -> bool:
+        return deployment_type in self.regions
+
+    def offers(self, deployment_type: str, region: str) -> bool:
+        if deployment_type == "PERSISTENT_2" and region in self.limited:
+            return True
+        return region in self.regions.get(deployment_type, frozenset())
+
+
+@lru_cache(maxsize=1)
+def region_availability() -> RegionAvailability:
+    raw = _data.raw("fsx_lustre.yaml")[0]["region_availability"]
+    limited = raw["persistent_2_without_efa"]
+    return RegionAvailability(
+        partitions=tuple(raw["partitions"]),
+        regions={k: frozenset(v) for k, v in raw["deployment_types"].items()},
+        limited=frozenset(limited["regions"]),
+        limited_throughputs=tuple(int(t) for t in limited["throughputs"]),
+    )

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from planner.core.model.findings import Fix
+from planner.core.model.findings import Fix, Severity
 from planner.core.model.provenance import Provenance
 from planner.core.model.transformer import Transformer
 from planner.core.reading.yaml_lines import Lines, line_of
@@ -354,6 +354,7 @@ class Note:
     fix: Fix | None = None  # what to change in the program, when the read-back can say
     rule: str = "readback-gap"  # the rule that reports it (`scaling-size-refused` for sizes AWS refuses)
     left_out: str | None = None  # compute the estimate leaves out because of it, in a few words
+    severity: Severity | None = None  # the finding's, where it differs from the rule's (Batch and PCS sizes)
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,27 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from planner.core.catalogue import nitro_versions, shipped_data
 from planner.core.catalogue.lustre_deployments import (
     DeploymentSpec,
     StorageRule,
     deployment_types,
     intelligent_tiering,
+    region_availability,
 )
 from planner.core.model.cluster import Lustre, NodeGroup, Path
 from planner.core.model.findings import Finding
-from planner.core.rules.spec_rules import Edit, Fix, Rule, RuleContext, remove, set_to, storage_rule
+from planner.core.rules.spec_rules import (
+    Edit,
+    Fix,
+    Rule,
+    RuleContext,
+    move_region,
+    nearest_region,
+    remove,
+    set_to,
+    storage_rule,
+)
 
 API_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystem.html"
 LUSTRE_CONFIG_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystemLustreConfiguration.html"
@@ -31,6 +43,7 @@ EFA_CLIENTS_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/configure-
 EFA_CLIENT_EXCLUDED = frozenset({"trn2"})  # instance families AWS names as no EFA client of FSx for Lustre
 CANNOT_CREATE_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/cannot-create-fs.html"
 READ_CACHE_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_LustreReadCacheConfiguration.html"
+REGIONS_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/using-fsx-lustre.html#persistent-deployment-regions"
 # the metadata configuration: "EFA is supported on Persistent 2 file systems with a metadata configuration
 # specified, including file systems using the Intelligent-Tiering storage class." (EFA_DOC, read 2026-12-05;
 # planner/data/rule_sources.yaml)
@@ -250,8 +263,9 @@ def efa(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
     severity="warning",
     category="storage",
     description=(
-        "An EFA-enabled file system read by node groups without EFA, or of the trn2 instance family (which "
-        "FSx for Lustre excludes from EFA clients): those clients reach it over TCP, without EFA's throughput."
+        "An EFA-enabled file system read by node groups without EFA, of the trn2 instance family (which FSx for "
+        "Lustre excludes from EFA clients) or of a family built on a Nitro version below v4: those clients reach it "
+        "over TCP, without EFA's throughput."
     ),
     source=EFA_DOC,
     remediation="Enable EFA on the node groups that read the file system (an EFA-capable type, `efa: true`), or set `efa_enabled: false`.",
@@ -273,6 +287,29 @@ def efa_clients(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
     excluded = [
         g.name for g in ctx.cluster.node_groups if g.name not in tcp and _family(g.instance_type) in EFA_CLIENT_EXCLUDED
     ]
+    # the same sentence's "Nitro v4 (or higher)": the Nitro version of each family, from the EC2 Instance Types
+    # Guide's list (nitro_versions.yaml, a dated copy); a family it does not list is not judged
+    older = [
+        (g.name, g.instance_type, v)
+        for g in ctx.cluster.node_groups
+        if g.name not in tcp
+        and g.name not in excluded
+        and (v := nitro_versions.of(g.instance_type)) is not None
+        and v < 4
+    ]
+    if older:
+        named = ", ".join(f"{n} ({t}: Nitro v{v})" for n, t, v in older)
+        yield r.finding(
+            ctx,
+            _path(fs, "efa_enabled"),
+            f"the file system is EFA-enabled but node group(s) {named} are built on a Nitro version below v4 "
+            f"({nitro_versions.source()}); FSx for Lustre supports EFA clients on Nitro v4 or higher "
+            f"({EFA_CLIENTS_DOC}): they read it over ENA",
+            fix=Fix(
+                "no node group here below Nitro v4 can read it over EFA (or use a Nitro v4 or later type)",
+                edits=(set_to(ctx, _path(fs, "efa_enabled"), False),),
+            ),
+        )
     if excluded:
         yield r.finding(
             ctx,
@@ -506,6 +543,86 @@ def read_cache(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
             f"an SSD read cache of {size:,} GiB at {mbps:,} MBps is outside what AWS supports: {low:,} to "
             f"{high:,} GiB (8 to 32,768 GiB per 1,000 MBps of throughput capacity)",
             fix=Fix(edits=(set_to(ctx, _path(fs, "read_cache_size_gib"), near, "the nearest size AWS supports"),)),
+        )
+
+
+@storage_rule(
+    id="lustre-region",
+    severity="warning",
+    category="storage",
+    description=(
+        "An FSx for Lustre deployment type in a Region AWS's Deployment type availability table does not list for "
+        "it, or, in a Region it lists for PERSISTENT_2 at 125 and 250 MB/s/TiB SSD without EFA only, an EFA-enabled, "
+        "faster or Intelligent-Tiering file system."
+    ),
+    source=REGIONS_DOC,
+    remediation=(
+        "Use a deployment type the table lists for the stack's Region (or another Region); where PERSISTENT_2 is "
+        "offered at 125 and 250 MB/s/TiB without EFA only, use one of those, SSD, with `efa_enabled: false`."
+    ),
+)
+def region(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
+    """The Lustre User Guide's table (fsx_lustre.yaml's `region_availability`, a dated copy): "Scratch 2,
+    Persistent 1, and Persistent 2 deployment types are available in the following AWS Regions", and of its rows
+    marked *: "These AWS Regions support Persistent-125 and Persistent-250 file systems with SSD storage class
+    without EFA." A warning: the copy is dated and AWS adds Regions. Not judged: other partitions, Local Zones (the
+    table names them by city only), SCRATCH_1 (not in the table)."""
+    avail = region_availability()
+    where, dtype = ctx.stack.region, fs.deployment_type
+    regs = shipped_data.regions()
+    if regs.partitions.get(where) not in avail.partitions or fs.availability_zone in regs.local_zones:
+        return
+    if not avail.judged(dtype):
+        return
+    table = f"AWS's Deployment type availability table ({REGIONS_DOC}, copy of 2025-09-30)"
+    if not avail.offers(dtype, where):
+        others = [t for t in avail.regions if t != dtype and avail.offers(t, where)]
+        yield r.finding(
+            ctx,
+            _path(fs, "deployment_type"),
+            f"{table} does not list {where} for {dtype}; AWS may have added it since",
+            fix=Fix(
+                f"a Region the table lists for {dtype}"
+                + (f"; or a deployment type it lists for {where}: {', '.join(others)}" if others else ""),
+                move_region(ctx, nearest_region(where, sorted(avail.regions[dtype])), f"listed for {dtype}"),
+            ),
+        )
+        return
+    if dtype != "PERSISTENT_2" or where not in avail.limited:
+        return
+    allowed = avail.limited_throughputs
+    said = (
+        f"{table} marks {where} for PERSISTENT_2 with the note 'These AWS Regions support Persistent-125 and "
+        "Persistent-250 file systems with SSD storage class without EFA.'"
+    )
+    if fs.intelligent_tiering:
+        yield r.finding(
+            ctx,
+            _path(fs, "storage_type"),
+            f"an Intelligent-Tiering file system in {where}: {said}",
+            fix=Fix(
+                f"a Region the table lists for PERSISTENT_2 without that note; or SSD storage at "
+                f"{' or '.join(map(str, allowed))} MB/s/TiB",
+                move_region(ctx, nearest_region(where, sorted(avail.regions[dtype])), "listed for PERSISTENT_2"),
+            ),
+        )
+        return
+    unit = fs.per_unit_storage_throughput
+    if unit is not None and unit in deployment_types()[dtype].throughputs and unit not in allowed:
+        yield r.finding(
+            ctx,
+            _path(fs, "per_unit_storage_throughput"),
+            f"{unit} MB/s/TiB in {where}: {said}",
+            fix=Fix(
+                edits=(set_to(ctx, _path(fs, "per_unit_storage_throughput"), max(allowed), "the most the note lists"),)
+            ),
+        )
+    if fs.efa_enabled:
+        yield r.finding(
+            ctx,
+            _path(fs, "efa_enabled"),
+            f"an EFA-enabled file system in {where}: {said}",
+            fix=Fix(edits=(set_to(ctx, _path(fs, "efa_enabled"), False),)),
         )
 
 

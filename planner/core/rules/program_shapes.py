@@ -50,7 +50,7 @@ def readback_notes(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """The read-back's notes that rule `r` reports (each note names its rule)."""
     for note in ctx.cluster.notes:
         if note.rule == r.id:
-            yield r.finding(ctx, note.path, note.message, fix=note.fix)
+            yield r.finding(ctx, note.path, note.message, severity=note.severity, fix=note.fix)
 
 
 @rule(
@@ -59,7 +59,8 @@ def readback_notes(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     category="readback",
     description=(
         "A scaling group whose sizes AWS refuses at creation: minimum above desired, desired above maximum, "
-        "or minimum above maximum (EC2 Auto Scaling, EKS managed node groups, AWS Batch, AWS PCS)."
+        "or minimum above maximum (EC2 Auto Scaling, EKS managed node groups); a warning for an AWS Batch or AWS PCS "
+        "minimum above its maximum, which their API references call bounds without saying creation fails."
     ),
     source="https://docs.aws.amazon.com/eks/latest/APIReference/API_NodegroupScalingConfig.html",
     remediation="Keep minimum <= desired <= maximum on the resource.",
