@@ -171,6 +171,7 @@ class RegionAvailability:
     regions: Mapping[str, frozenset[str]]  # deployment type -> the Regions its column marks
     limited: frozenset[str]  # PERSISTENT_2 rows marked *
     limited_throughputs: tuple[int, ...]
+    copy_of: str  # the day of the page the copy holds (its guide's latest documentation update)
 
     def judged(self, deployment_type: str) -> bool:
         return deployment_type in self.regions
@@ -190,4 +191,5 @@ def region_availability() -> RegionAvailability:
         regions={k: frozenset(v) for k, v in raw["deployment_types"].items()},
         limited=frozenset(limited["regions"]),
         limited_throughputs=tuple(int(t) for t in limited["throughputs"]),
+        copy_of=str(raw["copy_of"]),
     )

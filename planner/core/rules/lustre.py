@@ -574,7 +574,7 @@ def region(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
         return
     if not avail.judged(dtype):
         return
-    table = f"AWS's Deployment type availability table ({REGIONS_DOC}, copy of 2025-09-30)"
+    table = f"AWS's Deployment type availability table ({REGIONS_DOC}, copy of {avail.copy_of})"
     if not avail.offers(dtype, where):
         others = [t for t in avail.regions if t != dtype and avail.offers(t, where)]
         yield r.finding(
