@@ -430,6 +430,79 @@ def test_hyperpod_instance_groups_are_counted_never_priced_as_ec2_and_keep_their
     assert all("trn1" not in (i.get("instance_type") or "") for i in cost["line_items"])
 
 
+def _lustre(name: str, stack_name: str = "test") -> Any:
+    """The file system the pack reads from the program (every model field: metadata, EFA group, read cache)."""
+    from planner.policy.planning import plan_resources
+    from planner.policy.testing import stack_args
+
+    specs, config = captured(CORPUS / name, stack_name)
+    return plan_resources(stack_args(specs, region=config.get("aws:region")).resources, {}).plan.stack.cluster.lustre
+
+
+def test_efa_enabled_intelligent_tiering_file_system_is_read_whole_and_passes_its_rules() -> None:
+    """aws-samples/aws-hpc-recipes recipes/storage/fsx_lustre/assets/intelligent_tiering.yaml with its defaults
+    (INTELLIGENT_TIERING, PERSISTENT_2, no StorageCapacity, EfaEnabled TRUE, ThroughputCapacity 4000, metadata
+    USER_PROVISIONED at 6000 IOPS, read cache PROPORTIONAL_TO_THROUGHPUT_CAPACITY), read by the same repository's
+    EFA P5 launch template in a PCS node group (ours): every key read back; no lustre-intelligent-tiering (4,000
+    MBps, a multiple of 4,000 with EFA), no lustre-read-cache, no lustre-efa-requirements (a metadata
+    configuration, and the template's EFA group allows all traffic with itself both ways), no lustre-efa-clients
+    (the P5 group has EFA), no lustre-region (us-east-2); the tiering rates are unknown: said, never zero."""
+    code, stack = planned("fsxl-intelligent-tiering-efa")
+    assert code == 0
+    assert groups(stack) == [("p5-nodes", "p5.48xlarge", 2, "on-demand", True, "us-east-2a")]
+    assert stack["summary"]["lustre"] == {
+        "deployment_type": "PERSISTENT_2",
+        "storage_capacity_gib": None,  # Intelligent-Tiering storage is elastic
+        "per_unit_storage_throughput": None,
+        "availability_zone": "us-east-2a",
+        "storage_type": "INTELLIGENT_TIERING",
+        "throughput_capacity_mbps": 4000,
+    }
+    assert stack["topology"]["lustre"]["efa_enabled"] is True
+    fs = _lustre("fsxl-intelligent-tiering-efa")
+    assert (fs.storage_type, fs.throughput_capacity_mbps, fs.efa_enabled) == ("INTELLIGENT_TIERING", 4000, True)
+    assert (fs.read_cache_sizing_mode, fs.read_cache_size_gib) == ("PROPORTIONAL_TO_THROUGHPUT_CAPACITY", None)
+    assert fs.metadata_configuration is True and fs.efa_security_group is True
+    assert findings(stack) == [("price-unknown", "warning"), ("readback-gap", "warning")]
+    (gap,) = message(stack, "readback-gap")  # the recipe's Lambda makes the placement group, by name
+    assert gap.startswith("placement group 'efa-test' of 'p5-nodes' is not a resource of this stack")
+    (unknown,) = [f for f in stack["findings"] if f["rule"] == "price-unknown"]
+    assert unknown["message"].startswith(
+        "no price for FSx for Lustre Intelligent-Tiering throughput capacity in us-east-2"
+    )
+    assert unknown["resource"].endswith("aws:fsx/lustreFileSystem:LustreFileSystem::FSxLFilesystem")
+    cost = stack["cost"]
+    assert cost["complete"] is False and cost["left_out"] == [
+        "p5-nodes root volumes (size unknown: the AMI's default mapping)",
+        "FSx for Lustre Intelligent-Tiering storage (billed per GB stored: usage)",
+        "FSx for Lustre SSD read cache sized with the throughput capacity (its size is not declared)",
+    ]
+    assert [(i["name"], i["unit_price_usd"]) for i in cost["line_items"]] == [
+        ("p5-nodes", _price("p5.48xlarge", "us-east-2", "on-demand")),
+        ("lustre throughput", None),
+    ]
+
+
+def test_intelligent_tiering_template_passes_a_cache_size_with_no_cache() -> None:
+    """Near miss: the same template with DataReadCacheSizingMode NO_CACHE. Its condition DataReadCacheIsUSER is
+    true for NO_CACHE too, so SizeGiB gets DataReadCacheSizeInGB's default 123: read back as given, and
+    lustre-read-cache says AWS takes a size only with USER_PROVISIONED, on the file system's line."""
+    code, stack = planned("fsxl-intelligent-tiering-efa", "no-cache")
+    assert code == 1
+    fs = _lustre("fsxl-intelligent-tiering-efa", "no-cache")
+    assert (fs.read_cache_sizing_mode, fs.read_cache_size_gib) == ("NO_CACHE", 123)
+    assert findings(stack) == [
+        ("lustre-read-cache", "error"),
+        ("price-unknown", "warning"),
+        ("readback-gap", "warning"),
+    ]
+    (f,) = [f for f in stack["findings"] if f["rule"] == "lustre-read-cache"]
+    assert f["message"] == "read_cache_size_gib is given with NO_CACHE; AWS takes a size only with USER_PROVISIONED"
+    lines = (CORPUS / "fsxl-intelligent-tiering-efa" / "__main__.py").read_text().splitlines()
+    assert f["file"] == "tests/corpus/fsxl-intelligent-tiering-efa/__main__.py"
+    assert lines[f["line"] - 1].startswith("fsx = aws.fsx.LustreFileSystem(")
+
+
 def test_no_corpus_program_calls_a_cost_complete_while_compute_is_left_out() -> None:
     """Done when (issue 25): every compute resource is priced now and at its maximum, or named as left out."""
     for name, stack_name in CASES:
