@@ -457,6 +457,7 @@ def test_efa_enabled_intelligent_tiering_file_system_is_read_whole_and_passes_it
         "availability_zone": "us-east-2a",
         "storage_type": "INTELLIGENT_TIERING",
         "throughput_capacity_mbps": 4000,
+        "read_cache_sizing_mode": "PROPORTIONAL_TO_THROUGHPUT_CAPACITY",  # no size: it follows the throughput
     }
     assert stack["topology"]["lustre"]["efa_enabled"] is True
     fs = _lustre("fsxl-intelligent-tiering-efa")

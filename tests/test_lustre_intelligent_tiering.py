@@ -135,6 +135,36 @@ def test_an_intelligent_tiering_file_system_is_planned_with_no_storage_capacity(
     lustre = plan.summary.lustre
     assert lustre is not None and lustre.storage_type == "INTELLIGENT_TIERING"
     assert lustre.throughput_capacity_mbps == 4000 and lustre.storage_capacity_gib is None
+    assert (lustre.read_cache_sizing_mode, lustre.read_cache_size_gib) == ("USER_PROVISIONED", 1024)
+
+
+@pytest.mark.parametrize(
+    "cache,said",
+    [
+        ("USER_PROVISIONED", "(SSD read cache of 1,024 GiB)"),
+        ("NO_CACHE", "(no SSD read cache)"),
+        ("PROPORTIONAL_TO_THROUGHPUT_CAPACITY", "(SSD read cache sized with the throughput capacity)"),
+    ],
+)
+def test_the_summary_says_the_read_cache_in_the_table_the_json_and_the_diagram(
+    tmp_path: Path, cache: str, said: str
+) -> None:
+    """The read cache is part of what was declared: the JSON's summary and topology carry it (left out for SSD)
+    and the table's file-system line and the Markdown diagram say it."""
+    import json
+
+    fs = {**TIERING, "read_cache_sizing_mode": cache}
+    if cache != "USER_PROVISIONED":
+        del fs["read_cache_size_gib"]
+    path = str(write(tmp_path, fs))
+    stack = json.loads(run_cli("plan", path, "--format", "json").out)["stacks"][0]
+    for part in (stack["summary"]["lustre"], stack["topology"]["lustre"]):
+        assert part["read_cache_sizing_mode"] == cache
+        assert part.get("read_cache_size_gib") == (1024 if cache == "USER_PROVISIONED" else None)
+    table = " ".join(run_cli("plan", path, "--wide").out.split())
+    assert f"Intelligent-Tiering at 4,000 MBps {said}" in table, table
+    diagram = run_cli("plan", path, "--format", "markdown").out
+    assert f"4,000 MBps, {said[1:-1]}" in diagram
 
 
 def test_its_charges_are_unknown_in_the_built_in_book_with_the_reason_and_its_storage_left_out(

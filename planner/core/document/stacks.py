@@ -23,7 +23,7 @@ from planner.core.document.codec import key
 from planner.core.document.cost_section import CostReport
 from planner.core.document.run_time_section import RunTimeReport
 from planner.core.document.summary_section import Summary
-from planner.core.model.cluster import DeploymentType, Purchase
+from planner.core.model.cluster import DeploymentType, Purchase, ReadCacheSizingMode
 from planner.core.model.findings import EditOp, EditValue, Outside, Severity
 
 IN_SOURCE = "inSource"  # suppression kinds, as SARIF names them
@@ -215,6 +215,10 @@ class LustreTopology:
     s3_import_path: str | None
     storage_type: str | None = field(default=None, metadata=key(omit="none"))  # INTELLIGENT_TIERING, else left out
     throughput_capacity_mbps: int | None = field(default=None, metadata=key(omit="none"))
+    read_cache_sizing_mode: ReadCacheSizingMode | None = field(
+        default=None, metadata=key(omit="none")
+    )  # Intelligent-Tiering only
+    read_cache_size_gib: int | None = field(default=None, metadata=key(omit="none"))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from planner.core.document.codec import key
-from planner.core.model.cluster import DeploymentType, Purchase
+from planner.core.model.cluster import DeploymentType, Purchase, ReadCacheSizingMode
 
 
 @dataclass(frozen=True)
@@ -46,9 +46,12 @@ class LustreSummary:
     storage_capacity_gib: int | None  # None: Intelligent-Tiering, elastic storage
     per_unit_storage_throughput: int | None
     availability_zone: str | None
-    # an Intelligent-Tiering file system's storage class and throughput capacity (MBps); left out otherwise
+    # an Intelligent-Tiering file system's storage class, throughput capacity (MBps) and SSD read cache (how it is
+    # sized, and its GiB when the stack gives them); left out otherwise
     storage_type: str | None = field(default=None, metadata=key(omit="none"))
     throughput_capacity_mbps: int | None = field(default=None, metadata=key(omit="none"))
+    read_cache_sizing_mode: ReadCacheSizingMode | None = field(default=None, metadata=key(omit="none"))
+    read_cache_size_gib: int | None = field(default=None, metadata=key(omit="none"))
 
 
 @dataclass(frozen=True)

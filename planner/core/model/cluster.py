@@ -183,10 +183,12 @@ class Lustre:
         return self.storage_type == INTELLIGENT_TIERING
 
     @property
-    def tiering_shown(self) -> tuple[str | None, int | None]:
-        """(storage type, throughput capacity) as the documents show an Intelligent-Tiering file system;
-        (None, None), left out of them, for an SSD one."""
-        return (self.storage_type, self.throughput_capacity_mbps) if self.intelligent_tiering else (None, None)
+    def tiering_shown(self) -> tuple[str | None, int | None, ReadCacheSizingMode | None, int | None]:
+        """(storage type, throughput capacity, read cache sizing mode, read cache GiB) as the documents show an
+        Intelligent-Tiering file system; all None, left out of them, for an SSD one."""
+        if not self.intelligent_tiering:
+            return (None, None, None, None)
+        return (self.storage_type, self.throughput_capacity_mbps, self.read_cache_sizing_mode, self.read_cache_size_gib)
 
 
 @dataclass(frozen=True)

@@ -55,3 +55,14 @@ def md_cell(text: str) -> str:
     from planner.core.text.safe import md_inert
 
     return md_inert(text)
+
+
+def read_cache_words(mode: str | None, size_gib: int | None) -> str:
+    """An Intelligent-Tiering file system's SSD read cache in words ("" when the document gives no mode)."""
+    if mode is None:
+        return ""
+    if mode == "NO_CACHE":
+        return "no SSD read cache"
+    if mode == "USER_PROVISIONED":
+        return f"SSD read cache of {size_gib:,} GiB" if size_gib is not None else "SSD read cache of a size not given"
+    return "SSD read cache sized with the throughput capacity"

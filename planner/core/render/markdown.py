@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from planner.core.document import GroupTopology, LustreTopology, RenderContext, Report, StackReport
 from planner.core.render.bounded import Block
-from planner.core.render.digest import count_text, counts, md_cell
+from planner.core.render.digest import count_text, counts, md_cell, read_cache_words
 from planner.core.text.numbers import num
 from planner.core.text.safe import md_code, md_prose, one_line
 
@@ -264,6 +264,7 @@ def _lustre(fs: LustreTopology, where: str = "") -> str:
     tput = fs.per_unit_storage_throughput
     size = (
         f"Intelligent-Tiering, {fs.throughput_capacity_mbps or 0:,} MBps"
+        + (f", {cache}" if (cache := read_cache_words(fs.read_cache_sizing_mode, fs.read_cache_size_gib)) else "")
         if fs.storage_capacity_gib is None
         else f"{fs.storage_capacity_gib:,} GiB"
     )

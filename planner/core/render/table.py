@@ -48,9 +48,13 @@ def render_summary(p: StackReport) -> list[Line]:
     lustre = s.lustre
     extra = f"placement group: {s.placement_group}"
     if lustre:
+        from planner.core.render.digest import read_cache_words
+
         tput = lustre.per_unit_storage_throughput
+        cache = read_cache_words(lustre.read_cache_sizing_mode, lustre.read_cache_size_gib)
         size = (
             f"Intelligent-Tiering at {num(lustre.throughput_capacity_mbps or 0)} MBps"
+            + (f" ({cache})" if cache else "")
             if lustre.storage_capacity_gib is None
             else f"{num(lustre.storage_capacity_gib)} GiB"
         )
