@@ -48,6 +48,10 @@ NO_STACK = {
         "a stack file has no key for a metadata configuration or security groups (planner's components create "
         "both); its cases are a program's resources and the model, tests/test_lustre_efa_requirements.py"
     ),
+    "lustre-metadata-iops": (
+        "a stack file has no key for the metadata configuration's mode or IOPS (the components create AUTOMATIC); "
+        "its cases are a program's resources and the pack, tests/test_lustre_metadata_iops.py"
+    ),
 }
 # Stacks that must break one more rule, and why (each is marked `# expect:` in the stack too).
 ALSO_BREAKS = {

@@ -576,6 +576,8 @@ def test_every_rule_has_cases() -> None:
     # a stack file says nothing of a metadata configuration or security groups (planner's components create
     # both): its case and near miss are a program's resources and the model, tests/test_lustre_efa_requirements.py
     tested |= {"lustre-efa-requirements"}
+    # nor of the metadata configuration's mode and IOPS: tests/test_lustre_metadata_iops.py
+    tested |= {"lustre-metadata-iops"}
     # rules of clusters read back from a program never fire on a stack file: tests/test_readback_rules.py
     readback = (
         "planner.core.rules.prices_and_budget",

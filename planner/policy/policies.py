@@ -621,7 +621,7 @@ public_ip = _resource_policy(
 lustre_values = _resource_policy(
     LUSTRE_VALUES,
     "FSx for Lustre capacity, per-unit throughput and EFA are valid for the deployment type (Intelligent-Tiering: its "
-    "throughput capacity and SSD read cache).",
+    "throughput capacity and SSD read cache; Metadata IOPS).",
     resource_checks.lustre_values,
 )
 

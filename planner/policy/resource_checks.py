@@ -23,7 +23,7 @@ from planner.core.rules.resource_settings import (
     INTERFACE_SECURITY_GROUPS,
 )
 from planner.policy.planning import described, rules_report
-from planner.readback.file_system import tiering_keys
+from planner.readback.file_system import metadata_keys, tiering_keys
 from planner.readback.program_terms import python_class
 from planner.readback.resource_inputs import _interfaces, imdsv2_required, interface_security_groups
 from planner.readback.resources import (
@@ -38,7 +38,14 @@ from planner.readback.resources import (
 
 EFA_DOC = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html"
 Reported = list[tuple[str, str]]  # (rule id, violation message as the pack reports it)
-LUSTRE_RULES = ("lustre-capacity", "lustre-throughput", "lustre-efa", "lustre-intelligent-tiering", "lustre-read-cache")
+LUSTRE_RULES = (
+    "lustre-capacity",
+    "lustre-throughput",
+    "lustre-efa",
+    "lustre-intelligent-tiering",
+    "lustre-read-cache",
+    "lustre-metadata-iops",
+)
 PUBLIC_IP_RULES = ("public-ip-multi-card",)
 # rules whose findings a resource policy reports, each once: the stack policies leave them out
 OWNED_RULES = LUSTRE_RULES + PUBLIC_IP_RULES
@@ -97,6 +104,7 @@ def lustre_values(resource_type: str, props: Mapping[str, Any]) -> Reported:
         efa_enabled=truthy(props.get("efaEnabled")),
         path=CLUSTER_PATH + ("lustre",),
         **tiering,
+        **metadata_keys(Resource(LUSTRE, "", "resource", dict(props))),
     )
     cluster = Cluster(availability_zone="", node_groups=(), lustre=fs, path=CLUSTER_PATH)
     report = rules_report(cluster, _NO_REGION, LUSTRE_RULES, python_class(resource_type))

@@ -81,11 +81,12 @@ def lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violat
     return out
 
 
-def lustre_efa_fields(graph: Graph, fs: Resource) -> dict[str, bool | None]:
+def lustre_efa_fields(graph: Graph, fs: Resource) -> dict[str, Any]:
     """What an EFA-enabled file system needs beyond `efaEnabled`, as the resources say it: a
     `metadataConfiguration` (known to be there or not), and whether its security groups, together, allow
     all traffic with themselves inbound and outbound (None when a group is not a resource of this program,
-    or none is named: the subnet's default group, which the program does not show)."""
+    or none is named: the subnet's default group, which the program does not show); and the metadata
+    configuration's mode and IOPS where the program gives them (`metadata_keys`)."""
     from planner.readback.security_groups import DIRECTIONS, self_referencing
 
     meta = fs.get("metadataConfiguration")
@@ -93,9 +94,20 @@ def lustre_efa_fields(graph: Graph, fs: Resource) -> dict[str, bool | None]:
     ids = as_list(fs.get("securityGroupIds"))
     groups = graph.resolve(fs, "securityGroupIds", ids, SECURITY_GROUP) if ids else []
     if not ids or not all(isinstance(i, str) and known(i) for i in ids) or len(groups) != len(ids):
-        return {"metadata_configuration": metadata, "efa_security_group": None}
+        return {"metadata_configuration": metadata, "efa_security_group": None, **metadata_keys(fs)}
     both = set().union(*(self_referencing(graph, g) for g in groups)) >= set(DIRECTIONS)
-    return {"metadata_configuration": metadata, "efa_security_group": both}
+    return {"metadata_configuration": metadata, "efa_security_group": both, **metadata_keys(fs)}
+
+
+def metadata_keys(fs: Resource) -> dict[str, Any]:
+    """The metadata configuration's `mode` and `iops`, where the program gives them before deploy."""
+    out: dict[str, Any] = {}
+    mode, iops = fs.get("metadataConfiguration", "mode"), fs.get("metadataConfiguration", "iops")
+    if isinstance(mode, str) and known(mode) and mode:
+        out["metadata_mode"] = mode
+    if isinstance(iops, (int, float)) and not isinstance(iops, bool) and known(iops):
+        out["metadata_iops"] = as_int(iops)
+    return out
 
 
 def tiering_keys(fs: Resource) -> dict[str, Any]:

@@ -91,6 +91,8 @@ PROPERTIES: dict[str, dict[str, str]] = {
         "throughput_capacity_mbps": "throughput_capacity",
         "read_cache_sizing_mode": "data_read_cache_configuration.sizing_mode",
         "read_cache_size_gib": "data_read_cache_configuration.size",
+        "metadata_mode": "metadata_configuration.mode",
+        "metadata_iops": "metadata_configuration.iops",
     },
 }
 
@@ -249,6 +251,8 @@ FIELD_WORDS: dict[str, str] = {
     "throughput_capacity_mbps": "throughput capacity in MBps",
     "read_cache_sizing_mode": "SSD read cache sizing mode",
     "read_cache_size_gib": "SSD read cache size in GiB",
+    "metadata_mode": "metadata configuration mode",
+    "metadata_iops": "Metadata IOPS",
     "lustre": "FSx for Lustre file system",
     "zones": "Availability Zones",
     "network": "existing VPC and subnet",

@@ -80,8 +80,9 @@ class Rebuilt:
     unplanned: list[Unplanned] = field(default_factory=list)
     launches: dict[str, Launch] = field(default_factory=dict)
     zone_known: bool = True
-    # the file system's fields a stack file has no key for (`Lustre.metadata_configuration`, `efa_security_group`)
-    lustre_fields: dict[str, bool | None] = field(default_factory=dict)
+    # the file system's fields a stack file has no key for (`Lustre.metadata_configuration`, `efa_security_group`,
+    # `metadata_mode`, `metadata_iops`)
+    lustre_fields: dict[str, bool | int | str | None] = field(default_factory=dict)
 
     def locate(self, path: Path, urn: str | None) -> None:
         self.resources[path] = urn

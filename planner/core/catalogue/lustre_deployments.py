@@ -161,6 +161,32 @@ def intelligent_tiering() -> IntelligentTiering:
 
 
 @dataclass(frozen=True)
+class MetadataIops:
+    """The Metadata IOPS a USER_PROVISIONED metadata configuration takes (`fsx_lustre.yaml`'s `metadata_iops`):
+    listed values and multiples up to a maximum, the same for SSD and Intelligent-Tiering file systems."""
+
+    steps: StorageRule
+    maximum: int
+
+    def accepts(self, iops: int) -> bool:
+        return 0 < iops <= self.maximum and self.steps.accepts(iops)
+
+    def describe(self) -> str:
+        listed = ", ".join(f"{x:,}" for x in self.steps.listed)
+        return f"{listed} or a multiple of {self.steps.multiple_of:,} up to {self.maximum:,}"
+
+    def nearest(self, iops: int) -> int:
+        """The smallest valid figure at or above `iops` (the maximum when above it)."""
+        return min(self.steps.nearest(max(iops, 1)), self.maximum)
+
+
+@lru_cache(maxsize=1)
+def metadata_iops() -> MetadataIops:
+    raw = _data.raw("fsx_lustre.yaml")[0]["metadata_iops"]
+    return MetadataIops(_storage(raw), int(raw["maximum"]))
+
+
+@dataclass(frozen=True)
 class RegionAvailability:
     """Where AWS's "Deployment type availability" table offers each deployment type (`fsx_lustre.yaml`'s
     `region_availability`, with its dated copy): the Regions of each type's column, and the rows marked * that

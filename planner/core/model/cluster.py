@@ -171,6 +171,10 @@ class Lustre:
     # components create both for an EFA-enabled file system), or the read-back cannot tell.
     metadata_configuration: bool | None = None
     efa_security_group: bool | None = None
+    # the metadata configuration's mode (AUTOMATIC, USER_PROVISIONED) and Metadata IOPS, as a program gives them
+    # (`lustre-metadata-iops`); None when not given or not known before deploy
+    metadata_mode: str | None = None
+    metadata_iops: int | None = None
     # Intelligent-Tiering (`storage_type`): the file system's throughput capacity in MBps, and its SSD read
     # cache (how it is sized; its size in GiB when USER_PROVISIONED). None on an SSD file system.
     storage_type: LustreStorageType = "SSD"

@@ -15,6 +15,7 @@ from planner.core.catalogue.lustre_deployments import (
     StorageRule,
     deployment_types,
     intelligent_tiering,
+    metadata_iops,
     region_availability,
 )
 from planner.core.model.cluster import Lustre, NodeGroup, Path
@@ -43,6 +44,9 @@ EFA_CLIENTS_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/configure-
 EFA_CLIENT_EXCLUDED = frozenset({"trn2"})  # instance families AWS names as no EFA client of FSx for Lustre
 CANNOT_CREATE_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/cannot-create-fs.html"
 READ_CACHE_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_LustreReadCacheConfiguration.html"
+METADATA_DOC = (
+    "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystemLustreMetadataConfiguration.html"
+)
 REGIONS_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/using-fsx-lustre.html#persistent-deployment-regions"
 # the metadata configuration: "EFA is supported on Persistent 2 file systems with a metadata configuration
 # specified, including file systems using the Intelligent-Tiering storage class." (EFA_DOC, read 2026-12-05;
@@ -543,6 +547,55 @@ def read_cache(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
             f"an SSD read cache of {size:,} GiB at {mbps:,} MBps is outside what AWS supports: {low:,} to "
             f"{high:,} GiB (8 to 32,768 GiB per 1,000 MBps of throughput capacity)",
             fix=Fix(edits=(set_to(ctx, _path(fs, "read_cache_size_gib"), near, "the nearest size AWS supports"),)),
+        )
+
+
+@storage_rule(
+    id="lustre-metadata-iops",
+    severity="error",
+    category="storage",
+    description=(
+        "An FSx for Lustre metadata configuration with Metadata IOPS in AUTOMATIC mode (which takes none), or a "
+        "figure AWS does not offer: 1,500, 3,000, 6,000, 12,000 or a multiple of 12,000 up to 192,000."
+    ),
+    source=METADATA_DOC,
+    remediation=(
+        "In USER_PROVISIONED mode, give `iops` of 1,500, 3,000, 6,000, 12,000 or a multiple of 12,000 up to "
+        "192,000; in AUTOMATIC mode, give no `iops` (FSx for Lustre sets it)."
+    ),
+)
+def metadata_iops_rule(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
+    """The FSx API reference, CreateFileSystemLustreMetadataConfiguration (fsx_lustre.yaml quotes it): Iops is
+    "(USER_PROVISIONED mode only)"; "valid values are 1500, 3000, 6000, 12000, and multiples of 12000 up to a
+    maximum of 192000" for SSD and Intelligent-Tiering file systems alike; "If you're using AUTOMATIC mode, you
+    cannot specify a value". Only a program gives these (a stack file has no key for them; the components
+    create AUTOMATIC). Not judged: "You can't provision fewer Metadata IOPS than AUTOMATIC mode provisions", a
+    figure the page does not give."""
+    iops = fs.metadata_iops
+    if iops is None:
+        return
+    at = _path(fs, "metadata_iops")
+    if fs.metadata_mode == "AUTOMATIC":
+        yield r.finding(
+            ctx,
+            at,
+            f"Metadata IOPS {iops:,} given in AUTOMATIC mode: AWS takes a figure only in USER_PROVISIONED mode "
+            "(in AUTOMATIC mode FSx for Lustre sets it)",
+            fix=Fix(
+                "AUTOMATIC mode sets the figure itself",
+                (remove(ctx, at),),
+                alternatives=(set_to(ctx, _path(fs, "metadata_mode"), "USER_PROVISIONED"),),
+            ),
+        )
+        return
+    allowed = metadata_iops()
+    if not allowed.accepts(iops):
+        near = allowed.nearest(iops)
+        yield r.finding(
+            ctx,
+            at,
+            f"Metadata IOPS {iops:,} is not a figure AWS offers: {allowed.describe()}",
+            fix=Fix(edits=(set_to(ctx, at, near, "the nearest figure AWS offers at or above it"),)),
         )
 
 
