@@ -78,7 +78,7 @@ def from_program(
     from planner.readback import suppressions
     from planner.readback.resource_inputs import program_violations
     from planner.readback.resources import AWS_PROVIDER, Graph, Resource
-    from planner.readback.subnets import with_subnet_ids
+    from planner.readback.subnets import add_subnet_ids
     from planner.readback.topology import rebuild, to_stack
 
     region = config.get("aws:region") or None
@@ -114,14 +114,15 @@ def from_program(
         )
     # the pack's resource checks that judge resources, not the cluster (IMDSv2, security groups), under their rules' ids
     rebuilt.gaps.extend(program_violations(graph))
-    found, problems = to_stack(rebuilt, stack, main, planning.data if planning else None)
-    if found is None and not problems:
-        return None
+    add_subnet_ids(graph, rebuilt)  # for `planner preflight`'s free addresses
     # each resource's own suppressions: its `planner:suppress:<rule>` tags, the `# planner: ignore[...]`
     # comments on its declaration (planner.readback.suppressions)
     tagged, unusable = suppressions.from_tags(graph.resources, sources)
     commented, unusable_comments = suppressions.from_comments(graph.resources, sources)
     unusable += unusable_comments
+    found, problems = to_stack(rebuilt, stack, main, planning.data if planning else None, tuple(tagged + commented))
+    if found is None and not problems:
+        return None
     if problems or unusable:
         raise InputError(
             [_problem(p.message, p.urn, sources, main) for p in problems]
@@ -129,11 +130,7 @@ def from_program(
         )
     if found is None:  # not reached: to_stack gives a stack or its problems
         return None
-    cluster = replace(found.cluster, suppress=found.cluster.suppress + tuple(tagged) + tuple(commented))
-    found = with_subnet_ids(graph, replace(found, cluster=cluster))  # for `planner preflight`'s free addresses
-    return replace(
-        found, cluster=found.cluster, locator=ProgramLocator(sources, planning), provenance=provenance(found, sources)
-    )
+    return replace(found, locator=ProgramLocator(sources, planning), provenance=provenance(found, sources))
 
 
 def provenance(stack: Stack, sources: dict[str, tuple[str, int | None]]) -> dict[Path, Provenance]:

@@ -11,27 +11,32 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from planner.core.model.cluster import Stack
+from planner.core.input.stack_files import CLUSTER_PATH
 from planner.readback.resources import LAUNCH_TEMPLATE, Graph, Resource, as_list, known
+from planner.readback.topology import Launch, Rebuilt
 
 _SUBNET_ID = re.compile(r"subnet-[0-9a-f]{8,17}")
 # where a group's capacity resource (Auto Scaling group, instance, EKS node group) names its subnets
 _PROPS = ("vpcZoneIdentifiers", "subnetIds", "subnetId")
 
 
-def with_subnet_ids(graph: Graph, stack: Stack) -> Stack:
-    """`stack` with each node group's existing subnets (`NodeGroup.subnet_ids`): those its capacity resource
-    names, else its launch template's interfaces."""
-    groups = []
-    for g in stack.cluster.node_groups:
-        owner = graph.by_urn.get(stack.resources.get(g.path) or "")
-        template = graph.by_urn.get(stack.resources.get(g.path + ("interfaces",)) or "")
+def add_subnet_ids(graph: Graph, rebuilt: Rebuilt) -> None:
+    """Each node group's existing subnets (`NodeGroup.subnet_ids`, set through its `Launch`): those its capacity
+    resource names, else its launch template's interfaces; read before the model is built, so it is built once."""
+    entries = (rebuilt.data or {}).get("node_groups") or ()
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            continue
+        path = CLUSTER_PATH + ("node_groups", i)
+        owner = graph.by_urn.get(rebuilt.resources.get(path) or "")
+        template = graph.by_urn.get(rebuilt.resources.get(path + ("interfaces",)) or "")
         ids = _existing(graph, owner, [v for p in _PROPS for v in as_list(owner.get(p))] if owner else [])
         if not ids and template is not None and template.type == LAUNCH_TEMPLATE:
             named = [n.get("subnetId") for n in as_list(template.get("networkInterfaces")) if isinstance(n, dict)]
             ids = _existing(graph, template, named)
-        groups.append(replace(g, subnet_ids=ids) if ids else g)
-    return replace(stack, cluster=replace(stack.cluster, node_groups=tuple(groups)))
+        if ids:
+            name = str(entry.get("name"))
+            rebuilt.launches[name] = replace(rebuilt.launches.get(name, Launch()), subnet_ids=ids)
 
 
 def _existing(graph: Graph, owner: Resource | None, values: list[object]) -> tuple[str, ...]:

@@ -30,7 +30,7 @@ from typing import Any
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.input.stack_files import CLUSTER_PATH
-from planner.core.model.cluster import Cluster, LaunchInterface, Note, Path, Stack, Unplanned, Volume
+from planner.core.model.cluster import Cluster, LaunchInterface, Note, Path, Stack, Suppression, Unplanned, Volume
 from planner.core.model.findings import Edit, Fix, outside
 from planner.core.reading.fields import key_path
 from planner.readback.auto_scaling import asg_groups, merge_ultraservers, ultraserver_type_of
@@ -118,6 +118,7 @@ class Launch:
     target: tuple[str, str] | None = None  # (model key, what it names) of a reference known only at deploy
     grows_with_jobs: bool = False  # launches up to `max_count` as jobs arrive (an AWS PCS group)
     in_placement_group: bool | None = None  # launches into a cluster placement group (its own or its template's)
+    subnet_ids: tuple[str, ...] = ()  # the existing subnets it names (`planner.readback.subnets`)
 
     def fields(self) -> dict[str, Any]:
         """The `NodeGroup` fields this sets (a launch target known at deploy named by what it is)."""
@@ -129,6 +130,7 @@ class Launch:
             "volumes": self.volumes,
             "grows_with_jobs": self.grows_with_jobs,
             "in_placement_group": self.in_placement_group,
+            "subnet_ids": self.subnet_ids,
         }
         if self.target is not None:
             key, what = self.target
@@ -366,7 +368,11 @@ def _region_of_zones(graph: Graph) -> str | None:
 
 
 def to_stack(
-    rebuilt: Rebuilt, name: str, file: str, extra: dict[str, Any] | None = None
+    rebuilt: Rebuilt,
+    name: str,
+    file: str,
+    extra: dict[str, Any] | None = None,
+    suppress: tuple[Suppression, ...] = (),
 ) -> tuple[Stack | None, list[Violation]]:
     """The read-back as a `Stack`, or the problems that keep it from being planned, each with the URN
     at fault. None: nothing to plan.
@@ -374,7 +380,8 @@ def to_stack(
     Each node group and the file system are read through the stack schema's tables (the same
     field checks as a stack file's), built with what the resources give beyond them (`launches`),
     and the cluster is checked by `check_cluster`, as any source's. `extra` adds planning keys
-    (the stack config's, or the policy pack's) and may replace the node groups. A zone the
+    (the stack config's, or the policy pack's) and may replace the node groups; `suppress`, the resources'
+    own suppressions (their tags and comments), follows the planning keys'. A zone the
     resources do not tell is "" (unknown); gaps become notes that the `readback-gap` rule reports,
     located at the resource they concern.
     """
@@ -393,9 +400,11 @@ def to_stack(
         g = node_group(r, entry, CLUSTER_PATH + ("node_groups", i), zone, **(read or Launch()).fields())
         if g is not None:
             groups.append(g)
-    fs = lustre(r, data["lustre"], CLUSTER_PATH + ("lustre",), zone) if data.get("lustre") is not None else None
-    if fs is not None and rebuilt.lustre_fields:
-        fs = replace(fs, **rebuilt.lustre_fields)  # type: ignore[arg-type]
+    fs = (
+        lustre(r, data["lustre"], CLUSTER_PATH + ("lustre",), zone, **rebuilt.lustre_fields)
+        if data.get("lustre") is not None
+        else None
+    )
     if not zone and not groups and fs is not None:  # the file system's AZ is the only one the stack names
         zone = fs.availability_zone
     keys = planning(r, data, CLUSTER_PATH)
@@ -417,7 +426,7 @@ def to_stack(
         keys.schedule,
         keys.workload,
         keys.budget,
-        keys.suppress,
+        keys.suppress + suppress,
         path=CLUSTER_PATH,
         root_volume_gib=None,
         unplanned=tuple(rebuilt.unplanned),

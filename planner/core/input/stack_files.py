@@ -513,8 +513,10 @@ def _ultraserver_type(
     return options[0] if len(options) == 1 else None
 
 
-def lustre(r: Reader, data: Any, path: Path, cluster_az: str) -> Lustre | None:
-    """The file system's fields read through the schema's `lustre` table (every problem to `r`), or None."""
+def lustre(r: Reader, data: Any, path: Path, cluster_az: str, **read_back: Any) -> Lustre | None:
+    """The file system's fields read through the schema's `lustre` table (every problem to `r`), or None.
+    `read_back`: the fields a program's resources give that a stack file has no key for (the metadata
+    configuration, its mode and IOPS, the EFA security group), set as read."""
     m = r.table(data, path, "lustre")
     if m is None:
         return None
@@ -563,6 +565,7 @@ def lustre(r: Reader, data: Any, path: Path, cluster_az: str) -> Lustre | None:
         throughput_capacity_mbps=mbps,
         read_cache_sizing_mode=cache_mode,
         read_cache_size_gib=cache_gib,
+        **read_back,
     )
 
 
