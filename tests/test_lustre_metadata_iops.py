@@ -65,6 +65,8 @@ def _findings(meta: dict[str, Any]) -> list[Any]:
         ({"mode": "USER_PROVISIONED", "iops": 2000}, "Metadata IOPS 2,000 is not a figure AWS offers", "3000"),
         ({"mode": "USER_PROVISIONED", "iops": 200000}, "200,000 is not a figure AWS offers", "192000"),
         ({"mode": "AUTOMATIC", "iops": 3000}, "given in AUTOMATIC mode", "metadata_configuration.iops"),
+        # a figure from a program is quoted, never written out when it is absurd (a 300-digit number)
+        ({"mode": "USER_PROVISIONED", "iops": 1e300}, "Metadata IOPS above 192,000 is not a figure", "192000"),
     ],
 )
 def test_a_programs_metadata_iops_aws_does_not_take_is_an_error_naming_its_property(
@@ -100,3 +102,21 @@ def test_the_packs_resource_policy_checks_the_metadata_iops() -> None:
     assert [m.split("]")[0] for m, _ in found] == ["[lustre-metadata-iops"]
     fine = Spec(LUSTRE, "ok", {**FS, "metadataConfiguration": {"mode": "USER_PROVISIONED", "iops": 12000}})
     assert violations(policies.lustre_values, resource_args(fine)) == []
+
+
+@pytest.mark.usefixtures("no_stack_config")
+def test_a_mode_the_api_does_not_list_is_an_error_quoting_it_safely() -> None:
+    """MetadataConfigurationMode is AUTOMATIC or USER_PROVISIONED (botocore's enumeration); a bidi control in a
+    program's value is quoted as an escape, never written raw."""
+    import botocore.session
+
+    from planner.core.input.locations import fix_text
+
+    model = botocore.session.get_session().get_service_model("fsx")
+    assert model.shape_for(SHAPE).members["Mode"].enum == ["AUTOMATIC", "USER_PROVISIONED"]
+    hits, plan = _findings({"mode": "\u202eAUTOMATIC", "iops": 3000})
+    (hit,) = hits
+    assert "\\u202e" in hit.message and "\u202e" not in hit.message
+    assert "is not one AWS takes: AUTOMATIC or USER_PROVISIONED" in hit.message
+    said = fix_text(plan.stack, hit.fix)
+    assert "metadata_configuration.mode" in said and "USER_PROVISIONED" in said, said

@@ -44,6 +44,7 @@ EFA_CLIENTS_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/configure-
 EFA_CLIENT_EXCLUDED = frozenset({"trn2"})  # instance families AWS names as no EFA client of FSx for Lustre
 CANNOT_CREATE_DOC = "https://docs.aws.amazon.com/fsx/latest/LustreGuide/cannot-create-fs.html"
 READ_CACHE_DOC = "https://docs.aws.amazon.com/fsx/latest/APIReference/API_LustreReadCacheConfiguration.html"
+METADATA_MODES = ("AUTOMATIC", "USER_PROVISIONED")  # MetadataConfigurationMode, in botocore's order
 METADATA_DOC = (
     "https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystemLustreMetadataConfiguration.html"
 )
@@ -555,8 +556,9 @@ def read_cache(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Finding]:
     severity="error",
     category="storage",
     description=(
-        "An FSx for Lustre metadata configuration with Metadata IOPS in AUTOMATIC mode (which takes none), or a "
-        "figure AWS does not offer: 1,500, 3,000, 6,000, 12,000 or a multiple of 12,000 up to 192,000."
+        "An FSx for Lustre metadata configuration of a mode other than AUTOMATIC or USER_PROVISIONED, with Metadata "
+        "IOPS in AUTOMATIC mode (which takes none), or with a figure AWS does not offer: 1,500, 3,000, 6,000, 12,000 "
+        "or a multiple of 12,000 up to 192,000."
     ),
     source=METADATA_DOC,
     remediation=(
@@ -570,8 +572,18 @@ def metadata_iops_rule(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Findin
     maximum of 192000" for SSD and Intelligent-Tiering file systems alike; "If you're using AUTOMATIC mode, you
     cannot specify a value". Only a program gives these (a stack file has no key for them; the components
     create AUTOMATIC). Not judged: "You can't provision fewer Metadata IOPS than AUTOMATIC mode provisions", a
-    figure the page does not give."""
-    iops = fs.metadata_iops
+    figure the page does not give. The mode is one of the API's two (botocore's MetadataConfigurationMode)."""
+    from planner.core.text.safe import excerpt
+
+    iops, mode = fs.metadata_iops, fs.metadata_mode
+    if mode is not None and mode not in METADATA_MODES:
+        yield r.finding(
+            ctx,
+            _path(fs, "metadata_mode"),
+            f"metadata configuration mode {excerpt(mode)} is not one AWS takes: {' or '.join(METADATA_MODES)}",
+            fix=Fix(edits=(set_to(ctx, _path(fs, "metadata_mode"), METADATA_MODES[iops is not None]),)),
+        )
+        return
     if iops is None:
         return
     at = _path(fs, "metadata_iops")
@@ -591,10 +603,11 @@ def metadata_iops_rule(r: Rule, ctx: RuleContext, fs: Lustre) -> Iterator[Findin
     allowed = metadata_iops()
     if not allowed.accepts(iops):
         near = allowed.nearest(iops)
+        said = f"{iops:,}" if abs(iops) < 10**9 else f"above {allowed.maximum:,}"  # not a 300-digit figure
         yield r.finding(
             ctx,
             at,
-            f"Metadata IOPS {iops:,} is not a figure AWS offers: {allowed.describe()}",
+            f"Metadata IOPS {said} is not a figure AWS offers: {allowed.describe()}",
             fix=Fix(edits=(set_to(ctx, at, near, "the nearest figure AWS offers at or above it"),)),
         )
 
