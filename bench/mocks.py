@@ -11,7 +11,6 @@ own process so that importing pulumi never weighs on the CLI figures.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 import time
@@ -19,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import msgspec.structs
 import pulumi
 
 from planner.core.input import stack_files as parse
@@ -41,7 +41,7 @@ class CountingMocks(programs.OfflineMocks):
 
 def program_for(stack_file: Path) -> programs.Program:
     """The project's program, reading stack config from the folder STACK_FILE is in."""
-    return dataclasses.replace(programs.load(str(ROOT)), config_dir=str(stack_file.resolve().parent))
+    return msgspec.structs.replace(programs.load(str(ROOT)), config_dir=str(stack_file.resolve().parent))
 
 
 def run(stack_file: Path, moto: bool = False) -> dict[str, Any]:

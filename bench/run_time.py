@@ -11,8 +11,9 @@ up to a thousand (every expert-parallel size), so they are reported apart.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from bench.speed import target
 from bench.timing import Sample, python, side_by_side

@@ -4,11 +4,11 @@ The development virtualenv imports planner through the editable install's finder
 `python -c pass` there pays for too (about 25 ms of `pathlib` and friends at every start):
 both the floor and planner look slower than a user's, and their ratio smaller. Here the
 wheel is built offline from a copy of the sources (as tests/test_wheel.py does: no build/ left
-in the checkout), installed with `--no-deps` into a virtualenv that has nothing else, PyYAML
-(the one requirement of `planner plan`) copied beside it, and run with the environment a user
+in the checkout), installed with `--no-deps` into a virtualenv that has nothing else, PyYAML and msgspec
+(the requirements of `planner plan`) copied beside it, and run with the environment a user
 has: no PYTHONDONTWRITEBYTECODE, no PYTHONPYCACHEPREFIX, no PYTHONPATH, from a folder outside
 the checkout. pip compiles the wheel's bytecode when it installs; the warm-up run of
-`timing.side_by_side` writes PyYAML's.
+`timing.side_by_side` writes PyYAML's and msgspec's.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def user_environment() -> dict[str, str]:
 
 
 def install(work: Path = WHEEL_WORK) -> Path:
-    """A fresh virtualenv at `work`/venv with planner's wheel and PyYAML; its folder."""
+    """A fresh virtualenv at `work`/venv with planner's wheel, PyYAML and msgspec; its folder."""
     if work.exists():
         shutil.rmtree(work)
     src, dist, where = work / "src", work / "dist", work / "venv"
@@ -74,24 +74,27 @@ def install(work: Path = WHEEL_WORK) -> Path:
         ]
     )
     site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['platlib'])"]).strip())
-    _copy_pyyaml(site)
+    _copy_requirements(site)
     imported = _run(
-        [str(python), "-c", "import planner, yaml; print(planner.__file__); print(yaml.__with_libyaml__)"], cwd=work
+        [str(python), "-c", "import planner, yaml, msgspec; print(planner.__file__); print(yaml.__with_libyaml__)"],
+        cwd=work,
     ).split()
     if not imported[0].startswith(str(where)) or imported[1] != "True":
         raise RuntimeError(f"the fresh virtualenv imports planner from {imported[0]} (libyaml: {imported[1]})")
     return where
 
 
-def _copy_pyyaml(site: Path) -> None:
-    """PyYAML as installed here (its C extension included), copied into `site`: the one requirement
-    of `planner plan`, without pip reaching an index."""
+def _copy_requirements(site: Path) -> None:
+    """PyYAML and msgspec as installed here (their C extensions included), copied into `site`: the
+    requirements of `planner plan`, without pip reaching an index."""
+    import msgspec
     import yaml
 
-    purelib = Path(yaml.__file__).parent.parent
-    for path in sorted(purelib.iterdir()):
-        if path.name in ("yaml", "_yaml") or path.name.lower().startswith("pyyaml-"):
-            shutil.copytree(path, site / path.name, ignore=shutil.ignore_patterns("__pycache__"))
+    for module, names, dist in ((yaml, ("yaml", "_yaml"), "pyyaml-"), (msgspec, ("msgspec",), "msgspec-")):
+        purelib = Path(module.__file__ or "").parent.parent
+        for path in sorted(purelib.iterdir()):
+            if path.name in names or path.name.lower().startswith(dist):
+                shutil.copytree(path, site / path.name, ignore=shutil.ignore_patterns("__pycache__"))
 
 
 # what any program that reads YAML and takes arguments pays before its own code: PyYAML, and the

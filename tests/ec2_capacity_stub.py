@@ -15,16 +15,16 @@ import re
 import threading
 import urllib.parse
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from xml.sax.saxutils import escape
+
+from msgspec import Struct, field
 
 NS = "http://ec2.amazonaws.com/doc/2016-11-15/"
 SCOPE = re.compile(r"Credential=[^/]+/\d{8}/([a-z0-9-]+)/ec2/aws4_request")
 
 
-@dataclass(frozen=True)
-class Offer:
+class Offer(Struct, frozen=True):
     """One offering as the endpoint lists it for a request of `asked` hours and `count` instances."""
 
     asked: int
@@ -38,8 +38,7 @@ class Offer:
     zone_type: str = "availability-zone"
 
 
-@dataclass
-class Scenario:
+class Scenario(Struct):
     """Per region: offers, or an error (code, HTTP status), or `html` (a captive portal's page)."""
 
     offers: dict[str, list[Offer]] = field(default_factory=dict)

@@ -9,7 +9,7 @@ from an offering, several needs and regions, a pick that misses, a stack's booke
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec.structs
 
 from planner.core.document import InputProblem, Report, codec
 from planner.core.document.block_offerings_section import (
@@ -490,8 +490,8 @@ def capacity_extension_failed_report() -> Report:
 
 
 def _renamed(s: StackReport, name: str, file: str) -> StackReport:
-    return dataclasses.replace(
-        s, name=name, file=file, findings=tuple(dataclasses.replace(f, file=file) for f in s.findings)
+    return msgspec.structs.replace(
+        s, name=name, file=file, findings=tuple(msgspec.structs.replace(f, file=file) for f in s.findings)
     )
 
 
@@ -501,7 +501,7 @@ def _smaller_gpu() -> StackReport:
     assert s.cost is not None
     items = [codec.dump(i) for i in s.cost.line_items]
     items[1].update(quantity=100, total_usd=5000.0, hourly_usd=50.0, instances=1)
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         s, findings=tuple(f for f in s.findings if "'evals'" not in f.message), cost=_cost(items, 100)
     )
 
@@ -527,15 +527,15 @@ def diff_report() -> Report:
         ),
         rules=RULES,
     )
-    return dataclasses.replace(head, diff=diff_section(base, head, "main", "working tree", "synthetic"))
+    return msgspec.structs.replace(head, diff=diff_section(base, head, "main", "working tree", "synthetic"))
 
 
 def diff_pair_report() -> Report:
     """Two stack files of different names compared with each other (`a -> b`): the head is not shown in full."""
     before = _renamed(ultraserver_stack(), "dev", "old/Pulumi.dev.yaml")
-    after = dataclasses.replace(_renamed(gpu_stack(), "prod", "new/Pulumi.prod.yaml"), findings=())
+    after = msgspec.structs.replace(_renamed(gpu_stack(), "prod", "new/Pulumi.prod.yaml"), findings=())
     base, head = Report("plan", stacks=(before,), rules=RULES), Report("diff", stacks=(after,), rules=RULES)
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         head, diff=diff_section(base, head, "old/Pulumi.dev.yaml", "new/Pulumi.prod.yaml", "synthetic", pair=True)
     )
 

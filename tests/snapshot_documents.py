@@ -9,7 +9,7 @@ round numbers that add up, so a reader can check a snapshot by eye.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from planner.core.document import (
     BaselineFixed,

@@ -10,10 +10,11 @@ from __future__ import annotations
 import ast
 import json
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
 import pytest
+from msgspec import Struct
 
 from planner.core.document import codec
 from planner.core.document.codec import Invalid, key, load
@@ -50,21 +51,19 @@ def test_every_section_round_trips_through_json(name: str) -> None:
     assert json.dumps(codec.dump(again)) == json.dumps(codec.dump(report))
 
 
-@dataclass(frozen=True)
-class _Inner:
+class _Inner(Struct, frozen=True):
     kind: str
     size: int = 0
 
 
-@dataclass(frozen=True)
-class _Outer:
-    name: str = field(metadata=key("label"))
-    note: str | None = field(default=None, metadata=key(omit="none"))
-    tags: tuple[str, ...] = field(default=(), metadata=key(omit="empty"))
-    only_with_note: int | None = field(default=None, metadata=key(omit=("unless", "note")))
-    inner: _Inner | None = field(default=None, metadata=key(flatten=True))
-    pairs: tuple[tuple[str, float], ...] = field(default=(), metadata=key(shape="pairs"))
-    one: _Inner | None = field(default=None, metadata=key(shape="one"))
+class _Outer(Struct, frozen=True):
+    name: Annotated[str, key("label")]
+    note: Annotated[str | None, key(omit="none")] = None
+    tags: Annotated[tuple[str, ...], key(omit="empty")] = ()
+    only_with_note: Annotated[int | None, key(omit=("unless", "note"))] = None
+    inner: Annotated[_Inner | None, key(flatten=True)] = None
+    pairs: Annotated[tuple[tuple[str, float], ...], key(shape="pairs")] = ()
+    one: Annotated[_Inner | None, key(shape="one")] = None
 
 
 def test_metadata_holds_both_ways() -> None:

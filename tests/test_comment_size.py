@@ -3,9 +3,10 @@ kept, what was left out named with where the full report is; it renders as GitHu
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
+
+import msgspec.structs
 
 from planner.core.document.build_diff import diff_section
 from planner.core.input.stack_files import load_stack, load_stacks
@@ -76,7 +77,7 @@ def test_a_diff_of_many_stacks_stays_under_the_limit_and_puts_the_change_first(t
     base = _many(tmp_path / "base", 250)
     head = _many(tmp_path / "head", 250, failing={3})
     head_report = report("diff", head)
-    result = dataclasses.replace(
+    result = msgspec.structs.replace(
         head_report, diff=diff_section(report("plan", base), head_report, "main", "working tree", "current")
     )
     text = diff_report.render_markdown(result)

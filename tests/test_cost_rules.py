@@ -182,13 +182,13 @@ def test_the_priced_part_over_the_budget_is_reported_once(stack_file) -> None:
 
 def test_compute_left_out_makes_the_estimate_incomplete(stack_file) -> None:
     """Read-back compute the estimate cannot size is in no line item: `complete` is false, and it is named."""
-    import dataclasses
+    import msgspec.structs
 
     from planner.core.model.cluster import Unplanned
 
     stack = load_stack(str(stack_file(AZ + GROUPS + "budget:\n  total_usd: 5000\n")))
     batch = Unplanned("AWS Batch compute environment 'ce'", "unsized", ("p5.48xlarge",), range="0-1024 vCPUs")
-    stack = dataclasses.replace(stack, cluster=dataclasses.replace(stack.cluster, unplanned=(batch,)))
+    stack = msgspec.structs.replace(stack, cluster=msgspec.structs.replace(stack.cluster, unplanned=(batch,)))
     plan = plan_stack(stack, PlanOptions(price_book=make_book()))
     cost = plan.cost.to_json()
     assert cost["complete"] is False and cost["total_usd"] is None and cost["known_total_usd"] == 2010

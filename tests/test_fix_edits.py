@@ -4,10 +4,10 @@ back (an old report's plain-text fix too), and the pack's terms."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from planner.core.document.codec import Invalid, dump, load
 from planner.core.document.stacks import ReportedEdit, ReportedFinding, ReportedFix

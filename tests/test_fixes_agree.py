@@ -10,11 +10,11 @@ its kind (`Fix.outside`, one of `OUTSIDE`): a fix in words without one fails.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from planner.core.catalogue import instance_types as catalogue
 from planner.core.input.stack_files import load_stack

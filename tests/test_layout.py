@@ -50,7 +50,7 @@ def test_pyproject_declares_the_package_script_and_test_extra() -> None:
     assert meta["name"] == "pulumi-cluster-planner" and meta["requires-python"] == ">=3.11"
     assert meta["scripts"] == {"planner": "planner.cli:main"}
     runtime = {re.split(r"[<>=\[]", d)[0].lower() for d in meta["dependencies"]}
-    assert runtime == {"pyyaml"}  # the light install: stack files need nothing else
+    assert runtime == {"pyyaml", "msgspec"}  # the light install: stack files need nothing else
     extra = {
         name: {re.split(r"[<>=\[]", d)[0].lower() for d in meta["optional-dependencies"][name]}
         for name in ("pulumi", "aws", "all")

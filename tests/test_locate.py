@@ -61,7 +61,7 @@ def test_json_and_sarif_carry_the_path() -> None:
 def test_a_read_back_stack_is_located_where_the_program_declares_it() -> None:
     """A program's stack carries its locator: a finding is made at the program's file and line,
     with the resource's URN, and a planning key at its stack config's line (nothing moved later)."""
-    import dataclasses
+    import msgspec.structs
 
     from planner.core.input.stack_files import CLUSTER_PATH
     from planner.core.model.cluster import Stack
@@ -86,10 +86,10 @@ def test_a_read_back_stack_is_located_where_the_program_declares_it() -> None:
     where = locate(stack, CLUSTER_PATH + ("placement_group",))  # from no resource: the program's main file
     assert (where.file, where.line, where.logical) == ("__main__.py", None, None)
     findings = plan_stack(
-        dataclasses.replace(
+        msgspec.structs.replace(
             stack,
-            cluster=dataclasses.replace(
-                base.cluster, node_groups=(dataclasses.replace(base.cluster.node_groups[0], efa=False),)
+            cluster=msgspec.structs.replace(
+                base.cluster, node_groups=(msgspec.structs.replace(base.cluster.node_groups[0], efa=False),)
             ),
         )
     ).findings

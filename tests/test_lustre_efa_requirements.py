@@ -16,9 +16,9 @@ attached." The finding names that source for that part.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
+import msgspec.structs
 import pytest
 
 from planner.core import rules
@@ -118,10 +118,10 @@ def test_on_the_model_whatever_built_it(stack_file) -> None:  # noqa: ANN001
     stack = load_stack(str(stack_file(text, region="us-east-2")))
     assert [f for f in plan_stack(stack).findings if f.rule == RULE] == []
     assert stack.cluster.lustre is not None
-    broken = dataclasses.replace(
+    broken = msgspec.structs.replace(
         stack,
-        cluster=dataclasses.replace(
-            stack.cluster, lustre=dataclasses.replace(stack.cluster.lustre, metadata_configuration=False)
+        cluster=msgspec.structs.replace(
+            stack.cluster, lustre=msgspec.structs.replace(stack.cluster.lustre, metadata_configuration=False)
         ),
     )
     (f,) = [f for f in plan_stack(broken).findings if f.rule == RULE]

@@ -10,12 +10,12 @@ import json
 import runpy
 import shutil
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import ROOT, run_cli
+from msgspec.structs import replace
 from test_corpus import captured
 from test_policy_pack import PRICE_BOOK, hand_written
 from test_readback_shapes import node_pool

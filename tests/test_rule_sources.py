@@ -6,7 +6,6 @@ public source, or a source users cannot open.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
@@ -14,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec.structs
 import pytest
 
 from planner.core import rules
@@ -178,7 +178,7 @@ def test_s3_link_on_a_type_that_accepts_none_is_an_error(stack_file, monkeypatch
     file systems." A type without ImportPath and without associations (none ships) would be an
     error: run the rule against such data."""
     types = lustre_rules.deployment_types()
-    patched = {**types, "SCRATCH_1": dataclasses.replace(types["SCRATCH_1"], s3_links=())}
+    patched = {**types, "SCRATCH_1": msgspec.structs.replace(types["SCRATCH_1"], s3_links=())}
     stack = load_stack(
         str(
             stack_file(

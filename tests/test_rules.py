@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
+import msgspec.structs
 import pytest
 
 from planner.core import rules
@@ -592,8 +592,8 @@ def test_every_rule_has_cases() -> None:
 def test_efa_unsupported_with_a_type_that_has_no_efa(stack_file) -> None:
     """No shipped type lacks EFA, so the rule runs against a catalogue where trn1 does."""
     cat = catalogue.load()
-    no_efa = dataclasses.replace(cat.instance_types["trn1.32xlarge"], efa_supported=False, efa_generation=None)
-    patched = dataclasses.replace(cat, instance_types={**cat.instance_types, "trn1.32xlarge": no_efa})
+    no_efa = msgspec.structs.replace(cat.instance_types["trn1.32xlarge"], efa_supported=False, efa_generation=None)
+    patched = msgspec.structs.replace(cat, instance_types={**cat.instance_types, "trn1.32xlarge": no_efa})
     r = rules.get("efa-unsupported")
     stack = load_stack(str(stack_file(group("trn1.32xlarge", 2, more="    efa: true"))))
     hits = r.run(rules.RuleContext(stack, patched))

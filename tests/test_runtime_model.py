@@ -4,10 +4,10 @@ effect on the step, memory, the layout search and the checkpoint term."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from planner.core.catalogue.instance_types import load
 from planner.core.catalogue.model_configs import ModelError, from_hf_config, presets, resolve

@@ -60,9 +60,9 @@ def test_input_problems_are_in_every_format() -> None:
     assert run["invocations"][0]["executionSuccessful"] is False  # it also has an option's problem, in no file
     # code scanning processes the results only of a run that says it executed successfully: with
     # every problem on a file's line, the run says so
-    import dataclasses
+    import msgspec.structs
 
-    in_files = dataclasses.replace(report, problems=tuple(p for p in report.problems if p.has_file))
+    in_files = msgspec.structs.replace(report, problems=tuple(p for p in report.problems if p.has_file))
     assert json.loads(render(in_files, "sarif"))["runs"][0]["invocations"] == [
         {"executionSuccessful": True, "exitCode": 2, "exitCodeDescription": "unusable input: nothing was planned"}
     ]
@@ -80,12 +80,14 @@ def test_input_problems_are_in_every_format() -> None:
 
 def test_a_file_system_in_no_named_zone_is_drawn_outside_the_zones() -> None:
     """A program's Lustre file system may name no AZ (the table says so); the diagram draws it beside the zones."""
-    import dataclasses
+    import msgspec.structs
 
     s = DOCUMENTS["plan"]().stacks[0]
     assert s.topology.lustre is not None
-    lustre = dataclasses.replace(s.topology.lustre, availability_zone=None)
-    report = Report("plan", stacks=(dataclasses.replace(s, topology=dataclasses.replace(s.topology, lustre=lustre)),))
+    lustre = msgspec.structs.replace(s.topology.lustre, availability_zone=None)
+    report = Report(
+        "plan", stacks=(msgspec.structs.replace(s, topology=msgspec.structs.replace(s.topology, lustre=lustre)),)
+    )
     diagram = render(report, "markdown").split("```mermaid\n")[1].split("```")[0].splitlines()
     assert diagram[diagram.index("  end") + 1] == (
         '  fsx[("FSx for Lustre PERSISTENT_2<br/>1,000 GiB, 250 MB/s/TiB, in an AZ the program does not name")]'
@@ -141,7 +143,7 @@ def test_any_text_round_trips_and_renders_the_same(
 ) -> None:
     """Whatever a stack or a program says (line breaks, bidi overrides, lone surrogates), the saved JSON
     reads back to the same document and renders the same."""
-    import dataclasses
+    import msgspec.structs
 
     from planner.core.document import InputProblem, ReportedEdit, ReportedFinding, ReportedFix, Suppression
 
@@ -159,7 +161,7 @@ def test_any_text_round_trips_and_renders_the_same(
         else ReportedFix(fix, reason, (ReportedEdit("planner:cluster.schedule.hours", "set", 1),)),
     )
     for report in (
-        Report("plan", stacks=(dataclasses.replace(s, findings=(odd, *s.findings)),)),
+        Report("plan", stacks=(msgspec.structs.replace(s, findings=(odd, *s.findings)),)),
         Report("plan", problems=(InputProblem(file, line, "planner:cluster", problem),)),
     ):
         again = load_report(json.loads(render(report, "json")))

@@ -7,7 +7,7 @@ line to this checkout's site-packages, so pip resolves the wheel's requirements 
 them offline (`--no-index`). The editable install of the checkout is not visible there (its
 finder is a `.pth` file that Python only reads in a real site directory), and the test
 asserts that `planner` is imported from the clean virtualenv, not from the checkout. The base
-and each extra alone get a folder of their own holding only what they require (PyYAML copied;
+and each extra alone get a folder of their own holding only what they require (PyYAML and msgspec copied;
 an extra's requirements, transitively, linked from this checkout's site-packages), so a
 missing requirement fails there as it would in a user's fresh virtualenv.
 """
@@ -116,10 +116,11 @@ def clean_venv(wheel: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def base_venv(wheel: Path) -> Path:
-    """The base distribution alone: a virtualenv that sees PyYAML and nothing else of this checkout's packages."""
+    """The base distribution alone: a virtualenv that sees PyYAML, msgspec and nothing else of this checkout's
+    packages."""
     import yaml
 
-    deps = wheel.parent.parent / "pyyaml-only"
+    deps = wheel.parent.parent / "base-requirements"
     deps.mkdir()
     purelib = Path(yaml.__file__).parent.parent
     for name in (
@@ -127,6 +128,8 @@ def base_venv(wheel: Path) -> Path:
         "_yaml",
         *(p.name for p in purelib.glob("pyyaml-*.dist-info")),
         *(p.name for p in purelib.glob("PyYAML-*.dist-info")),
+        "msgspec",
+        *(p.name for p in purelib.glob("msgspec-*.dist-info")),
     ):
         if (purelib / name).exists():
             shutil.copytree(purelib / name, deps / name)
@@ -265,7 +268,9 @@ def test_planner_plan_in_another_repository(clean_venv: Path, tmp_path: Path) ->
 HEAVY = ("pulumi", "pulumi_aws", "pulumi_policy", "boto3", "botocore")
 
 
-def test_the_base_wheel_needs_nothing_but_pyyaml_and_plans_the_bundled_stacks(base_venv: Path, tmp_path: Path) -> None:
+def test_the_base_wheel_needs_nothing_but_pyyaml_and_msgspec_and_plans_the_bundled_stacks(
+    base_venv: Path, tmp_path: Path
+) -> None:
     python = base_venv / "bin" / "python"
     probe = "import importlib.util as u; print(' '.join(m for m in %r if u.find_spec(m)))" % (HEAVY,)
     assert subprocess.check_output([str(python), "-c", probe], text=True, cwd=tmp_path).strip() == ""
@@ -308,12 +313,12 @@ def test_the_base_wheel_needs_nothing_but_pyyaml_and_plans_the_bundled_stacks(ba
     ],
 )
 def test_each_extra_names_what_it_brings(clean_venv: Path, extra: str, modules: tuple[str, ...]) -> None:
-    """The installed wheel's metadata: each extra requires its packages; the base requires PyYAML only."""
+    """The installed wheel's metadata: each extra requires its packages; the base requires PyYAML and msgspec only."""
     python = clean_venv / "bin" / "python"
     code = "import importlib.metadata as m, json; print(json.dumps(m.requires('pulumi-cluster-planner')))"
     requires = json.loads(subprocess.check_output([str(python), "-c", code], text=True, cwd=clean_venv))
     base = [r for r in requires if "extra ==" not in r]
-    assert [re.split(r"[<>=;\[ ]", r)[0].lower() for r in base] == ["pyyaml"]
+    assert [re.split(r"[<>=;\[ ]", r)[0].lower() for r in base] == ["pyyaml", "msgspec"]
     mine = [r for r in requires if f'extra == "{extra}"' in r]
     names = {re.split(r"[<>=;\[ ]", r)[0].lower().replace("-", "_") for r in mine}
     if extra == "all":

@@ -254,7 +254,7 @@ def test_a_gpt2_style_config_is_read_with_its_two_matrix_ffn_and_tied_embeddings
     1,600, 25 heads, n_inner unset (4 x 1,600), GELU between two matrices, the output layer tied to the
     embedding; Hugging Face and OpenAI give it 1.5B parameters (1.558B with the position embeddings
     this count leaves out)."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from planner.core.catalogue.model_configs import from_hf_config
 

@@ -9,8 +9,9 @@ refits and fails when the shipped file drifts from what this writes.
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from planner.core.reading.yaml_lines import DATA_DIR
 from planner.core.runtime_model import calibration

@@ -9,8 +9,9 @@ denied or throttled call is not repeated by every check that needs it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar, cast
+
+from msgspec import Struct
 
 from planner.aws import deadline
 from planner.aws.errors import NOT_IN_REGION, AwsCallError, NotAwsAnswer, error_code, explain, require_aws_answer
@@ -66,8 +67,7 @@ class Clients:
         return self._clients[key]
 
 
-@dataclass(frozen=True)
-class Quota:
+class Quota(Struct, frozen=True):
     code: str
     name: str
     value: float

@@ -150,10 +150,9 @@ def with_zone_groups(client: Any, offerings: tuple[Offering, ...]) -> tuple[Offe
     """The Local Zone offerings with their zone group as the account's DescribeAvailabilityZones names it
     (`GroupName`); unanswered (denied, unreachable, not AWS's answer), they keep none, and the search says
     the group it names is AWS's usual naming."""
-    from dataclasses import replace
-
     from botocore.exceptions import BotoCoreError, ClientError
     from botocore.parsers import ResponseParserError
+    from msgspec.structs import replace
 
     local = sorted({o.availability_zone for o in offerings if o.local_zone})
     if not local:

@@ -16,7 +16,8 @@ the check's `remediation` is only the general advice `planner rules` lists.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from planner.aws.account import Account
 from planner.aws.errors import DENIED, REJECTED_CREDENTIALS, THROTTLED, AwsCallError
@@ -40,8 +41,7 @@ __all__ = [
 CHECKS = PREFLIGHT  # the one registry of preflight checks: declared in the core, functions attached here
 
 
-@dataclass(frozen=True)
-class Preflight:
+class Preflight(Struct, frozen=True):
     """The options every preflight check reads: the account to ask, and the region asked."""
 
     account: Account | None = None

@@ -16,8 +16,9 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from planner.aws.errors import AwsCallError, cut, explain
 from planner.aws.pricing import (
@@ -44,8 +45,7 @@ LustreNeed = tuple[str, DeploymentType, int | None]  # region, deployment_type, 
 EbsNeed = tuple[str, str, str]  # region, volume_type, charge (`planner.core.cost.book.EBS_CHARGES`)
 
 
-@dataclass(frozen=True)
-class PriceNeeds:
+class PriceNeeds(Struct, frozen=True):
     instances: frozenset[InstanceNeed] = frozenset()
     lustre: frozenset[LustreNeed] = frozenset()
     ebs: frozenset[EbsNeed] = frozenset()
@@ -179,8 +179,7 @@ def _lustre_entry(offer: Offer, need: LustreNeed, as_of: str) -> dict[str, Any]:
     return entry
 
 
-@dataclass
-class LivePrices:
+class LivePrices(Struct):
     """The outcome of one fetch: entries in the price-book file shape, and what to tell the user."""
 
     data: dict[str, list[dict[str, Any]]]

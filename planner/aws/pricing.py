@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from planner.aws.errors import cut
 from planner.core.model.cluster import DeploymentType
@@ -29,8 +30,7 @@ FSX = "AmazonFSx"
 HDD_THROUGHPUTS = (12, 40)  # PERSISTENT_1 on HDD; every other Lustre throughput is SSD
 
 
-@dataclass(frozen=True)
-class Offer:
+class Offer(Struct, frozen=True):
     """One on-demand price dimension of a Price List product."""
 
     sku: str
@@ -196,7 +196,7 @@ MIB_PER_GIB = 1024
 def ebs_charge(client: Any, region: str, volume_type: str, charge: str) -> Offer:
     """USD per unit of one EBS charge (`planner.core.cost.book.EBS_CHARGES`) of `volume_type` in `region`:
     GB-month of storage, IOPS-month, or MiB/s-month (the Price List's GiB/s-month divided by 1,024)."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     if charge == "storage":
         family, usage, unit = "Storage", "", "GB-Mo"

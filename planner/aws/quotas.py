@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 from planner.aws.account import Quota
 from planner.aws.checks import Preflight, aws_error, check
@@ -27,8 +28,7 @@ COUNTED: tuple[Purchase, ...] = (
 )  # capacity-block groups are bounded by their block (see the data file)
 
 
-@dataclass(frozen=True)
-class QuotaRef:
+class QuotaRef(Struct, frozen=True):
     code: str
     name: str
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from planner.aws.errors import DENIED, REJECTED_CREDENTIALS, AwsCallError, explain
 from planner.aws.pricing import (
@@ -60,8 +61,7 @@ STOP_CODES = DENIED
 EVERYTHING_STOPS = REJECTED_CREDENTIALS | {"NoCredentials", "ProfileNotFound", "EndpointConnectionError"}
 
 
-@dataclass
-class Refresh:
+class Refresh(Struct):
     """What a refresh got: entries in the price-book file shape, and what it could not get, per item."""
 
     instances: list[dict[str, Any]] = field(default_factory=list)
@@ -85,8 +85,7 @@ class Refresh:
         }
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(Struct, frozen=True):
     """One price to fetch: what it is (for messages), which API, and how."""
 
     label: str

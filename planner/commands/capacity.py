@@ -16,8 +16,9 @@ import math
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from planner.core.reading.problems import InputError, Problem
 
@@ -29,8 +30,7 @@ FORMATS = ("table", "json", "markdown")
 ARGS = "<command line>"
 
 
-@dataclass
-class Wanted:
+class Wanted(Struct):
     """What the command line (and the stack) ask for."""
 
     needs: list[Any]  # planner.core.cost.block_offerings.Need
@@ -274,7 +274,7 @@ def _write(
 ) -> None:
     """The search (or the check of the stack's blocks) as the document's capacity section, in --format;
     `terms`: each edit to make next (`Search.next_edits`) said in the terms of `program` (its main file)."""
-    import dataclasses
+    from msgspec.structs import replace
 
     from planner.commands.plan import show
     from planner.core.cost.block_offerings import Search
@@ -284,8 +284,8 @@ def _write(
     edits = result.next_edits() if isinstance(result, Search) else ()
     if terms is not None and section.next is not None and edits:
         keys = tuple(terms(e) for e in edits)
-        said = dataclasses.replace(section.next, stack_keys=keys, program=program)
-        section = dataclasses.replace(section, next=said)
+        said = replace(section.next, stack_keys=keys, program=program)
+        section = replace(section, next=said)
     show(Report("capacity", capacity=section), args)
 
 

@@ -306,7 +306,8 @@ def _model_args(args: argparse.Namespace) -> tuple[Transformer | None, int, int]
 def _with_offerings(result: Any, args: argparse.Namespace) -> Any:
     """The Capacity Block rows priced from the offerings found (`planner.core.cost.block_offerings.priced_from_offerings`)."""
     import datetime as dt
-    from dataclasses import replace
+
+    from msgspec.structs import replace
 
     from planner.aws.block_offering_requests import need_for, offerings_for
     from planner.core.catalogue import instance_types as catalogue

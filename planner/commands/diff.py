@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from planner.core.model.findings import SEVERITIES
 from planner.core.reading.problems import InputError, Problem
@@ -382,7 +383,7 @@ def _document(
     base_plans: list[Any], head_plans: list[Any], base_label: str, head_label: str, book: str, pair: bool = False
 ) -> Report:
     """The diff report of two sides' plans: each side's stacks as `plan` reports them, and their difference."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from planner.core.document.build_diff import diff_section
     from planner.core.planning.build_report import report

@@ -11,11 +11,11 @@ anything; see `planner.components.checks`.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, ClassVar
 
 import pulumi
 import pulumi_aws as aws
+from msgspec.structs import replace
 
 from planner.components import checks, images
 from planner.components.args import ClusterArgs, check_cluster_args

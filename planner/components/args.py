@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import pulumi
+from msgspec import Struct, field
 
 from planner.core.model.cluster import (
     ROOT_VOLUME_RANGE,
@@ -29,10 +29,7 @@ from planner.core.model.cluster import (
     Workload,
 )
 
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
-
-T = TypeVar("T", bound="DataclassInstance")  # an args dataclass
+T = TypeVar("T", bound=Struct)  # an args record
 
 
 def _plain(value: Any) -> bool:
@@ -44,18 +41,19 @@ def _declared_only(cls: type[T], model: Any, always: tuple[str, ...]) -> T:
     """Args from a parsed model record: `always` fields, plus the others the user declared
     (defaults the parser filled in stay undeclared, so rules see the same intent)."""
     declared: frozenset[str] = getattr(model, "declared", frozenset())
-    return cls(**{f.name: getattr(model, f.name) for f in fields(cls) if f.name in always or f.name in declared})
+    return cls(**{name: getattr(model, name) for name in cls.__struct_fields__ if name in always or name in declared})
 
 
 def _mapping(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The schema mapping of an args dataclass: declared (non-None) keys only."""
+    """The schema mapping of an args record: declared (non-None) keys only."""
     return {
-        f.name: getattr(obj, f.name) for f in fields(obj) if f.name not in skip and getattr(obj, f.name) is not None
+        name: getattr(obj, name)
+        for name in obj.__struct_fields__
+        if name not in skip and getattr(obj, name) is not None
     }
 
 
-@dataclass(frozen=True)
-class NodeGroupArgs:
+class NodeGroupArgs(Struct, frozen=True):
     """One node group; `instance_type` may be left out on the single-type cluster components."""
 
     name: str
@@ -79,10 +77,10 @@ class NodeGroupArgs:
         declared: frozenset[str] = getattr(g, "declared", frozenset())
         return cls(
             **{
-                f.name: getattr(g, f.name)
-                for f in fields(cls)
-                if f.name in ("name", "instance_type", "capacity_reservation_resource_group_arn")
-                or (f.name in declared and f.name != "capacity_reservation_id")
+                name: getattr(g, name)
+                for name in cls.__struct_fields__
+                if name in ("name", "instance_type", "capacity_reservation_resource_group_arn")
+                or (name in declared and name != "capacity_reservation_id")
             },
             capacity_reservation_id=None if not ids else ids[0] if len(ids) == 1 else list(ids),
         )
@@ -96,8 +94,7 @@ class NodeGroupArgs:
         return out
 
 
-@dataclass(frozen=True)
-class LustreArgs:
+class LustreArgs(Struct, frozen=True):
     deployment_type: DeploymentType  # SCRATCH_1 | SCRATCH_2 | PERSISTENT_1 | PERSISTENT_2 (checked by the parser)
     storage_capacity_gib: int | None = None  # required but for INTELLIGENT_TIERING (checked by the parser)
     per_unit_storage_throughput: int | None = None  # MB/s per TiB, PERSISTENT_1/2
@@ -119,8 +116,7 @@ class LustreArgs:
         )
 
 
-@dataclass(frozen=True)
-class WorkloadArgs:
+class WorkloadArgs(Struct, frozen=True):
     """What the cluster trains, as `workload:` in a stack file: `model` (a preset or a config.json) and
     `tokens`, whose hours planner predicts on the declared topology, or `parameters`, `tokens` and `mfu`."""
 
@@ -138,20 +134,18 @@ class WorkloadArgs:
     @classmethod
     def from_model(cls, w: Workload) -> WorkloadArgs:
         """Args declaring a parsed workload: what the user declared, the model by the name it was given."""
-        declared = {f.name: getattr(w, f.name) for f in fields(cls) if f.name in w.declared or f.name == "tokens"}
+        declared = {n: getattr(w, n) for n in cls.__struct_fields__ if n in w.declared or n == "tokens"}
         if w.model is not None:
             declared["model"] = w.model.name
         return cls(**declared)
 
 
-@dataclass(frozen=True)
-class SuppressArgs:
+class SuppressArgs(Struct, frozen=True):
     rule: str
     reason: str
 
 
-@dataclass(frozen=True)
-class ClusterArgs:
+class ClusterArgs(Struct, frozen=True):
     """A training cluster: the planned topology, then how to deploy it.
 
     `vpc_id`/`subnet_id` may be Outputs of other resources (they are checked for shape only

@@ -10,11 +10,10 @@ root volume would be an extra volume beside the AMI's own root.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class DefaultImage:
+class DefaultImage(Struct, frozen=True):
     ssm_parameter: str
     source: str  # where the parameter name is documented
     as_of: str

@@ -9,10 +9,9 @@ endpoint the new VPC gets) and the Lustre ports to the file system's group.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pulumi
 import pulumi_aws as aws
+from msgspec import Struct
 
 from planner.components import checks
 from planner.components.args import cidr_problems, region_problems
@@ -24,8 +23,7 @@ LUSTRE_PORTS: tuple[tuple[int, int], ...] = ((988, 988), (1018, 1023))
 TYPE = "planner:index:EfaNetwork"
 
 
-@dataclass(frozen=True)
-class EfaNetworkArgs:
+class EfaNetworkArgs(Struct, frozen=True):
     availability_zone: str
     placement_group: bool = False  # create a cluster placement group
     vpc_id: pulumi.Input[str] | None = None  # existing VPC (with subnet_id) instead of a new one

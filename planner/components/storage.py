@@ -10,10 +10,10 @@ security group, so it joins the cluster's EFA group as well as the Lustre one.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import pulumi
 import pulumi_aws as aws
+from msgspec import Struct
 
 from planner.components import checks
 from planner.components.args import LustreArgs, region_problems
@@ -23,8 +23,7 @@ from planner.core.reading.problems import Problem
 TYPE = "planner:index:LustreStorage"
 
 
-@dataclass(frozen=True)
-class LustreStorageArgs:
+class LustreStorageArgs(Struct, frozen=True):
     lustre: LustreArgs
     subnet_id: pulumi.Input[str]
     security_group_ids: Sequence[pulumi.Input[str]]  # the Lustre group (and the EFA group when efa_enabled)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from planner.core import rules as _rules
 from planner.core.catalogue import instance_types as _catalogue
@@ -39,8 +41,7 @@ STACK_FILE = "<stack resources>"
 ZONE_SETTING = "the policy pack's `availabilityZone` config"  # where the pack takes a zone the resources do not name
 
 
-@dataclass
-class Outcome:
+class Outcome(Struct):
     rebuilt: Rebuilt
     plan: StackPlan | None = None
     problems: list[Violation] = field(default_factory=list)  # the rebuilt cluster is not valid input
@@ -229,8 +230,7 @@ def resource_label(urn: str) -> str:
     return f"'{parts[3]}' ({parts[2].split('$')[-1]})"
 
 
-@dataclass(frozen=True)
-class _Shared:
+class _Shared(Struct, frozen=True):
     """One preview's resources rebuilt and planned without suppressions (policies settle their own)."""
 
     rebuilt: Rebuilt
@@ -354,8 +354,7 @@ PACK_KEYS: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 
-@dataclass(frozen=True)
-class PackLocator:
+class PackLocator(Struct, frozen=True):
     """The pack's stack: located by its resources (no file of its own), and a fix said in the program's
     terms (each edit against the resource it was read from), a planning key in the terms of where the
     pack took it: its policy config's key (`PACK_KEYS`) when the policy config gave it (`from_config`:

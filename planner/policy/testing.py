@@ -13,10 +13,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 from google.protobuf import json_format, struct_pb2
+from msgspec import Struct, field
 from pulumi_policy import (
     Policy,
     PolicyCustomTimeouts,
@@ -39,8 +39,7 @@ def urn(type_: str, name: str, parent_type: str | None = None, stack: str = STAC
     return f"urn:pulumi:{stack}::{project}::{qualified}::{name}"
 
 
-@dataclass
-class Spec:
+class Spec(Struct):
     """One resource as a program registers it: type, name, properties, links to others."""
 
     type: str
@@ -141,8 +140,7 @@ def violations(
     return found
 
 
-@dataclass(frozen=True)
-class Reported:
+class Reported(Struct, frozen=True):
     policy: str
     enforcement: str
     message: str

@@ -1,11 +1,11 @@
 """Provider-facing arguments: TypedDicts Pulumi's analyzer infers the package schema from.
 
-Why a second set of argument types: `planner.components.args` holds frozen dataclasses with
+Why a second set of argument types: `planner.components.args` holds frozen records with
 postponed annotations (strings at run time), which the analyzer of
 `pulumi.provider.experimental` cannot follow. These TypedDicts have real annotations and a
 docstring under every field (the analyzer reads them from the source), so TypeScript, Go,
 C#, Java and YAML programs get typed, documented inputs. `planner.provider.components`
-turns them into the dataclasses, and the components plan them with the same parser and
+turns them into the records, and the components plan them with the same parser and
 rules as a stack file. Keys are the `planner:cluster` keys (camelCase in the schema).
 
 No `from __future__ import annotations` here: the analyzer needs the types, not strings.

@@ -2,7 +2,7 @@
 
 Each class here is what Pulumi's analyzer reads (its `args` annotation for the inputs, its
 class annotations for the outputs, docstrings for the descriptions) and what the provider
-instantiates on `Construct`. Each one turns its TypedDict arguments into the dataclasses of
+instantiates on `Construct`. Each one turns its TypedDict arguments into the records of
 `planner.components` and builds the Python component of the same name as its child, so a
 cluster built from TypeScript or YAML is planned (rules, summary, cost) and created by
 exactly the code a Python program uses: an invalid cluster fails the `Construct` with the

@@ -5,8 +5,9 @@ groups the planner components build merged back into one node group.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.model.cluster import Unplanned

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from planner.core.model.cluster import LaunchInterface, Purchase, Unplanned, Volume
 from planner.core.model.findings import Fix
@@ -22,8 +23,7 @@ from planner.readback.resources import Graph, Resource, Violation, as_int, chang
 ACCELERATED = re.compile(r"^(p\d+[a-z0-9-]*|g\d+[a-z0-9-]*|trn\d+[a-z0-9]*|inf\d+[a-z0-9]*|dl\d+[a-z0-9]*)\.")
 
 
-@dataclass
-class ReadGroup:
+class ReadGroup(Struct):
     """One node group before it becomes a mapping: values plus the resource each came from."""
 
     name: str

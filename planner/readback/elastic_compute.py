@@ -18,8 +18,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from planner.core.model.cluster import Purchase, Unplanned, Volume
 from planner.core.model.findings import Fix, outside
@@ -50,8 +51,7 @@ Found = list[tuple[Unplanned, str | None]]
 Gaps = list[dict[str, Any]]
 
 
-@dataclass(frozen=True)
-class Kind:
+class Kind(Struct, frozen=True):
     """One kind of self-sizing compute the read-back reads: how a message names it, whether a
     resource type is of it, and its reader (which adds what it finds to `found` and `gaps`)."""
 

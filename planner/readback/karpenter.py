@@ -19,8 +19,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from planner.core.catalogue.instance_types import InstanceType, architectures
 
@@ -133,8 +134,7 @@ def quantity(value: Any) -> float | None:
     return float(m.group(1)) * (_SUFFIX[m.group(2)] if m.group(2) else 1.0)
 
 
-@dataclass(frozen=True)
-class Requirement:
+class Requirement(Struct, frozen=True):
     key: str
     operator: str
     values: tuple[str, ...]
@@ -159,8 +159,7 @@ class Requirement:
         return False
 
 
-@dataclass
-class Pool:
+class Pool(Struct):
     """What a NodePool may launch: types AWS lists, named types it does not list, how, where, how many."""
 
     types: list[InstanceType]

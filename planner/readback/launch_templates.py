@@ -8,8 +8,9 @@ Shared by every reader of fixed-size compute (`auto_scaling`, `eks_node_groups`,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from planner.core.input.stack_files import RESOURCE_GROUP_ARN
 from planner.core.model.cluster import LaunchInterface, Purchase, Volume
@@ -126,8 +127,7 @@ def launch_values(
     return values, {k: v for k, v in sources.items() if v is not None}, (layout or None)
 
 
-@dataclass(frozen=True)
-class _Target:
+class _Target(Struct, frozen=True):
     """Where a launch goes: one capacityReservationTarget property, its model key, the form AWS takes,
     and what to say when the value is wrong or only known at deploy."""
 

@@ -10,8 +10,10 @@ fix in the program's terms.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from planner.core.input.locations import Location
 from planner.core.input.stack_files import CLUSTER_PATH
@@ -22,8 +24,7 @@ from planner.core.reading.problems import InputError, Problem
 from planner.core.reading.yaml_lines import Lines
 
 
-@dataclass(frozen=True)
-class Planning:
+class Planning(Struct, frozen=True):
     """The planning keys of a program's stack config (`planner:cluster`: schedule, workload,
     budget, suppress), checked, with the file and lines they were read from."""
 
@@ -154,8 +155,7 @@ def _problem(message: str, urn: str | None, sources: dict[str, tuple[str, int | 
     return Problem(file, line, "", message)
 
 
-@dataclass(frozen=True)
-class ProgramLocator:
+class ProgramLocator(Struct, frozen=True):
     """Where a read-back stack's values were declared: a planning key (schedule, budget,
     suppression) at its line of the stack config, any other value at the program's file and
     line of the resource it was read from (`sources`, per URN), with that URN."""

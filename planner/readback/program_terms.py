@@ -21,8 +21,9 @@ a node group's count or maximum is made the model's edit first (`held_in_model`)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from planner.core.model.cluster import Cluster, Path, Stack
 from planner.core.model.findings import REGION, Edit, Fix, property_path

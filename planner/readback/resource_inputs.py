@@ -10,8 +10,9 @@ resource's properties (`PROGRAM_FIXES`, said in pulumi_aws's Python names by `pl
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from planner.core.model.findings import Fix
 from planner.core.rules.resource_settings import (

@@ -10,14 +10,14 @@ are resolved by id, name or ARN when known, else by the engine's property depend
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from planner.core.model.findings import Edit, EditOp, EditValue, Fix
 
 
-@dataclass(frozen=True)
-class Violation:
+class Violation(Struct, frozen=True):
     """What a policy reports: a message, and the URN of the resource at fault (None: the stack).
 
     The rebuild's own gaps (what it could not see, and what it assumed) are reported this way.
@@ -136,8 +136,7 @@ def as_int(value: Any) -> int | None:
     return int(value) if float(value).is_integer() else None
 
 
-@dataclass
-class Resource:
+class Resource(Struct):
     type: str
     urn: str
     name: str

@@ -9,7 +9,8 @@ output of a resource of the stack) exists in the account: `planner preflight` as
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from planner.core.input.stack_files import CLUSTER_PATH
 from planner.readback.resources import LAUNCH_TEMPLATE, Graph, Resource, as_list, known

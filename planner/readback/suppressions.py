@@ -21,8 +21,9 @@ import io
 import re
 import tokenize
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from planner.core.model.cluster import Suppression
 from planner.readback.resources import Resource
@@ -34,8 +35,7 @@ _RULES = re.compile(r"^\[(?P<rules>[^\]]*)\](?P<reason>.*)$")
 MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a program's file, read for its comments
 
 
-@dataclass(frozen=True)
-class Unusable:
+class Unusable(Struct, frozen=True):
     """A suppression that cannot be used: the resource it is on, how it was given, and what was expected."""
 
     urn: str
@@ -134,8 +134,7 @@ def from_comments(
     return found, bad
 
 
-@dataclass(frozen=True)
-class _Comments:
+class _Comments(Struct, frozen=True):
     """A program file's comments by line, and the lines that hold nothing but a comment."""
 
     text: dict[int, str]

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.input.stack_files import CLUSTER_PATH
@@ -63,8 +65,7 @@ UNKNOWN_AZ = ""  # the cluster's AZ when no resource of the stack tells it
 _PARENT_KEY = re.compile(r"(\.[^.\[]*|\[\d+\])$")  # the last step of a key path
 
 
-@dataclass
-class Rebuilt:
+class Rebuilt(Struct):
     """A `planner:cluster` mapping read back from resources, with where each part came from.
 
     `unplanned` is compute that will launch but cannot be planned (unsized, outside the
@@ -105,8 +106,7 @@ class Rebuilt:
         return None
 
 
-@dataclass(frozen=True)
-class Launch:
+class Launch(Struct, frozen=True):
     """What a node group's resources say that a stack file has no key for, as `NodeGroup` fields:
     the most it may scale to, every AZ its subnets span, its launch interfaces, the EBS volumes each
     instance gets (`planner.readback.block_devices`), and a launch target that is another resource's output."""

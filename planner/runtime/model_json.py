@@ -3,16 +3,17 @@
 `planner plan --program` runs the user's program in a child process (see
 `planner.runtime.offline_run`); the clusters its planner components declared come back as JSON,
 never as pickles, so the parent only ever reads data. Every record of `planner.core.model.cluster` is
-a frozen dataclass: fields are written by name and rebuilt from the type hints.
+a frozen record (a `msgspec.Struct`): fields are written by name and rebuilt from the type hints.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import types
 import typing
 from functools import cache
 from typing import Any
+
+from msgspec import Struct
 
 from planner.core.model import cluster as model
 from planner.core.model.cluster import Stack
@@ -28,9 +29,9 @@ def encode(value: Any) -> Any:
             "cluster": encode(value.cluster),
             "lines": [[encode(path), line] for path, line in value.lines.items()],
         }
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        # the fields a record is built from (a derived or cached field is rebuilt by its class)
-        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
+    if isinstance(value, Struct):
+        # the fields a record is built from (a derived or cached value is rebuilt by its class)
+        return {name: encode(getattr(value, name)) for name in value.__struct_fields__}
     if isinstance(value, frozenset):
         return sorted(value)
     if isinstance(value, (tuple, list)):
@@ -58,17 +59,11 @@ def _decode(hint: Any, value: Any) -> Any:
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in typing.get_args(hint) if a is not type(None)]
         return _decode(inner[0], value) if len(inner) == 1 else value
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):  # a record's class (hints hold no instances)
+    if isinstance(hint, type) and issubclass(hint, Struct):  # a record's class (hints hold no instances)
         if not isinstance(value, dict):
             raise TypeError(f"expected a mapping for {hint.__name__}")
         hints = _hints(hint)
-        return hint(
-            **{
-                f.name: _decode(hints[f.name], value[f.name])
-                for f in dataclasses.fields(hint)
-                if f.init and f.name in value
-            }
-        )
+        return hint(**{name: _decode(hints[name], value[name]) for name in hint.__struct_fields__ if name in value})
     if origin is tuple:
         args = typing.get_args(hint)
         item = args[0] if args and (len(args) == 2 and args[1] is Ellipsis) else Any

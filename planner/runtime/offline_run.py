@@ -15,12 +15,12 @@ import os
 import runpy
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from types import FrameType
 from typing import Any, cast
 
 import pulumi
+from msgspec import Struct
 
 import planner
 from planner.core.model.cluster import Stack
@@ -38,8 +38,7 @@ _ORIGIN: str | None = None
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(planner.__file__))
 
 
-@dataclass(frozen=True)
-class Program:
+class Program(Struct, frozen=True):
     """A Pulumi project on disk: where its program and its stack config files are."""
 
     directory: str

@@ -13,16 +13,15 @@ outputs are is the backend's part, `create` (and `invoke` for calls):
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
+from msgspec import Struct, field
 
 MOCK_ACCOUNT = "000000000000"
 
 
-@dataclass
-class Registered:
+class Registered(Struct):
     """One resource the program registered, and what the mocks did with it."""
 
     type: str

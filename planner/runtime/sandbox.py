@@ -32,15 +32,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 OUTPUT_LIMIT_BYTES = 1024 * 1024  # what the program prints, shown; the rest is counted
 LINE_LIMIT_BYTES = 8 * 1024  # a longer line is shown in pieces of this size
 DRAIN_SECONDS = 2.0  # after the program's process exits, how long its last output may take to arrive
 
 
-@dataclass(frozen=True)
-class Limit:
+class Limit(Struct, frozen=True):
     """One resource limit of the program's process: the `resource` module's name, its value, how it reads."""
 
     name: str
@@ -142,8 +142,7 @@ def limit_text(name: str) -> str:
     return next(limit.what for limit in LIMITS if limit.name == name)
 
 
-@dataclass
-class Outcome:
+class Outcome(Struct):
     """How the program's process ended: its return code (None: stopped at the timeout) and
     how much of its output was not shown."""
 
@@ -244,8 +243,7 @@ def non_dumpable() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, ctypes.c_ulong(0), 0, 0, 0)
 
 
-@dataclass(frozen=True)
-class _Task:
+class _Task(Struct, frozen=True):
     """One process as /proc/PID/stat shows it: its parent, process group, session, state and
     start time (clock ticks after boot: with the pid, what tells one process from a later
     one given the same pid)."""
@@ -462,8 +460,7 @@ def run(argv: list[str], env: Mapping[str, str], timeout: float | None, show: Ca
     return Outcome(returncode, printer.hidden)
 
 
-@dataclass
-class _Watchdog:
+class _Watchdog(Struct):
     """A running `planner.runtime.watchdog` and the write end of its pipe, which only planner holds."""
 
     proc: subprocess.Popen[bytes]

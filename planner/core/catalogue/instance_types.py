@@ -10,9 +10,10 @@ member instance type: code asks the catalogue which UltraServer a node group is 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
+
+from msgspec import Struct, field
 
 from planner.core.catalogue import shipped_data as _data
 from planner.core.catalogue.shipped_data import LocalZone
@@ -23,8 +24,7 @@ if TYPE_CHECKING:
 PRECISIONS = ("bf16_dense", "fp8_dense", "fp8_sparse")
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(Struct, frozen=True):
     """A public page the catalogue cites for its figures, with the date it was read."""
 
     id: str
@@ -36,8 +36,7 @@ class Source:
 GIB = 2**30  # bytes in a GiB, the unit EC2 gives accelerator memory in (DescribeInstanceTypes' SizeInMiB)
 
 
-@dataclass(frozen=True)
-class Accelerator:
+class Accelerator(Struct, frozen=True):
     """An accelerator chip as its vendor documents it (memory, peak TFLOPS per precision).
 
     `memory_gib`: its memory in GiB, the unit planner computes with. A source that gives it in
@@ -57,8 +56,7 @@ class Accelerator:
     ec2_name: str | None = None
 
 
-@dataclass(frozen=True)
-class InstanceType:
+class InstanceType(Struct, frozen=True):
     """An EC2 instance type with the figures planner plans with, each traceable to a source."""
 
     name: str
@@ -126,8 +124,7 @@ class InstanceType:
         return self.field_sources.get(figure, self.source)
 
 
-@dataclass(frozen=True)
-class UltraServerType:
+class UltraServerType(Struct, frozen=True):
     """An UltraServer type as AWS sells it: `members` instances of one type joined by an accelerator
     interconnect, booked whole (one Capacity Block per UltraServer).
 
@@ -185,8 +182,7 @@ class _Counted(_Grouped, Protocol):
     def count(self) -> int: ...
 
 
-@dataclass(frozen=True)
-class Catalogue:
+class Catalogue(Struct, frozen=True, dict=True):  # dict: its cached look-ups
     """Everything catalogue.yaml declares, keyed by name: the only source of hardware figures."""
 
     sources: Mapping[str, Source]

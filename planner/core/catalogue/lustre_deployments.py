@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from msgspec import Struct
 
 from planner.core.catalogue import shipped_data as _data
 from planner.core.model.cluster import Lustre
@@ -18,8 +19,7 @@ IMPORT_PATH = "import_path"
 DATA_REPOSITORY_ASSOCIATION = "data_repository_association"
 
 
-@dataclass(frozen=True)
-class StorageRule:
+class StorageRule(Struct, frozen=True):
     """The storage capacities (GiB) an FSx for Lustre deployment type and tier accepts."""
 
     listed: tuple[int, ...]
@@ -47,8 +47,7 @@ class StorageRule:
         return max(smaller + ([step] if step > 0 else []), default=None)
 
 
-@dataclass(frozen=True)
-class DeploymentSpec:
+class DeploymentSpec(Struct, frozen=True):
     """An FSx for Lustre deployment type as fsx_lustre.yaml describes it (tiers, capacities, S3 links)."""
 
     name: str
@@ -117,8 +116,7 @@ def aggregate_throughput_mbps(fs: Lustre) -> float | None:
     return None if unit is None or fs.storage_capacity_gib is None else fs.storage_capacity_gib / 1024 * unit
 
 
-@dataclass(frozen=True)
-class IntelligentTiering:
+class IntelligentTiering(Struct, frozen=True):
     """What an Intelligent-Tiering file system accepts (`fsx_lustre.yaml`'s `intelligent_tiering`): its
     deployment types, throughput capacities (MBps), the throughputs EFA takes, and the SSD read cache's
     range per 1,000 MBps of throughput capacity."""
@@ -160,8 +158,7 @@ def intelligent_tiering() -> IntelligentTiering:
     )
 
 
-@dataclass(frozen=True)
-class MetadataIops:
+class MetadataIops(Struct, frozen=True):
     """The Metadata IOPS a USER_PROVISIONED metadata configuration takes (`fsx_lustre.yaml`'s `metadata_iops`):
     listed values and multiples up to a maximum, the same for SSD and Intelligent-Tiering file systems."""
 
@@ -186,8 +183,7 @@ def metadata_iops() -> MetadataIops:
     return MetadataIops(_storage(raw), int(raw["maximum"]))
 
 
-@dataclass(frozen=True)
-class RegionAvailability:
+class RegionAvailability(Struct, frozen=True):
     """Where AWS's "Deployment type availability" table offers each deployment type (`fsx_lustre.yaml`'s
     `region_availability`, with its dated copy): the Regions of each type's column, and the rows marked * that
     offer PERSISTENT_2 only at some throughputs, SSD, without EFA. Partitions outside `partitions` (the page's)

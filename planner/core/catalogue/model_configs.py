@@ -123,7 +123,7 @@ def resolve(name_or_path: str, base_dir: str | None = None) -> Transformer:
     if not name_or_path.endswith(".json"):
         known = ", ".join(sorted(presets()))
         raise ModelError(f"model '{name_or_path}': expected one of {known}, or a Hugging Face config.json path")
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from planner.core.reading.bounded_files import read_regular
     from planner.core.reading.problems import InputError

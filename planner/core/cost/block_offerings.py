@@ -16,9 +16,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue.shipped_data import local_zone_group
@@ -70,8 +71,7 @@ def ultraserver_type(catalogue: Any, name: str, declared: str | None = None) -> 
 # --- what to ask ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Need:
+class Need(Struct, frozen=True):
     """One cluster to find blocks for: a type, how many, and the run's hours."""
 
     instance_type: str
@@ -90,8 +90,7 @@ class Need:
         return self.instance_type if self.ultraserver is None else self.ultraserver.name
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(Struct, frozen=True):
     """One DescribeCapacityBlockOfferings request (asked in each region)."""
 
     duration_hours: int
@@ -207,8 +206,7 @@ def regions_sold(instance_type: str, catalogue: Any, book: Any) -> list[str]:
 # --- what came back ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Offering:
+class Offering(Struct, frozen=True):
     """One CapacityBlockOffering, in one region."""
 
     offering_id: str
@@ -338,8 +336,7 @@ def offering_from_api(region: str, d: Mapping[str, Any], asked_hours: int) -> Of
 # --- options and the pick ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(Struct, frozen=True):
     """What can be bought: one block, or several in one zone with the same dates, for the whole cluster."""
 
     offerings: tuple[Offering, ...]
@@ -469,8 +466,7 @@ def _fill(sizes: Sequence[int], found: list[Offering]) -> tuple[Offering, ...] |
     return tuple(picked)
 
 
-@dataclass(frozen=True)
-class Pick:
+class Pick(Struct, frozen=True):
     """The option to buy, and whether it fits (deadline and budget); `why` says what it misses."""
 
     option: Option | None
@@ -568,8 +564,7 @@ def next_edits(option: Option, group: int = 0) -> tuple[Edit, ...]:
 # --- the whole answer -------------------------------------------------------------------
 
 
-@dataclass
-class RegionAnswer:
+class RegionAnswer(Struct):
     """What one region was asked and what it said: offerings, or the one line why not."""
 
     region: str
@@ -591,8 +586,7 @@ class RegionAnswer:
         )
 
 
-@dataclass
-class Search:
+class Search(Struct):
     """Everything `planner capacity` answers: what was needed, each region's answer, the options and the pick.
 
     Several needs are alternatives (`--instance-type` given more than once): their options
@@ -717,8 +711,7 @@ def option_section(o: Option) -> doc.CapacityOption:
 # --- a block already bought: is it long enough, else its extension offerings ------------
 
 
-@dataclass(frozen=True)
-class Reservation:
+class Reservation(Struct, frozen=True):
     """The capacity reservation of a Capacity Block the stack names (DescribeCapacityReservations)."""
 
     reservation_id: str
@@ -754,8 +747,7 @@ def reservation_from_api(region: str, d: Mapping[str, Any]) -> Reservation:
         raise BadOffering(f"a capacity reservation without {missing.args[0]}") from None
 
 
-@dataclass(frozen=True)
-class Extension:
+class Extension(Struct, frozen=True):
     """One CapacityBlockExtensionOffering: more hours for the block, at the end it already has."""
 
     offering_id: str
@@ -796,8 +788,7 @@ def extension_from_api(d: Mapping[str, Any]) -> Extension:
         raise BadOffering("an extension offering whose fee or duration is not a number") from None
 
 
-@dataclass
-class Booked:
+class Booked(Struct):
     """One of the group's booked blocks (one per UltraServer) and, when it is too short, its extension offerings."""
 
     reservation_id: str
@@ -807,8 +798,7 @@ class Booked:
     error: str | None = None  # this id is not a reservation AWS returned
 
 
-@dataclass
-class ExtensionSearch:
+class ExtensionSearch(Struct):
     """A stack whose node group names its blocks: do they cover the run, and if not, which extensions to buy.
 
     A group of several UltraServers names one block per UltraServer; they are read in one
@@ -998,7 +988,7 @@ def priced_from_offerings(
     With no offering the candidate keeps the book's price, with a note saying why (none
     offered, or the region's one-line fault).
     """
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from planner.core.document.compare_section import BookPrice, Offered
     from planner.core.text.numbers import num, usd

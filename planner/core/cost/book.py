@@ -16,9 +16,11 @@ import datetime as _dt
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from typing import Any, cast
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from planner.core.catalogue import shipped_data as _data
 from planner.core.model.cluster import (
@@ -62,8 +64,7 @@ EBS_KEYS = (
 EBS_VOLUME_TYPES = PRICED_VOLUME_TYPES  # what a book may price; `standard` (magnetic) bills I/O requests too
 
 
-@dataclass(frozen=True)
-class EbsCharge:
+class EbsCharge(Struct, frozen=True):
     """One thing an EBS volume is billed for: the key of its price in a book entry, its unit, the types it applies to."""
 
     price_key: str
@@ -106,8 +107,7 @@ _AS_OF = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?", re.ASCII)
 MIN_USD = 0.0001
 
 
-@dataclass(frozen=True)
-class Price:
+class Price(Struct, frozen=True):
     """One sourced price: USD per `unit`, read on `as_of` from `source`."""
 
     usd: float
@@ -119,8 +119,7 @@ class Price:
     note: str | None = None
 
 
-@dataclass(frozen=True)
-class Unknown:
+class Unknown(Struct, frozen=True):
     """Why a book holds no price for an instance key that AWS's API names: `reason`, read on `as_of` from `source`."""
 
     reason: str
@@ -136,8 +135,7 @@ EbsKey = tuple[str, str, str]  # region, volume_type, charge (`EBS_CHARGES`)
 TieringKey = tuple[str, str]  # region, charge (`TIERING_CHARGES`)
 
 
-@dataclass(frozen=True)
-class Derivation:
+class Derivation(Struct, frozen=True):
     """Price `instance_type` bought as `purchase` like `source_type` when it has no price of its own."""
 
     instance_type: str
@@ -151,8 +149,7 @@ def lustre_key(region: str, deployment_type: DeploymentType, throughput: int | N
     return (region, deployment_type, None if deployment_type.startswith("SCRATCH") else throughput)
 
 
-@dataclass(frozen=True)
-class Override:
+class Override(Struct, frozen=True):
     """A one-off `--price TYPE[:PURCHASE][@REGION]=USD` from the command line; None matches any."""
 
     instance_type: str
@@ -170,8 +167,7 @@ class Override:
         return Price(self.usd, "instance-hour", f"your figure (--price {self.text})", "command line", "--price")
 
 
-@dataclass(frozen=True)
-class PriceBook:
+class PriceBook(Struct, frozen=True):
     """Prices by key with their sources and dates; a key missing here is unknown, never zero."""
 
     name: str

@@ -14,8 +14,10 @@ rounded to the cent and the total is their sum, so the printed figures add up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue import instance_types as _catalogue
@@ -74,8 +76,7 @@ def _sum(xs: list[float | None]) -> float | None:
     return None if any(x is None for x in xs) else sum(x for x in xs if x is not None)
 
 
-@dataclass(frozen=True)
-class CostLine:
+class CostLine(Struct, frozen=True):
     """One priced component (name, unit, quantity, unit price, total) with its price's source and date.
 
     The estimate's own line, with the `Price` it was priced from; reports carry it as the
@@ -141,8 +142,7 @@ def _detail(d: dict[str, Any]) -> Detail | None:
     return None
 
 
-@dataclass(frozen=True)
-class CostEstimate:
+class CostEstimate(Struct, frozen=True):
     """A stack's line items and totals; totals are None when any price is unknown."""
 
     price_book: str

@@ -17,8 +17,9 @@ program does not declare (the AMI's default mapping) is left out, and named (`le
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue.instance_types import Catalogue
@@ -60,8 +61,7 @@ IO2_TIERS: tuple[tuple[str, int, int | None], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class PriceKey:
+class PriceKey(Struct, frozen=True):
     """What a price is looked up by: `instance` (type, region, purchase), `lustre` (region, deployment type,
     throughput), `lustre-tiering` (region, Intelligent-Tiering charge) or `ebs` (region, volume type)."""
 
@@ -96,8 +96,7 @@ def ebs_key(region: str, volume_type: str = ROOT_VOLUME_TYPE, charge: str = STOR
     return PriceKey("ebs", (region, volume_type, charge))
 
 
-@dataclass(frozen=True)
-class Component:
+class Component(Struct, frozen=True):
     """One billed quantity before pricing: `amount` units for `hours`, priced by `key`.
 
     `quantity` and `hourly` turn a unit price into the line item's quantity and hourly cost;
@@ -290,8 +289,7 @@ def left_out_tiering(fs: Lustre | None) -> list[str]:
     return out
 
 
-@dataclass(frozen=True)
-class Charge:
+class Charge(Struct, frozen=True):
     """One thing a volume bills: `charge` (`EBS_CHARGES`) on `units` per volume (GiB, IOPS, MiB/s), above
     the `over` units a baseline or a lower tier covers."""
 

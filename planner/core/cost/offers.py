@@ -8,8 +8,9 @@ group, and the catalogue-walk test accepts an entry here in place of a price.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 from planner.core.catalogue import shipped_data as _data
 from planner.core.model.cluster import Purchase
@@ -17,8 +18,7 @@ from planner.core.model.cluster import Purchase
 FILE = "prices/not-sold.yaml"
 
 
-@dataclass(frozen=True)
-class NotSold:
+class NotSold(Struct, frozen=True):
     """`instance_type` bought as `purchase` is not sold in `regions` (None: any region)."""
 
     instance_type: str

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 from planner.core.catalogue import capacity_block_limits as blocks
 from planner.core.catalogue import shipped_data as _data
@@ -35,8 +36,7 @@ MAX_PREDICTED_COUNT = (
 )
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(Struct, frozen=True):
     """The training job: its size (parameters, or a model whose step is predicted per cluster), tokens,
     precision, the MFU where one is given, the region, and a fixed count or a deadline."""
 

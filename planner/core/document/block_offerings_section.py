@@ -11,13 +11,14 @@ reads them (a search and an extension check are told apart by their keys: only t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Annotated
+
+from msgspec import Struct
 
 from planner.core.document.codec import key
 
 
-@dataclass(frozen=True)
-class CapacityNeed:
+class CapacityNeed(Struct, frozen=True):
     """One cluster searched for: a type, how many (whole UltraServers for member types), the run's hours."""
 
     instance_type: str
@@ -28,20 +29,18 @@ class CapacityNeed:
     hours_basis: str  # where the hours came from: "--hours", "schedule.hours", "workload"
 
 
-@dataclass(frozen=True)
-class CapacityQuery:
+class CapacityQuery(Struct, frozen=True):
     """One DescribeCapacityBlockOfferings request: a duration and an instance, or UltraServer, count."""
 
     capacity_duration_hours: int
     # an instance count, or an UltraServer count: the JSON has the pair that was asked
-    instance_type: str | None = field(default=None, metadata=key(omit=("when", "ultraserver_type")))
-    instance_count: int | None = field(default=None, metadata=key(omit=("when", "ultraserver_type")))
-    ultraserver_type: str | None = field(default=None, metadata=key(omit=("unless", "ultraserver_type")))
-    ultraserver_count: int | None = field(default=None, metadata=key(omit=("unless", "ultraserver_type")))
+    instance_type: Annotated[str | None, key(omit=("when", "ultraserver_type"))] = None
+    instance_count: Annotated[int | None, key(omit=("when", "ultraserver_type"))] = None
+    ultraserver_type: Annotated[str | None, key(omit=("unless", "ultraserver_type"))] = None
+    ultraserver_count: Annotated[int | None, key(omit=("unless", "ultraserver_type"))] = None
 
 
-@dataclass(frozen=True)
-class RegionAnswer:
+class RegionAnswer(Struct, frozen=True):
     """What one region was asked and what it said: how many offerings, or the one line why none could be read."""
 
     region: str
@@ -53,8 +52,7 @@ class RegionAnswer:
     code: str | None  # the AWS error code, or planner's (Timeout, NotAws)
 
 
-@dataclass(frozen=True)
-class CapacityOption:
+class CapacityOption(Struct, frozen=True):
     """One way to buy the cluster: one offering, or several of the same dates in one Availability Zone."""
 
     instance_type: str
@@ -76,27 +74,24 @@ class CapacityOption:
     meets_deadline: bool | None
 
 
-@dataclass(frozen=True)
-class CapacityPick:
+class CapacityPick(Struct, frozen=True):
     """The option to buy, whether it fits the deadline and budget, and what it misses when not."""
 
-    option: CapacityOption = field(metadata=key(flatten=True))  # its keys, then `fits` and `why`
+    option: Annotated[CapacityOption, key(flatten=True)]  # its keys, then `fits` and `why`
     fits: bool
     why: str | None
 
 
-@dataclass(frozen=True)
-class NextSteps:
+class NextSteps(Struct, frozen=True):
     """What to run and set after: printed, never run by planner."""
 
     purchase_commands: tuple[str, ...]
     stack_keys: tuple[str, ...]
     # a program's cluster: the program whose resources `stack_keys` name (None: a stack file's keys)
-    program: str | None = field(default=None, metadata=key(omit="none"))
+    program: Annotated[str | None, key(omit="none")] = None
 
 
-@dataclass(frozen=True)
-class CapacitySearch:
+class CapacitySearch(Struct, frozen=True):
     """A search: what was needed, each region's answer, the options ranked, and the pick.
 
     Several needs are alternatives (`--instance-type` given more than once), ranked together.
@@ -126,8 +121,7 @@ class CapacitySearch:
         return 0 if self.fits else 1
 
 
-@dataclass(frozen=True)
-class ExtensionOffer:
+class ExtensionOffer(Struct, frozen=True):
     """One DescribeCapacityBlockExtensionOfferings offering for a booked block."""
 
     offering_id: str
@@ -139,8 +133,7 @@ class ExtensionOffer:
     currency: str
 
 
-@dataclass(frozen=True)
-class ExtensionPick:
+class ExtensionPick(Struct, frozen=True):
     """The extension chosen for a block too short: the cheapest that gives the run its hours."""
 
     offering_id: str
@@ -148,8 +141,7 @@ class ExtensionPick:
     end: str | None
 
 
-@dataclass(frozen=True)
-class BookedBlock:
+class BookedBlock(Struct, frozen=True):
     """A Capacity Block the stack names (DescribeCapacityReservations); None figures: it could not be read."""
 
     capacity_reservation_id: str
@@ -168,11 +160,10 @@ class BookedBlock:
     pick: ExtensionPick | None
 
 
-@dataclass(frozen=True)
-class CapacityExtension:
+class CapacityExtension(Struct, frozen=True):
     """A stack's booked blocks: whether they cover the run, else each one's extension offerings and what to run."""
 
-    need: CapacityNeed = field(metadata=key("needs", shape="one"))  # a list of one, as a search's `needs`
+    need: Annotated[CapacityNeed, key("needs", shape="one")]  # a list of one, as a search's `needs`
     node_group: str | None
     source: str
     deadline: str | None

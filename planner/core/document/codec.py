@@ -1,12 +1,12 @@
-"""One codec for the document: its dataclasses are its schema (Infracost's `output.Root`).
+"""One codec for the document: its records are its schema (Infracost's `output.Root`).
 
 `dump(value)` writes a document value as JSON-ready data and `load(cls, data)` reads one back,
-both walking the dataclasses by their type hints, so a field added to a type is written, read and
+both walking the records (`msgspec.Struct`s) by their type hints, so a field added to a type is written, read and
 checked with nothing else to write. Reading is validation: a saved report is untrusted input
 (`planner render` of a pull request's artifact), so `load` checks as it builds:
 
 - each value has its annotated type (`str`, `int` but not `bool`, `float` (an `int` too), `bool`,
-  `None`, a `Literal`'s values, `tuple[X, ...]`, a union, a nested dataclass);
+  `None`, a `Literal`'s values, `tuple[X, ...]`, a union, a nested record);
 - numbers are finite and within `MAX_NUMBER`; a field named `line` is an integer of at least 1
   (a source line: nothing else may reach SARIF's `startLine`);
 - strings hold at most `MAX_TEXT` characters and lists at most `MAX_ITEMS` items;
@@ -15,7 +15,7 @@ checked with nothing else to write. Reading is validation: a saved report is unt
 The first value that fails is `Invalid`, naming its key path as the JSON spells it
 (`stacks[0].findings[1].line`) and what was expected, the value cut to an excerpt.
 
-Where the JSON is not a plain dump of the fields, the field says so in its metadata (`key(...)`):
+Where the JSON is not a plain dump of the fields, the field says so in its type (`Annotated[T, key(...)]`):
 its JSON name, when it is left out (`omit`: None, empty, or as another field is set or not), a
 nested record written into its parent (`flatten`), a shape (`pairs`: a tuple of pairs as an
 object; `one`: a value as a list of one; `text`: a record that earlier documents wrote as its `text`
@@ -25,18 +25,16 @@ fields (or with a computed key, such as a finding's `suppressed`) names them in 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Literal, TypeVar, Union, get_args, get_origin
+from typing import Annotated, Literal, TypeVar, Union, get_args, get_origin
+
+from msgspec import Struct
 
 from planner.core.text.safe import excerpt
-
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
 
 MAX_TEXT = 10_000  # characters in one string of a report (a message, a remediation, a path)
 MAX_ITEMS = 100_000  # items in one list of a report (findings, line items, offerings)
@@ -67,13 +65,12 @@ def key(
     flatten: bool = False,
     shape: Literal["pairs", "one", "text"] | None = None,
     url: bool = False,
-) -> dict[str, object]:
-    """A field's JSON, for `field(metadata=key(...))`: see the module's docstring."""
-    return {"codec": _Key(json, omit, flatten, shape, url)}
+) -> _Key:
+    """A field's JSON, for `name: Annotated[T, key(...)]`: see the module's docstring."""
+    return _Key(json, omit, flatten, shape, url)
 
 
-@dataclasses.dataclass(frozen=True)
-class _Key:
+class _Key(Struct, frozen=True):
     json: str | None
     omit: Omit
     flatten: bool
@@ -92,7 +89,7 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def dump(value: object) -> object:
-    """`value` (a document dataclass, or a tuple, dict or scalar of them) as JSON-ready data."""
+    """`value` (a document record, or a tuple, dict or scalar of them) as JSON-ready data."""
     if type(value) in _SCALARS or isinstance(value, str | int | float | bool) or value is None:
         return value
     if type(value) in _WRITERS:  # a record type written before
@@ -101,13 +98,13 @@ def dump(value: object) -> object:
         return [v if type(v) in _SCALARS else dump(v) for v in value]
     if isinstance(value, dict):  # a `pairs` field, as `entries` gives it
         return {k: v if type(v) in _SCALARS else dump(v) for k, v in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if isinstance(value, Struct):
         return dump_record(value)
     return value
 
 
-def dump_record(value: DataclassInstance) -> dict[str, object]:
-    """A document record (a dataclass) as a JSON object."""
+def dump_record(value: Struct) -> dict[str, object]:
+    """A document record as a JSON object."""
     return {k: v if type(v) in _SCALARS else dump(v) for k, v in shallow(value).items()}
 
 
@@ -119,17 +116,16 @@ _WRITERS: dict[type, tuple[tuple[str, str, _Key | None], ...]] = {}
 def _writer(cls: type) -> tuple[tuple[str, str, _Key | None], ...]:
     found = _WRITERS.get(cls)
     if found is None:
-        fields = {f.name: f for f in dataclasses.fields(cls)}
+        keys = keys_of(cls)
         steps: list[tuple[str, str, _Key | None]] = []
-        for name in getattr(cls, "JSON_ORDER", None) or tuple(fields):
-            f = fields.get(name)
-            k: _Key | None = None if f is None else f.metadata.get("codec", _PLAIN)
+        for name in getattr(cls, "JSON_ORDER", None) or tuple(keys):
+            k = keys.get(name)  # None: a computed key
             steps.append((name, (k.json if k is not None else None) or name, k))
         found = _WRITERS[cls] = tuple(steps)
     return found
 
 
-def shallow(value: DataclassInstance) -> dict[str, object]:
+def shallow(value: Struct) -> dict[str, object]:
     """`value`'s JSON object one level deep: its keys in order, each with the value written there, which may
     still be a record or a tuple of them (`dump` goes on into those; the JSON text writer asks for them in turn,
     so a report becomes text without a tree of dicts built first)."""
@@ -138,7 +134,7 @@ def shallow(value: DataclassInstance) -> dict[str, object]:
     return out
 
 
-def _shallow_into(value: DataclassInstance, out: dict[str, object]) -> None:
+def _shallow_into(value: Struct, out: dict[str, object]) -> None:
     for name, json_key, k in _writer(type(value)):
         item = getattr(value, name)
         if k is None or k is _PLAIN:  # a computed key, or one written as it is
@@ -273,7 +269,7 @@ def _load(value: object, hint: object, path: str) -> object:  # noqa: C901, PLR0
     if hint is str:
         check_text(value, path)
         return value
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and issubclass(hint, Struct):
         if not isinstance(value, dict):
             raise Invalid(path, f"expected an object, got {kind(value)} {excerpt(value)}")
         return _record(hint, value, path)
@@ -283,20 +279,22 @@ def _load(value: object, hint: object, path: str) -> object:  # noqa: C901, PLR0
 @typing.no_type_check
 def _record(cls: type, data: Mapping[str, object], path: str) -> object:
     hints = hints_of(cls)
+    keys = keys_of(cls)
+    required = _required(cls)
     kwargs: dict[str, object] = {}
-    for f in dataclasses.fields(cls):
-        k: _Key = f.metadata.get("codec", _PLAIN)
-        hint = hints[f.name]
+    for field_name in cls.__struct_fields__:
+        k = keys[field_name]
+        hint = hints[field_name]
         if k.flatten:
-            kwargs[f.name] = _flattened(hint, data, path)
+            kwargs[field_name] = _flattened(hint, data, path)
             continue
-        name = k.json or f.name
+        name = k.json or field_name
         where = _join(path, name)
         if name not in data:
-            if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
+            if field_name not in required:
                 continue
             if k.omit is not None:  # left out when empty or None: read back as None
-                kwargs[f.name] = None
+                kwargs[field_name] = None
                 continue
             raise Invalid(where, f"missing key {name!r}")
         raw = data[name]
@@ -310,9 +308,11 @@ def _record(cls: type, data: Mapping[str, object], path: str) -> object:
             raw = raw[0]
         elif k.shape == "text" and isinstance(raw, str):
             raw = {"text": raw}
-        kwargs[f.name] = _load(raw, hint, where)
-        if k.url and kwargs[f.name] is not None and not HTTPS_URL.fullmatch(kwargs[f.name]):
-            raise Invalid(where, f"expected an https URL (the page the rule rests on), got {excerpt(kwargs[f.name])}")
+        kwargs[field_name] = _load(raw, hint, where)
+        if k.url and kwargs[field_name] is not None and not HTTPS_URL.fullmatch(kwargs[field_name]):
+            raise Invalid(
+                where, f"expected an https URL (the page the rule rests on), got {excerpt(kwargs[field_name])}"
+            )
     return cls(**kwargs)
 
 
@@ -324,8 +324,8 @@ def _flattened(hint: object, data: Mapping[str, object], path: str) -> object:
     for option in options:
         if option is type(None):
             continue
-        first = dataclasses.fields(option)[0]
-        name = first.metadata.get("codec", _PLAIN).json or first.name
+        first = option.__struct_fields__[0]
+        name = keys_of(option)[first].json or first
         if name in data:
             return _record(option, data, path)
     if type(None) in options:
@@ -335,19 +335,21 @@ def _flattened(hint: object, data: Mapping[str, object], path: str) -> object:
 
 def _missing_keys(option: object, data: Mapping[str, object]) -> int:
     """How many keys a record type requires that `data` lacks (0 for a type that is no record)."""
-    if not (isinstance(option, type) and dataclasses.is_dataclass(option)):
+    if not (isinstance(option, type) and issubclass(option, Struct)):
         return 0
-    required = [
-        f.metadata.get("codec", _PLAIN).json or f.name
-        for f in dataclasses.fields(option)
-        if f.default is dataclasses.MISSING
-        and f.default_factory is dataclasses.MISSING
-        and not f.metadata.get("codec", _PLAIN).flatten
-    ]
+    keys = keys_of(option)
+    required = [keys[name].json or name for name in _required(option) if not keys[name].flatten]
     return sum(1 for name in required if name not in data)
 
 
+def _required(cls: type[Struct]) -> tuple[str, ...]:
+    """The fields of `cls` with no default (a record's defaults are those of its last fields)."""
+    names = cls.__struct_fields__
+    return names[: len(names) - len(cls.__struct_defaults__)]
+
+
 _HINTS: dict[type, dict[str, object]] = {}
+_KEYS: dict[type, dict[str, _Key]] = {}
 _NAMESPACE: dict[str, object] = {}
 
 
@@ -368,15 +370,35 @@ def resolves_names(resolver: Callable[[], None]) -> Callable[[], None]:
 
 
 def hints_of(cls: type) -> dict[str, object]:
-    """`cls`'s type hints, resolved once."""
+    """The type of each of `cls`'s fields, resolved once (without its `key(...)`)."""
     if cls not in _HINTS:
-        try:
-            _HINTS[cls] = typing.get_type_hints(cls, localns=_NAMESPACE)
-        except NameError:
-            for resolver in _RESOLVERS:
-                resolver()
-            _HINTS[cls] = typing.get_type_hints(cls, localns=_NAMESPACE)
+        _resolve(cls)
     return _HINTS[cls]
+
+
+def keys_of(cls: type) -> dict[str, _Key]:
+    """How each of `cls`'s fields is written (its `key(...)`, or written as it is), worked out once."""
+    if cls not in _KEYS:
+        _resolve(cls)
+    return _KEYS[cls]
+
+
+def _resolve(cls: type) -> None:
+    try:
+        raw = typing.get_type_hints(cls, localns=_NAMESPACE, include_extras=True)
+    except NameError:
+        for resolver in _RESOLVERS:
+            resolver()
+        raw = typing.get_type_hints(cls, localns=_NAMESPACE, include_extras=True)
+    hints: dict[str, object] = {}
+    keys: dict[str, _Key] = {}
+    for name in getattr(cls, "__struct_fields__", ()):
+        hint, k = raw[name], _PLAIN
+        if get_origin(hint) is Annotated:
+            hint, *extras = get_args(hint)
+            k = next((e for e in extras if isinstance(e, _Key)), _PLAIN)
+        hints[name], keys[name] = hint, k
+    _HINTS[cls], _KEYS[cls] = hints, keys
 
 
 def _hint_text(hint: object) -> str:

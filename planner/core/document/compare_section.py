@@ -7,7 +7,9 @@ and never compute; the codec (`planner.core.document.codec`) writes and reads th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Annotated
+
+from msgspec import Struct
 
 from planner.core.document.block_offerings_section import CapacityOption
 from planner.core.document.codec import key
@@ -15,28 +17,26 @@ from planner.core.document.run_time_section import RunTimePrediction
 from planner.core.model.cluster import Purchase
 
 
-@dataclass(frozen=True)
-class CompareInputs:
+class CompareInputs(Struct, frozen=True):
     """The job as asked: size, precision, MFU (by family; `*` for every other family), region, and a
     fixed count or a deadline."""
 
     parameters: float
     tokens: float
     precision: str
-    mfu: tuple[tuple[str, float], ...] = field(metadata=key(shape="pairs"))  # (family or "*", MFU), sorted
+    mfu: Annotated[tuple[tuple[str, float], ...], key(shape="pairs")]  # (family or "*", MFU), sorted
     region: str
     instances: int | None
     deadline_hours: float | None
     # with `--model`: its name (or config.json) and page, and the run's shape the prediction times
-    model: str | None = field(default=None, metadata=key(omit="none"))
-    model_source: str | None = field(default=None, metadata=key(omit="none"))
-    sequence_length: int | None = field(default=None, metadata=key(omit="none"))
-    global_batch_tokens: int | None = field(default=None, metadata=key(omit="none"))
-    budget_usd: float | None = field(default=None, metadata=key(omit="none"))
+    model: Annotated[str | None, key(omit="none")] = None
+    model_source: Annotated[str | None, key(omit="none")] = None
+    sequence_length: Annotated[int | None, key(omit="none")] = None
+    global_batch_tokens: Annotated[int | None, key(omit="none")] = None
+    budget_usd: Annotated[float | None, key(omit="none")] = None
 
 
-@dataclass(frozen=True)
-class BookPrice:
+class BookPrice(Struct, frozen=True):
     """The price book's figure for a Capacity Block row priced from an offering (`compare --capacity`)."""
 
     usd_per_hour: float
@@ -46,17 +46,15 @@ class BookPrice:
     price_book: str
 
 
-@dataclass(frozen=True)
-class Offered:
+class Offered(Struct, frozen=True):
     """`compare --capacity` on a Capacity Block row: the offering it is priced from (None: none found,
     priced from the book) and the book's figure it replaced."""
 
     offering: CapacityOption | None
-    book: BookPrice | None = field(default=None, metadata=key(omit="none"))
+    book: Annotated[BookPrice | None, key(omit="none")] = None
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(Struct, frozen=True):
     """One (instance type, purchase) row: the count, the hours run and billed, the total and the price's source."""
 
     instance_type: str
@@ -75,13 +73,12 @@ class Candidate:
     price_book: str
     notes: tuple[str, ...] = ()
     # only with `compare --capacity`, on Capacity Block rows: its keys (`offering`, `book`) in the row's
-    offered: Offered | None = field(default=None, metadata=key(flatten=True))
+    offered: Annotated[Offered | None, key(flatten=True)] = None
     # only with `compare --model` and no MFU for the type's family: the run the step-time model predicts
-    run_time: RunTimePrediction | None = field(default=None, metadata=key(omit="none"))
+    run_time: Annotated[RunTimePrediction | None, key(omit="none")] = None
 
 
-@dataclass(frozen=True)
-class ListedWithoutCost:
+class ListedWithoutCost(Struct, frozen=True):
     """An UltraServer type AWS sells whose members the EC2 API does not list (no price is published):
     its figures and the job's run time on one of them."""
 
@@ -95,8 +92,7 @@ class ListedWithoutCost:
     source: str
 
 
-@dataclass(frozen=True)
-class CompareSection:
+class CompareSection(Struct, frozen=True):
     """Every (instance type, purchase) with a price in the job's region, cheapest total first, and the notes
     on what was left out and why."""
 

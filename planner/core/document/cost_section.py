@@ -10,15 +10,15 @@ optional ones only when set (docs/output.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Annotated, ClassVar
+
+from msgspec import Struct
 
 from planner.core.document.codec import key
 from planner.core.model.cluster import DeploymentType, Purchase
 
 
-@dataclass(frozen=True)
-class InstanceDetail:
+class InstanceDetail(Struct, frozen=True):
     """What an instance line item (EC2 or a Capacity Block) bills: type, purchase, how many.
 
     `usable_hours`: a Capacity Block's hours less the 30 minutes its instances stop early.
@@ -32,17 +32,16 @@ class InstanceDetail:
     purchase: Purchase
     region: str
     instances: int
-    usable_hours: float | None = field(default=None, metadata=key(omit="none"))
-    ultraserver_type: str | None = field(default=None, metadata=key(omit="none"))
-    ultraservers: int | None = field(default=None, metadata=key(omit=("unless", "ultraserver_type")))
-    billed_instances: int | None = field(default=None, metadata=key(omit="none"))
-    idle_instances: int | None = field(default=None, metadata=key(omit=("unless", "billed_instances")))
-    usd_per_ultraserver_hour: float | None = field(default=None, metadata=key(omit=("unless", "ultraserver_type")))
-    not_sold: bool = field(default=False, metadata=key(omit="empty"))
+    usable_hours: Annotated[float | None, key(omit="none")] = None
+    ultraserver_type: Annotated[str | None, key(omit="none")] = None
+    ultraservers: Annotated[int | None, key(omit=("unless", "ultraserver_type"))] = None
+    billed_instances: Annotated[int | None, key(omit="none")] = None
+    idle_instances: Annotated[int | None, key(omit=("unless", "billed_instances"))] = None
+    usd_per_ultraserver_hour: Annotated[float | None, key(omit=("unless", "ultraserver_type"))] = None
+    not_sold: Annotated[bool, key(omit="empty")] = False
 
 
-@dataclass(frozen=True)
-class VolumeDetail:
+class VolumeDetail(Struct, frozen=True):
     """What an EBS volume's line item bills: one volume of `gib_per_instance` GiB of `volume_type` on each instance.
 
     `device`: the volume's device name, for a volume other than the root. `charge`: what the line bills when
@@ -55,16 +54,15 @@ class VolumeDetail:
     gib_per_instance: int
     instances: int
     region: str
-    device: str | None = field(default=None, metadata=key(omit="none"))
-    charge: str | None = field(default=None, metadata=key(omit="none"))
-    billed_per_instance: int | None = field(default=None, metadata=key(omit="none"))
-    over: int | None = field(default=None, metadata=key(omit="none"))
-    iops: int | None = field(default=None, metadata=key(omit="none"))
-    throughput: int | None = field(default=None, metadata=key(omit="none"))
+    device: Annotated[str | None, key(omit="none")] = None
+    charge: Annotated[str | None, key(omit="none")] = None
+    billed_per_instance: Annotated[int | None, key(omit="none")] = None
+    over: Annotated[int | None, key(omit="none")] = None
+    iops: Annotated[int | None, key(omit="none")] = None
+    throughput: Annotated[int | None, key(omit="none")] = None
 
 
-@dataclass(frozen=True)
-class LustreDetail:
+class LustreDetail(Struct, frozen=True):
     """What the file system's line item bills: its deployment type, throughput and capacity."""
 
     deployment_type: DeploymentType
@@ -73,16 +71,15 @@ class LustreDetail:
     region: str
     # an Intelligent-Tiering file system's line items: its storage class, and what the line bills: the
     # throughput capacity (MBps) or the SSD read cache (GiB)
-    storage_type: str | None = field(default=None, metadata=key(omit="none"))
-    throughput_capacity_mbps: int | None = field(default=None, metadata=key(omit="none"))
-    read_cache_size_gib: int | None = field(default=None, metadata=key(omit="none"))
+    storage_type: Annotated[str | None, key(omit="none")] = None
+    throughput_capacity_mbps: Annotated[int | None, key(omit="none")] = None
+    read_cache_size_gib: Annotated[int | None, key(omit="none")] = None
 
 
 Detail = InstanceDetail | VolumeDetail | LustreDetail
 
 
-@dataclass(frozen=True)
-class LineItem:
+class LineItem(Struct, frozen=True):
     """One billed component: quantity x unit price = total, with the price's source and date.
 
     Price fields (`unit_price_usd`, `source`, `as_of`, `assumption`, `price_book`) are None when
@@ -104,11 +101,10 @@ class LineItem:
     assumption: str | None = None
     price_book: str | None = None
     note: str | None = None
-    detail: Detail | None = field(default=None, metadata=key(flatten=True))  # its keys in the item's
+    detail: Annotated[Detail | None, key(flatten=True)] = None  # its keys in the item's
 
 
-@dataclass(frozen=True)
-class PriceAge:
+class PriceAge(Struct, frozen=True):
     """How old the prices an estimate uses are, counted to its price book's date (not the day the plan runs, so
     the same inputs give the same plan); set when one is more than `limit_days` older than that date.
 
@@ -123,8 +119,7 @@ class PriceAge:
     limit_days: int
 
 
-@dataclass(frozen=True)
-class CostReport:
+class CostReport(Struct, frozen=True):
     """A stack's estimate: line items and totals, as planned (totals None when a price or the hours are unknown).
 
     `known_total_usd` is the priced items' sum, the lower bound shown when the total is unknown.
@@ -145,14 +140,14 @@ class CostReport:
     complete: bool
     line_items: tuple[LineItem, ...] = ()
     notes: tuple[str, ...] = ()
-    left_out: tuple[str, ...] = field(default=(), metadata=key(omit="empty"))
+    left_out: Annotated[tuple[str, ...], key(omit="empty")] = ()
     currency: str = "USD"
-    workload_estimate: CostReport | None = field(default=None, metadata=key(omit="none"))
-    maximum_estimate: CostReport | None = field(default=None, metadata=key(omit="none"))
+    workload_estimate: Annotated[CostReport | None, key(omit="none")] = None
+    maximum_estimate: Annotated[CostReport | None, key(omit="none")] = None
     # when the hourly cost is unknown: the priced line items' hourly cost, the "at least $X/h" people read
-    known_hourly_usd: float | None = field(default=None, metadata=key(omit="none"))
+    known_hourly_usd: Annotated[float | None, key(omit="none")] = None
     # when a price used is more than 90 days older than the price book's date
-    price_age: PriceAge | None = field(default=None, metadata=key(omit="none"))
+    price_age: Annotated[PriceAge | None, key(omit="none")] = None
 
     JSON_ORDER: ClassVar[tuple[str, ...]] = (
         "currency",

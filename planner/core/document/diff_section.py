@@ -11,8 +11,9 @@ format and never compute; the codec (`planner.core.document.codec`) writes and r
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import ClassVar, Literal, Protocol
+from typing import Annotated, ClassVar, Literal, Protocol
+
+from msgspec import Struct
 
 from planner.core.document.codec import key
 from planner.core.document.cost_section import LineItem
@@ -30,8 +31,7 @@ class SideReport(Protocol):
 Status = Literal["added", "removed", "changed", "unchanged"]
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Struct, frozen=True):
     """Before, after and the change of a cost; a stack absent on one side costs 0 there (its side is None).
 
     When a side is incomplete (a price unknown, something left out, no hours) the change is unknown
@@ -47,14 +47,13 @@ class Change:
     after_usd: float | None
     change_usd: float | None
     change_percent: float | None
-    unknown_because: tuple[str, ...] = field(default=(), metadata=key(omit="empty"))
-    at_least_usd: float | None = field(default=None, metadata=key(omit="none"))
-    at_most_usd: float | None = field(default=None, metadata=key(omit="none"))
-    priced_change_usd: float | None = field(default=None, metadata=key(omit="none"))
+    unknown_because: Annotated[tuple[str, ...], key(omit="empty")] = ()
+    at_least_usd: Annotated[float | None, key(omit="none")] = None
+    at_most_usd: Annotated[float | None, key(omit="none")] = None
+    priced_change_usd: Annotated[float | None, key(omit="none")] = None
 
 
-@dataclass(frozen=True)
-class LineItemChange:
+class LineItemChange(Struct, frozen=True):
     """A line item added, removed or changed (matched by name and resource), both sides as the
     stacks' estimates have them, with the monthly (730 h) and the run's difference."""
 
@@ -71,8 +70,7 @@ class LineItemChange:
     total_change_usd: float | None
 
 
-@dataclass(frozen=True)
-class StackDiff:
+class StackDiff(Struct, frozen=True):
     """One stack before and after: `base_stack` and `head_stack` name it in the base report and in the
     report's stacks (None on the side it is absent from); `stack` is how reports name the pair
     (`a -> b` when two stack files of different names are compared)."""
@@ -108,8 +106,7 @@ class StackDiff:
         return out
 
 
-@dataclass(frozen=True)
-class DiffTotal:
+class DiffTotal(Struct, frozen=True):
     """Every stack together: the total before and after, the monthly change, the findings added and resolved."""
 
     before_usd: float | None
@@ -120,13 +117,13 @@ class DiffTotal:
     findings_added: int
     findings_resolved: int
     # when a change is unknown: what the stacks lack, and the bounds (see `Change`)
-    unknown_because: tuple[str, ...] = field(default=(), metadata=key(omit="empty"))
-    at_least_usd: float | None = field(default=None, metadata=key(omit="none"))
-    at_most_usd: float | None = field(default=None, metadata=key(omit="none"))
-    monthly_at_least_usd: float | None = field(default=None, metadata=key(omit="none"))
-    monthly_at_most_usd: float | None = field(default=None, metadata=key(omit="none"))
-    priced_change_usd: float | None = field(default=None, metadata=key(omit="none"))
-    monthly_priced_change_usd: float | None = field(default=None, metadata=key(omit="none"))
+    unknown_because: Annotated[tuple[str, ...], key(omit="empty")] = ()
+    at_least_usd: Annotated[float | None, key(omit="none")] = None
+    at_most_usd: Annotated[float | None, key(omit="none")] = None
+    monthly_at_least_usd: Annotated[float | None, key(omit="none")] = None
+    monthly_at_most_usd: Annotated[float | None, key(omit="none")] = None
+    priced_change_usd: Annotated[float | None, key(omit="none")] = None
+    monthly_priced_change_usd: Annotated[float | None, key(omit="none")] = None
 
     JSON_ORDER: ClassVar[tuple[str, ...]] = (
         "before_usd",
@@ -176,8 +173,7 @@ class DiffTotal:
         )
 
 
-@dataclass(frozen=True)
-class DiffSection:
+class DiffSection(Struct, frozen=True):
     """The change from `base_label` (a path or git ref) to `head_label`: the base side's report, each stack's
     difference (by name, sorted), and the totals."""
 

@@ -1,7 +1,7 @@
 """The top of the document: what one run of planner says, in one typed value.
 
 Sections: `stacks` (plan, preflight, the components, the pack: `planner.core.document.stacks`),
-`diff`, `compare` and `capacity`, each a frozen dataclass; input problems and the rule metadata
+`diff`, `compare` and `capacity`, each a frozen record; input problems and the rule metadata
 the findings refer to. One codec (`planner.core.document.codec`) writes and reads them all, so
 `load_report(dump(report)) == report`; `dump(report)` is what `--format json` writes
 (docs/output.md), and `load_report` reads a saved report, checking every value.
@@ -9,8 +9,9 @@ the findings refer to. One codec (`planner.core.document.codec`) writes and read
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, get_args
+
+from msgspec import Struct
 
 from planner.core.document import codec
 from planner.core.document.codec import key
@@ -49,8 +50,7 @@ class NotAReport(ValueError):
         super().__init__(message)
 
 
-@dataclass(frozen=True)
-class InputProblem:
+class InputProblem(Struct, frozen=True):
     """One unusable input (file, line, key, what was expected): shown in every format, so a
     broken stack file is a SARIF result and an annotation on its line, not only a stderr line."""
 
@@ -78,20 +78,18 @@ class InputProblem:
         return str(Problem(self.file, self.line, self.key, self.message))
 
 
-@dataclass(frozen=True)
-class RuleInfo:
+class RuleInfo(Struct, frozen=True):
     """A check's metadata copied into the document (renderers never ask the registry)."""
 
     id: str
     severity: Literal["error", "warning", "info"]
     description: str
-    source: str = field(metadata=key(url=True))  # SARIF's helpUri: an https URL of plain characters
+    source: Annotated[str, key(url=True)]  # SARIF's helpUri: an https URL of plain characters
     remediation: str
     category: str
 
 
-@dataclass(frozen=True)
-class RenderContext:
+class RenderContext(Struct, frozen=True):
     """How to render, not what: the width human output is fitted to (None: natural widths, as
     `--wide`), colour (ANSI styles in human output), and the exit threshold the table's last line
     states (`--fail-on`)."""
@@ -101,8 +99,7 @@ class RenderContext:
     fail_on: Literal["error", "warning"] = "error"
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(Struct, frozen=True):
     """One run of planner. Sections a command does not produce are empty/None."""
 
     command: Command
@@ -112,11 +109,11 @@ class Report:
     # name (preflight), sorted by id: the order SARIF's `tool.driver.rules` has
     rules: tuple[RuleInfo, ...] = ()
     # a section only when the command produced it
-    diff: DiffSection | None = field(default=None, metadata=key(omit="none"))  # base report, per-stack changes
-    compare: CompareSection | None = field(default=None, metadata=key(omit="none"))
-    capacity: CapacitySearch | CapacityExtension | None = field(default=None, metadata=key(omit="none"))
+    diff: Annotated[DiffSection | None, key(omit="none")] = None  # base report, per-stack changes
+    compare: Annotated[CompareSection | None, key(omit="none")] = None
+    capacity: Annotated[CapacitySearch | CapacityExtension | None, key(omit="none")] = None
     # the baseline file the findings were judged against (`--baseline`, `--create-baseline`), when one was
-    baseline: str | None = field(default=None, metadata=key(omit="none"))
+    baseline: Annotated[str | None, key(omit="none")] = None
     version: int = VERSION
 
     JSON_ORDER: ClassVar[tuple[str, ...]] = (

@@ -8,13 +8,14 @@ about ten percent, so more digits would only make diffs noisy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Annotated
+
+from msgspec import Struct
 
 from planner.core.document.codec import key
 
 
-@dataclass(frozen=True)
-class ParallelLayout:
+class ParallelLayout(Struct, frozen=True):
     """Megatron-style sizes: tensor, pipeline (with `vp` interleaved stages), data, context and expert
     parallelism; the micro-batch in sequences; fully sharded data parallelism; how much is recomputed."""
 
@@ -29,12 +30,11 @@ class ParallelLayout:
     recompute: str  # "none", "selective", or the share of layers recomputed whole ("0.25 of layers")
     # MoE only: tokens sent to their experts by one fused kernel (HybridEP, inside an NVL72 domain), and
     # the expert all-to-all hidden behind another micro-batch's compute (Megatron's moe_a2a_overlap)
-    fused_dispatch: bool = field(default=False, metadata=key(omit="empty"))
-    a2a_overlap: bool = field(default=False, metadata=key(omit="empty"))
+    fused_dispatch: Annotated[bool, key(omit="empty")] = False
+    a2a_overlap: Annotated[bool, key(omit="empty")] = False
 
 
-@dataclass(frozen=True)
-class StepBreakdown:
+class StepBreakdown(Struct, frozen=True):
     """Seconds of one optimizer step by where they go (they add up to the step)."""
 
     compute: float
@@ -45,8 +45,7 @@ class StepBreakdown:
     checkpoint: float
 
 
-@dataclass(frozen=True)
-class RunTimePrediction:
+class RunTimePrediction(Struct, frozen=True):
     """The predicted training speed on one cluster, the run's hours for its tokens, and the error band:
     the leave-one-out median error of the calibration (docs/runtime-model.md)."""
 
@@ -58,11 +57,10 @@ class RunTimePrediction:
     breakdown_seconds: StepBreakdown
     error_band: float  # relative, +/-
     # the references whose constants the figure rests on, when none is measured on this accelerator
-    extrapolated_from: tuple[str, ...] = field(default=(), metadata=key(omit="empty"))
+    extrapolated_from: Annotated[tuple[str, ...], key(omit="empty")] = ()
 
 
-@dataclass(frozen=True)
-class RunTimeReport:
+class RunTimeReport(Struct, frozen=True):
     """A stack's predicted run: the model and run asked, the node groups it trains on, the prediction
     (None when the model fits no layout there, `unfit` says why) and what the topology changes."""
 
@@ -73,9 +71,9 @@ class RunTimeReport:
     global_batch_tokens: int
     precision: str
     trained_on: str  # "16 x p5en.48xlarge (node group 'gpu')"
-    prediction: RunTimePrediction | None = field(default=None, metadata=key(omit="none"))
-    unfit: str | None = field(default=None, metadata=key(omit="none"))
+    prediction: Annotated[RunTimePrediction | None, key(omit="none")] = None
+    unfit: Annotated[str | None, key(omit="none")] = None
     notes: tuple[str, ...] = ()
     # the stack's own limits, drawn on the comment's chart: schedule.hours and budget.total_usd
-    schedule_hours: float | None = field(default=None, metadata=key(omit="none"))
-    budget_usd: float | None = field(default=None, metadata=key(omit="none"))
+    schedule_hours: Annotated[float | None, key(omit="none")] = None
+    budget_usd: Annotated[float | None, key(omit="none")] = None

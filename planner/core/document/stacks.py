@@ -16,8 +16,9 @@ round-trips exactly (`load(StackReport, dump(s)) == s`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Annotated, ClassVar
+
+from msgspec import Struct
 
 from planner.core.document.codec import key
 from planner.core.document.cost_section import CostReport
@@ -35,8 +36,7 @@ COMMAND_LINE = "command line"  # where an `--suppress` suppression is
 COMMAND_LINE_FILES = frozenset({COMMAND_LINE, "<command line>"})
 
 
-@dataclass(frozen=True)
-class Suppression:
+class Suppression(Struct, frozen=True):
     """How and why a finding is suppressed: in the source (`inSource`, with its reason: the stack
     file's `suppress:` list, or a program resource's tag or comment), outside it (`external`: the
     command line, the policy pack's config), or by the baseline the run was judged against
@@ -46,8 +46,7 @@ class Suppression:
     reason: str
 
 
-@dataclass(frozen=True)
-class ReportedEdit:
+class ReportedEdit(Struct, frozen=True):
     """One edit of a fix as the document reports it: the key path as a finding's `path` says it
     (`planner:cluster.node_groups[0].count`), the operation (`set`, `add`, `remove`) and the value,
     with the words said after it (`note`); data, so that a reader (a bot, an editor) can apply it
@@ -58,12 +57,11 @@ class ReportedEdit:
     path: str
     op: EditOp
     value: EditValue = None
-    note: str = field(default="", metadata=key(omit="empty"))
-    resource: str = field(default="", metadata=key(omit="empty"))
+    note: Annotated[str, key(omit="empty")] = ""
+    resource: Annotated[str, key(omit="empty")] = ""
 
 
-@dataclass(frozen=True)
-class ReportedFix:
+class ReportedFix(Struct, frozen=True):
     """A finding's fix as reported: `text`, said in the terms of where the stack was declared (its
     stack file's keys, its program's resources and properties, the pack's config), which renderers
     print; `reason`, why, in words that name no key; the `edits` to make, all of them, and the
@@ -75,14 +73,13 @@ class ReportedFix:
     text: str
     reason: str = ""
     edits: tuple[ReportedEdit, ...] = ()
-    alternatives: tuple[ReportedEdit, ...] = field(default=(), metadata=key(omit="empty"))
-    outside: Outside | None = field(default=None, metadata=key(omit="none"))
+    alternatives: Annotated[tuple[ReportedEdit, ...], key(omit="empty")] = ()
+    outside: Annotated[Outside | None, key(omit="none")] = None
 
     JSON_ORDER: ClassVar[tuple[str, ...]] = ("reason", "edits", "alternatives", "outside", "text")
 
 
-@dataclass(frozen=True)
-class ReportedFinding:
+class ReportedFinding(Struct, frozen=True):
     """A finding as reported: where it is (already resolved), what to do, how it is suppressed.
 
     `fix` is the change for this stack when the rule could name one; otherwise a renderer shows
@@ -97,11 +94,11 @@ class ReportedFinding:
     file: str
     line: int | None = None
     path: str = ""  # the key path as written under `config:`; "" for the stack as a whole
-    suppression: Suppression | None = field(default=None, metadata=key(omit="none"))  # set when suppressed
+    suppression: Annotated[Suppression | None, key(omit="none")] = None  # set when suppressed
     # the Pulumi URN of the resource at fault (read-back stacks, the pack)
-    resource: str | None = field(default=None, metadata=key(omit="none"))
-    fix: ReportedFix | None = field(default=None, metadata=key(omit="none", shape="text"))
-    parts: tuple[int, ...] = field(default=(), metadata=key(omit="empty"))
+    resource: Annotated[str | None, key(omit="none")] = None
+    fix: Annotated[ReportedFix | None, key(omit="none", shape="text")] = None
+    parts: Annotated[tuple[int, ...], key(omit="empty")] = ()
 
     # `suppressed`, computed, after `path`
     JSON_ORDER: ClassVar[tuple[str, ...]] = (
@@ -133,8 +130,7 @@ class ReportedFinding:
         return f"{self.file}:{self.line}" if self.line else self.file
 
 
-@dataclass(frozen=True)
-class UnusedSuppressionReport:
+class UnusedSuppressionReport(Struct, frozen=True):
     """A suppression that suppressed no finding of its stack (info: never changes the exit code)."""
 
     rule: str
@@ -157,14 +153,13 @@ class UnusedSuppressionReport:
         return f"{said} matched no finding in this stack; remove it, or check that it names the rule meant"
 
 
-@dataclass(frozen=True)
-class BaselineFixed:
+class BaselineFixed(Struct, frozen=True):
     """An entry of the baseline (`--baseline`) that matches no unsuppressed finding of its stack any
     more: fixed, or suppressed since. Never changes the exit code; drop it by writing the baseline again."""
 
     rule: str
     path: str  # the entry's model path (`planner:cluster.node_groups[0].efa`); "" for the stack as a whole
-    resource: str | None = field(default=None, metadata=key(omit="none"))  # the URN, for a program's resource
+    resource: Annotated[str | None, key(omit="none")] = None  # the URN, for a program's resource
 
     @property
     def where(self) -> str:
@@ -177,8 +172,7 @@ class BaselineFixed:
         return f"baseline entry of '{self.rule}' at {self.where} matches no finding any more: fixed"
 
 
-@dataclass(frozen=True)
-class UltraServerUnit:
+class UltraServerUnit(Struct, frozen=True):
     """The UltraServer type a node group is bought in (from the catalogue, at build time)."""
 
     name: str
@@ -187,8 +181,7 @@ class UltraServerUnit:
     interconnect: str
 
 
-@dataclass(frozen=True)
-class GroupTopology:
+class GroupTopology(Struct, frozen=True):
     """A node group as the topology diagram draws it."""
 
     name: str
@@ -203,8 +196,7 @@ class GroupTopology:
     ultraserver: UltraServerUnit | None = None
 
 
-@dataclass(frozen=True)
-class LustreTopology:
+class LustreTopology(Struct, frozen=True):
     """The FSx for Lustre file system as the topology diagram draws it."""
 
     deployment_type: DeploymentType
@@ -213,16 +205,13 @@ class LustreTopology:
     efa_enabled: bool
     availability_zone: str | None
     s3_import_path: str | None
-    storage_type: str | None = field(default=None, metadata=key(omit="none"))  # INTELLIGENT_TIERING, else left out
-    throughput_capacity_mbps: int | None = field(default=None, metadata=key(omit="none"))
-    read_cache_sizing_mode: ReadCacheSizingMode | None = field(
-        default=None, metadata=key(omit="none")
-    )  # Intelligent-Tiering only
-    read_cache_size_gib: int | None = field(default=None, metadata=key(omit="none"))
+    storage_type: Annotated[str | None, key(omit="none")] = None  # INTELLIGENT_TIERING, else left out
+    throughput_capacity_mbps: Annotated[int | None, key(omit="none")] = None
+    read_cache_sizing_mode: Annotated[ReadCacheSizingMode | None, key(omit="none")] = None  # Intelligent-Tiering only
+    read_cache_size_gib: Annotated[int | None, key(omit="none")] = None
 
 
-@dataclass(frozen=True)
-class Topology:
+class Topology(Struct, frozen=True):
     """What the cluster is made of: placement, node groups and the file system."""
 
     placement: str
@@ -234,12 +223,11 @@ class Topology:
         return self.node_groups + ((self.lustre,) if self.lustre is not None else ())
 
 
-@dataclass(frozen=True)
-class StackReport:
+class StackReport(Struct, frozen=True):
     """One stack: identity and source, summary, findings (sorted by file and line), cost, unused
     suppressions and topology. `cost` is None when the command prices nothing (preflight)."""
 
-    name: str = field(metadata=key("stack"))
+    name: Annotated[str, key("stack")]
     file: str
     region: str
     summary: Summary
@@ -247,11 +235,11 @@ class StackReport:
     findings: tuple[ReportedFinding, ...] = ()
     cost: CostReport | None = None
     # only when the workload names a model and no MFU: the run's predicted step (planner.core.runtime_model)
-    run_time: RunTimeReport | None = field(default=None, metadata=key(omit="none"))
+    run_time: Annotated[RunTimeReport | None, key(omit="none")] = None
     # only when there is one, like a finding's `fix`
-    unused_suppressions: tuple[UnusedSuppressionReport, ...] = field(default=(), metadata=key(omit="empty"))
+    unused_suppressions: Annotated[tuple[UnusedSuppressionReport, ...], key(omit="empty")] = ()
     # entries of the baseline (`--baseline`) no longer found in this stack; only when there is one
-    baseline_fixed: tuple[BaselineFixed, ...] = field(default=(), metadata=key(omit="empty"))
+    baseline_fixed: Annotated[tuple[BaselineFixed, ...], key(omit="empty")] = ()
 
     JSON_ORDER: ClassVar[tuple[str, ...]] = (
         "name",

@@ -7,14 +7,15 @@ always produced, key for key (docs/output.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Annotated
+
+from msgspec import Struct
 
 from planner.core.document.codec import key
 from planner.core.model.cluster import DeploymentType, Purchase, ReadCacheSizingMode
 
 
-@dataclass(frozen=True)
-class PeakPflops:
+class PeakPflops(Struct, frozen=True):
     """Peak PFLOPS of all accelerators together per precision; None when an instance type has no published figure."""
 
     bf16_dense: float | None
@@ -22,8 +23,7 @@ class PeakPflops:
     fp8_sparse: float | None
 
 
-@dataclass(frozen=True)
-class GroupSummary:
+class GroupSummary(Struct, frozen=True):
     """A node group: its type and purchase, instances, UltraServers booked (whole) and accelerators."""
 
     name: str
@@ -38,8 +38,7 @@ class GroupSummary:
     efa: bool
 
 
-@dataclass(frozen=True)
-class LustreSummary:
+class LustreSummary(Struct, frozen=True):
     """The FSx for Lustre file system as declared (its AZ is None when a program does not name one)."""
 
     deployment_type: DeploymentType
@@ -48,14 +47,13 @@ class LustreSummary:
     availability_zone: str | None
     # an Intelligent-Tiering file system's storage class, throughput capacity (MBps) and SSD read cache (how it is
     # sized, and its GiB when the stack gives them); left out otherwise
-    storage_type: str | None = field(default=None, metadata=key(omit="none"))
-    throughput_capacity_mbps: int | None = field(default=None, metadata=key(omit="none"))
-    read_cache_sizing_mode: ReadCacheSizingMode | None = field(default=None, metadata=key(omit="none"))
-    read_cache_size_gib: int | None = field(default=None, metadata=key(omit="none"))
+    storage_type: Annotated[str | None, key(omit="none")] = None
+    throughput_capacity_mbps: Annotated[int | None, key(omit="none")] = None
+    read_cache_sizing_mode: Annotated[ReadCacheSizingMode | None, key(omit="none")] = None
+    read_cache_size_gib: Annotated[int | None, key(omit="none")] = None
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(Struct, frozen=True):
     """The cluster's totals (instances, UltraServers, accelerators, memory, EFA bandwidth, peak
     compute), its placement, file system and node groups."""
 

@@ -16,15 +16,15 @@ lowest part of the core that may read both, rather than in `planner.core.model`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.catalogue import shipped_data as _data
 from planner.core.model.cluster import Budget, Cluster, NodeGroup, Path
 
 
-@dataclass(frozen=True)
-class ModelProblem:
+class ModelProblem(Struct, frozen=True):
     """One thing wrong across the fields of a cluster: the model path at fault and why, in one line."""
 
     path: Path

@@ -11,8 +11,9 @@ never moved afterwards; the document (`planner.core.document`) carries the resul
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Protocol, TypeVar
+
+from msgspec import Struct
 
 from planner.core.model.cluster import Path, Stack
 from planner.core.model.findings import Fix
@@ -20,8 +21,7 @@ from planner.core.reading.fields import key_path
 from planner.core.reading.yaml_lines import line_of
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(Struct, frozen=True):
     file: str
     line: int | None = None  # a line of `file`; None: the file as a whole, or a read-back stack
     logical: str | None = None  # the URN of the resource at fault (read-back stacks)

@@ -12,8 +12,9 @@ no path plans what `pulumi up` would configure, wherever the project keeps it. T
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from planner.core.reading import yaml_lines as yamlload
 from planner.core.reading.problems import InputError, Problem
@@ -27,8 +28,7 @@ def project_file(directory: str = ".") -> str | None:
     return next((os.path.join(directory, f) for f in PROJECT_FILES if os.path.isfile(os.path.join(directory, f))), None)
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(Struct, frozen=True):
     """A Pulumi project on disk, read without running anything. Paths are as the folder was given
     (relative to the working directory when it was)."""
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 from typing import Any, Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from planner.core.catalogue import instance_types as _catalogue
 from planner.core.catalogue import shipped_data as _data
@@ -368,8 +370,7 @@ def _cluster(r: Reader, data: Any, region: str, path: Path) -> Cluster | None:
     return None if r.problems else draft
 
 
-@dataclass(frozen=True)
-class PlanningKeys:
+class PlanningKeys(Struct, frozen=True):
     """The planning keys of a cluster (`PLANNING_KEYS`): what a stack file adds to its topology, and
     all a program's stack config may add to the topology its resources declare."""
 
@@ -844,8 +845,7 @@ def matches(path: str, globs: Iterable[str]) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(Struct, frozen=True):
     """A stack file to read, and whether it was named on the command line (else found in a folder)."""
 
     path: str
@@ -938,8 +938,7 @@ def find(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[st
     return unique
 
 
-@dataclass(frozen=True)
-class Loaded:
+class Loaded(Struct, frozen=True):
     """The stacks read from some paths, and the plain Pulumi stack files skipped among them."""
 
     stacks: list[Stack]

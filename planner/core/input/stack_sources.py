@@ -26,7 +26,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct
 
 from planner.core.input import stack_files as sf
 from planner.core.input.pulumi_project import Project, no_project, project_file, project_of, read_project
@@ -41,8 +42,7 @@ from planner.core.reading.yaml_lines import Lines, line_of
 PROGRAM_FILE = re.compile(r"^(.+\.(py|pyi|json|ya?ml|toml|cfg)|requirements[^/]*\.txt)$")
 
 
-@dataclass(frozen=True)
-class ProgramStack:
+class ProgramStack(Struct, frozen=True):
     """A stack whose cluster a Pulumi program declares: run the program in `directory` (the folder of
     its Pulumi.yaml) with the config of `config_file` (None when it is not known yet: `--program DIR
     --stack NAME`, whose command checks it)."""
@@ -53,8 +53,7 @@ class ProgramStack:
     line: int | None = None  # of `planner:cluster` in the config file, when it has one
 
 
-@dataclass(frozen=True)
-class Sources:
+class Sources(Struct, frozen=True):
     """The stacks to plan, in order (stack files read, programs still to run), the plain Pulumi stack
     files skipped, the info lines to show (`notes`), and the changed files that are neither."""
 
@@ -62,7 +61,7 @@ class Sources:
     skipped: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()
-    searched: tuple[str, ...] = field(default=())  # the folders and files read for stack files
+    searched: tuple[str, ...] = ()  # the folders and files read for stack files
 
     @property
     def programs(self) -> list[ProgramStack]:
@@ -142,8 +141,7 @@ def _stack_file_of(stack: str, paths: Sequence[str], projects: dict[str, Project
     )
 
 
-@dataclass
-class _Read:
+class _Read(Struct):
     found: sf.Found
     data: object
     lines: Lines

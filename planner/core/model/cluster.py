@@ -9,8 +9,9 @@ the line a finding should point at. Values are the declared ones with defaults a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
+
+from msgspec import Struct, field
 
 from planner.core.model.findings import Fix, Severity
 from planner.core.model.provenance import Provenance
@@ -49,8 +50,7 @@ PRICED_VOLUME_TYPES = ("gp2", "gp3", "io1", "io2", "st1", "sc1")
 Path = tuple[Any, ...]
 
 
-@dataclass(frozen=True)
-class LaunchInterface:
+class LaunchInterface(Struct, frozen=True):
     """One network interface of a read-back launch, where the program declared it: a fix names the
     element of the resource's `networkInterfaces` list to change, not only its network card."""
 
@@ -63,8 +63,7 @@ class LaunchInterface:
     attached: bool = False
 
 
-@dataclass(frozen=True)
-class Volume:
+class Volume(Struct, frozen=True):
     """One EBS volume each instance of a node group gets, as its launch declares it: what the estimate bills.
 
     `size_gib`, `volume_type`, `iops` (gp3, io1, io2) and `throughput` (MiB/s, gp3) are as declared, None
@@ -86,8 +85,7 @@ class Volume:
 ROOT_SIZE_UNKNOWN = "size unknown: the AMI's default mapping"
 
 
-@dataclass(frozen=True)
-class NodeGroup:
+class NodeGroup(Struct, frozen=True):
     """Instances of one type bought one way in one AZ: the unit rules check and the estimate prices."""
 
     name: str
@@ -153,8 +151,7 @@ class NodeGroup:
         return bool(self.capacity_reservation_ids) or self.capacity_reservation_resource_group_arn is not None
 
 
-@dataclass(frozen=True)
-class Lustre:
+class Lustre(Struct, frozen=True):
     """The cluster's FSx for Lustre file system as declared (effective AZ filled in)."""
 
     deployment_type: DeploymentType
@@ -195,8 +192,7 @@ class Lustre:
         return (self.storage_type, self.throughput_capacity_mbps, self.read_cache_sizing_mode, self.read_cache_size_gib)
 
 
-@dataclass(frozen=True)
-class Schedule:
+class Schedule(Struct, frozen=True):
     """How long the cluster runs: the hours the estimate bills and Capacity Blocks must fit."""
 
     hours: float
@@ -209,8 +205,7 @@ SEQUENCE_LENGTH = 4096
 GLOBAL_BATCH_TOKENS = 4 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Workload:
+class Workload(Struct, frozen=True):
     """The training job that implies the hours it needs: either its architecture (`model`), whose
     step time planner predicts on the declared topology, or a parameter count at a flat MFU the user
     gives. With both a model and an MFU, the MFU wins (the user measured it) over the model's FLOPs."""
@@ -252,8 +247,7 @@ class Workload:
         return self.model.model_flops_per_token(self.sequence_length)
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(Struct, frozen=True):
     """The limits the estimate is held to (`budget-exceeded`)."""
 
     total_usd: float | None = None
@@ -262,8 +256,7 @@ class Budget:
     allow_incomplete: bool = False  # check against the priced part when the estimate is incomplete
 
 
-@dataclass(frozen=True)
-class Suppression:
+class Suppression(Struct, frozen=True):
     """A rule the stack accepts, with the reason the reports show: in the whole stack (its `suppress:`
     list), or on one resource of a program (`resource`: its URN), given by a tag or a comment on its
     declaration (`via`, said in problems; `file` and `line`: where, when known)."""
@@ -277,8 +270,7 @@ class Suppression:
     line: int | None = None
 
 
-@dataclass(frozen=True)
-class Network:
+class Network(Struct, frozen=True):
     """An existing VPC and subnet to build in, instead of a new VPC."""
 
     vpc_id: str | None = None
@@ -286,8 +278,7 @@ class Network:
     path: Path = ()
 
 
-@dataclass(frozen=True)
-class Unplanned:
+class Unplanned(Struct, frozen=True):
     """Compute read back from a program that will launch instances planner cannot count or price.
 
     Kept so that a rule names it: an AWS Batch compute environment sized in vCPUs, a
@@ -351,8 +342,7 @@ class Unplanned:
         return None
 
 
-@dataclass(frozen=True)
-class Note:
+class Note(Struct, frozen=True):
     """Something the read-back of a program could not see, or had to assume."""
 
     message: str
@@ -363,8 +353,7 @@ class Note:
     severity: Severity | None = None  # the finding's, where it differs from the rule's (Batch and PCS sizes)
 
 
-@dataclass(frozen=True)
-class Cluster:
+class Cluster(Struct, frozen=True):
     """One declared training cluster: what every rule, the estimate and the components read."""
 
     availability_zone: str
@@ -394,22 +383,24 @@ class Cluster:
         return sum(g.count for g in self.node_groups)
 
 
-@dataclass(frozen=True)
-class Stack:
-    """A cluster with where it was declared (file, region, key lines) so findings can point at it."""
+class Stack(Struct, frozen=True, eq=False):
+    """A cluster with where it was declared (file, region, key lines) so findings can point at it.
+
+    Compared by identity (`eq=False`): two stacks are the same declaration only if they are one object;
+    the cluster (`stack.cluster`) is the value to compare, and the maps of where it was read are not part of it."""
 
     name: str
     file: str
     region: str
     cluster: Cluster
-    lines: Lines = field(default_factory=dict, compare=False, repr=False)
+    lines: Lines = field(default_factory=dict)
     # read-back stacks (a program, the policy pack): the URN each key path came from (see planner.core.input.locations)
-    resources: dict[Path, str | None] = field(default_factory=dict, compare=False, repr=False)
+    resources: dict[Path, str | None] = field(default_factory=dict)
     # read-back stacks of a program: where its key paths were declared (a `planner.core.input.locations.Locator`:
     # the program's file and line, the stack config's line); None: the stack file's own lines
-    locator: Any = field(default=None, compare=False, repr=False)
+    locator: Any = None
     # read-back stacks: each model path's resource, the property that holds it, and where it was declared
-    provenance: Mapping[Path, Provenance] = field(default_factory=dict, compare=False, repr=False)
+    provenance: Mapping[Path, Provenance] = field(default_factory=dict)
 
     def line(self, path: Path) -> int | None:
         return line_of(self.lines, path)

@@ -1,4 +1,4 @@
-"""A fix's edits applied to the model: `dataclasses.replace` along each edit's model path.
+"""A fix's edits applied to the model: `msgspec.structs.replace` along each edit's model path.
 
 A fix is data (`planner.core.model.findings.Fix`), so whether it fixes anything is shown by
 applying its edits and planning again (`tests/test_fixes_agree.py`), not by parsing its words.
@@ -10,9 +10,11 @@ path outside the cluster: `apply_to_stack` applies it with the rest.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from typing import Any, TypeVar
+
+from msgspec import NODEFAULT, Struct
+from msgspec.structs import fields, replace
 
 from planner.core.model.cluster import Stack
 from planner.core.model.findings import REGION, Edit, EditValue
@@ -21,7 +23,7 @@ T = TypeVar("T")
 
 
 def _step(node: Any, key: Any) -> Any:
-    if dataclasses.is_dataclass(node) and not isinstance(node, type) and isinstance(key, str):
+    if isinstance(node, Struct) and isinstance(key, str):
         return getattr(node, key)
     if isinstance(node, tuple) and isinstance(key, int) and -len(node) <= key < len(node):
         return node[key]
@@ -29,19 +31,19 @@ def _step(node: Any, key: Any) -> Any:
 
 
 def _with(node: Any, key: Any, value: Any) -> Any:
-    if dataclasses.is_dataclass(node) and not isinstance(node, type) and isinstance(key, str):
-        return dataclasses.replace(node, **{key: value})
+    if isinstance(node, Struct) and isinstance(key, str):
+        return replace(node, **{key: value})
     if isinstance(node, tuple) and isinstance(key, int):
         return (*node[:key], value, *node[key + 1 :])
     raise KeyError(f"no {key!r} in {type(node).__name__}")
 
 
 def _default(node: Any, key: str) -> Any:
-    for f in dataclasses.fields(node):
+    for f in fields(node):
         if f.name == key:
-            if f.default is not dataclasses.MISSING:
+            if f.default is not NODEFAULT:
                 return f.default
-            if f.default_factory is not dataclasses.MISSING:
+            if f.default_factory is not NODEFAULT:
                 return f.default_factory()
     raise KeyError(f"{type(node).__name__}.{key} has no default to remove to")
 
@@ -94,4 +96,4 @@ def apply_to_stack(stack: Stack, edits: Iterable[Edit]) -> Stack:
             region = edit.value
         else:
             rest.append(edit)
-    return dataclasses.replace(stack, region=region, cluster=apply_edits(stack.cluster, rest))
+    return replace(stack, region=region, cluster=apply_edits(stack.cluster, rest))

@@ -12,8 +12,10 @@ built by `planner.core.planning.build_report.finding`), so there is one shape to
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 # How bad a finding is; `--fail-on` names one of the first two.
 Severity = Literal["error", "warning", "info"]
@@ -45,8 +47,7 @@ EditValue = bool | int | float | str | tuple[str, ...] | None
 REGION: tuple[str] = ("region",)
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(Struct, frozen=True):
     """One change to the model at a model path (`("node_groups", 0, "count")`, below the cluster), kept
     as data so that every adapter says it in its own terms (the stack file's key, the program's resource
     and property, the pack's config key) and a test can apply it and plan again
@@ -102,8 +103,7 @@ def property_path(path: tuple[Any, ...]) -> str:
     return said
 
 
-@dataclass(frozen=True)
-class Fix:
+class Fix(Struct, frozen=True):
     """What to change for a finding to go away: the edits (all of them), other single edits that would
     do instead (`alternatives`, said after `, or`), and `reason`: why, in words that name no key of any
     adapter. When the reason is (also) an action outside the declaration (a quota increase, a console
@@ -121,8 +121,7 @@ def outside(kind: Outside, reason: str, edits: tuple[Edit, ...] = (), alternativ
     return Fix(reason, edits, alternatives, kind)
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Struct, frozen=True):
     """What a rule found in one stack: its key path, the location worked out from it, and what to do."""
 
     rule: str

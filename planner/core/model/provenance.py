@@ -10,11 +10,10 @@ model knows nothing of programs; this map knows how to talk about them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class Provenance:
+class Provenance(Struct, frozen=True):
     """The resource a model value was read from, the property that holds it, where it was declared."""
 
     resource: str  # the Pulumi URN of the resource

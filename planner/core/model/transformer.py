@@ -11,11 +11,12 @@ average (FlashAttention skips the masked half).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from functools import cached_property
+
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class Transformer:
+class Transformer(Struct, frozen=True, dict=True):
     """A decoder-only transformer as its configuration describes it (SwiGLU feed-forward blocks)."""
 
     name: str
@@ -42,30 +43,37 @@ class Transformer:
     tied_embeddings: bool = False  # one matrix for the input embedding and the output layer (GPT-2)
     title: str = ""
     source: str = ""
-    # counts the layout search asks for thousands of times, computed once (not part of the value)
-    cache: dict[object, float] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
+    # derived shapes, computed once from the fields on first use (the layout search reads them millions of
+    # times); they live in the instance's `__dict__` (`dict=True`), not among the fields, so they are not part of
+    # the value: not compared, hashed, repeated in `repr` or given to the constructor
 
-    # derived shapes, set once from the fields (the layout search reads them millions of times)
-    moe: bool = field(init=False, repr=False, compare=False)
-    blocks: int = field(init=False, repr=False, compare=False)  # layers + multi-token-prediction blocks
-    moe_layers: int = field(init=False, repr=False, compare=False)  # blocks with routed experts
-    dense_blocks: int = field(init=False, repr=False, compare=False)
-    v_dim: int = field(init=False, repr=False, compare=False)
+    @cached_property
+    def cache(self) -> dict[object, float]:
+        """Counts the layout search asks for thousands of times, computed once."""
+        return {}
 
-    def __post_init__(self) -> None:
-        """Blocks computed per token: the layers and the multi-token-prediction modules' blocks (one with
-        routed experts in an MoE model); the value head size defaults to the head size."""
-        moe = self.experts > 0
-        blocks = self.layers + self.mtp_layers
-        moe_layers = blocks - self.dense_layers if moe else 0
-        for name, value in (
-            ("moe", moe),
-            ("blocks", blocks),
-            ("moe_layers", moe_layers),
-            ("dense_blocks", blocks - moe_layers),
-            ("v_dim", self.v_head_dim or self.head_dim),
-        ):
-            object.__setattr__(self, name, value)
+    @cached_property
+    def moe(self) -> bool:
+        return self.experts > 0
+
+    @cached_property
+    def blocks(self) -> int:
+        """Blocks computed per token: the layers and the multi-token-prediction modules' blocks."""
+        return self.layers + self.mtp_layers
+
+    @cached_property
+    def moe_layers(self) -> int:
+        """Blocks with routed experts (a multi-token-prediction block has them in an MoE model)."""
+        return self.blocks - self.dense_layers if self.moe else 0
+
+    @cached_property
+    def dense_blocks(self) -> int:
+        return self.blocks - self.moe_layers
+
+    @cached_property
+    def v_dim(self) -> int:
+        """The value head size: the head size unless the configuration gives its own."""
+        return self.v_head_dim or self.head_dim
 
     def attention_params(self) -> int:
         """Weights of one attention block's projections."""

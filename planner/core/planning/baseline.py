@@ -21,8 +21,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from planner.core.document.report import Report
 from planner.core.document.stacks import BASELINE, BaselineFixed, ReportedFinding, StackReport, Suppression
@@ -35,8 +37,7 @@ EXPECTED = "expected a planner baseline (`planner plan --create-baseline FILE` w
 _INDEX = re.compile(r"\[\d+\]")
 
 
-@dataclass(frozen=True, order=True)
-class Entry:
+class Entry(Struct, frozen=True, order=True):
     """One accepted finding: its stack (name and file), rule and location key (resource, path)."""
 
     stack: str
@@ -46,8 +47,7 @@ class Entry:
     path: str  # the model path (without list positions when `resource` is set); "" for the stack
 
 
-@dataclass(frozen=True)
-class Baseline:
+class Baseline(Struct, frozen=True):
     """The entries of a baseline file, for one command (`plan` also serves `diff`)."""
 
     command: str

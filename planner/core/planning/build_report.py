@@ -9,7 +9,6 @@ located (`planner.core.input.locations`: the stack file's line, or a program's f
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from planner.core.document.report import Command, InputProblem, Report, RuleInfo
@@ -159,7 +158,7 @@ def _part_lines(stack: Stack) -> list[set[int]]:
     parts = list(c.node_groups) + ([c.lustre] if c.lustre is not None else [])
     out = []
     for part in parts:
-        lines = {stack.line(part.path)} | {stack.line(part.path + (f.name,)) for f in fields(part)}
+        lines = {stack.line(part.path)} | {stack.line(part.path + (name,)) for name in part.__struct_fields__}
         out.append({n for n in lines if n})
     return out
 

@@ -4,8 +4,10 @@ plan a stack through `plan_stack`, so they run the same rules and the same cost 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from planner.core import cost as _cost
 from planner.core import rules as _rules
@@ -18,8 +20,7 @@ from planner.core.planning.summary import summarize
 from planner.core.reading.problems import InputError, Problem
 
 
-@dataclass(frozen=True)
-class PlanOptions:
+class PlanOptions(Struct, frozen=True):
     """What a command adds to planning a stack: suppressions, rule options, the price book."""
 
     suppress: tuple[str, ...] = ()  # rule ids suppressed from the command line
@@ -27,8 +28,7 @@ class PlanOptions:
     price_book: _cost.PriceBook | None = None  # None: the built-in current book
 
 
-@dataclass(frozen=True)
-class StackPlan:
+class StackPlan(Struct, frozen=True):
     """One stack planned: summary, findings and cost. Reports render the document built from
     it (`planner.core.planning.build_report.report`), never the plan itself."""
 
@@ -39,8 +39,7 @@ class StackPlan:
     unused_suppressions: tuple[UnusedSuppression, ...] = ()
 
 
-@dataclass(frozen=True)
-class UnusedSuppression:
+class UnusedSuppression(Struct, frozen=True):
     """A suppression that suppressed no finding of its stack: stale after a fix, or aimed at a
     rule that does not fire here. Reported at info level (never changes the exit code), so a
     suppression left behind does not silently hide the next finding of that rule."""

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from planner.core.reading.problems import Problem
 from planner.core.reading.yaml_lines import Lines, Path, line_of
@@ -74,8 +75,7 @@ def key_path(path: Path) -> str:
     return out
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(Struct, frozen=True):
     """One key of the stack schema: how it is read, and the text editors show for it."""
 
     kind: str  # string | boolean | positive_int | positive_number | choice | pattern | mapping | list
@@ -90,8 +90,7 @@ class Field:
     many: bool = False  # pattern: one value, or a non-empty list of distinct ones (read as a tuple)
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(Struct, frozen=True):
     """The keys a mapping accepts, from which the parser reads and the editor schema is generated."""
 
     doc: str

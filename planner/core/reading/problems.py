@@ -6,11 +6,10 @@ user sees the same message wherever the stack is read, and the CLI maps them to 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Struct, frozen=True):
     """One unusable input: the file, line and key at fault and what was expected (one CLI line)."""
 
     file: str

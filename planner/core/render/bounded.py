@@ -11,7 +11,7 @@ out, and the report ends by naming what it left out and where the full report is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 
 MAX_CHARS = 60_000  # under GitHub's 65,536, with room for the Action's block of input errors
 FULL_REPORT = (
@@ -22,8 +22,7 @@ _NOTE_ROOM = 2_000  # the closing note's own size, kept free
 _NAMED = 10  # at most this many names in the closing note, then "and N more"
 
 
-@dataclass
-class Block:
+class Block(Struct):
     """Lines that go in together, where they go (`order`), and what they are when left out."""
 
     lines: list[str]
@@ -37,8 +36,7 @@ class Block:
         return sum(len(line) + 1 for line in self.lines)
 
 
-@dataclass
-class Assembly:
+class Assembly(Struct):
     """The blocks chosen, and what was shortened or left out (for the closing note)."""
 
     chosen: list[Block] = field(default_factory=list)

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from planner.core.document import Report, ReportedFinding, Severity, StackReport
 
 _GROUP = re.compile(r"node group '((?:[^'\\]|\\.)*)'")
 
 
-@dataclass(frozen=True)
-class Shown:
+class Shown(Struct, frozen=True):
     """One finding as people see it: maybe standing for several node groups' identical findings."""
 
     finding: ReportedFinding

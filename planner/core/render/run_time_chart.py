@@ -11,7 +11,8 @@ both are written that way.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from planner.core.text.numbers import num, usd
 
@@ -19,8 +20,7 @@ MAX_POINTS = 20  # a chart with more labels than this is unreadable; the table h
 HEADROOM = 1.1  # an axis without a line: the largest value at 1 / HEADROOM of it
 
 
-@dataclass(frozen=True)
-class Point:
+class Point(Struct, frozen=True):
     label: str
     hours: float
     usd: float

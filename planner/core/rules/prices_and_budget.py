@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from planner.core.cost.estimate import HOURS_PER_MONTH, CostEstimate, CostLine
 from planner.core.cost.items import volume_owner
@@ -169,8 +170,7 @@ def budget_exceeded(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
-@dataclass(frozen=True)
-class IncompleteCost:
+class IncompleteCost(Struct, frozen=True):
     """The option of `budget-incomplete-cost`: `--fail-on-incomplete-cost` makes an incomplete estimate
     an error with no budget declared."""
 

@@ -19,8 +19,10 @@ nothing is imported by name). What a finding does next
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, TypeVar
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from planner.core.catalogue.instance_types import Catalogue
 from planner.core.model.cluster import Cluster, Path, Stack
@@ -33,11 +35,10 @@ if TYPE_CHECKING:
 Option = TypeVar("Option")
 
 
-@dataclass(frozen=True)
-class RuleContext:
+class RuleContext(Struct, frozen=True):
     """What a rule may look at: the stack, the catalogue, the cost estimate (if any), options.
 
-    `options` are typed records, one dataclass per kind of option (`IncompleteCost` of the cost
+    `options` are typed records, one record type per kind of option (`IncompleteCost` of the cost
     rules, the preflight checks' account and region): a rule asks for its own with `option`."""
 
     stack: Stack
@@ -66,8 +67,7 @@ def not_attached(r: Rule, ctx: RuleContext) -> Iterable[Finding]:
     raise LookupError(f"{r.id} is declared but no check is attached to it (its adapter was not imported)")
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Struct, frozen=True):
     """A declared rule or check: stable id, severity, source, remediation, category and its function."""
 
     id: str

@@ -11,16 +11,16 @@ reference and docs/reference/rule-sources.md) read it; `planner plan` never does
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from msgspec import Struct
 
 FILE = "rule_sources.yaml"
 ELISION = "[...]"  # the one way a quote may leave words out: marked, never a bare "..."
 
 
-@dataclass(frozen=True)
-class Quote:
+class Quote(Struct, frozen=True):
     """One sentence (or a few, in the page's order) copied verbatim from `page`, read on `read`."""
 
     page: str
@@ -29,8 +29,7 @@ class Quote:
     says: str = ""  # what planner reads in it, when that is not plain (a severity, a figure)
 
 
-@dataclass(frozen=True)
-class RuleSource:
+class RuleSource(Struct, frozen=True):
     """What rule `rule` rests on: AWS's sentences, planner's policy, or nothing found (what was searched)."""
 
     rule: str

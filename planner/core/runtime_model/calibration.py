@@ -13,9 +13,11 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from planner.core.catalogue import shipped_data as _data
 from planner.core.catalogue.instance_types import Catalogue, load
@@ -37,8 +39,7 @@ START = Constants(
 )
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(Struct, frozen=True):
     id: str
     source: str
     url: str
@@ -59,8 +60,7 @@ class Reference:
         return stack_of_type(self.instance_type)
 
 
-@dataclass(frozen=True)
-class Fit:
+class Fit(Struct, frozen=True):
     """Constants by stack."""
 
     by_stack: Mapping[str, Constants]
@@ -69,8 +69,7 @@ class Fit:
         return self.by_stack[stack]
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(Struct, frozen=True):
     reference: Reference
     predicted: float  # tokens per second per accelerator
     loo_predicted: float
@@ -257,8 +256,7 @@ def check(fit_all: Fit | None = None) -> tuple[Check, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True)
-class Stats:
+class Stats(Struct, frozen=True):
     median_abs: float
     worst_abs: float
     loo_median_abs: float

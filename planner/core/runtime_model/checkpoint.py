@@ -8,7 +8,7 @@ performance page), once per interval.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from planner.core.model.transformer import Transformer
 from planner.core.runtime_model.step import ADAM_STATE_BYTES, Prediction

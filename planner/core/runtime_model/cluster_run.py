@@ -11,8 +11,9 @@ exposed, a pipeline bubble, checkpoints the file system makes a visible share of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 from planner.core.catalogue.instance_types import Catalogue
 from planner.core.catalogue.lustre_deployments import aggregate_throughput_mbps
@@ -32,8 +33,7 @@ SAME = 0.01  # two predictions within 1 % are the same answer
 MAX_TRIES = 256  # counts `smallest_fitting` tries above the declared one
 
 
-@dataclass(frozen=True)
-class ClusterRun:
+class ClusterRun(Struct, frozen=True):
     """The predicted run on the groups it trains on; `estimate` None when the model fits no layout
     there (`unfit` says why)."""
 

@@ -10,9 +10,10 @@ Peaks and memory come from the catalogue; the link and HBM figures from runtime_
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from msgspec import Struct
 
 from planner.core.catalogue import shipped_data as _data
 from planner.core.catalogue.instance_types import Accelerator, InstanceType, UltraServerType
@@ -21,8 +22,7 @@ GB = 1e9
 GIB = float(1 << 30)
 
 
-@dataclass(frozen=True)
-class System:
+class System(Struct, frozen=True):
     """A cluster as the step-time model sees it; bandwidths in bytes per second, one direction."""
 
     name: str

@@ -7,7 +7,7 @@ its accelerator says which references its constants come from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from planner.core.catalogue.instance_types import Catalogue, load
 from planner.core.document.run_time_section import ParallelLayout, RunTimePrediction, StepBreakdown
@@ -18,8 +18,7 @@ from planner.core.runtime_model.step import Breakdown, Layout, Run
 SECONDS_PER_HOUR = 3600.0
 
 
-@dataclass(frozen=True)
-class Estimate:
+class Estimate(Struct, frozen=True):
     system: str
     layout: Layout
     breakdown: Breakdown

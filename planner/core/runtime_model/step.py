@@ -35,7 +35,8 @@ stage. Layers are recomputed (Megatron's `recompute_num_layers`) only as far as 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from msgspec import Struct
+from msgspec.structs import replace
 
 from planner.core.model.transformer import Transformer
 from planner.core.runtime_model.hardware import System
@@ -64,8 +65,7 @@ OPTIMIZER_STEP_BYTES = 30  # read gradient, master, moments (16); write master, 
 FUSED_ROUTED_BYTES = 16.0
 
 
-@dataclass(frozen=True)
-class Constants:
+class Constants(Struct, frozen=True):
     """The fitted efficiencies of one software stack (runtime_constants.yaml)."""
 
     gemm_efficiency: float  # fraction of the dense peak a large GEMM reaches
@@ -76,8 +76,7 @@ class Constants:
     memory_usable: float  # fraction of HBM a framework can fill (context, buffers, fragmentation)
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(Struct, frozen=True):
     """A parallel layout; `recompute` is the fraction of layers recomputed in the backward pass."""
 
     tp: int
@@ -100,8 +99,7 @@ class Layout:
         return self.tp * self.pp * self.dp * self.cp
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(Struct, frozen=True):
     """What is trained: sequences of `sequence` tokens, `global_batch` sequences a step."""
 
     sequence: int
@@ -109,8 +107,7 @@ class Run:
     precision: str = "bf16"  # bf16 | fp8
 
 
-@dataclass(frozen=True)
-class Breakdown:
+class Breakdown(Struct, frozen=True):
     """A step's seconds, by what the accelerators wait for (they add up to `step`)."""
 
     compute: float
@@ -127,8 +124,7 @@ class Breakdown:
         )
 
 
-@dataclass(frozen=True)
-class Prediction:
+class Prediction(Struct, frozen=True):
     layout: Layout
     breakdown: Breakdown
     memory_bytes: float

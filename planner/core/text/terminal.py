@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple, TextIO
+
+from msgspec import Struct
 
 from planner.core.text.safe import one_line
 
@@ -21,8 +22,7 @@ DEFAULT_WIDTH = 100
 MIN_WIDTH = 40  # below this, wrapping makes tables unreadable: fold at 40 instead
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(Struct, frozen=True):
     """How human output is laid out: width in columns, colour on or off, `wide` (no wrapping)."""
 
     width: int = DEFAULT_WIDTH
