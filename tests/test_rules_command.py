@@ -67,7 +67,7 @@ def test_known_ids_need_no_adapter() -> None:
     declarations: neither imports planner.aws (nor boto3)."""
     code = (
         "import sys, json; from planner.core import rules; from planner.commands import rules as cmd; "
-        "ids = set(rules.known()); listed = [r['id'] for r in cmd.to_json()['rules']]; "
+        "ids = set(rules.known()); listed = [r.id for r in cmd.listing().rules]; "
         "print(json.dumps([sorted(ids), listed, [m for m in sys.modules if m.startswith(('planner.aws', 'boto'))]]))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -102,6 +102,48 @@ def test_rules_json_lists_every_rule() -> None:
     assert [r["id"] for r in listed] == sorted(rules.known())  # the rules and the preflight checks
     assert set(listed[0]) == {"id", "severity", "category", "description", "source", "remediation", "rests_on"}
     assert {r["category"] for r in listed if r["id"].startswith("preflight-")} == {"preflight"}
+
+
+def test_rules_json_is_the_listing_the_codec_writes_and_reads_back() -> None:
+    """`--format json` is the typed listing (`RulesListing`) as the codec writes it, with the report's JSON
+    text writer; `codec.load` reads it back, every value checked, equal to what was written."""
+    from planner.core.document import codec
+    from planner.core.document.rules_listing import RulesListing
+    from planner.core.render.json_report import dumps
+
+    listing = reference.listing()
+    out = run_cli("rules", "--format", "json").out
+    assert out == dumps(codec.dump(listing))  # the codec's data, written by the same writer as a report
+    again = codec.load(RulesListing, json.loads(out))
+    assert again == listing and dumps(codec.dump(again)) == out
+    kinds = {r.id: r.rests_on.kind for r in listing.rules}
+    assert set(kinds.values()) == {"aws", "policy", "unsourced"}  # each kind is written and read back
+    # a key left out when empty is read back as empty; a quote's `says` only when planner reads something in it
+    data = json.loads(out)
+    assert all(set(r["rests_on"]) >= {"kind", "quotes"} for r in data["rules"])
+    assert any("says" in q for r in data["rules"] for q in r["rests_on"]["quotes"])
+    assert not any(q.get("says") == "" for r in data["rules"] for q in r["rests_on"]["quotes"])
+
+
+def test_rules_json_refuses_what_its_types_do_not_say() -> None:
+    from planner.core.document import codec
+    from planner.core.document.codec import Invalid
+    from planner.core.document.rules_listing import RulesListing
+
+    data = json.loads(run_cli("rules", "--format", "json").out)
+    data["rules"][0]["rests_on"]["kind"] = "hearsay"
+    with pytest.raises(Invalid, match=r"rules\[0\]\.rests_on\.kind"):
+        codec.load(RulesListing, data)
+    data["rules"][0]["rests_on"]["kind"] = "aws"
+    data["rules"][1]["source"] = "javascript:alert(1)"
+    with pytest.raises(Invalid, match=r"rules\[1\]\.source: expected an https URL"):
+        codec.load(RulesListing, data)
+
+
+def test_no_entry_is_unsourced_with_no_sentence() -> None:
+    from planner.core.document import codec
+
+    assert codec.dump(reference._rests_on(None)) == {"kind": "unsourced", "quotes": []}
 
 
 def test_rules_table() -> None:

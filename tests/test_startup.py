@@ -61,6 +61,22 @@ def test_plan_imports_no_heavy_sdk(fmt: str) -> None:
 def test_catalog_imports_no_heavy_sdk() -> None:
     code, modules = _modules_after_main("catalog", "--format", "json")
     assert code == 0 and startup.heavy(modules) == []
+    assert "planner.core.document.catalogue_listing" in modules  # the listing, written by the codec
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "markdown"])
+def test_rules_imports_no_heavy_sdk(fmt: str) -> None:
+    code, modules = _modules_after_main("rules", "--format", fmt)
+    assert code == 0 and startup.heavy(modules) == []
+    # the listing's types load for its JSON only; the table and the reference read the registry
+    assert ("planner.core.document.rules_listing" in modules) is (fmt == "json")
+
+
+def test_catalog_table_reads_the_catalogue_not_the_document() -> None:
+    """The table reads the catalogue's records: neither the listing's types nor the report's load."""
+    code, modules = _modules_after_main("catalog")
+    assert code == 0 and startup.heavy(modules) == []
+    assert not [m for m in modules if m.startswith(("planner.core.document", "planner.core.render"))]
 
 
 def test_importtime_of_the_cli() -> None:

@@ -112,9 +112,9 @@ def rule_sources_page(current: str | None = None) -> str:
 
 
 def catalogue_page() -> str:
-    from planner.commands.catalog import to_json
+    from planner.commands.catalog import listing
 
-    data = to_json()
+    data = listing()
     out = [
         "# Catalogue reference\n",
         HEADER,
@@ -127,44 +127,46 @@ def catalogue_page() -> str:
         "BF16 dense PF | FP8 dense PF | FP8 sparse PF | spot | Capacity Block | regions |\n",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     ]
-    for t in data["instance_types"]:
-        peak = t["peak_pflops"]
-        efa = (f"v{t['efa']['generation']}" if t["efa"]["generation"] else "yes") if t["efa"]["supported"] else "no"
+    for t in data.instance_types:
+        peak = dict(t.peak_pflops)
+        efa = (f"v{t.efa.generation}" if t.efa.generation else "yes") if t.efa.supported else "no"
         out.append(
             "| "
             + " | ".join(
                 _cell(v)
                 for v in (
-                    f"`{t['instance_type']}`",
-                    f"{t['accelerator_count']} x {t['accelerator']}",
-                    t["accelerator_memory_gib_each"],
-                    ", ".join(t["ultraserver_types"]) or "-",
-                    t["vcpus"],
-                    t["memory_gib"],
-                    t["network_cards"] if t["network_cards"] is not None else "not published",
-                    t["network_bandwidth_gbps"],
+                    f"`{t.instance_type}`",
+                    f"{t.accelerator_count} x {t.accelerator}",
+                    t.accelerator_memory_gib_each,
+                    ", ".join(t.ultraserver_types) or "-",
+                    t.vcpus,
+                    t.memory_gib,
+                    t.network_cards if t.network_cards is not None else "not published",
+                    t.network_bandwidth_gbps,
                     efa,
                     *(
                         round(peak[p], 4) if peak[p] is not None else "unknown"
                         for p in ("bf16_dense", "fp8_dense", "fp8_sparse")
                     ),
-                    "yes" if t["spot"] else "no",
-                    "yes" if t["capacity_block"] else "no",
+                    "yes" if t.spot else "no",
+                    "yes" if t.capacity_block else "no",
                     ", ".join(
-                        t["regions"]
-                        + [f"{r} (blocks)" for r in t["capacity_block_regions"]]
-                        + [f"`{z['zone']}` (blocks, opt-in)" for z in t["capacity_block_local_zones"]]
+                        [
+                            *t.regions,
+                            *(f"{r} (blocks)" for r in t.capacity_block_regions),
+                            *(f"`{z.zone}` (blocks, opt-in)" for z in t.capacity_block_local_zones),
+                        ]
                     ),
                 )
             )
             + " |\n"
         )
     out.append("\n## Notes per type\n\n")
-    for t in data["instance_types"]:
-        fields = ", ".join(f"{k}: `{v}`" for k, v in sorted(t.get("field_sources", {}).items()))
+    for t in data.instance_types:
+        fields = ", ".join(f"{k}: `{v}`" for k, v in sorted(t.field_sources))
         out.append(
-            f"- **`{t['instance_type']}`** (source `{t['source']}`{'; ' + fields if fields else ''})"
-            + (f": {_cell(t['notes'])}" if t.get("notes") else "")
+            f"- **`{t.instance_type}`** (source `{t.source}`{'; ' + fields if fields else ''})"
+            + (f": {_cell(t.notes)}" if t.notes else "")
             + "\n"
         )
     out.append(
@@ -175,37 +177,36 @@ def catalogue_page() -> str:
         "| UltraServer type | name | member | members | accelerators | BF16 dense PF | FP8 dense PF | interconnect | "
         "sold through | regions | Local Zones | source |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n"
     )
-    for u in data["ultraserver_types"]:
-        zones = ", ".join(
-            f"`{z['zone']}` ({z['region']}{', opt-in' if z['opt_in_required'] else ''})" for z in u["local_zones"]
-        )
+    for u in data.ultraserver_types:
+        zones = ", ".join(f"`{z.zone}` ({z.region}{', opt-in' if z.opt_in_required else ''})" for z in u.local_zones)
+        peak_us = dict(u.peak_pflops)
         out.append(
             "| "
             + " | ".join(
                 _cell(v)
                 for v in (
-                    f"`{u['ultraserver_type']}`",
-                    u["name"],
-                    f"`{u['member_instance_type']}`" if u["member_instance_type"] else "not in the EC2 API yet",
-                    u["members"],
-                    f"{u['accelerators']} x {u['accelerator']}",
-                    u["peak_pflops"]["bf16_dense"],
-                    u["peak_pflops"]["fp8_dense"],
-                    u["interconnect"],
-                    ", ".join(u["purchase"]) or "-",
-                    ", ".join(u["regions"]) or "-",
+                    f"`{u.ultraserver_type}`",
+                    u.name,
+                    f"`{u.member_instance_type}`" if u.member_instance_type else "not in the EC2 API yet",
+                    u.members,
+                    f"{u.accelerators} x {u.accelerator}",
+                    peak_us["bf16_dense"],
+                    peak_us["fp8_dense"],
+                    u.interconnect,
+                    ", ".join(u.purchase) or "-",
+                    ", ".join(u.regions) or "-",
                     zones or "-",
-                    f"`{u['source']}`",
+                    f"`{u.source}`",
                 )
             )
             + " |\n"
         )
     out.append("\n")
-    for u in data["ultraserver_types"]:
-        out.append(f"- **`{u['ultraserver_type']}`**: {_cell(u['notes'])}\n")
+    for u in data.ultraserver_types:
+        out.append(f"- **`{u.ultraserver_type}`**: {_cell(u.notes)}\n")
     out.append("\n## Sources\n\n| id | what | read |\n|---|---|---|\n")
-    for s in data["sources"]:
-        out.append(f"| `{s['id']}` | {_link(s['title'], s['url'])} | {s['as_of']} |\n")
+    for s in data.sources:
+        out.append(f"| `{s.id}` | {_link(s.title, s.url)} | {s.as_of} |\n")
     return "".join(out)
 
 

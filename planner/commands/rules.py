@@ -11,7 +11,12 @@ reference block in FILE (docs/reference/rules.md), so the documentation never dr
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from planner.core.document.rules_listing import RestsOn, RulesListing
+    from planner.core.rules.rule_registry import Rule
+    from planner.core.rules.rule_sources import RuleSource
 
 README_MAX_BYTES = 4 * 1024 * 1024  # a README, not a device: `--update-readme /dev/zero` is refused, not read forever
 
@@ -79,33 +84,39 @@ def rests_on(rule_id: str) -> str:
     return entry.summary() if entry is not None else "no entry in planner/data/rule_sources.yaml"
 
 
-def listed() -> list[Any]:
+def listed() -> list[Rule]:
     """Every rule and check, by id (the spec rules and the preflight checks: ids never overlap)."""
     from planner.core import rules
 
     return sorted(rules.known().values(), key=lambda r: r.id)
 
 
-def to_json() -> dict[str, Any]:
+def listing() -> RulesListing:
     """Every rule and check with its metadata and `rests_on`: the sentences (page, quote, read) it rests on,
-    and `kind`: `aws`, `policy` (planner's decision, with `policy` saying it) or `unsourced`."""
+    and `kind`: `aws`, `policy` (planner's decision, with `policy` saying it) or `unsourced`. What
+    `--format json` writes (the codec writes it; `codec.load(RulesListing, data)` reads it back)."""
+    from planner.core.document.rules_listing import ListedRule, RulesListing
     from planner.core.rules import rule_sources
 
     sources = rule_sources.load()
-    return {
-        "rules": [
-            {
-                "id": r.id,
-                "severity": r.severity,
-                "category": r.category,
-                "description": r.description,
-                "source": r.source,
-                "remediation": r.remediation,
-                "rests_on": sources[r.id].to_json() if r.id in sources else {"kind": "unsourced", "quotes": []},
-            }
+    return RulesListing(
+        tuple(
+            ListedRule(
+                r.id, r.severity, r.category, r.description, r.source, r.remediation, _rests_on(sources.get(r.id))
+            )
             for r in listed()
-        ]
-    }
+        )
+    )
+
+
+def _rests_on(entry: RuleSource | None) -> RestsOn:
+    """What one rule rests on, from its entry in planner/data/rule_sources.yaml (none: unsourced, no sentence)."""
+    from planner.core.document.rules_listing import ListedQuote, RestsOn
+
+    if entry is None:
+        return RestsOn("unsourced", ())
+    quotes = tuple(ListedQuote(q.page, q.quote, q.read.isoformat(), q.says) for q in entry.quotes)
+    return RestsOn(entry.kind, quotes, entry.policy, entry.unsourced, entry.note)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -132,31 +143,27 @@ def run(args: argparse.Namespace) -> int:
             write_atomic(args.update_readme, updated, "--update-readme")  # a failed write leaves the README whole
         return 0
     if args.format == "json":
-        from planner.core.render.json_report import dumps
+        from planner.core.render.json_report import record_text
 
-        emit(dumps(to_json()))
+        emit(record_text(listing()))
     elif args.format == "markdown":
         emit(reference_markdown())
     else:
         from planner.core.text.terminal import Span, grid, human, term
 
-        rules_json = to_json()["rules"]
+        every = listed()
         if term().wide:
-            wide_rows = [
-                (r["id"], Span(r["severity"], r["severity"]), r["description"], r["source"], rests_on(r["id"]))
-                for r in rules_json
-            ]
+            wide_rows = [(r.id, Span(r.severity, r.severity), r.description, r.source, rests_on(r.id)) for r in every]
             emit(human(grid(("rule", "severity", "description", "source", "rests on"), wide_rows)))
         else:  # sources are long URLs: numbered below the table, so the table fits the terminal
-            sources = list(dict.fromkeys(r["source"] for r in rules_json))
+            sources = list(dict.fromkeys(r.source for r in every))
             rows = [
-                (r["id"], Span(r["severity"], r["severity"]), r["description"], f"[{sources.index(r['source']) + 1}]")
-                for r in rules_json
+                (r.id, Span(r.severity, r.severity), r.description, f"[{sources.index(r.source) + 1}]") for r in every
             ]
             lines = grid(("rule", "severity", "description", "source"), rows)
             # what each rests on, below the table (a sentence is too long for a column of a narrow table)
             rests = ["", "What each rests on (planner/data/rule_sources.yaml):"] + [
-                f"{r['id']}: {rests_on(r['id'])}" for r in rules_json
+                f"{r.id}: {rests_on(r.id)}" for r in every
             ]
             emit(
                 human(
@@ -164,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
                     + [""]
                     + [f"[{i}] {u}" for i, u in enumerate(sources, 1)]
                     + rests
-                    + ["", f"{len(rules_json)} rules"]
+                    + ["", f"{len(every)} rules"]
                 )
             )
     return 0

@@ -7,6 +7,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from msgspec import Struct
+
 from planner.core.document import RenderContext, Report, codec
 from planner.core.render import json_text
 
@@ -22,5 +24,11 @@ def dumps(obj: Any, default: Callable[[Any], Any] | None = None) -> str:
     return text + "\n"
 
 
+def record_text(record: Struct) -> str:
+    """A document record (a `Report`, the rules or catalogue listing) as JSON text: each record written as the
+    codec gives it, one level at a time."""
+    return dumps(record, codec.shallow)
+
+
 def render(report: Report, context: RenderContext = RenderContext()) -> str:
-    return dumps(report, codec.shallow)  # each record written as the codec gives it, one level at a time
+    return record_text(report)

@@ -3,8 +3,9 @@
 Data, not code: each entry is a rule id with the pages it rests on, each page with the sentence
 copied verbatim from it and the date it was read; a rule that rests on a choice of planner's says
 so (`policy`), and one whose sentence no stored page was found to state says what was searched
-(`unsourced`). `planner rules` and the reference generator (`tools/gen_reference.py`: the rule
-reference and docs/reference/rule-sources.md) read it; `planner plan` never does (start-up).
+(`unsourced`). `planner rules` (its JSON's `rests_on`, `planner.core.document.rules_listing.RestsOn`)
+and the reference generator (`tools/gen_reference.py`: the rule reference and
+docs/reference/rule-sources.md) read it; `planner plan` never does (start-up).
 `tests/test_rule_sources.py` holds every registered rule and check to an entry.
 """
 
@@ -12,9 +13,12 @@ from __future__ import annotations
 
 import datetime as _dt
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
+
+if TYPE_CHECKING:
+    from planner.core.document.rules_listing import RestsOnKind
 
 FILE = "rule_sources.yaml"
 ELISION = "[...]"  # the one way a quote may leave words out: marked, never a bare "..."
@@ -40,7 +44,7 @@ class RuleSource(Struct, frozen=True):
     source_differs: str = ""  # why the rule's declared `source` is not one of the pages
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> RestsOnKind:
         """`aws` (an AWS sentence), `policy` (planner's decision) or `unsourced`."""
         return "unsourced" if self.unsourced else "policy" if self.policy else "aws"
 
@@ -56,19 +60,6 @@ class RuleSource(Struct, frozen=True):
         if self.policy:
             return f"planner's policy: {self.policy}" + (f" Following: {first}" if first else "")
         return first
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "kind": self.kind,
-            "quotes": [
-                {"page": q.page, "quote": q.quote, "read": q.read.isoformat(), **({"says": q.says} if q.says else {})}
-                for q in self.quotes
-            ],
-        }
-        for key in ("policy", "unsourced", "note"):
-            if getattr(self, key):
-                out[key] = getattr(self, key)
-        return out
 
 
 def _text(value: Any, where: str) -> str:
