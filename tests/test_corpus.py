@@ -629,3 +629,56 @@ def test_sarif_and_annotations_land_on_the_programs_code_with_the_urn() -> None:
         line.startswith("::error file=tests/corpus/eks-mixed-instances-efa/__main__.py,line=")
         for line in github.out.splitlines()
     )
+
+
+def test_fsx_csi_claim_is_the_clusters_lustre_read_checked_priced_and_located() -> None:
+    """awsome-distributed-training slinky-slurm: the StorageClass fsx-sc (fsx.csi.aws.com, PERSISTENT_2, "250")
+    and the claim fsx-claim of 1200Gi are the file system the driver creates: the cluster's lustre (1,200 GiB,
+    250 MB/s/TiB), priced beside the HyperPod groups (counted, never priced); its subnet is given by AZ id, so its
+    AZ is a gap said on the StorageClass's line, in the class's own terms (`parameters.subnetId`)."""
+    code, stack = planned("hyperpod-eks-fsx-csi")
+    assert code == 0
+    assert stack["summary"]["lustre"] == {
+        "deployment_type": "PERSISTENT_2",
+        "storage_capacity_gib": 1200,
+        "per_unit_storage_throughput": 250,
+        "availability_zone": "",
+    }
+    assert stack["topology"]["lustre"]["efa_enabled"] is False
+    assert findings(stack) == [
+        ("compute-unsized", "warning"),
+        ("compute-unsized", "warning"),
+        ("readback-gap", "warning"),
+    ]
+    (gap,) = [f for f in stack["findings"] if f["rule"] == "readback-gap"]
+    assert gap["message"].startswith("cannot tell the Availability Zone of file system 'fsx-claim'")
+    assert gap["resource"].endswith("kubernetes:storage.k8s.io/v1:StorageClass::fsx-sc")
+    lines = (CORPUS / "hyperpod-eks-fsx-csi" / "__main__.py").read_text().splitlines()
+    assert lines[gap["line"] - 1].startswith("storage_class = pulumi.CustomResource(")
+    assert gap["fix"]["text"].startswith('set `parameters.subnetId` of kubernetes.storage.v1.StorageClass "fsx-sc"')
+    cost = stack["cost"]
+    (lustre,) = [i for i in cost["line_items"] if i["name"] == "lustre"]
+    assert (lustre["storage_capacity_gib"], lustre["per_unit_storage_throughput"]) == (1200, 250)
+    assert lustre["unit_price_usd"] is not None and lustre["hourly_usd"] > 0
+    assert cost["complete"] is False and all("HyperPod" in x for x in cost["left_out"])
+    fs = _lustre("hyperpod-eks-fsx-csi")
+    assert (fs.storage_capacity_gib, fs.per_unit_storage_throughput, fs.metadata_configuration) == (1200, 250, False)
+
+
+def test_fsx_csi_class_the_driver_refuses_is_an_error_and_left_out() -> None:
+    """Near miss: perUnitStorageThroughput "250MBps", which the driver's strconv.ParseInt refuses (InvalidArgument):
+    no file system is created, so none is planned or priced; the error is on the StorageClass, said as its
+    parameter, and the estimate names what it leaves out."""
+    code, stack = planned("hyperpod-eks-fsx-csi", "malformed")
+    assert code == 1
+    assert stack["summary"].get("lustre") is None
+    (f,) = [f for f in stack["findings"] if f["rule"] == "readback-gap"]
+    assert f["severity"] == "error"
+    assert f["message"].startswith(
+        "StorageClass 'fsx-sc': perUnitStorageThroughput '250MBps' is not a number the driver parses"
+    )
+    assert f["fix"]["text"].startswith(
+        'set `parameters.perUnitStorageThroughput` of kubernetes.storage.v1.StorageClass "fsx-sc"'
+    )
+    assert "FSx for Lustre file system of PersistentVolumeClaim 'fsx-claim' (not read)" in stack["cost"]["left_out"]
+    assert not [i for i in stack["cost"]["line_items"] if i["name"] == "lustre"]

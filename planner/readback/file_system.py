@@ -27,7 +27,11 @@ from planner.readback.resources import (
 _A_SUBNET = "a subnet created in this program, with its availability_zone"
 
 
-def lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violation]) -> dict[str, Any]:
+def lustre(
+    graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violation], subnet_prop: str = "subnetIds"
+) -> dict[str, Any]:
+    """The `lustre` record of `fs`; `subnet_prop`: the property of the resource behind `fs` that names its subnet
+    (`parameters.subnetId` of a StorageClass the FSx CSI driver reads, `planner.readback.fsx_csi`)."""
     out: dict[str, Any] = {}
     for key, prop in (
         ("deployment_type", "deploymentType"),
@@ -58,7 +62,7 @@ def lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violat
                 f"cannot tell the Availability Zone of file system '{fs.name}' (its subnet is not a "
                 "resource of this stack, or names no availabilityZone): checks that need it are not run",
                 fs.urn,
-                fix=Fix(edits=(change(fs, "subnetIds", note=_A_SUBNET + " set"),)),
+                fix=Fix(edits=(change(fs, subnet_prop, note=_A_SUBNET + " set"),)),
             )
         )
     else:
@@ -71,7 +75,7 @@ def lustre(graph: Graph, fs: Resource, cluster_az: str | None, gaps: list[Violat
                     edits=(
                         change(
                             fs,
-                            "subnetIds",
+                            subnet_prop,
                             note=_A_SUBNET + (f" {cluster_az} (the node groups' AZ)" if cluster_az else " set"),
                         ),
                     )

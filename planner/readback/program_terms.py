@@ -79,6 +79,19 @@ PROPERTIES: dict[str, dict[str, str]] = {
         "availability_zone": "subnet_ids",
         "zones": "subnet_ids",
     },
+    # pulumi_kubernetes' classes (imported as `kubernetes`): a file system the FSx for Lustre CSI driver provisions
+    # (planner.readback.fsx_csi) from a StorageClass's parameters (strings) and a claim's size
+    "kubernetes.storage.v1.StorageClass": {
+        "deployment_type": "parameters.deploymentType",
+        "per_unit_storage_throughput": "parameters.perUnitStorageThroughput",
+        "efa_enabled": "parameters.efaEnabled",
+        "availability_zone": "parameters.subnetId",
+        "s3_import_path": "parameters.s3ImportPath",
+        "storage_type": "parameters.storageType",
+        "metadata_mode": "parameters.metadataConfigurationMode",
+        "metadata_iops": "parameters.metadataIops",
+    },
+    "kubernetes.core.v1.PersistentVolumeClaim": {"storage_capacity_gib": "spec.resources.requests.storage"},
     "aws.ec2.Subnet": {"availability_zone": "availability_zone"},
     "aws.ec2.PlacementGroup": {},  # `placement_group: none` is no placement group at all: see EDIT_WORDS
     "aws.fsx.LustreFileSystem": {
@@ -104,6 +117,10 @@ def python_name(engine_name: str) -> str:
     return ".".join("".join(f"_{c.lower()}" if c.isupper() else c for c in part) for part in engine_name.split("."))
 
 
+# Kubernetes API groups -> pulumi_kubernetes' module (https://www.pulumi.com/registry/packages/kubernetes/api-docs/)
+_KUBERNETES_MODULES = {"core": "core", "storage.k8s.io": "storage"}
+
+
 def python_class(type_token: str) -> str:
     """`aws:ec2/launchTemplate:LaunchTemplate` -> `aws.ec2.LaunchTemplate`, as a Python program names it
     (`aws-native:pcs:ComputeNodeGroup` -> `aws_native.pcs.ComputeNodeGroup`, pulumi_aws_native imported as
@@ -111,8 +128,13 @@ def python_class(type_token: str) -> str:
     parts = type_token.split(":")
     if len(parts) != 3:
         return type_token
-    if parts[0] == "kubernetes":  # a custom resource: its apiVersion and kind (`karpenter.sh/v1 NodePool`)
-        return f"{parts[1]} {parts[2]}"
+    if parts[0] == "kubernetes":
+        group, _, version = parts[1].partition("/")
+        if (
+            group in _KUBERNETES_MODULES
+        ):  # a built-in kind: pulumi_kubernetes' class (`kubernetes.core.v1.PersistentVolume`)
+            return f"kubernetes.{_KUBERNETES_MODULES[group]}.{version}.{parts[2]}"
+        return f"{parts[1]} {parts[2]}"  # a custom resource: its apiVersion and kind (`karpenter.sh/v1 NodePool`)
     return f"{parts[0].replace('-', '_')}.{parts[1].split('/')[0]}.{parts[2]}"
 
 
@@ -228,6 +250,21 @@ EDIT_WORDS: dict[tuple[str, str, str, Any], str] = {
         "launch {resource} into subnets of {value} only (`{prop}`)"
     ),
     ("aws.ec2.Instance", "count", "set", None): "declare {value} instances like {resource} (one aws.ec2.Instance each)",
+    # a StorageClass's parameters are strings, a claim's size a quantity (planner.readback.fsx_csi)
+    ("kubernetes.storage.v1.StorageClass", "per_unit_storage_throughput", "set", None): (
+        'set `{prop}` of {resource} to "{value}"'
+    ),
+    ("kubernetes.storage.v1.StorageClass", "metadata_iops", "set", None): 'set `{prop}` of {resource} to "{value}"',
+    ("kubernetes.storage.v1.StorageClass", "efa_enabled", "set", True): 'set `{prop}` of {resource} to "true"',
+    ("kubernetes.storage.v1.StorageClass", "efa_enabled", "set", False): (
+        'remove `{prop}` from {resource} (or set it to "false")'
+    ),
+    ("kubernetes.storage.v1.StorageClass", "availability_zone", "set", None): (
+        "create the file system of {resource} in a subnet of {value} (`{prop}`)"
+    ),
+    ("kubernetes.core.v1.PersistentVolumeClaim", "storage_capacity_gib", "set", None): (
+        'set `{prop}` of {resource} to "{value}Gi"'
+    ),
 }
 
 # What a model field is, in words, for a change no property of the resource carries

@@ -57,6 +57,11 @@ NETWORK_INTERFACE = "aws:ec2/networkInterface:NetworkInterface"
 CAPACITY_RESERVATION = "aws:ec2/capacityReservation:CapacityReservation"
 BATCH_COMPUTE_ENVIRONMENT = "aws:batch/computeEnvironment:ComputeEnvironment"
 AWS_PROVIDER = "pulumi:providers:aws"
+# pulumi_kubernetes' type tokens of the objects the FSx for Lustre CSI driver reads (planner.readback.fsx_csi, which
+# takes any version of each)
+STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
+PERSISTENT_VOLUME_CLAIM = "kubernetes:core/v1:PersistentVolumeClaim"
+PERSISTENT_VOLUME = "kubernetes:core/v1:PersistentVolume"
 
 EFA_INTERFACE_TYPES = ("efa", "efa-only")
 # Root device names of Linux AMIs (the AMI's RootDeviceName): the DLAMIs the components launch

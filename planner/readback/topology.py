@@ -35,6 +35,7 @@ from planner.core.input.stack_files import CLUSTER_PATH
 from planner.core.model.cluster import Cluster, LaunchInterface, Note, Path, Stack, Suppression, Unplanned, Volume
 from planner.core.model.findings import Edit, Fix, outside
 from planner.core.reading.fields import key_path
+from planner.readback import fsx_csi as _fsx_csi
 from planner.readback.auto_scaling import asg_groups, merge_ultraservers, ultraserver_type_of
 from planner.readback.compute_groups import GroupReader, ReadGroup, accelerated
 from planner.readback.ec2_instances import instance_groups
@@ -295,21 +296,66 @@ def rebuild(
         where = placement[0].urn if placement else (external[0].capacity.urn if external else groups[0].capacity.urn)
         out.locate(CLUSTER_PATH + ("placement_group",), where)
 
-    if lustres:  # kept with self-sizing compute too: a HyperPod cluster mounts it through its lifecycle scripts
-        data["lustre"] = _lustre(graph, lustres[0], cluster_az, gaps)
-        out.locate(CLUSTER_PATH + ("lustre",), lustres[0].urn)
-        out.lustre_fields = _lustre_efa_fields(graph, lustres[0])
-        for extra in lustres[1:]:
+    # the FSx resources first, then the file systems the FSx for Lustre CSI driver provisions for the claims of a
+    # StorageClass of its own (`fsx_csi`): planner models one per cluster, the first
+    provisioned, csi_gaps = _fsx_csi.read(graph)
+    gaps += csi_gaps
+    file_systems: list[tuple[Resource, _fsx_csi.Provisioned | None]] = [(fs, None) for fs in lustres]
+    file_systems += [(p.fs, p) for p in provisioned]
+    if file_systems:  # kept with self-sizing compute too: a HyperPod cluster mounts it through its lifecycle scripts
+        first, csi = file_systems[0]
+        data["lustre"] = _lustre(graph, first, cluster_az, gaps, "parameters.subnetId" if csi else "subnetIds")
+        out.locate(CLUSTER_PATH + ("lustre",), first.urn)
+        out.lustre_fields = _lustre_efa_fields(graph, first)
+        if csi is not None:
+            out.locate(CLUSTER_PATH + ("lustre", "storage_capacity_gib"), csi.claim.urn)
+            if csi.requested:
+                gaps.append(
+                    Violation(
+                        f"PersistentVolumeClaim '{csi.claim.name}' requests {csi.requested}; the FSx for Lustre CSI "
+                        f"driver rounds it up to {data['lustre']['storage_capacity_gib']:,} GiB for "
+                        f"{data['lustre']['deployment_type']}, the size planned and priced",
+                        csi.claim.urn,
+                        fix=Fix(
+                            edits=(
+                                change(
+                                    csi.claim,
+                                    "spec.resources.requests.storage",
+                                    f"{data['lustre']['storage_capacity_gib']}Gi",
+                                    "the size the driver creates",
+                                ),
+                            )
+                        ),
+                        severity="info",
+                    )
+                )
+        for extra, extra_csi in file_systems[1:]:
+            if extra_csi is None:
+                gaps.append(
+                    Violation(
+                        "planner models one FSx for Lustre file system per cluster; this one is checked by "
+                        "the resource policies but not planned or priced",
+                        extra.urn,
+                        fix=outside(
+                            "record",
+                            "price this file system separately (a stack file with its lustre settings), or plan "
+                            "each file system's cluster as its own stack",
+                        ),
+                    )
+                )
+                continue
             gaps.append(
                 Violation(
-                    "planner models one FSx for Lustre file system per cluster; this one is checked by "
-                    "the resource policies but not planned or priced",
-                    extra.urn,
+                    "planner models one FSx for Lustre file system per cluster; the one the FSx for Lustre CSI "
+                    f"driver provisions for PersistentVolumeClaim '{extra_csi.claim.name}' is not planned, checked "
+                    "or priced",
+                    extra_csi.claim.urn,
                     fix=outside(
                         "record",
                         "price this file system separately (a stack file with its lustre settings), or plan "
                         "each file system's cluster as its own stack",
                     ),
+                    left_out=f"FSx for Lustre file system of PersistentVolumeClaim '{extra_csi.claim.name}'",
                 )
             )
     out.data = data
