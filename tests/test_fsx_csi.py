@@ -354,6 +354,22 @@ def test_a_csi_file_system_beside_an_fsx_resource_is_the_second_one_said_and_lef
     assert out.plan.cost.left_out == ("FSx for Lustre file system of PersistentVolumeClaim 'fsx-claim'",)
 
 
+def test_a_second_fsx_resource_is_said_and_left_out_of_the_estimate() -> None:
+    """Two aws.fsx.LustreFileSystem resources: the first is planned and priced; the second is said, and the
+    estimate names it as left out (its total is not complete), as a second CSI file system is."""
+
+    def fsx(name: str, gib: int) -> Spec:
+        props = {"deploymentType": "PERSISTENT_2", "storageCapacity": gib, "perUnitStorageThroughput": 125}
+        return Spec(LUSTRE, name, {**props, "subnetIds": "subnet-0aaa1111"})
+
+    out = planned([*compute(), fsx("fsxl-a", 2400), fsx("fsxl-b", 4800)])
+    assert out.plan.stack.cluster.lustre.storage_capacity_gib == 2400
+    (msg,) = [m for m, _, _ in notes(out)]
+    assert msg.startswith("planner models one FSx for Lustre file system per cluster; this one is checked")
+    assert out.plan.cost.left_out == ("FSx for Lustre file system 'fsxl-b'",)
+    assert out.plan.cost.complete is False
+
+
 def test_two_claims_of_one_class_are_two_file_systems() -> None:
     out = planned([*compute(), storage_class(), claim("a-claim"), claim("b-claim", storage="2400Gi")])
     assert out.plan.stack.cluster.lustre.storage_capacity_gib == 1200  # the first, in URN order

@@ -341,6 +341,7 @@ def rebuild(
                             "price this file system separately (a stack file with its lustre settings), or plan "
                             "each file system's cluster as its own stack",
                         ),
+                        left_out=f"FSx for Lustre file system '{extra.name}'",
                     )
                 )
                 continue
