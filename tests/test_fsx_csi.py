@@ -268,6 +268,37 @@ def test_a_static_volume_is_an_existing_file_system_said_never_priced_as_new() -
     assert not out.plan.cost.left_out
 
 
+def ultraserver_compute() -> list[Spec]:
+    """Two Trn2 UltraServers (8 trn2u.48xlarge) in an EKS node group: clustered UltraServers."""
+    subnet, group = compute()
+    props = {**group.props, "instanceTypes": ["trn2u.48xlarge"]}
+    props["scalingConfig"] = {"desiredSize": 8, "minSize": 8, "maxSize": 8}
+    return [subnet, Spec(group.type, "trn2u", props)]
+
+
+def static_volume(handle: Any = "fs-0199a9f2c4b1d7e3a") -> Spec:
+    csi = {"driver": "fsx.csi.aws.com", "volumeHandle": handle}
+    spec = {"capacity": {"storage": "1200Gi"}, "accessModes": ["ReadWriteMany"], "csi": csi}
+    return Spec(PV, "fsx-pv", {"metadata": {"name": "fsx-pv"}, "spec": spec})
+
+
+def test_an_existing_file_system_the_cluster_mounts_is_its_shared_lustre_for_clustered_ultraservers() -> None:
+    """`ultraserver-requires-lustre` asks clustered UltraServers for a shared FSx for Lustre file system; one the
+    cluster mounts through a static volume of the driver is one (its id is the model's `mounted_lustre`), though it
+    is not planned or priced here. Near miss: the same cluster without the volume."""
+    fired = [f.rule for f in planned(ultraserver_compute()).plan.findings]
+    assert "ultraserver-requires-lustre" in fired
+    out = planned([*ultraserver_compute(), static_volume(), claim(cls="", volumeName="fsx-pv")])
+    assert out.plan.stack.cluster.mounted_lustre == ("fs-0199a9f2c4b1d7e3a",)
+    assert out.plan.stack.cluster.lustre is None
+    assert "ultraserver-requires-lustre" not in [f.rule for f in out.plan.findings]
+
+
+def test_a_mounted_file_system_known_only_at_deploy_is_named_by_its_volume() -> None:
+    unknown = planned([*compute(), static_volume(handle=None)])
+    assert unknown.plan.stack.cluster.mounted_lustre == ("PersistentVolume 'fsx-pv'",)
+
+
 def test_a_claim_bound_to_a_static_volume_of_its_class_provisions_nothing() -> None:
     """awsome-distributed-training megatron nemo1.0 EKS fsx/: a volume of class fsx-sc and a claim of that class."""
     pv = Spec(

@@ -195,6 +195,24 @@ def is_driver_class(r: Resource) -> bool:
     return _of(r, "storage.k8s.io", "StorageClass") and r.get("provisioner") == DRIVER
 
 
+def mounted(graph: Graph) -> tuple[str, ...]:
+    """The existing file systems the program's static volumes of the driver mount (`spec.csi.volumeHandle`, the
+    file system's id), in URN order; a volume whose handle is known only at deploy, by its name. A volume of a
+    file system this program creates (a handle that is its output) is not one: that file system is read itself."""
+    out: list[str] = []
+    for pv in sorted(graph.resources, key=lambda r: r.urn):
+        if not (_of(pv, "core", "PersistentVolume") and pv.get("spec", "csi", "driver") == DRIVER):
+            continue
+        handle = pv.get("spec", "csi", "volumeHandle")
+        ref = graph.referenced(handle)
+        if ref is not None and ref.type == LUSTRE:
+            continue
+        label = handle if isinstance(handle, str) and known(handle) else f"PersistentVolume '{pv.name}'"
+        if label not in out:
+            out.append(label)
+    return tuple(out)
+
+
 def read(graph: Graph) -> tuple[list[Provisioned], list[Violation]]:
     """The file systems the driver provisions for the claims of `graph`, in URN order, and what it could not
     read (each a `Violation` on the object at fault)."""

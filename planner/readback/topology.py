@@ -85,6 +85,8 @@ class Rebuilt(Struct):
     # the file system's fields a stack file has no key for (`Lustre.metadata_configuration`, `efa_security_group`,
     # `metadata_mode`, `metadata_iops`)
     lustre_fields: dict[str, bool | int | str | None] = field(default_factory=dict)
+    # existing FSx for Lustre file systems the program's Kubernetes volumes mount (`fsx_csi.mounted`)
+    mounted_lustre: tuple[str, ...] = ()
 
     def locate(self, path: Path, urn: str | None) -> None:
         self.resources[path] = urn
@@ -300,6 +302,7 @@ def rebuild(
     # StorageClass of its own (`fsx_csi`): planner models one per cluster, the first
     provisioned, csi_gaps = _fsx_csi.read(graph)
     gaps += csi_gaps
+    out.mounted_lustre = _fsx_csi.mounted(graph)
     file_systems: list[tuple[Resource, _fsx_csi.Provisioned | None]] = [(fs, None) for fs in lustres]
     file_systems += [(p.fs, p) for p in provisioned]
     if file_systems:  # kept with self-sizing compute too: a HyperPod cluster mounts it through its lifecycle scripts
@@ -478,6 +481,7 @@ def to_stack(
         root_volume_gib=None,
         unplanned=tuple(rebuilt.unplanned),
         notes=tuple(notes),
+        mounted_lustre=rebuilt.mounted_lustre,
     )
     problems = [(p.key, p.message) for p in r.problems]
     problems += [(key_path(p.path), p.message) for p in check_cluster(cluster, rebuilt.region)]

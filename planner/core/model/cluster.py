@@ -369,6 +369,10 @@ class Cluster(Struct, frozen=True):
     root_volume_gib: int | None = ROOT_VOLUME_GIB  # as declared (default 500); None when read back from a program
     unplanned: tuple[Unplanned, ...] = ()  # read back from a program only
     notes: tuple[Note, ...] = ()  # read back from a program only
+    # read back from a program only: FSx for Lustre file systems the cluster mounts but does not create (the FSx
+    # for Lustre CSI driver's static PersistentVolumes), each by its file system id, or by the volume when the id
+    # is known only at deploy; not planned or priced here, but a shared Lustre file system all the same
+    mounted_lustre: tuple[str, ...] = ()
 
     @property
     def placement(self) -> str:

@@ -100,7 +100,8 @@ def _idle_cost(ctx: RuleContext, g: NodeGroup, idle: int) -> str:
         "planner's policy (a design rule, not an AWS requirement), following AWS's FSx for Lustre FAQ (\"Use Amazon "
         "FSx for Lustre for workloads where speed matters, such as machine learning, high performance computing "
         '(HPC)"): training across more than one UltraServer needs one shared file system for the datasets and '
-        "checkpoints that every UltraServer reads and writes; planner asks for FSx for Lustre."
+        "checkpoints that every UltraServer reads and writes; planner asks for FSx for Lustre (one the cluster "
+        "mounts without creating it, a static volume of the FSx for Lustre CSI driver, counts)."
     ),
     source=FSX_LUSTRE_FAQ,
     remediation="Add a `lustre:` file system (PERSISTENT_2 for long runs), or run a single UltraServer.",
@@ -110,8 +111,10 @@ def requires_lustre(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     beyond one UltraServer, instances share data over the network, and a job that checkpoints
     and restarts needs storage they all see. AWS positions FSx for Lustre for "machine
     learning, high performance computing" workloads where speed matters (FSx for Lustre FAQ);
-    this is planner's choice for clustered UltraServers, not an AWS requirement."""
-    if ctx.cluster.lustre is not None:
+    this is planner's choice for clustered UltraServers, not an AWS requirement. A file system the cluster mounts
+    without creating it (a program's static volume of the FSx for Lustre CSI driver) is one: the read-back says
+    it, and it is not planned here."""
+    if ctx.cluster.lustre is not None or ctx.cluster.mounted_lustre:
         return
     members = [
         (g, u, n)
