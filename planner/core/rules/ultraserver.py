@@ -104,7 +104,11 @@ def _idle_cost(ctx: RuleContext, g: NodeGroup, idle: int) -> str:
         "mounts without creating it, a static volume of the FSx for Lustre CSI driver, counts)."
     ),
     source=FSX_LUSTRE_FAQ,
-    remediation="Add a `lustre:` file system (PERSISTENT_2 for long runs), or run a single UltraServer.",
+    remediation=(
+        "Add a `lustre:` file system (PERSISTENT_2 for long runs), or run a single UltraServer. A cluster that mounts "
+        "an existing FSx for Lustre file system declared elsewhere: suppress this rule with the file system's id as "
+        "the reason (a program's static volume of the FSx for Lustre CSI driver is read as one, and not reported)."
+    ),
 )
 def requires_lustre(r: Rule, ctx: RuleContext) -> Iterator[Finding]:
     """The UltraServer's interconnect (NeuronLink, NVLink) joins its members only;
