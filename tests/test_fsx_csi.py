@@ -241,21 +241,16 @@ def test_a_claim_of_a_class_the_program_does_not_declare_is_said_never_guessed()
     assert any(m.startswith("StorageClass 'fsx-sc'") for m, _ in said)  # and its own class provisions nothing
 
 
+def static_volume(handle: Any = "fs-0199a9f2c4b1d7e3a", **spec: Any) -> Spec:
+    """A PersistentVolume of the driver for the file system `handle` (static provisioning), 1200Gi."""
+    body = {"capacity": {"storage": "1200Gi"}, **spec, "csi": {"driver": "fsx.csi.aws.com", "volumeHandle": handle}}
+    return Spec(PV, "fsx-pv", {"metadata": {"name": "fsx-pv"}, "spec": body})
+
+
 def test_a_static_volume_is_an_existing_file_system_said_never_priced_as_new() -> None:
     """examples/kubernetes/static_provisioning: a PersistentVolume of the driver naming fs-0199... by volumeHandle,
     and a claim bound to it by volumeName: nothing to provision."""
-    pv = Spec(
-        PV,
-        "fsx-pv",
-        {
-            "metadata": {"name": "fsx-pv"},
-            "spec": {
-                "capacity": {"storage": "1200Gi"},
-                "accessModes": ["ReadWriteMany"],
-                "csi": {"driver": "fsx.csi.aws.com", "volumeHandle": "fs-0199a9f2c4b1d7e3a"},
-            },
-        },
-    )
+    pv = static_volume(accessModes=["ReadWriteMany"])
     out = planned([*compute(), pv, claim(cls="", volumeName="fsx-pv")])
     assert out.plan.stack.cluster.lustre is None
     (said,) = notes(out)
@@ -276,19 +271,15 @@ def ultraserver_compute() -> list[Spec]:
     return [subnet, Spec(group.type, "trn2u", props)]
 
 
-def static_volume(handle: Any = "fs-0199a9f2c4b1d7e3a") -> Spec:
-    csi = {"driver": "fsx.csi.aws.com", "volumeHandle": handle}
-    spec = {"capacity": {"storage": "1200Gi"}, "accessModes": ["ReadWriteMany"], "csi": csi}
-    return Spec(PV, "fsx-pv", {"metadata": {"name": "fsx-pv"}, "spec": spec})
-
-
 def test_an_existing_file_system_the_cluster_mounts_is_its_shared_lustre_for_clustered_ultraservers() -> None:
     """`ultraserver-requires-lustre` asks clustered UltraServers for a shared FSx for Lustre file system; one the
     cluster mounts through a static volume of the driver is one (its id is the model's `mounted_lustre`), though it
     is not planned or priced here. Near miss: the same cluster without the volume."""
     fired = [f.rule for f in planned(ultraserver_compute()).plan.findings]
     assert "ultraserver-requires-lustre" in fired
-    out = planned([*ultraserver_compute(), static_volume(), claim(cls="", volumeName="fsx-pv")])
+    out = planned(
+        [*ultraserver_compute(), static_volume(accessModes=["ReadWriteMany"]), claim(cls="", volumeName="fsx-pv")]
+    )
     assert out.plan.stack.cluster.mounted_lustre == ("fs-0199a9f2c4b1d7e3a",)
     assert out.plan.stack.cluster.lustre is None
     assert "ultraserver-requires-lustre" not in [f.rule for f in out.plan.findings]
@@ -301,18 +292,7 @@ def test_a_mounted_file_system_known_only_at_deploy_is_named_by_its_volume() -> 
 
 def test_a_claim_bound_to_a_static_volume_of_its_class_provisions_nothing() -> None:
     """awsome-distributed-training megatron nemo1.0 EKS fsx/: a volume of class fsx-sc and a claim of that class."""
-    pv = Spec(
-        PV,
-        "fsx-pv",
-        {
-            "metadata": {"name": "fsx-pv"},
-            "spec": {
-                "capacity": {"storage": "1200Gi"},
-                "storageClassName": "fsx-sc",
-                "csi": {"driver": "fsx.csi.aws.com", "volumeHandle": "fs-0123"},
-            },
-        },
-    )
+    pv = static_volume("fs-0123", storageClassName="fsx-sc")
     out = planned([*compute(), storage_class(), pv, claim()])
     assert out.plan.stack.cluster.lustre is None
 
