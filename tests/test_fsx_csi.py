@@ -404,3 +404,30 @@ def test_a_fix_is_said_in_the_storage_classs_terms() -> None:
     assert said.startswith(
         'set `parameters.perUnitStorageThroughput` of kubernetes.storage.v1.StorageClass "fsx-sc" to "'
     )
+
+
+def test_a_claim_naming_an_auto_named_class_by_its_output_is_matched_under_the_mocks() -> None:
+    """A StorageClass given no `metadata.name` is auto-named by the Kubernetes provider, and a claim names it by
+    `storage_class.metadata.name`: the mocks `plan --program` and `capture` run under fill the name in (without
+    the provider's random suffix), so the claim finds its class and the file system is planned."""
+    import pulumi
+
+    from planner.policy.testing import capture
+
+    def program() -> None:
+        for spec in compute():
+            pulumi.CustomResource(spec.type, spec.name, spec.props)
+        params = {"subnetId": "subnet-0aaa1111", "deploymentType": "PERSISTENT_2", "perUnitStorageThroughput": "250"}
+        sc = pulumi.CustomResource(
+            SC, "fsx-sc", {"provisioner": "fsx.csi.aws.com", "parameters": params, "metadata": None}
+        )
+        name = sc.metadata.apply(lambda m: m["name"])  # type: ignore[attr-defined]
+        body = {"accessModes": ["ReadWriteMany"], "storageClassName": name}
+        body["resources"] = {"requests": {"storage": "2400Gi"}}
+        pulumi.CustomResource(PVC, "fsx-claim", {"spec": body})
+
+    specs = capture(program)
+    (seen,) = [s for s in specs if s.type == PVC]
+    assert seen.props["spec"]["storageClassName"] == "fsx-sc"
+    fs = planned(list(specs)).plan.stack.cluster.lustre
+    assert (fs.deployment_type, fs.storage_capacity_gib) == ("PERSISTENT_2", 2400)

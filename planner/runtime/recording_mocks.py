@@ -101,8 +101,12 @@ class EchoMocks(PlannerMocks):
 
     With `provider_fields`, a resource also gets what the provider fills in and other
     resources refer to: a name when none was given (auto-naming, without its random
-    suffix) and an ARN ending in the id, so references between resources resolve as in a
-    deployed stack (`components_too`: component resources get them as well).
+    suffix; https://www.pulumi.com/docs/iac/concepts/resources/names/), for a Kubernetes object
+    its `metadata.name` (the Kubernetes provider auto-names an object given none, "when resources
+    don't explicitly contain a name field, they are auto-named by default":
+    https://github.com/pulumi/pulumi-kubernetes/issues/2539), and an ARN ending in the id, so
+    references between resources resolve as in a deployed stack (a claim naming its StorageClass
+    by `storage_class.metadata.name`) (`components_too`: component resources get them as well).
     """
 
     def __init__(self, provider_fields: bool = False, components_too: bool = False, region: str | None = None) -> None:
@@ -115,6 +119,10 @@ class EchoMocks(PlannerMocks):
         if fill:
             state.setdefault("name", args.name)
             state.setdefault("arn", echo_arn(args.typ, echo_id(args)))
+            if args.typ.startswith("kubernetes:") and not args.typ.startswith("kubernetes:helm"):
+                metadata = state.get("metadata")
+                if metadata is None or isinstance(metadata, dict):
+                    state["metadata"] = {"name": args.name, **(metadata or {})}
         return state
 
     def create(self, args: pulumi.runtime.MockResourceArgs, inputs: dict[str, Any]) -> tuple[str, dict[str, Any], str]:
