@@ -53,9 +53,12 @@ def test_requirements_select_catalogue_types_by_their_labels() -> None:
     )
     assert names(trainium) and all(n.startswith("trn1") for n in names(trainium))
     # a label a type lacks: Exists excludes it, DoesNotExist keeps it (Kubernetes node-selector semantics)
+    # (a pool naming no type, family or category is matched against every type AWS lists)
     neuron = pool_of(("karpenter.k8s.aws/instance-accelerator-count", "Exists", []))
-    assert names(neuron) and all(n.startswith("trn") for n in names(neuron))
-    assert names(pool_of(("karpenter.k8s.aws/instance-gpu-count", "DoesNotExist", []))) == names(neuron)
+    assert {"trn1.32xlarge", "trn2.48xlarge", "inf2.48xlarge"} <= set(names(neuron))
+    assert not [n for n in names(neuron) if n.startswith(("p5", "g5", "m7i"))]
+    no_gpu = names(pool_of(("karpenter.k8s.aws/instance-gpu-count", "DoesNotExist", [])))
+    assert {"m7i.large", "trn2.48xlarge"} <= set(no_gpu) and not [n for n in no_gpu if n.startswith(("p5", "g5"))]
 
 
 def test_cpu_only_pools_are_not_accelerated_and_families_come_from_every_type_aws_lists() -> None:
@@ -320,3 +323,37 @@ def test_a_pool_whose_requirements_are_unknown_at_preview_is_said_and_fails_a_bu
     assert any("cannot tell which instance types Karpenter node pool 'gpu' may launch" in m for m in warned)
     budget = violations(policies.budget, stack_args([pool], config={"maxTotalUsd": 1000}))
     assert [m.split(":")[0] for m, _ in budget] == ["cannot price the cluster"]
+
+
+def _pool(name: str, *requirements: tuple[str, str, list[str]], cpu: int = 1000) -> Spec:
+    reqs = [{"key": k, "operator": op, "values": v} for k, op, v in requirements]
+    return Spec(POOL, name, {"spec": {"template": {"spec": {"requirements": reqs}}, "limits": {"cpu": cpu}}})
+
+
+def test_a_pool_naming_no_type_is_matched_against_every_type_aws_lists() -> None:
+    """A pool of `instance-gpu-name In [a10g]` names no type, family or category: Karpenter may launch every
+    type AWS lists with that GPU (the g5 family), which was matched against the training types only and so
+    dropped unsaid. Near miss: a pool naming the g5 family plans the same types."""
+    by_gpu = planned([_pool("a10g", ("karpenter.k8s.aws/instance-gpu-name", "In", ["a10g"]))])
+    (said,) = by_rule(by_gpu, "scaling-maximum")
+    assert said.startswith("Karpenter node pool 'a10g' launches g5.12xlarge, g5.16xlarge")
+    by_family = planned([_pool("g5", ("karpenter.k8s.aws/instance-family", "In", ["g5"]))])
+    assert by_rule(by_family, "scaling-maximum") == [said.replace("'a10g'", "'g5'", 1)]
+
+
+def test_a_general_purpose_pool_is_said_and_left_out_never_planned_as_gpus() -> None:
+    """A pool that names no type, family or category and allows types without accelerators (a default pool: amd64,
+    a cpu limit) launches what its pods request. It was matched against the training types only and planned as
+    trn2, p5 and p6 instances at its maximum; it is said, and left out of the estimate. Near miss: a pool that
+    requires a GPU (`instance-gpu-count Gt 0`) is planned, over every GPU type AWS lists."""
+    training = _pool("p5", ("karpenter.k8s.aws/instance-family", "In", ["p5"]))
+    plan = planned([training, _pool("general", ("kubernetes.io/arch", "In", ["amd64"]))])
+    (said,) = by_rule(plan, "readback-gap")
+    assert said.startswith("Karpenter node pool 'general' names no instance type, family or category")
+    assert "Karpenter launches what its pods request" in said
+    (maximum,) = by_rule(plan, "scaling-maximum")
+    assert maximum.startswith("Karpenter node pool 'p5' launches")
+    assert plan.cost.left_out == ("Karpenter node pool 'general' (its types follow its pods)",)
+    gpus = planned([_pool("gpus", ("karpenter.k8s.aws/instance-gpu-count", "Gt", ["0"]))])
+    (maximum,) = by_rule(gpus, "scaling-maximum")
+    assert "g4dn.xlarge" in maximum and "p5.48xlarge" in maximum and not by_rule(gpus, "readback-gap")

@@ -246,6 +246,29 @@ def _node_pool(graph: Graph, r: Resource, cat: Any, found: Found, gaps: Gaps) ->
     pool = karpenter.read(spec, karpenter.candidates(spec, cat, dig, as_list), dig, as_list)
     if not pool.types and not pool.outside:
         return  # nothing it may launch is listed or named
+    if karpenter.general(spec, pool, dig, as_list):
+        gaps.append(
+            {
+                "message": (
+                    f"Karpenter node pool '{r.name}' names no instance type, family or category and its requirements "
+                    f"allow {len(pool.types):,} types AWS lists, with and without accelerators: Karpenter launches "
+                    "what its pods request, so planner does not plan or price it as training capacity"
+                ),
+                "urn": r.urn,
+                "severity": "info",
+                "fix": Fix(
+                    edits=(
+                        change(
+                            r,
+                            "spec.template.spec.requirements",
+                            note="the instance families it may launch (karpenter.k8s.aws/instance-family In [...])",
+                        ),
+                    )
+                ),
+                "left_out": f"Karpenter node pool '{r.name}' (its types follow its pods)",
+            }
+        )
+        return
     kind = "Karpenter node pool"
     name = f"{kind} '{r.name}'"
     priced: tuple[Purchase, ...] = ("on-demand", "spot")  # the pool's capacity types planner has prices for

@@ -189,11 +189,16 @@ def candidates(
     """The types a pool is matched against: the curated training types, and the types AWS lists that the pool
     names by type, family or category (`In`: a g6e pool, an m7i system pool), read from the generated table
     only when it names a family, a category or a type the curated catalogue lacks. A pool that names none is
-    matched against the curated types only (matching every type AWS lists would plan a CPU pool as 1,400 types)."""
+    matched against every type AWS lists: its requirements are constraints ("The NodePool sets constraints on
+    the nodes that can be created by Karpenter", NODEPOOLS_DOC), so what they leave is every type that meets
+    them; a pool of `karpenter.k8s.aws/instance-gpu-name In [a10g]` is its g5 types (`general` says when the
+    set is not all accelerated)."""
     out: dict[str, InstanceType] = dict(cat.instance_types)
     named = [q for q in requirements(spec, dig, as_list) if q.key in NAMING and q.operator == "In"]
+    if not named:
+        return {**out, **{n: cat.spec(n) for n in cat.all_names() if n not in out}}
     if all(q.key == INSTANCE_TYPE and all(v in out for v in q.values) for q in named):
-        return out  # names curated types only, or nothing: the table is not read
+        return out  # names curated types only: the table is not read
     for name in cat.all_names():
         family = name.split(".", 1)[0]
         m = _FAMILY.match(family)
@@ -203,6 +208,14 @@ def candidates(
             if value in q.values and name not in out:
                 out[name] = cat.spec(name)
     return out
+
+
+def general(spec: Any, pool: Pool, dig: Callable[..., Any], as_list: Callable[[Any], list[Any]]) -> bool:
+    """True for a pool that names no type, family or category and whose requirements leave types without an
+    accelerator: a general-purpose pool, whose instances follow what its pods request (a CPU pod gets a CPU
+    type, a GPU pod a GPU type), so no set of its types is the cluster's training capacity."""
+    named = [q for q in requirements(spec, dig, as_list) if q.key in NAMING and q.operator == "In"]
+    return not named and any(t.accelerator is None for t in pool.types)
 
 
 def read(
