@@ -357,3 +357,28 @@ def test_a_general_purpose_pool_is_said_and_left_out_never_planned_as_gpus() -> 
     gpus = planned([_pool("gpus", ("karpenter.k8s.aws/instance-gpu-count", "Gt", ["0"]))])
     (maximum,) = by_rule(gpus, "scaling-maximum")
     assert "g4dn.xlarge" in maximum and "p5.48xlarge" in maximum and not by_rule(gpus, "readback-gap")
+
+
+def test_accelerator_labels_follow_the_aws_providers_sources() -> None:
+    """karpenter-provider-aws `computeRequirements` (LABELS_DOC): GPU labels from GpuInfo, accelerator labels from
+    NeuronInfo or InferenceAcceleratorInfo, lower kebab case; an FPGA (f2) or media accelerator (vt1) gets none, so
+    `instance-accelerator-count Exists` selects neither."""
+    cat = catalogue.load()
+
+    def accel_labels(name: str) -> dict[str, str]:
+        return {k.split("/")[-1]: v for k, v in karpenter.labels(cat.spec(name)).items() if "gpu" in k or "accel" in k}
+
+    assert accel_labels("f2.6xlarge") == {} and accel_labels("vt1.3xlarge") == {}
+    assert accel_labels("dl2q.24xlarge")["instance-accelerator-name"] == "qualcomm-ai100"
+    assert accel_labels("trn2.48xlarge") == {
+        "instance-accelerator-count": "16",
+        "instance-accelerator-name": "trainium2",
+        "instance-accelerator-manufacturer": "aws",
+    }
+    assert accel_labels("g6e.xlarge") == {
+        "instance-gpu-count": "1",
+        "instance-gpu-name": "l40s",
+        "instance-gpu-manufacturer": "nvidia",
+    }
+    exists = names(pool_of(("karpenter.k8s.aws/instance-accelerator-count", "Exists", [])))
+    assert not [n for n in exists if n.startswith(("f2.", "vt1."))] and "dl2q.24xlarge" in exists

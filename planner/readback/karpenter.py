@@ -23,9 +23,14 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from planner.core.catalogue.instance_types import InstanceType, architectures
+from planner.core.catalogue.instance_types import InstanceType, accelerator_kinds, architectures
 
 SCHEDULING_DOC = "https://karpenter.sh/docs/concepts/scheduling/"
+# the AWS provider's `computeRequirements`: which DescribeInstanceTypes section gives which instance label
+LABELS_DOC = (
+    "https://github.com/aws/karpenter-provider-aws/blob/538ac5f53cfe98a7b01048eea388182bfd93c358/"
+    "pkg/providers/instancetype/types.go"
+)
 NODEPOOLS_DOC = "https://karpenter.sh/docs/concepts/nodepools/"
 # Karpenter settings, VM_MEMORY_OVERHEAD_PERCENT: "The VM memory overhead as a percent that will be subtracted
 # from the total memory for all instance types. (default = 0.075, which equals to 7.5%)". An installation may
@@ -68,17 +73,28 @@ def labels(t: InstanceType) -> dict[str, str]:
     if len(arch) == 1:  # a type AWS's data gives no (or two) architectures for has no label: `In` never matches it
         out[ARCH] = arch[0]
     accel = t.accelerator
+    # as the AWS provider labels them (LABELS_DOC): GPU labels from DescribeInstanceTypes' GpuInfo, accelerator labels
+    # from NeuronInfo, or from InferenceAcceleratorInfo when there is no NeuronInfo; an FPGA (f2) or a media
+    # accelerator (vt1) gets neither. A curated type the table does not list: NVIDIA is a GPU, AWS a Neuron device.
+    kinds = accelerator_kinds(t.name) or (
+        () if accel is None else ("gpu",) if accel.vendor.upper() == "NVIDIA" else ("neuron",)
+    )
     if accel is None:  # a CPU type: no accelerator labels
         pass
-    elif accel.vendor.upper() == "NVIDIA":
+    elif "gpu" in kinds:
         out[_AWS + "instance-gpu-count"] = str(t.accelerator_count)
-        out[_AWS + "instance-gpu-name"] = accel.name.split("-")[0].lower()
-        out[_AWS + "instance-gpu-manufacturer"] = "nvidia"
-    else:  # Trainium, Inferentia: Neuron devices (and the other accelerators DescribeInstanceTypes lists)
+        out[_AWS + "instance-gpu-name"] = _kabob(accel.ec2_name or accel.name.split("-")[0])
+        out[_AWS + "instance-gpu-manufacturer"] = _kabob(accel.vendor)
+    elif "neuron" in kinds or "inference" in kinds:
         out[_AWS + "instance-accelerator-count"] = str(t.accelerator_count)
-        out[_AWS + "instance-accelerator-name"] = accel.name.lower()
-        out[_AWS + "instance-accelerator-manufacturer"] = accel.vendor.lower()
+        out[_AWS + "instance-accelerator-name"] = _kabob(accel.ec2_name or accel.name)
+        out[_AWS + "instance-accelerator-manufacturer"] = "aws" if "neuron" in kinds else _kabob(accel.vendor)
     return out
+
+
+def _kabob(text: str) -> str:
+    """A label value as the AWS provider writes one (`lowerKabobCase`: lower case, spaces as dashes)."""
+    return text.lower().replace(" ", "-")
 
 
 def memory_bytes(t: InstanceType) -> float:

@@ -372,6 +372,14 @@ def architectures(name: str) -> tuple[str, ...]:
     return tuple(e.get("architectures") or ()) if e is not None else ()
 
 
+def accelerator_kinds(name: str) -> tuple[str, ...]:
+    """The kinds of accelerator DescribeInstanceTypes gives a type, as the generated table records them (`gpu`
+    from GpuInfo, `neuron` from NeuronInfo, `inference` from InferenceAcceleratorInfo, `fpga`, `media`); () when
+    the table does not list it. Reads the table."""
+    e = _generated().get(name)
+    return tuple(str(a.get("kind")) for a in (e.get("accelerators") or ())) if e is not None else ()
+
+
 def generated_as_of() -> str:
     """The day the generated table's data was published (its `as_of`)."""
     return str(_data.raw(GENERATED_FILE)[0]["as_of"])
