@@ -120,6 +120,17 @@ def stack_file(tmp_path: Path):
 
 
 @pytest.fixture
+def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No `planner:cluster` in the stack config a read-back test's program runs with (the developer's own
+    Pulumi config stays out of it); other keys are Pulumi's. The read-back tests use it for every test
+    (`pytestmark = pytest.mark.usefixtures("no_stack_config")`)."""
+    import pulumi.runtime
+
+    real = pulumi.runtime.get_config
+    monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None if key == "planner:cluster" else real(key))
+
+
+@pytest.fixture
 def isolated_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Fake credentials and config in tmp_path, no real profile (the AWS tests use it for every test)."""
     from test_preflight_helpers import isolate

@@ -26,12 +26,8 @@ PV = "kubernetes:core/v1:PersistentVolume"
 LUSTRE = "aws:fsx/lustreFileSystem:LustreFileSystem"
 
 
-@pytest.fixture(autouse=True)
-def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pulumi.runtime
-
-    real = pulumi.runtime.get_config
-    monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None if key == "planner:cluster" else real(key))
+# every test here reads a program's resources, with no stack config of its own
+pytestmark = pytest.mark.usefixtures("no_stack_config")
 
 
 # --- quantities --------------------------------------------------------------------------------

@@ -35,12 +35,8 @@ ALL_SELF = [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True}]
 LNET = [{"protocol": "tcp", "fromPort": 988, "toPort": 988, "cidrBlocks": ["10.0.0.0/16"]}]
 
 
-@pytest.fixture(autouse=True)
-def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pulumi.runtime
-
-    real = pulumi.runtime.get_config
-    monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None if key == "planner:cluster" else real(key))
+# every test here reads a program's resources, with no stack config of its own
+pytestmark = pytest.mark.usefixtures("no_stack_config")
 
 
 def program(metadata: bool = True, self_rules: bool = True, efa: bool = True, groups: Any = ("sg-0efa",)) -> list[Spec]:

@@ -309,14 +309,6 @@ PROGRAM_FS = {
 }
 
 
-@pytest.fixture
-def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pulumi.runtime
-
-    real = pulumi.runtime.get_config
-    monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None if key == "planner:cluster" else real(key))
-
-
 def program_plan(props: dict[str, Any]) -> Any:
     from planner.policy.planning import plan_resources
     from planner.policy.testing import Spec, stack_args

@@ -20,12 +20,8 @@ LT = "aws:ec2/launchTemplate:LaunchTemplate"
 BATCH = "aws:batch/computeEnvironment:ComputeEnvironment"
 
 
-@pytest.fixture(autouse=True)
-def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pulumi.runtime
-
-    real = pulumi.runtime.get_config
-    monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None if key == "planner:cluster" else real(key))
+# every test here reads a program's resources, with no stack config of its own
+pytestmark = pytest.mark.usefixtures("no_stack_config")
 
 
 def pool_of(*requirements: tuple[str, str, list[str]], limits: dict[str, Any] | None = None) -> karpenter.Pool:

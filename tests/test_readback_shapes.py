@@ -21,12 +21,8 @@ PG = "aws:ec2/placementGroup:PlacementGroup"
 EKS_NG = "aws:eks/nodeGroup:NodeGroup"
 
 
-@pytest.fixture(autouse=True)
-def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pulumi.runtime
-
-    real = pulumi.runtime.get_config
-    monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None if key == "planner:cluster" else real(key))
+# every test here reads a program's resources, with no stack config of its own
+pytestmark = pytest.mark.usefixtures("no_stack_config")
 
 
 def interfaces(cards: int, first: str = "efa", rest: str = "efa-only", device_of_rest: int = 1) -> list[dict[str, Any]]:

@@ -278,12 +278,8 @@ def test_spot_with_a_resource_group_is_named(tmp_path: Path) -> None:
 # --- the components and their read-back -------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
-def no_stack_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pulumi.runtime
-
-    real = pulumi.runtime.get_config
-    monkeypatch.setattr(pulumi.runtime, "get_config", lambda key: None if key == "planner:cluster" else real(key))
+# every test here reads a program's resources, with no stack config of its own
+pytestmark = pytest.mark.usefixtures("no_stack_config")
 
 
 def build(data: dict[str, Any]) -> Any:
