@@ -321,6 +321,17 @@ def _static_of_class(sc: Resource, claim: Resource, free: dict[str, Resource]) -
     return None
 
 
+def _size_refused(claim: Resource, message: str, note: str, why: str) -> Violation:
+    """An error on the claim whose size the driver cannot use: its file system is left out of the estimate."""
+    return Violation(
+        f"PersistentVolumeClaim '{claim.name}': {message}",
+        claim.urn,
+        fix=Fix(edits=(change(claim, "spec.resources.requests.storage", note=note),)),
+        left_out=f"FSx for Lustre file system of PersistentVolumeClaim '{claim.name}' ({why})",
+        severity="error",
+    )
+
+
 def _static(graph: Graph, pv: Resource) -> Violation:
     """A volume of a file system that exists (static provisioning): said, never planned or priced as new."""
     handle = pv.get("spec", "csi", "volumeHandle")
@@ -459,28 +470,16 @@ def _provisioned(graph: Graph, sc: Resource, claim: Resource, gaps: list[Violati
         if size == 0:
             raise Bad(f"a storage request of {excerpt(request)}")
     except Bad as bad:
-        gaps.append(
-            Violation(
-                f"PersistentVolumeClaim '{claim.name}': {bad}: its FSx for Lustre file system is not planned or priced",
-                claim.urn,
-                fix=Fix(edits=(change(claim, "spec.resources.requests.storage", note="a size such as 1200Gi"),)),
-                left_out=f"FSx for Lustre file system of PersistentVolumeClaim '{claim.name}' (size not read)",
-                severity="error",
-            )
-        )
+        message = f"{bad}: its FSx for Lustre file system is not planned or priced"
+        gaps.append(_size_refused(claim, message, "a size such as 1200Gi", "size not read"))
         return None
     gib = round_up_gib(size, str(dtype), str(storage_type), per_unit or 0)
     if gib > INT32_MAX:
-        gaps.append(
-            Violation(
-                f"PersistentVolumeClaim '{claim.name}': a storage request of {excerpt(request)} is above the "
-                f"{INT32_MAX:,} GiB the driver can ask for (it refuses the volume): not planned or priced",
-                claim.urn,
-                fix=Fix(edits=(change(claim, "spec.resources.requests.storage", note="a size FSx for Lustre offers"),)),
-                left_out=f"FSx for Lustre file system of PersistentVolumeClaim '{claim.name}' (size refused)",
-                severity="error",
-            )
+        message = (
+            f"a storage request of {excerpt(request)} is above the {INT32_MAX:,} GiB the driver can ask for (it "
+            "refuses the volume): not planned or priced"
         )
+        gaps.append(_size_refused(claim, message, "a size FSx for Lustre offers", "size refused"))
         return None
     props: dict[str, Any] = {
         "deploymentType": dtype,
