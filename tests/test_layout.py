@@ -228,3 +228,19 @@ def test_no_two_modules_of_one_name_in_different_layers() -> None:
                     where.setdefault(f.stem, set()).add(i)
     shared = {name: layers for name, layers in where.items() if len(layers) > 1}
     assert not shared, f"module names in more than one layer: {sorted(shared)}"
+
+
+def test_records_are_structs_not_dataclasses() -> None:
+    """docs/design.md, "Records": a dataclass compiles its generated methods when its module is imported, which
+    cost `planner plan` 48 ms at every start for 94 types; every record of planner is a `msgspec.Struct`. A
+    dataclass added back would slow start-up only where `make bench` is run, so it fails here."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "planner").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any("dataclass" in ast.unparse(d) for d in node.decorator_list):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+            if isinstance(node, ast.ImportFrom) and node.module == "dataclasses":
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} from dataclasses import ...")
+    assert found == [], found
