@@ -195,14 +195,20 @@ def is_driver_class(r: Resource) -> bool:
     return _of(r, "storage.k8s.io", "StorageClass") and r.get("provisioner") == DRIVER
 
 
+def _volumes(graph: Graph) -> list[Resource]:
+    """The driver's PersistentVolumes (static provisioning), in URN order."""
+    pvs = (
+        r for r in graph.resources if _of(r, "core", "PersistentVolume") and r.get("spec", "csi", "driver") == DRIVER
+    )
+    return sorted(pvs, key=lambda r: r.urn)
+
+
 def mounted(graph: Graph) -> tuple[str, ...]:
     """The existing file systems the program's static volumes of the driver mount (`spec.csi.volumeHandle`, the
     file system's id), in URN order; a volume whose handle is known only at deploy, by its name. A volume of a
     file system this program creates (a handle that is its output) is not one: that file system is read itself."""
     out: list[str] = []
-    for pv in sorted(graph.resources, key=lambda r: r.urn):
-        if not (_of(pv, "core", "PersistentVolume") and pv.get("spec", "csi", "driver") == DRIVER):
-            continue
+    for pv in _volumes(graph):
         handle = pv.get("spec", "csi", "volumeHandle")
         ref = graph.referenced(handle)
         if ref is not None and ref.type == LUSTRE:
@@ -217,10 +223,7 @@ def read(graph: Graph) -> tuple[list[Provisioned], list[Violation]]:
     """The file systems the driver provisions for the claims of `graph`, in URN order, and what it could not
     read (each a `Violation` on the object at fault)."""
     classes = sorted((r for r in graph.resources if is_driver_class(r)), key=lambda r: r.urn)
-    volumes = sorted(
-        (r for r in graph.resources if _of(r, "core", "PersistentVolume") and r.get("spec", "csi", "driver") == DRIVER),
-        key=lambda r: r.urn,
-    )
+    volumes = _volumes(graph)
     claims = sorted((r for r in graph.resources if _of(r, "core", "PersistentVolumeClaim")), key=lambda r: r.urn)
     gaps: list[Violation] = []
     out: list[Provisioned] = []
