@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_lustre_intelligent_tiering import LUSTRE, no_stack_config  # noqa: F401 - a fixture
+from tests.test_lustre_intelligent_tiering import LUSTRE
 
 SHAPE = "CreateFileSystemLustreMetadataConfiguration"
 SENTENCES = (

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_lustre_intelligent_tiering import LUSTRE, components, no_stack_config  # noqa: F401 - fixtures
+from tests.test_lustre_intelligent_tiering import LUSTRE, components  # noqa: F401 - components is a fixture
 
 P2_EFA = {
     "deploymentType": "PERSISTENT_2",
